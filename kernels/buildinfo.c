@@ -1,0 +1,123 @@
+/*
+ * buildinfo.c: what built this binary and what it runs on, for --build-info and build.json.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dl_iterate_phdr */
+#endif
+#include "buildinfo.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Baked in by kernels/CMakeLists.txt; the fallbacks keep a hand build honest. */
+#ifndef SC_BUILD_COMPILER_ID
+#define SC_BUILD_COMPILER_ID "unknown"
+#endif
+#ifndef SC_BUILD_COMPILER_VERSION
+#define SC_BUILD_COMPILER_VERSION "unknown"
+#endif
+#ifndef SC_BUILD_FLAGS
+#define SC_BUILD_FLAGS "unknown"
+#endif
+
+enum sct_nt_isa sct_nt_isa_detect(void)
+{
+#if defined(__x86_64__)
+    /* libgcc's checks include the OS enabling the register state (XCR0), so a CPU with
+     * AVX-512 under a kernel or hypervisor that hides it reports the next narrower ISA. */
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f"))
+        return SCT_NT_AVX512F;
+    if (__builtin_cpu_supports("avx"))
+        return SCT_NT_AVX;
+    return SCT_NT_SSE2; /* part of the x86-64 baseline */
+#else
+    return SCT_NT_NONE;
+#endif
+}
+
+const char *sct_nt_isa_name(enum sct_nt_isa isa)
+{
+    switch (isa) {
+    case SCT_NT_SSE2:
+        return "sse2";
+    case SCT_NT_AVX:
+        return "avx";
+    case SCT_NT_AVX512F:
+        return "avx512f";
+    case SCT_NT_NONE:
+        break;
+    }
+    return "none";
+}
+
+/* The file names of the OpenMP runtimes we know: GNU, LLVM, Intel. */
+static int sct__is_openmp_runtime(const char *path)
+{
+    static const char *const prefixes[] = {"libgomp.so", "libomp.so", "libiomp5.so"};
+    const char *base = strrchr(path, '/');
+
+    base = base ? base + 1 : path;
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+        if (strncmp(base, prefixes[i], strlen(prefixes[i])) == 0)
+            return 1;
+    return 0;
+}
+
+struct sct__omp_search {
+    char path[PATH_MAX]; /* the loader's name of the first OpenMP runtime found */
+    int found;
+};
+
+static int sct__phdr_visit(struct dl_phdr_info *info, size_t size, void *data)
+{
+    struct sct__omp_search *s = data;
+
+    (void)size;
+    if (!info->dlpi_name || !sct__is_openmp_runtime(info->dlpi_name))
+        return 0;
+    if (strlen(info->dlpi_name) >= sizeof(s->path))
+        return 0;
+    strcpy(s->path, info->dlpi_name);
+    s->found = 1;
+    return 1; /* stop: one runtime is what a sane process has */
+}
+
+int sct_openmp_runtime_path(char *buf, size_t len)
+{
+    struct sct__omp_search s = {.found = 0};
+    char resolved[PATH_MAX];
+    const char *path;
+
+    dl_iterate_phdr(sct__phdr_visit, &s);
+    if (!s.found)
+        return -ENOENT;
+    /* The loader's name may be a symlink (libgomp.so.1); report the file actually mapped. */
+    path = realpath(s.path, resolved) ? resolved : s.path;
+    if (strlen(path) >= len)
+        return -ENAMETOOLONG;
+    strcpy(buf, path);
+    return 0;
+}
+
+int sct_build_info_print(FILE *out, size_t element_bytes)
+{
+    char omp_path[PATH_MAX];
+    long omp_version = 0;
+
+#ifdef _OPENMP
+    omp_version = _OPENMP;
+#endif
+    if (sct_openmp_runtime_path(omp_path, sizeof(omp_path)) != 0)
+        strcpy(omp_path, "none");
+    if (fprintf(out,
+                "compiler=%s\ncompiler_version=%s\nflags=%s\nopenmp_runtime=%s\n"
+                "openmp_version=%ld\nnt_stores_available=%s\nelement_bytes=%zu\n",
+                SC_BUILD_COMPILER_ID, SC_BUILD_COMPILER_VERSION, SC_BUILD_FLAGS, omp_path,
+                omp_version, sct_nt_isa_name(sct_nt_isa_detect()), element_bytes) < 0)
+        return -EIO;
+    return fflush(out) == 0 ? 0 : -EIO;
+}

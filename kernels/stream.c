@@ -1,0 +1,706 @@
+/*
+ * stream.c: streamcard-stream, the STREAM workload (copy, scale, add, triad).
+ *
+ * Follows STREAM's method (McCalpin): three arrays of doubles, first touched by the OpenMP
+ * threads that later work on them, each kernel timed over `iterations` repetitions with the
+ * first skipped, the best time turned into MB/s with STREAM's bytes-per-kernel table, and
+ * the result validated by replaying the scalar recurrence. Unlike the reference source,
+ * sizes are chosen at run time, every element is checked, streaming stores are an explicit,
+ * reported choice, and the run prints the streamcard trace lines (DESIGN.md) and optionally
+ * writes its results as JSON.
+ *
+ * Exit status: 0 validated, 1 validation failed or a run-time error, 2 bad usage.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_getcpu */
+#endif
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <omp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "buildinfo.h"
+#include "harness.h"
+#include "stream_ops.h"
+#include "trace.h"
+
+#define SCT_PROG "streamcard-stream"
+#define SCT_SCALAR 3.0       /* STREAM's scalar */
+#define SCT_EPSILON 1e-13    /* STREAM's relative tolerance for 8-byte elements */
+#define SCT_GRANULE 512      /* 4 KiB of doubles: thread chunks start on page boundaries */
+#define SCT_HUGE (2UL << 20) /* arrays at least this big are 2 MiB aligned for THP */
+#define SCT_EXIT_FAILED 1    /* validation failed or run-time error */
+#define SCT_EXIT_USAGE 2     /* bad option or environment value */
+
+enum { SCT_A, SCT_B, SCT_C, SCT_NARRAYS };
+static const char *const sct_array_names[SCT_NARRAYS] = {"a", "b", "c"};
+
+enum sct_kernel_id { SCT_K_COPY, SCT_K_SCALE, SCT_K_ADD, SCT_K_TRIAD, SCT_NKERNELS };
+
+/* Test-only faults (STREAMCARD_FAULT): they let tests check what observers do with them. */
+enum sct_fault { SCT_FAULT_NONE, SCT_FAULT_CORRUPT, SCT_FAULT_CRASH, SCT_FAULT_HANG };
+
+/* A STREAM kernel: the harness descriptor plus which arrays the loop reads and writes. */
+struct sct_stream_kernel {
+    struct sct_kernel desc;
+    enum sct_stream_op op;
+    int dst, x, y;        /* array indexes; y < 0 when unused */
+    const char *contract; /* the "Solution Validates (...)" text for this kernel alone */
+};
+
+/* Everything a repetition needs; the harness passes it to run() as ctx. */
+struct sct_stream_run {
+    double *arr[SCT_NARRAYS];
+    size_t n;
+    int iterations;
+    enum sct_nt_isa stores; /* SCT_NT_NONE: plain stores */
+    enum sct_fault fault;
+};
+
+static void sct_run_copy(void *ctx);
+static void sct_run_scale(void *ctx);
+static void sct_run_add(void *ctx);
+static void sct_run_triad(void *ctx);
+
+/* STREAM's table: copy and scale move 2 words per element, add and triad 3. */
+static const struct sct_stream_kernel sct_kernels[SCT_NKERNELS] = {
+    [SCT_K_COPY] = {.desc = {"copy", "Copy:", 2 * sizeof(double), 0, sct_run_copy},
+                    .op = SCT_OP_COPY,
+                    .dst = SCT_C,
+                    .x = SCT_A,
+                    .y = -1,
+                    .contract = "Copy-only single kernel contract"},
+    [SCT_K_SCALE] = {.desc = {"scale", "Scale:", 2 * sizeof(double), 1, sct_run_scale},
+                     .op = SCT_OP_SCALE,
+                     .dst = SCT_B,
+                     .x = SCT_C,
+                     .y = -1,
+                     .contract = "Scale-only single kernel contract"},
+    [SCT_K_ADD] = {.desc = {"add", "Add:", 3 * sizeof(double), 1, sct_run_add},
+                   .op = SCT_OP_ADD,
+                   .dst = SCT_C,
+                   .x = SCT_A,
+                   .y = SCT_B,
+                   .contract = "Add-only single kernel contract"},
+    [SCT_K_TRIAD] = {.desc = {"triad", "Triad:", 3 * sizeof(double), 2, sct_run_triad},
+                     .op = SCT_OP_TRIAD,
+                     .dst = SCT_A,
+                     .x = SCT_B,
+                     .y = SCT_C,
+                     .contract = "Triad-only single kernel contract"},
+};
+
+enum sct_nt_mode { SCT_NT_MODE_AUTO, SCT_NT_MODE_ON, SCT_NT_MODE_OFF };
+
+struct sct_stream_opts {
+    int kernel; /* an sct_kernel_id, or -1 for all four */
+    size_t array_size;
+    int iterations;
+    enum sct_nt_mode nt;
+    const char *json;
+    int build_info;
+    int help;
+};
+
+/* ---- the kernels ------------------------------------------------------------------- */
+
+/* One repetition of kernel `id`: every thread runs its static chunk, then the join. */
+static void sct_stream_kernel_run(struct sct_stream_run *r, enum sct_kernel_id id)
+{
+    const struct sct_stream_kernel *k = &sct_kernels[id];
+    double *dst = r->arr[k->dst];
+    const double *x = r->arr[k->x];
+    const double *y = k->y >= 0 ? r->arr[k->y] : NULL;
+
+#pragma omp parallel
+    {
+        size_t lo, hi;
+        sct_static_chunk(r->n, SCT_GRANULE, omp_get_num_threads(), omp_get_thread_num(), &lo, &hi);
+        sct_stream_range(r->stores, k->op, dst, x, y, SCT_SCALAR, lo, hi);
+    }
+}
+
+static void sct_run_copy(void *ctx)
+{
+    sct_stream_kernel_run(ctx, SCT_K_COPY);
+}
+
+static void sct_run_scale(void *ctx)
+{
+    sct_stream_kernel_run(ctx, SCT_K_SCALE);
+}
+
+static void sct_run_add(void *ctx)
+{
+    sct_stream_kernel_run(ctx, SCT_K_ADD);
+}
+
+static void sct_run_triad(void *ctx)
+{
+    sct_stream_kernel_run(ctx, SCT_K_TRIAD);
+}
+
+/* Harness hook: the crash and hang faults strike halfway through the main loop. */
+static void sct_stream_after_repetition(int rep, void *ctx)
+{
+    const struct sct_stream_run *r = ctx;
+
+    if (rep != (r->iterations - 1) / 2)
+        return;
+    if (r->fault == SCT_FAULT_CRASH) {
+        signal(SIGSEGV, SIG_DFL); /* an inherited SIG_IGN must not defuse the test */
+        raise(SIGSEGV);
+        abort();
+    }
+    if (r->fault == SCT_FAULT_HANG)
+        for (;;)
+            pause();
+}
+
+/* ---- arrays -------------------------------------------------------------------------- */
+
+/*
+ * Page-aligned storage for n doubles; big arrays are 2 MiB aligned, padded to whole 2 MiB
+ * and advised for transparent huge pages (THP in "madvise" mode only backs advised ranges).
+ * Nothing is touched here: first touch is the threads' job.
+ */
+static double *sct_array_alloc(size_t n)
+{
+    size_t bytes = n * sizeof(double);
+    size_t align = (size_t)sysconf(_SC_PAGESIZE);
+    void *p;
+
+    if (bytes >= SCT_HUGE) {
+        align = SCT_HUGE;
+        bytes = (bytes + SCT_HUGE - 1) / SCT_HUGE * SCT_HUGE;
+    }
+    if (posix_memalign(&p, align, bytes) != 0)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    if (align == SCT_HUGE)
+        (void)madvise(p, bytes, MADV_HUGEPAGE); /* best effort: THP may be off */
+#endif
+    return p;
+}
+
+/* STREAM's initial values, written by each thread over its own chunk (first touch). */
+static void sct_arrays_init(const struct sct_stream_run *r)
+{
+#pragma omp parallel
+    {
+        size_t lo, hi;
+        sct_static_chunk(r->n, SCT_GRANULE, omp_get_num_threads(), omp_get_thread_num(), &lo, &hi);
+        for (size_t i = lo; i < hi; i++) {
+            r->arr[SCT_A][i] = 1.0;
+            r->arr[SCT_B][i] = 2.0;
+            r->arr[SCT_C][i] = 0.0;
+        }
+    }
+}
+
+/* The kernels --kernel selects, in STREAM's order; returns how many. */
+static size_t sct_select(int kernel, const struct sct_stream_kernel *sel[SCT_NKERNELS])
+{
+    size_t nsel = 0;
+
+    for (int k = 0; k < SCT_NKERNELS; k++)
+        if (kernel < 0 || kernel == k)
+            sel[nsel++] = &sct_kernels[k];
+    return nsel;
+}
+
+/* ---- validation ---------------------------------------------------------------------- */
+
+/*
+ * Replay the kernels on scalars, in the order the harness ran them, to get the value every
+ * element of each array must hold. Returns -ERANGE when a value overflows (e.g. `all` with
+ * hundreds of iterations grows 15x per repetition), which no run could validate.
+ */
+static int sct_stream_expected(const struct sct_stream_kernel *const sel[], size_t nsel,
+                               int iterations, double expected[SCT_NARRAYS])
+{
+    double v[SCT_NARRAYS] = {1.0, 2.0, 0.0};
+
+    for (int rep = 0; rep < iterations; rep++) {
+        for (size_t j = 0; j < nsel; j++) {
+            const struct sct_stream_kernel *k = sel[j];
+            double x = v[k->x], y = k->y >= 0 ? v[k->y] : 0.0;
+            switch (k->op) {
+            case SCT_OP_COPY:
+                v[k->dst] = x;
+                break;
+            case SCT_OP_SCALE:
+                v[k->dst] = SCT_SCALAR * x;
+                break;
+            case SCT_OP_ADD:
+                v[k->dst] = x + y;
+                break;
+            case SCT_OP_TRIAD:
+                v[k->dst] = x + SCT_SCALAR * y;
+                break;
+            }
+        }
+        if (!isfinite(v[SCT_A]) || !isfinite(v[SCT_B]) || !isfinite(v[SCT_C]))
+            return -ERANGE;
+    }
+    for (int a = 0; a < SCT_NARRAYS; a++)
+        expected[a] = v[a];
+    return 0;
+}
+
+/*
+ * Count the elements of v that differ from expected by more than STREAM's relative epsilon
+ * (NaN and Inf always differ), in parallel with the kernels' split. *first gets the lowest
+ * wrong index. Returns the count.
+ */
+static size_t sct_array_check(const double *v, size_t n, double expected, size_t *first)
+{
+    const double tol = SCT_EPSILON * fabs(expected);
+    size_t wrong = 0, lowest = SIZE_MAX;
+
+#pragma omp parallel reduction(+ : wrong) reduction(min : lowest)
+    {
+        size_t lo, hi;
+        sct_static_chunk(n, SCT_GRANULE, omp_get_num_threads(), omp_get_thread_num(), &lo, &hi);
+        for (size_t i = lo; i < hi; i++) {
+            if (!(fabs(v[i] - expected) <= tol)) {
+                wrong++;
+                if (i < lowest)
+                    lowest = i;
+            }
+        }
+    }
+    *first = lowest;
+    return wrong;
+}
+
+/* Check all three arrays (the ones no kernel wrote must still hold their start values). */
+static int sct_stream_validate(const struct sct_stream_run *r, const double expected[SCT_NARRAYS])
+{
+    int ok = 1;
+
+    for (int a = 0; a < SCT_NARRAYS; a++) {
+        size_t first;
+        size_t wrong = sct_array_check(r->arr[a], r->n, expected[a], &first);
+        if (wrong == 0)
+            continue;
+        ok = 0;
+        /* The message stays one greppable literal. */
+        /* clang-format off */
+        printf("Failed Validation: %s %zu elements wrong, first at index %zu: expected %.17g got %.17g\n",
+               sct_array_names[a], wrong, first, expected[a], r->arr[a][first]);
+        /* clang-format on */
+    }
+    return ok;
+}
+
+/* ---- output -------------------------------------------------------------------------- */
+
+static void sct_print_header(const struct sct_stream_opts *o)
+{
+    double mib = (double)o->array_size * sizeof(double) / (1024.0 * 1024.0);
+    const char *line = "-------------------------------------------------------------";
+
+    printf("%s\n", line);
+    printf("STREAM method (McCalpin), streamcard-stream implementation\n");
+    printf("%s\n", line);
+    printf("This system uses %zu bytes per array element.\n", sizeof(double));
+    printf("%s\n", line);
+    printf("Array size = %zu (elements), Offset = 0 (elements)\n", o->array_size);
+    printf("Memory per array = %.1f MiB (= %.1f GiB).\n", mib, mib / 1024.0);
+    printf("Total memory required = %.1f MiB (= %.1f GiB).\n", 3.0 * mib, 3.0 * mib / 1024.0);
+    printf("Each kernel will be executed %d times.\n", o->iterations);
+    printf(" The *best* time for each kernel (excluding the first iteration)\n");
+    printf(" will be used to compute the reported bandwidth.\n");
+    printf("%s\n", line);
+}
+
+static void sct_print_table(const struct sct_stream_kernel *const sel[], size_t nsel,
+                            const struct sct_kernel_stats st[])
+{
+    printf("-------------------------------------------------------------\n");
+    printf("Function    Best Rate MB/s  Avg time     Min time     Max time\n");
+    for (size_t j = 0; j < nsel; j++)
+        printf("%-11s%12.1f  %11.6f  %11.6f  %11.6f\n", sel[j]->desc.label, st[j].best_rate_MBps,
+               st[j].avg_s, st[j].min_s, st[j].max_s);
+    printf("-------------------------------------------------------------\n");
+}
+
+/* JSON has no Inf or NaN: write null instead. */
+static void sct_json_num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.17g", v);
+    else
+        fputs("null", f);
+}
+
+/* results of the run, keys as in DESIGN.md; per-kernel "rates" and "times" always. */
+static int sct_write_json(FILE *f, const struct sct_stream_opts *o, int threads,
+                          enum sct_nt_isa stores, const struct sct_stream_kernel *const sel[],
+                          size_t nsel, const struct sct_kernel_stats st[], int ok)
+{
+    fprintf(f, "{\n  \"schema\": 1,\n  \"workload\": \"stream\",\n");
+    fprintf(f, "  \"kernel\": \"%s\",\n", o->kernel < 0 ? "all" : sel[0]->desc.name);
+    fprintf(f, "  \"array_size\": %zu,\n  \"iterations\": %d,\n  \"threads\": %d,\n", o->array_size,
+            o->iterations, threads);
+    fprintf(f, "  \"nt_stores\": \"%s\",\n  \"metrics\": {\n",
+            stores == SCT_NT_NONE ? "off" : sct_nt_isa_name(stores));
+    if (nsel == 1) {
+        fputs("    \"best_rate_MBps\": ", f);
+        sct_json_num(f, st[0].best_rate_MBps);
+        fputs(",\n    \"avg_time_s\": ", f);
+        sct_json_num(f, st[0].avg_s);
+        fputs(",\n    \"min_time_s\": ", f);
+        sct_json_num(f, st[0].min_s);
+        fputs(",\n    \"max_time_s\": ", f);
+        sct_json_num(f, st[0].max_s);
+        fputs(",\n", f);
+    }
+    fputs("    \"rates\": {", f);
+    for (size_t j = 0; j < nsel; j++) {
+        fprintf(f, "%s\"%s\": ", j ? ", " : "", sel[j]->desc.name);
+        sct_json_num(f, st[j].best_rate_MBps);
+    }
+    fputs("},\n    \"times\": {", f);
+    for (size_t j = 0; j < nsel; j++) {
+        fprintf(f, "%s\n      \"%s\": {\"avg_time_s\": ", j ? "," : "", sel[j]->desc.name);
+        sct_json_num(f, st[j].avg_s);
+        fputs(", \"min_time_s\": ", f);
+        sct_json_num(f, st[j].min_s);
+        fputs(", \"max_time_s\": ", f);
+        sct_json_num(f, st[j].max_s);
+        fputs("}", f);
+    }
+    fprintf(f, "\n    }\n  },\n  \"validation\": \"%s\"\n}\n", ok ? "ok" : "failed");
+    return ferror(f) ? -EIO : 0;
+}
+
+/* ---- options ------------------------------------------------------------------------- */
+
+static void sct_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: " SCT_PROG " [options]\n"
+            "STREAM copy/scale/add/triad with streamcard trace lines.\n"
+            "\n"
+            "  --kernel copy|scale|add|triad|all   kernel(s) to run (default all)\n"
+            "  --array-size N        elements per array, N >= 1 (default 10000000)\n"
+            "  --iterations N        repetitions per kernel, N >= 2; the first is not\n"
+            "                        counted (default 10)\n"
+            "  --nt-stores auto|on|off\n"
+            "                        non-temporal stores: auto uses the widest the CPU has\n"
+            "                        (avx512f, avx, sse2; plain stores off x86-64), on requires\n"
+            "                        them, off uses plain stores (default auto)\n"
+            "  --json PATH           also write the results as JSON to PATH\n"
+            "  --build-info          print compiler, flags, OpenMP runtime and exit\n"
+            "  --help                print this help and exit\n"
+            "\n"
+            "Threads and binding come from the OpenMP environment (OMP_NUM_THREADS,\n"
+            "OMP_PROC_BIND, OMP_PLACES). Exit status: 0 validated, 1 validation failed or\n"
+            "run-time error, 2 bad usage.\n"
+            "\n"
+            "Test-only (never set in a real run): STREAMCARD_FAULT=corrupt corrupts one\n"
+            "element after the main loop (validation must fail), =crash raises SIGSEGV and\n"
+            "=hang sleeps forever, both halfway through the main loop.\n");
+}
+
+/* One-line usage error: "streamcard-stream: <what>: <why> (<valid>)". */
+static int sct_bad(const char *what, const char *why, const char *valid)
+{
+    fprintf(stderr, SCT_PROG ": %s: %s (%s)\n", what, why, valid);
+    return -EINVAL;
+}
+
+/* A decimal integer in [min, max], digits only. */
+static int sct_parse_count(const char *opt, const char *s, unsigned long long min,
+                           unsigned long long max, const char *valid, unsigned long long *out)
+{
+    char why[160];
+    unsigned long long v;
+    char *end;
+
+    if (s[0] < '0' || s[0] > '9') {
+        snprintf(why, sizeof(why), "'%.64s' is not a number", s);
+        return sct_bad(opt, why, valid);
+    }
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (*end != '\0') {
+        snprintf(why, sizeof(why), "'%.64s' is not a number", s);
+        return sct_bad(opt, why, valid);
+    }
+    if (errno == ERANGE || v < min || v > max) {
+        snprintf(why, sizeof(why), "%.64s is out of range", s);
+        return sct_bad(opt, why, valid);
+    }
+    *out = v;
+    return 0;
+}
+
+static int sct_parse_kernel(const char *s, int *out)
+{
+    char why[160];
+
+    if (strcmp(s, "all") == 0) {
+        *out = -1;
+        return 0;
+    }
+    for (int k = 0; k < SCT_NKERNELS; k++) {
+        if (strcmp(s, sct_kernels[k].desc.name) == 0) {
+            *out = k;
+            return 0;
+        }
+    }
+    snprintf(why, sizeof(why), "'%.64s' is not a kernel", s);
+    return sct_bad("--kernel", why, "copy|scale|add|triad|all");
+}
+
+static int sct_parse_nt(const char *s, enum sct_nt_mode *out)
+{
+    static const char *const names[] = {"auto", "on", "off"};
+    char why[160];
+
+    for (int m = 0; m < 3; m++) {
+        if (strcmp(s, names[m]) == 0) {
+            *out = (enum sct_nt_mode)m;
+            return 0;
+        }
+    }
+    snprintf(why, sizeof(why), "'%.64s' is not a mode", s);
+    return sct_bad("--nt-stores", why, "auto|on|off");
+}
+
+/* Parse argv into o; 0 or -EINVAL after printing the one-line error. */
+static int sct_parse_options(int argc, char **argv, struct sct_stream_opts *o)
+{
+    static const struct option longopts[] = {
+        {"kernel", required_argument, NULL, 'k'},
+        {"array-size", required_argument, NULL, 'n'},
+        {"iterations", required_argument, NULL, 'i'},
+        {"nt-stores", required_argument, NULL, 't'},
+        {"json", required_argument, NULL, 'j'},
+        {"build-info", no_argument, NULL, 'b'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    unsigned long long v;
+    int c;
+
+    *o = (struct sct_stream_opts){.kernel = -1, .array_size = 10000000, .iterations = 10};
+    opterr = 0; /* our own one-line messages */
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'k':
+            if (sct_parse_kernel(optarg, &o->kernel))
+                return -EINVAL;
+            break;
+        case 'n':
+            if (sct_parse_count("--array-size", optarg, 1, SIZE_MAX / (3 * sizeof(double)),
+                                "a whole number of elements >= 1, e.g. 10000000", &v))
+                return -EINVAL;
+            o->array_size = (size_t)v;
+            break;
+        case 'i':
+            if (sct_parse_count("--iterations", optarg, 2, INT_MAX,
+                                "a whole number >= 2: the first repetition is not counted", &v))
+                return -EINVAL;
+            o->iterations = (int)v;
+            break;
+        case 't':
+            if (sct_parse_nt(optarg, &o->nt))
+                return -EINVAL;
+            break;
+        case 'j':
+            if (optarg[0] == '\0')
+                return sct_bad("--json", "empty path", "a file path to write");
+            o->json = optarg;
+            break;
+        case 'b':
+            o->build_info = 1;
+            break;
+        case 'h':
+            o->help = 1;
+            break;
+        case ':':
+            return sct_bad(argv[optind - 1], "missing value", "see --help");
+        default:
+            return sct_bad(argv[optind - 1], "unknown option", "see --help");
+        }
+    }
+    if (optind < argc)
+        return sct_bad(argv[optind], "unexpected argument", "options only, see --help");
+    /* `all` grows 15x per repetition: refuse a count whose expected values overflow. */
+    {
+        const struct sct_stream_kernel *sel[SCT_NKERNELS];
+        double expected[SCT_NARRAYS];
+        size_t nsel = sct_select(o->kernel, sel);
+        if (!o->help && !o->build_info &&
+            sct_stream_expected(sel, nsel, o->iterations, expected) != 0)
+            return sct_bad("--iterations", "the kernels' values would overflow a double",
+                           "fewer iterations: at most 262 with --kernel all");
+    }
+    return 0;
+}
+
+/* STREAMCARD_FAULT, read once; -EINVAL after the one-line error for an unknown value. */
+static int sct_read_fault(enum sct_fault *out)
+{
+    const char *v = getenv("STREAMCARD_FAULT");
+    char why[160];
+
+    *out = SCT_FAULT_NONE;
+    if (!v || !*v)
+        return 0;
+    if (strcmp(v, "corrupt") == 0)
+        *out = SCT_FAULT_CORRUPT;
+    else if (strcmp(v, "crash") == 0)
+        *out = SCT_FAULT_CRASH;
+    else if (strcmp(v, "hang") == 0)
+        *out = SCT_FAULT_HANG;
+    else {
+        snprintf(why, sizeof(why), "'%.64s' is not a fault", v);
+        return sct_bad("STREAMCARD_FAULT", why, "corrupt|crash|hang, test-only");
+    }
+    return 0;
+}
+
+/* The store path --nt-stores asks for on this CPU; -EINVAL when `on` cannot be honoured. */
+static int sct_resolve_stores(enum sct_nt_mode mode, enum sct_nt_isa *out)
+{
+    enum sct_nt_isa best = sct_nt_isa_detect();
+
+    *out = mode == SCT_NT_MODE_OFF ? SCT_NT_NONE : best;
+    if (mode == SCT_NT_MODE_ON && best == SCT_NT_NONE)
+        return sct_bad("--nt-stores", "on: no streaming stores on this architecture", "auto|off");
+    return 0;
+}
+
+/* ---- the run ----------------------------------------------------------------------- */
+
+/* "non-temporal (avx512f)", "plain (--nt-stores off)", "plain (none available)". */
+static void sct_print_stores(enum sct_nt_isa stores, enum sct_nt_mode mode)
+{
+    if (stores != SCT_NT_NONE)
+        printf("Stores: non-temporal (%s)\n", sct_nt_isa_name(stores));
+    else
+        printf("Stores: plain (%s)\n",
+               mode == SCT_NT_MODE_OFF ? "--nt-stores off" : "none available");
+}
+
+/*
+ * Allocate, bind and count threads, first-touch, run the main loop between the phase
+ * lines, validate, print and write the JSON. Returns the exit status.
+ */
+static int sct_stream_execute(const struct sct_stream_opts *o, struct sct_stream_run *r, FILE *json)
+{
+    const struct sct_stream_kernel *sel[SCT_NKERNELS];
+    const struct sct_kernel *desc[SCT_NKERNELS];
+    struct sct_kernel_stats st[SCT_NKERNELS];
+    struct sct_harness h = {.elements = r->n, .iterations = r->iterations, .ctx = r};
+    double expected[SCT_NARRAYS];
+    size_t nsel;
+    int counted = 0, ok, rc = SCT_EXIT_FAILED;
+
+    nsel = sct_select(o->kernel, sel);
+    for (size_t j = 0; j < nsel; j++)
+        desc[j] = &sel[j]->desc;
+    if (sct_stream_expected(sel, nsel, r->iterations, expected))
+        return SCT_EXIT_FAILED; /* not reached: sct_parse_options checked it */
+
+    sct_print_header(o);
+    for (int a = 0; a < SCT_NARRAYS; a++) {
+        if (!(r->arr[a] = sct_array_alloc(r->n))) {
+            fprintf(stderr, "%s: allocating array %s of %zu bytes: %s (a smaller --array-size)\n",
+                    SCT_PROG, sct_array_names[a], r->n * sizeof(double), strerror(ENOMEM));
+            goto out_free;
+        }
+    }
+
+    /* The first parallel region: every thread says where it runs and is counted. */
+    sct_threads_requested(omp_get_max_threads());
+#pragma omp parallel
+    {
+        sct_thread_binding(omp_get_thread_num(), sched_getcpu());
+#pragma omp atomic
+        counted++;
+    }
+    sct_threads_counted(counted);
+    sct_arrays_init(r);
+    sct_print_stores(r->stores, o->nt);
+    printf("-------------------------------------------------------------\n");
+
+    if (r->fault != SCT_FAULT_NONE)
+        h.after_repetition = sct_stream_after_repetition;
+    sct_phase(SCT_PHASE_MAIN_LOOP_BEGIN);
+    if (sct_harness_run(&h, desc, nsel, st) != 0)
+        goto out_free; /* not reached: options were checked */
+    sct_phase(SCT_PHASE_MAIN_LOOP_END);
+
+    if (r->fault == SCT_FAULT_CORRUPT) {
+        double *v = r->arr[sel[nsel - 1]->dst]; /* the array the last kernel wrote */
+        v[r->n / 2] = 2.0 * v[r->n / 2] + 1.0;  /* differs from any x >= 0 */
+    }
+    sct_print_table(sel, nsel, st);
+    ok = sct_stream_validate(r, expected);
+    if (ok)
+        printf("Solution Validates (%s)\n", nsel == 1 ? sel[0]->contract : "all four kernels");
+    printf("-------------------------------------------------------------\n");
+    rc = ok ? 0 : SCT_EXIT_FAILED;
+    if (json && sct_write_json(json, o, counted, r->stores, sel, nsel, st, ok) != 0) {
+        fprintf(stderr, "%s: --json: %s: %s (a writable file path)\n", SCT_PROG, o->json,
+                strerror(EIO));
+        rc = SCT_EXIT_FAILED;
+    }
+
+out_free:
+    for (int a = 0; a < SCT_NARRAYS; a++)
+        free(r->arr[a]);
+    return rc;
+}
+
+/* Options, environment and the results file; everything else is sct_stream_execute(). */
+int main(int argc, char **argv)
+{
+    struct sct_stream_opts o;
+    struct sct_stream_run r = {.fault = SCT_FAULT_NONE};
+    FILE *json = NULL;
+    int rc;
+
+    if (sct_parse_options(argc, argv, &o))
+        return SCT_EXIT_USAGE;
+    if (o.help) {
+        sct_usage(stdout);
+        return 0;
+    }
+    if (o.build_info)
+        return sct_build_info_print(stdout, sizeof(double)) ? SCT_EXIT_FAILED : 0;
+    if (sct_read_fault(&r.fault) || sct_resolve_stores(o.nt, &r.stores))
+        return SCT_EXIT_USAGE;
+    /* Open the results file first: a bad path should not cost a long run. */
+    if (o.json && !(json = fopen(o.json, "w"))) {
+        fprintf(stderr, "%s: --json: %s: %s (a writable file path)\n", SCT_PROG, o.json,
+                strerror(errno));
+        return SCT_EXIT_USAGE;
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0); /* the log keeps every line even if we crash */
+
+    r.n = o.array_size;
+    r.iterations = o.iterations;
+    rc = sct_stream_execute(&o, &r, json);
+    if (json && fclose(json) != 0 && rc == 0) {
+        fprintf(stderr, "%s: --json: %s: %s (a writable file path)\n", SCT_PROG, o.json,
+                strerror(errno));
+        rc = SCT_EXIT_FAILED;
+    }
+    return rc;
+}

@@ -1,0 +1,30 @@
+/*
+ * trace.h: the trace lines every workload prints (DESIGN.md, "The trace protocol").
+ *
+ * An observer process reads the workload's stdout through a pipe and reacts to these lines
+ * (it snapshots the process at main_loop_begin, checks bindings and thread counts), so each
+ * line is written with one stdio call under the stream lock and flushed at once. The
+ * functions are safe to call from any thread, e.g. from inside an OpenMP parallel region.
+ *
+ * All functions write to stdout and return 0, or -EIO when the line could not be written.
+ */
+#ifndef SC_KERNELS_TRACE_H
+#define SC_KERNELS_TRACE_H
+
+/* The phase names of the protocol, for sct_phase(). */
+#define SCT_PHASE_MAIN_LOOP_BEGIN "main_loop_begin"
+#define SCT_PHASE_MAIN_LOOP_END "main_loop_end"
+
+/* "TRACE_THREAD_BINDING thread=<thread> cpu=<cpu>": one line per worker thread. */
+int sct_thread_binding(int thread, int cpu);
+
+/* "TRACE_WORKLOAD_PHASE=<name>": name is one of the SCT_PHASE_* names. */
+int sct_phase(const char *name);
+
+/* "Number of Threads requested = <n>": the threads the runtime will use (omp_get_max_threads). */
+int sct_threads_requested(int n);
+
+/* "Number of Threads counted = <n>": the threads that actually ran in a parallel region. */
+int sct_threads_counted(int n);
+
+#endif

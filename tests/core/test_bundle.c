@@ -1,0 +1,167 @@
+/* test_bundle.c: bundle files, SHA256SUMS, tampering, symlinks; key=value text. */
+#include "sc_bundle.h"
+#include "sc_hash.h"
+#include "sc_kv.h"
+#include "sc_test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char *make_parent(void)
+{
+    char tmpl[] = "/tmp/sc-bundle-test-XXXXXX";
+    return mkdtemp(tmpl) ? strdup(tmpl) : NULL;
+}
+
+static void remove_tree(char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "warning: could not remove %s\n", dir);
+    free(dir);
+}
+
+static int any_line_contains(const sc_diag *d, const char *needle)
+{
+    for (size_t i = 0; i < d->count; i++)
+        if (strstr(d->lines[i], needle))
+            return 1;
+    return 0;
+}
+
+static void test_seal_and_tamper(void)
+{
+    char *parent = make_parent(), path[1024], cmd[1200];
+    sc_bundle b;
+    sc_diag d;
+    SC_CHECK(parent != NULL);
+    SC_CHECK_INT_EQ(sc_bundle_create(&b, parent, "run", 1700000000), 0);
+    SC_CHECK(b.path[0] == '/');
+    SC_CHECK_INT_EQ(sc_bundle_write_str(&b, "run.conf", "verdict=ok\n"), 0);
+    SC_CHECK_INT_EQ(sc_bundle_write_str(&b, "prefetch/state/state.env", "STATE_VALID=1\n"), 0);
+    SC_CHECK_INT_EQ(sc_bundle_write_str(&b, "stream.log", "Solution Validates\n"), 0);
+    SC_CHECK_INT_EQ(sc_bundle_seal(&b), 0);
+    /* The standard tool accepts our SHA256SUMS. */
+    snprintf(cmd, sizeof(cmd), "cd '%s' && sha256sum --quiet -c SHA256SUMS", b.path);
+    SC_CHECK_INT_EQ(system(cmd), 0);
+    sc_diag_init(&d);
+    SC_CHECK_INT_EQ(sc_bundle_check_sums(&b, &d), 0);
+    SC_CHECK_INT_EQ(d.count, 0);
+
+    /* Edited, missing and added files are each named. */
+    SC_CHECK_INT_EQ(sc_bundle_write_str(&b, "run.conf", "verdict=ok\nextra=1\n"), 0);
+    snprintf(path, sizeof(path), "%s/stream.log", b.path);
+    SC_CHECK_INT_EQ(unlink(path), 0);
+    SC_CHECK_INT_EQ(sc_bundle_write_str(&b, "platform/new.txt", "x\n"), 0);
+    SC_CHECK_INT_EQ(sc_bundle_check_sums(&b, &d), -EINVAL);
+    SC_CHECK(any_line_contains(&d, "run.conf: edited"));
+    SC_CHECK(any_line_contains(&d, "stream.log: missing"));
+    SC_CHECK(any_line_contains(&d, "platform/new.txt: added after sealing"));
+    SC_CHECK(!any_line_contains(&d, "prefetch/state/state.env"));
+    sc_diag_free(&d);
+    sc_bundle_close(&b);
+    remove_tree(parent);
+}
+
+static void test_symlinks_never_followed(void)
+{
+    char *parent = make_parent(), link[1024], target[1024];
+    sc_bundle b;
+    sc_diag d;
+    SC_CHECK(parent != NULL);
+    SC_CHECK_INT_EQ(sc_bundle_create(&b, parent, "run", 1700000000), 0);
+    snprintf(target, sizeof(target), "%s/outside.txt", parent);
+    SC_CHECK_INT_EQ(sc_bundle_write_str(&b, "x", "x"), 0);
+    FILE *f = fopen(target, "w");
+    SC_CHECK(f != NULL);
+    fputs("precious\n", f);
+    fclose(f);
+    /* A symlink planted as a bundle file, and one as a bundle subdirectory. */
+    snprintf(link, sizeof(link), "%s/run.conf", b.path);
+    SC_CHECK_INT_EQ(symlink(target, link), 0);
+    snprintf(link, sizeof(link), "%s/prefetch", b.path);
+    SC_CHECK_INT_EQ(symlink(parent, link), 0);
+    SC_CHECK_INT_EQ(sc_bundle_write_str(&b, "run.conf", "overwritten\n"), -ELOOP);
+    int rc = sc_bundle_write_str(&b, "prefetch/outside.txt", "overwritten\n");
+    SC_CHECK_MSG(rc == -ENOTDIR || rc == -ELOOP, "write through a symlinked dir: %d", rc);
+    char buf[32] = "";
+    f = fopen(target, "r");
+    SC_CHECK(f != NULL);
+    SC_CHECK(fgets(buf, sizeof(buf), f) != NULL);
+    fclose(f);
+    SC_CHECK_STR_EQ(buf, "precious\n");
+    /* Listing reports the symlinks instead of hashing what they point to. */
+    sc_diag_init(&d);
+    SC_CHECK_INT_EQ(sc_bundle_seal(&b), 0);
+    char **paths = NULL;
+    size_t n = 0;
+    SC_CHECK_INT_EQ(sc_bundle_list(&b, &paths, &n, &d), 0);
+    SC_CHECK_INT_EQ(n, 1);
+    SC_CHECK_STR_EQ(paths[0], "x");
+    SC_CHECK(any_line_contains(&d, "run.conf: not a regular file (symlink)"));
+    sc_bundle_list_free(paths, n);
+    /* ".." never escapes the bundle. */
+    SC_CHECK_INT_EQ(sc_bundle_write_str(&b, "../escape", "x"), -EINVAL);
+    sc_diag_free(&d);
+    sc_bundle_close(&b);
+    remove_tree(parent);
+}
+
+static void test_unique_names(void)
+{
+    char *parent = make_parent();
+    sc_bundle a, b;
+    SC_CHECK(parent != NULL);
+    SC_CHECK_INT_EQ(sc_bundle_create(&a, parent, "run", 1700000000), 0);
+    SC_CHECK_INT_EQ(sc_bundle_create(&b, parent, "run", 1700000000), 0);
+    SC_CHECK(strcmp(a.path, b.path) != 0);
+    SC_CHECK_STR_CONTAINS(b.path, "_2");
+    sc_bundle_close(&a);
+    sc_bundle_close(&b);
+    remove_tree(parent);
+}
+
+static void test_kv(void)
+{
+    sc_kv kv;
+    char buf[64];
+    long v = 0;
+    sc_kv_init(&kv);
+    sc_kv_addf(&kv, "verdict", "failed");
+    /* A value cannot forge a line of its own. */
+    sc_kv_addf(&kv, "note", "x\nverdict=ok");
+    sc_kv_addf(&kv, "exit_code", "%d", 3);
+    SC_CHECK(sc_kv_get(kv.text, "verdict", buf, sizeof(buf)));
+    SC_CHECK_STR_EQ(buf, "failed");
+    SC_CHECK(sc_kv_get(kv.text, "note", buf, sizeof(buf)));
+    SC_CHECK_STR_EQ(buf, "x?verdict=ok");
+    SC_CHECK(sc_kv_get_long(kv.text, "exit_code", &v));
+    SC_CHECK_INT_EQ(v, 3);
+    SC_CHECK(!sc_kv_get(kv.text, "exit", buf, sizeof(buf)));
+    /* The last line wins, as when a shell sources the file. */
+    sc_kv_addf(&kv, "verdict", "ok");
+    SC_CHECK(sc_kv_get(kv.text, "verdict", buf, sizeof(buf)));
+    SC_CHECK_STR_EQ(buf, "ok");
+    sc_kv_free(&kv);
+}
+
+static void test_hash(void)
+{
+    char hex[SC_HASH_HEX_LEN + 1];
+    SC_CHECK_INT_EQ(sc_hash_buf("abc", 3, hex), 0);
+    SC_CHECK_STR_EQ(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+int main(void)
+{
+    SC_TEST_RUN(test_seal_and_tamper);
+    SC_TEST_RUN(test_symlinks_never_followed);
+    SC_TEST_RUN(test_unique_names);
+    SC_TEST_RUN(test_kv);
+    SC_TEST_RUN(test_hash);
+    return SC_TEST_RESULT();
+}

@@ -1,0 +1,282 @@
+/* test_card.c: the experiment card: good cards, bad cards and their exact messages. */
+#include "sc_card.h"
+#include "sc_machine.h"
+#include "sc_test.h"
+#include "sysroot_util.h"
+
+#include <stdlib.h>
+
+typedef struct card_case {
+    const char *name;
+    const char *yaml;
+    const char *expect; /* substring of one of the messages; NULL: card is valid */
+} card_case;
+
+#define HEAD "version: 1\nexperiment:\n"
+
+static const card_case static_cases[] = {
+    {"good stream card",
+     HEAD "  question: \"Copy-only, 16 cores on node 0\"\n  workload: stream\n  kernel: copy\n"
+          "  cpu_list: 0-15\n  threads: 16\n  memory_node: 0\n  prefetch: off\n"
+          "  governor: performance\n  array_size: 4096000000\n  iterations: 300\n"
+          "  expect:\n    min_rate_MBps: 60000\n  env:\n    OMP_WAIT_POLICY: passive\n"
+          "  controlled_variables:\n    - \"AOCC 5.0, -O3\"\n",
+     NULL},
+    {"threads above the cpu list",
+     HEAD "  workload: stream\n  cpu_list: 0-15\n  threads: 17\n",
+     "card.yaml:5: threads: 17 is more than the 16 CPUs of cpu_list 0-15 (valid: 1-16)"},
+    {"reversed range", HEAD "  workload: stream\n  cpu_list: 3-1\n",
+     "card.yaml:4: cpu_list: \"3-1\" is a reversed range (write low-high)"},
+    {"unknown key with suggestion", HEAD "  workload: stream\n  cpu_list: 0-1\n  thread: 2\n",
+     "card.yaml:5: unknown key \"thread\" (did you mean threads?)"},
+    {"unknown key far from any", HEAD "  workload: stream\n  cpu_list: 0\n  colour: red\n",
+     "card.yaml:5: unknown key \"colour\" in experiment"},
+    {"duplicate key", HEAD "  workload: stream\n  cpu_list: 0\n  cpu_list: 1\n",
+     "card.yaml:5: duplicate key cpu_list (first on line 4)"},
+    {"bad workload", HEAD "  workload: hpl\n  cpu_list: 0\n",
+     "card.yaml:3: workload: \"hpl\" is not a workload (valid: stream, ipsearch, mpi-pingpong)"},
+    {"missing workload", HEAD "  cpu_list: 0\n", "card.yaml: workload: missing"},
+    {"missing cpu list", HEAD "  workload: stream\n", "card.yaml: cpu_list: missing"},
+    {"bad prefetch", HEAD "  workload: stream\n  cpu_list: 0\n  prefetch: maybe\n",
+     "prefetch: \"maybe\" is not allowed (valid: on, off, unchanged)"},
+    {"negative threads", HEAD "  workload: stream\n  cpu_list: 0\n  threads: -1\n",
+     "threads: \"-1\" is not a whole number (valid: 1-65536)"},
+    {"iterations too few", HEAD "  workload: stream\n  cpu_list: 0\n  iterations: 1\n",
+     "iterations: \"1\" is not in range (valid: 2-1000000000)"},
+    {"key of another workload", HEAD "  workload: stream\n  cpu_list: 0\n  nb: 1000\n",
+     "card.yaml:5: nb: not used by workload stream (valid only for ipsearch; remove it)"},
+    {"stream kernel", HEAD "  workload: stream\n  cpu_list: 0\n  kernel: daxpy\n",
+     "kernel: \"daxpy\" is not a stream kernel (valid: copy, scale, add, triad, all)"},
+    {"env sets thread count", HEAD "  workload: stream\n  cpu_list: 0\n  env:\n    OMP_NUM_THREADS: 4\n",
+     "env: OMP_NUM_THREADS is set from threads"},
+    {"env bad name", HEAD "  workload: stream\n  cpu_list: 0\n  env:\n    1BAD: x\n",
+     "env: \"1BAD\" is not a variable name"},
+    {"list where scalar", HEAD "  workload: stream\n  cpu_list: [0, 1]\n",
+     "card.yaml:4: cpu_list: expected a single value, got a list"},
+    {"empty value", HEAD "  workload: stream\n  cpu_list:\n",
+     "card.yaml:4: cpu_list: has no value"},
+    {"yaml syntax", HEAD "  workload: stream\n cpu_list: 0\n", "card.yaml:4: not valid YAML"},
+    {"not a mapping", "- a\n- b\n", "card.yaml:1: the card must be a mapping, got a list"},
+    {"version 2", "version: 2\nexperiment:\n  workload: stream\n  cpu_list: 0\n",
+     "card.yaml:1: version: \"2\" is not in range (valid: 1-1)"},
+    {"k above nb", HEAD "  workload: ipsearch\n  cpu_list: 0\n  nb: 5\n  k: 10\n",
+     "k: 10 is more than the 5 database vectors nb (valid: 1-5)"},
+    {"mpi sizes reversed",
+     HEAD "  workload: mpi-pingpong\n  cpu_list: 0-1\n  min_bytes: 1024\n  max_bytes: 8\n",
+     "min_bytes: 1024 is more than max_bytes 8"},
+    {"expect transport on stream",
+     HEAD "  workload: stream\n  cpu_list: 0\n  expect:\n    transport: shm\n",
+     "transport: not used by workload stream"},
+    {"min rate not a number",
+     HEAD "  workload: stream\n  cpu_list: 0\n  expect:\n    min_rate_MBps: fast\n",
+     "min_rate_MBps: \"fast\" is not a positive number"},
+    {"run name with a slash", HEAD "  workload: stream\n  cpu_list: 0\n  run_name: ../x\n",
+     "run_name: \"../x\" is not a valid name"},
+};
+
+static int any_line_contains(const sc_diag *d, const char *needle)
+{
+    for (size_t i = 0; i < d->count; i++)
+        if (strstr(d->lines[i], needle))
+            return 1;
+    return 0;
+}
+
+static void test_static_cases(void)
+{
+    for (size_t i = 0; i < sizeof(static_cases) / sizeof(static_cases[0]); i++) {
+        const card_case *c = &static_cases[i];
+        sc_card *card = sc_card_new();
+        sc_diag d;
+        sc_diag_init(&d);
+        int rc = sc_card_parse(card, c->yaml, strlen(c->yaml), "card.yaml", &d);
+        if (rc == 0)
+            rc = sc_card_check(card, &d);
+        int ok = c->expect ? (rc < 0 && any_line_contains(&d, c->expect)) : (rc == 0 && !d.count);
+        if (!ok) {
+            fprintf(stderr, "case \"%s\": rc=%d, messages:\n", c->name, rc);
+            sc_diag_print(&d, "  ", stderr);
+        }
+        sc_diag_free(&d);
+        sc_card_free(card);
+        SC_CHECK_MSG(ok, "case \"%s\" expected %s", c->name, c->expect ? c->expect : "no error");
+    }
+}
+
+static void test_defaults_and_values(void)
+{
+    const char *yaml = HEAD "  workload: stream\n  kernel: copy\n  cpu_list: 0-3,8\n";
+    sc_card *card = sc_card_new();
+    sc_diag d;
+    sc_diag_init(&d);
+    SC_CHECK_INT_EQ(sc_card_parse(card, yaml, strlen(yaml), "c.yaml", &d), 0);
+    SC_CHECK_INT_EQ(sc_card_check(card, &d), 0);
+    SC_CHECK_INT_EQ(card->threads, 5);
+    SC_CHECK_INT_EQ(card->memory_node, -1);
+    SC_CHECK_INT_EQ(card->array_size, 10000000);
+    SC_CHECK_INT_EQ(card->iterations, 10);
+    SC_CHECK_STR_EQ(card->run_name, "stream_copy_5thread");
+    SC_CHECK_STR_EQ(card->governor, "unchanged");
+    SC_CHECK_INT_EQ(card->prefetch, SC_PREFETCH_UNCHANGED);
+    SC_CHECK_INT_EQ(sc_card_memory_bytes(card), 240000000);
+    sc_diag_free(&d);
+    sc_card_free(card);
+}
+
+static void test_flags_override_and_roundtrip(void)
+{
+    const char *yaml = HEAD "  workload: stream\n  kernel: copy\n  cpu_list: 0-15\n  threads: 16\n"
+                            "  env:\n    OMP_WAIT_POLICY: passive\n"
+                            "  controlled_variables:\n    - \"gcc 12: -O3\"\n";
+    sc_card *card = sc_card_new(), *back = sc_card_new();
+    sc_diag d;
+    sc_diag_init(&d);
+    SC_CHECK_INT_EQ(sc_card_parse(card, yaml, strlen(yaml), "c.yaml", &d), 0);
+    SC_CHECK_INT_EQ(sc_card_set_flag(card, "threads", "4", &d), 0);
+    SC_CHECK_INT_EQ(sc_card_set_flag(card, "cpu-list", "0-3", &d), 0);
+    SC_CHECK_INT_EQ(sc_card_set_flag(card, "prefetch", "off", &d), 0);
+    SC_CHECK_INT_EQ(sc_card_set_flag(card, "no-such-flag", "1", &d), -ENOENT);
+    SC_CHECK_INT_EQ(sc_card_set_flag(card, "threads", "x", &d), -EINVAL);
+    SC_CHECK_STR_CONTAINS(d.lines[0], "--threads: threads: \"x\" is not a whole number");
+    sc_diag_free(&d);
+    SC_CHECK(card->overridden);
+    SC_CHECK_INT_EQ(sc_card_check(card, &d), 0);
+    char *text = sc_card_to_yaml(card);
+    SC_CHECK(text != NULL);
+    SC_CHECK_INT_EQ(sc_card_parse(back, text, strlen(text), "resolved.yaml", &d), 0);
+    SC_CHECK_INT_EQ(sc_card_check(back, &d), 0);
+    SC_CHECK_INT_EQ(back->threads, 4);
+    SC_CHECK_STR_EQ(back->cpu_list, "0-3");
+    SC_CHECK_INT_EQ(back->prefetch, SC_PREFETCH_OFF);
+    SC_CHECK_STR_EQ(back->run_name, card->run_name);
+    SC_CHECK_INT_EQ(back->n_env, 1);
+    SC_CHECK_STR_EQ(back->env[0].value, "passive");
+    SC_CHECK_INT_EQ(back->n_controlled, 1);
+    SC_CHECK_STR_EQ(back->controlled[0], "gcc 12: -O3");
+    free(text);
+    sc_diag_free(&d);
+    sc_card_free(card);
+    sc_card_free(back);
+}
+
+/* A 16-CPU, one-node machine with 8 GiB and no cpufreq. */
+static char *make_machine_root(int with_cpufreq)
+{
+    char *root = sysroot_make();
+    if (!root)
+        return NULL;
+    sysroot_put(root, "sys/devices/system/cpu/online", "0-15\n");
+    sysroot_put(root, "sys/devices/system/node/has_memory", "0\n");
+    sysroot_put(root, "sys/devices/system/node/node0/meminfo",
+                "Node 0 MemTotal:        8388608 kB\nNode 0 MemFree:         8000000 kB\n");
+    for (int cpu = 0; with_cpufreq && cpu < 16; cpu++) {
+        char rel[128];
+        snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpufreq/scaling_available_governors",
+                 cpu);
+        sysroot_put(root, rel, cpu == 3 ? "performance powersave\n"
+                                        : "conservative ondemand userspace powersave performance\n");
+    }
+    return root;
+}
+
+typedef struct machine_case {
+    const char *name;
+    const char *body;
+    int cpufreq, platform_control;
+    const char *expect;
+} machine_case;
+
+static const machine_case machine_cases[] = {
+    {"fits", "  cpu_list: 0-15\n  memory_node: 0\n  array_size: 1000000\n", 0, 0, NULL},
+    {"node 7 absent", "  cpu_list: 0-15\n  memory_node: 7\n", 0, 0,
+     "card.yaml:5: memory_node: 7 is not a NUMA node with memory on"},
+    {"cpus offline", "  cpu_list: 0-31\n", 0, 0,
+     "card.yaml:4: cpu_list: CPUs 16-31 are not online on"},
+    {"arrays too big", "  cpu_list: 0-3\n  memory_node: 0\n  array_size: 4096000000\n", 0, 0,
+     "card.yaml:6: array_size: 4096000000 needs 91.6 GiB for 3 arrays of 8-byte elements but "
+     "NUMA node 0 has 8.0 GiB (valid: at most 322122547"},
+    {"governor without cpufreq", "  cpu_list: 0\n  governor: performance\n", 0, 1,
+     "governor: performance cannot be set: "},
+    {"governor offered everywhere", "  cpu_list: 0\n  governor: performance\n", 1, 1, NULL},
+    {"governor not on every cpu", "  cpu_list: 0\n  governor: ondemand\n", 1, 1,
+     "governor: ondemand is not offered on"},
+    {"governor without the plugin", "  cpu_list: 0\n  governor: performance\n", 1, 0,
+     "governor: performance needs the streamcard SPANK plugin"},
+    {"prefetch without the plugin", "  cpu_list: 0\n  prefetch: off\n", 0, 0,
+     "card.yaml:5: prefetch: off needs the streamcard SPANK plugin"},
+    {"prefetch with the plugin", "  cpu_list: 0\n  prefetch: off\n", 0, 1, NULL},
+};
+
+static void test_machine_cases(void)
+{
+    for (size_t i = 0; i < sizeof(machine_cases) / sizeof(machine_cases[0]); i++) {
+        const machine_case *c = &machine_cases[i];
+        char *root_path = make_machine_root(c->cpufreq);
+        char yaml[1024];
+        sc_fsroot root;
+        sc_machine m;
+        sc_diag d;
+        SC_CHECK(root_path != NULL);
+        SC_CHECK_INT_EQ(sc_fsroot_open(&root, root_path), 0);
+        SC_CHECK_INT_EQ(sc_machine_load(&m, &root), 0);
+        snprintf(yaml, sizeof(yaml), HEAD "  workload: stream\n%s", c->body);
+        sc_card *card = sc_card_new();
+        sc_diag_init(&d);
+        int rc = sc_card_parse(card, yaml, strlen(yaml), "card.yaml", &d);
+        if (rc == 0)
+            rc = sc_card_check(card, &d);
+        if (rc == 0)
+            rc = sc_card_check_machine(card, &m, c->platform_control, &d);
+        int ok = c->expect ? (rc < 0 && any_line_contains(&d, c->expect)) : (rc == 0 && !d.count);
+        if (!ok) {
+            fprintf(stderr, "case \"%s\": rc=%d, messages:\n", c->name, rc);
+            sc_diag_print(&d, "  ", stderr);
+        }
+        sc_diag_free(&d);
+        sc_card_free(card);
+        sc_machine_free(&m);
+        sc_fsroot_close(&root);
+        sysroot_remove(root_path);
+        SC_CHECK_MSG(ok, "case \"%s\" expected %s", c->name, c->expect ? c->expect : "no error");
+    }
+}
+
+static void test_machine_facts(void)
+{
+    char *root_path = make_machine_root(1);
+    sc_fsroot root;
+    sc_machine m;
+    SC_CHECK_INT_EQ(sc_fsroot_open(&root, root_path), 0);
+    SC_CHECK_INT_EQ(sc_machine_load(&m, &root), 0);
+    SC_CHECK_INT_EQ(hwloc_bitmap_weight(m.cpus_online), 16);
+    SC_CHECK_INT_EQ(m.n_node_mem, 1);
+    SC_CHECK_INT_EQ(m.node_mem_bytes[0], 8388608ull * 1024);
+    SC_CHECK(m.has_cpufreq);
+    /* cpu3 offers only two governors: the common set is their intersection. */
+    SC_CHECK_STR_EQ(m.governors, "powersave performance");
+    sc_machine_free(&m);
+    sc_fsroot_close(&root);
+    sysroot_remove(root_path);
+}
+
+static void test_load_file_errors(void)
+{
+    sc_card *card = sc_card_new();
+    sc_diag d;
+    sc_diag_init(&d);
+    SC_CHECK_INT_EQ(sc_card_load_file(card, "/nonexistent/card.yaml", &d), -ENOENT);
+    SC_CHECK_STR_CONTAINS(d.lines[0], "/nonexistent/card.yaml: cannot read the card");
+    sc_diag_free(&d);
+    sc_card_free(card);
+}
+
+int main(void)
+{
+    SC_TEST_RUN(test_static_cases);
+    SC_TEST_RUN(test_defaults_and_values);
+    SC_TEST_RUN(test_flags_override_and_roundtrip);
+    SC_TEST_RUN(test_machine_cases);
+    SC_TEST_RUN(test_machine_facts);
+    SC_TEST_RUN(test_load_file_errors);
+    return SC_TEST_RESULT();
+}

@@ -1,0 +1,187 @@
+/* test_gates.c: every gate on synthetic evidence, table-driven: one change per case. */
+#include "sc_card.h"
+#include "sc_gates.h"
+#include "sc_test.h"
+
+#include <stdlib.h>
+
+#define GOOD_LOG                                                                                  \
+    "Number of Threads requested = 2\n"                                                           \
+    "TRACE_THREAD_BINDING thread=0 cpu=2\n"                                                       \
+    "TRACE_THREAD_BINDING thread=1 cpu=3\n"                                                       \
+    "Number of Threads counted = 2\n"                                                             \
+    "TRACE_WORKLOAD_PHASE=main_loop_begin\n"                                                      \
+    "TRACE_WORKLOAD_PHASE=main_loop_end\n"                                                        \
+    "Function    Best Rate MB/s  Avg time     Min time     Max time\n"                            \
+    "Copy:           52740.8     0.000622     0.000607     0.000661\n"                            \
+    "Solution Validates (Copy-only single kernel contract)\n"
+
+#define GOOD_THREADS "PID TID PSR STAT COMM\n100 100 2 R k\n100 101 3 R k\n"
+#define GOOD_STATUS "Name:\tk\nCpus_allowed_list:\t2-3\nMems_allowed_list:\t0\n"
+#define GOOD_MAPS                                                                                 \
+    "7f00 default anon=100 dirty=100 N0=100 kernelpagesize_kB=4\n"                                \
+    "7f10 default file=/usr/lib/libc.so mapped=10 N1=10 kernelpagesize_kB=4\n"
+
+typedef struct gate_case {
+    const char *name;
+    const char *card_extra; /* appended to the card */
+    const char *log, *threads, *status, *maps, *state;
+    int exit_code, exit_signal;
+    double rate;
+    sc_gate_id gate;
+    sc_gate_state expect;
+    const char *note; /* substring of the gate's note */
+} gate_case;
+
+static const gate_case cases[] = {
+    {"all good", "", GOOD_LOG, GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0,
+     SC_GATE_BINDING, SC_GATE_OK, "2 threads on distinct CPUs"},
+    {"thread outside the list", "",
+     "Number of Threads requested = 2\nNumber of Threads counted = 2\n"
+     "TRACE_THREAD_BINDING thread=0 cpu=2\nTRACE_THREAD_BINDING thread=1 cpu=5\n",
+     GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_BINDING, SC_GATE_FAIL,
+     "thread 1 ran on cpu 5, outside cpu_list 2-3"},
+    {"two threads on one cpu", "",
+     "TRACE_THREAD_BINDING thread=0 cpu=2\nTRACE_THREAD_BINDING thread=1 cpu=2\n", GOOD_THREADS,
+     GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_BINDING, SC_GATE_FAIL, "two threads on cpu 2"},
+    {"a thread missing its trace", "", "TRACE_THREAD_BINDING thread=0 cpu=2\n", GOOD_THREADS,
+     GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_BINDING, SC_GATE_FAIL,
+     "1 TRACE_THREAD_BINDING lines for 2 threads"},
+    {"malformed trace", "", "TRACE_THREAD_BINDING thread=0 cpu=two\n", GOOD_THREADS, GOOD_STATUS,
+     GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_BINDING, SC_GATE_FAIL, "malformed TRACE_THREAD_BINDING"},
+    {"snapshot thread elsewhere", "", GOOD_LOG, "PID TID PSR\n100 100 2 R k\n100 101 7 R k\n",
+     GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_BINDING, SC_GATE_FAIL,
+     "snapshot: thread 101 was on cpu 7"},
+    {"snapshot affinity wider", "", GOOD_LOG, GOOD_THREADS, "Cpus_allowed_list:\t0-3\n", GOOD_MAPS,
+     NULL, 0, 0, 0, SC_GATE_BINDING, SC_GATE_FAIL, "Cpus_allowed_list 0-3 is not inside"},
+    {"no snapshot", "", GOOD_LOG, NULL, NULL, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_BINDING,
+     SC_GATE_FAIL, "not supported by evidence"},
+    {"missing main_loop_end", "",
+     "TRACE_WORKLOAD_PHASE=main_loop_begin\nSolution Validates (x)\n", GOOD_THREADS, GOOD_STATUS,
+     GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_PHASES, SC_GATE_FAIL, "no main_loop_end"},
+    {"no markers", "", "hello\n", GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0,
+     SC_GATE_PHASES, SC_GATE_FAIL, "no TRACE_WORKLOAD_PHASE=main_loop_begin"},
+    {"failed validation", "", GOOD_LOG "Failed Validation: a 3 elements wrong\n", GOOD_THREADS,
+     GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_VALIDATION, SC_GATE_FAIL,
+     "Failed Validation: a 3 elements wrong"},
+    {"nan in the table", "",
+     GOOD_LOG "Scale:           -nan     0.000622     0.000607     0.000661\n", GOOD_THREADS,
+     GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_VALIDATION, SC_GATE_FAIL, "NaN or Inf"},
+    {"inf in the table", "", GOOD_LOG "Add:  inf 1 1 1\n", GOOD_THREADS, GOOD_STATUS, GOOD_MAPS,
+     NULL, 0, 0, 0, SC_GATE_VALIDATION, SC_GATE_FAIL, "NaN or Inf"},
+    {"words containing inf are fine", "", GOOD_LOG "information: infinite loops avoided\n",
+     GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_VALIDATION, SC_GATE_OK,
+     "Solution Validates"},
+    {"no validation line", "", "TRACE_WORKLOAD_PHASE=main_loop_begin\n", GOOD_THREADS,
+     GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_VALIDATION, SC_GATE_FAIL,
+     "no \"Solution Validates\""},
+    {"wrong thread count", "",
+     "Number of Threads requested = 2\nNumber of Threads counted = 1\n", GOOD_THREADS,
+     GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_THREAD_COUNT, SC_GATE_FAIL,
+     "requested 2, counted 1, card threads 2"},
+    {"thread count not printed", "", "x\n", GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0,
+     SC_GATE_THREAD_COUNT, SC_GATE_FAIL, "not supported by evidence"},
+    {"non-zero exit", "", GOOD_LOG, GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 3, 0, 0,
+     SC_GATE_EXIT_CODE, SC_GATE_FAIL, "exit code 3"},
+    {"killed by a signal", "", GOOD_LOG, GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 9, 0,
+     SC_GATE_EXIT_CODE, SC_GATE_FAIL, "killed by signal 9"},
+    {"memory on another node", "  memory_node: 1\n", GOOD_LOG, GOOD_THREADS, GOOD_STATUS,
+     GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_MEMORY_NODE, SC_GATE_FAIL,
+     "0.0 MiB of anonymous memory on node 1, 0.4 MiB elsewhere"},
+    {"memory on the card's node", "  memory_node: 0\n", GOOD_LOG, GOOD_THREADS, GOOD_STATUS,
+     GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_MEMORY_NODE, SC_GATE_OK, "all 0.4 MiB"},
+    {"no memory node asked", "", GOOD_LOG, GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0,
+     SC_GATE_MEMORY_NODE, SC_GATE_NULL, "sets no memory_node"},
+    {"memory node without numa_maps", "  memory_node: 0\n", GOOD_LOG, GOOD_THREADS, GOOD_STATUS,
+     NULL, NULL, 0, 0, 0, SC_GATE_MEMORY_NODE, SC_GATE_FAIL, "not supported by evidence"},
+    {"prefetch read back differs", "  prefetch: off\n", GOOD_LOG, GOOD_THREADS, GOOD_STATUS,
+     GOOD_MAPS, "OBSERVED_STATE=on\nSTATE_VALID=1\n", 0, 0, 0, SC_GATE_PLATFORM_STATE,
+     SC_GATE_FAIL, "prefetch: card off, read back on"},
+    {"prefetch without readback", "  prefetch: off\n", GOOD_LOG, GOOD_THREADS, GOOD_STATUS,
+     GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_PLATFORM_STATE, SC_GATE_FAIL, "not supported by evidence"},
+    {"prefetch invalid state", "  prefetch: off\n", GOOD_LOG, GOOD_THREADS, GOOD_STATUS,
+     GOOD_MAPS, "OBSERVED_STATE=off\nSTATE_VALID=0\n", 0, 0, 0, SC_GATE_PLATFORM_STATE,
+     SC_GATE_FAIL, "STATE_VALID=0"},
+    {"prefetch read back off", "  prefetch: off\n", GOOD_LOG, GOOD_THREADS, GOOD_STATUS,
+     GOOD_MAPS, "OBSERVED_STATE=off\nSTATE_VALID=1\n", 0, 0, 0, SC_GATE_PLATFORM_STATE,
+     SC_GATE_OK, "prefetch off"},
+    {"below the minimum rate", "  expect:\n    min_rate_MBps: 60000\n", GOOD_LOG, GOOD_THREADS,
+     GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 52740.8, SC_GATE_MIN_RATE, SC_GATE_FAIL,
+     "52740.8 MB/s is below the card's minimum 60000.0"},
+    {"above the minimum rate", "  expect:\n    min_rate_MBps: 50000\n", GOOD_LOG, GOOD_THREADS,
+     GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 52740.8, SC_GATE_MIN_RATE, SC_GATE_OK, ">= 50000.0"},
+};
+
+static sc_card *make_card(const char *extra)
+{
+    char yaml[1024];
+    sc_diag d;
+    sc_card *card = sc_card_new();
+
+    snprintf(yaml, sizeof(yaml),
+             "version: 1\nexperiment:\n  workload: stream\n  kernel: copy\n  cpu_list: 2-3\n"
+             "  threads: 2\n%s",
+             extra);
+    sc_diag_init(&d);
+    if (sc_card_parse(card, yaml, strlen(yaml), "c", &d) < 0 || sc_card_check(card, &d) < 0) {
+        sc_diag_print(&d, "card: ", stderr);
+        sc_card_free(card);
+        card = NULL;
+    }
+    sc_diag_free(&d);
+    return card;
+}
+
+static void test_cases(void)
+{
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const gate_case *c = &cases[i];
+        sc_card *card = make_card(c->card_extra);
+        sc_gates gates;
+        SC_CHECK_MSG(card != NULL, "case %s: card", c->name);
+        sc_evidence ev = {.log = c->log, .exit_known = true, .exit_code = c->exit_code,
+                          .exit_signal = c->exit_signal, .threads_at_ready = c->threads,
+                          .status_at_ready = c->status, .numa_maps_at_ready = c->maps,
+                          .state_env = c->state, .best_rate_MBps = c->rate};
+        SC_CHECK_INT_EQ(sc_gates_evaluate(card, &ev, &gates), 0);
+        const sc_gate *g = &gates.g[c->gate];
+        sc_card_free(card);
+        SC_CHECK_MSG(g->state == c->expect, "case \"%s\": gate %s is %d, expected %d (%s)",
+                     c->name, sc_gate_name(c->gate), g->state, c->expect, g->note);
+        SC_CHECK_MSG(strstr(g->note, c->note), "case \"%s\": note \"%s\" lacks \"%s\"", c->name,
+                     g->note, c->note);
+        /* A failed gate always fails the verdict. */
+        if (c->expect == SC_GATE_FAIL)
+            SC_CHECK_MSG(!sc_gates_passed(&gates), "case \"%s\" passed", c->name);
+    }
+}
+
+static void test_verdict(void)
+{
+    sc_card *card = make_card("");
+    sc_gates gates;
+    sc_evidence ev = {.log = GOOD_LOG, .exit_known = true, .threads_at_ready = GOOD_THREADS,
+                      .status_at_ready = GOOD_STATUS, .numa_maps_at_ready = GOOD_MAPS};
+    SC_CHECK(card != NULL);
+    SC_CHECK_INT_EQ(sc_gates_evaluate(card, &ev, &gates), 0);
+    SC_CHECK(sc_gates_passed(&gates));
+    /* The end of the run not seen: no verdict can be ok. */
+    ev.exit_known = false;
+    SC_CHECK_INT_EQ(sc_gates_evaluate(card, &ev, &gates), 0);
+    SC_CHECK(!sc_gates_passed(&gates));
+    /* A mandatory gate without evidence (NULL state) fails the verdict too. */
+    ev.exit_known = true;
+    SC_CHECK_INT_EQ(sc_gates_evaluate(card, &ev, &gates), 0);
+    gates.g[SC_GATE_BINDING].state = SC_GATE_NULL;
+    SC_CHECK(!sc_gates_passed(&gates));
+    SC_CHECK_STR_EQ(sc_gate_conf_key(SC_GATE_BINDING), "thread_binding_ok");
+    SC_CHECK_STR_EQ(sc_gate_conf_key(SC_GATE_VALIDATION), "validation_ok");
+    sc_card_free(card);
+}
+
+int main(void)
+{
+    SC_TEST_RUN(test_cases);
+    SC_TEST_RUN(test_verdict);
+    return SC_TEST_RESULT();
+}

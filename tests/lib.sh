@@ -1,0 +1,43 @@
+# lib.sh: helpers for the shell tests. Source it; every helper fails the test loudly.
+# Usage in a test: . "$SRC/tests/lib.sh"; then use fail/expect_* and the $WORK directory.
+
+set -euo pipefail
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+# expect_contains FILE TEXT: FILE holds TEXT (fixed string).
+expect_contains() {
+    grep -qF -- "$2" "$1" || { echo "--- $1:" >&2; cat "$1" >&2; fail "$1 lacks: $2"; }
+}
+
+expect_not_contains() {
+    if grep -qF -- "$2" "$1"; then
+        echo "--- $1:" >&2; cat "$1" >&2; fail "$1 holds: $2"
+    fi
+}
+
+# expect_status N CMD...: CMD exits with status N (output kept in $WORK/out, $WORK/err).
+expect_status() {
+    local want=$1; shift
+    local got=0
+    "$@" >"$WORK/out" 2>"$WORK/err" || got=$?
+    if [ "$got" != "$want" ]; then
+        echo "--- stdout:" >&2; cat "$WORK/out" >&2
+        echo "--- stderr:" >&2; cat "$WORK/err" >&2
+        fail "exit status $got, expected $want: $*"
+    fi
+}
+
+# bundle_of FILE: the BUNDLE= path printed into FILE.
+bundle_of() {
+    local b
+    b=$(sed -n 's/^BUNDLE=//p' "$1" | tail -n 1)
+    [ -n "$b" ] && [ -d "$b" ] || fail "no BUNDLE= directory in $1"
+    echo "$b"
+}
+
+WORK=$(mktemp -d /tmp/streamcard-test.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT

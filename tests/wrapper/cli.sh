@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The command line: --dry-run writes nothing, bad cards exit 2 with one line per problem,
+# flags make or override the card, --help and unknown options.
+BIN=$1 SRC=$2
+. "$SRC/tests/lib.sh"
+SC="$BIN/streamcard"
+mkdir "$WORK/empty"
+cd "$WORK/empty"
+
+expect_status 0 "$SC" run --workload stream --kernel copy --cpu-list 0-1 --threads 2 --dry-run
+for word in "workload:    stream, kernel copy" "binary:      $BIN/streamcard-stream" \
+            "CPUs:        0-1 (2 CPUs)" "threads:     2" "memory node: not bound" \
+            "prefetch:    unchanged" "governor:    unchanged" "output:      ." \
+            "DRY-RUN complete; no files written."; do
+    expect_contains "$WORK/out" "$word"
+done
+[ -z "$(ls -A "$WORK/empty")" ] || fail "--dry-run wrote files"
+
+# The README's example card passes its dry run on this machine.
+expect_status 0 "$SC" run "$SRC/contrib/cards/stream-copy.yaml" --dry-run
+
+# Every problem of a bad card, one line each, naming field, line and what is valid.
+cat >"$WORK/bad.yaml" <<'CARD'
+version: 1
+experiment:
+  workload: stream
+  cpu_list: 0-1
+  threads: 17
+  thread: 2
+  memory_node: 7
+  prefetch: sometimes
+CARD
+expect_status 2 "$SC" run "$WORK/bad.yaml" --dry-run
+expect_contains "$WORK/err" "bad.yaml:6: unknown key \"thread\" (did you mean threads?)"
+expect_contains "$WORK/err" "bad.yaml:8: prefetch: \"sometimes\" is not allowed (valid: on, off, unchanged)"
+[ "$(wc -l <"$WORK/err")" -ge 2 ] || fail "expected one line per problem"
+cat >"$WORK/bad2.yaml" <<'CARD'
+version: 1
+experiment:
+  workload: stream
+  cpu_list: 0-1
+  threads: 17
+  memory_node: 7
+CARD
+expect_status 2 "$SC" run "$WORK/bad2.yaml" --dry-run
+expect_contains "$WORK/err" "bad2.yaml:5: threads: 17 is more than the 2 CPUs of cpu_list 0-1 (valid: 1-2)"
+expect_contains "$WORK/err" "bad2.yaml:6: memory_node: 7 is not a NUMA node with memory on"
+expect_status 2 "$SC" run --workload stream --cpu-list 3-1 --dry-run
+expect_contains "$WORK/err" "cpu_list: \"3-1\" is a reversed range"
+expect_status 2 "$SC" run --workload stream --cpu-list 0 --array-size 400000000000 --dry-run
+expect_contains "$WORK/err" "array_size: 400000000000 needs"
+expect_contains "$WORK/err" "(valid: at most"
+expect_status 2 "$SC" run --workload stream --cpu-list 0 --prefetch off --dry-run
+expect_contains "$WORK/err" "prefetch: off needs the streamcard SPANK plugin"
+expect_status 2 "$SC" run "$WORK/nonexistent.yaml"
+expect_contains "$WORK/err" "nonexistent.yaml: cannot read the card: No such file or directory"
+expect_status 2 "$SC" run --bogus
+expect_contains "$WORK/err" "--bogus: unknown option"
+expect_status 2 "$SC" run
+expect_contains "$WORK/err" "no card"
+[ -z "$(ls -A "$WORK/empty")" ] || fail "a refused card wrote files"
+
+# Flags override the card; the bundle's card.yaml is then the resolved card.
+expect_status 0 "$SC" run "$SRC/contrib/cards/stream-copy.yaml" --threads 1 --cpu-list 1 \
+    --array-size 100000 --iterations 3 --output "$WORK/runs" --quiet
+B=$(bundle_of "$WORK/out")
+expect_contains "$B/run.conf" "card_origin=file+flags"
+expect_contains "$B/card.yaml" "threads: 1"
+expect_contains "$B/card.yaml" "cpu_list: 1"
+expect_contains "$B/threads_at_ready.txt" " 1 "
+expect_status 0 "$SC" verify "$B"
+
+expect_status 0 "$SC" --help
+expect_contains "$WORK/out" "verify BUNDLE"
+expect_status 0 "$SC" run --help
+expect_contains "$WORK/out" "--cpu-list"
+expect_status 2 "$SC" frobnicate
+expect_contains "$WORK/err" "frobnicate: unknown command"
+echo "ok: cli"

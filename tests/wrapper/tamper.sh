@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# streamcard verify trusts nothing recorded: edited, missing or added files fail it, and
+# so does a run.conf re-sealed to claim more than the raw files show.
+BIN=$1 SRC=$2
+. "$SRC/tests/lib.sh"
+
+run() { # run NAME [env...]: a fresh small run, its bundle path on stdout
+    local name=$1; shift
+    env "$@" "$BIN/streamcard" run --workload stream --kernel copy --cpu-list 0-1 --threads 2 \
+        --array-size 100000 --iterations 3 --run-name "$name" --output "$WORK/runs" --quiet \
+        >"$WORK/run.out" 2>"$WORK/run.err" || true
+    bundle_of "$WORK/run.out"
+}
+
+B=$(run edited)
+echo "Copy: 999999.0 0.1 0.1 0.1" >>"$B/stream.log"
+expect_status 1 "$BIN/streamcard" verify "$B"
+expect_contains "$WORK/err" "stream.log: edited"
+
+B=$(run missing)
+rm "$B/threads_at_ready.txt"
+expect_status 1 "$BIN/streamcard" verify "$B"
+expect_contains "$WORK/err" "threads_at_ready.txt: missing"
+
+B=$(run added)
+echo extra >"$B/notes.txt"
+expect_status 1 "$BIN/streamcard" verify "$B"
+expect_contains "$WORK/err" "notes.txt: added after sealing"
+
+# A failed run whose run.conf and results.json are forged to say ok, then re-sealed:
+# the hashes match, but the raw log still shows the failed validation.
+B=$(run forged STREAMCARD_FAULT=corrupt)
+expect_contains "$B/run.conf" "validation_ok=0"
+sed -i 's/^validation_ok=0$/validation_ok=1/; s/^verdict=failed$/verdict=ok/' "$B/run.conf"
+(cd "$B" && sha256sum run.conf card.yaml >/dev/null && \
+    find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs sha256sum >SHA256SUMS)
+expect_status 1 "$BIN/streamcard" verify "$B"
+expect_contains "$WORK/err" "run.conf claims validation_ok=1 but the raw files show 0"
+expect_contains "$WORK/err" "run.conf claims verdict=ok but the raw files show failed"
+
+# A forged figure: results.json raised above what the log's table shows.
+B=$(run figure)
+python3 - "$B/results.json" <<'PY'
+import json, sys
+p = sys.argv[1]; r = json.load(open(p)); r["metrics"]["best_rate_MBps"] *= 2
+json.dump(r, open(p, "w"))
+PY
+(cd "$B" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs sha256sum >SHA256SUMS)
+expect_status 1 "$BIN/streamcard" verify "$B"
+expect_contains "$WORK/err" "results.json: best rate"
+
+# A changed card: the hash in run.conf no longer matches.
+B=$(run card)
+sed -i 's/threads: 2/threads: 1/' "$B/card.yaml"
+(cd "$B" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs sha256sum >SHA256SUMS)
+expect_status 1 "$BIN/streamcard" verify "$B"
+expect_contains "$WORK/err" "card_sha256"
+echo "ok: tamper"

@@ -1,0 +1,57 @@
+/*
+ * cli.h: the `streamcard` command's subcommands and the run plan they share. main.c
+ * only dispatches; the work is in run.c, plan.c and verify.c, over libstreamcard.
+ */
+#ifndef SC_CLI_H
+#define SC_CLI_H
+
+#include "sc_card.h"
+#include "sc_hash.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Exit codes of `streamcard run` and `streamcard verify`. */
+enum {
+    SC_EXIT_OK = 0,
+    SC_EXIT_FAILED = 1, /* the run or the bundle failed its checks */
+    SC_EXIT_USAGE = 2,  /* bad card or options: nothing ran */
+    SC_EXIT_ERROR = 3,  /* could not run at all (missing kernel, unwritable output) */
+};
+
+/* Everything decided before a run starts; printed by --dry-run, executed by run. */
+typedef struct sc_plan {
+    sc_card *card;
+    char *card_path;     /* NULL for a card made of flags only */
+    const char *card_origin; /* "file", "flags" or "file+flags" */
+    char *card_yaml;     /* the bytes that go into the bundle's card.yaml */
+    char card_sha256[SC_HASH_HEX_LEN + 1];
+    char *output_dir;
+    char *binary;        /* the workload executable, absolute */
+    bool binary_found;
+    char **argv;         /* the workload's command line (argv[0] = binary) */
+    char **envp;         /* the workload's whole environment */
+    char *omp_summary;   /* the OpenMP placement variables, for the plan and run.conf */
+    char *json_path;     /* where the workload writes its own results */
+    double timeout_s;
+    bool quiet;          /* do not echo the workload's output */
+} sc_plan;
+
+int sc_cmd_run(int argc, char **argv);
+int sc_cmd_verify(int argc, char **argv);
+
+/* plan.c */
+/* Finds the executable name (e.g. "streamcard-stream") next to this program or under
+ * libexec. Returns a malloc'd absolute path, or NULL when not found. */
+char *sc_plan_find_kernel(const char *name);
+/* Fills argv, envp and binary of plan from its checked card. Returns 0 or -errno. */
+int sc_plan_build(sc_plan *plan, char **parent_env);
+/* Appends one argument to the workload's command line. Returns 0 or -ENOMEM. */
+int sc_plan_append_arg(sc_plan *plan, const char *arg);
+void sc_plan_print(const sc_plan *plan, FILE *out);
+void sc_plan_free(sc_plan *plan);
+
+/* Runs argv (absolute path) to completion, capturing its stdout. 0 when it exited 0. */
+int sc_spawn_capture(char *const argv[], char **out);
+
+#endif

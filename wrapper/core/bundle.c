@@ -1,0 +1,396 @@
+/* bundle.c: the evidence bundle directory (see sc_bundle.h). */
+#include "sc_bundle.h"
+#include "sc_file.h"
+#include "sc_hash.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* mkdir -p for the parent directory (as the calling user; the path is the user's). */
+static int sc__mkdir_parents(const char *path)
+{
+    char buf[PATH_MAX];
+
+    if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+        return -ENAMETOOLONG;
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+            return -errno;
+        *p = '/';
+    }
+    if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+        return -errno;
+    return 0;
+}
+
+int sc_bundle_create(sc_bundle *b, const char *parent, const char *name, time_t when)
+{
+    char stamp[32], dirname[NAME_MAX + 1];
+    struct tm tm;
+    int pfd, rc;
+
+    b->dirfd = -1;
+    b->path = NULL;
+    localtime_r(&when, &tm);
+    strftime(stamp, sizeof(stamp), "%Y%m%d_%H%M%S", &tm);
+    rc = sc__mkdir_parents(parent);
+    if (rc < 0)
+        return rc;
+    pfd = open(parent, O_DIRECTORY | O_CLOEXEC | O_PATH);
+    if (pfd < 0)
+        return -errno;
+    for (int attempt = 1;; attempt++) {
+        if (attempt == 1)
+            rc = snprintf(dirname, sizeof(dirname), "%s_%s", name, stamp);
+        else
+            rc = snprintf(dirname, sizeof(dirname), "%s_%s_%d", name, stamp, attempt);
+        if (rc < 0 || rc >= (int)sizeof(dirname)) {
+            rc = -ENAMETOOLONG;
+            goto out_close_parent;
+        }
+        if (mkdirat(pfd, dirname, 0755) == 0)
+            break;
+        if (errno != EEXIST || attempt >= 100) {
+            rc = -errno;
+            goto out_close_parent;
+        }
+    }
+    b->dirfd = openat(pfd, dirname, O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (b->dirfd < 0) {
+        rc = -errno;
+        goto out_close_parent;
+    }
+    /* An absolute path: it is printed as BUNDLE= and written into run.conf. */
+    char *abs_parent = realpath(parent, NULL);
+    rc = asprintf(&b->path, "%s/%s", abs_parent ? abs_parent : parent, dirname);
+    free(abs_parent);
+    if (rc < 0) {
+        b->path = NULL;
+        close(b->dirfd);
+        b->dirfd = -1;
+        rc = -ENOMEM;
+        goto out_close_parent;
+    }
+    rc = 0;
+out_close_parent:
+    close(pfd);
+    return rc;
+}
+
+int sc_bundle_open(sc_bundle *b, const char *path)
+{
+    b->dirfd = open(path, O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (b->dirfd < 0) {
+        b->path = NULL;
+        return -errno;
+    }
+    b->path = strdup(path);
+    if (!b->path) {
+        close(b->dirfd);
+        b->dirfd = -1;
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+void sc_bundle_close(sc_bundle *b)
+{
+    if (!b)
+        return;
+    if (b->dirfd >= 0)
+        close(b->dirfd);
+    free(b->path);
+    b->dirfd = -1;
+    b->path = NULL;
+}
+
+/*
+ * Walks the directories of rel below the bundle (creating them when create is set),
+ * never following symlinks. Returns a directory fd for the last directory and points
+ * *leaf at the file name, or -errno.
+ */
+static int sc__walk_dirs(const sc_bundle *b, const char *rel, int create, const char **leaf)
+{
+    char comp[NAME_MAX + 1];
+    int fd = dup(b->dirfd);
+
+    if (fd < 0)
+        return -errno;
+    for (;;) {
+        size_t n = strcspn(rel, "/");
+        if (rel[n] == '\0')
+            break;
+        if (n == 0 || n > NAME_MAX || (n == 1 && rel[0] == '.') ||
+            (n == 2 && rel[0] == '.' && rel[1] == '.')) {
+            close(fd);
+            return -EINVAL;
+        }
+        memcpy(comp, rel, n);
+        comp[n] = '\0';
+        if (create && mkdirat(fd, comp, 0755) < 0 && errno != EEXIST) {
+            int err = -errno;
+            close(fd);
+            return err;
+        }
+        int next = openat(fd, comp, O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int err = -errno;
+        close(fd);
+        if (next < 0)
+            return err;
+        fd = next;
+        rel += n + 1;
+    }
+    if (!*rel || strcmp(rel, ".") == 0 || strcmp(rel, "..") == 0) {
+        close(fd);
+        return -EINVAL;
+    }
+    *leaf = rel;
+    return fd;
+}
+
+int sc_bundle_open_file(const sc_bundle *b, const char *rel, int flags, int mode)
+{
+    const char *leaf = NULL;
+    int dfd = sc__walk_dirs(b, rel, (flags & O_CREAT) != 0, &leaf);
+
+    if (dfd < 0)
+        return dfd;
+    int fd = openat(dfd, leaf, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+    int err = -errno;
+    close(dfd);
+    return fd >= 0 ? fd : err;
+}
+
+int sc_bundle_write(const sc_bundle *b, const char *rel, const void *data, size_t len)
+{
+    int fd = sc_bundle_open_file(b, rel, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+    if (fd < 0)
+        return fd;
+    int rc = sc_file_write_all(fd, data, len);
+    if (close(fd) < 0 && rc == 0)
+        rc = -errno;
+    return rc;
+}
+
+int sc_bundle_write_str(const sc_bundle *b, const char *rel, const char *text)
+{
+    return sc_bundle_write(b, rel, text, strlen(text));
+}
+
+int sc_bundle_read(const sc_bundle *b, const char *rel, char **out, size_t *len)
+{
+    int fd = sc_bundle_open_file(b, rel, O_RDONLY, 0);
+
+    if (fd < 0)
+        return fd;
+    int rc = sc_file_read_fd(fd, SC_FILE_MAX_READ, out, len);
+    close(fd);
+    return rc;
+}
+
+typedef struct sc__list {
+    char **paths;
+    size_t count, cap;
+} sc__list;
+
+static int sc__list_add(sc__list *l, const char *prefix, const char *name)
+{
+    if (l->count == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 32;
+        char **grown = realloc(l->paths, cap * sizeof(*grown));
+        if (!grown)
+            return -ENOMEM;
+        l->paths = grown;
+        l->cap = cap;
+    }
+    if (asprintf(&l->paths[l->count], "%s%s", prefix, name) < 0)
+        return -ENOMEM;
+    l->count++;
+    return 0;
+}
+
+static int sc__list_dir(int dfd, const char *prefix, sc__list *l, sc_diag *problems, int depth)
+{
+    DIR *dir;
+    struct dirent *de;
+    int rc = 0;
+
+    if (depth > 8)
+        return -ELOOP;
+    int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    dir = fdopendir(fd);
+    if (!dir) {
+        close(fd);
+        return -errno;
+    }
+    while (rc == 0 && (de = readdir(dir))) {
+        struct stat st;
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        if (!*prefix && strcmp(de->d_name, SC_BUNDLE_SUMS) == 0)
+            continue;
+        if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+            rc = -errno;
+            break;
+        }
+        if (strchr(de->d_name, '\n') || strchr(de->d_name, '\\')) {
+            if (problems)
+                sc_diag_addf(problems, "%s%s: file name with a newline or backslash", prefix,
+                             "?");
+            continue;
+        }
+        if (S_ISREG(st.st_mode)) {
+            rc = sc__list_add(l, prefix, de->d_name);
+        } else if (S_ISDIR(st.st_mode)) {
+            char sub[PATH_MAX];
+            int sfd = openat(dirfd(dir), de->d_name, O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sfd < 0) {
+                rc = -errno;
+                break;
+            }
+            snprintf(sub, sizeof(sub), "%s%s/", prefix, de->d_name);
+            rc = sc__list_dir(sfd, sub, l, problems, depth + 1);
+            close(sfd);
+        } else if (problems) {
+            sc_diag_addf(problems, "%s%s: not a regular file (%s); not part of the evidence",
+                         prefix, de->d_name, S_ISLNK(st.st_mode) ? "symlink" : "special file");
+        }
+    }
+    closedir(dir);
+    return rc;
+}
+
+static int sc__cmp_paths(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int sc_bundle_list(const sc_bundle *b, char ***paths, size_t *count, sc_diag *problems)
+{
+    sc__list l = {0};
+    int rc = sc__list_dir(b->dirfd, "", &l, problems, 0);
+
+    if (rc < 0) {
+        sc_bundle_list_free(l.paths, l.count);
+        return rc;
+    }
+    qsort(l.paths, l.count, sizeof(*l.paths), sc__cmp_paths);
+    *paths = l.paths;
+    *count = l.count;
+    return 0;
+}
+
+void sc_bundle_list_free(char **paths, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        free(paths[i]);
+    free(paths);
+}
+
+int sc_bundle_seal(const sc_bundle *b)
+{
+    char **paths = NULL, hex[SC_HASH_HEX_LEN + 1];
+    size_t count = 0;
+    sc_diag problems;
+    FILE *mem;
+    char *text = NULL;
+    size_t len = 0;
+    int rc;
+
+    sc_diag_init(&problems);
+    rc = sc_bundle_list(b, &paths, &count, &problems);
+    if (rc < 0)
+        goto out_free_diag;
+    mem = open_memstream(&text, &len);
+    if (!mem) {
+        rc = -ENOMEM;
+        goto out_free_list;
+    }
+    for (size_t i = 0; i < count; i++) {
+        rc = sc_hash_file_at(b->dirfd, paths[i], hex);
+        if (rc < 0)
+            break;
+        fprintf(mem, "%s  %s\n", hex, paths[i]);
+    }
+    fclose(mem);
+    if (rc == 0)
+        rc = sc_bundle_write(b, SC_BUNDLE_SUMS, text, len);
+    free(text);
+out_free_list:
+    sc_bundle_list_free(paths, count);
+out_free_diag:
+    sc_diag_free(&problems);
+    return rc;
+}
+
+int sc_bundle_check_sums(const sc_bundle *b, sc_diag *problems)
+{
+    char *sums = NULL, **paths = NULL, hex[SC_HASH_HEX_LEN + 1];
+    size_t count = 0, before = problems->count;
+    int rc = sc_bundle_read(b, SC_BUNDLE_SUMS, &sums, NULL);
+
+    if (rc < 0) {
+        sc_diag_addf(problems, "%s: %s", SC_BUNDLE_SUMS,
+                     rc == -ENOENT ? "missing: the bundle was never sealed" : strerror(-rc));
+        return -EINVAL;
+    }
+    rc = sc_bundle_list(b, &paths, &count, problems);
+    if (rc < 0) {
+        free(sums);
+        return rc;
+    }
+    char *listed = calloc(count ? count : 1, 1);
+    long lineno = 0;
+    for (char *line = sums; listed && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        lineno++;
+        size_t hl = strspn(line, "0123456789abcdef");
+        const char *path = line + hl + 2;
+        if (hl != SC_HASH_HEX_LEN || line[hl] != ' ' || (line[hl + 1] != ' ' && line[hl + 1] != '*')) {
+            sc_diag_addf(problems, "%s:%ld: malformed line", SC_BUNDLE_SUMS, lineno);
+        } else {
+            size_t idx = count;
+            for (size_t i = 0; i < count; i++)
+                if (strcmp(paths[i], path) == 0)
+                    idx = i;
+            if (idx == count) {
+                sc_diag_addf(problems, "%s: missing (listed in %s)", path, SC_BUNDLE_SUMS);
+            } else {
+                listed[idx] = 1;
+                if (sc_hash_file_at(b->dirfd, path, hex) < 0 ||
+                    strncmp(hex, line, SC_HASH_HEX_LEN) != 0)
+                    sc_diag_addf(problems, "%s: edited (its SHA-256 differs from %s)", path,
+                                 SC_BUNDLE_SUMS);
+            }
+        }
+        if (!nl)
+            break;
+        line = nl + 1;
+    }
+    for (size_t i = 0; listed && i < count; i++)
+        if (!listed[i])
+            sc_diag_addf(problems, "%s: added after sealing (not in %s)", paths[i],
+                         SC_BUNDLE_SUMS);
+    rc = listed ? 0 : -ENOMEM;
+    free(listed);
+    free(sums);
+    sc_bundle_list_free(paths, count);
+    if (rc < 0)
+        return rc;
+    return problems->count > before ? -EINVAL : 0;
+}

@@ -1,0 +1,347 @@
+/*
+ * card.c: reading an experiment card with libyaml's document API (which keeps the line of
+ * every node, for messages), and setting keys from command-line flags.
+ */
+#include "sc_card.h"
+#include "sc_card_schema.h"
+#include "sc_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <yaml.h>
+
+/* Largest card accepted: a card is a few dozen lines; anything huge is a mistake. */
+#define SC_CARD_MAX_BYTES (1u << 20)
+
+sc_card *sc_card_new(void)
+{
+    sc_card *card = calloc(1, sizeof(*card));
+
+    if (!card)
+        return NULL;
+    card->cpus = hwloc_bitmap_alloc();
+    card->governor = strdup("unchanged");
+    card->nt_stores = strdup("auto");
+    card->source_name = strdup("command line");
+    if (!card->cpus || !card->governor || !card->nt_stores || !card->source_name) {
+        sc_card_free(card);
+        return NULL;
+    }
+    card->version = 1;
+    card->memory_node = -1;
+    card->prefetch = SC_PREFETCH_UNCHANGED;
+    return card;
+}
+
+void sc_card_free(sc_card *card)
+{
+    if (!card)
+        return;
+    free(card->source);
+    free(card->source_name);
+    free(card->question);
+    free(card->run_name);
+    free(card->kernel);
+    free(card->cpu_list);
+    hwloc_bitmap_free(card->cpus);
+    free(card->governor);
+    free(card->nt_stores);
+    free(card->nodes);
+    free(card->expect_transport);
+    for (size_t i = 0; i < card->n_env; i++) {
+        free(card->env[i].key);
+        free(card->env[i].value);
+    }
+    free(card->env);
+    for (size_t i = 0; i < card->n_controlled; i++)
+        free(card->controlled[i]);
+    free(card->controlled);
+    free(card);
+}
+
+/* State of one parse: the document, the card and where messages go. */
+typedef struct sc__card_reader {
+    yaml_document_t *doc;
+    sc_card *card;
+    sc_diag *diag;
+    const char *name;
+    int errors;
+} sc__card_reader;
+
+static int sc__line(const yaml_node_t *node)
+{
+    return (int)node->start_mark.line + 1;
+}
+
+static const char *sc__node_kind(const yaml_node_t *node)
+{
+    switch (node->type) {
+    case YAML_MAPPING_NODE: return "a mapping";
+    case YAML_SEQUENCE_NODE: return "a list";
+    default: return "a single value";
+    }
+}
+
+static const char *sc__scalar(const yaml_node_t *node)
+{
+    return (const char *)node->data.scalar.value;
+}
+
+/* Appends "<card>:<line>: <message>" for node and counts the error. */
+static void sc__reader_error(sc__card_reader *r, const yaml_node_t *node, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void sc__reader_error(sc__card_reader *r, const yaml_node_t *node, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    sc_diag_addf(r->diag, "%s:%d: %s", r->name, sc__line(node), msg);
+    r->errors++;
+}
+
+static int sc__env_add(sc_card *card, const char *key, const char *value)
+{
+    sc_card_kv *grown = realloc(card->env, (card->n_env + 1) * sizeof(*grown));
+
+    if (!grown)
+        return -ENOMEM;
+    card->env = grown;
+    grown[card->n_env].key = strdup(key);
+    grown[card->n_env].value = strdup(value);
+    if (!grown[card->n_env].key || !grown[card->n_env].value) {
+        free(grown[card->n_env].key);
+        free(grown[card->n_env].value);
+        return -ENOMEM;
+    }
+    card->n_env++;
+    return 0;
+}
+
+static int sc__list_add(sc_card *card, const char *value)
+{
+    char **grown = realloc(card->controlled, (card->n_controlled + 1) * sizeof(*grown));
+
+    if (!grown)
+        return -ENOMEM;
+    card->controlled = grown;
+    grown[card->n_controlled] = strdup(value);
+    if (!grown[card->n_controlled])
+        return -ENOMEM;
+    card->n_controlled++;
+    return 0;
+}
+
+/* env: a mapping of NAME: value. Names are checked in sc_card_check(). */
+static void sc__read_env(sc__card_reader *r, yaml_node_t *map)
+{
+    char where[512];
+
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+         p++) {
+        yaml_node_t *k = yaml_document_get_node(r->doc, p->key);
+        yaml_node_t *v = yaml_document_get_node(r->doc, p->value);
+        snprintf(where, sizeof(where), "%s:%d", r->name, sc__line(k));
+        if (k->type != YAML_SCALAR_NODE || v->type != YAML_SCALAR_NODE) {
+            sc_diag_addf(r->diag, "%s: env: entries must be NAME: value (got %s)", where,
+                         sc__node_kind(k->type != YAML_SCALAR_NODE ? k : v));
+            r->errors++;
+            continue;
+        }
+        for (size_t i = 0; i < r->card->n_env; i++)
+            if (strcmp(r->card->env[i].key, sc__scalar(k)) == 0) {
+                sc_diag_addf(r->diag, "%s: env: %s is set twice", where, sc__scalar(k));
+                r->errors++;
+            }
+        if (sc__env_add(r->card, sc__scalar(k), sc__scalar(v)) < 0)
+            r->errors++;
+    }
+}
+
+static void sc__read_list(sc__card_reader *r, yaml_node_t *seq)
+{
+    for (yaml_node_item_t *it = seq->data.sequence.items.start; it < seq->data.sequence.items.top;
+         it++) {
+        yaml_node_t *v = yaml_document_get_node(r->doc, *it);
+        if (v->type != YAML_SCALAR_NODE) {
+            sc__reader_error(r, v, "controlled_variables: entries must be text (got %s)",
+                             sc__node_kind(v));
+            continue;
+        }
+        if (sc__list_add(r->card, sc__scalar(v)) < 0)
+            r->errors++;
+    }
+}
+
+/* Stores one key's value node; path is the dotted path of the key. */
+static void sc__read_value(sc__card_reader *r, const sc__card_key *key, yaml_node_t *k,
+                           yaml_node_t *v)
+{
+    char where[512];
+
+    snprintf(where, sizeof(where), "%s:%d", r->name, sc__line(k));
+    if (r->card->present[key->field]) {
+        sc_diag_addf(r->diag, "%s: duplicate key %s (first on line %d)", where,
+                     sc__card_key_name(key), r->card->line[key->field]);
+        r->errors++;
+        return;
+    }
+    r->card->present[key->field] = true;
+    r->card->line[key->field] = sc__line(k);
+    if (key->type == SC__CT_ENV && v->type == YAML_MAPPING_NODE) {
+        sc__read_env(r, v);
+        return;
+    }
+    if (key->type == SC__CT_LIST && v->type == YAML_SEQUENCE_NODE) {
+        sc__read_list(r, v);
+        return;
+    }
+    if (v->type != YAML_SCALAR_NODE) {
+        sc_diag_addf(r->diag, "%s: %s: expected %s, got %s", where, sc__card_key_name(key),
+                     key->type == SC__CT_ENV    ? "a mapping (NAME: value)"
+                     : key->type == SC__CT_LIST ? "a list"
+                                                : "a single value",
+                     sc__node_kind(v));
+        r->errors++;
+        return;
+    }
+    if (v->data.scalar.length == 0 && v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+        sc_diag_addf(r->diag, "%s: %s: has no value (%s)", where, sc__card_key_name(key),
+                     key->help);
+        r->errors++;
+        return;
+    }
+    if (strlen(sc__scalar(v)) != v->data.scalar.length) {
+        sc_diag_addf(r->diag, "%s: %s: value contains a NUL byte", where, sc__card_key_name(key));
+        r->errors++;
+        return;
+    }
+    if (sc__card_assign(r->card, key, sc__scalar(v), where, r->diag) < 0)
+        r->errors++;
+}
+
+/* Walks a mapping whose keys live under prefix ("" for the top, "experiment", ...). */
+static void sc__read_mapping(sc__card_reader *r, yaml_node_t *map, const char *prefix, int depth)
+{
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+         p++) {
+        yaml_node_t *k = yaml_document_get_node(r->doc, p->key);
+        yaml_node_t *v = yaml_document_get_node(r->doc, p->value);
+        char path[256];
+
+        if (k->type != YAML_SCALAR_NODE) {
+            sc__reader_error(r, k, "keys must be names, got %s", sc__node_kind(k));
+            continue;
+        }
+        snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "", sc__scalar(k));
+        const sc__card_key *key = sc__card_key_by_path(path);
+        if (key) {
+            sc__read_value(r, key, k, v);
+            continue;
+        }
+        /* A container: "experiment" at the top, "expect" inside experiment. */
+        bool container = (depth == 0 && strcmp(path, "experiment") == 0) ||
+                         (depth == 1 && strcmp(path, "experiment.expect") == 0);
+        if (container && v->type == YAML_MAPPING_NODE) {
+            sc__read_mapping(r, v, path, depth + 1);
+            continue;
+        }
+        if (container) {
+            sc__reader_error(r, k, "%s: expected a mapping of keys, got %s",
+                             sc__scalar(k), sc__node_kind(v));
+            continue;
+        }
+        const sc__card_key *near = sc__card_key_suggest(sc__scalar(k));
+        if (near)
+            sc__reader_error(r, k, "unknown key \"%s\" (did you mean %s?)",
+                             sc__scalar(k), sc__card_key_name(near));
+        else
+            sc__reader_error(r, k, "unknown key \"%s\" in %s (see streamcard-card(5))",
+                             sc__scalar(k), *prefix ? prefix : "the top level");
+    }
+}
+
+int sc_card_parse(sc_card *card, const char *text, size_t len, const char *name, sc_diag *diag)
+{
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    sc__card_reader r = {.doc = &doc, .card = card, .diag = diag, .name = name};
+    char *copy = malloc(len + 1), *name_copy = strdup(name);
+
+    if (!copy || !name_copy) {
+        free(copy);
+        free(name_copy);
+        return -ENOMEM;
+    }
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    free(card->source);
+    free(card->source_name);
+    card->source = copy;
+    card->source_len = len;
+    card->source_name = name_copy;
+
+    if (!yaml_parser_initialize(&parser))
+        return -ENOMEM;
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    if (!yaml_parser_load(&parser, &doc)) {
+        sc_diag_addf(diag, "%s:%zu: not valid YAML: %s (%s)", name,
+                     parser.problem_mark.line + 1, parser.problem ? parser.problem : "error",
+                     parser.context ? parser.context : "check indentation and quoting");
+        yaml_parser_delete(&parser);
+        return -EINVAL;
+    }
+    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    if (!root) {
+        sc_diag_addf(diag, "%s: the card is empty (valid: version: 1 and an experiment: mapping)",
+                     name);
+        r.errors++;
+    } else if (root->type != YAML_MAPPING_NODE) {
+        sc__reader_error(&r, root, "the card must be a mapping, got %s", sc__node_kind(root));
+    } else {
+        sc__read_mapping(&r, root, "", 0);
+    }
+    yaml_document_delete(&doc);
+    yaml_parser_delete(&parser);
+    return r.errors ? -EINVAL : 0;
+}
+
+int sc_card_load_file(sc_card *card, const char *path, sc_diag *diag)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc = sc_file_read_at(AT_FDCWD, path, 0, SC_CARD_MAX_BYTES, &text, &len);
+
+    if (rc < 0) {
+        sc_diag_addf(diag, "%s: cannot read the card: %s", path,
+                     rc == -EFBIG ? "larger than 1 MiB" : strerror(-rc));
+        return rc;
+    }
+    rc = sc_card_parse(card, text, len, path, diag);
+    free(text);
+    return rc;
+}
+
+int sc_card_set_flag(sc_card *card, const char *flag, const char *value, sc_diag *diag)
+{
+    const sc__card_key *key = sc__card_key_by_flag(flag);
+    char where[128];
+
+    if (!key)
+        return -ENOENT;
+    snprintf(where, sizeof(where), "--%s", flag);
+    int rc = sc__card_assign(card, key, value, where, diag);
+    if (rc < 0)
+        return rc;
+    card->overridden = card->overridden || card->source != NULL;
+    card->present[key->field] = true;
+    card->line[key->field] = 0;
+    return 0;
+}

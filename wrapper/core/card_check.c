@@ -1,0 +1,369 @@
+/*
+ * card_check.c: the rules a card must satisfy before anything runs. sc_card_check() holds
+ * the rules that are the same everywhere (sbatch on a login node runs only these);
+ * sc_card_check_machine() the ones that depend on the node the workload runs on.
+ */
+#include "sc_card.h"
+#include "sc_card_schema.h"
+#include "sc_cpulist.h"
+#include "sc_machine.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Where a field came from, for messages: "card.yaml:5", "--threads" or "card.yaml". */
+static const char *sc__where(const sc_card *card, sc_card_field f, char *buf, size_t len)
+{
+    const sc__card_key *key = &sc__card_keys[f];
+
+    if (card->line[f] > 0)
+        snprintf(buf, len, "%s:%d", card->source_name, card->line[f]);
+    else if (card->present[f] && key->flag)
+        snprintf(buf, len, "--%s", key->flag);
+    else
+        snprintf(buf, len, "%s", card->source_name);
+    return buf;
+}
+
+static double sc__gib(uint64_t bytes)
+{
+    return (double)bytes / (1024.0 * 1024.0 * 1024.0);
+}
+
+uint64_t sc_card_memory_bytes(const sc_card *card)
+{
+    switch (card->workload) {
+    case SC_WORKLOAD_STREAM:
+        return card->array_size * 3 * sizeof(double);
+    case SC_WORKLOAD_IPSEARCH:
+        /* database + queries (float32), plus per-query top-k (score + id). */
+        return (card->nb + card->nq) * card->dim * 4 + card->nq * card->k * 12;
+    case SC_WORKLOAD_MPI_PINGPONG:
+        return card->max_bytes * 2 * (uint64_t)(card->ranks ? card->ranks : 2);
+    default:
+        return 0;
+    }
+}
+
+static int sc__set_default_string(char **slot, const char *value)
+{
+    if (*slot)
+        return 0;
+    *slot = strdup(value);
+    return *slot ? 0 : -ENOMEM;
+}
+
+/* Defaults that depend on the workload, applied only to keys the card does not give. */
+static int sc__apply_defaults(sc_card *card)
+{
+    switch (card->workload) {
+    case SC_WORKLOAD_STREAM:
+        if (!card->present[SC_CF_ARRAY_SIZE])
+            card->array_size = 10000000;
+        if (!card->present[SC_CF_ITERATIONS])
+            card->iterations = 10;
+        return sc__set_default_string(&card->kernel, "all");
+    case SC_WORKLOAD_IPSEARCH:
+        if (!card->present[SC_CF_NB])
+            card->nb = 200000;
+        if (!card->present[SC_CF_NQ])
+            card->nq = 1000;
+        if (!card->present[SC_CF_DIM])
+            card->dim = 128;
+        if (!card->present[SC_CF_K])
+            card->k = 10;
+        if (!card->present[SC_CF_POOL_THREADS])
+            card->pool_threads = card->threads;
+        return 0;
+    case SC_WORKLOAD_MPI_PINGPONG:
+        if (!card->present[SC_CF_RANKS])
+            card->ranks = 2;
+        if (!card->present[SC_CF_MIN_BYTES])
+            card->min_bytes = 1;
+        if (!card->present[SC_CF_MAX_BYTES])
+            card->max_bytes = 4u << 20;
+        if (!card->present[SC_CF_ITERATIONS])
+            card->iterations = 1000;
+        return sc__set_default_string(&card->kernel, "pingpong");
+    default:
+        return 0;
+    }
+}
+
+static bool sc__kernel_ok(const sc_card *card)
+{
+    static const char *const stream[] = {"copy", "scale", "add", "triad", "all", NULL};
+    static const char *const mpi[] = {"pingpong", "uniband", NULL};
+    const char *const *valid = card->workload == SC_WORKLOAD_STREAM ? stream : mpi;
+
+    for (; *valid; valid++)
+        if (strcmp(*valid, card->kernel) == 0)
+            return true;
+    return false;
+}
+
+static bool sc__env_name_ok(const char *name)
+{
+    if (!isalpha((unsigned char)*name) && *name != '_')
+        return false;
+    for (const char *p = name; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_')
+            return false;
+    return true;
+}
+
+static void sc__check_env(const sc_card *card, sc_diag *diag, int *errors)
+{
+    char where[512];
+
+    sc__where(card, SC_CF_ENV, where, sizeof(where));
+    for (size_t i = 0; i < card->n_env; i++) {
+        const char *key = card->env[i].key;
+        if (!sc__env_name_ok(key)) {
+            sc_diag_addf(diag, "%s: env: \"%s\" is not a variable name (valid: letters, digits "
+                               "and '_', not starting with a digit)",
+                         where, key);
+            (*errors)++;
+        } else if (strcmp(key, "OMP_NUM_THREADS") == 0) {
+            sc_diag_addf(diag, "%s: env: OMP_NUM_THREADS is set from threads (remove it; set "
+                               "threads instead)",
+                         where);
+            (*errors)++;
+        } else if (strcmp(key, "OMP_PLACES") == 0 || strncmp(key, "STREAMCARD_", 11) == 0 ||
+                   strncmp(key, "SLURM_", 6) == 0) {
+            sc_diag_addf(diag, "%s: env: %s is set by streamcard or Slurm (remove it; binding "
+                               "comes from cpu_list)",
+                         where, key);
+            (*errors)++;
+        }
+    }
+}
+
+/* Keys that only one workload reads may not appear in a card for another. */
+static void sc__check_applicable(const sc_card *card, sc_diag *diag, int *errors)
+{
+    char where[512];
+
+    for (size_t i = 0; i < SC_CF_COUNT; i++) {
+        const sc__card_key *key = &sc__card_keys[i];
+        if (!card->present[i] || key->workloads == SC__WL_ANY ||
+            (key->workloads & SC__WL_BIT(card->workload)))
+            continue;
+        char users[64] = "";
+        for (int w = SC_WORKLOAD_STREAM; w <= SC_WORKLOAD_MPI_PINGPONG; w++)
+            if (key->workloads & SC__WL_BIT(w))
+                snprintf(users + strlen(users), sizeof(users) - strlen(users), "%s%s",
+                         *users ? " or " : "", sc_workload_name((sc_workload)w));
+        sc_diag_addf(diag, "%s: %s: not used by workload %s (valid only for %s; remove it)",
+                     sc__where(card, key->field, where, sizeof(where)), sc__card_key_name(key),
+                     sc_workload_name(card->workload), users);
+        (*errors)++;
+    }
+}
+
+static int sc__derive_run_name(sc_card *card)
+{
+    char name[128];
+
+    if (card->run_name)
+        return 0;
+    if (card->workload == SC_WORKLOAD_STREAM)
+        snprintf(name, sizeof(name), "stream_%s_%ldthread", card->kernel, card->threads);
+    else if (card->workload == SC_WORKLOAD_IPSEARCH)
+        snprintf(name, sizeof(name), "ipsearch_%ldthread_%ldpool", card->threads,
+                 card->pool_threads);
+    else
+        snprintf(name, sizeof(name), "mpi_%s_%ldrank", card->kernel, card->ranks);
+    card->run_name = strdup(name);
+    return card->run_name ? 0 : -ENOMEM;
+}
+
+int sc_card_check(sc_card *card, sc_diag *diag)
+{
+    char where[512];
+    int errors = 0;
+    int ncpus = hwloc_bitmap_weight(card->cpus);
+
+    if (card->workload == SC_WORKLOAD_NONE) {
+        sc_diag_addf(diag, "%s: workload: missing (valid: stream, ipsearch, mpi-pingpong)",
+                     card->source_name);
+        return -EINVAL;
+    }
+    if (!card->cpu_list) {
+        sc_diag_addf(diag, "%s: cpu_list: missing (valid: Linux cpulist such as 0-3,8,10-11)",
+                     card->source_name);
+        errors++;
+    }
+    if (!card->present[SC_CF_THREADS])
+        card->threads = card->workload == SC_WORKLOAD_MPI_PINGPONG ? 1 : (ncpus > 0 ? ncpus : 1);
+    else if (card->cpu_list && card->threads > ncpus) {
+        sc_diag_addf(diag, "%s: threads: %ld is more than the %d CPUs of cpu_list %s (valid: 1-%d)",
+                     sc__where(card, SC_CF_THREADS, where, sizeof(where)), card->threads, ncpus,
+                     card->cpu_list, ncpus);
+        errors++;
+    }
+    if (sc__apply_defaults(card) < 0)
+        return -ENOMEM;
+    sc__check_applicable(card, diag, &errors);
+    if (card->kernel && card->workload != SC_WORKLOAD_IPSEARCH && !sc__kernel_ok(card)) {
+        sc_diag_addf(diag, "%s: kernel: \"%s\" is not a %s kernel (valid: %s)",
+                     sc__where(card, SC_CF_KERNEL, where, sizeof(where)), card->kernel,
+                     sc_workload_name(card->workload),
+                     card->workload == SC_WORKLOAD_STREAM ? "copy, scale, add, triad, all"
+                                                          : "pingpong, uniband");
+        errors++;
+    }
+    if (card->workload == SC_WORKLOAD_IPSEARCH && card->k > card->nb) {
+        sc_diag_addf(diag, "%s: k: %llu is more than the %llu database vectors nb (valid: 1-%llu)",
+                     sc__where(card, SC_CF_K, where, sizeof(where)),
+                     (unsigned long long)card->k, (unsigned long long)card->nb,
+                     (unsigned long long)card->nb);
+        errors++;
+    }
+    if (card->workload == SC_WORKLOAD_MPI_PINGPONG && card->min_bytes > card->max_bytes) {
+        sc_diag_addf(diag, "%s: min_bytes: %llu is more than max_bytes %llu (valid: 0-%llu)",
+                     sc__where(card, SC_CF_MIN_BYTES, where, sizeof(where)),
+                     (unsigned long long)card->min_bytes, (unsigned long long)card->max_bytes,
+                     (unsigned long long)card->max_bytes);
+        errors++;
+    }
+    sc__check_env(card, diag, &errors);
+    if (sc__derive_run_name(card) < 0)
+        return -ENOMEM;
+    return errors ? -EINVAL : 0;
+}
+
+/* "CPUs 2-15" for the members of set that are not in allowed; NULL when none. */
+static char *sc__missing(hwloc_const_bitmap_t set, hwloc_const_bitmap_t allowed)
+{
+    hwloc_bitmap_t missing = hwloc_bitmap_alloc();
+    char *text = NULL;
+
+    if (!missing)
+        return NULL;
+    hwloc_bitmap_andnot(missing, set, allowed);
+    if (!hwloc_bitmap_iszero(missing))
+        text = sc_cpulist_format(missing);
+    hwloc_bitmap_free(missing);
+    return text;
+}
+
+static void sc__check_cpus(const sc_card *card, const sc_machine *m, sc_diag *diag, int *errors)
+{
+    char where[512], *missing, *valid;
+
+    sc__where(card, SC_CF_CPU_LIST, where, sizeof(where));
+    if ((missing = sc__missing(card->cpus, m->cpus_online))) {
+        valid = sc_cpulist_format(m->cpus_online);
+        sc_diag_addf(diag, "%s: cpu_list: CPUs %s are not online on %s (valid: %s)", where,
+                     missing, m->hostname, valid ? valid : "?");
+        (*errors)++;
+    } else if ((missing = sc__missing(card->cpus, m->cpus_allowed))) {
+        valid = sc_cpulist_format(m->cpus_allowed);
+        sc_diag_addf(diag,
+                     "%s: cpu_list: CPUs %s are outside the CPUs this job may use on %s (valid: "
+                     "%s; ask Slurm for more with --exclusive or -c N)",
+                     where, missing, m->hostname, valid ? valid : "?");
+        (*errors)++;
+    } else {
+        return;
+    }
+    free(missing);
+    free(valid);
+}
+
+static void sc__check_memory(const sc_card *card, const sc_machine *m, sc_diag *diag, int *errors)
+{
+    char where[512], place[300];
+    uint64_t need = sc_card_memory_bytes(card), have = 0;
+    unsigned node;
+
+    if (card->memory_node >= 0) {
+        if ((unsigned long)card->memory_node < m->n_node_mem)
+            have = m->node_mem_bytes[card->memory_node];
+        snprintf(place, sizeof(place), "NUMA node %ld", card->memory_node);
+    } else {
+        hwloc_bitmap_foreach_begin(node, m->mems_allowed)
+        {
+            if (node < m->n_node_mem)
+                have += m->node_mem_bytes[node];
+        }
+        hwloc_bitmap_foreach_end();
+        snprintf(place, sizeof(place), "%s", m->hostname);
+    }
+    /* Leave a tenth of the memory to the kernel and the rest of the job. */
+    uint64_t limit = have / 10 * 9;
+    if (have == 0 || need <= limit)
+        return;
+    if (card->workload == SC_WORKLOAD_STREAM) {
+        sc_diag_addf(diag,
+                     "%s: array_size: %llu needs %.1f GiB for 3 arrays of 8-byte elements but %s "
+                     "has %.1f GiB (valid: at most %llu, 90%% of it)",
+                     sc__where(card, SC_CF_ARRAY_SIZE, where, sizeof(where)),
+                     (unsigned long long)card->array_size, sc__gib(need), place, sc__gib(have),
+                     (unsigned long long)(limit / 24));
+    } else {
+        sc_diag_addf(diag,
+                     "%s: the sizes need %.1f GiB but %s has %.1f GiB (valid: at most %.1f GiB, "
+                     "90%% of it)",
+                     card->source_name, sc__gib(need), place, sc__gib(have), sc__gib(limit));
+    }
+    (*errors)++;
+}
+
+int sc_card_check_machine(const sc_card *card, const sc_machine *m, bool platform_control,
+                          sc_diag *diag)
+{
+    char where[512];
+    int errors = 0;
+
+    if (card->cpu_list)
+        sc__check_cpus(card, m, diag, &errors);
+    if (card->memory_node >= 0) {
+        char *valid = sc_cpulist_format(m->mems_allowed);
+        sc__where(card, SC_CF_MEMORY_NODE, where, sizeof(where));
+        if (!hwloc_bitmap_isset(m->nodes, (unsigned)card->memory_node)) {
+            sc_diag_addf(diag, "%s: memory_node: %ld is not a NUMA node with memory on %s (valid: "
+                               "%s)",
+                         where, card->memory_node, m->hostname, valid ? valid : "?");
+            errors++;
+        } else if (!hwloc_bitmap_isset(m->mems_allowed, (unsigned)card->memory_node)) {
+            sc_diag_addf(diag, "%s: memory_node: %ld is outside the memory this job may use on "
+                               "%s (valid: %s)",
+                         where, card->memory_node, m->hostname, valid ? valid : "?");
+            errors++;
+        }
+        free(valid);
+    }
+    if (errors == 0)
+        sc__check_memory(card, m, diag, &errors);
+    if (strcmp(card->governor, "unchanged") != 0) {
+        sc__where(card, SC_CF_GOVERNOR, where, sizeof(where));
+        if (!m->has_cpufreq) {
+            sc_diag_addf(diag, "%s: governor: %s cannot be set: %s has no cpufreq (valid: "
+                               "unchanged)",
+                         where, card->governor, m->hostname);
+            errors++;
+        } else if (!sc_machine_offers_governor(m, card->governor)) {
+            sc_diag_addf(diag, "%s: governor: %s is not offered on %s (valid: %s, unchanged)",
+                         where, card->governor, m->hostname, m->governors);
+            errors++;
+        } else if (!platform_control) {
+            sc_diag_addf(diag, "%s: governor: %s needs the streamcard SPANK plugin to set it "
+                               "(submit with sbatch --stream-card=CARD; valid here: unchanged)",
+                         where, card->governor);
+            errors++;
+        }
+    }
+    if (card->prefetch != SC_PREFETCH_UNCHANGED && !platform_control) {
+        sc_diag_addf(diag, "%s: prefetch: %s needs the streamcard SPANK plugin to set it (submit "
+                           "with sbatch --stream-card=CARD; valid here: unchanged)",
+                     sc__where(card, SC_CF_PREFETCH, where, sizeof(where)),
+                     sc_prefetch_name(card->prefetch));
+        errors++;
+    }
+    return errors ? -EINVAL : 0;
+}

@@ -1,0 +1,334 @@
+/*
+ * card_schema.c: the table of card keys and the conversion of one scalar value into the
+ * card. The YAML reader (card.c) and the command-line flags both call sc__card_assign(),
+ * so a value means the same thing wherever it comes from.
+ */
+#include "sc_card_schema.h"
+#include "sc_cpulist.h"
+#include "sc_text.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WL_STREAM SC__WL_BIT(SC_WORKLOAD_STREAM)
+#define WL_IPSEARCH SC__WL_BIT(SC_WORKLOAD_IPSEARCH)
+#define WL_MPI SC__WL_BIT(SC_WORKLOAD_MPI_PINGPONG)
+
+const sc__card_key sc__card_keys[SC_CF_COUNT] = {
+    {SC_CF_VERSION, "version", NULL, SC__CT_LONG, 1, 1, NULL, SC__WL_ANY,
+     "card schema version (1)"},
+    {SC_CF_QUESTION, "experiment.question", "question", SC__CT_STRING, 0, 0, NULL, SC__WL_ANY,
+     "the one question this run answers"},
+    {SC_CF_RUN_NAME, "experiment.run_name", "run-name", SC__CT_NAME, 0, 0, NULL, SC__WL_ANY,
+     "bundle name prefix (default: <workload>_<kernel>_<threads>thread)"},
+    {SC_CF_WORKLOAD, "experiment.workload", "workload", SC__CT_WORKLOAD, 0, 0, NULL, SC__WL_ANY,
+     "stream | ipsearch | mpi-pingpong"},
+    {SC_CF_KERNEL, "experiment.kernel", "kernel", SC__CT_NAME, 0, 0, NULL, WL_STREAM | WL_MPI,
+     "stream: copy|scale|add|triad|all; mpi-pingpong: pingpong|uniband"},
+    {SC_CF_CPU_LIST, "experiment.cpu_list", "cpu-list", SC__CT_CPULIST, 0, 0, NULL, SC__WL_ANY,
+     "CPUs to bind to, Linux cpulist syntax (0-3,8,10-11)"},
+    {SC_CF_THREADS, "experiment.threads", "threads", SC__CT_LONG, 1, 65536, NULL, SC__WL_ANY,
+     "OpenMP threads (default: the CPUs in cpu_list)"},
+    {SC_CF_MEMORY_NODE, "experiment.memory_node", "memory-node", SC__CT_LONG, 0, 1023, NULL,
+     SC__WL_ANY, "NUMA node for every page (membind)"},
+    {SC_CF_PREFETCH, "experiment.prefetch", "prefetch", SC__CT_PREFETCH, 0, 0, NULL, SC__WL_ANY,
+     "hardware prefetchers: on | off | unchanged"},
+    {SC_CF_GOVERNOR, "experiment.governor", "governor", SC__CT_NAME, 0, 0, NULL, SC__WL_ANY,
+     "CPU frequency governor name | unchanged"},
+    {SC_CF_ARRAY_SIZE, "experiment.array_size", "array-size", SC__CT_U64, 16, 1LL << 40, NULL,
+     WL_STREAM, "stream: elements per array (8-byte doubles)"},
+    {SC_CF_ITERATIONS, "experiment.iterations", "iterations", SC__CT_LONG, 2, 1000000000, NULL,
+     WL_STREAM | WL_MPI, "timed repetitions (stream) or round trips per size (mpi)"},
+    {SC_CF_NT_STORES, "experiment.nt_stores", "nt-stores", SC__CT_CHOICE, 0, 0, "auto|on|off",
+     WL_STREAM, "stream: non-temporal stores: auto | on | off"},
+    {SC_CF_NB, "experiment.nb", "nb", SC__CT_U64, 1, 1LL << 34, NULL, WL_IPSEARCH,
+     "ipsearch: database vectors"},
+    {SC_CF_NQ, "experiment.nq", "nq", SC__CT_U64, 1, 1LL << 30, NULL, WL_IPSEARCH,
+     "ipsearch: query vectors"},
+    {SC_CF_DIM, "experiment.dim", "dim", SC__CT_U64, 1, 65536, NULL, WL_IPSEARCH,
+     "ipsearch: vector dimension"},
+    {SC_CF_K, "experiment.k", "k", SC__CT_U64, 1, 4096, NULL, WL_IPSEARCH,
+     "ipsearch: results per query"},
+    {SC_CF_POOL_THREADS, "experiment.pool_threads", "pool-threads", SC__CT_LONG, 1, 65536, NULL,
+     WL_IPSEARCH, "ipsearch: the application's own worker threads"},
+    {SC_CF_RANKS, "experiment.ranks", "ranks", SC__CT_LONG, 2, 2, NULL, WL_MPI,
+     "mpi-pingpong: MPI ranks (2)"},
+    {SC_CF_MIN_BYTES, "experiment.min_bytes", "min-bytes", SC__CT_U64, 0, 1LL << 30, NULL, WL_MPI,
+     "mpi-pingpong: smallest message"},
+    {SC_CF_MAX_BYTES, "experiment.max_bytes", "max-bytes", SC__CT_U64, 1, 1LL << 30, NULL, WL_MPI,
+     "mpi-pingpong: largest message"},
+    {SC_CF_NODES, "experiment.nodes", "nodes", SC__CT_STRING, 0, 0, NULL, SC__WL_ANY,
+     "Slurm hostlist the card may run on (node[01-02])"},
+    {SC_CF_EXPECT_TRANSPORT, "experiment.expect.transport", "expect-transport", SC__CT_NAME, 0, 0,
+     NULL, WL_MPI, "mpi: transport that must carry the data (shm, tcp, ofi:PROVIDER)"},
+    {SC_CF_EXPECT_MIN_RATE, "experiment.expect.min_rate_MBps", "expect-min-rate", SC__CT_DOUBLE, 0,
+     0, NULL, WL_STREAM | WL_MPI, "best rate below this (MB/s) fails the run"},
+    {SC_CF_ENV, "experiment.env", NULL, SC__CT_ENV, 0, 0, NULL, SC__WL_ANY,
+     "variables set for the workload"},
+    {SC_CF_CONTROLLED, "experiment.controlled_variables", NULL, SC__CT_LIST, 0, 0, NULL,
+     SC__WL_ANY, "what was held constant (documentation)"},
+};
+
+const sc__card_key *sc__card_key_by_path(const char *path)
+{
+    for (size_t i = 0; i < SC_CF_COUNT; i++)
+        if (strcmp(sc__card_keys[i].path, path) == 0)
+            return &sc__card_keys[i];
+    return NULL;
+}
+
+const sc__card_key *sc__card_key_by_flag(const char *flag)
+{
+    for (size_t i = 0; i < SC_CF_COUNT; i++)
+        if (sc__card_keys[i].flag && strcmp(sc__card_keys[i].flag, flag) == 0)
+            return &sc__card_keys[i];
+    return NULL;
+}
+
+const char *sc__card_key_name(const sc__card_key *key)
+{
+    const char *dot = strrchr(key->path, '.');
+
+    return dot ? dot + 1 : key->path;
+}
+
+/* Levenshtein distance of two short strings (capped inputs; used for suggestions). */
+static size_t sc__edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), row[64];
+
+    if (la >= 63 || lb >= 63)
+        return SIZE_MAX;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (row[j] + 1 < best)
+                best = row[j] + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const sc__card_key *sc__card_key_suggest(const char *name)
+{
+    const sc__card_key *best = NULL;
+    size_t best_d = 3; /* suggest only close misspellings */
+
+    for (size_t i = 0; i < SC_CF_COUNT; i++) {
+        size_t d = sc__edit_distance(name, sc__card_key_name(&sc__card_keys[i]));
+        if (d < best_d) {
+            best_d = d;
+            best = &sc__card_keys[i];
+        }
+    }
+    return best;
+}
+
+static void *sc__card_slot(sc_card *card, sc_card_field f)
+{
+    switch (f) {
+    case SC_CF_VERSION: return &card->version;
+    case SC_CF_QUESTION: return &card->question;
+    case SC_CF_RUN_NAME: return &card->run_name;
+    case SC_CF_KERNEL: return &card->kernel;
+    case SC_CF_CPU_LIST: return &card->cpu_list;
+    case SC_CF_THREADS: return &card->threads;
+    case SC_CF_MEMORY_NODE: return &card->memory_node;
+    case SC_CF_GOVERNOR: return &card->governor;
+    case SC_CF_ARRAY_SIZE: return &card->array_size;
+    case SC_CF_ITERATIONS: return &card->iterations;
+    case SC_CF_NT_STORES: return &card->nt_stores;
+    case SC_CF_NB: return &card->nb;
+    case SC_CF_NQ: return &card->nq;
+    case SC_CF_DIM: return &card->dim;
+    case SC_CF_K: return &card->k;
+    case SC_CF_POOL_THREADS: return &card->pool_threads;
+    case SC_CF_RANKS: return &card->ranks;
+    case SC_CF_MIN_BYTES: return &card->min_bytes;
+    case SC_CF_MAX_BYTES: return &card->max_bytes;
+    case SC_CF_NODES: return &card->nodes;
+    case SC_CF_EXPECT_TRANSPORT: return &card->expect_transport;
+    case SC_CF_EXPECT_MIN_RATE: return &card->expect_min_rate_MBps;
+    default: return NULL;
+    }
+}
+
+/* Parses a plain decimal integer (digits only, optional '_' separators between digits). */
+static int sc__parse_decimal(const char *s, unsigned long long *out)
+{
+    unsigned long long v = 0;
+    int digits = 0;
+
+    for (const char *p = s; *p; p++) {
+        if (*p == '_' && digits && isdigit((unsigned char)p[1]))
+            continue;
+        if (!isdigit((unsigned char)*p))
+            return -EINVAL;
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (ULLONG_MAX - d) / 10)
+            return -ERANGE;
+        v = v * 10 + d;
+        digits++;
+    }
+    if (!digits)
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+static bool sc__is_name(const char *s)
+{
+    if (!*s || *s == '.' || *s == '-')
+        return false;
+    for (const char *p = s; *p; p++)
+        if (!isalnum((unsigned char)*p) && !strchr("._-:", *p))
+            return false;
+    return strlen(s) <= 100;
+}
+
+static int sc__replace_string(char **slot, const char *value)
+{
+    char *copy = strdup(value);
+
+    if (!copy)
+        return -ENOMEM;
+    free(*slot);
+    *slot = copy;
+    return 0;
+}
+
+int sc__card_assign(sc_card *card, const sc__card_key *key, const char *value, const char *where,
+                    sc_diag *diag)
+{
+    const char *name = sc__card_key_name(key);
+    void *slot = sc__card_slot(card, key->field);
+    unsigned long long u = 0;
+    char why[160];
+
+    switch (key->type) {
+    case SC__CT_STRING:
+        return sc__replace_string(slot, value);
+    case SC__CT_NAME:
+        if (!sc__is_name(value)) {
+            sc_diag_addf(diag,
+                         "%s: %s: \"%s\" is not a valid name (valid: letters, digits, '.', '_', "
+                         "'-', ':', at most 100, not starting with '.' or '-')",
+                         where, name, value);
+            return -EINVAL;
+        }
+        return sc__replace_string(slot, value);
+    case SC__CT_CHOICE:
+        if (!sc_word_in(key->choices, "|", value)) {
+            sc_diag_addf(diag, "%s: %s: \"%s\" is not allowed (valid: %s)", where, name, value,
+                         key->choices);
+            return -EINVAL;
+        }
+        return sc__replace_string(slot, value);
+    case SC__CT_LONG:
+    case SC__CT_U64: {
+        int rc = sc__parse_decimal(value, &u);
+        if (rc < 0 || u < (unsigned long long)key->min || u > (unsigned long long)key->max) {
+            sc_diag_addf(diag, "%s: %s: \"%s\" is not %s (valid: %lld-%lld)", where, name, value,
+                         rc < 0 && rc != -ERANGE ? "a whole number" : "in range", key->min,
+                         key->max);
+            return -EINVAL;
+        }
+        if (key->type == SC__CT_LONG)
+            *(long *)slot = (long)u;
+        else
+            *(uint64_t *)slot = (uint64_t)u;
+        return 0;
+    }
+    case SC__CT_DOUBLE: {
+        char *end = NULL;
+        errno = 0;
+        double d = strtod(value, &end);
+        if (errno || end == value || *end || !isfinite(d) || d <= 0) {
+            sc_diag_addf(diag, "%s: %s: \"%s\" is not a positive number (valid: e.g. 60000)",
+                         where, name, value);
+            return -EINVAL;
+        }
+        *(double *)slot = d;
+        return 0;
+    }
+    case SC__CT_CPULIST:
+        if (sc_cpulist_parse(value, card->cpus, why, sizeof(why)) < 0) {
+            sc_diag_addf(diag, "%s: %s: %s (valid: Linux cpulist such as 0-3,8,10-11)", where,
+                         name, why);
+            return -EINVAL;
+        }
+        return sc__replace_string(&card->cpu_list, value);
+    case SC__CT_WORKLOAD:
+        for (int w = SC_WORKLOAD_STREAM; w <= SC_WORKLOAD_MPI_PINGPONG; w++)
+            if (strcmp(value, sc_workload_name((sc_workload)w)) == 0) {
+                card->workload = (sc_workload)w;
+                return 0;
+            }
+        sc_diag_addf(diag, "%s: %s: \"%s\" is not a workload (valid: stream, ipsearch, "
+                           "mpi-pingpong)",
+                     where, name, value);
+        return -EINVAL;
+    case SC__CT_PREFETCH:
+        for (int p = SC_PREFETCH_UNCHANGED; p <= SC_PREFETCH_OFF; p++)
+            if (strcmp(value, sc_prefetch_name((sc_prefetch)p)) == 0) {
+                card->prefetch = (sc_prefetch)p;
+                return 0;
+            }
+        sc_diag_addf(diag, "%s: %s: \"%s\" is not allowed (valid: on, off, unchanged)", where,
+                     name, value);
+        return -EINVAL;
+    case SC__CT_ENV:
+    case SC__CT_LIST:
+        break;
+    }
+    sc_diag_addf(diag, "%s: %s: expected a %s, got a single value", where, name,
+                 key->type == SC__CT_ENV ? "mapping (NAME: value)" : "list");
+    return -EINVAL;
+}
+
+const char *sc_card_flag(size_t index, const char **help)
+{
+    for (size_t i = 0; i < SC_CF_COUNT; i++) {
+        if (!sc__card_keys[i].flag)
+            continue;
+        if (index-- == 0) {
+            if (help)
+                *help = sc__card_keys[i].help;
+            return sc__card_keys[i].flag;
+        }
+    }
+    return NULL;
+}
+
+const char *sc_workload_name(sc_workload w)
+{
+    switch (w) {
+    case SC_WORKLOAD_STREAM: return "stream";
+    case SC_WORKLOAD_IPSEARCH: return "ipsearch";
+    case SC_WORKLOAD_MPI_PINGPONG: return "mpi-pingpong";
+    default: return "none";
+    }
+}
+
+const char *sc_prefetch_name(sc_prefetch p)
+{
+    switch (p) {
+    case SC_PREFETCH_ON: return "on";
+    case SC_PREFETCH_OFF: return "off";
+    default: return "unchanged";
+    }
+}

@@ -1,0 +1,52 @@
+/* diag.c: the list of one-line problems (see sc_diag.h). */
+#include "sc_diag.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void sc_diag_init(sc_diag *d)
+{
+    d->lines = NULL;
+    d->count = 0;
+    d->cap = 0;
+}
+
+void sc_diag_free(sc_diag *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->count; i++)
+        free(d->lines[i]);
+    free(d->lines);
+    sc_diag_init(d);
+}
+
+int sc_diag_addf(sc_diag *d, const char *fmt, ...)
+{
+    char *line = NULL;
+    va_list ap;
+
+    if (d->count == d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 8;
+        char **grown = realloc(d->lines, cap * sizeof(*grown));
+        if (!grown)
+            return -ENOMEM;
+        d->lines = grown;
+        d->cap = cap;
+    }
+    va_start(ap, fmt);
+    int n = vasprintf(&line, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return -ENOMEM;
+    d->lines[d->count++] = line;
+    return 0;
+}
+
+void sc_diag_print(const sc_diag *d, const char *prefix, void *stream)
+{
+    for (size_t i = 0; i < d->count; i++)
+        fprintf((FILE *)stream, "%s%s\n", prefix, d->lines[i]);
+}

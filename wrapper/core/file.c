@@ -1,0 +1,91 @@
+/* file.c: whole-file reads and writes relative to a directory fd (see sc_file.h). */
+#include "sc_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int sc_file_read_fd(int fd, size_t max, char **out, size_t *len)
+{
+    size_t cap = 4096, used = 0;
+    char *buf = malloc(cap + 1);
+
+    if (!buf)
+        return -ENOMEM;
+    for (;;) {
+        if (used == cap) {
+            if (cap >= max) {
+                free(buf);
+                return -EFBIG;
+            }
+            cap = cap * 2 > max ? max : cap * 2;
+            char *grown = realloc(buf, cap + 1);
+            if (!grown) {
+                free(buf);
+                return -ENOMEM;
+            }
+            buf = grown;
+        }
+        ssize_t n = read(fd, buf + used, cap - used);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            int err = -errno;
+            free(buf);
+            return err;
+        }
+        if (n == 0)
+            break;
+        used += (size_t)n;
+    }
+    buf[used] = '\0';
+    *out = buf;
+    if (len)
+        *len = used;
+    return 0;
+}
+
+int sc_file_read_at(int dirfd, const char *rel, int extra_flags, size_t max, char **out,
+                    size_t *len)
+{
+    int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | extra_flags);
+
+    if (fd < 0)
+        return -errno;
+    int rc = sc_file_read_fd(fd, max, out, len);
+    close(fd);
+    return rc;
+}
+
+int sc_file_write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+void sc_file_first_line(const char *text, char *buf, size_t buflen)
+{
+    size_t n = strcspn(text, "\n");
+
+    if (buflen == 0)
+        return;
+    while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\t' || text[n - 1] == '\r'))
+        n--;
+    if (n >= buflen)
+        n = buflen - 1;
+    memcpy(buf, text, n);
+    buf[n] = '\0';
+}

@@ -1,0 +1,89 @@
+/* fsroot.c: machine files under a root directory (see sc_fsroot.h). */
+#include "sc_fsroot.h"
+#include "sc_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int sc_fsroot_open(sc_fsroot *root, const char *path)
+{
+    if (!path || !*path)
+        path = "/";
+    root->fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (root->fd < 0) {
+        root->path = NULL;
+        return -errno;
+    }
+    root->path = strdup(path);
+    if (!root->path) {
+        close(root->fd);
+        root->fd = -1;
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+void sc_fsroot_close(sc_fsroot *root)
+{
+    if (!root)
+        return;
+    if (root->fd >= 0)
+        close(root->fd);
+    free(root->path);
+    root->fd = -1;
+    root->path = NULL;
+}
+
+int sc_fsroot_openat(const sc_fsroot *root, const char *rel, int flags)
+{
+    struct open_how how = {.flags = (unsigned long long)(flags | O_CLOEXEC),
+                           .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+
+    while (*rel == '/')
+        rel++;
+    long fd = syscall(SYS_openat2, root->fd, rel, &how, sizeof(how));
+    if (fd >= 0)
+        return (int)fd;
+    if (errno != ENOSYS)
+        return -errno;
+    /* Kernels before 5.6: plain openat, which lets absolute symlinks leave the root. */
+    fd = openat(root->fd, rel, flags | O_CLOEXEC);
+    return fd >= 0 ? (int)fd : -errno;
+}
+
+int sc_fsroot_read(const sc_fsroot *root, const char *rel, char **out)
+{
+    int fd = sc_fsroot_openat(root, rel, O_RDONLY);
+
+    if (fd < 0)
+        return fd;
+    int rc = sc_file_read_fd(fd, SC_FILE_MAX_READ, out, NULL);
+    close(fd);
+    return rc;
+}
+
+int sc_fsroot_read_linef(const sc_fsroot *root, char *buf, size_t buflen, const char *fmt, ...)
+{
+    char rel[512];
+    char *text = NULL;
+    va_list ap;
+
+    va_start(ap, fmt);
+    int n = vsnprintf(rel, sizeof(rel), fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof(rel))
+        return -ENAMETOOLONG;
+    int rc = sc_fsroot_read(root, rel, &text);
+    if (rc < 0)
+        return rc;
+    sc_file_first_line(text, buf, buflen);
+    free(text);
+    return 0;
+}

@@ -1,0 +1,371 @@
+/* gates.c: the acceptance gates from raw evidence (see sc_gates.h). */
+#include "sc_gates.h"
+#include "sc_cpulist.h"
+#include "sc_kv.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+    const char *name, *conf_key;
+    bool mandatory;
+} sc__gate_info[SC_GATE_COUNT] = {
+    [SC_GATE_THREAD_COUNT] = {"thread_count", "thread_count_ok", true},
+    [SC_GATE_PHASES] = {"phases", "phases_ok", true},
+    [SC_GATE_BINDING] = {"binding", "thread_binding_ok", true},
+    [SC_GATE_VALIDATION] = {"validation", "validation_ok", true},
+    [SC_GATE_EXIT_CODE] = {"exit_code", "exit_code_ok", true},
+    [SC_GATE_MEMORY_NODE] = {"memory_node", "memory_node_ok", false},
+    [SC_GATE_PLATFORM_STATE] = {"platform_state", "platform_state_ok", false},
+    [SC_GATE_TRANSPORT] = {"transport", "transport_ok", false},
+    [SC_GATE_MIN_RATE] = {"min_rate", "min_rate_ok", false},
+};
+
+const char *sc_gate_name(sc_gate_id id)
+{
+    return sc__gate_info[id].name;
+}
+
+const char *sc_gate_conf_key(sc_gate_id id)
+{
+    return sc__gate_info[id].conf_key;
+}
+
+bool sc_gate_mandatory(sc_gate_id id)
+{
+    return sc__gate_info[id].mandatory;
+}
+
+static void sc__set(sc_gate *g, sc_gate_state state, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void sc__set(sc_gate *g, sc_gate_state state, const char *fmt, ...)
+{
+    va_list ap;
+
+    g->state = state;
+    va_start(ap, fmt);
+    vsnprintf(g->note, sizeof(g->note), fmt, ap);
+    va_end(ap);
+}
+
+static void sc__gate_thread_count(const sc_card *card, const sc_tracelog *t, sc_gate *g)
+{
+    if (t->threads_requested < 0 || t->threads_counted < 0)
+        sc__set(g, SC_GATE_FAIL, "not supported by evidence: the log has no \"Number of "
+                                 "Threads requested/counted\" lines");
+    else if (t->threads_requested != card->threads || t->threads_counted != card->threads)
+        sc__set(g, SC_GATE_FAIL, "requested %ld, counted %ld, card threads %ld",
+                t->threads_requested, t->threads_counted, card->threads);
+    else
+        sc__set(g, SC_GATE_OK, "requested = counted = %ld", card->threads);
+}
+
+static void sc__gate_phases(const sc_tracelog *t, sc_gate *g)
+{
+    if (!t->begin_line)
+        sc__set(g, SC_GATE_FAIL, "no TRACE_WORKLOAD_PHASE=main_loop_begin in the log");
+    else if (!t->end_line)
+        sc__set(g, SC_GATE_FAIL, "main_loop_begin at line %ld but no main_loop_end: the main "
+                                 "loop did not finish",
+                t->begin_line);
+    else if (t->end_line < t->begin_line)
+        sc__set(g, SC_GATE_FAIL, "main_loop_end (line %ld) before main_loop_begin (line %ld)",
+                t->end_line, t->begin_line);
+    else
+        sc__set(g, SC_GATE_OK, "main_loop_begin at line %ld, main_loop_end at line %ld",
+                t->begin_line, t->end_line);
+}
+
+/* Trace lines: one per thread 0..threads-1, each on a card CPU, no two on one CPU. */
+static bool sc__check_trace_bindings(const sc_card *card, const sc_tracelog *t, sc_gate *g)
+{
+    long ncpus = hwloc_bitmap_weight(card->cpus);
+    hwloc_bitmap_t seen_threads = hwloc_bitmap_alloc(), seen_cpus = hwloc_bitmap_alloc();
+    bool ok = false;
+
+    if (!seen_threads || !seen_cpus) {
+        sc__set(g, SC_GATE_FAIL, "out of memory");
+        goto out;
+    }
+    if (t->malformed_line) {
+        sc__set(g, SC_GATE_FAIL, "malformed TRACE_THREAD_BINDING at log line %ld",
+                t->malformed_line);
+        goto out;
+    }
+    for (size_t i = 0; i < t->n_bindings; i++) {
+        const sc_binding *b = &t->bindings[i];
+        if (b->thread < 0 || b->thread >= card->threads) {
+            sc__set(g, SC_GATE_FAIL, "thread %ld reported, but the card has threads 0-%ld",
+                    b->thread, card->threads - 1);
+            goto out;
+        }
+        if (hwloc_bitmap_isset(seen_threads, (unsigned)b->thread)) {
+            sc__set(g, SC_GATE_FAIL, "thread %ld reported its binding twice", b->thread);
+            goto out;
+        }
+        if (b->cpu < 0 || !hwloc_bitmap_isset(card->cpus, (unsigned)b->cpu)) {
+            sc__set(g, SC_GATE_FAIL, "thread %ld ran on cpu %ld, outside cpu_list %s", b->thread,
+                    b->cpu, card->cpu_list);
+            goto out;
+        }
+        if (card->threads <= ncpus && hwloc_bitmap_isset(seen_cpus, (unsigned)b->cpu)) {
+            sc__set(g, SC_GATE_FAIL, "two threads on cpu %ld (thread %ld and another)", b->cpu,
+                    b->thread);
+            goto out;
+        }
+        hwloc_bitmap_set(seen_threads, (unsigned)b->thread);
+        hwloc_bitmap_set(seen_cpus, (unsigned)b->cpu);
+    }
+    if ((long)t->n_bindings != card->threads) {
+        sc__set(g, SC_GATE_FAIL, "%zu TRACE_THREAD_BINDING lines for %ld threads", t->n_bindings,
+                card->threads);
+        goto out;
+    }
+    ok = true;
+out:
+    hwloc_bitmap_free(seen_threads);
+    hwloc_bitmap_free(seen_cpus);
+    return ok;
+}
+
+/* The snapshot at main_loop_begin: every thread's last CPU and the affinity in the card. */
+static bool sc__check_snapshot(const sc_card *card, const sc_evidence *ev, sc_gate *g)
+{
+    char allowed_text[4096];
+    long nthreads = 0;
+    const char *p;
+
+    if (!ev->threads_at_ready || !ev->status_at_ready) {
+        sc__set(g, SC_GATE_FAIL, "not supported by evidence: no thread snapshot at "
+                                 "main_loop_begin");
+        return false;
+    }
+    for (const char *line = ev->threads_at_ready; *line;) {
+        long pid, tid, psr;
+        if (sscanf(line, "%ld %ld %ld", &pid, &tid, &psr) == 3) {
+            nthreads++;
+            if (psr < 0 || !hwloc_bitmap_isset(card->cpus, (unsigned)psr)) {
+                sc__set(g, SC_GATE_FAIL, "snapshot: thread %ld was on cpu %ld, outside cpu_list %s",
+                        tid, psr, card->cpu_list);
+                return false;
+            }
+        }
+        line += strcspn(line, "\n");
+        if (*line)
+            line++;
+    }
+    if (nthreads < card->threads) {
+        sc__set(g, SC_GATE_FAIL, "snapshot: %ld threads at main_loop_begin, the card has %ld",
+                nthreads, card->threads);
+        return false;
+    }
+    p = strstr(ev->status_at_ready, "Cpus_allowed_list:");
+    hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
+    bool ok = false;
+    if (p && allowed) {
+        p += strlen("Cpus_allowed_list:");
+        p += strspn(p, " \t");
+        size_t n = strcspn(p, "\n");
+        snprintf(allowed_text, sizeof(allowed_text), "%.*s", (int)n, p);
+        ok = sc_cpulist_parse(allowed_text, allowed, NULL, 0) == 0 &&
+             hwloc_bitmap_isincluded(allowed, card->cpus);
+    }
+    if (!ok)
+        sc__set(g, SC_GATE_FAIL, "snapshot: Cpus_allowed_list %s is not inside cpu_list %s",
+                p ? allowed_text : "(missing)", card->cpu_list);
+    hwloc_bitmap_free(allowed);
+    return ok;
+}
+
+static void sc__gate_binding(const sc_card *card, const sc_tracelog *t, const sc_evidence *ev,
+                             sc_gate *g)
+{
+    if (!sc__check_trace_bindings(card, t, g) || !sc__check_snapshot(card, ev, g))
+        return;
+    sc__set(g, SC_GATE_OK, "%zu threads on distinct CPUs of %s; snapshot agrees", t->n_bindings,
+            card->cpu_list);
+}
+
+static void sc__gate_validation(const sc_tracelog *t, sc_gate *g)
+{
+    if (t->failed_line)
+        sc__set(g, SC_GATE_FAIL, "log line %ld: %s", t->failed_line, t->failed_text);
+    else if (t->nonfinite_line)
+        sc__set(g, SC_GATE_FAIL, "log line %ld holds NaN or Inf: %s", t->nonfinite_line,
+                t->nonfinite_text);
+    else if (!t->validates_line)
+        sc__set(g, SC_GATE_FAIL, "no \"Solution Validates\" in the log");
+    else
+        sc__set(g, SC_GATE_OK, "Solution Validates at log line %ld", t->validates_line);
+}
+
+static void sc__gate_exit(const sc_evidence *ev, sc_gate *g)
+{
+    if (!ev->exit_known)
+        sc__set(g, SC_GATE_FAIL, "not supported by evidence: the workload's end was not seen");
+    else if (ev->exit_signal)
+        sc__set(g, SC_GATE_FAIL, "killed by signal %d (%s)", ev->exit_signal,
+                strsignal(ev->exit_signal));
+    else if (ev->exit_code != 0)
+        sc__set(g, SC_GATE_FAIL, "exit code %d", ev->exit_code);
+    else
+        sc__set(g, SC_GATE_OK, "exit code 0");
+}
+
+int sc_numa_maps_anon_bytes(const char *numa_maps, long node, unsigned long long *on_node,
+                            unsigned long long *elsewhere)
+{
+    bool any = false;
+
+    *on_node = *elsewhere = 0;
+    for (const char *line = numa_maps; line && *line;) {
+        size_t n = strcspn(line, "\n");
+        char buf[4096];
+        snprintf(buf, sizeof(buf), "%.*s", (int)(n < sizeof(buf) ? n : sizeof(buf) - 1), line);
+        unsigned long long page_kb = 4;
+        const char *ps = strstr(buf, "kernelpagesize_kB=");
+        if (ps)
+            page_kb = strtoull(ps + 18, NULL, 10);
+        if (strstr(buf, " anon=")) {
+            any = true;
+            char *save = NULL;
+            for (char *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+                long nd;
+                unsigned long long pages;
+                if (sscanf(tok, "N%ld=%llu", &nd, &pages) == 2) {
+                    if (nd == node)
+                        *on_node += pages * page_kb * 1024;
+                    else
+                        *elsewhere += pages * page_kb * 1024;
+                }
+            }
+        }
+        line += n;
+        if (*line)
+            line++;
+    }
+    return any ? 0 : -EINVAL;
+}
+
+static void sc__gate_memory_node(const sc_card *card, const sc_evidence *ev, sc_gate *g)
+{
+    unsigned long long on = 0, off = 0;
+
+    if (card->memory_node < 0) {
+        sc__set(g, SC_GATE_NULL, "the card sets no memory_node");
+        return;
+    }
+    if (!ev->numa_maps_at_ready ||
+        sc_numa_maps_anon_bytes(ev->numa_maps_at_ready, card->memory_node, &on, &off) < 0) {
+        sc__set(g, SC_GATE_FAIL, "not supported by evidence: no numa_maps at main_loop_begin");
+        return;
+    }
+    if (off > 0 || on == 0)
+        sc__set(g, SC_GATE_FAIL, "%.1f MiB of anonymous memory on node %ld, %.1f MiB elsewhere",
+                on / 1048576.0, card->memory_node, off / 1048576.0);
+    else
+        sc__set(g, SC_GATE_OK, "all %.1f MiB of anonymous memory on node %ld", on / 1048576.0,
+                card->memory_node);
+}
+
+/* state.env from the plugin: REQUESTED_x, OBSERVED_x and x_VALID per setting. */
+static void sc__gate_platform(const sc_card *card, const sc_evidence *ev, sc_gate *g)
+{
+    bool want_prefetch = card->prefetch != SC_PREFETCH_UNCHANGED;
+    bool want_governor = strcmp(card->governor, "unchanged") != 0;
+    char observed[128] = "", valid[16] = "", governor[128] = "", gvalid[16] = "";
+
+    if (!want_prefetch && !want_governor) {
+        sc__set(g, SC_GATE_NULL, "the card leaves prefetch and governor unchanged");
+        return;
+    }
+    if (!ev->state_env) {
+        sc__set(g, SC_GATE_FAIL, "not supported by evidence: no prefetch/state/state.env "
+                                 "readback from the plugin");
+        return;
+    }
+    if (want_prefetch) {
+        sc_kv_get(ev->state_env, "OBSERVED_STATE", observed, sizeof(observed));
+        sc_kv_get(ev->state_env, "STATE_VALID", valid, sizeof(valid));
+        if (strcmp(valid, "1") != 0 || strcmp(observed, sc_prefetch_name(card->prefetch)) != 0) {
+            sc__set(g, SC_GATE_FAIL, "prefetch: card %s, read back %s (STATE_VALID=%s)",
+                    sc_prefetch_name(card->prefetch), *observed ? observed : "nothing",
+                    *valid ? valid : "missing");
+            return;
+        }
+    }
+    if (want_governor) {
+        sc_kv_get(ev->state_env, "OBSERVED_GOVERNOR", governor, sizeof(governor));
+        sc_kv_get(ev->state_env, "GOVERNOR_VALID", gvalid, sizeof(gvalid));
+        if (strcmp(gvalid, "1") != 0 || strcmp(governor, card->governor) != 0) {
+            sc__set(g, SC_GATE_FAIL, "governor: card %s, read back %s (GOVERNOR_VALID=%s)",
+                    card->governor, *governor ? governor : "nothing", *gvalid ? gvalid : "missing");
+            return;
+        }
+    }
+    sc__set(g, SC_GATE_OK, "read back: prefetch %s, governor %s",
+            want_prefetch ? observed : "unchanged", want_governor ? governor : "unchanged");
+}
+
+static void sc__gate_transport(const sc_card *card, const sc_evidence *ev, sc_gate *g)
+{
+    if (!card->expect_transport)
+        sc__set(g, SC_GATE_NULL, "the card expects no transport");
+    else if (!ev->transport)
+        sc__set(g, SC_GATE_FAIL, "not supported by evidence: the transport was not recorded");
+    else if (strcmp(ev->transport, card->expect_transport) != 0)
+        sc__set(g, SC_GATE_FAIL, "expected transport %s, the data went over %s",
+                card->expect_transport, ev->transport);
+    else
+        sc__set(g, SC_GATE_OK, "transport %s as expected", ev->transport);
+}
+
+static void sc__gate_min_rate(const sc_card *card, const sc_evidence *ev, sc_gate *g)
+{
+    if (card->expect_min_rate_MBps <= 0)
+        sc__set(g, SC_GATE_NULL, "the card sets no min_rate_MBps");
+    else if (ev->best_rate_MBps <= 0)
+        sc__set(g, SC_GATE_FAIL, "not supported by evidence: no rate was measured");
+    else if (ev->best_rate_MBps < card->expect_min_rate_MBps)
+        sc__set(g, SC_GATE_FAIL, "best rate %.1f MB/s is below the card's minimum %.1f MB/s",
+                ev->best_rate_MBps, card->expect_min_rate_MBps);
+    else
+        sc__set(g, SC_GATE_OK, "best rate %.1f MB/s >= %.1f MB/s", ev->best_rate_MBps,
+                card->expect_min_rate_MBps);
+}
+
+int sc_gates_evaluate(const sc_card *card, const sc_evidence *ev, sc_gates *out)
+{
+    sc_tracelog t;
+    int rc = sc_tracelog_parse(ev->log ? ev->log : "", &t);
+
+    if (rc < 0)
+        return rc;
+    sc__gate_thread_count(card, &t, &out->g[SC_GATE_THREAD_COUNT]);
+    sc__gate_phases(&t, &out->g[SC_GATE_PHASES]);
+    sc__gate_binding(card, &t, ev, &out->g[SC_GATE_BINDING]);
+    sc__gate_validation(&t, &out->g[SC_GATE_VALIDATION]);
+    sc__gate_exit(ev, &out->g[SC_GATE_EXIT_CODE]);
+    sc__gate_memory_node(card, ev, &out->g[SC_GATE_MEMORY_NODE]);
+    sc__gate_platform(card, ev, &out->g[SC_GATE_PLATFORM_STATE]);
+    sc__gate_transport(card, ev, &out->g[SC_GATE_TRANSPORT]);
+    sc__gate_min_rate(card, ev, &out->g[SC_GATE_MIN_RATE]);
+    if (!ev->log)
+        sc__set(&out->g[SC_GATE_VALIDATION], SC_GATE_FAIL,
+                "not supported by evidence: no workload log");
+    sc_tracelog_free(&t);
+    return 0;
+}
+
+bool sc_gates_passed(const sc_gates *gates)
+{
+    for (int i = 0; i < SC_GATE_COUNT; i++) {
+        sc_gate_state s = gates->g[i].state;
+        if (s == SC_GATE_FAIL || (s == SC_GATE_NULL && sc__gate_info[i].mandatory))
+            return false;
+    }
+    return true;
+}

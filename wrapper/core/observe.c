@@ -1,0 +1,372 @@
+/* observe.c: run a workload and watch its trace lines (see sc_observe.h). */
+#include "sc_observe.h"
+#include "sc_file.h"
+#include "sc_kv.h"
+#include "sc_snapshot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <numa.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SC__MARKER_BEGIN "TRACE_WORKLOAD_PHASE=main_loop_begin"
+#define SC__LINE_MAX 4096
+
+/* State of one observed run. */
+typedef struct sc__obs {
+    const sc_observe_opts *o;
+    sc_observe_result *r;
+    int procfd;       /* /proc/<pid>, opened right after fork */
+    char line[SC__LINE_MAX];
+    size_t line_len;
+    bool line_overflow;
+    bool status_taken; /* workload_status.txt (shortly after start) */
+} sc__obs;
+
+static double sc__ms_between(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) * 1e3 + (double)(b->tv_nsec - a->tv_nsec) / 1e6;
+}
+
+/* Records a capture failure without stopping the run: a failed snapshot is evidence too. */
+static void sc__capture_fail(sc__obs *s, const char *what, int rc)
+{
+    s->r->capture_errors++;
+    if (!*s->r->capture_error)
+        snprintf(s->r->capture_error, sizeof(s->r->capture_error), "%s: %s", what, strerror(-rc));
+}
+
+static void sc__copy_proc_file(sc__obs *s, const char *proc_rel, const char *bundle_rel,
+                               char **keep)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc = sc_file_read_at(s->procfd, proc_rel, 0, SC_FILE_MAX_READ, &text, &len);
+
+    if (rc == 0)
+        rc = sc_bundle_write(s->o->bundle, bundle_rel, text, len);
+    if (rc < 0)
+        sc__capture_fail(s, bundle_rel, rc);
+    if (keep)
+        *keep = text;
+    else
+        free(text);
+}
+
+static void sc__write_guard(sc__obs *s)
+{
+    sc_kv kv;
+
+    sc_kv_init(&kv);
+    sc_kv_addf(&kv, "PID", "%d", (int)s->r->pid);
+    sc_kv_addf(&kv, "LOG", "%s", s->o->log_path ? s->o->log_path : "");
+    sc_kv_addf(&kv, "BUNDLE", "%s", s->o->bundle->path);
+    sc_kv_addf(&kv, "READY_AT", "%lld.%09ld", (long long)s->r->ready_at.tv_sec,
+               s->r->ready_at.tv_nsec);
+    if (s->o->guard_extra)
+        sc_kv_append(&kv, s->o->guard_extra);
+    int rc = kv.failed ? -ENOMEM : sc_bundle_write(s->o->bundle, "capture_guard.env", kv.text,
+                                                   kv.len);
+    if (rc < 0)
+        sc__capture_fail(s, "capture_guard.env", rc);
+    sc_kv_free(&kv);
+}
+
+/*
+ * The snapshots at main_loop_begin, most time-critical first: where the threads are
+ * right now, then the status, then numa_maps (a page-table walk, slower on big runs).
+ */
+static void sc__capture_ready(sc__obs *s)
+{
+    struct timespec t0, t1;
+    char *text = NULL, *maps = NULL;
+    int rc;
+
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    clock_gettime(CLOCK_REALTIME, &s->r->ready_at);
+    s->r->ready_seen = true;
+    rc = sc_snapshot_threads(s->procfd, s->r->pid, &text);
+    if (rc == 0)
+        rc = sc_bundle_write_str(s->o->bundle, "threads_at_ready.txt", text);
+    if (rc < 0)
+        sc__capture_fail(s, "threads_at_ready.txt", rc);
+    free(text);
+    text = NULL;
+    sc__copy_proc_file(s, "status", "workload_status_at_ready.txt", NULL);
+    sc__copy_proc_file(s, "numa_maps", "numa_maps_at_ready.txt", &maps);
+    if (maps && sc_snapshot_numastat(maps, s->r->pid, &text) == 0)
+        rc = sc_bundle_write_str(s->o->bundle, "numastat_at_ready.txt", text);
+    else
+        rc = -ENODATA;
+    if (rc < 0)
+        sc__capture_fail(s, "numastat_at_ready.txt", rc);
+    free(text);
+    free(maps);
+    sc__write_guard(s);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    s->r->ready_capture_ms = sc__ms_between(&t0, &t1);
+    char ready[128];
+    snprintf(ready, sizeof(ready), "main_loop_begin_at=%lld.%09ld\ncapture_ms=%.3f\n",
+             (long long)s->r->ready_at.tv_sec, s->r->ready_at.tv_nsec, s->r->ready_capture_ms);
+    rc = sc_bundle_write_str(s->o->bundle, "main_loop.ready", ready);
+    if (rc < 0)
+        sc__capture_fail(s, "main_loop.ready", rc);
+    if (s->o->echo_fd >= 0)
+        dprintf(s->o->echo_fd, "streamcard: READY PID=%d log=%s bundle=%s (captured in %.1f ms)\n",
+                (int)s->r->pid, s->o->log_path ? s->o->log_path : "", s->o->bundle->path,
+                s->r->ready_capture_ms);
+}
+
+static void sc__take_status(sc__obs *s)
+{
+    if (s->status_taken || s->procfd < 0)
+        return;
+    s->status_taken = true;
+    sc__copy_proc_file(s, "status", "workload_status.txt", NULL);
+}
+
+/* Feeds output bytes to the line scanner; reacts to the first main_loop_begin. */
+static void sc__scan(sc__obs *s, const char *buf, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (buf[i] != '\n') {
+            if (s->line_len < sizeof(s->line) - 1)
+                s->line[s->line_len++] = buf[i];
+            else
+                s->line_overflow = true;
+            continue;
+        }
+        s->line[s->line_len] = '\0';
+        if (s->line_len && s->line[s->line_len - 1] == '\r')
+            s->line[s->line_len - 1] = '\0';
+        if (!s->line_overflow && !s->r->ready_seen && strcmp(s->line, SC__MARKER_BEGIN) == 0) {
+            sc__take_status(s);
+            sc__capture_ready(s);
+        }
+        s->line_len = 0;
+        s->line_overflow = false;
+    }
+}
+
+/* In the child, between fork and exec: placement, output, then the workload. */
+static void sc__child(const sc_observe_opts *o, int out_fd, int err_pipe)
+{
+    int err = 0;
+    sigset_t none;
+
+    /* The workload starts with no blocked signals and default dispositions, whatever the
+       caller blocked to receive them through the signalfd. */
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    signal(SIGPIPE, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (o->cpus) {
+        cpu_set_t *set = CPU_ALLOC(65536);
+        size_t size = CPU_ALLOC_SIZE(65536);
+        unsigned cpu;
+        if (!set)
+            err = ENOMEM;
+        else {
+            CPU_ZERO_S(size, set);
+            hwloc_bitmap_foreach_begin(cpu, o->cpus)
+            {
+                CPU_SET_S(cpu, size, set);
+            }
+            hwloc_bitmap_foreach_end();
+            if (sched_setaffinity(0, size, set) < 0)
+                err = errno;
+            CPU_FREE(set);
+        }
+    }
+    if (!err && o->memory_node >= 0) {
+        struct bitmask *nodes = numa_available() < 0 ? NULL : numa_allocate_nodemask();
+        if (!nodes)
+            err = ENOSYS;
+        else {
+            numa_bitmask_setbit(nodes, (unsigned)o->memory_node);
+            numa_set_bind_policy(1);
+            numa_set_strict(1);
+            errno = 0;
+            numa_set_membind(nodes);
+            err = errno == EINVAL ? EINVAL : 0;
+            numa_free_nodemask(nodes);
+        }
+    }
+    if (!err) {
+        int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (devnull >= 0 && devnull != 0)
+            dup2(devnull, 0);
+        if (dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0)
+            err = errno;
+    }
+    if (!err) {
+        execve(o->argv[0], o->argv, o->envp);
+        err = errno;
+    }
+    (void)!write(err_pipe, &err, sizeof(err));
+    _exit(127);
+}
+
+static void sc__reap(sc__obs *s)
+{
+    int status;
+    pid_t w = waitpid(s->r->pid, &status, WNOHANG);
+
+    if (w != s->r->pid)
+        return;
+    s->r->exit_known = true;
+    clock_gettime(CLOCK_REALTIME, &s->r->ended_at);
+    if (WIFEXITED(status))
+        s->r->exit_code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+        s->r->exit_signal = WTERMSIG(status);
+}
+
+static void sc__forward(sc__obs *s, int sig)
+{
+    if (s->r->exit_known)
+        return;
+    /* The first request to stop is passed on; a second one kills the workload. */
+    if (s->r->caller_signal)
+        sig = SIGKILL;
+    else
+        s->r->caller_signal = sig;
+    kill(-s->r->pid, sig);
+}
+
+/* The poll loop: output, signals, the start-up status snapshot and the timeout. */
+static int sc__loop(sc__obs *s, int out_rd, int sigfd)
+{
+    struct timespec t_start, now;
+    char buf[65536];
+    bool out_open = true, term_sent = false;
+    double eof_grace_ms = -1;
+
+    clock_gettime(CLOCK_MONOTONIC, &t_start);
+    while (out_open || !s->r->exit_known) {
+        struct pollfd fds[2] = {{out_open ? out_rd : -1, POLLIN, 0}, {sigfd, POLLIN, 0}};
+        int rc = poll(fds, 2, 20);
+        if (rc < 0 && errno != EINTR)
+            return -errno;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double elapsed = sc__ms_between(&t_start, &now);
+        if (!s->status_taken && elapsed >= 50)
+            sc__take_status(s);
+        if (fds[1].revents & POLLIN) {
+            struct signalfd_siginfo si;
+            while (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
+                if (si.ssi_signo == SIGCHLD)
+                    sc__reap(s);
+                else
+                    sc__forward(s, (int)si.ssi_signo);
+            }
+        }
+        if (out_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+            ssize_t n = read(out_rd, buf, sizeof(buf));
+            if (n > 0) {
+                if (!s->status_taken)
+                    sc__take_status(s);
+                (void)!sc_file_write_all(s->o->log_fd, buf, (size_t)n);
+                if (s->o->echo_fd >= 0)
+                    (void)!sc_file_write_all(s->o->echo_fd, buf, (size_t)n);
+                sc__scan(s, buf, (size_t)n);
+            } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+                out_open = false;
+            }
+        }
+        if (!s->r->exit_known)
+            sc__reap(s);
+        /* The workload ended but something it started still holds the pipe: wait 2 s. */
+        if (s->r->exit_known && out_open) {
+            if (eof_grace_ms < 0)
+                eof_grace_ms = elapsed;
+            else if (elapsed - eof_grace_ms > 2000)
+                out_open = false;
+        }
+        if (s->o->timeout_s > 0 && !s->r->exit_known && elapsed > s->o->timeout_s * 1e3) {
+            if (!term_sent) {
+                s->r->timed_out = true;
+                term_sent = true;
+                kill(-s->r->pid, SIGTERM);
+            } else if (elapsed > (s->o->timeout_s + 10) * 1e3) {
+                kill(-s->r->pid, SIGKILL);
+            }
+        }
+    }
+    return 0;
+}
+
+int sc_observe_run(const sc_observe_opts *o, sc_observe_result *r)
+{
+    int out[2] = {-1, -1}, errp[2] = {-1, -1}, sigfd = -1, rc;
+    sigset_t block, old;
+    sc__obs s = {.o = o, .r = r, .procfd = -1};
+    char procpath[64];
+
+    memset(r, 0, sizeof(*r));
+    r->pid = -1;
+    if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+        rc = -errno;
+        goto out_close;
+    }
+    sigemptyset(&block);
+    sigaddset(&block, SIGCHLD);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigaddset(&block, SIGQUIT);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    sigfd = signalfd(-1, &block, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (sigfd < 0) {
+        rc = -errno;
+        goto out_restore;
+    }
+    clock_gettime(CLOCK_REALTIME, &r->started_at);
+    r->pid = fork();
+    if (r->pid < 0) {
+        rc = -errno;
+        r->spawn_error = errno;
+        goto out_restore;
+    }
+    if (r->pid == 0)
+        sc__child(o, out[1], errp[1]);
+    setpgid(r->pid, r->pid); /* also in the parent: no race with an early kill(-pid) */
+    close(out[1]);
+    close(errp[1]);
+    out[1] = errp[1] = -1;
+    snprintf(procpath, sizeof(procpath), "/proc/%d", (int)r->pid);
+    s.procfd = open(procpath, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int child_err = 0;
+    ssize_t n = read(errp[0], &child_err, sizeof(child_err));
+    r->started = n != (ssize_t)sizeof(child_err);
+    r->spawn_error = r->started ? 0 : child_err;
+    rc = sc__loop(&s, out[0], sigfd);
+    if (s.line_len > 0)
+        sc__scan(&s, "\n", 1); /* a last line without newline still counts */
+out_restore:
+    if (sigfd >= 0)
+        close(sigfd);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+out_close:
+    for (int i = 0; i < 2; i++) {
+        if (out[i] >= 0)
+            close(out[i]);
+        if (errp[i] >= 0)
+            close(errp[i]);
+    }
+    if (s.procfd >= 0)
+        close(s.procfd);
+    return rc;
+}

@@ -1,0 +1,158 @@
+/*
+ * sc_card.h: the experiment card (schema version 1, see DESIGN.md).
+ *
+ * One card = one question = one independent variable. The card is parsed with libyaml;
+ * every key is looked up in one table (card_schema.c) that also gives each key its
+ * command-line flag, so `--threads 4` and `threads: 4` go through the same conversion
+ * and the same checks. Checking is split in two:
+ *   sc_card_check()          machine-independent rules (runs anywhere, e.g. sbatch on a
+ *                            login node);
+ *   sc_card_check_machine()  rules that depend on the node the workload runs on.
+ * Both append one line per problem to an sc_diag:
+ *   "card.yaml:5: threads: 17 is more than the 16 CPUs of cpu_list 0-15 (valid: 1-16)".
+ */
+#ifndef SC_CARD_H
+#define SC_CARD_H
+
+#include "sc_diag.h"
+
+#include <hwloc.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum sc_workload {
+    SC_WORKLOAD_NONE = 0,
+    SC_WORKLOAD_STREAM,
+    SC_WORKLOAD_IPSEARCH,
+    SC_WORKLOAD_MPI_PINGPONG,
+} sc_workload;
+
+typedef enum sc_prefetch {
+    SC_PREFETCH_UNCHANGED = 0,
+    SC_PREFETCH_ON,
+    SC_PREFETCH_OFF,
+} sc_prefetch;
+
+/* Card keys, in schema order. Each has a row in the schema table (card_schema.c). */
+typedef enum sc_card_field {
+    SC_CF_VERSION = 0,
+    SC_CF_QUESTION,
+    SC_CF_RUN_NAME,
+    SC_CF_WORKLOAD,
+    SC_CF_KERNEL,
+    SC_CF_CPU_LIST,
+    SC_CF_THREADS,
+    SC_CF_MEMORY_NODE,
+    SC_CF_PREFETCH,
+    SC_CF_GOVERNOR,
+    SC_CF_ARRAY_SIZE,
+    SC_CF_ITERATIONS,
+    SC_CF_NT_STORES,
+    SC_CF_NB,
+    SC_CF_NQ,
+    SC_CF_DIM,
+    SC_CF_K,
+    SC_CF_POOL_THREADS,
+    SC_CF_RANKS,
+    SC_CF_MIN_BYTES,
+    SC_CF_MAX_BYTES,
+    SC_CF_NODES,
+    SC_CF_EXPECT_TRANSPORT,
+    SC_CF_EXPECT_MIN_RATE,
+    SC_CF_ENV,
+    SC_CF_CONTROLLED,
+    SC_CF_COUNT
+} sc_card_field;
+
+typedef struct sc_card_kv {
+    char *key;
+    char *value;
+} sc_card_kv;
+
+typedef struct sc_card {
+    char *source;      /* the YAML exactly as given; NULL for a card made of flags only */
+    size_t source_len;
+    char *source_name; /* for messages: the file name, or "command line" */
+
+    long version;
+    char *question;
+    char *run_name; /* NULL until sc_card_check() derives the default */
+    sc_workload workload;
+    char *kernel;   /* stream: copy|scale|add|triad|all; mpi: pingpong|uniband */
+    char *cpu_list; /* as written */
+    hwloc_bitmap_t cpus;
+    long threads;     /* 0 until set or derived (= CPUs in cpu_list) */
+    long memory_node; /* -1: not bound */
+    sc_prefetch prefetch;
+    char *governor; /* "unchanged" or a scaling governor name */
+    uint64_t array_size;
+    long iterations;
+    char *nt_stores; /* stream: auto|on|off */
+    uint64_t nb, nq, dim, k;
+    long pool_threads;
+    long ranks;
+    uint64_t min_bytes, max_bytes;
+    char *nodes; /* Slurm hostlist the card may run on; NULL: any */
+    char *expect_transport;
+    double expect_min_rate_MBps; /* 0: no minimum */
+    sc_card_kv *env;
+    size_t n_env;
+    char **controlled;
+    size_t n_controlled;
+
+    bool present[SC_CF_COUNT]; /* given in the YAML or by a flag */
+    int line[SC_CF_COUNT];     /* YAML line (1-based); 0 when given by a flag */
+    bool overridden;           /* a flag changed a value after the YAML was read */
+} sc_card;
+
+/* Allocates an empty card with the defaults of schema version 1. NULL on ENOMEM. */
+sc_card *sc_card_new(void);
+void sc_card_free(sc_card *card);
+
+/*
+ * Parses YAML text into card. name is used in messages. Every problem (syntax error,
+ * unknown or duplicate key, bad value) is appended to diag. Returns 0 when nothing was
+ * appended, -EINVAL otherwise (the card then holds whatever parsed).
+ */
+int sc_card_parse(sc_card *card, const char *text, size_t len, const char *name, sc_diag *diag);
+
+/* Reads the file at path (as the calling user) and parses it. -errno when unreadable. */
+int sc_card_load_file(sc_card *card, const char *path, sc_diag *diag);
+
+/*
+ * Sets one key from a command-line flag (flag is the key with '-' for '_', e.g.
+ * "cpu-list", "memory-node", "expect-transport"). Returns 0, -ENOENT for an unknown flag,
+ * or -EINVAL with a line appended to diag.
+ */
+int sc_card_set_flag(sc_card *card, const char *flag, const char *value, sc_diag *diag);
+
+/*
+ * Iterates the command-line flags of the card keys: returns the flag of the index-th
+ * one (0-based), or NULL after the last; *help (may be NULL) gets its one-line help.
+ */
+const char *sc_card_flag(size_t index, const char **help);
+
+/* Machine-independent rules; derives run_name and threads when absent. 0 or -EINVAL. */
+int sc_card_check(sc_card *card, sc_diag *diag);
+
+/* Facts about the node that runs the workload (see sc_machine.h). */
+struct sc_machine;
+/*
+ * Rules that depend on the node: CPUs online and allowed, NUMA node present and allowed,
+ * sizes fit in memory, governor offered. platform_control says whether something (the
+ * SPANK plugin) can set prefetch and governor; without it they must be "unchanged".
+ */
+int sc_card_check_machine(const sc_card *card, const struct sc_machine *m, bool platform_control,
+                          sc_diag *diag);
+
+/* Emits the resolved card as YAML (every key with its effective value). malloc'd. */
+char *sc_card_to_yaml(const sc_card *card);
+
+/* Bytes the workload allocates (for the memory check and the plan). */
+uint64_t sc_card_memory_bytes(const sc_card *card);
+
+const char *sc_workload_name(sc_workload w);
+const char *sc_prefetch_name(sc_prefetch p);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * sc_card_schema.h: internal; the table of card keys shared by the YAML reader, the
+ * command-line flags, the checks and the YAML writer of the card module.
+ */
+#ifndef SC_CARD_SCHEMA_H
+#define SC_CARD_SCHEMA_H
+
+#include "sc_card.h"
+
+typedef enum sc__card_type {
+    SC__CT_STRING,   /* free text */
+    SC__CT_NAME,     /* [A-Za-z0-9._-]: run_name, governor, transport */
+    SC__CT_LONG,     /* decimal integer within [min, max] */
+    SC__CT_U64,      /* decimal unsigned integer within [min, max] */
+    SC__CT_DOUBLE,   /* positive decimal number */
+    SC__CT_CHOICE,   /* one of choices ("a|b|c") */
+    SC__CT_CPULIST,  /* Linux cpulist */
+    SC__CT_WORKLOAD, /* stream | ipsearch | mpi-pingpong */
+    SC__CT_PREFETCH, /* on | off | unchanged */
+    SC__CT_ENV,      /* mapping of variable names to values */
+    SC__CT_LIST,     /* sequence of strings */
+} sc__card_type;
+
+/* Bit per workload, for keys that only one workload reads. */
+#define SC__WL_BIT(w) (1u << (w))
+#define SC__WL_ANY 0u
+
+typedef struct sc__card_key {
+    sc_card_field field;
+    const char *path;    /* dotted YAML path: "experiment.threads" */
+    const char *flag;    /* command-line flag without "--", NULL when none */
+    sc__card_type type;
+    long long min, max;  /* integer range (inclusive) */
+    const char *choices; /* "a|b|c" for SC__CT_CHOICE */
+    unsigned workloads;  /* SC__WL_ANY or a mask of SC__WL_BIT() */
+    const char *help;    /* one line for --help */
+} sc__card_key;
+
+extern const sc__card_key sc__card_keys[SC_CF_COUNT];
+
+/* Row of a dotted YAML path or of a flag name; NULL when unknown. */
+const sc__card_key *sc__card_key_by_path(const char *path);
+const sc__card_key *sc__card_key_by_flag(const char *flag);
+/* The key whose path ends with the closest name to name (for "did you mean"); or NULL. */
+const sc__card_key *sc__card_key_suggest(const char *name);
+
+/*
+ * Converts one scalar and stores it in card. where is "card.yaml:5" or "--threads" and
+ * starts every message. Returns 0 or -EINVAL with a line in diag.
+ */
+int sc__card_assign(sc_card *card, const sc__card_key *key, const char *value, const char *where,
+                    sc_diag *diag);
+
+/* The short name of a key (last path component), for messages. */
+const char *sc__card_key_name(const sc__card_key *key);
+
+#endif

@@ -1,0 +1,34 @@
+/*
+ * sc_file.h: whole-file reads and writes relative to a directory descriptor.
+ *
+ * Everything the core reads or writes goes through a directory fd (a sysroot, a bundle,
+ * /proc/<pid>), so tests can point it at a tree of their own and privileged callers can
+ * refuse symlinks with O_NOFOLLOW.
+ */
+#ifndef SC_FILE_H
+#define SC_FILE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Largest file sc_file_read_at() accepts (numa_maps of a big process can be megabytes). */
+#define SC_FILE_MAX_READ (256u << 20)
+
+/*
+ * Reads the whole file rel (opened with extra_flags | O_RDONLY | O_CLOEXEC) into a
+ * malloc'd, NUL-terminated buffer. Returns 0 or -errno (-EFBIG above max bytes).
+ * len may be NULL.
+ */
+int sc_file_read_at(int dirfd, const char *rel, int extra_flags, size_t max, char **out,
+                    size_t *len);
+
+/* Reads from an open fd until EOF, as sc_file_read_at(). */
+int sc_file_read_fd(int fd, size_t max, char **out, size_t *len);
+
+/* Writes all len bytes to fd, retrying short writes and EINTR. Returns 0 or -errno. */
+int sc_file_write_all(int fd, const void *buf, size_t len);
+
+/* Copies the first line of text (without '\n', trailing blanks removed) into buf. */
+void sc_file_first_line(const char *text, char *buf, size_t buflen);
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * sc_observe.h: run a workload and watch it.
+ *
+ * The workload is started with its CPU affinity and memory binding already in place
+ * (set in the child between fork and exec, so every thread and page inherits them),
+ * its stdout and stderr merged into one pipe. Every byte is written to the log at once;
+ * the lines are scanned for the trace protocol, and the moment
+ * TRACE_WORKLOAD_PHASE=main_loop_begin arrives the observer snapshots the process
+ * (threads and their CPUs, /proc/<pid>/status, numa_maps, per-node pages) into the
+ * bundle and records how long that took. Signals to the caller (Ctrl-C, scancel's
+ * SIGTERM) are forwarded to the workload's process group and the run still ends with
+ * its evidence.
+ */
+#ifndef SC_OBSERVE_H
+#define SC_OBSERVE_H
+
+#include "sc_bundle.h"
+
+#include <hwloc.h>
+#include <stdbool.h>
+#include <sys/types.h>
+#include <time.h>
+
+typedef struct sc_observe_opts {
+    char *const *argv;         /* argv[0] is an absolute path */
+    char *const *envp;         /* the workload's whole environment */
+    hwloc_const_bitmap_t cpus; /* affinity; NULL keeps the caller's */
+    long memory_node;          /* membind node; -1 for none */
+    int log_fd;                /* receives everything the workload prints */
+    int echo_fd;               /* a copy for the terminal; -1 for none */
+    const sc_bundle *bundle;   /* where the snapshots are written */
+    const char *log_path;      /* for capture_guard.env and the READY line */
+    const char *guard_extra;   /* more "key=value" lines for capture_guard.env; may be NULL */
+    double timeout_s;          /* 0: none; else SIGTERM after it, SIGKILL 10 s later */
+} sc_observe_opts;
+
+typedef struct sc_observe_result {
+    pid_t pid;
+    bool started;      /* the exec succeeded */
+    int spawn_error;   /* errno of a failed fork or exec, else 0 */
+    bool exit_known;   /* the workload was reaped */
+    int exit_code;     /* when it exited */
+    int exit_signal;   /* the signal that ended it, else 0 */
+    bool ready_seen;   /* main_loop_begin arrived */
+    double ready_capture_ms; /* marker read -> every snapshot written */
+    struct timespec started_at, ready_at, ended_at; /* CLOCK_REALTIME */
+    int caller_signal; /* a signal the caller received and forwarded, else 0 */
+    bool timed_out;
+    int capture_errors; /* snapshots that could not be taken or written */
+    char capture_error[256];
+} sc_observe_result;
+
+/* Runs the workload to its end. Returns 0 (see r for how it ended) or -errno. */
+int sc_observe_run(const sc_observe_opts *o, sc_observe_result *r);
+
+#endif

@@ -1,0 +1,35 @@
+/*
+ * sc_sysstate.h: the machine state recorded in every bundle, before and after a run:
+ * kernel, CPU identity and microcode, online CPUs, SMT, THP, numa_balancing, taint, the
+ * MSR write filter, and per CPU the cpufreq governor and frequencies. Everything is
+ * read under an sc_fsroot; what a machine does not offer is recorded as "unavailable".
+ */
+#ifndef SC_SYSSTATE_H
+#define SC_SYSSTATE_H
+
+#include "sc_fsroot.h"
+#include "sc_kv.h"
+
+#include <hwloc.h>
+
+typedef struct sc_cpu_identity {
+    char vendor[32];      /* "GenuineIntel", "AuthenticAMD" */
+    int family, model;    /* from /proc/cpuinfo ("cpu family", "model"), -1 if absent */
+    char model_name[128];
+    char microcode[32];
+    char flags_hint[16];  /* "hypervisor" when the flags say so, else "" */
+} sc_cpu_identity;
+
+/* Reads the first processor block of proc/cpuinfo under root. Returns 0 or -errno. */
+int sc_cpu_identity_read(const sc_fsroot *root, sc_cpu_identity *id);
+
+/*
+ * Appends the state as "key=value" lines to out. cpus selects the CPUs whose cpufreq
+ * state is recorded (NULL: every online CPU). Returns 0 or -ENOMEM.
+ */
+int sc_sysstate_capture(const sc_fsroot *root, hwloc_const_bitmap_t cpus, sc_kv *out);
+
+/* The selected value of a sysfs choice file ("always [madvise] never" -> "madvise"). */
+void sc_sysstate_selected(const char *text, char *buf, size_t buflen);
+
+#endif

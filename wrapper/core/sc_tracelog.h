@@ -1,0 +1,47 @@
+/*
+ * sc_tracelog.h: what a workload printed (stream.log), read back as evidence.
+ *
+ * One pass over the log collects the trace protocol of DESIGN.md (thread bindings,
+ * phase markers, thread counts, the validation verdict) and the result table rows
+ * ("Copy:  12345.6  0.001  0.001  0.002"), so `streamcard run` and `streamcard verify`
+ * draw their conclusions from the same parser.
+ */
+#ifndef SC_TRACELOG_H
+#define SC_TRACELOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct sc_binding {
+    long thread;
+    long cpu;
+} sc_binding;
+
+typedef struct sc_table_row {
+    char name[32]; /* "Copy", "Triad" */
+    double best_rate_MBps, avg_s, min_s, max_s;
+} sc_table_row;
+
+typedef struct sc_tracelog {
+    long threads_requested, threads_counted; /* -1 when not printed */
+    sc_binding *bindings;
+    size_t n_bindings;
+    long begin_line, end_line; /* line numbers (1-based) of the markers; 0 when absent */
+    long validates_line;       /* first "Solution Validates" line; 0 when absent */
+    long failed_line;          /* first "Failed Validation" line; 0 when absent */
+    long nonfinite_line;       /* first line with a NaN or Inf word; 0 when none */
+    char failed_text[256];     /* that line, for messages */
+    char nonfinite_text[256];
+    sc_table_row rows[8];
+    size_t n_rows;
+    long malformed_line; /* first TRACE_ line that did not parse; 0 when none */
+} sc_tracelog;
+
+/* Parses log (NUL-terminated). Returns 0 or -ENOMEM. */
+int sc_tracelog_parse(const char *log, sc_tracelog *out);
+void sc_tracelog_free(sc_tracelog *t);
+
+/* The row named name ("Copy"), or NULL. */
+const sc_table_row *sc_tracelog_row(const sc_tracelog *t, const char *name);
+
+#endif

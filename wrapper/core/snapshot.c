@@ -1,0 +1,146 @@
+/*
+ * snapshot.c: the process snapshots the observer takes at main_loop_begin: every
+ * thread's CPU (threads_at_ready.txt, the columns of `ps -L -o pid,tid,psr,stat,comm`),
+ * /proc/<pid>/status, numa_maps and the per-node page counts that `numastat -p` would
+ * derive from it.
+ */
+#include "sc_snapshot.h"
+#include "sc_file.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* One line "pid tid psr stat comm" from task/<tid>/stat. */
+static int sc__thread_line(int taskfd, const char *tid, pid_t pid, FILE *out)
+{
+    char rel[300], *stat = NULL;
+    int rc;
+
+    snprintf(rel, sizeof(rel), "%s/stat", tid);
+    rc = sc_file_read_at(taskfd, rel, 0, 1 << 16, &stat, NULL);
+    if (rc < 0)
+        return rc;
+    char *open = strchr(stat, '('), *close = strrchr(stat, ')');
+    if (!open || !close || close < open) {
+        free(stat);
+        return -EINVAL;
+    }
+    /* After "(comm)": field 3 is the state, field 39 the CPU it last ran on. */
+    char state = close[2];
+    const char *p = close + 2;
+    long psr = -1;
+    for (int field = 3; *p; field++) {
+        if (field == 39) {
+            psr = strtol(p, NULL, 10);
+            break;
+        }
+        p = strchr(p, ' ');
+        if (!p)
+            break;
+        p++;
+    }
+    fprintf(out, "%d %s %ld %c %.*s\n", (int)pid, tid, psr, state, (int)(close - open - 1),
+            open + 1);
+    free(stat);
+    return psr >= 0 ? 0 : -EINVAL;
+}
+
+int sc_snapshot_threads(int procfd, pid_t pid, char **out)
+{
+    size_t len = 0;
+    FILE *mem = open_memstream(out, &len);
+    int rc = 0;
+
+    if (!mem)
+        return -ENOMEM;
+    fprintf(mem, "PID TID PSR STAT COMM\n");
+    int taskfd = openat(procfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *dir = taskfd >= 0 ? fdopendir(taskfd) : NULL;
+    if (!dir) {
+        rc = -errno;
+        if (taskfd >= 0)
+            close(taskfd);
+    } else {
+        struct dirent *de;
+        while ((de = readdir(dir))) {
+            if (de->d_name[0] == '.')
+                continue;
+            /* A thread that exits between readdir and the read is simply gone. */
+            int trc = sc__thread_line(dirfd(dir), de->d_name, pid, mem);
+            if (trc < 0 && trc != -ENOENT && trc != -ESRCH)
+                rc = trc;
+        }
+        closedir(dir);
+    }
+    if (fclose(mem) != 0 && rc == 0)
+        rc = -ENOMEM;
+    return rc;
+}
+
+int sc_snapshot_numastat(const char *numa_maps, pid_t pid, char **out)
+{
+    enum { MAX_NODES = 1024 };
+    double *anon = calloc(MAX_NODES, sizeof(double)), *other = calloc(MAX_NODES, sizeof(double));
+    int max_node = -1;
+    size_t len = 0;
+    FILE *mem;
+
+    if (!anon || !other) {
+        free(anon);
+        free(other);
+        return -ENOMEM;
+    }
+    for (const char *line = numa_maps; line && *line;) {
+        size_t n = strcspn(line, "\n");
+        double page_kb = 4;
+        const char *ps = strstr(line, "kernelpagesize_kB=");
+        if (ps && (size_t)(ps - line) < n)
+            page_kb = strtod(ps + 18, NULL);
+        int is_anon = 0;
+        const char *a = strstr(line, " anon=");
+        if (a && (size_t)(a - line) < n)
+            is_anon = 1;
+        for (const char *tok = line; tok < line + n;) {
+            int node;
+            unsigned long long pages;
+            if (sscanf(tok, "N%d=%llu", &node, &pages) == 2 && node >= 0 && node < MAX_NODES) {
+                (is_anon ? anon : other)[node] += (double)pages * page_kb / 1024.0;
+                if (node > max_node)
+                    max_node = node;
+            }
+            const char *sp = memchr(tok, ' ', (size_t)(line + n - tok));
+            if (!sp)
+                break;
+            tok = sp + 1;
+        }
+        line += n;
+        if (*line)
+            line++;
+    }
+    mem = open_memstream(out, &len);
+    if (!mem) {
+        free(anon);
+        free(other);
+        return -ENOMEM;
+    }
+    fprintf(mem, "# Per-node memory of PID %d (MiB), summed from its numa_maps as numastat -p "
+                 "does\n",
+            (int)pid);
+    fprintf(mem, "%-8s %14s %14s %14s\n", "node", "anon_MiB", "other_MiB", "total_MiB");
+    double ta = 0, to = 0;
+    for (int node = 0; node <= max_node; node++) {
+        fprintf(mem, "N%-7d %14.2f %14.2f %14.2f\n", node, anon[node], other[node],
+                anon[node] + other[node]);
+        ta += anon[node];
+        to += other[node];
+    }
+    fprintf(mem, "%-8s %14.2f %14.2f %14.2f\n", "Total", ta, to, ta + to);
+    free(anon);
+    free(other);
+    return fclose(mem) == 0 ? 0 : -ENOMEM;
+}

@@ -1,0 +1,155 @@
+/* sysstate.c: the machine state recorded in every bundle (see sc_sysstate.h). */
+#include "sc_sysstate.h"
+#include "sc_cpulist.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* "key   : value" lines of the first block of /proc/cpuinfo. */
+static void sc__cpuinfo_value(const char *text, const char *key, char *buf, size_t buflen)
+{
+    size_t klen = strlen(key);
+
+    *buf = '\0';
+    for (const char *line = text; *line && *line != '\n';) {
+        if (strncmp(line, key, klen) == 0 && (line[klen] == ' ' || line[klen] == '\t' ||
+                                              line[klen] == ':')) {
+            const char *colon = strchr(line, ':');
+            const char *nl = strchr(line, '\n');
+            if (colon && (!nl || colon < nl)) {
+                const char *v = colon + 1 + strspn(colon + 1, " \t");
+                size_t n = nl ? (size_t)(nl - v) : strlen(v);
+                if (n >= buflen)
+                    n = buflen - 1;
+                memcpy(buf, v, n);
+                buf[n] = '\0';
+                return;
+            }
+        }
+        const char *nl = strchr(line, '\n');
+        if (!nl)
+            return;
+        line = nl + 1;
+    }
+}
+
+int sc_cpu_identity_read(const sc_fsroot *root, sc_cpu_identity *id)
+{
+    char *text = NULL, num[32], flags[8192];
+    int rc = sc_fsroot_read(root, "proc/cpuinfo", &text);
+
+    memset(id, 0, sizeof(*id));
+    id->family = id->model = -1;
+    if (rc < 0)
+        return rc;
+    sc__cpuinfo_value(text, "vendor_id", id->vendor, sizeof(id->vendor));
+    sc__cpuinfo_value(text, "cpu family", num, sizeof(num));
+    if (*num)
+        id->family = atoi(num);
+    sc__cpuinfo_value(text, "model", num, sizeof(num));
+    if (*num)
+        id->model = atoi(num);
+    sc__cpuinfo_value(text, "model name", id->model_name, sizeof(id->model_name));
+    sc__cpuinfo_value(text, "microcode", id->microcode, sizeof(id->microcode));
+    sc__cpuinfo_value(text, "flags", flags, sizeof(flags));
+    if (strstr(flags, " hypervisor") || strncmp(flags, "hypervisor", 10) == 0)
+        snprintf(id->flags_hint, sizeof(id->flags_hint), "hypervisor");
+    free(text);
+    return *id->vendor ? 0 : -EINVAL;
+}
+
+void sc_sysstate_selected(const char *text, char *buf, size_t buflen)
+{
+    const char *open = strchr(text, '['), *close = open ? strchr(open, ']') : NULL;
+
+    if (open && close) {
+        snprintf(buf, buflen, "%.*s", (int)(close - open - 1), open + 1);
+        return;
+    }
+    snprintf(buf, buflen, "%.*s", (int)strcspn(text, "\n"), text);
+}
+
+/* Records the first line of rel under key, or "unavailable". */
+static void sc__record(const sc_fsroot *root, sc_kv *out, const char *key, const char *rel,
+                       int choice)
+{
+    char line[512], value[512];
+
+    if (sc_fsroot_read_linef(root, line, sizeof(line), "%s", rel) < 0) {
+        sc_kv_addf(out, key, "unavailable");
+        return;
+    }
+    if (choice) {
+        sc_sysstate_selected(line, value, sizeof(value));
+        sc_kv_addf(out, key, "%s", value);
+    } else {
+        sc_kv_addf(out, key, "%s", line);
+    }
+}
+
+static void sc__record_cpu(const sc_fsroot *root, sc_kv *out, unsigned cpu)
+{
+    static const char *const files[][2] = {
+        {"governor", "scaling_governor"},     {"cur_freq_khz", "scaling_cur_freq"},
+        {"min_freq_khz", "scaling_min_freq"}, {"max_freq_khz", "scaling_max_freq"},
+        {"driver", "scaling_driver"},
+    };
+    char key[64], rel[160];
+
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        snprintf(key, sizeof(key), "cpu%u.%s", cpu, files[i][0]);
+        snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%u/cpufreq/%s", cpu, files[i][1]);
+        sc__record(root, out, key, rel, 0);
+    }
+}
+
+int sc_sysstate_capture(const sc_fsroot *root, hwloc_const_bitmap_t cpus, sc_kv *out)
+{
+    sc_cpu_identity id;
+    char stamp[64], line[4096];
+    struct timespec now;
+    struct tm tm;
+    hwloc_bitmap_t online = hwloc_bitmap_alloc();
+    unsigned cpu;
+
+    if (!online)
+        return -ENOMEM;
+    clock_gettime(CLOCK_REALTIME, &now);
+    gmtime_r(&now.tv_sec, &tm);
+    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    sc_kv_addf(out, "captured_at", "%s", stamp);
+    sc_kv_addf(out, "sysroot", "%s", root->path);
+    sc__record(root, out, "kernel.osrelease", "proc/sys/kernel/osrelease", 0);
+    if (sc_cpu_identity_read(root, &id) == 0) {
+        sc_kv_addf(out, "cpu.vendor", "%s", id.vendor);
+        sc_kv_addf(out, "cpu.family", "%d", id.family);
+        sc_kv_addf(out, "cpu.model", "%d", id.model);
+        sc_kv_addf(out, "cpu.model_name", "%s", id.model_name);
+        sc_kv_addf(out, "cpu.microcode", "%s", *id.microcode ? id.microcode : "unavailable");
+        sc_kv_addf(out, "cpu.virtualized", "%s", *id.flags_hint ? "yes" : "no");
+    } else {
+        sc_kv_addf(out, "cpu.vendor", "unavailable");
+    }
+    sc__record(root, out, "cpus.online", "sys/devices/system/cpu/online", 0);
+    sc__record(root, out, "smt.control", "sys/devices/system/cpu/smt/control", 0);
+    sc__record(root, out, "thp.enabled", "sys/kernel/mm/transparent_hugepage/enabled", 1);
+    sc__record(root, out, "thp.defrag", "sys/kernel/mm/transparent_hugepage/defrag", 1);
+    sc__record(root, out, "kernel.numa_balancing", "proc/sys/kernel/numa_balancing", 0);
+    sc__record(root, out, "kernel.tainted", "proc/sys/kernel/tainted", 0);
+    sc__record(root, out, "msr.allow_writes", "sys/module/msr/parameters/allow_writes", 0);
+    if (!cpus) {
+        if (sc_fsroot_read_linef(root, line, sizeof(line), "sys/devices/system/cpu/online") == 0)
+            sc_cpulist_parse(line, online, NULL, 0);
+        cpus = online;
+    }
+    hwloc_bitmap_foreach_begin(cpu, cpus)
+    {
+        sc__record_cpu(root, out, cpu);
+    }
+    hwloc_bitmap_foreach_end();
+    hwloc_bitmap_free(online);
+    return out->failed ? -ENOMEM : 0;
+}

@@ -1,0 +1,144 @@
+/* tracelog.c: one pass over a workload's output (see sc_tracelog.h). */
+#include "sc_tracelog.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static void sc__copy_line(char *dst, size_t dstlen, const char *line, size_t n)
+{
+    if (n >= dstlen)
+        n = dstlen - 1;
+    memcpy(dst, line, n);
+    dst[n] = '\0';
+}
+
+/* True when the line holds the word nan/inf/infinity (any case, with optional sign). */
+static bool sc__has_nonfinite(const char *line, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0 && (isalnum((unsigned char)line[i - 1]) || line[i - 1] == '_'))
+            continue;
+        size_t len = 0;
+        if (n - i >= 8 && strncasecmp(line + i, "infinity", 8) == 0)
+            len = 8;
+        else if (n - i >= 3 &&
+                 (strncasecmp(line + i, "nan", 3) == 0 || strncasecmp(line + i, "inf", 3) == 0))
+            len = 3;
+        if (len && (i + len == n || !(isalnum((unsigned char)line[i + len]) ||
+                                      line[i + len] == '_')))
+            return true;
+    }
+    return false;
+}
+
+static int sc__add_binding(sc_tracelog *t, long thread, long cpu)
+{
+    sc_binding *grown = realloc(t->bindings, (t->n_bindings + 1) * sizeof(*grown));
+
+    if (!grown)
+        return -ENOMEM;
+    t->bindings = grown;
+    grown[t->n_bindings].thread = thread;
+    grown[t->n_bindings].cpu = cpu;
+    t->n_bindings++;
+    return 0;
+}
+
+/* "Copy:   12345.6   0.001   0.001   0.002": a result table row. */
+static void sc__table_row(sc_tracelog *t, const char *line)
+{
+    sc_table_row row;
+    int name_len = 0;
+
+    if (t->n_rows >= sizeof(t->rows) / sizeof(t->rows[0]))
+        return;
+    if (sscanf(line, "%31[A-Za-z]:%n", row.name, &name_len) != 1 || name_len == 0)
+        return;
+    if (sscanf(line + name_len, "%lf %lf %lf %lf", &row.best_rate_MBps, &row.avg_s, &row.min_s,
+               &row.max_s) != 4)
+        return;
+    t->rows[t->n_rows++] = row;
+}
+
+static int sc__line(sc_tracelog *t, const char *line, size_t n, long lineno)
+{
+    char buf[512];
+    long a, b;
+
+    sc__copy_line(buf, sizeof(buf), line, n);
+    if (strncmp(buf, "TRACE_", 6) == 0) {
+        if (strcmp(buf, "TRACE_WORKLOAD_PHASE=main_loop_begin") == 0) {
+            if (!t->begin_line)
+                t->begin_line = lineno;
+        } else if (strcmp(buf, "TRACE_WORKLOAD_PHASE=main_loop_end") == 0) {
+            if (!t->end_line)
+                t->end_line = lineno;
+        } else if (strncmp(buf, "TRACE_THREAD_BINDING ", 21) == 0) {
+            int used = 0;
+            if (sscanf(buf, "TRACE_THREAD_BINDING thread=%ld cpu=%ld%n", &a, &b, &used) == 2 &&
+                buf[used] == '\0')
+                return sc__add_binding(t, a, b);
+            if (!t->malformed_line)
+                t->malformed_line = lineno;
+        }
+        return 0;
+    }
+    if (sscanf(buf, "Number of Threads requested = %ld", &a) == 1)
+        t->threads_requested = a;
+    else if (sscanf(buf, "Number of Threads counted = %ld", &a) == 1)
+        t->threads_counted = a;
+    if (strncmp(buf, "Solution Validates", 18) == 0 && !t->validates_line)
+        t->validates_line = lineno;
+    if (strstr(buf, "Failed Validation") && !t->failed_line) {
+        t->failed_line = lineno;
+        sc__copy_line(t->failed_text, sizeof(t->failed_text), buf, strlen(buf));
+    }
+    if (!t->nonfinite_line && sc__has_nonfinite(buf, strlen(buf))) {
+        t->nonfinite_line = lineno;
+        sc__copy_line(t->nonfinite_text, sizeof(t->nonfinite_text), buf, strlen(buf));
+    }
+    sc__table_row(t, buf);
+    return 0;
+}
+
+int sc_tracelog_parse(const char *log, sc_tracelog *out)
+{
+    long lineno = 0;
+
+    memset(out, 0, sizeof(*out));
+    out->threads_requested = out->threads_counted = -1;
+    for (const char *line = log; line && *line;) {
+        size_t n = strcspn(line, "\n");
+        size_t trimmed = n;
+        while (trimmed > 0 && (line[trimmed - 1] == '\r' || line[trimmed - 1] == ' '))
+            trimmed--;
+        int rc = sc__line(out, line, trimmed, ++lineno);
+        if (rc < 0)
+            return rc;
+        line += n;
+        if (*line == '\n')
+            line++;
+    }
+    return 0;
+}
+
+void sc_tracelog_free(sc_tracelog *t)
+{
+    if (!t)
+        return;
+    free(t->bindings);
+    t->bindings = NULL;
+    t->n_bindings = 0;
+}
+
+const sc_table_row *sc_tracelog_row(const sc_tracelog *t, const char *name)
+{
+    for (size_t i = 0; i < t->n_rows; i++)
+        if (strcmp(t->rows[i].name, name) == 0)
+            return &t->rows[i];
+    return NULL;
+}

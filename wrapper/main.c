@@ -1,0 +1,43 @@
+/* main.c: the `streamcard` command: options of the top level, then a subcommand. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void sc__usage(FILE *out)
+{
+    fprintf(out, "usage: streamcard COMMAND [ARGS]\n"
+                 "\n"
+                 "Reviewable benchmark runs: a card in, a sealed evidence bundle out.\n"
+                 "\n"
+                 "commands:\n"
+                 "  run [CARD] [options]   run an experiment card and write its evidence bundle\n"
+                 "  verify BUNDLE          re-check a bundle's hashes and recompute its gates\n"
+                 "\n"
+                 "`streamcard COMMAND --help` describes each command; streamcard-card(5) the "
+                 "card.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        sc__usage(stderr);
+        return SC_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        sc__usage(stdout);
+        return SC_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("streamcard %s\n", STREAMCARD_VERSION);
+        return SC_EXIT_OK;
+    }
+    if (strcmp(argv[1], "run") == 0)
+        return sc_cmd_run(argc - 1, argv + 1);
+    if (strcmp(argv[1], "verify") == 0)
+        return sc_cmd_verify(argc - 1, argv + 1);
+    fprintf(stderr, "streamcard: %s: unknown command (valid: run, verify; see streamcard --help)\n",
+            argv[1]);
+    return SC_EXIT_USAGE;
+}

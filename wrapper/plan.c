@@ -1,0 +1,284 @@
+/*
+ * plan.c: from a checked card to the exact command and environment of the workload,
+ * shared by --dry-run (which prints it) and run (which executes it).
+ */
+#include "cli.h"
+#include "sc_cpulist.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sc_file.h"
+
+extern char **environ;
+
+/* Variables streamcard sets itself; inherited values would contradict the card. */
+static const char *const sc__owned_env[] = {"OMP_NUM_THREADS", "OMP_PLACES", "OMP_PROC_BIND",
+                                            "GOMP_CPU_AFFINITY", "KMP_AFFINITY", NULL};
+
+static bool sc__is_file(const char *path)
+{
+    return access(path, X_OK) == 0;
+}
+
+char *sc_plan_find_kernel(const char *name)
+{
+    char exe[PATH_MAX], candidate[PATH_MAX * 2];
+    const char *dir = getenv("STREAMCARD_KERNEL_DIR");
+
+    if (dir && *dir) {
+        snprintf(candidate, sizeof(candidate), "%s/%s", dir, name);
+        return sc__is_file(candidate) ? realpath(candidate, NULL) : NULL;
+    }
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0)
+        return NULL;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return NULL;
+    *slash = '\0';
+    /* The build tree keeps kernels next to the command; an install puts them in libexec. */
+    snprintf(candidate, sizeof(candidate), "%s/%s", exe, name);
+    if (sc__is_file(candidate))
+        return realpath(candidate, NULL);
+    snprintf(candidate, sizeof(candidate), "%s/../libexec/streamcard/%s", exe, name);
+    if (sc__is_file(candidate))
+        return realpath(candidate, NULL);
+    return NULL;
+}
+
+/* A growing NULL-terminated array of malloc'd strings. */
+typedef struct sc__strv {
+    char **v;
+    size_t n, cap;
+    int failed;
+} sc__strv;
+
+static void sc__strv_addf(sc__strv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sc__strv_addf(sc__strv *s, const char *fmt, ...)
+{
+    va_list ap;
+    char *str = NULL;
+
+    if (s->n + 2 > s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 32;
+        char **grown = realloc(s->v, cap * sizeof(*grown));
+        if (!grown) {
+            s->failed = 1;
+            return;
+        }
+        s->v = grown;
+        s->cap = cap;
+    }
+    va_start(ap, fmt);
+    if (vasprintf(&str, fmt, ap) < 0) {
+        s->failed = 1;
+        str = NULL;
+    }
+    va_end(ap);
+    if (!str)
+        return;
+    s->v[s->n++] = str;
+    s->v[s->n] = NULL;
+}
+
+static void sc__strv_free(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
+static bool sc__env_owned(const char *entry, const sc_card *card)
+{
+    size_t n = strcspn(entry, "=");
+
+    for (const char *const *k = sc__owned_env; *k; k++)
+        if (strlen(*k) == n && strncmp(entry, *k, n) == 0)
+            return true;
+    for (size_t i = 0; i < card->n_env; i++)
+        if (strlen(card->env[i].key) == n && strncmp(entry, card->env[i].key, n) == 0)
+            return true;
+    return false;
+}
+
+/* OMP_PLACES with one place per CPU of the card, so thread i binds to the i-th CPU. */
+static char *sc__omp_places(const sc_card *card)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    unsigned cpu;
+    bool first = true;
+
+    if (!mem)
+        return NULL;
+    hwloc_bitmap_foreach_begin(cpu, card->cpus)
+    {
+        fprintf(mem, "%s{%u}", first ? "" : ",", cpu);
+        first = false;
+    }
+    hwloc_bitmap_foreach_end();
+    fclose(mem);
+    return text;
+}
+
+static void sc__stream_argv(sc__strv *a, const sc_plan *plan)
+{
+    const sc_card *c = plan->card;
+
+    sc__strv_addf(a, "--kernel");
+    sc__strv_addf(a, "%s", c->kernel);
+    sc__strv_addf(a, "--array-size");
+    sc__strv_addf(a, "%llu", (unsigned long long)c->array_size);
+    sc__strv_addf(a, "--iterations");
+    sc__strv_addf(a, "%ld", c->iterations);
+    sc__strv_addf(a, "--nt-stores");
+    sc__strv_addf(a, "%s", c->nt_stores);
+}
+
+int sc_plan_build(sc_plan *plan, char **parent_env)
+{
+    const sc_card *c = plan->card;
+    sc__strv argv = {0}, env = {0};
+    char *places = sc__omp_places(c);
+    static const char *const kernel_names[] = {
+        [SC_WORKLOAD_STREAM] = "streamcard-stream",
+        [SC_WORKLOAD_IPSEARCH] = "streamcard-ipsearch",
+        [SC_WORKLOAD_MPI_PINGPONG] = "streamcard-pingpong",
+    };
+
+    if (!places)
+        return -ENOMEM;
+    plan->binary = sc_plan_find_kernel(kernel_names[c->workload]);
+    plan->binary_found = plan->binary != NULL;
+    if (!plan->binary) {
+        char *exe = realpath("/proc/self/exe", NULL);
+        char *slash = exe ? strrchr(exe, '/') : NULL;
+        if (slash)
+            *slash = '\0';
+        if (asprintf(&plan->binary, "%s/%s", exe ? exe : ".", kernel_names[c->workload]) < 0)
+            plan->binary = NULL;
+        free(exe);
+    }
+    sc__strv_addf(&argv, "%s", plan->binary ? plan->binary : "");
+    if (c->workload == SC_WORKLOAD_STREAM)
+        sc__stream_argv(&argv, plan);
+    for (char **e = parent_env; e && *e; e++)
+        if (!sc__env_owned(*e, c))
+            sc__strv_addf(&env, "%s", *e);
+    sc__strv_addf(&env, "OMP_NUM_THREADS=%ld", c->threads);
+    sc__strv_addf(&env, "OMP_PLACES=%s", places);
+    sc__strv_addf(&env, "OMP_PROC_BIND=close");
+    for (size_t i = 0; i < c->n_env; i++)
+        sc__strv_addf(&env, "%s=%s", c->env[i].key, c->env[i].value);
+    if (asprintf(&plan->omp_summary, "OMP_NUM_THREADS=%ld OMP_PLACES=%s OMP_PROC_BIND=close",
+                 c->threads, places) < 0)
+        plan->omp_summary = NULL;
+    free(places);
+    plan->argv = argv.v;
+    plan->envp = env.v;
+    return argv.failed || env.failed || !plan->omp_summary || !plan->binary ? -ENOMEM : 0;
+}
+
+int sc_plan_append_arg(sc_plan *plan, const char *arg)
+{
+    size_t n = 0;
+
+    while (plan->argv && plan->argv[n])
+        n++;
+    char **grown = realloc(plan->argv, (n + 2) * sizeof(*grown));
+    if (!grown)
+        return -ENOMEM;
+    plan->argv = grown;
+    grown[n] = strdup(arg);
+    grown[n + 1] = NULL;
+    return grown[n] ? 0 : -ENOMEM;
+}
+
+void sc_plan_print(const sc_plan *plan, FILE *out)
+{
+    const sc_card *c = plan->card;
+    char mem[64];
+
+    snprintf(mem, sizeof(mem), "%.1f MiB", (double)sc_card_memory_bytes(c) / 1048576.0);
+    fprintf(out, "streamcard plan\n");
+    fprintf(out, "  card:        %s (%s, sha256 %.16s...)\n",
+            plan->card_path ? plan->card_path : "from flags", plan->card_origin,
+            plan->card_sha256);
+    if (c->question)
+        fprintf(out, "  question:    %s\n", c->question);
+    fprintf(out, "  workload:    %s%s%s\n", sc_workload_name(c->workload), c->kernel ? ", kernel " : "",
+            c->kernel ? c->kernel : "");
+    fprintf(out, "  binary:      %s%s\n", plan->binary,
+            plan->binary_found ? "" : "  (NOT FOUND: build it, or set STREAMCARD_KERNEL_DIR)");
+    fprintf(out, "  CPUs:        %s (%d CPUs)\n", c->cpu_list, hwloc_bitmap_weight(c->cpus));
+    fprintf(out, "  threads:     %ld (%s)\n", c->threads, plan->omp_summary);
+    if (c->memory_node >= 0)
+        fprintf(out, "  memory node: %ld (membind, strict)\n", c->memory_node);
+    else
+        fprintf(out, "  memory node: not bound (the kernel's default policy)\n");
+    fprintf(out, "  prefetch:    %s\n", sc_prefetch_name(c->prefetch));
+    fprintf(out, "  governor:    %s\n", c->governor);
+    if (c->workload == SC_WORKLOAD_STREAM)
+        fprintf(out, "  sizes:       array_size %llu (%s for 3 arrays), iterations %ld, "
+                     "nt_stores %s\n",
+                (unsigned long long)c->array_size, mem, c->iterations, c->nt_stores);
+    for (size_t i = 0; i < c->n_env; i++)
+        fprintf(out, "  env:         %s=%s\n", c->env[i].key, c->env[i].value);
+    fprintf(out, "  output:      %s/%s_YYYYMMDD_HHMMSS\n", plan->output_dir, c->run_name);
+    fprintf(out, "  command:    ");
+    for (char **a = plan->argv; a && *a; a++)
+        fprintf(out, " %s", *a);
+    fprintf(out, "\n");
+}
+
+void sc_plan_free(sc_plan *plan)
+{
+    sc_card_free(plan->card);
+    free(plan->card_path);
+    free(plan->card_yaml);
+    free(plan->output_dir);
+    free(plan->binary);
+    sc__strv_free(plan->argv);
+    sc__strv_free(plan->envp);
+    free(plan->omp_summary);
+    free(plan->json_path);
+    memset(plan, 0, sizeof(*plan));
+}
+
+int sc_spawn_capture(char *const argv[], char **out)
+{
+    int pipefd[2], status = 0, rc;
+    posix_spawn_file_actions_t fa;
+    pid_t pid;
+
+    *out = NULL;
+    if (pipe2(pipefd, O_CLOEXEC) < 0)
+        return -errno;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
+    rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(pipefd[1]);
+    if (rc != 0) {
+        close(pipefd[0]);
+        return -rc;
+    }
+    rc = sc_file_read_fd(pipefd[0], 1 << 20, out, NULL);
+    close(pipefd[0]);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (rc == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+        rc = -ECHILD;
+    return rc;
+}
