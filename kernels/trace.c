@@ -5,8 +5,15 @@
 #include "trace.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* How long a workload waits for its observer's snapshots before going on without. */
+#define SCT_READY_WAIT_MS 10000
 
 /*
  * Write one formatted line to stdout and flush it. The stream lock is held across the
@@ -34,9 +41,40 @@ int sct_thread_binding(int thread, int cpu)
     return sct__line("TRACE_THREAD_BINDING thread=%d cpu=%d\n", thread, cpu);
 }
 
+/*
+ * The readiness handshake: an observer that starts the workload with STREAMCARD_READY_FD
+ * (a pipe it holds the other end of) wants to snapshot the process the moment its main
+ * loop begins, and a short run could otherwise end before the snapshot is taken. So at
+ * main_loop_begin the workload waits, before its first timed repetition, for one byte
+ * (the snapshots are written) or EOF (the observer went away), at most 10 s.
+ */
+static void sct__wait_for_observer(void)
+{
+    const char *text = getenv("STREAMCARD_READY_FD");
+    char *end = NULL, byte;
+
+    if (!text || !*text)
+        return;
+    long fd = strtol(text, &end, 10);
+    if (*end || fd < 3 || fd > 1 << 20)
+        return;
+    struct pollfd p = {(int)fd, POLLIN, 0};
+    while (poll(&p, 1, SCT_READY_WAIT_MS) < 0 && errno == EINTR)
+        ;
+    if (p.revents & (POLLIN | POLLHUP))
+        while (read((int)fd, &byte, 1) < 0 && errno == EINTR)
+            ;
+    close((int)fd);
+    unsetenv("STREAMCARD_READY_FD"); /* not inherited by anything the workload starts */
+}
+
 int sct_phase(const char *name)
 {
-    return sct__line("TRACE_WORKLOAD_PHASE=%s\n", name);
+    int rc = sct__line("TRACE_WORKLOAD_PHASE=%s\n", name);
+
+    if (strcmp(name, SCT_PHASE_MAIN_LOOP_BEGIN) == 0)
+        sct__wait_for_observer();
+    return rc;
 }
 
 int sct_threads_requested(int n)

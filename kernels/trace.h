@@ -18,7 +18,10 @@
 /* "TRACE_THREAD_BINDING thread=<thread> cpu=<cpu>": one line per worker thread. */
 int sct_thread_binding(int thread, int cpu);
 
-/* "TRACE_WORKLOAD_PHASE=<name>": name is one of the SCT_PHASE_* names. */
+/*
+ * "TRACE_WORKLOAD_PHASE=<name>": name is one of the SCT_PHASE_* names. At main_loop_begin,
+ * when the observer passed STREAMCARD_READY_FD, waits until it has taken its snapshots.
+ */
 int sct_phase(const char *name);
 
 /* "Number of Threads requested = <n>": the threads the runtime will use (omp_get_max_threads). */

@@ -35,6 +35,11 @@ typedef struct sc_plan {
     char *json_path;     /* where the workload writes its own results */
     double timeout_s;
     bool quiet;          /* do not echo the workload's output */
+    /* Inside a job started with sbatch --stream-card: the bundle the SPANK plugin made
+       (its card.yaml and platform evidence are adopted into the same SHA256SUMS). */
+    char *adopt_bundle;
+    bool platform_control; /* the plugin set and read back the platform state */
+    const char *sysroot;   /* where platform state is read ("/" unless the plugin says) */
 } sc_plan;
 
 int sc_cmd_run(int argc, char **argv);

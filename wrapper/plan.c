@@ -235,7 +235,10 @@ void sc_plan_print(const sc_plan *plan, FILE *out)
                 (unsigned long long)c->array_size, mem, c->iterations, c->nt_stores);
     for (size_t i = 0; i < c->n_env; i++)
         fprintf(out, "  env:         %s=%s\n", c->env[i].key, c->env[i].value);
-    fprintf(out, "  output:      %s/%s_YYYYMMDD_HHMMSS\n", plan->output_dir, c->run_name);
+    if (plan->adopt_bundle)
+        fprintf(out, "  output:      %s (prepared by the SPANK plugin)\n", plan->adopt_bundle);
+    else
+        fprintf(out, "  output:      %s/%s_YYYYMMDD_HHMMSS\n", plan->output_dir, c->run_name);
     fprintf(out, "  command:    ");
     for (char **a = plan->argv; a && *a; a++)
         fprintf(out, " %s", *a);
@@ -253,6 +256,7 @@ void sc_plan_free(sc_plan *plan)
     sc__strv_free(plan->envp);
     free(plan->omp_summary);
     free(plan->json_path);
+    free(plan->adopt_bundle);
     memset(plan, 0, sizeof(*plan));
 }
 

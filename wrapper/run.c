@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +145,14 @@ static int sc__run_parse(int argc, char **argv, sc_plan *plan, bool *dry_run, sc
         plan->card_path = strdup(argv[optind]);
         if (sc_card_load_file(plan->card, argv[optind], diag) < 0)
             rc = -EINVAL;
+    } else if (nflags == 0 && getenv("STREAMCARD_BUNDLE") && getenv("STREAMCARD_CARD")) {
+        /* In a job submitted with --stream-card: the card and bundle the plugin prepared. */
+        plan->adopt_bundle = strdup(getenv("STREAMCARD_BUNDLE"));
+        plan->card_path = strdup(getenv("STREAMCARD_CARD"));
+        if (!plan->adopt_bundle || !plan->card_path)
+            rc = -ENOMEM;
+        else if (sc_card_load_file(plan->card, plan->card_path, diag) < 0)
+            rc = -EINVAL;
     } else if (nflags == 0) {
         sc_diag_addf(diag, "no card: give a CARD file or the card keys as flags (valid: "
                            "streamcard run card.yaml, or --workload stream --cpu-list 0-1 ...)");
@@ -179,14 +188,14 @@ static int sc__check_machine(const sc_plan *plan, sc_diag *diag)
 {
     sc_fsroot root;
     sc_machine m;
-    int rc = sc_fsroot_open(&root, "/");
+    int rc = sc_fsroot_open(&root, plan->sysroot);
 
     if (rc < 0)
         return rc;
     rc = sc_machine_load(&m, &root);
     if (rc == 0) {
         sc_machine_restrict_to_self(&m);
-        rc = sc_card_check_machine(plan->card, &m, false, diag);
+        rc = sc_card_check_machine(plan->card, &m, plan->platform_control, diag);
         sc_machine_free(&m);
     } else {
         sc_diag_addf(diag, "cannot read this machine's CPUs and memory under /sys: %s",
@@ -209,14 +218,14 @@ static void sc__iso_time(const struct timespec *ts, char *buf, size_t len)
 }
 
 /* platform/<name>.txt: the machine state before or after the run. */
-static void sc__platform_snapshot(const sc_bundle *b, const sc_card *card, const char *rel)
+static void sc__platform_snapshot(const sc_bundle *b, const sc_plan *plan, const char *rel)
 {
     sc_fsroot root;
     sc_kv kv;
 
     sc_kv_init(&kv);
-    if (sc_fsroot_open(&root, "/") == 0) {
-        sc_sysstate_capture(&root, card->cpus, &kv);
+    if (sc_fsroot_open(&root, plan->sysroot) == 0) {
+        sc_sysstate_capture(&root, plan->card->cpus, &kv);
         sc_fsroot_close(&root);
     }
     if (!kv.failed && kv.text)
@@ -377,6 +386,45 @@ static void sc__print_summary(const sc_gates *gates, const char *bundle_path)
     fflush(stdout);
 }
 
+/*
+ * Creates the bundle, or in a --stream-card job opens the one the plugin made: it must
+ * not be sealed yet (one run per bundle) and its card.yaml must be the card it announced.
+ */
+static int sc__open_bundle(const sc_plan *plan, sc_bundle *b)
+{
+    int rc;
+
+    if (!plan->adopt_bundle) {
+        rc = sc_bundle_create(b, plan->output_dir, plan->card->run_name, time(NULL));
+        if (rc < 0)
+            fprintf(stderr, "streamcard: cannot create the bundle under %s: %s (valid: a "
+                            "writable directory, --output DIR)\n",
+                    plan->output_dir, strerror(-rc));
+        return rc;
+    }
+    rc = sc_bundle_open(b, plan->adopt_bundle);
+    if (rc < 0) {
+        fprintf(stderr, "streamcard: cannot open the job's bundle %s: %s\n", plan->adopt_bundle,
+                strerror(-rc));
+        return rc;
+    }
+    const char *announced = getenv("STREAMCARD_CARD_SHA256");
+    if (faccessat(b->dirfd, SC_BUNDLE_SUMS, F_OK, 0) == 0) {
+        fprintf(stderr, "streamcard: the job's bundle %s is already sealed: one run per "
+                        "bundle (run further cards with streamcard run CARD)\n",
+                plan->adopt_bundle);
+        rc = -EEXIST;
+    } else if (announced && strcmp(announced, plan->card_sha256) != 0) {
+        fprintf(stderr, "streamcard: %s does not hold the card submitted with the job (sha256 "
+                        "%s, submitted %s)\n",
+                plan->card_path, plan->card_sha256, announced);
+        rc = -EINVAL;
+    }
+    if (rc < 0)
+        sc_bundle_close(b);
+    return rc;
+}
+
 /* Runs the plan and writes the bundle. Returns the exit status of `streamcard run`. */
 static int sc__execute(sc_plan *plan)
 {
@@ -385,14 +433,10 @@ static int sc__execute(sc_plan *plan)
     sc_gates gates;
     char tmpl[] = "/tmp/streamcard-XXXXXX", binary_sha[SC_HASH_HEX_LEN + 1];
     char *kernel_json = NULL;
-    int rc = sc_bundle_create(&b, plan->output_dir, plan->card->run_name, time(NULL));
+    int rc = sc__open_bundle(plan, &b);
 
-    if (rc < 0) {
-        fprintf(stderr, "streamcard: cannot create the bundle under %s: %s (valid: a writable "
-                        "directory, --output DIR)\n",
-                plan->output_dir, strerror(-rc));
+    if (rc < 0)
         return SC_EXIT_ERROR;
-    }
     if (!mkdtemp(tmpl) || asprintf(&plan->json_path, "%s/results.json", tmpl) < 0) {
         fprintf(stderr, "streamcard: cannot create a temporary directory: %s\n", strerror(errno));
         sc_bundle_close(&b);
@@ -404,8 +448,11 @@ static int sc__execute(sc_plan *plan)
         sc_bundle_close(&b);
         return SC_EXIT_ERROR;
     }
-    sc_bundle_write_str(&b, "card.yaml", plan->card_yaml);
-    sc__platform_snapshot(&b, plan->card, "platform/before.txt");
+    if (!plan->adopt_bundle)
+        sc_bundle_write_str(&b, "card.yaml", plan->card_yaml);
+    /* The plugin's before.txt (before it changed the platform) is kept as it is. */
+    if (!plan->adopt_bundle || faccessat(b.dirfd, "platform/before.txt", F_OK, 0) < 0)
+        sc__platform_snapshot(&b, plan, "platform/before.txt");
     sc__write_build_json(&b, plan, binary_sha);
     int log_fd = sc_bundle_open_file(&b, "stream.log", O_WRONLY | O_CREAT | O_EXCL, 0644);
     if (log_fd < 0) {
@@ -432,7 +479,7 @@ static int sc__execute(sc_plan *plan)
     if (!r.started)
         dprintf(STDERR_FILENO, "streamcard: could not start %s: %s\n", plan->argv[0],
                 strerror(r.spawn_error ? r.spawn_error : -rc));
-    sc__platform_snapshot(&b, plan->card, "platform/after.txt");
+    sc__platform_snapshot(&b, plan, "platform/after.txt");
 
     /* The gates read the evidence back from the bundle, exactly as verify will. */
     char *log = sc__read_opt(&b, "stream.log");
@@ -493,7 +540,13 @@ int sc_cmd_run(int argc, char **argv)
     sigset_t block, old;
 
     sc_diag_init(&diag);
+    plan.sysroot = getenv("STREAMCARD_SYSROOT") ? getenv("STREAMCARD_SYSROOT") : "/";
     rc = sc__run_parse(argc, argv, &plan, &dry_run, &diag);
+    if (rc == 0 && plan.adopt_bundle) {
+        char state[PATH_MAX];
+        snprintf(state, sizeof(state), "%s/prefetch/state/state.env", plan.adopt_bundle);
+        plan.platform_control = access(state, R_OK) == 0;
+    }
     if (rc == 1) {
         status = SC_EXIT_OK; /* --help */
         goto out;

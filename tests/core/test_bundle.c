@@ -1,5 +1,6 @@
 /* test_bundle.c: bundle files, SHA256SUMS, tampering, symlinks; key=value text. */
 #include "sc_bundle.h"
+#include "sc_codec.h"
 #include "sc_hash.h"
 #include "sc_kv.h"
 #include "sc_test.h"
@@ -156,6 +157,25 @@ static void test_hash(void)
     SC_CHECK_STR_EQ(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
+static void test_base64(void)
+{
+    static const char *const texts[] = {"", "a", "ab", "abc", "version: 1\nexperiment: {}\n"};
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        char *enc = sc_base64_encode(texts[i], strlen(texts[i])), *dec = NULL;
+        size_t len = 0;
+        SC_CHECK(enc != NULL);
+        SC_CHECK_INT_EQ(sc_base64_decode(enc, &dec, &len), 0);
+        SC_CHECK_INT_EQ(len, strlen(texts[i]));
+        SC_CHECK_STR_EQ(dec, texts[i]);
+        free(enc);
+        free(dec);
+    }
+    char *dec = NULL;
+    size_t len = 0;
+    SC_CHECK_INT_EQ(sc_base64_decode("abc", &dec, &len), -EINVAL);
+    SC_CHECK_INT_EQ(sc_base64_decode("ab!=", &dec, &len), -EINVAL);
+}
+
 int main(void)
 {
     SC_TEST_RUN(test_seal_and_tamper);
@@ -163,5 +183,6 @@ int main(void)
     SC_TEST_RUN(test_unique_names);
     SC_TEST_RUN(test_kv);
     SC_TEST_RUN(test_hash);
+    SC_TEST_RUN(test_base64);
     return SC_TEST_RESULT();
 }

@@ -70,6 +70,8 @@ static const card_case static_cases[] = {
     {"min rate not a number",
      HEAD "  workload: stream\n  cpu_list: 0\n  expect:\n    min_rate_MBps: fast\n",
      "min_rate_MBps: \"fast\" is not a positive number"},
+    {"bad hostlist", HEAD "  workload: stream\n  cpu_list: 0\n  nodes: node[3-1]\n",
+     "card.yaml:5: nodes: \"3-1\" is not a range like 01-04"},
     {"run name with a slash", HEAD "  workload: stream\n  cpu_list: 0\n  run_name: ../x\n",
      "run_name: \"../x\" is not a valid name"},
 };
@@ -205,6 +207,8 @@ static const machine_case machine_cases[] = {
     {"prefetch without the plugin", "  cpu_list: 0\n  prefetch: off\n", 0, 0,
      "card.yaml:5: prefetch: off needs the streamcard SPANK plugin"},
     {"prefetch with the plugin", "  cpu_list: 0\n  prefetch: off\n", 0, 1, NULL},
+    {"another host's card", "  cpu_list: 0\n  nodes: elsewhere[1-2]\n", 0, 0,
+     "card.yaml:5: nodes: this host "},
 };
 
 static void test_machine_cases(void)

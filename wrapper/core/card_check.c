@@ -6,6 +6,7 @@
 #include "sc_card.h"
 #include "sc_card_schema.h"
 #include "sc_cpulist.h"
+#include "sc_hostlist.h"
 #include "sc_machine.h"
 
 #include <ctype.h>
@@ -231,6 +232,12 @@ int sc_card_check(sc_card *card, sc_diag *diag)
         errors++;
     }
     sc__check_env(card, diag, &errors);
+    char why[256];
+    if (card->nodes && sc_hostlist_check(card->nodes, why, sizeof(why)) < 0) {
+        sc_diag_addf(diag, "%s: nodes: %s (valid: a Slurm hostlist such as node[01-04],login1)",
+                     sc__where(card, SC_CF_NODES, where, sizeof(where)), why);
+        errors++;
+    }
     if (sc__derive_run_name(card) < 0)
         return -ENOMEM;
     return errors ? -EINVAL : 0;
@@ -320,6 +327,16 @@ int sc_card_check_machine(const sc_card *card, const sc_machine *m, bool platfor
     char where[512];
     int errors = 0;
 
+    if (card->nodes) {
+        char host[256];
+        snprintf(host, sizeof(host), "%.*s", (int)strcspn(m->hostname, "."), m->hostname);
+        if (!sc_hostlist_contains(card->nodes, host)) {
+            sc_diag_addf(diag, "%s: nodes: this host %s is not in %s (valid: run on those hosts, "
+                               "or change nodes:)",
+                         sc__where(card, SC_CF_NODES, where, sizeof(where)), host, card->nodes);
+            errors++;
+        }
+    }
     if (card->cpu_list)
         sc__check_cpus(card, m, diag, &errors);
     if (card->memory_node >= 0) {

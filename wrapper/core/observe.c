@@ -26,6 +26,7 @@ typedef struct sc__obs {
     const sc_observe_opts *o;
     sc_observe_result *r;
     int procfd;       /* /proc/<pid>, opened right after fork */
+    int ready_wr;     /* the readiness handshake: written once the snapshots are taken */
     char line[SC__LINE_MAX];
     size_t line_len;
     bool line_overflow;
@@ -81,6 +82,16 @@ static void sc__write_guard(sc__obs *s)
     sc_kv_free(&kv);
 }
 
+/* Ends the readiness handshake: the workload waiting at main_loop_begin goes on. */
+static void sc__release_workload(sc__obs *s)
+{
+    if (s->ready_wr < 0)
+        return;
+    (void)!write(s->ready_wr, "r", 1);
+    close(s->ready_wr);
+    s->ready_wr = -1;
+}
+
 /*
  * The snapshots at main_loop_begin, most time-critical first: where the threads are
  * right now, then the status, then numa_maps (a page-table walk, slower on big runs).
@@ -120,6 +131,7 @@ static void sc__capture_ready(sc__obs *s)
     rc = sc_bundle_write_str(s->o->bundle, "main_loop.ready", ready);
     if (rc < 0)
         sc__capture_fail(s, "main_loop.ready", rc);
+    sc__release_workload(s);
     if (s->o->echo_fd >= 0)
         dprintf(s->o->echo_fd, "streamcard: READY PID=%d log=%s bundle=%s (captured in %.1f ms)\n",
                 (int)s->r->pid, s->o->log_path ? s->o->log_path : "", s->o->bundle->path,
@@ -158,7 +170,8 @@ static void sc__scan(sc__obs *s, const char *buf, size_t n)
 }
 
 /* In the child, between fork and exec: placement, output, then the workload. */
-static void sc__child(const sc_observe_opts *o, int out_fd, int err_pipe)
+static void sc__child(const sc_observe_opts *o, char *const *envp, int out_fd, int ready_rd,
+                      int err_pipe)
 {
     int err = 0;
     sigset_t none;
@@ -208,11 +221,11 @@ static void sc__child(const sc_observe_opts *o, int out_fd, int err_pipe)
         int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (devnull >= 0 && devnull != 0)
             dup2(devnull, 0);
-        if (dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0)
+        if (dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0 || fcntl(ready_rd, F_SETFD, 0) < 0)
             err = errno;
     }
     if (!err) {
-        execve(o->argv[0], o->argv, o->envp);
+        execve(o->argv[0], o->argv, envp);
         err = errno;
     }
     (void)!write(err_pipe, &err, sizeof(err));
@@ -308,19 +321,46 @@ static int sc__loop(sc__obs *s, int out_rd, int sigfd)
     return 0;
 }
 
+/* The workload's environment: the caller's plus STREAMCARD_READY_FD=<fd>. */
+static char **sc__ready_env(char *const *envp, int fd)
+{
+    size_t n = 0;
+
+    while (envp && envp[n])
+        n++;
+    char **env = calloc(n + 2, sizeof(*env));
+    if (!env)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        env[i] = envp[i];
+    if (asprintf(&env[n], "STREAMCARD_READY_FD=%d", fd) < 0) {
+        free(env);
+        return NULL;
+    }
+    return env;
+}
+
 int sc_observe_run(const sc_observe_opts *o, sc_observe_result *r)
 {
-    int out[2] = {-1, -1}, errp[2] = {-1, -1}, sigfd = -1, rc;
+    int out[2] = {-1, -1}, errp[2] = {-1, -1}, ready[2] = {-1, -1}, sigfd = -1, rc;
     sigset_t block, old;
-    sc__obs s = {.o = o, .r = r, .procfd = -1};
-    char procpath[64];
+    sc__obs s = {.o = o, .r = r, .procfd = -1, .ready_wr = -1};
+    char procpath[64], **envp = NULL;
+    size_t nenv = 0;
 
     memset(r, 0, sizeof(*r));
     r->pid = -1;
-    if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+    if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(ready, O_CLOEXEC) < 0) {
         rc = -errno;
         goto out_close;
     }
+    envp = sc__ready_env(o->envp, ready[0]);
+    if (!envp) {
+        rc = -ENOMEM;
+        goto out_close;
+    }
+    while (envp[nenv])
+        nenv++;
     sigemptyset(&block);
     sigaddset(&block, SIGCHLD);
     sigaddset(&block, SIGINT);
@@ -341,11 +381,14 @@ int sc_observe_run(const sc_observe_opts *o, sc_observe_result *r)
         goto out_restore;
     }
     if (r->pid == 0)
-        sc__child(o, out[1], errp[1]);
+        sc__child(o, envp, out[1], ready[0], errp[1]);
     setpgid(r->pid, r->pid); /* also in the parent: no race with an early kill(-pid) */
     close(out[1]);
     close(errp[1]);
-    out[1] = errp[1] = -1;
+    close(ready[0]);
+    out[1] = errp[1] = ready[0] = -1;
+    s.ready_wr = ready[1];
+    ready[1] = -1;
     snprintf(procpath, sizeof(procpath), "/proc/%d", (int)r->pid);
     s.procfd = open(procpath, O_PATH | O_DIRECTORY | O_CLOEXEC);
     int child_err = 0;
@@ -365,8 +408,14 @@ out_close:
             close(out[i]);
         if (errp[i] >= 0)
             close(errp[i]);
+        if (ready[i] >= 0)
+            close(ready[i]);
     }
+    sc__release_workload(&s);
     if (s.procfd >= 0)
         close(s.procfd);
+    if (envp && nenv)
+        free(envp[nenv - 1]);
+    free(envp);
     return rc;
 }
