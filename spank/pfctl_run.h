@@ -1,0 +1,43 @@
+/*
+ * pfctl_run.h: internal to pfctl.c and pfctl_restore.c: the state of one facade call (its
+ * control log, the platform and the locked state directory, each opened on first use) and
+ * the restore shared by apply (rollback), release and the restores.
+ */
+#ifndef SC_PFCTL_RUN_H
+#define SC_PFCTL_RUN_H
+
+#include "journal.h"
+#include "pfctl.h"
+#include "platform.h"
+#include "sc_kv.h"
+
+typedef struct sc__run {
+    const sc_pfctl_config *cfg;
+    sc_kv log;        /* the control log: one timestamped line per step */
+    sc_platform plat; /* valid when plat_rc == 0 */
+    int plat_rc;      /* 1 until sc__run_platform(), then its result */
+    sc_statedir dir;  /* open and locked after sc__run_lock() */
+} sc__run;
+
+void sc__run_init(sc__run *r, const sc_pfctl_config *cfg);
+/* Unlocks, closes, and hands the control log to *log (NULL: frees it). */
+void sc__run_end(sc__run *r, char **log);
+
+/* Appends "<UTC time with ms> <formatted line>\n" to the control log. */
+void sc__run_logf(sc__run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Opens the platform once and logs the CPU identification. Returns 0 or -errno. */
+int sc__run_platform(sc__run *r, char *why, size_t whylen);
+
+/* Opens the state directory and takes its lock. Returns 0 or -errno. */
+int sc__run_lock(sc__run *r, char *why, size_t whylen);
+
+/*
+ * Writes the journal's originals back (masked, read back), governors too, continuing past
+ * failures so that as much as possible is restored. Removes the journal file when all of
+ * it read back as journaled and corrupt is false; otherwise keeps it for an admin. Returns
+ * 0, the first failure, or -EBADMSG for a corrupt journal.
+ */
+int sc__run_restore(sc__run *r, const sc_journal *j, bool corrupt);
+
+#endif
