@@ -44,6 +44,7 @@ typedef struct sc_plan {
 
 int sc_cmd_run(int argc, char **argv);
 int sc_cmd_verify(int argc, char **argv);
+int sc_cmd_resources(int argc, char **argv);
 
 /* plan.c */
 /* Finds the executable name (e.g. "streamcard-stream") next to this program or under

@@ -13,6 +13,7 @@ static void sc__usage(FILE *out)
                  "commands:\n"
                  "  run [CARD] [options]   run an experiment card and write its evidence bundle\n"
                  "  verify BUNDLE          re-check a bundle's hashes and recompute its gates\n"
+                 "  resources CARD         what a card needs from Slurm (CPUs, whole node)\n"
                  "\n"
                  "`streamcard COMMAND --help` describes each command; streamcard-card(5) the "
                  "card.\n");
@@ -37,7 +38,9 @@ int main(int argc, char **argv)
         return sc_cmd_run(argc - 1, argv + 1);
     if (strcmp(argv[1], "verify") == 0)
         return sc_cmd_verify(argc - 1, argv + 1);
-    fprintf(stderr, "streamcard: %s: unknown command (valid: run, verify; see streamcard --help)\n",
+    if (strcmp(argv[1], "resources") == 0)
+        return sc_cmd_resources(argc - 1, argv + 1);
+    fprintf(stderr, "streamcard: %s: unknown command (valid: run, verify, resources; see streamcard --help)\n",
             argv[1]);
     return SC_EXIT_USAGE;
 }

@@ -83,8 +83,13 @@ typedef struct sc__flag_value {
     const char *flag, *value;
 } sc__flag_value;
 
-/* Parses options into plan; card flags are applied after the card file is read. */
-static int sc__run_parse(int argc, char **argv, sc_plan *plan, bool *dry_run, sc_diag *diag)
+/*
+ * Parses options into plan; card flags are applied after the card file is read. A card
+ * whose keys or values are wrong sets *card_errors but returns 0, so the checks that
+ * follow can report the card's other problems in the same run.
+ */
+static int sc__run_parse(int argc, char **argv, sc_plan *plan, bool *dry_run, bool *card_errors,
+                         sc_diag *diag)
 {
     struct option *opts = sc__run_options();
     sc__flag_value *flags = calloc((size_t)argc + 1, sizeof(*flags));
@@ -143,8 +148,11 @@ static int sc__run_parse(int argc, char **argv, sc_plan *plan, bool *dry_run, sc
     }
     if (optind < argc) {
         plan->card_path = strdup(argv[optind]);
-        if (sc_card_load_file(plan->card, argv[optind], diag) < 0)
-            rc = -EINVAL;
+        int lrc = sc_card_load_file(plan->card, argv[optind], diag);
+        if (lrc == -EINVAL)
+            *card_errors = true;
+        else if (lrc < 0)
+            rc = -EINVAL; /* unreadable, or not YAML: nothing more to check */
     } else if (nflags == 0 && getenv("STREAMCARD_BUNDLE") && getenv("STREAMCARD_CARD")) {
         /* In a job submitted with --stream-card: the card and bundle the plugin prepared. */
         plan->adopt_bundle = strdup(getenv("STREAMCARD_BUNDLE"));
@@ -541,7 +549,8 @@ int sc_cmd_run(int argc, char **argv)
 
     sc_diag_init(&diag);
     plan.sysroot = getenv("STREAMCARD_SYSROOT") ? getenv("STREAMCARD_SYSROOT") : "/";
-    rc = sc__run_parse(argc, argv, &plan, &dry_run, &diag);
+    bool card_errors = false;
+    rc = sc__run_parse(argc, argv, &plan, &dry_run, &card_errors, &diag);
     if (rc == 0 && plan.adopt_bundle) {
         char state[PATH_MAX];
         snprintf(state, sizeof(state), "%s/prefetch/state/state.env", plan.adopt_bundle);
@@ -555,6 +564,8 @@ int sc_cmd_run(int argc, char **argv)
         /* Report every problem at once: the machine rules run even after a card rule failed. */
         rc = sc_card_check(plan.card, &diag);
         if (plan.card->workload != SC_WORKLOAD_NONE && sc__check_machine(&plan, &diag) < 0)
+            rc = -EINVAL;
+        if (card_errors)
             rc = -EINVAL;
     }
     if (rc == 0)

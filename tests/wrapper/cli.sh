@@ -33,6 +33,9 @@ CARD
 expect_status 2 "$SC" run "$WORK/bad.yaml" --dry-run
 expect_contains "$WORK/err" "bad.yaml:6: unknown key \"thread\" (did you mean threads?)"
 expect_contains "$WORK/err" "bad.yaml:8: prefetch: \"sometimes\" is not allowed (valid: on, off, unchanged)"
+# Key and value errors come together with the rules that need the whole card.
+expect_contains "$WORK/err" "bad.yaml:5: threads: 17 is more than the 2 CPUs of cpu_list 0-1"
+expect_contains "$WORK/err" "bad.yaml:7: memory_node: 7 is not a NUMA node with memory on"
 [ "$(wc -l <"$WORK/err")" -ge 2 ] || fail "expected one line per problem"
 cat >"$WORK/bad2.yaml" <<'CARD'
 version: 1
@@ -69,6 +72,17 @@ expect_contains "$B/card.yaml" "threads: 1"
 expect_contains "$B/card.yaml" "cpu_list: 1"
 expect_contains "$B/threads_at_ready.txt" " 1 "
 expect_status 0 "$SC" verify "$B"
+
+# What a card needs from Slurm (read by the cli_filter at submit time).
+expect_status 0 "$SC" resources "$SRC/contrib/cards/stream-copy.yaml"
+expect_contains "$WORK/out" "cpus=2"
+expect_contains "$WORK/out" "exclusive=no"
+printf 'version: 1\nexperiment:\n  workload: stream\n  cpu_list: 0-3,8\n  prefetch: off\n' >"$WORK/pf.yaml"
+expect_status 0 "$SC" resources "$WORK/pf.yaml"
+expect_contains "$WORK/out" "cpus=5"
+expect_contains "$WORK/out" "exclusive=yes"
+expect_status 2 "$SC" resources "$WORK/bad2.yaml"
+expect_contains "$WORK/err" "threads: 17 is more than"
 
 expect_status 0 "$SC" --help
 expect_contains "$WORK/out" "verify BUNDLE"

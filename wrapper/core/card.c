@@ -296,9 +296,10 @@ int sc_card_parse(sc_card *card, const char *text, size_t len, const char *name,
                      parser.problem_mark.line + 1, parser.problem ? parser.problem : "error",
                      parser.context ? parser.context : "check indentation and quoting");
         yaml_parser_delete(&parser);
-        return -EINVAL;
+        return -EBADMSG;
     }
     yaml_node_t *root = yaml_document_get_root_node(&doc);
+    bool structural = !root || root->type != YAML_MAPPING_NODE;
     if (!root) {
         sc_diag_addf(diag, "%s: the card is empty (valid: version: 1 and an experiment: mapping)",
                      name);
@@ -310,6 +311,8 @@ int sc_card_parse(sc_card *card, const char *text, size_t len, const char *name,
     }
     yaml_document_delete(&doc);
     yaml_parser_delete(&parser);
+    if (structural)
+        return -EBADMSG;
     return r.errors ? -EINVAL : 0;
 }
 

@@ -272,8 +272,9 @@ static void sc__check_cpus(const sc_card *card, const sc_machine *m, sc_diag *di
         valid = sc_cpulist_format(m->cpus_allowed);
         sc_diag_addf(diag,
                      "%s: cpu_list: CPUs %s are outside the CPUs this job may use on %s (valid: "
-                     "%s; ask Slurm for more with --exclusive or -c N)",
-                     where, missing, m->hostname, valid ? valid : "?");
+                     "%s; ask Slurm for the card's CPUs: sbatch --exclusive, or -c %d)",
+                     where, missing, m->hostname, valid ? valid : "?",
+                     hwloc_bitmap_weight(card->cpus));
         (*errors)++;
     } else {
         return;

@@ -1,12 +1,12 @@
 /* observe.c: run a workload and watch its trace lines (see sc_observe.h). */
 #include "sc_observe.h"
+#include "sc_bind.h"
 #include "sc_file.h"
 #include "sc_kv.h"
 #include "sc_snapshot.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <numa.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -185,38 +185,7 @@ static void sc__child(const sc_observe_opts *o, char *const *envp, int out_fd, i
     signal(SIGTERM, SIG_DFL);
     setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (o->cpus) {
-        cpu_set_t *set = CPU_ALLOC(65536);
-        size_t size = CPU_ALLOC_SIZE(65536);
-        unsigned cpu;
-        if (!set)
-            err = ENOMEM;
-        else {
-            CPU_ZERO_S(size, set);
-            hwloc_bitmap_foreach_begin(cpu, o->cpus)
-            {
-                CPU_SET_S(cpu, size, set);
-            }
-            hwloc_bitmap_foreach_end();
-            if (sched_setaffinity(0, size, set) < 0)
-                err = errno;
-            CPU_FREE(set);
-        }
-    }
-    if (!err && o->memory_node >= 0) {
-        struct bitmask *nodes = numa_available() < 0 ? NULL : numa_allocate_nodemask();
-        if (!nodes)
-            err = ENOSYS;
-        else {
-            numa_bitmask_setbit(nodes, (unsigned)o->memory_node);
-            numa_set_bind_policy(1);
-            numa_set_strict(1);
-            errno = 0;
-            numa_set_membind(nodes);
-            err = errno == EINVAL ? EINVAL : 0;
-            numa_free_nodemask(nodes);
-        }
-    }
+    err = -sc_bind_self(o->cpus, o->memory_node);
     if (!err) {
         int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (devnull >= 0 && devnull != 0)

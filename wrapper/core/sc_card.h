@@ -113,7 +113,9 @@ void sc_card_free(sc_card *card);
 /*
  * Parses YAML text into card. name is used in messages. Every problem (syntax error,
  * unknown or duplicate key, bad value) is appended to diag. Returns 0 when nothing was
- * appended, -EINVAL otherwise (the card then holds whatever parsed).
+ * appended; -EINVAL when keys or values were wrong (the card holds whatever parsed, and
+ * sc_card_check() can still report the rest); -EBADMSG when the text is not a YAML
+ * mapping at all.
  */
 int sc_card_parse(sc_card *card, const char *text, size_t len, const char *name, sc_diag *diag);
 

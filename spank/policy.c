@@ -1,0 +1,78 @@
+/* policy.c: the plugin's plugstack.conf arguments (see policy.h). */
+#include "policy.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* allow=prefetch,governor (or allow=none) */
+static int sc__policy_allow(sc_policy *p, const char *value, char *why, size_t whylen)
+{
+    p->allow_prefetch = p->allow_governor = false;
+    for (const char *w = value; *w;) {
+        size_t n = strcspn(w, ",");
+        if (n == 8 && strncmp(w, "prefetch", 8) == 0)
+            p->allow_prefetch = true;
+        else if (n == 8 && strncmp(w, "governor", 8) == 0)
+            p->allow_governor = true;
+        else if (!(n == 4 && strncmp(w, "none", 4) == 0)) {
+            snprintf(why, whylen, "allow=%s: \"%.*s\" is not a setting (valid: prefetch, "
+                                  "governor, none)",
+                     value, (int)n, w);
+            return -EINVAL;
+        }
+        w += n;
+        if (*w == ',')
+            w++;
+    }
+    return 0;
+}
+
+static int sc__policy_path(char *dst, size_t dstlen, const char *key, const char *value,
+                           char *why, size_t whylen)
+{
+    if (value[0] != '/' || strlen(value) >= dstlen || strstr(value, "/../") ||
+        (strlen(value) >= 3 && strcmp(value + strlen(value) - 3, "/..") == 0)) {
+        snprintf(why, whylen, "%s=%s: not an absolute path without \"..\"", key, value);
+        return -EINVAL;
+    }
+    snprintf(dst, dstlen, "%s", value);
+    return 0;
+}
+
+int sc_policy_parse(sc_policy *p, int argc, char *const argv[], char *why, size_t whylen)
+{
+    memset(p, 0, sizeof(*p));
+    p->require_exclusive = true;
+    snprintf(p->state_dir, sizeof(p->state_dir), "%s", SC_POLICY_STATE_DIR);
+    snprintf(p->sysroot, sizeof(p->sysroot), "/");
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i], *eq = strchr(arg, '=');
+        size_t klen = eq ? (size_t)(eq - arg) : strlen(arg);
+        const char *value = eq ? eq + 1 : "";
+        int rc = 0;
+        if (klen == 5 && strncmp(arg, "allow", 5) == 0) {
+            rc = sc__policy_allow(p, value, why, whylen);
+        } else if (klen == 17 && strncmp(arg, "require_exclusive", 17) == 0) {
+            if (strcmp(value, "yes") == 0 || strcmp(value, "no") == 0)
+                p->require_exclusive = strcmp(value, "yes") == 0;
+            else {
+                snprintf(why, whylen, "require_exclusive=%s: not yes or no", value);
+                rc = -EINVAL;
+            }
+        } else if (klen == 9 && strncmp(arg, "state_dir", 9) == 0) {
+            rc = sc__policy_path(p->state_dir, sizeof(p->state_dir), "state_dir", value, why,
+                                 whylen);
+        } else if (klen == 7 && strncmp(arg, "sysroot", 7) == 0) {
+            rc = sc__policy_path(p->sysroot, sizeof(p->sysroot), "sysroot", value, why, whylen);
+        } else {
+            snprintf(why, whylen, "unknown argument \"%s\" (valid: allow=, require_exclusive=, "
+                                  "state_dir=, sysroot=)",
+                     arg);
+            rc = -EINVAL;
+        }
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}

@@ -1,0 +1,28 @@
+/*
+ * policy.h: the admin's policy for the plugin, from its plugstack.conf arguments
+ * (space-separated key=value), e.g.
+ *   required /usr/lib/slurm/spank_streamcard.so allow=prefetch,governor require_exclusive=yes
+ * Keys: allow= (what users may change: prefetch, governor; default nothing),
+ * require_exclusive=yes|no (platform changes only on a node the job has to itself;
+ * default yes), state_dir=PATH (root-owned restore journals; default /run/streamcard),
+ * sysroot=PATH (where /sys, /proc/cpuinfo and /dev/cpu are looked up; tests only).
+ */
+#ifndef SC_POLICY_H
+#define SC_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SC_POLICY_STATE_DIR "/run/streamcard"
+
+typedef struct sc_policy {
+    bool allow_prefetch, allow_governor;
+    bool require_exclusive;
+    char state_dir[512];
+    char sysroot[512];
+} sc_policy;
+
+/* Parses the arguments; unknown keys and bad values are errors with a reason in why. */
+int sc_policy_parse(sc_policy *p, int argc, char *const argv[], char *why, size_t whylen);
+
+#endif

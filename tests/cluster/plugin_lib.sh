@@ -1,0 +1,107 @@
+# shellcheck shell=bash
+# Shared by the plugin tests (sourced after common.sh): the plugin from the build tree on
+# the test cluster, cards, jobs that run `streamcard run`, and fake sysroots.
+# Usage: source common.sh "$@"; source plugin_lib.sh   (arguments: REPO_ROOT BUILD_DIR)
+
+BUILD=${2:-$REPO/build}
+PLUGIN=$BUILD/lib/spank_streamcard.so
+SC=$BUILD/bin/streamcard
+[[ -r $PLUGIN && -x $SC ]] || fail "build first: $PLUGIN and $SC are missing"
+
+# plugin_up [PLUGIN ARGS]: the test cluster with the plugin loaded with those arguments
+# (and the cli_filter that asks Slurm for what a card needs).
+plugin_up() {
+	cluster_up --plugin "$PLUGIN" --plugin-args "$*"
+}
+
+# plugin_up_unfiltered [PLUGIN ARGS]: the same without the cli_filter, so a job gets only
+# what sbatch was told (to test what the plugin does with too little).
+plugin_up_unfiltered() {
+	cluster_up --plugin "$PLUGIN" --plugin-args "$*" --cli-filter no
+}
+
+# write_card NAME [YAML LINES...]: a small STREAM card in $WORK/NAME (owned by scuser);
+# extra lines are appended to experiment: (two-space indent included by the caller).
+write_card() {
+	local name=$1
+	shift
+	{
+		printf 'version: 1\nexperiment:\n  workload: stream\n  kernel: copy\n'
+		printf '  array_size: 1000000\n  iterations: 5\n'
+		printf '%s\n' "$@"
+	} >"$WORK/$name"
+	chown scuser:scuser "$WORK/$name"
+}
+
+# write_job NAME [COMMANDS...]: a batch script running `streamcard run` (or COMMANDS).
+write_job() {
+	local name=$1
+	shift
+	{
+		printf '#!/bin/bash\n'
+		if (($#)); then printf '%s\n' "$@"; else printf 'exec %q run --quiet\n' "$SC"; fi
+	} >"$WORK/$name"
+	chown scuser:scuser "$WORK/$name"
+}
+
+# submit CARD JOB [SBATCH OPTIONS...]: submits as scuser; prints the job id.
+submit() {
+	local card=$1 job=$2
+	shift 2
+	as_user sbatch --parsable --stream-card="$card" -o "%j.out" "$@" "$job"
+}
+
+# wait_job JOBID: waits for the job to end; prints its final state.
+wait_job() {
+	wait_until 60 "job $1 to end" has_final_state "$1"
+	final_state "$1"
+}
+
+# job_bundle JOBID: the bundle path the job's streamcard run printed.
+job_bundle() {
+	local b
+	b=$(sed -n 's/^BUNDLE=//p' "$WORK/$1.out" | tail -n1)
+	[[ -n $b && -d $b ]] || fail "job $1 printed no bundle: $(cat "$WORK/$1.out")"
+	echo "$b"
+}
+
+# make_sysroot DIR VENDOR FAMILY MODEL: a fake machine for the platform code: the real
+# online CPUs, cpufreq files for each, and an 8-byte-per-register MSR device file per CPU
+# (sparse: pread/pwrite at offset = register number). Writable by root only.
+make_sysroot() {
+	local dir=$1 vendor=$2 family=$3 model=$4 online cpu
+	online=$(cat /sys/devices/system/cpu/online)
+	mkdir -p "$dir/proc" "$dir/sys/devices/system/cpu" "$dir/dev/cpu" \
+		"$dir/sys/devices/system/node/node0" "$dir/proc/sys/kernel"
+	printf 'processor\t: 0\nvendor_id\t: %s\ncpu family\t: %s\nmodel\t\t: %s\nmodel name\t: fake %s\nmicrocode\t: 0x1\n\n' \
+		"$vendor" "$family" "$model" "$vendor" >"$dir/proc/cpuinfo"
+	echo "$online" >"$dir/sys/devices/system/cpu/online"
+	echo 0 >"$dir/sys/devices/system/node/has_memory"
+	grep MemTotal /proc/meminfo | sed 's/^/Node 0 /' >"$dir/sys/devices/system/node/node0/meminfo"
+	echo 0 >"$dir/proc/sys/kernel/tainted"
+	for cpu in $(seq 0 $(($(nproc --all) - 1))); do
+		local cf=$dir/sys/devices/system/cpu/cpu$cpu/cpufreq
+		mkdir -p "$cf" "$dir/dev/cpu/$cpu"
+		echo "powersave performance" >"$cf/scaling_available_governors"
+		echo powersave >"$cf/scaling_governor"
+		echo 1500000 >"$cf/scaling_cur_freq"
+		truncate -s 0 "$dir/dev/cpu/$cpu/msr"
+	done
+	chmod -R go-w "$dir"
+}
+
+# msr_read DIR CPU REG: the 8-byte register value of a fake MSR file, as 0x%016x.
+msr_read() {
+	local off=$(($3))
+	printf '0x%016x\n' "$(od -An -t u8 -j "$off" -N 8 "$1/dev/cpu/$2/msr" 2>/dev/null | tr -d ' ' || true)"
+}
+
+# msr_write DIR CPU REG VALUE: seeds a fake MSR register.
+msr_write() {
+	python3 - "$1/dev/cpu/$2/msr" "$3" "$4" <<'PY'
+import os, struct, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+os.pwrite(fd, struct.pack("<Q", int(sys.argv[3], 0)), int(sys.argv[2], 0))
+os.close(fd)
+PY
+}

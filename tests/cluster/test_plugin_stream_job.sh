@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# sbatch --stream-card=card.yaml job.sh on the real local cluster, as scuser: the job's
+# `streamcard run` (no arguments) finds the card and bundle the plugin prepared, and the
+# bundle it seals holds the plugin's files and verifies.
+# shellcheck source=common.sh
+source "$(dirname "$0")/common.sh" "$@"
+# shellcheck source=plugin_lib.sh
+source "$(dirname "$0")/plugin_lib.sh"
+plugin_up
+make_workdir
+write_card card.yaml '  cpu_list: 0' '  threads: 1' '  memory_node: 0'
+write_job job.sh
+
+job=$(submit card.yaml job.sh) || fail "sbatch refused a good card"
+state=$(wait_job "$job")
+[[ $state == COMPLETED ]] || fail "job $job ended $state: $(cat "$WORK/$job.out")"
+B=$(job_bundle "$job")
+[[ $B == "$WORK/stream_copy_1thread_"* ]] || fail "bundle $B is not in the job's directory"
+cmp "$WORK/card.yaml" "$B/card.yaml" || fail "the bundle's card.yaml is not the card submitted"
+[[ -s $B/platform/before.txt ]] || fail "the plugin's platform/before.txt is missing"
+grep -q "platform/before.txt" "$B/SHA256SUMS" || fail "the plugin's files are not sealed"
+grep -qx "slurm_job_id=$job" "$B/run.conf" || fail "run.conf lacks slurm_job_id=$job"
+grep -qx "verdict=ok" "$B/run.conf" || fail "verdict not ok: $(cat "$WORK/$job.out")"
+# Everything in the bundle belongs to the job's user: nothing was written as root.
+[[ -z $(find "$B" ! -user scuser) ]] || fail "files not owned by scuser: $(find "$B" ! -user scuser)"
+as_user "$SC" verify "$B" >/dev/null || fail "streamcard verify rejects the job's bundle"
+
+# A job that asks too few CPUs for the card fails at its start, naming the fix (without
+# the cli_filter, which would have asked for them).
+plugin_up_unfiltered
+write_card two.yaml '  cpu_list: 0-1' '  threads: 2'
+job=$(submit two.yaml job.sh -c 1) || fail "sbatch refused"
+state=$(wait_job "$job")
+[[ $state != COMPLETED ]] || fail "a job without the card's CPUs completed"
+grep -q "cpu_list: CPUs 1 are outside the CPUs this job may use" "$WORK/$job.out" ||
+	fail "no clear message: $(cat "$WORK/$job.out")"
+grep -q "sbatch --exclusive, or -c 2" "$WORK/$job.out" || fail "the fix is not named"
+echo "PASS $TEST_NAME"
