@@ -202,3 +202,21 @@ lc_tail_logs() {
 		tail -n 15 "$f" >&2
 	done
 }
+
+# lc_clean_stale_cgroups NODE...: removes the job cgroups a killed slurmstepd left behind
+# (Slurm does not clean them up). Job ids restart when a cluster's state is purged, and a
+# stale job_<id> cpuset whose step cgroups still hold CPUs makes the next job with that
+# id fail ("cpuset.cpus: Device or resource busy"). Only empty cgroups are removed: rmdir
+# refuses a cgroup that still has tasks or children, so a running job is never touched.
+lc_clean_stale_cgroups() {
+	local node ctl dir
+	for node in "$@"; do
+		for ctl in cpuset memory freezer; do
+			for dir in /sys/fs/cgroup/"$ctl"/slurm_"$node"/uid_*/job_*; do
+				[[ -d $dir ]] || continue
+				# Deepest first: step_*/task_* before the job itself.
+				find "$dir" -depth -type d -exec rmdir {} \; 2>/dev/null || true
+			done
+		done
+	done
+}

@@ -47,7 +47,7 @@ stepd=$(pgrep -f "^slurmstepd: \[$job.batch\]" | head -n1)
 kill -9 "$stepd"
 scancel "$job" 2>/dev/null || true
 pkill -9 -u scuser -f streamcard-stream 2>/dev/null || true
-how=epilog
+how="job's end (extern step)"
 if ! restored_within 20; then
 	how="slurmd restart"
 	cluster_down >/dev/null 2>&1 || true

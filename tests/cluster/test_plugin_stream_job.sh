@@ -25,6 +25,23 @@ grep -qx "verdict=ok" "$B/run.conf" || fail "verdict not ok: $(cat "$WORK/$job.o
 [[ -z $(find "$B" ! -user scuser) ]] || fail "files not owned by scuser: $(find "$B" ! -user scuser)"
 as_user "$SC" verify "$B" >/dev/null || fail "streamcard verify rejects the job's bundle"
 
+# Symlinks planted where the next bundles will be created (every name of the next 20 s,
+# pointing into a root-only directory) are never followed: the bundle is made by the job's
+# user, as a new directory, and the root-only directory stays empty.
+guard=$(mktemp -d /root/streamcard-guard.XXXXXX)
+now=$(date +%s)
+for ((t = now; t < now + 20; t++)); do
+	ln -s "$guard" "$WORK/stream_copy_1thread_$(date -d "@$t" +%Y%m%d_%H%M%S)"
+done
+job=$(submit card.yaml job.sh) || fail "sbatch refused"
+state=$(wait_job "$job")
+[[ $state == COMPLETED ]] || { rm -rf "$guard"; fail "job $job ended $state: $(cat "$WORK/$job.out")"; }
+B=$(job_bundle "$job")
+[[ -d $B && ! -L $B ]] || { rm -rf "$guard"; fail "the bundle $B is not a real directory"; }
+leaked=$(find "$guard" -mindepth 1 | head -n 3)
+rm -rf "$guard"
+[[ -z $leaked ]] || fail "something was written through a planted symlink: $leaked"
+
 # A job that asks too few CPUs for the card fails at its start, naming the fix (without
 # the cli_filter, which would have asked for them).
 plugin_up_unfiltered
