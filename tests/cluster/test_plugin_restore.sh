@@ -57,6 +57,25 @@ fi
 wait_until 15 "the journal to go" no_journal
 echo "kill -9 slurmstepd: restored by the $how" >&2
 
+# 2b. A node crash: every slurmstepd of the job and slurmd itself killed -9. Nothing runs
+# a SPANK exit; the next slurmd start finds the journal's holders dead and restores.
+touch "$WORK/t2b"
+job=$(submit card.yaml hang.sh --exclusive) || fail "sbatch refused"
+wait_until 30 "job $job in its main loop" in_main_loop "$WORK/t2b"
+changed || fail "the MSR was not changed during the crash job"
+pkill -9 -f "^slurmstepd: \[$job\." || fail "no slurmstepd of job $job to kill"
+kill -9 "$(pid_of "slurmd-$(hostname -s)")"
+pkill -9 -u scuser -f streamcard 2>/dev/null || true
+sleep 1
+changed || fail "something restored the MSRs although every daemon of the node was killed"
+[[ -n $(find "$STATE" -name "job_$job.journal") ]] || fail "the journal of job $job is gone"
+plugin_up allow=prefetch require_exclusive=yes "sysroot=$SYS" "state_dir=$STATE"
+wait_until 15 "the next slurmd start to restore the MSRs" restored
+wait_until 15 "the journal to go" no_journal
+grep -q "restore: job $job" "$CDIR/log/slurmd-"*.log || fail "slurmd's log does not say it restored job $job"
+scancel "$job" 2>/dev/null || true
+echo "node crash: restored by the next slurmd start" >&2
+
 # 3. A conflicting request while another job holds its change: refused, with the holder.
 # (Without the cli_filter, which would give each job the whole node, one after the other.)
 plugin_up_unfiltered allow=prefetch require_exclusive=no "sysroot=$SYS" "state_dir=$STATE"
