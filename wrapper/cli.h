@@ -40,9 +40,43 @@ typedef struct sc_plan {
     char *adopt_bundle;
     bool platform_control; /* the plugin set and read back the platform state */
     const char *sysroot;   /* where platform state is read ("/" unless the plugin says) */
+    char *bundle_path;     /* after the run: the bundle it wrote */
+    bool submit;           /* --submit: through sbatch --stream-card, one job per run */
+    char **sbatch_args;    /* --sbatch ARG..., NULL-terminated */
+    size_t n_sbatch_args;
 } sc_plan;
 
 int sc_cmd_run(int argc, char **argv);
+
+/* run.c */
+/*
+ * Builds the plan of `streamcard run ARGS` (card, flags, every check). sweep_index >= 0
+ * selects that run of the card's sweep; -1 leaves a sweep unselected (and unchecked) for
+ * the caller. Returns 0 ready, 1 when --help was printed, or -errno with lines in diag.
+ */
+int sc_run_prepare(int argc, char **argv, long sweep_index, sc_plan *plan, bool *dry_run,
+                   sc_diag *diag);
+/* Runs a prepared plan and seals its bundle; returns the exit status of `streamcard run`. */
+int sc_run_execute(sc_plan *plan);
+
+/* sweep.c: every value of the card's sweep in turn, each its own bundle, then the table. */
+int sc_run_sweep(int argc, char **argv, const sc_plan *base, bool dry_run);
+
+/* One row of a sweep's table, read back from a finished run's bundle. */
+typedef struct sc_sweep_row {
+    const char *value;
+    char verdict[16];
+    double figure;
+    char *bundle; /* malloc'd, or NULL */
+} sc_sweep_row;
+/* Fills row from the bundle at path (NULL: no bundle); *label gets the figure's name. */
+void sc_sweep_read(const char *path, sc_workload workload, sc_sweep_row *row, const char **label);
+/* Prints the table and saves it next to the bundles in dir; returns nothing. */
+void sc_sweep_report(const char *dir, const char *key, const sc_sweep_row *rows, size_t n,
+                     const char *label);
+
+/* submit.c: --submit: each run (each sweep value) as a job: sbatch --stream-card --wait. */
+int sc_run_submit(int argc, char **argv, const sc_plan *base, bool dry_run);
 int sc_cmd_verify(int argc, char **argv);
 int sc_cmd_resources(int argc, char **argv);
 
@@ -57,7 +91,8 @@ int sc_plan_append_arg(sc_plan *plan, const char *arg);
 void sc_plan_print(const sc_plan *plan, FILE *out);
 void sc_plan_free(sc_plan *plan);
 
-/* Runs argv (absolute path) to completion, capturing its stdout. 0 when it exited 0. */
+/* Runs argv (a path, or a name looked up in PATH) to completion, capturing its stdout.
+   Returns 0 when it exited 0, -ECHILD when it exited otherwise, or -errno. */
 int sc_spawn_capture(char *const argv[], char **out);
 
 #endif

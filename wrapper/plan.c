@@ -257,6 +257,8 @@ void sc_plan_free(sc_plan *plan)
     free(plan->omp_summary);
     free(plan->json_path);
     free(plan->adopt_bundle);
+    free(plan->bundle_path);
+    sc__strv_free(plan->sbatch_args);
     memset(plan, 0, sizeof(*plan));
 }
 
@@ -271,7 +273,7 @@ int sc_spawn_capture(char *const argv[], char **out)
         return -errno;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
-    rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     close(pipefd[1]);
     if (rc != 0) {

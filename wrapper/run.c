@@ -29,7 +29,16 @@
 
 extern char **environ;
 
-enum { OPT_DRY_RUN = 1000, OPT_OUTPUT, OPT_TIMEOUT, OPT_QUIET, OPT_HELP, OPT_CARD_FLAG = 2000 };
+enum {
+    OPT_DRY_RUN = 1000,
+    OPT_OUTPUT,
+    OPT_TIMEOUT,
+    OPT_QUIET,
+    OPT_HELP,
+    OPT_SUBMIT,
+    OPT_SBATCH,
+    OPT_CARD_FLAG = 2000
+};
 
 static void sc__run_usage(FILE *out)
 {
@@ -48,6 +57,9 @@ static void sc__run_usage(FILE *out)
             "  --output DIR       parent directory of the bundle (default: .)\n"
             "  --timeout SEC      stop the workload after SEC seconds (the run fails)\n"
             "  --quiet            do not echo the workload's output\n"
+            "  --submit           run through Slurm: one sbatch --stream-card job per run\n"
+            "                     (per value of a sweep; the plugin sets the platform for each)\n"
+            "  --sbatch ARG       pass ARG to sbatch with --submit (repeatable)\n"
             "  -h, --help         this text\n"
             "\n"
             "card keys as flags (override the card; without CARD they make the card):\n");
@@ -63,7 +75,8 @@ static struct option *sc__run_options(void)
     static const struct option fixed[] = {
         {"dry-run", no_argument, NULL, OPT_DRY_RUN}, {"output", required_argument, NULL, OPT_OUTPUT},
         {"timeout", required_argument, NULL, OPT_TIMEOUT}, {"quiet", no_argument, NULL, OPT_QUIET},
-        {"help", no_argument, NULL, OPT_HELP},
+        {"help", no_argument, NULL, OPT_HELP}, {"submit", no_argument, NULL, OPT_SUBMIT},
+        {"sbatch", required_argument, NULL, OPT_SBATCH},
     };
     size_t nfixed = sizeof(fixed) / sizeof(fixed[0]), nflags = 0;
 
@@ -119,6 +132,17 @@ static int sc__run_parse(int argc, char **argv, sc_plan *plan, bool *dry_run, bo
             }
         } else if (c == OPT_QUIET) {
             plan->quiet = true;
+        } else if (c == OPT_SUBMIT) {
+            plan->submit = true;
+        } else if (c == OPT_SBATCH) {
+            char **grown = realloc(plan->sbatch_args, (plan->n_sbatch_args + 2) * sizeof(char *));
+            if (!grown || !(grown[plan->n_sbatch_args] = strdup(optarg))) {
+                free(grown == plan->sbatch_args ? NULL : grown);
+                rc = -ENOMEM;
+                goto out;
+            }
+            plan->sbatch_args = grown;
+            grown[++plan->n_sbatch_args] = NULL;
         } else if (c == OPT_HELP || c == 'h') {
             sc__run_usage(stdout);
             rc = 1;
@@ -525,6 +549,8 @@ static int sc__execute(sc_plan *plan)
     if (seal < 0)
         fprintf(stderr, "streamcard: sealing %s failed: %s\n", b.path, strerror(-seal));
     sc__print_summary(&gates, b.path);
+    free(plan->bundle_path);
+    plan->bundle_path = strdup(b.path);
     int status_code = (rc == 0 && seal == 0 && sc_gates_passed(&gates)) ? SC_EXIT_OK
                                                                         : SC_EXIT_FAILED;
     json_object_put(kj);
@@ -539,39 +565,84 @@ static int sc__execute(sc_plan *plan)
     return status_code;
 }
 
+int sc_run_prepare(int argc, char **argv, long sweep_index, sc_plan *plan, bool *dry_run,
+                   sc_diag *diag)
+{
+    bool card_errors = false;
+    int rc;
+
+    plan->sysroot = getenv("STREAMCARD_SYSROOT") ? getenv("STREAMCARD_SYSROOT") : "/";
+    rc = sc__run_parse(argc, argv, plan, dry_run, &card_errors, diag);
+    if (rc != 0)
+        return rc; /* 1: --help was printed */
+    if (plan->card->n_sweep && sweep_index < 0)
+        return card_errors ? -EINVAL : 0; /* the caller runs the sweep, run by run */
+    if (sweep_index >= 0 && sc_card_sweep_select(plan->card, (size_t)sweep_index, diag) < 0)
+        card_errors = true;
+    if (plan->adopt_bundle) {
+        char state[PATH_MAX];
+        snprintf(state, sizeof(state), "%s/prefetch/state/state.env", plan->adopt_bundle);
+        plan->platform_control = access(state, R_OK) == 0;
+    }
+    /* Report every problem at once: the machine rules run even after a card rule failed. */
+    rc = sc_card_check(plan->card, diag);
+    /* With --submit the machine is the compute node's: the plugin checks it there. */
+    if (!plan->submit && plan->card->workload != SC_WORKLOAD_NONE &&
+        sc__check_machine(plan, diag) < 0)
+        rc = -EINVAL;
+    if (card_errors)
+        rc = -EINVAL;
+    if (rc == 0)
+        rc = sc__resolve_card_text(plan);
+    if (rc == 0 && !plan->submit)
+        rc = sc_plan_build(plan, environ);
+    return rc < 0 ? rc : (diag->count ? -EINVAL : 0);
+}
+
+int sc_run_execute(sc_plan *plan)
+{
+    sigset_t block, old;
+
+    if (!plan->binary_found) {
+        fprintf(stderr, "streamcard: the %s kernel was not found at %s (build it with cmake "
+                        "--build build, or set STREAMCARD_KERNEL_DIR)\n",
+                sc_workload_name(plan->card->workload), plan->binary);
+        return SC_EXIT_ERROR;
+    }
+    /* Stop requests are handled by the observer and must not cut the bundle short. */
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigaddset(&block, SIGQUIT);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    signal(SIGPIPE, SIG_IGN);
+    int status = sc__execute(plan);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return status;
+}
+
 int sc_cmd_run(int argc, char **argv)
 {
     sc_plan plan = {0};
     sc_diag diag;
     bool dry_run = false;
     int rc, status;
-    sigset_t block, old;
 
     sc_diag_init(&diag);
-    plan.sysroot = getenv("STREAMCARD_SYSROOT") ? getenv("STREAMCARD_SYSROOT") : "/";
-    bool card_errors = false;
-    rc = sc__run_parse(argc, argv, &plan, &dry_run, &card_errors, &diag);
-    if (rc == 0 && plan.adopt_bundle) {
-        char state[PATH_MAX];
-        snprintf(state, sizeof(state), "%s/prefetch/state/state.env", plan.adopt_bundle);
-        plan.platform_control = access(state, R_OK) == 0;
-    }
+    rc = sc_run_prepare(argc, argv, -1, &plan, &dry_run, &diag);
     if (rc == 1) {
         status = SC_EXIT_OK; /* --help */
         goto out;
     }
-    if (rc == 0) {
-        /* Report every problem at once: the machine rules run even after a card rule failed. */
-        rc = sc_card_check(plan.card, &diag);
-        if (plan.card->workload != SC_WORKLOAD_NONE && sc__check_machine(&plan, &diag) < 0)
-            rc = -EINVAL;
-        if (card_errors)
-            rc = -EINVAL;
+    if (rc == 0 && plan.submit) {
+        status = sc_run_submit(argc, argv, &plan, dry_run);
+        goto out;
     }
-    if (rc == 0)
-        rc = sc__resolve_card_text(&plan);
-    if (rc == 0)
-        rc = sc_plan_build(&plan, environ);
+    if (rc == 0 && plan.card->n_sweep) {
+        status = sc_run_sweep(argc, argv, &plan, dry_run);
+        goto out;
+    }
     if (rc < 0 || diag.count) {
         sc_diag_print(&diag, "streamcard: ", stderr);
         if (!diag.count)
@@ -585,23 +656,7 @@ int sc_cmd_run(int argc, char **argv)
         status = plan.binary_found ? SC_EXIT_OK : SC_EXIT_ERROR;
         goto out;
     }
-    if (!plan.binary_found) {
-        fprintf(stderr, "streamcard: the %s kernel was not found at %s (build it with cmake "
-                        "--build build, or set STREAMCARD_KERNEL_DIR)\n",
-                sc_workload_name(plan.card->workload), plan.binary);
-        status = SC_EXIT_ERROR;
-        goto out;
-    }
-    /* Stop requests are handled by the observer and must not cut the bundle short. */
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    sigaddset(&block, SIGQUIT);
-    sigprocmask(SIG_BLOCK, &block, &old);
-    signal(SIGPIPE, SIG_IGN);
-    status = sc__execute(&plan);
-    sigprocmask(SIG_SETMASK, &old, NULL);
+    status = sc_run_execute(&plan);
 out:
     sc_diag_free(&diag);
     sc_plan_free(&plan);

@@ -51,8 +51,21 @@ static const card_case static_cases[] = {
      "env: OMP_NUM_THREADS is set from threads"},
     {"env bad name", HEAD "  workload: stream\n  cpu_list: 0\n  env:\n    1BAD: x\n",
      "env: \"1BAD\" is not a variable name"},
-    {"list where scalar", HEAD "  workload: stream\n  cpu_list: [0, 1]\n",
-     "card.yaml:4: cpu_list: expected a single value, got a list"},
+    {"list for a key that cannot be swept", HEAD "  workload: [stream, ipsearch]\n  cpu_list: 0\n",
+     "card.yaml:3: workload: cannot be swept"},
+    {"mapping where scalar", HEAD "  workload: stream\n  cpu_list: {a: 1}\n",
+     "card.yaml:4: cpu_list: expected a single value, got a mapping"},
+    {"a sweep", HEAD "  workload: stream\n  cpu_list: 0-1\n  threads: [1, 2]\n", NULL},
+    {"an explicit sweep", HEAD "  workload: stream\n  cpu_list: 0-1\n  sweep:\n    prefetch: [on, off]\n",
+     NULL},
+    {"two sweeps", HEAD "  workload: stream\n  cpu_list: [0, 1]\n  threads: [1, 2]\n",
+     "card.yaml:5: threads: a card sweeps one variable, and it already sweeps cpu_list"},
+    {"a sweep of one", HEAD "  workload: stream\n  cpu_list: 0\n  threads: [1]\n",
+     "threads: a sweep needs at least two values"},
+    {"a bad sweep value", HEAD "  workload: stream\n  cpu_list: 0-1\n  threads: [1, 3]\n",
+     "card.yaml:5 (sweep value 2): threads: 3 is more than the 2 CPUs"},
+    {"a sweep and a value", HEAD "  workload: stream\n  cpu_list: 0-1\n  prefetch: on\n  sweep:\n    prefetch: [on, off]\n",
+     "sweep: prefetch also has a single value on line 5"},
     {"empty value", HEAD "  workload: stream\n  cpu_list:\n",
      "card.yaml:4: cpu_list: has no value"},
     {"yaml syntax", HEAD "  workload: stream\n cpu_list: 0\n", "card.yaml:4: not valid YAML"},
@@ -263,6 +276,39 @@ static void test_machine_facts(void)
     sysroot_remove(root_path);
 }
 
+static void test_sweep_select(void)
+{
+    const char *yaml = HEAD "  workload: stream\n  kernel: copy\n  cpu_list: 0-1\n  threads: [1, 2]\n";
+    sc_diag d;
+    sc_diag_init(&d);
+    for (size_t i = 0; i < 2; i++) {
+        sc_card *card = sc_card_new();
+        SC_CHECK_INT_EQ(sc_card_parse(card, yaml, strlen(yaml), "s.yaml", &d), 0);
+        SC_CHECK_INT_EQ(card->n_sweep, 2);
+        SC_CHECK_STR_EQ(sc_card_field_name(card->sweep_field), "threads");
+        SC_CHECK_INT_EQ(sc_card_sweep_select(card, i, &d), 0);
+        SC_CHECK_INT_EQ(card->n_sweep, 0);
+        SC_CHECK_INT_EQ(sc_card_check(card, &d), 0);
+        SC_CHECK_INT_EQ(card->threads, (long)i + 1);
+        SC_CHECK_STR_EQ(card->run_name, i == 0 ? "stream_copy_1thread_threads-1"
+                                                : "stream_copy_2thread_threads-2");
+        /* The resolved card of one run has no sweep left. */
+        char *text = sc_card_to_yaml(card);
+        SC_CHECK(text && !strstr(text, "["));
+        free(text);
+        sc_card_free(card);
+    }
+    /* A flag for the swept key replaces the sweep. */
+    sc_card *card = sc_card_new();
+    SC_CHECK_INT_EQ(sc_card_parse(card, yaml, strlen(yaml), "s.yaml", &d), 0);
+    SC_CHECK_INT_EQ(sc_card_set_flag(card, "threads", "2", &d), 0);
+    SC_CHECK_INT_EQ(card->n_sweep, 0);
+    SC_CHECK_INT_EQ(sc_card_check(card, &d), 0);
+    SC_CHECK_INT_EQ(d.count, 0);
+    sc_card_free(card);
+    sc_diag_free(&d);
+}
+
 static void test_load_file_errors(void)
 {
     sc_card *card = sc_card_new();
@@ -282,5 +328,6 @@ int main(void)
     SC_TEST_RUN(test_machine_cases);
     SC_TEST_RUN(test_machine_facts);
     SC_TEST_RUN(test_load_file_errors);
+    SC_TEST_RUN(test_sweep_select);
     return SC_TEST_RESULT();
 }

@@ -34,6 +34,8 @@ sc_card *sc_card_new(void)
     }
     card->version = 1;
     card->memory_node = -1;
+    card->sweep_field = SC_CF_COUNT;
+    card->swept = SC_CF_COUNT;
     card->prefetch = SC_PREFETCH_UNCHANGED;
     return card;
 }
@@ -61,6 +63,10 @@ void sc_card_free(sc_card *card)
     for (size_t i = 0; i < card->n_controlled; i++)
         free(card->controlled[i]);
     free(card->controlled);
+    for (size_t i = 0; i < card->n_sweep; i++)
+        free(card->sweep_values[i]);
+    free(card->sweep_values);
+    free(card->name_suffix);
     free(card);
 }
 
@@ -180,6 +186,105 @@ static void sc__read_list(sc__card_reader *r, yaml_node_t *seq)
     }
 }
 
+/* Keys a sweep may vary: what a run is, not what the card is or where it may run. */
+static bool sc__sweepable(const sc__card_key *key)
+{
+    switch (key->field) {
+    case SC_CF_VERSION:
+    case SC_CF_QUESTION:
+    case SC_CF_RUN_NAME:
+    case SC_CF_WORKLOAD:
+    case SC_CF_NODES:
+    case SC_CF_ENV:
+    case SC_CF_CONTROLLED:
+        return false;
+    default:
+        return true;
+    }
+}
+
+/* A list of values for one key: the card's sweep. Values are checked when selected. */
+static void sc__read_sweep(sc__card_reader *r, const sc__card_key *key, yaml_node_t *k,
+                           yaml_node_t *seq)
+{
+    sc_card *card = r->card;
+    size_t n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+
+    if (!sc__sweepable(key)) {
+        sc__reader_error(r, k, "%s: cannot be swept (valid: one value; sweep a key such as "
+                               "threads, prefetch, governor, pool_threads)",
+                         sc__card_key_name(key));
+        return;
+    }
+    if (card->sweep_field != SC_CF_COUNT) {
+        sc__reader_error(r, k, "%s: a card sweeps one variable, and it already sweeps %s "
+                               "(valid: a list for one key only)",
+                         sc__card_key_name(key), sc__card_key_name(&sc__card_keys[card->sweep_field]));
+        return;
+    }
+    if (n < 2) {
+        sc__reader_error(r, k, "%s: a sweep needs at least two values (valid: [a, b, ...])",
+                         sc__card_key_name(key));
+        return;
+    }
+    card->sweep_values = calloc(n, sizeof(char *));
+    if (!card->sweep_values) {
+        r->errors++;
+        return;
+    }
+    card->sweep_field = key->field;
+    for (yaml_node_item_t *it = seq->data.sequence.items.start; it < seq->data.sequence.items.top;
+         it++) {
+        yaml_node_t *v = yaml_document_get_node(r->doc, *it);
+        if (v->type != YAML_SCALAR_NODE) {
+            sc__reader_error(r, v, "%s: sweep values must be single values (got %s)",
+                             sc__card_key_name(key), sc__node_kind(v));
+            continue;
+        }
+        for (size_t i = 0; i < card->n_sweep; i++)
+            if (strcmp(card->sweep_values[i], sc__scalar(v)) == 0)
+                sc__reader_error(r, v, "%s: %s appears twice in the sweep",
+                                 sc__card_key_name(key), sc__scalar(v));
+        card->sweep_values[card->n_sweep] = strdup(sc__scalar(v));
+        if (!card->sweep_values[card->n_sweep])
+            r->errors++;
+        else
+            card->n_sweep++;
+    }
+}
+
+/* sweep: {KEY: [values]}: the explicit form of a sweep. */
+static void sc__read_sweep_map(sc__card_reader *r, yaml_node_t *k, yaml_node_t *map)
+{
+    if (map->type != YAML_MAPPING_NODE ||
+        map->data.mapping.pairs.top - map->data.mapping.pairs.start != 1) {
+        sc__reader_error(r, k, "sweep: expected one key with a list of values (valid: sweep: "
+                               "{prefetch: [on, off]})");
+        return;
+    }
+    yaml_node_pair_t *p = map->data.mapping.pairs.start;
+    yaml_node_t *key_node = yaml_document_get_node(r->doc, p->key);
+    yaml_node_t *values = yaml_document_get_node(r->doc, p->value);
+    char path[256];
+    snprintf(path, sizeof(path), "experiment.%s",
+             key_node->type == YAML_SCALAR_NODE ? sc__scalar(key_node) : "");
+    const sc__card_key *key = sc__card_key_by_path(path);
+    if (!key || values->type != YAML_SEQUENCE_NODE) {
+        sc__reader_error(r, key_node, "sweep: %s (valid: sweep: {prefetch: [on, off]})",
+                         !key ? "not a card key" : "expected a list of values");
+        return;
+    }
+    if (r->card->present[key->field]) {
+        sc__reader_error(r, key_node, "sweep: %s also has a single value on line %d (valid: one "
+                                      "of the two)",
+                         sc__card_key_name(key), r->card->line[key->field]);
+        return;
+    }
+    r->card->present[key->field] = true;
+    r->card->line[key->field] = sc__line(key_node);
+    sc__read_sweep(r, key, key_node, values);
+}
+
 /* Stores one key's value node; path is the dotted path of the key. */
 static void sc__read_value(sc__card_reader *r, const sc__card_key *key, yaml_node_t *k,
                            yaml_node_t *v)
@@ -201,6 +306,10 @@ static void sc__read_value(sc__card_reader *r, const sc__card_key *key, yaml_nod
     }
     if (key->type == SC__CT_LIST && v->type == YAML_SEQUENCE_NODE) {
         sc__read_list(r, v);
+        return;
+    }
+    if (v->type == YAML_SEQUENCE_NODE && key->type != SC__CT_ENV && key->type != SC__CT_LIST) {
+        sc__read_sweep(r, key, k, v);
         return;
     }
     if (v->type != YAML_SCALAR_NODE) {
@@ -244,6 +353,10 @@ static void sc__read_mapping(sc__card_reader *r, yaml_node_t *map, const char *p
         const sc__card_key *key = sc__card_key_by_path(path);
         if (key) {
             sc__read_value(r, key, k, v);
+            continue;
+        }
+        if (depth == 1 && strcmp(path, "experiment.sweep") == 0) {
+            sc__read_sweep_map(r, k, v);
             continue;
         }
         /* A container: "experiment" at the top, "expect" inside experiment. */
@@ -332,6 +445,39 @@ int sc_card_load_file(sc_card *card, const char *path, sc_diag *diag)
     return rc;
 }
 
+const char *sc_card_field_name(sc_card_field field)
+{
+    return field < SC_CF_COUNT ? sc__card_key_name(&sc__card_keys[field]) : "none";
+}
+
+int sc_card_sweep_select(sc_card *card, size_t index, sc_diag *diag)
+{
+    char where[600];
+
+    if (card->sweep_field == SC_CF_COUNT || index >= card->n_sweep)
+        return -EINVAL;
+    const sc__card_key *key = &sc__card_keys[card->sweep_field];
+    const char *value = card->sweep_values[index];
+    snprintf(where, sizeof(where), "%s:%d (sweep value %zu)", card->source_name,
+             card->line[card->sweep_field], index + 1);
+    int rc = sc__card_assign(card, key, value, where, diag);
+    if (rc < 0)
+        return rc;
+    free(card->name_suffix);
+    if (asprintf(&card->name_suffix, "_%s-%s", sc__card_key_name(key), value) < 0)
+        card->name_suffix = NULL;
+    for (size_t i = 0; i < card->n_sweep; i++)
+        free(card->sweep_values[i]);
+    free(card->sweep_values);
+    card->sweep_values = NULL;
+    card->n_sweep = 0;
+    card->swept = card->sweep_field;
+    card->swept_index = index;
+    card->sweep_field = SC_CF_COUNT;
+    card->overridden = true; /* card.yaml is then the resolved card of this run */
+    return card->name_suffix ? 0 : -ENOMEM;
+}
+
 int sc_card_set_flag(sc_card *card, const char *flag, const char *value, sc_diag *diag)
 {
     const sc__card_key *key = sc__card_key_by_flag(flag);
@@ -343,6 +489,15 @@ int sc_card_set_flag(sc_card *card, const char *flag, const char *value, sc_diag
     int rc = sc__card_assign(card, key, value, where, diag);
     if (rc < 0)
         return rc;
+    if (key->field == card->sweep_field) {
+        /* A flag for the swept key replaces the sweep: one run with that value. */
+        for (size_t i = 0; i < card->n_sweep; i++)
+            free(card->sweep_values[i]);
+        free(card->sweep_values);
+        card->sweep_values = NULL;
+        card->n_sweep = 0;
+        card->sweep_field = SC_CF_COUNT;
+    }
     card->overridden = card->overridden || card->source != NULL;
     card->present[key->field] = true;
     card->line[key->field] = 0;

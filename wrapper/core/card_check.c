@@ -20,7 +20,10 @@ static const char *sc__where(const sc_card *card, sc_card_field f, char *buf, si
 {
     const sc__card_key *key = &sc__card_keys[f];
 
-    if (card->line[f] > 0)
+    if (card->line[f] > 0 && card->swept == f)
+        snprintf(buf, len, "%s:%d (sweep value %zu)", card->source_name, card->line[f],
+                 card->swept_index + 1);
+    else if (card->line[f] > 0)
         snprintf(buf, len, "%s:%d", card->source_name, card->line[f]);
     else if (card->present[f] && key->flag)
         snprintf(buf, len, "--%s", key->flag);
@@ -167,8 +170,17 @@ static void sc__check_applicable(const sc_card *card, sc_diag *diag, int *errors
 
 static int sc__derive_run_name(sc_card *card)
 {
-    char name[128];
+    char name[256];
 
+    if (card->run_name && card->name_suffix) {
+        /* A sweep instance of a named card: the name plus "_<key>-<value>". */
+        snprintf(name, sizeof(name), "%s%s", card->run_name, card->name_suffix);
+        free(card->run_name);
+        card->run_name = strdup(name);
+        free(card->name_suffix);
+        card->name_suffix = NULL;
+        return card->run_name ? 0 : -ENOMEM;
+    }
     if (card->run_name)
         return 0;
     if (card->workload == SC_WORKLOAD_STREAM)
@@ -178,14 +190,48 @@ static int sc__derive_run_name(sc_card *card)
                  card->pool_threads);
     else
         snprintf(name, sizeof(name), "mpi_%s_%ldrank", card->kernel, card->ranks);
+    if (card->name_suffix)
+        snprintf(name + strlen(name), sizeof(name) - strlen(name), "%s", card->name_suffix);
     card->run_name = strdup(name);
     return card->run_name ? 0 : -ENOMEM;
+}
+
+/*
+ * A card with a sweep is checked run by run: every value makes a card of its own (the
+ * YAML parsed again, the value selected), and each must pass. The base card itself is
+ * never run.
+ */
+static int sc__check_sweep(const sc_card *card, sc_diag *diag)
+{
+    int rc = 0;
+
+    if (!card->source) {
+        sc_diag_addf(diag, "%s: a sweep needs a card file", card->source_name);
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < card->n_sweep; i++) {
+        sc_card *one = sc_card_new();
+        if (!one)
+            return -ENOMEM;
+        int r = sc_card_parse(one, card->source, card->source_len, card->source_name, diag);
+        if (r == 0)
+            r = sc_card_sweep_select(one, i, diag);
+        if (r == 0)
+            r = sc_card_check(one, diag);
+        if (r < 0)
+            rc = r;
+        sc_card_free(one);
+    }
+    return rc;
 }
 
 int sc_card_check(sc_card *card, sc_diag *diag)
 {
     char where[512];
     int errors = 0;
+
+    if (card->n_sweep)
+        return sc__check_sweep(card, diag);
     int ncpus = hwloc_bitmap_weight(card->cpus);
 
     if (card->workload == SC_WORKLOAD_NONE) {

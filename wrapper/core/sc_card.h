@@ -101,6 +101,15 @@ typedef struct sc_card {
     char **controlled;
     size_t n_controlled;
 
+    /* A sweep: one key with a list of values ("threads: [1, 2]" or
+       "sweep: {prefetch: [on, off]}"); each value is its own run and bundle. */
+    sc_card_field sweep_field; /* SC_CF_COUNT when the card has no sweep */
+    char **sweep_values;
+    size_t n_sweep;
+    char *name_suffix; /* appended to run_name by a sweep instance ("_threads-2") */
+    sc_card_field swept;   /* after sc_card_sweep_select(): the key it set, for messages */
+    size_t swept_index;
+
     bool present[SC_CF_COUNT]; /* given in the YAML or by a flag */
     int line[SC_CF_COUNT];     /* YAML line (1-based); 0 when given by a flag */
     bool overridden;           /* a flag changed a value after the YAML was read */
@@ -134,6 +143,15 @@ int sc_card_set_flag(sc_card *card, const char *flag, const char *value, sc_diag
  * one (0-based), or NULL after the last; *help (may be NULL) gets its one-line help.
  */
 const char *sc_card_flag(size_t index, const char **help);
+
+/*
+ * Makes card the index-th run of its sweep: the swept key takes that value (checked like
+ * any other value) and the sweep is cleared. Returns 0 or -EINVAL with a line in diag.
+ */
+int sc_card_sweep_select(sc_card *card, size_t index, sc_diag *diag);
+
+/* The YAML key name of a card field ("threads"), for messages and tables. */
+const char *sc_card_field_name(sc_card_field field);
 
 /* Machine-independent rules; derives run_name and threads when absent. 0 or -EINVAL. */
 int sc_card_check(sc_card *card, sc_diag *diag);
