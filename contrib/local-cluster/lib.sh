@@ -6,11 +6,14 @@
 #   etc/    slurm.conf, plugstack.conf, cgroup.conf (only with cgroups), nodes, fingerprint
 #   munge/  munge.key, munged.seed                                    (0700, root only)
 #   run/    munge.socket, munged.pid, slurmctld.pid, slurmd-<node>.pid  (0755: users
-#           must reach the munge socket)
+#           must reach the munge socket); with several nodes also network (what was
+#           made: namespaces, links) and network.spec (for which node table)
 #   log/    munged.log, slurmctld.log, slurmd-<node>.log, jobcomp.log and the
 #           daemons' stderr (*.stderr: what they print before their log is open)
 #   state/  slurmctld's StateSaveLocation
 #   spool/<node>/  slurmd's SlurmdSpoolDir (batch scripts, slurmstepd sockets)
+#   tmp/<node>/    with several nodes: the nodes' TmpFS (mpi/pmix's per-step client
+#                  directories; one /tmp shared by all nodes would make them collide)
 
 # The repository root: this file is <repo>/contrib/local-cluster/lib.sh.
 LC_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
@@ -54,6 +57,9 @@ lc_set_dir() {
 	LC_CTLD_PID=$LC_RUN/slurmctld.pid
 	LC_NODES_FILE=$LC_ETC/nodes
 	LC_LOCK=$dir/.lock
+	LC_NET_RECORD=$LC_RUN/network    # namespaces and links made for this cluster (see below)
+	LC_NET_SPEC=$LC_RUN/network.spec # what they were made for (the node table)
+	LC_NET_MARK="streamcard-local-cluster:$dir" # alias of every interface we make
 	LC_MARKER=$dir/.streamcard-local-cluster # "up made this directory": down trusts only these
 }
 
@@ -64,27 +70,154 @@ lc_default_dir() { printf '%s\n' "${STREAMCARD_CLUSTER_DIR:-/tmp/streamcard-clus
 lc_slurmd_pidfile() { printf '%s/slurmd-%s.pid\n' "$LC_RUN" "$1"; }
 lc_slurmd_log() { printf '%s/slurmd-%s.log\n' "$LC_LOG" "$1"; }
 
-# lc_node_table N SLURMD_PORT: the one place that decides how nodes are named and reached.
-# Prints one line per node: NAME ADDRESS PORT.
-# A single node is this machine under its short hostname (slurmd finds its NodeName by
-# matching the hostname). Several nodes will later each live in their own network and UTS
-# namespace (own hostname, own address), so that ranks on different nodes really talk over
-# a network; they are not supported yet.
+# ------------------------------------------------------------ nodes and their network
+# The one place that decides how nodes are named and reached (lc_node_table, lc_net_vars).
+#
+# One node (--nodes 1) is this machine under its short hostname, reached at 127.0.0.1:
+# slurmd finds its NodeName by matching the hostname, nothing is namespaced.
+#
+# Several nodes (--nodes N, N >= 2) are scn1..scnN. Each slurmd runs in its own network
+# namespace (own interface eth0, own address) and UTS namespace (hostname = node name),
+# so the job steps it starts, which inherit both, see a machine of their own on the
+# network: ranks on different nodes talk over veth pairs and a bridge, never over the
+# loopback or shared memory of one host. The picture, for the cluster with SlurmctldPort
+# P (tag sc<P>) and subnet 10.213.X.0/24, X = (P - 16817) mod 256:
+#
+#   root namespace (slurmctld, munged, sbatch/srun/squeue, as-user)
+#     sc<P>-head 10.213.X.1/24 ----veth---- head ---+
+#                                                   |  netns sc<P>-switch: bridge br0
+#   netns sc<P>-scn1: eth0 10.213.X.11 --veth-- scn1 +  (ports head, scn1, scn2, ...)
+#   netns sc<P>-scn2: eth0 10.213.X.12 --veth-- scn2 +
+#
+# The bridge lives in a namespace of the cluster's own; the root namespace gets exactly
+# one interface (sc<P>-head, holding the head address) and its connected /24 route, so
+# slurmctld and every client command stay in the root namespace and need no wrapper.
+# Everything made is marked with LC_NET_MARK (the interface alias of the head link and of
+# each namespace's lo) and recorded in run/network before it is made, so that `down` can
+# remove it even after a crash, and never removes what it did not make.
+LC_NET_MAX_NODES=64
+
+# lc_net_vars CTLD_PORT: sets the names and addresses of the multi-node network of the
+# cluster whose slurmctld listens on CTLD_PORT. Every name carries the tag sc<port>: ports
+# are unique among running clusters, and so are their namespaces, links and subnets.
+lc_net_vars() {
+	local port=$1
+	LC_NET_TAG=sc$port
+	LC_NET_PREFIX=10.213.$((((port - 16817) % 256 + 256) % 256)) # first three octets
+	LC_NET_SUBNET=$LC_NET_PREFIX.0/24
+	LC_NET_HEAD_ADDR=$LC_NET_PREFIX.1    # slurmctld as the nodes reach it (root namespace)
+	LC_NET_HEAD_LINK=$LC_NET_TAG-head    # its interface in the root namespace (<= 15 chars)
+	LC_NET_HEAD_PEER="head"              # the other end of that veth, a port of the bridge
+	LC_NET_SWITCH_NS=$LC_NET_TAG-switch  # the namespace holding the bridge
+	LC_NET_BRIDGE=br0
+	LC_NET_NODE_IF=eth0                  # a node's interface, inside its namespace
+}
+
+# lc_node_table N SLURMD_PORT CTLD_PORT: prints one line per node: NAME ADDRESS PORT, plus
+# NETNS (its network namespace) for namespaced nodes. Every node's slurmd may use the same
+# port: each has an address of its own.
 lc_node_table() {
-	local count=$1 port=$2
-	if ((count != 1)); then
-		lc_die "--nodes $count: not yet supported (only --nodes 1 for now)"
+	local count=$1 port=$2 ctld_port=$3 i
+	if ((count == 1)); then
+		printf '%s %s %s\n' "$(hostname -s)" 127.0.0.1 "$port"
+		return 0
 	fi
-	printf '%s %s %s\n' "$(hostname -s)" 127.0.0.1 "$port"
+	((count <= LC_NET_MAX_NODES)) || lc_die "--nodes $count: at most $LC_NET_MAX_NODES nodes"
+	lc_net_vars "$ctld_port"
+	for ((i = 1; i <= count; i++)); do
+		printf 'scn%d %s.%d %s %s-scn%d\n' "$i" "$LC_NET_PREFIX" $((10 + i)) "$port" "$LC_NET_TAG" "$i"
+	done
 }
 
 # lc_node_names: the node names of the cluster as `up` last configured it.
 lc_node_names() {
 	[[ -r $LC_NODES_FILE ]] || return 0
-	local name _addr _port
-	while read -r name _addr _port; do
+	local name _rest
+	while read -r name _rest; do
 		[[ -n $name ]] && printf '%s\n' "$name"
 	done <"$LC_NODES_FILE"
+}
+
+# lc_netns_id NETNS: the identity (device:inode) of a named network namespace; compared
+# with /proc/PID/ns/net it tells whether a process runs in it.
+lc_netns_id() { stat -Lc '%d:%i' "/run/netns/$1" 2>/dev/null; }
+lc_pid_netns_id() { stat -Lc '%d:%i' "/proc/$1/ns/net" 2>/dev/null; }
+
+# lc_link_alias LINK [NETNS]: the interface alias of LINK (in NETNS, else the root
+# namespace); empty when it has none. Fails when the link does not exist.
+lc_link_alias() {
+	local out
+	out=$(ip ${2:+-n "$2"} -o link show dev "$1" 2>/dev/null) || return 1
+	[[ -n $out ]] || return 1
+	# `ip -o` joins the lines with '\'; the alias, when set, is one of them (an altname
+	# line may follow it).
+	sed -n 's/.*\\    alias \([^\\]*\).*/\1/p' <<<"$out" | sed 's/ *$//'
+}
+
+# lc_netns_ours NETNS: NETNS exists and was made by this cluster: its lo carries our mark,
+# or (a crash between `ip netns add` and marking it) it is unmarked and holds nothing but lo.
+lc_netns_ours() {
+	local ns=$1 alias
+	[[ -e /run/netns/$ns ]] || return 1
+	alias=$(lc_link_alias lo "$ns") || return 1
+	[[ $alias == "$LC_NET_MARK" ]] && return 0
+	[[ -z $alias && $(ip -n "$ns" -o link show 2>/dev/null | wc -l) == 1 ]]
+}
+
+# lc_net_record KIND NAME: notes in run/network that we are about to make NAME (KIND netns
+# or link), before making it: `down` removes what this file lists, even after a crash.
+lc_net_record() { printf '%s %s\n' "$1" "$2" >>"$LC_NET_RECORD"; }
+
+# lc_netns_kill NETNS: stops every process still running in NETNS (SIGTERM, then SIGKILL
+# after 5 s). Only slurmd and what it started ever run in our namespaces; a namespace with
+# a process in it would outlive `ip netns del` (and so would its interfaces).
+lc_netns_kill() {
+	local ns=$1 pids i
+	pids=$(ip netns pids "$ns" 2>/dev/null | tr '\n' ' ') || return 0
+	[[ -n ${pids// /} ]] || return 0
+	lc_say "stopping processes left in network namespace $ns: $pids"
+	# shellcheck disable=SC2086 # one word per pid
+	kill -TERM $pids 2>/dev/null || true
+	for ((i = 0; i < 50; i++)); do
+		pids=$(ip netns pids "$ns" 2>/dev/null | tr '\n' ' ')
+		[[ -n ${pids// /} ]] || return 0
+		sleep 0.1
+	done
+	# shellcheck disable=SC2086
+	kill -KILL $pids 2>/dev/null || true
+	sleep 0.2
+}
+
+# lc_net_teardown: removes every namespace and link listed in run/network that still
+# carries our mark (anything else is left alone, with a warning), processes in our
+# namespaces first. Deleting a veth end deletes its peer; deleting the switch namespace
+# deletes the bridge and the veth ends in it. Harmless when there is nothing to remove.
+lc_net_teardown() {
+	local kind name alias
+	[[ -f $LC_NET_RECORD ]] || return 0
+	# Links first (the head link lives in the root namespace), then namespaces, newest first.
+	while read -r kind name; do
+		[[ $kind == link ]] || continue
+		alias=$(lc_link_alias "$name") || continue # already gone
+		if [[ $alias == "$LC_NET_MARK" ]]; then
+			lc_say "removing link $name"
+			ip link del dev "$name" || lc_say "warning: cannot remove link $name"
+		else
+			lc_say "warning: link $name is not marked as this cluster's (alias '$alias'): left alone"
+		fi
+	done <"$LC_NET_RECORD"
+	while read -r kind name; do
+		[[ $kind == netns ]] || continue
+		[[ -e /run/netns/$name ]] || continue
+		if lc_netns_ours "$name"; then
+			lc_netns_kill "$name"
+			lc_say "removing network namespace $name"
+			ip netns del "$name" || lc_say "warning: cannot remove network namespace $name"
+		else
+			lc_say "warning: network namespace $name is not marked as this cluster's: left alone"
+		fi
+	done < <(tac "$LC_NET_RECORD")
+	rm -f "$LC_NET_RECORD" "$LC_NET_SPEC"
 }
 
 # lc_pid_alive PIDFILE EXE: prints the pid and succeeds when PIDFILE names a live process
@@ -151,13 +284,16 @@ lc_cancel_all_jobs() {
 
 # lc_stray_stepds: pids of slurmstepd processes serving this cluster (they hold a unix
 # socket in our spool directory). They should not exist once jobs are cancelled.
+# /proc/net/unix lists the sockets of the reader's network namespace only, so each
+# slurmstepd's sockets are looked up in its own view, /proc/PID/net/unix (a node's
+# slurmstepd runs in the node's namespace).
 lc_stray_stepds() {
 	local inodes pid fd link
 	[[ -d $LC_SPOOL ]] || return 0
-	# /proc/net/unix: Num RefCount Protocol Flags Type St Inode Path
-	inodes=$(awk -v dir="$LC_SPOOL/" 'index($8, dir) == 1 {print $7}' /proc/net/unix | sort -u)
-	[[ -n $inodes ]] || return 0
 	for pid in $(pgrep -x slurmstepd || true); do
+		# /proc/net/unix: Num RefCount Protocol Flags Type St Inode Path
+		inodes=$(awk -v dir="$LC_SPOOL/" 'index($8, dir) == 1 {print $7}' "/proc/$pid/net/unix" 2>/dev/null | sort -u)
+		[[ -n $inodes ]] || continue
 		for fd in /proc/"$pid"/fd/*; do
 			link=$(readlink "$fd" 2>/dev/null) || continue
 			if [[ $link == socket:\[*\] ]]; then

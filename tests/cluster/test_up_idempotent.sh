@@ -36,8 +36,8 @@ ctld=$(pid_of slurmctld) slurmd=$(pid_of "slurmd-$node")
 
 # Bad arguments: one clear error line, running cluster untouched.
 up() { "$LC/up" --dir "$CDIR" --ctld-port "$CTLD_PORT" --slurmd-port "$SLURMD_PORT" "$@"; }
-err=$(up --plugin none --nodes 2 2>&1 >/dev/null) && fail "--nodes 2 succeeded"
-[[ $err == *"not yet supported"* ]] || fail "--nodes 2: unclear error: $err"
+err=$(up --plugin none --nodes 65 2>&1 >/dev/null) && fail "--nodes 65 succeeded"
+[[ $err == *"at most 64 nodes"* ]] || fail "--nodes 65: unclear error: $err"
 err=$(up --plugin /nonexistent/plugin.so 2>&1 >/dev/null) && fail "missing plugin accepted"
 [[ $(wc -l <<<"$err") == 1 && $err == *"/nonexistent/plugin.so"* ]] || fail "missing plugin: unclear error: $err"
 [[ $(pid_of slurmctld) == "$ctld" && $(pid_of "slurmd-$node") == "$slurmd" ]] ||
