@@ -1,4 +1,5 @@
 /* main.c: the `streamcard` command: options of the top level, then a subcommand. */
+#include "analysis.h"
 #include "cli.h"
 
 #include <stdio.h>
@@ -14,9 +15,16 @@ static void sc__usage(FILE *out)
                  "  run [CARD] [options]   run an experiment card and write its evidence bundle\n"
                  "  verify BUNDLE          re-check a bundle's hashes and recompute its gates\n"
                  "  resources CARD         what a card needs from Slurm (CPUs, whole node)\n"
+                 "  compare A B            two bundles side by side; valid when one variable "
+                 "differs\n"
+                 "  classify BUNDLE --baseline B\n"
+                 "                         good/bad/skip (exit 0/1/125) for git bisect run\n"
+                 "  report BUNDLE... -o F  one self-contained HTML page with plots\n"
+                 "  export --prometheus BUNDLE...\n"
+                 "                         node_exporter textfile metrics\n"
                  "\n"
-                 "`streamcard COMMAND --help` describes each command; streamcard-card(5) the "
-                 "card.\n");
+                 "`streamcard COMMAND --help` describes each command; streamcard(1) all of them, "
+                 "streamcard-card(5) the card.\n");
 }
 
 int main(int argc, char **argv)
@@ -40,7 +48,17 @@ int main(int argc, char **argv)
         return sc_cmd_verify(argc - 1, argv + 1);
     if (strcmp(argv[1], "resources") == 0)
         return sc_cmd_resources(argc - 1, argv + 1);
-    fprintf(stderr, "streamcard: %s: unknown command (valid: run, verify, resources; see streamcard --help)\n",
+    if (strcmp(argv[1], "compare") == 0)
+        return sc_cmd_compare(argc - 1, argv + 1);
+    if (strcmp(argv[1], "classify") == 0)
+        return sc_cmd_classify(argc - 1, argv + 1);
+    if (strcmp(argv[1], "report") == 0)
+        return sc_cmd_report(argc - 1, argv + 1);
+    if (strcmp(argv[1], "export") == 0)
+        return sc_cmd_export(argc - 1, argv + 1);
+    fprintf(stderr,
+            "streamcard: %s: unknown command (valid: run, verify, resources, compare, classify, "
+            "report, export; see streamcard --help)\n",
             argv[1]);
     return SC_EXIT_USAGE;
 }

@@ -1,0 +1,99 @@
+# shellcheck shell=bash
+# analysis_lib.sh: bundles for the tests of compare, classify, report and export. Source it
+# after tests/lib.sh. Every bundle is a real small run; "crafted" ones are real runs edited
+# and then re-sealed, the way a careful forger would, so only what the raw files show is
+# tested.
+
+KERNEL_DIR=${STREAMCARD_KERNEL_DIR:-$BIN}
+[ -x "$KERNEL_DIR/streamcard-stream" ] || fail "no kernel at $KERNEL_DIR/streamcard-stream"
+
+# write_card FILE PREFETCH: the small card every test bundle comes from.
+write_card() {
+    cat >"$1" <<CARD
+version: 1
+experiment:
+  question: "analysis tests: does the comparison hold?"
+  workload: stream
+  kernel: copy
+  cpu_list: 0-1
+  threads: 2
+  prefetch: $2
+  array_size: 100000
+  iterations: 3
+CARD
+}
+write_card "$WORK/card.yaml" unchanged
+
+# small_run NAME [ENV=VALUE...] -- [FLAGS...]: a fresh run of the card; prints its bundle.
+small_run() {
+    local name=$1 envs=() flags=()
+    shift
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
+    [ $# -gt 0 ] && shift
+    flags=("$@")
+    env STREAMCARD_KERNEL_DIR="$KERNEL_DIR" "${envs[@]}" "$BIN/streamcard" run "$WORK/card.yaml" \
+        --run-name "$name" --output "$WORK/runs" --quiet "${flags[@]}" \
+        >"$WORK/run.out" 2>"$WORK/run.err" || true
+    bundle_of "$WORK/run.out"
+}
+
+# plugin_run NAME OBSERVED [ENV=VALUE...]: a run inside a --stream-card job whose plugin read
+# back prefetch OBSERVED (the plugin's part played by the test, as in adopt.sh).
+plugin_run() {
+    local name=$1 observed=$2 d="$WORK/jobs/$1"
+    shift 2
+    mkdir -p "$d/prefetch/state" "$d/platform"
+    write_card "$d/card.yaml" off
+    sed -i "s/^  question:.*/&\n  run_name: $name/" "$d/card.yaml"
+    printf 'REQUESTED_PREFETCH=off\nOBSERVED_STATE=%s\nSTATE_VALID=1\n' "$observed" \
+        >"$d/prefetch/state/state.env"
+    echo "plugin: wrote MSR" >"$d/prefetch/control.log"
+    env STREAMCARD_KERNEL_DIR="$KERNEL_DIR" "$@" STREAMCARD_BUNDLE="$d" \
+        STREAMCARD_CARD="$d/card.yaml" \
+        STREAMCARD_CARD_SHA256="$(sha256sum <"$d/card.yaml" | cut -d' ' -f1)" \
+        "$BIN/streamcard" run --quiet >"$WORK/run.out" 2>"$WORK/run.err" || true
+    bundle_of "$WORK/run.out"
+}
+
+# other_kernel: a kernel directory whose binary differs from the build's by one byte.
+other_kernel() {
+    mkdir -p "$WORK/k2"
+    cp "$KERNEL_DIR/streamcard-stream" "$WORK/k2/"
+    printf '\0' >>"$WORK/k2/streamcard-stream"
+    echo "$WORK/k2"
+}
+
+# reseal BUNDLE: a new SHA256SUMS over the bundle as it is now.
+reseal() {
+    (cd "$1" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | LC_ALL=C sort |
+        xargs sha256sum >SHA256SUMS)
+}
+
+# copy_bundle SRC NAME: a copy of a bundle (hashes still hold); prints its path.
+copy_bundle() {
+    cp -r "$1" "$WORK/runs/$2"
+    echo "$WORK/runs/$2"
+}
+
+# scale_rate BUNDLE FACTOR: every record of the best rate multiplied, consistently (the
+# log's table, results.json, run.conf), then re-sealed: verify cannot tell.
+scale_rate() {
+    python3 - "$1" "$2" <<'PY'
+import json, re, sys
+b, f = sys.argv[1], float(sys.argv[2])
+log = open(b + "/stream.log").read()
+def row(m):
+    return "%s%.1f" % (m.group(1), float(m.group(2)) * f)
+log = re.sub(r"(?m)^(Copy:\s+)([0-9.]+)", row, log)
+open(b + "/stream.log", "w").write(log)
+best = float(re.search(r"(?m)^Copy:\s+([0-9.]+)", log).group(1))
+r = json.load(open(b + "/results.json"))
+r["metrics"]["best_rate_MBps"] = best
+r["metrics"]["rates"]["copy"] = best
+json.dump(r, open(b + "/results.json", "w"), indent=2)
+conf = re.sub(r"(?m)^best_rate_MBps=.*$", "best_rate_MBps=%.1f" % best,
+              open(b + "/run.conf").read())
+open(b + "/run.conf", "w").write(conf)
+PY
+    reseal "$1"
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# streamcard classify: 0 good, 1 bad, 125 skip in one line, on real and crafted bundles;
+# then a real `git bisect run` over a history whose runs get slower finds the first slow
+# commit and skips the commit whose run failed its gates.
+BIN=$(cd "$1" && pwd) SRC=$2
+. "$SRC/tests/lib.sh"
+. "$SRC/tests/wrapper/analysis_lib.sh"
+SC="$BIN/streamcard"
+
+base=$(small_run base)
+rep=$(copy_bundle "$base" rep)
+slow=$(copy_bundle "$base" slow) && scale_rate "$slow" 0.5
+slight=$(copy_bundle "$base" slight) && scale_rate "$slight" 0.97
+fast=$(copy_bundle "$base" fast) && scale_rate "$fast" 1.5
+rebuilt=$(small_run rebuilt STREAMCARD_KERNEL_DIR="$(other_kernel)")
+thr1=$(small_run thr1 -- --threads 1)
+failed=$(small_run failed STREAMCARD_FAULT=corrupt)
+tampered=$(copy_bundle "$base" tampered)
+echo "Copy: 1.0 0.1 0.1 0.1" >>"$tampered/stream.log"
+"$SC" verify "$slow" >/dev/null || fail "the crafted slow bundle does not verify"
+
+# name|bundle|baseline|options|status|stdout starts with|stdout holds
+cases=(
+    "same|$rep|$base||0|good: rep: best rate MB/s = |(+0.0%)"
+    "slower within tolerance|$slight|$base||0|good: slight:|(-3.0%)"
+    "faster|$fast|$base||0|good: fast:|(+50.0%)"
+    "slower|$slow|$base||1|bad: slow:|50.0% below the baseline's"
+    "slower, tolerant|$slow|$base|--tolerance 60|0|good: slow:|within 60.0%"
+    "tight tolerance|$slight|$base|--tolerance 1|1|bad: slight:|(tolerance 1.0%)"
+    "another build|$rebuilt|$base|--tolerance 99.9|0|good: rebuilt_|"
+    "failed gates|$failed|$base||125|skip: failed_|the run proves nothing: failed gates: validation"
+    "tampered|$tampered|$base||125|skip: tampered|1 problem (stream.log: edited"
+    "no bundle|$WORK/nope|$base||125|skip: $WORK/nope: cannot open the bundle|"
+    "not comparable|$thr1|$base||125|skip: thr1_|threads differs (1 here, 2 in the baseline"
+    "allowed difference|$thr1|$base|--allow threads --tolerance 99.9|0|good: thr1_|"
+    "invalid baseline|$rep|$failed||125|skip: the baseline $failed is not usable evidence|failed gates: validation"
+)
+for c in "${cases[@]}"; do
+    IFS='|' read -r name b baseline opts want start text <<<"$c"
+    # shellcheck disable=SC2086
+    expect_status "$want" "$SC" classify "$b" --baseline "$baseline" $opts
+    [ "$(wc -l <"$WORK/out")" = 1 ] || fail "case $name: not one line: $(cat "$WORK/out")"
+    case "$(cat "$WORK/out")" in "$start"*) ;; *) fail "case $name: '$(cat "$WORK/out")' does not start with '$start'";; esac
+    grep -qF -- "$text" "$WORK/out" || fail "case $name: lacks '$text': $(cat "$WORK/out")"
+done
+
+# Usage errors exit 128: git bisect run stops instead of marking commits bad.
+usage=(
+    "--baseline $WORK/nope|baseline $WORK/nope: cannot open the bundle"
+    "--baseline $base --tolerance 5%|--tolerance 5%: not a percentage"
+    "--baseline $base --tolerance -1|--tolerance -1: not a percentage"
+    "--baseline $base --allow cores|--allow cores: not a controlled variable"
+    "|needs one BUNDLE and --baseline"
+    "--baseline $base --bogus|--bogus: unknown option"
+)
+for u in "${usage[@]}"; do
+    IFS='|' read -r opts text <<<"$u"
+    # shellcheck disable=SC2086
+    expect_status 128 "$SC" classify "$rep" $opts
+    expect_contains "$WORK/err" "$text"
+done
+
+# git bisect run: commits 1-5 run at full speed but 4 (the first one tested) fails its gates;
+# 6-8 run at half speed.
+repo="$WORK/repo"
+git init -q "$repo"
+git -C "$repo" config user.email t@example.org
+git -C "$repo" config user.name test
+for i in 1 2 3 4 5 6 7 8; do
+    state=fast
+    [ "$i" -ge 6 ] && state=slow
+    [ "$i" = 4 ] && state=failed
+    echo "$state $i" >"$repo/state"
+    git -C "$repo" add state
+    git -C "$repo" commit -q -m "commit $i ($state)"
+done
+cat >"$WORK/step.sh" <<STEP
+#!/bin/sh
+# One bisection step: "run" the benchmark of this commit, then classify it.
+case \$(cut -d" " -f1 state) in
+fast) b=$base ;;
+slow) b=$slow ;;
+failed) b=$failed ;;
+esac
+exec "$SC" classify "\$b" --baseline "$base" --tolerance 5
+STEP
+chmod +x "$WORK/step.sh"
+(cd "$repo" && git bisect start HEAD HEAD~7 >/dev/null &&
+    git bisect run "$WORK/step.sh" >"$WORK/bisect.out" 2>&1) || { cat "$WORK/bisect.out" >&2; fail "git bisect run"; }
+first_bad=$(git -C "$repo" rev-parse refs/bisect/bad)
+[ "$(git -C "$repo" log -1 --format=%s "$first_bad")" = "commit 6 (slow)" ] ||
+    { cat "$WORK/bisect.out" >&2; fail "bisect blamed $(git -C "$repo" log -1 --format=%s "$first_bad")"; }
+expect_contains "$WORK/bisect.out" "is the first bad commit"
+expect_contains "$WORK/bisect.out" "skip: failed_"
+# A usage error stops the bisection instead of marking a commit bad.
+git -C "$repo" bisect reset >/dev/null 2>&1
+(cd "$repo" && git bisect start HEAD HEAD~7 >/dev/null &&
+    git bisect run "$SC" classify "$base" --baseline "$base" --tolerance 5% >"$WORK/abort.out" 2>&1) &&
+    fail "git bisect run went on after a usage error"
+expect_contains "$WORK/abort.out" "exit code 128"
+[ "$(git -C "$repo" bisect log | grep -c '^# \(good\|bad\|skip\):')" = 2 ] ||
+    fail "a commit was marked after the usage error: $(git -C "$repo" bisect log)"
+echo "ok: classify"

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# streamcard compare: a valid comparison has exactly one controlled variable differing (or
+# none: a repeat); two bundles whose binaries differ as well as their prefetch setting are
+# refused, and so are bundles that fail verification or their gates.
+BIN=$(cd "$1" && pwd) SRC=$2
+. "$SRC/tests/lib.sh"
+. "$SRC/tests/wrapper/analysis_lib.sh"
+SC="$BIN/streamcard"
+
+base=$(small_run base)
+rep=$(small_run rep)
+thr1=$(small_run thr1 -- --threads 1)
+cpu0=$(small_run cpu0 -- --cpu-list 0 --threads 1)
+pfoff=$(plugin_run pfoff off)
+binpf=$(plugin_run binpf off STREAMCARD_KERNEL_DIR="$(other_kernel)")
+failed=$(small_run failed STREAMCARD_FAULT=corrupt)
+tampered=$(copy_bundle "$base" tampered)
+echo "Copy: 1.0 0.1 0.1 0.1" >>"$tampered/stream.log"
+
+# name|A|B|options|status|text the output must hold
+cases=(
+    "repeat|$base|$rep||0|no controlled variable differs (a repeat)"
+    "threads|$base|$thr1||0|single variable threads: 2 -> 1: best rate MB/s"
+    "named|$base|$thr1|--independent threads|0|single variable threads: 2 -> 1"
+    "prefetch|$base|$pfoff||0|single variable prefetch: unchanged (not read back) -> off"
+    "threads follow cpu_list|$base|$cpu0||0|single variable cpu_list: 0-1 -> 0"
+    "named, threads follow|$base|$cpu0|--independent cpu_list|0|differs: threads: A 2 | B 1 (follows cpu_list"
+    "binary+prefetch|$base|$binpf||1|the comparison is invalid: 2 controlled variables differ: binary_sha256, prefetch"
+    "binary+prefetch named|$base|$binpf|--independent prefetch|1|besides prefetch, binary_sha256 differs"
+    "not the named one|$base|$thr1|--independent prefetch|1|prefetch is the same in both bundles, and these differ instead: threads"
+    "failed gates|$base|$failed||1|refused: failed gates: validation"
+    "tampered|$tampered|$base||1|refused: 1 problem (stream.log: edited"
+    "missing|$base|$WORK/nope||2|cannot open the bundle: No such file or directory"
+    "unknown variable|$base|$thr1|--independent cores|2|--independent cores: not a controlled variable"
+)
+for c in "${cases[@]}"; do
+    IFS='|' read -r name a b opts want text <<<"$c"
+    # shellcheck disable=SC2086
+    expect_status "$want" "$SC" compare "$a" "$b" $opts
+    cat "$WORK/out" "$WORK/err" >"$WORK/all"
+    grep -qF -- "$text" "$WORK/all" || { cat "$WORK/all" >&2; fail "case $name: lacks: $text"; }
+done
+
+# The table marks what differs and names it in full; figures and change come with it.
+expect_status 0 "$SC" compare "$base" "$thr1"
+grep -Eq '^\* threads +2 +1$' "$WORK/out" || fail "threads not marked as differing"
+grep -Eq '^  cpu_list +0-1 +0-1$' "$WORK/out" || fail "cpu_list not shown as equal"
+expect_contains "$WORK/out" "differs: threads: A 2 | B 1"
+grep -Eq '^  copy MB/s +[0-9.]+ +[0-9.]+ +[-+][0-9.]+%$' "$WORK/out" || fail "no rate row"
+expect_status 1 "$SC" compare "$base" "$binpf"
+expect_contains "$WORK/out" "differs: prefetch: A unchanged (not read back) | B off"
+grep -Eq '^\* binary_sha256 ' "$WORK/out" || fail "binary_sha256 not marked"
+
+# A forged rate of one STREAM function (kernel all) is refused, even one that leaves the
+# best rate as it was: here the slowest function's, halved.
+all=$(small_run all -- --kernel all)
+forged=$(copy_bundle "$all" forged)
+slowest=$(python3 - "$forged/results.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1])); rates = r["metrics"]["rates"]
+key = min(rates, key=rates.get); rates[key] *= 0.5
+json.dump(r, open(sys.argv[1], "w")); print(key)
+PY
+)
+reseal "$forged"
+expect_status 0 "$SC" verify "$all"
+expect_status 1 "$SC" compare "$all" "$forged"
+expect_contains "$WORK/err" "refused: 1 problem (results.json: $slowest rate"
+
+# Usage: one line, exit 2.
+expect_status 2 "$SC" compare "$base"
+expect_contains "$WORK/err" "needs two bundles, got 1"
+expect_status 2 "$SC" compare --bogus "$base" "$rep"
+expect_contains "$WORK/err" "--bogus: unknown option"
+expect_status 0 "$SC" compare --help
+expect_contains "$WORK/out" "usage: streamcard compare A B"
+# Every controlled variable of the brief is listed with where it is read.
+expect_status 0 "$SC" compare --variables
+for v in binary_sha256 compiler flags os_kernel array_size iterations cpu_list threads \
+         memory_node thp numa_balancing governor prefetch transport host; do
+    grep -Eq "^$v " "$WORK/out" || fail "--variables lacks $v"
+done
+echo "ok: compare"

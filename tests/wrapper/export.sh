@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# streamcard export --prometheus: the output parses as Prometheus text format (with the
+# prometheus_client parser), carries verdicts, gates, rates and timestamps labelled by
+# host/workload/kernel/card/run, escapes label values, never exports a failed run's rates,
+# and -o replaces the file atomically. Skipped (77) without python3-prometheus-client.
+BIN=$(cd "$1" && pwd) SRC=$2
+. "$SRC/tests/lib.sh"
+. "$SRC/tests/wrapper/analysis_lib.sh"
+SC="$BIN/streamcard"
+
+PY=""
+for p in python3 /usr/bin/python3; do
+    if command -v "$p" >/dev/null && "$p" -c "import prometheus_client" 2>/dev/null; then
+        PY=$p
+        break
+    fi
+done
+
+base=$(small_run base)
+failed=$(small_run failed STREAMCARD_FAULT=corrupt)
+# A host name with every character the format escapes: \ " and a newline.
+odd=$(copy_bundle "$base" odd)
+python3 - "$odd/results.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1])); r["host"] = 'n"0\\1\nx'; json.dump(r, open(sys.argv[1], "w"))
+PY
+reseal "$odd"
+"$SC" verify "$odd" >/dev/null || fail "the renamed-host bundle does not verify"
+
+expect_status 0 "$SC" export --prometheus "$base" "$failed" "$odd"
+cp "$WORK/out" "$WORK/metrics.prom"
+expect_contains "$WORK/metrics.prom" '# TYPE streamcard_verdict_ok gauge'
+expect_contains "$WORK/metrics.prom" 'host="n\"0\\1\nx"'
+# One failed run and a missing bundle: the others are still exported, exit 1.
+expect_status 1 "$SC" export --prometheus "$base" "$WORK/nope"
+expect_contains "$WORK/err" "nope: cannot open the bundle"
+expect_contains "$WORK/out" "streamcard_best_rate_mbps{"
+expect_status 2 "$SC" export "$base"
+expect_contains "$WORK/err" "needs --prometheus"
+# -o: written whole, no temporary file left behind.
+expect_status 3 "$SC" export --prometheus -o "$WORK/textfile/streamcard.prom" "$base"
+expect_contains "$WORK/err" "streamcard.prom.tmp: No such file or directory (valid: a writable directory)"
+mkdir -p "$WORK/textfile"
+expect_status 0 "$SC" export --prometheus -o "$WORK/textfile/streamcard.prom" "$base"
+[ -s "$WORK/textfile/streamcard.prom" ] || fail "-o wrote nothing"
+[ ! -e "$WORK/textfile/streamcard.prom.tmp" ] || fail "temporary file left behind"
+
+if [ -z "$PY" ]; then
+    echo "skip: no prometheus_client (Debian package python3-prometheus-client) to parse it"
+    exit 77
+fi
+"$PY" - "$WORK/metrics.prom" "$base" "$failed" <<'PY'
+import json, os, sys
+from prometheus_client.parser import text_string_to_metric_families
+text = open(sys.argv[1]).read()
+base, failed = (os.path.basename(p) for p in sys.argv[2:4])
+fams = {f.name: f for f in text_string_to_metric_families(text)}
+for name in ("streamcard_verdict_ok", "streamcard_bundle_intact", "streamcard_gate_ok",
+             "streamcard_best_rate_mbps", "streamcard_stream_rate_mbps",
+             "streamcard_run_timestamp_seconds"):
+    assert name in fams and fams[name].type == "gauge" and fams[name].documentation, name
+def samples(name, run):
+    return [s for s in fams[name].samples if s.labels["run"] == run]
+def one(name, run, **labels):
+    got = [s.value for s in samples(name, run) if all(s.labels.get(k) == v for k, v in labels.items())]
+    assert len(got) == 1, (name, run, labels, got)
+    return got[0]
+for s in fams["streamcard_verdict_ok"].samples:
+    assert set(s.labels) == {"host", "workload", "kernel", "card", "run"}, s.labels
+    assert s.labels["workload"] == "stream" and s.labels["kernel"] == "copy", s.labels
+assert one("streamcard_verdict_ok", base) == 1
+assert one("streamcard_verdict_ok", failed) == 0
+assert one("streamcard_bundle_intact", failed) == 1
+assert one("streamcard_gate_ok", base, gate="binding") == 1
+assert one("streamcard_gate_ok", failed, gate="validation") == 0
+rate = json.load(open(sys.argv[2] + "/results.json"))["metrics"]["best_rate_MBps"]
+assert abs(one("streamcard_best_rate_mbps", base) - rate) < 1e-3 * rate
+assert abs(one("streamcard_stream_rate_mbps", base, function="copy") - rate) < 1e-3 * rate
+assert not samples("streamcard_best_rate_mbps", failed), "a failed run's rate was exported"
+assert one("streamcard_run_timestamp_seconds", base) > 1.5e9
+odd = [s for s in fams["streamcard_verdict_ok"].samples if s.labels["run"] == "odd"]
+assert odd and odd[0].labels["host"] == 'n"0\\1\nx', odd
+assert "streamcard_transport_info" not in fams  # STREAM has no transport
+print("parsed %d families" % len(fams))
+PY
+echo "ok: export"

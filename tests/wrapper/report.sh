@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# streamcard report: one self-contained page (no script, nothing from a network) with the
+# gates, the plan, rates, placement, NUMA pages, platform state and, for several bundles,
+# the comparison; headless Chromium renders it and the screenshot shows the plots.
+# Without chromium the test is skipped (77) after the checks of the HTML itself.
+BIN=$(cd "$1" && pwd) SRC=$2
+. "$SRC/tests/lib.sh"
+. "$SRC/tests/wrapper/analysis_lib.sh"
+SC="$BIN/streamcard"
+
+base=$(small_run base)
+thr1=$(small_run thr1 -- --threads 1)
+failed=$(small_run failed STREAMCARD_FAULT=corrupt)
+
+expect_status 0 "$SC" report "$base" "$thr1" -o "$WORK/two.html"
+expect_status 1 "$SC" report "$base" "$failed" -o "$WORK/refused.html"
+expect_contains "$WORK/err" "refused: failed gates: validation"
+expect_status 2 "$SC" report "$base" "$WORK/nope" -o "$WORK/x.html"
+expect_contains "$WORK/err" "cannot open the bundle"
+[ ! -e "$WORK/x.html" ] || fail "a report was written although a bundle is missing"
+expect_status 2 "$SC" report "$base"
+expect_contains "$WORK/err" "needs bundles and -o FILE"
+
+# What the page must say, section by section.
+H="$WORK/two.html"
+for text in "<h2>Summary</h2>" "<h2>Comparison</h2>" \
+    "Single-variable comparison:</span> only threads differs." \
+    "<h3>Verdict and gates</h3>" "<h3>The plan: card.yaml</h3>" "<h3>Rates</h3>" \
+    "<h3>Thread placement</h3>" "<h3>NUMA pages at main_loop_begin</h3>" \
+    "<h3>Platform state before and after</h3>" "<h3>Controlled variables</h3>" \
+    "analysis tests: does the comparison hold?" "thp.enabled" "Solution Validates at log line"; do
+    expect_contains "$H" "$text"
+done
+expect_contains "$WORK/refused.html" "REFUSED</span> failed gates: validation"
+expect_contains "$WORK/refused.html" "a bundle is refused (failed verification or gates)"
+# Plots are inline SVG: rates and NUMA bars, the CPU grid, for each bundle.
+[ "$(grep -o '<svg ' "$H" | wc -l)" -ge 6 ] || fail "expected at least 6 inline SVG plots"
+# Self-contained: no script, no external resource of any kind.
+for bad in "<script" " src=" " href=" "url(" "@import" "<link" "<iframe"; do
+    expect_not_contains "$H" "$bad"
+done
+[ "$(grep -o 'http' "$H" | wc -l)" = "$(grep -o 'xmlns="http://www.w3.org/2000/svg"' "$H" | wc -l)" ] ||
+    fail "the page names a URL besides the SVG namespace"
+
+# Bandwidth per message size: a bundle given MPI-style sizes (results.json, re-sealed; the
+# STREAM figure unchanged, so it still verifies) gets the log-scale plot and its table.
+sizes=$(copy_bundle "$base" sizes)
+python3 - "$sizes/results.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["metrics"]["sizes"] = [{"bytes": b, "t_usec": 1 + b / 1e4, "MBps": b / (1 + b / 1e4)}
+                         for b in (1, 64, 4096, 262144, 4194304)]
+json.dump(r, open(sys.argv[1], "w"))
+PY
+reseal "$sizes"
+expect_status 0 "$SC" report "$sizes" -o "$WORK/sizes.html"
+expect_contains "$WORK/sizes.html" "<h3>Bandwidth per message size</h3>"
+expect_contains "$WORK/sizes.html" "message size (bytes, log scale)"
+[ "$(grep -o '<circle ' "$WORK/sizes.html" | wc -l)" = 5 ] || fail "expected 5 points on the plot"
+expect_contains "$WORK/sizes.html" "<tr><td>4194304</td>"
+
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROMIUM" ]; then
+    echo "skip: no chromium (Debian package chromium) to render the page"
+    exit 77
+fi
+# Offline, no profile, no sandbox (root in CI); the page is loaded from the file system and
+# rendered at half scale (a 600x3000 screenshot keeps the decoder below fast).
+timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
+    --disable-component-update --no-first-run --disable-sync --user-data-dir="$WORK/profile" \
+    --force-device-scale-factor=0.5 --window-size=1200,6000 --screenshot="$WORK/shot.png" \
+    "file://$H" \
+    >"$WORK/chromium.out" 2>&1 || { cat "$WORK/chromium.out" >&2; fail "chromium failed"; }
+# A tiny PNG decoder (zlib + the five row filters): the screenshot must be mostly page, not
+# blank, and hold the colours of the plots (bars #3182ce, busy CPUs #63b3ed).
+python3 - "$WORK/shot.png" <<'PY'
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+pos, idat = 8, b""
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if kind == b"IHDR":
+        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+    elif kind == b"IDAT":
+        idat += body
+    pos += 12 + n
+assert depth == 8 and ctype in (2, 6), (depth, ctype)
+bpp = 3 if ctype == 2 else 4
+raw, stride = zlib.decompress(idat), w * bpp
+rows, prev, i = [], bytearray(stride), 0
+for _ in range(h):
+    f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+    i += 1 + stride
+    for x in range(stride):
+        a = line[x - bpp] if x >= bpp else 0
+        b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    rows.append(line)
+    prev = line
+count = lambda rgb: sum(1 for r in rows for x in range(0, stride, bpp) if tuple(r[x:x + 3]) == rgb)
+ink = sum(1 for r in rows for x in range(0, stride, bpp) if r[x] + r[x + 1] + r[x + 2] < 600)
+bars, cpus = count((0x31, 0x82, 0xce)), count((0x63, 0xb3, 0xed))
+print("screenshot %dx%d: %d dark pixels, %d bar pixels, %d busy-cpu pixels" % (w, h, ink, bars, cpus))
+assert ink > 5000, "the page looks blank"
+assert bars > 500, "no bar plot rendered"
+assert cpus > 250, "no CPU grid rendered"
+PY
+echo "ok: report"

@@ -1,0 +1,178 @@
+/*
+ * classify.c: `streamcard classify BUNDLE --baseline B`: good (0), bad (1) or skip (125)
+ * in one line, the way `git bisect run` reads an exit status, so a regression can be
+ * bisected through a project's history or a whole software distribution.
+ *
+ * Only the build may differ from the baseline (binary, compiler, flags, OpenMP runtime:
+ * what the bisection changes); any other controlled variable that differs makes the run
+ * prove nothing about the build, and so does a run or a baseline that fails verification.
+ * Usage errors exit 128, which stops `git bisect run` instead of blaming a commit.
+ */
+#include "analysis.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SC__DEFAULT_TOLERANCE 5.0
+
+static void sc__classify_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: streamcard classify BUNDLE --baseline BASELINE [--tolerance PCT]\n"
+            "                           [--allow VAR[,VAR...]]\n"
+            "\n"
+            "Judges BUNDLE against BASELINE for `git bisect run`, in one line on stdout:\n"
+            "  good  its figure (stream best rate, ipsearch queries/s, mpi peak bandwidth) is\n"
+            "        no more than PCT %% below the baseline's                     exit 0\n"
+            "  bad   it is more than PCT %% below                                  exit 1\n"
+            "  skip  the run proves nothing: BUNDLE is missing, fails verification or its\n"
+            "        gates, differs from the baseline in more than the build, or the\n"
+            "        baseline itself is not usable                                exit 125\n"
+            "Usage errors and an unreadable BASELINE exit 128 (git bisect run stops).\n"
+            "\n"
+            "options:\n"
+            "  --baseline DIR     the known-good bundle (required)\n"
+            "  --tolerance PCT    allowed drop below the baseline in percent (default %.0f)\n"
+            "  --allow VAR,...    controlled variables that may differ besides the build\n"
+            "                     group (e.g. host); see streamcard compare --variables\n"
+            "  -h, --help         this text\n",
+            SC__DEFAULT_TOLERANCE);
+}
+
+/* True when name is in the comma-separated list. */
+static bool sc__listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *p = list; p && *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == n && strncmp(p, name, n) == 0)
+            return true;
+        p += len + (p[len] == ',');
+    }
+    return false;
+}
+
+/* Checks --allow: every name a controlled variable; the first that is not goes to bad. */
+static bool sc__allow_valid(const char *list, char *bad, size_t len)
+{
+    for (const char *p = list; p && *p;) {
+        size_t n = strcspn(p, ",");
+        if (!sc_facts_var_known(p, n)) {
+            snprintf(bad, len, "%.*s", (int)n, p);
+            return false;
+        }
+        p += n + (p[n] == ',');
+    }
+    return true;
+}
+
+/* The verdict on two loaded, usable bundles. */
+static int sc__judge(const sc_bundle_facts *run, const sc_bundle_facts *base, double tolerance,
+                     const char *allow)
+{
+    size_t diff[SC_FACTS_MAX_VARS], n = sc_facts_diff(base, run, diff);
+
+    for (size_t i = 0; i < n; i++) {
+        const sc_fact *v = &run->vars[diff[i]];
+        if (strcmp(v->group, "build") != 0 && !sc__listed(allow, v->name) &&
+            !sc_facts_follows(base, run, diff[i])) {
+            printf("skip: %s: not comparable with the baseline: %s differs (%s here, %s in the "
+                   "baseline; valid: only the build differs, or --allow %s)\n",
+                   run->name, v->name, v->value, base->vars[diff[i]].value, v->name);
+            return SC_CLASSIFY_SKIP;
+        }
+    }
+    if (base->primary <= 0 || run->primary <= 0) {
+        printf("skip: %s: no %s recorded in %s\n", run->name, run->primary_label,
+               run->primary <= 0 ? "the run" : "the baseline");
+        return SC_CLASSIFY_SKIP;
+    }
+    double change = sc_analysis_change(base->primary, run->primary);
+    if (change < -tolerance) {
+        printf("bad: %s: %s = %.1f, %.1f%% below the baseline's %.1f (tolerance %.1f%%)\n",
+               run->name, run->primary_label, run->primary, -change, base->primary, tolerance);
+        return SC_CLASSIFY_BAD;
+    }
+    printf("good: %s: %s = %.1f, within %.1f%% of the baseline's %.1f (%+.1f%%)\n", run->name,
+           run->primary_label, run->primary, tolerance, base->primary, change);
+    return SC_CLASSIFY_GOOD;
+}
+
+int sc_cmd_classify(int argc, char **argv)
+{
+    static const struct option opts[] = {{"baseline", required_argument, NULL, 'b'},
+                                         {"tolerance", required_argument, NULL, 't'},
+                                         {"allow", required_argument, NULL, 'a'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *baseline = NULL, *allow = NULL;
+    double tolerance = SC__DEFAULT_TOLERANCE;
+    sc_analysis_bundle base, run;
+    char bad[128];
+    int c, status;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        char *end = NULL;
+        if (c == 'h') {
+            sc__classify_usage(stdout);
+            return SC_CLASSIFY_GOOD;
+        } else if (c == 'b') {
+            baseline = optarg;
+        } else if (c == 'a') {
+            allow = optarg;
+        } else if (c == 't') {
+            tolerance = strtod(optarg, &end);
+            if (!end || end == optarg || *end || !isfinite(tolerance) || tolerance < 0 ||
+                tolerance >= 100) {
+                fprintf(stderr,
+                        "streamcard: classify: --tolerance %s: not a percentage "
+                        "(valid: 0 <= PCT < 100, e.g. 5)\n",
+                        optarg);
+                return SC_CLASSIFY_ABORT;
+            }
+        } else {
+            fprintf(stderr, "streamcard: classify: %s: %s (see streamcard classify --help)\n",
+                    argv[optind - 1], c == ':' ? "needs a value" : "unknown option");
+            return SC_CLASSIFY_ABORT;
+        }
+    }
+    if (argc - optind != 1 || !baseline) {
+        fprintf(stderr, "streamcard: classify: needs one BUNDLE and --baseline (valid: "
+                        "streamcard classify BUNDLE --baseline BASELINE)\n");
+        return SC_CLASSIFY_ABORT;
+    }
+    if (allow && !sc__allow_valid(allow, bad, sizeof(bad))) {
+        fprintf(stderr,
+                "streamcard: classify: --allow %s: not a controlled variable (valid: "
+                "one of streamcard compare --variables)\n",
+                bad);
+        return SC_CLASSIFY_ABORT;
+    }
+    if (sc_analysis_load(&base, baseline) < 0) {
+        fprintf(stderr, "streamcard: classify: baseline %s: %s (valid: a bundle directory)\n",
+                baseline, base.why);
+        sc_analysis_free(&base);
+        return SC_CLASSIFY_ABORT;
+    }
+    sc_analysis_load(&run, argv[optind]);
+    if (!base.usable)
+        printf("skip: the baseline %s is not usable evidence: %s\n", baseline, base.why);
+    else if (!run.loaded)
+        printf("skip: %s: %s: the run proves nothing\n", argv[optind], run.why);
+    else if (!run.usable)
+        printf("skip: %s: the run proves nothing: %s\n", run.facts.name, run.why);
+    if (!base.usable || !run.usable)
+        status = SC_CLASSIFY_SKIP;
+    else
+        status = sc__judge(&run.facts, &base.facts, tolerance, allow);
+    sc_analysis_free(&base);
+    sc_analysis_free(&run);
+    return status;
+}

@@ -1,0 +1,224 @@
+/*
+ * compare.c: `streamcard compare A B`: the controlled variables of two verified bundles
+ * side by side, the variables that differ named, and the change of the figure when exactly
+ * one variable (the independent one) differs. Anything else makes the comparison invalid:
+ * a rate change that two variables could explain answers no question.
+ */
+#include "analysis.h"
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SC__COL 34 /* width of a value column */
+
+static void sc__compare_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: streamcard compare A B [--independent VAR]\n"
+            "       streamcard compare --variables\n"
+            "\n"
+            "Prints the controlled variables of bundles A and B side by side (* marks a\n"
+            "variable that differs) and their results. When exactly one controlled variable\n"
+            "differs (or none: a repeat), prints both figures and the change in %%.\n"
+            "Both bundles must pass streamcard verify.\n"
+            "\n"
+            "options:\n"
+            "  --independent VAR  the variable the comparison is about: any other difference\n"
+            "                     makes it invalid, and so does VAR not differing\n"
+            "  --variables        list the controlled variables and where each is read\n"
+            "  -h, --help         this text\n"
+            "\n"
+            "Exit status: 0 a valid comparison, 1 invalid (more than the one variable\n"
+            "differs) or a bundle refused (failed verification or gates), 2 usage or a bundle\n"
+            "that cannot be opened.\n");
+}
+
+/* A value cut to the column, "..." marking the cut. */
+static void sc__cell(char *buf, size_t len, const char *value)
+{
+    size_t n = strlen(value);
+
+    if (n < len && n <= SC__COL)
+        snprintf(buf, len, "%s", value);
+    else
+        snprintf(buf, len, "%.*s...", SC__COL - 3, value);
+}
+
+static void sc__print_table(const sc_bundle_facts *a, const sc_bundle_facts *b)
+{
+    char ca[64], cb[64];
+
+    printf("  A  %s\n  B  %s\n\n", a->path, b->path);
+    printf("  %-22s %-*s %s\n", "controlled variable", SC__COL, "A", "B");
+    for (size_t i = 0; i < a->n_vars; i++) {
+        const char *va = a->vars[i].value, *vb = b->vars[i].value;
+        if (!strcmp(va, "n/a") && !strcmp(vb, "n/a"))
+            continue;
+        sc__cell(ca, sizeof(ca), va);
+        sc__cell(cb, sizeof(cb), vb);
+        printf("%c %-22s %-*s %s\n", strcmp(va, vb) ? '*' : ' ', a->vars[i].name, SC__COL, ca, cb);
+    }
+    printf("\n  %-22s %-*s %-*s %s\n", "result", SC__COL, "A", 12, "B", "change");
+    printf("  %-22s %-*s %s\n", "verdict (recomputed)", SC__COL, "ok", "ok");
+    for (size_t i = 0; i < a->n_rates; i++)
+        for (size_t j = 0; j < b->n_rates; j++)
+            if (!strcmp(a->rates[i].name, b->rates[j].name)) {
+                char label[64];
+                snprintf(label, sizeof(label), "%s MB/s", a->rates[i].name);
+                printf("  %-22s %-*.1f %-12.1f %+.1f%%\n", label, SC__COL, a->rates[i].MBps,
+                       b->rates[j].MBps, sc_analysis_change(a->rates[i].MBps, b->rates[j].MBps));
+            }
+    if (a->n_rates != 1) /* one STREAM function: its row is the figure */
+        printf("  %-22s %-*.1f %-12.1f %+.1f%%\n", a->primary_label, SC__COL, a->primary,
+               b->primary, sc_analysis_change(a->primary, b->primary));
+}
+
+/* Full values of the variables that differ (the table cuts long ones). */
+/* Full values of the variables that differ (the table cuts long ones). */
+static void sc__print_differences(const sc_bundle_facts *a, const sc_bundle_facts *b,
+                                  const size_t *diff, size_t n)
+{
+    if (n)
+        printf("\n");
+    for (size_t i = 0; i < n; i++) {
+        const char *from = sc_facts_follows(a, b, diff[i]);
+        printf("differs: %s: A %s | B %s", a->vars[diff[i]].name, a->vars[diff[i]].value,
+               b->vars[diff[i]].value);
+        printf(from ? " (follows %s: the default it gives)\n" : "\n", from);
+    }
+}
+
+/* The names of the differing variables except skip, comma-separated. */
+static void sc__names(const sc_bundle_facts *a, const size_t *diff, size_t n, const char *skip,
+                      char *buf, size_t len)
+{
+    size_t used = 0;
+
+    *buf = '\0';
+    for (size_t i = 0; i < n && used < len; i++)
+        if (!skip || strcmp(a->vars[diff[i]].name, skip) != 0)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+                                     a->vars[diff[i]].name);
+}
+
+/* The verdict of the comparison: 0 valid, 1 invalid, with its one line. */
+static int sc__judge(const sc_bundle_facts *a, const sc_bundle_facts *b, const char *independent)
+{
+    size_t all[SC_FACTS_MAX_VARS], diff[SC_FACTS_MAX_VARS], n = 0, nall = sc_facts_diff(a, b, all);
+    char names[1024];
+    bool has_independent = false;
+
+    sc__print_differences(a, b, all, nall);
+    /* A variable at the default another one gives (threads filling cpu_list) is not a
+       second difference when that one differs too. */
+    for (size_t i = 0; i < nall; i++)
+        if (!sc_facts_follows(a, b, all[i]))
+            diff[n++] = all[i];
+    for (size_t i = 0; independent && i < n; i++)
+        has_independent |= !strcmp(a->vars[diff[i]].name, independent);
+    sc__names(a, diff, n, independent, names, sizeof(names));
+    if (independent && !has_independent) {
+        fprintf(stderr,
+                "streamcard: compare: %s is the same in both bundles%s%s: nothing to "
+                "compare (valid: bundles that differ in %s only)\n",
+                independent, n ? ", and these differ instead: " : "", names, independent);
+        return SC_EXIT_FAILED;
+    }
+    if (n > 1 && independent) {
+        fprintf(stderr,
+                "streamcard: compare: the comparison is invalid: besides %s, %s %s "
+                "(valid: bundles that differ in %s only)\n",
+                independent, names, n > 2 ? "differ" : "differs", independent);
+        return SC_EXIT_FAILED;
+    }
+    if (n > 1) {
+        fprintf(stderr,
+                "streamcard: compare: the comparison is invalid: %zu controlled "
+                "variables differ: %s (valid: exactly one differs; --independent VAR "
+                "names the intended one)\n",
+                n, names);
+        return SC_EXIT_FAILED;
+    }
+    double change = sc_analysis_change(a->primary, b->primary);
+    if (a->primary <= 0 || b->primary <= 0) {
+        fprintf(stderr,
+                "streamcard: compare: no %s in %s (valid: bundles whose workload "
+                "recorded its figure)\n",
+                a->primary_label, a->primary <= 0 ? a->path : b->path);
+        return SC_EXIT_FAILED;
+    }
+    if (n == 0)
+        printf("\nno controlled variable differs (a repeat): %s %.1f -> %.1f (%+.1f%%)\n",
+               a->primary_label, a->primary, b->primary, change);
+    else
+        printf("\nsingle variable %s: %s -> %s: %s %.1f -> %.1f (%+.1f%%)\n", a->vars[diff[0]].name,
+               a->vars[diff[0]].value, b->vars[diff[0]].value, a->primary_label, a->primary,
+               b->primary, change);
+    return SC_EXIT_OK;
+}
+
+int sc_cmd_compare(int argc, char **argv)
+{
+    static const struct option opts[] = {{"independent", required_argument, NULL, 'i'},
+                                         {"variables", no_argument, NULL, 'v'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *independent = NULL;
+    sc_analysis_bundle ab[2];
+    int c, status = SC_EXIT_OK;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            sc__compare_usage(stdout);
+            return SC_EXIT_OK;
+        } else if (c == 'v') {
+            sc_analysis_print_variables(stdout);
+            return SC_EXIT_OK;
+        } else if (c == 'i') {
+            independent = optarg;
+        } else {
+            fprintf(stderr, "streamcard: compare: %s: %s (see streamcard compare --help)\n",
+                    argv[optind - 1], c == ':' ? "needs a value" : "unknown option");
+            return SC_EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 2) {
+        fprintf(stderr,
+                "streamcard: compare: needs two bundles, got %d (valid: streamcard "
+                "compare A B)\n",
+                argc - optind);
+        return SC_EXIT_USAGE;
+    }
+    if (independent && !sc_facts_var_known(independent, strlen(independent))) {
+        fprintf(stderr,
+                "streamcard: compare: --independent %s: not a controlled variable "
+                "(valid: one of streamcard compare --variables)\n",
+                independent);
+        return SC_EXIT_USAGE;
+    }
+    for (int i = 0; i < 2; i++) {
+        if (sc_analysis_load(&ab[i], argv[optind + i]) < 0) {
+            fprintf(stderr, "streamcard: compare: %s: %s\n", ab[i].arg, ab[i].why);
+            status = SC_EXIT_USAGE;
+        } else if (!ab[i].usable) {
+            fprintf(stderr,
+                    "streamcard: compare: %s: refused: %s (valid: a bundle that "
+                    "streamcard verify accepts)\n",
+                    ab[i].arg, ab[i].why);
+            if (status == SC_EXIT_OK)
+                status = SC_EXIT_FAILED;
+        }
+    }
+    if (status == SC_EXIT_OK) {
+        sc__print_table(&ab[0].facts, &ab[1].facts);
+        status = sc__judge(&ab[0].facts, &ab[1].facts, independent);
+    }
+    sc_analysis_free(&ab[0]);
+    sc_analysis_free(&ab[1]);
+    return status;
+}

@@ -1,0 +1,258 @@
+/*
+ * facts.c: loads what one bundle says about its run (see sc_facts.h): its files, parsed
+ * once, then the controlled variables (facts_vars.c) and the results.
+ */
+#include "sc_facts_src.h"
+#include "sc_bundle.h"
+#include "sc_cpulist.h"
+#include "sc_gates.h"
+#include "sc_results.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+long long sc_facts_epoch(const char *iso)
+{
+    struct tm tm = {0};
+    const char *end = iso ? strptime(iso, "%Y-%m-%dT%H:%M:%SZ", &tm) : NULL;
+
+    return end && !*end ? (long long)timegm(&tm) : -1;
+}
+
+static void sc__copy_json_str(json_object *o, const char *key, char *buf, size_t len)
+{
+    json_object *v;
+
+    if (o && json_object_object_get_ex(o, key, &v) && v)
+        snprintf(buf, len, "%s", json_object_get_string(v));
+}
+
+static double sc__num(json_object *o, const char *key)
+{
+    json_object *v;
+
+    return o && json_object_object_get_ex(o, key, &v) && v ? json_object_get_double(v) : 0;
+}
+
+/* STREAM: one row per function from "rates"/"times", or the single best_rate_MBps. */
+static void sc__load_rates(sc_bundle_facts *f, json_object *metrics, const char *kernel)
+{
+    json_object *rates, *times, *t;
+
+    if (metrics && json_object_object_get_ex(metrics, "rates", &rates) &&
+        json_object_is_type(rates, json_type_object)) {
+        json_object_object_get_ex(metrics, "times", &times);
+        json_object_object_foreach(rates, name, rate)
+        {
+            if (f->n_rates >= sizeof(f->rates) / sizeof(f->rates[0]))
+                break;
+            sc_fact_rate *r = &f->rates[f->n_rates++];
+            snprintf(r->name, sizeof(r->name), "%s", name);
+            r->MBps = json_object_get_double(rate);
+            t = NULL;
+            if (times && json_object_object_get_ex(times, name, &t)) {
+                r->avg_s = sc__num(t, "avg_time_s");
+                r->min_s = sc__num(t, "min_time_s");
+                r->max_s = sc__num(t, "max_time_s");
+            }
+        }
+    } else if (sc__num(metrics, "best_rate_MBps") > 0) {
+        sc_fact_rate *r = &f->rates[f->n_rates++];
+        snprintf(r->name, sizeof(r->name), "%s", kernel ? kernel : "best");
+        r->MBps = sc__num(metrics, "best_rate_MBps");
+        r->avg_s = sc__num(metrics, "avg_time_s");
+        r->min_s = sc__num(metrics, "min_time_s");
+        r->max_s = sc__num(metrics, "max_time_s");
+    }
+}
+
+static int sc__load_sizes(sc_bundle_facts *f, json_object *metrics)
+{
+    json_object *arr;
+
+    if (!metrics || !json_object_object_get_ex(metrics, "sizes", &arr) ||
+        !json_object_is_type(arr, json_type_array))
+        return 0;
+    size_t n = json_object_array_length(arr);
+    f->sizes = calloc(n ? n : 1, sizeof(*f->sizes));
+    if (!f->sizes)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        json_object *e = json_object_array_get_idx(arr, i);
+        f->sizes[f->n_sizes++] = (sc_fact_size){(unsigned long long)sc__num(e, "bytes"),
+                                                sc__num(e, "t_usec"), sc__num(e, "MBps")};
+    }
+    return 0;
+}
+
+/* threads_at_ready.txt: "PID TID PSR STAT COMM" lines after a header. */
+static int sc__load_threads(sc_bundle_facts *f, const char *text)
+{
+    size_t cap = 0;
+
+    for (const char *line = text; line && *line;) {
+        long pid, tid, psr;
+        if (sscanf(line, "%ld %ld %ld", &pid, &tid, &psr) == 3) {
+            if (f->n_threads == cap) {
+                cap = cap ? cap * 2 : 16;
+                sc_fact_thread *grown = realloc(f->threads, cap * sizeof(*grown));
+                if (!grown)
+                    return -ENOMEM;
+                f->threads = grown;
+            }
+            f->threads[f->n_threads++] = (sc_fact_thread){tid, psr};
+        }
+        line += strcspn(line, "\n");
+        line += *line == '\n';
+    }
+    return 0;
+}
+
+/* Anonymous memory per node, with the gate's own numa_maps reader. */
+static void sc__load_nodes(sc_bundle_facts *f, const char *maps)
+{
+    unsigned long long on = 0, off = 0, seen = 0;
+
+    if (!maps || sc_numa_maps_anon_bytes(maps, 0, &on, &off) < 0)
+        return;
+    unsigned long long total = on + off;
+    for (int node = 0; node < SC_FACTS_MAX_NODES && seen < total; node++) {
+        sc_numa_maps_anon_bytes(maps, node, &on, &off);
+        f->node_bytes[node] = on;
+        seen += on;
+        if (on)
+            f->n_nodes = node + 1;
+    }
+}
+
+static char *sc__read(const sc_bundle *b, const char *rel)
+{
+    char *text = NULL;
+
+    return sc_bundle_read(b, rel, &text, NULL) == 0 ? text : NULL;
+}
+
+/* Fills the card, the log's facts and the results; src keeps pointers into f. */
+static void sc__load_sources(sc_bundle_facts *f, const sc_bundle *b, sc__src *src, char **build,
+                             char **results, char **log, char **maps, char **threads)
+{
+    sc_diag ignored;
+    sc_tracelog t;
+
+    f->card_text = sc__read(b, "card.yaml");
+    f->run_conf = sc__read(b, "run.conf");
+    f->platform_before = sc__read(b, "platform/before.txt");
+    f->platform_after = sc__read(b, "platform/after.txt");
+    f->state_env = sc__read(b, "prefetch/state/state.env");
+    *build = sc__read(b, "build.json");
+    *results = sc__read(b, "results.json");
+    *log = sc__read(b, "stream.log");
+    *maps = sc__read(b, "numa_maps_at_ready.txt");
+    *threads = sc__read(b, "threads_at_ready.txt");
+    sc_diag_init(&ignored);
+    src->card = f->card_text ? sc_card_new() : NULL;
+    if (src->card &&
+        (sc_card_parse(src->card, f->card_text, strlen(f->card_text), "card.yaml", &ignored) < 0 ||
+         sc_card_check(src->card, &ignored) < 0)) {
+        sc_card_free(src->card);
+        src->card = NULL;
+    }
+    sc_diag_free(&ignored);
+    src->build = *build ? json_tokener_parse(*build) : NULL;
+    src->results = *results ? json_tokener_parse(*results) : NULL;
+    if (src->results)
+        json_object_object_get_ex(src->results, "metrics", &src->metrics);
+    src->before = f->platform_before;
+    src->after = f->platform_after;
+    src->state = f->state_env;
+    src->run_conf = f->run_conf;
+    if (*log && sc_tracelog_parse(*log, &t) == 0) {
+        f->bindings = t.bindings;
+        f->n_bindings = t.n_bindings;
+        t.bindings = NULL;
+        sc_tracelog_free(&t);
+    }
+    for (const char *line = *log; line && *line; line += strcspn(line, "\n"), line += *line == '\n')
+        if (strncmp(line, "Stores: ", 8) == 0) {
+            snprintf(src->stores, sizeof(src->stores), "%.*s", (int)strcspn(line + 8, "\n"),
+                     line + 8);
+            break;
+        }
+}
+
+int sc_facts_load(const char *path, sc_bundle_facts *f)
+{
+    sc__src src = {0};
+    sc_bundle b;
+    char *build = NULL, *results = NULL, *log = NULL, *maps = NULL, *threads = NULL;
+    int rc;
+
+    memset(f, 0, sizeof(*f));
+    rc = sc_bundle_open(&b, path);
+    if (rc < 0)
+        return rc;
+    f->path = strdup(path);
+    if (!f->path) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    /* The name is the last component, trailing slashes ignored. */
+    size_t len = strlen(f->path);
+    while (len > 1 && f->path[len - 1] == '/')
+        f->path[--len] = '\0';
+    f->name = strrchr(f->path, '/') ? strrchr(f->path, '/') + 1 : f->path;
+    sc__load_sources(f, &b, &src, &build, &results, &log, &maps, &threads);
+    rc = sc__facts_read_vars(&src, f);
+    if (rc < 0)
+        goto out;
+    f->workload = src.card ? src.card->workload : SC_WORKLOAD_NONE;
+    f->cpu_list = src.card ? sc_cpulist_format(src.card->cpus) : NULL;
+    snprintf(f->verdict, sizeof(f->verdict), "unknown");
+    sc__copy_json_str(src.results, "host", f->host, sizeof(f->host));
+    sc__copy_json_str(src.results, "run_name", f->run_name, sizeof(f->run_name));
+    sc__copy_json_str(src.results, "verdict", f->verdict, sizeof(f->verdict));
+    sc__copy_json_str(src.results, "started_at", f->started_at, sizeof(f->started_at));
+    sc__copy_json_str(src.results, "ended_at", f->ended_at, sizeof(f->ended_at));
+    f->primary = sc_results_primary(src.metrics, f->workload, &f->primary_label);
+    if (f->workload == SC_WORKLOAD_STREAM)
+        sc__load_rates(f, src.metrics, src.card ? src.card->kernel : NULL);
+    rc = sc__load_sizes(f, src.metrics);
+    if (rc == 0)
+        rc = sc__load_threads(f, threads);
+    sc__load_nodes(f, maps);
+out:
+    sc_card_free(src.card);
+    json_object_put(src.build);
+    json_object_put(src.results);
+    free(build);
+    free(results);
+    free(log);
+    free(maps);
+    free(threads);
+    sc_bundle_close(&b);
+    if (rc < 0)
+        sc_facts_free(f);
+    return rc;
+}
+
+void sc_facts_free(sc_bundle_facts *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->n_vars; i++)
+        free(f->vars[i].value);
+    free(f->path);
+    free(f->sizes);
+    free(f->bindings);
+    free(f->threads);
+    free(f->cpu_list);
+    free(f->card_text);
+    free(f->run_conf);
+    free(f->platform_before);
+    free(f->platform_after);
+    free(f->state_env);
+    memset(f, 0, sizeof(*f));
+}

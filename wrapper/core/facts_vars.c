@@ -1,0 +1,395 @@
+/*
+ * facts_vars.c: the controlled variables of a bundle (see sc_facts.h). The table sc__vars
+ * is the one definition of what a comparison holds constant and where each value is read.
+ */
+#include "sc_facts_src.h"
+#include "sc_cpulist.h"
+#include "sc_kv.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef char *(*sc__reader)(const sc__src *s, const char *arg);
+
+#define WL(w) (1u << (w))
+#define WL_STREAM WL(SC_WORKLOAD_STREAM)
+#define WL_IPSEARCH WL(SC_WORKLOAD_IPSEARCH)
+#define WL_MPI WL(SC_WORKLOAD_MPI_PINGPONG)
+
+static char *sc__rd_build(const sc__src *s, const char *arg);
+static char *sc__rd_card(const sc__src *s, const char *arg);
+static char *sc__rd_platform(const sc__src *s, const char *arg);
+static char *sc__rd_governor(const sc__src *s, const char *arg);
+static char *sc__rd_prefetch(const sc__src *s, const char *arg);
+static char *sc__rd_host(const sc__src *s, const char *arg);
+static char *sc__rd_transport(const sc__src *s, const char *arg);
+
+static const struct sc__var {
+    const char *name, *group, *source;
+    sc__reader read;
+    const char *arg;    /* keys for the reader */
+    unsigned workloads; /* 0: every workload */
+} sc__vars[] = {
+    {"binary_sha256", "build", "build.json sha256 (the ELF that ran)", sc__rd_build, "sha256", 0},
+    {"compiler", "build", "build.json compiler, compiler_version", sc__rd_build,
+     "compiler compiler_version", 0},
+    {"flags", "build", "build.json flags", sc__rd_build, "flags", 0},
+    {"openmp_runtime", "build", "build.json openmp_runtime, openmp_version (the one loaded)",
+     sc__rd_build, "openmp_runtime openmp_version", 0},
+    {"openmp_runtime_sha256", "build", "build.json openmp_runtime_sha256", sc__rd_build,
+     "openmp_runtime_sha256", 0},
+    {"streamcard_version", "build", "build.json streamcard_version", sc__rd_build,
+     "streamcard_version", 0},
+    {"workload", "run", "card.yaml workload", sc__rd_card, "workload", 0},
+    {"kernel", "run", "card.yaml kernel", sc__rd_card, "kernel", WL_STREAM | WL_MPI},
+    {"array_size", "run", "card.yaml array_size (elements per array)", sc__rd_card, "array_size",
+     WL_STREAM},
+    {"iterations", "run", "card.yaml iterations", sc__rd_card, "iterations", WL_STREAM | WL_MPI},
+    {"nt_stores", "run", "card.yaml nt_stores, and the stores stream.log says were used",
+     sc__rd_card, "nt_stores", WL_STREAM},
+    {"nb", "run", "card.yaml nb", sc__rd_card, "nb", WL_IPSEARCH},
+    {"nq", "run", "card.yaml nq", sc__rd_card, "nq", WL_IPSEARCH},
+    {"dim", "run", "card.yaml dim", sc__rd_card, "dim", WL_IPSEARCH},
+    {"k", "run", "card.yaml k", sc__rd_card, "k", WL_IPSEARCH},
+    {"pool_threads", "run", "card.yaml pool_threads", sc__rd_card, "pool_threads", WL_IPSEARCH},
+    {"ranks", "run", "card.yaml ranks", sc__rd_card, "ranks", WL_MPI},
+    {"min_bytes", "run", "card.yaml min_bytes", sc__rd_card, "min_bytes", WL_MPI},
+    {"max_bytes", "run", "card.yaml max_bytes", sc__rd_card, "max_bytes", WL_MPI},
+    {"cpu_list", "run", "card.yaml cpu_list (normalised: 0,1 = 0-1)", sc__rd_card, "cpu_list", 0},
+    {"threads", "run", "card.yaml threads (default: the CPUs of cpu_list)", sc__rd_card, "threads",
+     0},
+    {"memory_node", "run", "card.yaml memory_node", sc__rd_card, "memory_node", 0},
+    {"env", "run", "card.yaml env (variables set for the workload)", sc__rd_card, "env", 0},
+    {"host", "platform", "results.json host (run.conf host)", sc__rd_host, NULL, 0},
+    {"os_kernel", "platform", "platform/ kernel.osrelease", sc__rd_platform, "kernel.osrelease", 0},
+    {"cpu_model", "platform", "platform/ cpu.vendor, cpu.family, cpu.model, cpu.model_name",
+     sc__rd_platform, "cpu.vendor cpu.family cpu.model cpu.model_name", 0},
+    {"microcode", "platform", "platform/ cpu.microcode", sc__rd_platform, "cpu.microcode", 0},
+    {"cpus_online", "platform", "platform/ cpus.online", sc__rd_platform, "cpus.online", 0},
+    {"smt", "platform", "platform/ smt.control", sc__rd_platform, "smt.control", 0},
+    {"thp", "platform", "platform/ thp.enabled", sc__rd_platform, "thp.enabled", 0},
+    {"thp_defrag", "platform", "platform/ thp.defrag", sc__rd_platform, "thp.defrag", 0},
+    {"numa_balancing", "platform", "platform/ kernel.numa_balancing", sc__rd_platform,
+     "kernel.numa_balancing", 0},
+    {"governor", "platform",
+     "prefetch/state/state.env OBSERVED_GOVERNOR when the plugin set it, else platform/ "
+     "cpuN.governor over cpu_list",
+     sc__rd_governor, NULL, 0},
+    {"prefetch", "platform",
+     "prefetch/state/state.env OBSERVED_STATE (MSR readback); \"unchanged (not read back)\" "
+     "without one",
+     sc__rd_prefetch, NULL, 0},
+    {"transport", "platform", "results.json metrics.transport (what carried the data)",
+     sc__rd_transport, NULL, WL_MPI},
+};
+#define SC__NVARS (sizeof(sc__vars) / sizeof(sc__vars[0]))
+_Static_assert(SC__NVARS <= SC_FACTS_MAX_VARS, "SC_FACTS_MAX_VARS too small");
+
+static char *sc__dup(const char *s)
+{
+    return strdup(s ? s : "unavailable");
+}
+
+static char *sc__fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *sc__fmt(const char *fmt, ...)
+{
+    char *out = NULL;
+    va_list ap;
+
+    va_start(ap, fmt);
+    int n = vasprintf(&out, fmt, ap);
+    va_end(ap);
+    return n < 0 ? NULL : out;
+}
+
+/* The space-separated keys of arg, looked up in build.json, joined by spaces. */
+static char *sc__rd_build(const sc__src *s, const char *arg)
+{
+    char buf[2048] = "", key[64];
+    json_object *v;
+    size_t used = 0;
+
+    for (const char *p = arg; *p;) {
+        size_t n = strcspn(p, " ");
+        snprintf(key, sizeof(key), "%.*s", (int)n, p);
+        p += n + (p[n] == ' ');
+        if (s->build && json_object_object_get_ex(s->build, key, &v) && v)
+            used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s", used ? " " : "",
+                                     json_object_get_string(v));
+        if (used >= sizeof(buf))
+            break;
+    }
+    return sc__dup(*buf ? buf : NULL);
+}
+
+static char *sc__u64(uint64_t v)
+{
+    return sc__fmt("%llu", (unsigned long long)v);
+}
+
+static char *sc__long(long v)
+{
+    return sc__fmt("%ld", v);
+}
+
+/* env: "K=V K2=V2" in the card's order; "none" when empty. */
+static char *sc__env(const sc_card *c)
+{
+    char *out = strdup(c->n_env ? "" : "none");
+
+    for (size_t i = 0; out && i < c->n_env; i++) {
+        char *grown = sc__fmt("%s%s%s=%s", out, i ? " " : "", c->env[i].key, c->env[i].value);
+        free(out);
+        out = grown;
+    }
+    return out;
+}
+
+/* The card key named arg, as checked and resolved (defaults applied). */
+static char *sc__rd_card(const sc__src *s, const char *arg)
+{
+    const sc_card *c = s->card;
+
+    if (!c)
+        return sc__dup(NULL);
+    if (!strcmp(arg, "workload"))
+        return strdup(sc_workload_name(c->workload));
+    if (!strcmp(arg, "kernel"))
+        return sc__dup(c->kernel ? c->kernel : "none");
+    if (!strcmp(arg, "array_size"))
+        return sc__u64(c->array_size);
+    if (!strcmp(arg, "iterations"))
+        return sc__long(c->iterations);
+    if (!strcmp(arg, "nt_stores"))
+        return sc__fmt("%s (used: %s)", c->nt_stores, *s->stores ? s->stores : "not in stream.log");
+    if (!strcmp(arg, "nb"))
+        return sc__u64(c->nb);
+    if (!strcmp(arg, "nq"))
+        return sc__u64(c->nq);
+    if (!strcmp(arg, "dim"))
+        return sc__u64(c->dim);
+    if (!strcmp(arg, "k"))
+        return sc__u64(c->k);
+    if (!strcmp(arg, "pool_threads"))
+        return sc__long(c->pool_threads);
+    if (!strcmp(arg, "ranks"))
+        return sc__long(c->ranks);
+    if (!strcmp(arg, "min_bytes"))
+        return sc__u64(c->min_bytes);
+    if (!strcmp(arg, "max_bytes"))
+        return sc__u64(c->max_bytes);
+    if (!strcmp(arg, "cpu_list"))
+        return sc_cpulist_format(c->cpus);
+    if (!strcmp(arg, "threads"))
+        return sc__long(c->threads);
+    if (!strcmp(arg, "memory_node"))
+        return c->memory_node < 0 ? strdup("none") : sc__long(c->memory_node);
+    if (!strcmp(arg, "env"))
+        return sc__env(c);
+    return sc__dup(NULL);
+}
+
+/* One key of the platform state: before.txt and after.txt agree, or the change is shown. */
+static char *sc__platform_value(const sc__src *s, const char *key)
+{
+    char b[512] = "", a[512] = "";
+    bool hb = sc_kv_get(s->before, key, b, sizeof(b));
+    bool ha = sc_kv_get(s->after, key, a, sizeof(a));
+
+    if (hb && ha && strcmp(a, b) != 0)
+        return sc__fmt("%s -> %s (changed during the run)", b, a);
+    return sc__dup(hb ? b : ha ? a : NULL);
+}
+
+static char *sc__rd_platform(const sc__src *s, const char *arg)
+{
+    char key[64], *out = NULL;
+
+    for (const char *p = arg; *p;) {
+        size_t n = strcspn(p, " ");
+        snprintf(key, sizeof(key), "%.*s", (int)n, p);
+        p += n + (p[n] == ' ');
+        char *v = sc__platform_value(s, key);
+        char *joined = v ? (out ? sc__fmt("%s %s", out, v) : strdup(v)) : NULL;
+        free(v);
+        free(out);
+        out = joined;
+        if (!out)
+            return NULL;
+    }
+    return out;
+}
+
+static char *sc__rd_governor(const sc__src *s, const char *arg)
+{
+    char req[128] = "", obs[128] = "", key[64];
+    char *first = NULL, *out = NULL;
+    bool mixed = false;
+    unsigned cpu;
+
+    (void)arg;
+    if (sc_kv_get(s->state, "REQUESTED_GOVERNOR", req, sizeof(req)) && *req &&
+        strcmp(req, "unchanged") != 0)
+        return sc__dup(sc_kv_get(s->state, "OBSERVED_GOVERNOR", obs, sizeof(obs)) && *obs
+                           ? obs
+                           : "not read back");
+    if (!s->card || hwloc_bitmap_iszero(s->card->cpus))
+        return sc__dup(NULL);
+    /* The governor of every CPU of cpu_list: one value, or each CPU's. */
+    out = strdup("");
+    hwloc_bitmap_foreach_begin(cpu, s->card->cpus)
+    {
+        snprintf(key, sizeof(key), "cpu%u.governor", cpu);
+        char *v = sc__platform_value(s, key);
+        if (!first)
+            first = v ? strdup(v) : NULL;
+        else if (v && strcmp(v, first) != 0)
+            mixed = true;
+        char *grown = out && v ? sc__fmt("%s%scpu%u=%s", out, *out ? " " : "", cpu, v) : NULL;
+        free(v);
+        free(out);
+        out = grown;
+    }
+    hwloc_bitmap_foreach_end();
+    if (mixed) {
+        char *m = out ? sc__fmt("mixed: %s", out) : NULL;
+        free(out);
+        free(first);
+        return m;
+    }
+    free(out);
+    return first ? first : sc__dup(NULL);
+}
+
+static char *sc__rd_prefetch(const sc__src *s, const char *arg)
+{
+    char obs[64] = "", valid[16] = "";
+
+    (void)arg;
+    if (!sc_kv_get(s->state, "OBSERVED_STATE", obs, sizeof(obs)) || !*obs ||
+        strcmp(obs, "unchanged") == 0)
+        return strdup("unchanged (not read back)");
+    sc_kv_get(s->state, "STATE_VALID", valid, sizeof(valid));
+    if (strcmp(valid, "1") != 0)
+        return sc__fmt("%s (STATE_VALID=%s)", obs, *valid ? valid : "missing");
+    return strdup(obs);
+}
+
+static char *sc__rd_host(const sc__src *s, const char *arg)
+{
+    json_object *v;
+    char host[256] = "";
+
+    (void)arg;
+    if (s->results && json_object_object_get_ex(s->results, "host", &v) && v)
+        return strdup(json_object_get_string(v));
+    return sc__dup(sc_kv_get(s->run_conf, "host", host, sizeof(host)) ? host : NULL);
+}
+
+/* metrics.transport, or a top-level transport: a name, or an object naming it (the MPI
+   kernel's {"transport": "shm", "pml": ...}). */
+static char *sc__rd_transport(const sc__src *s, const char *arg)
+{
+    json_object *v = NULL, *name;
+
+    (void)arg;
+    if (!(s->metrics && json_object_object_get_ex(s->metrics, "transport", &v) && v))
+        if (s->results)
+            json_object_object_get_ex(s->results, "transport", &v);
+    if (v && json_object_is_type(v, json_type_object) &&
+        json_object_object_get_ex(v, "transport", &name))
+        v = name;
+    if (v && json_object_is_type(v, json_type_string))
+        return strdup(json_object_get_string(v));
+    return strdup("not recorded");
+}
+
+const char *sc_facts_var(size_t index, const char **group, const char **source)
+{
+    if (index >= SC__NVARS)
+        return NULL;
+    if (group)
+        *group = sc__vars[index].group;
+    if (source)
+        *source = sc__vars[index].source;
+    return sc__vars[index].name;
+}
+
+bool sc_facts_var_known(const char *name, size_t len)
+{
+    for (size_t i = 0; i < SC__NVARS; i++)
+        if (strlen(sc__vars[i].name) == len && strncmp(sc__vars[i].name, name, len) == 0)
+            return true;
+    return false;
+}
+
+const char *sc_facts_get(const sc_bundle_facts *f, const char *name)
+{
+    for (size_t i = 0; i < f->n_vars; i++)
+        if (strcmp(f->vars[i].name, name) == 0)
+            return f->vars[i].value;
+    return NULL;
+}
+
+size_t sc_facts_diff(const sc_bundle_facts *a, const sc_bundle_facts *b,
+                     size_t idx[SC_FACTS_MAX_VARS])
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < a->n_vars && i < b->n_vars; i++)
+        if (strcmp(a->vars[i].value, b->vars[i].value) != 0)
+            idx[n++] = i;
+    return n;
+}
+
+/*
+ * A variable at the value it would take by default, derived from another: threads that
+ * fill cpu_list (stream, ipsearch), pool_threads equal to threads. Judged by value, since
+ * a resolved card.yaml (flags, sweeps) spells every default out.
+ */
+static const char *sc__follows(const sc__src *src, const char *name)
+{
+    const sc_card *c = src->card;
+
+    if (!c)
+        return NULL;
+    if (!strcmp(name, "threads") && c->workload != SC_WORKLOAD_MPI_PINGPONG &&
+        c->threads == hwloc_bitmap_weight(c->cpus))
+        return "cpu_list";
+    if (!strcmp(name, "pool_threads") && c->workload == SC_WORKLOAD_IPSEARCH &&
+        c->pool_threads == c->threads)
+        return "threads";
+    return NULL;
+}
+
+const char *sc_facts_follows(const sc_bundle_facts *a, const sc_bundle_facts *b, size_t i)
+{
+    const char *from = a->vars[i].follows, *va, *vb;
+
+    if (!from || !b->vars[i].follows || strcmp(from, b->vars[i].follows) != 0)
+        return NULL;
+    va = sc_facts_get(a, from);
+    vb = sc_facts_get(b, from);
+    return va && vb && strcmp(va, vb) != 0 ? from : NULL;
+}
+
+int sc__facts_read_vars(const sc__src *src, sc_bundle_facts *f)
+{
+    unsigned wl = src->card ? 1u << src->card->workload : 0;
+
+    for (size_t i = 0; i < SC__NVARS; i++) {
+        const struct sc__var *var = &sc__vars[i];
+        f->vars[i].name = var->name;
+        f->vars[i].group = var->group;
+        f->vars[i].follows = sc__follows(src, var->name);
+        f->vars[i].value =
+            var->workloads && !(var->workloads & wl) ? strdup("n/a") : var->read(src, var->arg);
+        if (!f->vars[i].value)
+            return -ENOMEM;
+        f->n_vars = i + 1;
+    }
+    return 0;
+}

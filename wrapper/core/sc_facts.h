@@ -1,0 +1,106 @@
+/*
+ * sc_facts.h: what one bundle says about its run, loaded once for `compare`, `classify`,
+ * `report` and `export`: the controlled variables (the conditions a comparison must hold
+ * constant) and the results.
+ *
+ * Every controlled variable has one row in a const table (facts.c) that says where it is
+ * read; `streamcard compare --variables` prints that table. Values are normalised text, so
+ * two runs under the same condition give byte-equal values ("0-1" and "0,1" are one cpu
+ * list). A variable the workload does not have is "n/a"; a file that lacks it gives
+ * "unavailable". The loader does not judge the evidence: sc_verify_bundle() does that, and
+ * callers refuse a bundle it rejects before they use these facts.
+ */
+#ifndef SC_FACTS_H
+#define SC_FACTS_H
+
+#include "sc_card.h"
+#include "sc_tracelog.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SC_FACTS_MAX_VARS 48
+#define SC_FACTS_MAX_NODES 64
+
+typedef struct sc_fact {
+    const char *name;    /* "binary_sha256" (static) */
+    const char *group;   /* "build", "run" or "platform" (static) */
+    char *value;         /* malloc'd */
+    const char *follows; /* at the default derived from this variable ("cpu_list" for
+                            threads that fill cpu_list); NULL otherwise */
+} sc_fact;
+
+/* One STREAM function's figures (from results.json "rates"/"times"). */
+typedef struct sc_fact_rate {
+    char name[16]; /* "copy" */
+    double MBps, avg_s, min_s, max_s;
+} sc_fact_rate;
+
+/* One message size of mpi-pingpong (results.json "sizes"). */
+typedef struct sc_fact_size {
+    unsigned long long bytes;
+    double t_usec, MBps;
+} sc_fact_size;
+
+/* One thread in the snapshot at main_loop_begin (threads_at_ready.txt). */
+typedef struct sc_fact_thread {
+    long tid, cpu;
+} sc_fact_thread;
+
+typedef struct sc_bundle_facts {
+    char *path;
+    const char *name; /* the bundle directory's own name (points into path) */
+    sc_fact vars[SC_FACTS_MAX_VARS];
+    size_t n_vars;
+
+    sc_workload workload;
+    char host[256], run_name[256], verdict[16], started_at[32], ended_at[32];
+    double primary;            /* the figure the workload is judged by; <= 0 when none */
+    const char *primary_label; /* "best rate MB/s", "queries/s" */
+    sc_fact_rate rates[8];
+    size_t n_rates;
+    sc_fact_size *sizes;
+    size_t n_sizes;
+    sc_binding *bindings; /* the log's TRACE_THREAD_BINDING lines */
+    size_t n_bindings;
+    sc_fact_thread *threads; /* the snapshot at main_loop_begin */
+    size_t n_threads;
+    char *cpu_list;                                    /* the card's, normalised */
+    unsigned long long node_bytes[SC_FACTS_MAX_NODES]; /* anonymous memory per NUMA node */
+    int n_nodes;                                       /* highest node with pages + 1 */
+    /* Raw texts for the report (NULL when absent). */
+    char *card_text, *run_conf, *platform_before, *platform_after, *state_env;
+} sc_bundle_facts;
+
+/* Loads the bundle at path. Returns 0, -errno when it cannot be opened, or -ENOMEM. */
+int sc_facts_load(const char *path, sc_bundle_facts *f);
+void sc_facts_free(sc_bundle_facts *f);
+
+/* The value of a controlled variable, or NULL when name is not one. */
+const char *sc_facts_get(const sc_bundle_facts *f, const char *name);
+
+/* The controlled variables in table order: name, group and where each is read. NULL after
+   the last one. */
+const char *sc_facts_var(size_t index, const char **group, const char **source);
+
+/* True when the first len bytes of name are the name of a controlled variable. */
+bool sc_facts_var_known(const char *name, size_t len);
+
+/*
+ * The controlled variables whose values differ between a and b: their indexes into vars[]
+ * (both loaded by sc_facts_load(), so the tables line up). Returns how many differ.
+ */
+size_t sc_facts_diff(const sc_bundle_facts *a, const sc_bundle_facts *b,
+                     size_t idx[SC_FACTS_MAX_VARS]);
+
+/*
+ * When the variable at index i differs only as a consequence of another difference: in
+ * both bundles it has the default derived from a variable that differs too (threads that
+ * fill cpu_list, pool_threads equal to threads). Returns that variable's name, else NULL.
+ */
+const char *sc_facts_follows(const sc_bundle_facts *a, const sc_bundle_facts *b, size_t i);
+
+/* Seconds since the epoch of an ISO 8601 UTC time ("2026-11-30T06:48:24Z"); -1 if bad. */
+long long sc_facts_epoch(const char *iso);
+
+#endif

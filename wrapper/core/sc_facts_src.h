@@ -1,0 +1,23 @@
+/*
+ * sc_facts_src.h: internal to the facts module: the parsed files of one bundle that the
+ * controlled-variable readers (facts_vars.c) look at, filled by the loader (facts.c).
+ */
+#ifndef SC_FACTS_SRC_H
+#define SC_FACTS_SRC_H
+
+#include "sc_facts.h"
+
+#include <json-c/json.h>
+
+/* Everything the readers look at, parsed once. Any member may be NULL. */
+typedef struct sc__src {
+    sc_card *card;
+    json_object *build, *results, *metrics;
+    const char *before, *after, *state, *run_conf;
+    char stores[128]; /* stream.log's "Stores: ..." line, "" when absent */
+} sc__src;
+
+/* Reads every controlled variable of src into f->vars. Returns 0 or -ENOMEM. */
+int sc__facts_read_vars(const sc__src *src, sc_bundle_facts *f);
+
+#endif

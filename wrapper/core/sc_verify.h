@@ -1,0 +1,48 @@
+/*
+ * sc_verify.h: is a bundle evidence? One check shared by `streamcard verify`, `compare`,
+ * `classify`, `report` and `export`.
+ *
+ * sc_verify_bundle() re-checks SHA256SUMS, recomputes every gate from the raw files
+ * (card.yaml, stream.log, the snapshots at ready, state.env) and holds run.conf,
+ * build.json and results.json to what the raw files show. Nothing recorded is trusted:
+ * a claim that the raw files do not support is a problem, and so is a missing file.
+ */
+#ifndef SC_VERIFY_H
+#define SC_VERIFY_H
+
+#include "sc_diag.h"
+#include "sc_gates.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct sc_verify_report {
+    /* One line per problem, in the order found: first the n_hash_problems lines of
+       SHA256SUMS (edited, missing, added files), then consistency problems. */
+    sc_diag problems;
+    size_t n_hash_problems;
+    bool gates_computed; /* the card parsed: gates holds the recomputed verdicts */
+    sc_gates gates;
+    double log_best_rate_MBps; /* the best rate stream.log's own table shows; 0 when none */
+} sc_verify_report;
+
+/*
+ * Verifies the bundle at path into out (which is initialised either way and must be freed
+ * with sc_verify_report_free()). Returns 0 when the bundle was examined (its problems and
+ * gates are in out), -errno when it could not be opened at all, -ENOMEM.
+ */
+int sc_verify_bundle(const char *path, sc_verify_report *out);
+void sc_verify_report_free(sc_verify_report *r);
+
+/* Intact and consistent: no hash or consistency problem. */
+bool sc_verify_intact(const sc_verify_report *r);
+/* Evidence that can be used: intact, the gates recomputed, and every gate holds. */
+bool sc_verify_usable(const sc_verify_report *r);
+
+/*
+ * Why a bundle is not usable, in one line without a newline: "2 problems (stream.log:
+ * edited ...; ...)", "failed gates: binding validation". Empty when it is usable.
+ */
+void sc_verify_why(const sc_verify_report *r, char *buf, size_t len);
+
+#endif

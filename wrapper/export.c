@@ -1,0 +1,285 @@
+/*
+ * export.c: `streamcard export --prometheus BUNDLE...`: node_exporter textfile metrics
+ * (Prometheus text format 0.0.4) for admins: verdicts, gates, rates, transport and when
+ * each run ended, labelled by host, workload, kernel, card and run. A bundle that fails
+ * verification still reports its verdict (0), never its rates: numbers of a failed run are
+ * not to be used. With -o the file is written atomically (a temporary file renamed), as
+ * the textfile collector needs.
+ */
+#include "analysis.h"
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef void (*sc__emit_fn)(FILE *out, const char *metric, const sc_analysis_bundle *ab,
+                            const char *labels);
+
+typedef struct sc__family {
+    const char *name, *help;
+    sc__emit_fn emit;
+} sc__family;
+
+/* Writes value with the text format's label escapes: backslash, double quote, newline. */
+static void sc__escape(FILE *out, const char *value)
+{
+    for (const char *p = value; *p; p++) {
+        if (*p == '\\' || *p == '"')
+            fprintf(out, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", out);
+        else
+            fputc(*p, out);
+    }
+}
+
+static void sc__label(FILE *out, const char *name, const char *value, bool first)
+{
+    fprintf(out, "%s%s=\"", first ? "" : ",", name);
+    sc__escape(out, value);
+    fputc('"', out);
+}
+
+/* The labels every sample of a bundle carries (without braces). */
+static char *sc__labels(const sc_analysis_bundle *ab)
+{
+    const sc_bundle_facts *f = &ab->facts;
+    const char *kernel = sc_facts_get(f, "kernel");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+
+    if (!out)
+        return NULL;
+    sc__label(out, "host", f->host, true);
+    sc__label(out, "workload", sc_workload_name(f->workload), false);
+    sc__label(out, "kernel", kernel && strcmp(kernel, "n/a") ? kernel : "", false);
+    sc__label(out, "card", f->run_name, false);
+    sc__label(out, "run", f->name, false);
+    return fclose(out) == 0 ? buf : (free(buf), NULL);
+}
+
+static void sc__sample(FILE *out, const char *metric, const char *labels, const char *extra_name,
+                       const char *extra_value, double value)
+{
+    fprintf(out, "%s{%s", metric, labels);
+    if (extra_name)
+        sc__label(out, extra_name, extra_value, false);
+    fprintf(out, "} %.10g\n", value);
+}
+
+static void sc__emit_verdict(FILE *out, const char *m, const sc_analysis_bundle *ab,
+                             const char *labels)
+{
+    sc__sample(out, m, labels, NULL, NULL, ab->usable);
+}
+
+static void sc__emit_intact(FILE *out, const char *m, const sc_analysis_bundle *ab,
+                            const char *labels)
+{
+    sc__sample(out, m, labels, NULL, NULL, sc_verify_intact(&ab->verify));
+}
+
+/* One sample per gate that applies: 1 holds, 0 failed or without evidence. */
+static void sc__emit_gates(FILE *out, const char *m, const sc_analysis_bundle *ab,
+                           const char *labels)
+{
+    if (!ab->verify.gates_computed)
+        return;
+    for (int i = 0; i < SC_GATE_COUNT; i++) {
+        sc_gate_state s = ab->verify.gates.g[i].state;
+        if (s == SC_GATE_NULL && !sc_gate_mandatory((sc_gate_id)i))
+            continue;
+        sc__sample(out, m, labels, "gate", sc_gate_name((sc_gate_id)i), s == SC_GATE_OK);
+    }
+}
+
+static void sc__emit_best(FILE *out, const char *m, const sc_analysis_bundle *ab,
+                          const char *labels)
+{
+    if (ab->usable && ab->facts.workload != SC_WORKLOAD_IPSEARCH && ab->facts.primary > 0)
+        sc__sample(out, m, labels, NULL, NULL, ab->facts.primary);
+}
+
+static void sc__emit_stream(FILE *out, const char *m, const sc_analysis_bundle *ab,
+                            const char *labels)
+{
+    for (size_t i = 0; ab->usable && i < ab->facts.n_rates; i++)
+        sc__sample(out, m, labels, "function", ab->facts.rates[i].name, ab->facts.rates[i].MBps);
+}
+
+static void sc__emit_qps(FILE *out, const char *m, const sc_analysis_bundle *ab, const char *labels)
+{
+    if (ab->usable && ab->facts.workload == SC_WORKLOAD_IPSEARCH && ab->facts.primary > 0)
+        sc__sample(out, m, labels, NULL, NULL, ab->facts.primary);
+}
+
+static void sc__emit_mpi(FILE *out, const char *m, const sc_analysis_bundle *ab, const char *labels)
+{
+    char bytes[32];
+
+    for (size_t i = 0; ab->usable && i < ab->facts.n_sizes; i++) {
+        snprintf(bytes, sizeof(bytes), "%llu", ab->facts.sizes[i].bytes);
+        sc__sample(out, m, labels, "bytes", bytes, ab->facts.sizes[i].MBps);
+    }
+}
+
+static void sc__emit_time(FILE *out, const char *m, const sc_analysis_bundle *ab,
+                          const char *labels)
+{
+    long long t = sc_facts_epoch(ab->facts.ended_at);
+
+    if (t < 0)
+        t = sc_facts_epoch(ab->facts.started_at);
+    if (t >= 0)
+        sc__sample(out, m, labels, NULL, NULL, (double)t);
+}
+
+static void sc__emit_transport(FILE *out, const char *m, const sc_analysis_bundle *ab,
+                               const char *labels)
+{
+    const char *t = sc_facts_get(&ab->facts, "transport");
+
+    if (t && strcmp(t, "n/a") != 0 && strcmp(t, "not recorded") != 0)
+        sc__sample(out, m, labels, "transport", t, 1);
+}
+
+static const sc__family sc__families[] = {
+    {"streamcard_verdict_ok", "1 when the bundle verifies and every gate holds, else 0",
+     sc__emit_verdict},
+    {"streamcard_bundle_intact", "1 when SHA256SUMS and the recorded claims match the raw files",
+     sc__emit_intact},
+    {"streamcard_gate_ok", "Each gate recomputed from the raw files: 1 holds, 0 failed",
+     sc__emit_gates},
+    {"streamcard_best_rate_mbps", "Best rate of a passed run in MB/s (stream, mpi-pingpong peak)",
+     sc__emit_best},
+    {"streamcard_stream_rate_mbps", "Best rate of each STREAM function of a passed run in MB/s",
+     sc__emit_stream},
+    {"streamcard_ipsearch_qps", "Queries per second of a passed ipsearch run", sc__emit_qps},
+    {"streamcard_mpi_bandwidth_mbps", "MPI bandwidth of a passed run per message size in MB/s",
+     sc__emit_mpi},
+    {"streamcard_run_timestamp_seconds", "When the run ended, seconds since the epoch",
+     sc__emit_time},
+    {"streamcard_transport_info", "The transport that carried an MPI run's data",
+     sc__emit_transport},
+};
+
+/* Metric by metric (the format wants a family's samples together); empty ones left out. */
+static int sc__export(FILE *out, const sc_analysis_bundle *ab, char **labels, size_t n)
+{
+    for (size_t f = 0; f < sizeof(sc__families) / sizeof(sc__families[0]); f++) {
+        char *samples = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&samples, &len);
+        if (!mem)
+            return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+            if (labels[i])
+                sc__families[f].emit(mem, sc__families[f].name, &ab[i], labels[i]);
+        if (fclose(mem) != 0) {
+            free(samples);
+            return -ENOMEM;
+        }
+        if (len)
+            fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n%s", sc__families[f].name,
+                    sc__families[f].help, sc__families[f].name, samples);
+        free(samples);
+    }
+    return 0;
+}
+
+static void sc__export_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: streamcard export --prometheus [-o FILE] BUNDLE...\n"
+            "\n"
+            "Writes node_exporter textfile metrics for the bundles: streamcard_verdict_ok,\n"
+            "streamcard_bundle_intact, streamcard_gate_ok{gate}, streamcard_best_rate_mbps,\n"
+            "streamcard_stream_rate_mbps{function}, streamcard_ipsearch_qps,\n"
+            "streamcard_mpi_bandwidth_mbps{bytes}, streamcard_run_timestamp_seconds and\n"
+            "streamcard_transport_info{transport}, labelled host, workload, kernel, card\n"
+            "(the run name) and run (the bundle). Rates only for runs that pass.\n"
+            "\n"
+            "options:\n"
+            "  --prometheus   the Prometheus text format (the only format so far)\n"
+            "  -o FILE        write FILE atomically (FILE.tmp, then rename) instead of stdout\n"
+            "  -h, --help     this text\n"
+            "\n"
+            "Exit status: 0 every bundle exported, 1 a bundle could not be read (the others\n"
+            "are exported), 2 usage.\n");
+}
+
+int sc_cmd_export(int argc, char **argv)
+{
+    static const struct option opts[] = {{"prometheus", no_argument, NULL, 'p'},
+                                         {"output", required_argument, NULL, 'o'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *output = NULL;
+    bool prometheus = false;
+    int c, status = SC_EXIT_OK;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+        if (c == 'h') {
+            sc__export_usage(stdout);
+            return SC_EXIT_OK;
+        } else if (c == 'p') {
+            prometheus = true;
+        } else if (c == 'o') {
+            output = optarg;
+        } else {
+            fprintf(stderr, "streamcard: export: %s: %s (see streamcard export --help)\n",
+                    argv[optind - 1], c == ':' ? "needs a value" : "unknown option");
+            return SC_EXIT_USAGE;
+        }
+    }
+    if (!prometheus || optind >= argc) {
+        fprintf(stderr, "streamcard: export: needs --prometheus and at least one bundle (valid: "
+                        "streamcard export --prometheus BUNDLE...)\n");
+        return SC_EXIT_USAGE;
+    }
+    size_t n = (size_t)(argc - optind);
+    sc_analysis_bundle *ab = calloc(n, sizeof(*ab));
+    char **labels = calloc(n, sizeof(*labels)), *tmp = NULL;
+    FILE *out = stdout;
+    if (!ab || !labels || (output && asprintf(&tmp, "%s.tmp", output) < 0)) {
+        free(ab);
+        free(labels);
+        return SC_EXIT_ERROR;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (sc_analysis_load(&ab[i], argv[optind + (int)i]) < 0) {
+            fprintf(stderr, "streamcard: export: %s: %s (left out)\n", ab[i].arg, ab[i].why);
+            status = SC_EXIT_FAILED;
+        } else if (!(labels[i] = sc__labels(&ab[i]))) {
+            status = SC_EXIT_ERROR;
+        }
+    }
+    if (tmp && !(out = fopen(tmp, "w"))) {
+        fprintf(stderr, "streamcard: export: %s: %s (valid: a writable directory)\n", tmp,
+                strerror(errno));
+        status = SC_EXIT_ERROR;
+    } else {
+        if (sc__export(out, ab, labels, n) < 0)
+            status = SC_EXIT_ERROR;
+        if (tmp && (fclose(out) != 0 || status == SC_EXIT_ERROR || rename(tmp, output) < 0)) {
+            fprintf(stderr, "streamcard: export: %s: %s\n", output, strerror(errno));
+            unlink(tmp);
+            status = SC_EXIT_ERROR;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        free(labels[i]);
+        sc_analysis_free(&ab[i]);
+    }
+    free(ab);
+    free(labels);
+    free(tmp);
+    return status;
+}

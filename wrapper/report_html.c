@@ -1,0 +1,455 @@
+/*
+ * report_html.c: the page of `streamcard report` (see report.h): a summary, the comparison
+ * table when there are several bundles, then per bundle its verdict and gates, the plan,
+ * the rates, MPI bandwidth per message size, thread placement, NUMA pages and the platform
+ * state before and after. Every figure comes from the bundle's own files.
+ */
+#include "report.h"
+#include "sc_cpulist.h"
+#include "sc_kv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SC__MAX_CPUS 1024
+
+static const char sc__css[] =
+    "body{font:14px/1.4 sans-serif;margin:24px;color:#1a202c;max-width:1100px}"
+    "h1{font-size:22px}h2{font-size:18px;border-bottom:2px solid #cbd5e0;margin-top:36px}"
+    "h3{font-size:15px;margin-top:22px}table{border-collapse:collapse;margin:6px 0}"
+    "td,th{border:1px solid #cbd5e0;padding:3px 8px;text-align:left;vertical-align:top}"
+    "th{background:#edf2f7}tr.diff td{background:#fefcbf}tr.chg td{background:#fed7d7}"
+    "pre{background:#f7fafc;border:1px solid #e2e8f0;padding:8px;overflow:auto;font-size:12px}"
+    ".ok{color:#276749;font-weight:bold}.fail{color:#c53030;font-weight:bold}.na{color:#718096}"
+    ".note{color:#4a5568;font-size:13px}td.mono{font-family:monospace;word-break:break-all}"
+    "svg.plot{display:block;margin:8px 0}svg text{font:12px sans-serif;fill:#1a202c}"
+    "svg text.ttl{font-weight:bold}.bar{fill:#3182ce}.whisker{stroke:#1a202c;stroke-width:1.5;"
+    "fill:none}.axis{stroke:#1a202c;fill:none}.grid{stroke:#e2e8f0}.line{stroke:#3182ce;"
+    "stroke-width:2;fill:none}.dot{fill:#2c5282}.cpu{fill:#edf2f7;stroke:#a0aec0}"
+    ".cpu.listed{fill:#bee3f8}.cpu.busy{fill:#63b3ed;stroke:#2c5282}";
+
+void sc_html_escape(FILE *out, const char *text)
+{
+    for (const char *p = text ? text : ""; *p; p++) {
+        switch (*p) {
+        case '&':
+            fputs("&amp;", out);
+            break;
+        case '<':
+            fputs("&lt;", out);
+            break;
+        case '>':
+            fputs("&gt;", out);
+            break;
+        case '"':
+            fputs("&quot;", out);
+            break;
+        case '\'':
+            fputs("&#39;", out);
+            break;
+        default:
+            fputc(*p, out);
+        }
+    }
+}
+
+/* <td>text</td> with an optional class. */
+static void sc__td(FILE *out, const char *cls, const char *text)
+{
+    fprintf(out, cls ? "<td class=\"%s\">" : "<td>", cls);
+    sc_html_escape(out, text);
+    fputs("</td>", out);
+}
+
+/* <td> with a number shown with decimals digits. */
+static void sc__tdf(FILE *out, double v, int decimals)
+{
+    fprintf(out, "<td>%.*f</td>", decimals, v);
+}
+
+static void sc__verdict(FILE *out, const sc_analysis_bundle *ab)
+{
+    if (ab->usable)
+        fputs("<span class=\"ok\">ok</span>", out);
+    else {
+        fputs("<span class=\"fail\">REFUSED</span> ", out);
+        sc_html_escape(out, ab->why);
+    }
+}
+
+static void sc__summary(FILE *out, const sc_analysis_bundle *ab, size_t n)
+{
+    fputs("<h2>Summary</h2><table><tr><th>bundle</th><th>verdict (recomputed)</th>"
+          "<th>figure</th><th>host</th><th>ended</th></tr>\n",
+          out);
+    for (size_t i = 0; i < n; i++) {
+        const sc_bundle_facts *f = &ab[i].facts;
+        char fig[96] = "-";
+        if (ab[i].loaded && f->primary > 0)
+            snprintf(fig, sizeof(fig), "%.1f %s", f->primary, f->primary_label);
+        fputs("<tr>", out);
+        sc__td(out, "mono", ab[i].loaded ? f->name : ab[i].arg);
+        fputs("<td>", out);
+        sc__verdict(out, &ab[i]);
+        fputs("</td>", out);
+        sc__td(out, NULL, fig);
+        sc__td(out, NULL, ab[i].loaded ? f->host : "");
+        sc__td(out, NULL, ab[i].loaded ? f->ended_at : "");
+        fputs("</tr>\n", out);
+    }
+    fputs("</table>\n", out);
+}
+
+/* The figure of every bundle as bars (a refused bundle's figure is left out). */
+static void sc__figures(FILE *out, const sc_analysis_bundle *ab, size_t n)
+{
+    sc_svg_bar *bars = calloc(n, sizeof(*bars));
+    char(*names)[80] = calloc(n, sizeof(*names));
+    size_t m = 0;
+
+    for (size_t i = 0; bars && names && i < n; i++) {
+        if (!ab[i].usable || ab[i].facts.primary <= 0)
+            continue;
+        snprintf(names[m], sizeof(names[m]), "%c: %.20s", (int)('A' + i % 26), ab[i].facts.name);
+        bars[m] = (sc_svg_bar){names[m], ab[i].facts.primary, 0, 0};
+        m++;
+    }
+    if (m)
+        sc_svg_bars(out, ab[0].facts.primary_label, "", bars, m);
+    free(bars);
+    free(names);
+}
+
+/* The controlled variables of every bundle side by side; rows that differ are marked. */
+static void sc__comparison(FILE *out, const sc_analysis_bundle *ab, size_t n)
+{
+    const sc_bundle_facts *first = &ab[0].facts;
+    char names[1024] = "";
+    size_t ndiff = 0, used = 0;
+    bool refused = false;
+
+    fputs("<h2>Comparison</h2><table><tr><th>controlled variable</th>", out);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(out, "<th>%c: ", (int)('A' + i % 26));
+        sc_html_escape(out, ab[i].facts.name);
+        fputs("</th>", out);
+        refused |= !ab[i].usable;
+    }
+    fputs("</tr>\n", out);
+    for (size_t v = 0; v < first->n_vars; v++) {
+        bool differs = false, counts = false, all_na = true;
+        for (size_t i = 0; i < n; i++) {
+            bool d = strcmp(ab[i].facts.vars[v].value, first->vars[v].value) != 0;
+            differs |= d;
+            /* At the default another differing variable gives: not a second difference. */
+            counts |= d && !sc_facts_follows(first, &ab[i].facts, v);
+            all_na &= strcmp(ab[i].facts.vars[v].value, "n/a") == 0;
+        }
+        if (all_na)
+            continue;
+        if (counts) {
+            ndiff++;
+            if (used < sizeof(names))
+                used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
+                                         used ? ", " : "", first->vars[v].name);
+        }
+        fprintf(out, "<tr%s>", differs ? " class=\"diff\"" : "");
+        sc__td(out, NULL, first->vars[v].name);
+        for (size_t i = 0; i < n; i++)
+            sc__td(out, "mono", ab[i].facts.vars[v].value);
+        fputs("</tr>\n", out);
+    }
+    fprintf(out, "<tr><th>verdict</th>");
+    for (size_t i = 0; i < n; i++) {
+        fputs("<td>", out);
+        sc__verdict(out, &ab[i]);
+        fputs("</td>", out);
+    }
+    fprintf(out, "</tr>\n<tr><th>");
+    sc_html_escape(out, first->primary_label);
+    fputs(" (change vs A)</th>", out);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "<td>%.1f (%+.1f%%)</td>", ab[i].facts.primary,
+                sc_analysis_change(first->primary, ab[i].facts.primary));
+    fputs("</tr></table>\n", out);
+    sc__figures(out, ab, n);
+    fputs("<p>", out);
+    if (refused)
+        fputs("<span class=\"fail\">Not a comparison:</span> a bundle is refused (failed "
+              "verification or gates); its numbers are not to be used.",
+              out);
+    else if (ndiff == 0)
+        fputs("<span class=\"ok\">Repeats:</span> no controlled variable differs.", out);
+    else if (ndiff == 1)
+        fprintf(out, "<span class=\"ok\">Single-variable comparison:</span> only %s differs.",
+                names);
+    else {
+        fprintf(out,
+                "<span class=\"fail\">Invalid as a single-variable comparison:</span> %zu "
+                "controlled variables differ: ",
+                ndiff);
+        sc_html_escape(out, names);
+        fputc('.', out);
+    }
+    fputs("</p>\n", out);
+}
+
+static void sc__gates(FILE *out, const sc_analysis_bundle *ab)
+{
+    const sc_verify_report *r = &ab->verify;
+
+    fputs("<h3>Verdict and gates</h3><p>", out);
+    sc__verdict(out, ab);
+    fputs("</p>\n", out);
+    if (r->problems.count) {
+        fputs("<p class=\"fail\">Verification problems:</p><ul>", out);
+        for (size_t i = 0; i < r->problems.count; i++) {
+            fputs("<li>", out);
+            sc_html_escape(out, r->problems.lines[i]);
+            fputs("</li>", out);
+        }
+        fputs("</ul>\n", out);
+    }
+    if (!r->gates_computed)
+        return;
+    fputs("<table><tr><th>gate</th><th>recomputed</th><th>evidence</th></tr>\n", out);
+    for (int i = 0; i < SC_GATE_COUNT; i++) {
+        sc_gate_state s = r->gates.g[i].state;
+        fputs("<tr>", out);
+        sc__td(out, NULL, sc_gate_name((sc_gate_id)i));
+        sc__td(out,
+               s == SC_GATE_OK     ? "ok"
+               : s == SC_GATE_FAIL ? "fail"
+                                   : "na",
+               s == SC_GATE_OK     ? "ok"
+               : s == SC_GATE_FAIL ? "FAIL"
+                                   : "not asked");
+        sc__td(out, "note", r->gates.g[i].note);
+        fputs("</tr>\n", out);
+    }
+    fputs("</table>\n", out);
+}
+
+static void sc__pre(FILE *out, const char *title, const char *text, bool folded)
+{
+    fprintf(out, folded ? "<details><summary>%s</summary><pre>" : "<h3>%s</h3><pre>", title);
+    sc_html_escape(out, text ? text : "(missing)");
+    fputs(folded ? "</pre></details>\n" : "</pre>\n", out);
+}
+
+static void sc__rates(FILE *out, const sc_bundle_facts *f)
+{
+    sc_svg_bar bars[8];
+
+    if (!f->n_rates)
+        return;
+    fputs("<h3>Rates</h3><table><tr><th>function</th><th>best MB/s</th><th>avg s</th>"
+          "<th>min s</th><th>max s</th></tr>\n",
+          out);
+    for (size_t i = 0; i < f->n_rates; i++) {
+        const sc_fact_rate *r = &f->rates[i];
+        fputs("<tr>", out);
+        sc__td(out, NULL, r->name);
+        sc__tdf(out, r->MBps, 1);
+        sc__tdf(out, r->avg_s, 6);
+        sc__tdf(out, r->min_s, 6);
+        sc__tdf(out, r->max_s, 6);
+        fputs("</tr>\n", out);
+        /* Rate of an iteration = bytes / its time = best rate * min time / its time. */
+        bars[i] = (sc_svg_bar){r->name, r->MBps, r->max_s > 0 ? r->MBps * r->min_s / r->max_s : 0,
+                               r->avg_s > 0 ? r->MBps * r->min_s / r->avg_s : 0};
+    }
+    fputs("</table>\n", out);
+    sc_svg_bars(out, "Best rate per function; whisker: slowest to average iteration", "MB/s", bars,
+                f->n_rates);
+    fputs("<p class=\"note\">Per-iteration rates are not recorded by the kernel: the whisker "
+          "spans the rates of the slowest and the average iteration (from max and avg time).</p>\n",
+          out);
+}
+
+static void sc__mpi(FILE *out, const sc_bundle_facts *f)
+{
+    double x[256], y[256];
+    size_t n = f->n_sizes < 256 ? f->n_sizes : 256;
+
+    if (!n)
+        return;
+    fputs("<h3>Bandwidth per message size</h3>\n", out);
+    for (size_t i = 0; i < n; i++) {
+        x[i] = (double)f->sizes[i].bytes;
+        y[i] = f->sizes[i].MBps;
+    }
+    sc_svg_logx(out, "MPI bandwidth vs message size", "bytes", "MB/s", x, y, n);
+    fputs("<table><tr><th>bytes</th><th>t usec</th><th>MB/s</th></tr>\n", out);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "<tr><td>%llu</td><td>%.2f</td><td>%.1f</td></tr>\n", f->sizes[i].bytes,
+                f->sizes[i].t_usec, f->sizes[i].MBps);
+    fputs("</table>\n", out);
+}
+
+/* Per CPU of the grid: in the card's list, and the trace's threads there ("t0,t1"). */
+typedef struct sc__cpu_cells {
+    bool in_list[SC__MAX_CPUS];
+    char text[SC__MAX_CPUS][48];
+    const char *label[SC__MAX_CPUS];
+} sc__cpu_cells;
+
+static size_t sc__fill_cells(const sc_bundle_facts *f, sc__cpu_cells *c)
+{
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    size_t ncpus = 0;
+    unsigned cpu;
+
+    if (set && f->cpu_list && sc_cpulist_parse(f->cpu_list, set, NULL, 0) == 0) {
+        hwloc_bitmap_foreach_begin(cpu, set)
+        {
+            if (cpu < SC__MAX_CPUS) {
+                c->in_list[cpu] = true;
+                ncpus = cpu + 1 > ncpus ? cpu + 1 : ncpus;
+            }
+        }
+        hwloc_bitmap_foreach_end();
+    }
+    hwloc_bitmap_free(set);
+    for (size_t i = 0; i < f->n_bindings; i++) {
+        long b = f->bindings[i].cpu;
+        if (b < 0 || b >= SC__MAX_CPUS)
+            continue;
+        size_t used = strlen(c->text[b]);
+        snprintf(c->text[b] + used, sizeof(c->text[b]) - used, "%st%ld", used ? "," : "",
+                 f->bindings[i].thread);
+        c->label[b] = c->text[b];
+        ncpus = (size_t)b + 1 > ncpus ? (size_t)b + 1 : ncpus;
+    }
+    return ncpus;
+}
+
+static void sc__placement(FILE *out, const sc_bundle_facts *f)
+{
+    sc__cpu_cells *cells = calloc(1, sizeof(*cells));
+    size_t ncpus = cells ? sc__fill_cells(f, cells) : 0;
+
+    fputs("<h3>Thread placement</h3>\n", out);
+    if (ncpus)
+        sc_svg_cpus(out, "Threads per CPU (TRACE_THREAD_BINDING); shaded: the card's cpu_list",
+                    ncpus, cells->in_list, cells->label);
+    free(cells);
+    fputs("<table><tr><th>thread (trace)</th><th>cpu</th></tr>\n", out);
+    for (size_t i = 0; i < f->n_bindings; i++)
+        fprintf(out, "<tr><td>%ld</td><td>%ld</td></tr>\n", f->bindings[i].thread,
+                f->bindings[i].cpu);
+    fputs("</table><table><tr><th>tid at main_loop_begin</th><th>cpu (psr)</th></tr>\n", out);
+    for (size_t i = 0; i < f->n_threads; i++)
+        fprintf(out, "<tr><td>%ld</td><td>%ld</td></tr>\n", f->threads[i].tid, f->threads[i].cpu);
+    fputs("</table>\n", out);
+}
+
+static void sc__numa(FILE *out, const sc_bundle_facts *f)
+{
+    sc_svg_bar bars[SC_FACTS_MAX_NODES];
+    char names[SC_FACTS_MAX_NODES][16];
+
+    fputs("<h3>NUMA pages at main_loop_begin</h3>\n", out);
+    if (!f->n_nodes) {
+        fputs("<p class=\"na\">No anonymous memory in numa_maps_at_ready.txt.</p>\n", out);
+        return;
+    }
+    for (int i = 0; i < f->n_nodes; i++) {
+        snprintf(names[i], sizeof(names[i]), "node %d", i);
+        bars[i] = (sc_svg_bar){names[i], (double)f->node_bytes[i] / 1048576.0, 0, 0};
+    }
+    sc_svg_bars(out, "Anonymous memory per NUMA node (numa_maps)", "MiB", bars, (size_t)f->n_nodes);
+}
+
+/* Every key of before.txt and after.txt; rows whose values differ are marked. */
+static void sc__platform(FILE *out, const sc_bundle_facts *f)
+{
+    char key[128], before[512], after[512];
+
+    fputs("<h3>Platform state before and after</h3><table><tr><th>key</th><th>before</th>"
+          "<th>after</th></tr>\n",
+          out);
+    for (int pass = 0; pass < 2; pass++) {
+        const char *text = pass ? f->platform_after : f->platform_before;
+        for (const char *line = text; line && *line;) {
+            size_t n = strcspn(line, "\n"), k = strcspn(line, "=\n");
+            if (k < n && k < sizeof(key) && *line != '#') {
+                snprintf(key, sizeof(key), "%.*s", (int)k, line);
+                bool hb = sc_kv_get(f->platform_before, key, before, sizeof(before));
+                bool ha = sc_kv_get(f->platform_after, key, after, sizeof(after));
+                if (!pass || !hb) {
+                    bool chg = !hb || !ha || strcmp(before, after) != 0;
+                    fprintf(out, "<tr%s>",
+                            chg && strcmp(key, "captured_at") ? " class=\"chg\"" : "");
+                    sc__td(out, NULL, key);
+                    sc__td(out, "mono", hb ? before : "(absent)");
+                    sc__td(out, "mono", ha ? after : "(absent)");
+                    fputs("</tr>\n", out);
+                }
+            }
+            line += n + (line[n] == '\n');
+        }
+    }
+    fputs("</table>\n", out);
+}
+
+static void sc__variables(FILE *out, const sc_bundle_facts *f)
+{
+    fputs("<h3>Controlled variables</h3><table><tr><th>variable</th><th>group</th>"
+          "<th>value</th></tr>\n",
+          out);
+    for (size_t i = 0; i < f->n_vars; i++) {
+        if (!strcmp(f->vars[i].value, "n/a"))
+            continue;
+        fputs("<tr>", out);
+        sc__td(out, NULL, f->vars[i].name);
+        sc__td(out, NULL, f->vars[i].group);
+        sc__td(out, "mono", f->vars[i].value);
+        fputs("</tr>\n", out);
+    }
+    fputs("</table>\n", out);
+}
+
+static void sc__bundle(FILE *out, const sc_analysis_bundle *ab, size_t index)
+{
+    const sc_bundle_facts *f = &ab->facts;
+
+    fprintf(out, "<h2 id=\"b%zu\">%c: ", index, (int)('A' + index % 26));
+    sc_html_escape(out, f->name);
+    fputs("</h2><p class=\"note\">", out);
+    sc_html_escape(out, f->path);
+    fputs("</p>\n", out);
+    sc__gates(out, ab);
+    sc__pre(out, "The plan: card.yaml", f->card_text, false);
+    sc__pre(out, "run.conf (parameters, command line, times, recorded verdicts)", f->run_conf,
+            true);
+    sc__rates(out, f);
+    sc__mpi(out, f);
+    sc__placement(out, f);
+    sc__numa(out, f);
+    sc__platform(out, f);
+    sc__pre(out, "prefetch/state/state.env (MSR readback)",
+            f->state_env ? f->state_env
+                         : "(none: the card left "
+                           "prefetch and governor "
+                           "unchanged)",
+            true);
+    sc__variables(out, f);
+}
+
+void sc_report_html(FILE *out, const sc_analysis_bundle *ab, size_t n)
+{
+    fprintf(out,
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<title>streamcard report</title><style>%s</style></head><body>\n"
+            "<h1>streamcard report: %zu bundle%s</h1>\n",
+            sc__css, n, n == 1 ? "" : "s");
+    sc__summary(out, ab, n);
+    if (n > 1)
+        sc__comparison(out, ab, n);
+    for (size_t i = 0; i < n; i++)
+        sc__bundle(out, &ab[i], i);
+    fputs("<p class=\"note\">Written by streamcard " STREAMCARD_VERSION
+          "; self-contained: no script, nothing loaded from a network.</p>\n</body></html>\n",
+          out);
+}

@@ -1,0 +1,143 @@
+/*
+ * report_svg.c: the report's plots as inline SVG (see report.h): bars with whiskers, a
+ * line over a log2 axis, and a grid of CPUs. Fixed sizes, no script; colours come from
+ * the classes the page's CSS defines (report_html.c).
+ */
+#include "report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define SC__W 720 /* plot width in px */
+
+static void sc__open(FILE *out, int height, const char *title)
+{
+    fprintf(out,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" width=\"%d\" "
+            "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>",
+            SC__W, height, SC__W, height);
+    sc_html_escape(out, title);
+    fprintf(out, "</title><text class=\"ttl\" x=\"0\" y=\"16\">");
+    sc_html_escape(out, title);
+    fprintf(out, "</text>\n");
+}
+
+static void sc__text(FILE *out, double x, double y, const char *anchor, const char *text)
+{
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, y, anchor);
+    sc_html_escape(out, text);
+    fprintf(out, "</text>\n");
+}
+
+void sc_svg_bars(FILE *out, const char *title, const char *unit, const sc_svg_bar *bars, size_t n)
+{
+    const double left = 160, width = SC__W - left - 120, row = 26, top = 30;
+    double max = 0;
+    char buf[64];
+
+    for (size_t i = 0; i < n; i++) {
+        max = fmax(max, fmax(bars[i].value, bars[i].hi));
+    }
+    if (max <= 0)
+        max = 1;
+    sc__open(out, (int)(top + row * (double)n + 10), title);
+    for (size_t i = 0; i < n; i++) {
+        double y = top + row * (double)i, w = width * bars[i].value / max;
+        sc__text(out, left - 8, y + 16, "end", bars[i].label);
+        fprintf(out, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"18\"/>\n",
+                left, y + 3, w > 0 ? w : 0);
+        if (bars[i].hi > 0) {
+            double x0 = left + width * bars[i].lo / max, x1 = left + width * bars[i].hi / max;
+            fprintf(
+                out,
+                "<path class=\"whisker\" d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f %.1fV%.1f\"/>\n",
+                x0, y + 12, x1, x0, y + 6, y + 18, x1, y + 6, y + 18);
+        }
+        snprintf(buf, sizeof(buf), "%.1f %s", bars[i].value, unit);
+        sc__text(out, left + fmax(w, bars[i].hi > 0 ? width * bars[i].hi / max : 0) + 6, y + 16,
+                 "start", buf);
+    }
+    fprintf(out, "</svg>\n");
+}
+
+/* "512", "4K", "1M": a power of two as a size label. */
+static void sc__size_label(double bytes, char *buf, size_t len)
+{
+    static const char *const units[] = {"", "K", "M", "G"};
+    int u = 0;
+
+    while (bytes >= 1024 && u < 3) {
+        bytes /= 1024;
+        u++;
+    }
+    snprintf(buf, len, "%g%s", bytes, units[u]);
+}
+
+void sc_svg_logx(FILE *out, const char *title, const char *xunit, const char *yunit,
+                 const double *x, const double *y, size_t n)
+{
+    const double left = 70, right = SC__W - 20, top = 44, bottom = 264;
+    double lx0 = INFINITY, lx1 = -INFINITY, ymax = 0;
+    char buf[64];
+
+    for (size_t i = 0; i < n; i++) {
+        double lx = log2(x[i] > 1 ? x[i] : 1);
+        lx0 = fmin(lx0, lx);
+        lx1 = fmax(lx1, lx);
+        ymax = fmax(ymax, y[i]);
+    }
+    if (!(lx1 > lx0))
+        lx1 = lx0 + 1;
+    if (ymax <= 0)
+        ymax = 1;
+    sc__open(out, (int)bottom + 40, title);
+    fprintf(out, "<path class=\"axis\" d=\"M%.1f %.1fV%.1fH%.1f\"/>\n", left, top, bottom, right);
+    for (int t = 0; t <= 4; t++) {
+        double v = ymax * t / 4, py = bottom - (bottom - top) * t / 4;
+        snprintf(buf, sizeof(buf), "%.0f", v);
+        sc__text(out, left - 6, py + 4, "end", buf);
+        fprintf(out, "<path class=\"grid\" d=\"M%.1f %.1fH%.1f\"/>\n", left, py, right);
+    }
+    int step = (int)ceil((lx1 - lx0) / 10);
+    for (int e = (int)lx0; e <= (int)lx1; e += step > 0 ? step : 1) {
+        double px = left + (right - left) * (e - lx0) / (lx1 - lx0);
+        sc__size_label(pow(2, e), buf, sizeof(buf));
+        sc__text(out, px, bottom + 16, "middle", buf);
+    }
+    snprintf(buf, sizeof(buf), "message size (%s, log scale)", xunit);
+    sc__text(out, (left + right) / 2, bottom + 34, "middle", buf);
+    sc__text(out, left - 6, top - 14, "end", yunit);
+    fprintf(out, "<polyline class=\"line\" points=\"");
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "%.1f,%.1f ",
+                left + (right - left) * (log2(x[i] > 1 ? x[i] : 1) - lx0) / (lx1 - lx0),
+                bottom - (bottom - top) * y[i] / ymax);
+    fprintf(out, "\"/>\n");
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\"/>\n",
+                left + (right - left) * (log2(x[i] > 1 ? x[i] : 1) - lx0) / (lx1 - lx0),
+                bottom - (bottom - top) * y[i] / ymax);
+    fprintf(out, "</svg>\n");
+}
+
+void sc_svg_cpus(FILE *out, const char *title, size_t ncpus, const bool *in_list,
+                 const char *const *label)
+{
+    const int per_row = 12, bw = 56, bh = 40, gap = 4, top = 28;
+    size_t rows = (ncpus + per_row - 1) / per_row;
+    char buf[32];
+
+    sc__open(out, top + (int)rows * (bh + gap) + 4, title);
+    for (size_t cpu = 0; cpu < ncpus; cpu++) {
+        int x = (int)(cpu % per_row) * (bw + gap), y = top + (int)(cpu / per_row) * (bh + gap);
+        const char *cls = label && label[cpu] ? "cpu busy" : in_list[cpu] ? "cpu listed" : "cpu";
+        fprintf(out, "<rect class=\"%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n", cls, x,
+                y, bw, bh);
+        snprintf(buf, sizeof(buf), "cpu%zu", cpu);
+        sc__text(out, x + bw / 2.0, y + 15, "middle", buf);
+        if (label && label[cpu])
+            sc__text(out, x + bw / 2.0, y + 32, "middle", label[cpu]);
+    }
+    fprintf(out, "</svg>\n");
+}
