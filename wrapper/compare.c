@@ -5,6 +5,7 @@
  * a rate change that two variables could explain answers no question.
  */
 #include "analysis.h"
+#include "sc_kv.h"
 #include "cli.h"
 
 #include <getopt.h>
@@ -213,6 +214,15 @@ int sc_cmd_compare(int argc, char **argv)
             if (status == SC_EXIT_OK)
                 status = SC_EXIT_FAILED;
         }
+    }
+    /* Two runs of one sweep name their independent variable in run.conf themselves. */
+    char swept[2][64] = {"", ""};
+    if (status == SC_EXIT_OK && !independent &&
+        sc_kv_get(ab[0].facts.run_conf, "sweep_variable", swept[0], sizeof(swept[0])) &&
+        sc_kv_get(ab[1].facts.run_conf, "sweep_variable", swept[1], sizeof(swept[1])) &&
+        strcmp(swept[0], swept[1]) == 0 && sc_facts_var_known(swept[0], strlen(swept[0]))) {
+        independent = swept[0];
+        printf("  independent variable: %s (the sweep both runs belong to)\n", independent);
     }
     if (status == SC_EXIT_OK) {
         sc__print_table(&ab[0].facts, &ab[1].facts);

@@ -345,6 +345,8 @@ static void sc__write_run_conf(const sc_bundle *b, const sc_plan *plan,
     sc_kv_addf(&kv, "card_origin", "%s", plan->card_origin);
     sc_kv_addf(&kv, "card_source", "%s", plan->card_path ? plan->card_path : "command line");
     sc_kv_addf(&kv, "card_sha256", "%s", plan->card_sha256);
+    if (c->swept != SC_CF_COUNT) /* one run of a sweep: its independent variable */
+        sc_kv_addf(&kv, "sweep_variable", "%s", sc_card_field_name(c->swept));
     sc_kv_addf(&kv, "workload", "%s", sc_workload_name(c->workload));
     sc_kv_addf(&kv, "kernel", "%s", c->kernel ? c->kernel : "none");
     sc_kv_addf(&kv, "cpu_list", "%s", c->cpu_list);

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "sc_bundle.h"
 #include "sc_results.h"
+#include "sc_verify.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 void sc_sweep_read(const char *path, sc_workload workload, sc_sweep_row *row, const char **label)
 {
     sc_bundle b;
+    sc_verify_report report;
     char *text = NULL;
 
     snprintf(row->verdict, sizeof(row->verdict), "no bundle");
@@ -26,10 +28,14 @@ void sc_sweep_read(const char *path, sc_workload workload, sc_sweep_row *row, co
     row->bundle = path ? strdup(path) : NULL;
     if (!path || sc_bundle_open(&b, path) < 0)
         return;
+    /* The verdict is verify's, recomputed from the raw files, not results.json's claim. */
+    if (sc_verify_bundle(path, &report) == 0)
+        snprintf(row->verdict, sizeof(row->verdict), "%s",
+                 sc_verify_usable(&report) ? "ok" : sc_verify_intact(&report) ? "failed"
+                                                                              : "unverified");
+    sc_verify_report_free(&report);
     if (sc_bundle_read(&b, "results.json", &text, NULL) == 0) {
-        json_object *root = json_tokener_parse(text), *v, *metrics = NULL;
-        if (root && json_object_object_get_ex(root, "verdict", &v))
-            snprintf(row->verdict, sizeof(row->verdict), "%s", json_object_get_string(v));
+        json_object *root = json_tokener_parse(text), *metrics = NULL;
         if (root)
             json_object_object_get_ex(root, "metrics", &metrics);
         row->figure = sc_results_primary(metrics, workload, label);
