@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+extern char **environ;
+
 /* Baked in by kernels/CMakeLists.txt; the fallbacks keep a hand build honest. */
 #ifndef SC_BUILD_COMPILER_ID
 #define SC_BUILD_COMPILER_ID "unknown"
@@ -55,40 +57,43 @@ const char *sct_nt_isa_name(enum sct_nt_isa isa)
 }
 
 /* The file names of the OpenMP runtimes we know: GNU, LLVM, Intel. */
-static int sct__is_openmp_runtime(const char *path)
+static const char *const sct__openmp_prefixes[] = {"libgomp.so", "libomp.so", "libiomp5.so", NULL};
+
+/* True when the file name of path starts with one of the NULL-terminated prefixes. */
+static int sct__name_matches(const char *path, const char *const prefixes[])
 {
-    static const char *const prefixes[] = {"libgomp.so", "libomp.so", "libiomp5.so"};
     const char *base = strrchr(path, '/');
 
     base = base ? base + 1 : path;
-    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+    for (size_t i = 0; prefixes[i]; i++)
         if (strncmp(base, prefixes[i], strlen(prefixes[i])) == 0)
             return 1;
     return 0;
 }
 
-struct sct__omp_search {
-    char path[PATH_MAX]; /* the loader's name of the first OpenMP runtime found */
+struct sct__lib_search {
+    const char *const *prefixes;
+    char path[PATH_MAX]; /* the loader's name of the first matching object */
     int found;
 };
 
 static int sct__phdr_visit(struct dl_phdr_info *info, size_t size, void *data)
 {
-    struct sct__omp_search *s = data;
+    struct sct__lib_search *s = data;
 
     (void)size;
-    if (!info->dlpi_name || !sct__is_openmp_runtime(info->dlpi_name))
+    if (!info->dlpi_name || !sct__name_matches(info->dlpi_name, s->prefixes))
         return 0;
     if (strlen(info->dlpi_name) >= sizeof(s->path))
         return 0;
     strcpy(s->path, info->dlpi_name);
     s->found = 1;
-    return 1; /* stop: one runtime is what a sane process has */
+    return 1; /* stop at the first: the one the loader binds symbols to */
 }
 
-int sct_openmp_runtime_path(char *buf, size_t len)
+int sct_loaded_library_path(const char *const prefixes[], char *buf, size_t len)
 {
-    struct sct__omp_search s = {.found = 0};
+    struct sct__lib_search s = {.prefixes = prefixes, .found = 0};
     char resolved[PATH_MAX];
     const char *path;
 
@@ -101,6 +106,11 @@ int sct_openmp_runtime_path(char *buf, size_t len)
         return -ENAMETOOLONG;
     strcpy(buf, path);
     return 0;
+}
+
+int sct_openmp_runtime_path(char *buf, size_t len)
+{
+    return sct_loaded_library_path(sct__openmp_prefixes, buf, len);
 }
 
 int sct_build_info_print(FILE *out, size_t element_bytes)
@@ -120,4 +130,85 @@ int sct_build_info_print(FILE *out, size_t element_bytes)
                 omp_version, sct_nt_isa_name(sct_nt_isa_detect()), element_bytes) < 0)
         return -EIO;
     return fflush(out) == 0 ? 0 : -EIO;
+}
+
+/* The prefixes of the variables that steer OpenMP runtimes and BLAS libraries. */
+static const char *const sct__thread_env_prefixes[] = {"OMP_", "GOMP_", "KMP_",  "OPENBLAS_",
+                                                       "GOTO", "MKL_",  "BLIS_", NULL};
+
+static int sct__env_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The matching environment entries ("NAME=VALUE"), sorted; NULL-terminated, or NULL. */
+static const char **sct__thread_env(void)
+{
+    size_t n = 0, total = 0;
+    const char **v;
+
+    while (environ && environ[total])
+        total++;
+    if (!(v = calloc(total + 1, sizeof(*v))))
+        return NULL;
+    for (size_t i = 0; i < total; i++)
+        for (size_t p = 0; sct__thread_env_prefixes[p]; p++)
+            if (strncmp(environ[i], sct__thread_env_prefixes[p],
+                        strlen(sct__thread_env_prefixes[p])) == 0) {
+                v[n++] = environ[i];
+                break;
+            }
+    qsort(v, n, sizeof(*v), sct__env_cmp);
+    return v;
+}
+
+/* Write s with control characters, quotes and backslashes escaped (JSON-compatible). */
+static void sct__put_escaped(FILE *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20 || c == 0x7f)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+}
+
+int sct_thread_env_print(FILE *out, const char *prefix)
+{
+    const char **v = sct__thread_env();
+
+    if (!v)
+        return -ENOMEM;
+    if (!v[0])
+        fprintf(out, "%s(none)\n", prefix);
+    for (size_t i = 0; v[i]; i++) {
+        fputs(prefix, out);
+        sct__put_escaped(out, v[i], strlen(v[i]));
+        fputc('\n', out);
+    }
+    free(v);
+    return ferror(out) ? -EIO : 0;
+}
+
+int sct_thread_env_json(FILE *out)
+{
+    const char **v = sct__thread_env();
+
+    if (!v)
+        return -ENOMEM;
+    fputc('{', out);
+    for (size_t i = 0; v[i]; i++) {
+        size_t name = strcspn(v[i], "=");
+        fputs(i ? ", \"" : "\"", out);
+        sct__put_escaped(out, v[i], name);
+        fputs("\": \"", out);
+        sct__put_escaped(out, v[i] + name + 1, strlen(v[i] + name + 1));
+        fputc('"', out);
+    }
+    fputc('}', out);
+    free(v);
+    return ferror(out) ? -EIO : 0;
 }

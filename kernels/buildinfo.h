@@ -27,6 +27,14 @@ enum sct_nt_isa sct_nt_isa_detect(void);
 const char *sct_nt_isa_name(enum sct_nt_isa isa);
 
 /*
+ * Absolute, symlink-resolved path of the first shared object loaded in this process whose
+ * file name starts with one of the NULL-terminated prefixes (e.g. "libopenblas.so"), found
+ * with dl_iterate_phdr in load order. Returns 0, -ENOENT when none is loaded,
+ * -ENAMETOOLONG when buf is too small.
+ */
+int sct_loaded_library_path(const char *const prefixes[], char *buf, size_t len);
+
+/*
  * Absolute, symlink-resolved path of the OpenMP runtime (libgomp, libomp or libiomp5)
  * loaded in this process, found with dl_iterate_phdr. Returns 0, -ENOENT when no OpenMP
  * runtime is loaded, -ENAMETOOLONG when buf is too small.
@@ -39,5 +47,16 @@ int sct_openmp_runtime_path(char *buf, size_t len);
  * element size). Returns 0 or -EIO.
  */
 int sct_build_info_print(FILE *out, size_t element_bytes);
+
+/*
+ * The threading variables in force: every environment variable whose name starts with
+ * OMP_, GOMP_, KMP_, OPENBLAS_, GOTO, MKL_ or BLIS_, sorted by name. Print one line
+ * "<prefix>NAME=VALUE" each, control characters in values shown as \u00NN (and " and \ escaped) so
+ * that a value cannot forge a trace line; "<prefix>(none)" when there are none. Returns 0 or -EIO.
+ */
+int sct_thread_env_print(FILE *out, const char *prefix);
+
+/* The same as one JSON object {"NAME": "VALUE", ...}, escaped. Returns 0 or -EIO. */
+int sct_thread_env_json(FILE *out);
 
 #endif

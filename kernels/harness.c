@@ -56,7 +56,10 @@ int sct_harness_run(const struct sct_harness *h, const struct sct_kernel *const 
         for (size_t k = 0; k < nkernels; k++) {
             double t0 = clock(h->ctx);
             kernels[k]->run(h->ctx);
-            sct__stats_add(&stats[k], rep, clock(h->ctx) - t0);
+            double t = clock(h->ctx) - t0;
+            sct__stats_add(&stats[k], rep, t);
+            if (h->rep_seconds)
+                h->rep_seconds[(size_t)rep * nkernels + k] = t;
         }
         if (h->after_repetition)
             h->after_repetition(rep, h->ctx);

@@ -39,6 +39,9 @@ struct sct_harness {
     /* Called after every repetition of the whole kernel list, outside the timed region
      * (workloads use it for test-only faults); NULL for none. rep counts from 0. */
     void (*after_repetition)(int rep, void *ctx);
+    /* When not NULL: iterations * nkernels seconds, rep_seconds[rep * nkernels + k], every
+     * repetition's time including the warm-up (rep 0), for per-repetition reports. */
+    double *rep_seconds;
 };
 
 /*

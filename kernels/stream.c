@@ -20,7 +20,6 @@
 #include <math.h>
 #include <omp.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +28,7 @@
 #include <unistd.h>
 
 #include "buildinfo.h"
+#include "cli.h"
 #include "harness.h"
 #include "stream_ops.h"
 #include "trace.h"
@@ -45,9 +45,6 @@ enum { SCT_A, SCT_B, SCT_C, SCT_NARRAYS };
 static const char *const sct_array_names[SCT_NARRAYS] = {"a", "b", "c"};
 
 enum sct_kernel_id { SCT_K_COPY, SCT_K_SCALE, SCT_K_ADD, SCT_K_TRIAD, SCT_NKERNELS };
-
-/* Test-only faults (STREAMCARD_FAULT): they let tests check what observers do with them. */
-enum sct_fault { SCT_FAULT_NONE, SCT_FAULT_CORRUPT, SCT_FAULT_CRASH, SCT_FAULT_HANG };
 
 /* A STREAM kernel: the harness descriptor plus which arrays the loop reads and writes. */
 struct sct_stream_kernel {
@@ -154,16 +151,8 @@ static void sct_stream_after_repetition(int rep, void *ctx)
 {
     const struct sct_stream_run *r = ctx;
 
-    if (rep != (r->iterations - 1) / 2)
-        return;
-    if (r->fault == SCT_FAULT_CRASH) {
-        signal(SIGSEGV, SIG_DFL); /* an inherited SIG_IGN must not defuse the test */
-        raise(SIGSEGV);
-        abort();
-    }
-    if (r->fault == SCT_FAULT_HANG)
-        for (;;)
-            pause();
+    if (rep == (r->iterations - 1) / 2)
+        sct_fault_strike(r->fault);
 }
 
 /* ---- arrays -------------------------------------------------------------------------- */
@@ -347,7 +336,8 @@ static void sct_json_num(FILE *f, double v)
 /* results of the run, keys as in DESIGN.md; per-kernel "rates" and "times" always. */
 static int sct_write_json(FILE *f, const struct sct_stream_opts *o, int threads,
                           enum sct_nt_isa stores, const struct sct_stream_kernel *const sel[],
-                          size_t nsel, const struct sct_kernel_stats st[], int ok)
+                          size_t nsel, const struct sct_kernel_stats st[], const double *rep_s,
+                          int ok)
 {
     fprintf(f, "{\n  \"schema\": 1,\n  \"workload\": \"stream\",\n");
     fprintf(f, "  \"kernel\": \"%s\",\n", o->kernel < 0 ? "all" : sel[0]->desc.name);
@@ -380,6 +370,17 @@ static int sct_write_json(FILE *f, const struct sct_stream_opts *o, int threads,
         fputs(", \"max_time_s\": ", f);
         sct_json_num(f, st[j].max_s);
         fputs("}", f);
+    }
+    /* Every repetition's seconds, the warm-up (the first) included: per-repetition plots. */
+    fputs("\n    },\n    \"rep_seconds\": {", f);
+    for (size_t j = 0; rep_s && j < nsel; j++) {
+        fprintf(f, "%s\n      \"%s\": [", j ? "," : "", sel[j]->desc.name);
+        for (int rep = 0; rep < o->iterations; rep++) {
+            if (rep)
+                fputs(", ", f);
+            sct_json_num(f, rep_s[(size_t)rep * nsel + j]);
+        }
+        fputs("]", f);
     }
     fprintf(f, "\n    }\n  },\n  \"validation\": \"%s\"\n}\n", ok ? "ok" : "failed");
     return ferror(f) ? -EIO : 0;
@@ -417,34 +418,14 @@ static void sct_usage(FILE *out)
 /* One-line usage error: "streamcard-stream: <what>: <why> (<valid>)". */
 static int sct_bad(const char *what, const char *why, const char *valid)
 {
-    fprintf(stderr, SCT_PROG ": %s: %s (%s)\n", what, why, valid);
-    return -EINVAL;
+    return sct_cli_bad(SCT_PROG, what, why, valid);
 }
 
 /* A decimal integer in [min, max], digits only. */
 static int sct_parse_count(const char *opt, const char *s, unsigned long long min,
                            unsigned long long max, const char *valid, unsigned long long *out)
 {
-    char why[160];
-    unsigned long long v;
-    char *end;
-
-    if (s[0] < '0' || s[0] > '9') {
-        snprintf(why, sizeof(why), "'%.64s' is not a number", s);
-        return sct_bad(opt, why, valid);
-    }
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (*end != '\0') {
-        snprintf(why, sizeof(why), "'%.64s' is not a number", s);
-        return sct_bad(opt, why, valid);
-    }
-    if (errno == ERANGE || v < min || v > max) {
-        snprintf(why, sizeof(why), "%.64s is out of range", s);
-        return sct_bad(opt, why, valid);
-    }
-    *out = v;
-    return 0;
+    return sct_cli_count(SCT_PROG, opt, s, min, max, valid, out);
 }
 
 static int sct_parse_kernel(const char *s, int *out)
@@ -552,28 +533,6 @@ static int sct_parse_options(int argc, char **argv, struct sct_stream_opts *o)
     return 0;
 }
 
-/* STREAMCARD_FAULT, read once; -EINVAL after the one-line error for an unknown value. */
-static int sct_read_fault(enum sct_fault *out)
-{
-    const char *v = getenv("STREAMCARD_FAULT");
-    char why[160];
-
-    *out = SCT_FAULT_NONE;
-    if (!v || !*v)
-        return 0;
-    if (strcmp(v, "corrupt") == 0)
-        *out = SCT_FAULT_CORRUPT;
-    else if (strcmp(v, "crash") == 0)
-        *out = SCT_FAULT_CRASH;
-    else if (strcmp(v, "hang") == 0)
-        *out = SCT_FAULT_HANG;
-    else {
-        snprintf(why, sizeof(why), "'%.64s' is not a fault", v);
-        return sct_bad("STREAMCARD_FAULT", why, "corrupt|crash|hang, test-only");
-    }
-    return 0;
-}
-
 /* The store path --nt-stores asks for on this CPU; -EINVAL when `on` cannot be honoured. */
 static int sct_resolve_stores(enum sct_nt_mode mode, enum sct_nt_isa *out)
 {
@@ -607,7 +566,7 @@ static int sct_stream_execute(const struct sct_stream_opts *o, struct sct_stream
     const struct sct_kernel *desc[SCT_NKERNELS];
     struct sct_kernel_stats st[SCT_NKERNELS];
     struct sct_harness h = {.elements = r->n, .iterations = r->iterations, .ctx = r};
-    double expected[SCT_NARRAYS];
+    double expected[SCT_NARRAYS], *rep_s = NULL;
     size_t nsel;
     int counted = 0, ok, rc = SCT_EXIT_FAILED;
 
@@ -641,6 +600,8 @@ static int sct_stream_execute(const struct sct_stream_opts *o, struct sct_stream
 
     if (r->fault != SCT_FAULT_NONE)
         h.after_repetition = sct_stream_after_repetition;
+    rep_s = calloc((size_t)r->iterations * nsel, sizeof(double)); /* NULL: no list, no harm */
+    h.rep_seconds = rep_s;
     sct_phase(SCT_PHASE_MAIN_LOOP_BEGIN);
     if (sct_harness_run(&h, desc, nsel, st) != 0)
         goto out_free; /* not reached: options were checked */
@@ -656,13 +617,14 @@ static int sct_stream_execute(const struct sct_stream_opts *o, struct sct_stream
         printf("Solution Validates (%s)\n", nsel == 1 ? sel[0]->contract : "all four kernels");
     printf("-------------------------------------------------------------\n");
     rc = ok ? 0 : SCT_EXIT_FAILED;
-    if (json && sct_write_json(json, o, counted, r->stores, sel, nsel, st, ok) != 0) {
+    if (json && sct_write_json(json, o, counted, r->stores, sel, nsel, st, rep_s, ok) != 0) {
         fprintf(stderr, "%s: --json: %s: %s (a writable file path)\n", SCT_PROG, o->json,
                 strerror(EIO));
         rc = SCT_EXIT_FAILED;
     }
 
 out_free:
+    free(rep_s);
     for (int a = 0; a < SCT_NARRAYS; a++)
         free(r->arr[a]);
     return rc;
@@ -684,7 +646,7 @@ int main(int argc, char **argv)
     }
     if (o.build_info)
         return sct_build_info_print(stdout, sizeof(double)) ? SCT_EXIT_FAILED : 0;
-    if (sct_read_fault(&r.fault) || sct_resolve_stores(o.nt, &r.stores))
+    if (sct_fault_read(SCT_PROG, &r.fault) || sct_resolve_stores(o.nt, &r.stores))
         return SCT_EXIT_USAGE;
     /* Open the results file first: a bad path should not cost a long run. */
     if (o.json && !(json = fopen(o.json, "w"))) {

@@ -59,6 +59,9 @@ int sc_run_prepare(int argc, char **argv, long sweep_index, sc_plan *plan, bool 
 /* Runs a prepared plan and seals its bundle; returns the exit status of `streamcard run`. */
 int sc_run_execute(sc_plan *plan);
 
+/* execute.c: the run itself (sc_run_execute adds the signal handling around it). */
+int sc_run_execute_plan(sc_plan *plan);
+
 /* sweep.c: every value of the card's sweep in turn, each its own bundle, then the table. */
 int sc_run_sweep(int argc, char **argv, const sc_plan *base, bool dry_run);
 

@@ -4,6 +4,7 @@
  */
 #include "cli.h"
 #include "sc_cpulist.h"
+#include "sc_hostlist.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -91,6 +92,26 @@ static void sc__strv_addf(sc__strv *s, const char *fmt, ...)
     s->v[s->n] = NULL;
 }
 
+/* Appends "--flag" and its formatted value: one option of a workload's command line. */
+static void sc__strv_opt(sc__strv *s, const char *flag, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void sc__strv_opt(sc__strv *s, const char *flag, const char *fmt, ...)
+{
+    char *value = NULL;
+    va_list ap;
+
+    va_start(ap, fmt);
+    int n = vasprintf(&value, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        s->failed = 1;
+        return;
+    }
+    sc__strv_addf(s, "%s", flag);
+    sc__strv_addf(s, "%s", value);
+    free(value);
+}
+
 static void sc__strv_free(char **v)
 {
     for (size_t i = 0; v && v[i]; i++)
@@ -136,14 +157,95 @@ static void sc__stream_argv(sc__strv *a, const sc_plan *plan)
 {
     const sc_card *c = plan->card;
 
-    sc__strv_addf(a, "--kernel");
-    sc__strv_addf(a, "%s", c->kernel);
-    sc__strv_addf(a, "--array-size");
-    sc__strv_addf(a, "%llu", (unsigned long long)c->array_size);
-    sc__strv_addf(a, "--iterations");
-    sc__strv_addf(a, "%ld", c->iterations);
-    sc__strv_addf(a, "--nt-stores");
-    sc__strv_addf(a, "%s", c->nt_stores);
+    sc__strv_opt(a, "--kernel", "%s", c->kernel);
+    sc__strv_opt(a, "--array-size", "%llu", (unsigned long long)c->array_size);
+    sc__strv_opt(a, "--iterations", "%ld", c->iterations);
+    sc__strv_opt(a, "--nt-stores", "%s", c->nt_stores);
+}
+
+static void sc__ipsearch_argv(sc__strv *a, const sc_plan *plan)
+{
+    const sc_card *c = plan->card;
+
+    sc__strv_opt(a, "--nb", "%llu", (unsigned long long)c->nb);
+    sc__strv_opt(a, "--nq", "%llu", (unsigned long long)c->nq);
+    sc__strv_opt(a, "--dim", "%llu", (unsigned long long)c->dim);
+    sc__strv_opt(a, "--k", "%llu", (unsigned long long)c->k);
+    sc__strv_opt(a, "--pool-threads", "%ld", c->pool_threads);
+    sc__strv_opt(a, "--iterations", "%ld", c->iterations);
+}
+
+/* The absolute path of an executable looked up in PATH, malloc'd; NULL when not found. */
+static char *sc__which(const char *name)
+{
+    const char *path = getenv("PATH");
+    char candidate[PATH_MAX];
+
+    for (const char *dir = path ? path : "/usr/bin:/bin"; *dir;) {
+        size_t n = strcspn(dir, ":");
+        snprintf(candidate, sizeof(candidate), "%.*s/%s", (int)n, n ? dir : ".", name);
+        if (access(candidate, X_OK) == 0)
+            return strdup(candidate);
+        dir += n;
+        if (*dir == ':')
+            dir++;
+    }
+    return NULL;
+}
+
+/*
+ * MPI: the launcher first. Inside a Slurm allocation `srun --mpi=pmix` starts the ranks
+ * (on as many nodes as the card's nodes: names), each node's ranks bound in order to the
+ * card's CPUs; outside, `mpirun` with the same ordered binding.
+ */
+static int sc__mpi_launcher(sc__strv *a, const sc_plan *plan, bool in_slurm)
+{
+    const sc_card *c = plan->card;
+    char *launcher = sc__which(in_slurm ? "srun" : "mpirun");
+    unsigned long nodes = c->nodes ? sc_hostlist_count(c->nodes) : 1;
+    /* "0-1,4" as "0,1,4": the launchers bind rank i to the i-th CPU of the list. */
+    char *list = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&list, &len);
+    unsigned cpu;
+    bool first = true;
+    if (mem) {
+        hwloc_bitmap_foreach_begin(cpu, c->cpus)
+        {
+            fprintf(mem, "%s%u", first ? "" : ",", cpu);
+            first = false;
+        }
+        hwloc_bitmap_foreach_end();
+        fclose(mem);
+    }
+    sc__strv_addf(a, "%s", launcher ? launcher : (in_slurm ? "srun" : "mpirun"));
+    if (in_slurm) {
+        sc__strv_addf(a, "--mpi=pmix");
+        sc__strv_addf(a, "--ntasks=%ld", c->ranks);
+        sc__strv_addf(a, "--nodes=%lu", nodes ? nodes : 1);
+        sc__strv_addf(a, "--cpu-bind=map_cpu:%s", list ? list : "0");
+        sc__strv_addf(a, "--kill-on-bad-exit=1");
+    } else {
+        sc__strv_opt(a, "-np", "%ld", c->ranks);
+        sc__strv_opt(a, "--cpu-list", "%s", list ? list : "0");
+        sc__strv_opt(a, "--bind-to", "%s", "cpu-list:ordered");
+        if (geteuid() == 0)
+            sc__strv_addf(a, "--allow-run-as-root");
+    }
+    free(list);
+    int found = launcher != NULL;
+    free(launcher);
+    return found ? 0 : -ENOENT;
+}
+
+static void sc__mpi_argv(sc__strv *a, const sc_plan *plan)
+{
+    const sc_card *c = plan->card;
+
+    sc__strv_opt(a, "--kernel", "%s", c->kernel);
+    sc__strv_opt(a, "--min-bytes", "%llu", (unsigned long long)c->min_bytes);
+    sc__strv_opt(a, "--max-bytes", "%llu", (unsigned long long)c->max_bytes);
+    sc__strv_opt(a, "--iterations", "%ld", c->iterations);
 }
 
 int sc_plan_build(sc_plan *plan, char **parent_env)
@@ -170,15 +272,27 @@ int sc_plan_build(sc_plan *plan, char **parent_env)
             plan->binary = NULL;
         free(exe);
     }
+    bool in_slurm = getenv("SLURM_JOB_ID") != NULL;
+    if (c->workload == SC_WORKLOAD_MPI_PINGPONG && sc__mpi_launcher(&argv, plan, in_slurm) < 0)
+        plan->binary_found = false; /* no launcher: nothing can run (the plan says which) */
     sc__strv_addf(&argv, "%s", plan->binary ? plan->binary : "");
     if (c->workload == SC_WORKLOAD_STREAM)
         sc__stream_argv(&argv, plan);
+    else if (c->workload == SC_WORKLOAD_IPSEARCH)
+        sc__ipsearch_argv(&argv, plan);
+    else
+        sc__mpi_argv(&argv, plan);
     for (char **e = parent_env; e && *e; e++)
         if (!sc__env_owned(*e, c))
             sc__strv_addf(&env, "%s", *e);
     sc__strv_addf(&env, "OMP_NUM_THREADS=%ld", c->threads);
     sc__strv_addf(&env, "OMP_PLACES=%s", places);
     sc__strv_addf(&env, "OMP_PROC_BIND=close");
+    if (c->workload == SC_WORKLOAD_MPI_PINGPONG && !in_slurm && geteuid() == 0) {
+        /* Open MPI refuses root without both (a test machine; clusters run as users). */
+        sc__strv_addf(&env, "OMPI_ALLOW_RUN_AS_ROOT=1");
+        sc__strv_addf(&env, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");
+    }
     for (size_t i = 0; i < c->n_env; i++)
         sc__strv_addf(&env, "%s=%s", c->env[i].key, c->env[i].value);
     if (asprintf(&plan->omp_summary, "OMP_NUM_THREADS=%ld OMP_PLACES=%s OMP_PROC_BIND=close",
@@ -222,7 +336,11 @@ void sc_plan_print(const sc_plan *plan, FILE *out)
     fprintf(out, "  binary:      %s%s\n", plan->binary,
             plan->binary_found ? "" : "  (NOT FOUND: build it, or set STREAMCARD_KERNEL_DIR)");
     fprintf(out, "  CPUs:        %s (%d CPUs)\n", c->cpu_list, hwloc_bitmap_weight(c->cpus));
-    fprintf(out, "  threads:     %ld (%s)\n", c->threads, plan->omp_summary);
+    if (c->workload == SC_WORKLOAD_MPI_PINGPONG)
+        fprintf(out, "  ranks:       %ld, rank i on the i-th CPU of cpu_list%s\n", c->ranks,
+                c->nodes ? ", across the card's nodes" : "");
+    else
+        fprintf(out, "  threads:     %ld (%s)\n", c->threads, plan->omp_summary);
     if (c->memory_node >= 0)
         fprintf(out, "  memory node: %ld (membind, strict)\n", c->memory_node);
     else
@@ -233,6 +351,16 @@ void sc_plan_print(const sc_plan *plan, FILE *out)
         fprintf(out, "  sizes:       array_size %llu (%s for 3 arrays), iterations %ld, "
                      "nt_stores %s\n",
                 (unsigned long long)c->array_size, mem, c->iterations, c->nt_stores);
+    if (c->workload == SC_WORKLOAD_IPSEARCH)
+        fprintf(out, "  sizes:       nb %llu x dim %llu (database), nq %llu queries, k %llu, "
+                     "pool_threads %ld, iterations %ld (%s)\n",
+                (unsigned long long)c->nb, (unsigned long long)c->dim, (unsigned long long)c->nq,
+                (unsigned long long)c->k, c->pool_threads, c->iterations, mem);
+    if (c->workload == SC_WORKLOAD_MPI_PINGPONG)
+        fprintf(out, "  sizes:       %llu to %llu bytes (doubling), iterations %ld%s%s\n",
+                (unsigned long long)c->min_bytes, (unsigned long long)c->max_bytes, c->iterations,
+                c->expect_transport ? ", expected transport " : "",
+                c->expect_transport ? c->expect_transport : "");
     for (size_t i = 0; i < c->n_env; i++)
         fprintf(out, "  env:         %s=%s\n", c->env[i].key, c->env[i].value);
     if (plan->adopt_bundle)

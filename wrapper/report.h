@@ -25,9 +25,9 @@ typedef struct sc_svg_bar {
 /* Horizontal bars, each with its value printed; a range is drawn as a whisker. */
 void sc_svg_bars(FILE *out, const char *title, const char *unit, const sc_svg_bar *bars, size_t n);
 
-/* y over x on a log2 x axis (message sizes); points joined by a line. */
-void sc_svg_logx(FILE *out, const char *title, const char *xunit, const char *yunit,
-                 const double *x, const double *y, size_t n);
+/* y over x, points joined by a line; log2x: a log2 x axis (message sizes). */
+void sc_svg_xy(FILE *out, const char *title, const char *xlabel, const char *yunit,
+               const double *x, const double *y, size_t n, bool log2x);
 
 /* The CPUs 0..ncpus-1 as boxes: in_list[cpu] shades the card's CPUs, label[cpu] (may be
    NULL) names the threads found there. */

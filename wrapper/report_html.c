@@ -237,6 +237,40 @@ static void sc__pre(FILE *out, const char *title, const char *text, bool folded)
     fputs(folded ? "</pre></details>\n" : "</pre>\n", out);
 }
 
+/*
+ * The rate of every repetition of each function: bytes / its time, that is best rate * min
+ * time / its time. The warm-up (repetition 0) is left out, as STREAM's statistics do.
+ */
+static void sc__rep_rates(FILE *out, const sc_bundle_facts *f)
+{
+    bool any = false;
+
+    for (size_t i = 0; i < f->n_rates; i++) {
+        const sc_fact_rate *r = &f->rates[i];
+        if (r->n_rep < 2 || r->min_s <= 0)
+            continue;
+        double *x = calloc(r->n_rep, sizeof(double)), *y = calloc(r->n_rep, sizeof(double));
+        size_t n = 0;
+        for (size_t rep = 1; x && y && rep < r->n_rep; rep++) {
+            if (r->rep_s[rep] <= 0)
+                continue;
+            x[n] = (double)rep;
+            y[n++] = r->MBps * r->min_s / r->rep_s[rep];
+        }
+        char title[96];
+        snprintf(title, sizeof(title), "%s: rate of every repetition", r->name);
+        if (n)
+            sc_svg_xy(out, title, "repetition (the warm-up, 0, left out)", "MB/s", x, y, n, false);
+        any = any || n;
+        free(x);
+        free(y);
+    }
+    if (!any)
+        fputs("<p class=\"note\">This bundle has no per-repetition times: the whisker above spans "
+              "the rates of the slowest and the average repetition (from max and avg time).</p>\n",
+              out);
+}
+
 static void sc__rates(FILE *out, const sc_bundle_facts *f)
 {
     sc_svg_bar bars[8];
@@ -262,9 +296,7 @@ static void sc__rates(FILE *out, const sc_bundle_facts *f)
     fputs("</table>\n", out);
     sc_svg_bars(out, "Best rate per function; whisker: slowest to average iteration", "MB/s", bars,
                 f->n_rates);
-    fputs("<p class=\"note\">Per-iteration rates are not recorded by the kernel: the whisker "
-          "spans the rates of the slowest and the average iteration (from max and avg time).</p>\n",
-          out);
+    sc__rep_rates(out, f);
 }
 
 static void sc__mpi(FILE *out, const sc_bundle_facts *f)
@@ -279,7 +311,8 @@ static void sc__mpi(FILE *out, const sc_bundle_facts *f)
         x[i] = (double)f->sizes[i].bytes;
         y[i] = f->sizes[i].MBps;
     }
-    sc_svg_logx(out, "MPI bandwidth vs message size", "bytes", "MB/s", x, y, n);
+    sc_svg_xy(out, "MPI bandwidth vs message size", "message size (bytes, log scale)", "MB/s", x,
+              y, n, true);
     fputs("<table><tr><th>bytes</th><th>t usec</th><th>MB/s</th></tr>\n", out);
     for (size_t i = 0; i < n; i++)
         fprintf(out, "<tr><td>%llu</td><td>%.2f</td><td>%.1f</td></tr>\n", f->sizes[i].bytes,

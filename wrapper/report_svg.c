@@ -74,15 +74,21 @@ static void sc__size_label(double bytes, char *buf, size_t len)
     snprintf(buf, len, "%g%s", bytes, units[u]);
 }
 
-void sc_svg_logx(FILE *out, const char *title, const char *xunit, const char *yunit,
-                 const double *x, const double *y, size_t n)
+/* x in plot units: log2 for message sizes, as is for repetitions. */
+static double sc__xv(double x, bool log2x)
+{
+    return log2x ? log2(x > 1 ? x : 1) : x;
+}
+
+void sc_svg_xy(FILE *out, const char *title, const char *xlabel, const char *yunit,
+               const double *x, const double *y, size_t n, bool log2x)
 {
     const double left = 70, right = SC__W - 20, top = 44, bottom = 264;
     double lx0 = INFINITY, lx1 = -INFINITY, ymax = 0;
     char buf[64];
 
     for (size_t i = 0; i < n; i++) {
-        double lx = log2(x[i] > 1 ? x[i] : 1);
+        double lx = sc__xv(x[i], log2x);
         lx0 = fmin(lx0, lx);
         lx1 = fmax(lx1, lx);
         ymax = fmax(ymax, y[i]);
@@ -100,23 +106,24 @@ void sc_svg_logx(FILE *out, const char *title, const char *xunit, const char *yu
         fprintf(out, "<path class=\"grid\" d=\"M%.1f %.1fH%.1f\"/>\n", left, py, right);
     }
     int step = (int)ceil((lx1 - lx0) / 10);
-    for (int e = (int)lx0; e <= (int)lx1; e += step > 0 ? step : 1) {
+    for (int e = (int)ceil(lx0); e <= (int)lx1; e += step > 0 ? step : 1) {
         double px = left + (right - left) * (e - lx0) / (lx1 - lx0);
-        sc__size_label(pow(2, e), buf, sizeof(buf));
+        if (log2x)
+            sc__size_label(pow(2, e), buf, sizeof(buf));
+        else
+            snprintf(buf, sizeof(buf), "%d", e);
         sc__text(out, px, bottom + 16, "middle", buf);
     }
-    snprintf(buf, sizeof(buf), "message size (%s, log scale)", xunit);
-    sc__text(out, (left + right) / 2, bottom + 34, "middle", buf);
+    sc__text(out, (left + right) / 2, bottom + 34, "middle", xlabel);
     sc__text(out, left - 6, top - 14, "end", yunit);
     fprintf(out, "<polyline class=\"line\" points=\"");
     for (size_t i = 0; i < n; i++)
-        fprintf(out, "%.1f,%.1f ",
-                left + (right - left) * (log2(x[i] > 1 ? x[i] : 1) - lx0) / (lx1 - lx0),
+        fprintf(out, "%.1f,%.1f ", left + (right - left) * (sc__xv(x[i], log2x) - lx0) / (lx1 - lx0),
                 bottom - (bottom - top) * y[i] / ymax);
     fprintf(out, "\"/>\n");
     for (size_t i = 0; i < n; i++)
         fprintf(out, "<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\"/>\n",
-                left + (right - left) * (log2(x[i] > 1 ? x[i] : 1) - lx0) / (lx1 - lx0),
+                left + (right - left) * (sc__xv(x[i], log2x) - lx0) / (lx1 - lx0),
                 bottom - (bottom - top) * y[i] / ymax);
     fprintf(out, "</svg>\n");
 }

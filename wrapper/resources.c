@@ -42,6 +42,11 @@ int sc_cmd_resources(int argc, char **argv)
     } else {
         bool platform = card->prefetch != SC_PREFETCH_UNCHANGED ||
                         strcmp(card->governor, "unchanged") != 0;
+        /* A sweep of prefetch or the governor changes them in all but an "unchanged" run. */
+        for (size_t i = 0; i < card->n_sweep; i++)
+            if ((card->sweep_field == SC_CF_PREFETCH || card->sweep_field == SC_CF_GOVERNOR) &&
+                strcmp(card->sweep_values[i], "unchanged") != 0)
+                platform = true;
         printf("cpus=%d\n", hwloc_bitmap_weight(card->cpus));
         printf("cpu_list=%s\n", card->cpu_list);
         printf("threads=%ld\n", card->threads);

@@ -68,6 +68,10 @@ cluster_up() {
 	local last=${UP_STDOUT##*$'\n'}
 	[[ $last == SLURM_CONF=* ]] || fail "last line of up's stdout is not SLURM_CONF=...: '$last'"
 	export SLURM_CONF=${last#SLURM_CONF=}
+	# The job completion log as this test found it: final_state reads only what follows.
+	if [[ -z ${JOBCOMP_OFFSET:-} ]]; then
+		JOBCOMP_OFFSET=$(stat -c %s "$CDIR/log/jobcomp.log" 2>/dev/null || echo 0)
+	fi
 	[[ $SLURM_CONF == "$CDIR/etc/slurm.conf" && -r $SLURM_CONF ]] || fail "bad SLURM_CONF: $SLURM_CONF"
 }
 
@@ -124,8 +128,11 @@ not_in_queue() { ! in_queue "$1"; }
 job_state() { squeue -h -j "$1" -o %T 2>/dev/null; }
 is_running() { [[ $(job_state "$1") == RUNNING ]]; }
 
-# final_state JOBID: the job's final state from the job completion log (jobcomp/filetxt).
+# final_state JOBID: the job's final state from the job completion log (jobcomp/filetxt):
+# the newest record of that id written since this test started (job ids start again when
+# slurmctld restarts without saved state, so older records may carry the same id).
 final_state() {
-	grep "^JobId=$1 " "$CDIR/log/jobcomp.log" | tail -n1 | grep -o 'JobState=[^ ]*' | cut -d= -f2
+	tail -c +$((${JOBCOMP_OFFSET:-0} + 1)) "$CDIR/log/jobcomp.log" 2>/dev/null | grep "^JobId=$1 " |
+		tail -n1 | grep -o 'JobState=[^ ]*' | cut -d= -f2
 }
 has_final_state() { [[ -n $(final_state "$1") ]]; }

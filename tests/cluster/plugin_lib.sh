@@ -105,3 +105,11 @@ os.pwrite(fd, struct.pack("<Q", int(sys.argv[3], 0)), int(sys.argv[2], 0))
 os.close(fd)
 PY
 }
+
+# logged TEXT FILE...: TEXT appears in one of the files within 10 s (slurmd writes its log
+# asynchronously; a job's end can be seen before its last lines are).
+logged() {
+	local text=$1
+	shift
+	wait_until 10 "\"$text\" in the job's output or slurmd's log" grep -qshF -- "$text" "$@"
+}

@@ -58,8 +58,7 @@ write_card one.yaml '  cpu_list: 0' '  threads: 1' '  prefetch: off'
 job=$(submit one.yaml job-GenuineIntel.sh -c 1) || fail "sbatch refused"
 state_out=$(wait_job "$job")
 [[ $state_out != COMPLETED ]] || fail "a shared-node platform change was allowed"
-grep -q "submit with --exclusive" "$WORK/$job.out" "$CDIR/log/slurmd-"*.log ||
-	fail "no message naming --exclusive"
+logged "submit with --exclusive" "$WORK/$job.out" "$CDIR/log/slurmd-"*.log
 
 # A policy that allows nothing refuses the change and writes nothing.
 sys=$WORK/sysroot-GenuineIntel
@@ -68,5 +67,5 @@ job=$(submit card-GenuineIntel.yaml job-GenuineIntel.sh --exclusive) || fail "sb
 state_out=$(wait_job "$job")
 [[ $state_out != COMPLETED ]] || fail "a change the policy forbids was made"
 [[ $(msr_read "$sys" 0 0x1a4) == 0xdeadbeef00000040 ]] || fail "the MSR changed anyway"
-grep -qh "does not let users change prefetch" "$WORK/$job.out" "$CDIR/log/slurmd-"*.log || fail "no policy message"
+logged "does not let users change prefetch" "$WORK/$job.out" "$CDIR/log/slurmd-"*.log
 echo "PASS $TEST_NAME"

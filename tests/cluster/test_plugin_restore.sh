@@ -72,7 +72,7 @@ changed || fail "something restored the MSRs although every daemon of the node w
 plugin_up allow=prefetch require_exclusive=yes "sysroot=$SYS" "state_dir=$STATE"
 wait_until 15 "the next slurmd start to restore the MSRs" restored
 wait_until 15 "the journal to go" no_journal
-grep -q "restore: job $job" "$CDIR/log/slurmd-"*.log || fail "slurmd's log does not say it restored job $job"
+logged "restore: job $job" "$CDIR/log/slurmd-"*.log
 scancel "$job" 2>/dev/null || true
 echo "node crash: restored by the next slurmd start" >&2
 
@@ -87,8 +87,7 @@ wait_until 30 "job $first in its main loop" in_main_loop "$WORK/t3"
 second=$(submit one-on.yaml hang.sh -c 1) || fail "sbatch refused"
 state=$(wait_job "$second")
 [[ $state != COMPLETED ]] || fail "a conflicting platform change was allowed"
-grep -qh "node busy: job $first holds prefetch=off" "$WORK/$second.out" "$CDIR/log/slurmd-"*.log ||
-	fail "no message naming the job that holds the node"
+logged "node busy: job $first holds prefetch=off" "$WORK/$second.out" "$CDIR/log/slurmd-"*.log
 [[ $(msr_read "$SYS" 1 0x1a4) == "$SEED" ]] || fail "the refused job changed cpu1"
 scancel "$first"
 wait_until 30 "job $first to end" has_final_state "$first"

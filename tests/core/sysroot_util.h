@@ -26,6 +26,8 @@ static inline char *sysroot_make(void)
 static inline int sysroot_put(const char *root, const char *rel, const char *text)
 {
     char path[PATH_MAX];
+    if (!root) /* sysroot_make() failed */
+        return -1;
     snprintf(path, sizeof(path), "%s/%s", root, rel);
     for (char *p = path + strlen(root) + 1; *p; p++) {
         if (*p == '/') {

@@ -72,6 +72,11 @@ static const gate_case cases[] = {
     {"words containing inf are fine", "", GOOD_LOG "information: infinite loops avoided\n",
      GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_VALIDATION, SC_GATE_OK,
      "Solution Validates"},
+    {"an environment record with INFINITY is not a result", "",
+     GOOD_LOG "env: GOMP_SPINCOUNT=INFINITY\n", GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0,
+     0, SC_GATE_VALIDATION, SC_GATE_OK, "Solution Validates"},
+    {"every evidence file written", "", GOOD_LOG, GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0,
+     SC_GATE_EVIDENCE, SC_GATE_OK, "every evidence file was written"},
     {"no validation line", "", "TRACE_WORKLOAD_PHASE=main_loop_begin\n", GOOD_THREADS,
      GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_VALIDATION, SC_GATE_FAIL,
      "no \"Solution Validates\""},
@@ -169,6 +174,18 @@ static void test_verdict(void)
     ev.exit_known = false;
     SC_CHECK_INT_EQ(sc_gates_evaluate(card, &ev, &gates), 0);
     SC_CHECK(!sc_gates_passed(&gates));
+    /* Evidence that could not be written, or whose writing is not recorded, fails it. */
+    ev.write_errors = 2;
+    ev.write_error = "platform/after.txt: No space left on device";
+    SC_CHECK_INT_EQ(sc_gates_evaluate(card, &ev, &gates), 0);
+    SC_CHECK_INT_EQ(gates.g[SC_GATE_EVIDENCE].state, SC_GATE_FAIL);
+    SC_CHECK_STR_CONTAINS(gates.g[SC_GATE_EVIDENCE].note, "2 writes into the bundle failed");
+    SC_CHECK(!sc_gates_passed(&gates));
+    ev.write_errors = -1;
+    SC_CHECK_INT_EQ(sc_gates_evaluate(card, &ev, &gates), 0);
+    SC_CHECK_STR_CONTAINS(gates.g[SC_GATE_EVIDENCE].note, "not supported by evidence");
+    SC_CHECK(!sc_gates_passed(&gates));
+    ev.write_errors = 0;
     /* A mandatory gate without evidence (NULL state) fails the verdict too. */
     ev.exit_known = true;
     SC_CHECK_INT_EQ(sc_gates_evaluate(card, &ev, &gates), 0);

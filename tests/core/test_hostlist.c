@@ -49,9 +49,19 @@ static void test_bad(void)
     }
 }
 
+static void test_count(void)
+{
+    SC_CHECK_INT_EQ(sc_hostlist_count("node[01-04],login1"), 5);
+    SC_CHECK_INT_EQ(sc_hostlist_count("scn[1-2]"), 2);
+    SC_CHECK_INT_EQ(sc_hostlist_count("a,b,c[1,3-5]"), 6);
+    SC_CHECK_INT_EQ(sc_hostlist_count("vm"), 1);
+    SC_CHECK_INT_EQ(sc_hostlist_count("n[3-1]"), 0);
+}
+
 int main(void)
 {
     SC_TEST_RUN(test_members);
     SC_TEST_RUN(test_bad);
+    SC_TEST_RUN(test_count);
     return SC_TEST_RESULT();
 }

@@ -16,8 +16,15 @@ for word in "workload:    stream, kernel copy" "binary:      $BIN/streamcard-str
 done
 [ -z "$(ls -A "$WORK/empty")" ] || fail "--dry-run wrote files"
 
-# The README's example card passes its dry run on this machine.
-expect_status 0 "$SC" run "$SRC/contrib/cards/stream-copy.yaml" --dry-run
+# The example cards: the standalone ones pass their dry run on this machine; every one
+# says what it needs from Slurm (the sweep of prefetch needs the whole node).
+for card in stream-copy ipsearch mpi-pingpong; do
+    expect_status 0 "$SC" run "$SRC/contrib/cards/$card.yaml" --dry-run
+done
+expect_status 0 "$SC" resources "$SRC/contrib/cards/prefetch-sweep.yaml"
+expect_contains "$WORK/out" "exclusive=yes"
+expect_status 0 "$SC" resources "$SRC/contrib/cards/mpi-two-nodes.yaml"
+expect_contains "$WORK/out" "nodes=scn[1-2]"
 
 # Every problem of a bad card, one line each, naming field, line and what is valid.
 cat >"$WORK/bad.yaml" <<'CARD'

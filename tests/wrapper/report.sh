@@ -28,7 +28,8 @@ for text in "<h2>Summary</h2>" "<h2>Comparison</h2>" \
     "<h3>Verdict and gates</h3>" "<h3>The plan: card.yaml</h3>" "<h3>Rates</h3>" \
     "<h3>Thread placement</h3>" "<h3>NUMA pages at main_loop_begin</h3>" \
     "<h3>Platform state before and after</h3>" "<h3>Controlled variables</h3>" \
-    "analysis tests: does the comparison hold?" "thp.enabled" "Solution Validates at log line"; do
+    "analysis tests: does the comparison hold?" "thp.enabled" "Solution Validates at log line" \
+    ": rate of every repetition" "repetition (the warm-up, 0, left out)"; do
     expect_contains "$H" "$text"
 done
 expect_contains "$WORK/refused.html" "REFUSED</span> failed gates: validation"
@@ -56,7 +57,9 @@ reseal "$sizes"
 expect_status 0 "$SC" report "$sizes" -o "$WORK/sizes.html"
 expect_contains "$WORK/sizes.html" "<h3>Bandwidth per message size</h3>"
 expect_contains "$WORK/sizes.html" "message size (bytes, log scale)"
-[ "$(grep -o '<circle ' "$WORK/sizes.html" | wc -l)" = 5 ] || fail "expected 5 points on the plot"
+# The points of that plot: the circles between its heading and the end of its <svg>.
+points=$(sed -n '/<h3>Bandwidth per message size<\/h3>/,/<\/svg>/p' "$WORK/sizes.html" | grep -o '<circle ' | wc -l)
+[ "$points" = 5 ] || fail "expected 5 points on the bandwidth plot, found $points"
 expect_contains "$WORK/sizes.html" "<tr><td>4194304</td>"
 
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,22 +166,41 @@ int sc_bundle_open_file(const sc_bundle *b, const char *rel, int flags, int mode
 
     if (dfd < 0)
         return dfd;
+    /* sc__walk_dirs() sets leaf whenever it returns a directory; the analyzer assumes that a
+       failed dup() may leave errno 0. NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker) */
     int fd = openat(dfd, leaf, flags | O_NOFOLLOW | O_CLOEXEC, mode);
     int err = -errno;
     close(dfd);
+    /* cppcheck-suppress resourceLeak ; fd is not leaked: it is what this function returns */
     return fd >= 0 ? fd : err;
 }
 
 int sc_bundle_write(const sc_bundle *b, const char *rel, const void *data, size_t len)
 {
-    int fd = sc_bundle_open_file(b, rel, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    /* Written in place, then cut to length, so a file whose blocks were reserved
+       (sc_bundle_reserve) keeps them while it is written, even on a full disk. */
+    int fd = sc_bundle_open_file(b, rel, O_WRONLY | O_CREAT, 0644);
 
     if (fd < 0)
         return fd;
     int rc = sc_file_write_all(fd, data, len);
+    if (rc == 0 && ftruncate(fd, (off_t)len) < 0)
+        rc = -errno;
     if (close(fd) < 0 && rc == 0)
         rc = -errno;
     return rc;
+}
+
+int sc_bundle_reserve(const sc_bundle *b, const char *rel, size_t bytes)
+{
+    int fd = sc_bundle_open_file(b, rel, O_WRONLY | O_CREAT, 0644);
+
+    if (fd < 0)
+        return fd;
+    /* KEEP_SIZE: the blocks are the file's, its size stays 0 until it is written. */
+    int rc = fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)bytes) < 0 ? -errno : 0;
+    close(fd);
+    return rc == -EOPNOTSUPP ? 0 : rc;
 }
 
 int sc_bundle_write_str(const sc_bundle *b, const char *rel, const char *text)
@@ -287,7 +307,8 @@ int sc_bundle_list(const sc_bundle *b, char ***paths, size_t *count, sc_diag *pr
         sc_bundle_list_free(l.paths, l.count);
         return rc;
     }
-    qsort(l.paths, l.count, sizeof(*l.paths), sc__cmp_paths);
+    if (l.count) /* an empty bundle has no array at all: qsort(NULL, ...) is undefined */
+        qsort(l.paths, l.count, sizeof(*l.paths), sc__cmp_paths);
     *paths = l.paths;
     *count = l.count;
     return 0;

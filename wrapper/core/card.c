@@ -242,6 +242,8 @@ static void sc__read_sweep(sc__card_reader *r, const sc__card_key *key, yaml_nod
             continue;
         }
         for (size_t i = 0; i < card->n_sweep; i++)
+            /* The values below n_sweep are set (a failed strdup is not counted); the
+               analyzer cannot see it. NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker) */
             if (strcmp(card->sweep_values[i], sc__scalar(v)) == 0)
                 sc__reader_error(r, v, "%s: %s appears twice in the sweep",
                                  sc__card_key_name(key), sc__scalar(v));

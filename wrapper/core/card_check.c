@@ -81,6 +81,8 @@ static int sc__apply_defaults(sc_card *card)
             card->k = 10;
         if (!card->present[SC_CF_POOL_THREADS])
             card->pool_threads = card->threads;
+        if (!card->present[SC_CF_ITERATIONS])
+            card->iterations = 3;
         return 0;
     case SC_WORKLOAD_MPI_PINGPONG:
         if (!card->present[SC_CF_RANKS])
@@ -175,6 +177,7 @@ static int sc__derive_run_name(sc_card *card)
     if (card->run_name && card->name_suffix) {
         /* A sweep instance of a named card: the name plus "_<key>-<value>". */
         snprintf(name, sizeof(name), "%s%s", card->run_name, card->name_suffix);
+        sc__card_name_sanitize(name);
         free(card->run_name);
         card->run_name = strdup(name);
         free(card->name_suffix);
@@ -192,6 +195,7 @@ static int sc__derive_run_name(sc_card *card)
         snprintf(name, sizeof(name), "mpi_%s_%ldrank", card->kernel, card->ranks);
     if (card->name_suffix)
         snprintf(name + strlen(name), sizeof(name) - strlen(name), "%s", card->name_suffix);
+    sc__card_name_sanitize(name);
     card->run_name = strdup(name);
     return card->run_name ? 0 : -ENOMEM;
 }

@@ -35,7 +35,7 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
     {SC_CF_THREADS, "experiment.threads", "threads", SC__CT_LONG, 1, 65536, NULL, SC__WL_ANY,
      "OpenMP threads (default: the CPUs in cpu_list)"},
     {SC_CF_MEMORY_NODE, "experiment.memory_node", "memory-node", SC__CT_LONG, 0, 1023, NULL,
-     SC__WL_ANY, "NUMA node for every page (membind)"},
+     WL_STREAM | WL_IPSEARCH, "NUMA node for every page (membind; not for MPI ranks)"},
     {SC_CF_PREFETCH, "experiment.prefetch", "prefetch", SC__CT_PREFETCH, 0, 0, NULL, SC__WL_ANY,
      "hardware prefetchers: on | off | unchanged"},
     {SC_CF_GOVERNOR, "experiment.governor", "governor", SC__CT_NAME, 0, 0, NULL, SC__WL_ANY,
@@ -43,7 +43,8 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
     {SC_CF_ARRAY_SIZE, "experiment.array_size", "array-size", SC__CT_U64, 16, 1LL << 40, NULL,
      WL_STREAM, "stream: elements per array (8-byte doubles)"},
     {SC_CF_ITERATIONS, "experiment.iterations", "iterations", SC__CT_LONG, 2, 1000000000, NULL,
-     WL_STREAM | WL_MPI, "timed repetitions (stream) or round trips per size (mpi)"},
+     WL_STREAM | WL_IPSEARCH | WL_MPI,
+     "timed repetitions (stream, ipsearch: the first is a warm-up) or round trips per size (mpi)"},
     {SC_CF_NT_STORES, "experiment.nt_stores", "nt-stores", SC__CT_CHOICE, 0, 0, "auto|on|off",
      WL_STREAM, "stream: non-temporal stores: auto | on | off"},
     {SC_CF_NB, "experiment.nb", "nb", SC__CT_U64, 1, 1LL << 34, NULL, WL_IPSEARCH,
@@ -190,14 +191,28 @@ static int sc__parse_decimal(const char *s, unsigned long long *out)
     return 0;
 }
 
+static bool sc__name_char(char c)
+{
+    return isalnum((unsigned char)c) || (c && strchr("._-:", c));
+}
+
 static bool sc__is_name(const char *s)
 {
     if (!*s || *s == '.' || *s == '-')
         return false;
     for (const char *p = s; *p; p++)
-        if (!isalnum((unsigned char)*p) && !strchr("._-:", *p))
+        if (!sc__name_char(*p))
             return false;
-    return strlen(s) <= 100;
+    return strlen(s) <= SC__CARD_NAME_MAX;
+}
+
+void sc__card_name_sanitize(char *name)
+{
+    for (char *p = name; *p; p++)
+        if (!sc__name_char(*p))
+            *p = '_';
+    if (strlen(name) > SC__CARD_NAME_MAX)
+        name[SC__CARD_NAME_MAX] = '\0';
 }
 
 static int sc__replace_string(char **slot, const char *value)

@@ -37,6 +37,24 @@ static double sc__num(json_object *o, const char *key)
     return o && json_object_object_get_ex(o, key, &v) && v ? json_object_get_double(v) : 0;
 }
 
+/* A function's per-repetition seconds from "rep_seconds": {"copy": [...]}. */
+static void sc__load_reps(sc_fact_rate *r, json_object *metrics)
+{
+    json_object *reps, *arr;
+
+    if (!metrics || !json_object_object_get_ex(metrics, "rep_seconds", &reps) ||
+        !json_object_object_get_ex(reps, r->name, &arr) ||
+        !json_object_is_type(arr, json_type_array))
+        return;
+    size_t n = json_object_array_length(arr);
+    r->rep_s = n ? calloc(n, sizeof(double)) : NULL;
+    if (!r->rep_s)
+        return;
+    for (size_t i = 0; i < n; i++)
+        r->rep_s[i] = json_object_get_double(json_object_array_get_idx(arr, i));
+    r->n_rep = n;
+}
+
 /* STREAM: one row per function from "rates"/"times", or the single best_rate_MBps. */
 static void sc__load_rates(sc_bundle_facts *f, json_object *metrics, const char *kernel)
 {
@@ -58,6 +76,7 @@ static void sc__load_rates(sc_bundle_facts *f, json_object *metrics, const char 
                 r->min_s = sc__num(t, "min_time_s");
                 r->max_s = sc__num(t, "max_time_s");
             }
+            sc__load_reps(r, metrics);
         }
     } else if (sc__num(metrics, "best_rate_MBps") > 0) {
         sc_fact_rate *r = &f->rates[f->n_rates++];
@@ -245,6 +264,8 @@ void sc_facts_free(sc_bundle_facts *f)
     for (size_t i = 0; i < f->n_vars; i++)
         free(f->vars[i].value);
     free(f->path);
+    for (size_t i = 0; i < f->n_rates; i++)
+        free(f->rates[i].rep_s);
     free(f->sizes);
     free(f->bindings);
     free(f->threads);

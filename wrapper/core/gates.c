@@ -18,6 +18,7 @@ static const struct {
     [SC_GATE_BINDING] = {"binding", "thread_binding_ok", true},
     [SC_GATE_VALIDATION] = {"validation", "validation_ok", true},
     [SC_GATE_EXIT_CODE] = {"exit_code", "exit_code_ok", true},
+    [SC_GATE_EVIDENCE] = {"evidence", "evidence_ok", true},
     [SC_GATE_MEMORY_NODE] = {"memory_node", "memory_node_ok", false},
     [SC_GATE_PLATFORM_STATE] = {"platform_state", "platform_state_ok", false},
     [SC_GATE_TRANSPORT] = {"transport", "transport_ok", false},
@@ -51,8 +52,25 @@ static void sc__set(sc_gate *g, sc_gate_state state, const char *fmt, ...)
     va_end(ap);
 }
 
+/* MPI: the ranks the communicator has and the ranks that reported, against the card. */
+static void sc__gate_rank_count(const sc_card *card, const sc_tracelog *t, sc_gate *g)
+{
+    if (t->ranks_requested < 0 || t->ranks_counted < 0)
+        sc__set(g, SC_GATE_FAIL, "not supported by evidence: the log has no \"Number of Ranks "
+                                 "requested/counted\" lines");
+    else if (t->ranks_requested != card->ranks || t->ranks_counted != card->ranks)
+        sc__set(g, SC_GATE_FAIL, "ranks requested %ld, counted %ld, card ranks %ld",
+                t->ranks_requested, t->ranks_counted, card->ranks);
+    else
+        sc__set(g, SC_GATE_OK, "ranks requested = counted = %ld", card->ranks);
+}
+
 static void sc__gate_thread_count(const sc_card *card, const sc_tracelog *t, sc_gate *g)
 {
+    if (card->workload == SC_WORKLOAD_MPI_PINGPONG) {
+        sc__gate_rank_count(card, t, g);
+        return;
+    }
     if (t->threads_requested < 0 || t->threads_counted < 0)
         sc__set(g, SC_GATE_FAIL, "not supported by evidence: the log has no \"Number of "
                                  "Threads requested/counted\" lines");
@@ -106,7 +124,9 @@ static bool sc__check_trace_bindings(const sc_card *card, const sc_tracelog *t, 
             sc__set(g, SC_GATE_FAIL, "thread %ld reported its binding twice", b->thread);
             goto out;
         }
-        if (b->cpu < 0 || !hwloc_bitmap_isset(card->cpus, (unsigned)b->cpu)) {
+        /* Bounded before the cast: cpu=4294967296 must not pass as cpu 0. */
+        if (b->cpu < 0 || b->cpu > SC_CPULIST_MAX_CPU ||
+            !hwloc_bitmap_isset(card->cpus, (unsigned)b->cpu)) {
             sc__set(g, SC_GATE_FAIL, "thread %ld ran on cpu %ld, outside cpu_list %s", b->thread,
                     b->cpu, card->cpu_list);
             goto out;
@@ -147,7 +167,8 @@ static bool sc__check_snapshot(const sc_card *card, const sc_evidence *ev, sc_ga
         long pid, tid, psr;
         if (sscanf(line, "%ld %ld %ld", &pid, &tid, &psr) == 3) {
             nthreads++;
-            if (psr < 0 || !hwloc_bitmap_isset(card->cpus, (unsigned)psr)) {
+            if (psr < 0 || psr > SC_CPULIST_MAX_CPU ||
+                !hwloc_bitmap_isset(card->cpus, (unsigned)psr)) {
                 sc__set(g, SC_GATE_FAIL, "snapshot: thread %ld was on cpu %ld, outside cpu_list %s",
                         tid, psr, card->cpu_list);
                 return false;
@@ -180,9 +201,67 @@ static bool sc__check_snapshot(const sc_card *card, const sc_evidence *ev, sc_ga
     return ok;
 }
 
+/*
+ * MPI: every rank reported its CPU and its own affinity, both inside cpu_list, and no two
+ * ranks on one CPU of one host. (The snapshot at ready is the launcher's, not a rank's.)
+ */
+static void sc__gate_rank_binding(const sc_card *card, const sc_tracelog *t, sc_gate *g)
+{
+    hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
+
+    if (!allowed) {
+        sc__set(g, SC_GATE_FAIL, "out of memory");
+        return;
+    }
+    if (t->malformed_line) {
+        sc__set(g, SC_GATE_FAIL, "malformed trace line at log line %ld", t->malformed_line);
+        goto out;
+    }
+    if ((long)t->n_rank_bindings != card->ranks) {
+        sc__set(g, SC_GATE_FAIL, "%zu TRACE_RANK_BINDING lines for %ld ranks",
+                t->n_rank_bindings, card->ranks);
+        goto out;
+    }
+    for (size_t i = 0; i < t->n_rank_bindings; i++) {
+        const sc_rank_binding *rb = &t->rank_bindings[i];
+        if (rb->rank < 0 || rb->rank >= card->ranks) {
+            sc__set(g, SC_GATE_FAIL, "rank %ld reported, but the card has ranks 0-%ld", rb->rank,
+                    card->ranks - 1);
+            goto out;
+        }
+        if (rb->cpu < 0 || rb->cpu > SC_CPULIST_MAX_CPU ||
+            !hwloc_bitmap_isset(card->cpus, (unsigned)rb->cpu)) {
+            sc__set(g, SC_GATE_FAIL, "rank %ld ran on cpu %ld of %s, outside cpu_list %s", rb->rank,
+                    rb->cpu, rb->host, card->cpu_list);
+            goto out;
+        }
+        if (sc_cpulist_parse(rb->allowed, allowed, NULL, 0) < 0 ||
+            !hwloc_bitmap_isincluded(allowed, card->cpus)) {
+            sc__set(g, SC_GATE_FAIL, "rank %ld on %s may run on CPUs %s, not only on cpu_list %s",
+                    rb->rank, rb->host, rb->allowed, card->cpu_list);
+            goto out;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (t->rank_bindings[j].rank == rb->rank ||
+                (t->rank_bindings[j].cpu == rb->cpu && !strcmp(t->rank_bindings[j].host, rb->host))) {
+                sc__set(g, SC_GATE_FAIL, "ranks %ld and %ld share cpu %ld of %s (or report twice)",
+                        t->rank_bindings[j].rank, rb->rank, rb->cpu, rb->host);
+                goto out;
+            }
+    }
+    sc__set(g, SC_GATE_OK, "%zu ranks, each on its own CPU of %s", t->n_rank_bindings,
+            card->cpu_list);
+out:
+    hwloc_bitmap_free(allowed);
+}
+
 static void sc__gate_binding(const sc_card *card, const sc_tracelog *t, const sc_evidence *ev,
                              sc_gate *g)
 {
+    if (card->workload == SC_WORKLOAD_MPI_PINGPONG) {
+        sc__gate_rank_binding(card, t, g);
+        return;
+    }
     if (!sc__check_trace_bindings(card, t, g) || !sc__check_snapshot(card, ev, g))
         return;
     sc__set(g, SC_GATE_OK, "%zu threads on distinct CPUs of %s; snapshot agrees", t->n_bindings,
@@ -215,6 +294,20 @@ static void sc__gate_exit(const sc_evidence *ev, sc_gate *g)
         sc__set(g, SC_GATE_OK, "exit code 0");
 }
 
+/* Every file of the bundle was written: a full disk or a removed bundle makes a run that
+   cannot show what happened, whatever the other gates say. */
+static void sc__gate_evidence(const sc_evidence *ev, sc_gate *g)
+{
+    if (ev->write_errors < 0)
+        sc__set(g, SC_GATE_FAIL, "not supported by evidence: it is not recorded whether every "
+                                 "evidence file was written");
+    else if (ev->write_errors > 0)
+        sc__set(g, SC_GATE_FAIL, "%d writes into the bundle failed, the first: %s",
+                ev->write_errors, ev->write_error ? ev->write_error : "?");
+    else
+        sc__set(g, SC_GATE_OK, "every evidence file was written");
+}
+
 int sc_numa_maps_anon_bytes(const char *numa_maps, long node, unsigned long long *on_node,
                             unsigned long long *elsewhere)
 {
@@ -223,8 +316,10 @@ int sc_numa_maps_anon_bytes(const char *numa_maps, long node, unsigned long long
     *on_node = *elsewhere = 0;
     for (const char *line = numa_maps; line && *line;) {
         size_t n = strcspn(line, "\n");
-        char buf[4096];
-        snprintf(buf, sizeof(buf), "%.*s", (int)(n < sizeof(buf) ? n : sizeof(buf) - 1), line);
+        /* The whole line: a long file= path or many nodes must not hide pages elsewhere. */
+        char *buf = strndup(line, n);
+        if (!buf)
+            return -ENOMEM;
         unsigned long long page_kb = 4;
         const char *ps = strstr(buf, "kernelpagesize_kB=");
         if (ps)
@@ -243,6 +338,7 @@ int sc_numa_maps_anon_bytes(const char *numa_maps, long node, unsigned long long
                 }
             }
         }
+        free(buf);
         line += n;
         if (*line)
             line++;
@@ -312,7 +408,10 @@ static void sc__gate_platform(const sc_card *card, const sc_evidence *ev, sc_gat
 
 static void sc__gate_transport(const sc_card *card, const sc_evidence *ev, sc_gate *g)
 {
-    if (!card->expect_transport)
+    if (card->expect_transport && ev->transport && !strcmp(ev->transport, "unknown"))
+        sc__set(g, SC_GATE_FAIL, "not supported by evidence: the MPI library did not report the "
+                                 "transport that carried the data");
+    else if (!card->expect_transport)
         sc__set(g, SC_GATE_NULL, "the card expects no transport");
     else if (!ev->transport)
         sc__set(g, SC_GATE_FAIL, "not supported by evidence: the transport was not recorded");
@@ -349,9 +448,14 @@ int sc_gates_evaluate(const sc_card *card, const sc_evidence *ev, sc_gates *out)
     sc__gate_binding(card, &t, ev, &out->g[SC_GATE_BINDING]);
     sc__gate_validation(&t, &out->g[SC_GATE_VALIDATION]);
     sc__gate_exit(ev, &out->g[SC_GATE_EXIT_CODE]);
+    sc__gate_evidence(ev, &out->g[SC_GATE_EVIDENCE]);
     sc__gate_memory_node(card, ev, &out->g[SC_GATE_MEMORY_NODE]);
     sc__gate_platform(card, ev, &out->g[SC_GATE_PLATFORM_STATE]);
-    sc__gate_transport(card, ev, &out->g[SC_GATE_TRANSPORT]);
+    /* The transport is read from the workload's own TRACE_TRANSPORT line in the log. */
+    sc_evidence with_transport = *ev;
+    if (!with_transport.transport && t.transport[0])
+        with_transport.transport = t.transport;
+    sc__gate_transport(card, &with_transport, &out->g[SC_GATE_TRANSPORT]);
     sc__gate_min_rate(card, ev, &out->g[SC_GATE_MIN_RATE]);
     if (!ev->log)
         sc__set(&out->g[SC_GATE_VALIDATION], SC_GATE_FAIL,

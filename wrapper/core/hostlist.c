@@ -145,6 +145,38 @@ int sc_hostlist_check(const char *list, char *why, size_t whylen)
     return sc__each_item(list, sc__check_item, &c) ? -EINVAL : 0;
 }
 
+static int sc__count_item(const char *item, size_t len, void *ctx)
+{
+    unsigned long *count = ctx;
+    const char *open = memchr(item, '[', len);
+
+    if (!open) {
+        (*count)++;
+        return 0;
+    }
+    const char *close = memchr(open, ']', len - (size_t)(open - item));
+    for (const char *r = open + 1; r < close;) {
+        size_t rlen = strcspn(r, ",]");
+        const char *dash = memchr(r, '-', rlen);
+        long a = strtol(r, NULL, 10), b = dash ? strtol(dash + 1, NULL, 10) : a;
+        *count += (unsigned long)(b - a + 1);
+        r += rlen;
+        if (*r == ',')
+            r++;
+    }
+    return 0;
+}
+
+unsigned long sc_hostlist_count(const char *list)
+{
+    unsigned long count = 0;
+
+    if (sc_hostlist_check(list, NULL, 0) < 0)
+        return 0;
+    sc__each_item(list, sc__count_item, &count);
+    return count;
+}
+
 bool sc_hostlist_contains(const char *list, const char *host)
 {
     sc__contains c = {host, false};

@@ -46,6 +46,14 @@ static void sc__capture_fail(sc__obs *s, const char *what, int rc)
         snprintf(s->r->capture_error, sizeof(s->r->capture_error), "%s: %s", what, strerror(-rc));
 }
 
+/* Records evidence that could not be written into the bundle (a full or vanished disk). */
+static void sc__write_fail(sc__obs *s, const char *what, int rc)
+{
+    s->r->write_errors++;
+    if (!*s->r->write_error)
+        snprintf(s->r->write_error, sizeof(s->r->write_error), "%s: %s", what, strerror(-rc));
+}
+
 static void sc__copy_proc_file(sc__obs *s, const char *proc_rel, const char *bundle_rel,
                                char **keep)
 {
@@ -53,10 +61,10 @@ static void sc__copy_proc_file(sc__obs *s, const char *proc_rel, const char *bun
     size_t len = 0;
     int rc = sc_file_read_at(s->procfd, proc_rel, 0, SC_FILE_MAX_READ, &text, &len);
 
-    if (rc == 0)
-        rc = sc_bundle_write(s->o->bundle, bundle_rel, text, len);
     if (rc < 0)
         sc__capture_fail(s, bundle_rel, rc);
+    else if ((rc = sc_bundle_write(s->o->bundle, bundle_rel, text, len)) < 0)
+        sc__write_fail(s, bundle_rel, rc);
     if (keep)
         *keep = text;
     else
@@ -78,7 +86,7 @@ static void sc__write_guard(sc__obs *s)
     int rc = kv.failed ? -ENOMEM : sc_bundle_write(s->o->bundle, "capture_guard.env", kv.text,
                                                    kv.len);
     if (rc < 0)
-        sc__capture_fail(s, "capture_guard.env", rc);
+        sc__write_fail(s, "capture_guard.env", rc);
     sc_kv_free(&kv);
 }
 
@@ -106,20 +114,20 @@ static void sc__capture_ready(sc__obs *s)
     clock_gettime(CLOCK_REALTIME, &s->r->ready_at);
     s->r->ready_seen = true;
     rc = sc_snapshot_threads(s->procfd, s->r->pid, &text);
-    if (rc == 0)
-        rc = sc_bundle_write_str(s->o->bundle, "threads_at_ready.txt", text);
     if (rc < 0)
         sc__capture_fail(s, "threads_at_ready.txt", rc);
+    else if ((rc = sc_bundle_write_str(s->o->bundle, "threads_at_ready.txt", text)) < 0)
+        sc__write_fail(s, "threads_at_ready.txt", rc);
     free(text);
     text = NULL;
     sc__copy_proc_file(s, "status", "workload_status_at_ready.txt", NULL);
     sc__copy_proc_file(s, "numa_maps", "numa_maps_at_ready.txt", &maps);
-    if (maps && sc_snapshot_numastat(maps, s->r->pid, &text) == 0)
-        rc = sc_bundle_write_str(s->o->bundle, "numastat_at_ready.txt", text);
-    else
-        rc = -ENODATA;
-    if (rc < 0)
-        sc__capture_fail(s, "numastat_at_ready.txt", rc);
+    if (maps && sc_snapshot_numastat(maps, s->r->pid, &text) == 0) {
+        if ((rc = sc_bundle_write_str(s->o->bundle, "numastat_at_ready.txt", text)) < 0)
+            sc__write_fail(s, "numastat_at_ready.txt", rc);
+    } else {
+        sc__capture_fail(s, "numastat_at_ready.txt", -ENODATA);
+    }
     free(text);
     free(maps);
     sc__write_guard(s);
@@ -130,7 +138,7 @@ static void sc__capture_ready(sc__obs *s)
              (long long)s->r->ready_at.tv_sec, s->r->ready_at.tv_nsec, s->r->ready_capture_ms);
     rc = sc_bundle_write_str(s->o->bundle, "main_loop.ready", ready);
     if (rc < 0)
-        sc__capture_fail(s, "main_loop.ready", rc);
+        sc__write_fail(s, "main_loop.ready", rc);
     sc__release_workload(s);
     if (s->o->echo_fd >= 0)
         dprintf(s->o->echo_fd, "streamcard: READY PID=%d log=%s bundle=%s (captured in %.1f ms)\n",
@@ -260,7 +268,9 @@ static int sc__loop(sc__obs *s, int out_rd, int sigfd)
             if (n > 0) {
                 if (!s->status_taken)
                     sc__take_status(s);
-                (void)!sc_file_write_all(s->o->log_fd, buf, (size_t)n);
+                int wrc = sc_file_write_all(s->o->log_fd, buf, (size_t)n);
+                if (wrc < 0)
+                    sc__write_fail(s, "stream.log", wrc);
                 if (s->o->echo_fd >= 0)
                     (void)!sc_file_write_all(s->o->echo_fd, buf, (size_t)n);
                 sc__scan(s, buf, (size_t)n);

@@ -92,6 +92,9 @@ char *sc_results_build(const sc_card *card, const sc_gates *gates, const sc_resu
         json_object_object_add(root, "metrics", json_object_get(metrics));
     else
         json_object_object_add(root, "metrics", json_object_new_object());
+    json_object *transport = NULL; /* mpi-pingpong: what the MPI library said carried the data */
+    if (kernel && json_object_object_get_ex(kernel, "transport", &transport))
+        json_object_object_add(root, "transport", json_object_get(transport));
     const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
                                                              JSON_C_TO_STRING_NOSLASHESCAPE);
     text = s ? strdup(s) : NULL;

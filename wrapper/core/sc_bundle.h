@@ -36,6 +36,14 @@ int sc_bundle_open_file(const sc_bundle *b, const char *rel, int flags, int mode
 /* Writes a whole file (replacing it). Returns 0 or -errno. */
 int sc_bundle_write(const sc_bundle *b, const char *rel, const void *data, size_t len);
 int sc_bundle_write_str(const sc_bundle *b, const char *rel, const char *text);
+/*
+ * Reserves bytes of disk for the file rel (created empty): the files written last
+ * (results.json, run.conf, SHA256SUMS) are reserved when the bundle is made, so a disk
+ * that fills during the run cannot keep the run's verdict and hashes from being written.
+ * 0, or -errno (-ENOSPC: not even that much room). Unsupported filesystems return 0.
+ */
+int sc_bundle_reserve(const sc_bundle *b, const char *rel, size_t bytes);
+
 /* Reads a whole file of the bundle; -ENOENT when absent. */
 int sc_bundle_read(const sc_bundle *b, const char *rel, char **out, size_t *len);
 

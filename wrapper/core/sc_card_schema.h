@@ -51,6 +51,16 @@ const sc__card_key *sc__card_key_suggest(const char *name);
 int sc__card_assign(sc_card *card, const sc__card_key *key, const char *value, const char *where,
                     sc_diag *diag);
 
+/* Longest name (run_name, governor, transport) a card accepts. */
+#define SC__CARD_NAME_MAX 100
+
+/*
+ * Makes a name the program derived (run_name with a sweep suffix such as "_cpu_list-0,2")
+ * one the card accepts: characters a name may not hold become '_', and it is cut to
+ * SC__CARD_NAME_MAX, so the resolved card written into a bundle reads back.
+ */
+void sc__card_name_sanitize(char *name);
+
 /* The short name of a key (last path component), for messages. */
 const char *sc__card_key_name(const sc__card_key *key);
 

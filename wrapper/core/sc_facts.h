@@ -34,6 +34,8 @@ typedef struct sc_fact {
 typedef struct sc_fact_rate {
     char name[16]; /* "copy" */
     double MBps, avg_s, min_s, max_s;
+    double *rep_s; /* every repetition's seconds, the warm-up first ("rep_seconds"); NULL */
+    size_t n_rep;
 } sc_fact_rate;
 
 /* One message size of mpi-pingpong (results.json "sizes"). */

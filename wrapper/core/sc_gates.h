@@ -1,8 +1,8 @@
 /*
  * sc_gates.h: the acceptance gates of DESIGN.md, computed from raw evidence.
  *
- * The five mandatory gates (thread count, phases, binding, validation, exit code) must
- * hold for any run; the others apply when the card asks for them (memory_node, a
+ * The mandatory gates (thread count, phases, binding, validation, exit code, and evidence:
+ * every file of the bundle was written) must hold for any run; the others apply when the card asks for them (memory_node, a
  * platform setting, an expected transport, a minimum rate). A gate is OK, FAIL, or NULL
  * (the card does not ask for it); a mandatory gate without evidence is a FAIL whose note
  * says "not supported by evidence". `streamcard run` and `streamcard verify` both call
@@ -28,6 +28,7 @@ typedef enum sc_gate_id {
     SC_GATE_BINDING,
     SC_GATE_VALIDATION,
     SC_GATE_EXIT_CODE,
+    SC_GATE_EVIDENCE,
     SC_GATE_MEMORY_NODE,
     SC_GATE_PLATFORM_STATE,
     SC_GATE_TRANSPORT,
@@ -56,6 +57,8 @@ typedef struct sc_evidence {
     const char *state_env;  /* prefetch/state/state.env from the plugin */
     double best_rate_MBps;  /* the workload's figure for min_rate; <= 0 when none */
     const char *transport;  /* mpi: the transport that carried the data */
+    int write_errors;       /* writes into the bundle that failed (disk full, bundle removed); */
+    const char *write_error; /* -1: not recorded (the evidence gate then fails) */
 } sc_evidence;
 
 /* Computes every gate. Returns 0 or -ENOMEM. */
@@ -71,7 +74,7 @@ bool sc_gate_mandatory(sc_gate_id id);
 
 /*
  * Pages of anonymous memory per NUMA node from a numa_maps text: on_node on node,
- * elsewhere on any other node (bytes). Returns 0 or -EINVAL when nothing parsed.
+ * elsewhere on any other node (bytes). Returns 0, -EINVAL when nothing parsed, or -ENOMEM.
  */
 int sc_numa_maps_anon_bytes(const char *numa_maps, long node, unsigned long long *on_node,
                             unsigned long long *elsewhere);

@@ -15,6 +15,9 @@
  */
 int sc_hostlist_check(const char *list, char *why, size_t whylen);
 
+/* How many host names list expands to (node[01-04],login1: 5); 0 for a bad list. */
+unsigned long sc_hostlist_count(const char *list);
+
 /* True when host (a short name) is one of the names list expands to. */
 bool sc_hostlist_contains(const char *list, const char *host);
 

@@ -46,8 +46,10 @@ typedef struct sc_observe_result {
     struct timespec started_at, ready_at, ended_at; /* CLOCK_REALTIME */
     int caller_signal; /* a signal the caller received and forwarded, else 0 */
     bool timed_out;
-    int capture_errors; /* snapshots that could not be taken or written */
+    int capture_errors; /* snapshots that could not be taken (read from /proc) */
     char capture_error[256];
+    int write_errors; /* evidence that could not be written into the bundle */
+    char write_error[256];
 } sc_observe_result;
 
 /* Runs the workload to its end. Returns 0 (see r for how it ended) or -errno. */

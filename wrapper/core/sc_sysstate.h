@@ -20,7 +20,13 @@ typedef struct sc_cpu_identity {
     char flags_hint[16];  /* "hypervisor" when the flags say so, else "" */
 } sc_cpu_identity;
 
-/* Reads the first processor block of proc/cpuinfo under root. Returns 0 or -errno. */
+/*
+ * Parses the first processor block of a /proc/cpuinfo text. Returns 0, or -EINVAL when it
+ * names no vendor. A family or model that is not a plain decimal number is -1.
+ */
+int sc_cpu_identity_parse(const char *text, sc_cpu_identity *id);
+
+/* Reads proc/cpuinfo under root and parses it. Returns 0 or -errno. */
 int sc_cpu_identity_read(const sc_fsroot *root, sc_cpu_identity *id);
 
 /*

@@ -17,6 +17,14 @@ typedef struct sc_binding {
     long cpu;
 } sc_binding;
 
+/* "TRACE_RANK_BINDING rank=0 host=n01 cpu=3 pid=123 allowed=3": where an MPI rank ran. */
+typedef struct sc_rank_binding {
+    long rank;
+    char host[128];
+    long cpu;
+    char allowed[128]; /* the rank's own CPU affinity, a cpulist */
+} sc_rank_binding;
+
 typedef struct sc_table_row {
     char name[32]; /* "Copy", "Triad" */
     double best_rate_MBps, avg_s, min_s, max_s;
@@ -35,6 +43,14 @@ typedef struct sc_tracelog {
     sc_table_row rows[8];
     size_t n_rows;
     long malformed_line; /* first TRACE_ line that did not parse; 0 when none */
+    /* MPI workloads: ranks instead of threads, the transport, the IMB table. */
+    long ranks_requested, ranks_counted; /* -1 when not printed */
+    sc_rank_binding *rank_bindings;
+    size_t n_rank_bindings;
+    char transport[64];   /* from "TRACE_TRANSPORT transport=X ..."; "" when absent */
+    size_t n_imb_rows;    /* "#bytes #repetitions t[usec] Mbytes/sec" rows */
+    double imb_peak_MBps; /* the highest Mbytes/sec of those rows */
+    bool in_imb_table;
 } sc_tracelog;
 
 /* Parses log (NUL-terminated). Returns 0 or -ENOMEM. */

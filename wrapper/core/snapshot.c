@@ -95,17 +95,25 @@ int sc_snapshot_numastat(const char *numa_maps, pid_t pid, char **out)
         free(other);
         return -ENOMEM;
     }
-    for (const char *line = numa_maps; line && *line;) {
-        size_t n = strcspn(line, "\n");
+    for (const char *next = numa_maps; next && *next;) {
+        size_t n = strcspn(next, "\n");
+        /* One line at a time: strstr and sscanf on the rest of the whole text would make
+           this quadratic (sscanf takes the string's length first), seconds on 20k maps. */
+        char *line = strndup(next, n);
+        if (!line) {
+            free(anon);
+            free(other);
+            return -ENOMEM;
+        }
+        next += n;
+        if (*next)
+            next++;
         double page_kb = 4;
         const char *ps = strstr(line, "kernelpagesize_kB=");
-        if (ps && (size_t)(ps - line) < n)
+        if (ps)
             page_kb = strtod(ps + 18, NULL);
-        int is_anon = 0;
-        const char *a = strstr(line, " anon=");
-        if (a && (size_t)(a - line) < n)
-            is_anon = 1;
-        for (const char *tok = line; tok < line + n;) {
+        int is_anon = strstr(line, " anon=") != NULL;
+        for (const char *tok = line; *tok;) {
             int node;
             unsigned long long pages;
             if (sscanf(tok, "N%d=%llu", &node, &pages) == 2 && node >= 0 && node < MAX_NODES) {
@@ -113,14 +121,12 @@ int sc_snapshot_numastat(const char *numa_maps, pid_t pid, char **out)
                 if (node > max_node)
                     max_node = node;
             }
-            const char *sp = memchr(tok, ' ', (size_t)(line + n - tok));
+            const char *sp = strchr(tok, ' ');
             if (!sp)
                 break;
             tok = sp + 1;
         }
-        line += n;
-        if (*line)
-            line++;
+        free(line);
     }
     mem = open_memstream(out, &len);
     if (!mem) {

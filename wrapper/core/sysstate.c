@@ -1,25 +1,29 @@
 /* sysstate.c: the machine state recorded in every bundle (see sc_sysstate.h). */
 #include "sc_sysstate.h"
 #include "sc_cpulist.h"
+#include "sc_text.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-/* "key   : value" lines of the first block of /proc/cpuinfo. */
+/*
+ * "key   : value" lines of the first block of /proc/cpuinfo. The key must be the whole name
+ * before the colon: "model" does not match the "model name" line.
+ */
 static void sc__cpuinfo_value(const char *text, const char *key, char *buf, size_t buflen)
 {
     size_t klen = strlen(key);
 
     *buf = '\0';
     for (const char *line = text; *line && *line != '\n';) {
-        if (strncmp(line, key, klen) == 0 && (line[klen] == ' ' || line[klen] == '\t' ||
-                                              line[klen] == ':')) {
-            const char *colon = strchr(line, ':');
-            const char *nl = strchr(line, '\n');
-            if (colon && (!nl || colon < nl)) {
+        const char *nl = strchr(line, '\n');
+        if (strncmp(line, key, klen) == 0) {
+            const char *colon = line + klen + strspn(line + klen, " \t");
+            if (*colon == ':') {
                 const char *v = colon + 1 + strspn(colon + 1, " \t");
                 size_t n = nl ? (size_t)(nl - v) : strlen(v);
                 if (n >= buflen)
@@ -29,36 +33,60 @@ static void sc__cpuinfo_value(const char *text, const char *key, char *buf, size
                 return;
             }
         }
-        const char *nl = strchr(line, '\n');
         if (!nl)
             return;
         line = nl + 1;
     }
 }
 
-int sc_cpu_identity_read(const sc_fsroot *root, sc_cpu_identity *id)
+/* A "cpu family" or "model" number: decimal, 0..INT_MAX, else -1 (never truncated). */
+static int sc__cpuinfo_number(const char *text)
 {
-    char *text = NULL, num[32], flags[8192];
-    int rc = sc_fsroot_read(root, "proc/cpuinfo", &text);
+    char *end = NULL;
+
+    if (*text < '0' || *text > '9')
+        return -1;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end[strspn(end, " \t\r")] || v > INT_MAX)
+        return -1;
+    return (int)v;
+}
+
+int sc_cpu_identity_parse(const char *text, sc_cpu_identity *id)
+{
+    char num[32], flags[8192];
 
     memset(id, 0, sizeof(*id));
     id->family = id->model = -1;
-    if (rc < 0)
-        return rc;
     sc__cpuinfo_value(text, "vendor_id", id->vendor, sizeof(id->vendor));
     sc__cpuinfo_value(text, "cpu family", num, sizeof(num));
     if (*num)
-        id->family = atoi(num);
+        id->family = sc__cpuinfo_number(num);
     sc__cpuinfo_value(text, "model", num, sizeof(num));
     if (*num)
-        id->model = atoi(num);
+        id->model = sc__cpuinfo_number(num);
     sc__cpuinfo_value(text, "model name", id->model_name, sizeof(id->model_name));
     sc__cpuinfo_value(text, "microcode", id->microcode, sizeof(id->microcode));
     sc__cpuinfo_value(text, "flags", flags, sizeof(flags));
-    if (strstr(flags, " hypervisor") || strncmp(flags, "hypervisor", 10) == 0)
+    if (sc_word_in(flags, " \t", "hypervisor"))
         snprintf(id->flags_hint, sizeof(id->flags_hint), "hypervisor");
-    free(text);
     return *id->vendor ? 0 : -EINVAL;
+}
+
+int sc_cpu_identity_read(const sc_fsroot *root, sc_cpu_identity *id)
+{
+    char *text = NULL;
+    int rc = sc_fsroot_read(root, "proc/cpuinfo", &text);
+
+    if (rc < 0) {
+        memset(id, 0, sizeof(*id));
+        id->family = id->model = -1;
+        return rc;
+    }
+    rc = sc_cpu_identity_parse(text, id);
+    free(text);
+    return rc;
 }
 
 void sc_sysstate_selected(const char *text, char *buf, size_t buflen)

@@ -16,10 +16,15 @@ static void sc__copy_line(char *dst, size_t dstlen, const char *line, size_t n)
     dst[n] = '\0';
 }
 
-/* True when the line holds the word nan/inf/infinity (any case, with optional sign). */
+/*
+ * True when the line holds the word nan/inf/infinity (any case, with optional sign).
+ * The NOLINTs: clang-analyzer loses track of the bytes sc__copy_line() memcpy'd into the
+ * caller's buffer and calls every byte below n "undefined".
+ */
 static bool sc__has_nonfinite(const char *line, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
+        /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.ArraySubscript) */
         if (i > 0 && (isalnum((unsigned char)line[i - 1]) || line[i - 1] == '_'))
             continue;
         size_t len = 0;
@@ -28,6 +33,7 @@ static bool sc__has_nonfinite(const char *line, size_t n)
         else if (n - i >= 3 &&
                  (strncasecmp(line + i, "nan", 3) == 0 || strncasecmp(line + i, "inf", 3) == 0))
             len = 3;
+        /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.ArraySubscript) */
         if (len && (i + len == n || !(isalnum((unsigned char)line[i + len]) ||
                                       line[i + len] == '_')))
             return true;
@@ -46,6 +52,48 @@ static int sc__add_binding(sc_tracelog *t, long thread, long cpu)
     grown[t->n_bindings].cpu = cpu;
     t->n_bindings++;
     return 0;
+}
+
+static int sc__add_rank(sc_tracelog *t, const char *line)
+{
+    sc_rank_binding rb;
+    int used = 0;
+
+    memset(&rb, 0, sizeof(rb));
+    if (sscanf(line, "TRACE_RANK_BINDING rank=%ld host=%127s cpu=%ld pid=%*d allowed=%127s%n",
+               &rb.rank, rb.host, &rb.cpu, rb.allowed, &used) != 4 ||
+        line[used] != '\0')
+        return 1; /* malformed */
+    sc_rank_binding *grown = realloc(t->rank_bindings, (t->n_rank_bindings + 1) * sizeof(*grown));
+    if (!grown)
+        return -ENOMEM;
+    t->rank_bindings = grown;
+    grown[t->n_rank_bindings++] = rb;
+    return 0;
+}
+
+/* IMB's table: a "#bytes ..." header, then rows "bytes repetitions t[usec] Mbytes/sec". */
+static void sc__imb_row(sc_tracelog *t, const char *line)
+{
+    unsigned long long bytes, reps;
+    double usec, mbps;
+    int used = 0;
+
+    line += strspn(line, " \t");
+    if (strncmp(line, "#bytes", 6) == 0 || strncmp(line, "# bytes", 7) == 0) {
+        t->in_imb_table = true;
+        return;
+    }
+    if (!t->in_imb_table)
+        return;
+    if (sscanf(line, "%llu %llu %lf %lf%n", &bytes, &reps, &usec, &mbps, &used) == 4 &&
+        line[used + strspn(line + used, " ")] == '\0') {
+        t->n_imb_rows++;
+        if (mbps > t->imb_peak_MBps)
+            t->imb_peak_MBps = mbps;
+    } else if (strncmp(line, "TRACE_", 6) != 0) {
+        t->in_imb_table = false;
+    }
 }
 
 /* "Copy:   12345.6   0.001   0.001   0.002": a result table row. */
@@ -84,6 +132,15 @@ static int sc__line(sc_tracelog *t, const char *line, size_t n, long lineno)
                 return sc__add_binding(t, a, b);
             if (!t->malformed_line)
                 t->malformed_line = lineno;
+        } else if (strncmp(buf, "TRACE_RANK_BINDING ", 19) == 0) {
+            int rc = sc__add_rank(t, buf);
+            if (rc < 0)
+                return rc;
+            if (rc > 0 && !t->malformed_line)
+                t->malformed_line = lineno;
+        } else if (strncmp(buf, "TRACE_TRANSPORT transport=", 26) == 0) {
+            snprintf(t->transport, sizeof(t->transport), "%.*s", (int)strcspn(buf + 26, " "),
+                     buf + 26);
         }
         return 0;
     }
@@ -91,13 +148,21 @@ static int sc__line(sc_tracelog *t, const char *line, size_t n, long lineno)
         t->threads_requested = a;
     else if (sscanf(buf, "Number of Threads counted = %ld", &a) == 1)
         t->threads_counted = a;
+    else if (sscanf(buf, "Number of Ranks requested = %ld", &a) == 1)
+        t->ranks_requested = a;
+    else if (sscanf(buf, "Number of Ranks counted = %ld", &a) == 1)
+        t->ranks_counted = a;
+    sc__imb_row(t, buf);
     if (strncmp(buf, "Solution Validates", 18) == 0 && !t->validates_line)
         t->validates_line = lineno;
     if (strstr(buf, "Failed Validation") && !t->failed_line) {
         t->failed_line = lineno;
         sc__copy_line(t->failed_text, sizeof(t->failed_text), buf, strlen(buf));
     }
-    if (!t->nonfinite_line && sc__has_nonfinite(buf, strlen(buf))) {
+    /* A NaN or Inf among the results fails validation; "env: NAME=VALUE" lines are the
+       workload's record of its environment (GOMP_SPINCOUNT=INFINITY is a valid value). */
+    if (!t->nonfinite_line && strncmp(buf, "env: ", 5) != 0 &&
+        sc__has_nonfinite(buf, strlen(buf))) {
         t->nonfinite_line = lineno;
         sc__copy_line(t->nonfinite_text, sizeof(t->nonfinite_text), buf, strlen(buf));
     }
@@ -111,6 +176,7 @@ int sc_tracelog_parse(const char *log, sc_tracelog *out)
 
     memset(out, 0, sizeof(*out));
     out->threads_requested = out->threads_counted = -1;
+    out->ranks_requested = out->ranks_counted = -1;
     for (const char *line = log; line && *line;) {
         size_t n = strcspn(line, "\n");
         size_t trimmed = n;
@@ -133,6 +199,9 @@ void sc_tracelog_free(sc_tracelog *t)
     free(t->bindings);
     t->bindings = NULL;
     t->n_bindings = 0;
+    free(t->rank_bindings);
+    t->rank_bindings = NULL;
+    t->n_rank_bindings = 0;
 }
 
 const sc_table_row *sc_tracelog_row(const sc_tracelog *t, const char *name)

@@ -40,6 +40,8 @@ static double sc__log_best_rate(const char *log)
     for (size_t i = 0; i < t.n_rows; i++)
         if (t.rows[i].best_rate_MBps > best)
             best = t.rows[i].best_rate_MBps;
+    if (t.imb_peak_MBps > best) /* mpi-pingpong: the IMB table's highest Mbytes/sec */
+        best = t.imb_peak_MBps;
     sc_tracelog_free(&t);
     return best;
 }
@@ -235,7 +237,13 @@ int sc_verify_bundle(const char *path, sc_verify_report *out)
         sc_kv_get_long(f.run_conf, "exit_known", &exit_known);
         sc_kv_get_long(f.run_conf, "exit_code", &exit_code);
         sc_kv_get_long(f.run_conf, "exit_signal", &exit_signal);
+        long write_errors = -1;
+        char write_error[256] = "";
+        sc_kv_get_long(f.run_conf, "write_errors", &write_errors);
+        sc_kv_get(f.run_conf, "write_error", write_error, sizeof(write_error));
         sc_evidence ev = {.log = f.log,
+                          .write_errors = (int)write_errors,
+                          .write_error = write_error,
                           .exit_known = exit_known == 1,
                           .exit_code = (int)exit_code,
                           .exit_signal = (int)exit_signal,

@@ -1,0 +1,611 @@
+/*
+ * ipsearch.c: streamcard-ipsearch, exact top-k by inner product as a faiss-based service
+ * runs it (faiss IndexFlatIP + OpenBLAS), with streamcard's trace lines and evidence.
+ *
+ * The threading model, chosen so that the defaults neither oversubscribe the cpus nor let
+ * two runtimes spin against each other:
+ *   - pool_threads request handlers (pthreads, the application's own pool) take blocks of
+ *     queries from a shared queue, as a service's handlers take requests;
+ *   - each block is searched by an OpenMP team of threads/pool_threads threads (at least 1)
+ *     led by the handler: its threads split the database, each runs single-threaded sgemm
+ *     over cache-sized tiles with the top-k fused in, and the team merges the partial results;
+ *   - BLAS runs one thread per caller (openblas_set_num_threads(1)) unless the environment
+ *     sets OPENBLAS_NUM_THREADS or GOTO_NUM_THREADS: a pthread OpenBLAS with more threads
+ *     starts its own workers, which then fight the OpenMP threads for the cores;
+ *   - every compute thread is pinned to one cpu of the OpenMP places (OMP_PLACES, or the
+ *     process's cpus), handler i's team on cpus i*team.. : libgomp pins the main thread
+ *     to the first place, and pthreads it creates would inherit that one cpu;
+ *   - the main thread's OpenMP team (the `threads` of the card, whose bindings the trace
+ *     reports) generates the data and validates; it idles during the search, which costs
+ *     nothing unless OMP_WAIT_POLICY=active makes it spin (measured here: half the speed
+ *     on 2 cpus): the per-thread CPU accounting of the main loop then shows its threads
+ *     ("role=omp") using CPU beside the search, with a warning.
+ * So pool_threads x team x BLAS threads <= cpus by default; a card that asks for more
+ * (pool_threads > threads, OPENBLAS_NUM_THREADS > 1) gets it, with a warning and the
+ * evidence in the output and the JSON.
+ *
+ * Figures of one search of all nq queries (best of the counted repetitions, the first is a
+ * warm-up): wall seconds, queries/s, GFLOP/s (2 * nq * nb * dim flops), and the users'
+ * figure, total thread seconds: the busy time of every compute thread, summed, as a
+ * service's workers time their own search calls; beside it the same threads' CPU time
+ * (CLOCK_THREAD_CPUTIME_ID). Busy time grows when compute threads wait for a cpu, CPU time
+ * does not: the gap, and the CPU time /proc shows for every other thread of the process
+ * during the main loop, are the evidence of oversubscription and spinning.
+ * Validation recomputes sampled queries naively in double precision and compares ids
+ * (ties allowed) and scores (within dim * FLT_EPSILON * sum|q_i * x_i|).
+ *
+ * Exit status: 0 validated, 1 validation failed or a run-time error, 2 bad usage.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <omp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "blasinfo.h"
+#include "buildinfo.h"
+#include "cli.h"
+#include "harness.h"
+#include "ipsearch_engine.h"
+#include "ipsearch_pool.h"
+#include "perfcount.h"
+#include "taskcpu.h"
+#include "trace.h"
+
+#define SCT_PROG "streamcard-ipsearch"
+#define SCT_EXIT_FAILED 1
+#define SCT_EXIT_USAGE 2
+#define SCT_SAMPLES 16 /* queries validated against the double-precision reference */
+#define SCT_LINE "-------------------------------------------------------------"
+
+struct sct_ips_opts {
+    size_t nb, nq, dim, k;
+    int pool; /* 0: as many as OpenMP threads */
+    int iterations;
+    unsigned long long seed;
+    const char *json;
+    int build_info, help;
+};
+
+/* ---- validation --------------------------------------------------------------------------- */
+
+/*
+ * Recompute SCT_SAMPLES queries spread over [0, nq) (first and last included) naively in
+ * double precision, in parallel over the main OpenMP team, and check them. Prints one
+ * "Failed Validation" line per failing query. Returns 1 when all pass; *recall is the mean
+ * recall@k over the samples.
+ */
+static int sct_validate(const struct sct_ips_run *r, size_t *nsamples, double *recall)
+{
+    size_t k = r->res.k, ns = r->data.nq < SCT_SAMPLES ? r->data.nq : SCT_SAMPLES;
+    double *ref_s = malloc(ns * k * sizeof(double));
+    int64_t *ref_id = malloc(ns * k * sizeof(int64_t));
+    size_t *acc = calloc(ns, sizeof(size_t));
+    char(*msg)[256] = calloc(ns, sizeof(*msg));
+    int *ok = calloc(ns, sizeof(int)), all = 1;
+
+    *nsamples = ns;
+    *recall = 0;
+    if (!ref_s || !ref_id || !acc || !msg || !ok) {
+        printf("Failed Validation: out of memory for the reference\n");
+        all = 0;
+        goto out;
+    }
+#pragma omp parallel for schedule(dynamic) num_threads(r->omp_threads)
+    for (size_t i = 0; i < ns; i++) {
+        size_t q = ns > 1 ? i * (r->data.nq - 1) / (ns - 1) : 0;
+        sct_ips_reference(&r->data, q, k, ref_s + i * k, ref_id + i * k);
+        ok[i] = sct_ips_check_query(&r->data, &r->res, q, ref_s + i * k, ref_id + i * k, &acc[i],
+                                    msg[i], sizeof(msg[i]));
+    }
+    for (size_t i = 0; i < ns; i++) {
+        *recall += (double)acc[i] / (double)k / (double)ns;
+        if (!ok[i]) {
+            printf("Failed Validation: %s (tolerance " SCT_IPS_TOLERANCE_TEXT ")\n", msg[i]);
+            all = 0;
+        }
+    }
+out:
+    free(ref_s);
+    free(ref_id);
+    free(acc);
+    free(msg);
+    free(ok);
+    return all;
+}
+
+/* ---- output ----------------------------------------------------------------------------- */
+
+/* What the main loop cost every thread of the process (the evidence for spinning). */
+struct sct_accounting {
+    struct sct_task_snapshot before, after;
+    double compute_s, team_s, other_s; /* compute threads; main OpenMP team; the rest */
+};
+
+/*
+ * Who a thread is: "compute" (handler p's team thread j), "main" (the main thread),
+ * "omp" (a worker of the main OpenMP team, idle during the search) or "other" (a thread
+ * the workload did not start, e.g. a BLAS library's worker).
+ */
+static const char *sct_role(const struct sct_ips_run *r, pid_t tid, int *p, int *j)
+{
+    for (int i = 0; i < r->pool * r->team; i++) {
+        if (r->slots[i].tid == tid) {
+            *p = i / r->team;
+            *j = i % r->team;
+            return "compute";
+        }
+    }
+    if (tid == getpid())
+        return "main";
+    for (int i = 0; i < r->omp_threads; i++)
+        if (r->omp_tids[i] == tid)
+            return "omp";
+    return "other";
+}
+
+static void sct_accounting_sum(const struct sct_ips_run *r, struct sct_accounting *a)
+{
+    for (size_t i = 0; i < a->after.n; i++) {
+        pid_t tid = a->after.t[i].tid;
+        int p, j;
+        const char *role = sct_role(r, tid, &p, &j);
+        double s = sct_task_seconds(&a->before, &a->after, tid);
+        if (role[0] == 'c')
+            a->compute_s += s;
+        else if (role[0] == 'm' || role[1] == 'm')
+            a->team_s += s;
+        else
+            a->other_s += s;
+    }
+}
+
+/* Threads that do not search but took at least 5% of the search's CPU are named. */
+static int sct_significant(double s, double compute_s)
+{
+    return s > 0.05 * compute_s && s > 0.01;
+}
+
+static void sct_print_accounting(const struct sct_ips_run *r, const struct sct_accounting *a)
+{
+    printf("CPU time in the main loop, every thread of the process (%s):\n", a->after.source);
+    for (size_t i = 0; i < a->after.n; i++) {
+        const struct sct_task_time *t = &a->after.t[i];
+        int p = 0, j = 0;
+        const char *role = sct_role(r, t->tid, &p, &j);
+        char what[48] = "";
+        if (role[0] == 'c')
+            snprintf(what, sizeof(what), " pool=%d thread=%d", p, j);
+        printf("  cpu_time tid=%d comm=%s role=%s%s seconds=%.3f\n", (int)t->tid, t->comm, role,
+               what, sct_task_seconds(&a->before, &a->after, t->tid));
+    }
+    printf("cpu_seconds: compute=%.3f main_team=%.3f other=%.3f\n", a->compute_s, a->team_s,
+           a->other_s);
+    if (sct_significant(a->team_s, a->compute_s))
+        printf("warning: the main OpenMP team, idle during the search, used %.3f s of CPU: its "
+               "threads spin while waiting (OMP_WAIT_POLICY=active, GOMP_SPINCOUNT, "
+               "KMP_BLOCKTIME) and take cpus from the search\n",
+               a->team_s);
+    if (sct_significant(a->other_s, a->compute_s))
+        printf("warning: threads the workload did not start (BLAS workers) used %.3f s of CPU "
+               "beside the search: see blas_num_threads and OPENBLAS_NUM_THREADS\n",
+               a->other_s);
+}
+
+static void sct_print_model(const struct sct_ips_run *r)
+{
+    int demand = r->pool * r->team * r->blas_threads;
+
+    printf("model: %d request handler(s) (pthreads: pool_threads) take blocks of %zu queries "
+           "from a shared queue (%zu requests per search); each block is searched by an "
+           "OpenMP team of %d (threads %d / pool_threads %d) running sgemm with %d BLAS "
+           "thread(s) per call (%s), top-k fused per cache tile; %d compute thread(s) pinned "
+           "to cpus of the OpenMP places\n",
+           r->pool, r->block, r->nreq, r->team, r->omp_threads, r->pool, r->blas_threads,
+           r->blas_source, r->pool * r->team);
+    printf("threads: omp_threads=%d pool_threads=%d team_threads=%d blas_threads=%d "
+           "compute_threads=%d cpus=%d\n",
+           r->omp_threads, r->pool, r->team, r->blas_threads, r->pool * r->team, r->ncpus);
+    if (r->pool != r->omp_threads)
+        printf("mismatch: pool_threads=%d threads=%d: %s\n", r->pool, r->omp_threads,
+               r->pool > r->omp_threads
+                   ? "more request handlers than OpenMP threads: handlers share cpus"
+                   : "fewer request handlers than OpenMP threads: each leads a team");
+    if (demand > r->ncpus)
+        printf("warning: oversubscribed: %d handlers x %d team x %d BLAS threads = %d threads "
+               "for %d cpus\n",
+               r->pool, r->team, r->blas_threads, demand, r->ncpus);
+}
+
+/* JSON has no Inf or NaN: null instead. */
+static void sct_json_num(FILE *f, const char *key, double v, const char *sep)
+{
+    if (isfinite(v))
+        fprintf(f, "\"%s\": %.9g%s", key, v, sep);
+    else
+        fprintf(f, "\"%s\": null%s", key, sep);
+}
+
+/* Everything the table and the JSON report. */
+struct sct_figures {
+    const struct sct_kernel_stats *st;
+    struct sct_ips_thread_figures th;
+    double qps, recall;
+    size_t samples;
+    int ok;
+};
+
+/* The result table (best = fastest counted search; thread columns are sums over the
+ * compute threads) and the same figures as one greppable key=value line. */
+static void sct_print_table(const struct sct_figures *f)
+{
+    printf("%s\n", SCT_LINE);
+    printf("Search         QPS    GFLOP/s  Wall best s  Wall avg s  Thread best s  "
+           "Thread CPU s  recall@k\n");
+    printf("ipsearch %11.1f %10.2f %12.6f %11.6f %14.6f %13.6f %9.3f\n", f->qps, f->st->best_gflops,
+           f->st->min_s, f->st->avg_s, f->th.busy_best, f->th.cpu_best, f->recall);
+    printf("%s\n", SCT_LINE);
+    printf("qps=%.1f wall_seconds=%.6f total_thread_seconds=%.6f total_thread_cpu_seconds=%.6f "
+           "gflops=%.2f recall_at_k=%.3f\n",
+           f->qps, f->st->min_s, f->th.busy_best, f->th.cpu_best, f->st->best_gflops, f->recall);
+}
+
+static int sct_write_json(FILE *f, const struct sct_ips_run *r, const struct sct_ips_opts *o,
+                          const struct sct_figures *fig, const struct sct_blas_info *blas,
+                          const struct sct_accounting *a, const struct sct_perf_counts *counts)
+{
+    char omp[PATH_MAX];
+
+    if (sct_openmp_runtime_path(omp, sizeof(omp)) != 0)
+        strcpy(omp, "none");
+    fprintf(f, "{\n  \"schema\": 1,\n  \"workload\": \"ipsearch\",\n");
+    fprintf(f, "  \"nb\": %zu, \"nq\": %zu, \"dim\": %zu, \"k\": %zu,\n", o->nb, o->nq, o->dim,
+            o->k);
+    fprintf(f, "  \"iterations\": %d, \"seed\": %llu, \"threads\": %d, \"pool_threads\": %d,\n",
+            r->iterations, o->seed, r->omp_threads, r->pool);
+    fputs("  \"metrics\": {", f);
+    sct_json_num(f, "qps", fig->qps, ", ");
+    sct_json_num(f, "gflops", fig->st->best_gflops, ", ");
+    sct_json_num(f, "total_thread_seconds", fig->th.busy_best, ", ");
+    sct_json_num(f, "wall_seconds", fig->st->min_s, ", ");
+    sct_json_num(f, "recall_at_k", fig->recall, ",\n              ");
+    sct_json_num(f, "avg_wall_seconds", fig->st->avg_s, ", ");
+    sct_json_num(f, "max_wall_seconds", fig->st->max_s, ", ");
+    sct_json_num(f, "avg_total_thread_seconds", fig->th.busy_avg, ",\n              ");
+    sct_json_num(f, "total_thread_cpu_seconds", fig->th.cpu_best, ", ");
+    sct_json_num(f, "avg_total_thread_cpu_seconds", fig->th.cpu_avg, "},\n");
+    fputs("  \"evidence\": {\n    \"blas\": ", f);
+    sct_blas_json(f, blas);
+    fprintf(f, ",\n    \"blas_threads\": %d, \"blas_threads_source\": \"%s\",\n", r->blas_threads,
+            r->blas_source);
+    fprintf(f, "    \"openmp_runtime\": \"%s\",\n    \"env\": ", omp);
+    sct_thread_env_json(f);
+    fprintf(f,
+            ",\n    \"pool_threads\": %d, \"omp_threads\": %d, \"team_threads\": %d, "
+            "\"compute_threads\": %d, \"cpus\": %d,\n",
+            r->pool, r->omp_threads, r->team, r->pool * r->team, r->ncpus);
+    fprintf(f, "    \"queries_per_request\": %zu, \"requests\": %zu,\n", r->block, r->nreq);
+    fprintf(f, "    \"pool_threads_match_omp_threads\": %s, \"oversubscribed\": %s,\n",
+            r->pool == r->omp_threads ? "true" : "false",
+            r->pool * r->team * r->blas_threads > r->ncpus ? "true" : "false");
+    fputs("    \"compute_thread_bindings\": [", f);
+    for (int i = 0; i < r->pool * r->team; i++)
+        fprintf(f, "%s{\"pool\": %d, \"thread\": %d, \"tid\": %d, \"cpu\": %d}", i ? ", " : "",
+                i / r->team, i % r->team, (int)r->slots[i].tid, r->slots[i].cpu);
+    fprintf(f, "],\n    \"cpu_seconds_main_loop\": {\"source\": \"%s\", ", a->after.source);
+    sct_json_num(f, "compute", a->compute_s, ", ");
+    sct_json_num(f, "main_team", a->team_s, ", ");
+    sct_json_num(f, "other", a->other_s, "},\n    \"counters\": ");
+    sct_perf_json(f, counts);
+    fputs(",\n    \"simd_share\": \"unavailable: " SCT_PERF_SIMD_REASON "\"\n  },\n", f);
+    fprintf(f, "  \"validation\": \"%s\", \"sampled_queries\": %zu,\n", fig->ok ? "ok" : "failed",
+            fig->samples);
+    fprintf(f, "  \"tolerance\": \"" SCT_IPS_TOLERANCE_TEXT "\",\n");
+    fprintf(f, "  \"results_checksum\": \"0x%016llx\"\n}\n",
+            (unsigned long long)sct_ips_results_checksum(&r->res));
+    return ferror(f) ? -EIO : 0;
+}
+
+/* ---- options ------------------------------------------------------------------------------ */
+
+static void sct_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: " SCT_PROG " [options]\n"
+            "Exact top-k inner-product search (faiss IndexFlatIP method: OpenBLAS sgemm with a\n"
+            "fused top-k) by a pool of request handlers, with streamcard trace lines.\n"
+            "\n"
+            "  --nb N            database vectors, N >= 1 (default 200000)\n"
+            "  --nq N            queries per search, N >= 1 (default 1000)\n"
+            "  --dim N           vector dimension, 1..65536 (default 128)\n"
+            "  --k N             results per query, 1..4096 and <= nb (default 10)\n"
+            "  --pool-threads N  the application's request handlers (pthreads), N >= 1\n"
+            "                    (default: the OpenMP thread count)\n"
+            "  --iterations N    searches of all queries, N >= 2; the first is a warm-up and\n"
+            "                    not counted (default 3)\n"
+            "  --seed N          data generator seed (default 1)\n"
+            "  --json PATH       also write the results and evidence as JSON to PATH\n"
+            "  --build-info      print compiler, flags, OpenMP runtime, BLAS library and exit\n"
+            "  --help            print this help and exit\n"
+            "\n"
+            "OpenMP threads and binding come from OMP_NUM_THREADS, OMP_PLACES, OMP_PROC_BIND;\n"
+            "BLAS runs one thread per call unless OPENBLAS_NUM_THREADS or GOTO_NUM_THREADS is\n"
+            "set. Exit status: 0 validated, 1 validation failed or run-time error, 2 bad usage.\n"
+            "\n"
+            "Test-only (never set in a real run): STREAMCARD_FAULT=corrupt damages one result\n"
+            "after the main loop (validation must fail), =crash raises SIGSEGV and =hang\n"
+            "sleeps forever, both halfway through the main loop.\n");
+}
+
+/* Parse argv into o; 0 or -EINVAL after printing the one-line error. */
+static int sct_parse_options(int argc, char **argv, struct sct_ips_opts *o)
+{
+    static const struct option longopts[] = {
+        {"nb", required_argument, NULL, 'b'},
+        {"nq", required_argument, NULL, 'q'},
+        {"dim", required_argument, NULL, 'd'},
+        {"k", required_argument, NULL, 'k'},
+        {"pool-threads", required_argument, NULL, 'p'},
+        {"iterations", required_argument, NULL, 'i'},
+        {"seed", required_argument, NULL, 's'},
+        {"json", required_argument, NULL, 'j'},
+        {"build-info", no_argument, NULL, 'B'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    unsigned long long v;
+    int c, rc = 0;
+
+    *o = (struct sct_ips_opts){
+        .nb = 200000, .nq = 1000, .dim = 128, .k = 10, .iterations = 3, .seed = 1};
+    opterr = 0; /* our own one-line messages */
+    while (rc == 0 && (c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'b':
+            rc = sct_cli_count(SCT_PROG, "--nb", optarg, 1, 1ULL << 34, "1 to 2^34 vectors", &v);
+            o->nb = (size_t)v;
+            break;
+        case 'q':
+            rc = sct_cli_count(SCT_PROG, "--nq", optarg, 1, 1ULL << 30, "1 to 2^30 queries", &v);
+            o->nq = (size_t)v;
+            break;
+        case 'd':
+            rc = sct_cli_count(SCT_PROG, "--dim", optarg, 1, 65536, "1 to 65536", &v);
+            o->dim = (size_t)v;
+            break;
+        case 'k':
+            rc = sct_cli_count(SCT_PROG, "--k", optarg, 1, 4096, "1 to 4096, at most --nb", &v);
+            o->k = (size_t)v;
+            break;
+        case 'p':
+            rc = sct_cli_count(SCT_PROG, "--pool-threads", optarg, 1, 65536, "1 to 65536", &v);
+            o->pool = (int)v;
+            break;
+        case 'i':
+            rc = sct_cli_count(SCT_PROG, "--iterations", optarg, 2, 1000000,
+                               "2 to 1000000: the first search is a warm-up", &v);
+            o->iterations = (int)v;
+            break;
+        case 's':
+            rc = sct_cli_count(SCT_PROG, "--seed", optarg, 0, UINT64_MAX, "a whole number", &v);
+            o->seed = v;
+            break;
+        case 'j':
+            if (optarg[0] == '\0')
+                return sct_cli_bad(SCT_PROG, "--json", "empty path", "a file path to write");
+            o->json = optarg;
+            break;
+        case 'B':
+            o->build_info = 1;
+            break;
+        case 'h':
+            o->help = 1;
+            break;
+        case ':':
+            return sct_cli_bad(SCT_PROG, argv[optind - 1], "missing value", "see --help");
+        default:
+            return sct_cli_bad(SCT_PROG, argv[optind - 1], "unknown option", "see --help");
+        }
+    }
+    if (rc)
+        return rc;
+    if (optind < argc)
+        return sct_cli_bad(SCT_PROG, argv[optind], "unexpected argument",
+                           "options only, see --help");
+    if (o->k > o->nb)
+        return sct_cli_bad(SCT_PROG, "--k", "more results than database vectors", "k <= nb");
+    /* 2 * nq * nb * dim flops must fit the harness's element count with room. */
+    if ((double)o->nq * (double)o->nb * (double)o->dim > 0x1p62)
+        return sct_cli_bad(SCT_PROG, "--nq", "nq * nb * dim is too large", "nq * nb * dim <= 2^62");
+    return 0;
+}
+
+/* ---- the run ------------------------------------------------------------------------------- */
+
+static void sct_print_header(const struct sct_ips_opts *o)
+{
+    double mib = (double)o->nb * (double)o->dim * sizeof(float) / (1024.0 * 1024.0);
+
+    printf("%s\n", SCT_LINE);
+    printf("ipsearch: exact inner-product top-k (faiss IndexFlatIP method), " SCT_PROG "\n");
+    printf("%s\n", SCT_LINE);
+    printf("Database nb = %zu vectors, dim = %zu, float32 (%.1f MiB)\n", o->nb, o->dim, mib);
+    printf("Queries nq = %zu, k = %zu\n", o->nq, o->k);
+    printf("Each search will be executed %d times; the first is a warm-up and not counted.\n",
+           o->iterations);
+    printf("%s\n", SCT_LINE);
+}
+
+/* The main loop between the phase lines, with the accounting snapshots around it. */
+static int sct_main_loop(struct sct_ips_run *r, struct sct_kernel_stats *st,
+                         struct sct_accounting *a, struct sct_perf_counts *counts)
+{
+    struct sct_kernel desc = {"search", "Search", 0, 2.0 * (double)r->data.dim, sct_ips_search};
+    const struct sct_kernel *kernels[1] = {&desc};
+    struct sct_harness h = {.elements = r->data.nq * r->data.nb,
+                            .iterations = r->iterations,
+                            .ctx = r,
+                            .after_repetition = sct_ips_after_repetition};
+    int rc;
+
+    sct_phase(SCT_PHASE_MAIN_LOOP_BEGIN);
+    sct_task_snapshot_take(&a->before);
+    sct_ips_counters(r, 1, NULL);
+    rc = sct_harness_run(&h, kernels, 1, st);
+    sct_ips_counters(r, 0, counts);
+    sct_task_snapshot_take(&a->after);
+    sct_phase(SCT_PHASE_MAIN_LOOP_END);
+    return rc;
+}
+
+/*
+ * Count and bind threads, generate the data, start the pool, run the main loop, validate,
+ * print and write the JSON. Returns the exit status.
+ */
+static int sct_ips_execute(const struct sct_ips_opts *o, struct sct_ips_run *r, FILE *json)
+{
+    struct sct_kernel_stats st;
+    struct sct_blas_info blas;
+    struct sct_accounting acct = {0};
+    struct sct_perf_counts counts;
+    struct sct_figures fig = {.st = &st};
+    int counted = 0, rc = SCT_EXIT_FAILED;
+
+    sct_print_header(o);
+    sct_threads_requested(r->omp_threads);
+#pragma omp parallel num_threads(r->omp_threads)
+    {
+        if (omp_get_thread_num() < r->omp_threads)
+            r->omp_tids[omp_get_thread_num()] = gettid();
+        sct_thread_binding(omp_get_thread_num(), sched_getcpu());
+#pragma omp atomic
+        counted++;
+    }
+    sct_threads_counted(counted);
+
+    if (sct_ips_data_alloc(&r->data, o->nb, o->nq, o->dim) != 0 ||
+        sct_ips_run_setup(r, o->pool, o->k) != 0) {
+        fprintf(stderr, SCT_PROG ": setting up %zu x %zu database: %s (smaller --nb or --dim)\n",
+                o->nb, o->dim, strerror(ENOMEM));
+        goto out;
+    }
+    sct_ips_data_fill(&r->data, o->seed, r->omp_threads);
+    printf("Data: seed = %llu, splitmix64 uniform [0,1), database checksum 0x%016llx, queries "
+           "checksum 0x%016llx\n",
+           o->seed,
+           (unsigned long long)sct_ips_checksum(r->data.db, o->nb * o->dim, r->omp_threads),
+           (unsigned long long)sct_ips_checksum(r->data.q, o->nq * o->dim, r->omp_threads));
+    sct_ips_blas_threads_set(r);
+    sct_blas_probe(&blas);
+    sct_blas_print(stdout, "blas: ", &blas);
+    sct_thread_env_print(stdout, "env: ");
+    sct_print_model(r);
+    if (sct_ips_pool_start(r) != 0) {
+        fprintf(stderr, SCT_PROG ": starting %d request handlers: %s (fewer --pool-threads)\n",
+                r->pool, strerror(EAGAIN));
+        goto out;
+    }
+
+    sct_perf_counts_init(&counts);
+    if (sct_main_loop(r, &st, &acct, &counts) != 0)
+        goto out_stop; /* not reached: options were checked */
+    sct_ips_pool_stop(r);
+
+    if (r->fault == SCT_FAULT_CORRUPT) { /* query 0 is always validated */
+        r->res.score[0] += 1.0f + fabsf(r->res.score[0]);
+        r->res.id[0] = (r->res.id[0] + 1) % (int64_t)o->nb;
+    }
+    fig.ok = sct_validate(r, &fig.samples, &fig.recall);
+    sct_ips_thread_figures(r, &fig.th);
+    fig.qps = st.min_s > 0 ? (double)o->nq / st.min_s : 0; /* no "inf" in the log */
+    sct_print_table(&fig);
+    sct_accounting_sum(r, &acct);
+    sct_print_accounting(r, &acct);
+    sct_perf_print(stdout, "counters: ", &counts);
+    printf("simd_share: unavailable: " SCT_PERF_SIMD_REASON "\n");
+    printf("results_checksum=0x%016llx\n", (unsigned long long)sct_ips_results_checksum(&r->res));
+    if (fig.ok)
+        printf("Solution Validates (ipsearch top-k, %zu sampled queries, recall@k=%.3f)\n",
+               fig.samples, fig.recall);
+    else
+        printf("Failed Validation: ipsearch top-k, %zu sampled queries, recall@k=%.3f\n",
+               fig.samples, fig.recall);
+    printf("%s\n", SCT_LINE);
+    rc = fig.ok ? 0 : SCT_EXIT_FAILED;
+    if (json && sct_write_json(json, r, o, &fig, &blas, &acct, &counts) != 0) {
+        fprintf(stderr, SCT_PROG ": --json: %s: %s (a writable file path)\n", o->json,
+                strerror(EIO));
+        rc = SCT_EXIT_FAILED;
+    }
+out_stop:
+    sct_ips_pool_stop(r);
+out:
+    sct_task_snapshot_free(&acct.before);
+    sct_task_snapshot_free(&acct.after);
+    return rc;
+}
+
+/* --build-info: the shared build identity plus the BLAS library this binary runs. */
+static int sct_ips_build_info(void)
+{
+    struct sct_blas_info blas;
+
+    if (sct_build_info_print(stdout, sizeof(float)) != 0)
+        return SCT_EXIT_FAILED;
+    sct_blas_probe(&blas);
+    return sct_blas_print(stdout, "", &blas) == 0 && fflush(stdout) == 0 ? 0 : SCT_EXIT_FAILED;
+}
+
+/* Options, environment and the results file; everything else is sct_ips_execute(). */
+int main(int argc, char **argv)
+{
+    struct sct_ips_opts o;
+    struct sct_ips_run r = {.lock = PTHREAD_MUTEX_INITIALIZER,
+                            .go = PTHREAD_COND_INITIALIZER,
+                            .done = PTHREAD_COND_INITIALIZER};
+    FILE *json = NULL;
+    int rc;
+
+    if (sct_parse_options(argc, argv, &o))
+        return SCT_EXIT_USAGE;
+    if (o.help) {
+        sct_usage(stdout);
+        return 0;
+    }
+    if (o.build_info)
+        return sct_ips_build_info();
+    if (sct_fault_read(SCT_PROG, &r.fault))
+        return SCT_EXIT_USAGE;
+    /* Open the results file first: a bad path should not cost a long run. */
+    if (o.json && !(json = fopen(o.json, "w"))) {
+        fprintf(stderr, SCT_PROG ": --json: %s: %s (a writable file path)\n", o.json,
+                strerror(errno));
+        return SCT_EXIT_USAGE;
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0); /* the log keeps every line even if we crash */
+
+    r.omp_threads = omp_get_max_threads(); /* before BLAS may change this thread's ICV */
+    if (!(r.omp_tids = calloc((size_t)r.omp_threads, sizeof(pid_t)))) {
+        fprintf(stderr, SCT_PROG ": allocating %d thread ids: %s (fewer OpenMP threads)\n",
+                r.omp_threads, strerror(ENOMEM));
+        if (json)
+            fclose(json);
+        return SCT_EXIT_FAILED;
+    }
+    r.iterations = o.iterations;
+    rc = sct_ips_execute(&o, &r, json);
+    sct_ips_run_free(&r);
+    if (json && fclose(json) != 0 && rc == 0) {
+        fprintf(stderr, SCT_PROG ": --json: %s: %s (a writable file path)\n", o.json,
+                strerror(errno));
+        rc = SCT_EXIT_FAILED;
+    }
+    return rc;
+}

@@ -1,0 +1,320 @@
+/*
+ * pingpong.c: streamcard-pingpong, the mpi-pingpong workload: latency and bandwidth between
+ * two MPI ranks (bench.h), every payload checked (pattern.h), and the transport that carried
+ * the data as the MPI library reports it (transport.h).
+ *
+ * What rank 0 prints, in order (each line flushed at once; DESIGN.md's trace protocol with
+ * ranks in place of threads):
+ *   Number of Ranks requested = 2
+ *   TRACE_READY_HANDSHAKE rank=0 fd=<n> used=<0|1> why=<pipe|not-open|...>
+ *       (only when STREAMCARD_READY_FD was set: whether main_loop_begin waits for it)
+ *   TRACE_RANK_BINDING rank=<r> host=<h> cpu=<c> pid=<p> allowed=<cpulist>   (one per rank)
+ *   Number of Ranks counted = 2
+ *   TRACE_TRANSPORT_RANK rank=<r> host=<h> transport=<t> pml=.. btl=.. mtl=.. provider=..
+ *       fi_info=..                                                         (one per rank)
+ *   TRACE_TRANSPORT transport=<t> pml=<p> btl=<b> mtl=<m> provider=<f>
+ *   the table banner, TRACE_WORKLOAD_PHASE=main_loop_begin, the rows,
+ *   TRACE_WORKLOAD_PHASE=main_loop_end,
+ *   Solution Validates (mpi-pingpong: every payload checked, <n> messages)
+ *   or one "Failed Validation: ..." line per rank that received a wrong payload.
+ * The per-rank lines are measured by each rank and gathered, so they precede main_loop_begin
+ * whatever the launcher does to the interleaving of the ranks' output.
+ *
+ * Exit status (every rank): 0 validated, 1 validation failed or a run-time error, 2 bad
+ * usage (options, STREAMCARD_FAULT, --json path, a rank count other than 2).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_getcpu, sched_getaffinity */
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <mpi.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "buildinfo.h"
+#include "options.h"
+#include "report.h"
+#include "trace.h"
+#include "transport.h"
+
+#ifndef SCM_MPI_FLAGS /* baked in by mpi/CMakeLists.txt */
+#define SCM_MPI_FLAGS "unknown"
+#endif
+#ifndef SCM_MPI_LIBRARIES
+#define SCM_MPI_LIBRARIES "unknown"
+#endif
+
+/*
+ * STREAMCARD_READY_FD is the observer's pipe only in the process the observer started.
+ * Under mpirun or srun the rank inherits the variable but not the descriptor, and once
+ * MPI_Init has run the same number is one of the library's own pipes: waiting on it could
+ * stall for 10 s, and reading or closing it would break the library. So, before anything
+ * opens a descriptor, keep the variable only when it names an inherited read end of a pipe
+ * (and, when the observer says which process it started, STREAMCARD_READY_PID, in that
+ * process); otherwise drop it, and sct_phase() skips the handshake. What was decided is
+ * kept for the TRACE_READY_HANDSHAKE line.
+ */
+static struct {
+    int asked; /* STREAMCARD_READY_FD was set */
+    long fd;
+    const char *why; /* "pipe" (kept), or why it was dropped */
+} scm_ready;
+
+static void scm_ready_fd_guard(void)
+{
+    const char *text = getenv("STREAMCARD_READY_FD"), *pid = getenv("STREAMCARD_READY_PID");
+    struct stat st;
+    char *end = NULL;
+
+    if (!text)
+        return;
+    scm_ready.asked = 1;
+    scm_ready.fd = strtol(text, &end, 10);
+    if (!*text || *end || scm_ready.fd < 3 || scm_ready.fd > INT_MAX)
+        scm_ready.why = "invalid";
+    else if (fstat((int)scm_ready.fd, &st) != 0)
+        scm_ready.why = "not-open";
+    else if (!S_ISFIFO(st.st_mode))
+        scm_ready.why = "not-a-pipe";
+    else if ((fcntl((int)scm_ready.fd, F_GETFL) & O_ACCMODE) != O_RDONLY)
+        scm_ready.why = "not-a-read-end";
+    else if (pid && strtol(pid, NULL, 10) != (long)getpid())
+        scm_ready.why = "other-process";
+    else
+        scm_ready.why = "pipe";
+    if (strcmp(scm_ready.why, "pipe") != 0) {
+        unsetenv("STREAMCARD_READY_FD");
+        return;
+    }
+    /* fi_info and the library's helpers must not hold it */
+    fcntl((int)scm_ready.fd, F_SETFD, FD_CLOEXEC);
+}
+
+/* The MPI library's identity, first line (callable before MPI_Init). */
+static void scm_library(char *buf, size_t len)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int n = 0;
+
+    MPI_Get_library_version(lib, &n);
+    lib[strcspn(lib, "\n")] = '\0';
+    snprintf(buf, len, "%s", lib[0] ? lib : "unknown");
+}
+
+static int scm_build_info(void)
+{
+    char lib[256];
+    int major = 0, minor = 0;
+
+    if (sct_build_info_print(stdout, 1) != 0)
+        return SCM_EXIT_FAILED;
+    scm_library(lib, sizeof(lib));
+    MPI_Get_version(&major, &minor);
+    printf("mpi_library=%s\nmpi_standard=%d.%d\nmpi_flags=%s\nmpi_libraries=%s\n", lib, major,
+           minor, SCM_MPI_FLAGS, SCM_MPI_LIBRARIES);
+    return fflush(stdout) == 0 ? 0 : SCM_EXIT_FAILED;
+}
+
+/* "0-3,8": a cpu set as a Linux cpulist. */
+static void scm_cpulist(const cpu_set_t *set, char *buf, size_t len)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        if (!CPU_ISSET(c, set) || (c > 0 && CPU_ISSET(c - 1, set)))
+            continue;
+        int last = c;
+        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, set))
+            last++;
+        int n = last > c ? snprintf(buf + used, len - used, "%s%d-%d", used ? "," : "", c, last)
+                         : snprintf(buf + used, len - used, "%s%d", used ? "," : "", c);
+        if (n < 0 || (size_t)n >= len - used)
+            return;
+        used += (size_t)n;
+    }
+}
+
+/* Every rank says where it runs; rank 0 prints the lines and counts them. */
+static void scm_bindings(MPI_Comm comm, int rank, int size, struct scm_binding *all)
+{
+    struct scm_binding me = {.valid = 1, .rank = rank, .cpu = sched_getcpu(), .pid = getpid()};
+    cpu_set_t set;
+    int counted = 0;
+
+    if (gethostname(me.host, sizeof(me.host) - 1) != 0)
+        snprintf(me.host, sizeof(me.host), "unknown");
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) == 0)
+        scm_cpulist(&set, me.allowed, sizeof(me.allowed));
+    MPI_Gather(&me, (int)sizeof(me), MPI_BYTE, all, (int)sizeof(me), MPI_BYTE, 0, comm);
+    if (rank != 0)
+        return;
+    for (int r = 0; r < size; r++) {
+        const struct scm_binding *b = &all[r];
+        if (!b->valid || b->rank != r)
+            continue;
+        counted++;
+        printf("TRACE_RANK_BINDING rank=%d host=%s cpu=%d pid=%ld allowed=%s\n", b->rank, b->host,
+               b->cpu, b->pid, b->allowed[0] ? b->allowed : "unknown");
+    }
+    printf("Number of Ranks counted = %d\n", counted);
+}
+
+/* Every rank's first wrong payload and counts, gathered; rank 0 prints the verdict. */
+static int scm_verdict(const struct scm_bench *b, MPI_Comm comm, int size,
+                       unsigned long long *messages, unsigned long long *failed)
+{
+    struct {
+        struct scm_failure first;
+        unsigned long long messages, failed;
+    } mine = {b->first, b->messages, b->failed}, all[2];
+    int ok = 0;
+
+    MPI_Gather(&mine, (int)sizeof(mine), MPI_BYTE, all, (int)sizeof(mine), MPI_BYTE, 0, comm);
+    if (b->rank == 0) {
+        *messages = *failed = 0;
+        for (int r = 0; r < size; r++) {
+            *messages += all[r].messages;
+            *failed += all[r].failed;
+            const struct scm_failure *f = &all[r].first;
+            if (!all[r].failed)
+                continue;
+            /* clang-format off */
+            printf("Failed Validation: rank %d received a %zu-byte message (number %llu of that size) with %zu wrong bytes, first at offset %zu: expected 0x%02x got 0x%02x (%llu failed checks on this rank)\n",
+                   r, f->bytes, f->seq, f->err.wrong, f->err.offset, f->err.want, f->err.got, all[r].failed);
+            /* clang-format on */
+        }
+        if (*failed == 0)
+            printf("Solution Validates (mpi-pingpong: every payload checked, %llu messages)\n",
+                   *messages);
+        ok = *failed == 0;
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+    return ok;
+}
+
+/* Rank 0 opens the results file before the run; every rank learns whether it could. */
+static int scm_open_json(const struct scm_opts *o, MPI_Comm comm, int rank, FILE **json)
+{
+    int ok = 1;
+
+    *json = NULL;
+    if (rank == 0 && o->json && !(*json = fopen(o->json, "w"))) {
+        fprintf(stderr, SCM_PROG ": --json: %s: %s (a writable file path)\n", o->json,
+                strerror(errno));
+        ok = 0;
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+    return ok;
+}
+
+/* After MPI_Init: everything up to the verdict. Returns the exit status. */
+static int scm_run(const struct scm_opts *o, struct scm_probe *probe, MPI_Comm comm, int rank,
+                   int size)
+{
+    struct scm_binding bindings[2];
+    struct scm_transport mine, all[2];
+    struct scm_bench bench = {.o = o, .comm = comm, .rank = rank, .peer = 1 - rank};
+    char library[256], transport[128] = "unknown";
+    unsigned long long messages = 0, failed = 0;
+    FILE *json = NULL;
+    int ok, rc = SCM_EXIT_FAILED;
+
+    scm_library(library, sizeof(library));
+    if (rank == 0) {
+        scm_report_banner(stdout, o, library);
+        printf("Number of Ranks requested = %d\n", size);
+    }
+    if (rank == 0 && scm_ready.asked)
+        printf("TRACE_READY_HANDSHAKE rank=0 fd=%ld used=%d why=%s\n", scm_ready.fd,
+               getenv("STREAMCARD_READY_FD") != NULL, scm_ready.why);
+    if (size != 2) {
+        char why[64];
+        snprintf(why, sizeof(why), "%d rank%s", size, size == 1 ? "" : "s");
+        if (rank == 0)
+            scm_error("MPI_COMM_WORLD", why, "exactly 2: mpirun -np 2, srun -n 2");
+        return SCM_EXIT_USAGE;
+    }
+    if (!scm_open_json(o, comm, rank, &json))
+        return SCM_EXIT_USAGE;
+    scm_bindings(comm, rank, size, bindings);
+    scm_probe_result(probe, rank, bench.peer, &mine);
+    scm_transport_report(&mine, all, comm, transport, sizeof(transport));
+
+    if (rank == 0) {
+        bench.row = scm_report_row;
+        bench.row_ctx = stdout;
+        scm_report_table_header(stdout, o, size);
+    }
+    MPI_Barrier(comm); /* the warm-up barrier: both ranks are past MPI_Init and the probe */
+    if (rank == 0)
+        sct_phase(SCT_PHASE_MAIN_LOOP_BEGIN); /* the handshake, when the observer started us */
+    if (scm_bench_run(&bench) != 0)
+        goto out_close;
+    if (rank == 0)
+        sct_phase(SCT_PHASE_MAIN_LOOP_END);
+    ok = scm_verdict(&bench, comm, size, &messages, &failed);
+    rc = ok ? 0 : SCM_EXIT_FAILED;
+    if (json) {
+        struct scm_results res = {.o = o,
+                                  .library = library,
+                                  .bench = &bench,
+                                  .bindings = bindings,
+                                  .transports = all,
+                                  .nranks = size,
+                                  .transport = transport,
+                                  .validated = ok,
+                                  .messages = messages,
+                                  .failed = failed};
+        if (scm_report_json(json, &res) != 0) {
+            fprintf(stderr, SCM_PROG ": --json: %s: %s (a writable file path)\n", o->json,
+                    strerror(EIO));
+            rc = SCM_EXIT_FAILED;
+        }
+    }
+out_close:
+    if (json && fclose(json) != 0 && rc == 0)
+        rc = SCM_EXIT_FAILED;
+    return rc;
+}
+
+/* Options, the probe around MPI_Init, the run, MPI_Finalize. */
+int main(int argc, char **argv)
+{
+    struct scm_opts o;
+    struct scm_probe probe;
+    int rank = 0, size = 0, rc, worst = 0;
+
+    scm_ready_fd_guard(); /* first: before any descriptor is opened */
+    if (scm_options_parse(argc, argv, &o) != 0)
+        return SCM_EXIT_USAGE;
+    if (o.help) {
+        scm_options_usage(stdout);
+        return 0;
+    }
+    if (o.build_info)
+        return scm_build_info();
+    setvbuf(stdout, NULL, _IOLBF, 0); /* the log keeps every line even if we crash */
+
+    scm_probe_begin(&probe);
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    scm_probe_end(&probe, MPI_COMM_WORLD, size == 2 ? 1 - rank : -1);
+    if (rank != 0)
+        unsetenv("STREAMCARD_READY_FD"); /* rank 0 alone prints the phases */
+
+    rc = scm_run(&o, &probe, MPI_COMM_WORLD, rank, size);
+    scm_capture_free(&probe.capture);
+    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD); /* one status for all */
+    MPI_Finalize();
+    return worst;
+}

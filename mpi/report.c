@@ -1,0 +1,169 @@
+/*
+ * report.c: the IMB-style table and results.json (see report.h).
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <string.h>
+
+#include "transport_parse.h"
+
+static const char scm__rule[] = "#---------------------------------------------------";
+
+void scm_report_banner(FILE *out, const struct scm_opts *o, const char *library)
+{
+    fprintf(out, "%s\n# " SCM_PROG ": MPI %s between two ranks, every payload checked\n", scm__rule,
+            o->kernel == SCM_KERNEL_UNIBAND ? "windowed unidirectional bandwidth" : "ping-pong");
+    fprintf(out, "# MPI library: %s\n%s\n", library, scm__rule);
+}
+
+void scm_report_table_header(FILE *out, const struct scm_opts *o, int nranks)
+{
+    fprintf(out, "%s\n", scm__rule);
+    if (o->kernel == SCM_KERNEL_UNIBAND)
+        fprintf(out, "# Benchmarking Uniband (window %d)\n", o->window);
+    else
+        fprintf(out, "# Benchmarking PingPong\n");
+    fprintf(out, "# #processes = %d\n%s\n", nranks, scm__rule);
+    fprintf(out, "%13s %12s %12s %12s\n", "#bytes", "#repetitions", "t[usec]", "Mbytes/sec");
+    fflush(out);
+}
+
+void scm_report_row(const struct scm_size_result *r, void *ctx)
+{
+    FILE *out = ctx;
+
+    fprintf(out, "%13zu %12ld %12.2f %12.2f\n", r->bytes, r->reps, r->t_usec, r->MBps);
+    fflush(out);
+}
+
+/* A comma list as a JSON array ("none"/"unknown"/"unavailable" stay a string). */
+static json_object *scm__list(const char *list, const char *sep)
+{
+    if (!strcmp(list, SCM_NONE) || !strcmp(list, SCM_UNKNOWN) || !strcmp(list, "unavailable"))
+        return json_object_new_string(list);
+    json_object *a = json_object_new_array();
+    for (const char *p = list; *p;) {
+        size_t w = strstr(p, sep) ? (size_t)(strstr(p, sep) - p) : strlen(p);
+        json_object_array_add(a, json_object_new_string_len(p, (int)w));
+        p += w;
+        if (*p)
+            p += strlen(sep);
+    }
+    return a;
+}
+
+static void scm__add_str(json_object *o, const char *key, const char *value)
+{
+    json_object_object_add(o, key, json_object_new_string(value));
+}
+
+static json_object *scm__rank_transport(const struct scm_transport *t)
+{
+    json_object *o = json_object_new_object(), *req = json_object_new_object();
+    json_object *fi = json_object_new_object();
+
+    json_object_object_add(o, "rank", json_object_new_int(t->rank));
+    scm__add_str(o, "host", t->host);
+    scm__add_str(o, "transport", t->transport);
+    scm__add_str(o, "pml", t->pml);
+    scm__add_str(o, "btl", t->btl);
+    scm__add_str(o, "btls_open", t->btls_open);
+    scm__add_str(o, "mtl", t->mtl);
+    scm__add_str(o, "provider", t->provider);
+    scm__add_str(o, "domain", t->domain);
+    scm__add_str(req, "pml", t->req_pml);
+    scm__add_str(req, "btl", t->req_btl);
+    scm__add_str(req, "mtl", t->req_mtl);
+    json_object_object_add(o, "requested", req);
+    scm__add_str(o, "environment", t->mca_env);
+    json_object_object_add(fi, "registered", scm__list(t->fi_registered, ","));
+    json_object_object_add(fi, "usable", scm__list(t->fi_usable, ","));
+    json_object_object_add(o, "fi_info", fi);
+    json_object_object_add(
+        o, "evidence", t->evidence[0] ? scm__list(t->evidence, " | ") : json_object_new_array());
+    return o;
+}
+
+static json_object *scm__metrics(const struct scm_results *r)
+{
+    json_object *m = json_object_new_object(), *sizes = json_object_new_array();
+    json_object *latency = NULL;
+    double peak = 0;
+
+    for (int i = 0; i < r->bench->nsizes; i++) {
+        const struct scm_size_result *s = &r->bench->sizes[i];
+        json_object *row = json_object_new_object();
+        json_object_object_add(row, "bytes", json_object_new_int64((int64_t)s->bytes));
+        json_object_object_add(row, "repetitions", json_object_new_int64(s->reps));
+        json_object_object_add(row, "t_usec", json_object_new_double(s->t_usec));
+        json_object_object_add(row, "MBps", json_object_new_double(s->MBps));
+        json_object_object_add(row, "batches", json_object_new_int(s->batches));
+        json_object_object_add(row, "t_min_usec", json_object_new_double(s->t_min_usec));
+        json_object_object_add(row, "MBps_max", json_object_new_double(s->MBps_max));
+        json_object_array_add(sizes, row);
+        if (s->MBps > peak)
+            peak = s->MBps;
+        if (s->bytes == 8 && r->o->kernel == SCM_KERNEL_PINGPONG)
+            latency = json_object_new_double(s->t_usec);
+    }
+    json_object_object_add(m, "sizes", sizes);
+    json_object_object_add(m, "latency_usec_8B", latency); /* null when 8 B was not measured */
+    json_object_object_add(m, "peak_MBps", json_object_new_double(peak));
+    return m;
+}
+
+int scm_report_json(FILE *f, const struct scm_results *r)
+{
+    json_object *root = json_object_new_object(), *tr = json_object_new_object();
+    json_object *ranks = json_object_new_array(), *bindings = json_object_new_array();
+    const struct scm_transport *t0 = &r->transports[0];
+    int rc = 0;
+
+    if (!root || !tr || !ranks || !bindings)
+        return -ENOMEM;
+    json_object_object_add(root, "schema", json_object_new_int(1));
+    scm__add_str(root, "workload", "mpi-pingpong");
+    scm__add_str(root, "kernel", scm_kernel_name(r->o->kernel));
+    json_object_object_add(root, "ranks", json_object_new_int(r->nranks));
+    json_object_object_add(root, "min_bytes", json_object_new_int64((int64_t)r->o->min_bytes));
+    json_object_object_add(root, "max_bytes", json_object_new_int64((int64_t)r->o->max_bytes));
+    json_object_object_add(root, "iterations", json_object_new_int64(r->o->iterations));
+    if (r->o->kernel == SCM_KERNEL_UNIBAND)
+        json_object_object_add(root, "window", json_object_new_int(r->o->window));
+    scm__add_str(root, "library", r->library);
+    json_object_object_add(root, "metrics", scm__metrics(r));
+
+    scm__add_str(tr, "transport", r->transport);
+    scm__add_str(tr, "pml", t0->pml);
+    scm__add_str(tr, "btl", t0->btl);
+    scm__add_str(tr, "mtl", t0->mtl);
+    scm__add_str(tr, "provider", t0->provider);
+    for (int i = 0; i < r->nranks; i++)
+        json_object_array_add(ranks, scm__rank_transport(&r->transports[i]));
+    json_object_object_add(tr, "ranks", ranks);
+    json_object_object_add(root, "transport", tr);
+
+    for (int i = 0; i < r->nranks; i++) {
+        const struct scm_binding *b = &r->bindings[i];
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "rank", json_object_new_int(b->rank));
+        scm__add_str(o, "host", b->host);
+        json_object_object_add(o, "cpu", json_object_new_int(b->cpu));
+        json_object_object_add(o, "pid", json_object_new_int64(b->pid));
+        scm__add_str(o, "allowed", b->allowed);
+        json_object_array_add(bindings, o);
+    }
+    json_object_object_add(root, "bindings", bindings);
+    scm__add_str(root, "validation", r->validated ? "ok" : "failed");
+    json_object_object_add(root, "messages_checked", json_object_new_int64((int64_t)r->messages));
+    json_object_object_add(root, "failed_checks", json_object_new_int64((int64_t)r->failed));
+
+    const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+                                                                JSON_C_TO_STRING_NOSLASHESCAPE);
+    if (!text || fprintf(f, "%s\n", text) < 0 || fflush(f) != 0)
+        rc = -EIO;
+    json_object_put(root);
+    return rc;
+}

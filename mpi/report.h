@@ -1,0 +1,56 @@
+/*
+ * report.h: what rank 0 prints (the IMB-style table) and writes (results.json).
+ *
+ * The table is the one IMB users know:
+ *   #---------------------------------------------------
+ *   # Benchmarking PingPong
+ *   # #processes = 2
+ *   #---------------------------------------------------
+ *          #bytes #repetitions      t[usec]   Mbytes/sec
+ *               8         1000         0.21        38.10
+ * (uniband: "# Benchmarking Uniband (window 64)", t[usec] per message).
+ */
+#ifndef SCM_REPORT_H
+#define SCM_REPORT_H
+
+#include <stdio.h>
+
+#include "bench.h"
+#include "options.h"
+#include "transport.h"
+
+/* Where a rank ran, as it saw it itself (gathered to rank 0). */
+struct scm_binding {
+    int valid; /* set by the rank that filled it in */
+    int rank, cpu;
+    long pid;
+    char host[64];
+    char allowed[256]; /* sched_getaffinity as a cpulist, e.g. "0-3,8" */
+};
+
+/* Everything results.json holds. */
+struct scm_results {
+    const struct scm_opts *o;
+    const char *library; /* MPI_Get_library_version, first line */
+    const struct scm_bench *bench;
+    const struct scm_binding *bindings; /* nranks entries */
+    const struct scm_transport *transports;
+    int nranks;
+    const char *transport; /* the run's, as in TRACE_TRANSPORT */
+    int validated;
+    unsigned long long messages, failed; /* summed over the ranks */
+};
+
+/* What runs, with which MPI library: the first lines of the output. */
+void scm_report_banner(FILE *out, const struct scm_opts *o, const char *library);
+
+/* The table's banner and column header. */
+void scm_report_table_header(FILE *out, const struct scm_opts *o, int nranks);
+
+/* One table row; the harness-style callback of scm_bench (ctx is the FILE *). */
+void scm_report_row(const struct scm_size_result *r, void *ctx);
+
+/* Write results.json. Returns 0 or -EIO/-ENOMEM. */
+int scm_report_json(FILE *f, const struct scm_results *r);
+
+#endif

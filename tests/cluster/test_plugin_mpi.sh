@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# mpi-pingpong under Slurm: `streamcard run` in a --stream-card job launches the ranks with
+# `srun --mpi=pmix`. Two ranks on one node go over shared memory; on two nodes (slurmds in
+# their own network namespaces) over TCP, each node's view (host, cpu, transport) in the
+# bundle; the card's expected transport is checked against what Open MPI reported.
+# shellcheck source=common.sh
+source "$(dirname "$0")/common.sh" "$@"
+# shellcheck source=plugin_lib.sh
+source "$(dirname "$0")/plugin_lib.sh"
+command -v mpirun >/dev/null || skip "Open MPI missing (openmpi-bin)"
+make_workdir
+mpi_card() { # mpi_card NAME CPU_LIST TRANSPORT [lines]
+	local name=$1 cpus=$2 transport=$3
+	shift 3
+	{
+		printf 'version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: %s\n' "$cpus"
+		printf '  max_bytes: 65536\n  iterations: 50\n  expect:\n    transport: %s\n' "$transport"
+		printf '%s\n' "$@"
+	} >"$WORK/$name"
+	chown scuser:scuser "$WORK/$name"
+}
+write_job job.sh
+
+# One node: both ranks over shared memory.
+plugin_up
+srun --mpi=list 2>&1 | grep -q pmix || skip "Slurm's mpi/pmix plugin missing"
+mpi_card one.yaml 0-1 shm
+job=$(submit one.yaml job.sh) || fail "sbatch refused"
+state=$(wait_job "$job")
+[[ $state == COMPLETED ]] || fail "one node: job $job ended $state: $(cat "$WORK/$job.out")"
+B=$(job_bundle "$job")
+grep -qx "transport=shm" "$B/run.conf" || fail "one node: transport not shm"
+grep -q "^command=.*/srun$" "$B/run.conf" && grep -qx "command_arg=--mpi=pmix" "$B/run.conf" ||
+	fail "the ranks were not launched with srun --mpi=pmix"
+as_user "$SC" verify "$B" >/dev/null || fail "one node: verify rejects the bundle"
+
+# Two nodes in their own network namespaces: over TCP, one rank per node.
+cluster_up --nodes 2 --plugin "$PLUGIN" --plugin-args ""
+mpi_card two.yaml 0 tcp '  nodes: scn[1-2]'
+job=$(submit two.yaml job.sh -N2 --ntasks-per-node=1) || fail "sbatch refused"
+state=$(wait_job "$job")
+[[ $state == COMPLETED ]] || fail "two nodes: job $job ended $state: $(cat "$WORK/$job.out")"
+B=$(job_bundle "$job")
+grep -qx "transport=tcp" "$B/run.conf" || fail "two nodes: transport not tcp"
+for host in scn1 scn2; do
+	grep -q "TRACE_RANK_BINDING rank=[01] host=$host cpu=0" "$B/stream.log" ||
+		fail "no rank on $host in the bundle"
+	grep -q "TRACE_TRANSPORT_RANK rank=[01] host=$host transport=tcp" "$B/stream.log" ||
+		fail "no transport view of $host in the bundle"
+done
+as_user "$SC" verify "$B" >/dev/null || fail "two nodes: verify rejects the bundle"
+
+# The same card expecting shared memory across nodes fails its transport gate.
+mpi_card wrong.yaml 0 shm '  nodes: scn[1-2]'
+job=$(submit wrong.yaml job.sh -N2 --ntasks-per-node=1) || fail "sbatch refused"
+wait_job "$job" >/dev/null
+grep -q "expected transport shm, the data went over tcp" "$WORK/$job.out" ||
+	fail "no transport message: $(cat "$WORK/$job.out")"
+echo "PASS $TEST_NAME"

@@ -1,0 +1,65 @@
+/* test_sysstate.c: the CPU identity from /proc/cpuinfo text (sc_cpu_identity_parse). */
+#include "sc_sysstate.h"
+#include "sc_test.h"
+
+#include <errno.h>
+
+typedef struct cpuinfo_case {
+    const char *name;
+    const char *text;
+    int rc;
+    const char *vendor;
+    int family, model;
+    const char *model_name;
+    const char *hint;
+} cpuinfo_case;
+
+static const cpuinfo_case cases[] = {
+    {"skylake-x",
+     "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\n"
+     "model name\t: Intel(R) Xeon(R) Gold 6148 CPU @ 2.40GHz\nmicrocode\t: 0x2007006\n"
+     "flags\t\t: fpu vme de pse\n\nprocessor\t: 1\nvendor_id\t: AuthenticAMD\n",
+     0, "GenuineIntel", 6, 85, "Intel(R) Xeon(R) Gold 6148 CPU @ 2.40GHz", ""},
+    /* The "model name" line must not be read as "model", whichever comes first. */
+    {"model-name-first",
+     "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel name\t: Intel(R) Xeon(R)\n"
+     "model\t\t: 85\n",
+     0, "GenuineIntel", 6, 85, "Intel(R) Xeon(R)", ""},
+    /* A family that does not fit an int is unknown, not truncated to 6. */
+    {"family-overflow", "vendor_id\t: GenuineIntel\ncpu family\t: 4294967302\nmodel\t\t: 85\n", 0,
+     "GenuineIntel", -1, 85, "", ""},
+    {"not-a-number", "vendor_id\t: AuthenticAMD\ncpu family\t: 0x19\nmodel\t\t: 17 \r\n", 0,
+     "AuthenticAMD", -1, 17, "", ""},
+    {"hypervisor", "vendor_id\t: AuthenticAMD\ncpu family\t: 25\nflags\t\t: fpu hypervisor lahf\n",
+     0, "AuthenticAMD", 25, -1, "", "hypervisor"},
+    {"not-hypervisor", "vendor_id\t: AuthenticAMD\nflags\t\t: fpu hypervisor_x\n", 0,
+     "AuthenticAMD", -1, -1, "", ""},
+    {"arm64", "processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\n", -EINVAL, "", -1, -1,
+     "", ""},
+    {"empty", "", -EINVAL, "", -1, -1, "", ""},
+};
+
+static void test_cases(void)
+{
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const cpuinfo_case *c = &cases[i];
+        sc_cpu_identity id;
+        int rc = sc_cpu_identity_parse(c->text, &id);
+        SC_CHECK_MSG(rc == c->rc, "%s: rc %d, expected %d", c->name, rc, c->rc);
+        SC_CHECK_MSG(strcmp(id.vendor, c->vendor) == 0, "%s: vendor \"%s\"", c->name, id.vendor);
+        SC_CHECK_MSG(id.family == c->family, "%s: family %d, expected %d", c->name, id.family,
+                     c->family);
+        SC_CHECK_MSG(id.model == c->model, "%s: model %d, expected %d", c->name, id.model,
+                     c->model);
+        SC_CHECK_MSG(strcmp(id.model_name, c->model_name) == 0, "%s: model name \"%s\"", c->name,
+                     id.model_name);
+        SC_CHECK_MSG(strcmp(id.flags_hint, c->hint) == 0, "%s: hint \"%s\"", c->name,
+                     id.flags_hint);
+    }
+}
+
+int main(void)
+{
+    SC_TEST_RUN(test_cases);
+    return SC_TEST_RESULT();
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# test_ipsearch_bundle.sh: an ipsearch card through `streamcard run` yields a bundle that
+# passes every gate and `streamcard verify`, with the card's sizes, pool and env in force.
+#
+# usage: test_ipsearch_bundle.sh BIN_DIR SRC_DIR   (BIN_DIR holds streamcard and the kernels)
+BIN=$1 SRC=$2
+. "$SRC/tests/lib.sh"
+
+cat >"$WORK/card.yaml" <<'CARD'
+version: 1
+experiment:
+  question: "ipsearch, 2 OpenMP threads, 1 request handler: does the bundle hold together?"
+  workload: ipsearch
+  cpu_list: 0-1
+  threads: 2
+  nb: 3001
+  nq: 41
+  dim: 24
+  k: 5
+  pool_threads: 1
+  env:
+    OMP_WAIT_POLICY: passive
+    KMP_BLOCKTIME: "0"
+CARD
+cd "$WORK"
+expect_status 0 "$BIN/streamcard" run card.yaml --output "$WORK/runs" --quiet
+B=$(bundle_of "$WORK/out")
+(cd "$B" && sha256sum --quiet -c SHA256SUMS) || fail "sha256sum -c rejects the bundle"
+expect_status 0 "$BIN/streamcard" verify "$B"
+tail -n 1 "$B/run.conf" | grep -qx 'verdict=ok' || fail "run.conf does not end with verdict=ok"
+expect_contains "$B/run.conf" "thread_binding_ok=1"
+expect_contains "$B/run.conf" "validation_ok=1"
+L=$B/stream.log
+expect_contains "$L" "Solution Validates (ipsearch top-k, 16 sampled queries, recall@k=1.000)"
+# The card's sizes, pool and env reached the workload.
+expect_contains "$L" "Database nb = 3001 vectors, dim = 24, float32"
+expect_contains "$L" "Queries nq = 41, k = 5"
+expect_contains "$L" "mismatch: pool_threads=1 threads=2"
+expect_contains "$L" "TRACE_POOL_THREAD pool=0 thread=1 cpu="
+expect_contains "$L" "env: OMP_WAIT_POLICY=passive"
+expect_contains "$L" "env: KMP_BLOCKTIME=0"
+python3 - "$B" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1] + "/results.json"))
+assert r["workload"] == "ipsearch" and r["verdict"] == "ok", r
+for g in ("thread_count", "phases", "binding", "validation", "exit_code"):
+    assert r["gates"][g] is True, (g, r["gates"])
+m = r["metrics"]
+for key in ("qps", "gflops", "total_thread_seconds", "wall_seconds"):
+    assert m[key] > 0, (key, m)
+assert m["recall_at_k"] == 1, m
+PY

@@ -1,0 +1,285 @@
+#!/usr/bin/env bash
+# test_ipsearch_cli.sh: streamcard-ipsearch as the wrapper sees it: exit codes, trace lines,
+# pool lines, validation lines, evidence, JSON and error messages.
+#
+# usage: test_ipsearch_cli.sh BINARY CASE [STREAMCARD_BIN_DIR]
+# One ctest test per CASE (see tests/kernels/CMakeLists.txt). SC_PYTHON3 names the
+# interpreter used to parse the JSON. Small, odd sizes (not multiples of the 16-wide SIMD
+# groups or of the tiles), no timing assertions.
+set -u
+
+BIN=$1
+CASE=$2
+PY=${SC_PYTHON3:-python3}
+SIZES=(--nb 5003 --nq 37 --dim 24 --k 7 --iterations 3)
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+# The test sets the threading environment itself; inherited values would change the runs.
+for v in $(env | sed -n 's/^\(\(OMP\|GOMP\|KMP\|OPENBLAS\|GOTO\|MKL\|BLIS\)[A-Za-z0-9_]*\)=.*/\1/p'); do
+    unset "$v"
+done
+unset STREAMCARD_FAULT
+
+fail() {
+    echo "FAIL [$CASE]: $*" >&2
+    for f in "$TMP"/out "$TMP"/err; do
+        [ -s "$f" ] && { echo "--- $f" >&2; cat "$f" >&2; }
+    done
+    exit 1
+}
+
+# run ARGS...: run the binary, stdout to $TMP/out, stderr to $TMP/err, status in $RC.
+run() {
+    "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"
+    RC=$?
+}
+
+count() { grep -c -- "$1" "$TMP/out"; }
+
+# check_trace THREADS COMPUTE: the trace protocol of a finished run with THREADS OpenMP
+# threads and COMPUTE compute threads (pool lines).
+check_trace() {
+    local threads=$1 compute=$2 ids order
+    grep -qx "Number of Threads requested = $threads" "$TMP/out" || fail "requested != $threads"
+    grep -qx "Number of Threads counted = $threads" "$TMP/out" || fail "counted != $threads"
+    [ "$(count '^TRACE_THREAD_BINDING ')" -eq "$threads" ] || fail "binding lines != $threads"
+    ids=$(sed -n 's/^TRACE_THREAD_BINDING thread=\([0-9]*\) cpu=[0-9]*$/\1/p' "$TMP/out" |
+        sort -n | tr '\n' ' ')
+    [ "$ids" = "$(seq 0 $((threads - 1)) | tr '\n' ' ')" ] || fail "binding thread ids: $ids"
+    [ "$(count '^TRACE_POOL_THREAD pool=[0-9]* thread=[0-9]* cpu=[0-9]*$')" -eq "$compute" ] ||
+        fail "TRACE_POOL_THREAD lines != $compute"
+    [ "$(count '^TRACE_WORKLOAD_PHASE=main_loop_begin$')" -eq 1 ] || fail "main_loop_begin"
+    [ "$(count '^TRACE_WORKLOAD_PHASE=main_loop_end$')" -eq 1 ] || fail "main_loop_end"
+    # Order: requested, bindings, counted, pool lines, begin, end, table.
+    order=$(grep -e '^Number of Threads' -e '^TRACE_' -e '^Search ' "$TMP/out" |
+        sed 's/ thread=.*//;s/ pool=.*//;s/ = .*//;s/ .*//' | uniq | tr '\n' '|')
+    [ "$order" = "Number|TRACE_THREAD_BINDING|Number|TRACE_POOL_THREAD|TRACE_WORKLOAD_PHASE=main_loop_begin|TRACE_WORKLOAD_PHASE=main_loop_end|Search|" ] ||
+        fail "line order: $order"
+}
+
+# check_ok THREADS COMPUTE SAMPLES: a validated run.
+check_ok() {
+    [ "$RC" -eq 0 ] || fail "exit $RC, expected 0"
+    [ ! -s "$TMP/err" ] || fail "unexpected stderr"
+    check_trace "$1" "$2"
+    grep -qx "Solution Validates (ipsearch top-k, $3 sampled queries, recall@k=1.000)" \
+        "$TMP/out" || fail "no Solution Validates line for $3 samples"
+    grep -q 'Failed Validation' "$TMP/out" && fail "Failed Validation printed"
+    grep -Eq '^ipsearch +[0-9]+\.[0-9] +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{6} +[0-9]+\.[0-9]{6} +[0-9]+\.[0-9]{6} +[0-9]+\.[0-9]{6} +1\.000$' \
+        "$TMP/out" || fail "table row format"
+    grep -Eq '^qps=[0-9.]+ wall_seconds=[0-9.]+ total_thread_seconds=[0-9.]+ total_thread_cpu_seconds=[0-9.]+ gflops=[0-9.]+ recall_at_k=1\.000$' \
+        "$TMP/out" || fail "summary line"
+    grep -q '^model: ' "$TMP/out" || fail "no model line"
+    grep -Eq '^counters: (cycles=[0-9]+ instructions=[0-9]+ ipc=|unavailable: .+)' "$TMP/out" ||
+        fail "counters line"
+    grep -Eiq '(^|[^a-z0-9_])(nan|inf|infinity)([^a-z0-9_]|$)' "$TMP/out" &&
+        fail "a NaN/Inf word in the log would fail the wrapper's validation gate"
+    return 0
+}
+
+# check_json PATH PY-ASSERTIONS: the results file parses; d is the document.
+check_json() {
+    "$PY" - "$1" "$2" <<'EOF' || fail "JSON check failed: $2"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m, e = d["metrics"], d["evidence"]
+assert d["schema"] == 1 and d["workload"] == "ipsearch", d
+for key in ("qps", "gflops", "total_thread_seconds", "wall_seconds", "recall_at_k",
+            "total_thread_cpu_seconds"):
+    assert isinstance(m[key], (int, float)) and m[key] >= 0, (key, m)
+for key in ("blas", "env", "pool_threads", "omp_threads", "counters", "team_threads",
+            "compute_thread_bindings", "cpu_seconds_main_loop", "blas_threads"):
+    assert key in e, key
+assert e["blas"]["library"].startswith("/"), e["blas"]
+assert e["blas"]["parallel"] in ("sequential", "pthread", "openmp"), e["blas"]
+assert e["counters"]["status"] == "ok" or e["counters"]["status"].startswith("unavailable: ")
+assert e["simd_share"].startswith("unavailable: ")
+assert d["validation"] in ("ok", "failed")
+exec(sys.argv[2])
+EOF
+}
+
+# expect_usage_error ARGS...: exit 2, nothing on stdout, one line on stderr in house form.
+expect_usage_error() {
+    run "$@"
+    [ "$RC" -eq 2 ] || fail "'$*': exit $RC, expected 2"
+    [ ! -s "$TMP/out" ] || fail "'$*': printed on stdout"
+    [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "'$*': stderr is not one line"
+    grep -Eq '^streamcard-ipsearch: [^:]+: .+ \(.+\)$' "$TMP/err" ||
+        fail "'$*': message form: $(cat "$TMP/err")"
+}
+
+case $CASE in
+run)
+    OMP_NUM_THREADS=2 run "${SIZES[@]}" --json "$TMP/r.json"
+    check_ok 2 2 16
+    grep -qx 'Database nb = 5003 vectors, dim = 24, float32 (0.5 MiB)' "$TMP/out" || fail "header"
+    grep -qx 'Queries nq = 37, k = 7' "$TMP/out" || fail "header queries"
+    grep -Eq '^blas: blas_library=/' "$TMP/out" || fail "blas library line"
+    grep -Eq '^blas: blas_num_threads=1$' "$TMP/out" || fail "BLAS is not serial by default"
+    grep -qx 'env: OMP_NUM_THREADS=2' "$TMP/out" || fail "env line"
+    grep -q '^mismatch:' "$TMP/out" && fail "mismatch reported for pool = threads"
+    grep -q '^warning: oversubscribed' "$TMP/out" && fail "oversubscribed by default"
+    check_json "$TMP/r.json" '
+assert (d["nb"], d["nq"], d["dim"], d["k"], d["iterations"]) == (5003, 37, 24, 7, 3), d
+assert d["validation"] == "ok" and m["recall_at_k"] == 1, d
+assert d["threads"] == 2 and d["pool_threads"] == 2, d
+assert e["pool_threads"] == 2 and e["omp_threads"] == 2 and e["team_threads"] == 1, e
+assert e["pool_threads_match_omp_threads"] is True and e["oversubscribed"] is False, e
+assert e["blas_threads"] == 1 and e["env"] == {"OMP_NUM_THREADS": "2"}, e
+assert len(e["compute_thread_bindings"]) == 2, e
+assert m["qps"] > 0 and m["wall_seconds"] > 0 and m["total_thread_seconds"] > 0, m'
+    # The same seed gives the same data and results, also with another thread count.
+    sum2=$(grep '^results_checksum=' "$TMP/out")
+    OMP_NUM_THREADS=1 run "${SIZES[@]}"
+    check_ok 1 1 16
+    [ "$(grep '^results_checksum=' "$TMP/out")" = "$sum2" ] || fail "results depend on threads"
+    ;;
+
+shapes)
+    # Edge sizes: k = nb, one query, fewer queries than samples, dim 1, tails of every kind.
+    for args in "--nb 7 --nq 3 --dim 5 --k 7" "--nb 1 --nq 1 --dim 1 --k 1" \
+        "--nb 4099 --nq 5 --dim 1 --k 3" "--nb 1500 --nq 1030 --dim 17 --k 64"; do
+        OMP_NUM_THREADS=3 run $args --iterations 2
+        nq=$(echo "$args" | sed 's/.*--nq \([0-9]*\).*/\1/')
+        samples=$((nq < 16 ? nq : 16))
+        check_ok 3 3 $samples
+    done
+    ;;
+
+corrupt)
+    STREAMCARD_FAULT=corrupt OMP_NUM_THREADS=2 run "${SIZES[@]}" --json "$TMP/c.json"
+    [ "$RC" -eq 1 ] || fail "exit $RC, expected 1"
+    grep -q '^Solution Validates' "$TMP/out" && fail "validated a corrupt result"
+    grep -Eq '^Failed Validation: query 0 rank 0: ' "$TMP/out" || fail "no failure for query 0"
+    grep -qx 'TRACE_WORKLOAD_PHASE=main_loop_end' "$TMP/out" || fail "main_loop_end"
+    check_json "$TMP/c.json" 'assert d["validation"] == "failed", d'
+    ;;
+
+crash)
+    STREAMCARD_FAULT=crash OMP_NUM_THREADS=2 run "${SIZES[@]}" --iterations 4
+    [ "$RC" -eq $((128 + 11)) ] || fail "exit $RC, expected death by SIGSEGV (139)"
+    grep -qx 'TRACE_WORKLOAD_PHASE=main_loop_begin' "$TMP/out" || fail "no main_loop_begin"
+    grep -q 'main_loop_end' "$TMP/out" && fail "main_loop_end after a crash"
+    ;;
+
+hang)
+    STREAMCARD_FAULT=hang OMP_NUM_THREADS=2 "$BIN" "${SIZES[@]}" --iterations 4 \
+        >"$TMP/out" 2>"$TMP/err" &
+    pid=$!
+    for _ in $(seq 1 200); do
+        grep -q 'main_loop_begin' "$TMP/out" && break
+        sleep 0.1
+    done
+    grep -qx 'TRACE_WORKLOAD_PHASE=main_loop_begin' "$TMP/out" || { kill -KILL $pid; fail "no main_loop_begin"; }
+    sleep 1 # the run itself takes milliseconds: still alive now means it hangs
+    kill -0 $pid 2>/dev/null || fail "exited instead of hanging"
+    kill -TERM $pid
+    wait $pid
+    RC=$?
+    [ "$RC" -eq $((128 + 15)) ] || fail "exit $RC, expected death by SIGTERM (143)"
+    grep -q 'main_loop_end' "$TMP/out" && fail "main_loop_end while hanging"
+    ;;
+
+mismatch)
+    # pool_threads=1, threads=2: one handler leads a team of 2; recorded as a mismatch.
+    OMP_NUM_THREADS=2 run "${SIZES[@]}" --pool-threads 1 --json "$TMP/m.json"
+    check_ok 2 2 16
+    grep -qx 'mismatch: pool_threads=1 threads=2: fewer request handlers than OpenMP threads: each leads a team' \
+        "$TMP/out" || fail "no mismatch line"
+    grep -q '^TRACE_POOL_THREAD pool=0 thread=1 ' "$TMP/out" || fail "no team thread line"
+    grep -Eq '^threads: omp_threads=2 pool_threads=1 team_threads=2 blas_threads=1 compute_threads=2 cpus=[0-9]+$' \
+        "$TMP/out" || fail "threads line"
+    check_json "$TMP/m.json" '
+assert d["threads"] == 2 and d["pool_threads"] == 1, d
+assert e["pool_threads"] == 1 and e["omp_threads"] == 2 and e["team_threads"] == 2, e
+assert e["pool_threads_match_omp_threads"] is False, e
+assert [(b["pool"], b["thread"]) for b in e["compute_thread_bindings"]] == [(0, 0), (0, 1)], e'
+    # More handlers than OpenMP threads and cpus: oversubscribed, and said so.
+    ncpu=$(nproc)
+    OMP_NUM_THREADS=1 run "${SIZES[@]}" --pool-threads $((ncpu + 1)) --json "$TMP/o.json"
+    check_ok 1 $((ncpu + 1)) 16
+    grep -q "^mismatch: pool_threads=$((ncpu + 1)) threads=1: more request handlers" "$TMP/out" ||
+        fail "no mismatch line for more handlers"
+    grep -q '^warning: oversubscribed: ' "$TMP/out" || fail "no oversubscription warning"
+    check_json "$TMP/o.json" 'assert e["oversubscribed"] is True and e["team_threads"] == 1, e'
+    ;;
+
+env)
+    # The card's env: variables are in force and recorded; BLAS threads follow
+    # OPENBLAS_NUM_THREADS when it is set; a value cannot forge a trace line.
+    OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive KMP_BLOCKTIME=0 OPENBLAS_NUM_THREADS=1 \
+        MKL_DYNAMIC=FALSE GOMP_X=$'a\nTRACE_THREAD_BINDING thread=9 cpu=0' \
+        run "${SIZES[@]}" --json "$TMP/e.json"
+    check_ok 2 2 16
+    for line in 'env: OMP_WAIT_POLICY=passive' 'env: KMP_BLOCKTIME=0' \
+        'env: OPENBLAS_NUM_THREADS=1' 'env: MKL_DYNAMIC=FALSE' \
+        'env: GOMP_X=a\u000aTRACE_THREAD_BINDING thread=9 cpu=0'; do
+        grep -qxF "$line" "$TMP/out" || fail "missing '$line'"
+    done
+    check_json "$TMP/e.json" '
+assert e["env"]["OMP_WAIT_POLICY"] == "passive" and e["env"]["KMP_BLOCKTIME"] == "0", e
+assert e["env"]["GOMP_X"] == "a\nTRACE_THREAD_BINDING thread=9 cpu=0", e
+assert e["blas_threads_source"] == "OPENBLAS_NUM_THREADS", e'
+    # Two BLAS threads per call on two handlers: the evidence says oversubscribed.
+    OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 run "${SIZES[@]}" --json "$TMP/b.json"
+    check_ok 2 2 16
+    grep -q '^warning: oversubscribed: 2 handlers x 1 team x 2 BLAS threads' "$TMP/out" ||
+        fail "no oversubscription warning for 2 BLAS threads"
+    check_json "$TMP/b.json" 'assert e["blas_threads"] == 2 and e["oversubscribed"] is True, e'
+    ;;
+
+bad-options)
+    expect_usage_error --nb 0
+    expect_usage_error --nb -5
+    expect_usage_error --nb 12abc
+    expect_usage_error --nb ''
+    expect_usage_error --nb 99999999999999999999999
+    expect_usage_error --nq 0
+    expect_usage_error --dim 65537
+    expect_usage_error --k 0
+    expect_usage_error --k 4097
+    expect_usage_error --nb 5 --k 6
+    expect_usage_error --pool-threads 0
+    expect_usage_error --iterations 1
+    expect_usage_error --seed x
+    expect_usage_error --nb 17179869184 --nq 1073741824
+    expect_usage_error --json ''
+    expect_usage_error --json "$TMP/no/such/dir/r.json"
+    expect_usage_error --bogus
+    expect_usage_error --nb
+    expect_usage_error extra-argument
+    STREAMCARD_FAULT=boom expect_usage_error --nb 10
+    grep -q 'STREAMCARD_FAULT' "$TMP/err" || fail "fault message does not name the variable"
+    ;;
+
+build-info)
+    run --build-info
+    [ "$RC" -eq 0 ] || fail "exit $RC"
+    for key in compiler compiler_version flags openmp_runtime openmp_version element_bytes \
+        blas_library blas_config blas_corename blas_parallel blas_num_threads blas_num_procs; do
+        [ "$(grep -c "^$key=" "$TMP/out")" -eq 1 ] || fail "key $key"
+    done
+    grep -qx 'element_bytes=4' "$TMP/out" || fail "element_bytes"
+    grep -Eq '^blas_parallel=(sequential|pthread|openmp)$' "$TMP/out" || fail "blas_parallel"
+    lib=$(sed -n 's/^blas_library=//p' "$TMP/out")
+    case $lib in /*) ;; *) fail "blas_library not absolute: $lib" ;; esac
+    [ -f "$lib" ] || fail "blas_library $lib is not a file"
+    grep -q TRACE "$TMP/out" && fail "--build-info ran the benchmark"
+    ;;
+
+help)
+    run --help
+    [ "$RC" -eq 0 ] || fail "exit $RC"
+    for word in --nb --nq --dim --k --pool-threads --iterations --seed --json --build-info \
+        OPENBLAS_NUM_THREADS STREAMCARD_FAULT Test-only; do
+        grep -q -- "$word" "$TMP/out" || fail "help lacks $word"
+    done
+    ;;
+
+*)
+    echo "test_ipsearch_cli.sh: $CASE: unknown case" >&2
+    exit 1
+    ;;
+esac
+exit 0

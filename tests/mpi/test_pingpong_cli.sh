@@ -1,0 +1,292 @@
+#!/usr/bin/env bash
+# test_pingpong_cli.sh: streamcard-pingpong as the wrapper sees it, two ranks under mpirun
+# on this machine: its exit codes, trace lines, IMB table, verdict, JSON, the transport it
+# reports under the default selection and with Open MPI forced onto TCP, the test-only
+# faults, and the readiness handshake guard. No timing assertions.
+#
+# usage: test_pingpong_cli.sh BINARY MPIEXEC CASE
+# One ctest test per CASE (tests/mpi/CMakeLists.txt). SC_PYTHON3 parses the JSON.
+set -u
+
+BIN=$1
+MPIEXEC=$2
+CASE=$3
+PY=${SC_PYTHON3:-python3}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+unset STREAMCARD_FAULT STREAMCARD_READY_FD STREAMCARD_READY_PID
+# The transport under test comes from each case, not from the caller's environment.
+for v in $(env | sed -n 's/^\(OMPI_MCA_\(pml\|btl\|mtl\)[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
+if [ "$(id -u)" -eq 0 ]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+SMALL=(--max-bytes 65536 --iterations 50) # 0, 1, 2, ... 65536: 18 sizes
+
+fail() {
+    echo "FAIL [$CASE]: $*" >&2
+    for f in "$TMP"/out "$TMP"/err; do
+        [ -s "$f" ] && { echo "--- $f" >&2; cat "$f" >&2; }
+    done
+    exit 1
+}
+
+# run ARGS...: the binary alone, stdout to $TMP/out, stderr to $TMP/err, status in $RC.
+run() {
+    "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"
+    RC=$?
+}
+
+# mpirun2 ARGS...: two ranks on this machine (2 cores may need --oversubscribe).
+mpirun2() {
+    "$MPIEXEC" -np 2 --oversubscribe "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"
+    RC=$?
+}
+
+has() { grep -qx -- "$1" "$TMP/out" || fail "no line: $1"; }
+count() { grep -c -- "$1" "$TMP/out"; }
+
+# check_good SIZES: a validated run: protocol lines in order, one row per size.
+check_good() {
+    local sizes=$1
+    [ "$RC" -eq 0 ] || fail "exit $RC, expected 0"
+    has "Number of Ranks requested = 2"
+    has "Number of Ranks counted = 2"
+    [ "$(count '^TRACE_RANK_BINDING rank=[01] host=[^ ]* cpu=[0-9]* pid=[0-9]* allowed=[0-9,-]*$')" -eq 2 ] ||
+        fail "TRACE_RANK_BINDING lines"
+    [ "$(count '^TRACE_TRANSPORT_RANK rank=[01] ')" -eq 2 ] || fail "TRACE_TRANSPORT_RANK lines"
+    [ "$(count '^TRACE_TRANSPORT transport=')" -eq 1 ] || fail "TRACE_TRANSPORT line"
+    local order
+    order=$(grep -E -e '^Number of Ranks' -e '^TRACE_' -e '^ +#bytes' -e '^Solution Validates' \
+        "$TMP/out" | sed 's/ rank=.*//;s/ = .*//;s/ transport=.*//;s/ (.*//;s/^ *//' | uniq |
+        tr '\n' '|')
+    [ "$order" = "Number of Ranks requested|TRACE_RANK_BINDING|Number of Ranks counted|TRACE_TRANSPORT_RANK|TRACE_TRANSPORT|#bytes #repetitions      t[usec]   Mbytes/sec|TRACE_WORKLOAD_PHASE=main_loop_begin|TRACE_WORKLOAD_PHASE=main_loop_end|Solution Validates|" ] ||
+        fail "line order: $order"
+    grep -q 'Failed Validation' "$TMP/out" && fail "Failed Validation printed"
+    grep -Eq '^Solution Validates \(mpi-pingpong: every payload checked, [1-9][0-9]* messages\)$' \
+        "$TMP/out" || fail "verdict line"
+    local rows
+    rows=$(sed -n '/main_loop_begin/,/main_loop_end/p' "$TMP/out" |
+        grep -E '^ +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2}$' | awk '{print $1}' |
+        tr '\n' ' ')
+    [ "$rows" = "$sizes " ] || fail "table sizes '$rows', expected '$sizes '"
+}
+
+# transport_is T: the run's and every rank's transport.
+transport_is() {
+    grep -q "^TRACE_TRANSPORT transport=$1 " "$TMP/out" || fail "run transport is not $1"
+    [ "$(count "^TRACE_TRANSPORT_RANK rank=[01] host=[^ ]* transport=$1 ")" -eq 2 ] ||
+        fail "rank transports are not $1"
+}
+
+# json_check PATH VALIDATION TRANSPORT KERNEL: results.json parses and says so.
+json_check() {
+    "$PY" - "$@" <<'EOF' || fail "JSON check failed"
+import json, sys
+path, validation, transport, kernel = sys.argv[1:5]
+with open(path) as f:
+    d = json.load(f)
+assert d["schema"] == 1 and d["workload"] == "mpi-pingpong", d
+assert d["kernel"] == kernel and d["ranks"] == 2, d
+m = d["metrics"]
+keys = {"bytes", "repetitions", "t_usec", "MBps", "batches", "t_min_usec", "MBps_max"}
+assert m["sizes"] and all(set(s) == keys for s in m["sizes"]), m
+for s in m["sizes"]:
+    assert s["repetitions"] % s["batches"] == 0 and 1 <= s["batches"] <= 10, s
+    assert s["t_min_usec"] <= s["t_usec"] * (1 + 1e-9) and s["MBps_max"] >= s["MBps"] * (1 - 1e-9), s
+assert [s["bytes"] for s in m["sizes"]][:3] == [0, 1, 2], m["sizes"]
+assert m["peak_MBps"] == max(s["MBps"] for s in m["sizes"]) > 0, m
+if kernel == "pingpong":
+    assert isinstance(m["latency_usec_8B"], float) and m["latency_usec_8B"] > 0, m
+else:
+    assert m["latency_usec_8B"] is None and d["window"] == 64, d
+t = d["transport"]
+assert t["transport"] == transport, t["transport"]
+assert len(t["ranks"]) == 2 and all(r["transport"] == transport for r in t["ranks"]), t
+for key in ("pml", "btl", "mtl", "provider"):
+    assert isinstance(t[key], str) and t[key], (key, t)
+for r in t["ranks"]:
+    assert r["evidence"], r  # the library's own words the verdict rests on
+assert len(d["bindings"]) == 2 and d["bindings"][1]["rank"] == 1, d["bindings"]
+assert d["validation"] == validation, d["validation"]
+assert (d["failed_checks"] == 0) == (validation == "ok"), d
+assert d["messages_checked"] > 0, d
+EOF
+}
+
+case "$CASE" in
+shm) # the default selection on one node: shared memory (vader), and the card's shm holds
+    mpirun2 "${SMALL[@]}"
+    check_good "0 1 2 4 8 16 32 64 128 256 512 1024 2048 4096 8192 16384 32768 65536"
+    transport_is shm
+    grep -q '^TRACE_TRANSPORT transport=shm pml=ob1 btl=vader,self mtl=none provider=none$' \
+        "$TMP/out" || fail "TRACE_TRANSPORT details"
+    grep -q 'mca: bml: Using vader btl for send to' "$TMP/err" || fail "the library's report"
+    ;;
+tcp) # the fallback reproduced: Open MPI forced onto TCP says tcp, and still measures
+    OMPI_MCA_btl=tcp,self mpirun2 "${SMALL[@]}" --json "$TMP/r.json"
+    check_good "0 1 2 4 8 16 32 64 128 256 512 1024 2048 4096 8192 16384 32768 65536"
+    transport_is tcp
+    grep -q '^TRACE_TRANSPORT transport=tcp pml=ob1 btl=tcp,self ' "$TMP/out" ||
+        fail "TRACE_TRANSPORT details"
+    json_check "$TMP/r.json" ok tcp pingpong
+    "$PY" -c 'import json,sys; r=json.load(open(sys.argv[1]))["transport"]["ranks"][0]; assert "OMPI_MCA_btl=tcp,self" in r["environment"] and r["requested"]["btl"] == "tcp,self", r' \
+        "$TMP/r.json" || fail "forced selection not recorded"
+    ;;
+fallback) # vader loads but loses the selection: only the BML's own report says tcp
+    OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_vader_exclusivity=0 mpirun2 "${SMALL[@]}" \
+        --json "$TMP/r.json"
+    check_good "0 1 2 4 8 16 32 64 128 256 512 1024 2048 4096 8192 16384 32768 65536"
+    transport_is tcp
+    "$PY" -c 'import json,sys; r=json.load(open(sys.argv[1]))["transport"]["ranks"][0]; assert "vader" in r["btls_open"].split(",") and r["btl"] == "tcp,self", r' \
+        "$TMP/r.json" || fail "btls_open/btl"
+    ;;
+ofi) # the OFI MTL when this node's libfabric offers a provider it accepts (else skipped)
+    OMPI_MCA_pml=cm OMPI_MCA_mtl=ofi mpirun2 --max-bytes 4096 --iterations 20
+    [ "$RC" -eq 0 ] || { echo "SKIP: the OFI MTL did not start here (exit $RC)"; exit 77; }
+    prov=$(sed -n 's/.*mtl:ofi:prov: \([^; ]*\).*/\1/p' "$TMP/err" | head -n 1)
+    [ -n "$prov" ] || fail "no mtl:ofi:prov line from the library"
+    transport_is "ofi:$prov"
+    grep -q "^TRACE_TRANSPORT transport=ofi:$prov pml=cm btl=none mtl=ofi provider=$prov" \
+        "$TMP/out" || fail "TRACE_TRANSPORT details"
+    grep -q 'in exclude list' "$TMP/err" && fail "the OFI MTL's chatter was forwarded"
+    # cm starts the OFI MTL during selection even when ob1 wins: its provider is not the
+    # transport then, though its lines are in the evidence.
+    OMPI_MCA_mtl=ofi OMPI_MCA_pml_ob1_priority=100 mpirun2 --max-bytes 64 --iterations 10
+    grep -q "mtl:ofi:prov: $prov" "$TMP/err" || fail "ob1 run: the OFI MTL did not start"
+    grep -q '^TRACE_TRANSPORT transport=shm pml=ob1 btl=vader,self mtl=none provider=none$' \
+        "$TMP/out" || fail "ob1 run: the unused OFI provider was reported"
+    ;;
+uniband)
+    mpirun2 --kernel uniband --max-bytes 16384 --iterations 20 --json "$TMP/r.json"
+    check_good "0 1 2 4 8 16 32 64 128 256 512 1024 2048 4096 8192 16384"
+    has "# Benchmarking Uniband (window 64)"
+    json_check "$TMP/r.json" ok shm uniband
+    ;;
+json)
+    mpirun2 "${SMALL[@]}" --json "$TMP/r.json"
+    check_good "0 1 2 4 8 16 32 64 128 256 512 1024 2048 4096 8192 16384 32768 65536"
+    json_check "$TMP/r.json" ok shm pingpong
+    # The table and the JSON carry the same rows.
+    "$PY" - "$TMP/r.json" "$TMP/out" <<'EOF' || fail "table and JSON differ"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = [l.split() for l in open(sys.argv[2]) if l.strip() and l.split()[0].isdigit()]
+assert len(rows) == len(d["metrics"]["sizes"])
+for r, s in zip(rows, d["metrics"]["sizes"]):
+    assert int(r[0]) == s["bytes"] and int(r[1]) == s["repetitions"], (r, s)
+    assert abs(float(r[2]) - s["t_usec"]) < 0.006 and abs(float(r[3]) - s["MBps"]) < 0.006, (r, s)
+EOF
+    ;;
+repetitions) # fewer repetitions for big messages: min(N, max(10, 40 MiB / bytes))
+    mpirun2 --min-bytes 1048576 --max-bytes 8388608 --iterations 1000
+    check_good "1048576 2097152 4194304 8388608"
+    reps=$(grep -E '^ +[0-9]+ +[0-9]+ ' "$TMP/out" | awk '{print $2}' | tr '\n' ' ')
+    [ "$reps" = "40 20 10 10 " ] || fail "repetitions '$reps'"
+    ;;
+corrupt) # one damaged payload: Failed Validation, non-zero exit, numbers still there
+    for kernel in pingpong uniband; do
+        STREAMCARD_FAULT=corrupt mpirun2 --kernel "$kernel" --max-bytes 4096 --iterations 20 \
+            --json "$TMP/r.json"
+        [ "$RC" -ne 0 ] || fail "$kernel: exit 0 with a corrupted payload"
+        [ "$(count '^Failed Validation: rank [01] received a 4096-byte message')" -eq 1 ] ||
+            fail "$kernel: Failed Validation line"
+        grep -q 'Solution Validates' "$TMP/out" && fail "$kernel: Solution Validates printed"
+        has "TRACE_WORKLOAD_PHASE=main_loop_end"
+        json_check "$TMP/r.json" failed shm "$kernel"
+    done
+    ;;
+crash)
+    STREAMCARD_FAULT=crash mpirun2 "${SMALL[@]}"
+    [ "$RC" -ne 0 ] || fail "exit 0 after a crash"
+    has "TRACE_WORKLOAD_PHASE=main_loop_begin"
+    grep -q 'main_loop_end' "$TMP/out" && fail "main_loop_end after a crash"
+    ;;
+hang) # rank 0 stops halfway; the launcher is stopped from outside
+    STREAMCARD_FAULT=hang timeout -s TERM 20 "$MPIEXEC" -np 2 --oversubscribe "$BIN" \
+        "${SMALL[@]}" >"$TMP/out" 2>"$TMP/err"
+    RC=$?
+    [ "$RC" -eq 124 ] || fail "exit $RC, expected the timeout's 124"
+    has "TRACE_WORKLOAD_PHASE=main_loop_begin"
+    grep -q 'main_loop_end' "$TMP/out" && fail "main_loop_end in a hung run"
+    ;;
+ready-fd) # the handshake: skipped where the observer's descriptor is not ours
+    # Under mpirun the rank inherits STREAMCARD_READY_FD but not the pipe: skipped, no wait.
+    "$PY" - "$MPIEXEC" "$BIN" >"$TMP/out" 2>"$TMP/err" <<'EOF' || fail "observer run"
+import os, subprocess, sys
+r, w = os.pipe()
+os.set_inheritable(r, True)
+env = dict(os.environ, STREAMCARD_READY_FD=str(r))
+p = subprocess.run([sys.argv[1], "-np", "2", "--oversubscribe", sys.argv[2], "--max-bytes",
+                    "1024", "--iterations", "10"], env=env, pass_fds=(r,), stdout=sys.stdout)
+sys.exit(p.returncode)
+EOF
+    grep -Eq '^TRACE_READY_HANDSHAKE rank=0 fd=[0-9]+ used=0 why=not-open$' "$TMP/out" ||
+        fail "handshake not skipped under mpirun"
+    has "TRACE_WORKLOAD_PHASE=main_loop_end"
+    # A process the observer started itself keeps it (a singleton: it then stops at the
+    # rank count); one the observer names as another process does not.
+    for want in "used=1 why=pipe" "used=0 why=other-process"; do
+        "$PY" - "$BIN" "$want" >"$TMP/out" 2>"$TMP/err" <<'EOF'
+import os, subprocess, sys
+r, w = os.pipe()
+os.set_inheritable(r, True)
+env = dict(os.environ, STREAMCARD_READY_FD=str(r))
+if "other" in sys.argv[2]:
+    env["STREAMCARD_READY_PID"] = "1"
+subprocess.run([sys.argv[1]], env=env, pass_fds=(r,), stdout=sys.stdout)
+EOF
+        grep -Eq "^TRACE_READY_HANDSHAKE rank=0 fd=[0-9]+ $want\$" "$TMP/out" ||
+            fail "singleton: expected $want"
+    done
+    ;;
+bad-options) # exit 2 and one line naming the option, without a launcher
+    while IFS='|' read -r args env_fault want; do
+        # shellcheck disable=SC2086
+        STREAMCARD_FAULT=$env_fault run $args
+        [ "$RC" -eq 2 ] || fail "'$args' (fault '$env_fault'): exit $RC, expected 2"
+        [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "'$args': not one line"
+        grep -q -- "^streamcard-pingpong: $want" "$TMP/err" || fail "'$args': message"
+        [ ! -s "$TMP/out" ] || fail "'$args': stdout not empty"
+    done <<'EOF'
+--kernel foo||--kernel: 'foo' is not a kernel (pingpong|uniband)
+--max-bytes 2147483648||--max-bytes: 2147483648 is out of range
+--max-bytes 1k||--max-bytes: '1k' is not a number
+--min-bytes 64 --max-bytes 8||--min-bytes: 64 is above --max-bytes 8
+--iterations 0||--iterations: 0 is out of range
+--window 8||--window: only the uniband kernel has a window
+--kernel uniband --window 0||--window: 0 is out of range
+--json||--json: missing value
+--frobnicate||--frobnicate: unknown option
+extra||extra: unexpected argument
+|bogus|STREAMCARD_FAULT: 'bogus' is not a fault
+EOF
+    # Not two ranks: one line from rank 0, exit 2.
+    run --max-bytes 8
+    [ "$RC" -eq 2 ] || fail "singleton: exit $RC, expected 2"
+    grep -q '^streamcard-pingpong: MPI_COMM_WORLD: 1 rank (exactly 2' "$TMP/err" ||
+        fail "singleton message"
+    "$MPIEXEC" -np 3 --oversubscribe "$BIN" --max-bytes 8 >"$TMP/out" 2>"$TMP/err"
+    RC=$?
+    [ "$RC" -eq 2 ] || fail "3 ranks: exit $RC, expected 2"
+    [ "$(grep -c '^streamcard-pingpong: MPI_COMM_WORLD: 3 ranks' "$TMP/err")" -eq 1 ] ||
+        fail "3 ranks: message"
+    ;;
+build-info)
+    run --build-info
+    [ "$RC" -eq 0 ] || fail "exit $RC"
+    for key in compiler compiler_version flags mpi_library mpi_standard mpi_flags; do
+        grep -q "^$key=." "$TMP/out" || fail "no $key="
+    done
+    grep -q '^mpi_library=Open MPI' "$TMP/out" || fail "mpi_library"
+    ;;
+help)
+    run --help
+    [ "$RC" -eq 0 ] || fail "exit $RC"
+    grep -q -- '--kernel pingpong|uniband' "$TMP/out" || fail "help text"
+    grep -q 'STREAMCARD_FAULT=corrupt' "$TMP/out" || fail "help: faults"
+    ;;
+*)
+    fail "unknown case"
+    ;;
+esac
+exit 0

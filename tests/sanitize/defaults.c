@@ -1,0 +1,30 @@
+/*
+ * defaults.c: sanitizer settings compiled into every program of the sanitizer build
+ * (STREAMCARD_SANITIZE, see the top-level CMakeLists.txt), so that ctest, a run by hand and
+ * the ranks mpirun starts all use them without ASAN_OPTIONS/LSAN_OPTIONS in the
+ * environment. The runtimes call these hooks at start; a variable in the environment
+ * still wins over what they return.
+ */
+#define SC__SANITIZER_HOOK __attribute__((visibility("default"), used))
+
+SC__SANITIZER_HOOK const char *__asan_default_options(void);
+SC__SANITIZER_HOOK const char *__lsan_default_suppressions(void);
+
+const char *__asan_default_options(void)
+{
+    /* Open MPI's libraries are built without frame pointers: with the fast unwinder a
+       leak's stack ends in them after one frame and no suppression below can match it. The
+       slow unwinder costs little here (the suite takes as long either way). */
+    return "fast_unwind_on_malloc=0";
+}
+
+const char *__lsan_default_suppressions(void)
+{
+    /* Open MPI keeps what MPI_Init allocates until exit, and part of it belongs to
+       components it has dlclose()d by then: not leaks of streamcard's code. Nothing of
+       streamcard's own is suppressed. */
+    return "leak:libmpi.so\n"
+           "leak:libopen-pal.so\n"
+           "leak:libopen-rte.so\n"
+           "leak:libevent\n";
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# mpi-pingpong through `streamcard run` (mpirun, two ranks on this node): the transport is
+# recorded and proven; the silent fallback to TCP, reproduced, fails the card's
+# `expect: transport: shm` gate with a message naming both, its figures kept but marked
+# not usable; a corrupted payload fails validation; a minimum rate is enforced.
+BIN=$1 SRC=$2
+. "$SRC/tests/lib.sh"
+command -v mpirun >/dev/null || { echo "SKIP: mpirun missing (openmpi-bin)"; exit 77; }
+card() { # card NAME [extra lines]
+    local name=$1; shift
+    { printf 'version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n'
+      printf '  min_bytes: 1\n  max_bytes: 65536\n  iterations: 50\n'
+      printf '%s\n' "$@"; } >"$WORK/$name"
+}
+
+card shm.yaml '  expect:' '    transport: shm'
+expect_status 0 "$BIN/streamcard" run "$WORK/shm.yaml" --output "$WORK/runs" --quiet
+B=$(bundle_of "$WORK/out")
+expect_contains "$B/run.conf" "transport=shm"
+expect_contains "$B/run.conf" "transport_ok=1"
+expect_contains "$B/stream.log" "TRACE_RANK_BINDING rank=1"
+expect_contains "$B/stream.log" "#bytes #repetitions"
+python3 - "$B/results.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["workload"] == "mpi-pingpong" and r["verdict"] == "ok", r
+assert r["transport"]["transport"] == "shm", r["transport"]
+sizes = r["metrics"]["sizes"]
+assert len(sizes) >= 10 and sizes[-1]["bytes"] == 65536 and all(s["MBps"] > 0 for s in sizes[1:])
+assert r["gates"]["thread_count"] and r["gates"]["binding"] and r["gates"]["transport"], r["gates"]
+PY
+expect_status 0 "$BIN/streamcard" verify "$B"
+
+# The fallback, reproduced: Open MPI forced onto TCP while the card expects shared memory.
+card tcp.yaml '  expect:' '    transport: shm' '  env:' '    OMPI_MCA_btl: "tcp,self"'
+expect_status 1 "$BIN/streamcard" run "$WORK/tcp.yaml" --output "$WORK/runs" --quiet
+expect_contains "$WORK/err" "expected transport shm, the data went over tcp"
+expect_contains "$WORK/err" "ERROR: workload failed"
+B=$(bundle_of "$WORK/out")
+expect_contains "$B/run.conf" "transport=tcp"
+expect_contains "$B/run.conf" "verdict=failed"
+python3 - "$B/results.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["verdict"] == "failed" and r["gates"]["transport"] is False, r["gates"]
+assert r["metrics"]["sizes"][-1]["MBps"] > 0, "the figures must stay in the bundle"
+PY
+"$BIN/streamcard" verify "$B" >"$WORK/v" 2>&1 && fail "verify accepted the TCP fallback"
+expect_contains "$WORK/v" "FAILED its gates: transport"
+
+# A corrupted payload.
+card bad.yaml
+expect_status 1 env STREAMCARD_FAULT=corrupt "$BIN/streamcard" run "$WORK/bad.yaml" --output "$WORK/runs" --quiet
+B=$(bundle_of "$WORK/out")
+expect_contains "$B/stream.log" "Failed Validation"
+expect_contains "$B/run.conf" "validation_ok=0"
+
+# A health check's minimum rate.
+card slow.yaml '  expect:' '    min_rate_MBps: 100000000'
+expect_status 1 "$BIN/streamcard" run "$WORK/slow.yaml" --output "$WORK/runs" --quiet
+expect_contains "$WORK/err" "is below the card's minimum 100000000.0"
+
+# memory_node is not a key for MPI ranks (their pages are not observed).
+card mem.yaml '  memory_node: 0'
+expect_status 2 "$BIN/streamcard" run "$WORK/mem.yaml" --dry-run
+expect_contains "$WORK/err" "memory_node: not used by workload mpi-pingpong"
+echo "ok: mpi"
