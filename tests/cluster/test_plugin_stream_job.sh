@@ -49,7 +49,7 @@ write_card two.yaml '  cpu_list: 0-1' '  threads: 2'
 job=$(submit two.yaml job.sh -c 1) || fail "sbatch refused"
 state=$(wait_job "$job")
 [[ $state != COMPLETED ]] || fail "a job without the card's CPUs completed"
-grep -q "cpu_list: CPUs 1 are outside the CPUs this job may use" "$WORK/$job.out" ||
-	fail "no clear message: $(cat "$WORK/$job.out")"
-grep -q "sbatch --exclusive, or -c 2" "$WORK/$job.out" || fail "the fix is not named"
+# The user sees it in the job's output (slurmstepd writes it there as the job ends).
+logged "cpu_list: CPUs 1 are outside the CPUs this job may use" "$WORK/$job.out"
+logged "sbatch --exclusive, or -c 2" "$WORK/$job.out"
 echo "PASS $TEST_NAME"
