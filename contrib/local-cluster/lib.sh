@@ -339,18 +339,31 @@ lc_tail_logs() {
 	done
 }
 
-# lc_clean_stale_cgroups NODE...: removes the job cgroups a killed slurmstepd left behind
-# (Slurm does not clean them up). Job ids restart when a cluster's state is purged, and a
-# stale job_<id> cpuset whose step cgroups still hold CPUs makes the next job with that
-# id fail ("cpuset.cpus: Device or resource busy"). Only empty cgroups are removed: rmdir
-# refuses a cgroup that still has tasks or children, so a running job is never touched.
+# lc_clean_stale_cgroups NODE...: removes what killed steps of THIS cluster left in the
+# job cgroups of its nodes, and the cgroups: call it only while this cluster's slurmd on
+# NODE is stopped. A slurmstepd killed with SIGKILL leaves its job cgroup and the extern
+# step's holder process (`sleep 100000000`) behind; job ids restart when slurmctld comes
+# back without saved state, and the next job with that id then fails to start ("cpuset.cpus:
+# Device or resource busy"). Which cgroups are this cluster's: every cluster on the machine
+# shares the tree slurm_<node>, but each has its own range of job ids (FirstJobId).
 lc_clean_stale_cgroups() {
-	local node ctl dir
+	local node ctl dir id first pid
+	first=$(sed -n 's/^FirstJobId=//p' "$LC_CONF" 2>/dev/null)
+	[[ $first =~ ^[0-9]+$ ]] || return 0
 	for node in "$@"; do
-		for ctl in cpuset memory freezer; do
+		for ctl in freezer cpuset memory; do
 			for dir in /sys/fs/cgroup/"$ctl"/slurm_"$node"/uid_*/job_*; do
 				[[ -d $dir ]] || continue
-				# Deepest first: step_*/task_* before the job itself.
+				id=${dir##*/job_}
+				if ! [[ $id =~ ^[0-9]+$ ]] || ((id < first || id >= first + 1000000)); then
+					continue
+				fi
+				# Its processes first (a frozen one would not die), then the cgroups,
+				# deepest first: step_*/task_* before the job itself.
+				[[ $ctl != freezer ]] || find "$dir" -name freezer.state -exec sh -c 'echo THAWED >"$1"' _ {} \; 2>/dev/null
+				find "$dir" -name tasks -exec cat {} + 2>/dev/null | while read -r pid; do
+					kill -9 "$pid" 2>/dev/null || true
+				done
 				find "$dir" -depth -type d -exec rmdir {} \; 2>/dev/null || true
 			done
 		done

@@ -109,7 +109,13 @@ PY
 # logged TEXT FILE...: TEXT appears in one of the files within 10 s (slurmd writes its log
 # asynchronously; a job's end can be seen before its last lines are).
 logged() {
-	local text=$1
+	local text=$1 i
 	shift
-	wait_until 10 "\"$text\" in the job's output or slurmd's log" grep -qshF -- "$text" "$@"
+	for ((i = 0; i < 100; i++)); do
+		grep -qshF -- "$text" "$@" && return 0
+		sleep 0.1
+	done
+	echo "--- looked in: $*" >&2
+	tail -n 20 "$@" >&2 2>/dev/null || true
+	fail "no \"$text\" within 10 s in the job's output or slurmd's log"
 }
