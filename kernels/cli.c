@@ -16,6 +16,60 @@ int sct_cli_bad(const char *prog, const char *what, const char *why, const char 
     return -EINVAL;
 }
 
+int sct_cli_common_opt(const char *prog, int c, const char *arg, char **argv,
+                       struct sct_cli_common *co)
+{
+    switch (c) {
+    case SCT_OPT_JSON:
+        if (!arg || arg[0] == '\0')
+            return sct_cli_bad(prog, "--json", "empty path", "a file path to write");
+        co->json = arg;
+        return 0;
+    case SCT_OPT_BUILD_INFO:
+        co->build_info = 1;
+        return 0;
+    case SCT_OPT_HELP:
+        co->help = 1;
+        return 0;
+    case ':':
+        return sct_cli_bad(prog, argv[optind - 1], "missing value", "see --help");
+    default:
+        return sct_cli_bad(prog, argv[optind - 1], "unknown option", "see --help");
+    }
+}
+
+int sct_cli_no_operands(const char *prog, int argc, char **argv)
+{
+    if (optind < argc)
+        return sct_cli_bad(prog, argv[optind], "unexpected argument", "options only, see --help");
+    return 0;
+}
+
+FILE *sct_cli_open_json(const char *prog, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    char what[256];
+
+    if (!f) {
+        snprintf(what, sizeof(what), "--json %.200s", path);
+        sct_cli_bad(prog, what, strerror(errno), "a writable file path");
+    }
+    return f;
+}
+
+int sct_cli_close_json(const char *prog, const char *path, FILE *f)
+{
+    int failed = ferror(f);
+
+    if (fclose(f) != 0 || failed) {
+        char what[256];
+        snprintf(what, sizeof(what), "--json %.200s", path);
+        sct_cli_bad(prog, what, "could not write all of it", "a writable file path with space");
+        return -EIO;
+    }
+    return 0;
+}
+
 int sct_cli_count(const char *prog, const char *opt, const char *s, unsigned long long min,
                   unsigned long long max, const char *valid, unsigned long long *out)
 {

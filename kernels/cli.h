@@ -9,9 +9,45 @@
 #ifndef SC_KERNELS_CLI_H
 #define SC_KERNELS_CLI_H
 
+#include <getopt.h>
+#include <stdio.h>
+
 /* STREAMCARD_FAULT: corrupt (the workload damages its result after the main loop, so
  * validation must fail), crash (SIGSEGV) and hang (sleep forever), mid main loop. */
 enum sct_fault { SCT_FAULT_NONE, SCT_FAULT_CORRUPT, SCT_FAULT_CRASH, SCT_FAULT_HANG };
+
+/* The options every workload has: --json PATH, --build-info and --help. */
+struct sct_cli_common {
+    const char *json; /* write the results as JSON here too (NULL: no) */
+    int build_info;   /* print the build identity and exit */
+    int help;         /* print the usage and exit */
+};
+
+/* getopt_long values of the common options (beyond any short option character). */
+enum { SCT_OPT_JSON = 0x100, SCT_OPT_BUILD_INFO, SCT_OPT_HELP = 'h' };
+
+/* The common options' entries of a workload's `struct option` table. */
+#define SCT_CLI_COMMON_LONGOPTS                                                                \
+    {"json", required_argument, NULL, SCT_OPT_JSON},                                           \
+        {"build-info", no_argument, NULL, SCT_OPT_BUILD_INFO},                                 \
+        {"help", no_argument, NULL, SCT_OPT_HELP}
+
+/*
+ * A value c from getopt_long (with optstring ":h") that the workload's own options did not
+ * take: a common option is stored in co; a missing value (':'), an unknown option or an
+ * operand left after the options is a one-line error. Returns 0 or -EINVAL.
+ */
+int sct_cli_common_opt(const char *prog, int c, const char *arg, char **argv,
+                       struct sct_cli_common *co);
+
+/* After the getopt_long loop: options only, no operands. Returns 0 or -EINVAL. */
+int sct_cli_no_operands(const char *prog, int argc, char **argv);
+
+/* Open --json PATH for writing; NULL after the one-line error. */
+FILE *sct_cli_open_json(const char *prog, const char *path);
+
+/* Close the --json file; 0, or -EIO after the one-line error (a full disk shows here). */
+int sct_cli_close_json(const char *prog, const char *path, FILE *f);
 
 /* Print "<prog>: <what>: <why> (<valid>)" to stderr; returns -EINVAL. */
 int sct_cli_bad(const char *prog, const char *what, const char *why, const char *valid);

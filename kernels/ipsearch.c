@@ -70,8 +70,7 @@ struct sct_ips_opts {
     int pool; /* 0: as many as OpenMP threads */
     int iterations;
     unsigned long long seed;
-    const char *json;
-    int build_info, help;
+    struct sct_cli_common cli; /* --json, --build-info, --help */
 };
 
 /* ---- validation --------------------------------------------------------------------------- */
@@ -355,9 +354,7 @@ static int sct_parse_options(int argc, char **argv, struct sct_ips_opts *o)
         {"pool-threads", required_argument, NULL, 'p'},
         {"iterations", required_argument, NULL, 'i'},
         {"seed", required_argument, NULL, 's'},
-        {"json", required_argument, NULL, 'j'},
-        {"build-info", no_argument, NULL, 'B'},
-        {"help", no_argument, NULL, 'h'},
+        SCT_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     unsigned long long v;
@@ -397,28 +394,12 @@ static int sct_parse_options(int argc, char **argv, struct sct_ips_opts *o)
             rc = sct_cli_count(SCT_PROG, "--seed", optarg, 0, UINT64_MAX, "a whole number", &v);
             o->seed = v;
             break;
-        case 'j':
-            if (optarg[0] == '\0')
-                return sct_cli_bad(SCT_PROG, "--json", "empty path", "a file path to write");
-            o->json = optarg;
-            break;
-        case 'B':
-            o->build_info = 1;
-            break;
-        case 'h':
-            o->help = 1;
-            break;
-        case ':':
-            return sct_cli_bad(SCT_PROG, argv[optind - 1], "missing value", "see --help");
         default:
-            return sct_cli_bad(SCT_PROG, argv[optind - 1], "unknown option", "see --help");
+            rc = sct_cli_common_opt(SCT_PROG, c, optarg, argv, &o->cli);
         }
     }
-    if (rc)
+    if (rc || (rc = sct_cli_no_operands(SCT_PROG, argc, argv)))
         return rc;
-    if (optind < argc)
-        return sct_cli_bad(SCT_PROG, argv[optind], "unexpected argument",
-                           "options only, see --help");
     if (o->k > o->nb)
         return sct_cli_bad(SCT_PROG, "--k", "more results than database vectors", "k <= nb");
     /* 2 * nq * nb * dim flops must fit the harness's element count with room. */
@@ -540,8 +521,7 @@ static int sct_ips_execute(const struct sct_ips_opts *o, struct sct_ips_run *r, 
     printf("%s\n", SCT_LINE);
     rc = fig.ok ? 0 : SCT_EXIT_FAILED;
     if (json && sct_write_json(json, r, o, &fig, &blas, &acct, &counts) != 0) {
-        fprintf(stderr, SCT_PROG ": --json: %s: %s (a writable file path)\n", o->json,
-                strerror(EIO));
+        sct_cli_bad(SCT_PROG, "--json", strerror(EIO), "a writable file path with space");
         rc = SCT_EXIT_FAILED;
     }
 out_stop:
@@ -575,20 +555,17 @@ int main(int argc, char **argv)
 
     if (sct_parse_options(argc, argv, &o))
         return SCT_EXIT_USAGE;
-    if (o.help) {
+    if (o.cli.help) {
         sct_usage(stdout);
         return 0;
     }
-    if (o.build_info)
+    if (o.cli.build_info)
         return sct_ips_build_info();
     if (sct_fault_read(SCT_PROG, &r.fault))
         return SCT_EXIT_USAGE;
     /* Open the results file first: a bad path should not cost a long run. */
-    if (o.json && !(json = fopen(o.json, "w"))) {
-        fprintf(stderr, SCT_PROG ": --json: %s: %s (a writable file path)\n", o.json,
-                strerror(errno));
+    if (o.cli.json && !(json = sct_cli_open_json(SCT_PROG, o.cli.json)))
         return SCT_EXIT_USAGE;
-    }
     setvbuf(stdout, NULL, _IOLBF, 0); /* the log keeps every line even if we crash */
 
     r.omp_threads = omp_get_max_threads(); /* before BLAS may change this thread's ICV */
@@ -602,10 +579,7 @@ int main(int argc, char **argv)
     r.iterations = o.iterations;
     rc = sct_ips_execute(&o, &r, json);
     sct_ips_run_free(&r);
-    if (json && fclose(json) != 0 && rc == 0) {
-        fprintf(stderr, SCT_PROG ": --json: %s: %s (a writable file path)\n", o.json,
-                strerror(errno));
+    if (json && sct_cli_close_json(SCT_PROG, o.cli.json, json) != 0)
         rc = SCT_EXIT_FAILED;
-    }
     return rc;
 }

@@ -103,9 +103,7 @@ struct sct_stream_opts {
     size_t array_size;
     int iterations;
     enum sct_nt_mode nt;
-    const char *json;
-    int build_info;
-    int help;
+    struct sct_cli_common cli; /* --json, --build-info, --help */
 };
 
 /* ---- the kernels ------------------------------------------------------------------- */
@@ -469,9 +467,7 @@ static int sct_parse_options(int argc, char **argv, struct sct_stream_opts *o)
         {"array-size", required_argument, NULL, 'n'},
         {"iterations", required_argument, NULL, 'i'},
         {"nt-stores", required_argument, NULL, 't'},
-        {"json", required_argument, NULL, 'j'},
-        {"build-info", no_argument, NULL, 'b'},
-        {"help", no_argument, NULL, 'h'},
+        SCT_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     unsigned long long v;
@@ -501,31 +497,19 @@ static int sct_parse_options(int argc, char **argv, struct sct_stream_opts *o)
             if (sct_parse_nt(optarg, &o->nt))
                 return -EINVAL;
             break;
-        case 'j':
-            if (optarg[0] == '\0')
-                return sct_bad("--json", "empty path", "a file path to write");
-            o->json = optarg;
-            break;
-        case 'b':
-            o->build_info = 1;
-            break;
-        case 'h':
-            o->help = 1;
-            break;
-        case ':':
-            return sct_bad(argv[optind - 1], "missing value", "see --help");
         default:
-            return sct_bad(argv[optind - 1], "unknown option", "see --help");
+            if (sct_cli_common_opt(SCT_PROG, c, optarg, argv, &o->cli))
+                return -EINVAL;
         }
     }
-    if (optind < argc)
-        return sct_bad(argv[optind], "unexpected argument", "options only, see --help");
+    if (sct_cli_no_operands(SCT_PROG, argc, argv))
+        return -EINVAL;
     /* `all` grows 15x per repetition: refuse a count whose expected values overflow. */
     {
         const struct sct_stream_kernel *sel[SCT_NKERNELS];
         double expected[SCT_NARRAYS];
         size_t nsel = sct_select(o->kernel, sel);
-        if (!o->help && !o->build_info &&
+        if (!o->cli.help && !o->cli.build_info &&
             sct_stream_expected(sel, nsel, o->iterations, expected) != 0)
             return sct_bad("--iterations", "the kernels' values would overflow a double",
                            "fewer iterations: at most 262 with --kernel all");
@@ -618,8 +602,7 @@ static int sct_stream_execute(const struct sct_stream_opts *o, struct sct_stream
     printf("-------------------------------------------------------------\n");
     rc = ok ? 0 : SCT_EXIT_FAILED;
     if (json && sct_write_json(json, o, counted, r->stores, sel, nsel, st, rep_s, ok) != 0) {
-        fprintf(stderr, "%s: --json: %s: %s (a writable file path)\n", SCT_PROG, o->json,
-                strerror(EIO));
+        sct_cli_bad(SCT_PROG, "--json", strerror(EIO), "a writable file path with space");
         rc = SCT_EXIT_FAILED;
     }
 
@@ -640,29 +623,23 @@ int main(int argc, char **argv)
 
     if (sct_parse_options(argc, argv, &o))
         return SCT_EXIT_USAGE;
-    if (o.help) {
+    if (o.cli.help) {
         sct_usage(stdout);
         return 0;
     }
-    if (o.build_info)
+    if (o.cli.build_info)
         return sct_build_info_print(stdout, sizeof(double)) ? SCT_EXIT_FAILED : 0;
     if (sct_fault_read(SCT_PROG, &r.fault) || sct_resolve_stores(o.nt, &r.stores))
         return SCT_EXIT_USAGE;
     /* Open the results file first: a bad path should not cost a long run. */
-    if (o.json && !(json = fopen(o.json, "w"))) {
-        fprintf(stderr, "%s: --json: %s: %s (a writable file path)\n", SCT_PROG, o.json,
-                strerror(errno));
+    if (o.cli.json && !(json = sct_cli_open_json(SCT_PROG, o.cli.json)))
         return SCT_EXIT_USAGE;
-    }
     setvbuf(stdout, NULL, _IOLBF, 0); /* the log keeps every line even if we crash */
 
     r.n = o.array_size;
     r.iterations = o.iterations;
     rc = sct_stream_execute(&o, &r, json);
-    if (json && fclose(json) != 0 && rc == 0) {
-        fprintf(stderr, "%s: --json: %s: %s (a writable file path)\n", SCT_PROG, o.json,
-                strerror(errno));
+    if (json && sct_cli_close_json(SCT_PROG, o.cli.json, json) != 0)
         rc = SCT_EXIT_FAILED;
-    }
     return rc;
 }

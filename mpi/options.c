@@ -118,9 +118,7 @@ static int scm__parse(int argc, char **argv, struct scm_opts *o)
         {"max-bytes", required_argument, NULL, 'M'},
         {"iterations", required_argument, NULL, 'i'},
         {"window", required_argument, NULL, 'w'},
-        {"json", required_argument, NULL, 'j'},
-        {"build-info", no_argument, NULL, 'b'},
-        {"help", no_argument, NULL, 'h'},
+        SCT_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     int c, window_set = 0;
@@ -145,32 +143,20 @@ static int scm__parse(int argc, char **argv, struct scm_opts *o)
                 return -EINVAL;
             window_set |= c == 'w';
             break;
-        case 'j':
-            if (optarg[0] == '\0')
-                return scm__bad("--json", "empty path", "a file path to write");
-            o->json = optarg;
-            break;
-        case 'b':
-            o->build_info = 1;
-            break;
-        case 'h':
-            o->help = 1;
-            break;
-        case ':':
-            return scm__bad(argv[optind - 1], "missing value", "see --help");
         default:
-            return scm__bad(argv[optind - 1], "unknown option", "see --help");
+            if (sct_cli_common_opt(SCM_PROG, c, optarg, argv, &o->cli))
+                return -EINVAL;
         }
     }
-    if (optind < argc)
-        return scm__bad(argv[optind], "unexpected argument", "options only, see --help");
+    if (sct_cli_no_operands(SCM_PROG, argc, argv))
+        return -EINVAL;
     if (o->min_bytes > o->max_bytes) {
         snprintf(why, sizeof(why), "%zu is above --max-bytes %zu", o->min_bytes, o->max_bytes);
         return scm__bad("--min-bytes", why, "min-bytes <= max-bytes");
     }
     if (window_set && o->kernel != SCM_KERNEL_UNIBAND)
         return scm__bad("--window", "only the uniband kernel has a window", "--kernel uniband");
-    return o->help || o->build_info ? 0 : sct_fault_read(SCM_PROG, &o->fault);
+    return o->cli.help || o->cli.build_info ? 0 : sct_fault_read(SCM_PROG, &o->fault);
 }
 
 int scm_options_parse(int argc, char **argv, struct scm_opts *o)

@@ -24,8 +24,7 @@ struct scm_opts {
     size_t min_bytes, max_bytes; /* message sizes: min, 2 min, 4 min, ... <= max (0 then 1) */
     long iterations;             /* round trips (pingpong) or windows (uniband) per size */
     int window;                  /* uniband: messages in flight per repetition */
-    const char *json;            /* results file, written by rank 0; NULL for none */
-    int build_info, help;
+    struct sct_cli_common cli;   /* --json (written by rank 0), --build-info, --help */
     enum sct_fault fault; /* test-only, STREAMCARD_FAULT */
 };
 

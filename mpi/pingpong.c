@@ -207,11 +207,8 @@ static int scm_open_json(const struct scm_opts *o, MPI_Comm comm, int rank, FILE
     int ok = 1;
 
     *json = NULL;
-    if (rank == 0 && o->json && !(*json = fopen(o->json, "w"))) {
-        fprintf(stderr, SCM_PROG ": --json: %s: %s (a writable file path)\n", o->json,
-                strerror(errno));
+    if (rank == 0 && o->cli.json && !(*json = sct_cli_open_json(SCM_PROG, o->cli.json)))
         ok = 0;
-    }
     MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
     return ok;
 }
@@ -275,13 +272,12 @@ static int scm_run(const struct scm_opts *o, struct scm_probe *probe, MPI_Comm c
                                   .messages = messages,
                                   .failed = failed};
         if (scm_report_json(json, &res) != 0) {
-            fprintf(stderr, SCM_PROG ": --json: %s: %s (a writable file path)\n", o->json,
-                    strerror(EIO));
+            sct_cli_bad(SCM_PROG, "--json", strerror(EIO), "a writable file path with space");
             rc = SCM_EXIT_FAILED;
         }
     }
 out_close:
-    if (json && fclose(json) != 0 && rc == 0)
+    if (json && sct_cli_close_json(SCM_PROG, o->cli.json, json) != 0)
         rc = SCM_EXIT_FAILED;
     return rc;
 }
@@ -296,11 +292,11 @@ int main(int argc, char **argv)
     scm_ready_fd_guard(); /* first: before any descriptor is opened */
     if (scm_options_parse(argc, argv, &o) != 0)
         return SCM_EXIT_USAGE;
-    if (o.help) {
+    if (o.cli.help) {
         scm_options_usage(stdout);
         return 0;
     }
-    if (o.build_info)
+    if (o.cli.build_info)
         return scm_build_info();
     setvbuf(stdout, NULL, _IOLBF, 0); /* the log keeps every line even if we crash */
 
