@@ -19,6 +19,13 @@ expect_not_contains() {
     fi
 }
 
+# expect_line_count FILE N: FILE has exactly N lines (one per problem, none extra).
+expect_line_count() {
+    local got
+    got=$(wc -l <"$1")
+    [ "$got" -eq "$2" ] || { echo "--- $1:" >&2; cat "$1" >&2; fail "$1: $got lines, expected $2"; }
+}
+
 # expect_status N CMD...: CMD exits with status N (output kept in $WORK/out, $WORK/err).
 expect_status() {
     local want=$1; shift

@@ -97,11 +97,12 @@ typedef struct sc__flag_value {
 } sc__flag_value;
 
 /*
- * Parses options into plan; card flags are applied after the card file is read. A card
- * whose keys or values are wrong sets *card_errors but returns 0, so the checks that
- * follow can report the card's other problems in the same run.
+ * Parses options into plan; card flags are applied after the card file is read. A wrong
+ * option, flag value, card key or card value is reported in diag and sets *problems, but
+ * returns 0, so the checks that follow report the card's other problems in the same run.
+ * Returns -errno only when there is nothing to check (no card, or it cannot be read).
  */
-static int sc__run_parse(int argc, char **argv, sc_plan *plan, bool *dry_run, bool *card_errors,
+static int sc__run_parse(int argc, char **argv, sc_plan *plan, bool *dry_run, bool *problems,
                          sc_diag *diag)
 {
     struct option *opts = sc__run_options();
@@ -129,7 +130,7 @@ static int sc__run_parse(int argc, char **argv, sc_plan *plan, bool *dry_run, bo
             if (!end || *end || plan->timeout_s <= 0) {
                 sc_diag_addf(diag, "--timeout: \"%s\" is not a positive number of seconds",
                              optarg);
-                rc = -EINVAL;
+                *problems = true;
             }
         } else if (c == OPT_QUIET) {
             plan->quiet = true;
@@ -158,10 +159,10 @@ static int sc__run_parse(int argc, char **argv, sc_plan *plan, bool *dry_run, bo
             flags[nflags++].value = optarg;
         } else if (c == ':') {
             sc_diag_addf(diag, "%s: needs a value (see streamcard run --help)", argv[optind - 1]);
-            rc = -EINVAL;
+            *problems = true;
         } else {
             sc_diag_addf(diag, "%s: unknown option (see streamcard run --help)", argv[optind - 1]);
-            rc = -EINVAL;
+            *problems = true;
         }
     }
     if (optind < argc - 1) {
@@ -180,7 +181,7 @@ static int sc__run_parse(int argc, char **argv, sc_plan *plan, bool *dry_run, bo
         plan->card_path = strdup(argv[optind]);
         int lrc = sc_card_load_file(plan->card, argv[optind], diag);
         if (lrc == -EINVAL)
-            *card_errors = true;
+            *problems = true;
         else if (lrc < 0)
             rc = -EINVAL; /* unreadable, or not YAML: nothing more to check */
     } else if (nflags == 0 && job_bundle && job_card) {
@@ -196,9 +197,13 @@ static int sc__run_parse(int argc, char **argv, sc_plan *plan, bool *dry_run, bo
                            "streamcard run card.yaml, or --workload stream --cpu-list 0-1 ...)");
         rc = -EINVAL;
     }
-    for (size_t i = 0; i < nflags; i++)
-        if (sc_card_set_flag(plan->card, flags[i].flag, flags[i].value, diag) < 0)
-            rc = -EINVAL;
+    for (size_t i = 0; i < nflags; i++) {
+        int frc = sc_card_set_flag(plan->card, flags[i].flag, flags[i].value, diag);
+        if (frc == -EINVAL)
+            *problems = true;
+        else if (frc < 0)
+            rc = frc;
+    }
 out:
     free(opts);
     free(flags);
@@ -248,17 +253,21 @@ static int sc__check_machine(const sc_plan *plan, sc_diag *diag)
 int sc_run_prepare(int argc, char **argv, long sweep_index, sc_plan *plan, bool *dry_run,
                    sc_diag *diag)
 {
-    bool card_errors = false;
+    bool problems = false;
     int rc;
 
     plan->sysroot = getenv("STREAMCARD_SYSROOT") ? getenv("STREAMCARD_SYSROOT") : "/";
-    rc = sc__run_parse(argc, argv, plan, dry_run, &card_errors, diag);
+    rc = sc__run_parse(argc, argv, plan, dry_run, &problems, diag);
     if (rc != 0)
         return rc; /* 1: --help was printed */
-    if (plan->card->n_sweep && sweep_index < 0)
-        return card_errors ? -EINVAL : 0; /* the caller runs the sweep, run by run */
+    if (plan->card->n_sweep && sweep_index < 0) {
+        if (!problems)
+            return 0; /* the caller runs the sweep, run by run */
+        sc_card_check(plan->card, diag); /* the rest of the problems, value by value */
+        return -EINVAL;
+    }
     if (sweep_index >= 0 && sc_card_sweep_select(plan->card, (size_t)sweep_index, diag) < 0)
-        card_errors = true;
+        problems = true;
     if (plan->adopt_bundle) {
         char state[PATH_MAX];
         snprintf(state, sizeof(state), "%s/prefetch/state/state.env", plan->adopt_bundle);
@@ -270,7 +279,7 @@ int sc_run_prepare(int argc, char **argv, long sweep_index, sc_plan *plan, bool 
     if (!plan->submit && plan->card->workload != SC_WORKLOAD_NONE &&
         sc__check_machine(plan, diag) < 0)
         rc = -EINVAL;
-    if (card_errors)
+    if (problems)
         rc = -EINVAL;
     if (rc == 0)
         rc = sc__resolve_card_text(plan);

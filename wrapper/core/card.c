@@ -282,26 +282,18 @@ static void sc__read_sweep_map(sc__card_reader *r, yaml_node_t *k, yaml_node_t *
                          sc__card_key_name(key), r->card->line[key->field]);
         return;
     }
+    int errors = r->errors;
     r->card->present[key->field] = true;
     r->card->line[key->field] = sc__line(key_node);
     sc__read_sweep(r, key, key_node, values);
+    if (r->errors > errors)
+        r->card->invalid[key->field] = true;
 }
 
-/* Stores one key's value node; path is the dotted path of the key. */
-static void sc__read_value(sc__card_reader *r, const sc__card_key *key, yaml_node_t *k,
-                           yaml_node_t *v)
+/* Stores one given key's value node (a value, a list, a mapping or a sweep). */
+static void sc__read_node(sc__card_reader *r, const sc__card_key *key, yaml_node_t *k,
+                          yaml_node_t *v, const char *where)
 {
-    char where[512];
-
-    snprintf(where, sizeof(where), "%s:%d", r->name, sc__line(k));
-    if (r->card->present[key->field]) {
-        sc_diag_addf(r->diag, "%s: duplicate key %s (first on line %d)", where,
-                     sc__card_key_name(key), r->card->line[key->field]);
-        r->errors++;
-        return;
-    }
-    r->card->present[key->field] = true;
-    r->card->line[key->field] = sc__line(k);
     if (key->type == SC__CT_ENV && v->type == YAML_MAPPING_NODE) {
         sc__read_env(r, v);
         return;
@@ -336,6 +328,27 @@ static void sc__read_value(sc__card_reader *r, const sc__card_key *key, yaml_nod
     }
     if (sc__card_assign(r->card, key, sc__scalar(v), where, r->diag) < 0)
         r->errors++;
+}
+
+/* Stores one key's value node; a value the reader refused marks the key invalid. */
+static void sc__read_value(sc__card_reader *r, const sc__card_key *key, yaml_node_t *k,
+                           yaml_node_t *v)
+{
+    char where[512];
+    int errors = r->errors;
+
+    snprintf(where, sizeof(where), "%s:%d", r->name, sc__line(k));
+    if (r->card->present[key->field]) {
+        sc_diag_addf(r->diag, "%s: duplicate key %s (first on line %d)", where,
+                     sc__card_key_name(key), r->card->line[key->field]);
+        r->errors++;
+        return;
+    }
+    r->card->present[key->field] = true;
+    r->card->line[key->field] = sc__line(k);
+    sc__read_node(r, key, k, v, where);
+    if (r->errors > errors)
+        r->card->invalid[key->field] = true;
 }
 
 /* Walks a mapping whose keys live under prefix ("" for the top, "experiment", ...). */
@@ -488,6 +501,9 @@ int sc_card_set_flag(sc_card *card, const char *flag, const char *value, sc_diag
     if (!key)
         return -ENOENT;
     snprintf(where, sizeof(where), "--%s", flag);
+    /* Given, even when refused: the checks then say nothing more about it (not "missing"). */
+    card->present[key->field] = true;
+    card->line[key->field] = 0;
     int rc = sc__card_assign(card, key, value, where, diag);
     if (rc < 0)
         return rc;
@@ -501,7 +517,5 @@ int sc_card_set_flag(sc_card *card, const char *flag, const char *value, sc_diag
         card->sweep_field = SC_CF_COUNT;
     }
     card->overridden = card->overridden || card->source != NULL;
-    card->present[key->field] = true;
-    card->line[key->field] = 0;
     return 0;
 }

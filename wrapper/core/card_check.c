@@ -32,6 +32,12 @@ static const char *sc__where(const sc_card *card, sc_card_field f, char *buf, si
     return buf;
 }
 
+/* Neither of the two keys had its value refused: a rule relating them can be checked. */
+static bool sc__valid(const sc_card *card, sc_card_field a, sc_card_field b)
+{
+    return !card->invalid[a] && !card->invalid[b];
+}
+
 static double sc__gib(uint64_t bytes)
 {
     return (double)bytes / (1024.0 * 1024.0 * 1024.0);
@@ -200,10 +206,44 @@ static int sc__derive_run_name(sc_card *card)
     return card->run_name ? 0 : -ENOMEM;
 }
 
+/* Appends to diag the lines of more that diag does not hold yet. */
+static void sc__diag_merge(sc_diag *diag, const sc_diag *more)
+{
+    for (size_t i = 0; i < more->count; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < diag->count && !seen; j++)
+            seen = strcmp(diag->lines[j], more->lines[i]) == 0;
+        if (!seen)
+            sc_diag_addf(diag, "%s", more->lines[i]);
+    }
+}
+
+/* Parses the sweep card again and checks the run of its index-th value into diag. */
+static int sc__check_sweep_value(const sc_card *card, size_t index, sc_diag *diag)
+{
+    sc_card *one = sc_card_new();
+    sc_diag parse;
+    int rc;
+
+    if (!one)
+        return -ENOMEM;
+    /* The YAML's own problems were reported when the card was read: not again per value. */
+    sc_diag_init(&parse);
+    rc = sc_card_parse(one, card->source, card->source_len, card->source_name, &parse);
+    sc_diag_free(&parse);
+    if (rc == 0 || rc == -EINVAL) {
+        int r = sc_card_sweep_select(one, index, diag);
+        int c = r == 0 ? sc_card_check(one, diag) : r;
+        rc = rc ? rc : c;
+    }
+    sc_card_free(one);
+    return rc;
+}
+
 /*
  * A card with a sweep is checked run by run: every value makes a card of its own (the
  * YAML parsed again, the value selected), and each must pass. The base card itself is
- * never run.
+ * never run. A problem every run shares (a key of another workload) is reported once.
  */
 static int sc__check_sweep(const sc_card *card, sc_diag *diag)
 {
@@ -214,17 +254,13 @@ static int sc__check_sweep(const sc_card *card, sc_diag *diag)
         return -EINVAL;
     }
     for (size_t i = 0; i < card->n_sweep; i++) {
-        sc_card *one = sc_card_new();
-        if (!one)
-            return -ENOMEM;
-        int r = sc_card_parse(one, card->source, card->source_len, card->source_name, diag);
-        if (r == 0)
-            r = sc_card_sweep_select(one, i, diag);
-        if (r == 0)
-            r = sc_card_check(one, diag);
+        sc_diag one;
+        sc_diag_init(&one);
+        int r = sc__check_sweep_value(card, i, &one);
+        sc__diag_merge(diag, &one);
+        sc_diag_free(&one);
         if (r < 0)
             rc = r;
-        sc_card_free(one);
     }
     return rc;
 }
@@ -238,19 +274,21 @@ int sc_card_check(sc_card *card, sc_diag *diag)
         return sc__check_sweep(card, diag);
     int ncpus = hwloc_bitmap_weight(card->cpus);
 
+    /* A key given with a refused value was reported where it was read: not "missing" too. */
     if (card->workload == SC_WORKLOAD_NONE) {
-        sc_diag_addf(diag, "%s: workload: missing (valid: stream, ipsearch, mpi-pingpong)",
-                     card->source_name);
+        if (!card->present[SC_CF_WORKLOAD])
+            sc_diag_addf(diag, "%s: workload: missing (valid: stream, ipsearch, mpi-pingpong)",
+                         card->source_name);
         return -EINVAL;
     }
-    if (!card->cpu_list) {
+    if (!card->present[SC_CF_CPU_LIST]) {
         sc_diag_addf(diag, "%s: cpu_list: missing (valid: Linux cpulist such as 0-3,8,10-11)",
                      card->source_name);
         errors++;
     }
     if (!card->present[SC_CF_THREADS])
         card->threads = card->workload == SC_WORKLOAD_MPI_PINGPONG ? 1 : (ncpus > 0 ? ncpus : 1);
-    else if (card->cpu_list && card->threads > ncpus) {
+    else if (card->cpu_list && !card->invalid[SC_CF_THREADS] && card->threads > ncpus) {
         sc_diag_addf(diag, "%s: threads: %ld is more than the %d CPUs of cpu_list %s (valid: 1-%d)",
                      sc__where(card, SC_CF_THREADS, where, sizeof(where)), card->threads, ncpus,
                      card->cpu_list, ncpus);
@@ -267,14 +305,16 @@ int sc_card_check(sc_card *card, sc_diag *diag)
                                                           : "pingpong, uniband");
         errors++;
     }
-    if (card->workload == SC_WORKLOAD_IPSEARCH && card->k > card->nb) {
+    if (card->workload == SC_WORKLOAD_IPSEARCH && sc__valid(card, SC_CF_K, SC_CF_NB) &&
+        card->k > card->nb) {
         sc_diag_addf(diag, "%s: k: %llu is more than the %llu database vectors nb (valid: 1-%llu)",
                      sc__where(card, SC_CF_K, where, sizeof(where)),
                      (unsigned long long)card->k, (unsigned long long)card->nb,
                      (unsigned long long)card->nb);
         errors++;
     }
-    if (card->workload == SC_WORKLOAD_MPI_PINGPONG && card->min_bytes > card->max_bytes) {
+    if (card->workload == SC_WORKLOAD_MPI_PINGPONG &&
+        sc__valid(card, SC_CF_MIN_BYTES, SC_CF_MAX_BYTES) && card->min_bytes > card->max_bytes) {
         sc_diag_addf(diag, "%s: min_bytes: %llu is more than max_bytes %llu (valid: 0-%llu)",
                      sc__where(card, SC_CF_MIN_BYTES, where, sizeof(where)),
                      (unsigned long long)card->min_bytes, (unsigned long long)card->max_bytes,

@@ -226,8 +226,8 @@ static int sc__replace_string(char **slot, const char *value)
     return 0;
 }
 
-int sc__card_assign(sc_card *card, const sc__card_key *key, const char *value, const char *where,
-                    sc_diag *diag)
+static int sc__assign_value(sc_card *card, const sc__card_key *key, const char *value,
+                            const char *where, sc_diag *diag)
 {
     const char *name = sc__card_key_name(key);
     void *slot = sc__card_slot(card, key->field);
@@ -313,6 +313,15 @@ int sc__card_assign(sc_card *card, const sc__card_key *key, const char *value, c
     sc_diag_addf(diag, "%s: %s: expected a %s, got a single value", where, name,
                  key->type == SC__CT_ENV ? "mapping (NAME: value)" : "list");
     return -EINVAL;
+}
+
+int sc__card_assign(sc_card *card, const sc__card_key *key, const char *value, const char *where,
+                    sc_diag *diag)
+{
+    int rc = sc__assign_value(card, key, value, where, diag);
+
+    card->invalid[key->field] = rc == -EINVAL;
+    return rc;
 }
 
 const char *sc_card_flag(size_t index, const char **help)

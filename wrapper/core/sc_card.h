@@ -111,6 +111,9 @@ typedef struct sc_card {
     size_t swept_index;
 
     bool present[SC_CF_COUNT]; /* given in the YAML or by a flag */
+    /* Given, but the value was refused (and reported): the checks that relate it to other
+       keys skip it, so that one mistake makes one message. */
+    bool invalid[SC_CF_COUNT];
     int line[SC_CF_COUNT];     /* YAML line (1-based); 0 when given by a flag */
     bool overridden;           /* a flag changed a value after the YAML was read */
 } sc_card;

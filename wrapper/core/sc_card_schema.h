@@ -46,7 +46,8 @@ const sc__card_key *sc__card_key_suggest(const char *name);
 
 /*
  * Converts one scalar and stores it in card. where is "card.yaml:5" or "--threads" and
- * starts every message. Returns 0 or -EINVAL with a line in diag.
+ * starts every message. Returns 0 or -EINVAL with a line in diag; card->invalid[] records
+ * which of the two it was.
  */
 int sc__card_assign(sc_card *card, const sc__card_key *key, const char *value, const char *where,
                     sc_diag *diag);
