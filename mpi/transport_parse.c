@@ -25,7 +25,8 @@ void scm_list_add(char *buf, size_t len, const char *item)
 {
     size_t n = strlen(item), used = strlen(buf);
 
-    if (n == 0 || scm_list_has(buf, item))
+    /* An item with a comma would read back as two: no library names a component so. */
+    if (n == 0 || strchr(item, ',') || scm_list_has(buf, item))
         return;
     if (used + (used > 0) + n + 1 > len)
         return; /* full: the list is evidence, not a buffer overflow */
@@ -111,8 +112,8 @@ void scm_parse_ofi(const char *text, char *provider, size_t prov_len, char *doma
             continue;
         scm__evidence(evidence, ev_len, m);
     }
-    provider[strcspn(provider, " \t\r")] = '\0';
-    domain[strcspn(domain, " \t\r")] = '\0';
+    provider[strcspn(provider, " \t\r,")] = '\0'; /* a name ends there: see scm_list_add */
+    domain[strcspn(domain, " \t\r,")] = '\0';
 }
 
 /* One BTL's transport name: shared-memory BTLs are "shm", the OFI BTL names its provider. */

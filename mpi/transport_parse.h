@@ -24,7 +24,8 @@
 /* 1 when item is one of the comma list's entries, else 0. */
 int scm_list_has(const char *list, const char *item);
 
-/* Append item to the comma list in buf (size len) unless it is already there. */
+/* Append item to the comma list in buf (size len) unless it is already there, is empty,
+   holds a comma, or does not fit. */
 void scm_list_add(char *buf, size_t len, const char *item);
 
 /*

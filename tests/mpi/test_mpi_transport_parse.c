@@ -37,6 +37,7 @@ static void test_lists(void)
     scm_list_add(list, sizeof(list), "vader");
     scm_list_add(list, sizeof(list), "tcp");
     scm_list_add(list, sizeof(list), "");
+    scm_list_add(list, sizeof(list), "vader,tcp"); /* would read back as two items */
     SC_CHECK_STR_EQ(list, "tcp,vader");
     SC_CHECK(scm_list_has(list, "vader"));
     SC_CHECK(!scm_list_has(list, "vade"));
