@@ -434,6 +434,132 @@ static const refuse_case refuse_cases[] = {
 };
 
 /* Every refusal changes nothing: no MSR, no governor, no journal. */
+/* What one racing job reports to the test: its apply's result and reason. */
+typedef struct race_result {
+    unsigned job;
+    int rc;
+    bool refused_in_log; /* control.log says REFUSED */
+    char why[256];
+} race_result;
+
+enum { RACERS = 6 };
+
+/* Racer i's settings: no two neighbours ask the same, so every pair conflicts somehow. */
+static void race_request(node *n, int i)
+{
+    static const char *const govs[] = {"performance", "powersave"};
+    n->req.prefetch = i % 2 ? SC_PREFETCH_ON : SC_PREFETCH_OFF;
+    n->req.governor = govs[(i / 2) % 2];
+}
+
+/* A racing job (a child): waits on go until the test closes it, applies, reports, exits. */
+static void race_child(node *n, int i, pid_t holder, int go, int report)
+{
+    sc_pfctl_evidence ev;
+    race_result r = {.job = 100u + (unsigned)i};
+    char byte;
+
+    race_request(n, i);
+    (void)!read(go, &byte, 1); /* EOF: every racer is released at once */
+    r.rc = sc_pfctl_apply(&n->cfg, r.job, holder, &n->req, &ev, r.why, sizeof(r.why));
+    r.refused_in_log = ev.control_log && strstr(ev.control_log, "REFUSED: ");
+    sc_pfctl_evidence_free(&ev);
+    /* One write below PIPE_BUF: the reports of the racers do not interleave. */
+    _exit(write(report, &r, sizeof(r)) == (ssize_t)sizeof(r) ? 0 : 1);
+}
+
+/*
+ * Several jobs ask for conflicting settings on one node at the same instant (released
+ * together through a pipe): the state directory's lock lets exactly one in, the others
+ * are refused as busy naming it, one journal with one holder is left, and releasing it
+ * restores the node's originals.
+ */
+static void test_jobs_race_for_the_node(void)
+{
+    fake_node spec = {INTEL_CORE, 4, MSR_I, SEED, GOVS, "schedutil"};
+    race_result res[RACERS], *won = NULL;
+    pid_t holders[RACERS], kids[RACERS];
+    int go[2], report[2], winners = 0;
+    char why[512], buf[64], *log = NULL;
+    node n;
+
+    SC_CHECK_INT_EQ(node_make(&n, &spec, "0-3", SC_PREFETCH_OFF, NULL), 0);
+    for (int i = 0; i < RACERS; i++) {
+        holders[i] = fake_holder_start(); /* before the pipes: holders must not keep them open */
+        SC_CHECK(holders[i] > 0);
+    }
+    SC_CHECK(pipe(go) == 0 && pipe(report) == 0);
+    for (int i = 0; i < RACERS; i++) {
+        kids[i] = fork();
+        SC_CHECK(kids[i] >= 0);
+        if (kids[i] == 0) {
+            close(go[1]);
+            close(report[0]);
+            race_child(&n, i, holders[i], go[0], report[1]);
+        }
+    }
+    close(go[0]);
+    close(report[1]);
+    close(go[1]); /* the start signal */
+    for (int i = 0; i < RACERS; i++) {
+        int status = -1;
+        SC_CHECK(waitpid(kids[i], &status, 0) == kids[i]);
+        SC_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "racer %d did not report", i);
+    }
+    for (int i = 0; i < RACERS; i++)
+        SC_CHECK(read(report[0], &res[i], sizeof(res[i])) == (ssize_t)sizeof(res[i]));
+    close(report[0]);
+
+    for (int i = 0; i < RACERS; i++)
+        if (res[i].rc == 0) {
+            won = &res[i];
+            winners++;
+        }
+    SC_CHECK_INT_EQ(winners, 1);
+    char holds[64];
+    snprintf(holds, sizeof(holds), "streamcard: node busy: job %u holds ", won->job);
+    for (int i = 0; i < RACERS; i++) {
+        if (&res[i] == won)
+            continue;
+        SC_CHECK_MSG(res[i].rc == -EBUSY, "job %u: rc %d (%s)", res[i].job, res[i].rc, res[i].why);
+        SC_CHECK_STR_CONTAINS(res[i].why, holds);
+        SC_CHECK(res[i].refused_in_log);
+        SC_CHECK(!journal_exists(&n, res[i].job));
+    }
+
+    /* One journal, the winner's, with its one holder; the node has the winner's settings. */
+    int w = (int)(won->job - 100);
+    SC_CHECK(journal_exists(&n, won->job));
+    SC_CHECK_INT_EQ(journal_count(&n, won->job, "holder="), 1);
+    race_request(&n, w);
+    for (unsigned cpu = 0; cpu < 4; cpu++) {
+        SC_CHECK(fake_msr_get(n.root, cpu, MSR_I) ==
+                 (n.req.prefetch == SC_PREFETCH_OFF ? (SEED | 0xf) : SEED));
+        SC_CHECK_STR_EQ(fake_governor(n.root, cpu, buf, sizeof(buf)), n.req.governor);
+    }
+
+    SC_CHECK_INT_EQ(sc_pfctl_release(&n.cfg, won->job, holders[w], &log), 0);
+    free(log);
+    SC_CHECK(!journal_exists(&n, won->job));
+    for (unsigned cpu = 0; cpu < 4; cpu++) {
+        SC_CHECK(fake_msr_get(n.root, cpu, MSR_I) == SEED);
+        SC_CHECK_STR_EQ(fake_governor(n.root, cpu, buf, sizeof(buf)), "schedutil");
+    }
+    /* The node is free again: a loser now gets it. */
+    int next = (w + 1) % RACERS;
+    sc_pfctl_evidence ev;
+    race_request(&n, next);
+    SC_CHECK_INT_EQ(sc_pfctl_apply(&n.cfg, 100u + (unsigned)next, holders[next], &n.req, &ev, why,
+                                   sizeof(why)),
+                    0);
+    sc_pfctl_evidence_free(&ev);
+    SC_CHECK_INT_EQ(sc_pfctl_release(&n.cfg, 100u + (unsigned)next, holders[next], &log), 0);
+    free(log);
+    for (int i = 0; i < RACERS; i++)
+        fake_holder_stop(holders[i]);
+    node_free(&n);
+}
+
 static void test_refusals_change_nothing(void)
 {
     for (size_t i = 0; i < sizeof(refuse_cases) / sizeof(refuse_cases[0]); i++) {
@@ -623,6 +749,7 @@ int main(void)
     SC_TEST_RUN(test_two_holders_share_one_change);
     SC_TEST_RUN(test_restore_stale);
     SC_TEST_RUN(test_conflicts);
+    SC_TEST_RUN(test_jobs_race_for_the_node);
     SC_TEST_RUN(test_refusals_change_nothing);
     SC_TEST_RUN(test_governor_apply_release);
     SC_TEST_RUN(test_nothing_to_do);
