@@ -1,9 +1,36 @@
 #!/usr/bin/env bash
 # A two-value sweep runs each value as its own verified bundle and writes the table; the
 # two runs compare as a valid single-variable comparison (they name their independent
-# variable); a bad value stops the sweep before anything runs.
+# variable); a bad value stops the sweep before anything runs. Sweeps of STREAM's threads
+# and of ipsearch's pool_threads.
 BIN=$1 SRC=$2
 . "$SRC/tests/lib.sh"
+
+# check_sweep VARIABLE VALUE...: the sweep just run (its output in $WORK/out) wrote a
+# table with one ok row per value, each naming a bundle that verify accepts and whose card
+# has that value; the bundles compare with VARIABLE as their independent variable.
+check_sweep() {
+    local var=$1 table row b v bundles=()
+    shift
+    expect_contains "$WORK/out" "streamcard sweep: $var over $# values"
+    table=$(sed -n 's/^SWEEP_TABLE=//p' "$WORK/out")
+    [ -f "$table" ] || fail "no sweep table file"
+    expect_contains "$table" "| $var | verdict |"
+    for v in "$@"; do
+        row=$(grep "^| $v | " "$table") || fail "no row for $var=$v"
+        case $row in *"| ok |"*) ;; *) fail "$var=$v not ok: $row" ;; esac
+        b=$(awk -F'|' '{gsub(/ /, "", $6); print $6}' <<<"$row")
+        [ -d "$b" ] || fail "row names no bundle: $row"
+        expect_contains "$b/run.conf" "sweep_variable=$var"
+        expect_contains "$b/card.yaml" "$var: $v"
+        "$BIN/streamcard" verify "$b" >/dev/null 2>&1 || fail "verify rejects $b"
+        bundles+=("$b")
+    done
+    expect_status 0 "$BIN/streamcard" compare "${bundles[@]}"
+    expect_contains "$WORK/out" "independent variable: $var (the sweep both runs belong to)"
+    SWEPT=("${bundles[@]}")
+}
+
 cat >"$WORK/sweep.yaml" <<'CARD'
 version: 1
 experiment:
@@ -15,22 +42,29 @@ experiment:
   iterations: 4
 CARD
 expect_status 0 "$BIN/streamcard" run "$WORK/sweep.yaml" --output "$WORK/runs" --quiet
-expect_contains "$WORK/out" "streamcard sweep: threads over 2 values"
-table=$(sed -n 's/^SWEEP_TABLE=//p' "$WORK/out")
-[ -f "$table" ] || fail "no sweep table file"
-bundles=()
-for t in 1 2; do
-    row=$(grep "^| $t | " "$table") || fail "no row for threads=$t"
-    case $row in *"| ok |"*) ;; *) fail "threads=$t not ok: $row" ;; esac
-    b=$(awk -F'|' '{gsub(/ /, "", $6); print $6}' <<<"$row")
-    [ -d "$b" ] || fail "row names no bundle: $row"
-    expect_contains "$b/run.conf" "sweep_variable=threads"
-    expect_contains "$b/card.yaml" "threads: $t"
-    "$BIN/streamcard" verify "$b" >/dev/null 2>&1 || fail "verify rejects $b"
-    bundles+=("$b")
+check_sweep threads 1 2
+
+# ipsearch's pool_threads (request handlers) at a fixed thread count, tiny sizes: each run
+# keeps threads 2 and runs its own number of handlers.
+cat >"$WORK/pool.yaml" <<'CARD'
+version: 1
+experiment:
+  workload: ipsearch
+  cpu_list: 0-1
+  threads: 2
+  pool_threads: [1, 2]
+  nb: 2000
+  nq: 20
+  dim: 16
+  k: 5
+  iterations: 2
+CARD
+expect_status 0 "$BIN/streamcard" run "$WORK/pool.yaml" --output "$WORK/pool" --quiet
+check_sweep pool_threads 1 2
+for i in 0 1; do
+    expect_contains "${SWEPT[$i]}/card.yaml" "threads: 2"
+    expect_contains "${SWEPT[$i]}/stream.log" "omp_threads=2 pool_threads=$((i + 1)) "
 done
-expect_status 0 "$BIN/streamcard" compare "${bundles[@]}"
-expect_contains "$WORK/out" "independent variable: threads (the sweep both runs belong to)"
 
 # The dry run shows every run and writes nothing.
 expect_status 0 "$BIN/streamcard" run "$WORK/sweep.yaml" --output "$WORK/dry" --dry-run
