@@ -49,4 +49,12 @@ m = r["metrics"]
 for key in ("qps", "gflops", "total_thread_seconds", "wall_seconds"):
     assert m[key] > 0, (key, m)
 assert m["recall_at_k"] == 1, m
+# The kernel's evidence is kept beside its metrics.
+e = r["evidence"]
+assert e["blas"]["library"] and e["blas_threads"] >= 1, e["blas"]
+assert e["env"]["OMP_WAIT_POLICY"] == "passive" and e["env"]["KMP_BLOCKTIME"] == "0", e["env"]
+assert e["pool_threads"] == 1 and e["omp_threads"] == 2, e
+assert len(e["compute_thread_bindings"]) == e["compute_threads"] == 2, e
+assert "counters" in e, e
+assert r["validation"] == "ok" and r["sampled_queries"] == 16, r
 PY

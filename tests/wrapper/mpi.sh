@@ -28,6 +28,10 @@ assert r["transport"]["transport"] == "shm", r["transport"]
 sizes = r["metrics"]["sizes"]
 assert len(sizes) >= 10 and sizes[-1]["bytes"] == 65536 and all(s["MBps"] > 0 for s in sizes[1:])
 assert r["gates"]["thread_count"] and r["gates"]["binding"] and r["gates"]["transport"], r["gates"]
+# Per-rank bindings and the validation counts are kept beside the metrics.
+assert [b["rank"] for b in r["bindings"]] == [0, 1], r["bindings"]
+assert all(b["host"] and b["cpu"] in (0, 1) and b["allowed"] for b in r["bindings"]), r["bindings"]
+assert r["validation"] == "ok" and r["messages_checked"] > 0 and r["failed_checks"] == 0, r
 PY
 expect_status 0 "$BIN/streamcard" verify "$B"
 
