@@ -18,6 +18,13 @@ expect_status 0 "$BIN/streamcard" run "$WORK/shm.yaml" --output "$WORK/runs" --q
 B=$(bundle_of "$WORK/out")
 expect_contains "$B/run.conf" "transport=shm"
 expect_contains "$B/run.conf" "transport_ok=1"
+# The transport's components and each rank's view of it, and the workload's sizes.
+grep -qx "transport_pml=[a-z0-9]*" "$B/run.conf" || fail "run.conf lacks transport_pml"
+grep -q "^transport_btl=.*vader\|^transport_btl=.*sm" "$B/run.conf" || fail "run.conf lacks the shm btl"
+grep -q "^transport_rank=rank=1 host=.* fi_info=" "$B/run.conf" || fail "run.conf lacks rank 1's transport"
+for kv in kernel=pingpong min_bytes=1 max_bytes=65536 iterations=50 ranks=2; do
+    grep -qx "$kv" "$B/run.conf" || fail "run.conf lacks $kv"
+done
 expect_contains "$B/stream.log" "TRACE_RANK_BINDING rank=1"
 expect_contains "$B/stream.log" "#bytes #repetitions"
 python3 - "$B/results.json" <<'PY'

@@ -48,6 +48,9 @@ typedef struct sc_tracelog {
     sc_rank_binding *rank_bindings;
     size_t n_rank_bindings;
     char transport[64];   /* from "TRACE_TRANSPORT transport=X ..."; "" when absent */
+    char transport_line[512]; /* that line after "TRACE_TRANSPORT ": pml=, btl=, mtl=, provider= */
+    char **transport_ranks;   /* each "TRACE_TRANSPORT_RANK " line's rest: rank, host, fi_info */
+    size_t n_transport_ranks;
     size_t n_imb_rows;    /* "#bytes #repetitions t[usec] Mbytes/sec" rows */
     double imb_peak_MBps; /* the highest Mbytes/sec of those rows */
     bool in_imb_table;

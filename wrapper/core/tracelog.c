@@ -72,6 +72,19 @@ static int sc__add_rank(sc_tracelog *t, const char *line)
     return 0;
 }
 
+static int sc__add_text(char ***list, size_t *n, const char *text)
+{
+    char **grown = realloc(*list, (*n + 1) * sizeof(*grown));
+
+    if (!grown)
+        return -ENOMEM;
+    *list = grown;
+    if (!(grown[*n] = strdup(text)))
+        return -ENOMEM;
+    (*n)++;
+    return 0;
+}
+
 /* IMB's table: a "#bytes ..." header, then rows "bytes repetitions t[usec] Mbytes/sec". */
 static void sc__imb_row(sc_tracelog *t, const char *line)
 {
@@ -114,7 +127,7 @@ static void sc__table_row(sc_tracelog *t, const char *line)
 
 static int sc__line(sc_tracelog *t, const char *line, size_t n, long lineno)
 {
-    char buf[512];
+    char buf[2048]; /* a rank's transport line lists every libfabric provider */
     long a, b;
 
     sc__copy_line(buf, sizeof(buf), line, n);
@@ -141,6 +154,9 @@ static int sc__line(sc_tracelog *t, const char *line, size_t n, long lineno)
         } else if (strncmp(buf, "TRACE_TRANSPORT transport=", 26) == 0) {
             snprintf(t->transport, sizeof(t->transport), "%.*s", (int)strcspn(buf + 26, " "),
                      buf + 26);
+            sc__copy_line(t->transport_line, sizeof(t->transport_line), buf + 16, strlen(buf + 16));
+        } else if (strncmp(buf, "TRACE_TRANSPORT_RANK ", 21) == 0) {
+            return sc__add_text(&t->transport_ranks, &t->n_transport_ranks, buf + 21);
         }
         return 0;
     }
@@ -183,8 +199,10 @@ int sc_tracelog_parse(const char *log, sc_tracelog *out)
         while (trimmed > 0 && (line[trimmed - 1] == '\r' || line[trimmed - 1] == ' '))
             trimmed--;
         int rc = sc__line(out, line, trimmed, ++lineno);
-        if (rc < 0)
+        if (rc < 0) {
+            sc_tracelog_free(out);
             return rc;
+        }
         line += n;
         if (*line == '\n')
             line++;
@@ -202,6 +220,11 @@ void sc_tracelog_free(sc_tracelog *t)
     free(t->rank_bindings);
     t->rank_bindings = NULL;
     t->n_rank_bindings = 0;
+    for (size_t i = 0; i < t->n_transport_ranks; i++)
+        free(t->transport_ranks[i]);
+    free(t->transport_ranks);
+    t->transport_ranks = NULL;
+    t->n_transport_ranks = 0;
 }
 
 const sc_table_row *sc_tracelog_row(const sc_tracelog *t, const char *name)
