@@ -163,31 +163,6 @@ static char *sc__read_opt(const sc_bundle *b, const char *rel)
     return sc_bundle_read(b, rel, &text, NULL) == 0 ? text : NULL;
 }
 
-/*
- * mpi-pingpong: the transport the ranks agreed on and its components (transport_pml,
- * _btl, _mtl, _provider from the TRACE_TRANSPORT line), then one transport_rank line per
- * rank as it reported itself (host, components, the libfabric providers fi_info lists on
- * its node, or fi_info=unavailable).
- */
-static void sc__run_conf_transport(sc_kv *kv, const sc_tracelog *t)
-{
-    char key[64];
-
-    sc_kv_addf(kv, "transport", "%s", t && *t->transport ? t->transport : "unknown");
-    if (!t)
-        return;
-    for (const char *p = t->transport_line; *p;) {
-        size_t n = strcspn(p, " "), k = strcspn(p, "=");
-        if (k < n && strncmp(p, "transport=", 10) != 0) {
-            snprintf(key, sizeof(key), "transport_%.*s", (int)k, p);
-            sc_kv_addf(kv, key, "%.*s", (int)(n - k - 1), p + k + 1);
-        }
-        p += n + strspn(p + n, " ");
-    }
-    for (size_t i = 0; i < t->n_transport_ranks; i++)
-        sc_kv_addf(kv, "transport_rank", "%s", t->transport_ranks[i]);
-}
-
 static void sc__write_run_conf(sc__run *run, const sc_observe_result *r, const sc_gates *gates,
                                double best_rate, const sc_tracelog *t)
 {
@@ -264,7 +239,7 @@ static void sc__write_run_conf(sc__run *run, const sc_observe_result *r, const s
     if (best_rate > 0)
         sc_kv_addf(&kv, "best_rate_MBps", "%.1f", best_rate);
     if (c->workload == SC_WORKLOAD_MPI_PINGPONG)
-        sc__run_conf_transport(&kv, t);
+        sc_tracelog_transport_conf(t, &kv);
     sc_kv_append(&kv, "# gate verdicts (1 holds, 0 failed, NA not asked by the card)\n");
     for (int i = 0; i < SC_GATE_COUNT; i++) {
         sc_gate_state s = gates->g[i].state;
