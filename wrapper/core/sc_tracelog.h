@@ -25,6 +25,12 @@ typedef struct sc_rank_binding {
     char allowed[128]; /* the rank's own CPU affinity, a cpulist */
 } sc_rank_binding;
 
+/* "TRACE_POOL_THREAD pool=0 thread=1 cpu=3 pin=ok": an ipsearch search thread. */
+typedef struct sc_pool_binding {
+    long pool, thread, cpu;
+    bool pinned; /* pin=ok; pin=failed: sched_setaffinity refused its cpu */
+} sc_pool_binding;
+
 typedef struct sc_table_row {
     char name[32]; /* "Copy", "Triad" */
     double best_rate_MBps, avg_s, min_s, max_s;
@@ -48,6 +54,8 @@ typedef struct sc_tracelog {
     long threads_requested, threads_counted; /* -1 when not printed */
     sc_binding *bindings;
     size_t n_bindings;
+    sc_pool_binding *pool_bindings; /* ipsearch: the threads that search */
+    size_t n_pool_bindings;
     long begin_line, end_line; /* line numbers (1-based) of the markers; 0 when absent */
     long validates_line;       /* first "Solution Validates" line; 0 when absent */
     long failed_line;          /* first "Failed Validation" line; 0 when absent */

@@ -43,17 +43,38 @@ static bool sc__has_nonfinite(const char *line, size_t n)
     return false;
 }
 
-static int sc__add_binding(sc_tracelog *t, long thread, long cpu)
+/* Appends a copy of the size bytes at item to the array of *n items. 0 or -ENOMEM. */
+static int sc__append(void **array, size_t *n, const void *item, size_t size)
 {
-    sc_binding *grown = realloc(t->bindings, (t->n_bindings + 1) * sizeof(*grown));
+    char *grown = realloc(*array, (*n + 1) * size);
 
     if (!grown)
         return -ENOMEM;
-    t->bindings = grown;
-    grown[t->n_bindings].thread = thread;
-    grown[t->n_bindings].cpu = cpu;
-    t->n_bindings++;
+    memcpy(grown + *n * size, item, size);
+    *array = grown;
+    (*n)++;
     return 0;
+}
+
+static int sc__add_binding(sc_tracelog *t, long thread, long cpu)
+{
+    sc_binding b = {thread, cpu};
+
+    return sc__append((void **)&t->bindings, &t->n_bindings, &b, sizeof(b));
+}
+
+static int sc__add_pool(sc_tracelog *t, const char *line)
+{
+    sc_pool_binding pb;
+    char pin[16];
+    int used = 0;
+
+    if (sscanf(line, "TRACE_POOL_THREAD pool=%ld thread=%ld cpu=%ld pin=%15s%n", &pb.pool,
+               &pb.thread, &pb.cpu, pin, &used) != 4 ||
+        line[used] != '\0' || (strcmp(pin, "ok") != 0 && strcmp(pin, "failed") != 0))
+        return 1; /* malformed */
+    pb.pinned = strcmp(pin, "ok") == 0;
+    return sc__append((void **)&t->pool_bindings, &t->n_pool_bindings, &pb, sizeof(pb));
 }
 
 static int sc__add_rank(sc_tracelog *t, const char *line)
@@ -66,24 +87,17 @@ static int sc__add_rank(sc_tracelog *t, const char *line)
                &rb.rank, rb.host, &rb.cpu, rb.allowed, &used) != 4 ||
         line[used] != '\0')
         return 1; /* malformed */
-    sc_rank_binding *grown = realloc(t->rank_bindings, (t->n_rank_bindings + 1) * sizeof(*grown));
-    if (!grown)
-        return -ENOMEM;
-    t->rank_bindings = grown;
-    grown[t->n_rank_bindings++] = rb;
-    return 0;
+    return sc__append((void **)&t->rank_bindings, &t->n_rank_bindings, &rb, sizeof(rb));
 }
 
 static int sc__add_text(char ***list, size_t *n, const char *text)
 {
-    char **grown = realloc(*list, (*n + 1) * sizeof(*grown));
+    char *copy = strdup(text);
 
-    if (!grown)
+    if (!copy || sc__append((void **)list, n, &copy, sizeof(copy)) < 0) {
+        free(copy);
         return -ENOMEM;
-    *list = grown;
-    if (!(grown[*n] = strdup(text)))
-        return -ENOMEM;
-    (*n)++;
+    }
     return 0;
 }
 
@@ -115,15 +129,12 @@ static int sc__imb_row(sc_tracelog *t, const char *line)
         return 0;
     if (sscanf(line, "%llu %llu %lf %lf%n", &bytes, &reps, &usec, &mbps, &used) == 4 &&
         line[used + strspn(line + used, " ")] == '\0') {
-        sc_imb_row *grown = realloc(t->imb_rows, (t->n_imb_rows + 1) * sizeof(*grown));
-        if (!grown)
-            return -ENOMEM;
-        t->imb_rows = grown;
         /* The columns after the repetitions, as words, for their printed precision. */
         char w[4][64] = {{0}};
         sscanf(line, "%63s %63s %63s %63s", w[0], w[1], w[2], w[3]);
-        grown[t->n_imb_rows++] = (sc_imb_row){bytes, reps, usec, mbps, sc__unit_of(w[2]),
-                                              sc__unit_of(w[3])};
+        sc_imb_row row = {bytes, reps, usec, mbps, sc__unit_of(w[2]), sc__unit_of(w[3])};
+        if (sc__append((void **)&t->imb_rows, &t->n_imb_rows, &row, sizeof(row)) < 0)
+            return -ENOMEM;
         if (mbps > t->imb_peak_MBps)
             t->imb_peak_MBps = mbps;
     } else if (strncmp(line, "TRACE_", 6) != 0) {
@@ -201,8 +212,10 @@ static int sc__line(sc_tracelog *t, const char *line, size_t n, long lineno)
                 return sc__add_binding(t, a, b);
             if (!t->malformed_line)
                 t->malformed_line = lineno;
-        } else if (strncmp(buf, "TRACE_RANK_BINDING ", 19) == 0) {
-            int rc = sc__add_rank(t, buf);
+        } else if (strncmp(buf, "TRACE_RANK_BINDING ", 19) == 0 ||
+                   strncmp(buf, "TRACE_POOL_THREAD ", 18) == 0) {
+            int rc = strncmp(buf, "TRACE_RANK", 10) == 0 ? sc__add_rank(t, buf)
+                                                         : sc__add_pool(t, buf);
             if (rc < 0)
                 return rc;
             if (rc > 0 && !t->malformed_line)
@@ -279,6 +292,9 @@ void sc_tracelog_free(sc_tracelog *t)
     free(t->rank_bindings);
     t->rank_bindings = NULL;
     t->n_rank_bindings = 0;
+    free(t->pool_bindings);
+    t->pool_bindings = NULL;
+    t->n_pool_bindings = 0;
     free(t->imb_rows);
     t->imb_rows = NULL;
     t->n_imb_rows = 0;
