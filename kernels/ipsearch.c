@@ -242,7 +242,8 @@ struct sct_figures {
 };
 
 /* The result table (best = fastest counted search; thread columns are sums over the
- * compute threads) and the same figures as one greppable key=value line. */
+ * compute threads) and every figure of the JSON's "metrics" as greppable key=value lines,
+ * from which `streamcard verify` re-checks results.json. */
 static void sct_print_table(const struct sct_figures *f)
 {
     printf("%s\n", SCT_LINE);
@@ -254,6 +255,9 @@ static void sct_print_table(const struct sct_figures *f)
     printf("qps=%.1f wall_seconds=%.6f total_thread_seconds=%.6f total_thread_cpu_seconds=%.6f "
            "gflops=%.2f recall_at_k=%.3f\n",
            f->qps, f->st->min_s, f->th.busy_best, f->th.cpu_best, f->st->best_gflops, f->recall);
+    printf("avg_wall_seconds=%.6f max_wall_seconds=%.6f avg_total_thread_seconds=%.6f "
+           "avg_total_thread_cpu_seconds=%.6f\n",
+           f->st->avg_s, f->st->max_s, f->th.busy_avg, f->th.cpu_avg);
 }
 
 static int sct_write_json(FILE *f, const struct sct_ips_run *r, const struct sct_ips_opts *o,

@@ -41,14 +41,28 @@ static void sct__charge(struct sct_ips_slot *s, struct sct__mark m)
     s->cpu_s += sct__thread_cpu() - m.cpu;
 }
 
-/* Pin the calling thread to one cpu (best effort: the trace shows where it ran). */
-static void sct__pin(int cpu)
+/* Pin the calling thread to one cpu. 0 or the errno of sched_setaffinity. */
+static int sct__pin(int cpu)
 {
     cpu_set_t set;
 
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
-    (void)sched_setaffinity(0, sizeof(set), &set);
+    return sched_setaffinity(0, sizeof(set), &set) == 0 ? 0 : errno;
+}
+
+/*
+ * "TRACE_POOL_THREAD pool=P thread=J cpu=C pin=ok|failed": where a compute thread runs
+ * and whether it could be pinned to its cpu; streamcard's binding gate checks these lines.
+ * A failure also gets a line saying why, and the run goes on (the gate fails it).
+ */
+static void sct__report_pin(int pool, int thread, int want, int err)
+{
+    if (err)
+        printf("warning: pinning pool %d thread %d to cpu %d failed: %s\n", pool, thread, want,
+               strerror(err));
+    printf("TRACE_POOL_THREAD pool=%d thread=%d cpu=%d pin=%s\n", pool, thread, sched_getcpu(),
+           err ? "failed" : "ok");
 }
 
 /* ---- the search ------------------------------------------------------------------------ */
@@ -56,10 +70,10 @@ static void sct__pin(int cpu)
 /* Set up the calling compute thread: pin it, note its id, open its counters, report. */
 static void sct__slot_enter(struct sct_ips_slot *s, int pool, int thread)
 {
-    sct__pin(s->cpu);
+    int err = sct__pin(s->cpu);
     s->tid = gettid();
     sct_perf_open(&s->perf);
-    printf("TRACE_POOL_THREAD pool=%d thread=%d cpu=%d\n", pool, thread, sched_getcpu());
+    sct__report_pin(pool, thread, s->cpu, err);
 }
 
 /* One request: queries of block req, searched by handler p's team. */
@@ -80,8 +94,10 @@ static void sct__ips_request(struct sct_ips_run *r, int p, size_t req)
         struct sct_ips_slot *s = &team[j];
         struct sct__mark m = sct__mark_now();
         size_t lo, hi;
-        if (j > 0 && sched_getcpu() != s->cpu)
-            sct__pin(s->cpu); /* libgomp may hand the team a new thread */
+        /* libgomp may hand the team a new thread: pin it, and say so only if that fails. */
+        int err = j > 0 && sched_getcpu() != s->cpu ? sct__pin(s->cpu) : 0;
+        if (err)
+            sct__report_pin(p, j, s->cpu, err);
         sct_static_chunk(r->data.nb, 16, nt, j, &lo, &hi);
         sct_ips_search_range(&r->data, q0, q0 + nq, lo, hi, &s->ws);
 #pragma omp barrier

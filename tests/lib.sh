@@ -48,3 +48,10 @@ bundle_of() {
 
 WORK=$(mktemp -d /tmp/streamcard-test.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
+
+# reseal BUNDLE: rewrites SHA256SUMS over the bundle's files as they are now, as a forger
+# would, so that only the consistency checks can tell.
+reseal() {
+    (cd "$1" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs sha256sum \
+        >SHA256SUMS)
+}

@@ -88,7 +88,25 @@ static void sc__platform_snapshot(sc__run *run, const char *rel)
     sc_kv_free(&kv);
 }
 
-/* build.json: the binary's identity (SHA-256, compiler, flags, OpenMP runtime). */
+/* build.json's "<key>_sha256": the SHA-256 of the library the binary's --build-info names. */
+static void sc__add_library_hash(json_object *root, const char *info, const char *key)
+{
+    char path[1024], sha[SC_HASH_HEX_LEN + 1], name[64];
+
+    if (!sc_kv_get(info, key, path, sizeof(path)))
+        return;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    if (sc_hash_fd(fd, sha) == 0) {
+        snprintf(name, sizeof(name), "%s_sha256", key);
+        json_object_object_add(root, name, json_object_new_string(sha));
+    }
+    close(fd);
+}
+
+/* build.json: the binary's identity (SHA-256, compiler, flags, OpenMP runtime, and for
+   ipsearch the BLAS library: path, configuration, core type, threading, its SHA-256). */
 static void sc__write_build_json(sc__run *run)
 {
     const sc_plan *plan = run->plan;
@@ -97,7 +115,8 @@ static void sc__write_build_json(sc__run *run)
     json_object *root = json_object_new_object();
     static const char *const keys[] = {"compiler", "compiler_version", "flags",
                                        "openmp_runtime", "openmp_version", "nt_stores_available",
-                                       "element_bytes", NULL};
+                                       "element_bytes", "blas_library", "blas_config",
+                                       "blas_corename", "blas_parallel", NULL};
     int fd = open(plan->binary, O_RDONLY | O_CLOEXEC);
 
     strcpy(run->binary_sha, "unavailable");
@@ -111,26 +130,23 @@ static void sc__write_build_json(sc__run *run)
         for (const char *const *k = keys; *k; k++)
             if (sc_kv_get(info, *k, value, sizeof(value)))
                 json_object_object_add(root, *k, json_object_new_string(value));
-        if (sc_kv_get(info, "openmp_runtime", value, sizeof(value))) {
-            char sha[SC_HASH_HEX_LEN + 1];
-            int rfd = open(value, O_RDONLY | O_CLOEXEC);
-            if (rfd >= 0 && sc_hash_fd(rfd, sha) == 0)
-                json_object_object_add(root, "openmp_runtime_sha256", json_object_new_string(sha));
-            if (rfd >= 0)
-                close(rfd);
-        }
+        sc__add_library_hash(root, info, "openmp_runtime");
+        sc__add_library_hash(root, info, "blas_library");
     } else {
         json_object_object_add(root, "build_info",
                                json_object_new_string("unavailable: the binary did not answer "
                                                       "--build-info"));
     }
     free(info);
+    /* The workload's own sizes and settings, as the card resolved them. */
     json_object *sizes = json_object_new_object();
-    json_object_object_add(sizes, "array_size",
-                           json_object_new_int64((int64_t)plan->card->array_size));
-    json_object_object_add(sizes, "iterations", json_object_new_int64(plan->card->iterations));
+    sc_card_param params[SC_CARD_MAX_PARAMS];
+    size_t n = sc_card_run_parameters(plan->card, params);
     json_object_object_add(sizes, "threads", json_object_new_int64(plan->card->threads));
-    json_object_object_add(sizes, "nt_stores", json_object_new_string(plan->card->nt_stores));
+    for (size_t i = 0; i < n; i++)
+        json_object_object_add(sizes, params[i].name,
+                               params[i].text ? json_object_new_string(params[i].text)
+                                              : json_object_new_int64((int64_t)params[i].number));
     json_object_object_add(root, "run_parameters", sizes);
     json_object_object_add(root, "streamcard_version", json_object_new_string(STREAMCARD_VERSION));
     sc__put(run, "build.json",
@@ -148,7 +164,7 @@ static char *sc__read_opt(const sc_bundle *b, const char *rel)
 }
 
 static void sc__write_run_conf(sc__run *run, const sc_observe_result *r, const sc_gates *gates,
-                               double best_rate, const char *transport)
+                               double best_rate, const sc_tracelog *t)
 {
     const sc_plan *plan = run->plan;
     const sc_card *c = plan->card;
@@ -182,10 +198,15 @@ static void sc__write_run_conf(sc__run *run, const sc_observe_result *r, const s
         sc_kv_addf(&kv, "memory_node", "none");
     sc_kv_addf(&kv, "prefetch", "%s", sc_prefetch_name(c->prefetch));
     sc_kv_addf(&kv, "governor", "%s", c->governor);
-    if (c->workload == SC_WORKLOAD_STREAM) {
-        sc_kv_addf(&kv, "array_size", "%llu", (unsigned long long)c->array_size);
-        sc_kv_addf(&kv, "iterations", "%ld", c->iterations);
-        sc_kv_addf(&kv, "nt_stores", "%s", c->nt_stores);
+    sc_card_param params[SC_CARD_MAX_PARAMS];
+    size_t n = sc_card_run_parameters(c, params);
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(params[i].name, "kernel"))
+            continue; /* written above */
+        if (params[i].text)
+            sc_kv_addf(&kv, params[i].name, "%s", params[i].text);
+        else
+            sc_kv_addf(&kv, params[i].name, "%llu", (unsigned long long)params[i].number);
     }
     sc_kv_addf(&kv, "binary", "%s", plan->binary);
     sc_kv_addf(&kv, "binary_sha256", "%s", run->binary_sha);
@@ -218,7 +239,7 @@ static void sc__write_run_conf(sc__run *run, const sc_observe_result *r, const s
     if (best_rate > 0)
         sc_kv_addf(&kv, "best_rate_MBps", "%.1f", best_rate);
     if (c->workload == SC_WORKLOAD_MPI_PINGPONG)
-        sc_kv_addf(&kv, "transport", "%s", transport && *transport ? transport : "unknown");
+        sc_tracelog_transport_conf(t, &kv);
     sc_kv_append(&kv, "# gate verdicts (1 holds, 0 failed, NA not asked by the card)\n");
     for (int i = 0; i < SC_GATE_COUNT; i++) {
         sc_gate_state s = gates->g[i].state;
@@ -379,7 +400,7 @@ static int sc__finish(sc__run *run, const sc_observe_result *r)
     sc_tracelog t;
     bool parsed = log && sc_tracelog_parse(log, &t) == 0;
     if (rc == 0)
-        sc__write_run_conf(run, r, &gates, best, parsed ? t.transport : NULL);
+        sc__write_run_conf(run, r, &gates, best, parsed ? &t : NULL);
     if (parsed)
         sc_tracelog_free(&t);
     int seal = sc_bundle_seal(&run->b);

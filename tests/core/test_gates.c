@@ -5,21 +5,38 @@
 
 #include <stdlib.h>
 
-#define GOOD_LOG                                                                                  \
-    "Number of Threads requested = 2\n"                                                           \
-    "TRACE_THREAD_BINDING thread=0 cpu=2\n"                                                       \
-    "TRACE_THREAD_BINDING thread=1 cpu=3\n"                                                       \
-    "Number of Threads counted = 2\n"                                                             \
-    "TRACE_WORKLOAD_PHASE=main_loop_begin\n"                                                      \
-    "TRACE_WORKLOAD_PHASE=main_loop_end\n"                                                        \
-    "Function    Best Rate MB/s  Avg time     Min time     Max time\n"                            \
-    "Copy:           52740.8     0.000622     0.000607     0.000661\n"                            \
+#define GOOD_LOG                                                                                   \
+    "Number of Threads requested = 2\n"                                                            \
+    "TRACE_THREAD_BINDING thread=0 cpu=2\n"                                                        \
+    "TRACE_THREAD_BINDING thread=1 cpu=3\n"                                                        \
+    "Number of Threads counted = 2\n"                                                              \
+    "TRACE_WORKLOAD_PHASE=main_loop_begin\n"                                                       \
+    "TRACE_WORKLOAD_PHASE=main_loop_end\n"                                                         \
+    "Function    Best Rate MB/s  Avg time     Min time     Max time\n"                             \
+    "Copy:           52740.8     0.000622     0.000607     0.000661\n"                             \
     "Solution Validates (Copy-only single kernel contract)\n"
+
+/* ipsearch, threads 2 and pool_threads 1: one pool whose team of 2 searches. */
+#define IPS_LOG(pool_lines)                                                                        \
+    "Number of Threads requested = 2\n"                                                            \
+    "TRACE_THREAD_BINDING thread=1 cpu=3\n"                                                        \
+    "TRACE_THREAD_BINDING thread=0 cpu=2\n"                                                        \
+    "Number of Threads counted = 2\n" pool_lines "TRACE_WORKLOAD_PHASE=main_loop_begin\n"          \
+    "TRACE_WORKLOAD_PHASE=main_loop_end\n"                                                         \
+    "Solution Validates (ipsearch top-k, 16 sampled queries, recall@k=1.000)\n"
+#define IPS_POOL0 "TRACE_POOL_THREAD pool=0 thread=0 cpu=2 pin=ok\n"
+#define IPS_POOL1 "TRACE_POOL_THREAD pool=0 thread=1 cpu=3 pin=ok\n"
+#define IPS_PIN_FAILED                                                                             \
+    "warning: pinning pool 0 thread 1 to cpu 3 failed: Invalid argument\n"                         \
+    "TRACE_POOL_THREAD pool=0 thread=1 cpu=2 pin=failed\n"
+
+/* The rest of an ipsearch case's evidence is good; its binding gate is the one looked at. */
+#define IPS_BINDING GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_BINDING
 
 #define GOOD_THREADS "PID TID PSR STAT COMM\n100 100 2 R k\n100 101 3 R k\n"
 #define GOOD_STATUS "Name:\tk\nCpus_allowed_list:\t2-3\nMems_allowed_list:\t0\n"
-#define GOOD_MAPS                                                                                 \
-    "7f00 default anon=100 dirty=100 N0=100 kernelpagesize_kB=4\n"                                \
+#define GOOD_MAPS                                                                                  \
+    "7f00 default anon=100 dirty=100 N0=100 kernelpagesize_kB=4\n"                                 \
     "7f10 default file=/usr/lib/libc.so mapped=10 N1=10 kernelpagesize_kB=4\n"
 
 typedef struct gate_case {
@@ -34,8 +51,8 @@ typedef struct gate_case {
 } gate_case;
 
 static const gate_case cases[] = {
-    {"all good", "", GOOD_LOG, GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0,
-     SC_GATE_BINDING, SC_GATE_OK, "2 threads on distinct CPUs"},
+    {"all good", "", GOOD_LOG, GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_BINDING,
+     SC_GATE_OK, "2 threads on distinct CPUs"},
     {"thread outside the list", "",
      "Number of Threads requested = 2\nNumber of Threads counted = 2\n"
      "TRACE_THREAD_BINDING thread=0 cpu=2\nTRACE_THREAD_BINDING thread=1 cpu=5\n",
@@ -48,7 +65,7 @@ static const gate_case cases[] = {
      GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_BINDING, SC_GATE_FAIL,
      "1 TRACE_THREAD_BINDING lines for 2 threads"},
     {"malformed trace", "", "TRACE_THREAD_BINDING thread=0 cpu=two\n", GOOD_THREADS, GOOD_STATUS,
-     GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_BINDING, SC_GATE_FAIL, "malformed TRACE_THREAD_BINDING"},
+     GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_BINDING, SC_GATE_FAIL, "malformed trace line at log line 1"},
     {"snapshot thread elsewhere", "", GOOD_LOG, "PID TID PSR\n100 100 2 R k\n100 101 7 R k\n",
      GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_BINDING, SC_GATE_FAIL,
      "snapshot: thread 101 was on cpu 7"},
@@ -56,9 +73,9 @@ static const gate_case cases[] = {
      NULL, 0, 0, 0, SC_GATE_BINDING, SC_GATE_FAIL, "Cpus_allowed_list 0-3 is not inside"},
     {"no snapshot", "", GOOD_LOG, NULL, NULL, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_BINDING,
      SC_GATE_FAIL, "not supported by evidence"},
-    {"missing main_loop_end", "",
-     "TRACE_WORKLOAD_PHASE=main_loop_begin\nSolution Validates (x)\n", GOOD_THREADS, GOOD_STATUS,
-     GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_PHASES, SC_GATE_FAIL, "no main_loop_end"},
+    {"missing main_loop_end", "", "TRACE_WORKLOAD_PHASE=main_loop_begin\nSolution Validates (x)\n",
+     GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_PHASES, SC_GATE_FAIL,
+     "no main_loop_end"},
     {"no markers", "", "hello\n", GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0,
      SC_GATE_PHASES, SC_GATE_FAIL, "no TRACE_WORKLOAD_PHASE=main_loop_begin"},
     {"failed validation", "", GOOD_LOG "Failed Validation: a 3 elements wrong\n", GOOD_THREADS,
@@ -73,16 +90,14 @@ static const gate_case cases[] = {
      GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_VALIDATION, SC_GATE_OK,
      "Solution Validates"},
     {"an environment record with INFINITY is not a result", "",
-     GOOD_LOG "env: GOMP_SPINCOUNT=INFINITY\n", GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0,
-     0, SC_GATE_VALIDATION, SC_GATE_OK, "Solution Validates"},
-    {"every evidence file written", "", GOOD_LOG, GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0,
-     SC_GATE_EVIDENCE, SC_GATE_OK, "every evidence file was written"},
-    {"no validation line", "", "TRACE_WORKLOAD_PHASE=main_loop_begin\n", GOOD_THREADS,
-     GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_VALIDATION, SC_GATE_FAIL,
-     "no \"Solution Validates\""},
-    {"wrong thread count", "",
-     "Number of Threads requested = 2\nNumber of Threads counted = 1\n", GOOD_THREADS,
-     GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_THREAD_COUNT, SC_GATE_FAIL,
+     GOOD_LOG "env: GOMP_SPINCOUNT=INFINITY\n", GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0,
+     SC_GATE_VALIDATION, SC_GATE_OK, "Solution Validates"},
+    {"every evidence file written", "", GOOD_LOG, GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0,
+     0, SC_GATE_EVIDENCE, SC_GATE_OK, "every evidence file was written"},
+    {"no validation line", "", "TRACE_WORKLOAD_PHASE=main_loop_begin\n", GOOD_THREADS, GOOD_STATUS,
+     GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_VALIDATION, SC_GATE_FAIL, "no \"Solution Validates\""},
+    {"wrong thread count", "", "Number of Threads requested = 2\nNumber of Threads counted = 1\n",
+     GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_THREAD_COUNT, SC_GATE_FAIL,
      "requested 2, counted 1, card threads 2"},
     {"thread count not printed", "", "x\n", GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0,
      SC_GATE_THREAD_COUNT, SC_GATE_FAIL, "not supported by evidence"},
@@ -90,8 +105,8 @@ static const gate_case cases[] = {
      SC_GATE_EXIT_CODE, SC_GATE_FAIL, "exit code 3"},
     {"killed by a signal", "", GOOD_LOG, GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 9, 0,
      SC_GATE_EXIT_CODE, SC_GATE_FAIL, "killed by signal 9"},
-    {"memory on another node", "  memory_node: 1\n", GOOD_LOG, GOOD_THREADS, GOOD_STATUS,
-     GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_MEMORY_NODE, SC_GATE_FAIL,
+    {"memory on another node", "  memory_node: 1\n", GOOD_LOG, GOOD_THREADS, GOOD_STATUS, GOOD_MAPS,
+     NULL, 0, 0, 0, SC_GATE_MEMORY_NODE, SC_GATE_FAIL,
      "0.0 MiB of anonymous memory on node 1, 0.4 MiB elsewhere"},
     {"memory on the card's node", "  memory_node: 0\n", GOOD_LOG, GOOD_THREADS, GOOD_STATUS,
      GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_MEMORY_NODE, SC_GATE_OK, "all 0.4 MiB"},
@@ -100,16 +115,16 @@ static const gate_case cases[] = {
     {"memory node without numa_maps", "  memory_node: 0\n", GOOD_LOG, GOOD_THREADS, GOOD_STATUS,
      NULL, NULL, 0, 0, 0, SC_GATE_MEMORY_NODE, SC_GATE_FAIL, "not supported by evidence"},
     {"prefetch read back differs", "  prefetch: off\n", GOOD_LOG, GOOD_THREADS, GOOD_STATUS,
-     GOOD_MAPS, "OBSERVED_STATE=on\nSTATE_VALID=1\n", 0, 0, 0, SC_GATE_PLATFORM_STATE,
-     SC_GATE_FAIL, "prefetch: card off, read back on"},
+     GOOD_MAPS, "OBSERVED_STATE=on\nSTATE_VALID=1\n", 0, 0, 0, SC_GATE_PLATFORM_STATE, SC_GATE_FAIL,
+     "prefetch: card off, read back on"},
     {"prefetch without readback", "  prefetch: off\n", GOOD_LOG, GOOD_THREADS, GOOD_STATUS,
      GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_PLATFORM_STATE, SC_GATE_FAIL, "not supported by evidence"},
-    {"prefetch invalid state", "  prefetch: off\n", GOOD_LOG, GOOD_THREADS, GOOD_STATUS,
-     GOOD_MAPS, "OBSERVED_STATE=off\nSTATE_VALID=0\n", 0, 0, 0, SC_GATE_PLATFORM_STATE,
-     SC_GATE_FAIL, "STATE_VALID=0"},
-    {"prefetch read back off", "  prefetch: off\n", GOOD_LOG, GOOD_THREADS, GOOD_STATUS,
-     GOOD_MAPS, "OBSERVED_STATE=off\nSTATE_VALID=1\n", 0, 0, 0, SC_GATE_PLATFORM_STATE,
-     SC_GATE_OK, "prefetch off"},
+    {"prefetch invalid state", "  prefetch: off\n", GOOD_LOG, GOOD_THREADS, GOOD_STATUS, GOOD_MAPS,
+     "OBSERVED_STATE=off\nSTATE_VALID=0\n", 0, 0, 0, SC_GATE_PLATFORM_STATE, SC_GATE_FAIL,
+     "STATE_VALID=0"},
+    {"prefetch read back off", "  prefetch: off\n", GOOD_LOG, GOOD_THREADS, GOOD_STATUS, GOOD_MAPS,
+     "OBSERVED_STATE=off\nSTATE_VALID=1\n", 0, 0, 0, SC_GATE_PLATFORM_STATE, SC_GATE_OK,
+     "prefetch off"},
     {"below the minimum rate", "  expect:\n    min_rate_MBps: 60000\n", GOOD_LOG, GOOD_THREADS,
      GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 52740.8, SC_GATE_MIN_RATE, SC_GATE_FAIL,
      "52740.8 MB/s is below the card's minimum 60000.0"},
@@ -117,16 +132,47 @@ static const gate_case cases[] = {
      GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 52740.8, SC_GATE_MIN_RATE, SC_GATE_OK, ">= 50000.0"},
 };
 
-static sc_card *make_card(const char *extra)
+/* ipsearch cards: the search threads (TRACE_POOL_THREAD) are gated, not only the idle team. */
+static const gate_case ips_cases[] = {
+    {"ipsearch: search threads pinned apart", "  pool_threads: 1\n", IPS_LOG(IPS_POOL0 IPS_POOL1),
+     IPS_BINDING, SC_GATE_OK, "2 pinned search threads on CPUs of 2-3, each its own"},
+    {"ipsearch: no search thread lines", "  pool_threads: 1\n", IPS_LOG(""), IPS_BINDING,
+     SC_GATE_FAIL, "not supported by evidence: no TRACE_POOL_THREAD lines"},
+    {"ipsearch: a search thread could not be pinned", "  pool_threads: 1\n",
+     IPS_LOG(IPS_POOL0 IPS_PIN_FAILED), IPS_BINDING, SC_GATE_FAIL,
+     "search thread 1 of pool 0 could not be pinned"},
+    {"ipsearch: a search thread outside cpu_list", "  pool_threads: 1\n",
+     IPS_LOG(IPS_POOL0 "TRACE_POOL_THREAD pool=0 thread=1 cpu=7 pin=ok\n"), IPS_BINDING,
+     SC_GATE_FAIL, "search thread 1 of pool 0 ran on cpu 7, outside cpu_list 2-3"},
+    {"ipsearch: two search threads on one cpu", "  pool_threads: 1\n",
+     IPS_LOG(IPS_POOL0 "TRACE_POOL_THREAD pool=0 thread=1 cpu=2 pin=ok\n"), IPS_BINDING,
+     SC_GATE_FAIL, "two search threads on cpu 2"},
+    {"ipsearch: a search thread missing", "  pool_threads: 1\n", IPS_LOG(IPS_POOL0), IPS_BINDING,
+     SC_GATE_FAIL, "1 TRACE_POOL_THREAD lines for 2 search threads (1 pools of 2)"},
+    {"ipsearch: a search thread reported twice", "  pool_threads: 1\n",
+     IPS_LOG(IPS_POOL0 IPS_POOL1 IPS_POOL1), IPS_BINDING, SC_GATE_FAIL,
+     "search thread 1 of pool 0 reported twice"},
+    {"ipsearch: a pool the card does not have", "  pool_threads: 1\n",
+     IPS_LOG(IPS_POOL0 "TRACE_POOL_THREAD pool=1 thread=0 cpu=3 pin=ok\n"), IPS_BINDING,
+     SC_GATE_FAIL, "the card has pools 0-0 of 2 threads"},
+    {"ipsearch: malformed search thread line", "  pool_threads: 1\n",
+     IPS_LOG(IPS_POOL0 "TRACE_POOL_THREAD pool=0 thread=1 cpu=3\n"), IPS_BINDING, SC_GATE_FAIL,
+     "malformed trace line at log line 6"},
+    /* More handlers than OpenMP threads (the card's choice): they share cpus, allowed. */
+    {"ipsearch: more search threads than cpus may share", "  pool_threads: 3\n",
+     IPS_LOG(IPS_POOL0 "TRACE_POOL_THREAD pool=1 thread=0 cpu=3 pin=ok\n"
+                       "TRACE_POOL_THREAD pool=2 thread=0 cpu=2 pin=ok\n"),
+     IPS_BINDING, SC_GATE_OK, "3 pinned search threads on CPUs of 2-3; snapshot agrees"},
+};
+
+static sc_card *make_card_of(const char *workload, const char *extra)
 {
     char yaml[1024];
     sc_diag d;
     sc_card *card = sc_card_new();
 
-    snprintf(yaml, sizeof(yaml),
-             "version: 1\nexperiment:\n  workload: stream\n  kernel: copy\n  cpu_list: 2-3\n"
-             "  threads: 2\n%s",
-             extra);
+    snprintf(yaml, sizeof(yaml), "version: 1\nexperiment:\n%s  cpu_list: 2-3\n  threads: 2\n%s",
+             workload, extra);
     sc_diag_init(&d);
     if (sc_card_parse(card, yaml, strlen(yaml), "c", &d) < 0 || sc_card_check(card, &d) < 0) {
         sc_diag_print(&d, "card: ", stderr);
@@ -137,22 +183,32 @@ static sc_card *make_card(const char *extra)
     return card;
 }
 
-static void test_cases(void)
+static sc_card *make_card(const char *extra)
 {
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        const gate_case *c = &cases[i];
-        sc_card *card = make_card(c->card_extra);
+    return make_card_of("  workload: stream\n  kernel: copy\n", extra);
+}
+
+static void run_cases(const gate_case *table, size_t n, const char *workload)
+{
+    for (size_t i = 0; i < n; i++) {
+        const gate_case *c = &table[i];
+        sc_card *card = make_card_of(workload, c->card_extra);
         sc_gates gates;
         SC_CHECK_MSG(card != NULL, "case %s: card", c->name);
-        sc_evidence ev = {.log = c->log, .exit_known = true, .exit_code = c->exit_code,
-                          .exit_signal = c->exit_signal, .threads_at_ready = c->threads,
-                          .status_at_ready = c->status, .numa_maps_at_ready = c->maps,
-                          .state_env = c->state, .best_rate_MBps = c->rate};
+        sc_evidence ev = {.log = c->log,
+                          .exit_known = true,
+                          .exit_code = c->exit_code,
+                          .exit_signal = c->exit_signal,
+                          .threads_at_ready = c->threads,
+                          .status_at_ready = c->status,
+                          .numa_maps_at_ready = c->maps,
+                          .state_env = c->state,
+                          .best_rate_MBps = c->rate};
         SC_CHECK_INT_EQ(sc_gates_evaluate(card, &ev, &gates), 0);
         const sc_gate *g = &gates.g[c->gate];
         sc_card_free(card);
-        SC_CHECK_MSG(g->state == c->expect, "case \"%s\": gate %s is %d, expected %d (%s)",
-                     c->name, sc_gate_name(c->gate), g->state, c->expect, g->note);
+        SC_CHECK_MSG(g->state == c->expect, "case \"%s\": gate %s is %d, expected %d (%s)", c->name,
+                     sc_gate_name(c->gate), g->state, c->expect, g->note);
         SC_CHECK_MSG(strstr(g->note, c->note), "case \"%s\": note \"%s\" lacks \"%s\"", c->name,
                      g->note, c->note);
         /* A failed gate always fails the verdict. */
@@ -161,12 +217,25 @@ static void test_cases(void)
     }
 }
 
+static void test_cases(void)
+{
+    run_cases(cases, sizeof(cases) / sizeof(cases[0]), "  workload: stream\n  kernel: copy\n");
+}
+
+static void test_ipsearch_cases(void)
+{
+    run_cases(ips_cases, sizeof(ips_cases) / sizeof(ips_cases[0]), "  workload: ipsearch\n");
+}
+
 static void test_verdict(void)
 {
     sc_card *card = make_card("");
     sc_gates gates;
-    sc_evidence ev = {.log = GOOD_LOG, .exit_known = true, .threads_at_ready = GOOD_THREADS,
-                      .status_at_ready = GOOD_STATUS, .numa_maps_at_ready = GOOD_MAPS};
+    sc_evidence ev = {.log = GOOD_LOG,
+                      .exit_known = true,
+                      .threads_at_ready = GOOD_THREADS,
+                      .status_at_ready = GOOD_STATUS,
+                      .numa_maps_at_ready = GOOD_MAPS};
     SC_CHECK(card != NULL);
     SC_CHECK_INT_EQ(sc_gates_evaluate(card, &ev, &gates), 0);
     SC_CHECK(sc_gates_passed(&gates));
@@ -199,6 +268,7 @@ static void test_verdict(void)
 int main(void)
 {
     SC_TEST_RUN(test_cases);
+    SC_TEST_RUN(test_ipsearch_cases);
     SC_TEST_RUN(test_verdict);
     return SC_TEST_RESULT();
 }

@@ -39,6 +39,19 @@ expect_contains "$L" "mismatch: pool_threads=1 threads=2"
 expect_contains "$L" "TRACE_POOL_THREAD pool=0 thread=1 cpu="
 expect_contains "$L" "env: OMP_WAIT_POLICY=passive"
 expect_contains "$L" "env: KMP_BLOCKTIME=0"
+# The workload's own sizes in run.conf and build.json, and the BLAS it ran with.
+for kv in nb=3001 nq=41 dim=24 k=5 pool_threads=1 iterations=3; do
+    grep -qx "$kv" "$B/run.conf" || fail "run.conf lacks $kv"
+done
+expect_not_contains "$B/run.conf" "array_size="
+python3 - "$B" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1] + "/build.json"))
+assert b["run_parameters"] == {"threads": 2, "iterations": 3, "nb": 3001, "nq": 41, "dim": 24,
+                               "k": 5, "pool_threads": 1}, b["run_parameters"]
+assert b["blas_library"] and b["blas_config"] and b["blas_corename"], b
+assert len(b["blas_library_sha256"]) == 64, b
+PY
 python3 - "$B" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1] + "/results.json"))
@@ -49,4 +62,12 @@ m = r["metrics"]
 for key in ("qps", "gflops", "total_thread_seconds", "wall_seconds"):
     assert m[key] > 0, (key, m)
 assert m["recall_at_k"] == 1, m
+# The kernel's evidence is kept beside its metrics.
+e = r["evidence"]
+assert e["blas"]["library"] and e["blas_threads"] >= 1, e["blas"]
+assert e["env"]["OMP_WAIT_POLICY"] == "passive" and e["env"]["KMP_BLOCKTIME"] == "0", e["env"]
+assert e["pool_threads"] == 1 and e["omp_threads"] == 2, e
+assert len(e["compute_thread_bindings"]) == e["compute_threads"] == 2, e
+assert "counters" in e, e
+assert r["validation"] == "ok" and r["sampled_queries"] == 16, r
 PY

@@ -46,7 +46,7 @@ check_trace() {
     ids=$(sed -n 's/^TRACE_THREAD_BINDING thread=\([0-9]*\) cpu=[0-9]*$/\1/p' "$TMP/out" |
         sort -n | tr '\n' ' ')
     [ "$ids" = "$(seq 0 $((threads - 1)) | tr '\n' ' ')" ] || fail "binding thread ids: $ids"
-    [ "$(count '^TRACE_POOL_THREAD pool=[0-9]* thread=[0-9]* cpu=[0-9]*$')" -eq "$compute" ] ||
+    [ "$(count '^TRACE_POOL_THREAD pool=[0-9]* thread=[0-9]* cpu=[0-9]* pin=ok$')" -eq "$compute" ] ||
         fail "TRACE_POOL_THREAD lines != $compute"
     [ "$(count '^TRACE_WORKLOAD_PHASE=main_loop_begin$')" -eq 1 ] || fail "main_loop_begin"
     [ "$(count '^TRACE_WORKLOAD_PHASE=main_loop_end$')" -eq 1 ] || fail "main_loop_end"

@@ -18,6 +18,13 @@ expect_status 0 "$BIN/streamcard" run "$WORK/shm.yaml" --output "$WORK/runs" --q
 B=$(bundle_of "$WORK/out")
 expect_contains "$B/run.conf" "transport=shm"
 expect_contains "$B/run.conf" "transport_ok=1"
+# The transport's components and each rank's view of it, and the workload's sizes.
+grep -qx "transport_pml=[a-z0-9]*" "$B/run.conf" || fail "run.conf lacks transport_pml"
+grep -q "^transport_btl=.*vader\|^transport_btl=.*sm" "$B/run.conf" || fail "run.conf lacks the shm btl"
+grep -q "^transport_rank=rank=1 host=.* fi_info=" "$B/run.conf" || fail "run.conf lacks rank 1's transport"
+for kv in kernel=pingpong min_bytes=1 max_bytes=65536 iterations=50 ranks=2; do
+    grep -qx "$kv" "$B/run.conf" || fail "run.conf lacks $kv"
+done
 expect_contains "$B/stream.log" "TRACE_RANK_BINDING rank=1"
 expect_contains "$B/stream.log" "#bytes #repetitions"
 python3 - "$B/results.json" <<'PY'
@@ -28,6 +35,10 @@ assert r["transport"]["transport"] == "shm", r["transport"]
 sizes = r["metrics"]["sizes"]
 assert len(sizes) >= 10 and sizes[-1]["bytes"] == 65536 and all(s["MBps"] > 0 for s in sizes[1:])
 assert r["gates"]["thread_count"] and r["gates"]["binding"] and r["gates"]["transport"], r["gates"]
+# Per-rank bindings and the validation counts are kept beside the metrics.
+assert [b["rank"] for b in r["bindings"]] == [0, 1], r["bindings"]
+assert all(b["host"] and b["cpu"] in (0, 1) and b["allowed"] for b in r["bindings"]), r["bindings"]
+assert r["validation"] == "ok" and r["messages_checked"] > 0 and r["failed_checks"] == 0, r
 PY
 expect_status 0 "$BIN/streamcard" verify "$B"
 

@@ -32,8 +32,7 @@ expect_contains "$WORK/err" "notes.txt: added after sealing"
 B=$(run forged STREAMCARD_FAULT=corrupt)
 expect_contains "$B/run.conf" "validation_ok=0"
 sed -i 's/^validation_ok=0$/validation_ok=1/; s/^verdict=failed$/verdict=ok/' "$B/run.conf"
-(cd "$B" && sha256sum run.conf card.yaml >/dev/null && \
-    find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs sha256sum >SHA256SUMS)
+reseal "$B"
 expect_status 1 "$BIN/streamcard" verify "$B"
 expect_contains "$WORK/err" "run.conf claims validation_ok=1 but the raw files show 0"
 expect_contains "$WORK/err" "run.conf claims verdict=ok but the raw files show failed"
@@ -45,14 +44,14 @@ import json, sys
 p = sys.argv[1]; r = json.load(open(p)); r["metrics"]["best_rate_MBps"] *= 2
 json.dump(r, open(p, "w"))
 PY
-(cd "$B" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs sha256sum >SHA256SUMS)
+reseal "$B"
 expect_status 1 "$BIN/streamcard" verify "$B"
 expect_contains "$WORK/err" "results.json: best rate"
 
 # A changed card: the hash in run.conf no longer matches.
 B=$(run card)
 sed -i 's/threads: 2/threads: 1/' "$B/card.yaml"
-(cd "$B" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs sha256sum >SHA256SUMS)
+reseal "$B"
 expect_status 1 "$BIN/streamcard" verify "$B"
 expect_contains "$WORK/err" "card_sha256"
 echo "ok: tamper"

@@ -338,6 +338,35 @@ const char *sc_card_flag(size_t index, const char **help)
     return NULL;
 }
 
+size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX_PARAMS])
+{
+    size_t n = 0;
+
+    /* The keys only some workloads read are the workload's own parameters; expect.* are
+       gates and memory_node is placement, both recorded elsewhere. */
+    for (size_t i = 0; i < SC_CF_COUNT && n < SC_CARD_MAX_PARAMS; i++) {
+        const sc__card_key *key = &sc__card_keys[i];
+        if (key->workloads == SC__WL_ANY || !(key->workloads & SC__WL_BIT(card->workload)) ||
+            key->field == SC_CF_MEMORY_NODE || key->field == SC_CF_EXPECT_TRANSPORT ||
+            key->field == SC_CF_EXPECT_MIN_RATE)
+            continue;
+        /* The slot is only read: the cast drops const for the shared lookup. */
+        const void *slot = sc__card_slot((sc_card *)card, key->field);
+        sc_card_param *p = &out[n];
+        p->name = sc__card_key_name(key);
+        p->text = NULL;
+        p->number = 0;
+        if (key->type == SC__CT_LONG)
+            p->number = (uint64_t) * (const long *)slot;
+        else if (key->type == SC__CT_U64)
+            p->number = *(const uint64_t *)slot;
+        else if (!(p->text = *(char *const *)slot))
+            continue; /* a word the card left unset (mpi kernel): nothing to record */
+        n++;
+    }
+    return n;
+}
+
 const char *sc_workload_name(sc_workload w)
 {
     switch (w) {

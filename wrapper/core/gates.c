@@ -109,8 +109,7 @@ static bool sc__check_trace_bindings(const sc_card *card, const sc_tracelog *t, 
         goto out;
     }
     if (t->malformed_line) {
-        sc__set(g, SC_GATE_FAIL, "malformed TRACE_THREAD_BINDING at log line %ld",
-                t->malformed_line);
+        sc__set(g, SC_GATE_FAIL, "malformed trace line at log line %ld", t->malformed_line);
         goto out;
     }
     for (size_t i = 0; i < t->n_bindings; i++) {
@@ -147,6 +146,83 @@ static bool sc__check_trace_bindings(const sc_card *card, const sc_tracelog *t, 
     ok = true;
 out:
     hwloc_bitmap_free(seen_threads);
+    hwloc_bitmap_free(seen_cpus);
+    return ok;
+}
+
+/*
+ * ipsearch: the threads that search (TRACE_POOL_THREAD; the main team idles meanwhile):
+ * pool_threads x team of them (team = threads / pool_threads, at least 1), each pinned,
+ * on a card CPU, reported once, and no two on one CPU when they fit the CPUs.
+ */
+static bool sc__check_pool_bindings(const sc_card *card, const sc_tracelog *t, sc_gate *g)
+{
+    long ncpus = hwloc_bitmap_weight(card->cpus);
+    long pool = card->pool_threads > 0 ? card->pool_threads : card->threads;
+    long team = card->threads / pool > 1 ? card->threads / pool : 1;
+    hwloc_bitmap_t seen_cpus = hwloc_bitmap_alloc();
+    bool ok = false;
+
+    if (!seen_cpus) {
+        sc__set(g, SC_GATE_FAIL, "out of memory");
+        return false;
+    }
+    if (!t->n_pool_bindings) {
+        sc__set(g, SC_GATE_FAIL,
+                "not supported by evidence: no TRACE_POOL_THREAD lines (where "
+                "the search threads ran)");
+        goto out;
+    }
+    for (size_t i = 0; i < t->n_pool_bindings; i++) {
+        const sc_pool_binding *b = &t->pool_bindings[i];
+        if (!b->pinned) {
+            sc__set(g, SC_GATE_FAIL,
+                    "search thread %ld of pool %ld could not be pinned to its "
+                    "cpu: it ran where the scheduler put it (cpu %ld)",
+                    b->thread, b->pool, b->cpu);
+            goto out;
+        }
+        if (b->pool < 0 || b->pool >= pool || b->thread < 0 || b->thread >= team) {
+            sc__set(g, SC_GATE_FAIL,
+                    "search thread %ld of pool %ld reported, but the card has "
+                    "pools 0-%ld of %ld threads",
+                    b->thread, b->pool, pool - 1, team);
+            goto out;
+        }
+        if (b->cpu < 0 || b->cpu > SC_CPULIST_MAX_CPU ||
+            !hwloc_bitmap_isset(card->cpus, (unsigned)b->cpu)) {
+            sc__set(g, SC_GATE_FAIL,
+                    "search thread %ld of pool %ld ran on cpu %ld, outside "
+                    "cpu_list %s",
+                    b->thread, b->pool, b->cpu, card->cpu_list);
+            goto out;
+        }
+        for (size_t j = 0; j < i; j++) {
+            const sc_pool_binding *o = &t->pool_bindings[j];
+            if (o->pool == b->pool && o->thread == b->thread) {
+                sc__set(g, SC_GATE_FAIL, "search thread %ld of pool %ld reported twice", b->thread,
+                        b->pool);
+                goto out;
+            }
+        }
+        if (pool * team <= ncpus && hwloc_bitmap_isset(seen_cpus, (unsigned)b->cpu)) {
+            sc__set(g, SC_GATE_FAIL,
+                    "two search threads on cpu %ld (pool %ld thread %ld and "
+                    "another)",
+                    b->cpu, b->pool, b->thread);
+            goto out;
+        }
+        hwloc_bitmap_set(seen_cpus, (unsigned)b->cpu);
+    }
+    if ((long)t->n_pool_bindings != pool * team) {
+        sc__set(g, SC_GATE_FAIL,
+                "%zu TRACE_POOL_THREAD lines for %ld search threads (%ld pools "
+                "of %ld)",
+                t->n_pool_bindings, pool * team, pool, team);
+        goto out;
+    }
+    ok = true;
+out:
     hwloc_bitmap_free(seen_cpus);
     return ok;
 }
@@ -264,6 +340,16 @@ static void sc__gate_binding(const sc_card *card, const sc_tracelog *t, const sc
     }
     if (!sc__check_trace_bindings(card, t, g) || !sc__check_snapshot(card, ev, g))
         return;
+    if (card->workload == SC_WORKLOAD_IPSEARCH) {
+        if (sc__check_pool_bindings(card, t, g))
+            sc__set(g, SC_GATE_OK,
+                    "%zu threads and %zu pinned search threads on CPUs of %s%s; "
+                    "snapshot agrees",
+                    t->n_bindings, t->n_pool_bindings, card->cpu_list,
+                    (long)t->n_pool_bindings <= hwloc_bitmap_weight(card->cpus) ? ", each its own"
+                                                                                : "");
+        return;
+    }
     sc__set(g, SC_GATE_OK, "%zu threads on distinct CPUs of %s; snapshot agrees", t->n_bindings,
             card->cpu_list);
 }

@@ -88,13 +88,20 @@ char *sc_results_build(const sc_card *card, const sc_gates *gates, const sc_resu
     g = notes = NULL;
     if (info->kernel_json)
         kernel = json_tokener_parse(info->kernel_json);
-    if (kernel && json_object_object_get_ex(kernel, "metrics", &metrics))
-        json_object_object_add(root, "metrics", json_object_get(metrics));
-    else
+    /* The workload's own record, under its own keys: its metrics and everything it reported
+       beside them (ipsearch: the evidence block with BLAS, environment, thread counts and
+       bindings, counters; mpi-pingpong: transport, per-rank bindings; validation counts and
+       sizes). A key the wrapper already set (schema, workload, kernel) stays the wrapper's. */
+    if (kernel && json_object_is_type(kernel, json_type_object)) {
+        json_object_object_foreach(kernel, key, value)
+        {
+            if (!json_object_object_get_ex(root, key, NULL))
+                json_object_object_add(root, key, json_object_get(value));
+        }
+    }
+    if (!json_object_object_get_ex(root, "metrics", &metrics) ||
+        !json_object_is_type(metrics, json_type_object))
         json_object_object_add(root, "metrics", json_object_new_object());
-    json_object *transport = NULL; /* mpi-pingpong: what the MPI library said carried the data */
-    if (kernel && json_object_object_get_ex(kernel, "transport", &transport))
-        json_object_object_add(root, "transport", json_object_get(transport));
     const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
                                                              JSON_C_TO_STRING_NOSLASHESCAPE);
     text = s ? strdup(s) : NULL;

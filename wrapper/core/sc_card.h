@@ -175,6 +175,23 @@ char *sc_card_to_yaml(const sc_card *card);
 /* Bytes the workload allocates (for the memory check and the plan). */
 uint64_t sc_card_memory_bytes(const sc_card *card);
 
+/* One parameter of the workload's own run, with its effective value. */
+typedef struct sc_card_param {
+    const char *name; /* the card key: "nb" */
+    const char *text; /* a word ("pingpong", "auto"), or NULL: the value is number */
+    uint64_t number;
+} sc_card_param;
+
+#define SC_CARD_MAX_PARAMS 12
+
+/*
+ * The sizes and settings the card's workload reads, in schema order (stream: array_size,
+ * iterations, nt_stores; ipsearch: iterations, nb, nq, dim, k, pool_threads; mpi-pingpong:
+ * kernel, iterations, ranks, min_bytes, max_bytes), for run.conf and build.json.
+ * Returns how many entries of out were filled.
+ */
+size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX_PARAMS]);
+
 const char *sc_workload_name(sc_workload w);
 const char *sc_prefetch_name(sc_prefetch p);
 

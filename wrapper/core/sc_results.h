@@ -20,7 +20,9 @@ typedef struct sc_results_info {
 
 /*
  * Builds results.json: schema, workload, kernel, host, verdict, gates (true/false/null),
- * notes, and the "metrics" object of the workload's own results. malloc'd text or NULL.
+ * notes, then every other key of the workload's own results (its "metrics" object, and
+ * e.g. ipsearch's "evidence" block, mpi-pingpong's "transport" and "bindings", validation
+ * counts); "metrics" is {} when the workload wrote none. malloc'd text or NULL.
  */
 char *sc_results_build(const sc_card *card, const sc_gates *gates, const sc_results_info *info);
 

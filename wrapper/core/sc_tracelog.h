@@ -25,15 +25,37 @@ typedef struct sc_rank_binding {
     char allowed[128]; /* the rank's own CPU affinity, a cpulist */
 } sc_rank_binding;
 
+/* "TRACE_POOL_THREAD pool=0 thread=1 cpu=3 pin=ok": an ipsearch search thread. */
+typedef struct sc_pool_binding {
+    long pool, thread, cpu;
+    bool pinned; /* pin=ok; pin=failed: sched_setaffinity refused its cpu */
+} sc_pool_binding;
+
 typedef struct sc_table_row {
     char name[32]; /* "Copy", "Triad" */
     double best_rate_MBps, avg_s, min_s, max_s;
 } sc_table_row;
 
+/* One row of IMB's table: "#bytes #repetitions t[usec] Mbytes/sec". */
+typedef struct sc_imb_row {
+    unsigned long long bytes, repetitions;
+    double t_usec, MBps;
+    double t_usec_unit, MBps_unit; /* the last printed digit's place (0.01 for "%.2f") */
+} sc_imb_row;
+
+/* A figure of a "name=number name=number ..." line (ipsearch: "qps=1234.5 gflops=9.87"). */
+typedef struct sc_figure {
+    char name[48];
+    double value;
+    double unit; /* the last printed digit's place: the log's rounding is half of it */
+} sc_figure;
+
 typedef struct sc_tracelog {
     long threads_requested, threads_counted; /* -1 when not printed */
     sc_binding *bindings;
     size_t n_bindings;
+    sc_pool_binding *pool_bindings; /* ipsearch: the threads that search */
+    size_t n_pool_bindings;
     long begin_line, end_line; /* line numbers (1-based) of the markers; 0 when absent */
     long validates_line;       /* first "Solution Validates" line; 0 when absent */
     long failed_line;          /* first "Failed Validation" line; 0 when absent */
@@ -48,9 +70,15 @@ typedef struct sc_tracelog {
     sc_rank_binding *rank_bindings;
     size_t n_rank_bindings;
     char transport[64];   /* from "TRACE_TRANSPORT transport=X ..."; "" when absent */
-    size_t n_imb_rows;    /* "#bytes #repetitions t[usec] Mbytes/sec" rows */
+    char transport_line[512]; /* that line after "TRACE_TRANSPORT ": pml=, btl=, mtl=, provider= */
+    char **transport_ranks;   /* each "TRACE_TRANSPORT_RANK " line's rest: rank, host, fi_info */
+    size_t n_transport_ranks;
+    sc_imb_row *imb_rows; /* "#bytes #repetitions t[usec] Mbytes/sec" rows */
+    size_t n_imb_rows;
     double imb_peak_MBps; /* the highest Mbytes/sec of those rows */
     bool in_imb_table;
+    sc_figure figures[32]; /* from lines made only of name=number words; the last wins */
+    size_t n_figures;
 } sc_tracelog;
 
 /* Parses log (NUL-terminated). Returns 0 or -ENOMEM. */
@@ -59,5 +87,24 @@ void sc_tracelog_free(sc_tracelog *t);
 
 /* The row named name ("Copy"), or NULL. */
 const sc_table_row *sc_tracelog_row(const sc_tracelog *t, const char *name);
+
+/* The figure named name ("qps"), or NULL. */
+const sc_figure *sc_tracelog_figure(const sc_tracelog *t, const char *name);
+
+/* The IMB row of a message size, or NULL. */
+const sc_imb_row *sc_tracelog_imb_row(const sc_tracelog *t, unsigned long long bytes);
+
+/* True when claimed is value as the log printed it: within half its last digit's place
+   (plus a relative 1e-9 for the binary value behind the decimal one). */
+bool sc_tracelog_shows(double claimed, double value, double unit);
+
+/*
+ * mpi-pingpong's transport as run.conf records it: transport=, then transport_pml=,
+ * _btl=, _mtl=, _provider= from the TRACE_TRANSPORT line, then one transport_rank= line
+ * per TRACE_TRANSPORT_RANK line (host, components, fi_info on its node). t may be NULL
+ * (no log): transport=unknown.
+ */
+struct sc_kv;
+void sc_tracelog_transport_conf(const sc_tracelog *t, struct sc_kv *kv);
 
 #endif

@@ -1,8 +1,10 @@
 /* tracelog.c: one pass over a workload's output (see sc_tracelog.h). */
 #include "sc_tracelog.h"
+#include "sc_kv.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,17 +43,38 @@ static bool sc__has_nonfinite(const char *line, size_t n)
     return false;
 }
 
-static int sc__add_binding(sc_tracelog *t, long thread, long cpu)
+/* Appends a copy of the size bytes at item to the array of *n items. 0 or -ENOMEM. */
+static int sc__append(void **array, size_t *n, const void *item, size_t size)
 {
-    sc_binding *grown = realloc(t->bindings, (t->n_bindings + 1) * sizeof(*grown));
+    char *grown = realloc(*array, (*n + 1) * size);
 
     if (!grown)
         return -ENOMEM;
-    t->bindings = grown;
-    grown[t->n_bindings].thread = thread;
-    grown[t->n_bindings].cpu = cpu;
-    t->n_bindings++;
+    memcpy(grown + *n * size, item, size);
+    *array = grown;
+    (*n)++;
     return 0;
+}
+
+static int sc__add_binding(sc_tracelog *t, long thread, long cpu)
+{
+    sc_binding b = {thread, cpu};
+
+    return sc__append((void **)&t->bindings, &t->n_bindings, &b, sizeof(b));
+}
+
+static int sc__add_pool(sc_tracelog *t, const char *line)
+{
+    sc_pool_binding pb;
+    char pin[16];
+    int used = 0;
+
+    if (sscanf(line, "TRACE_POOL_THREAD pool=%ld thread=%ld cpu=%ld pin=%15s%n", &pb.pool,
+               &pb.thread, &pb.cpu, pin, &used) != 4 ||
+        line[used] != '\0' || (strcmp(pin, "ok") != 0 && strcmp(pin, "failed") != 0))
+        return 1; /* malformed */
+    pb.pinned = strcmp(pin, "ok") == 0;
+    return sc__append((void **)&t->pool_bindings, &t->n_pool_bindings, &pb, sizeof(pb));
 }
 
 static int sc__add_rank(sc_tracelog *t, const char *line)
@@ -64,16 +87,34 @@ static int sc__add_rank(sc_tracelog *t, const char *line)
                &rb.rank, rb.host, &rb.cpu, rb.allowed, &used) != 4 ||
         line[used] != '\0')
         return 1; /* malformed */
-    sc_rank_binding *grown = realloc(t->rank_bindings, (t->n_rank_bindings + 1) * sizeof(*grown));
-    if (!grown)
+    return sc__append((void **)&t->rank_bindings, &t->n_rank_bindings, &rb, sizeof(rb));
+}
+
+static int sc__add_text(char ***list, size_t *n, const char *text)
+{
+    char *copy = strdup(text);
+
+    if (!copy || sc__append((void **)list, n, &copy, sizeof(copy)) < 0) {
+        free(copy);
         return -ENOMEM;
-    t->rank_bindings = grown;
-    grown[t->n_rank_bindings++] = rb;
+    }
     return 0;
 }
 
+/* The place of a printed number's last digit: 0.01 for "12.34", 1 for "12". */
+static double sc__unit_of(const char *number)
+{
+    const char *dot = strchr(number, '.');
+    size_t decimals = dot ? strspn(dot + 1, "0123456789") : 0;
+    double unit = 1;
+
+    while (decimals--)
+        unit /= 10;
+    return unit;
+}
+
 /* IMB's table: a "#bytes ..." header, then rows "bytes repetitions t[usec] Mbytes/sec". */
-static void sc__imb_row(sc_tracelog *t, const char *line)
+static int sc__imb_row(sc_tracelog *t, const char *line)
 {
     unsigned long long bytes, reps;
     double usec, mbps;
@@ -82,17 +123,56 @@ static void sc__imb_row(sc_tracelog *t, const char *line)
     line += strspn(line, " \t");
     if (strncmp(line, "#bytes", 6) == 0 || strncmp(line, "# bytes", 7) == 0) {
         t->in_imb_table = true;
-        return;
+        return 0;
     }
     if (!t->in_imb_table)
-        return;
+        return 0;
     if (sscanf(line, "%llu %llu %lf %lf%n", &bytes, &reps, &usec, &mbps, &used) == 4 &&
         line[used + strspn(line + used, " ")] == '\0') {
-        t->n_imb_rows++;
+        /* The columns after the repetitions, as words, for their printed precision. */
+        char w[4][64] = {{0}};
+        sscanf(line, "%63s %63s %63s %63s", w[0], w[1], w[2], w[3]);
+        sc_imb_row row = {bytes, reps, usec, mbps, sc__unit_of(w[2]), sc__unit_of(w[3])};
+        if (sc__append((void **)&t->imb_rows, &t->n_imb_rows, &row, sizeof(row)) < 0)
+            return -ENOMEM;
         if (mbps > t->imb_peak_MBps)
             t->imb_peak_MBps = mbps;
     } else if (strncmp(line, "TRACE_", 6) != 0) {
         t->in_imb_table = false;
+    }
+    return 0;
+}
+
+/* "qps=1234.5 wall_seconds=0.000128 ...": two or more name=number words and nothing else. */
+static void sc__figures(sc_tracelog *t, const char *line)
+{
+    sc_figure found[16];
+    size_t n = 0;
+
+    for (const char *p = line + strspn(line, " "); *p; p += strspn(p, " ")) {
+        size_t len = strcspn(p, " "), name_len = strcspn(p, "=");
+        char word[128], *end;
+        if (n == sizeof(found) / sizeof(found[0]) || name_len == 0 || name_len >= len ||
+            name_len >= sizeof(found[0].name) || len >= sizeof(word))
+            return;
+        snprintf(word, sizeof(word), "%.*s", (int)len, p);
+        for (size_t i = 0; i < name_len; i++)
+            if (!islower((unsigned char)word[i]) && !isdigit((unsigned char)word[i]) &&
+                word[i] != '_')
+                return;
+        found[n].value = strtod(word + name_len + 1, &end);
+        if (end == word + name_len + 1 || *end || !isfinite(found[n].value))
+            return;
+        snprintf(found[n].name, sizeof(found[n].name), "%.*s", (int)name_len, word);
+        found[n++].unit = sc__unit_of(word + name_len + 1);
+        p += len;
+    }
+    for (size_t i = 0; n >= 2 && i < n; i++) {
+        sc_figure *slot = (sc_figure *)sc_tracelog_figure(t, found[i].name);
+        if (!slot && t->n_figures < sizeof(t->figures) / sizeof(t->figures[0]))
+            slot = &t->figures[t->n_figures++];
+        if (slot)
+            *slot = found[i];
     }
 }
 
@@ -114,7 +194,7 @@ static void sc__table_row(sc_tracelog *t, const char *line)
 
 static int sc__line(sc_tracelog *t, const char *line, size_t n, long lineno)
 {
-    char buf[512];
+    char buf[2048]; /* a rank's transport line lists every libfabric provider */
     long a, b;
 
     sc__copy_line(buf, sizeof(buf), line, n);
@@ -132,8 +212,10 @@ static int sc__line(sc_tracelog *t, const char *line, size_t n, long lineno)
                 return sc__add_binding(t, a, b);
             if (!t->malformed_line)
                 t->malformed_line = lineno;
-        } else if (strncmp(buf, "TRACE_RANK_BINDING ", 19) == 0) {
-            int rc = sc__add_rank(t, buf);
+        } else if (strncmp(buf, "TRACE_RANK_BINDING ", 19) == 0 ||
+                   strncmp(buf, "TRACE_POOL_THREAD ", 18) == 0) {
+            int rc = strncmp(buf, "TRACE_RANK", 10) == 0 ? sc__add_rank(t, buf)
+                                                         : sc__add_pool(t, buf);
             if (rc < 0)
                 return rc;
             if (rc > 0 && !t->malformed_line)
@@ -141,6 +223,9 @@ static int sc__line(sc_tracelog *t, const char *line, size_t n, long lineno)
         } else if (strncmp(buf, "TRACE_TRANSPORT transport=", 26) == 0) {
             snprintf(t->transport, sizeof(t->transport), "%.*s", (int)strcspn(buf + 26, " "),
                      buf + 26);
+            sc__copy_line(t->transport_line, sizeof(t->transport_line), buf + 16, strlen(buf + 16));
+        } else if (strncmp(buf, "TRACE_TRANSPORT_RANK ", 21) == 0) {
+            return sc__add_text(&t->transport_ranks, &t->n_transport_ranks, buf + 21);
         }
         return 0;
     }
@@ -152,7 +237,10 @@ static int sc__line(sc_tracelog *t, const char *line, size_t n, long lineno)
         t->ranks_requested = a;
     else if (sscanf(buf, "Number of Ranks counted = %ld", &a) == 1)
         t->ranks_counted = a;
-    sc__imb_row(t, buf);
+    int rc = sc__imb_row(t, buf);
+    if (rc < 0)
+        return rc;
+    sc__figures(t, buf);
     if (strncmp(buf, "Solution Validates", 18) == 0 && !t->validates_line)
         t->validates_line = lineno;
     if (strstr(buf, "Failed Validation") && !t->failed_line) {
@@ -183,8 +271,10 @@ int sc_tracelog_parse(const char *log, sc_tracelog *out)
         while (trimmed > 0 && (line[trimmed - 1] == '\r' || line[trimmed - 1] == ' '))
             trimmed--;
         int rc = sc__line(out, line, trimmed, ++lineno);
-        if (rc < 0)
+        if (rc < 0) {
+            sc_tracelog_free(out);
             return rc;
+        }
         line += n;
         if (*line == '\n')
             line++;
@@ -202,6 +292,17 @@ void sc_tracelog_free(sc_tracelog *t)
     free(t->rank_bindings);
     t->rank_bindings = NULL;
     t->n_rank_bindings = 0;
+    free(t->pool_bindings);
+    t->pool_bindings = NULL;
+    t->n_pool_bindings = 0;
+    free(t->imb_rows);
+    t->imb_rows = NULL;
+    t->n_imb_rows = 0;
+    for (size_t i = 0; i < t->n_transport_ranks; i++)
+        free(t->transport_ranks[i]);
+    free(t->transport_ranks);
+    t->transport_ranks = NULL;
+    t->n_transport_ranks = 0;
 }
 
 const sc_table_row *sc_tracelog_row(const sc_tracelog *t, const char *name)
@@ -210,4 +311,44 @@ const sc_table_row *sc_tracelog_row(const sc_tracelog *t, const char *name)
         if (strcmp(t->rows[i].name, name) == 0)
             return &t->rows[i];
     return NULL;
+}
+
+const sc_figure *sc_tracelog_figure(const sc_tracelog *t, const char *name)
+{
+    for (size_t i = 0; i < t->n_figures; i++)
+        if (strcmp(t->figures[i].name, name) == 0)
+            return &t->figures[i];
+    return NULL;
+}
+
+const sc_imb_row *sc_tracelog_imb_row(const sc_tracelog *t, unsigned long long bytes)
+{
+    for (size_t i = 0; i < t->n_imb_rows; i++)
+        if (t->imb_rows[i].bytes == bytes)
+            return &t->imb_rows[i];
+    return NULL;
+}
+
+bool sc_tracelog_shows(double claimed, double value, double unit)
+{
+    return fabs(claimed - value) <= unit / 2 + 1e-9 * fabs(claimed);
+}
+
+void sc_tracelog_transport_conf(const sc_tracelog *t, sc_kv *kv)
+{
+    char key[64];
+
+    sc_kv_addf(kv, "transport", "%s", t && *t->transport ? t->transport : "unknown");
+    if (!t)
+        return;
+    for (const char *p = t->transport_line; *p;) {
+        size_t n = strcspn(p, " "), k = strcspn(p, "=");
+        if (k < n && strncmp(p, "transport=", 10) != 0) {
+            snprintf(key, sizeof(key), "transport_%.*s", (int)k, p);
+            sc_kv_addf(kv, key, "%.*s", (int)(n - k - 1), p + k + 1);
+        }
+        p += n + strspn(p + n, " ");
+    }
+    for (size_t i = 0; i < t->n_transport_ranks; i++)
+        sc_kv_addf(kv, "transport_rank", "%s", t->transport_ranks[i]);
 }

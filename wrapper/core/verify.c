@@ -46,6 +46,18 @@ static double sc__log_best_rate(const char *log)
     return best;
 }
 
+/* True when text holds the n bytes at line as one whole line. */
+static bool sc__has_line(const char *text, const char *line, size_t n)
+{
+    for (const char *p = text; p && *p;) {
+        size_t len = strcspn(p, "\n");
+        if (len == n && !strncmp(p, line, n))
+            return true;
+        p += len + (p[len] != '\0');
+    }
+    return false;
+}
+
 /* Parses card.yaml and checks run.conf's hash of it. The card, or NULL when unusable. */
 static sc_card *sc__check_card(const sc__files *f, sc_diag *problems)
 {
@@ -156,8 +168,113 @@ static void sc__check_rates(const sc__files *f, json_object *metrics, sc_diag *p
     sc_tracelog_free(&t);
 }
 
-static void sc__check_results(const sc__files *f, const sc_gates *gates, double log_best,
-                              sc_diag *problems)
+/* ipsearch: every figure of results.json's metrics is one the log's key=value lines show. */
+static void sc__check_figures(json_object *metrics, const sc_tracelog *t, sc_diag *problems)
+{
+    json_object_object_foreach(metrics, key, value)
+    {
+        if (!json_object_is_type(value, json_type_double) &&
+            !json_object_is_type(value, json_type_int))
+            continue; /* null: the workload had no finite value (the log shows NaN/Inf) */
+        const sc_figure *fig = sc_tracelog_figure(t, key);
+        double claimed = json_object_get_double(value);
+        if (!fig)
+            sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows no %s figure",
+                         key, claimed, key);
+        else if (!sc_tracelog_shows(claimed, fig->value, fig->unit))
+            sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows %s=%.9g", key,
+                         claimed, key, fig->value);
+    }
+}
+
+/* The figure named key of a JSON object, compared with what the log printed. */
+static void sc__check_number(json_object *obj, const char *key, double shown, double unit,
+                             const char *what, sc_diag *problems)
+{
+    json_object *v;
+
+    if (!json_object_object_get_ex(obj, key, &v) || !v)
+        return;
+    double claimed = json_object_get_double(v);
+    if (!sc_tracelog_shows(claimed, shown, unit))
+        sc_diag_addf(problems, "results.json: %s %s %.9g, but stream.log's table shows %.9g",
+                     what, key, claimed, shown);
+}
+
+/* mpi-pingpong: each size's time and bandwidth, the 8-byte latency and the peak. */
+static void sc__check_sizes(json_object *metrics, const sc_tracelog *t, sc_diag *problems)
+{
+    json_object *sizes, *bytes;
+    char what[64];
+
+    if (json_object_object_get_ex(metrics, "sizes", &sizes) &&
+        json_object_is_type(sizes, json_type_array)) {
+        for (size_t i = 0; i < json_object_array_length(sizes); i++) {
+            json_object *size = json_object_array_get_idx(sizes, i);
+            if (!json_object_object_get_ex(size, "bytes", &bytes))
+                continue;
+            unsigned long long n = (unsigned long long)json_object_get_int64(bytes);
+            const sc_imb_row *row = sc_tracelog_imb_row(t, n);
+            if (!row) {
+                sc_diag_addf(problems, "results.json: a %llu-byte size, but stream.log's table "
+                                       "has no such row", n);
+                continue;
+            }
+            snprintf(what, sizeof(what), "%llu bytes:", n);
+            sc__check_number(size, "repetitions", (double)row->repetitions, 1, what, problems);
+            sc__check_number(size, "t_usec", row->t_usec, row->t_usec_unit, what, problems);
+            sc__check_number(size, "MBps", row->MBps, row->MBps_unit, what, problems);
+        }
+    }
+    const sc_imb_row *eight = sc_tracelog_imb_row(t, 8);
+    json_object *latency;
+    if (json_object_object_get_ex(metrics, "latency_usec_8B", &latency) && latency && !eight)
+        sc_diag_addf(problems, "results.json: latency_usec_8B, but stream.log's table has no "
+                               "8-byte row");
+    else if (eight)
+        sc__check_number(metrics, "latency_usec_8B", eight->t_usec, eight->t_usec_unit,
+                         "latency:", problems);
+    sc__check_number(metrics, "peak_MBps", t->imb_peak_MBps, 0.01, "peak:", problems);
+}
+
+/*
+ * run.conf's figures: best_rate_MBps must be the log's best rate, and (mpi) the transport
+ * lines exactly the ones the log's TRACE_TRANSPORT lines give, no more and no fewer.
+ */
+static void sc__check_conf_figures(const sc__files *f, const sc_card *card,
+                                   const sc_tracelog *t, double log_best, sc_diag *problems)
+{
+    char claimed[64];
+    sc_kv want;
+
+    if (sc_kv_get(f->run_conf, "best_rate_MBps", claimed, sizeof(claimed)) &&
+        !sc_tracelog_shows(strtod(claimed, NULL), log_best, 0.1))
+        sc_diag_addf(problems, "run.conf: best_rate_MBps=%s, but stream.log shows %.1f MB/s",
+                     claimed, log_best);
+    if (card->workload != SC_WORKLOAD_MPI_PINGPONG)
+        return;
+    sc_kv_init(&want);
+    sc_tracelog_transport_conf(t, &want);
+    for (const char *p = want.text; p && *p;) {
+        size_t n = strcspn(p, "\n");
+        if (!sc__has_line(f->run_conf, p, n))
+            sc_diag_addf(problems, "run.conf: no line \"%.*s\", which stream.log shows",
+                         (int)n, p);
+        p += n + (p[n] != '\0');
+    }
+    for (const char *p = f->run_conf; *p;) {
+        size_t n = strcspn(p, "\n");
+        if (!strncmp(p, "transport", 9) && strncmp(p, "transport_ok=", 13) &&
+            !sc__has_line(want.text, p, n))
+            sc_diag_addf(problems, "run.conf: \"%.*s\", but stream.log does not show it",
+                         (int)n, p);
+        p += n + (p[n] != '\0');
+    }
+    sc_kv_free(&want);
+}
+
+static void sc__check_results(const sc__files *f, const sc_card *card, const sc_gates *gates,
+                              double log_best, sc_diag *problems)
 {
     json_object *root = f->results ? json_tokener_parse(f->results) : NULL, *val = NULL, *g;
     json_object *metrics;
@@ -188,7 +305,26 @@ static void sc__check_results(const sc__files *f, const sc_gates *gates, double 
                      "shows %.1f MB/s",
                      claimed, log_best);
     sc__check_rates(f, metrics, problems);
+    sc_tracelog t;
+    if (metrics && sc_tracelog_parse(f->log ? f->log : "", &t) == 0) {
+        if (card->workload == SC_WORKLOAD_IPSEARCH)
+            sc__check_figures(metrics, &t, problems);
+        if (card->workload == SC_WORKLOAD_MPI_PINGPONG)
+            sc__check_sizes(metrics, &t, problems);
+        sc_tracelog_free(&t);
+    }
     json_object_put(root);
+}
+
+static void sc__check_conf(const sc__files *f, const sc_card *card, double log_best,
+                           sc_diag *problems)
+{
+    sc_tracelog t;
+
+    if (!f->run_conf || sc_tracelog_parse(f->log ? f->log : "", &t) < 0)
+        return;
+    sc__check_conf_figures(f, card, f->log ? &t : NULL, log_best, problems);
+    sc_tracelog_free(&t);
 }
 
 static void sc__files_free(sc__files *f)
@@ -256,7 +392,8 @@ int sc_verify_bundle(const char *path, sc_verify_report *out)
         if (rc == 0) {
             out->gates_computed = true;
             sc__check_claims(&f, &out->gates, &out->problems);
-            sc__check_results(&f, &out->gates, out->log_best_rate_MBps, &out->problems);
+            sc__check_results(&f, card, &out->gates, out->log_best_rate_MBps, &out->problems);
+            sc__check_conf(&f, card, out->log_best_rate_MBps, &out->problems);
         }
     }
     sc_card_free(card);
