@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* How long a workload waits for its observer's snapshots before going on without. */
@@ -47,17 +48,18 @@ int sct_thread_binding(int thread, int cpu)
  * loop begins, and a short run could otherwise end before the snapshot is taken. So at
  * main_loop_begin the workload waits, before its first timed repetition, for one byte
  * (the snapshots are written) or EOF (the observer went away), at most 10 s.
+ * Returns 1 when it waited, 0 when no observer asked for it.
  */
-static void sct__wait_for_observer(void)
+static int sct__wait_for_observer(void)
 {
     const char *text = getenv("STREAMCARD_READY_FD");
     char *end = NULL, byte;
 
     if (!text || !*text)
-        return;
+        return 0;
     long fd = strtol(text, &end, 10);
     if (*end || fd < 3 || fd > 1 << 20)
-        return;
+        return 0;
     struct pollfd p = {(int)fd, POLLIN, 0};
     while (poll(&p, 1, SCT_READY_WAIT_MS) < 0 && errno == EINTR)
         ;
@@ -66,14 +68,27 @@ static void sct__wait_for_observer(void)
             ;
     close((int)fd);
     unsetenv("STREAMCARD_READY_FD"); /* not inherited by anything the workload starts */
+    return 1;
+}
+
+static double sct__ms_since(const struct timespec *t0)
+{
+    struct timespec t1;
+
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
 int sct_phase(const char *name)
 {
-    int rc = sct__line("TRACE_WORKLOAD_PHASE=%s\n", name);
+    struct timespec t0;
 
-    if (strcmp(name, SCT_PHASE_MAIN_LOOP_BEGIN) == 0)
-        sct__wait_for_observer();
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = sct__line("TRACE_WORKLOAD_PHASE=%s\n", name);
+    /* The workload's own view of the capture: from writing the marker to being released,
+       which includes the observer's wake-up that its own clock cannot see. */
+    if (strcmp(name, SCT_PHASE_MAIN_LOOP_BEGIN) == 0 && sct__wait_for_observer())
+        sct__line("TRACE_READY_WAIT ms=%.3f\n", sct__ms_since(&t0));
     return rc;
 }
 

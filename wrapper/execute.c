@@ -223,6 +223,10 @@ static void sc__write_run_conf(sc__run *run, const sc_observe_result *r, const s
         sc_kv_addf(&kv, "ready_capture_ms", "%.3f", r->ready_capture_ms);
     else
         sc_kv_addf(&kv, "ready_capture_ms", "none");
+    if (t && t->ready_wait_ms >= 0) /* the same latency as the workload saw it */
+        sc_kv_addf(&kv, "ready_wait_ms", "%.3f", t->ready_wait_ms);
+    else
+        sc_kv_addf(&kv, "ready_wait_ms", "none");
     sc_kv_addf(&kv, "capture_errors", "%d", r->capture_errors);
     if (r->capture_errors)
         sc_kv_addf(&kv, "capture_error", "%s", r->capture_error);

@@ -41,6 +41,10 @@ expect_contains "$B/run.conf" "validation_ok=1"
 expect_contains "$B/run.conf" "memory_node_ok=1"
 expect_contains "$B/run.conf" "card_sha256=$(sha256sum <"$WORK/card.yaml" | cut -d' ' -f1)"
 grep -Eq '^ready_capture_ms=[0-9]+\.[0-9]+$' "$B/run.conf" || fail "no ready_capture_ms"
+# The same latency as the workload saw it: from writing the marker to being released.
+grep -Eq '^TRACE_READY_WAIT ms=[0-9]+\.[0-9]{3}$' "$B/stream.log" || fail "no TRACE_READY_WAIT"
+waited=$(sed -n 's/^TRACE_READY_WAIT ms=//p' "$B/stream.log")
+grep -qx "ready_wait_ms=$waited" "$B/run.conf" || fail "run.conf's ready_wait_ms is not the log's $waited"
 expect_contains "$B/run.conf" "env=OMP_WAIT_POLICY=passive"
 expect_contains "$B/stream.log" "Solution Validates (Copy-only single kernel contract)"
 # results.json follows the schema; build.json names the binary by its hash.

@@ -48,6 +48,13 @@ reseal "$B"
 expect_status 1 "$BIN/streamcard" verify "$B"
 expect_contains "$WORK/err" "results.json: best rate"
 
+# A forged capture latency: run.conf's ready_wait_ms is not the log's TRACE_READY_WAIT.
+B=$(run latency)
+sed -i 's/^ready_wait_ms=.*/ready_wait_ms=0.001/' "$B/run.conf"
+reseal "$B"
+expect_status 1 "$BIN/streamcard" verify "$B"
+expect_contains "$WORK/err" "run.conf: ready_wait_ms=0.001, but stream.log shows another TRACE_READY_WAIT"
+
 # A changed card: the hash in run.conf no longer matches.
 B=$(run card)
 sed -i 's/threads: 2/threads: 1/' "$B/card.yaml"

@@ -220,6 +220,14 @@ static int sc__line(sc_tracelog *t, const char *line, size_t n, long lineno)
                 return rc;
             if (rc > 0 && !t->malformed_line)
                 t->malformed_line = lineno;
+        } else if (strncmp(buf, "TRACE_READY_WAIT ", 17) == 0) {
+            double ms;
+            int used = 0;
+            if (sscanf(buf, "TRACE_READY_WAIT ms=%lf%n", &ms, &used) == 1 && buf[used] == '\0' &&
+                ms >= 0 && t->ready_wait_ms < 0)
+                t->ready_wait_ms = ms;
+            else if (t->ready_wait_ms < 0 && !t->malformed_line)
+                t->malformed_line = lineno;
         } else if (strncmp(buf, "TRACE_TRANSPORT transport=", 26) == 0) {
             snprintf(t->transport, sizeof(t->transport), "%.*s", (int)strcspn(buf + 26, " "),
                      buf + 26);
@@ -265,6 +273,7 @@ int sc_tracelog_parse(const char *log, sc_tracelog *out)
     memset(out, 0, sizeof(*out));
     out->threads_requested = out->threads_counted = -1;
     out->ranks_requested = out->ranks_counted = -1;
+    out->ready_wait_ms = -1;
     for (const char *line = log; line && *line;) {
         size_t n = strcspn(line, "\n");
         size_t trimmed = n;

@@ -251,6 +251,15 @@ static void sc__check_conf_figures(const sc__files *f, const sc_card *card,
         !sc_tracelog_shows(strtod(claimed, NULL), log_best, 0.1))
         sc_diag_addf(problems, "run.conf: best_rate_MBps=%s, but stream.log shows %.1f MB/s",
                      claimed, log_best);
+    /* ready_wait_ms: the log's TRACE_READY_WAIT, or none without one. */
+    double waited = t ? t->ready_wait_ms : -1;
+    if (sc_kv_get(f->run_conf, "ready_wait_ms", claimed, sizeof(claimed))) {
+        bool none = strcmp(claimed, "none") == 0;
+        if (none != (waited < 0) ||
+            (!none && !sc_tracelog_shows(strtod(claimed, NULL), waited, 0.001)))
+            sc_diag_addf(problems, "run.conf: ready_wait_ms=%s, but stream.log shows %s", claimed,
+                         waited < 0 ? "no TRACE_READY_WAIT" : "another TRACE_READY_WAIT");
+    }
     if (card->workload != SC_WORKLOAD_MPI_PINGPONG)
         return;
     sc_kv_init(&want);
