@@ -15,13 +15,15 @@
  *                               before anything changes. It never fails: a failure here makes
  *                               Slurm 22.05 drain the node (measured), so problems are kept
  *                               and reported by the task, where they fail the job instead
- *   task_init_privileged        the task, root, before exec: prefetch and governor applied,
- *                               journaled, read back (holder: the step's slurmstepd, the
- *                               task's parent); a refusal fails the job
+ *   task_init_privileged        the task, root, before exec: first the card against the
+ *                               job's CPUs, memory and host (a refused card changes
+ *                               nothing), then prefetch and governor applied, journaled,
+ *                               read back (holder: the step's slurmstepd, the task's
+ *                               parent); a refusal fails the job
  *   task_init                   the task, as the user, in the job's working directory:
- *                               checks the card against the job's real CPUs and memory,
- *                               binds, writes the bundle's first files as the user, and tells
- *                               `streamcard run` where they are
+ *                               checks the card again (task/affinity has bound the task
+ *                               by now), binds, writes the bundle's first files as the
+ *                               user, and tells `streamcard run` where they are
  *   slurm_spank_exit (remote)   slurmstepd, root: the step's reference is dropped; the last
  *                               one restores the platform. In the extern step (Slurm's
  *                               per-job container, PrologFlags=Contain), whose end is the
@@ -214,6 +216,12 @@ out:
     return rc;
 }
 
+/* True when the card asks to change prefetch or the governor. */
+static bool sc__wants_platform(const sc_card *c)
+{
+    return c->prefetch != SC_PREFETCH_UNCHANGED || strcmp(c->governor, "unchanged") != 0;
+}
+
 /* Platform changes need the node to themselves when the policy says so. */
 static int sc__check_exclusive(spank_t sp)
 {
@@ -282,9 +290,8 @@ static int sc__apply_platform(spank_t sp)
 {
     char why[1024] = "";
     sc_card *c = sc_plug.card;
-    bool wants = c->prefetch != SC_PREFETCH_UNCHANGED || strcmp(c->governor, "unchanged") != 0;
 
-    if (!wants)
+    if (!sc__wants_platform(c))
         return 0;
     if (sc__check_exclusive(sp) < 0)
         return -1;
@@ -314,8 +321,32 @@ static int sc__put(const sc_bundle *b, const char *rel, const char *text)
     return rc;
 }
 
-/* In the task, as the user: the job's real CPUs and memory against the card. */
-static int sc__task_check(void)
+/* The job's CPUs are known to this task only once it is confined to them. With a cpuset
+   cgroup (task/cgroup) that happens before task_init_privileged; task/affinity alone
+   binds the task after it (measured on 22.05), so until then it may run on every CPU of
+   the node. A platform change is then refused unless the job has the whole node, since
+   cpu_list cannot be checked before the change. */
+static int sc__check_confined(spank_t sp, const sc_machine *m)
+{
+    uint16_t ncpus = 0;
+    int allowed = hwloc_bitmap_weight(m->cpus_allowed);
+
+    if (spank_get_item(sp, S_JOB_NCPUS, &ncpus) == ESPANK_SUCCESS && allowed <= ncpus)
+        return 0;
+    slurm_error("streamcard: prefetch/governor: cpu_list %s cannot be checked against the "
+                "job's CPUs before the change: the task may still run on %d CPUs, the job has "
+                "%u (valid: submit with --exclusive, or confine jobs to their CPUs: "
+                "TaskPlugin=task/cgroup with ConstrainCores=yes)",
+                sc_plug.card->cpu_list ? sc_plug.card->cpu_list : "(all)", allowed,
+                (unsigned)ncpus);
+    return -1;
+}
+
+/* In the task: the job's real CPUs and memory (this task's cpuset, Mems_allowed), the
+   card's nodes: and sizes against the card. before_change: called before any platform
+   write, which also needs the task confined to the job's CPUs. It only reads (the
+   admin's sysroot and /proc/self), so it may run as root. */
+static int sc__task_check(spank_t sp, bool before_change)
 {
     sc_fsroot root;
     sc_machine m;
@@ -335,9 +366,12 @@ static int sc__task_check(void)
     }
     sc_machine_restrict_to_self(&m);
     sc_diag_init(&d);
-    rc = sc_card_check_machine(sc_plug.card, &m, sc_plug.platform_changed, &d);
+    /* The plugin is here to make the card's platform changes: platform_control = true. */
+    rc = sc_card_check_machine(sc_plug.card, &m, true, &d);
     sc__report(&d);
     sc_diag_free(&d);
+    if (rc == 0 && before_change && sc__wants_platform(sc_plug.card))
+        rc = sc__check_confined(sp, &m);
     sc_machine_free(&m);
     return rc < 0 ? -1 : 0;
 }
@@ -436,6 +470,9 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
         return -1; /* reported when the card arrived */
     if (!sc_plug.card || !sc__main_task(sp))
         return 0;
+    /* A card refused here has changed nothing on the node. */
+    if (sc__task_check(sp, true) < 0)
+        return -1;
     return sc__apply_platform(sp);
 }
 
@@ -448,7 +485,8 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
        inside the job script find the bundle already in their environment. */
     if (!sc_plug.card || !sc__main_task(sp))
         return 0;
-    if (sc__task_check() < 0)
+    /* Again, now that task/affinity has bound the task: its binding may be narrower. */
+    if (sc__task_check(sp, false) < 0)
         return -1;
     int rc = sc_bind_self(sc_plug.card->cpus, sc_plug.card->memory_node);
     if (rc < 0) {
@@ -486,8 +524,7 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
         spank_get_item(sp, S_JOB_STEPID, &step);
         if (step == SLURM_EXTERN_CONT) {
             sc__restore_job_end(sp);
-        } else if (sc_plug.card && (sc_plug.card->prefetch != SC_PREFETCH_UNCHANGED ||
-                                    strcmp(sc_plug.card->governor, "unchanged") != 0)) {
+        } else if (sc_plug.card && sc__wants_platform(sc_plug.card)) {
             /* The task (a child) made the change with this slurmstepd as holder. */
             sc_pfctl_config cfg = sc__pfctl_config();
             char *log = NULL;
