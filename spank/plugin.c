@@ -15,13 +15,15 @@
  *                               before anything changes. It never fails: a failure here makes
  *                               Slurm 22.05 drain the node (measured), so problems are kept
  *                               and reported by the task, where they fail the job instead
- *   task_init_privileged        the task, root, before exec: prefetch and governor applied,
- *                               journaled, read back (holder: the step's slurmstepd, the
- *                               task's parent); a refusal fails the job
+ *   task_init_privileged        the task, root, before exec: first the card against the
+ *                               job's CPUs, memory and host (a refused card changes
+ *                               nothing), then prefetch and governor applied, journaled,
+ *                               read back (holder: the step's slurmstepd, the task's
+ *                               parent); a refusal fails the job
  *   task_init                   the task, as the user, in the job's working directory:
- *                               checks the card against the job's real CPUs and memory,
- *                               binds, writes the bundle's first files as the user, and tells
- *                               `streamcard run` where they are
+ *                               checks the card again (task/affinity has bound the task
+ *                               by now), binds, writes the bundle's first files as the
+ *                               user, and tells `streamcard run` where they are
  *   slurm_spank_exit (remote)   slurmstepd, root: the step's reference is dropped; the last
  *                               one restores the platform. In the extern step (Slurm's
  *                               per-job container, PrologFlags=Contain), whose end is the
@@ -29,6 +31,11 @@
  *                               job epilog's work (a killed slurmstepd) without the epilog's
  *                               cost; defining slurm_spank_job_epilog makes slurmd start an
  *                               extra process for every job, ~25 ms each (measured)
+ *
+ * The task callbacks act in the first task of the step running `streamcard run` and, in
+ * steps started inside the job (the card's ranks), in the first task on each node: the
+ * checks and the platform change then happen on every node the card runs on, and each
+ * node's evidence goes into the bundle under its host name (sc__put_host_evidence).
  *
  * Nothing here may take slurmstepd down: no exit(), every pointer checked, every message one
  * line "streamcard: <what failed>: <why> (<what would be valid>)".
@@ -214,6 +221,12 @@ out:
     return rc;
 }
 
+/* True when the card asks to change prefetch or the governor. */
+static bool sc__wants_platform(const sc_card *c)
+{
+    return c->prefetch != SC_PREFETCH_UNCHANGED || strcmp(c->governor, "unchanged") != 0;
+}
+
 /* Platform changes need the node to themselves when the policy says so. */
 static int sc__check_exclusive(spank_t sp)
 {
@@ -264,17 +277,27 @@ static int sc__step_side(spank_t sp)
     return 0;
 }
 
-/* True in the step that runs the card (see slurm_spank_task_init) and its first task. */
-static bool sc__main_task(spank_t sp)
+/* What a task of a --stream-card job does for the card (see slurm_spank_task_init). */
+typedef enum sc_role {
+    SC_ROLE_NONE, /* nothing: not the first task of its step on this node */
+    SC_ROLE_MAIN, /* the step that runs `streamcard run`: checks, platform, bundle, binding */
+    SC_ROLE_NODE, /* a step started inside the job (the card's ranks, on every node):
+                     checks, platform and this node's evidence in the existing bundle */
+} sc_role;
+
+static sc_role sc__role(spank_t sp)
 {
-    uint32_t step = 0, task = 0;
+    uint32_t step = 0;
+    int task = -1;
     char inherited[8];
 
+    if (spank_get_item(sp, S_TASK_ID, &task) != ESPANK_SUCCESS || task != 0)
+        return SC_ROLE_NONE;
     spank_get_item(sp, S_JOB_STEPID, &step);
     if (step != SLURM_BATCH_SCRIPT &&
         spank_getenv(sp, "STREAMCARD_BUNDLE", inherited, sizeof(inherited)) != ESPANK_ENV_NOEXIST)
-        return false;
-    return spank_get_item(sp, S_TASK_ID, &task) == ESPANK_SUCCESS && task == 0;
+        return SC_ROLE_NODE;
+    return SC_ROLE_MAIN;
 }
 
 /* In the task, as root, before exec: apply the card's platform settings for the job. */
@@ -282,14 +305,15 @@ static int sc__apply_platform(spank_t sp)
 {
     char why[1024] = "";
     sc_card *c = sc_plug.card;
-    bool wants = c->prefetch != SC_PREFETCH_UNCHANGED || strcmp(c->governor, "unchanged") != 0;
 
-    if (!wants)
+    if (!sc__wants_platform(c))
         return 0;
     if (sc__check_exclusive(sp) < 0)
         return -1;
     sc_pfctl_config cfg = sc__pfctl_config();
-    sc_pfctl_request req = {.prefetch = c->prefetch, .governor = c->governor, .cpus = c->cpus,
+    sc_pfctl_request req = {.prefetch = c->prefetch,
+                            .governor = c->governor,
+                            .cpus = c->cpus,
                             .allow_prefetch = sc_plug.policy.allow_prefetch,
                             .allow_governor = sc_plug.policy.allow_governor};
     /* The holder is the step's slurmstepd (our parent): it lives as long as the step and
@@ -314,8 +338,32 @@ static int sc__put(const sc_bundle *b, const char *rel, const char *text)
     return rc;
 }
 
-/* In the task, as the user: the job's real CPUs and memory against the card. */
-static int sc__task_check(void)
+/* The job's CPUs are known to this task only once it is confined to them. With a cpuset
+   cgroup (task/cgroup) that happens before task_init_privileged; task/affinity alone
+   binds the task after it (measured on 22.05), so until then it may run on every CPU of
+   the node. A platform change is then refused unless the job has the whole node, since
+   cpu_list cannot be checked before the change. */
+static int sc__check_confined(spank_t sp, const sc_machine *m)
+{
+    uint16_t ncpus = 0;
+    int allowed = hwloc_bitmap_weight(m->cpus_allowed);
+
+    if (spank_get_item(sp, S_JOB_NCPUS, &ncpus) == ESPANK_SUCCESS && allowed <= ncpus)
+        return 0;
+    slurm_error("streamcard: prefetch/governor: cpu_list %s cannot be checked against the "
+                "job's CPUs before the change: the task may still run on %d CPUs, the job has "
+                "%u (valid: submit with --exclusive, or confine jobs to their CPUs: "
+                "TaskPlugin=task/cgroup with ConstrainCores=yes)",
+                sc_plug.card->cpu_list ? sc_plug.card->cpu_list : "(all)", allowed,
+                (unsigned)ncpus);
+    return -1;
+}
+
+/* In the task: the job's real CPUs and memory (this task's cpuset, Mems_allowed), the
+   card's nodes: and sizes against the card. before_change: called before any platform
+   write, which also needs the task confined to the job's CPUs. It only reads (the
+   admin's sysroot and /proc/self), so it may run as root. */
+static int sc__task_check(spank_t sp, bool before_change)
 {
     sc_fsroot root;
     sc_machine m;
@@ -335,10 +383,77 @@ static int sc__task_check(void)
     }
     sc_machine_restrict_to_self(&m);
     sc_diag_init(&d);
-    rc = sc_card_check_machine(sc_plug.card, &m, sc_plug.platform_changed, &d);
+    /* The plugin is here to make the card's platform changes: platform_control = true. */
+    rc = sc_card_check_machine(sc_plug.card, &m, true, &d);
     sc__report(&d);
     sc_diag_free(&d);
+    if (rc == 0 && before_change && sc__wants_platform(sc_plug.card))
+        rc = sc__check_confined(sp, &m);
     sc_machine_free(&m);
+    return rc < 0 ? -1 : 0;
+}
+
+/*
+ * This node's evidence under per-host names, as the user: platform/<host>/before.txt and,
+ * when the platform was changed, prefetch/state/<host>/ (control.log, both readbacks,
+ * state.env). Once per node per job: the first step on the node creates before.txt
+ * exclusively; later steps find it and write nothing (their change only added a
+ * reference to the first one's, see pfctl.h).
+ */
+static int sc__put_host_evidence(const sc_bundle *b)
+{
+    char host[256], rel[512];
+    const sc_pfctl_evidence *ev = &sc_plug.ev;
+
+    if (gethostname(host, sizeof(host) - 1) < 0)
+        strcpy(host, "unknown");
+    host[sizeof(host) - 1] = '\0';
+    host[strcspn(host, ".")] = '\0';
+    if (!*host || strchr(host, '/'))
+        strcpy(host, "unknown");
+    snprintf(rel, sizeof(rel), "platform/%s/before.txt", host);
+    int fd = sc_bundle_open_file(b, rel, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd == -EEXIST)
+        return 0;
+    const char *before = sc_plug.platform_before ? sc_plug.platform_before : "";
+    int rc = fd < 0 ? fd : sc_file_write_all(fd, before, strlen(before));
+    if (fd >= 0 && close(fd) < 0 && rc == 0)
+        rc = -errno;
+    if (rc < 0) {
+        slurm_error("streamcard: cannot write %s/%s: %s", b->path, rel, strerror(-rc));
+        return rc;
+    }
+    const struct {
+        const char *name, *text;
+    } files[] = {{"control.log", ev->control_log},
+                 {"msr_readback_before.txt", ev->msr_readback_before},
+                 {"msr_readback_after.txt", ev->msr_readback_after},
+                 {"state.env", ev->state_env}};
+    for (size_t i = 0; sc_plug.platform_changed && rc == 0 && i < 4; i++) {
+        snprintf(rel, sizeof(rel), "prefetch/state/%s/%s", host, files[i].name);
+        rc = sc__put(b, rel, files[i].text);
+    }
+    return rc;
+}
+
+/* In a step started inside the job (the card's ranks), as the user: this node's evidence
+   in the bundle the job's `streamcard run` made (STREAMCARD_BUNDLE). */
+static int sc__task_node_evidence(spank_t sp)
+{
+    char path[4096];
+    sc_bundle b;
+
+    if (spank_getenv(sp, "STREAMCARD_BUNDLE", path, sizeof(path)) != ESPANK_SUCCESS)
+        return 0;
+    int rc = sc_bundle_open(&b, path);
+    if (rc < 0) {
+        slurm_error("streamcard: cannot open the bundle %s on this node for its evidence: %s "
+                    "(valid: a job working directory shared by the job's nodes)",
+                    path, strerror(-rc));
+        return -1;
+    }
+    rc = sc__put_host_evidence(&b);
+    sc_bundle_close(&b);
     return rc < 0 ? -1 : 0;
 }
 
@@ -364,19 +479,20 @@ static int sc__task_bundle(spank_t sp)
             rc = sc__put(&b, "prefetch/state/msr_readback_before.txt",
                          sc_plug.ev.msr_readback_before);
         if (rc == 0)
-            rc = sc__put(&b, "prefetch/state/msr_readback_after.txt",
-                         sc_plug.ev.msr_readback_after);
+            rc =
+                sc__put(&b, "prefetch/state/msr_readback_after.txt", sc_plug.ev.msr_readback_after);
         if (rc == 0)
             rc = sc__put(&b, "prefetch/state/state.env", sc_plug.ev.state_env);
     }
+    if (rc == 0)
+        rc = sc__put_host_evidence(&b);
     snprintf(path, sizeof(path), "%s/card.yaml", b.path);
-    if (rc == 0 && (spank_setenv(sp, "STREAMCARD_BUNDLE", b.path, 1) != ESPANK_SUCCESS ||
-                    spank_setenv(sp, "STREAMCARD_CARD", path, 1) != ESPANK_SUCCESS ||
-                    spank_setenv(sp, "STREAMCARD_CARD_SHA256", sc_plug.card_sha, 1) !=
-                        ESPANK_SUCCESS ||
-                    (strcmp(sc_plug.policy.sysroot, "/") != 0 &&
-                     spank_setenv(sp, "STREAMCARD_SYSROOT", sc_plug.policy.sysroot, 1) !=
-                         ESPANK_SUCCESS))) {
+    if (rc == 0 &&
+        (spank_setenv(sp, "STREAMCARD_BUNDLE", b.path, 1) != ESPANK_SUCCESS ||
+         spank_setenv(sp, "STREAMCARD_CARD", path, 1) != ESPANK_SUCCESS ||
+         spank_setenv(sp, "STREAMCARD_CARD_SHA256", sc_plug.card_sha, 1) != ESPANK_SUCCESS ||
+         (strcmp(sc_plug.policy.sysroot, "/") != 0 &&
+          spank_setenv(sp, "STREAMCARD_SYSROOT", sc_plug.policy.sysroot, 1) != ESPANK_SUCCESS))) {
         slurm_error("streamcard: cannot tell the job where its bundle is");
         rc = -1;
     }
@@ -434,8 +550,11 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
     (void)av;
     if (sc_plug.card_error)
         return -1; /* reported when the card arrived */
-    if (!sc_plug.card || !sc__main_task(sp))
+    if (!sc_plug.card || sc__role(sp) == SC_ROLE_NONE)
         return 0;
+    /* A card refused here has changed nothing on the node. */
+    if (sc__task_check(sp, true) < 0)
+        return -1;
     return sc__apply_platform(sp);
 }
 
@@ -446,9 +565,15 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
     /* The card's binding and bundle belong to the step that runs `streamcard run`: the
        batch script, or an srun given --stream-card outside any batch job. Steps started
        inside the job script find the bundle already in their environment. */
-    if (!sc_plug.card || !sc__main_task(sp))
+    sc_role role = sc_plug.card ? sc__role(sp) : SC_ROLE_NONE;
+    if (role == SC_ROLE_NONE)
         return 0;
-    if (sc__task_check() < 0)
+    /* A rank is bound to its one CPU of cpu_list by the launcher: checked before the
+       change against the step's cpuset, not again here. */
+    if (role == SC_ROLE_NODE)
+        return sc__task_node_evidence(sp);
+    /* Again, now that task/affinity has bound the task: its binding may be narrower. */
+    if (sc__task_check(sp, false) < 0)
         return -1;
     int rc = sc_bind_self(sc_plug.card->cpus, sc_plug.card->memory_node);
     if (rc < 0) {
@@ -486,8 +611,7 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
         spank_get_item(sp, S_JOB_STEPID, &step);
         if (step == SLURM_EXTERN_CONT) {
             sc__restore_job_end(sp);
-        } else if (sc_plug.card && (sc_plug.card->prefetch != SC_PREFETCH_UNCHANGED ||
-                                    strcmp(sc_plug.card->governor, "unchanged") != 0)) {
+        } else if (sc_plug.card && sc__wants_platform(sc_plug.card)) {
             /* The task (a child) made the change with this slurmstepd as holder. */
             sc_pfctl_config cfg = sc__pfctl_config();
             char *log = NULL;

@@ -2,7 +2,8 @@
 # mpi-pingpong under Slurm: `streamcard run` in a --stream-card job launches the ranks with
 # `srun --mpi=pmix`. Two ranks on one node go over shared memory; on two nodes (slurmds in
 # their own network namespaces) over TCP, each node's view (host, cpu, transport) in the
-# bundle; the card's expected transport is checked against what Open MPI reported.
+# bundle; the card's expected transport is checked against what Open MPI reported. A card
+# changing prefetch is applied, checked and recorded on each of the two nodes.
 # shellcheck source=common.sh
 source "$(dirname "$0")/common.sh" "$@"
 # shellcheck source=plugin_lib.sh
@@ -49,6 +50,29 @@ for host in scn1 scn2; do
 		fail "no transport view of $host in the bundle"
 done
 as_user "$SC" verify "$B" >/dev/null || fail "two nodes: verify rejects the bundle"
+
+# Prefetch off on both nodes (a fake machine under the sysroot, one for both nodes: they
+# share this machine's files): the card's ranks' step applies and checks the card on every
+# node and records each node's platform under its name, read back valid.
+reg=0x1a4 seed=0xdeadbeef00000040
+sys=$WORK/sysroot
+make_sysroot "$sys" GenuineIntel 6 85
+for ((cpu = 0; cpu < $(nproc --all); cpu++)); do msr_write "$sys" "$cpu" "$reg" "$seed"; done
+cluster_up --nodes 2 --plugin "$PLUGIN" --plugin-args "allow=prefetch require_exclusive=no sysroot=$sys state_dir=$WORK/state"
+mpi_card off.yaml 0 tcp '  nodes: scn[1-2]' '  prefetch: off'
+job=$(submit off.yaml job.sh -N2 --ntasks-per-node=1 --exclusive) || fail "sbatch refused"
+state=$(wait_job "$job")
+[[ $state == COMPLETED ]] || fail "prefetch off: job $job ended $state: $(cat "$WORK/$job.out" "$WORK"/mpi_*/stream.log)"
+B=$(job_bundle "$job")
+for host in scn1 scn2; do
+	[[ -s $B/platform/$host/before.txt ]] || fail "no platform record of $host in the bundle"
+	grep -qx "OBSERVED_STATE=off" "$B/prefetch/state/$host/state.env" &&
+		grep -qx "STATE_VALID=1" "$B/prefetch/state/$host/state.env" ||
+		fail "no valid prefetch readback of $host: $(cat "$B/prefetch/state/$host/state.env" 2>&1)"
+done
+grep -qx "platform_state_ok=1" "$B/run.conf" || fail "prefetch off: platform gate not ok"
+as_user "$SC" verify "$B" >/dev/null || fail "prefetch off: verify rejects the bundle"
+[[ $(msr_read "$sys" 0 "$reg") == "$seed" ]] || fail "prefetch not restored after the job"
 
 # The same card expecting shared memory across nodes fails its transport gate.
 mpi_card wrong.yaml 0 shm '  nodes: scn[1-2]'
