@@ -15,6 +15,7 @@
 #include "sc_gates.h"
 #include "sc_kv.h"
 #include "sc_observe.h"
+#include "sc_platform_gate.h"
 #include "sc_results.h"
 #include "sc_sysstate.h"
 #include "sc_tracelog.h"
@@ -369,6 +370,9 @@ static int sc__finish(sc__run *run, const sc_observe_result *r)
     char *status = sc__read_opt(&run->b, "workload_status_at_ready.txt");
     char *maps = sc__read_opt(&run->b, "numa_maps_at_ready.txt");
     char *state = sc__read_opt(&run->b, "prefetch/state/state.env");
+    sc_host_state *hosts = NULL;
+    size_t n_hosts = 0;
+    sc_host_states_read(&run->b, &hosts, &n_hosts); /* none: the gate asks for what it needs */
     if (plan->json_path) {
         sc_file_read_at(AT_FDCWD, plan->json_path, 0, 1 << 20, &kernel_json, NULL);
         unlink(plan->json_path);
@@ -381,7 +385,7 @@ static int sc__finish(sc__run *run, const sc_observe_result *r)
     sc_evidence ev = {.log = log, .exit_known = r->exit_known, .exit_code = r->exit_code,
                       .exit_signal = r->exit_signal, .threads_at_ready = threads,
                       .status_at_ready = status, .numa_maps_at_ready = maps, .state_env = state,
-                      .best_rate_MBps = best, .write_errors = run->write_errors,
+                      .host_states = hosts, .n_host_states = n_hosts, .best_rate_MBps = best, .write_errors = run->write_errors,
                       .write_error = run->write_error};
     int rc = sc_gates_evaluate(plan->card, &ev, &gates);
     if (rc == 0 && r->timed_out)
@@ -430,6 +434,7 @@ static int sc__finish(sc__run *run, const sc_observe_result *r)
     free(status);
     free(maps);
     free(state);
+    sc_host_states_free(hosts, n_hosts);
     return code;
 }
 

@@ -73,6 +73,16 @@ done
 grep -qx "platform_state_ok=1" "$B/run.conf" || fail "prefetch off: platform gate not ok"
 as_user "$SC" verify "$B" >/dev/null || fail "prefetch off: verify rejects the bundle"
 [[ $(msr_read "$sys" 0 "$reg") == "$seed" ]] || fail "prefetch not restored after the job"
+# The gate held because every node read back off; without scn2's record it cannot hold.
+grep -q 'read back: prefetch off, governor unchanged, on every node' "$B/results.json" ||
+	fail "the platform gate does not say every node: $(grep -A2 platform_state "$B/results.json")"
+F=$WORK/forged
+cp -r "$B" "$F"
+rm "$F/prefetch/state/scn2/state.env"
+(cd "$F" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs sha256sum >SHA256SUMS)
+out=$("$SC" verify "$F" 2>&1) && fail "verify accepts a bundle without scn2's readback"
+grep -q "rank 1 ran on scn2, which has no prefetch/state/scn2/state.env readback" <<<"$out" ||
+	fail "verify does not name scn2's missing readback: $out"
 
 # The same card expecting shared memory across nodes fails its transport gate.
 mpi_card wrong.yaml 0 shm '  nodes: scn[1-2]'

@@ -2,6 +2,7 @@
 #include "sc_gates.h"
 #include "sc_cpulist.h"
 #include "sc_kv.h"
+#include "sc_platform_gate.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -40,9 +41,7 @@ bool sc_gate_mandatory(sc_gate_id id)
     return sc__gate_info[id].mandatory;
 }
 
-static void sc__set(sc_gate *g, sc_gate_state state, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void sc__set(sc_gate *g, sc_gate_state state, const char *fmt, ...)
+void sc_gate_set(sc_gate *g, sc_gate_state state, const char *fmt, ...)
 {
     va_list ap;
 
@@ -56,13 +55,14 @@ static void sc__set(sc_gate *g, sc_gate_state state, const char *fmt, ...)
 static void sc__gate_rank_count(const sc_card *card, const sc_tracelog *t, sc_gate *g)
 {
     if (t->ranks_requested < 0 || t->ranks_counted < 0)
-        sc__set(g, SC_GATE_FAIL, "not supported by evidence: the log has no \"Number of Ranks "
-                                 "requested/counted\" lines");
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "not supported by evidence: the log has no \"Number of Ranks "
+                    "requested/counted\" lines");
     else if (t->ranks_requested != card->ranks || t->ranks_counted != card->ranks)
-        sc__set(g, SC_GATE_FAIL, "ranks requested %ld, counted %ld, card ranks %ld",
-                t->ranks_requested, t->ranks_counted, card->ranks);
+        sc_gate_set(g, SC_GATE_FAIL, "ranks requested %ld, counted %ld, card ranks %ld",
+                    t->ranks_requested, t->ranks_counted, card->ranks);
     else
-        sc__set(g, SC_GATE_OK, "ranks requested = counted = %ld", card->ranks);
+        sc_gate_set(g, SC_GATE_OK, "ranks requested = counted = %ld", card->ranks);
 }
 
 static void sc__gate_thread_count(const sc_card *card, const sc_tracelog *t, sc_gate *g)
@@ -72,29 +72,31 @@ static void sc__gate_thread_count(const sc_card *card, const sc_tracelog *t, sc_
         return;
     }
     if (t->threads_requested < 0 || t->threads_counted < 0)
-        sc__set(g, SC_GATE_FAIL, "not supported by evidence: the log has no \"Number of "
-                                 "Threads requested/counted\" lines");
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "not supported by evidence: the log has no \"Number of "
+                    "Threads requested/counted\" lines");
     else if (t->threads_requested != card->threads || t->threads_counted != card->threads)
-        sc__set(g, SC_GATE_FAIL, "requested %ld, counted %ld, card threads %ld",
-                t->threads_requested, t->threads_counted, card->threads);
+        sc_gate_set(g, SC_GATE_FAIL, "requested %ld, counted %ld, card threads %ld",
+                    t->threads_requested, t->threads_counted, card->threads);
     else
-        sc__set(g, SC_GATE_OK, "requested = counted = %ld", card->threads);
+        sc_gate_set(g, SC_GATE_OK, "requested = counted = %ld", card->threads);
 }
 
 static void sc__gate_phases(const sc_tracelog *t, sc_gate *g)
 {
     if (!t->begin_line)
-        sc__set(g, SC_GATE_FAIL, "no TRACE_WORKLOAD_PHASE=main_loop_begin in the log");
+        sc_gate_set(g, SC_GATE_FAIL, "no TRACE_WORKLOAD_PHASE=main_loop_begin in the log");
     else if (!t->end_line)
-        sc__set(g, SC_GATE_FAIL, "main_loop_begin at line %ld but no main_loop_end: the main "
-                                 "loop did not finish",
-                t->begin_line);
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "main_loop_begin at line %ld but no main_loop_end: the main "
+                    "loop did not finish",
+                    t->begin_line);
     else if (t->end_line < t->begin_line)
-        sc__set(g, SC_GATE_FAIL, "main_loop_end (line %ld) before main_loop_begin (line %ld)",
-                t->end_line, t->begin_line);
+        sc_gate_set(g, SC_GATE_FAIL, "main_loop_end (line %ld) before main_loop_begin (line %ld)",
+                    t->end_line, t->begin_line);
     else
-        sc__set(g, SC_GATE_OK, "main_loop_begin at line %ld, main_loop_end at line %ld",
-                t->begin_line, t->end_line);
+        sc_gate_set(g, SC_GATE_OK, "main_loop_begin at line %ld, main_loop_end at line %ld",
+                    t->begin_line, t->end_line);
 }
 
 /* Trace lines: one per thread 0..threads-1, each on a card CPU, no two on one CPU. */
@@ -105,42 +107,42 @@ static bool sc__check_trace_bindings(const sc_card *card, const sc_tracelog *t, 
     bool ok = false;
 
     if (!seen_threads || !seen_cpus) {
-        sc__set(g, SC_GATE_FAIL, "out of memory");
+        sc_gate_set(g, SC_GATE_FAIL, "out of memory");
         goto out;
     }
     if (t->malformed_line) {
-        sc__set(g, SC_GATE_FAIL, "malformed trace line at log line %ld", t->malformed_line);
+        sc_gate_set(g, SC_GATE_FAIL, "malformed trace line at log line %ld", t->malformed_line);
         goto out;
     }
     for (size_t i = 0; i < t->n_bindings; i++) {
         const sc_binding *b = &t->bindings[i];
         if (b->thread < 0 || b->thread >= card->threads) {
-            sc__set(g, SC_GATE_FAIL, "thread %ld reported, but the card has threads 0-%ld",
-                    b->thread, card->threads - 1);
+            sc_gate_set(g, SC_GATE_FAIL, "thread %ld reported, but the card has threads 0-%ld",
+                        b->thread, card->threads - 1);
             goto out;
         }
         if (hwloc_bitmap_isset(seen_threads, (unsigned)b->thread)) {
-            sc__set(g, SC_GATE_FAIL, "thread %ld reported its binding twice", b->thread);
+            sc_gate_set(g, SC_GATE_FAIL, "thread %ld reported its binding twice", b->thread);
             goto out;
         }
         /* Bounded before the cast: cpu=4294967296 must not pass as cpu 0. */
         if (b->cpu < 0 || b->cpu > SC_CPULIST_MAX_CPU ||
             !hwloc_bitmap_isset(card->cpus, (unsigned)b->cpu)) {
-            sc__set(g, SC_GATE_FAIL, "thread %ld ran on cpu %ld, outside cpu_list %s", b->thread,
-                    b->cpu, card->cpu_list);
+            sc_gate_set(g, SC_GATE_FAIL, "thread %ld ran on cpu %ld, outside cpu_list %s",
+                        b->thread, b->cpu, card->cpu_list);
             goto out;
         }
         if (card->threads <= ncpus && hwloc_bitmap_isset(seen_cpus, (unsigned)b->cpu)) {
-            sc__set(g, SC_GATE_FAIL, "two threads on cpu %ld (thread %ld and another)", b->cpu,
-                    b->thread);
+            sc_gate_set(g, SC_GATE_FAIL, "two threads on cpu %ld (thread %ld and another)", b->cpu,
+                        b->thread);
             goto out;
         }
         hwloc_bitmap_set(seen_threads, (unsigned)b->thread);
         hwloc_bitmap_set(seen_cpus, (unsigned)b->cpu);
     }
     if ((long)t->n_bindings != card->threads) {
-        sc__set(g, SC_GATE_FAIL, "%zu TRACE_THREAD_BINDING lines for %ld threads", t->n_bindings,
-                card->threads);
+        sc_gate_set(g, SC_GATE_FAIL, "%zu TRACE_THREAD_BINDING lines for %ld threads",
+                    t->n_bindings, card->threads);
         goto out;
     }
     ok = true;
@@ -164,61 +166,61 @@ static bool sc__check_pool_bindings(const sc_card *card, const sc_tracelog *t, s
     bool ok = false;
 
     if (!seen_cpus) {
-        sc__set(g, SC_GATE_FAIL, "out of memory");
+        sc_gate_set(g, SC_GATE_FAIL, "out of memory");
         return false;
     }
     if (!t->n_pool_bindings) {
-        sc__set(g, SC_GATE_FAIL,
-                "not supported by evidence: no TRACE_POOL_THREAD lines (where "
-                "the search threads ran)");
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "not supported by evidence: no TRACE_POOL_THREAD lines (where "
+                    "the search threads ran)");
         goto out;
     }
     for (size_t i = 0; i < t->n_pool_bindings; i++) {
         const sc_pool_binding *b = &t->pool_bindings[i];
         if (!b->pinned) {
-            sc__set(g, SC_GATE_FAIL,
-                    "search thread %ld of pool %ld could not be pinned to its "
-                    "cpu: it ran where the scheduler put it (cpu %ld)",
-                    b->thread, b->pool, b->cpu);
+            sc_gate_set(g, SC_GATE_FAIL,
+                        "search thread %ld of pool %ld could not be pinned to its "
+                        "cpu: it ran where the scheduler put it (cpu %ld)",
+                        b->thread, b->pool, b->cpu);
             goto out;
         }
         if (b->pool < 0 || b->pool >= pool || b->thread < 0 || b->thread >= team) {
-            sc__set(g, SC_GATE_FAIL,
-                    "search thread %ld of pool %ld reported, but the card has "
-                    "pools 0-%ld of %ld threads",
-                    b->thread, b->pool, pool - 1, team);
+            sc_gate_set(g, SC_GATE_FAIL,
+                        "search thread %ld of pool %ld reported, but the card has "
+                        "pools 0-%ld of %ld threads",
+                        b->thread, b->pool, pool - 1, team);
             goto out;
         }
         if (b->cpu < 0 || b->cpu > SC_CPULIST_MAX_CPU ||
             !hwloc_bitmap_isset(card->cpus, (unsigned)b->cpu)) {
-            sc__set(g, SC_GATE_FAIL,
-                    "search thread %ld of pool %ld ran on cpu %ld, outside "
-                    "cpu_list %s",
-                    b->thread, b->pool, b->cpu, card->cpu_list);
+            sc_gate_set(g, SC_GATE_FAIL,
+                        "search thread %ld of pool %ld ran on cpu %ld, outside "
+                        "cpu_list %s",
+                        b->thread, b->pool, b->cpu, card->cpu_list);
             goto out;
         }
         for (size_t j = 0; j < i; j++) {
             const sc_pool_binding *o = &t->pool_bindings[j];
             if (o->pool == b->pool && o->thread == b->thread) {
-                sc__set(g, SC_GATE_FAIL, "search thread %ld of pool %ld reported twice", b->thread,
-                        b->pool);
+                sc_gate_set(g, SC_GATE_FAIL, "search thread %ld of pool %ld reported twice",
+                            b->thread, b->pool);
                 goto out;
             }
         }
         if (pool * team <= ncpus && hwloc_bitmap_isset(seen_cpus, (unsigned)b->cpu)) {
-            sc__set(g, SC_GATE_FAIL,
-                    "two search threads on cpu %ld (pool %ld thread %ld and "
-                    "another)",
-                    b->cpu, b->pool, b->thread);
+            sc_gate_set(g, SC_GATE_FAIL,
+                        "two search threads on cpu %ld (pool %ld thread %ld and "
+                        "another)",
+                        b->cpu, b->pool, b->thread);
             goto out;
         }
         hwloc_bitmap_set(seen_cpus, (unsigned)b->cpu);
     }
     if ((long)t->n_pool_bindings != pool * team) {
-        sc__set(g, SC_GATE_FAIL,
-                "%zu TRACE_POOL_THREAD lines for %ld search threads (%ld pools "
-                "of %ld)",
-                t->n_pool_bindings, pool * team, pool, team);
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "%zu TRACE_POOL_THREAD lines for %ld search threads (%ld pools "
+                    "of %ld)",
+                    t->n_pool_bindings, pool * team, pool, team);
         goto out;
     }
     ok = true;
@@ -235,8 +237,9 @@ static bool sc__check_snapshot(const sc_card *card, const sc_evidence *ev, sc_ga
     const char *p;
 
     if (!ev->threads_at_ready || !ev->status_at_ready) {
-        sc__set(g, SC_GATE_FAIL, "not supported by evidence: no thread snapshot at "
-                                 "main_loop_begin");
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "not supported by evidence: no thread snapshot at "
+                    "main_loop_begin");
         return false;
     }
     for (const char *line = ev->threads_at_ready; *line;) {
@@ -245,8 +248,9 @@ static bool sc__check_snapshot(const sc_card *card, const sc_evidence *ev, sc_ga
             nthreads++;
             if (psr < 0 || psr > SC_CPULIST_MAX_CPU ||
                 !hwloc_bitmap_isset(card->cpus, (unsigned)psr)) {
-                sc__set(g, SC_GATE_FAIL, "snapshot: thread %ld was on cpu %ld, outside cpu_list %s",
-                        tid, psr, card->cpu_list);
+                sc_gate_set(g, SC_GATE_FAIL,
+                            "snapshot: thread %ld was on cpu %ld, outside cpu_list %s", tid, psr,
+                            card->cpu_list);
                 return false;
             }
         }
@@ -255,8 +259,8 @@ static bool sc__check_snapshot(const sc_card *card, const sc_evidence *ev, sc_ga
             line++;
     }
     if (nthreads < card->threads) {
-        sc__set(g, SC_GATE_FAIL, "snapshot: %ld threads at main_loop_begin, the card has %ld",
-                nthreads, card->threads);
+        sc_gate_set(g, SC_GATE_FAIL, "snapshot: %ld threads at main_loop_begin, the card has %ld",
+                    nthreads, card->threads);
         return false;
     }
     p = strstr(ev->status_at_ready, "Cpus_allowed_list:");
@@ -271,8 +275,8 @@ static bool sc__check_snapshot(const sc_card *card, const sc_evidence *ev, sc_ga
              hwloc_bitmap_isincluded(allowed, card->cpus);
     }
     if (!ok)
-        sc__set(g, SC_GATE_FAIL, "snapshot: Cpus_allowed_list %s is not inside cpu_list %s",
-                p ? allowed_text : "(missing)", card->cpu_list);
+        sc_gate_set(g, SC_GATE_FAIL, "snapshot: Cpus_allowed_list %s is not inside cpu_list %s",
+                    p ? allowed_text : "(missing)", card->cpu_list);
     hwloc_bitmap_free(allowed);
     return ok;
 }
@@ -286,47 +290,50 @@ static void sc__gate_rank_binding(const sc_card *card, const sc_tracelog *t, sc_
     hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
 
     if (!allowed) {
-        sc__set(g, SC_GATE_FAIL, "out of memory");
+        sc_gate_set(g, SC_GATE_FAIL, "out of memory");
         return;
     }
     if (t->malformed_line) {
-        sc__set(g, SC_GATE_FAIL, "malformed trace line at log line %ld", t->malformed_line);
+        sc_gate_set(g, SC_GATE_FAIL, "malformed trace line at log line %ld", t->malformed_line);
         goto out;
     }
     if ((long)t->n_rank_bindings != card->ranks) {
-        sc__set(g, SC_GATE_FAIL, "%zu TRACE_RANK_BINDING lines for %ld ranks",
-                t->n_rank_bindings, card->ranks);
+        sc_gate_set(g, SC_GATE_FAIL, "%zu TRACE_RANK_BINDING lines for %ld ranks",
+                    t->n_rank_bindings, card->ranks);
         goto out;
     }
     for (size_t i = 0; i < t->n_rank_bindings; i++) {
         const sc_rank_binding *rb = &t->rank_bindings[i];
         if (rb->rank < 0 || rb->rank >= card->ranks) {
-            sc__set(g, SC_GATE_FAIL, "rank %ld reported, but the card has ranks 0-%ld", rb->rank,
-                    card->ranks - 1);
+            sc_gate_set(g, SC_GATE_FAIL, "rank %ld reported, but the card has ranks 0-%ld",
+                        rb->rank, card->ranks - 1);
             goto out;
         }
         if (rb->cpu < 0 || rb->cpu > SC_CPULIST_MAX_CPU ||
             !hwloc_bitmap_isset(card->cpus, (unsigned)rb->cpu)) {
-            sc__set(g, SC_GATE_FAIL, "rank %ld ran on cpu %ld of %s, outside cpu_list %s", rb->rank,
-                    rb->cpu, rb->host, card->cpu_list);
+            sc_gate_set(g, SC_GATE_FAIL, "rank %ld ran on cpu %ld of %s, outside cpu_list %s",
+                        rb->rank, rb->cpu, rb->host, card->cpu_list);
             goto out;
         }
         if (sc_cpulist_parse(rb->allowed, allowed, NULL, 0) < 0 ||
             !hwloc_bitmap_isincluded(allowed, card->cpus)) {
-            sc__set(g, SC_GATE_FAIL, "rank %ld on %s may run on CPUs %s, not only on cpu_list %s",
-                    rb->rank, rb->host, rb->allowed, card->cpu_list);
+            sc_gate_set(g, SC_GATE_FAIL,
+                        "rank %ld on %s may run on CPUs %s, not only on cpu_list %s", rb->rank,
+                        rb->host, rb->allowed, card->cpu_list);
             goto out;
         }
         for (size_t j = 0; j < i; j++)
             if (t->rank_bindings[j].rank == rb->rank ||
-                (t->rank_bindings[j].cpu == rb->cpu && !strcmp(t->rank_bindings[j].host, rb->host))) {
-                sc__set(g, SC_GATE_FAIL, "ranks %ld and %ld share cpu %ld of %s (or report twice)",
-                        t->rank_bindings[j].rank, rb->rank, rb->cpu, rb->host);
+                (t->rank_bindings[j].cpu == rb->cpu &&
+                 !strcmp(t->rank_bindings[j].host, rb->host))) {
+                sc_gate_set(g, SC_GATE_FAIL,
+                            "ranks %ld and %ld share cpu %ld of %s (or report twice)",
+                            t->rank_bindings[j].rank, rb->rank, rb->cpu, rb->host);
                 goto out;
             }
     }
-    sc__set(g, SC_GATE_OK, "%zu ranks, each on its own CPU of %s", t->n_rank_bindings,
-            card->cpu_list);
+    sc_gate_set(g, SC_GATE_OK, "%zu ranks, each on its own CPU of %s", t->n_rank_bindings,
+                card->cpu_list);
 out:
     hwloc_bitmap_free(allowed);
 }
@@ -342,42 +349,43 @@ static void sc__gate_binding(const sc_card *card, const sc_tracelog *t, const sc
         return;
     if (card->workload == SC_WORKLOAD_IPSEARCH) {
         if (sc__check_pool_bindings(card, t, g))
-            sc__set(g, SC_GATE_OK,
-                    "%zu threads and %zu pinned search threads on CPUs of %s%s; "
-                    "snapshot agrees",
-                    t->n_bindings, t->n_pool_bindings, card->cpu_list,
-                    (long)t->n_pool_bindings <= hwloc_bitmap_weight(card->cpus) ? ", each its own"
-                                                                                : "");
+            sc_gate_set(g, SC_GATE_OK,
+                        "%zu threads and %zu pinned search threads on CPUs of %s%s; "
+                        "snapshot agrees",
+                        t->n_bindings, t->n_pool_bindings, card->cpu_list,
+                        (long)t->n_pool_bindings <= hwloc_bitmap_weight(card->cpus)
+                            ? ", each its own"
+                            : "");
         return;
     }
-    sc__set(g, SC_GATE_OK, "%zu threads on distinct CPUs of %s; snapshot agrees", t->n_bindings,
-            card->cpu_list);
+    sc_gate_set(g, SC_GATE_OK, "%zu threads on distinct CPUs of %s; snapshot agrees", t->n_bindings,
+                card->cpu_list);
 }
 
 static void sc__gate_validation(const sc_tracelog *t, sc_gate *g)
 {
     if (t->failed_line)
-        sc__set(g, SC_GATE_FAIL, "log line %ld: %s", t->failed_line, t->failed_text);
+        sc_gate_set(g, SC_GATE_FAIL, "log line %ld: %s", t->failed_line, t->failed_text);
     else if (t->nonfinite_line)
-        sc__set(g, SC_GATE_FAIL, "log line %ld holds NaN or Inf: %s", t->nonfinite_line,
-                t->nonfinite_text);
+        sc_gate_set(g, SC_GATE_FAIL, "log line %ld holds NaN or Inf: %s", t->nonfinite_line,
+                    t->nonfinite_text);
     else if (!t->validates_line)
-        sc__set(g, SC_GATE_FAIL, "no \"Solution Validates\" in the log");
+        sc_gate_set(g, SC_GATE_FAIL, "no \"Solution Validates\" in the log");
     else
-        sc__set(g, SC_GATE_OK, "Solution Validates at log line %ld", t->validates_line);
+        sc_gate_set(g, SC_GATE_OK, "Solution Validates at log line %ld", t->validates_line);
 }
 
 static void sc__gate_exit(const sc_evidence *ev, sc_gate *g)
 {
     if (!ev->exit_known)
-        sc__set(g, SC_GATE_FAIL, "not supported by evidence: the workload's end was not seen");
+        sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: the workload's end was not seen");
     else if (ev->exit_signal)
-        sc__set(g, SC_GATE_FAIL, "killed by signal %d (%s)", ev->exit_signal,
-                strsignal(ev->exit_signal));
+        sc_gate_set(g, SC_GATE_FAIL, "killed by signal %d (%s)", ev->exit_signal,
+                    strsignal(ev->exit_signal));
     else if (ev->exit_code != 0)
-        sc__set(g, SC_GATE_FAIL, "exit code %d", ev->exit_code);
+        sc_gate_set(g, SC_GATE_FAIL, "exit code %d", ev->exit_code);
     else
-        sc__set(g, SC_GATE_OK, "exit code 0");
+        sc_gate_set(g, SC_GATE_OK, "exit code 0");
 }
 
 /* Every file of the bundle was written: a full disk or a removed bundle makes a run that
@@ -385,13 +393,14 @@ static void sc__gate_exit(const sc_evidence *ev, sc_gate *g)
 static void sc__gate_evidence(const sc_evidence *ev, sc_gate *g)
 {
     if (ev->write_errors < 0)
-        sc__set(g, SC_GATE_FAIL, "not supported by evidence: it is not recorded whether every "
-                                 "evidence file was written");
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "not supported by evidence: it is not recorded whether every "
+                    "evidence file was written");
     else if (ev->write_errors > 0)
-        sc__set(g, SC_GATE_FAIL, "%d writes into the bundle failed, the first: %s",
-                ev->write_errors, ev->write_error ? ev->write_error : "?");
+        sc_gate_set(g, SC_GATE_FAIL, "%d writes into the bundle failed, the first: %s",
+                    ev->write_errors, ev->write_error ? ev->write_error : "?");
     else
-        sc__set(g, SC_GATE_OK, "every evidence file was written");
+        sc_gate_set(g, SC_GATE_OK, "every evidence file was written");
 }
 
 int sc_numa_maps_anon_bytes(const char *numa_maps, long node, unsigned long long *on_node,
@@ -437,89 +446,51 @@ static void sc__gate_memory_node(const sc_card *card, const sc_evidence *ev, sc_
     unsigned long long on = 0, off = 0;
 
     if (card->memory_node < 0) {
-        sc__set(g, SC_GATE_NULL, "the card sets no memory_node");
+        sc_gate_set(g, SC_GATE_NULL, "the card sets no memory_node");
         return;
     }
     if (!ev->numa_maps_at_ready ||
         sc_numa_maps_anon_bytes(ev->numa_maps_at_ready, card->memory_node, &on, &off) < 0) {
-        sc__set(g, SC_GATE_FAIL, "not supported by evidence: no numa_maps at main_loop_begin");
+        sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: no numa_maps at main_loop_begin");
         return;
     }
     if (off > 0 || on == 0)
-        sc__set(g, SC_GATE_FAIL, "%.1f MiB of anonymous memory on node %ld, %.1f MiB elsewhere",
-                on / 1048576.0, card->memory_node, off / 1048576.0);
+        sc_gate_set(g, SC_GATE_FAIL, "%.1f MiB of anonymous memory on node %ld, %.1f MiB elsewhere",
+                    on / 1048576.0, card->memory_node, off / 1048576.0);
     else
-        sc__set(g, SC_GATE_OK, "all %.1f MiB of anonymous memory on node %ld", on / 1048576.0,
-                card->memory_node);
-}
-
-/* state.env from the plugin: REQUESTED_x, OBSERVED_x and x_VALID per setting. */
-static void sc__gate_platform(const sc_card *card, const sc_evidence *ev, sc_gate *g)
-{
-    bool want_prefetch = card->prefetch != SC_PREFETCH_UNCHANGED;
-    bool want_governor = strcmp(card->governor, "unchanged") != 0;
-    char observed[128] = "", valid[16] = "", governor[128] = "", gvalid[16] = "";
-
-    if (!want_prefetch && !want_governor) {
-        sc__set(g, SC_GATE_NULL, "the card leaves prefetch and governor unchanged");
-        return;
-    }
-    if (!ev->state_env) {
-        sc__set(g, SC_GATE_FAIL, "not supported by evidence: no prefetch/state/state.env "
-                                 "readback from the plugin");
-        return;
-    }
-    if (want_prefetch) {
-        sc_kv_get(ev->state_env, "OBSERVED_STATE", observed, sizeof(observed));
-        sc_kv_get(ev->state_env, "STATE_VALID", valid, sizeof(valid));
-        if (strcmp(valid, "1") != 0 || strcmp(observed, sc_prefetch_name(card->prefetch)) != 0) {
-            sc__set(g, SC_GATE_FAIL, "prefetch: card %s, read back %s (STATE_VALID=%s)",
-                    sc_prefetch_name(card->prefetch), *observed ? observed : "nothing",
-                    *valid ? valid : "missing");
-            return;
-        }
-    }
-    if (want_governor) {
-        sc_kv_get(ev->state_env, "OBSERVED_GOVERNOR", governor, sizeof(governor));
-        sc_kv_get(ev->state_env, "GOVERNOR_VALID", gvalid, sizeof(gvalid));
-        if (strcmp(gvalid, "1") != 0 || strcmp(governor, card->governor) != 0) {
-            sc__set(g, SC_GATE_FAIL, "governor: card %s, read back %s (GOVERNOR_VALID=%s)",
-                    card->governor, *governor ? governor : "nothing", *gvalid ? gvalid : "missing");
-            return;
-        }
-    }
-    sc__set(g, SC_GATE_OK, "read back: prefetch %s, governor %s",
-            want_prefetch ? observed : "unchanged", want_governor ? governor : "unchanged");
+        sc_gate_set(g, SC_GATE_OK, "all %.1f MiB of anonymous memory on node %ld", on / 1048576.0,
+                    card->memory_node);
 }
 
 static void sc__gate_transport(const sc_card *card, const sc_evidence *ev, sc_gate *g)
 {
     if (card->expect_transport && ev->transport && !strcmp(ev->transport, "unknown"))
-        sc__set(g, SC_GATE_FAIL, "not supported by evidence: the MPI library did not report the "
-                                 "transport that carried the data");
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "not supported by evidence: the MPI library did not report the "
+                    "transport that carried the data");
     else if (!card->expect_transport)
-        sc__set(g, SC_GATE_NULL, "the card expects no transport");
+        sc_gate_set(g, SC_GATE_NULL, "the card expects no transport");
     else if (!ev->transport)
-        sc__set(g, SC_GATE_FAIL, "not supported by evidence: the transport was not recorded");
+        sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: the transport was not recorded");
     else if (strcmp(ev->transport, card->expect_transport) != 0)
-        sc__set(g, SC_GATE_FAIL, "expected transport %s, the data went over %s",
-                card->expect_transport, ev->transport);
+        sc_gate_set(g, SC_GATE_FAIL, "expected transport %s, the data went over %s",
+                    card->expect_transport, ev->transport);
     else
-        sc__set(g, SC_GATE_OK, "transport %s as expected", ev->transport);
+        sc_gate_set(g, SC_GATE_OK, "transport %s as expected", ev->transport);
 }
 
 static void sc__gate_min_rate(const sc_card *card, const sc_evidence *ev, sc_gate *g)
 {
     if (card->expect_min_rate_MBps <= 0)
-        sc__set(g, SC_GATE_NULL, "the card sets no min_rate_MBps");
+        sc_gate_set(g, SC_GATE_NULL, "the card sets no min_rate_MBps");
     else if (ev->best_rate_MBps <= 0)
-        sc__set(g, SC_GATE_FAIL, "not supported by evidence: no rate was measured");
+        sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: no rate was measured");
     else if (ev->best_rate_MBps < card->expect_min_rate_MBps)
-        sc__set(g, SC_GATE_FAIL, "best rate %.1f MB/s is below the card's minimum %.1f MB/s",
-                ev->best_rate_MBps, card->expect_min_rate_MBps);
+        sc_gate_set(g, SC_GATE_FAIL, "best rate %.1f MB/s is below the card's minimum %.1f MB/s",
+                    ev->best_rate_MBps, card->expect_min_rate_MBps);
     else
-        sc__set(g, SC_GATE_OK, "best rate %.1f MB/s >= %.1f MB/s", ev->best_rate_MBps,
-                card->expect_min_rate_MBps);
+        sc_gate_set(g, SC_GATE_OK, "best rate %.1f MB/s >= %.1f MB/s", ev->best_rate_MBps,
+                    card->expect_min_rate_MBps);
 }
 
 int sc_gates_evaluate(const sc_card *card, const sc_evidence *ev, sc_gates *out)
@@ -536,7 +507,8 @@ int sc_gates_evaluate(const sc_card *card, const sc_evidence *ev, sc_gates *out)
     sc__gate_exit(ev, &out->g[SC_GATE_EXIT_CODE]);
     sc__gate_evidence(ev, &out->g[SC_GATE_EVIDENCE]);
     sc__gate_memory_node(card, ev, &out->g[SC_GATE_MEMORY_NODE]);
-    sc__gate_platform(card, ev, &out->g[SC_GATE_PLATFORM_STATE]);
+    sc_platform_gate(card, ev->state_env, ev->host_states, ev->n_host_states, &t,
+                     &out->g[SC_GATE_PLATFORM_STATE]);
     /* The transport is read from the workload's own TRACE_TRANSPORT line in the log. */
     sc_evidence with_transport = *ev;
     if (!with_transport.transport && t.transport[0])
@@ -544,8 +516,8 @@ int sc_gates_evaluate(const sc_card *card, const sc_evidence *ev, sc_gates *out)
     sc__gate_transport(card, &with_transport, &out->g[SC_GATE_TRANSPORT]);
     sc__gate_min_rate(card, ev, &out->g[SC_GATE_MIN_RATE]);
     if (!ev->log)
-        sc__set(&out->g[SC_GATE_VALIDATION], SC_GATE_FAIL,
-                "not supported by evidence: no workload log");
+        sc_gate_set(&out->g[SC_GATE_VALIDATION], SC_GATE_FAIL,
+                    "not supported by evidence: no workload log");
     sc_tracelog_free(&t);
     return 0;
 }

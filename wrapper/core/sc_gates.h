@@ -15,6 +15,9 @@
 #include "sc_tracelog.h"
 
 #include <stdbool.h>
+#include <stddef.h>
+
+struct sc_host_state; /* sc_platform_gate.h */
 
 typedef enum sc_gate_state {
     SC_GATE_NULL = -1,
@@ -55,11 +58,17 @@ typedef struct sc_evidence {
     const char *status_at_ready;  /* workload_status_at_ready.txt */
     const char *numa_maps_at_ready;
     const char *state_env;  /* prefetch/state/state.env from the plugin */
+    const struct sc_host_state *host_states; /* every node's prefetch/state/<host>/state.env */
+    size_t n_host_states;
     double best_rate_MBps;  /* the workload's figure for min_rate; <= 0 when none */
     const char *transport;  /* mpi: the transport that carried the data */
     int write_errors;       /* writes into the bundle that failed (disk full, bundle removed); */
     const char *write_error; /* -1: not recorded (the evidence gate then fails) */
 } sc_evidence;
+
+/* Sets a gate's state and its note (printf-style). */
+void sc_gate_set(sc_gate *g, sc_gate_state state, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Computes every gate. Returns 0 or -ENOMEM. */
 int sc_gates_evaluate(const sc_card *card, const sc_evidence *ev, sc_gates *out);

@@ -8,6 +8,7 @@
 #include "sc_card.h"
 #include "sc_hash.h"
 #include "sc_kv.h"
+#include "sc_platform_gate.h"
 #include "sc_results.h"
 #include "sc_tracelog.h"
 
@@ -355,6 +356,8 @@ int sc_verify_bundle(const char *path, sc_verify_report *out)
     sc_bundle b;
     sc_card *card;
     long exit_code = -1, exit_signal = 0, exit_known = 0;
+    sc_host_state *hosts = NULL;
+    size_t n_hosts = 0;
 
     memset(out, 0, sizeof(*out));
     sc_diag_init(&out->problems);
@@ -370,6 +373,7 @@ int sc_verify_bundle(const char *path, sc_verify_report *out)
     f.status = sc__opt(&b, "workload_status_at_ready.txt");
     f.maps = sc__opt(&b, "numa_maps_at_ready.txt");
     f.state = sc__opt(&b, "prefetch/state/state.env");
+    sc_host_states_read(&b, &hosts, &n_hosts);
     f.results = sc__opt(&b, "results.json");
     f.build = sc__opt(&b, "build.json");
     sc_bundle_close(&b);
@@ -396,6 +400,8 @@ int sc_verify_bundle(const char *path, sc_verify_report *out)
                           .status_at_ready = f.status,
                           .numa_maps_at_ready = f.maps,
                           .state_env = f.state,
+                          .host_states = hosts,
+                          .n_host_states = n_hosts,
                           .best_rate_MBps = out->log_best_rate_MBps};
         rc = sc_gates_evaluate(card, &ev, &out->gates);
         if (rc == 0) {
@@ -407,6 +413,7 @@ int sc_verify_bundle(const char *path, sc_verify_report *out)
     }
     sc_card_free(card);
     sc__files_free(&f);
+    sc_host_states_free(hosts, n_hosts);
     return rc < 0 ? rc : 0;
 }
 
