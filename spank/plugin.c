@@ -44,6 +44,7 @@
 #include "sc_kv.h"
 #include "sc_machine.h"
 #include "sc_sysstate.h"
+#include "spank_log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -106,14 +107,7 @@ static void sc__report(const sc_diag *d)
 
 static void sc__log_lines(const char *text)
 {
-    for (const char *line = text; line && *line;) {
-        size_t n = strcspn(line, "\n");
-        if (n)
-            slurm_info("streamcard: %.*s", (int)n, line);
-        line += n;
-        if (*line)
-            line++;
-    }
+    sc_spank_log_lines("streamcard: ", text);
 }
 
 static sc_pfctl_config sc__pfctl_config(void)

@@ -119,3 +119,51 @@ logged() {
 	tail -n 20 "$@" >&2 2>/dev/null || true
 	fail "no \"$text\" within 10 s in the job's output or slurmd's log"
 }
+
+# seed_msrs DIR REG VALUE: the register set to VALUE on every CPU of a fake sysroot.
+seed_msrs() {
+	local cpu
+	for ((cpu = 0; cpu < $(nproc --all); cpu++)); do msr_write "$1" "$cpu" "$2" "$3"; done
+}
+
+# msrs_are DIR REG VALUE: cpus 0 and 1 (a card's cpu_list 0-1) hold VALUE in REG.
+msrs_are() { [[ $(msr_read "$1" 0 "$2") == "$3" && $(msr_read "$1" 1 "$2") == "$3" ]]; }
+
+# no_journal STATE_DIR: no restore journal is left in the plugin's state directory.
+no_journal() { [[ -z $(find "$1" -name 'job_*.journal' 2>/dev/null) ]]; }
+
+# in_main_loop MARKER: a bundle under $WORK reached its main loop after MARKER was touched.
+in_main_loop() { [[ -n $(find "$WORK" -name main_loop.ready -newer "$1" 2>/dev/null) ]]; }
+
+# start_in_main_loop CARD JOB [SBATCH OPTIONS...]: submits and waits until the job's kernel
+# is in its main loop; prints the job id.
+start_in_main_loop() {
+	local marker job
+	marker=$(mktemp "$WORK/.marker.XXXXXX")
+	job=$(submit "$@") || fail "sbatch refused $1 $2"
+	wait_until 30 "job $job in its main loop" in_main_loop "$marker"
+	rm -f "$marker"
+	echo "$job"
+}
+
+# batch_stepd JOBID: the pid of the job's batch step slurmstepd.
+batch_stepd() { pgrep -f "^slurmstepd: \[$1.batch\]" | head -n1; }
+
+# sealed_failed BUNDLE: the bundle is sealed (sha256sum -c) and its verdict is failed.
+sealed_failed() {
+	[[ -r $1/run.conf ]] || fail "no run.conf in $1"
+	grep -qx "verdict=failed" "$1/run.conf" || fail "$1: verdict is not failed: $(grep '^verdict' "$1/run.conf")"
+	(cd "$1" && sha256sum --quiet -c SHA256SUMS) || fail "$1: SHA256SUMS does not verify"
+}
+
+# kill_job_procs JOBID: SIGKILL to the job user's processes of that job only (found by
+# SLURM_JOB_ID in their environment): other clusters on this machine run jobs as the
+# same user, so a kill by name could hit their jobs.
+kill_job_procs() {
+	local pid
+	for pid in $(pgrep -u scuser); do
+		if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "SLURM_JOB_ID=$1"; then
+			kill -9 "$pid" 2>/dev/null || true
+		fi
+	done
+}
