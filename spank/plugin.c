@@ -22,6 +22,9 @@
  *                               checks the card against the job's real CPUs and memory,
  *                               binds, writes the bundle's first files as the user, and tells
  *                               `streamcard run` where they are
+ *   task_exit                   slurmstepd, root, as a task ends: when `streamcard run` was
+ *                               killed, its guardian gets time to seal the bundle before
+ *                               slurmstepd kills what is left of the step (guardian.h)
  *   slurm_spank_exit (remote)   slurmstepd, root: the step's reference is dropped; the last
  *                               one restores the platform. In the extern step (Slurm's
  *                               per-job container, PrologFlags=Contain), whose end is the
@@ -33,6 +36,7 @@
  * Nothing here may take slurmstepd down: no exit(), every pointer checked, every message one
  * line "streamcard: <what failed>: <why> (<what would be valid>)".
  */
+#include "guardian.h"
 #include "pfctl.h"
 #include "policy.h"
 #include "sc_bind.h"
@@ -53,6 +57,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -451,6 +456,30 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
         return -1;
     }
     return sc__task_bundle(sp);
+}
+
+/* slurmstepd, root, as a task of a --stream-card job ends: a task killed by a signal may
+   be `streamcard run` SIGKILLed, whose guardian is still sealing the bundle. */
+int slurm_spank_task_exit(spank_t sp, int ac, char **av)
+{
+    int status = 0;
+    pid_t pid = 0;
+
+    (void)ac;
+    (void)av;
+    if (!sc_plug.card || spank_get_item(sp, S_TASK_EXIT_STATUS, &status) != ESPANK_SUCCESS ||
+        !WIFSIGNALED(status) || spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS)
+        return 0;
+    int rc = sc_guardian_wait(pid, SC_GUARDIAN_WAIT_MS);
+    if (rc == 0)
+        slurm_info("streamcard: job %u: the task was killed by signal %d; its guardian sealed "
+                   "the bundle",
+                   sc_plug.job_id, WTERMSIG(status));
+    else if (rc < 0)
+        slurm_error("streamcard: job %u: the task was killed by signal %d; its guardian did not "
+                    "end within %d s (the bundle may stay unsealed)",
+                    sc_plug.job_id, WTERMSIG(status), SC_GUARDIAN_WAIT_MS / 1000);
+    return 0;
 }
 
 /* The job is over on this node: restore whatever a killed step left changed. */

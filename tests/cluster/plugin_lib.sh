@@ -57,9 +57,14 @@ wait_job() {
 	final_state "$1"
 }
 
-# job_bundle JOBID: the bundle path the job's streamcard run printed.
+# job_bundle JOBID: the bundle path the job's streamcard run printed (slurmstepd may write
+# the job's last output after the job's end is recorded: waits up to 10 s for it).
 job_bundle() {
-	local b
+	local b i
+	for ((i = 0; i < 100; i++)); do
+		grep -q '^BUNDLE=' "$WORK/$1.out" 2>/dev/null && break
+		sleep 0.1
+	done
 	b=$(sed -n 's/^BUNDLE=//p' "$WORK/$1.out" | tail -n1)
 	[[ -n $b && -d $b ]] || fail "job $1 printed no bundle: $(cat "$WORK/$1.out")"
 	echo "$b"
@@ -120,6 +125,18 @@ logged() {
 	fail "no \"$text\" within 10 s in the job's output or slurmd's log"
 }
 
+# msr_sysroot VENDOR FAMILY MODEL REG SEED: a fake machine of that identity in
+# $WORK/sysroot-VENDOR, REG seeded with SEED on every CPU; sets SYS, STATE (a journal
+# directory of its own), REG and SEED for the helper restored.
+msr_sysroot() {
+	# shellcheck disable=SC2034 # STATE is for the caller (the plugin's state_dir=)
+	SYS=$WORK/sysroot-$1 STATE=$WORK/state-$1 REG=$4 SEED=$5
+	make_sysroot "$SYS" "$1" "$2" "$3"
+	seed_msrs "$SYS" "$REG" "$SEED"
+}
+# restored: the sysroot of msr_sysroot holds its seed again (on cpus 0 and 1).
+restored() { msrs_are "$SYS" "$REG" "$SEED"; }
+
 # seed_msrs DIR REG VALUE: the register set to VALUE on every CPU of a fake sysroot.
 seed_msrs() {
 	local cpu
@@ -166,4 +183,13 @@ kill_job_procs() {
 			kill -9 "$pid" 2>/dev/null || true
 		fi
 	done
+}
+
+# running_bundle JOBID: the bundle of a job still running, from the line
+# "streamcard: running BINARY into PATH" its streamcard run printed before the workload.
+running_bundle() {
+	local b
+	b=$(sed -n 's/^streamcard: running .* into \(.*\)$/\1/p' "$WORK/$1.out" | tail -n1)
+	[[ -n $b && -d $b ]] || fail "job $1 printed no bundle it runs into: $(cat "$WORK/$1.out")"
+	echo "$b"
 }

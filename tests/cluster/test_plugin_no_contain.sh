@@ -10,12 +10,7 @@ source "$(dirname "$0")/plugin_lib.sh"
 EPILOG_PLUGIN=$BUILD/lib/spank_streamcard_epilog.so
 [[ -r $EPILOG_PLUGIN ]] || fail "build first: $EPILOG_PLUGIN is missing"
 make_workdir
-SYS=$WORK/sysroot
-STATE=$WORK/state
-SEED=0xdeadbeef00000040
-make_sysroot "$SYS" GenuineIntel 6 85
-seed_msrs "$SYS" 0x1a4 "$SEED"
-restored() { msrs_are "$SYS" 0x1a4 "$SEED"; }
+msr_sysroot GenuineIntel 6 85 0x1a4 0xdeadbeef00000040
 # epilog_logged TEXT: slurmd's log has TEXT in a line of the job epilog plugin (each line
 # is "streamcard: job epilog: <timestamp> <what was done>").
 epilog_logged() {
