@@ -6,11 +6,13 @@
  * is root's. Every call takes the state directory's lock for its whole duration, so steps
  * of one job and jobs sharing a node are serialised. No call keeps state in memory between
  * calls: everything that must survive (originals, request, holders) is in the journal, so
- * each callback can run in a different process (slurmstepd, slurmd, the epilog).
+ * each callback can run in a different process (slurmstepd, slurmd, the job epilog).
  *
  *   apply          a step daemon (holder = its pid) wants the job's settings
  *   release        that step daemon ends; the last live holder restores the originals
- *   restore_job    the job is over (job epilog): restore whatever is left, unconditionally
+ *   restore_job    the job is over on the node (the extern step's exit with
+ *                  PrologFlags=Contain, or the job epilog of spank_streamcard_epilog.so
+ *                  without it): restore whatever is left, unconditionally
  *   restore_stale  slurmd starts: restore journals whose holders all died (crash, reboot)
  *
  * Errors: 0 or -errno, and a one-line reason "streamcard: <what failed>: <why> (<valid>)".

@@ -182,7 +182,9 @@ int sc_pfctl_release(const sc_pfctl_config *cfg, uint32_t job_id, pid_t holder, 
                          (unsigned)job_id, (long)holder);
             rc = 0;
         } else {
-            sc__run_logf(&r, "ERROR: %s", why); /* the job epilog restores what it can */
+            /* The job's end restores what it can: the extern step (PrologFlags=Contain)
+               or the job epilog of spank_streamcard_epilog.so; else the next slurmd start. */
+            sc__run_logf(&r, "ERROR: %s", why);
         }
     }
     sc_journal_free(&j);

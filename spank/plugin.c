@@ -24,6 +24,9 @@
  *                               checks the card again (task/affinity has bound the task
  *                               by now), binds, writes the bundle's first files as the
  *                               user, and tells `streamcard run` where they are
+ *   task_exit                   slurmstepd, root, as a task ends: when `streamcard run` was
+ *                               killed, its guardian gets time to seal the bundle before
+ *                               slurmstepd kills what is left of the step (guardian.h)
  *   slurm_spank_exit (remote)   slurmstepd, root: the step's reference is dropped; the last
  *                               one restores the platform. In the extern step (Slurm's
  *                               per-job container, PrologFlags=Contain), whose end is the
@@ -40,6 +43,7 @@
  * Nothing here may take slurmstepd down: no exit(), every pointer checked, every message one
  * line "streamcard: <what failed>: <why> (<what would be valid>)".
  */
+#include "guardian.h"
 #include "pfctl.h"
 #include "policy.h"
 #include "sc_bind.h"
@@ -51,6 +55,7 @@
 #include "sc_kv.h"
 #include "sc_machine.h"
 #include "sc_sysstate.h"
+#include "spank_log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -59,6 +64,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -113,14 +119,7 @@ static void sc__report(const sc_diag *d)
 
 static void sc__log_lines(const char *text)
 {
-    for (const char *line = text; line && *line;) {
-        size_t n = strcspn(line, "\n");
-        if (n)
-            slurm_info("streamcard: %.*s", (int)n, line);
-        line += n;
-        if (*line)
-            line++;
-    }
+    sc_spank_log_lines("streamcard: ", text);
 }
 
 static sc_pfctl_config sc__pfctl_config(void)
@@ -582,6 +581,30 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
         return -1;
     }
     return sc__task_bundle(sp);
+}
+
+/* slurmstepd, root, as a task of a --stream-card job ends: a task killed by a signal may
+   be `streamcard run` SIGKILLed, whose guardian is still sealing the bundle. */
+int slurm_spank_task_exit(spank_t sp, int ac, char **av)
+{
+    int status = 0;
+    pid_t pid = 0;
+
+    (void)ac;
+    (void)av;
+    if (!sc_plug.card || spank_get_item(sp, S_TASK_EXIT_STATUS, &status) != ESPANK_SUCCESS ||
+        !WIFSIGNALED(status) || spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS)
+        return 0;
+    int rc = sc_guardian_wait(pid, SC_GUARDIAN_WAIT_MS);
+    if (rc == 0)
+        slurm_info("streamcard: job %u: the task was killed by signal %d; its guardian sealed "
+                   "the bundle",
+                   sc_plug.job_id, WTERMSIG(status));
+    else if (rc < 0)
+        slurm_error("streamcard: job %u: the task was killed by signal %d; its guardian did not "
+                    "end within %d s (the bundle may stay unsealed)",
+                    sc_plug.job_id, WTERMSIG(status), SC_GUARDIAN_WAIT_MS / 1000);
+    return 0;
 }
 
 /* The job is over on this node: restore whatever a killed step left changed. */

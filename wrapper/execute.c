@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
@@ -442,6 +443,8 @@ static int sc__finish(sc__run *run, const sc_observe_result *r)
  * The guardian: a child that waits on a pipe from the run. A byte means the run finished
  * its bundle; end-of-file without it means the run was killed, and the guardian finishes
  * the bundle with what was written (the workload dies with the run: PR_SET_PDEATHSIG).
+ * Its name is SC_BUNDLE_GUARDIAN_COMM: in a --stream-card job, the plugin's slurmstepd waits for
+ * it (a while) before killing what is left of the step (spank/guardian.h).
  */
 static int sc__guardian_start(sc__run *run, pid_t *pid)
 {
@@ -459,6 +462,7 @@ static int sc__guardian_start(sc__run *run, pid_t *pid)
     if (*pid == 0) {
         char byte;
         ssize_t n;
+        prctl(PR_SET_NAME, SC_BUNDLE_GUARDIAN_COMM);
         close(p[1]);
         while ((n = read(p[0], &byte, 1)) < 0 && errno == EINTR)
             ;

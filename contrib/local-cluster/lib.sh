@@ -339,13 +339,25 @@ lc_tail_logs() {
 	done
 }
 
+# lc_job_has_stepd NODE ID: a live slurmstepd is in a cgroup of job ID on NODE, in any
+# controller (slurmstepd sits in its job's freezer cgroup and its step's cpuset).
+lc_job_has_stepd() {
+	local pid
+	while read -r pid; do
+		[[ $(cat "/proc/$pid/comm" 2>/dev/null) == slurmstepd ]] && return 0
+	done < <(find /sys/fs/cgroup/{freezer,cpuset,memory}/slurm_"$1"/uid_*/job_"$2" -name tasks \
+		-exec cat {} + 2>/dev/null)
+	return 1
+}
+
 # lc_clean_stale_cgroups NODE...: removes what killed steps of THIS cluster left in the
 # job cgroups of its nodes, and the cgroups: call it only while this cluster's slurmd on
 # NODE is stopped. A slurmstepd killed with SIGKILL leaves its job cgroup and the extern
 # step's holder process (`sleep 100000000`) behind; job ids restart when slurmctld comes
 # back without saved state, and the next job with that id then fails to start ("cpuset.cpus:
 # Device or resource busy"). Which cgroups are this cluster's: every cluster on the machine
-# shares the tree slurm_<node>, but each has its own range of job ids (FirstJobId).
+# shares the tree slurm_<node>, but each has its own range of job ids (FirstJobId). A job
+# with a live slurmstepd is left alone: only slurmd stopped, and its steps carry on.
 lc_clean_stale_cgroups() {
 	local node ctl dir id first pid
 	first=$(sed -n 's/^FirstJobId=//p' "$LC_CONF" 2>/dev/null)
@@ -358,6 +370,7 @@ lc_clean_stale_cgroups() {
 				if ! [[ $id =~ ^[0-9]+$ ]] || ((id < first || id >= first + 1000000)); then
 					continue
 				fi
+				lc_job_has_stepd "$node" "$id" && continue
 				# Its processes first (a frozen one would not die), then the cgroups,
 				# deepest first: step_*/task_* before the job itself.
 				[[ $ctl != freezer ]] || find "$dir" -name freezer.state -exec sh -c 'echo THAWED >"$1"' _ {} \; 2>/dev/null

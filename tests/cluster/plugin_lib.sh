@@ -57,9 +57,14 @@ wait_job() {
 	final_state "$1"
 }
 
-# job_bundle JOBID: the bundle path the job's streamcard run printed.
+# job_bundle JOBID: the bundle path the job's streamcard run printed (slurmstepd may write
+# the job's last output after the job's end is recorded: waits up to 10 s for it).
 job_bundle() {
-	local b
+	local b i
+	for ((i = 0; i < 100; i++)); do
+		grep -q '^BUNDLE=' "$WORK/$1.out" 2>/dev/null && break
+		sleep 0.1
+	done
 	b=$(sed -n 's/^BUNDLE=//p' "$WORK/$1.out" | tail -n1)
 	[[ -n $b && -d $b ]] || fail "job $1 printed no bundle: $(cat "$WORK/$1.out")"
 	echo "$b"
@@ -118,4 +123,73 @@ logged() {
 	echo "--- looked in: $*" >&2
 	tail -n 20 "$@" >&2 2>/dev/null || true
 	fail "no \"$text\" within 10 s in the job's output or slurmd's log"
+}
+
+# msr_sysroot VENDOR FAMILY MODEL REG SEED: a fake machine of that identity in
+# $WORK/sysroot-VENDOR, REG seeded with SEED on every CPU; sets SYS, STATE (a journal
+# directory of its own), REG and SEED for the helper restored.
+msr_sysroot() {
+	# shellcheck disable=SC2034 # STATE is for the caller (the plugin's state_dir=)
+	SYS=$WORK/sysroot-$1 STATE=$WORK/state-$1 REG=$4 SEED=$5
+	make_sysroot "$SYS" "$1" "$2" "$3"
+	seed_msrs "$SYS" "$REG" "$SEED"
+}
+# restored: the sysroot of msr_sysroot holds its seed again (on cpus 0 and 1).
+restored() { msrs_are "$SYS" "$REG" "$SEED"; }
+
+# seed_msrs DIR REG VALUE: the register set to VALUE on every CPU of a fake sysroot.
+seed_msrs() {
+	local cpu
+	for ((cpu = 0; cpu < $(nproc --all); cpu++)); do msr_write "$1" "$cpu" "$2" "$3"; done
+}
+
+# msrs_are DIR REG VALUE: cpus 0 and 1 (a card's cpu_list 0-1) hold VALUE in REG.
+msrs_are() { [[ $(msr_read "$1" 0 "$2") == "$3" && $(msr_read "$1" 1 "$2") == "$3" ]]; }
+
+# no_journal STATE_DIR: no restore journal is left in the plugin's state directory.
+no_journal() { [[ -z $(find "$1" -name 'job_*.journal' 2>/dev/null) ]]; }
+
+# in_main_loop MARKER: a bundle under $WORK reached its main loop after MARKER was touched.
+in_main_loop() { [[ -n $(find "$WORK" -name main_loop.ready -newer "$1" 2>/dev/null) ]]; }
+
+# start_in_main_loop CARD JOB [SBATCH OPTIONS...]: submits and waits until the job's kernel
+# is in its main loop; prints the job id.
+start_in_main_loop() {
+	local marker job
+	marker=$(mktemp "$WORK/.marker.XXXXXX")
+	job=$(submit "$@") || fail "sbatch refused $1 $2"
+	wait_until 30 "job $job in its main loop" in_main_loop "$marker"
+	rm -f "$marker"
+	echo "$job"
+}
+
+# batch_stepd JOBID: the pid of the job's batch step slurmstepd.
+batch_stepd() { pgrep -f "^slurmstepd: \[$1.batch\]" | head -n1; }
+
+# sealed_failed BUNDLE: the bundle is sealed (sha256sum -c) and its verdict is failed.
+sealed_failed() {
+	[[ -r $1/run.conf ]] || fail "no run.conf in $1"
+	grep -qx "verdict=failed" "$1/run.conf" || fail "$1: verdict is not failed: $(grep '^verdict' "$1/run.conf")"
+	(cd "$1" && sha256sum --quiet -c SHA256SUMS) || fail "$1: SHA256SUMS does not verify"
+}
+
+# kill_job_procs JOBID: SIGKILL to the job user's processes of that job only (found by
+# SLURM_JOB_ID in their environment): other clusters on this machine run jobs as the
+# same user, so a kill by name could hit their jobs.
+kill_job_procs() {
+	local pid
+	for pid in $(pgrep -u scuser); do
+		if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "SLURM_JOB_ID=$1"; then
+			kill -9 "$pid" 2>/dev/null || true
+		fi
+	done
+}
+
+# running_bundle JOBID: the bundle of a job still running, from the line
+# "streamcard: running BINARY into PATH" its streamcard run printed before the workload.
+running_bundle() {
+	local b
+	b=$(sed -n 's/^streamcard: running .* into \(.*\)$/\1/p' "$WORK/$1.out" | tail -n1)
+	[[ -n $b && -d $b ]] || fail "job $1 printed no bundle it runs into: $(cat "$WORK/$1.out")"
+	echo "$b"
 }

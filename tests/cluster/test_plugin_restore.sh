@@ -1,77 +1,87 @@
 #!/usr/bin/env bash
 # The platform is put back whatever ends the job: scancel during the main loop, kill -9 of
-# the step's slurmstepd (then the epilog or the next slurmd start restores), and a second
-# job asking for a conflicting setting while the first holds its change is refused.
+# the step's slurmstepd (then the job's end or the next slurmd start restores), for an
+# Intel Skylake-SP and an AMD Zen 4 identity; a node crash; and a second job asking for a
+# conflicting setting while the first holds its change is refused.
 # shellcheck source=common.sh
 source "$(dirname "$0")/common.sh" "$@"
 # shellcheck source=plugin_lib.sh
 source "$(dirname "$0")/plugin_lib.sh"
 make_workdir
-SYS=$WORK/sysroot
-STATE=$WORK/state
-SEED=0xdeadbeef00000040
-make_sysroot "$SYS" GenuineIntel 6 85
-for ((cpu = 0; cpu < $(nproc --all); cpu++)); do msr_write "$SYS" "$cpu" 0x1a4 "$SEED"; done
-restored() { [[ $(msr_read "$SYS" 0 0x1a4) == "$SEED" && $(msr_read "$SYS" 1 0x1a4) == "$SEED" ]]; }
-changed() { [[ $(msr_read "$SYS" 0 0x1a4) == 0xdeadbeef0000004f ]]; }
-no_journal() { [[ -z $(find "$STATE" -name 'job_*.journal' 2>/dev/null) ]]; }
 restored_within() { local i; for ((i = 0; i < $1 * 10; i++)); do restored && return 0; sleep 0.1; done; return 1; }
-in_main_loop() { [[ -n $(find "$WORK" -path '*stream_copy_*/main_loop.ready' -newer "$1" 2>/dev/null) ]]; }
-
-plugin_up allow=prefetch require_exclusive=yes "sysroot=$SYS" "state_dir=$STATE"
 write_card card.yaml '  cpu_list: 0-1' '  threads: 2' '  prefetch: off'
 write_job hang.sh "export STREAMCARD_FAULT=hang" "$(printf 'exec %q run --quiet' "$SC")"
 
-# 1. scancel while the kernel is in its main loop.
-touch "$WORK/t1"
-job=$(submit card.yaml hang.sh --exclusive) || fail "sbatch refused"
-wait_until 30 "job $job in its main loop" in_main_loop "$WORK/t1"
-changed || fail "the MSR was not changed during the job"
-scancel "$job"
-wait_until 30 "job $job to end" has_final_state "$job"
-wait_until 15 "the MSRs to be restored after scancel" restored
-wait_until 15 "the journal to go" no_journal
-B=$(job_bundle "$job")
-grep -qx "verdict=failed" "$B/run.conf" || fail "a cancelled run is not marked failed"
-(cd "$B" && sha256sum --quiet -c SHA256SUMS) || fail "the cancelled run's bundle is not sealed"
-echo "scancel: restored, bundle sealed with verdict failed" >&2
-
-# 2. kill -9 of the batch step's slurmstepd: nobody runs slurm_spank_exit; the job's end
-# (epilog) or, failing that, the next slurmd start must restore.
-touch "$WORK/t2"
-job=$(submit card.yaml hang.sh --exclusive) || fail "sbatch refused"
-wait_until 30 "job $job in its main loop" in_main_loop "$WORK/t2"
-changed || fail "the MSR was not changed during the second job"
-stepd=$(pgrep -f "^slurmstepd: \[$job.batch\]" | head -n1)
-[[ -n $stepd ]] || fail "no slurmstepd for $job.batch"
-kill -9 "$stepd"
-scancel "$job" 2>/dev/null || true
-pkill -9 -u scuser -f streamcard-stream 2>/dev/null || true
-how="job's end (extern step)"
-if ! restored_within 20; then
-	how="slurmd restart"
-	cluster_down >/dev/null 2>&1 || true
+# restore_cases VENDOR FAMILY MODEL REG SEED OFF: scancel and kill -9 of slurmstepd during
+# a prefetch-off job on that identity (OFF: the register while prefetch is off).
+restore_cases() {
+	local vendor=$1 off=$6 job stepd wrapper B how
+	msr_sysroot "$1" "$2" "$3" "$4" "$5"
 	plugin_up allow=prefetch require_exclusive=yes "sysroot=$SYS" "state_dir=$STATE"
-	wait_until 15 "the MSRs to be restored by the next slurmd start" restored
-fi
-wait_until 15 "the journal to go" no_journal
-echo "kill -9 slurmstepd: restored by the $how" >&2
+
+	# 1. scancel while the kernel is in its main loop.
+	job=$(start_in_main_loop card.yaml hang.sh --exclusive)
+	msrs_are "$SYS" "$REG" "$off" || fail "$vendor: the MSRs were not $off during the job"
+	scancel "$job"
+	wait_until 30 "job $job to end" has_final_state "$job"
+	wait_until 15 "$vendor: the MSRs to be restored after scancel" restored
+	wait_until 15 "the journal to go" no_journal "$STATE"
+	B=$(job_bundle "$job")
+	sealed_failed "$B"
+	grep -qx "caller_signal=15" "$B/run.conf" || fail "$vendor: scancel's SIGTERM is not in run.conf"
+	logged "ERROR: workload failed" "$WORK/$job.out"
+	echo "$vendor scancel: restored, bundle sealed with verdict failed (caller_signal=15)" >&2
+
+	# 2. kill -9 of the batch step's slurmstepd: nobody runs its slurm_spank_exit; the job's
+	# end (the extern step) or, failing that, the next slurmd start must restore. The
+	# orphaned streamcard run is then stopped as scancel would (SIGTERM) and seals.
+	job=$(start_in_main_loop card.yaml hang.sh --exclusive)
+	msrs_are "$SYS" "$REG" "$off" || fail "$vendor: the MSRs were not $off during the job"
+	B=$(running_bundle "$job")
+	wrapper=$(awk '{print $4}' "/proc/$(sed -n 's/^PID=//p' "$B/capture_guard.env")/stat")
+	stepd=$(batch_stepd "$job")
+	[[ -n $stepd ]] || fail "no slurmstepd for $job.batch"
+	kill -9 "$stepd"
+	scancel "$job" 2>/dev/null || true
+	how="job's end (extern step)"
+	if ! restored_within 20; then
+		how="slurmd restart"
+		cluster_down >/dev/null 2>&1 || true
+		plugin_up allow=prefetch require_exclusive=yes "sysroot=$SYS" "state_dir=$STATE"
+		wait_until 15 "the MSRs to be restored by the next slurmd start" restored
+	fi
+	wait_until 15 "the journal to go" no_journal "$STATE"
+	local run_end="ended with the job"
+	if [[ -d /proc/$wrapper ]]; then
+		run_end="outlived its slurmstepd, stopped with SIGTERM"
+		kill -TERM "$wrapper"
+	fi
+	wait_until 15 "$vendor: the bundle of the killed step to be sealed" test -s "$B/SHA256SUMS"
+	sealed_failed "$B"
+	logged "ERROR: workload failed" "$WORK/$job.out"
+	kill_job_procs "$job"
+	echo "$vendor kill -9 slurmstepd: restored by the $how; streamcard run $run_end;" \
+		"bundle sealed, failed" >&2
+}
+restore_cases GenuineIntel 6 85 0x1a4 0xdeadbeef00000040 0xdeadbeef0000004f
+restore_cases AuthenticAMD 25 17 0xc0000108 0x1000000000000040 0x100000000000006f
 
 # 2b. A node crash: every slurmstepd of the job and slurmd itself killed -9. Nothing runs
 # a SPANK exit; the next slurmd start finds the journal's holders dead and restores.
-touch "$WORK/t2b"
-job=$(submit card.yaml hang.sh --exclusive) || fail "sbatch refused"
-wait_until 30 "job $job in its main loop" in_main_loop "$WORK/t2b"
-changed || fail "the MSR was not changed during the crash job"
+msr_sysroot GenuineIntel 6 85 0x1a4 0xdeadbeef00000040
+plugin_up allow=prefetch require_exclusive=yes "sysroot=$SYS" "state_dir=$STATE"
+job=$(start_in_main_loop card.yaml hang.sh --exclusive)
+msrs_are "$SYS" "$REG" 0xdeadbeef0000004f || fail "the MSR was not changed during the crash job"
 pkill -9 -f "^slurmstepd: \[$job\." || fail "no slurmstepd of job $job to kill"
 kill -9 "$(pid_of "slurmd-$(hostname -s)")"
-pkill -9 -u scuser -f streamcard 2>/dev/null || true
+kill_job_procs "$job"
 sleep 1
-changed || fail "something restored the MSRs although every daemon of the node was killed"
+msrs_are "$SYS" "$REG" 0xdeadbeef0000004f ||
+	fail "something restored the MSRs although every daemon of the node was killed"
 [[ -n $(find "$STATE" -name "job_$job.journal") ]] || fail "the journal of job $job is gone"
 plugin_up allow=prefetch require_exclusive=yes "sysroot=$SYS" "state_dir=$STATE"
 wait_until 15 "the next slurmd start to restore the MSRs" restored
-wait_until 15 "the journal to go" no_journal
+wait_until 15 "the journal to go" no_journal "$STATE"
 logged "restore: job $job" "$CDIR/log/slurmd-"*.log
 scancel "$job" 2>/dev/null || true
 echo "node crash: restored by the next slurmd start" >&2
@@ -81,9 +91,7 @@ echo "node crash: restored by the next slurmd start" >&2
 plugin_up_unfiltered allow=prefetch require_exclusive=no "sysroot=$SYS" "state_dir=$STATE"
 write_card one-off.yaml '  cpu_list: 0' '  threads: 1' '  prefetch: off'
 write_card one-on.yaml '  cpu_list: 1' '  threads: 1' '  prefetch: on'
-touch "$WORK/t3"
-first=$(submit one-off.yaml hang.sh -c 1) || fail "sbatch refused"
-wait_until 30 "job $first in its main loop" in_main_loop "$WORK/t3"
+first=$(start_in_main_loop one-off.yaml hang.sh -c 1)
 second=$(submit one-on.yaml hang.sh -c 1) || fail "sbatch refused"
 state=$(wait_job "$second")
 [[ $state != COMPLETED ]] || fail "a conflicting platform change was allowed"

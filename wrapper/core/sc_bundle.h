@@ -16,6 +16,9 @@
 #include <time.h>
 
 #define SC_BUNDLE_SUMS "SHA256SUMS"
+/* The process name (comm, at most 15 characters) of streamcard run's guardian, which seals
+   the bundle when streamcard run is killed; the plugin waits for it by this name. */
+#define SC_BUNDLE_GUARDIAN_COMM "streamcard-seal"
 
 typedef struct sc_bundle {
     int dirfd;
