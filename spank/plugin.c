@@ -44,6 +44,7 @@
  * line "streamcard: <what failed>: <why> (<what would be valid>)".
  */
 #include "guardian.h"
+#include "jobcpus.h"
 #include "pfctl.h"
 #include "policy.h"
 #include "sc_bind.h"
@@ -226,20 +227,37 @@ static bool sc__wants_platform(const sc_card *c)
     return c->prefetch != SC_PREFETCH_UNCHANGED || strcmp(c->governor, "unchanged") != 0;
 }
 
+/* The job's CPUs on this node: its cpuset cgroup where task/cgroup made one (right in
+   every step), else S_JOB_NCPUS (right in the batch step only: an srun step's share). */
+static int sc__job_cpus_here(spank_t sp)
+{
+    uint16_t ncpus = 0;
+    char *text = NULL;
+    int n = spank_get_item(sp, S_JOB_NCPUS, &ncpus) == ESPANK_SUCCESS ? (int)ncpus : 0;
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+
+    if (set && sc_file_read_at(AT_FDCWD, "/proc/self/cgroup", 0, 1 << 16, &text, NULL) == 0 &&
+        sc_job_cpuset(text, sc_plug.job_id, "/sys/fs/cgroup", set) == 0 &&
+        hwloc_bitmap_weight(set) > n)
+        n = hwloc_bitmap_weight(set);
+    free(text);
+    hwloc_bitmap_free(set);
+    return n;
+}
+
 /* Platform changes need the node to themselves when the policy says so. */
 static int sc__check_exclusive(spank_t sp)
 {
-    uint16_t ncpus = 0;
     long online = sysconf(_SC_NPROCESSORS_ONLN);
+    int ncpus;
 
     if (!sc_plug.policy.require_exclusive)
         return 0;
-    if (spank_get_item(sp, S_JOB_NCPUS, &ncpus) != ESPANK_SUCCESS || online < 1 ||
-        ncpus < online) {
+    if ((ncpus = sc__job_cpus_here(sp)) < online || online < 1) {
         slurm_error("streamcard: prefetch/governor change the whole node, and this node's "
-                    "policy requires the job to have it to itself: it has %u of %ld CPUs "
+                    "policy requires the job to have it to itself: it has %d of %ld CPUs "
                     "(valid: submit with --exclusive, or leave prefetch and governor unchanged)",
-                    (unsigned)ncpus, online);
+                    ncpus, online);
         return -1;
     }
     return 0;

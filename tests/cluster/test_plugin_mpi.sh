@@ -58,7 +58,7 @@ reg=0x1a4 seed=0xdeadbeef00000040
 sys=$WORK/sysroot
 make_sysroot "$sys" GenuineIntel 6 85
 for ((cpu = 0; cpu < $(nproc --all); cpu++)); do msr_write "$sys" "$cpu" "$reg" "$seed"; done
-cluster_up --nodes 2 --plugin "$PLUGIN" --plugin-args "allow=prefetch require_exclusive=no sysroot=$sys state_dir=$WORK/state"
+cluster_up --nodes 2 --plugin "$PLUGIN" --plugin-args "allow=prefetch require_exclusive=yes sysroot=$sys state_dir=$WORK/state"
 mpi_card off.yaml 0 tcp '  nodes: scn[1-2]' '  prefetch: off'
 job=$(submit off.yaml job.sh -N2 --ntasks-per-node=1 --exclusive) || fail "sbatch refused"
 state=$(wait_job "$job")
