@@ -62,6 +62,7 @@
 #include <fcntl.h>
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,7 @@ static struct {
     char card_sha[SC_HASH_HEX_LEN + 1];
     uint32_t job_id;
     bool card_error; /* the card that came with the job was unusable (already reported) */
+    sc_diag card_problems; /* what was wrong with it, said again by the task (job output) */
     bool platform_changed;
     sc_pfctl_evidence ev;
     char *platform_before;
@@ -112,10 +114,26 @@ static int sc__option_cb(int val, const char *optarg, int remote)
     return sc_plug.option ? 0 : -1;
 }
 
+/* One problem with the card: logged now and, in slurmstepd (whose messages reach only
+   slurmd's log), kept for the task to say again where the user reads it, the job's output. */
+static void sc__card_problem(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sc__card_problem(const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    slurm_error("%s", line);
+    if (spank_context() == S_CTX_REMOTE)
+        sc_diag_addf(&sc_plug.card_problems, "%s", line);
+}
+
 static void sc__report(const sc_diag *d)
 {
     for (size_t i = 0; i < d->count; i++)
-        slurm_error("streamcard: %s", d->lines[i]);
+        sc__card_problem("streamcard: %s", d->lines[i]);
 }
 
 static void sc__log_lines(const char *text)
@@ -146,7 +164,7 @@ static int sc__load_card(const char *text, size_t len, const char *name)
         rc = rc < 0 ? rc : crc;
     }
     if (rc < 0 && !d.count)
-        slurm_error("streamcard: %s: %s", name, strerror(-rc));
+        sc__card_problem("streamcard: %s: %s", name, strerror(-rc));
     sc__report(&d);
     sc_diag_free(&d);
     return rc < 0 ? -1 : 0;
@@ -206,8 +224,8 @@ static int sc__card_from_job(spank_t sp)
     rc = -1;
     if (sc_base64_decode(b64, &text, &len) < 0 || sc_hash_buf(text, len, sc_plug.card_sha) < 0 ||
         strcmp(sc_plug.card_sha, sha) != 0) {
-        slurm_error("streamcard: the card in %s does not match its SHA-256 %s (resubmit the job)",
-                    SC_ENV_CARD_B64, sha);
+        sc__card_problem("streamcard: the card in %s does not match its SHA-256 %s (resubmit "
+                         "the job)", SC_ENV_CARD_B64, sha);
         goto out;
     }
     if (sc__load_card(text, len, name) < 0)
@@ -565,8 +583,11 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
 {
     (void)ac;
     (void)av;
-    if (sc_plug.card_error)
-        return -1; /* reported when the card arrived */
+    if (sc_plug.card_error) { /* logged when the card arrived; now for the job's output */
+        for (size_t i = 0; i < sc_plug.card_problems.count; i++)
+            slurm_error("%s", sc_plug.card_problems.lines[i]);
+        return -1;
+    }
     if (!sc_plug.card || sc__role(sp) == SC_ROLE_NONE)
         return 0;
     /* A card refused here has changed nothing on the node. */
@@ -669,6 +690,7 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
     free(sc_plug.card_text);
     free(sc_plug.platform_before);
     free(sc_plug.option);
+    sc_diag_free(&sc_plug.card_problems);
     memset(&sc_plug, 0, sizeof(sc_plug));
     return 0;
 }
