@@ -246,6 +246,8 @@ static void sc__mpi_argv(sc__strv *a, const sc_plan *plan)
     sc__strv_opt(a, "--min-bytes", "%llu", (unsigned long long)c->min_bytes);
     sc__strv_opt(a, "--max-bytes", "%llu", (unsigned long long)c->max_bytes);
     sc__strv_opt(a, "--iterations", "%ld", c->iterations);
+    if (c->window)
+        sc__strv_opt(a, "--window", "%ld", c->window);
 }
 
 int sc_plan_build(sc_plan *plan, char **parent_env)
@@ -356,11 +358,15 @@ void sc_plan_print(const sc_plan *plan, FILE *out)
                      "pool_threads %ld, iterations %ld (%s)\n",
                 (unsigned long long)c->nb, (unsigned long long)c->dim, (unsigned long long)c->nq,
                 (unsigned long long)c->k, c->pool_threads, c->iterations, mem);
-    if (c->workload == SC_WORKLOAD_MPI_PINGPONG)
-        fprintf(out, "  sizes:       %llu to %llu bytes (doubling), iterations %ld%s%s\n",
+    if (c->workload == SC_WORKLOAD_MPI_PINGPONG) {
+        char window[48] = "";
+        if (c->window)
+            snprintf(window, sizeof(window), ", window %ld", c->window);
+        fprintf(out, "  sizes:       %llu to %llu bytes (doubling), iterations %ld%s%s%s\n",
                 (unsigned long long)c->min_bytes, (unsigned long long)c->max_bytes, c->iterations,
-                c->expect_transport ? ", expected transport " : "",
+                window, c->expect_transport ? ", expected transport " : "",
                 c->expect_transport ? c->expect_transport : "");
+    }
     for (size_t i = 0; i < c->n_env; i++)
         fprintf(out, "  env:         %s=%s\n", c->env[i].key, c->env[i].value);
     if (plan->adopt_bundle)

@@ -82,6 +82,15 @@ static const card_case static_cases[] = {
     {"mpi sizes reversed",
      HEAD "  workload: mpi-pingpong\n  cpu_list: 0-1\n  min_bytes: 1024\n  max_bytes: 8\n",
      {"min_bytes: 1024 is more than max_bytes 8"}},
+    {"uniband with a window",
+     HEAD "  workload: mpi-pingpong\n  kernel: uniband\n  cpu_list: 0-1\n  window: 8\n", {NULL}},
+    {"a window for pingpong",
+     HEAD "  workload: mpi-pingpong\n  kernel: pingpong\n  cpu_list: 0-1\n  window: 8\n",
+     {"card.yaml:6: window: only the uniband kernel has a window (valid: kernel: uniband, or no "
+      "window)"}},
+    {"a window out of range",
+     HEAD "  workload: mpi-pingpong\n  kernel: uniband\n  cpu_list: 0-1\n  window: 2000\n",
+     {"card.yaml:6: window: \"2000\" is not in range (valid: 1-1024)"}},
     {"expect transport on stream",
      HEAD "  workload: stream\n  cpu_list: 0\n  expect:\n    transport: shm\n",
      {"transport: not used by workload stream"}},
@@ -213,6 +222,29 @@ static void test_defaults_and_values(void)
     SC_CHECK_INT_EQ(sc_card_memory_bytes(card), 240000000);
     sc_diag_free(&d);
     sc_card_free(card);
+}
+
+/* uniband's window: the kernel's default 64 when the card has none; pingpong has none. */
+static void test_mpi_window(void)
+{
+    static const struct {
+        const char *kernel_line;
+        long window;
+    } cases[] = {{"  kernel: uniband\n", 64}, {"  kernel: pingpong\n", 0}, {"", 0}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char yaml[256];
+        snprintf(yaml, sizeof(yaml), HEAD "  workload: mpi-pingpong\n%s  cpu_list: 0-1\n",
+                 cases[i].kernel_line);
+        sc_card *card = sc_card_new();
+        sc_diag d;
+        sc_diag_init(&d);
+        SC_CHECK_INT_EQ(sc_card_parse(card, yaml, strlen(yaml), "c.yaml", &d), 0);
+        SC_CHECK_INT_EQ(sc_card_check(card, &d), 0);
+        SC_CHECK_MSG(card->window == cases[i].window, "%s: window %ld, expected %ld",
+                     cases[i].kernel_line, card->window, cases[i].window);
+        sc_diag_free(&d);
+        sc_card_free(card);
+    }
 }
 
 static void test_flags_override_and_roundtrip(void)
@@ -401,6 +433,7 @@ int main(void)
     SC_TEST_RUN(test_static_cases);
     SC_TEST_RUN(test_refused_flags);
     SC_TEST_RUN(test_defaults_and_values);
+    SC_TEST_RUN(test_mpi_window);
     SC_TEST_RUN(test_flags_override_and_roundtrip);
     SC_TEST_RUN(test_machine_cases);
     SC_TEST_RUN(test_machine_facts);

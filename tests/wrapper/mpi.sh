@@ -71,6 +71,18 @@ card slow.yaml '  expect:' '    min_rate_MBps: 100000000'
 expect_status 1 "$BIN/streamcard" run "$WORK/slow.yaml" --output "$WORK/runs" --quiet
 expect_contains "$WORK/err" "is below the card's minimum 100000000.0"
 
+# The windowed unidirectional mode, with the card's window, through streamcard run.
+card uni.yaml '  kernel: uniband' '  window: 8' '  expect:' '    transport: shm'
+expect_status 0 "$BIN/streamcard" run "$WORK/uni.yaml" --output "$WORK/runs" --quiet
+B=$(bundle_of "$WORK/out")
+for kv in kernel=uniband window=8; do
+    grep -qx "$kv" "$B/run.conf" || fail "run.conf lacks $kv"
+done
+grep -A1 -x "command_arg=--window" "$B/run.conf" | grep -qx "command_arg=8" ||
+    fail "the kernel was not given the window: $(grep command_arg "$B/run.conf")"
+expect_contains "$B/stream.log" "#bytes #repetitions"
+expect_status 0 "$BIN/streamcard" verify "$B"
+
 # memory_node is not a key for MPI ranks (their pages are not observed).
 card mem.yaml '  memory_node: 0'
 expect_status 2 "$BIN/streamcard" run "$WORK/mem.yaml" --dry-run

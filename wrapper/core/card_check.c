@@ -52,7 +52,9 @@ uint64_t sc_card_memory_bytes(const sc_card *card)
         /* database + queries (float32), plus per-query top-k (score + id). */
         return (card->nb + card->nq) * card->dim * 4 + card->nq * card->k * 12;
     case SC_WORKLOAD_MPI_PINGPONG:
-        return card->max_bytes * 2 * (uint64_t)(card->ranks ? card->ranks : 2);
+        /* Send and receive buffers; uniband's receiver holds a window of messages. */
+        return card->max_bytes * (uint64_t)(2 + card->window) *
+               (uint64_t)(card->ranks ? card->ranks : 2);
     default:
         return 0;
     }
@@ -99,7 +101,12 @@ static int sc__apply_defaults(sc_card *card)
             card->max_bytes = 4u << 20;
         if (!card->present[SC_CF_ITERATIONS])
             card->iterations = 1000;
-        return sc__set_default_string(&card->kernel, "pingpong");
+        if (sc__set_default_string(&card->kernel, "pingpong") < 0)
+            return -ENOMEM;
+        /* Only uniband has a window (0: none); its default is the kernel's. */
+        if (!card->present[SC_CF_WINDOW] && strcmp(card->kernel, "uniband") == 0)
+            card->window = 64;
+        return 0;
     default:
         return 0;
     }
@@ -319,6 +326,12 @@ int sc_card_check(sc_card *card, sc_diag *diag)
                      sc__where(card, SC_CF_MIN_BYTES, where, sizeof(where)),
                      (unsigned long long)card->min_bytes, (unsigned long long)card->max_bytes,
                      (unsigned long long)card->max_bytes);
+        errors++;
+    }
+    if (card->present[SC_CF_WINDOW] && !card->invalid[SC_CF_WINDOW] && card->kernel &&
+        strcmp(card->kernel, "uniband") != 0) {
+        sc_diag_addf(diag, "%s: window: only the uniband kernel has a window (valid: kernel: "
+                     "uniband, or no window)", sc__where(card, SC_CF_WINDOW, where, sizeof(where)));
         errors++;
     }
     sc__check_env(card, diag, &errors);

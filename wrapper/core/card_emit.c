@@ -129,6 +129,8 @@ static void sc__emit_experiment(yaml_emitter_t *e, const sc_card *card)
         sc__pair_u64(e, "ranks", (uint64_t)card->ranks);
         sc__pair_u64(e, "min_bytes", card->min_bytes);
         sc__pair_u64(e, "max_bytes", card->max_bytes);
+        if (card->window)
+            sc__pair_u64(e, "window", (uint64_t)card->window);
     }
     if (card->nodes)
         sc__pair(e, "nodes", card->nodes);

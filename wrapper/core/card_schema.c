@@ -63,6 +63,8 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
      "mpi-pingpong: smallest message"},
     {SC_CF_MAX_BYTES, "experiment.max_bytes", "max-bytes", SC__CT_U64, 1, 1LL << 30, NULL, WL_MPI,
      "mpi-pingpong: largest message"},
+    {SC_CF_WINDOW, "experiment.window", "window", SC__CT_LONG, 1, 1024, NULL, WL_MPI,
+     "mpi-pingpong uniband: messages in flight per window"},
     {SC_CF_NODES, "experiment.nodes", "nodes", SC__CT_STRING, 0, 0, NULL, SC__WL_ANY,
      "Slurm hostlist the card may run on (node[01-02])"},
     {SC_CF_EXPECT_TRANSPORT, "experiment.expect.transport", "expect-transport", SC__CT_NAME, 0, 0,
@@ -161,6 +163,7 @@ static void *sc__card_slot(sc_card *card, sc_card_field f)
     case SC_CF_RANKS: return &card->ranks;
     case SC_CF_MIN_BYTES: return &card->min_bytes;
     case SC_CF_MAX_BYTES: return &card->max_bytes;
+    case SC_CF_WINDOW: return &card->window;
     case SC_CF_NODES: return &card->nodes;
     case SC_CF_EXPECT_TRANSPORT: return &card->expect_transport;
     case SC_CF_EXPECT_MIN_RATE: return &card->expect_min_rate_MBps;
@@ -348,7 +351,8 @@ size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX
         const sc__card_key *key = &sc__card_keys[i];
         if (key->workloads == SC__WL_ANY || !(key->workloads & SC__WL_BIT(card->workload)) ||
             key->field == SC_CF_MEMORY_NODE || key->field == SC_CF_EXPECT_TRANSPORT ||
-            key->field == SC_CF_EXPECT_MIN_RATE)
+            key->field == SC_CF_EXPECT_MIN_RATE ||
+            (key->field == SC_CF_WINDOW && !card->window))
             continue;
         /* The slot is only read: the cast drops const for the shared lookup. */
         const void *slot = sc__card_slot((sc_card *)card, key->field);

@@ -58,6 +58,7 @@ static const struct sc__var {
     {"ranks", "run", "card.yaml ranks", sc__rd_card, "ranks", WL_MPI},
     {"min_bytes", "run", "card.yaml min_bytes", sc__rd_card, "min_bytes", WL_MPI},
     {"max_bytes", "run", "card.yaml max_bytes", sc__rd_card, "max_bytes", WL_MPI},
+    {"window", "run", "card.yaml window (uniband)", sc__rd_card, "window", WL_MPI},
     {"cpu_list", "run", "card.yaml cpu_list (normalised: 0,1 = 0-1)", sc__rd_card, "cpu_list", 0},
     {"threads", "run", "card.yaml threads (default: the CPUs of cpu_list)", sc__rd_card, "threads",
      0},
@@ -181,6 +182,8 @@ static char *sc__rd_card(const sc__src *s, const char *arg)
         return sc__u64(c->min_bytes);
     if (!strcmp(arg, "max_bytes"))
         return sc__u64(c->max_bytes);
+    if (!strcmp(arg, "window"))
+        return sc__u64((uint64_t)c->window);
     if (!strcmp(arg, "cpu_list"))
         return sc_cpulist_format(c->cpus);
     if (!strcmp(arg, "threads"))

@@ -57,6 +57,7 @@ typedef enum sc_card_field {
     SC_CF_RANKS,
     SC_CF_MIN_BYTES,
     SC_CF_MAX_BYTES,
+    SC_CF_WINDOW,
     SC_CF_NODES,
     SC_CF_EXPECT_TRANSPORT,
     SC_CF_EXPECT_MIN_RATE,
@@ -93,6 +94,7 @@ typedef struct sc_card {
     long pool_threads;
     long ranks;
     uint64_t min_bytes, max_bytes;
+    long window; /* mpi uniband: messages in flight per window */
     char *nodes; /* Slurm hostlist the card may run on; NULL: any */
     char *expect_transport;
     double expect_min_rate_MBps; /* 0: no minimum */
