@@ -55,3 +55,15 @@ reseal() {
     (cd "$1" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs sha256sum \
         >SHA256SUMS)
 }
+
+# python_with MODULE: prints a python3 that can import MODULE (the Debian package's module
+# is in /usr/bin/python3's path, which may not be the first python3 in PATH); "" when none.
+python_with() {
+    local p
+    for p in python3 /usr/bin/python3; do
+        if command -v "$p" >/dev/null && "$p" -c "import $1" 2>/dev/null; then
+            echo "$p"
+            return
+        fi
+    done
+}

@@ -70,7 +70,7 @@ static void test_cases(void)
 {
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const gate_case *c = &cases[i];
-        sc_host_state hosts[3];
+        sc_host_state hosts[3] = {{"", NULL}, {"", NULL}, {"", NULL}};
         size_t n = 0;
         sc_tracelog t;
         sc_gate g = {SC_GATE_OK, ""};

@@ -8,13 +8,7 @@ BIN=$(cd "$1" && pwd) SRC=$2
 . "$SRC/tests/wrapper/analysis_lib.sh"
 SC="$BIN/streamcard"
 
-PY=""
-for p in python3 /usr/bin/python3; do
-    if command -v "$p" >/dev/null && "$p" -c "import prometheus_client" 2>/dev/null; then
-        PY=$p
-        break
-    fi
-done
+PY=$(python_with prometheus_client)
 
 base=$(small_run base)
 failed=$(small_run failed STREAMCARD_FAULT=corrupt)

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# workloads.sh: compare, report and export over ipsearch and mpi-pingpong bundles, not only
+# STREAM's: each reads the workload's own figures (queries/s, bandwidth per message size,
+# the transport) from real small runs.
+#   compare  two ipsearch runs that differ in pool_threads only: a valid comparison with
+#            both queries/s; an ipsearch run against an mpi run: refused, naming what differs
+#   report   both workloads on one page: the ipsearch figures, the MPI bandwidth plot
+#   export   streamcard_ipsearch_qps, streamcard_mpi_bandwidth_mbps{bytes} and
+#            streamcard_transport_info{transport}, parsed as Prometheus text
+BIN=$1 SRC=$2
+. "$SRC/tests/lib.sh"
+SC="$BIN/streamcard"
+command -v mpirun >/dev/null || { echo "SKIP: mpirun missing (openmpi-bin)"; exit 77; }
+
+# ips NAME POOL: a tiny search with POOL request handlers; prints its bundle.
+ips() {
+    expect_status 0 "$SC" run --workload ipsearch --cpu-list 0-1 --threads 2 --nb 3001 --nq 41 \
+        --dim 24 --k 5 --pool-threads "$2" --run-name "$1" --output "$WORK/runs" --quiet
+    bundle_of "$WORK/out"
+}
+A=$(ips pool1 1)
+B=$(ips pool2 2)
+printf 'version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n  min_bytes: 1\n  max_bytes: 65536\n  iterations: 20\n' \
+    >"$WORK/mpi.yaml"
+expect_status 0 "$SC" run "$WORK/mpi.yaml" --run-name mpi --output "$WORK/runs" --quiet
+M=$(bundle_of "$WORK/out")
+
+# compare: one independent variable, both figures and the change.
+expect_status 0 "$SC" compare "$A" "$B" --independent pool_threads
+expect_contains "$WORK/out" "pool_threads"
+grep -Eq "qps|queries/s" "$WORK/out" || fail "compare shows no queries/s: $(cat "$WORK/out")"
+grep -Eq "[-+][0-9.]+ ?%" "$WORK/out" || fail "compare shows no change in %: $(cat "$WORK/out")"
+# Different workloads: no valid comparison, and the workload is named among the differences.
+expect_status 1 "$SC" compare "$A" "$M"
+grep -q "workload" "$WORK/out" "$WORK/err" || fail "compare does not name the workload"
+
+# report: one page, both workloads, the MPI bandwidth plot.
+expect_status 0 "$SC" report "$A" "$M" -o "$WORK/report.html"
+R=$WORK/report.html
+expect_contains "$R" "Bandwidth per message size"
+expect_contains "$R" "MPI bandwidth vs message size"
+grep -Eq "qps|queries/s" "$R" || fail "the report shows no ipsearch figure"
+[ "$(grep -c "<svg" "$R")" -ge 2 ] || fail "the report has fewer than 2 plots"
+
+# export: the workloads' own metrics, labelled, parsed by the Prometheus client.
+expect_status 0 "$SC" export --prometheus "$A" "$M"
+cp "$WORK/out" "$WORK/metrics.prom"
+PY=$(python_with prometheus_client)
+[ -n "$PY" ] || { echo "SKIP: no prometheus_client (python3-prometheus-client) to parse it"; exit 77; }
+"$PY" - "$WORK/metrics.prom" "$(basename "$A")" "$(basename "$M")" <<'PY'
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+fams = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}
+ips, mpi = sys.argv[2], sys.argv[3]
+qps = [s for s in fams["streamcard_ipsearch_qps"].samples if s.labels["run"] == ips]
+assert len(qps) == 1 and qps[0].value > 0 and qps[0].labels["workload"] == "ipsearch", qps
+bw = [s for s in fams["streamcard_mpi_bandwidth_mbps"].samples if s.labels["run"] == mpi]
+assert {s.labels["bytes"] for s in bw} >= {"1", "65536"} and all(s.value > 0 for s in bw), bw
+tr = [s for s in fams["streamcard_transport_info"].samples if s.labels["run"] == mpi]
+assert len(tr) == 1 and tr[0].labels["transport"] == "shm" and tr[0].value == 1, tr
+ok = {s.labels["run"]: s.value for s in fams["streamcard_verdict_ok"].samples}
+assert ok == {ips: 1, mpi: 1}, ok
+PY
+echo "ok: workloads"
