@@ -29,4 +29,33 @@ for value in on off; do
 	as_user "$SC" verify "$B" >/dev/null || fail "verify rejects the prefetch=$value bundle"
 done
 [[ $(msr_read "$SYS" 0 0x1a4) == 0x0000000000000040 ]] || fail "the MSR was not restored after the sweep"
+
+# A governor sweep the same way: each job sets and reads back its governor, and the
+# machine's own governor (powersave) is back after the sweep.
+plugin_up allow=prefetch,governor require_exclusive=yes "sysroot=$SYS" "state_dir=$WORK/state"
+write_card gov.yaml '  cpu_list: 0-1' '  threads: 2' '  governor: [performance, powersave]'
+as_user "$SC" run gov.yaml --submit --output "$WORK/gov" >"$WORK/gov.out" 2>"$WORK/gov.err" ||
+	fail "the governor sweep failed: $(cat "$WORK/gov.out" "$WORK/gov.err")"
+table=$(sed -n 's/^SWEEP_TABLE=//p' "$WORK/gov.out")
+for value in performance powersave; do
+	row=$(grep "^| $value | " "$table") || fail "no row for governor=$value in $table"
+	[[ $row == *"| ok |"* ]] || fail "governor=$value did not pass: $row"
+	B=$(awk -F'|' '{gsub(/ /, "", $6); print $6}' <<<"$row")
+	grep -qx "OBSERVED_GOVERNOR=$value" "$B/prefetch/state/state.env" ||
+		fail "governor=$value was not read back: $(cat "$B/prefetch/state/state.env")"
+	as_user "$SC" verify "$B" >/dev/null || fail "verify rejects the governor=$value bundle"
+done
+for ((cpu = 0; cpu < 2; cpu++)); do
+	[[ $(cat "$SYS/sys/devices/system/cpu/cpu$cpu/cpufreq/scaling_governor") == powersave ]] ||
+		fail "cpu$cpu's governor was not restored after the sweep"
+done
+
+# A sweep card given to sbatch itself: the job cannot change the platform between runs, so
+# `streamcard run` in it refuses, naming the way that works (--submit).
+write_job job.sh
+job=$(submit sweep.yaml job.sh --exclusive) || fail "sbatch refused the sweep card"
+state=$(wait_job "$job")
+[[ $state != COMPLETED ]] || fail "a sweep ran inside one --stream-card job"
+logged "a sweep inside a --stream-card job cannot change the platform between runs" "$WORK/$job.out"
+logged "streamcard run CARD --submit" "$WORK/$job.out"
 echo "PASS $TEST_NAME"
