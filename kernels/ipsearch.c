@@ -307,7 +307,9 @@ static int sct_write_json(FILE *f, const struct sct_ips_run *r, const struct sct
     sct_json_num(f, "main_team", a->team_s, ", ");
     sct_json_num(f, "other", a->other_s, "},\n    \"counters\": ");
     sct_perf_json(f, counts);
-    fputs(",\n    \"simd_share\": \"unavailable: " SCT_PERF_SIMD_REASON "\"\n  },\n", f);
+    fputs(",\n    \"simd_share\": ", f);
+    sct_perf_json_simd(f, counts);
+    fputs("\n  },\n", f);
     fprintf(f, "  \"validation\": \"%s\", \"sampled_queries\": %zu,\n", fig->ok ? "ok" : "failed",
             fig->samples);
     fprintf(f, "  \"tolerance\": \"" SCT_IPS_TOLERANCE_TEXT "\",\n");
@@ -514,7 +516,7 @@ static int sct_ips_execute(const struct sct_ips_opts *o, struct sct_ips_run *r, 
     sct_accounting_sum(r, &acct);
     sct_print_accounting(r, &acct);
     sct_perf_print(stdout, "counters: ", &counts);
-    printf("simd_share: unavailable: " SCT_PERF_SIMD_REASON "\n");
+    sct_perf_print_simd(stdout, "simd_share: ", &counts);
     printf("results_checksum=0x%016llx\n", (unsigned long long)sct_ips_results_checksum(&r->res));
     if (fig.ok)
         printf("Solution Validates (ipsearch top-k, %zu sampled queries, recall@k=%.3f)\n",

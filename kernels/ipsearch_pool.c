@@ -297,7 +297,7 @@ static int sct__run_alloc(struct sct_ips_run *r, size_t k)
         return -ENOMEM;
     for (int i = 0; i < nslots; i++) {
         r->slots[i].cpu = r->cpus[i % r->ncpus];
-        r->slots[i].perf = (struct sct_perf){.fd = {-1, -1}};
+        sct_perf_init(&r->slots[i].perf);
         if (sct_ips_workspace_alloc(&r->slots[i].ws, r->block, k) != 0)
             return -ENOMEM;
         r->parts[i] = &r->slots[i].ws;

@@ -2,8 +2,11 @@
  * perfcount.c: per-thread cycles and instructions through perf_event_open (see perfcount.h).
  */
 #include "perfcount.h"
+#include "simdevents.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <string.h>
@@ -17,7 +20,26 @@ static const struct {
 } sct__perf_events[SCT_PERF_NEVENTS] = {
     [SCT_PERF_CYCLES] = {"cycles", PERF_COUNT_HW_CPU_CYCLES},
     [SCT_PERF_INSTRUCTIONS] = {"instructions", PERF_COUNT_HW_INSTRUCTIONS},
+    [SCT_PERF_FP_PACKED] = {"fp_packed", 0}, /* raw: sct__simd, per CPU model */
+    [SCT_PERF_FP_SCALAR] = {"fp_scalar", 0},
 };
+
+/* This CPU's raw FP events, chosen once from /proc/cpuinfo. */
+static struct sct_simd_events sct__simd;
+static pthread_once_t sct__simd_once = PTHREAD_ONCE_INIT;
+
+static void sct__simd_choose(void)
+{
+    char buf[8192] = "";
+    int fd = open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
+
+    if (fd >= 0) { /* the first CPU's lines are enough */
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        buf[n > 0 ? n : 0] = '\0';
+        close(fd);
+    }
+    sct_simd_events_for(buf, &sct__simd);
+}
 
 /* Serialises sct_perf_add's updates of a shared total (a few per thread per run). */
 static pthread_mutex_t sct__perf_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -48,33 +70,70 @@ static void sct__perf_close(struct sct_perf *p)
     }
 }
 
-int sct_perf_open(struct sct_perf *p)
+void sct_perf_init(struct sct_perf *p)
 {
     memset(p, 0, sizeof(*p));
     for (int e = 0; e < SCT_PERF_NEVENTS; e++)
         p->fd[e] = -1;
-    for (int e = 0; e < SCT_PERF_NEVENTS; e++) {
-        struct perf_event_attr attr = {
-            .type = PERF_TYPE_HARDWARE,
-            .size = sizeof(attr),
-            .config = sct__perf_events[e].config,
-            .disabled = 1,
-            .exclude_kernel = 1,
-            .exclude_hv = 1,
-            .read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING,
-        };
-        /* pid 0, cpu -1: this thread, wherever it runs. */
-        long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Opens event e of this thread, disabled: the fd, or -errno with reason written. */
+static long sct__perf_open_one(int e, uint32_t type, uint64_t config, char *reason, size_t len)
+{
+    struct perf_event_attr attr = {
+        .type = type,
+        .size = sizeof(attr),
+        .config = config,
+        .disabled = 1,
+        .exclude_kernel = 1,
+        .exclude_hv = 1,
+        .read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING,
+    };
+    /* pid 0, cpu -1: this thread, wherever it runs. */
+    long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0) {
+        int err = errno;
+        snprintf(reason, len, "perf_event_open %s: %s (%s)", sct__perf_events[e].name,
+                 strerror(err), sct__perf_hint(err));
+        return -err;
+    }
+    return fd;
+}
+
+int sct_perf_open(struct sct_perf *p)
+{
+    sct_perf_init(p);
+    for (int e = 0; e < SCT_PERF_NREQUIRED; e++) {
+        long fd = sct__perf_open_one(e, PERF_TYPE_HARDWARE, sct__perf_events[e].config,
+                                     p->reason, sizeof(p->reason));
         if (fd < 0) {
-            int err = errno;
-            snprintf(p->reason, sizeof(p->reason), "perf_event_open %s: %s (%s)",
-                     sct__perf_events[e].name, strerror(err), sct__perf_hint(err));
             sct__perf_close(p);
-            return -err;
+            snprintf(p->simd_reason, sizeof(p->simd_reason), "no counters: %s", p->reason);
+            return (int)fd;
         }
         p->fd[e] = (int)fd;
     }
     p->available = 1;
+    /* The SIMD share's raw events: optional, never a reason to lose cycles and IPC. */
+    pthread_once(&sct__simd_once, sct__simd_choose);
+    if (!sct__simd.known) {
+        snprintf(p->simd_reason, sizeof(p->simd_reason), "%s", sct__simd.why);
+        return 0;
+    }
+    const uint64_t raw[] = {sct__simd.packed, sct__simd.scalar};
+    for (int e = SCT_PERF_FP_PACKED; e <= SCT_PERF_FP_SCALAR; e++) {
+        long fd = sct__perf_open_one(e, PERF_TYPE_RAW, raw[e - SCT_PERF_FP_PACKED],
+                                     p->simd_reason, sizeof(p->simd_reason));
+        if (fd < 0) {
+            for (int f = SCT_PERF_FP_PACKED; f < e; f++) {
+                close(p->fd[f]);
+                p->fd[f] = -1;
+            }
+            return 0;
+        }
+        p->fd[e] = (int)fd;
+    }
+    p->simd_available = 1;
     return 0;
 }
 
@@ -83,6 +142,8 @@ void sct_perf_start(struct sct_perf *p)
     if (!p->available)
         return;
     for (int e = 0; e < SCT_PERF_NEVENTS; e++) {
+        if (p->fd[e] < 0)
+            continue;
         ioctl(p->fd[e], PERF_EVENT_IOC_RESET, 0);
         ioctl(p->fd[e], PERF_EVENT_IOC_ENABLE, 0);
     }
@@ -93,7 +154,8 @@ void sct_perf_stop(struct sct_perf *p)
     if (!p->available)
         return;
     for (int e = 0; e < SCT_PERF_NEVENTS; e++)
-        ioctl(p->fd[e], PERF_EVENT_IOC_DISABLE, 0);
+        if (p->fd[e] >= 0)
+            ioctl(p->fd[e], PERF_EVENT_IOC_DISABLE, 0);
 }
 
 void sct_perf_counts_init(struct sct_perf_counts *total)
@@ -101,38 +163,54 @@ void sct_perf_counts_init(struct sct_perf_counts *total)
     memset(total, 0, sizeof(*total));
 }
 
+/* Reads event e into *v, scaled to its enabled time when it was multiplexed (as perf stat
+   does; *scaled set). 0, or -1 with reason written. */
+static int sct__perf_read(const struct sct_perf *p, int e, uint64_t *v, int *scaled,
+                          char *reason, size_t len)
+{
+    uint64_t buf[3]; /* value, time enabled, time running */
+
+    if (read(p->fd[e], buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
+        snprintf(reason, len, "reading %s: %s", sct__perf_events[e].name, strerror(errno));
+        return -1;
+    }
+    if (buf[2] > 0 && buf[2] < buf[1]) {
+        buf[0] = (uint64_t)((double)buf[0] * (double)buf[1] / (double)buf[2]);
+        *scaled = 1;
+    }
+    *v = buf[0];
+    return 0;
+}
+
 void sct_perf_add(struct sct_perf *p, struct sct_perf_counts *total)
 {
     uint64_t v[SCT_PERF_NEVENTS] = {0};
-    int scaled = 0, ok = p->available;
-    char reason[sizeof(p->reason)];
+    int scaled = 0, ok = p->available, simd = p->simd_available;
+    char reason[sizeof(p->reason)], simd_reason[sizeof(p->simd_reason)];
 
     memcpy(reason, p->reason, sizeof(reason));
-    for (int e = 0; ok && e < SCT_PERF_NEVENTS; e++) {
-        uint64_t buf[3]; /* value, time enabled, time running */
-        if (read(p->fd[e], buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
-            snprintf(reason, sizeof(reason), "reading %s: %s", sct__perf_events[e].name,
-                     strerror(errno));
-            ok = 0;
-            break;
-        }
-        /* Multiplexed with other events: scale to the enabled time, as perf stat does. */
-        if (buf[2] > 0 && buf[2] < buf[1]) {
-            buf[0] = (uint64_t)((double)buf[0] * (double)buf[1] / (double)buf[2]);
-            scaled = 1;
-        }
-        v[e] = buf[0];
-    }
+    memcpy(simd_reason, p->simd_reason, sizeof(simd_reason));
+    for (int e = 0; ok && e < SCT_PERF_NREQUIRED; e++)
+        ok = sct__perf_read(p, e, &v[e], &scaled, reason, sizeof(reason)) == 0;
+    for (int e = SCT_PERF_NREQUIRED; ok && simd && e < SCT_PERF_NEVENTS; e++)
+        simd = sct__perf_read(p, e, &v[e], &scaled, simd_reason, sizeof(simd_reason)) == 0;
     sct__perf_close(p);
 
     pthread_mutex_lock(&sct__perf_lock);
     if (ok) {
-        for (int e = 0; e < SCT_PERF_NEVENTS; e++)
+        for (int e = 0; e < SCT_PERF_NREQUIRED; e++)
             total->value[e] += v[e];
         total->threads++;
         total->scaled |= scaled;
     } else if (!total->reason[0]) {
         memcpy(total->reason, reason, sizeof(total->reason));
+    }
+    if (ok && simd) {
+        for (int e = SCT_PERF_NREQUIRED; e < SCT_PERF_NEVENTS; e++)
+            total->value[e] += v[e];
+        total->simd_threads++;
+    } else if (!total->simd_reason[0]) {
+        memcpy(total->simd_reason, ok ? simd_reason : p->simd_reason, sizeof(total->simd_reason));
     }
     pthread_mutex_unlock(&sct__perf_lock);
 }
@@ -182,5 +260,54 @@ int sct_perf_json(FILE *out, const struct sct_perf_counts *t)
                      c > 0 ? (double)t->value[SCT_PERF_INSTRUCTIONS] / c : 0.0, t->threads,
                      t->scaled ? "true" : "false");
     }
+    return rc < 0 ? -EIO : 0;
+}
+
+/* The share is usable when every counted thread also counted its FP instructions. */
+static int sct__simd_usable(const struct sct_perf_counts *t)
+{
+    return sct__perf_usable(t) && !t->simd_reason[0] && t->simd_threads == t->threads;
+}
+
+static const char *sct__simd_reason(const struct sct_perf_counts *t)
+{
+    if (!sct__perf_usable(t))
+        return sct__perf_reason(t);
+    return t->simd_reason[0] ? t->simd_reason : "no thread counted its FP instructions";
+}
+
+static double sct__simd_share(const struct sct_perf_counts *t)
+{
+    double packed = (double)t->value[SCT_PERF_FP_PACKED];
+    double all = packed + (double)t->value[SCT_PERF_FP_SCALAR];
+
+    return all > 0 ? packed / all : 0;
+}
+
+int sct_perf_print_simd(FILE *out, const char *prefix, const struct sct_perf_counts *t)
+{
+    int rc;
+
+    if (!sct__simd_usable(t))
+        rc = fprintf(out, "%sunavailable: %s\n", prefix, sct__simd_reason(t));
+    else
+        rc = fprintf(out, "%s%.3f fp_packed=%llu fp_scalar=%llu threads=%d\n", prefix,
+                     sct__simd_share(t), (unsigned long long)t->value[SCT_PERF_FP_PACKED],
+                     (unsigned long long)t->value[SCT_PERF_FP_SCALAR], t->simd_threads);
+    return rc < 0 ? -EIO : 0;
+}
+
+int sct_perf_json_simd(FILE *out, const struct sct_perf_counts *t)
+{
+    int rc;
+
+    if (!sct__simd_usable(t)) /* our own text: no JSON escaping needed */
+        rc = fprintf(out, "{\"status\": \"unavailable: %s\"}", sct__simd_reason(t));
+    else
+        rc = fprintf(out,
+                     "{\"status\": \"ok\", \"share\": %.4f, \"fp_packed\": %llu, "
+                     "\"fp_scalar\": %llu, \"threads\": %d}",
+                     sct__simd_share(t), (unsigned long long)t->value[SCT_PERF_FP_PACKED],
+                     (unsigned long long)t->value[SCT_PERF_FP_SCALAR], t->simd_threads);
     return rc < 0 ? -EIO : 0;
 }

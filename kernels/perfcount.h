@@ -16,27 +16,39 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Why no SIMD share is reported: the generic perf events have none, and raw events differ
- * per PMU (Intel FP_ARITH_INST_RETIRED, AMD retired SSE/AVX ops). */
-#define SCT_PERF_SIMD_REASON                                                                       \
-    "no generic perf event counts SIMD instructions; PMU-specific raw events not configured"
-
-enum sct_perf_event { SCT_PERF_CYCLES, SCT_PERF_INSTRUCTIONS, SCT_PERF_NEVENTS };
+/* Cycles and instructions are generic events; the packed and scalar FP instructions
+ * behind the SIMD share are the CPU's raw events (simdevents.h), optional: where they are
+ * unknown or cannot be opened the share is "unavailable" and cycles/IPC still count. */
+enum sct_perf_event {
+    SCT_PERF_CYCLES,
+    SCT_PERF_INSTRUCTIONS,
+    SCT_PERF_FP_PACKED,
+    SCT_PERF_FP_SCALAR,
+    SCT_PERF_NEVENTS
+};
+#define SCT_PERF_NREQUIRED 2 /* cycles and instructions */
 
 /* One thread's counters: the file descriptors, or why there are none. */
 struct sct_perf {
     int fd[SCT_PERF_NEVENTS]; /* -1 when closed */
-    int available;            /* 1: every event opened */
+    int available;            /* 1: cycles and instructions opened */
+    int simd_available;       /* 1: the packed and scalar FP events opened too */
     char reason[160];         /* when not available: what failed and the likely cause */
+    char simd_reason[280];    /* when the SIMD events are not available: why */
 };
 
 /* What some threads counted, summed; also the unit a workload reports. */
 struct sct_perf_counts {
     uint64_t value[SCT_PERF_NEVENTS];
-    int threads;      /* threads whose counts were added */
-    int scaled;       /* 1 when some count was multiplexed and scaled (an estimate) */
-    char reason[160]; /* first reason a thread had no counters; "" when all had */
+    int threads;           /* threads whose counts were added */
+    int simd_threads;      /* of those, threads whose FP events were counted too */
+    int scaled;            /* 1 when some count was multiplexed and scaled (an estimate) */
+    char reason[160];      /* first reason a thread had no counters; "" when all had */
+    char simd_reason[280]; /* first reason a thread had no FP events; "" when all had */
 };
+
+/* A set with every descriptor closed (before sct_perf_open, or never opened). */
+void sct_perf_init(struct sct_perf *p);
 
 /*
  * Open the counters of the calling thread, disabled. Returns 0, or -errno of the first
@@ -70,5 +82,13 @@ int sct_perf_print(FILE *out, const char *prefix, const struct sct_perf_counts *
  * "scaled": false} or {"status": "unavailable: <reason>"}. Returns 0 or -EIO.
  */
 int sct_perf_json(FILE *out, const struct sct_perf_counts *total);
+
+/*
+ * The SIMD share of the FP arithmetic instructions, packed / (packed + scalar), after
+ * `prefix`: "simd_share: 0.981 packed=... scalar=... threads=2" or
+ * "simd_share: unavailable: <reason>"; and as JSON. Return 0 or -EIO.
+ */
+int sct_perf_print_simd(FILE *out, const char *prefix, const struct sct_perf_counts *total);
+int sct_perf_json_simd(FILE *out, const struct sct_perf_counts *total);
 
 #endif

@@ -93,7 +93,8 @@ for key in ("blas", "env", "pool_threads", "omp_threads", "counters", "team_thre
 assert e["blas"]["library"].startswith("/"), e["blas"]
 assert e["blas"]["parallel"] in ("sequential", "pthread", "openmp"), e["blas"]
 assert e["counters"]["status"] == "ok" or e["counters"]["status"].startswith("unavailable: ")
-assert e["simd_share"].startswith("unavailable: ")
+s = e["simd_share"]["status"]
+assert (s == "ok" and 0 <= e["simd_share"]["share"] <= 1) or s.startswith("unavailable: "), s
 assert d["validation"] in ("ok", "failed")
 exec(sys.argv[2])
 EOF
