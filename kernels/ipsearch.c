@@ -283,7 +283,12 @@ static int sct_write_json(FILE *f, const struct sct_ips_run *r, const struct sct
     sct_json_num(f, "max_wall_seconds", fig->st->max_s, ", ");
     sct_json_num(f, "avg_total_thread_seconds", fig->th.busy_avg, ",\n              ");
     sct_json_num(f, "total_thread_cpu_seconds", fig->th.cpu_best, ", ");
-    sct_json_num(f, "avg_total_thread_cpu_seconds", fig->th.cpu_avg, "},\n");
+    sct_json_num(f, "avg_total_thread_cpu_seconds", fig->th.cpu_avg, ",\n              ");
+    /* Every search's wall seconds, the warm-up first (as STREAM's rep_seconds). */
+    fputs("\"rep_seconds\": {\"search\": [", f);
+    for (int rep = 0; r->rep_wall_s && rep < r->iterations; rep++)
+        fprintf(f, "%s%.9g", rep ? ", " : "", r->rep_wall_s[rep]);
+    fputs("]}},\n", f);
     fputs("  \"evidence\": {\n    \"blas\": ", f);
     sct_blas_json(f, blas);
     fprintf(f, ",\n    \"blas_threads\": %d, \"blas_threads_source\": \"%s\",\n", r->blas_threads,
@@ -438,6 +443,7 @@ static int sct_main_loop(struct sct_ips_run *r, struct sct_kernel_stats *st,
     const struct sct_kernel *kernels[1] = {&desc};
     struct sct_harness h = {.elements = r->data.nq * r->data.nb,
                             .iterations = r->iterations,
+                            .rep_seconds = r->rep_wall_s,
                             .ctx = r,
                             .after_repetition = sct_ips_after_repetition};
     int rc;

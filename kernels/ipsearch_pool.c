@@ -293,7 +293,9 @@ static int sct__run_alloc(struct sct_ips_run *r, size_t k)
     r->args = calloc((size_t)r->pool, sizeof(*r->args));
     r->rep_busy_s = calloc((size_t)r->iterations, sizeof(double));
     r->rep_cpu_s = calloc((size_t)r->iterations, sizeof(double));
-    if (!r->slots || !r->parts || !r->handlers || !r->args || !r->rep_busy_s || !r->rep_cpu_s)
+    r->rep_wall_s = calloc((size_t)r->iterations, sizeof(double));
+    if (!r->slots || !r->parts || !r->handlers || !r->args || !r->rep_busy_s || !r->rep_cpu_s ||
+        !r->rep_wall_s)
         return -ENOMEM;
     for (int i = 0; i < nslots; i++) {
         r->slots[i].cpu = r->cpus[i % r->ncpus];
@@ -315,6 +317,7 @@ void sct_ips_run_free(struct sct_ips_run *r)
     free(r->args);
     free(r->rep_busy_s);
     free(r->rep_cpu_s);
+    free(r->rep_wall_s);
     free(r->cpus);
     free(r->omp_tids);
     sct_ips_results_free(&r->res);

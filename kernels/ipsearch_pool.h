@@ -62,6 +62,7 @@ struct sct_ips_run {
     int ready, finished, quit;
     size_t next;                    /* the queue: next request, taken atomically */
     double *rep_busy_s, *rep_cpu_s; /* per repetition: compute threads' sums */
+    double *rep_wall_s;             /* per repetition: the search's wall seconds (harness) */
     enum sct_fault fault;
 };
 

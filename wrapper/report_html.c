@@ -260,7 +260,8 @@ static void sc__rep_rates(FILE *out, const sc_bundle_facts *f)
         char title[96];
         snprintf(title, sizeof(title), "%s: rate of every repetition", r->name);
         if (n)
-            sc_svg_xy(out, title, "repetition (the warm-up, 0, left out)", "MB/s", x, y, n, false);
+            sc_svg_xy(out, title, "repetition (the warm-up, 0, left out)", f->rate_unit, x, y, n,
+                      false);
         any = any || n;
         free(x);
         free(y);
@@ -277,9 +278,10 @@ static void sc__rates(FILE *out, const sc_bundle_facts *f)
 
     if (!f->n_rates)
         return;
-    fputs("<h3>Rates</h3><table><tr><th>function</th><th>best MB/s</th><th>avg s</th>"
-          "<th>min s</th><th>max s</th></tr>\n",
-          out);
+    fprintf(out,
+            "<h3>Rates</h3><table><tr><th>function</th><th>best %s</th><th>avg s</th>"
+            "<th>min s</th><th>max s</th></tr>\n",
+            f->rate_unit);
     for (size_t i = 0; i < f->n_rates; i++) {
         const sc_fact_rate *r = &f->rates[i];
         fputs("<tr>", out);
@@ -294,8 +296,8 @@ static void sc__rates(FILE *out, const sc_bundle_facts *f)
                                r->avg_s > 0 ? r->MBps * r->min_s / r->avg_s : 0};
     }
     fputs("</table>\n", out);
-    sc_svg_bars(out, "Best rate per function; whisker: slowest to average iteration", "MB/s", bars,
-                f->n_rates);
+    sc_svg_bars(out, "Best rate per function; whisker: slowest to average iteration", f->rate_unit,
+                bars, f->n_rates);
     sc__rep_rates(out, f);
 }
 

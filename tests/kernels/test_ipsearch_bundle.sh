@@ -62,6 +62,10 @@ m = r["metrics"]
 for key in ("qps", "gflops", "total_thread_seconds", "wall_seconds"):
     assert m[key] > 0, (key, m)
 assert m["recall_at_k"] == 1, m
+# Every search's wall seconds, the warm-up first; the best of the counted ones is wall_seconds.
+reps = m["rep_seconds"]["search"]
+assert len(reps) == 3 and all(x > 0 for x in reps), reps
+assert abs(min(reps[1:]) - m["wall_seconds"]) <= 1e-6 * m["wall_seconds"] + 1e-9, (reps, m)
 # The kernel's evidence is kept beside its metrics.
 e = r["evidence"]
 assert e["blas"]["library"] and e["blas_threads"] >= 1, e["blas"]

@@ -4,7 +4,8 @@
 # the transport) from real small runs.
 #   compare  two ipsearch runs that differ in pool_threads only: a valid comparison with
 #            both queries/s; an ipsearch run against an mpi run: refused, naming what differs
-#   report   both workloads on one page: the ipsearch figures, the MPI bandwidth plot
+#   report   both workloads on one page: the ipsearch figures and the rate of every search,
+#            the MPI bandwidth plot
 #   export   streamcard_ipsearch_qps, streamcard_mpi_bandwidth_mbps{bytes} and
 #            streamcard_transport_info{transport}, parsed as Prometheus text
 BIN=$1 SRC=$2
@@ -40,6 +41,9 @@ R=$WORK/report.html
 expect_contains "$R" "Bandwidth per message size"
 expect_contains "$R" "MPI bandwidth vs message size"
 grep -Eq "qps|queries/s" "$R" || fail "the report shows no ipsearch figure"
+# ipsearch's searches, each one's rate (the first, the warm-up, left out), in queries/s.
+expect_contains "$R" "best queries/s"
+expect_contains "$R" "search: rate of every repetition"
 [ "$(grep -c "<svg" "$R")" -ge 2 ] || fail "the report has fewer than 2 plots"
 
 # export: the workloads' own metrics, labelled, parsed by the Prometheus client.

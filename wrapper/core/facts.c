@@ -88,6 +88,21 @@ static void sc__load_rates(sc_bundle_facts *f, json_object *metrics, const char 
     }
 }
 
+/* ipsearch: the search as one rate row in queries/s, with every search's seconds. */
+static void sc__load_search(sc_bundle_facts *f, json_object *metrics)
+{
+    if (sc__num(metrics, "qps") <= 0)
+        return;
+    sc_fact_rate *r = &f->rates[f->n_rates++];
+    snprintf(r->name, sizeof(r->name), "search");
+    r->MBps = sc__num(metrics, "qps");
+    r->min_s = sc__num(metrics, "wall_seconds");
+    r->avg_s = sc__num(metrics, "avg_wall_seconds");
+    r->max_s = sc__num(metrics, "max_wall_seconds");
+    sc__load_reps(r, metrics);
+    f->rate_unit = "queries/s";
+}
+
 static int sc__load_sizes(sc_bundle_facts *f, json_object *metrics)
 {
     json_object *arr;
@@ -236,8 +251,11 @@ int sc_facts_load(const char *path, sc_bundle_facts *f)
     sc__copy_json_str(src.results, "started_at", f->started_at, sizeof(f->started_at));
     sc__copy_json_str(src.results, "ended_at", f->ended_at, sizeof(f->ended_at));
     f->primary = sc_results_primary(src.metrics, f->workload, &f->primary_label);
+    f->rate_unit = "MB/s";
     if (f->workload == SC_WORKLOAD_STREAM)
         sc__load_rates(f, src.metrics, src.card ? src.card->kernel : NULL);
+    if (f->workload == SC_WORKLOAD_IPSEARCH)
+        sc__load_search(f, src.metrics);
     rc = sc__load_sizes(f, src.metrics);
     if (rc == 0)
         rc = sc__load_threads(f, threads);

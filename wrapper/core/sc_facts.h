@@ -30,10 +30,11 @@ typedef struct sc_fact {
                             threads that fill cpu_list); NULL otherwise */
 } sc_fact;
 
-/* One STREAM function's figures (from results.json "rates"/"times"). */
+/* One STREAM function's figures (from results.json "rates"/"times"), or ipsearch's search
+   (its rate in queries/s: see rate_unit). */
 typedef struct sc_fact_rate {
-    char name[16]; /* "copy" */
-    double MBps, avg_s, min_s, max_s;
+    char name[16]; /* "copy", "search" */
+    double MBps, avg_s, min_s, max_s; /* MBps: the best rate, in the bundle's rate_unit */
     double *rep_s; /* every repetition's seconds, the warm-up first ("rep_seconds"); NULL */
     size_t n_rep;
 } sc_fact_rate;
@@ -61,6 +62,7 @@ typedef struct sc_bundle_facts {
     const char *primary_label; /* "best rate MB/s", "queries/s" */
     sc_fact_rate rates[8];
     size_t n_rates;
+    const char *rate_unit; /* of rates[].MBps: "MB/s" (stream) or "queries/s" (ipsearch) */
     sc_fact_size *sizes;
     size_t n_sizes;
     sc_binding *bindings; /* the log's TRACE_THREAD_BINDING lines */
