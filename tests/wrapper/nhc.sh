@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # contrib/nhc/streamcard.nhc with a stand-in for NHC's die: a good card passes, a minimum
-# rate no node reaches, a failed run, a bad card and a missing kernel each call die with a
-# clear message; old bundles are pruned.
+# rate no node reaches, a failed run, a run that hangs past STREAMCARD_NHC_TIMEOUT, a bad
+# card and a missing kernel each call die with a clear message; old bundles are pruned.
 BIN=$(cd "$1" && pwd) SRC=$2
 . "$SRC/tests/lib.sh"
 . "$SRC/tests/wrapper/analysis_lib.sh"
@@ -25,6 +25,7 @@ cases=(
     "reachable minimum||$WORK/card.yaml 1|0|"
     "impossible minimum||$WORK/card.yaml 999999999|1|check_streamcard:  $WORK/card.yaml: best rate "
     "failed run|STREAMCARD_FAULT=corrupt|$WORK/card.yaml|1|the run failed its gates: validation"
+    "hung run|STREAMCARD_FAULT=hang STREAMCARD_NHC_TIMEOUT=2|$WORK/card.yaml|1|did not finish within 2 s (STREAMCARD_NHC_TIMEOUT): the run failed its gates: phases validation exit_code"
     "bad card||$WORK/bad.yaml|1|card refused: "
     "no kernel|STREAMCARD_KERNEL_DIR=$WORK/none|$WORK/card.yaml|1|could not run (streamcard exit 3)"
     "no card|||1|Syntax error:  no card"
