@@ -68,7 +68,7 @@ static void sc__print_table(const sc_bundle_facts *a, const sc_bundle_facts *b)
         for (size_t j = 0; j < b->n_rates; j++)
             if (!strcmp(a->rates[i].name, b->rates[j].name)) {
                 char label[64];
-                snprintf(label, sizeof(label), "%s MB/s", a->rates[i].name);
+                snprintf(label, sizeof(label), "%s %s", a->rates[i].name, a->rate_unit);
                 printf("  %-22s %-*.1f %-12.1f %+.1f%%\n", label, SC__COL, a->rates[i].MBps,
                        b->rates[j].MBps, sc_analysis_change(a->rates[i].MBps, b->rates[j].MBps));
             }

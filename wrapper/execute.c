@@ -128,7 +128,16 @@ static void sc__write_build_json(sc__run *run)
     }
     json_object_object_add(root, "binary", json_object_new_string(plan->binary));
     json_object_object_add(root, "sha256", json_object_new_string(run->binary_sha));
-    if (sc_spawn_capture(argv, &info) == 0) {
+    /* Asked again after a failure: the answer is deterministic, and one transient failure
+       (a sanitizer's check at exit under load, a signal) must not cost the bundle the
+       build's identity. */
+    int rc = sc_spawn_capture(argv, &info);
+    if (rc < 0) {
+        free(info);
+        info = NULL;
+        rc = sc_spawn_capture(argv, &info);
+    }
+    if (rc == 0) {
         for (const char *const *k = keys; *k; k++)
             if (sc_kv_get(info, *k, value, sizeof(value)))
                 json_object_object_add(root, *k, json_object_new_string(value));

@@ -108,7 +108,9 @@ static void sc__emit_best(FILE *out, const char *m, const sc_analysis_bundle *ab
 static void sc__emit_stream(FILE *out, const char *m, const sc_analysis_bundle *ab,
                             const char *labels)
 {
-    for (size_t i = 0; ab->usable && i < ab->facts.n_rates; i++)
+    /* STREAM's functions only: ipsearch's search rate is streamcard_ipsearch_qps. */
+    for (size_t i = 0;
+         ab->usable && ab->facts.workload == SC_WORKLOAD_STREAM && i < ab->facts.n_rates; i++)
         sc__sample(out, m, labels, "function", ab->facts.rates[i].name, ab->facts.rates[i].MBps);
 }
 

@@ -29,6 +29,8 @@ M=$(bundle_of "$WORK/out")
 # compare: one independent variable, both figures and the change.
 expect_status 0 "$SC" compare "$A" "$B" --independent pool_threads
 expect_contains "$WORK/out" "pool_threads"
+expect_contains "$WORK/out" "search queries/s"
+expect_not_contains "$WORK/out" "MB/s"
 grep -Eq "qps|queries/s" "$WORK/out" || fail "compare shows no queries/s: $(cat "$WORK/out")"
 grep -Eq "[-+][0-9.]+ ?%" "$WORK/out" || fail "compare shows no change in %: $(cat "$WORK/out")"
 # Different workloads: no valid comparison, and the workload is named among the differences.
@@ -62,6 +64,9 @@ bw = [s for s in fams["streamcard_mpi_bandwidth_mbps"].samples if s.labels["run"
 assert {s.labels["bytes"] for s in bw} >= {"1", "65536"} and all(s.value > 0 for s in bw), bw
 tr = [s for s in fams["streamcard_transport_info"].samples if s.labels["run"] == mpi]
 assert len(tr) == 1 and tr[0].labels["transport"] == "shm" and tr[0].value == 1, tr
+# A search is not a STREAM function, nor an MPI run a STREAM rate.
+stream = fams.get("streamcard_stream_rate_mbps")
+assert not stream or not stream.samples, stream.samples
 ok = {s.labels["run"]: s.value for s in fams["streamcard_verdict_ok"].samples}
 assert ok == {ips: 1, mpi: 1}, ok
 PY
