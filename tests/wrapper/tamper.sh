@@ -55,6 +55,17 @@ reseal "$B"
 expect_status 1 "$BIN/streamcard" verify "$B"
 expect_contains "$WORK/err" "run.conf: ready_wait_ms=0.001, but stream.log shows another TRACE_READY_WAIT"
 
+# A forged repetition: the per-repetition times no longer give the table's slowest time.
+B=$(run reps)
+python3 - "$B/results.json" <<'PY'
+import json, sys
+p = sys.argv[1]; r = json.load(open(p)); r["metrics"]["rep_seconds"]["copy"][-1] *= 10
+json.dump(r, open(p, "w"))
+PY
+reseal "$B"
+expect_status 1 "$BIN/streamcard" verify "$B"
+expect_contains "$WORK/err" "results.json: rep_seconds.copy gives min"
+
 # A changed card: the hash in run.conf no longer matches.
 B=$(run card)
 sed -i 's/threads: 2/threads: 1/' "$B/card.yaml"

@@ -44,6 +44,11 @@ for key in qps recall_at_k gflops wall_seconds total_thread_seconds avg_wall_sec
     expect_forgery_caught "$B" "results.json: $key "
     expect_contains "$WORK/err" "but stream.log shows $key="
 done
+# Every search's time: a slower one than the log's slowest, or one search too few.
+B=$(forged "$IPS" ips-reps "r['metrics']['rep_seconds']['search'][-1] *= 10")
+expect_forgery_caught "$B" "results.json: rep_seconds.search gives min"
+B=$(forged "$IPS" ips-reps-short "r['metrics']['rep_seconds']['search'].pop()")
+expect_forgery_caught "$B" "results.json: rep_seconds.search has 2 repetitions, but the card ran 3"
 # A figure the log never printed.
 B=$(forged "$IPS" ips-new "r['metrics']['p99_latency_s'] = 0.001")
 expect_forgery_caught "$B" "results.json: p99_latency_s 0.001, but stream.log shows no p99_latency_s figure"

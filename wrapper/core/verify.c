@@ -11,6 +11,7 @@
 #include "sc_platform_gate.h"
 #include "sc_results.h"
 #include "sc_tracelog.h"
+#include "sc_verify_reps.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -321,6 +322,7 @@ static void sc__check_results(const sc__files *f, const sc_card *card, const sc_
             sc__check_figures(metrics, &t, problems);
         if (card->workload == SC_WORKLOAD_MPI_PINGPONG)
             sc__check_sizes(metrics, &t, problems);
+        sc_verify_reps(metrics, &t, card, problems);
         sc_tracelog_free(&t);
     }
     json_object_put(root);

@@ -1,0 +1,77 @@
+/* verify_reps.c: results.json's per-repetition times against the log (sc_verify_reps.h). */
+#include "sc_verify_reps.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* What the log printed of one list: fastest, average, slowest, and the digit they show. */
+typedef struct sc__shown {
+    double min_s, avg_s, max_s, unit;
+} sc__shown;
+
+static void sc__check_list(json_object *list, const char *name, const sc__shown *shown,
+                           long iterations, sc_diag *problems)
+{
+    size_t n = json_object_is_type(list, json_type_array) ? json_object_array_length(list) : 0;
+    double min = 0, max = 0, sum = 0;
+
+    if ((long)n != iterations) {
+        sc_diag_addf(problems, "results.json: rep_seconds.%s has %zu repetitions, but the card "
+                     "ran %ld", name, n, iterations);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) { /* repetition 0, the warm-up, is not counted */
+        double t = json_object_get_double(json_object_array_get_idx(list, i));
+        min = i == 1 || t < min ? t : min;
+        max = i == 1 || t > max ? t : max;
+        sum += t;
+    }
+    double avg = n > 1 ? sum / (double)(n - 1) : 0;
+    if (!sc_tracelog_shows(min, shown->min_s, shown->unit) ||
+        !sc_tracelog_shows(avg, shown->avg_s, shown->unit) ||
+        !sc_tracelog_shows(max, shown->max_s, shown->unit))
+        sc_diag_addf(problems, "results.json: rep_seconds.%s gives min %.9g, avg %.9g, max %.9g "
+                     "s, but stream.log shows %.9g, %.9g, %.9g", name, min, avg, max,
+                     shown->min_s, shown->avg_s, shown->max_s);
+}
+
+/* STREAM's table row of a function ("copy" is the row "Copy:"), or NULL. */
+static const sc_table_row *sc__row(const sc_tracelog *t, const char *name)
+{
+    for (size_t i = 0; i < t->n_rows; i++)
+        if (strcasecmp(t->rows[i].name, name) == 0)
+            return &t->rows[i];
+    return NULL;
+}
+
+void sc_verify_reps(json_object *metrics, const sc_tracelog *t, const sc_card *card,
+                    sc_diag *problems)
+{
+    json_object *reps;
+
+    if (!metrics || !json_object_object_get_ex(metrics, "rep_seconds", &reps) ||
+        !json_object_is_type(reps, json_type_object))
+        return;
+    json_object_object_foreach(reps, name, list)
+    {
+        sc__shown shown = {0, 0, 0, 0};
+        if (card->workload == SC_WORKLOAD_STREAM) {
+            const sc_table_row *row = sc__row(t, name);
+            if (row) /* STREAM's table prints its times with 6 decimals */
+                shown = (sc__shown){row->min_s, row->avg_s, row->max_s, 1e-6};
+        } else if (card->workload == SC_WORKLOAD_IPSEARCH && strcmp(name, "search") == 0) {
+            const sc_figure *best = sc_tracelog_figure(t, "wall_seconds");
+            const sc_figure *avg = sc_tracelog_figure(t, "avg_wall_seconds");
+            const sc_figure *max = sc_tracelog_figure(t, "max_wall_seconds");
+            if (best && avg && max)
+                shown = (sc__shown){best->value, avg->value, max->value, best->unit};
+        }
+        if (shown.unit == 0)
+            sc_diag_addf(problems, "results.json: rep_seconds.%s, but stream.log shows no "
+                         "times for %s", name, name);
+        else
+            sc__check_list(list, name, &shown, card->iterations, problems);
+    }
+}
