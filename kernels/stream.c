@@ -413,19 +413,6 @@ static void sct_usage(FILE *out)
             "=hang sleeps forever, both halfway through the main loop.\n");
 }
 
-/* One-line usage error: "streamcard-stream: <what>: <why> (<valid>)". */
-static int sct_bad(const char *what, const char *why, const char *valid)
-{
-    return sct_cli_bad(SCT_PROG, what, why, valid);
-}
-
-/* A decimal integer in [min, max], digits only. */
-static int sct_parse_count(const char *opt, const char *s, unsigned long long min,
-                           unsigned long long max, const char *valid, unsigned long long *out)
-{
-    return sct_cli_count(SCT_PROG, opt, s, min, max, valid, out);
-}
-
 static int sct_parse_kernel(const char *s, int *out)
 {
     char why[160];
@@ -441,7 +428,7 @@ static int sct_parse_kernel(const char *s, int *out)
         }
     }
     snprintf(why, sizeof(why), "'%.64s' is not a kernel", s);
-    return sct_bad("--kernel", why, "copy|scale|add|triad|all");
+    return sct_cli_bad(SCT_PROG, "--kernel", why, "copy|scale|add|triad|all");
 }
 
 static int sct_parse_nt(const char *s, enum sct_nt_mode *out)
@@ -456,7 +443,7 @@ static int sct_parse_nt(const char *s, enum sct_nt_mode *out)
         }
     }
     snprintf(why, sizeof(why), "'%.64s' is not a mode", s);
-    return sct_bad("--nt-stores", why, "auto|on|off");
+    return sct_cli_bad(SCT_PROG, "--nt-stores", why, "auto|on|off");
 }
 
 /* Parse argv into o; 0 or -EINVAL after printing the one-line error. */
@@ -482,14 +469,14 @@ static int sct_parse_options(int argc, char **argv, struct sct_stream_opts *o)
                 return -EINVAL;
             break;
         case 'n':
-            if (sct_parse_count("--array-size", optarg, 1, SIZE_MAX / (3 * sizeof(double)),
-                                "a whole number of elements >= 1, e.g. 10000000", &v))
+            if (sct_cli_count(SCT_PROG, "--array-size", optarg, 1, SIZE_MAX / (3 * sizeof(double)),
+                              "a whole number of elements >= 1, e.g. 10000000", &v))
                 return -EINVAL;
             o->array_size = (size_t)v;
             break;
         case 'i':
-            if (sct_parse_count("--iterations", optarg, 2, INT_MAX,
-                                "a whole number >= 2: the first repetition is not counted", &v))
+            if (sct_cli_count(SCT_PROG, "--iterations", optarg, 2, INT_MAX,
+                              "a whole number >= 2: the first repetition is not counted", &v))
                 return -EINVAL;
             o->iterations = (int)v;
             break;
@@ -511,8 +498,9 @@ static int sct_parse_options(int argc, char **argv, struct sct_stream_opts *o)
         size_t nsel = sct_select(o->kernel, sel);
         if (!o->cli.help && !o->cli.build_info &&
             sct_stream_expected(sel, nsel, o->iterations, expected) != 0)
-            return sct_bad("--iterations", "the kernels' values would overflow a double",
-                           "fewer iterations: at most 262 with --kernel all");
+            return sct_cli_bad(SCT_PROG, "--iterations",
+                               "the kernels' values would overflow a double",
+                               "fewer iterations: at most 262 with --kernel all");
     }
     return 0;
 }
@@ -524,7 +512,8 @@ static int sct_resolve_stores(enum sct_nt_mode mode, enum sct_nt_isa *out)
 
     *out = mode == SCT_NT_MODE_OFF ? SCT_NT_NONE : best;
     if (mode == SCT_NT_MODE_ON && best == SCT_NT_NONE)
-        return sct_bad("--nt-stores", "on: no streaming stores on this architecture", "auto|off");
+        return sct_cli_bad(SCT_PROG, "--nt-stores", "on: no streaming stores on this architecture",
+                           "auto|off");
     return 0;
 }
 

@@ -69,17 +69,6 @@ void scm_error(const char *what, const char *why, const char *valid)
         sct_cli_bad(SCM_PROG, what, why, valid);
 }
 
-static int scm__bad(const char *what, const char *why, const char *valid)
-{
-    return sct_cli_bad(SCM_PROG, what, why, valid);
-}
-
-static int scm__count(const char *opt, const char *s, unsigned long long min,
-                      unsigned long long max, const char *valid, unsigned long long *out)
-{
-    return sct_cli_count(SCM_PROG, opt, s, min, max, valid, out);
-}
-
 /* Options that take a number; the table keeps the ranges next to their messages. */
 static int scm__number(int c, const char *arg, struct scm_opts *o)
 {
@@ -87,23 +76,25 @@ static int scm__number(int c, const char *arg, struct scm_opts *o)
 
     switch (c) {
     case 'm':
-        if (scm__count("--min-bytes", arg, 0, SCM_MAX_BYTES, "0..1073741824 bytes", &v))
+        if (sct_cli_count(SCM_PROG, "--min-bytes", arg, 0, SCM_MAX_BYTES, "0..1073741824 bytes",
+                          &v))
             return -EINVAL;
         o->min_bytes = (size_t)v;
         return 0;
     case 'M':
-        if (scm__count("--max-bytes", arg, 0, SCM_MAX_BYTES, "0..1073741824 bytes", &v))
+        if (sct_cli_count(SCM_PROG, "--max-bytes", arg, 0, SCM_MAX_BYTES, "0..1073741824 bytes",
+                          &v))
             return -EINVAL;
         o->max_bytes = (size_t)v;
         return 0;
     case 'i':
-        if (scm__count("--iterations", arg, 1, 1000000000, "a whole number from 1 to 1000000000",
-                       &v))
+        if (sct_cli_count(SCM_PROG, "--iterations", arg, 1, 1000000000,
+                          "a whole number from 1 to 1000000000", &v))
             return -EINVAL;
         o->iterations = (long)v;
         return 0;
     default: /* 'w' */
-        if (scm__count("--window", arg, 1, SCM_MAX_WINDOW, "1..1024 messages", &v))
+        if (sct_cli_count(SCM_PROG, "--window", arg, 1, SCM_MAX_WINDOW, "1..1024 messages", &v))
             return -EINVAL;
         o->window = (int)v;
         return 0;
@@ -134,7 +125,7 @@ static int scm__parse(int argc, char **argv, struct scm_opts *o)
                 break;
             }
             snprintf(why, sizeof(why), "'%.64s' is not a kernel", optarg);
-            return scm__bad("--kernel", why, "pingpong|uniband");
+            return sct_cli_bad(SCM_PROG, "--kernel", why, "pingpong|uniband");
         case 'm':
         case 'M':
         case 'i':
@@ -152,10 +143,11 @@ static int scm__parse(int argc, char **argv, struct scm_opts *o)
         return -EINVAL;
     if (o->min_bytes > o->max_bytes) {
         snprintf(why, sizeof(why), "%zu is above --max-bytes %zu", o->min_bytes, o->max_bytes);
-        return scm__bad("--min-bytes", why, "min-bytes <= max-bytes");
+        return sct_cli_bad(SCM_PROG, "--min-bytes", why, "min-bytes <= max-bytes");
     }
     if (window_set && o->kernel != SCM_KERNEL_UNIBAND)
-        return scm__bad("--window", "only the uniband kernel has a window", "--kernel uniband");
+        return sct_cli_bad(SCM_PROG, "--window", "only the uniband kernel has a window",
+                           "--kernel uniband");
     return o->cli.help || o->cli.build_info ? 0 : sct_fault_read(SCM_PROG, &o->fault);
 }
 

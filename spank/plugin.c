@@ -86,6 +86,7 @@ static struct {
     char card_sha[SC_HASH_HEX_LEN + 1];
     uint32_t job_id;
     bool card_error; /* the card that came with the job was unusable (already reported) */
+    bool card_arriving; /* slurmstepd is reading the job's card: keep its problems */
     sc_diag card_problems; /* what was wrong with it, said again by the task (job output) */
     bool platform_changed;
     sc_pfctl_evidence ev;
@@ -126,7 +127,7 @@ static void sc__card_problem(const char *fmt, ...)
     vsnprintf(line, sizeof(line), fmt, ap);
     va_end(ap);
     slurm_error("%s", line);
-    if (spank_context() == S_CTX_REMOTE)
+    if (sc_plug.card_arriving)
         sc_diag_addf(&sc_plug.card_problems, "%s", line);
 }
 
@@ -245,15 +246,18 @@ static bool sc__wants_platform(const sc_card *c)
     return c->prefetch != SC_PREFETCH_UNCHANGED || strcmp(c->governor, "unchanged") != 0;
 }
 
-/* The job's CPUs on this node: its cpuset cgroup where task/cgroup made one (right in
-   every step), else S_JOB_NCPUS (right in the batch step only: an srun step's share). */
-static int sc__job_cpus_here(spank_t sp)
+/* The job's CPUs on this node: S_JOB_NCPUS when it already counts them all (the batch
+   step of an exclusive job), else the job's cpuset cgroup where task/cgroup made one
+   (right in every step; S_JOB_NCPUS is an srun step's own share). */
+static int sc__job_cpus_here(spank_t sp, long online)
 {
     uint16_t ncpus = 0;
     char *text = NULL;
     int n = spank_get_item(sp, S_JOB_NCPUS, &ncpus) == ESPANK_SUCCESS ? (int)ncpus : 0;
-    hwloc_bitmap_t set = hwloc_bitmap_alloc();
 
+    if (n >= online)
+        return n;
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
     if (set && sc_file_read_at(AT_FDCWD, "/proc/self/cgroup", 0, 1 << 16, &text, NULL) == 0 &&
         sc_job_cpuset(text, sc_plug.job_id, "/sys/fs/cgroup", set) == 0 &&
         hwloc_bitmap_weight(set) > n)
@@ -271,7 +275,7 @@ static int sc__check_exclusive(spank_t sp)
 
     if (!sc_plug.policy.require_exclusive)
         return 0;
-    if ((ncpus = sc__job_cpus_here(sp)) < online || online < 1) {
+    if ((ncpus = sc__job_cpus_here(sp, online)) < online || online < 1) {
         slurm_error("streamcard: prefetch/governor change the whole node, and this node's "
                     "policy requires the job to have it to itself: it has %d of %ld CPUs "
                     "(valid: submit with --exclusive, or leave prefetch and governor unchanged)",
@@ -301,7 +305,9 @@ static void sc__snapshot_before(void)
    fails (that would drain the node): a bad card is remembered and fails the task. */
 static int sc__step_side(spank_t sp)
 {
+    sc_plug.card_arriving = true;
     int rc = sc__card_from_job(sp);
+    sc_plug.card_arriving = false;
 
     if (rc < 0)
         sc_plug.card_error = true;
@@ -631,8 +637,10 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 
     (void)ac;
     (void)av;
+    /* Only the task that runs `streamcard run` (task 0 of the main step) has a guardian. */
     if (!sc_plug.card || spank_get_item(sp, S_TASK_EXIT_STATUS, &status) != ESPANK_SUCCESS ||
-        !WIFSIGNALED(status) || spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS)
+        !WIFSIGNALED(status) || sc__role(sp) != SC_ROLE_MAIN ||
+        spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS)
         return 0;
     int rc = sc_guardian_wait(pid, SC_GUARDIAN_WAIT_MS);
     if (rc == 0)

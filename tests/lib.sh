@@ -52,8 +52,8 @@ trap 'rm -rf "$WORK"' EXIT
 # reseal BUNDLE: rewrites SHA256SUMS over the bundle's files as they are now, as a forger
 # would, so that only the consistency checks can tell.
 reseal() {
-    (cd "$1" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs sha256sum \
-        >SHA256SUMS)
+    (cd "$1" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | LC_ALL=C sort |
+        xargs sha256sum >SHA256SUMS)
 }
 
 # python_with MODULE: prints a python3 that can import MODULE (the Debian package's module
@@ -66,4 +66,15 @@ python_with() {
             return
         fi
     done
+}
+
+# expect_failed_bundle BUNDLE [GATE]: a failed run's bundle: what was written is hashed
+# (sha256sum -c), its verdict is failed (and GATE's run.conf key 0, when given), and verify
+# finds it intact but refuses the run. Needs $BIN (where streamcard is).
+expect_failed_bundle() {
+    (cd "$1" && sha256sum --quiet -c SHA256SUMS) || fail "$1: what was written is not hashed"
+    grep -qx "verdict=failed" "$1/run.conf" || fail "$1: verdict is not failed"
+    [ -z "${2:-}" ] || expect_contains "$1/run.conf" "$2=0"
+    "$BIN/streamcard" verify "$1" >"$WORK/verify.out" 2>&1 && fail "$1: verify accepted it"
+    expect_contains "$WORK/verify.out" "the bundle is intact and consistent, but the run FAILED"
 }

@@ -9,6 +9,7 @@
  * Usage errors exit 128, which stops `git bisect run` instead of blaming a commit.
  */
 #include "analysis.h"
+#include "sc_text.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -43,20 +44,6 @@ static void sc__classify_usage(FILE *out)
             SC__DEFAULT_TOLERANCE);
 }
 
-/* True when name is in the comma-separated list. */
-static bool sc__listed(const char *list, const char *name)
-{
-    size_t n = strlen(name);
-
-    for (const char *p = list; p && *p;) {
-        size_t len = strcspn(p, ",");
-        if (len == n && strncmp(p, name, n) == 0)
-            return true;
-        p += len + (p[len] == ',');
-    }
-    return false;
-}
-
 /* Checks --allow: every name a controlled variable; the first that is not goes to bad. */
 static bool sc__allow_valid(const char *list, char *bad, size_t len)
 {
@@ -79,7 +66,7 @@ static int sc__judge(const sc_bundle_facts *run, const sc_bundle_facts *base, do
 
     for (size_t i = 0; i < n; i++) {
         const sc_fact *v = &run->vars[diff[i]];
-        if (strcmp(v->group, "build") != 0 && !sc__listed(allow, v->name) &&
+        if (strcmp(v->group, "build") != 0 && !sc_word_in(allow, ",", v->name) &&
             !sc_facts_follows(base, run, diff[i])) {
             printf("skip: %s: not comparable with the baseline: %s differs (%s here, %s in the "
                    "baseline; valid: only the build differs, or --allow %s)\n",

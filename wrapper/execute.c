@@ -166,14 +166,6 @@ static void sc__write_build_json(sc__run *run)
     json_object_put(root);
 }
 
-/* Reads an optional bundle file; NULL when absent. */
-static char *sc__read_opt(const sc_bundle *b, const char *rel)
-{
-    char *text = NULL;
-
-    return sc_bundle_read(b, rel, &text, NULL) == 0 ? text : NULL;
-}
-
 static void sc__write_run_conf(sc__run *run, const sc_observe_result *r, const sc_gates *gates,
                                double best_rate, const sc_tracelog *t)
 {
@@ -375,11 +367,11 @@ static int sc__finish(sc__run *run, const sc_observe_result *r)
     run->write_errors += r->write_errors;
     if (r->write_errors && !*run->write_error)
         snprintf(run->write_error, sizeof(run->write_error), "%s", r->write_error);
-    char *log = sc__read_opt(&run->b, "stream.log");
-    char *threads = sc__read_opt(&run->b, "threads_at_ready.txt");
-    char *status = sc__read_opt(&run->b, "workload_status_at_ready.txt");
-    char *maps = sc__read_opt(&run->b, "numa_maps_at_ready.txt");
-    char *state = sc__read_opt(&run->b, "prefetch/state/state.env");
+    char *log = sc_bundle_read_opt(&run->b, "stream.log");
+    char *threads = sc_bundle_read_opt(&run->b, "threads_at_ready.txt");
+    char *status = sc_bundle_read_opt(&run->b, "workload_status_at_ready.txt");
+    char *maps = sc_bundle_read_opt(&run->b, "numa_maps_at_ready.txt");
+    char *state = sc_bundle_read_opt(&run->b, "prefetch/state/state.env");
     sc_host_state *hosts = NULL;
     size_t n_hosts = 0;
     sc_host_states_read(&run->b, &hosts, &n_hosts); /* none: the gate asks for what it needs */

@@ -33,7 +33,7 @@ restore_cases() {
 	echo "$vendor scancel: restored, bundle sealed with verdict failed (caller_signal=15)" >&2
 
 	# 2. kill -9 of the batch step's slurmstepd: nobody runs its slurm_spank_exit; the job's
-	# end (the extern step) or, failing that, the next slurmd start must restore. The
+	# end (the extern step) must restore. The
 	# orphaned streamcard run is then stopped as scancel would (SIGTERM) and seals.
 	job=$(start_in_main_loop card.yaml hang.sh --exclusive)
 	msrs_are "$SYS" "$REG" "$off" || fail "$vendor: the MSRs were not $off during the job"
@@ -43,14 +43,13 @@ restore_cases() {
 	[[ -n $stepd ]] || fail "no slurmstepd for $job.batch"
 	kill -9 "$stepd"
 	scancel "$job" 2>/dev/null || true
-	how="job's end (extern step)"
-	if ! restored_within 20; then
-		how="slurmd restart"
-		cluster_down >/dev/null 2>&1 || true
-		plugin_up allow=prefetch require_exclusive=yes "sysroot=$SYS" "state_dir=$STATE"
-		wait_until 15 "the MSRs to be restored by the next slurmd start" restored
-	fi
+	# With PrologFlags=Contain (this cluster) the job's extern step restores at its end; the
+	# slurmd restart is case 2b's.
+	restored_within 20 || fail "$vendor: the job's end (extern step) did not restore the MSRs"
 	wait_until 15 "the journal to go" no_journal "$STATE"
+	grep -h "\[$job\.extern\] streamcard: " "$CDIR/log/slurmd-"*.log |
+		grep -q "restore: job $job: originals read back as journaled" ||
+		fail "$vendor: slurmd's log does not show the extern step's restore of job $job"
 	local run_end="ended with the job"
 	if [[ -d /proc/$wrapper ]]; then
 		run_end="outlived its slurmstepd, stopped with SIGTERM"
@@ -60,7 +59,7 @@ restore_cases() {
 	sealed_failed "$B"
 	logged "ERROR: workload failed" "$WORK/$job.out"
 	kill_job_procs "$job"
-	echo "$vendor kill -9 slurmstepd: restored by the $how; streamcard run $run_end;" \
+	echo "$vendor kill -9 slurmstepd: restored by the job's end (extern step); streamcard run $run_end;" \
 		"bundle sealed, failed" >&2
 }
 restore_cases GenuineIntel 6 85 0x1a4 0xdeadbeef00000040 0xdeadbeef0000004f

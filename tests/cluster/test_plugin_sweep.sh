@@ -31,9 +31,10 @@ done
 [[ $(msr_read "$SYS" 0 0x1a4) == 0x0000000000000040 ]] || fail "the MSR was not restored after the sweep"
 
 # A governor sweep the same way: each job sets and reads back its governor, and the
-# machine's own governor (powersave) is back after the sweep.
+# machine's own governor (powersave) is back after the sweep, whose last job set
+# performance.
 plugin_up allow=prefetch,governor require_exclusive=yes "sysroot=$SYS" "state_dir=$WORK/state"
-write_card gov.yaml '  cpu_list: 0-1' '  threads: 2' '  governor: [performance, powersave]'
+write_card gov.yaml '  cpu_list: 0-1' '  threads: 2' '  governor: [powersave, performance]'
 as_user "$SC" run gov.yaml --submit --output "$WORK/gov" >"$WORK/gov.out" 2>"$WORK/gov.err" ||
 	fail "the governor sweep failed: $(cat "$WORK/gov.out" "$WORK/gov.err")"
 table=$(sed -n 's/^SWEEP_TABLE=//p' "$WORK/gov.out")

@@ -35,17 +35,10 @@ static const char *const sc__paths[] = {
 };
 #define SC__NPATHS (sizeof(sc__paths) / sizeof(sc__paths[0]))
 
+/* The fake machine the target reads through (see sc_fuzz_sysroot). */
 static const sc_fsroot *sc__root(void)
 {
-    static sc_fsroot root = {.fd = -1};
-    char dir[4096];
-
-    if (root.fd >= 0)
-        return &root;
-    snprintf(dir, sizeof(dir), "%s/sysroot", sc_fuzz_tmpdir());
-    sc_fuzz_put(dir, "proc/version", "Linux version 6.1.0 (fuzz)\n");
-    sc_fuzz_require(sc_fsroot_open(&root, dir) == 0, "cannot open the sysroot");
-    return &root;
+    return sc_fuzz_sysroot("proc/version", "Linux version 6.1.0 (fuzz)\n");
 }
 
 static const sc_card *sc__card(void)

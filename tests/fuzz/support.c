@@ -1,5 +1,6 @@
 /* support.c: what the fuzz targets share (see support.h). */
 #include "support.h"
+#include "sc_fsroot.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -108,4 +109,17 @@ void sc_fuzz_put(const char *dir, const char *rel, const char *text)
         }
     }
     close(fd);
+}
+
+const struct sc_fsroot *sc_fuzz_sysroot(const char *rel, const char *text)
+{
+    static sc_fsroot root = {.fd = -1};
+    char dir[4096];
+
+    if (root.fd >= 0)
+        return &root;
+    snprintf(dir, sizeof(dir), "%s/sysroot", sc_fuzz_tmpdir());
+    sc_fuzz_put(dir, rel, text);
+    sc_fuzz_require(sc_fsroot_open(&root, dir) == 0, "cannot open the sysroot");
+    return &root;
 }

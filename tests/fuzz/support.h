@@ -56,4 +56,11 @@ const char *sc_fuzz_tmpdir(void);
  */
 void sc_fuzz_put(const char *dir, const char *rel, const char *text);
 
+/*
+ * A fake machine for the targets that read through a sysroot: <tmpdir>/sysroot, made and
+ * opened on first use with the file rel holding text; the same root on every call.
+ */
+struct sc_fsroot;
+const struct sc_fsroot *sc_fuzz_sysroot(const char *rel, const char *text);
+
 #endif

@@ -12,29 +12,13 @@ BIN=$1
 CASE=$2
 PY=${SC_PYTHON3:-python3}
 SIZES=(--nb 5003 --nq 37 --dim 24 --k 7 --iterations 3)
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+# shellcheck source=../workload_cli_lib.sh
+. "$(dirname "$0")/../workload_cli_lib.sh"
 # The test sets the threading environment itself; inherited values would change the runs.
 for v in $(env | sed -n 's/^\(\(OMP\|GOMP\|KMP\|OPENBLAS\|GOTO\|MKL\|BLIS\)[A-Za-z0-9_]*\)=.*/\1/p'); do
     unset "$v"
 done
 unset STREAMCARD_FAULT
-
-fail() {
-    echo "FAIL [$CASE]: $*" >&2
-    for f in "$TMP"/out "$TMP"/err; do
-        [ -s "$f" ] && { echo "--- $f" >&2; cat "$f" >&2; }
-    done
-    exit 1
-}
-
-# run ARGS...: run the binary, stdout to $TMP/out, stderr to $TMP/err, status in $RC.
-run() {
-    "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"
-    RC=$?
-}
-
-count() { grep -c -- "$1" "$TMP/out"; }
 
 # check_trace THREADS COMPUTE: the trace protocol of a finished run with THREADS OpenMP
 # threads and COMPUTE compute threads (pool lines).

@@ -12,25 +12,9 @@ BIN=$1
 CASE=$2
 PY=${SC_PYTHON3:-python3}
 N=100003 # odd, not a multiple of any vector width or of the 512-element chunk granule
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+# shellcheck source=../workload_cli_lib.sh
+. "$(dirname "$0")/../workload_cli_lib.sh"
 unset STREAMCARD_FAULT
-
-fail() {
-    echo "FAIL [$CASE]: $*" >&2
-    for f in "$TMP"/out "$TMP"/err; do
-        [ -s "$f" ] && { echo "--- $f" >&2; cat "$f" >&2; }
-    done
-    exit 1
-}
-
-# run ARGS...: run the binary, stdout to $TMP/out, stderr to $TMP/err, status in $RC.
-run() {
-    "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"
-    RC=$?
-}
-
-count() { grep -c -- "$1" "$TMP/out"; }
 
 # check_run THREADS KERNEL CONTRACT ROWS...: the trace protocol and the result of a good run.
 check_run() {

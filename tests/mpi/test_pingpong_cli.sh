@@ -12,8 +12,8 @@ BIN=$1
 MPIEXEC=$2
 CASE=$3
 PY=${SC_PYTHON3:-python3}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+# shellcheck source=../workload_cli_lib.sh
+. "$(dirname "$0")/../workload_cli_lib.sh"
 unset STREAMCARD_FAULT STREAMCARD_READY_FD STREAMCARD_READY_PID
 # The transport under test comes from each case, not from the caller's environment.
 for v in $(env | sed -n 's/^\(OMPI_MCA_\(pml\|btl\|mtl\)[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
@@ -22,20 +22,6 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 SMALL=(--max-bytes 65536 --iterations 50) # 0, 1, 2, ... 65536: 18 sizes
 
-fail() {
-    echo "FAIL [$CASE]: $*" >&2
-    for f in "$TMP"/out "$TMP"/err; do
-        [ -s "$f" ] && { echo "--- $f" >&2; cat "$f" >&2; }
-    done
-    exit 1
-}
-
-# run ARGS...: the binary alone, stdout to $TMP/out, stderr to $TMP/err, status in $RC.
-run() {
-    "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"
-    RC=$?
-}
-
 # mpirun2 ARGS...: two ranks on this machine (2 cores may need --oversubscribe).
 mpirun2() {
     "$MPIEXEC" -np 2 --oversubscribe "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"
@@ -43,7 +29,6 @@ mpirun2() {
 }
 
 has() { grep -qx -- "$1" "$TMP/out" || fail "no line: $1"; }
-count() { grep -c -- "$1" "$TMP/out"; }
 
 # check_good SIZES: a validated run: protocol lines in order, one row per size.
 check_good() {

@@ -63,12 +63,6 @@ other_kernel() {
     echo "$WORK/k2"
 }
 
-# reseal BUNDLE: a new SHA256SUMS over the bundle as it is now.
-reseal() {
-    (cd "$1" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | LC_ALL=C sort |
-        xargs sha256sum >SHA256SUMS)
-}
-
 # copy_bundle SRC NAME: a copy of a bundle (hashes still hold); prints its path.
 copy_bundle() {
     cp -r "$1" "$WORK/runs/$2"

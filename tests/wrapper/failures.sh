@@ -6,14 +6,6 @@ BIN=$1 SRC=$2
 ARGS=(--workload stream --kernel copy --cpu-list 0-1 --threads 2 --array-size 100000
       --iterations 5 --output "$WORK/runs" --quiet)
 
-check_failed_bundle() { # check_failed_bundle BUNDLE GATE
-    (cd "$1" && sha256sum --quiet -c SHA256SUMS) || fail "failed bundle not sealed: $1"
-    expect_contains "$1/run.conf" "verdict=failed"
-    expect_contains "$1/run.conf" "$2=0"
-    "$BIN/streamcard" verify "$1" >"$WORK/verify.out" 2>&1 && fail "verify accepted a failed run"
-    expect_contains "$WORK/verify.out" "the bundle is intact and consistent, but the run FAILED"
-}
-
 # The kernel crashes (SIGSEGV) inside its main loop.
 expect_status 1 env STREAMCARD_FAULT=crash "$BIN/streamcard" run "${ARGS[@]}" --run-name crash
 expect_contains "$WORK/err" "ERROR: workload failed"
@@ -24,13 +16,13 @@ expect_contains "$B/results.json" "killed by signal 11 (Segmentation fault)"
 expect_contains "$WORK/err" "killed by signal 11 (Segmentation fault)"
 expect_contains "$B/run.conf" "phases_ok=0"
 [ -s "$B/threads_at_ready.txt" ] || fail "no snapshot although main_loop_begin was printed"
-check_failed_bundle "$B" exit_code_ok
+expect_failed_bundle "$B" exit_code_ok
 
 # Failed validation: one corrupted element.
 expect_status 1 env STREAMCARD_FAULT=corrupt "$BIN/streamcard" run "${ARGS[@]}" --run-name bad
 B=$(bundle_of "$WORK/out")
 expect_contains "$B/stream.log" "Failed Validation"
-check_failed_bundle "$B" validation_ok
+expect_failed_bundle "$B" validation_ok
 
 # scancel's SIGTERM reaches the wrapper while the kernel hangs in its main loop.
 env STREAMCARD_FAULT=hang "$BIN/streamcard" run "${ARGS[@]}" --run-name term \
@@ -48,14 +40,14 @@ status=0; wait "$pid" || status=$?
 B=$(bundle_of "$WORK/term.out")
 expect_contains "$B/run.conf" "caller_signal=15"
 expect_contains "$B/run.conf" "exit_signal=15"
-check_failed_bundle "$B" exit_code_ok
+expect_failed_bundle "$B" exit_code_ok
 
 # --timeout stops a hanging kernel.
 expect_status 1 env STREAMCARD_FAULT=hang "$BIN/streamcard" run "${ARGS[@]}" --run-name slow \
     --timeout 1
 B=$(bundle_of "$WORK/out")
 expect_contains "$B/run.conf" "timed_out=1"
-check_failed_bundle "$B" exit_code_ok
+expect_failed_bundle "$B" exit_code_ok
 
 # A card asking for a thread count the kernel cannot honour is refused before running.
 expect_status 2 "$BIN/streamcard" run "${ARGS[@]}" --threads 3

@@ -29,14 +29,6 @@ start_hanging() {
 }
 # expect_exit PID N WHAT: the background run PID ended with status N (wait, not in a subshell).
 expect_exit() { local s=0; wait "$1" || s=$?; [ "$s" = "$2" ] || fail "$3: exit status $s, expected $2"; }
-sealed_and_failed() { # sealed_and_failed BUNDLE: hashed as written, verdict failed
-    (cd "$1" && sha256sum --quiet -c SHA256SUMS) || fail "$1: what was written is not hashed"
-    grep -qx "verdict=failed" "$1/run.conf" || fail "$1: verdict is not failed"
-    "$BIN/streamcard" verify "$1" >"$WORK/v.out" 2>&1 && fail "$1: verify accepted it"
-    grep -q "intact and consistent, but the run FAILED" "$WORK/v.out" ||
-        fail "$1: verify: $(cat "$WORK/v.out")"
-}
-
 # 1. The kernel is killed (SIGKILL) in its main loop.
 start_hanging killed "$WORK/runs"
 kill -9 "$(sed -n 's/^PID=//p' "$B/capture_guard.env")"
@@ -46,7 +38,7 @@ grep -q "ERROR: workload failed" "$WORK/killed.err" || fail "no ERROR line"
 # The exit gate names the signal (wrapper/core/gates.c), in the bundle and on stderr.
 expect_contains "$B/results.json" "killed by signal 9 (Killed)"
 expect_contains "$WORK/killed.err" "killed by signal 9 (Killed)"
-sealed_and_failed "$B"
+expect_failed_bundle "$B"
 echo "kernel SIGKILL: failed, sealed" >&2
 
 # 2. streamcard itself is killed (SIGKILL): its guardian seals what was written.
@@ -59,7 +51,7 @@ sleep 0.2
 grep -qx "wrapper_killed=1" "$B/run.conf" || fail "wrapper_killed not recorded"
 grep -q "streamcard was killed before the workload ended" "$B/results.json" ||
     fail "the exit gate does not say what happened"
-sealed_and_failed "$B"
+expect_failed_bundle "$B"
 echo "streamcard SIGKILL: guardian sealed, failed" >&2
 
 # 3. The bundle directory is removed during the run.
@@ -103,7 +95,7 @@ expect_exit "$PID" 1 "when the disk filled"
 grep -q "writes into the bundle failed" "$WORK/full.err" || fail "no message: $(cat "$WORK/full.err")"
 grep -qx "evidence_ok=0" "$B/run.conf" || fail "the evidence gate did not fail"
 grep -q "No space left on device" "$B/run.conf" || fail "run.conf does not name the cause"
-sealed_and_failed "$B"
+expect_failed_bundle "$B"
 echo "disk full during the run: reserved files written, evidence gate failed, sealed" >&2
 
 echo "ok: faults"

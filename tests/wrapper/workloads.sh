@@ -30,6 +30,8 @@ M=$(bundle_of "$WORK/out")
 expect_status 0 "$SC" compare "$A" "$B" --independent pool_threads
 expect_contains "$WORK/out" "pool_threads"
 expect_contains "$WORK/out" "search queries/s"
+# ipsearch reads iterations (the card schema says so): a controlled variable, not n/a.
+grep -Eq "^  iterations +3 +3$" "$WORK/out" || fail "compare does not hold ipsearch's iterations"
 expect_not_contains "$WORK/out" "MB/s"
 grep -Eq "qps|queries/s" "$WORK/out" || fail "compare shows no queries/s: $(cat "$WORK/out")"
 grep -Eq "[-+][0-9.]+ ?%" "$WORK/out" || fail "compare shows no change in %: $(cat "$WORK/out")"

@@ -415,3 +415,10 @@ int sc_bundle_check_sums(const sc_bundle *b, sc_diag *problems)
         return rc;
     return problems->count > before ? -EINVAL : 0;
 }
+
+char *sc_bundle_read_opt(const sc_bundle *b, const char *rel)
+{
+    char *text = NULL;
+
+    return sc_bundle_read(b, rel, &text, NULL) == 0 ? text : NULL;
+}

@@ -162,13 +162,6 @@ static void sc__load_nodes(sc_bundle_facts *f, const char *maps)
     }
 }
 
-static char *sc__read(const sc_bundle *b, const char *rel)
-{
-    char *text = NULL;
-
-    return sc_bundle_read(b, rel, &text, NULL) == 0 ? text : NULL;
-}
-
 /* Fills the card, the log's facts and the results; src keeps pointers into f. */
 static void sc__load_sources(sc_bundle_facts *f, const sc_bundle *b, sc__src *src, char **build,
                              char **results, char **log, char **maps, char **threads)
@@ -176,16 +169,16 @@ static void sc__load_sources(sc_bundle_facts *f, const sc_bundle *b, sc__src *sr
     sc_diag ignored;
     sc_tracelog t;
 
-    f->card_text = sc__read(b, "card.yaml");
-    f->run_conf = sc__read(b, "run.conf");
-    f->platform_before = sc__read(b, "platform/before.txt");
-    f->platform_after = sc__read(b, "platform/after.txt");
-    f->state_env = sc__read(b, "prefetch/state/state.env");
-    *build = sc__read(b, "build.json");
-    *results = sc__read(b, "results.json");
-    *log = sc__read(b, "stream.log");
-    *maps = sc__read(b, "numa_maps_at_ready.txt");
-    *threads = sc__read(b, "threads_at_ready.txt");
+    f->card_text = sc_bundle_read_opt(b, "card.yaml");
+    f->run_conf = sc_bundle_read_opt(b, "run.conf");
+    f->platform_before = sc_bundle_read_opt(b, "platform/before.txt");
+    f->platform_after = sc_bundle_read_opt(b, "platform/after.txt");
+    f->state_env = sc_bundle_read_opt(b, "prefetch/state/state.env");
+    *build = sc_bundle_read_opt(b, "build.json");
+    *results = sc_bundle_read_opt(b, "results.json");
+    *log = sc_bundle_read_opt(b, "stream.log");
+    *maps = sc_bundle_read_opt(b, "numa_maps_at_ready.txt");
+    *threads = sc_bundle_read_opt(b, "threads_at_ready.txt");
     sc_diag_init(&ignored);
     src->card = f->card_text ? sc_card_new() : NULL;
     if (src->card &&

@@ -3,6 +3,7 @@
  * is the one definition of what a comparison holds constant and where each value is read.
  */
 #include "sc_facts_src.h"
+#include "sc_card_schema.h"
 #include "sc_cpulist.h"
 #include "sc_kv.h"
 
@@ -15,8 +16,6 @@
 typedef char *(*sc__reader)(const sc__src *s, const char *arg);
 
 #define WL(w) (1u << (w))
-#define WL_STREAM WL(SC_WORKLOAD_STREAM)
-#define WL_IPSEARCH WL(SC_WORKLOAD_IPSEARCH)
 #define WL_MPI WL(SC_WORKLOAD_MPI_PINGPONG)
 
 static char *sc__rd_build(const sc__src *s, const char *arg);
@@ -31,7 +30,7 @@ static const struct sc__var {
     const char *name, *group, *source;
     sc__reader read;
     const char *arg;    /* keys for the reader */
-    unsigned workloads; /* 0: every workload */
+    unsigned workloads; /* 0: every workload; a card key's come from the card schema */
 } sc__vars[] = {
     {"binary_sha256", "build", "build.json sha256 (the ELF that ran)", sc__rd_build, "sha256", 0},
     {"compiler", "build", "build.json compiler, compiler_version", sc__rd_build,
@@ -44,21 +43,21 @@ static const struct sc__var {
     {"streamcard_version", "build", "build.json streamcard_version", sc__rd_build,
      "streamcard_version", 0},
     {"workload", "run", "card.yaml workload", sc__rd_card, "workload", 0},
-    {"kernel", "run", "card.yaml kernel", sc__rd_card, "kernel", WL_STREAM | WL_MPI},
+    {"kernel", "run", "card.yaml kernel", sc__rd_card, "kernel", 0},
     {"array_size", "run", "card.yaml array_size (elements per array)", sc__rd_card, "array_size",
-     WL_STREAM},
-    {"iterations", "run", "card.yaml iterations", sc__rd_card, "iterations", WL_STREAM | WL_MPI},
+     0},
+    {"iterations", "run", "card.yaml iterations", sc__rd_card, "iterations", 0},
     {"nt_stores", "run", "card.yaml nt_stores, and the stores stream.log says were used",
-     sc__rd_card, "nt_stores", WL_STREAM},
-    {"nb", "run", "card.yaml nb", sc__rd_card, "nb", WL_IPSEARCH},
-    {"nq", "run", "card.yaml nq", sc__rd_card, "nq", WL_IPSEARCH},
-    {"dim", "run", "card.yaml dim", sc__rd_card, "dim", WL_IPSEARCH},
-    {"k", "run", "card.yaml k", sc__rd_card, "k", WL_IPSEARCH},
-    {"pool_threads", "run", "card.yaml pool_threads", sc__rd_card, "pool_threads", WL_IPSEARCH},
-    {"ranks", "run", "card.yaml ranks", sc__rd_card, "ranks", WL_MPI},
-    {"min_bytes", "run", "card.yaml min_bytes", sc__rd_card, "min_bytes", WL_MPI},
-    {"max_bytes", "run", "card.yaml max_bytes", sc__rd_card, "max_bytes", WL_MPI},
-    {"window", "run", "card.yaml window (uniband)", sc__rd_card, "window", WL_MPI},
+     sc__rd_card, "nt_stores", 0},
+    {"nb", "run", "card.yaml nb", sc__rd_card, "nb", 0},
+    {"nq", "run", "card.yaml nq", sc__rd_card, "nq", 0},
+    {"dim", "run", "card.yaml dim", sc__rd_card, "dim", 0},
+    {"k", "run", "card.yaml k", sc__rd_card, "k", 0},
+    {"pool_threads", "run", "card.yaml pool_threads", sc__rd_card, "pool_threads", 0},
+    {"ranks", "run", "card.yaml ranks", sc__rd_card, "ranks", 0},
+    {"min_bytes", "run", "card.yaml min_bytes", sc__rd_card, "min_bytes", 0},
+    {"max_bytes", "run", "card.yaml max_bytes", sc__rd_card, "max_bytes", 0},
+    {"window", "run", "card.yaml window (uniband)", sc__rd_card, "window", 0},
     {"cpu_list", "run", "card.yaml cpu_list (normalised: 0,1 = 0-1)", sc__rd_card, "cpu_list", 0},
     {"threads", "run", "card.yaml threads (default: the CPUs of cpu_list)", sc__rd_card, "threads",
      0},
@@ -379,6 +378,19 @@ const char *sc_facts_follows(const sc_bundle_facts *a, const sc_bundle_facts *b,
     return va && vb && strcmp(va, vb) != 0 ? from : NULL;
 }
 
+/* The workloads a variable applies to (0: all): a card key's are the schema's, the one
+   definition of which workload reads which key. */
+static unsigned sc__var_workloads(const struct sc__var *var)
+{
+    char path[64];
+
+    if (var->read != sc__rd_card)
+        return var->workloads;
+    snprintf(path, sizeof(path), "experiment.%s", var->arg);
+    const sc__card_key *key = sc__card_key_by_path(path);
+    return key ? key->workloads : 0;
+}
+
 int sc__facts_read_vars(const sc__src *src, sc_bundle_facts *f)
 {
     unsigned wl = src->card ? 1u << src->card->workload : 0;
@@ -389,7 +401,8 @@ int sc__facts_read_vars(const sc__src *src, sc_bundle_facts *f)
         f->vars[i].group = var->group;
         f->vars[i].follows = sc__follows(src, var->name);
         f->vars[i].value =
-            var->workloads && !(var->workloads & wl) ? strdup("n/a") : var->read(src, var->arg);
+            sc__var_workloads(var) && !(sc__var_workloads(var) & wl) ? strdup("n/a")
+                                                                     : var->read(src, var->arg);
         if (!f->vars[i].value)
             return -ENOMEM;
         f->n_vars = i + 1;

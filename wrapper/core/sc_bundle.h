@@ -50,6 +50,9 @@ int sc_bundle_reserve(const sc_bundle *b, const char *rel, size_t bytes);
 /* Reads a whole file of the bundle; -ENOENT when absent. */
 int sc_bundle_read(const sc_bundle *b, const char *rel, char **out, size_t *len);
 
+/* The text of an optional file of the bundle (malloc'd); NULL when it cannot be read. */
+char *sc_bundle_read_opt(const sc_bundle *b, const char *rel);
+
 /*
  * Lists every file of the bundle except SHA256SUMS, sorted, as relative paths (malloc'd
  * array of malloc'd strings). Anything that is not a regular file or a directory

@@ -86,7 +86,8 @@ typedef struct sc_tracelog {
 int sc_tracelog_parse(const char *log, sc_tracelog *out);
 void sc_tracelog_free(sc_tracelog *t);
 
-/* The row named name ("Copy"), or NULL. */
+/* The table row of a function, named as the log ("Copy") or as results.json ("copy") does;
+   NULL when there is none. */
 const sc_table_row *sc_tracelog_row(const sc_tracelog *t, const char *name);
 
 /* The figure named name ("qps"), or NULL. */

@@ -317,7 +317,7 @@ void sc_tracelog_free(sc_tracelog *t)
 const sc_table_row *sc_tracelog_row(const sc_tracelog *t, const char *name)
 {
     for (size_t i = 0; i < t->n_rows; i++)
-        if (strcmp(t->rows[i].name, name) == 0)
+        if (strcasecmp(t->rows[i].name, name) == 0)
             return &t->rows[i];
     return NULL;
 }

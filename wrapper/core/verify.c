@@ -13,9 +13,7 @@
 #include "sc_tracelog.h"
 #include "sc_verify_reps.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,12 +22,6 @@
 typedef struct sc__files {
     char *card_text, *run_conf, *log, *threads, *status, *maps, *state, *results, *build;
 } sc__files;
-
-static char *sc__opt(const sc_bundle *b, const char *rel)
-{
-    char *text = NULL;
-    return sc_bundle_read(b, rel, &text, NULL) == 0 ? text : NULL;
-}
 
 /* The best rate the log's own table shows (STREAM rows), or 0. */
 static double sc__log_best_rate(const char *log)
@@ -142,7 +134,6 @@ static void sc__check_rates(const sc__files *f, json_object *metrics, sc_diag *p
 {
     json_object *rates;
     sc_tracelog t;
-    char name[32];
 
     if (!metrics || !json_object_object_get_ex(metrics, "rates", &rates) ||
         !json_object_is_type(rates, json_type_object) ||
@@ -150,19 +141,12 @@ static void sc__check_rates(const sc__files *f, json_object *metrics, sc_diag *p
         return;
     json_object_object_foreach(rates, key, rate)
     {
-        const sc_table_row *row = NULL;
-        for (size_t i = 0; i < t.n_rows && !row; i++) {
-            snprintf(name, sizeof(name), "%s", t.rows[i].name);
-            for (char *p = name; *p; p++)
-                *p = (char)tolower((unsigned char)*p);
-            if (strcmp(name, key) == 0)
-                row = &t.rows[i];
-        }
+        const sc_table_row *row = sc_tracelog_row(&t, key);
         double claimed = json_object_get_double(rate);
         if (!row)
             sc_diag_addf(problems,
                          "results.json: a %s rate, but stream.log's table has no such row", key);
-        else if (fabs(claimed - row->best_rate_MBps) > 0.05 + 1e-9 * claimed)
+        else if (!sc_tracelog_shows(claimed, row->best_rate_MBps, 0.1)) /* one decimal */
             sc_diag_addf(problems,
                          "results.json: %s rate %.1f MB/s, but stream.log's table shows %.1f MB/s",
                          key, claimed, row->best_rate_MBps);
@@ -310,7 +294,7 @@ static void sc__check_results(const sc__files *f, const sc_card *card, const sc_
     double claimed =
         json_object_object_get_ex(root, "metrics", &metrics) ? sc_results_best_rate(metrics) : 0;
     /* The log prints one decimal: allow that rounding, nothing more. */
-    if (claimed > 0 && fabs(claimed - log_best) > 0.05 + 1e-9 * claimed)
+    if (claimed > 0 && !sc_tracelog_shows(claimed, log_best, 0.1))
         sc_diag_addf(problems,
                      "results.json: best rate %.1f MB/s, but stream.log's table "
                      "shows %.1f MB/s",
@@ -368,16 +352,16 @@ int sc_verify_bundle(const char *path, sc_verify_report *out)
         return rc;
     sc_bundle_check_sums(&b, &out->problems);
     out->n_hash_problems = out->problems.count;
-    f.card_text = sc__opt(&b, "card.yaml");
-    f.run_conf = sc__opt(&b, "run.conf");
-    f.log = sc__opt(&b, "stream.log");
-    f.threads = sc__opt(&b, "threads_at_ready.txt");
-    f.status = sc__opt(&b, "workload_status_at_ready.txt");
-    f.maps = sc__opt(&b, "numa_maps_at_ready.txt");
-    f.state = sc__opt(&b, "prefetch/state/state.env");
+    f.card_text = sc_bundle_read_opt(&b, "card.yaml");
+    f.run_conf = sc_bundle_read_opt(&b, "run.conf");
+    f.log = sc_bundle_read_opt(&b, "stream.log");
+    f.threads = sc_bundle_read_opt(&b, "threads_at_ready.txt");
+    f.status = sc_bundle_read_opt(&b, "workload_status_at_ready.txt");
+    f.maps = sc_bundle_read_opt(&b, "numa_maps_at_ready.txt");
+    f.state = sc_bundle_read_opt(&b, "prefetch/state/state.env");
     sc_host_states_read(&b, &hosts, &n_hosts);
-    f.results = sc__opt(&b, "results.json");
-    f.build = sc__opt(&b, "build.json");
+    f.results = sc_bundle_read_opt(&b, "results.json");
+    f.build = sc_bundle_read_opt(&b, "build.json");
     sc_bundle_close(&b);
     if (!f.run_conf)
         sc_diag_addf(&out->problems, "run.conf: missing");

@@ -1,10 +1,8 @@
 /* verify_reps.c: results.json's per-repetition times against the log (sc_verify_reps.h). */
 #include "sc_verify_reps.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 /* What the log printed of one list: fastest, average, slowest, and the digit they show. */
 typedef struct sc__shown {
@@ -37,15 +35,6 @@ static void sc__check_list(json_object *list, const char *name, const sc__shown 
                      shown->min_s, shown->avg_s, shown->max_s);
 }
 
-/* STREAM's table row of a function ("copy" is the row "Copy:"), or NULL. */
-static const sc_table_row *sc__row(const sc_tracelog *t, const char *name)
-{
-    for (size_t i = 0; i < t->n_rows; i++)
-        if (strcasecmp(t->rows[i].name, name) == 0)
-            return &t->rows[i];
-    return NULL;
-}
-
 void sc_verify_reps(json_object *metrics, const sc_tracelog *t, const sc_card *card,
                     sc_diag *problems)
 {
@@ -58,7 +47,7 @@ void sc_verify_reps(json_object *metrics, const sc_tracelog *t, const sc_card *c
     {
         sc__shown shown = {0, 0, 0, 0};
         if (card->workload == SC_WORKLOAD_STREAM) {
-            const sc_table_row *row = sc__row(t, name);
+            const sc_table_row *row = sc_tracelog_row(t, name);
             if (row) /* STREAM's table prints its times with 6 decimals */
                 shown = (sc__shown){row->min_s, row->avg_s, row->max_s, 1e-6};
         } else if (card->workload == SC_WORKLOAD_IPSEARCH && strcmp(name, "search") == 0) {
