@@ -17,6 +17,9 @@ PY=${SC_PYTHON3:-python3}
 unset STREAMCARD_FAULT STREAMCARD_READY_FD STREAMCARD_READY_PID
 # The transport under test comes from each case, not from the caller's environment.
 for v in $(env | sed -n 's/^\(OMPI_MCA_\(pml\|btl\|mtl\)[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
+# TCP between the two ranks over loopback only: the cluster tests running beside these add
+# and remove veth interfaces, and a TCP endpoint bound to one that just vanished fails.
+export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 if [ "$(id -u)" -eq 0 ]; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi

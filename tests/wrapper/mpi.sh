@@ -43,7 +43,9 @@ PY
 expect_status 0 "$BIN/streamcard" verify "$B"
 
 # The fallback, reproduced: Open MPI forced onto TCP while the card expects shared memory.
-card tcp.yaml '  expect:' '    transport: shm' '  env:' '    OMPI_MCA_btl: "tcp,self"'
+# (loopback only: the cluster tests beside this one add and remove network interfaces)
+card tcp.yaml '  expect:' '    transport: shm' '  env:' '    OMPI_MCA_btl: "tcp,self"' \
+    '    OMPI_MCA_btl_tcp_if_include: lo'
 expect_status 1 "$BIN/streamcard" run "$WORK/tcp.yaml" --output "$WORK/runs" --quiet
 expect_contains "$WORK/err" "expected transport shm, the data went over tcp"
 expect_contains "$WORK/err" "ERROR: workload failed"
