@@ -1,5 +1,6 @@
 /*
- * sc_bundle.h: the evidence bundle directory of one run (layout in DESIGN.md).
+ * sc_bundle.h: the evidence bundle directory of one run (layout in doc/design.md, "The
+ * evidence bundle").
  *
  * All access goes through the bundle's directory fd: files are created with O_NOFOLLOW
  * and subdirectories opened one component at a time with O_NOFOLLOW, so a symlink

@@ -1,5 +1,5 @@
 /*
- * sc_card.h: the experiment card (schema version 1, see DESIGN.md).
+ * sc_card.h: the experiment card (schema version 1; doc/design.md, "The experiment card").
  *
  * One card = one question = one independent variable. The card is parsed with libyaml;
  * every key is looked up in one table (card_schema.c) that also gives each key its

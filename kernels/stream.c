@@ -6,8 +6,8 @@
  * first skipped, the best time turned into MB/s with STREAM's bytes-per-kernel table, and
  * the result validated by replaying the scalar recurrence. Unlike the reference source,
  * sizes are chosen at run time, every element is checked, streaming stores are an explicit,
- * reported choice, and the run prints the streamcard trace lines (DESIGN.md) and optionally
- * writes its results as JSON.
+ * reported choice, and the run prints the streamcard trace lines (doc/design.md, "The trace
+ * protocol") and optionally writes its results as JSON.
  *
  * Exit status: 0 validated, 1 validation failed or a run-time error, 2 bad usage.
  */
@@ -331,7 +331,8 @@ static void sct_json_num(FILE *f, double v)
         fputs("null", f);
 }
 
-/* results of the run, keys as in DESIGN.md; per-kernel "rates" and "times" always. */
+/* results of the run, keys as in doc/design.md ("results.json and build.json"); per-kernel
+   "rates" and "times" always. */
 static int sct_write_json(FILE *f, const struct sct_stream_opts *o, int threads,
                           enum sct_nt_isa stores, const struct sct_stream_kernel *const sel[],
                           size_t nsel, const struct sct_kernel_stats st[], const double *rep_s,

@@ -1,5 +1,5 @@
 /*
- * trace.h: the trace lines every workload prints (DESIGN.md, "The trace protocol").
+ * trace.h: the trace lines every workload prints (doc/design.md, "The trace protocol").
  *
  * An observer process reads the workload's stdout through a pipe and reacts to these lines
  * (it snapshots the process at main_loop_begin, checks bindings and thread counts), so each

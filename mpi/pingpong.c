@@ -3,8 +3,8 @@
  * two MPI ranks (bench.h), every payload checked (pattern.h), and the transport that carried
  * the data as the MPI library reports it (transport.h).
  *
- * What rank 0 prints, in order (each line flushed at once; DESIGN.md's trace protocol with
- * ranks in place of threads):
+ * What rank 0 prints, in order (each line flushed at once; the trace protocol of
+ * doc/design.md with ranks in place of threads):
  *   Number of Ranks requested = 2
  *   TRACE_READY_HANDSHAKE rank=0 fd=<n> used=<0|1> why=<pipe|not-open|...>
  *       (only when STREAMCARD_READY_FD was set: whether main_loop_begin waits for it)

@@ -2,7 +2,7 @@
  * plugin.c: spank_streamcard.so, the option --stream-card=CARD for sbatch, salloc and srun.
  * A thin Slurm adapter over libstreamcard (the card, binding, the bundle) and the platform
  * layer (pfctl.h: MSRs, governor, restore journal). Where each callback runs and as whom
- * (measured on Slurm 22.05; DESIGN.md):
+ * (measured on Slurm 22.05; doc/design.md, "The SPANK plugin"):
  *
  *   slurm_spank_init            every context: registers the option, reads the policy;
  *                               in slurmd (S_CTX_SLURMD): restores what a crash left changed

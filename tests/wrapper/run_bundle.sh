@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A small real run produces a complete bundle that sha256sum -c and streamcard verify
-# accept; the bundle holds every file of the DESIGN.md layout and the card as given.
+# accept; the bundle holds every file of the layout in doc/design.md ("The evidence bundle")
+# and the card as given.
 BIN=$1 SRC=$2
 . "$SRC/tests/lib.sh"
 
