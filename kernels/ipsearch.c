@@ -51,7 +51,7 @@
 
 #include "blasinfo.h"
 #include "buildinfo.h"
-#include "cli.h"
+#include "workload_cli.h"
 #include "harness.h"
 #include "ipsearch_engine.h"
 #include "ipsearch_pool.h"
@@ -81,7 +81,7 @@ struct sct_ips_opts {
  * "Failed Validation" line per failing query. Returns 1 when all pass; *recall is the mean
  * recall@k over the samples.
  */
-static int sct_validate(const struct sct_ips_run *r, size_t *nsamples, double *recall)
+static int sct__validate(const struct sct_ips_run *r, size_t *nsamples, double *recall)
 {
     size_t k = r->res.k, ns = r->data.nq < SCT_SAMPLES ? r->data.nq : SCT_SAMPLES;
     double *ref_s = malloc(ns * k * sizeof(double));
@@ -133,7 +133,7 @@ struct sct_accounting {
  * "omp" (a worker of the main OpenMP team, idle during the search) or "other" (a thread
  * the workload did not start, e.g. a BLAS library's worker).
  */
-static const char *sct_role(const struct sct_ips_run *r, pid_t tid, int *p, int *j)
+static const char *sct__role(const struct sct_ips_run *r, pid_t tid, int *p, int *j)
 {
     for (int i = 0; i < r->pool * r->team; i++) {
         if (r->slots[i].tid == tid) {
@@ -150,12 +150,12 @@ static const char *sct_role(const struct sct_ips_run *r, pid_t tid, int *p, int 
     return "other";
 }
 
-static void sct_accounting_sum(const struct sct_ips_run *r, struct sct_accounting *a)
+static void sct__accounting_sum(const struct sct_ips_run *r, struct sct_accounting *a)
 {
     for (size_t i = 0; i < a->after.n; i++) {
         pid_t tid = a->after.t[i].tid;
         int p, j;
-        const char *role = sct_role(r, tid, &p, &j);
+        const char *role = sct__role(r, tid, &p, &j);
         double s = sct_task_seconds(&a->before, &a->after, tid);
         if (role[0] == 'c')
             a->compute_s += s;
@@ -167,18 +167,18 @@ static void sct_accounting_sum(const struct sct_ips_run *r, struct sct_accountin
 }
 
 /* Threads that do not search but took at least 5% of the search's CPU are named. */
-static int sct_significant(double s, double compute_s)
+static int sct__significant(double s, double compute_s)
 {
     return s > 0.05 * compute_s && s > 0.01;
 }
 
-static void sct_print_accounting(const struct sct_ips_run *r, const struct sct_accounting *a)
+static void sct__print_accounting(const struct sct_ips_run *r, const struct sct_accounting *a)
 {
     printf("CPU time in the main loop, every thread of the process (%s):\n", a->after.source);
     for (size_t i = 0; i < a->after.n; i++) {
         const struct sct_task_time *t = &a->after.t[i];
         int p = 0, j = 0;
-        const char *role = sct_role(r, t->tid, &p, &j);
+        const char *role = sct__role(r, t->tid, &p, &j);
         char what[48] = "";
         if (role[0] == 'c')
             snprintf(what, sizeof(what), " pool=%d thread=%d", p, j);
@@ -187,18 +187,18 @@ static void sct_print_accounting(const struct sct_ips_run *r, const struct sct_a
     }
     printf("cpu_seconds: compute=%.3f main_team=%.3f other=%.3f\n", a->compute_s, a->team_s,
            a->other_s);
-    if (sct_significant(a->team_s, a->compute_s))
+    if (sct__significant(a->team_s, a->compute_s))
         printf("warning: the main OpenMP team, idle during the search, used %.3f s of CPU: its "
                "threads spin while waiting (OMP_WAIT_POLICY=active, GOMP_SPINCOUNT, "
                "KMP_BLOCKTIME) and take cpus from the search\n",
                a->team_s);
-    if (sct_significant(a->other_s, a->compute_s))
+    if (sct__significant(a->other_s, a->compute_s))
         printf("warning: threads the workload did not start (BLAS workers) used %.3f s of CPU "
                "beside the search: see blas_num_threads and OPENBLAS_NUM_THREADS\n",
                a->other_s);
 }
 
-static void sct_print_model(const struct sct_ips_run *r)
+static void sct__print_model(const struct sct_ips_run *r)
 {
     int demand = r->pool * r->team * r->blas_threads;
 
@@ -224,7 +224,7 @@ static void sct_print_model(const struct sct_ips_run *r)
 }
 
 /* JSON has no Inf or NaN: null instead. */
-static void sct_json_num(FILE *f, const char *key, double v, const char *sep)
+static void sct__json_num(FILE *f, const char *key, double v, const char *sep)
 {
     if (isfinite(v))
         fprintf(f, "\"%s\": %.9g%s", key, v, sep);
@@ -244,7 +244,7 @@ struct sct_figures {
 /* The result table (best = fastest counted search; thread columns are sums over the
  * compute threads) and every figure of the JSON's "metrics" as greppable key=value lines,
  * from which `streamcard verify` re-checks results.json. */
-static void sct_print_table(const struct sct_figures *f)
+static void sct__print_table(const struct sct_figures *f)
 {
     printf("%s\n", SCT_LINE);
     printf("Search         QPS    GFLOP/s  Wall best s  Wall avg s  Thread best s  "
@@ -260,9 +260,9 @@ static void sct_print_table(const struct sct_figures *f)
            f->st->avg_s, f->st->max_s, f->th.busy_avg, f->th.cpu_avg);
 }
 
-static int sct_write_json(FILE *f, const struct sct_ips_run *r, const struct sct_ips_opts *o,
-                          const struct sct_figures *fig, const struct sct_blas_info *blas,
-                          const struct sct_accounting *a, const struct sct_perf_counts *counts)
+static int sct__write_json(FILE *f, const struct sct_ips_run *r, const struct sct_ips_opts *o,
+                           const struct sct_figures *fig, const struct sct_blas_info *blas,
+                           const struct sct_accounting *a, const struct sct_perf_counts *counts)
 {
     char omp[PATH_MAX];
 
@@ -274,16 +274,16 @@ static int sct_write_json(FILE *f, const struct sct_ips_run *r, const struct sct
     fprintf(f, "  \"iterations\": %d, \"seed\": %llu, \"threads\": %d, \"pool_threads\": %d,\n",
             r->iterations, o->seed, r->omp_threads, r->pool);
     fputs("  \"metrics\": {", f);
-    sct_json_num(f, "qps", fig->qps, ", ");
-    sct_json_num(f, "gflops", fig->st->best_gflops, ", ");
-    sct_json_num(f, "total_thread_seconds", fig->th.busy_best, ", ");
-    sct_json_num(f, "wall_seconds", fig->st->min_s, ", ");
-    sct_json_num(f, "recall_at_k", fig->recall, ",\n              ");
-    sct_json_num(f, "avg_wall_seconds", fig->st->avg_s, ", ");
-    sct_json_num(f, "max_wall_seconds", fig->st->max_s, ", ");
-    sct_json_num(f, "avg_total_thread_seconds", fig->th.busy_avg, ",\n              ");
-    sct_json_num(f, "total_thread_cpu_seconds", fig->th.cpu_best, ", ");
-    sct_json_num(f, "avg_total_thread_cpu_seconds", fig->th.cpu_avg, ",\n              ");
+    sct__json_num(f, "qps", fig->qps, ", ");
+    sct__json_num(f, "gflops", fig->st->best_gflops, ", ");
+    sct__json_num(f, "total_thread_seconds", fig->th.busy_best, ", ");
+    sct__json_num(f, "wall_seconds", fig->st->min_s, ", ");
+    sct__json_num(f, "recall_at_k", fig->recall, ",\n              ");
+    sct__json_num(f, "avg_wall_seconds", fig->st->avg_s, ", ");
+    sct__json_num(f, "max_wall_seconds", fig->st->max_s, ", ");
+    sct__json_num(f, "avg_total_thread_seconds", fig->th.busy_avg, ",\n              ");
+    sct__json_num(f, "total_thread_cpu_seconds", fig->th.cpu_best, ", ");
+    sct__json_num(f, "avg_total_thread_cpu_seconds", fig->th.cpu_avg, ",\n              ");
     /* Every search's wall seconds, the warm-up first (as STREAM's rep_seconds). */
     fputs("\"rep_seconds\": {\"search\": [", f);
     for (int rep = 0; r->rep_wall_s && rep < r->iterations; rep++)
@@ -308,9 +308,9 @@ static int sct_write_json(FILE *f, const struct sct_ips_run *r, const struct sct
         fprintf(f, "%s{\"pool\": %d, \"thread\": %d, \"tid\": %d, \"cpu\": %d}", i ? ", " : "",
                 i / r->team, i % r->team, (int)r->slots[i].tid, r->slots[i].cpu);
     fprintf(f, "],\n    \"cpu_seconds_main_loop\": {\"source\": \"%s\", ", a->after.source);
-    sct_json_num(f, "compute", a->compute_s, ", ");
-    sct_json_num(f, "main_team", a->team_s, ", ");
-    sct_json_num(f, "other", a->other_s, "},\n    \"counters\": ");
+    sct__json_num(f, "compute", a->compute_s, ", ");
+    sct__json_num(f, "main_team", a->team_s, ", ");
+    sct__json_num(f, "other", a->other_s, "},\n    \"counters\": ");
     sct_perf_json(f, counts);
     fputs(",\n    \"simd_share\": ", f);
     sct_perf_json_simd(f, counts);
@@ -325,7 +325,7 @@ static int sct_write_json(FILE *f, const struct sct_ips_run *r, const struct sct
 
 /* ---- options ------------------------------------------------------------------------------ */
 
-static void sct_usage(FILE *out)
+static void sct__usage(FILE *out)
 {
     fprintf(out,
             "usage: " SCT_PROG " [options]\n"
@@ -355,7 +355,7 @@ static void sct_usage(FILE *out)
 }
 
 /* Parse argv into o; 0 or -EINVAL after printing the one-line error. */
-static int sct_parse_options(int argc, char **argv, struct sct_ips_opts *o)
+static int sct__parse_options(int argc, char **argv, struct sct_ips_opts *o)
 {
     static const struct option longopts[] = {
         {"nb", required_argument, NULL, 'b'},
@@ -421,7 +421,7 @@ static int sct_parse_options(int argc, char **argv, struct sct_ips_opts *o)
 
 /* ---- the run ------------------------------------------------------------------------------- */
 
-static void sct_print_header(const struct sct_ips_opts *o)
+static void sct__print_header(const struct sct_ips_opts *o)
 {
     double mib = (double)o->nb * (double)o->dim * sizeof(float) / (1024.0 * 1024.0);
 
@@ -436,8 +436,8 @@ static void sct_print_header(const struct sct_ips_opts *o)
 }
 
 /* The main loop between the phase lines, with the accounting snapshots around it. */
-static int sct_main_loop(struct sct_ips_run *r, struct sct_kernel_stats *st,
-                         struct sct_accounting *a, struct sct_perf_counts *counts)
+static int sct__main_loop(struct sct_ips_run *r, struct sct_kernel_stats *st,
+                          struct sct_accounting *a, struct sct_perf_counts *counts)
 {
     struct sct_kernel desc = {"search", "Search", 0, 2.0 * (double)r->data.dim, sct_ips_search};
     const struct sct_kernel *kernels[1] = {&desc};
@@ -462,7 +462,7 @@ static int sct_main_loop(struct sct_ips_run *r, struct sct_kernel_stats *st,
  * Count and bind threads, generate the data, start the pool, run the main loop, validate,
  * print and write the JSON. Returns the exit status.
  */
-static int sct_ips_execute(const struct sct_ips_opts *o, struct sct_ips_run *r, FILE *json)
+static int sct__ips_execute(const struct sct_ips_opts *o, struct sct_ips_run *r, FILE *json)
 {
     struct sct_kernel_stats st;
     struct sct_blas_info blas;
@@ -471,7 +471,7 @@ static int sct_ips_execute(const struct sct_ips_opts *o, struct sct_ips_run *r, 
     struct sct_figures fig = {.st = &st};
     int counted = 0, rc = SCT_EXIT_FAILED;
 
-    sct_print_header(o);
+    sct__print_header(o);
     sct_threads_requested(r->omp_threads);
 #pragma omp parallel num_threads(r->omp_threads)
     {
@@ -499,7 +499,7 @@ static int sct_ips_execute(const struct sct_ips_opts *o, struct sct_ips_run *r, 
     sct_blas_probe(&blas);
     sct_blas_print(stdout, "blas: ", &blas);
     sct_thread_env_print(stdout, "env: ");
-    sct_print_model(r);
+    sct__print_model(r);
     if (sct_ips_pool_start(r) != 0) {
         fprintf(stderr, SCT_PROG ": starting %d request handlers: %s (fewer --pool-threads)\n",
                 r->pool, strerror(EAGAIN));
@@ -507,7 +507,7 @@ static int sct_ips_execute(const struct sct_ips_opts *o, struct sct_ips_run *r, 
     }
 
     sct_perf_counts_init(&counts);
-    if (sct_main_loop(r, &st, &acct, &counts) != 0)
+    if (sct__main_loop(r, &st, &acct, &counts) != 0)
         goto out_stop; /* not reached: options were checked */
     sct_ips_pool_stop(r);
 
@@ -515,12 +515,12 @@ static int sct_ips_execute(const struct sct_ips_opts *o, struct sct_ips_run *r, 
         r->res.score[0] += 1.0f + fabsf(r->res.score[0]);
         r->res.id[0] = (r->res.id[0] + 1) % (int64_t)o->nb;
     }
-    fig.ok = sct_validate(r, &fig.samples, &fig.recall);
+    fig.ok = sct__validate(r, &fig.samples, &fig.recall);
     sct_ips_thread_figures(r, &fig.th);
     fig.qps = st.min_s > 0 ? (double)o->nq / st.min_s : 0; /* no "inf" in the log */
-    sct_print_table(&fig);
-    sct_accounting_sum(r, &acct);
-    sct_print_accounting(r, &acct);
+    sct__print_table(&fig);
+    sct__accounting_sum(r, &acct);
+    sct__print_accounting(r, &acct);
     sct_perf_print(stdout, "counters: ", &counts);
     sct_perf_print_simd(stdout, "simd_share: ", &counts);
     printf("results_checksum=0x%016llx\n", (unsigned long long)sct_ips_results_checksum(&r->res));
@@ -532,7 +532,7 @@ static int sct_ips_execute(const struct sct_ips_opts *o, struct sct_ips_run *r, 
                fig.samples, fig.recall);
     printf("%s\n", SCT_LINE);
     rc = fig.ok ? 0 : SCT_EXIT_FAILED;
-    if (json && sct_write_json(json, r, o, &fig, &blas, &acct, &counts) != 0) {
+    if (json && sct__write_json(json, r, o, &fig, &blas, &acct, &counts) != 0) {
         sct_cli_bad(SCT_PROG, "--json", strerror(EIO), "a writable file path with space");
         rc = SCT_EXIT_FAILED;
     }
@@ -545,7 +545,7 @@ out:
 }
 
 /* --build-info: the shared build identity plus the BLAS library this binary runs. */
-static int sct_ips_build_info(void)
+static int sct__ips_build_info(void)
 {
     struct sct_blas_info blas;
 
@@ -555,7 +555,7 @@ static int sct_ips_build_info(void)
     return sct_blas_print(stdout, "", &blas) == 0 && fflush(stdout) == 0 ? 0 : SCT_EXIT_FAILED;
 }
 
-/* Options, environment and the results file; everything else is sct_ips_execute(). */
+/* Options, environment and the results file; everything else is sct__ips_execute(). */
 int main(int argc, char **argv)
 {
     struct sct_ips_opts o;
@@ -565,14 +565,14 @@ int main(int argc, char **argv)
     FILE *json = NULL;
     int rc;
 
-    if (sct_parse_options(argc, argv, &o))
+    if (sct__parse_options(argc, argv, &o))
         return SCT_EXIT_USAGE;
     if (o.cli.help) {
-        sct_usage(stdout);
+        sct__usage(stdout);
         return 0;
     }
     if (o.cli.build_info)
-        return sct_ips_build_info();
+        return sct__ips_build_info();
     if (sct_fault_read(SCT_PROG, &r.fault))
         return SCT_EXIT_USAGE;
     /* Open the results file first: a bad path should not cost a long run. */
@@ -589,7 +589,7 @@ int main(int argc, char **argv)
         return SCT_EXIT_FAILED;
     }
     r.iterations = o.iterations;
-    rc = sct_ips_execute(&o, &r, json);
+    rc = sct__ips_execute(&o, &r, json);
     sct_ips_run_free(&r);
     if (json && sct_cli_close_json(SCT_PROG, o.cli.json, json) != 0)
         rc = SCT_EXIT_FAILED;

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "cli.h"
+#include "workload_cli.h"
 #include "ipsearch_engine.h"
 #include "perfcount.h"
 

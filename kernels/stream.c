@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "buildinfo.h"
-#include "cli.h"
+#include "workload_cli.h"
 #include "harness.h"
 #include "stream_ops.h"
 #include "trace.h"
@@ -42,7 +42,7 @@
 #define SCT_EXIT_USAGE 2     /* bad option or environment value */
 
 enum { SCT_A, SCT_B, SCT_C, SCT_NARRAYS };
-static const char *const sct_array_names[SCT_NARRAYS] = {"a", "b", "c"};
+static const char *const sct__array_names[SCT_NARRAYS] = {"a", "b", "c"};
 
 enum sct_kernel_id { SCT_K_COPY, SCT_K_SCALE, SCT_K_ADD, SCT_K_TRIAD, SCT_NKERNELS };
 
@@ -63,32 +63,32 @@ struct sct_stream_run {
     enum sct_fault fault;
 };
 
-static void sct_run_copy(void *ctx);
-static void sct_run_scale(void *ctx);
-static void sct_run_add(void *ctx);
-static void sct_run_triad(void *ctx);
+static void sct__run_copy(void *ctx);
+static void sct__run_scale(void *ctx);
+static void sct__run_add(void *ctx);
+static void sct__run_triad(void *ctx);
 
 /* STREAM's table: copy and scale move 2 words per element, add and triad 3. */
-static const struct sct_stream_kernel sct_kernels[SCT_NKERNELS] = {
-    [SCT_K_COPY] = {.desc = {"copy", "Copy:", 2 * sizeof(double), 0, sct_run_copy},
+static const struct sct_stream_kernel sct__kernels[SCT_NKERNELS] = {
+    [SCT_K_COPY] = {.desc = {"copy", "Copy:", 2 * sizeof(double), 0, sct__run_copy},
                     .op = SCT_OP_COPY,
                     .dst = SCT_C,
                     .x = SCT_A,
                     .y = -1,
                     .contract = "Copy-only single kernel contract"},
-    [SCT_K_SCALE] = {.desc = {"scale", "Scale:", 2 * sizeof(double), 1, sct_run_scale},
+    [SCT_K_SCALE] = {.desc = {"scale", "Scale:", 2 * sizeof(double), 1, sct__run_scale},
                      .op = SCT_OP_SCALE,
                      .dst = SCT_B,
                      .x = SCT_C,
                      .y = -1,
                      .contract = "Scale-only single kernel contract"},
-    [SCT_K_ADD] = {.desc = {"add", "Add:", 3 * sizeof(double), 1, sct_run_add},
+    [SCT_K_ADD] = {.desc = {"add", "Add:", 3 * sizeof(double), 1, sct__run_add},
                    .op = SCT_OP_ADD,
                    .dst = SCT_C,
                    .x = SCT_A,
                    .y = SCT_B,
                    .contract = "Add-only single kernel contract"},
-    [SCT_K_TRIAD] = {.desc = {"triad", "Triad:", 3 * sizeof(double), 2, sct_run_triad},
+    [SCT_K_TRIAD] = {.desc = {"triad", "Triad:", 3 * sizeof(double), 2, sct__run_triad},
                      .op = SCT_OP_TRIAD,
                      .dst = SCT_A,
                      .x = SCT_B,
@@ -109,9 +109,9 @@ struct sct_stream_opts {
 /* ---- the kernels ------------------------------------------------------------------- */
 
 /* One repetition of kernel `id`: every thread runs its static chunk, then the join. */
-static void sct_stream_kernel_run(struct sct_stream_run *r, enum sct_kernel_id id)
+static void sct__stream_kernel_run(struct sct_stream_run *r, enum sct_kernel_id id)
 {
-    const struct sct_stream_kernel *k = &sct_kernels[id];
+    const struct sct_stream_kernel *k = &sct__kernels[id];
     double *dst = r->arr[k->dst];
     const double *x = r->arr[k->x];
     const double *y = k->y >= 0 ? r->arr[k->y] : NULL;
@@ -124,28 +124,28 @@ static void sct_stream_kernel_run(struct sct_stream_run *r, enum sct_kernel_id i
     }
 }
 
-static void sct_run_copy(void *ctx)
+static void sct__run_copy(void *ctx)
 {
-    sct_stream_kernel_run(ctx, SCT_K_COPY);
+    sct__stream_kernel_run(ctx, SCT_K_COPY);
 }
 
-static void sct_run_scale(void *ctx)
+static void sct__run_scale(void *ctx)
 {
-    sct_stream_kernel_run(ctx, SCT_K_SCALE);
+    sct__stream_kernel_run(ctx, SCT_K_SCALE);
 }
 
-static void sct_run_add(void *ctx)
+static void sct__run_add(void *ctx)
 {
-    sct_stream_kernel_run(ctx, SCT_K_ADD);
+    sct__stream_kernel_run(ctx, SCT_K_ADD);
 }
 
-static void sct_run_triad(void *ctx)
+static void sct__run_triad(void *ctx)
 {
-    sct_stream_kernel_run(ctx, SCT_K_TRIAD);
+    sct__stream_kernel_run(ctx, SCT_K_TRIAD);
 }
 
 /* Harness hook: the crash and hang faults strike halfway through the main loop. */
-static void sct_stream_after_repetition(int rep, void *ctx)
+static void sct__stream_after_repetition(int rep, void *ctx)
 {
     const struct sct_stream_run *r = ctx;
 
@@ -160,7 +160,7 @@ static void sct_stream_after_repetition(int rep, void *ctx)
  * and advised for transparent huge pages (THP in "madvise" mode only backs advised ranges).
  * Nothing is touched here: first touch is the threads' job.
  */
-static double *sct_array_alloc(size_t n)
+static double *sct__array_alloc(size_t n)
 {
     size_t bytes = n * sizeof(double);
     size_t align = (size_t)sysconf(_SC_PAGESIZE);
@@ -180,7 +180,7 @@ static double *sct_array_alloc(size_t n)
 }
 
 /* STREAM's initial values, written by each thread over its own chunk (first touch). */
-static void sct_arrays_init(const struct sct_stream_run *r)
+static void sct__arrays_init(const struct sct_stream_run *r)
 {
 #pragma omp parallel
     {
@@ -195,13 +195,13 @@ static void sct_arrays_init(const struct sct_stream_run *r)
 }
 
 /* The kernels --kernel selects, in STREAM's order; returns how many. */
-static size_t sct_select(int kernel, const struct sct_stream_kernel *sel[SCT_NKERNELS])
+static size_t sct__select(int kernel, const struct sct_stream_kernel *sel[SCT_NKERNELS])
 {
     size_t nsel = 0;
 
     for (int k = 0; k < SCT_NKERNELS; k++)
         if (kernel < 0 || kernel == k)
-            sel[nsel++] = &sct_kernels[k];
+            sel[nsel++] = &sct__kernels[k];
     return nsel;
 }
 
@@ -212,8 +212,8 @@ static size_t sct_select(int kernel, const struct sct_stream_kernel *sel[SCT_NKE
  * element of each array must hold. Returns -ERANGE when a value overflows (e.g. `all` with
  * hundreds of iterations grows 15x per repetition), which no run could validate.
  */
-static int sct_stream_expected(const struct sct_stream_kernel *const sel[], size_t nsel,
-                               int iterations, double expected[SCT_NARRAYS])
+static int sct__stream_expected(const struct sct_stream_kernel *const sel[], size_t nsel,
+                                int iterations, double expected[SCT_NARRAYS])
 {
     double v[SCT_NARRAYS] = {1.0, 2.0, 0.0};
 
@@ -249,7 +249,7 @@ static int sct_stream_expected(const struct sct_stream_kernel *const sel[], size
  * (NaN and Inf always differ), in parallel with the kernels' split. *first gets the lowest
  * wrong index. Returns the count.
  */
-static size_t sct_array_check(const double *v, size_t n, double expected, size_t *first)
+static size_t sct__array_check(const double *v, size_t n, double expected, size_t *first)
 {
     const double tol = SCT_EPSILON * fabs(expected);
     size_t wrong = 0, lowest = SIZE_MAX;
@@ -271,20 +271,20 @@ static size_t sct_array_check(const double *v, size_t n, double expected, size_t
 }
 
 /* Check all three arrays (the ones no kernel wrote must still hold their start values). */
-static int sct_stream_validate(const struct sct_stream_run *r, const double expected[SCT_NARRAYS])
+static int sct__stream_validate(const struct sct_stream_run *r, const double expected[SCT_NARRAYS])
 {
     int ok = 1;
 
     for (int a = 0; a < SCT_NARRAYS; a++) {
         size_t first;
-        size_t wrong = sct_array_check(r->arr[a], r->n, expected[a], &first);
+        size_t wrong = sct__array_check(r->arr[a], r->n, expected[a], &first);
         if (wrong == 0)
             continue;
         ok = 0;
         /* The message stays one greppable literal. */
         /* clang-format off */
         printf("Failed Validation: %s %zu elements wrong, first at index %zu: expected %.17g got %.17g\n",
-               sct_array_names[a], wrong, first, expected[a], r->arr[a][first]);
+               sct__array_names[a], wrong, first, expected[a], r->arr[a][first]);
         /* clang-format on */
     }
     return ok;
@@ -292,7 +292,7 @@ static int sct_stream_validate(const struct sct_stream_run *r, const double expe
 
 /* ---- output -------------------------------------------------------------------------- */
 
-static void sct_print_header(const struct sct_stream_opts *o)
+static void sct__print_header(const struct sct_stream_opts *o)
 {
     double mib = (double)o->array_size * sizeof(double) / (1024.0 * 1024.0);
     const char *line = "-------------------------------------------------------------";
@@ -311,8 +311,8 @@ static void sct_print_header(const struct sct_stream_opts *o)
     printf("%s\n", line);
 }
 
-static void sct_print_table(const struct sct_stream_kernel *const sel[], size_t nsel,
-                            const struct sct_kernel_stats st[])
+static void sct__print_table(const struct sct_stream_kernel *const sel[], size_t nsel,
+                             const struct sct_kernel_stats st[])
 {
     printf("-------------------------------------------------------------\n");
     printf("Function    Best Rate MB/s  Avg time     Min time     Max time\n");
@@ -323,7 +323,7 @@ static void sct_print_table(const struct sct_stream_kernel *const sel[], size_t 
 }
 
 /* JSON has no Inf or NaN: write null instead. */
-static void sct_json_num(FILE *f, double v)
+static void sct__json_num(FILE *f, double v)
 {
     if (isfinite(v))
         fprintf(f, "%.17g", v);
@@ -333,10 +333,10 @@ static void sct_json_num(FILE *f, double v)
 
 /* results of the run, keys as in doc/design.md ("results.json and build.json"); per-kernel
    "rates" and "times" always. */
-static int sct_write_json(FILE *f, const struct sct_stream_opts *o, int threads,
-                          enum sct_nt_isa stores, const struct sct_stream_kernel *const sel[],
-                          size_t nsel, const struct sct_kernel_stats st[], const double *rep_s,
-                          int ok)
+static int sct__write_json(FILE *f, const struct sct_stream_opts *o, int threads,
+                           enum sct_nt_isa stores, const struct sct_stream_kernel *const sel[],
+                           size_t nsel, const struct sct_kernel_stats st[], const double *rep_s,
+                           int ok)
 {
     fprintf(f, "{\n  \"schema\": 1,\n  \"workload\": \"stream\",\n");
     fprintf(f, "  \"kernel\": \"%s\",\n", o->kernel < 0 ? "all" : sel[0]->desc.name);
@@ -346,28 +346,28 @@ static int sct_write_json(FILE *f, const struct sct_stream_opts *o, int threads,
             stores == SCT_NT_NONE ? "off" : sct_nt_isa_name(stores));
     if (nsel == 1) {
         fputs("    \"best_rate_MBps\": ", f);
-        sct_json_num(f, st[0].best_rate_MBps);
+        sct__json_num(f, st[0].best_rate_MBps);
         fputs(",\n    \"avg_time_s\": ", f);
-        sct_json_num(f, st[0].avg_s);
+        sct__json_num(f, st[0].avg_s);
         fputs(",\n    \"min_time_s\": ", f);
-        sct_json_num(f, st[0].min_s);
+        sct__json_num(f, st[0].min_s);
         fputs(",\n    \"max_time_s\": ", f);
-        sct_json_num(f, st[0].max_s);
+        sct__json_num(f, st[0].max_s);
         fputs(",\n", f);
     }
     fputs("    \"rates\": {", f);
     for (size_t j = 0; j < nsel; j++) {
         fprintf(f, "%s\"%s\": ", j ? ", " : "", sel[j]->desc.name);
-        sct_json_num(f, st[j].best_rate_MBps);
+        sct__json_num(f, st[j].best_rate_MBps);
     }
     fputs("},\n    \"times\": {", f);
     for (size_t j = 0; j < nsel; j++) {
         fprintf(f, "%s\n      \"%s\": {\"avg_time_s\": ", j ? "," : "", sel[j]->desc.name);
-        sct_json_num(f, st[j].avg_s);
+        sct__json_num(f, st[j].avg_s);
         fputs(", \"min_time_s\": ", f);
-        sct_json_num(f, st[j].min_s);
+        sct__json_num(f, st[j].min_s);
         fputs(", \"max_time_s\": ", f);
-        sct_json_num(f, st[j].max_s);
+        sct__json_num(f, st[j].max_s);
         fputs("}", f);
     }
     /* Every repetition's seconds, the warm-up (the first) included: per-repetition plots. */
@@ -377,7 +377,7 @@ static int sct_write_json(FILE *f, const struct sct_stream_opts *o, int threads,
         for (int rep = 0; rep < o->iterations; rep++) {
             if (rep)
                 fputs(", ", f);
-            sct_json_num(f, rep_s[(size_t)rep * nsel + j]);
+            sct__json_num(f, rep_s[(size_t)rep * nsel + j]);
         }
         fputs("]", f);
     }
@@ -387,7 +387,7 @@ static int sct_write_json(FILE *f, const struct sct_stream_opts *o, int threads,
 
 /* ---- options ------------------------------------------------------------------------- */
 
-static void sct_usage(FILE *out)
+static void sct__usage(FILE *out)
 {
     fprintf(out,
             "usage: " SCT_PROG " [options]\n"
@@ -414,7 +414,7 @@ static void sct_usage(FILE *out)
             "=hang sleeps forever, both halfway through the main loop.\n");
 }
 
-static int sct_parse_kernel(const char *s, int *out)
+static int sct__parse_kernel(const char *s, int *out)
 {
     char why[160];
 
@@ -423,7 +423,7 @@ static int sct_parse_kernel(const char *s, int *out)
         return 0;
     }
     for (int k = 0; k < SCT_NKERNELS; k++) {
-        if (strcmp(s, sct_kernels[k].desc.name) == 0) {
+        if (strcmp(s, sct__kernels[k].desc.name) == 0) {
             *out = k;
             return 0;
         }
@@ -432,7 +432,7 @@ static int sct_parse_kernel(const char *s, int *out)
     return sct_cli_bad(SCT_PROG, "--kernel", why, "copy|scale|add|triad|all");
 }
 
-static int sct_parse_nt(const char *s, enum sct_nt_mode *out)
+static int sct__parse_nt(const char *s, enum sct_nt_mode *out)
 {
     static const char *const names[] = {"auto", "on", "off"};
     char why[160];
@@ -448,7 +448,7 @@ static int sct_parse_nt(const char *s, enum sct_nt_mode *out)
 }
 
 /* Parse argv into o; 0 or -EINVAL after printing the one-line error. */
-static int sct_parse_options(int argc, char **argv, struct sct_stream_opts *o)
+static int sct__parse_options(int argc, char **argv, struct sct_stream_opts *o)
 {
     static const struct option longopts[] = {
         {"kernel", required_argument, NULL, 'k'},
@@ -466,7 +466,7 @@ static int sct_parse_options(int argc, char **argv, struct sct_stream_opts *o)
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case 'k':
-            if (sct_parse_kernel(optarg, &o->kernel))
+            if (sct__parse_kernel(optarg, &o->kernel))
                 return -EINVAL;
             break;
         case 'n':
@@ -482,7 +482,7 @@ static int sct_parse_options(int argc, char **argv, struct sct_stream_opts *o)
             o->iterations = (int)v;
             break;
         case 't':
-            if (sct_parse_nt(optarg, &o->nt))
+            if (sct__parse_nt(optarg, &o->nt))
                 return -EINVAL;
             break;
         default:
@@ -496,9 +496,9 @@ static int sct_parse_options(int argc, char **argv, struct sct_stream_opts *o)
     {
         const struct sct_stream_kernel *sel[SCT_NKERNELS];
         double expected[SCT_NARRAYS];
-        size_t nsel = sct_select(o->kernel, sel);
+        size_t nsel = sct__select(o->kernel, sel);
         if (!o->cli.help && !o->cli.build_info &&
-            sct_stream_expected(sel, nsel, o->iterations, expected) != 0)
+            sct__stream_expected(sel, nsel, o->iterations, expected) != 0)
             return sct_cli_bad(SCT_PROG, "--iterations",
                                "the kernels' values would overflow a double",
                                "fewer iterations: at most 262 with --kernel all");
@@ -507,7 +507,7 @@ static int sct_parse_options(int argc, char **argv, struct sct_stream_opts *o)
 }
 
 /* The store path --nt-stores asks for on this CPU; -EINVAL when `on` cannot be honoured. */
-static int sct_resolve_stores(enum sct_nt_mode mode, enum sct_nt_isa *out)
+static int sct__resolve_stores(enum sct_nt_mode mode, enum sct_nt_isa *out)
 {
     enum sct_nt_isa best = sct_nt_isa_detect();
 
@@ -521,7 +521,7 @@ static int sct_resolve_stores(enum sct_nt_mode mode, enum sct_nt_isa *out)
 /* ---- the run ----------------------------------------------------------------------- */
 
 /* "non-temporal (avx512f)", "plain (--nt-stores off)", "plain (none available)". */
-static void sct_print_stores(enum sct_nt_isa stores, enum sct_nt_mode mode)
+static void sct__print_stores(enum sct_nt_isa stores, enum sct_nt_mode mode)
 {
     if (stores != SCT_NT_NONE)
         printf("Stores: non-temporal (%s)\n", sct_nt_isa_name(stores));
@@ -534,7 +534,8 @@ static void sct_print_stores(enum sct_nt_isa stores, enum sct_nt_mode mode)
  * Allocate, bind and count threads, first-touch, run the main loop between the phase
  * lines, validate, print and write the JSON. Returns the exit status.
  */
-static int sct_stream_execute(const struct sct_stream_opts *o, struct sct_stream_run *r, FILE *json)
+static int sct__stream_execute(const struct sct_stream_opts *o, struct sct_stream_run *r,
+                               FILE *json)
 {
     const struct sct_stream_kernel *sel[SCT_NKERNELS];
     const struct sct_kernel *desc[SCT_NKERNELS];
@@ -544,17 +545,17 @@ static int sct_stream_execute(const struct sct_stream_opts *o, struct sct_stream
     size_t nsel;
     int counted = 0, ok, rc = SCT_EXIT_FAILED;
 
-    nsel = sct_select(o->kernel, sel);
+    nsel = sct__select(o->kernel, sel);
     for (size_t j = 0; j < nsel; j++)
         desc[j] = &sel[j]->desc;
-    if (sct_stream_expected(sel, nsel, r->iterations, expected))
-        return SCT_EXIT_FAILED; /* not reached: sct_parse_options checked it */
+    if (sct__stream_expected(sel, nsel, r->iterations, expected))
+        return SCT_EXIT_FAILED; /* not reached: sct__parse_options checked it */
 
-    sct_print_header(o);
+    sct__print_header(o);
     for (int a = 0; a < SCT_NARRAYS; a++) {
-        if (!(r->arr[a] = sct_array_alloc(r->n))) {
+        if (!(r->arr[a] = sct__array_alloc(r->n))) {
             fprintf(stderr, "%s: allocating array %s of %zu bytes: %s (a smaller --array-size)\n",
-                    SCT_PROG, sct_array_names[a], r->n * sizeof(double), strerror(ENOMEM));
+                    SCT_PROG, sct__array_names[a], r->n * sizeof(double), strerror(ENOMEM));
             goto out_free;
         }
     }
@@ -568,12 +569,12 @@ static int sct_stream_execute(const struct sct_stream_opts *o, struct sct_stream
         counted++;
     }
     sct_threads_counted(counted);
-    sct_arrays_init(r);
-    sct_print_stores(r->stores, o->nt);
+    sct__arrays_init(r);
+    sct__print_stores(r->stores, o->nt);
     printf("-------------------------------------------------------------\n");
 
     if (r->fault != SCT_FAULT_NONE)
-        h.after_repetition = sct_stream_after_repetition;
+        h.after_repetition = sct__stream_after_repetition;
     rep_s = calloc((size_t)r->iterations * nsel, sizeof(double)); /* NULL: no list, no harm */
     h.rep_seconds = rep_s;
     sct_phase(SCT_PHASE_MAIN_LOOP_BEGIN);
@@ -585,13 +586,13 @@ static int sct_stream_execute(const struct sct_stream_opts *o, struct sct_stream
         double *v = r->arr[sel[nsel - 1]->dst]; /* the array the last kernel wrote */
         v[r->n / 2] = 2.0 * v[r->n / 2] + 1.0;  /* differs from any x >= 0 */
     }
-    sct_print_table(sel, nsel, st);
-    ok = sct_stream_validate(r, expected);
+    sct__print_table(sel, nsel, st);
+    ok = sct__stream_validate(r, expected);
     if (ok)
         printf("Solution Validates (%s)\n", nsel == 1 ? sel[0]->contract : "all four kernels");
     printf("-------------------------------------------------------------\n");
     rc = ok ? 0 : SCT_EXIT_FAILED;
-    if (json && sct_write_json(json, o, counted, r->stores, sel, nsel, st, rep_s, ok) != 0) {
+    if (json && sct__write_json(json, o, counted, r->stores, sel, nsel, st, rep_s, ok) != 0) {
         sct_cli_bad(SCT_PROG, "--json", strerror(EIO), "a writable file path with space");
         rc = SCT_EXIT_FAILED;
     }
@@ -603,7 +604,7 @@ out_free:
     return rc;
 }
 
-/* Options, environment and the results file; everything else is sct_stream_execute(). */
+/* Options, environment and the results file; everything else is sct__stream_execute(). */
 int main(int argc, char **argv)
 {
     struct sct_stream_opts o;
@@ -611,15 +612,15 @@ int main(int argc, char **argv)
     FILE *json = NULL;
     int rc;
 
-    if (sct_parse_options(argc, argv, &o))
+    if (sct__parse_options(argc, argv, &o))
         return SCT_EXIT_USAGE;
     if (o.cli.help) {
-        sct_usage(stdout);
+        sct__usage(stdout);
         return 0;
     }
     if (o.cli.build_info)
         return sct_build_info_print(stdout, sizeof(double)) ? SCT_EXIT_FAILED : 0;
-    if (sct_fault_read(SCT_PROG, &r.fault) || sct_resolve_stores(o.nt, &r.stores))
+    if (sct_fault_read(SCT_PROG, &r.fault) || sct__resolve_stores(o.nt, &r.stores))
         return SCT_EXIT_USAGE;
     /* Open the results file first: a bad path should not cost a long run. */
     if (o.cli.json && !(json = sct_cli_open_json(SCT_PROG, o.cli.json)))
@@ -628,7 +629,7 @@ int main(int argc, char **argv)
 
     r.n = o.array_size;
     r.iterations = o.iterations;
-    rc = sct_stream_execute(&o, &r, json);
+    rc = sct__stream_execute(&o, &r, json);
     if (json && sct_cli_close_json(SCT_PROG, o.cli.json, json) != 0)
         rc = SCT_EXIT_FAILED;
     return rc;

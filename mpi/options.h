@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cli.h" /* the kernels' usage-error, whole-number and STREAMCARD_FAULT helpers */
+#include "workload_cli.h" /* the kernels' usage-error, whole-number and STREAMCARD_FAULT helpers */
 
 #define SCM_PROG "streamcard-pingpong"
 #define SCM_EXIT_FAILED 1 /* validation failed or a run-time error */

@@ -40,7 +40,7 @@
 #include "bench.h"
 #include "buildinfo.h"
 #include "options.h"
-#include "report.h"
+#include "pingpong_report.h"
 #include "trace.h"
 #include "transport.h"
 
@@ -65,9 +65,9 @@ static struct {
     int asked; /* STREAMCARD_READY_FD was set */
     long fd;
     const char *why; /* "pipe" (kept), or why it was dropped */
-} scm_ready;
+} scm__ready;
 
-static void scm_ready_fd_guard(void)
+static void scm__ready_fd_guard(void)
 {
     const char *text = getenv("STREAMCARD_READY_FD"), *pid = getenv("STREAMCARD_READY_PID");
     struct stat st;
@@ -75,30 +75,30 @@ static void scm_ready_fd_guard(void)
 
     if (!text)
         return;
-    scm_ready.asked = 1;
-    scm_ready.fd = strtol(text, &end, 10);
-    if (!*text || *end || scm_ready.fd < 3 || scm_ready.fd > INT_MAX)
-        scm_ready.why = "invalid";
-    else if (fstat((int)scm_ready.fd, &st) != 0)
-        scm_ready.why = "not-open";
+    scm__ready.asked = 1;
+    scm__ready.fd = strtol(text, &end, 10);
+    if (!*text || *end || scm__ready.fd < 3 || scm__ready.fd > INT_MAX)
+        scm__ready.why = "invalid";
+    else if (fstat((int)scm__ready.fd, &st) != 0)
+        scm__ready.why = "not-open";
     else if (!S_ISFIFO(st.st_mode))
-        scm_ready.why = "not-a-pipe";
-    else if ((fcntl((int)scm_ready.fd, F_GETFL) & O_ACCMODE) != O_RDONLY)
-        scm_ready.why = "not-a-read-end";
+        scm__ready.why = "not-a-pipe";
+    else if ((fcntl((int)scm__ready.fd, F_GETFL) & O_ACCMODE) != O_RDONLY)
+        scm__ready.why = "not-a-read-end";
     else if (pid && strtol(pid, NULL, 10) != (long)getpid())
-        scm_ready.why = "other-process";
+        scm__ready.why = "other-process";
     else
-        scm_ready.why = "pipe";
-    if (strcmp(scm_ready.why, "pipe") != 0) {
+        scm__ready.why = "pipe";
+    if (strcmp(scm__ready.why, "pipe") != 0) {
         unsetenv("STREAMCARD_READY_FD");
         return;
     }
     /* fi_info and the library's helpers must not hold it */
-    fcntl((int)scm_ready.fd, F_SETFD, FD_CLOEXEC);
+    fcntl((int)scm__ready.fd, F_SETFD, FD_CLOEXEC);
 }
 
 /* The MPI library's identity, first line (callable before MPI_Init). */
-static void scm_library(char *buf, size_t len)
+static void scm__library(char *buf, size_t len)
 {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     int n = 0;
@@ -108,14 +108,14 @@ static void scm_library(char *buf, size_t len)
     snprintf(buf, len, "%s", lib[0] ? lib : "unknown");
 }
 
-static int scm_build_info(void)
+static int scm__build_info(void)
 {
     char lib[256];
     int major = 0, minor = 0;
 
     if (sct_build_info_print(stdout, 1) != 0)
         return SCM_EXIT_FAILED;
-    scm_library(lib, sizeof(lib));
+    scm__library(lib, sizeof(lib));
     MPI_Get_version(&major, &minor);
     printf("mpi_library=%s\nmpi_standard=%d.%d\nmpi_flags=%s\nmpi_libraries=%s\n", lib, major,
            minor, SCM_MPI_FLAGS, SCM_MPI_LIBRARIES);
@@ -123,7 +123,7 @@ static int scm_build_info(void)
 }
 
 /* "0-3,8": a cpu set as a Linux cpulist. */
-static void scm_cpulist(const cpu_set_t *set, char *buf, size_t len)
+static void scm__cpulist(const cpu_set_t *set, char *buf, size_t len)
 {
     size_t used = 0;
 
@@ -143,7 +143,7 @@ static void scm_cpulist(const cpu_set_t *set, char *buf, size_t len)
 }
 
 /* Every rank says where it runs; rank 0 prints the lines and counts them. */
-static void scm_bindings(MPI_Comm comm, int rank, int size, struct scm_binding *all)
+static void scm__bindings(MPI_Comm comm, int rank, int size, struct scm_binding *all)
 {
     struct scm_binding me = {.valid = 1, .rank = rank, .cpu = sched_getcpu(), .pid = getpid()};
     cpu_set_t set;
@@ -153,7 +153,7 @@ static void scm_bindings(MPI_Comm comm, int rank, int size, struct scm_binding *
         snprintf(me.host, sizeof(me.host), "unknown");
     CPU_ZERO(&set);
     if (sched_getaffinity(0, sizeof(set), &set) == 0)
-        scm_cpulist(&set, me.allowed, sizeof(me.allowed));
+        scm__cpulist(&set, me.allowed, sizeof(me.allowed));
     MPI_Gather(&me, (int)sizeof(me), MPI_BYTE, all, (int)sizeof(me), MPI_BYTE, 0, comm);
     if (rank != 0)
         return;
@@ -169,8 +169,8 @@ static void scm_bindings(MPI_Comm comm, int rank, int size, struct scm_binding *
 }
 
 /* Every rank's first wrong payload and counts, gathered; rank 0 prints the verdict. */
-static int scm_verdict(const struct scm_bench *b, MPI_Comm comm, int size,
-                       unsigned long long *messages, unsigned long long *failed)
+static int scm__verdict(const struct scm_bench *b, MPI_Comm comm, int size,
+                        unsigned long long *messages, unsigned long long *failed)
 {
     struct {
         struct scm_failure first;
@@ -202,7 +202,7 @@ static int scm_verdict(const struct scm_bench *b, MPI_Comm comm, int size,
 }
 
 /* Rank 0 opens the results file before the run; every rank learns whether it could. */
-static int scm_open_json(const struct scm_opts *o, MPI_Comm comm, int rank, FILE **json)
+static int scm__open_json(const struct scm_opts *o, MPI_Comm comm, int rank, FILE **json)
 {
     int ok = 1;
 
@@ -214,8 +214,8 @@ static int scm_open_json(const struct scm_opts *o, MPI_Comm comm, int rank, FILE
 }
 
 /* After MPI_Init: everything up to the verdict. Returns the exit status. */
-static int scm_run(const struct scm_opts *o, struct scm_probe *probe, MPI_Comm comm, int rank,
-                   int size)
+static int scm__run(const struct scm_opts *o, struct scm_probe *probe, MPI_Comm comm, int rank,
+                    int size)
 {
     struct scm_binding bindings[2];
     struct scm_transport mine, all[2];
@@ -225,14 +225,14 @@ static int scm_run(const struct scm_opts *o, struct scm_probe *probe, MPI_Comm c
     FILE *json = NULL;
     int ok, rc = SCM_EXIT_FAILED;
 
-    scm_library(library, sizeof(library));
+    scm__library(library, sizeof(library));
     if (rank == 0) {
         scm_report_banner(stdout, o, library);
         printf("Number of Ranks requested = %d\n", size);
     }
-    if (rank == 0 && scm_ready.asked)
-        printf("TRACE_READY_HANDSHAKE rank=0 fd=%ld used=%d why=%s\n", scm_ready.fd,
-               getenv("STREAMCARD_READY_FD") != NULL, scm_ready.why);
+    if (rank == 0 && scm__ready.asked)
+        printf("TRACE_READY_HANDSHAKE rank=0 fd=%ld used=%d why=%s\n", scm__ready.fd,
+               getenv("STREAMCARD_READY_FD") != NULL, scm__ready.why);
     if (size != 2) {
         char why[64];
         snprintf(why, sizeof(why), "%d rank%s", size, size == 1 ? "" : "s");
@@ -240,9 +240,9 @@ static int scm_run(const struct scm_opts *o, struct scm_probe *probe, MPI_Comm c
             scm_error("MPI_COMM_WORLD", why, "exactly 2: mpirun -np 2, srun -n 2");
         return SCM_EXIT_USAGE;
     }
-    if (!scm_open_json(o, comm, rank, &json))
+    if (!scm__open_json(o, comm, rank, &json))
         return SCM_EXIT_USAGE;
-    scm_bindings(comm, rank, size, bindings);
+    scm__bindings(comm, rank, size, bindings);
     scm_probe_result(probe, rank, bench.peer, &mine);
     scm_transport_report(&mine, all, comm, transport, sizeof(transport));
 
@@ -258,7 +258,7 @@ static int scm_run(const struct scm_opts *o, struct scm_probe *probe, MPI_Comm c
         goto out_close;
     if (rank == 0)
         sct_phase(SCT_PHASE_MAIN_LOOP_END);
-    ok = scm_verdict(&bench, comm, size, &messages, &failed);
+    ok = scm__verdict(&bench, comm, size, &messages, &failed);
     rc = ok ? 0 : SCM_EXIT_FAILED;
     if (json) {
         struct scm_results res = {.o = o,
@@ -289,7 +289,7 @@ int main(int argc, char **argv)
     struct scm_probe probe;
     int rank = 0, size = 0, rc, worst = 0;
 
-    scm_ready_fd_guard(); /* first: before any descriptor is opened */
+    scm__ready_fd_guard(); /* first: before any descriptor is opened */
     if (scm_options_parse(argc, argv, &o) != 0)
         return SCM_EXIT_USAGE;
     if (o.cli.help) {
@@ -297,7 +297,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (o.cli.build_info)
-        return scm_build_info();
+        return scm__build_info();
     setvbuf(stdout, NULL, _IOLBF, 0); /* the log keeps every line even if we crash */
 
     scm_probe_begin(&probe);
@@ -308,7 +308,7 @@ int main(int argc, char **argv)
     if (rank != 0)
         unsetenv("STREAMCARD_READY_FD"); /* rank 0 alone prints the phases */
 
-    rc = scm_run(&o, &probe, MPI_COMM_WORLD, rank, size);
+    rc = scm__run(&o, &probe, MPI_COMM_WORLD, rank, size);
     scm_capture_free(&probe.capture);
     MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD); /* one status for all */
     MPI_Finalize();

@@ -4,7 +4,7 @@
  * governors), lock, refuse when another job holds a change, journal the originals, write,
  * read back; roll back on any failure after the journal.
  */
-#include "pfctl_run.h"
+#include "pfctl_call.h"
 #include "why.h"
 #include "sc_cpulist.h"
 
@@ -14,7 +14,7 @@
 #include <string.h>
 
 typedef struct sc__apply {
-    sc__run r;
+    sc__pfctl_call r;
     uint32_t job_id;
     pid_t holder;
     const sc_pfctl_request *req;
@@ -59,7 +59,7 @@ static int sc__apply_check(sc__apply *a, char *why, size_t whylen)
                 "unbounded (valid: the OS cpu numbers of the card's cpu_list)");
         return -EINVAL;
     }
-    rc = sc__run_platform(&a->r, why, whylen);
+    rc = sc__pfctl_call_platform(&a->r, why, whylen);
     if (rc < 0)
         return rc;
     if (a->want_pf) {
@@ -109,7 +109,7 @@ static void sc__observe(sc__apply *a)
     hwloc_bitmap_foreach_begin(cpu, a->req->cpus)
     {
         if (a->want_pf && sc_platform_msr_read(&a->r.plat, cpu, a->reg, &v, why, sizeof(why))) {
-            sc__run_logf(&a->r, "readback: %s", why);
+            sc__pfctl_call_logf(&a->r, "readback: %s", why);
             pf_unknown = true;
         } else if (a->want_pf) {
             sc_pfstate s = sc_pfstate_of(v, a->mask);
@@ -122,7 +122,7 @@ static void sc__observe(sc__apply *a)
         }
         if (a->want_gov &&
             sc_platform_governor_read(&a->r.plat, cpu, gov, sizeof(gov), why, sizeof(why))) {
-            sc__run_logf(&a->r, "readback: %s", why);
+            sc__pfctl_call_logf(&a->r, "readback: %s", why);
             gov_unknown = true;
         } else if (a->want_gov) {
             if (gov_first || strcmp(gov, a->obs_gov) == 0)
@@ -137,8 +137,8 @@ static void sc__observe(sc__apply *a)
         snprintf(a->obs_gov, sizeof(a->obs_gov), "unknown");
     if (a->want_pf && !pf_unknown && !pf_first)
         snprintf(a->obs_pf, sizeof(a->obs_pf), "%s", sc_pfstate_name(acc));
-    sc__run_logf(&a->r, "readback: prefetch %s, governor %s over cpus of the request", a->obs_pf,
-                 a->obs_gov);
+    sc__pfctl_call_logf(&a->r, "readback: prefetch %s, governor %s over cpus of the request",
+                        a->obs_pf, a->obs_gov);
 }
 
 /* Observed == requested, for each setting the request changes. */
@@ -162,8 +162,8 @@ static void sc__log_msr_filter(sc__apply *a, const char *when)
     sc_fsroot_read_linef(&a->r.plat.root, tainted, sizeof(tainted), "proc/sys/kernel/tainted");
     sc_fsroot_read_linef(&a->r.plat.root, filter, sizeof(filter),
                          "sys/module/msr/parameters/allow_writes");
-    sc__run_logf(&a->r, "kernel %s the change: tainted=%s msr.allow_writes=%s", when, tainted,
-                 filter);
+    sc__pfctl_call_logf(&a->r, "kernel %s the change: tainted=%s msr.allow_writes=%s", when,
+                        tainted, filter);
 }
 
 /* Writes the request to every CPU the journal covers, each write read back. */
@@ -178,21 +178,21 @@ static int sc__write_all(sc__apply *a, char *why, size_t whylen)
         rc = sc_platform_msr_write(&a->r.plat, &req, &old, &after, why, whylen);
         if (rc < 0)
             return rc;
-        sc__run_logf(&a->r,
-                     "write: cpu %u reg 0x%x mask 0x%llx: old 0x%016llx new 0x%016llx "
-                     "readback 0x%016llx%s",
-                     req.cpu, (unsigned)req.reg, (unsigned long long)req.mask,
-                     (unsigned long long)old, (unsigned long long)((old & ~req.mask) | req.value),
-                     (unsigned long long)after,
-                     (old & req.mask) == req.value ? " (already set)" : "");
+        sc__pfctl_call_logf(
+            &a->r,
+            "write: cpu %u reg 0x%x mask 0x%llx: old 0x%016llx new 0x%016llx "
+            "readback 0x%016llx%s",
+            req.cpu, (unsigned)req.reg, (unsigned long long)req.mask, (unsigned long long)old,
+            (unsigned long long)((old & ~req.mask) | req.value), (unsigned long long)after,
+            (old & req.mask) == req.value ? " (already set)" : "");
     }
     for (size_t i = 0; i < a->j.n_gov; i++) {
         rc = sc_platform_governor_write(&a->r.plat, a->j.gov[i].cpu, a->governor, now, sizeof(now),
                                         why, whylen);
         if (rc < 0)
             return rc;
-        sc__run_logf(&a->r, "write: cpu %u governor %s -> %s, readback %s", a->j.gov[i].cpu,
-                     a->j.gov[i].orig, a->governor, now);
+        sc__pfctl_call_logf(&a->r, "write: cpu %u governor %s -> %s, readback %s", a->j.gov[i].cpu,
+                            a->j.gov[i].orig, a->governor, now);
     }
     return 0;
 }
@@ -248,9 +248,10 @@ static int sc__check_others(sc__apply *a, char *why, size_t whylen)
                     (long)o.holders[0].pid, (unsigned)o.job_id);
             rc = -EBUSY;
         } else if (rc == 0) {
-            sc__run_logf(&a->r, "job %u left a journal without a live holder: restoring it first",
-                         (unsigned)o.job_id);
-            if (sc__run_restore(&a->r, &o, false) < 0) {
+            sc__pfctl_call_logf(&a->r,
+                                "job %u left a journal without a live holder: restoring it first",
+                                (unsigned)o.job_id);
+            if (sc__pfctl_call_restore(&a->r, &o, false) < 0) {
                 sc__why(why, whylen,
                         "streamcard: node busy: the stale journal of job %u could "
                         "not be restored (see the control log)",
@@ -300,16 +301,18 @@ static int sc__apply_fresh(sc__apply *a, unsigned long long start, char *why, si
     if (rc < 0)
         return rc; /* nothing written yet */
     a->journaled = true;
-    sc__run_logf(&a->r,
-                 "journal: %s/job_%u.journal synced before any change: %zu register(s), "
-                 "%zu governor(s), holder %ld",
-                 a->r.dir.path, (unsigned)a->job_id, a->j.n_msr, a->j.n_gov, (long)a->holder);
+    sc__pfctl_call_logf(&a->r,
+                        "journal: %s/job_%u.journal synced before any change: %zu register(s), "
+                        "%zu governor(s), holder %ld",
+                        a->r.dir.path, (unsigned)a->job_id, a->j.n_msr, a->j.n_gov,
+                        (long)a->holder);
     for (size_t i = 0; i < a->j.n_gov; i++)
-        sc__run_logf(&a->r, "original: cpu %u governor %s", a->j.gov[i].cpu, a->j.gov[i].orig);
+        sc__pfctl_call_logf(&a->r, "original: cpu %u governor %s", a->j.gov[i].cpu,
+                            a->j.gov[i].orig);
     rc = sc__write_verified(a, why, whylen);
     if (rc < 0) {
-        sc__run_logf(&a->r, "ERROR: %s; restoring the originals", why);
-        sc__run_restore(&a->r, &a->j, false);
+        sc__pfctl_call_logf(&a->r, "ERROR: %s; restoring the originals", why);
+        sc__pfctl_call_restore(&a->r, &a->j, false);
     }
     return rc;
 }
@@ -324,14 +327,14 @@ static int sc__apply_join(sc__apply *a, unsigned long long start, char *why, siz
     if (rc < 0)
         return rc;
     a->journaled = true;
-    sc__run_logf(&a->r,
-                 "journal: job %u already holds this change: holder %ld added (%zu "
-                 "holders); the originals journaled by its first step are kept",
-                 (unsigned)a->job_id, (long)a->holder, a->j.n_holders);
+    sc__pfctl_call_logf(&a->r,
+                        "journal: job %u already holds this change: holder %ld added (%zu "
+                        "holders); the originals journaled by its first step are kept",
+                        (unsigned)a->job_id, (long)a->holder, a->j.n_holders);
     sc__observe(a);
     if (sc__valid_pf(a) && sc__valid_gov(a))
         return 0;
-    sc__run_logf(&a->r, "readback differs from the request: writing it again");
+    sc__pfctl_call_logf(&a->r, "readback differs from the request: writing it again");
     rc = sc__write_verified(a, why, whylen);
     if (rc < 0) { /* drop only our reference: the other steps keep theirs */
         sc_journal_remove_holder(&a->j, a->holder);
@@ -353,7 +356,7 @@ static int sc__apply_locked(sc__apply *a, char *why, size_t whylen)
                 (long)a->holder, strerror(-rc));
         return rc;
     }
-    rc = sc__run_lock(&a->r, why, whylen);
+    rc = sc__pfctl_call_lock(&a->r, why, whylen);
     if (rc == 0)
         rc = sc__check_others(a, why, whylen);
     if (rc == 0)
@@ -372,9 +375,9 @@ static int sc__apply_locked(sc__apply *a, char *why, size_t whylen)
                 (unsigned)a->job_id, sc_prefetch_name(a->j.prefetch), a->j.governor);
         return -EBUSY;
     }
-    sc__run_logf(&a->r, "job %u: its earlier change has no live holder: restoring it first",
-                 (unsigned)a->job_id);
-    rc = sc__run_restore(&a->r, &a->j, false);
+    sc__pfctl_call_logf(&a->r, "job %u: its earlier change has no live holder: restoring it first",
+                        (unsigned)a->job_id);
+    rc = sc__pfctl_call_restore(&a->r, &a->j, false);
     sc_journal_free(&a->j);
     if (rc == 0)
         rc = sc_journal_init(&a->j, a->job_id);
@@ -440,7 +443,7 @@ int sc_pfctl_apply(const sc_pfctl_config *cfg, uint32_t job_id, pid_t holder,
 
     memset(&a, 0, sizeof(a));
     memset(ev, 0, sizeof(*ev));
-    sc__run_init(&a.r, cfg);
+    sc__pfctl_call_init(&a.r, cfg);
     sc_kv_init(&a.after);
     a.job_id = job_id;
     a.holder = holder;
@@ -450,21 +453,21 @@ int sc_pfctl_apply(const sc_pfctl_config *cfg, uint32_t job_id, pid_t holder,
     a.want_gov = strcmp(a.governor, "unchanged") != 0;
     snprintf(a.obs_pf, sizeof(a.obs_pf), "%s", a.want_pf ? "unknown" : "unchanged");
     snprintf(a.obs_gov, sizeof(a.obs_gov), "%s", a.want_gov ? "unknown" : "unchanged");
-    sc__run_logf(&a.r, "apply: job %u holder %ld: prefetch=%s governor=%s cpus=%s",
-                 (unsigned)job_id, (long)holder, sc_prefetch_name(req->prefetch), a.governor,
-                 cpus ? cpus : "?");
+    sc__pfctl_call_logf(&a.r, "apply: job %u holder %ld: prefetch=%s governor=%s cpus=%s",
+                        (unsigned)job_id, (long)holder, sc_prefetch_name(req->prefetch), a.governor,
+                        cpus ? cpus : "?");
     rc = sc_journal_init(&a.j, job_id);
     if (rc == 0 && !a.want_pf && !a.want_gov)
-        sc__run_logf(&a.r, "nothing to do: prefetch and governor are unchanged");
+        sc__pfctl_call_logf(&a.r, "nothing to do: prefetch and governor are unchanged");
     else if (rc == 0)
         rc = sc__apply_check(&a, reason, sizeof(reason));
     if (rc == 0 && (a.want_pf || a.want_gov))
         rc = sc__apply_locked(&a, reason, sizeof(reason));
     if (rc == 0 && (a.want_pf || a.want_gov))
-        sc__run_logf(&a.r, "apply: done: prefetch %s, governor %s", a.obs_pf, a.obs_gov);
+        sc__pfctl_call_logf(&a.r, "apply: done: prefetch %s, governor %s", a.obs_pf, a.obs_gov);
     else if (rc < 0)
-        sc__run_logf(&a.r, "%s: %s", rc == -EIO || rc == -ENOMEM ? "ERROR" : "REFUSED",
-                     *reason ? reason : strerror(-rc));
+        sc__pfctl_call_logf(&a.r, "%s: %s", rc == -EIO || rc == -ENOMEM ? "ERROR" : "REFUSED",
+                            *reason ? reason : strerror(-rc));
     sc__observe(&a); /* the final state, also after a refusal or a rollback */
     sc__evidence(&a, rc, ev);
     if (why && whylen)
@@ -472,7 +475,7 @@ int sc_pfctl_apply(const sc_pfctl_config *cfg, uint32_t job_id, pid_t holder,
     free(cpus);
     sc_kv_free(&a.after);
     sc_journal_free(&a.j);
-    sc__run_end(&a.r, NULL);
+    sc__pfctl_call_end(&a.r, NULL);
     return rc;
 }
 

@@ -1,8 +1,8 @@
 /*
  * pfctl_restore.c: putting the platform back (see pfctl.h): release, restore_job,
- * restore_stale, and the per-call state shared with pfctl.c (see pfctl_run.h).
+ * restore_stale, and the per-call state shared with pfctl.c (see pfctl_call.h).
  */
-#include "pfctl_run.h"
+#include "pfctl_call.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-void sc__run_init(sc__run *r, const sc_pfctl_config *cfg)
+void sc__pfctl_call_init(sc__pfctl_call *r, const sc_pfctl_config *cfg)
 {
     memset(r, 0, sizeof(*r));
     r->cfg = cfg;
@@ -21,7 +21,7 @@ void sc__run_init(sc__run *r, const sc_pfctl_config *cfg)
     r->dir.fd = r->dir.lock_fd = -1;
 }
 
-void sc__run_end(sc__run *r, char **log)
+void sc__pfctl_call_end(sc__pfctl_call *r, char **log)
 {
     sc_statedir_close(&r->dir);
     sc_platform_close(&r->plat);
@@ -32,7 +32,7 @@ void sc__run_end(sc__run *r, char **log)
     sc_kv_init(&r->log);
 }
 
-void sc__run_logf(sc__run *r, const char *fmt, ...)
+void sc__pfctl_call_logf(sc__pfctl_call *r, const char *fmt, ...)
 {
     char stamp[48], line[1024];
     struct timespec now;
@@ -51,7 +51,7 @@ void sc__run_logf(sc__run *r, const char *fmt, ...)
     sc_kv_append(&r->log, "\n");
 }
 
-int sc__run_platform(sc__run *r, char *why, size_t whylen)
+int sc__pfctl_call_platform(sc__pfctl_call *r, char *why, size_t whylen)
 {
     const sc_arch *arch = &r->plat.arch;
 
@@ -59,32 +59,32 @@ int sc__run_platform(sc__run *r, char *why, size_t whylen)
         return r->plat_rc;
     r->plat_rc = sc_platform_open(&r->plat, r->cfg->sysroot, why, whylen);
     if (r->plat_rc < 0)
-        sc__run_logf(r, "ERROR: %s", why);
+        sc__pfctl_call_logf(r, "ERROR: %s", why);
     else if (arch->kind == SC_ARCH_UNSUPPORTED)
-        sc__run_logf(r, "identify: no known prefetch control: %s", arch->reason);
+        sc__pfctl_call_logf(r, "identify: no known prefetch control: %s", arch->reason);
     else
-        sc__run_logf(r, "identify: %s (%s) is %s under sysroot %s", arch->cpu, arch->uarch,
-                     sc_arch_name(arch->kind), r->plat.root.path);
+        sc__pfctl_call_logf(r, "identify: %s (%s) is %s under sysroot %s", arch->cpu, arch->uarch,
+                            sc_arch_name(arch->kind), r->plat.root.path);
     return r->plat_rc;
 }
 
-int sc__run_lock(sc__run *r, char *why, size_t whylen)
+int sc__pfctl_call_lock(sc__pfctl_call *r, char *why, size_t whylen)
 {
     int rc = sc_statedir_open(&r->dir, r->cfg->state_dir, why, whylen);
 
     if (rc == 0)
         rc = sc_statedir_lock(&r->dir, why, whylen);
     if (rc < 0)
-        sc__run_logf(r, "ERROR: %s", why);
+        sc__pfctl_call_logf(r, "ERROR: %s", why);
     return rc;
 }
 
 /* Writes back what j journaled; returns 0 or the first failure. */
-static int sc__restore_values(sc__run *r, const sc_journal *j)
+static int sc__restore_values(sc__pfctl_call *r, const sc_journal *j)
 {
     char why[512], now[SC_GOVERNOR_MAX * 2];
     uint64_t old, after;
-    int first = sc__run_platform(r, why, sizeof(why));
+    int first = sc__pfctl_call_platform(r, why, sizeof(why));
 
     if (first < 0)
         return first;
@@ -93,34 +93,34 @@ static int sc__restore_values(sc__run *r, const sc_journal *j)
         sc_msr_request req = {m->cpu, m->reg, m->mask, m->orig & m->mask};
         int rc = sc_platform_msr_write(&r->plat, &req, &old, &after, why, sizeof(why));
         if (rc < 0) {
-            sc__run_logf(r, "ERROR: restore of job %u: %s", (unsigned)j->job_id, why);
+            sc__pfctl_call_logf(r, "ERROR: restore of job %u: %s", (unsigned)j->job_id, why);
             first = first ? first : rc;
             continue;
         }
-        sc__run_logf(r,
-                     "restore: job %u cpu %u reg 0x%x mask 0x%llx: 0x%016llx -> 0x%016llx, "
-                     "read back 0x%016llx",
-                     (unsigned)j->job_id, m->cpu, (unsigned)m->reg, (unsigned long long)m->mask,
-                     (unsigned long long)old,
-                     (unsigned long long)((old & ~m->mask) | (m->orig & m->mask)),
-                     (unsigned long long)after);
+        sc__pfctl_call_logf(r,
+                            "restore: job %u cpu %u reg 0x%x mask 0x%llx: 0x%016llx -> 0x%016llx, "
+                            "read back 0x%016llx",
+                            (unsigned)j->job_id, m->cpu, (unsigned)m->reg,
+                            (unsigned long long)m->mask, (unsigned long long)old,
+                            (unsigned long long)((old & ~m->mask) | (m->orig & m->mask)),
+                            (unsigned long long)after);
     }
     for (size_t i = 0; i < j->n_gov; i++) {
         const sc_journal_gov *g = &j->gov[i];
         int rc = sc_platform_governor_write(&r->plat, g->cpu, g->orig, now, sizeof(now), why,
                                             sizeof(why));
         if (rc < 0) {
-            sc__run_logf(r, "ERROR: restore of job %u: %s", (unsigned)j->job_id, why);
+            sc__pfctl_call_logf(r, "ERROR: restore of job %u: %s", (unsigned)j->job_id, why);
             first = first ? first : rc;
             continue;
         }
-        sc__run_logf(r, "restore: job %u cpu %u governor %s, read back %s", (unsigned)j->job_id,
-                     g->cpu, g->orig, now);
+        sc__pfctl_call_logf(r, "restore: job %u cpu %u governor %s, read back %s",
+                            (unsigned)j->job_id, g->cpu, g->orig, now);
     }
     return first;
 }
 
-int sc__run_restore(sc__run *r, const sc_journal *j, bool corrupt)
+int sc__pfctl_call_restore(sc__pfctl_call *r, const sc_journal *j, bool corrupt)
 {
     char why[512];
     int rc = sc__restore_values(r, j);
@@ -130,36 +130,38 @@ int sc__run_restore(sc__run *r, const sc_journal *j, bool corrupt)
     if (rc == 0) {
         rc = sc_journal_remove(&r->dir, j->job_id, why, sizeof(why));
         if (rc < 0)
-            sc__run_logf(r, "ERROR: %s", why);
+            sc__pfctl_call_logf(r, "ERROR: %s", why);
         else
-            sc__run_logf(r, "restore: job %u: originals read back as journaled; journal removed",
-                         (unsigned)j->job_id);
+            sc__pfctl_call_logf(
+                r, "restore: job %u: originals read back as journaled; journal removed",
+                (unsigned)j->job_id);
     } else {
-        sc__run_logf(r, "restore: job %u: journal kept in %s for an admin (%s)",
-                     (unsigned)j->job_id, r->dir.path,
-                     rc == -EBADMSG ? "it is corrupt" : "the restore failed");
+        sc__pfctl_call_logf(r, "restore: job %u: journal kept in %s for an admin (%s)",
+                            (unsigned)j->job_id, r->dir.path,
+                            rc == -EBADMSG ? "it is corrupt" : "the restore failed");
     }
     return rc;
 }
 
 /* Drops holder from the loaded journal j; the last live holder restores. */
-static int sc__release_loaded(sc__run *r, sc_journal *j, pid_t holder)
+static int sc__release_loaded(sc__pfctl_call *r, sc_journal *j, pid_t holder)
 {
     char why[512];
     bool was = sc_journal_remove_holder(j, holder);
     size_t live = sc_journal_prune_holders(j);
     int rc;
 
-    sc__run_logf(r, "release: job %u holder %ld %s; %zu live holder(s) remain", (unsigned)j->job_id,
-                 (long)holder, was ? "dropped" : "was not a holder", live);
+    sc__pfctl_call_logf(r, "release: job %u holder %ld %s; %zu live holder(s) remain",
+                        (unsigned)j->job_id, (long)holder, was ? "dropped" : "was not a holder",
+                        live);
     if (live == 0)
-        return sc__run_restore(r, j, false);
+        return sc__pfctl_call_restore(r, j, false);
     rc = sc_journal_store(&r->dir, j, why, sizeof(why));
     if (rc < 0)
-        sc__run_logf(r, "ERROR: %s", why);
+        sc__pfctl_call_logf(r, "ERROR: %s", why);
     else
-        sc__run_logf(r, "release: job %u: the change stays for the other steps",
-                     (unsigned)j->job_id);
+        sc__pfctl_call_logf(r, "release: job %u: the change stays for the other steps",
+                            (unsigned)j->job_id);
     return rc;
 }
 
@@ -167,28 +169,28 @@ int sc_pfctl_release(const sc_pfctl_config *cfg, uint32_t job_id, pid_t holder, 
 {
     char why[512];
     sc_journal j;
-    sc__run r;
+    sc__pfctl_call r;
 
-    sc__run_init(&r, cfg);
+    sc__pfctl_call_init(&r, cfg);
     int rc = sc_journal_init(&j, job_id);
     if (rc == 0)
-        rc = sc__run_lock(&r, why, sizeof(why));
+        rc = sc__pfctl_call_lock(&r, why, sizeof(why));
     if (rc == 0) {
         rc = sc_journal_load(&r.dir, job_id, &j, why, sizeof(why));
         if (rc == 0) {
             rc = sc__release_loaded(&r, &j, holder);
         } else if (rc == -ENOENT) {
-            sc__run_logf(&r, "release: job %u holder %ld: no journal, nothing to restore",
-                         (unsigned)job_id, (long)holder);
+            sc__pfctl_call_logf(&r, "release: job %u holder %ld: no journal, nothing to restore",
+                                (unsigned)job_id, (long)holder);
             rc = 0;
         } else {
             /* The job's end restores what it can: the extern step (PrologFlags=Contain)
                or the job epilog of spank_streamcard_epilog.so; else the next slurmd start. */
-            sc__run_logf(&r, "ERROR: %s", why);
+            sc__pfctl_call_logf(&r, "ERROR: %s", why);
         }
     }
     sc_journal_free(&j);
-    sc__run_end(&r, log);
+    sc__pfctl_call_end(&r, log);
     return rc;
 }
 
@@ -196,34 +198,36 @@ int sc_pfctl_restore_job(const sc_pfctl_config *cfg, uint32_t job_id, char **log
 {
     char why[512];
     sc_journal j;
-    sc__run r;
+    sc__pfctl_call r;
 
-    sc__run_init(&r, cfg);
+    sc__pfctl_call_init(&r, cfg);
     int rc = sc_journal_init(&j, job_id);
     if (rc == 0)
-        rc = sc__run_lock(&r, why, sizeof(why));
+        rc = sc__pfctl_call_lock(&r, why, sizeof(why));
     if (rc == 0) {
         rc = sc_journal_load(&r.dir, job_id, &j, why, sizeof(why));
         if (rc == 0 || rc == -EBADMSG) {
             if (rc == -EBADMSG)
-                sc__run_logf(&r, "ERROR: %s", why);
-            sc__run_logf(&r, "restore: job %u is over: restoring its journal (%zu holder(s))",
-                         (unsigned)job_id, j.n_holders);
-            rc = sc__run_restore(&r, &j, rc == -EBADMSG);
+                sc__pfctl_call_logf(&r, "ERROR: %s", why);
+            sc__pfctl_call_logf(&r,
+                                "restore: job %u is over: restoring its journal (%zu holder(s))",
+                                (unsigned)job_id, j.n_holders);
+            rc = sc__pfctl_call_restore(&r, &j, rc == -EBADMSG);
         } else if (rc == -ENOENT) {
-            sc__run_logf(&r, "restore: job %u: no journal, nothing to restore", (unsigned)job_id);
+            sc__pfctl_call_logf(&r, "restore: job %u: no journal, nothing to restore",
+                                (unsigned)job_id);
             rc = 0;
         } else {
-            sc__run_logf(&r, "ERROR: %s", why);
+            sc__pfctl_call_logf(&r, "ERROR: %s", why);
         }
     }
     sc_journal_free(&j);
-    sc__run_end(&r, log);
+    sc__pfctl_call_end(&r, log);
     return rc;
 }
 
 /* Restores one journal of restore_stale unless a holder lives. Returns 0 or -errno. */
-static int sc__restore_if_stale(sc__run *r, uint32_t job_id)
+static int sc__restore_if_stale(sc__pfctl_call *r, uint32_t job_id)
 {
     char why[512];
     sc_journal j;
@@ -232,18 +236,18 @@ static int sc__restore_if_stale(sc__run *r, uint32_t job_id)
     if (rc == 0)
         rc = sc_journal_load(&r->dir, job_id, &j, why, sizeof(why));
     if (rc == -EBADMSG)
-        sc__run_logf(r, "ERROR: %s", why);
+        sc__pfctl_call_logf(r, "ERROR: %s", why);
     if (rc == 0 || rc == -EBADMSG) {
         bool corrupt = rc == -EBADMSG;
         size_t listed = j.n_holders, live = sc_journal_prune_holders(&j);
         if (live > 0) {
-            sc__run_logf(r, "restore: job %u: %zu of %zu holder(s) alive, left alone",
-                         (unsigned)job_id, live, listed);
+            sc__pfctl_call_logf(r, "restore: job %u: %zu of %zu holder(s) alive, left alone",
+                                (unsigned)job_id, live, listed);
             rc = corrupt ? -EBADMSG : 0;
         } else {
-            sc__run_logf(r, "restore: job %u: none of its %zu holder(s) is alive: restoring",
-                         (unsigned)job_id, listed);
-            rc = sc__run_restore(r, &j, corrupt);
+            sc__pfctl_call_logf(r, "restore: job %u: none of its %zu holder(s) is alive: restoring",
+                                (unsigned)job_id, listed);
+            rc = sc__pfctl_call_restore(r, &j, corrupt);
         }
     }
     sc_journal_free(&j);
@@ -255,19 +259,19 @@ int sc_pfctl_restore_stale(const sc_pfctl_config *cfg, char **log)
     char why[512];
     uint32_t *jobs = NULL;
     size_t count = 0;
-    sc__run r;
+    sc__pfctl_call r;
 
-    sc__run_init(&r, cfg);
-    int rc = sc__run_lock(&r, why, sizeof(why));
+    sc__pfctl_call_init(&r, cfg);
+    int rc = sc__pfctl_call_lock(&r, why, sizeof(why));
     if (rc == 0)
         rc = sc_journal_list(&r.dir, &jobs, &count);
     if (rc == 0)
-        sc__run_logf(&r, "restore: %zu journal(s) in %s", count, r.dir.path);
+        sc__pfctl_call_logf(&r, "restore: %zu journal(s) in %s", count, r.dir.path);
     for (size_t i = 0; i < count; i++) {
         int one = sc__restore_if_stale(&r, jobs[i]);
         rc = rc ? rc : one; /* keep going: one bad journal must not block the others */
     }
     free(jobs);
-    sc__run_end(&r, log);
+    sc__pfctl_call_end(&r, log);
     return rc;
 }

@@ -1,13 +1,14 @@
 /*
- * cli.h: what every workload's main() shares: the one-line usage errors, whole-number
+ * workload_cli.h: the workload CLI, what every workload's main() shares (streamcard-stream,
+ * streamcard-ipsearch, streamcard-pingpong): the one-line usage errors, whole-number
  * options, and the test-only faults of STREAMCARD_FAULT.
  *
  * Usage errors go to stderr as one line, "<prog>: <what>: <why> (<what would be valid>)",
  * and the workload exits with status 2. The faults exist so that tests can check what
  * observers and gates do with a wrong result, a crash or a hang; a real run never sets them.
  */
-#ifndef SC_KERNELS_CLI_H
-#define SC_KERNELS_CLI_H
+#ifndef SC_KERNELS_WORKLOAD_CLI_H
+#define SC_KERNELS_WORKLOAD_CLI_H
 
 #include <getopt.h>
 #include <stdio.h>

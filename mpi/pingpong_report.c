@@ -1,7 +1,7 @@
 /*
- * report.c: the IMB-style table and results.json (see report.h).
+ * pingpong_report.c: the IMB-style table and results.json (see pingpong_report.h).
  */
-#include "report.h"
+#include "pingpong_report.h"
 
 #include <errno.h>
 #include <json-c/json.h>

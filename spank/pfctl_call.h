@@ -1,36 +1,37 @@
 /*
- * pfctl_run.h: internal to pfctl.c and pfctl_restore.c: the state of one facade call (its
+ * pfctl_call.h: internal to pfctl.c and pfctl_restore.c: the state of one facade call (its
  * control log, the platform and the locked state directory, each opened on first use) and
  * the restore shared by apply (rollback), release and the restores.
  */
-#ifndef SC_PFCTL_RUN_H
-#define SC_PFCTL_RUN_H
+#ifndef SC_PFCTL_CALL_H
+#define SC_PFCTL_CALL_H
 
 #include "journal.h"
 #include "pfctl.h"
 #include "platform.h"
 #include "sc_kv.h"
 
-typedef struct sc__run {
+typedef struct sc__pfctl_call {
     const sc_pfctl_config *cfg;
     sc_kv log;        /* the control log: one timestamped line per step */
     sc_platform plat; /* valid when plat_rc == 0 */
-    int plat_rc;      /* 1 until sc__run_platform(), then its result */
-    sc_statedir dir;  /* open and locked after sc__run_lock() */
-} sc__run;
+    int plat_rc;      /* 1 until sc__pfctl_call_platform(), then its result */
+    sc_statedir dir;  /* open and locked after sc__pfctl_call_lock() */
+} sc__pfctl_call;
 
-void sc__run_init(sc__run *r, const sc_pfctl_config *cfg);
+void sc__pfctl_call_init(sc__pfctl_call *r, const sc_pfctl_config *cfg);
 /* Unlocks, closes, and hands the control log to *log (NULL: frees it). */
-void sc__run_end(sc__run *r, char **log);
+void sc__pfctl_call_end(sc__pfctl_call *r, char **log);
 
 /* Appends "<UTC time with ms> <formatted line>\n" to the control log. */
-void sc__run_logf(sc__run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sc__pfctl_call_logf(sc__pfctl_call *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* Opens the platform once and logs the CPU identification. Returns 0 or -errno. */
-int sc__run_platform(sc__run *r, char *why, size_t whylen);
+int sc__pfctl_call_platform(sc__pfctl_call *r, char *why, size_t whylen);
 
 /* Opens the state directory and takes its lock. Returns 0 or -errno. */
-int sc__run_lock(sc__run *r, char *why, size_t whylen);
+int sc__pfctl_call_lock(sc__pfctl_call *r, char *why, size_t whylen);
 
 /*
  * Writes the journal's originals back (masked, read back), governors too, continuing past
@@ -38,6 +39,6 @@ int sc__run_lock(sc__run *r, char *why, size_t whylen);
  * it read back as journaled and corrupt is false; otherwise keeps it for an admin. Returns
  * 0, the first failure, or -EBADMSG for a corrupt journal.
  */
-int sc__run_restore(sc__run *r, const sc_journal *j, bool corrupt);
+int sc__pfctl_call_restore(sc__pfctl_call *r, const sc_journal *j, bool corrupt);
 
 #endif

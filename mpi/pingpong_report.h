@@ -1,5 +1,6 @@
 /*
- * report.h: what rank 0 prints (the IMB-style table) and writes (results.json).
+ * pingpong_report.h: the ping-pong report: what rank 0 of streamcard-pingpong prints (the
+ * IMB-style table) and writes (results.json).
  *
  * The table is the one IMB users know:
  *   #---------------------------------------------------
@@ -10,8 +11,8 @@
  *               8         1000         0.21        38.10
  * (uniband: "# Benchmarking Uniband (window 64)", t[usec] per message).
  */
-#ifndef SCM_REPORT_H
-#define SCM_REPORT_H
+#ifndef SCM_PINGPONG_REPORT_H
+#define SCM_PINGPONG_REPORT_H
 
 #include <stdio.h>
 

@@ -1,7 +1,8 @@
 /*
- * cli.c: usage errors, whole-number options and test-only faults (see cli.h).
+ * workload_cli.c: usage errors, whole-number options and test-only faults (see
+ * workload_cli.h).
  */
-#include "cli.h"
+#include "workload_cli.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -1,10 +1,11 @@
 /*
- * epilog.c: spank_streamcard_epilog.so, an opt-in companion of spank_streamcard.so for
- * sites without PrologFlags=Contain. It defines only slurm_spank_job_epilog, which runs
- * in the job epilog (slurmd's separate process, as root, when the job is over on the
- * node) and restores whatever the job's journal still holds: the work of the extern
- * step's slurm_spank_exit in the main plugin, which needs Contain. Without either, a
- * killed slurmstepd leaves the platform changed until the next slurmd start.
+ * spank_streamcard_epilog.c: spank_streamcard_epilog.so, an opt-in companion of
+ * spank_streamcard.so for sites without PrologFlags=Contain. It defines only
+ * slurm_spank_job_epilog, which runs in the job epilog (slurmd's separate process, as root,
+ * when the job is over on the node) and restores whatever the job's journal still holds:
+ * the work of the extern step's slurm_spank_exit in the main plugin, which needs Contain.
+ * Without either, a killed slurmstepd leaves the platform changed until the next slurmd
+ * start.
  *
  * It is a plugin of its own because defining slurm_spank_job_epilog makes slurmd start
  * an extra process for every job (~25 ms each, measured on Slurm 22.05): sites with

@@ -1,10 +1,10 @@
 /*
- * test_kernel_cli.c: the option and test-fault helpers every workload's main() uses.
+ * test_kernel_workload_cli.c: the option and test-fault helpers every workload's main() uses.
  */
 #include <errno.h>
 #include <stdlib.h>
 
-#include "cli.h"
+#include "workload_cli.h"
 #include "sc_test.h"
 
 static void test_count(void)
