@@ -4,6 +4,7 @@
 #include "sc_file.h"
 #include "sc_kv.h"
 #include "sc_snapshot.h"
+#include "sc_trace_protocol.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define SC__MARKER_BEGIN "TRACE_WORKLOAD_PHASE=main_loop_begin"
+#define SC__MARKER_BEGIN SC_TRACE_PHASE SC_TRACE_MAIN_LOOP_BEGIN
 #define SC__LINE_MAX 4096
 
 /* State of one observed run. */
@@ -312,7 +313,7 @@ static char **sc__ready_env(char *const *envp, int fd)
         return NULL;
     for (size_t i = 0; i < n; i++)
         env[i] = envp[i];
-    if (asprintf(&env[n], "STREAMCARD_READY_FD=%d", fd) < 0) {
+    if (asprintf(&env[n], SC_TRACE_READY_FD_ENV "=%d", fd) < 0) {
         free(env);
         return NULL;
     }

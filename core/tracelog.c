@@ -1,6 +1,7 @@
 /* tracelog.c: one pass over a workload's output (see sc_tracelog.h). */
 #include "sc_tracelog.h"
 #include "sc_kv.h"
+#include "sc_trace_protocol.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -16,6 +17,14 @@ static void sc__copy_line(char *dst, size_t dstlen, const char *line, size_t n)
         n = dstlen - 1;
     memcpy(dst, line, n);
     dst[n] = '\0';
+}
+
+/* The rest of line after prefix, or NULL when line does not start with it. */
+static const char *sc__after(const char *line, const char *prefix)
+{
+    size_t n = strlen(prefix);
+
+    return strncmp(line, prefix, n) == 0 ? line + n : NULL;
 }
 
 /*
@@ -69,11 +78,12 @@ static int sc__add_pool(sc_tracelog *t, const char *line)
     char pin[16];
     int used = 0;
 
-    if (sscanf(line, "TRACE_POOL_THREAD pool=%ld thread=%ld cpu=%ld pin=%15s%n", &pb.pool,
-               &pb.thread, &pb.cpu, pin, &used) != 4 ||
-        line[used] != '\0' || (strcmp(pin, "ok") != 0 && strcmp(pin, "failed") != 0))
+    if (sscanf(line, SC_TRACE_POOL_THREAD("%ld", "%ld", "%ld", "%15s") "%n", &pb.pool, &pb.thread,
+               &pb.cpu, pin, &used) != 4 ||
+        line[used] != '\0' ||
+        (strcmp(pin, SC_TRACE_PIN_OK) != 0 && strcmp(pin, SC_TRACE_PIN_FAILED) != 0))
         return 1; /* malformed */
-    pb.pinned = strcmp(pin, "ok") == 0;
+    pb.pinned = strcmp(pin, SC_TRACE_PIN_OK) == 0;
     return sc__append((void **)&t->pool_bindings, &t->n_pool_bindings, &pb, sizeof(pb));
 }
 
@@ -83,8 +93,8 @@ static int sc__add_rank(sc_tracelog *t, const char *line)
     int used = 0;
 
     memset(&rb, 0, sizeof(rb));
-    if (sscanf(line, "TRACE_RANK_BINDING rank=%ld host=%127s cpu=%ld pid=%*d allowed=%127s%n",
-               &rb.rank, rb.host, &rb.cpu, rb.allowed, &used) != 4 ||
+    if (sscanf(line, SC_TRACE_RANK_BINDING("%ld", "%127s", "%ld", "%*d", "%127s") "%n", &rb.rank,
+               rb.host, &rb.cpu, rb.allowed, &used) != 4 ||
         line[used] != '\0')
         return 1; /* malformed */
     return sc__append((void **)&t->rank_bindings, &t->n_rank_bindings, &rb, sizeof(rb));
@@ -137,7 +147,7 @@ static int sc__imb_row(sc_tracelog *t, const char *line)
             return -ENOMEM;
         if (mbps > t->imb_peak_MBps)
             t->imb_peak_MBps = mbps;
-    } else if (strncmp(line, "TRACE_", 6) != 0) {
+    } else if (!sc__after(line, SC_TRACE_TAG)) {
         t->in_imb_table = false;
     }
     return 0;
@@ -192,66 +202,73 @@ static void sc__table_row(sc_tracelog *t, const char *line)
     t->rows[t->n_rows++] = row;
 }
 
+/* One line of the trace protocol (sc_trace_protocol.h): its tag says which. */
+static int sc__trace_line(sc_tracelog *t, const char *buf, long lineno)
+{
+    const char *rest;
+    long a, b;
+    int used = 0;
+
+    if (strcmp(buf, SC_TRACE_PHASE SC_TRACE_MAIN_LOOP_BEGIN) == 0) {
+        if (!t->begin_line)
+            t->begin_line = lineno;
+    } else if (strcmp(buf, SC_TRACE_PHASE SC_TRACE_MAIN_LOOP_END) == 0) {
+        if (!t->end_line)
+            t->end_line = lineno;
+    } else if (sc__after(buf, SC_TRACE_TAG_THREAD_BINDING)) {
+        if (sscanf(buf, SC_TRACE_THREAD_BINDING("%ld", "%ld") "%n", &a, &b, &used) == 2 &&
+            buf[used] == '\0')
+            return sc__add_binding(t, a, b);
+        if (!t->malformed_line)
+            t->malformed_line = lineno;
+    } else if (sc__after(buf, SC_TRACE_TAG_RANK_BINDING) ||
+               sc__after(buf, SC_TRACE_TAG_POOL_THREAD)) {
+        int rc =
+            sc__after(buf, SC_TRACE_TAG_RANK_BINDING) ? sc__add_rank(t, buf) : sc__add_pool(t, buf);
+        if (rc < 0)
+            return rc;
+        if (rc > 0 && !t->malformed_line)
+            t->malformed_line = lineno;
+    } else if (sc__after(buf, SC_TRACE_TAG_READY_WAIT)) {
+        double ms;
+        if (sscanf(buf, SC_TRACE_READY_WAIT("%lf") "%n", &ms, &used) == 1 && buf[used] == '\0' &&
+            ms >= 0 && t->ready_wait_ms < 0)
+            t->ready_wait_ms = ms;
+        else if (t->ready_wait_ms < 0 && !t->malformed_line)
+            t->malformed_line = lineno;
+    } else if ((rest = sc__after(buf, SC_TRACE_TAG_TRANSPORT SC_TRACE_TRANSPORT_FIRST))) {
+        const char *words = sc__after(buf, SC_TRACE_TAG_TRANSPORT);
+        snprintf(t->transport, sizeof(t->transport), "%.*s", (int)strcspn(rest, " "), rest);
+        sc__copy_line(t->transport_line, sizeof(t->transport_line), words, strlen(words));
+    } else if ((rest = sc__after(buf, SC_TRACE_TAG_TRANSPORT_RANK))) {
+        return sc__add_text(&t->transport_ranks, &t->n_transport_ranks, rest);
+    }
+    return 0;
+}
+
 static int sc__line(sc_tracelog *t, const char *line, size_t n, long lineno)
 {
     char buf[2048]; /* a rank's transport line lists every libfabric provider */
-    long a, b;
+    long a;
 
     sc__copy_line(buf, sizeof(buf), line, n);
-    if (strncmp(buf, "TRACE_", 6) == 0) {
-        if (strcmp(buf, "TRACE_WORKLOAD_PHASE=main_loop_begin") == 0) {
-            if (!t->begin_line)
-                t->begin_line = lineno;
-        } else if (strcmp(buf, "TRACE_WORKLOAD_PHASE=main_loop_end") == 0) {
-            if (!t->end_line)
-                t->end_line = lineno;
-        } else if (strncmp(buf, "TRACE_THREAD_BINDING ", 21) == 0) {
-            int used = 0;
-            if (sscanf(buf, "TRACE_THREAD_BINDING thread=%ld cpu=%ld%n", &a, &b, &used) == 2 &&
-                buf[used] == '\0')
-                return sc__add_binding(t, a, b);
-            if (!t->malformed_line)
-                t->malformed_line = lineno;
-        } else if (strncmp(buf, "TRACE_RANK_BINDING ", 19) == 0 ||
-                   strncmp(buf, "TRACE_POOL_THREAD ", 18) == 0) {
-            int rc = strncmp(buf, "TRACE_RANK", 10) == 0 ? sc__add_rank(t, buf)
-                                                         : sc__add_pool(t, buf);
-            if (rc < 0)
-                return rc;
-            if (rc > 0 && !t->malformed_line)
-                t->malformed_line = lineno;
-        } else if (strncmp(buf, "TRACE_READY_WAIT ", 17) == 0) {
-            double ms;
-            int used = 0;
-            if (sscanf(buf, "TRACE_READY_WAIT ms=%lf%n", &ms, &used) == 1 && buf[used] == '\0' &&
-                ms >= 0 && t->ready_wait_ms < 0)
-                t->ready_wait_ms = ms;
-            else if (t->ready_wait_ms < 0 && !t->malformed_line)
-                t->malformed_line = lineno;
-        } else if (strncmp(buf, "TRACE_TRANSPORT transport=", 26) == 0) {
-            snprintf(t->transport, sizeof(t->transport), "%.*s", (int)strcspn(buf + 26, " "),
-                     buf + 26);
-            sc__copy_line(t->transport_line, sizeof(t->transport_line), buf + 16, strlen(buf + 16));
-        } else if (strncmp(buf, "TRACE_TRANSPORT_RANK ", 21) == 0) {
-            return sc__add_text(&t->transport_ranks, &t->n_transport_ranks, buf + 21);
-        }
-        return 0;
-    }
-    if (sscanf(buf, "Number of Threads requested = %ld", &a) == 1)
+    if (sc__after(buf, SC_TRACE_TAG))
+        return sc__trace_line(t, buf, lineno);
+    if (sscanf(buf, SC_TRACE_THREADS_REQUESTED("%ld"), &a) == 1)
         t->threads_requested = a;
-    else if (sscanf(buf, "Number of Threads counted = %ld", &a) == 1)
+    else if (sscanf(buf, SC_TRACE_THREADS_COUNTED("%ld"), &a) == 1)
         t->threads_counted = a;
-    else if (sscanf(buf, "Number of Ranks requested = %ld", &a) == 1)
+    else if (sscanf(buf, SC_TRACE_RANKS_REQUESTED("%ld"), &a) == 1)
         t->ranks_requested = a;
-    else if (sscanf(buf, "Number of Ranks counted = %ld", &a) == 1)
+    else if (sscanf(buf, SC_TRACE_RANKS_COUNTED("%ld"), &a) == 1)
         t->ranks_counted = a;
     int rc = sc__imb_row(t, buf);
     if (rc < 0)
         return rc;
     sc__figures(t, buf);
-    if (strncmp(buf, "Solution Validates", 18) == 0 && !t->validates_line)
+    if (sc__after(buf, SC_TRACE_VALIDATES) && !t->validates_line)
         t->validates_line = lineno;
-    if (strstr(buf, "Failed Validation") && !t->failed_line) {
+    if (strstr(buf, SC_TRACE_FAILED_VALIDATION) && !t->failed_line) {
         t->failed_line = lineno;
         sc__copy_line(t->failed_text, sizeof(t->failed_text), buf, strlen(buf));
     }

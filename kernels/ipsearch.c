@@ -93,7 +93,7 @@ static int sct__validate(const struct sct_ips_run *r, size_t *nsamples, double *
     *nsamples = ns;
     *recall = 0;
     if (!ref_s || !ref_id || !acc || !msg || !ok) {
-        printf("Failed Validation: out of memory for the reference\n");
+        printf(SC_TRACE_FAILED_VALIDATION ": out of memory for the reference\n");
         all = 0;
         goto out;
     }
@@ -107,7 +107,8 @@ static int sct__validate(const struct sct_ips_run *r, size_t *nsamples, double *
     for (size_t i = 0; i < ns; i++) {
         *recall += (double)acc[i] / (double)k / (double)ns;
         if (!ok[i]) {
-            printf("Failed Validation: %s (tolerance " SCT_IPS_TOLERANCE_TEXT ")\n", msg[i]);
+            printf(SC_TRACE_FAILED_VALIDATION ": %s (tolerance " SCT_IPS_TOLERANCE_TEXT ")\n",
+                   msg[i]);
             all = 0;
         }
     }
@@ -448,13 +449,13 @@ static int sct__main_loop(struct sct_ips_run *r, struct sct_kernel_stats *st,
                             .after_repetition = sct_ips_after_repetition};
     int rc;
 
-    sct_phase(SCT_PHASE_MAIN_LOOP_BEGIN);
+    sct_phase(SC_TRACE_MAIN_LOOP_BEGIN);
     sct_task_snapshot_take(&a->before);
     sct_ips_counters(r, 1, NULL);
     rc = sct_harness_run(&h, kernels, 1, st);
     sct_ips_counters(r, 0, counts);
     sct_task_snapshot_take(&a->after);
-    sct_phase(SCT_PHASE_MAIN_LOOP_END);
+    sct_phase(SC_TRACE_MAIN_LOOP_END);
     return rc;
 }
 
@@ -525,10 +526,10 @@ static int sct__ips_execute(const struct sct_ips_opts *o, struct sct_ips_run *r,
     sct_perf_print_simd(stdout, "simd_share: ", &counts);
     printf("results_checksum=0x%016llx\n", (unsigned long long)sct_ips_results_checksum(&r->res));
     if (fig.ok)
-        printf("Solution Validates (ipsearch top-k, %zu sampled queries, recall@k=%.3f)\n",
+        printf(SC_TRACE_VALIDATES " (ipsearch top-k, %zu sampled queries, recall@k=%.3f)\n",
                fig.samples, fig.recall);
     else
-        printf("Failed Validation: ipsearch top-k, %zu sampled queries, recall@k=%.3f\n",
+        printf(SC_TRACE_FAILED_VALIDATION ": ipsearch top-k, %zu sampled queries, recall@k=%.3f\n",
                fig.samples, fig.recall);
     printf("%s\n", SCT_LINE);
     rc = fig.ok ? 0 : SCT_EXIT_FAILED;

@@ -3,6 +3,7 @@
  * (see ipsearch_pool.h; the model is described at the top of ipsearch.c).
  */
 #include "ipsearch_pool.h"
+#include "sc_trace_protocol.h"
 
 #include <cblas.h>
 #include <errno.h>
@@ -61,8 +62,8 @@ static void sct__report_pin(int pool, int thread, int want, int err)
     if (err)
         printf("warning: pinning pool %d thread %d to cpu %d failed: %s\n", pool, thread, want,
                strerror(err));
-    printf("TRACE_POOL_THREAD pool=%d thread=%d cpu=%d pin=%s\n", pool, thread, sched_getcpu(),
-           err ? "failed" : "ok");
+    printf(SC_TRACE_POOL_THREAD("%d", "%d", "%d", "%s") "\n", pool, thread, sched_getcpu(),
+           err ? SC_TRACE_PIN_FAILED : SC_TRACE_PIN_OK);
 }
 
 /* ---- the search ------------------------------------------------------------------------ */

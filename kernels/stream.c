@@ -281,9 +281,9 @@ static int sct__stream_validate(const struct sct_stream_run *r, const double exp
         if (wrong == 0)
             continue;
         ok = 0;
-        /* The message stays one greppable literal. */
+        /* The message's own words stay one greppable literal. */
         /* clang-format off */
-        printf("Failed Validation: %s %zu elements wrong, first at index %zu: expected %.17g got %.17g\n",
+        printf(SC_TRACE_FAILED_VALIDATION ": %s %zu elements wrong, first at index %zu: expected %.17g got %.17g\n",
                sct__array_names[a], wrong, first, expected[a], r->arr[a][first]);
         /* clang-format on */
     }
@@ -577,10 +577,10 @@ static int sct__stream_execute(const struct sct_stream_opts *o, struct sct_strea
         h.after_repetition = sct__stream_after_repetition;
     rep_s = calloc((size_t)r->iterations * nsel, sizeof(double)); /* NULL: no list, no harm */
     h.rep_seconds = rep_s;
-    sct_phase(SCT_PHASE_MAIN_LOOP_BEGIN);
+    sct_phase(SC_TRACE_MAIN_LOOP_BEGIN);
     if (sct_harness_run(&h, desc, nsel, st) != 0)
         goto out_free; /* not reached: options were checked */
-    sct_phase(SCT_PHASE_MAIN_LOOP_END);
+    sct_phase(SC_TRACE_MAIN_LOOP_END);
 
     if (r->fault == SCT_FAULT_CORRUPT) {
         double *v = r->arr[sel[nsel - 1]->dst]; /* the array the last kernel wrote */
@@ -589,7 +589,7 @@ static int sct__stream_execute(const struct sct_stream_opts *o, struct sct_strea
     sct__print_table(sel, nsel, st);
     ok = sct__stream_validate(r, expected);
     if (ok)
-        printf("Solution Validates (%s)\n", nsel == 1 ? sel[0]->contract : "all four kernels");
+        printf(SC_TRACE_VALIDATES " (%s)\n", nsel == 1 ? sel[0]->contract : "all four kernels");
     printf("-------------------------------------------------------------\n");
     rc = ok ? 0 : SCT_EXIT_FAILED;
     if (json && sct__write_json(json, o, counted, r->stores, sel, nsel, st, rep_s, ok) != 0) {

@@ -1,6 +1,6 @@
 /*
- * trace.c: the trace lines of doc/design.md ("The trace protocol"), written so that an
- * observer reading a pipe sees each line whole and without delay.
+ * trace.c: the trace lines of sc_trace_protocol.h (doc/design.md, "The trace protocol"),
+ * written so that an observer reading a pipe sees each line whole and without delay.
  */
 #include "trace.h"
 
@@ -12,9 +12,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-/* How long a workload waits for its observer's snapshots before going on without. */
-#define SCT_READY_WAIT_MS 10000
 
 /*
  * Write one formatted line to stdout and flush it. The stream lock is held across the
@@ -39,7 +36,7 @@ __attribute__((format(printf, 1, 2))) static int sct__line(const char *fmt, ...)
 
 int sct_thread_binding(int thread, int cpu)
 {
-    return sct__line("TRACE_THREAD_BINDING thread=%d cpu=%d\n", thread, cpu);
+    return sct__line(SC_TRACE_THREAD_BINDING("%d", "%d") "\n", thread, cpu);
 }
 
 /*
@@ -52,7 +49,7 @@ int sct_thread_binding(int thread, int cpu)
  */
 static int sct__wait_for_observer(void)
 {
-    const char *text = getenv("STREAMCARD_READY_FD");
+    const char *text = getenv(SC_TRACE_READY_FD_ENV);
     char *end = NULL, byte;
 
     if (!text || !*text)
@@ -61,13 +58,13 @@ static int sct__wait_for_observer(void)
     if (*end || fd < 3 || fd > 1 << 20)
         return 0;
     struct pollfd p = {(int)fd, POLLIN, 0};
-    while (poll(&p, 1, SCT_READY_WAIT_MS) < 0 && errno == EINTR)
+    while (poll(&p, 1, SC_TRACE_READY_WAIT_MAX_MS) < 0 && errno == EINTR)
         ;
     if (p.revents & (POLLIN | POLLHUP))
         while (read((int)fd, &byte, 1) < 0 && errno == EINTR)
             ;
     close((int)fd);
-    unsetenv("STREAMCARD_READY_FD"); /* not inherited by anything the workload starts */
+    unsetenv(SC_TRACE_READY_FD_ENV); /* not inherited by anything the workload starts */
     return 1;
 }
 
@@ -84,20 +81,20 @@ int sct_phase(const char *name)
     struct timespec t0;
 
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = sct__line("TRACE_WORKLOAD_PHASE=%s\n", name);
+    int rc = sct__line(SC_TRACE_PHASE "%s\n", name);
     /* The workload's own view of the capture: from writing the marker to being released,
        which includes the observer's wake-up that its own clock cannot see. */
-    if (strcmp(name, SCT_PHASE_MAIN_LOOP_BEGIN) == 0 && sct__wait_for_observer())
-        sct__line("TRACE_READY_WAIT ms=%.3f\n", sct__ms_since(&t0));
+    if (strcmp(name, SC_TRACE_MAIN_LOOP_BEGIN) == 0 && sct__wait_for_observer())
+        sct__line(SC_TRACE_READY_WAIT("%.3f") "\n", sct__ms_since(&t0));
     return rc;
 }
 
 int sct_threads_requested(int n)
 {
-    return sct__line("Number of Threads requested = %d\n", n);
+    return sct__line(SC_TRACE_THREADS_REQUESTED("%d") "\n", n);
 }
 
 int sct_threads_counted(int n)
 {
-    return sct__line("Number of Threads counted = %d\n", n);
+    return sct__line(SC_TRACE_THREADS_COUNTED("%d") "\n", n);
 }

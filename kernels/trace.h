@@ -1,5 +1,6 @@
 /*
- * trace.h: the trace lines every workload prints (doc/design.md, "The trace protocol").
+ * trace.h: the trace lines every workload prints, as sc_trace_protocol.h spells them
+ * (doc/design.md, "The trace protocol").
  *
  * An observer process reads the workload's stdout through a pipe and reacts to these lines
  * (it snapshots the process at main_loop_begin, checks bindings and thread counts), so each
@@ -11,16 +12,15 @@
 #ifndef SC_KERNELS_TRACE_H
 #define SC_KERNELS_TRACE_H
 
-/* The phase names of the protocol, for sct_phase(). */
-#define SCT_PHASE_MAIN_LOOP_BEGIN "main_loop_begin"
-#define SCT_PHASE_MAIN_LOOP_END "main_loop_end"
+#include "sc_trace_protocol.h"
 
 /* "TRACE_THREAD_BINDING thread=<thread> cpu=<cpu>": one line per worker thread. */
 int sct_thread_binding(int thread, int cpu);
 
 /*
- * "TRACE_WORKLOAD_PHASE=<name>": name is one of the SCT_PHASE_* names. At main_loop_begin,
- * when the observer passed STREAMCARD_READY_FD, waits until it has taken its snapshots.
+ * "TRACE_WORKLOAD_PHASE=<name>": name is SC_TRACE_MAIN_LOOP_BEGIN or SC_TRACE_MAIN_LOOP_END.
+ * At main_loop_begin, when the observer passed STREAMCARD_READY_FD, waits until it has taken
+ * its snapshots, then prints "TRACE_READY_WAIT ms=<ms>".
  */
 int sct_phase(const char *name);
 

@@ -4,7 +4,7 @@
  * the data as the MPI library reports it (transport.h).
  *
  * What rank 0 prints, in order (each line flushed at once; the trace protocol of
- * doc/design.md with ranks in place of threads):
+ * sc_trace_protocol.h, doc/design.md, with ranks in place of threads):
  *   Number of Ranks requested = 2
  *   TRACE_READY_HANDSHAKE rank=0 fd=<n> used=<0|1> why=<pipe|not-open|...>
  *       (only when STREAMCARD_READY_FD was set: whether main_loop_begin waits for it)
@@ -69,7 +69,7 @@ static struct {
 
 static void scm__ready_fd_guard(void)
 {
-    const char *text = getenv("STREAMCARD_READY_FD"), *pid = getenv("STREAMCARD_READY_PID");
+    const char *text = getenv(SC_TRACE_READY_FD_ENV), *pid = getenv(SC_TRACE_READY_PID_ENV);
     struct stat st;
     char *end = NULL;
 
@@ -90,7 +90,7 @@ static void scm__ready_fd_guard(void)
     else
         scm__ready.why = "pipe";
     if (strcmp(scm__ready.why, "pipe") != 0) {
-        unsetenv("STREAMCARD_READY_FD");
+        unsetenv(SC_TRACE_READY_FD_ENV);
         return;
     }
     /* fi_info and the library's helpers must not hold it */
@@ -162,10 +162,10 @@ static void scm__bindings(MPI_Comm comm, int rank, int size, struct scm_binding 
         if (!b->valid || b->rank != r)
             continue;
         counted++;
-        printf("TRACE_RANK_BINDING rank=%d host=%s cpu=%d pid=%ld allowed=%s\n", b->rank, b->host,
-               b->cpu, b->pid, b->allowed[0] ? b->allowed : "unknown");
+        printf(SC_TRACE_RANK_BINDING("%d", "%s", "%d", "%ld", "%s") "\n", b->rank, b->host, b->cpu,
+               b->pid, b->allowed[0] ? b->allowed : "unknown");
     }
-    printf("Number of Ranks counted = %d\n", counted);
+    printf(SC_TRACE_RANKS_COUNTED("%d") "\n", counted);
 }
 
 /* Every rank's first wrong payload and counts, gathered; rank 0 prints the verdict. */
@@ -188,12 +188,12 @@ static int scm__verdict(const struct scm_bench *b, MPI_Comm comm, int size,
             if (!all[r].failed)
                 continue;
             /* clang-format off */
-            printf("Failed Validation: rank %d received a %zu-byte message (number %llu of that size) with %zu wrong bytes, first at offset %zu: expected 0x%02x got 0x%02x (%llu failed checks on this rank)\n",
+            printf(SC_TRACE_FAILED_VALIDATION ": rank %d received a %zu-byte message (number %llu of that size) with %zu wrong bytes, first at offset %zu: expected 0x%02x got 0x%02x (%llu failed checks on this rank)\n",
                    r, f->bytes, f->seq, f->err.wrong, f->err.offset, f->err.want, f->err.got, all[r].failed);
             /* clang-format on */
         }
         if (*failed == 0)
-            printf("Solution Validates (mpi-pingpong: every payload checked, %llu messages)\n",
+            printf(SC_TRACE_VALIDATES " (mpi-pingpong: every payload checked, %llu messages)\n",
                    *messages);
         ok = *failed == 0;
     }
@@ -228,11 +228,11 @@ static int scm__run(const struct scm_opts *o, struct scm_probe *probe, MPI_Comm 
     scm__library(library, sizeof(library));
     if (rank == 0) {
         scm_report_banner(stdout, o, library);
-        printf("Number of Ranks requested = %d\n", size);
+        printf(SC_TRACE_RANKS_REQUESTED("%d") "\n", size);
     }
     if (rank == 0 && scm__ready.asked)
-        printf("TRACE_READY_HANDSHAKE rank=0 fd=%ld used=%d why=%s\n", scm__ready.fd,
-               getenv("STREAMCARD_READY_FD") != NULL, scm__ready.why);
+        printf(SC_TRACE_READY_HANDSHAKE("0", "%ld", "%d", "%s") "\n", scm__ready.fd,
+               getenv(SC_TRACE_READY_FD_ENV) != NULL, scm__ready.why);
     if (size != 2) {
         char why[64];
         snprintf(why, sizeof(why), "%d rank%s", size, size == 1 ? "" : "s");
@@ -253,11 +253,11 @@ static int scm__run(const struct scm_opts *o, struct scm_probe *probe, MPI_Comm 
     }
     MPI_Barrier(comm); /* the warm-up barrier: both ranks are past MPI_Init and the probe */
     if (rank == 0)
-        sct_phase(SCT_PHASE_MAIN_LOOP_BEGIN); /* the handshake, when the observer started us */
+        sct_phase(SC_TRACE_MAIN_LOOP_BEGIN); /* the handshake, when the observer started us */
     if (scm_bench_run(&bench) != 0)
         goto out_close;
     if (rank == 0)
-        sct_phase(SCT_PHASE_MAIN_LOOP_END);
+        sct_phase(SC_TRACE_MAIN_LOOP_END);
     ok = scm__verdict(&bench, comm, size, &messages, &failed);
     rc = ok ? 0 : SCM_EXIT_FAILED;
     if (json) {
@@ -306,7 +306,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     scm_probe_end(&probe, MPI_COMM_WORLD, size == 2 ? 1 - rank : -1);
     if (rank != 0)
-        unsetenv("STREAMCARD_READY_FD"); /* rank 0 alone prints the phases */
+        unsetenv(SC_TRACE_READY_FD_ENV); /* rank 0 alone prints the phases */
 
     rc = scm__run(&o, &probe, MPI_COMM_WORLD, rank, size);
     scm_capture_free(&probe.capture);

@@ -3,6 +3,7 @@
  * captured from stderr, and MPI_T (see transport.h).
  */
 #include "transport.h"
+#include "sc_trace_protocol.h"
 #include "subproc.h"
 #include "transport_parse.h"
 
@@ -197,13 +198,12 @@ int scm_transport_report(const struct scm_transport *mine, struct scm_transport 
     for (int r = 0; r < size; r++) {
         const struct scm_transport *t = &all[r];
         names[r] = t->transport;
-        printf("TRACE_TRANSPORT_RANK rank=%d host=%s transport=%s pml=%s btl=%s mtl=%s "
-               "provider=%s fi_info=%s\n",
-               r, t->host, t->transport, t->pml, t->btl, t->mtl, t->provider, t->fi_registered);
+        printf(SC_TRACE_TRANSPORT_RANK("%d", "%s", "%s", "%s", "%s", "%s", "%s", "%s") "\n", r,
+               t->host, t->transport, t->pml, t->btl, t->mtl, t->provider, t->fi_registered);
     }
     scm_transport_agree(names, size, agreed, len);
-    printf("TRACE_TRANSPORT transport=%s pml=%s btl=%s mtl=%s provider=%s\n", agreed, all[0].pml,
-           all[0].btl, all[0].mtl, all[0].provider);
+    printf(SC_TRACE_TRANSPORT("%s", "%s", "%s", "%s", "%s") "\n", agreed, all[0].pml, all[0].btl,
+           all[0].mtl, all[0].provider);
     fflush(stdout);
     return MPI_SUCCESS;
 }

@@ -64,8 +64,8 @@ static void test_line_formats(void)
     sct_threads_requested(16);
     sct_thread_binding(3, 7);
     sct_threads_counted(16);
-    sct_phase(SCT_PHASE_MAIN_LOOP_BEGIN);
-    sct_phase(SCT_PHASE_MAIN_LOOP_END);
+    sct_phase(SC_TRACE_MAIN_LOOP_BEGIN);
+    sct_phase(SC_TRACE_MAIN_LOOP_END);
     capture_end(&c, buf, sizeof(buf));
     SC_CHECK_STR_EQ(buf, "Number of Threads requested = 16\n"
                          "TRACE_THREAD_BINDING thread=3 cpu=7\n"

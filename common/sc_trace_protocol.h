@@ -1,0 +1,92 @@
+/*
+ * sc_trace_protocol.h: the trace protocol, the lines a workload prints on its stdout for
+ * the observer that runs it (doc/design.md, the trace protocol). Constants only: nothing to
+ * link, so the workloads (which link nothing of libstreamcard) and the core include the same
+ * text. Writers: kernels/trace.c, kernels/ipsearch_pool.c, mpi/pingpong.c, mpi/transport.c,
+ * and the stream/ipsearch validation lines. Readers: core/tracelog.c (the whole log) and
+ * core/observe.c (main_loop_begin as it happens, and the readiness handshake).
+ *
+ * A line with fields is one macro whose arguments are the fields' conversions: the writer
+ * passes printf's, the reader scanf's, and both get the same words in the same order:
+ *   printf(SC_TRACE_THREAD_BINDING("%d", "%d") "\n", thread, cpu);
+ *   sscanf(line, SC_TRACE_THREAD_BINDING("%ld", "%ld") "%n", &thread, &cpu, &used);
+ * Every such line starts with its tag (SC_TRACE_TAG_*), which a reader matches first.
+ */
+#ifndef SC_TRACE_PROTOCOL_H
+#define SC_TRACE_PROTOCOL_H
+
+/* Each line's words stay as they print, not as clang-format would wrap them. */
+/* clang-format off */
+
+/* Every protocol line that is not one of the counts or validation lines below. */
+#define SC_TRACE_TAG "TRACE_"
+
+/* "TRACE_WORKLOAD_PHASE=main_loop_begin" just before the first timed repetition (and after
+   the warm-up barrier of MPI), "TRACE_WORKLOAD_PHASE=main_loop_end" after the last. */
+#define SC_TRACE_PHASE SC_TRACE_TAG "WORKLOAD_PHASE="
+#define SC_TRACE_MAIN_LOOP_BEGIN "main_loop_begin"
+#define SC_TRACE_MAIN_LOOP_END "main_loop_end"
+
+/* One line per worker thread: which CPU it runs on. */
+#define SC_TRACE_TAG_THREAD_BINDING SC_TRACE_TAG "THREAD_BINDING "
+#define SC_TRACE_THREAD_BINDING(THREAD, CPU)                                                     \
+    SC_TRACE_TAG_THREAD_BINDING "thread=" THREAD " cpu=" CPU
+
+/* One line per ipsearch search thread: its pool, its thread in the pool, its CPU, and
+   whether pinning it worked (SC_TRACE_PIN_OK or SC_TRACE_PIN_FAILED). */
+#define SC_TRACE_TAG_POOL_THREAD SC_TRACE_TAG "POOL_THREAD "
+#define SC_TRACE_POOL_THREAD(POOL, THREAD, CPU, PIN)                                             \
+    SC_TRACE_TAG_POOL_THREAD "pool=" POOL " thread=" THREAD " cpu=" CPU " pin=" PIN
+#define SC_TRACE_PIN_OK "ok"
+#define SC_TRACE_PIN_FAILED "failed"
+
+/* One line per MPI rank (printed by rank 0): host, CPU, pid and allowed CPUs (a cpulist). */
+#define SC_TRACE_TAG_RANK_BINDING SC_TRACE_TAG "RANK_BINDING "
+#define SC_TRACE_RANK_BINDING(RANK, HOST, CPU, PID, ALLOWED)                                     \
+    SC_TRACE_TAG_RANK_BINDING "rank=" RANK " host=" HOST " cpu=" CPU " pid=" PID                 \
+                              " allowed=" ALLOWED
+
+/* The transport every rank's MPI library used, then the one the run agrees on. A reader
+   keeps TRANSPORT's words after the tag as name=value pairs. */
+#define SC_TRACE_TAG_TRANSPORT_RANK SC_TRACE_TAG "TRANSPORT_RANK "
+#define SC_TRACE_TRANSPORT_RANK(RANK, HOST, TRANSPORT, PML, BTL, MTL, PROVIDER, FI_INFO)         \
+    SC_TRACE_TAG_TRANSPORT_RANK "rank=" RANK " host=" HOST " transport=" TRANSPORT " pml=" PML   \
+                                " btl=" BTL " mtl=" MTL " provider=" PROVIDER " fi_info=" FI_INFO
+#define SC_TRACE_TAG_TRANSPORT SC_TRACE_TAG "TRANSPORT "
+#define SC_TRACE_TRANSPORT_FIRST "transport=" /* TRANSPORT's first word */
+#define SC_TRACE_TRANSPORT(TRANSPORT, PML, BTL, MTL, PROVIDER)                                   \
+    SC_TRACE_TAG_TRANSPORT SC_TRACE_TRANSPORT_FIRST TRANSPORT " pml=" PML " btl=" BTL            \
+                                                    " mtl=" MTL " provider=" PROVIDER
+
+/*
+ * The readiness handshake. An observer that wants to snapshot the workload at
+ * main_loop_begin starts it with SC_TRACE_READY_FD_ENV=<fd>, the read end of a pipe (and may
+ * name the process it started in SC_TRACE_READY_PID_ENV). After printing
+ * main_loop_begin the workload waits, at most SC_TRACE_READY_WAIT_MAX_MS, for one byte or
+ * EOF on it, then prints READY_WAIT: milliseconds from writing the marker to being released.
+ */
+#define SC_TRACE_READY_FD_ENV "STREAMCARD_READY_FD"
+#define SC_TRACE_READY_PID_ENV "STREAMCARD_READY_PID"
+#define SC_TRACE_READY_WAIT_MAX_MS 10000
+#define SC_TRACE_TAG_READY_WAIT SC_TRACE_TAG "READY_WAIT "
+#define SC_TRACE_READY_WAIT(MS) SC_TRACE_TAG_READY_WAIT "ms=" MS
+/* streamcard-pingpong's rank 0: whether the inherited descriptor was the observer's pipe. */
+#define SC_TRACE_READY_HANDSHAKE(RANK, FD, USED, WHY)                                            \
+    SC_TRACE_TAG "READY_HANDSHAKE rank=" RANK " fd=" FD " used=" USED " why=" WHY
+
+/* The counts the thread (rank) count gate compares: requested, and counted in a parallel
+   region (gathered from the ranks). */
+#define SC_TRACE_THREADS_REQUESTED(N) "Number of Threads requested = " N
+#define SC_TRACE_THREADS_COUNTED(N) "Number of Threads counted = " N
+#define SC_TRACE_RANKS_REQUESTED(N) "Number of Ranks requested = " N
+#define SC_TRACE_RANKS_COUNTED(N) "Number of Ranks counted = " N
+
+/* Validation: a line that starts with SC_TRACE_VALIDATES when every result checked, and
+   one that holds SC_TRACE_FAILED_VALIDATION for a wrong one (each followed by the
+   workload's own words). */
+#define SC_TRACE_VALIDATES "Solution Validates"
+#define SC_TRACE_FAILED_VALIDATION "Failed Validation"
+
+/* clang-format on */
+
+#endif
