@@ -4,7 +4,7 @@
  */
 #include "transport.h"
 #include "sc_trace_protocol.h"
-#include "subproc.h"
+#include "sc_spawn.h"
 #include "transport_parse.h"
 
 #include <stdio.h>
@@ -12,7 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SCM_FI_INFO_TIMEOUT_MS 10000
+/* fi_info lists every provider in a few KiB; a hung one must not stall the rank. */
+static const sc_spawn_opts scm__fi_info_run = {
+    .timeout_ms = 10000, .max_bytes = 256 * 1024, .quiet = true};
 
 extern char **environ;
 
@@ -47,16 +49,17 @@ static void scm__fi_info(struct scm_probe *p)
 
     snprintf(p->fi_registered, sizeof(p->fi_registered), "unavailable");
     snprintf(p->fi_usable, sizeof(p->fi_usable), "unavailable");
-    if (scm_spawn_capture(list_argv, SCM_FI_INFO_TIMEOUT_MS, &text) != 0)
+    if (sc_spawn_capture(list_argv, &scm__fi_info_run, &text) != 0) {
+        free(text);
         return;
+    }
     scm_parse_fi_list(text, p->fi_registered, sizeof(p->fi_registered));
     free(text);
-    if (scm_spawn_capture(usable_argv, SCM_FI_INFO_TIMEOUT_MS, &text) == 0) {
+    if (sc_spawn_capture(usable_argv, &scm__fi_info_run, &text) == 0)
         scm_parse_fi_usable(text, p->fi_usable, sizeof(p->fi_usable));
-        free(text);
-    } else {
+    else
         snprintf(p->fi_usable, sizeof(p->fi_usable), "%s", SCM_NONE); /* fi_info: no provider */
-    }
+    free(text);
 }
 
 void scm_probe_begin(struct scm_probe *p)

@@ -7,6 +7,7 @@
 
 #include "sc_card.h"
 #include "sc_hash.h"
+#include "sc_spawn.h" /* sc_spawn_capture: sbatch --wait, a workload's --build-info */
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -93,9 +94,5 @@ int sc_plan_build(sc_plan *plan, char **parent_env);
 int sc_plan_append_arg(sc_plan *plan, const char *arg);
 void sc_plan_print(const sc_plan *plan, FILE *out);
 void sc_plan_free(sc_plan *plan);
-
-/* Runs argv (a path, or a name looked up in PATH) to completion, capturing its stdout.
-   Returns 0 when it exited 0, -ECHILD when it exited otherwise, or -errno. */
-int sc_spawn_capture(char *const argv[], char **out);
 
 #endif

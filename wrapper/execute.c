@@ -131,11 +131,11 @@ static void sc__write_build_json(sc__run *run)
     /* Asked again after a failure: the answer is deterministic, and one transient failure
        (a sanitizer's check at exit under load, a signal) must not cost the bundle the
        build's identity. */
-    int rc = sc_spawn_capture(argv, &info);
+    int rc = sc_spawn_capture(argv, NULL, &info);
     if (rc < 0) {
         free(info);
         info = NULL;
-        rc = sc_spawn_capture(argv, &info);
+        rc = sc_spawn_capture(argv, NULL, &info);
     }
     if (rc == 0) {
         for (const char *const *k = keys; *k; k++)

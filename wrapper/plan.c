@@ -7,19 +7,12 @@
 #include "sc_hostlist.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-#include "sc_file.h"
-
-extern char **environ;
 
 /* Variables streamcard sets itself; inherited values would contradict the card. */
 static const char *const sc__owned_env[] = {"OMP_NUM_THREADS", "OMP_PLACES", "OMP_PROC_BIND",
@@ -394,31 +387,4 @@ void sc_plan_free(sc_plan *plan)
     free(plan->bundle_path);
     sc__strv_free(plan->sbatch_args);
     memset(plan, 0, sizeof(*plan));
-}
-
-int sc_spawn_capture(char *const argv[], char **out)
-{
-    int pipefd[2], status = 0, rc;
-    posix_spawn_file_actions_t fa;
-    pid_t pid;
-
-    *out = NULL;
-    if (pipe2(pipefd, O_CLOEXEC) < 0)
-        return -errno;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
-    rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(pipefd[1]);
-    if (rc != 0) {
-        close(pipefd[0]);
-        return -rc;
-    }
-    rc = sc_file_read_fd(pipefd[0], 1 << 20, out, NULL);
-    close(pipefd[0]);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (rc == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
-        rc = -ECHILD;
-    return rc;
 }

@@ -103,7 +103,7 @@ static int sc__submit_one(const sc_plan *base, const sc_plan *plan, const char *
         fprintf(stderr, "streamcard: cannot write %s: %s\n", card_path, strerror(errno));
         return -1;
     }
-    int rc = sc_spawn_capture((char *const *)argv, &jobid);
+    int rc = sc_spawn_capture((char *const *)argv, NULL, &jobid);
     if (jobid)
         jobid[strcspn(jobid, "\n;")] = '\0';
     if (!jobid || !*jobid) {
