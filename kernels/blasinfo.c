@@ -55,28 +55,17 @@ int sct_blas_print(FILE *out, const char *prefix, const struct sct_blas_info *b)
     return rc < 0 ? -EIO : 0;
 }
 
-/* A JSON string from a library's text; such text holds no quotes, but be safe. */
-static void sct__json_str(FILE *out, const char *s)
+json_object *sct_blas_json(const struct sct_blas_info *b)
 {
-    fputc('"', out);
-    for (; *s; s++)
-        if (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20)
-            fprintf(out, "\\u%04x", (unsigned char)*s);
-        else
-            fputc(*s, out);
-    fputc('"', out);
-}
+    json_object *o = json_object_new_object();
 
-int sct_blas_json(FILE *out, const struct sct_blas_info *b)
-{
-    fputs("{\"library\": ", out);
-    sct__json_str(out, b->library);
-    fputs(", \"config\": ", out);
-    sct__json_str(out, b->config);
-    fputs(", \"corename\": ", out);
-    sct__json_str(out, b->corename);
-    fputs(", \"parallel\": ", out);
-    sct__json_str(out, b->parallel);
-    fprintf(out, ", \"num_threads\": %d, \"num_procs\": %d}", b->num_threads, b->num_procs);
-    return ferror(out) ? -EIO : 0;
+    if (!o)
+        return NULL;
+    json_object_object_add(o, "library", json_object_new_string(b->library));
+    json_object_object_add(o, "config", json_object_new_string(b->config));
+    json_object_object_add(o, "corename", json_object_new_string(b->corename));
+    json_object_object_add(o, "parallel", json_object_new_string(b->parallel));
+    json_object_object_add(o, "num_threads", json_object_new_int(b->num_threads));
+    json_object_object_add(o, "num_procs", json_object_new_int(b->num_procs));
+    return o;
 }

@@ -12,6 +12,7 @@
 #ifndef SC_KERNELS_BLASINFO_H
 #define SC_KERNELS_BLASINFO_H
 
+#include <json-c/json.h>
 #include <limits.h>
 #include <stdio.h>
 
@@ -32,7 +33,7 @@ void sct_blas_probe(struct sct_blas_info *b);
 int sct_blas_print(FILE *out, const char *prefix, const struct sct_blas_info *b);
 
 /* The same as one JSON object with keys library, config, corename, parallel, num_threads,
- * num_procs. Returns 0 or -EIO. */
-int sct_blas_json(FILE *out, const struct sct_blas_info *b);
+ * num_procs; NULL when out of memory. */
+json_object *sct_blas_json(const struct sct_blas_info *b);
 
 #endif

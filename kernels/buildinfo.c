@@ -193,22 +193,20 @@ int sct_thread_env_print(FILE *out, const char *prefix)
     return ferror(out) ? -EIO : 0;
 }
 
-int sct_thread_env_json(FILE *out)
+json_object *sct_thread_env_json(void)
 {
     const char **v = sct__thread_env();
+    json_object *o = v ? json_object_new_object() : NULL;
 
-    if (!v)
-        return -ENOMEM;
-    fputc('{', out);
-    for (size_t i = 0; v[i]; i++) {
+    for (size_t i = 0; o && v[i]; i++) {
         size_t name = strcspn(v[i], "=");
-        fputs(i ? ", \"" : "\"", out);
-        sct__put_escaped(out, v[i], name);
-        fputs("\": \"", out);
-        sct__put_escaped(out, v[i] + name + 1, strlen(v[i] + name + 1));
-        fputc('"', out);
+        char *key = strndup(v[i], name);
+        if (!key || json_object_object_add(o, key, json_object_new_string(v[i] + name + 1)) < 0) {
+            json_object_put(o);
+            o = NULL;
+        }
+        free(key);
     }
-    fputc('}', out);
     free(v);
-    return ferror(out) ? -EIO : 0;
+    return o;
 }

@@ -9,6 +9,7 @@
 #ifndef SC_KERNELS_BUILDINFO_H
 #define SC_KERNELS_BUILDINFO_H
 
+#include <json-c/json.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -56,7 +57,7 @@ int sct_build_info_print(FILE *out, size_t element_bytes);
  */
 int sct_thread_env_print(FILE *out, const char *prefix);
 
-/* The same as one JSON object {"NAME": "VALUE", ...}, escaped. Returns 0 or -EIO. */
-int sct_thread_env_json(FILE *out);
+/* The same as one JSON object {"NAME": "VALUE", ...}; NULL when out of memory. */
+json_object *sct_thread_env_json(void);
 
 #endif

@@ -51,13 +51,14 @@
 
 #include "blasinfo.h"
 #include "buildinfo.h"
-#include "workload_cli.h"
 #include "harness.h"
 #include "ipsearch_engine.h"
 #include "ipsearch_pool.h"
 #include "perfcount.h"
+#include "results_json.h"
 #include "taskcpu.h"
 #include "trace.h"
+#include "workload_cli.h"
 
 #define SCT_PROG "streamcard-ipsearch"
 #define SCT_EXIT_FAILED 1
@@ -224,15 +225,6 @@ static void sct__print_model(const struct sct_ips_run *r)
                r->pool, r->team, r->blas_threads, demand, r->ncpus);
 }
 
-/* JSON has no Inf or NaN: null instead. */
-static void sct__json_num(FILE *f, const char *key, double v, const char *sep)
-{
-    if (isfinite(v))
-        fprintf(f, "\"%s\": %.9g%s", key, v, sep);
-    else
-        fprintf(f, "\"%s\": null%s", key, sep);
-}
-
 /* Everything the table and the JSON report. */
 struct sct_figures {
     const struct sct_kernel_stats *st;
@@ -261,67 +253,134 @@ static void sct__print_table(const struct sct_figures *f)
            f->st->avg_s, f->st->max_s, f->th.busy_avg, f->th.cpu_avg);
 }
 
+/* Adds key: v, written with a timing's nine digits (null when not finite), to o. */
+static void sct__add_num(json_object *o, const char *key, double v)
+{
+    json_object_object_add(o, key, sct_json_double(v, SCT_JSON_TIMING));
+}
+
+/* The "metrics" object: every figure of the table, and every search's wall seconds, the
+   warm-up first (as STREAM's rep_seconds). */
+static json_object *sct__metrics(const struct sct_ips_run *r, const struct sct_figures *fig)
+{
+    json_object *m = json_object_new_object(), *reps = json_object_new_object();
+    json_object *search = json_object_new_array();
+
+    if (!m || !reps || !search) {
+        json_object_put(m);
+        json_object_put(reps);
+        json_object_put(search);
+        return NULL;
+    }
+    sct__add_num(m, "qps", fig->qps);
+    sct__add_num(m, "gflops", fig->st->best_gflops);
+    sct__add_num(m, "total_thread_seconds", fig->th.busy_best);
+    sct__add_num(m, "wall_seconds", fig->st->min_s);
+    sct__add_num(m, "recall_at_k", fig->recall);
+    sct__add_num(m, "avg_wall_seconds", fig->st->avg_s);
+    sct__add_num(m, "max_wall_seconds", fig->st->max_s);
+    sct__add_num(m, "avg_total_thread_seconds", fig->th.busy_avg);
+    sct__add_num(m, "total_thread_cpu_seconds", fig->th.cpu_best);
+    sct__add_num(m, "avg_total_thread_cpu_seconds", fig->th.cpu_avg);
+    for (int rep = 0; r->rep_wall_s && rep < r->iterations; rep++)
+        json_object_array_add(search, sct_json_double(r->rep_wall_s[rep], SCT_JSON_TIMING));
+    json_object_object_add(reps, "search", search);
+    json_object_object_add(m, "rep_seconds", reps);
+    return m;
+}
+
+/* Where each compute thread ran: [{"pool": p, "thread": j, "tid": t, "cpu": c}, ...]. */
+static json_object *sct__bindings(const struct sct_ips_run *r)
+{
+    json_object *list = json_object_new_array();
+
+    for (int i = 0; list && i < r->pool * r->team; i++) {
+        json_object *b = json_object_new_object();
+        if (b) {
+            json_object_object_add(b, "pool", json_object_new_int(i / r->team));
+            json_object_object_add(b, "thread", json_object_new_int(i % r->team));
+            json_object_object_add(b, "tid", json_object_new_int((int)r->slots[i].tid));
+            json_object_object_add(b, "cpu", json_object_new_int(r->slots[i].cpu));
+        }
+        json_object_array_add(list, b);
+    }
+    return list;
+}
+
+/* The "evidence" object: the BLAS and OpenMP in force, the threads and where they ran,
+   the CPU time of the main loop, the hardware counters. */
+static json_object *sct__evidence(const struct sct_ips_run *r, const struct sct_blas_info *blas,
+                                  const struct sct_accounting *a,
+                                  const struct sct_perf_counts *counts)
+{
+    char omp[PATH_MAX];
+    json_object *e = json_object_new_object(), *cpu = json_object_new_object();
+
+    if (!e || !cpu) {
+        json_object_put(e);
+        json_object_put(cpu);
+        return NULL;
+    }
+    if (sct_openmp_runtime_path(omp, sizeof(omp)) != 0)
+        strcpy(omp, "none");
+    json_object_object_add(e, "blas", sct_blas_json(blas));
+    json_object_object_add(e, "blas_threads", json_object_new_int(r->blas_threads));
+    json_object_object_add(e, "blas_threads_source", json_object_new_string(r->blas_source));
+    json_object_object_add(e, "openmp_runtime", json_object_new_string(omp));
+    json_object_object_add(e, "env", sct_thread_env_json());
+    json_object_object_add(e, "pool_threads", json_object_new_int(r->pool));
+    json_object_object_add(e, "omp_threads", json_object_new_int(r->omp_threads));
+    json_object_object_add(e, "team_threads", json_object_new_int(r->team));
+    json_object_object_add(e, "compute_threads", json_object_new_int(r->pool * r->team));
+    json_object_object_add(e, "cpus", json_object_new_int(r->ncpus));
+    json_object_object_add(e, "queries_per_request", json_object_new_uint64(r->block));
+    json_object_object_add(e, "requests", json_object_new_uint64(r->nreq));
+    json_object_object_add(e, "pool_threads_match_omp_threads",
+                           json_object_new_boolean(r->pool == r->omp_threads));
+    json_object_object_add(e, "oversubscribed",
+                           json_object_new_boolean(r->pool * r->team * r->blas_threads > r->ncpus));
+    json_object_object_add(e, "compute_thread_bindings", sct__bindings(r));
+    json_object_object_add(cpu, "source", json_object_new_string(a->after.source));
+    sct__add_num(cpu, "compute", a->compute_s);
+    sct__add_num(cpu, "main_team", a->team_s);
+    sct__add_num(cpu, "other", a->other_s);
+    json_object_object_add(e, "cpu_seconds_main_loop", cpu);
+    json_object_object_add(e, "counters", sct_perf_json(counts));
+    json_object_object_add(e, "simd_share", sct_perf_json_simd(counts));
+    return e;
+}
+
 static int sct__write_json(FILE *f, const struct sct_ips_run *r, const struct sct_ips_opts *o,
                            const struct sct_figures *fig, const struct sct_blas_info *blas,
                            const struct sct_accounting *a, const struct sct_perf_counts *counts)
 {
-    char omp[PATH_MAX];
+    char checksum[32];
+    json_object *root = json_object_new_object();
+    int rc;
 
-    if (sct_openmp_runtime_path(omp, sizeof(omp)) != 0)
-        strcpy(omp, "none");
-    fprintf(f, "{\n  \"schema\": 1,\n  \"workload\": \"ipsearch\",\n");
-    fprintf(f, "  \"nb\": %zu, \"nq\": %zu, \"dim\": %zu, \"k\": %zu,\n", o->nb, o->nq, o->dim,
-            o->k);
-    fprintf(f, "  \"iterations\": %d, \"seed\": %llu, \"threads\": %d, \"pool_threads\": %d,\n",
-            r->iterations, o->seed, r->omp_threads, r->pool);
-    fputs("  \"metrics\": {", f);
-    sct__json_num(f, "qps", fig->qps, ", ");
-    sct__json_num(f, "gflops", fig->st->best_gflops, ", ");
-    sct__json_num(f, "total_thread_seconds", fig->th.busy_best, ", ");
-    sct__json_num(f, "wall_seconds", fig->st->min_s, ", ");
-    sct__json_num(f, "recall_at_k", fig->recall, ",\n              ");
-    sct__json_num(f, "avg_wall_seconds", fig->st->avg_s, ", ");
-    sct__json_num(f, "max_wall_seconds", fig->st->max_s, ", ");
-    sct__json_num(f, "avg_total_thread_seconds", fig->th.busy_avg, ",\n              ");
-    sct__json_num(f, "total_thread_cpu_seconds", fig->th.cpu_best, ", ");
-    sct__json_num(f, "avg_total_thread_cpu_seconds", fig->th.cpu_avg, ",\n              ");
-    /* Every search's wall seconds, the warm-up first (as STREAM's rep_seconds). */
-    fputs("\"rep_seconds\": {\"search\": [", f);
-    for (int rep = 0; r->rep_wall_s && rep < r->iterations; rep++)
-        fprintf(f, "%s%.9g", rep ? ", " : "", r->rep_wall_s[rep]);
-    fputs("]}},\n", f);
-    fputs("  \"evidence\": {\n    \"blas\": ", f);
-    sct_blas_json(f, blas);
-    fprintf(f, ",\n    \"blas_threads\": %d, \"blas_threads_source\": \"%s\",\n", r->blas_threads,
-            r->blas_source);
-    fprintf(f, "    \"openmp_runtime\": \"%s\",\n    \"env\": ", omp);
-    sct_thread_env_json(f);
-    fprintf(f,
-            ",\n    \"pool_threads\": %d, \"omp_threads\": %d, \"team_threads\": %d, "
-            "\"compute_threads\": %d, \"cpus\": %d,\n",
-            r->pool, r->omp_threads, r->team, r->pool * r->team, r->ncpus);
-    fprintf(f, "    \"queries_per_request\": %zu, \"requests\": %zu,\n", r->block, r->nreq);
-    fprintf(f, "    \"pool_threads_match_omp_threads\": %s, \"oversubscribed\": %s,\n",
-            r->pool == r->omp_threads ? "true" : "false",
-            r->pool * r->team * r->blas_threads > r->ncpus ? "true" : "false");
-    fputs("    \"compute_thread_bindings\": [", f);
-    for (int i = 0; i < r->pool * r->team; i++)
-        fprintf(f, "%s{\"pool\": %d, \"thread\": %d, \"tid\": %d, \"cpu\": %d}", i ? ", " : "",
-                i / r->team, i % r->team, (int)r->slots[i].tid, r->slots[i].cpu);
-    fprintf(f, "],\n    \"cpu_seconds_main_loop\": {\"source\": \"%s\", ", a->after.source);
-    sct__json_num(f, "compute", a->compute_s, ", ");
-    sct__json_num(f, "main_team", a->team_s, ", ");
-    sct__json_num(f, "other", a->other_s, "},\n    \"counters\": ");
-    sct_perf_json(f, counts);
-    fputs(",\n    \"simd_share\": ", f);
-    sct_perf_json_simd(f, counts);
-    fputs("\n  },\n", f);
-    fprintf(f, "  \"validation\": \"%s\", \"sampled_queries\": %zu,\n", fig->ok ? "ok" : "failed",
-            fig->samples);
-    fprintf(f, "  \"tolerance\": \"" SCT_IPS_TOLERANCE_TEXT "\",\n");
-    fprintf(f, "  \"results_checksum\": \"0x%016llx\"\n}\n",
-            (unsigned long long)sct_ips_results_checksum(&r->res));
-    return ferror(f) ? -EIO : 0;
+    if (!root)
+        return -ENOMEM;
+    snprintf(checksum, sizeof(checksum), "0x%016llx",
+             (unsigned long long)sct_ips_results_checksum(&r->res));
+    json_object_object_add(root, "schema", json_object_new_int(1));
+    json_object_object_add(root, "workload", json_object_new_string("ipsearch"));
+    json_object_object_add(root, "nb", json_object_new_uint64(o->nb));
+    json_object_object_add(root, "nq", json_object_new_uint64(o->nq));
+    json_object_object_add(root, "dim", json_object_new_uint64(o->dim));
+    json_object_object_add(root, "k", json_object_new_uint64(o->k));
+    json_object_object_add(root, "iterations", json_object_new_int(r->iterations));
+    json_object_object_add(root, "seed", json_object_new_uint64(o->seed));
+    json_object_object_add(root, "threads", json_object_new_int(r->omp_threads));
+    json_object_object_add(root, "pool_threads", json_object_new_int(r->pool));
+    json_object_object_add(root, "metrics", sct__metrics(r, fig));
+    json_object_object_add(root, "evidence", sct__evidence(r, blas, a, counts));
+    json_object_object_add(root, "validation", json_object_new_string(fig->ok ? "ok" : "failed"));
+    json_object_object_add(root, "sampled_queries", json_object_new_uint64(fig->samples));
+    json_object_object_add(root, "tolerance", json_object_new_string(SCT_IPS_TOLERANCE_TEXT));
+    json_object_object_add(root, "results_checksum", json_object_new_string(checksum));
+    rc = sct_json_write(f, root);
+    json_object_put(root);
+    return rc;
 }
 
 /* ---- options ------------------------------------------------------------------------------ */

@@ -2,10 +2,12 @@
  * perfcount.c: per-thread cycles and instructions through perf_event_open (see perfcount.h).
  */
 #include "perfcount.h"
+#include "results_json.h"
 #include "simdevents.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
@@ -243,24 +245,36 @@ int sct_perf_print(FILE *out, const char *prefix, const struct sct_perf_counts *
     return rc < 0 ? -EIO : 0;
 }
 
-int sct_perf_json(FILE *out, const struct sct_perf_counts *t)
+/* {"status": "unavailable: <reason>"}, or {"status": "ok"} to add the figures to. */
+static json_object *sct__json_status(bool usable, const char *reason)
 {
-    int rc;
+    char text[512]; /* "unavailable: " and a reason: at most 280 bytes */
+    json_object *o = json_object_new_object();
 
-    if (!sct__perf_usable(t)) {
-        /* The reason is our own text (strerror and fixed words): no JSON escaping needed. */
-        rc = fprintf(out, "{\"status\": \"unavailable: %s\"}", sct__perf_reason(t));
-    } else {
-        double c = (double)t->value[SCT_PERF_CYCLES];
-        rc = fprintf(out,
-                     "{\"status\": \"ok\", \"cycles\": %llu, \"instructions\": %llu, "
-                     "\"ipc\": %.4f, \"threads\": %d, \"scaled\": %s}",
-                     (unsigned long long)t->value[SCT_PERF_CYCLES],
-                     (unsigned long long)t->value[SCT_PERF_INSTRUCTIONS],
-                     c > 0 ? (double)t->value[SCT_PERF_INSTRUCTIONS] / c : 0.0, t->threads,
-                     t->scaled ? "true" : "false");
+    snprintf(text, sizeof(text), "unavailable: %s", reason);
+    if (o && json_object_object_add(o, "status", json_object_new_string(usable ? "ok" : text))) {
+        json_object_put(o);
+        o = NULL;
     }
-    return rc < 0 ? -EIO : 0;
+    return o;
+}
+
+json_object *sct_perf_json(const struct sct_perf_counts *t)
+{
+    bool usable = sct__perf_usable(t);
+    json_object *o = sct__json_status(usable, usable ? "" : sct__perf_reason(t));
+    double c = (double)t->value[SCT_PERF_CYCLES];
+
+    if (!o || !usable)
+        return o;
+    json_object_object_add(o, "cycles", json_object_new_uint64(t->value[SCT_PERF_CYCLES]));
+    json_object_object_add(o, "instructions",
+                           json_object_new_uint64(t->value[SCT_PERF_INSTRUCTIONS]));
+    json_object_object_add(
+        o, "ipc", sct_json_fixed(c > 0 ? (double)t->value[SCT_PERF_INSTRUCTIONS] / c : 0.0, 4));
+    json_object_object_add(o, "threads", json_object_new_int(t->threads));
+    json_object_object_add(o, "scaled", json_object_new_boolean(t->scaled));
+    return o;
 }
 
 /* The share is usable when every counted thread also counted its FP instructions. */
@@ -297,17 +311,16 @@ int sct_perf_print_simd(FILE *out, const char *prefix, const struct sct_perf_cou
     return rc < 0 ? -EIO : 0;
 }
 
-int sct_perf_json_simd(FILE *out, const struct sct_perf_counts *t)
+json_object *sct_perf_json_simd(const struct sct_perf_counts *t)
 {
-    int rc;
+    bool usable = sct__simd_usable(t);
+    json_object *o = sct__json_status(usable, usable ? "" : sct__simd_reason(t));
 
-    if (!sct__simd_usable(t)) /* our own text: no JSON escaping needed */
-        rc = fprintf(out, "{\"status\": \"unavailable: %s\"}", sct__simd_reason(t));
-    else
-        rc = fprintf(out,
-                     "{\"status\": \"ok\", \"share\": %.4f, \"fp_packed\": %llu, "
-                     "\"fp_scalar\": %llu, \"threads\": %d}",
-                     sct__simd_share(t), (unsigned long long)t->value[SCT_PERF_FP_PACKED],
-                     (unsigned long long)t->value[SCT_PERF_FP_SCALAR], t->simd_threads);
-    return rc < 0 ? -EIO : 0;
+    if (!o || !usable)
+        return o;
+    json_object_object_add(o, "share", sct_json_fixed(sct__simd_share(t), 4));
+    json_object_object_add(o, "fp_packed", json_object_new_uint64(t->value[SCT_PERF_FP_PACKED]));
+    json_object_object_add(o, "fp_scalar", json_object_new_uint64(t->value[SCT_PERF_FP_SCALAR]));
+    json_object_object_add(o, "threads", json_object_new_int(t->simd_threads));
+    return o;
 }

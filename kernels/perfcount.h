@@ -13,6 +13,7 @@
 #ifndef SC_KERNELS_PERFCOUNT_H
 #define SC_KERNELS_PERFCOUNT_H
 
+#include <json-c/json.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -78,17 +79,20 @@ void sct_perf_counts_init(struct sct_perf_counts *total);
 int sct_perf_print(FILE *out, const char *prefix, const struct sct_perf_counts *total);
 
 /*
- * The same as a JSON object: {"cycles": n, "instructions": n, "ipc": x, "threads": n,
- * "scaled": false} or {"status": "unavailable: <reason>"}. Returns 0 or -EIO.
+ * The same as a JSON object: {"status": "ok", "cycles": n, "instructions": n, "ipc": x,
+ * "threads": n, "scaled": false} or {"status": "unavailable: <reason>"}; NULL when out of
+ * memory.
  */
-int sct_perf_json(FILE *out, const struct sct_perf_counts *total);
+json_object *sct_perf_json(const struct sct_perf_counts *total);
 
 /*
  * The SIMD share of the FP arithmetic instructions, packed / (packed + scalar), after
  * `prefix`: "simd_share: 0.981 packed=... scalar=... threads=2" or
- * "simd_share: unavailable: <reason>"; and as JSON. Return 0 or -EIO.
+ * "simd_share: unavailable: <reason>" (0 or -EIO); and as JSON, {"status": "ok", "share":
+ * x, "fp_packed": n, "fp_scalar": n, "threads": n} or {"status": "unavailable: <reason>"}
+ * (NULL when out of memory).
  */
 int sct_perf_print_simd(FILE *out, const char *prefix, const struct sct_perf_counts *total);
-int sct_perf_json_simd(FILE *out, const struct sct_perf_counts *total);
+json_object *sct_perf_json_simd(const struct sct_perf_counts *total);
 
 #endif

@@ -28,10 +28,11 @@
 #include <unistd.h>
 
 #include "buildinfo.h"
-#include "workload_cli.h"
 #include "harness.h"
+#include "results_json.h"
 #include "stream_ops.h"
 #include "trace.h"
+#include "workload_cli.h"
 
 #define SCT_PROG "streamcard-stream"
 #define SCT_SCALAR 3.0       /* STREAM's scalar */
@@ -322,13 +323,55 @@ static void sct__print_table(const struct sct_stream_kernel *const sel[], size_t
     printf("-------------------------------------------------------------\n");
 }
 
-/* JSON has no Inf or NaN: write null instead. */
-static void sct__json_num(FILE *f, double v)
+/* {"avg_time_s": x, "min_time_s": x, "max_time_s": x} of one kernel, added to o. */
+static void sct__add_times(json_object *o, const struct sct_kernel_stats *st)
 {
-    if (isfinite(v))
-        fprintf(f, "%.17g", v);
-    else
-        fputs("null", f);
+    json_object_object_add(o, "avg_time_s", sct_json_double(st->avg_s, SCT_JSON_EXACT));
+    json_object_object_add(o, "min_time_s", sct_json_double(st->min_s, SCT_JSON_EXACT));
+    json_object_object_add(o, "max_time_s", sct_json_double(st->max_s, SCT_JSON_EXACT));
+}
+
+/* The "metrics" object: per-kernel "rates" and "times" always, the kernel's figures at
+   the top when one kernel ran, every repetition's seconds when they were kept. */
+static json_object *sct__metrics(const struct sct_stream_kernel *const sel[], size_t nsel,
+                                 const struct sct_kernel_stats st[], const double *rep_s,
+                                 int iterations)
+{
+    json_object *m = json_object_new_object(), *rates = json_object_new_object();
+    json_object *times = json_object_new_object(), *reps = json_object_new_object();
+
+    if (!m || !rates || !times || !reps) {
+        json_object_put(m);
+        json_object_put(rates);
+        json_object_put(times);
+        json_object_put(reps);
+        return NULL;
+    }
+    if (nsel == 1) {
+        json_object_object_add(m, "best_rate_MBps",
+                               sct_json_double(st[0].best_rate_MBps, SCT_JSON_EXACT));
+        sct__add_times(m, &st[0]);
+    }
+    for (size_t j = 0; j < nsel; j++) {
+        json_object *t = json_object_new_object();
+        json_object_object_add(rates, sel[j]->desc.name,
+                               sct_json_double(st[j].best_rate_MBps, SCT_JSON_EXACT));
+        if (t)
+            sct__add_times(t, &st[j]);
+        json_object_object_add(times, sel[j]->desc.name, t);
+    }
+    /* Every repetition's seconds, the warm-up (the first) included: per-repetition plots. */
+    for (size_t j = 0; rep_s && j < nsel; j++) {
+        json_object *list = json_object_new_array();
+        for (int rep = 0; list && rep < iterations; rep++)
+            json_object_array_add(list,
+                                  sct_json_double(rep_s[(size_t)rep * nsel + j], SCT_JSON_EXACT));
+        json_object_object_add(reps, sel[j]->desc.name, list);
+    }
+    json_object_object_add(m, "rates", rates);
+    json_object_object_add(m, "times", times);
+    json_object_object_add(m, "rep_seconds", reps);
+    return m;
 }
 
 /* results of the run, keys as in doc/design.md ("results.json and build.json"); per-kernel
@@ -338,51 +381,26 @@ static int sct__write_json(FILE *f, const struct sct_stream_opts *o, int threads
                            size_t nsel, const struct sct_kernel_stats st[], const double *rep_s,
                            int ok)
 {
-    fprintf(f, "{\n  \"schema\": 1,\n  \"workload\": \"stream\",\n");
-    fprintf(f, "  \"kernel\": \"%s\",\n", o->kernel < 0 ? "all" : sel[0]->desc.name);
-    fprintf(f, "  \"array_size\": %zu,\n  \"iterations\": %d,\n  \"threads\": %d,\n", o->array_size,
-            o->iterations, threads);
-    fprintf(f, "  \"nt_stores\": \"%s\",\n  \"metrics\": {\n",
-            stores == SCT_NT_NONE ? "off" : sct_nt_isa_name(stores));
-    if (nsel == 1) {
-        fputs("    \"best_rate_MBps\": ", f);
-        sct__json_num(f, st[0].best_rate_MBps);
-        fputs(",\n    \"avg_time_s\": ", f);
-        sct__json_num(f, st[0].avg_s);
-        fputs(",\n    \"min_time_s\": ", f);
-        sct__json_num(f, st[0].min_s);
-        fputs(",\n    \"max_time_s\": ", f);
-        sct__json_num(f, st[0].max_s);
-        fputs(",\n", f);
-    }
-    fputs("    \"rates\": {", f);
-    for (size_t j = 0; j < nsel; j++) {
-        fprintf(f, "%s\"%s\": ", j ? ", " : "", sel[j]->desc.name);
-        sct__json_num(f, st[j].best_rate_MBps);
-    }
-    fputs("},\n    \"times\": {", f);
-    for (size_t j = 0; j < nsel; j++) {
-        fprintf(f, "%s\n      \"%s\": {\"avg_time_s\": ", j ? "," : "", sel[j]->desc.name);
-        sct__json_num(f, st[j].avg_s);
-        fputs(", \"min_time_s\": ", f);
-        sct__json_num(f, st[j].min_s);
-        fputs(", \"max_time_s\": ", f);
-        sct__json_num(f, st[j].max_s);
-        fputs("}", f);
-    }
-    /* Every repetition's seconds, the warm-up (the first) included: per-repetition plots. */
-    fputs("\n    },\n    \"rep_seconds\": {", f);
-    for (size_t j = 0; rep_s && j < nsel; j++) {
-        fprintf(f, "%s\n      \"%s\": [", j ? "," : "", sel[j]->desc.name);
-        for (int rep = 0; rep < o->iterations; rep++) {
-            if (rep)
-                fputs(", ", f);
-            sct__json_num(f, rep_s[(size_t)rep * nsel + j]);
-        }
-        fputs("]", f);
-    }
-    fprintf(f, "\n    }\n  },\n  \"validation\": \"%s\"\n}\n", ok ? "ok" : "failed");
-    return ferror(f) ? -EIO : 0;
+    json_object *root = json_object_new_object();
+    int rc;
+
+    if (!root)
+        return -ENOMEM;
+    json_object_object_add(root, "schema", json_object_new_int(1));
+    json_object_object_add(root, "workload", json_object_new_string("stream"));
+    json_object_object_add(root, "kernel",
+                           json_object_new_string(o->kernel < 0 ? "all" : sel[0]->desc.name));
+    json_object_object_add(root, "array_size", json_object_new_uint64(o->array_size));
+    json_object_object_add(root, "iterations", json_object_new_int(o->iterations));
+    json_object_object_add(root, "threads", json_object_new_int(threads));
+    json_object_object_add(
+        root, "nt_stores",
+        json_object_new_string(stores == SCT_NT_NONE ? "off" : sct_nt_isa_name(stores)));
+    json_object_object_add(root, "metrics", sct__metrics(sel, nsel, st, rep_s, o->iterations));
+    json_object_object_add(root, "validation", json_object_new_string(ok ? "ok" : "failed"));
+    rc = sct_json_write(f, root);
+    json_object_put(root);
+    return rc;
 }
 
 /* ---- options ------------------------------------------------------------------------- */

@@ -7,6 +7,7 @@
 #include <json-c/json.h>
 #include <string.h>
 
+#include "results_json.h"
 #include "transport_parse.h"
 
 static const char scm__rule[] = "#---------------------------------------------------";
@@ -119,7 +120,7 @@ int scm_report_json(FILE *f, const struct scm_results *r)
     json_object *root = json_object_new_object(), *tr = json_object_new_object();
     json_object *ranks = json_object_new_array(), *bindings = json_object_new_array();
     const struct scm_transport *t0 = &r->transports[0];
-    int rc = 0;
+    int rc;
 
     if (!root || !tr || !ranks || !bindings)
         return -ENOMEM;
@@ -160,10 +161,7 @@ int scm_report_json(FILE *f, const struct scm_results *r)
     json_object_object_add(root, "messages_checked", json_object_new_int64((int64_t)r->messages));
     json_object_object_add(root, "failed_checks", json_object_new_int64((int64_t)r->failed));
 
-    const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-                                                                JSON_C_TO_STRING_NOSLASHESCAPE);
-    if (!text || fprintf(f, "%s\n", text) < 0 || fflush(f) != 0)
-        rc = -EIO;
+    rc = sct_json_write(f, root);
     json_object_put(root);
     return rc;
 }
