@@ -1,15 +1,16 @@
 /*
- * plugin.c: spank_streamcard.so, the option --stream-card=CARD for sbatch, salloc and srun.
- * A thin Slurm adapter over libstreamcard (the card, binding, the bundle) and the platform
- * layer (pfctl.h: MSRs, governor, restore journal). Where each callback runs and as whom
- * (measured on Slurm 22.05; doc/design.md, "The SPANK plugin"):
+ * plugin.c: spank_streamcard.so, the option --stream-card=CARD for sbatch, salloc and srun:
+ * its callbacks, which Slurm context runs each and as whom, and the work done as root. A
+ * thin Slurm adapter over libstreamcard (the card, binding) and the platform layer
+ * (pfctl.h: MSRs, governor, restore journal); the card's way to the node is jobcard.c, the
+ * bundle's files written as the user are user_bundle.c. Where each callback runs and as
+ * whom (measured on Slurm 22.05; doc/design.md, "The SPANK plugin"):
  *
  *   slurm_spank_init            every context: registers the option, reads the policy;
  *                               in slurmd (S_CTX_SLURMD): restores what a crash left changed
  *   init_post_opt (allocator,   sbatch/salloc/srun, as the user: reads and checks the card;
  *                  local)       a bad card fails the submission; its bytes and SHA-256 travel
- *                               to the job in SLURM_STREAMCARD_CARD_* (SLURM_ variables reach
- *                               the job even with --export=NONE)
+ *                               to the job in SLURM_STREAMCARD_CARD_* (jobcard.h)
  *   init_post_opt (remote)      slurmstepd, root, once per step: the card from the job's
  *                               environment (never a user-named path) and the machine state
  *                               before anything changes. It never fails: a failure here makes
@@ -24,6 +25,7 @@
  *                               checks the card again (task/affinity has bound the task
  *                               by now), binds, writes the bundle's first files as the
  *                               user, and tells `streamcard run` where they are
+ *                               (user_bundle.h)
  *   task_exit                   slurmstepd, root, as a task ends: when `streamcard run` was
  *                               killed, its guardian gets time to seal the bundle before
  *                               slurmstepd kills what is left of the step (guardian.h)
@@ -38,55 +40,43 @@
  * The task callbacks act in the first task of the step running `streamcard run` and, in
  * steps started inside the job (the card's ranks), in the first task on each node: the
  * checks and the platform change then happen on every node the card runs on, and each
- * node's evidence goes into the bundle under its host name (sc__put_host_evidence).
+ * node's evidence goes into the bundle under its host name (sc_user_bundle_add_node).
  *
  * Nothing here may take slurmstepd down: no exit(), every pointer checked, every message one
  * line "streamcard: <what failed>: <why> (<what would be valid>)".
  */
 #include "guardian.h"
+#include "jobcard.h"
 #include "jobcpus.h"
 #include "pfctl.h"
 #include "policy.h"
 #include "sc_bind.h"
-#include "sc_bundle.h"
-#include "sc_card.h"
-#include "sc_codec.h"
 #include "sc_file.h"
-#include "sc_hash.h"
 #include "sc_kv.h"
 #include "sc_machine.h"
 #include "sc_sysstate.h"
 #include "spank_log.h"
+#include "user_bundle.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 SPANK_PLUGIN(streamcard, 1);
 
-#define SC_ENV_CARD_B64 "SLURM_STREAMCARD_CARD_B64"
-#define SC_ENV_CARD_SHA "SLURM_STREAMCARD_CARD_SHA256"
-#define SC_ENV_CARD_NAME "SLURM_STREAMCARD_CARD_NAME"
-#define SC_CARD_MAX_BYTES 65536 /* a card is a few dozen lines; this bounds the variable */
-
 /* State of this plugin instance (one process: sbatch, one slurmstepd, one epilog). */
 static struct {
     sc_policy policy;
-    char *option; /* the value given to --stream-card */
-    sc_card *card;
-    char *card_text;
-    char card_sha[SC_HASH_HEX_LEN + 1];
+    char *option;  /* the value given to --stream-card */
+    sc_jobcard jc; /* the card that came with the job; jc.card NULL: none */
     uint32_t job_id;
-    bool card_error; /* the card that came with the job was unusable (already reported) */
-    bool card_arriving; /* slurmstepd is reading the job's card: keep its problems */
+    bool card_error;       /* the card that came with the job was unusable (already reported) */
     sc_diag card_problems; /* what was wrong with it, said again by the task (job output) */
     bool platform_changed;
     sc_pfctl_evidence ev;
@@ -115,28 +105,6 @@ static int sc__option_cb(int val, const char *optarg, int remote)
     return sc_plug.option ? 0 : -1;
 }
 
-/* One problem with the card: logged now and, in slurmstepd (whose messages reach only
-   slurmd's log), kept for the task to say again where the user reads it, the job's output. */
-static void sc__card_problem(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sc__card_problem(const char *fmt, ...)
-{
-    char line[1024];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof(line), fmt, ap);
-    va_end(ap);
-    slurm_error("%s", line);
-    if (sc_plug.card_arriving)
-        sc_diag_addf(&sc_plug.card_problems, "%s", line);
-}
-
-static void sc__report(const sc_diag *d)
-{
-    for (size_t i = 0; i < d->count; i++)
-        sc__card_problem("streamcard: %s", d->lines[i]);
-}
-
 static void sc__log_lines(const char *text)
 {
     sc_spank_log_lines("streamcard: ", text);
@@ -146,98 +114,6 @@ static sc_pfctl_config sc__pfctl_config(void)
 {
     return (sc_pfctl_config){.sysroot = sc_plug.policy.sysroot,
                              .state_dir = sc_plug.policy.state_dir};
-}
-
-/* Parses and checks card text (the same rules as `streamcard run --dry-run`, minus the
-   machine). Keeps the card in sc_plug. Returns 0 or -1 with every problem reported. */
-static int sc__load_card(const char *text, size_t len, const char *name)
-{
-    sc_diag d;
-    int rc;
-
-    sc_diag_init(&d);
-    sc_card_free(sc_plug.card);
-    sc_plug.card = sc_card_new();
-    rc = sc_plug.card ? sc_card_parse(sc_plug.card, text, len, name, &d) : -ENOMEM;
-    /* Key and value errors are reported together with the card's other problems. */
-    if (rc == 0 || rc == -EINVAL) {
-        int crc = sc_card_check(sc_plug.card, &d);
-        rc = rc < 0 ? rc : crc;
-    }
-    if (rc < 0 && !d.count)
-        sc__card_problem("streamcard: %s: %s", name, strerror(-rc));
-    sc__report(&d);
-    sc_diag_free(&d);
-    return rc < 0 ? -1 : 0;
-}
-
-/* sbatch/salloc/srun, as the user: check the card and send its bytes with the job. */
-static int sc__submit_side(spank_t sp)
-{
-    char *text = NULL, *b64 = NULL, sha[SC_HASH_HEX_LEN + 1];
-    size_t len = 0;
-    int rc;
-
-    (void)sp;
-    if (!sc_plug.option)
-        return 0;
-    /* srun inside a --stream-card job inherits the option: the card already travelled. */
-    if (getenv("SLURM_JOB_ID") && getenv(SC_ENV_CARD_B64))
-        return 0;
-    rc = sc_file_read_at(AT_FDCWD, sc_plug.option, 0, SC_CARD_MAX_BYTES, &text, &len);
-    if (rc < 0) {
-        slurm_error("streamcard: %s: cannot read the card: %s", sc_plug.option,
-                    rc == -EFBIG ? "larger than 64 KiB" : strerror(-rc));
-        return -1;
-    }
-    if (sc__load_card(text, len, sc_plug.option) < 0) {
-        free(text);
-        return -1;
-    }
-    b64 = sc_base64_encode(text, len);
-    rc = b64 ? sc_hash_buf(text, len, sha) : -ENOMEM;
-    const char *base = strrchr(sc_plug.option, '/');
-    if (rc == 0 && (setenv(SC_ENV_CARD_B64, b64, 1) < 0 || setenv(SC_ENV_CARD_SHA, sha, 1) < 0 ||
-                    setenv(SC_ENV_CARD_NAME, base ? base + 1 : sc_plug.option, 1) < 0))
-        rc = -errno;
-    if (rc < 0)
-        slurm_error("streamcard: cannot pass the card to the job: %s", strerror(-rc));
-    free(b64);
-    free(text);
-    return rc < 0 ? -1 : 0;
-}
-
-/* The card that travelled with the job, checked against its SHA-256. 1 when there is
-   none (not a streamcard job), 0 when loaded, -1 on error. */
-static int sc__card_from_job(spank_t sp)
-{
-    char *b64 = malloc(SC_CARD_MAX_BYTES * 2), sha[SC_HASH_HEX_LEN + 1] = "", name[256] = "card";
-    char *text = NULL;
-    size_t len = 0;
-    int rc = 1;
-
-    if (!b64)
-        return -1;
-    if (spank_getenv(sp, SC_ENV_CARD_B64, b64, SC_CARD_MAX_BYTES * 2) != ESPANK_SUCCESS)
-        goto out;
-    spank_getenv(sp, SC_ENV_CARD_SHA, sha, sizeof(sha));
-    spank_getenv(sp, SC_ENV_CARD_NAME, name, sizeof(name));
-    rc = -1;
-    if (sc_base64_decode(b64, &text, &len) < 0 || sc_hash_buf(text, len, sc_plug.card_sha) < 0 ||
-        strcmp(sc_plug.card_sha, sha) != 0) {
-        sc__card_problem("streamcard: the card in %s does not match its SHA-256 %s (resubmit "
-                         "the job)", SC_ENV_CARD_B64, sha);
-        goto out;
-    }
-    if (sc__load_card(text, len, name) < 0)
-        goto out;
-    sc_plug.card_text = text;
-    text = NULL;
-    rc = 0;
-out:
-    free(text);
-    free(b64);
-    return rc;
 }
 
 /* True when the card asks to change prefetch or the governor. */
@@ -293,7 +169,7 @@ static void sc__snapshot_before(void)
 
     sc_kv_init(&kv);
     if (sc_fsroot_open(&root, sc_plug.policy.sysroot) == 0) {
-        sc_sysstate_capture(&root, sc_plug.card->cpus, &kv);
+        sc_sysstate_capture(&root, sc_plug.jc.card->cpus, &kv);
         sc_fsroot_close(&root);
     }
     sc_plug.platform_before = kv.failed ? NULL : kv.text;
@@ -305,9 +181,7 @@ static void sc__snapshot_before(void)
    fails (that would drain the node): a bad card is remembered and fails the task. */
 static int sc__step_side(spank_t sp)
 {
-    sc_plug.card_arriving = true;
-    int rc = sc__card_from_job(sp);
-    sc_plug.card_arriving = false;
+    int rc = sc_jobcard_receive(sp, &sc_plug.jc, &sc_plug.card_problems);
 
     if (rc < 0)
         sc_plug.card_error = true;
@@ -345,7 +219,7 @@ static sc_role sc__role(spank_t sp)
 static int sc__apply_platform(spank_t sp)
 {
     char why[1024] = "";
-    sc_card *c = sc_plug.card;
+    sc_card *c = sc_plug.jc.card;
 
     if (!sc__wants_platform(c))
         return 0;
@@ -368,17 +242,6 @@ static int sc__apply_platform(spank_t sp)
     return 0;
 }
 
-/* Writes one evidence text into the bundle (as the user; a missing text is skipped). */
-static int sc__put(const sc_bundle *b, const char *rel, const char *text)
-{
-    if (!text)
-        return 0;
-    int rc = sc_bundle_write_str(b, rel, text);
-    if (rc < 0)
-        slurm_error("streamcard: cannot write %s/%s: %s", b->path, rel, strerror(-rc));
-    return rc;
-}
-
 /* The job's CPUs are known to this task only once it is confined to them. With a cpuset
    cgroup (task/cgroup) that happens before task_init_privileged; task/affinity alone
    binds the task after it (measured on 22.05), so until then it may run on every CPU of
@@ -395,7 +258,7 @@ static int sc__check_confined(spank_t sp, const sc_machine *m)
                 "job's CPUs before the change: the task may still run on %d CPUs, the job has "
                 "%u (valid: submit with --exclusive, or confine jobs to their CPUs: "
                 "TaskPlugin=task/cgroup with ConstrainCores=yes)",
-                sc_plug.card->cpu_list ? sc_plug.card->cpu_list : "(all)", allowed,
+                sc_plug.jc.card->cpu_list ? sc_plug.jc.card->cpu_list : "(all)", allowed,
                 (unsigned)ncpus);
     return -1;
 }
@@ -425,120 +288,22 @@ static int sc__task_check(spank_t sp, bool before_change)
     sc_machine_restrict_to_self(&m);
     sc_diag_init(&d);
     /* The plugin is here to make the card's platform changes: platform_control = true. */
-    rc = sc_card_check_machine(sc_plug.card, &m, true, &d);
-    sc__report(&d);
+    rc = sc_card_check_machine(sc_plug.jc.card, &m, true, &d);
+    sc_jobcard_report(&d, NULL);
     sc_diag_free(&d);
-    if (rc == 0 && before_change && sc__wants_platform(sc_plug.card))
+    if (rc == 0 && before_change && sc__wants_platform(sc_plug.jc.card))
         rc = sc__check_confined(sp, &m);
     sc_machine_free(&m);
     return rc < 0 ? -1 : 0;
 }
 
-/*
- * This node's evidence under per-host names, as the user: platform/<host>/before.txt and,
- * when the platform was changed, prefetch/state/<host>/ (control.log, both readbacks,
- * state.env). Once per node per job: the first step on the node creates before.txt
- * exclusively; later steps find it and write nothing (their change only added a
- * reference to the first one's, see pfctl.h).
- */
-static int sc__put_host_evidence(const sc_bundle *b)
+/* For the bundle, written as the user: what was learnt and done here as root. */
+static sc_user_bundle_in sc__bundle_in(void)
 {
-    char host[256], rel[512];
-    const sc_pfctl_evidence *ev = &sc_plug.ev;
-
-    if (gethostname(host, sizeof(host) - 1) < 0)
-        strcpy(host, "unknown");
-    host[sizeof(host) - 1] = '\0';
-    host[strcspn(host, ".")] = '\0';
-    if (!*host || strchr(host, '/'))
-        strcpy(host, "unknown");
-    snprintf(rel, sizeof(rel), "platform/%s/before.txt", host);
-    int fd = sc_bundle_open_file(b, rel, O_WRONLY | O_CREAT | O_EXCL, 0644);
-    if (fd == -EEXIST)
-        return 0;
-    const char *before = sc_plug.platform_before ? sc_plug.platform_before : "";
-    int rc = fd < 0 ? fd : sc_file_write_all(fd, before, strlen(before));
-    if (fd >= 0 && close(fd) < 0 && rc == 0)
-        rc = -errno;
-    if (rc < 0) {
-        slurm_error("streamcard: cannot write %s/%s: %s", b->path, rel, strerror(-rc));
-        return rc;
-    }
-    const struct {
-        const char *name, *text;
-    } files[] = {{"control.log", ev->control_log},
-                 {"msr_readback_before.txt", ev->msr_readback_before},
-                 {"msr_readback_after.txt", ev->msr_readback_after},
-                 {"state.env", ev->state_env}};
-    for (size_t i = 0; sc_plug.platform_changed && rc == 0 && i < 4; i++) {
-        snprintf(rel, sizeof(rel), "prefetch/state/%s/%s", host, files[i].name);
-        rc = sc__put(b, rel, files[i].text);
-    }
-    return rc;
-}
-
-/* In a step started inside the job (the card's ranks), as the user: this node's evidence
-   in the bundle the job's `streamcard run` made (STREAMCARD_BUNDLE). */
-static int sc__task_node_evidence(spank_t sp)
-{
-    char path[4096];
-    sc_bundle b;
-
-    if (spank_getenv(sp, "STREAMCARD_BUNDLE", path, sizeof(path)) != ESPANK_SUCCESS)
-        return 0;
-    int rc = sc_bundle_open(&b, path);
-    if (rc < 0) {
-        slurm_error("streamcard: cannot open the bundle %s on this node for its evidence: %s "
-                    "(valid: a job working directory shared by the job's nodes)",
-                    path, strerror(-rc));
-        return -1;
-    }
-    rc = sc__put_host_evidence(&b);
-    sc_bundle_close(&b);
-    return rc < 0 ? -1 : 0;
-}
-
-/* In the task, as the user, in the job's working directory: the bundle's first files. */
-static int sc__task_bundle(spank_t sp)
-{
-    sc_bundle b;
-    char path[4096];
-    int rc = sc_bundle_create(&b, ".", sc_plug.card->run_name, time(NULL));
-
-    if (rc < 0) {
-        slurm_error("streamcard: cannot create the bundle in the job's working directory: %s "
-                    "(valid: a directory the job's user can write; sbatch --chdir)",
-                    strerror(-rc));
-        return -1;
-    }
-    rc = sc__put(&b, "card.yaml", sc_plug.card_text);
-    if (rc == 0)
-        rc = sc__put(&b, "platform/before.txt", sc_plug.platform_before);
-    if (rc == 0 && sc_plug.platform_changed) {
-        rc = sc__put(&b, "prefetch/control.log", sc_plug.ev.control_log);
-        if (rc == 0)
-            rc = sc__put(&b, "prefetch/state/msr_readback_before.txt",
-                         sc_plug.ev.msr_readback_before);
-        if (rc == 0)
-            rc =
-                sc__put(&b, "prefetch/state/msr_readback_after.txt", sc_plug.ev.msr_readback_after);
-        if (rc == 0)
-            rc = sc__put(&b, "prefetch/state/state.env", sc_plug.ev.state_env);
-    }
-    if (rc == 0)
-        rc = sc__put_host_evidence(&b);
-    snprintf(path, sizeof(path), "%s/card.yaml", b.path);
-    if (rc == 0 &&
-        (spank_setenv(sp, "STREAMCARD_BUNDLE", b.path, 1) != ESPANK_SUCCESS ||
-         spank_setenv(sp, "STREAMCARD_CARD", path, 1) != ESPANK_SUCCESS ||
-         spank_setenv(sp, "STREAMCARD_CARD_SHA256", sc_plug.card_sha, 1) != ESPANK_SUCCESS ||
-         (strcmp(sc_plug.policy.sysroot, "/") != 0 &&
-          spank_setenv(sp, "STREAMCARD_SYSROOT", sc_plug.policy.sysroot, 1) != ESPANK_SUCCESS))) {
-        slurm_error("streamcard: cannot tell the job where its bundle is");
-        rc = -1;
-    }
-    sc_bundle_close(&b);
-    return rc < 0 ? -1 : 0;
+    return (sc_user_bundle_in){.jc = &sc_plug.jc,
+                               .platform_before = sc_plug.platform_before,
+                               .ev = sc_plug.platform_changed ? &sc_plug.ev : NULL,
+                               .sysroot = sc_plug.policy.sysroot};
 }
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
@@ -577,7 +342,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
     switch (spank_context()) {
     case S_CTX_ALLOCATOR:
     case S_CTX_LOCAL:
-        return sc__submit_side(sp);
+        return sc_plug.option ? sc_jobcard_send(sc_plug.option) : 0;
     case S_CTX_REMOTE:
         return sc__step_side(sp);
     default:
@@ -594,7 +359,7 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
             slurm_error("%s", sc_plug.card_problems.lines[i]);
         return -1;
     }
-    if (!sc_plug.card || sc__role(sp) == SC_ROLE_NONE)
+    if (!sc_plug.jc.card || sc__role(sp) == SC_ROLE_NONE)
         return 0;
     /* A card refused here has changed nothing on the node. */
     if (sc__task_check(sp, true) < 0)
@@ -609,23 +374,24 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
     /* The card's binding and bundle belong to the step that runs `streamcard run`: the
        batch script, or an srun given --stream-card outside any batch job. Steps started
        inside the job script find the bundle already in their environment. */
-    sc_role role = sc_plug.card ? sc__role(sp) : SC_ROLE_NONE;
+    sc_role role = sc_plug.jc.card ? sc__role(sp) : SC_ROLE_NONE;
     if (role == SC_ROLE_NONE)
         return 0;
     /* A rank is bound to its one CPU of cpu_list by the launcher: checked before the
        change against the step's cpuset, not again here. */
+    sc_user_bundle_in in = sc__bundle_in();
     if (role == SC_ROLE_NODE)
-        return sc__task_node_evidence(sp);
+        return sc_user_bundle_add_node(sp, &in);
     /* Again, now that task/affinity has bound the task: its binding may be narrower. */
     if (sc__task_check(sp, false) < 0)
         return -1;
-    int rc = sc_bind_self(sc_plug.card->cpus, sc_plug.card->memory_node);
+    int rc = sc_bind_self(sc_plug.jc.card->cpus, sc_plug.jc.card->memory_node);
     if (rc < 0) {
         slurm_error("streamcard: binding to cpu_list %s / memory_node %ld failed: %s",
-                    sc_plug.card->cpu_list, sc_plug.card->memory_node, strerror(-rc));
+                    sc_plug.jc.card->cpu_list, sc_plug.jc.card->memory_node, strerror(-rc));
         return -1;
     }
-    return sc__task_bundle(sp);
+    return sc_user_bundle_create(sp, &in);
 }
 
 /* slurmstepd, root, as a task of a --stream-card job ends: a task killed by a signal may
@@ -638,7 +404,7 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
     (void)ac;
     (void)av;
     /* Only the task that runs `streamcard run` (task 0 of the main step) has a guardian. */
-    if (!sc_plug.card || spank_get_item(sp, S_TASK_EXIT_STATUS, &status) != ESPANK_SUCCESS ||
+    if (!sc_plug.jc.card || spank_get_item(sp, S_TASK_EXIT_STATUS, &status) != ESPANK_SUCCESS ||
         !WIFSIGNALED(status) || sc__role(sp) != SC_ROLE_MAIN ||
         spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS)
         return 0;
@@ -681,7 +447,7 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
         spank_get_item(sp, S_JOB_STEPID, &step);
         if (step == SLURM_EXTERN_CONT) {
             sc__restore_job_end(sp);
-        } else if (sc_plug.card && sc__wants_platform(sc_plug.card)) {
+        } else if (sc_plug.jc.card && sc__wants_platform(sc_plug.jc.card)) {
             /* The task (a child) made the change with this slurmstepd as holder. */
             sc_pfctl_config cfg = sc__pfctl_config();
             char *log = NULL;
@@ -694,8 +460,7 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
         }
     }
     sc_pfctl_evidence_free(&sc_plug.ev);
-    sc_card_free(sc_plug.card);
-    free(sc_plug.card_text);
+    sc_jobcard_free(&sc_plug.jc);
     free(sc_plug.platform_before);
     free(sc_plug.option);
     sc_diag_free(&sc_plug.card_problems);

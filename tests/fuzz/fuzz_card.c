@@ -84,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     sc_fuzz_require(card != NULL, "out of memory");
     sc_diag_init(&d);
-    /* As spank/plugin.c and `streamcard run` do: key errors are reported with the rest. */
+    /* As spank/jobcard.c and `streamcard run` do: key errors are reported with the rest. */
     int rc = sc_card_parse(card, (const char *)data, size, "fuzz.yaml", &d);
     if (rc == 0 || rc == -EINVAL) {
         int crc = sc_card_check(card, &d);
