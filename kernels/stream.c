@@ -6,8 +6,8 @@
  * first skipped, the best time turned into MB/s with STREAM's bytes-per-kernel table, and
  * the result validated by replaying the scalar recurrence. Unlike the reference source,
  * sizes are chosen at run time, every element is checked, streaming stores are an explicit,
- * reported choice, and the run prints the streamcard trace lines (doc/design.md, "The trace
- * protocol") and optionally writes its results as JSON.
+ * reported choice, and the run prints the streamcard trace lines (sc_trace_protocol.h;
+ * doc/design.md, "The trace protocol") and optionally writes its results as JSON.
  *
  * Exit status: 0 validated, 1 validation failed or a run-time error, 2 bad usage.
  */
