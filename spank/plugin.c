@@ -81,7 +81,7 @@ static struct {
     bool platform_changed;
     sc_pfctl_evidence ev;
     char *platform_before;
-} sc_plug;
+} sc__plug;
 
 static int sc__option_cb(int val, const char *optarg, int remote);
 
@@ -100,9 +100,9 @@ static int sc__option_cb(int val, const char *optarg, int remote)
                     "--stream-card=card.yaml)");
         return -1;
     }
-    free(sc_plug.option);
-    sc_plug.option = strdup(optarg);
-    return sc_plug.option ? 0 : -1;
+    free(sc__plug.option);
+    sc__plug.option = strdup(optarg);
+    return sc__plug.option ? 0 : -1;
 }
 
 static void sc__log_lines(const char *text)
@@ -112,8 +112,8 @@ static void sc__log_lines(const char *text)
 
 static sc_pfctl_config sc__pfctl_config(void)
 {
-    return (sc_pfctl_config){.sysroot = sc_plug.policy.sysroot,
-                             .state_dir = sc_plug.policy.state_dir};
+    return (sc_pfctl_config){.sysroot = sc__plug.policy.sysroot,
+                             .state_dir = sc__plug.policy.state_dir};
 }
 
 /* True when the card asks to change prefetch or the governor. */
@@ -135,7 +135,7 @@ static int sc__job_cpus_here(spank_t sp, long online)
         return n;
     hwloc_bitmap_t set = hwloc_bitmap_alloc();
     if (set && sc_file_read_at(AT_FDCWD, "/proc/self/cgroup", 0, 1 << 16, &text, NULL) == 0 &&
-        sc_job_cpuset(text, sc_plug.job_id, "/sys/fs/cgroup", set) == 0 &&
+        sc_job_cpuset(text, sc__plug.job_id, "/sys/fs/cgroup", set) == 0 &&
         hwloc_bitmap_weight(set) > n)
         n = hwloc_bitmap_weight(set);
     free(text);
@@ -149,7 +149,7 @@ static int sc__check_exclusive(spank_t sp)
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     int ncpus;
 
-    if (!sc_plug.policy.require_exclusive)
+    if (!sc__plug.policy.require_exclusive)
         return 0;
     if ((ncpus = sc__job_cpus_here(sp, online)) < online || online < 1) {
         slurm_error("streamcard: prefetch/governor change the whole node, and this node's "
@@ -168,11 +168,11 @@ static void sc__snapshot_before(void)
     sc_kv kv;
 
     sc_kv_init(&kv);
-    if (sc_fsroot_open(&root, sc_plug.policy.sysroot) == 0) {
-        sc_sysstate_capture(&root, sc_plug.jc.card->cpus, &kv);
+    if (sc_fsroot_open(&root, sc__plug.policy.sysroot) == 0) {
+        sc_sysstate_capture(&root, sc__plug.jc.card->cpus, &kv);
         sc_fsroot_close(&root);
     }
-    sc_plug.platform_before = kv.failed ? NULL : kv.text;
+    sc__plug.platform_before = kv.failed ? NULL : kv.text;
     if (kv.failed)
         sc_kv_free(&kv);
 }
@@ -181,13 +181,13 @@ static void sc__snapshot_before(void)
    fails (that would drain the node): a bad card is remembered and fails the task. */
 static int sc__step_side(spank_t sp)
 {
-    int rc = sc_jobcard_receive(sp, &sc_plug.jc, &sc_plug.card_problems);
+    int rc = sc_jobcard_receive(sp, &sc__plug.jc, &sc__plug.card_problems);
 
     if (rc < 0)
-        sc_plug.card_error = true;
+        sc__plug.card_error = true;
     if (rc != 0)
         return 0;
-    spank_get_item(sp, S_JOB_ID, &sc_plug.job_id);
+    spank_get_item(sp, S_JOB_ID, &sc__plug.job_id);
     sc__snapshot_before();
     return 0;
 }
@@ -219,7 +219,7 @@ static sc_role sc__role(spank_t sp)
 static int sc__apply_platform(spank_t sp)
 {
     char why[1024] = "";
-    sc_card *c = sc_plug.jc.card;
+    sc_card *c = sc__plug.jc.card;
 
     if (!sc__wants_platform(c))
         return 0;
@@ -229,16 +229,16 @@ static int sc__apply_platform(spank_t sp)
     sc_pfctl_request req = {.prefetch = c->prefetch,
                             .governor = c->governor,
                             .cpus = c->cpus,
-                            .allow_prefetch = sc_plug.policy.allow_prefetch,
-                            .allow_governor = sc_plug.policy.allow_governor};
+                            .allow_prefetch = sc__plug.policy.allow_prefetch,
+                            .allow_governor = sc__plug.policy.allow_governor};
     /* The holder is the step's slurmstepd (our parent): it lives as long as the step and
        releases its reference in slurm_spank_exit. */
-    int rc = sc_pfctl_apply(&cfg, sc_plug.job_id, getppid(), &req, &sc_plug.ev, why, sizeof(why));
+    int rc = sc_pfctl_apply(&cfg, sc__plug.job_id, getppid(), &req, &sc__plug.ev, why, sizeof(why));
     if (rc < 0) {
         slurm_error("%s", *why ? why : "streamcard: platform change refused");
         return -1;
     }
-    sc_plug.platform_changed = true;
+    sc__plug.platform_changed = true;
     return 0;
 }
 
@@ -258,7 +258,7 @@ static int sc__check_confined(spank_t sp, const sc_machine *m)
                 "job's CPUs before the change: the task may still run on %d CPUs, the job has "
                 "%u (valid: submit with --exclusive, or confine jobs to their CPUs: "
                 "TaskPlugin=task/cgroup with ConstrainCores=yes)",
-                sc_plug.jc.card->cpu_list ? sc_plug.jc.card->cpu_list : "(all)", allowed,
+                sc__plug.jc.card->cpu_list ? sc__plug.jc.card->cpu_list : "(all)", allowed,
                 (unsigned)ncpus);
     return -1;
 }
@@ -272,10 +272,10 @@ static int sc__task_check(spank_t sp, bool before_change)
     sc_fsroot root;
     sc_machine m;
     sc_diag d;
-    int rc = sc_fsroot_open(&root, sc_plug.policy.sysroot);
+    int rc = sc_fsroot_open(&root, sc__plug.policy.sysroot);
 
     if (rc < 0) {
-        slurm_error("streamcard: cannot open sysroot %s: %s", sc_plug.policy.sysroot,
+        slurm_error("streamcard: cannot open sysroot %s: %s", sc__plug.policy.sysroot,
                     strerror(-rc));
         return -1;
     }
@@ -288,10 +288,10 @@ static int sc__task_check(spank_t sp, bool before_change)
     sc_machine_restrict_to_self(&m);
     sc_diag_init(&d);
     /* The plugin is here to make the card's platform changes: platform_control = true. */
-    rc = sc_card_check_machine(sc_plug.jc.card, &m, true, &d);
+    rc = sc_card_check_machine(sc__plug.jc.card, &m, true, &d);
     sc_jobcard_report(&d, NULL);
     sc_diag_free(&d);
-    if (rc == 0 && before_change && sc__wants_platform(sc_plug.jc.card))
+    if (rc == 0 && before_change && sc__wants_platform(sc__plug.jc.card))
         rc = sc__check_confined(sp, &m);
     sc_machine_free(&m);
     return rc < 0 ? -1 : 0;
@@ -300,10 +300,10 @@ static int sc__task_check(spank_t sp, bool before_change)
 /* For the bundle, written as the user: what was learnt and done here as root. */
 static sc_user_bundle_in sc__bundle_in(void)
 {
-    return (sc_user_bundle_in){.jc = &sc_plug.jc,
-                               .platform_before = sc_plug.platform_before,
-                               .ev = sc_plug.platform_changed ? &sc_plug.ev : NULL,
-                               .sysroot = sc_plug.policy.sysroot};
+    return (sc_user_bundle_in){.jc = &sc__plug.jc,
+                               .platform_before = sc__plug.platform_before,
+                               .ev = sc__plug.platform_changed ? &sc__plug.ev : NULL,
+                               .sysroot = sc__plug.policy.sysroot};
 }
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
@@ -316,7 +316,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
         slurm_error("streamcard: cannot register --stream-card");
         return -1;
     }
-    if (sc_policy_parse(&sc_plug.policy, ac, av, why, sizeof(why)) < 0) {
+    if (sc_policy_parse(&sc__plug.policy, ac, av, why, sizeof(why)) < 0) {
         slurm_error("streamcard: plugstack.conf: %s", why);
         return -1;
     }
@@ -328,7 +328,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
         if (sc_pfctl_restore_stale(&cfg, &log) < 0)
             slurm_error("streamcard: restoring platform state left by earlier jobs failed; "
                         "see the lines below and %s",
-                        sc_plug.policy.state_dir);
+                        sc__plug.policy.state_dir);
         sc__log_lines(log);
         free(log);
     }
@@ -342,7 +342,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
     switch (spank_context()) {
     case S_CTX_ALLOCATOR:
     case S_CTX_LOCAL:
-        return sc_plug.option ? sc_jobcard_send(sc_plug.option) : 0;
+        return sc__plug.option ? sc_jobcard_send(sc__plug.option) : 0;
     case S_CTX_REMOTE:
         return sc__step_side(sp);
     default:
@@ -354,12 +354,12 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
 {
     (void)ac;
     (void)av;
-    if (sc_plug.card_error) { /* logged when the card arrived; now for the job's output */
-        for (size_t i = 0; i < sc_plug.card_problems.count; i++)
-            slurm_error("%s", sc_plug.card_problems.lines[i]);
+    if (sc__plug.card_error) { /* logged when the card arrived; now for the job's output */
+        for (size_t i = 0; i < sc__plug.card_problems.count; i++)
+            slurm_error("%s", sc__plug.card_problems.lines[i]);
         return -1;
     }
-    if (!sc_plug.jc.card || sc__role(sp) == SC_ROLE_NONE)
+    if (!sc__plug.jc.card || sc__role(sp) == SC_ROLE_NONE)
         return 0;
     /* A card refused here has changed nothing on the node. */
     if (sc__task_check(sp, true) < 0)
@@ -374,7 +374,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
     /* The card's binding and bundle belong to the step that runs `streamcard run`: the
        batch script, or an srun given --stream-card outside any batch job. Steps started
        inside the job script find the bundle already in their environment. */
-    sc_role role = sc_plug.jc.card ? sc__role(sp) : SC_ROLE_NONE;
+    sc_role role = sc__plug.jc.card ? sc__role(sp) : SC_ROLE_NONE;
     if (role == SC_ROLE_NONE)
         return 0;
     /* A rank is bound to its one CPU of cpu_list by the launcher: checked before the
@@ -385,10 +385,10 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
     /* Again, now that task/affinity has bound the task: its binding may be narrower. */
     if (sc__task_check(sp, false) < 0)
         return -1;
-    int rc = sc_bind_self(sc_plug.jc.card->cpus, sc_plug.jc.card->memory_node);
+    int rc = sc_bind_self(sc__plug.jc.card->cpus, sc__plug.jc.card->memory_node);
     if (rc < 0) {
         slurm_error("streamcard: binding to cpu_list %s / memory_node %ld failed: %s",
-                    sc_plug.jc.card->cpu_list, sc_plug.jc.card->memory_node, strerror(-rc));
+                    sc__plug.jc.card->cpu_list, sc__plug.jc.card->memory_node, strerror(-rc));
         return -1;
     }
     return sc_user_bundle_create(sp, &in);
@@ -404,7 +404,7 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
     (void)ac;
     (void)av;
     /* Only the task that runs `streamcard run` (task 0 of the main step) has a guardian. */
-    if (!sc_plug.jc.card || spank_get_item(sp, S_TASK_EXIT_STATUS, &status) != ESPANK_SUCCESS ||
+    if (!sc__plug.jc.card || spank_get_item(sp, S_TASK_EXIT_STATUS, &status) != ESPANK_SUCCESS ||
         !WIFSIGNALED(status) || sc__role(sp) != SC_ROLE_MAIN ||
         spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS)
         return 0;
@@ -412,11 +412,11 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
     if (rc == 0)
         slurm_info("streamcard: job %u: the task was killed by signal %d; its guardian sealed "
                    "the bundle",
-                   sc_plug.job_id, WTERMSIG(status));
+                   sc__plug.job_id, WTERMSIG(status));
     else if (rc < 0)
         slurm_error("streamcard: job %u: the task was killed by signal %d; its guardian did not "
                     "end within %d s (the bundle may stay unsealed)",
-                    sc_plug.job_id, WTERMSIG(status), SC_GUARDIAN_WAIT_MS / 1000);
+                    sc__plug.job_id, WTERMSIG(status), SC_GUARDIAN_WAIT_MS / 1000);
     return 0;
 }
 
@@ -447,23 +447,23 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
         spank_get_item(sp, S_JOB_STEPID, &step);
         if (step == SLURM_EXTERN_CONT) {
             sc__restore_job_end(sp);
-        } else if (sc_plug.jc.card && sc__wants_platform(sc_plug.jc.card)) {
+        } else if (sc__plug.jc.card && sc__wants_platform(sc__plug.jc.card)) {
             /* The task (a child) made the change with this slurmstepd as holder. */
             sc_pfctl_config cfg = sc__pfctl_config();
             char *log = NULL;
-            if (sc_pfctl_release(&cfg, sc_plug.job_id, getpid(), &log) < 0)
+            if (sc_pfctl_release(&cfg, sc__plug.job_id, getpid(), &log) < 0)
                 slurm_error("streamcard: job %u: restoring the platform failed (the job's "
                             "end tries again)",
-                            sc_plug.job_id);
+                            sc__plug.job_id);
             sc__log_lines(log);
             free(log);
         }
     }
-    sc_pfctl_evidence_free(&sc_plug.ev);
-    sc_jobcard_free(&sc_plug.jc);
-    free(sc_plug.platform_before);
-    free(sc_plug.option);
-    sc_diag_free(&sc_plug.card_problems);
-    memset(&sc_plug, 0, sizeof(sc_plug));
+    sc_pfctl_evidence_free(&sc__plug.ev);
+    sc_jobcard_free(&sc__plug.jc);
+    free(sc__plug.platform_before);
+    free(sc__plug.option);
+    sc_diag_free(&sc__plug.card_problems);
+    memset(&sc__plug, 0, sizeof(sc__plug));
     return 0;
 }
