@@ -12,41 +12,13 @@
 #define SC_GATES_H
 
 #include "sc_card.h"
+#include "sc_gate_table.h"
 #include "sc_tracelog.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 
 struct sc_host_state; /* sc_platform_gate.h */
-
-typedef enum sc_gate_state {
-    SC_GATE_NULL = -1,
-    SC_GATE_FAIL = 0,
-    SC_GATE_OK = 1,
-} sc_gate_state;
-
-typedef enum sc_gate_id {
-    SC_GATE_THREAD_COUNT = 0,
-    SC_GATE_PHASES,
-    SC_GATE_BINDING,
-    SC_GATE_VALIDATION,
-    SC_GATE_EXIT_CODE,
-    SC_GATE_EVIDENCE,
-    SC_GATE_MEMORY_NODE,
-    SC_GATE_PLATFORM_STATE,
-    SC_GATE_TRANSPORT,
-    SC_GATE_MIN_RATE,
-    SC_GATE_COUNT
-} sc_gate_id;
-
-typedef struct sc_gate {
-    sc_gate_state state;
-    char note[512];
-} sc_gate;
-
-typedef struct sc_gates {
-    sc_gate g[SC_GATE_COUNT];
-} sc_gates;
 
 /* The raw evidence of one run; any pointer may be NULL when that file does not exist. */
 typedef struct sc_evidence {
@@ -66,20 +38,8 @@ typedef struct sc_evidence {
     const char *write_error; /* -1: not recorded (the evidence gate then fails) */
 } sc_evidence;
 
-/* Sets a gate's state and its note (printf-style). */
-void sc_gate_set(sc_gate *g, sc_gate_state state, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 /* Computes every gate. Returns 0 or -ENOMEM. */
 int sc_gates_evaluate(const sc_card *card, const sc_evidence *ev, sc_gates *out);
-
-/* The verdict: every mandatory gate OK and no applicable gate failed. */
-bool sc_gates_passed(const sc_gates *gates);
-
-/* Names: "binding" (results.json) and "thread_binding_ok" (run.conf). */
-const char *sc_gate_name(sc_gate_id id);
-const char *sc_gate_conf_key(sc_gate_id id);
-bool sc_gate_mandatory(sc_gate_id id);
 
 /*
  * Pages of anonymous memory per NUMA node from a numa_maps text: on_node on node,

@@ -11,7 +11,7 @@
 
 #include "sc_bundle.h"
 #include "sc_card.h"
-#include "sc_gates.h"
+#include "sc_gate_table.h"
 #include "sc_tracelog.h"
 
 #include <stddef.h>

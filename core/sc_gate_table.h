@@ -1,0 +1,53 @@
+/*
+ * sc_gate_table.h: the gates by name: their ids, states and notes, the names results.json
+ * and run.conf use, which gates every run must pass, and the verdict over a set of them.
+ * What each gate checks is in gates.c (sc_gates.h) and platform_gate.c; both fill gates
+ * through sc_gate_set(), and nothing here calls back into them.
+ */
+#ifndef SC_GATE_TABLE_H
+#define SC_GATE_TABLE_H
+
+#include <stdbool.h>
+
+typedef enum sc_gate_state {
+    SC_GATE_NULL = -1,
+    SC_GATE_FAIL = 0,
+    SC_GATE_OK = 1,
+} sc_gate_state;
+
+typedef enum sc_gate_id {
+    SC_GATE_THREAD_COUNT = 0,
+    SC_GATE_PHASES,
+    SC_GATE_BINDING,
+    SC_GATE_VALIDATION,
+    SC_GATE_EXIT_CODE,
+    SC_GATE_EVIDENCE,
+    SC_GATE_MEMORY_NODE,
+    SC_GATE_PLATFORM_STATE,
+    SC_GATE_TRANSPORT,
+    SC_GATE_MIN_RATE,
+    SC_GATE_COUNT
+} sc_gate_id;
+
+typedef struct sc_gate {
+    sc_gate_state state;
+    char note[512];
+} sc_gate;
+
+typedef struct sc_gates {
+    sc_gate g[SC_GATE_COUNT];
+} sc_gates;
+
+/* Sets a gate's state and its note (printf-style). */
+void sc_gate_set(sc_gate *g, sc_gate_state state, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The verdict: every mandatory gate OK and no applicable gate failed. */
+bool sc_gates_passed(const sc_gates *gates);
+
+/* Names: "binding" (results.json) and "thread_binding_ok" (run.conf). */
+const char *sc_gate_name(sc_gate_id id);
+const char *sc_gate_conf_key(sc_gate_id id);
+bool sc_gate_mandatory(sc_gate_id id);
+
+#endif
