@@ -4,7 +4,7 @@
  * verification is shown, marked REFUSED with the reason, and never compared.
  */
 #include "cli.h"
-#include "report.h"
+#include "report_html.h"
 
 #include <errno.h>
 #include <getopt.h>

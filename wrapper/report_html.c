@@ -1,10 +1,12 @@
 /*
- * report_html.c: the page of `streamcard report` (see report.h): a summary, the comparison
- * table when there are several bundles, then per bundle its verdict and gates, the plan,
- * the rates, MPI bandwidth per message size, thread placement, NUMA pages and the platform
- * state before and after. Every figure comes from the bundle's own files.
+ * report_html.c: the page of `streamcard report` (see report_html.h): a summary, the
+ * comparison table when there are several bundles, then per bundle its verdict and gates,
+ * the plan, the rates, MPI bandwidth per message size, thread placement, NUMA pages and the
+ * platform state before and after. Every figure comes from the bundle's own files.
  */
-#include "report.h"
+#include "report_html.h"
+#include "html.h"
+#include "report_svg.h"
 #include "sc_cpulist.h"
 #include "sc_kv.h"
 
@@ -27,31 +29,6 @@ static const char sc__css[] =
     "fill:none}.axis{stroke:#1a202c;fill:none}.grid{stroke:#e2e8f0}.line{stroke:#3182ce;"
     "stroke-width:2;fill:none}.dot{fill:#2c5282}.cpu{fill:#edf2f7;stroke:#a0aec0}"
     ".cpu.listed{fill:#bee3f8}.cpu.busy{fill:#63b3ed;stroke:#2c5282}";
-
-void sc_html_escape(FILE *out, const char *text)
-{
-    for (const char *p = text ? text : ""; *p; p++) {
-        switch (*p) {
-        case '&':
-            fputs("&amp;", out);
-            break;
-        case '<':
-            fputs("&lt;", out);
-            break;
-        case '>':
-            fputs("&gt;", out);
-            break;
-        case '"':
-            fputs("&quot;", out);
-            break;
-        case '\'':
-            fputs("&#39;", out);
-            break;
-        default:
-            fputc(*p, out);
-        }
-    }
-}
 
 /* <td>text</td> with an optional class. */
 static void sc__td(FILE *out, const char *cls, const char *text)

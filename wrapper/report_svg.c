@@ -1,9 +1,10 @@
 /*
- * report_svg.c: the report's plots as inline SVG (see report.h): bars with whiskers, a
+ * report_svg.c: the report's plots as inline SVG (see report_svg.h): bars with whiskers, a
  * line over a log2 axis, and a grid of CPUs. Fixed sizes, no script; colours come from
  * the classes the page's CSS defines (report_html.c).
  */
-#include "report.h"
+#include "report_svg.h"
+#include "html.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -13,7 +13,7 @@
 #include "support.h"
 
 #include "analysis.h"
-#include "report.h"
+#include "report_html.h"
 #include "sc_bundle.h"
 
 #include <stdio.h>

@@ -1,0 +1,30 @@
+/*
+ * report_svg.h: the plots of `streamcard report`, as inline SVG (report_svg.c): bars with
+ * whiskers, y over x, a grid of CPUs. Titles and labels are escaped (html.h).
+ */
+#ifndef SC_REPORT_SVG_H
+#define SC_REPORT_SVG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* One bar of a bar chart: its label, its value and an optional range [lo, hi] (0, 0: none). */
+typedef struct sc_svg_bar {
+    const char *label;
+    double value, lo, hi;
+} sc_svg_bar;
+
+/* Horizontal bars, each with its value printed; a range is drawn as a whisker. */
+void sc_svg_bars(FILE *out, const char *title, const char *unit, const sc_svg_bar *bars, size_t n);
+
+/* y over x, points joined by a line; log2x: a log2 x axis (message sizes). */
+void sc_svg_xy(FILE *out, const char *title, const char *xlabel, const char *yunit, const double *x,
+               const double *y, size_t n, bool log2x);
+
+/* The CPUs 0..ncpus-1 as boxes: in_list[cpu] shades the card's CPUs, label[cpu] (may be
+   NULL) names the threads found there. */
+void sc_svg_cpus(FILE *out, const char *title, size_t ncpus, const bool *in_list,
+                 const char *const *label);
+
+#endif
