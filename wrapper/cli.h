@@ -85,9 +85,6 @@ int sc_cmd_verify(int argc, char **argv);
 int sc_cmd_resources(int argc, char **argv);
 
 /* plan.c */
-/* Finds the executable name (e.g. "streamcard-stream") next to this program or under
- * libexec. Returns a malloc'd absolute path, or NULL when not found. */
-char *sc_plan_find_kernel(const char *name);
 /* Fills argv, envp and binary of plan from its checked card. Returns 0 or -errno. */
 int sc_plan_build(sc_plan *plan, char **parent_env);
 /* Appends one argument to the workload's command line. Returns 0 or -ENOMEM. */

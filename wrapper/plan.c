@@ -23,7 +23,9 @@ static bool sc__is_file(const char *path)
     return access(path, X_OK) == 0;
 }
 
-char *sc_plan_find_kernel(const char *name)
+/* The executable name (e.g. "streamcard-stream") next to this program or under libexec: a
+   malloc'd absolute path, or NULL when not found. */
+static char *sc__find_kernel(const char *name)
 {
     char exe[PATH_MAX], candidate[PATH_MAX * 2];
     const char *dir = getenv("STREAMCARD_KERNEL_DIR");
@@ -256,7 +258,7 @@ int sc_plan_build(sc_plan *plan, char **parent_env)
 
     if (!places)
         return -ENOMEM;
-    plan->binary = sc_plan_find_kernel(kernel_names[c->workload]);
+    plan->binary = sc__find_kernel(kernel_names[c->workload]);
     plan->binary_found = plan->binary != NULL;
     if (!plan->binary) {
         char *exe = realpath("/proc/self/exe", NULL);

@@ -1,5 +1,5 @@
 /*
- * sc_verify_reps.h: verify's check of results.json's per-repetition times.
+ * sc_verify_reps.h: internal to verify: its check of results.json's per-repetition times.
  *
  * rep_seconds (STREAM: per function; ipsearch: "search") lists every repetition's seconds,
  * the warm-up first. The log does not print them one by one, but it prints what they must

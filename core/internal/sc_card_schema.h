@@ -27,8 +27,8 @@ typedef enum sc__card_type {
 
 typedef struct sc__card_key {
     sc_card_field field;
-    const char *path;    /* dotted YAML path: "experiment.threads" */
-    const char *flag;    /* command-line flag without "--", NULL when none */
+    const char *path; /* dotted YAML path: "experiment.threads" */
+    const char *flag; /* command-line flag without "--", NULL when none */
     sc__card_type type;
     long long min, max;  /* integer range (inclusive) */
     const char *choices; /* "a|b|c" for SC__CT_CHOICE */
