@@ -18,6 +18,19 @@
 /* Largest card accepted: a card is a few dozen lines; anything huge is a mistake. */
 #define SC_CARD_MAX_BYTES (1u << 20)
 
+/* Forgets the card's sweep: its values, their lines and the swept key. */
+static void sc__card_drop_sweep(sc_card *card)
+{
+    for (size_t i = 0; i < card->n_sweep; i++)
+        free(card->sweep_values[i]);
+    free(card->sweep_values);
+    free(card->sweep_lines);
+    card->sweep_values = NULL;
+    card->sweep_lines = NULL;
+    card->n_sweep = 0;
+    card->sweep_field = SC_CF_COUNT;
+}
+
 sc_card *sc_card_new(void)
 {
     sc_card *card = calloc(1, sizeof(*card));
@@ -63,9 +76,7 @@ void sc_card_free(sc_card *card)
     for (size_t i = 0; i < card->n_controlled; i++)
         free(card->controlled[i]);
     free(card->controlled);
-    for (size_t i = 0; i < card->n_sweep; i++)
-        free(card->sweep_values[i]);
-    free(card->sweep_values);
+    sc__card_drop_sweep(card);
     free(card->name_suffix);
     free(card);
 }
@@ -228,7 +239,9 @@ static void sc__read_sweep(sc__card_reader *r, const sc__card_key *key, yaml_nod
         return;
     }
     card->sweep_values = calloc(n, sizeof(char *));
-    if (!card->sweep_values) {
+    card->sweep_lines = calloc(n, sizeof(int));
+    if (!card->sweep_values || !card->sweep_lines) {
+        sc__card_drop_sweep(card);
         r->errors++;
         return;
     }
@@ -241,13 +254,10 @@ static void sc__read_sweep(sc__card_reader *r, const sc__card_key *key, yaml_nod
                              sc__card_key_name(key), sc__node_kind(v));
             continue;
         }
-        for (size_t i = 0; i < card->n_sweep; i++)
-            /* The values below n_sweep are set (a failed strdup is not counted); the
-               analyzer cannot see it. NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker) */
-            if (strcmp(card->sweep_values[i], sc__scalar(v)) == 0)
-                sc__reader_error(r, v, "%s: %s appears twice in the sweep",
-                                 sc__card_key_name(key), sc__scalar(v));
+        /* A value given twice is found when the sweep is expanded (series.c): two
+           spellings of one value (cpu_list 0-1 and 0,1) are the same run too. */
         card->sweep_values[card->n_sweep] = strdup(sc__scalar(v));
+        card->sweep_lines[card->n_sweep] = sc__line(v);
         if (!card->sweep_values[card->n_sweep])
             r->errors++;
         else
@@ -465,32 +475,118 @@ const char *sc_card_field_name(sc_card_field field)
     return field < SC_CF_COUNT ? sc__card_key_name(&sc__card_keys[field]) : "none";
 }
 
-int sc_card_sweep_select(sc_card *card, size_t index, sc_diag *diag)
+/* Sets the swept key of card to value, the index-th of its sweep, and names the run after it. */
+static int sc__sweep_set(sc_card *card, sc_card_field field, const char *value, size_t index,
+                         sc_diag *diag)
 {
+    const sc__card_key *key = &sc__card_keys[field];
     char where[600];
 
-    if (card->sweep_field == SC_CF_COUNT || index >= card->n_sweep)
-        return -EINVAL;
-    const sc__card_key *key = &sc__card_keys[card->sweep_field];
-    const char *value = card->sweep_values[index];
-    snprintf(where, sizeof(where), "%s:%d (sweep value %zu)", card->source_name,
-             card->line[card->sweep_field], index + 1);
+    snprintf(where, sizeof(where), "%s:%d (sweep value %zu)", card->source_name, card->line[field],
+             index + 1);
     int rc = sc__card_assign(card, key, value, where, diag);
     if (rc < 0)
         return rc;
     free(card->name_suffix);
     if (asprintf(&card->name_suffix, "_%s-%s", sc__card_key_name(key), value) < 0)
         card->name_suffix = NULL;
-    for (size_t i = 0; i < card->n_sweep; i++)
-        free(card->sweep_values[i]);
-    free(card->sweep_values);
-    card->sweep_values = NULL;
-    card->n_sweep = 0;
-    card->swept = card->sweep_field;
+    card->swept = field;
     card->swept_index = index;
-    card->sweep_field = SC_CF_COUNT;
     card->overridden = true; /* card.yaml is then the resolved card of this run */
     return card->name_suffix ? 0 : -ENOMEM;
+}
+
+int sc_card_sweep_select(sc_card *card, size_t index, sc_diag *diag)
+{
+    if (card->sweep_field == SC_CF_COUNT || index >= card->n_sweep)
+        return -EINVAL;
+    int rc = sc__sweep_set(card, card->sweep_field, card->sweep_values[index], index, diag);
+    if (rc == 0)
+        sc__card_drop_sweep(card);
+    return rc;
+}
+
+/* Copies a string member; NULL stays NULL. False when out of memory. */
+static bool sc__copy_str(char **to, const char *from)
+{
+    *to = from ? strdup(from) : NULL;
+    return !from || *to;
+}
+
+/*
+ * A copy of card sharing nothing with it. whole: everything; otherwise the card of one run,
+ * without the sweep and without the YAML text it was read from (a run of a sweep writes its
+ * resolved card, and n copies of the text would cost n times its size). NULL on ENOMEM.
+ */
+static sc_card *sc__card_copy(const sc_card *card, bool whole)
+{
+    sc_card *c = malloc(sizeof(*c));
+
+    if (!c)
+        return NULL;
+    *c = *card;
+    /* Every owned member is cleared first, so that a failed copy frees only its own. */
+    c->source = c->source_name = c->question = c->run_name = c->kernel = c->cpu_list = NULL;
+    c->governor = c->nt_stores = c->nodes = c->expect_transport = c->name_suffix = NULL;
+    c->cpus = NULL;
+    c->env = NULL;
+    c->n_env = 0;
+    c->controlled = NULL;
+    c->n_controlled = 0;
+    c->sweep_values = NULL;
+    c->sweep_lines = NULL;
+    c->n_sweep = 0;
+    c->sweep_field = SC_CF_COUNT;
+    bool ok = (c->cpus = hwloc_bitmap_dup(card->cpus)) != NULL;
+    if (!whole || !card->source)
+        c->source_len = 0;
+    else if (ok && (c->source = malloc(card->source_len + 1)))
+        memcpy(c->source, card->source, card->source_len + 1);
+    else
+        ok = false;
+    ok = ok && sc__copy_str(&c->source_name, card->source_name) &&
+         sc__copy_str(&c->question, card->question) && sc__copy_str(&c->run_name, card->run_name) &&
+         sc__copy_str(&c->kernel, card->kernel) && sc__copy_str(&c->cpu_list, card->cpu_list) &&
+         sc__copy_str(&c->governor, card->governor) &&
+         sc__copy_str(&c->nt_stores, card->nt_stores) && sc__copy_str(&c->nodes, card->nodes) &&
+         sc__copy_str(&c->expect_transport, card->expect_transport) &&
+         sc__copy_str(&c->name_suffix, card->name_suffix);
+    for (size_t i = 0; ok && i < card->n_env; i++)
+        ok = sc__env_add(c, card->env[i].key, card->env[i].value) == 0;
+    for (size_t i = 0; ok && i < card->n_controlled; i++)
+        ok = sc__list_add(c, card->controlled[i]) == 0;
+    if (ok && whole && card->n_sweep) {
+        c->sweep_values = calloc(card->n_sweep, sizeof(char *));
+        c->sweep_lines = calloc(card->n_sweep, sizeof(int));
+        ok = c->sweep_values && c->sweep_lines;
+        for (size_t i = 0; ok && i < card->n_sweep; i++) {
+            ok = (c->sweep_values[i] = strdup(card->sweep_values[i])) != NULL;
+            c->sweep_lines[i] = card->sweep_lines[i];
+            c->n_sweep += ok;
+        }
+        c->sweep_field = card->sweep_field;
+    }
+    if (!ok) {
+        sc_card_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+sc_card *sc_card_dup(const sc_card *card)
+{
+    return sc__card_copy(card, true);
+}
+
+int sc_card_sweep_instance(const sc_card *card, size_t index, sc_card **out, sc_diag *diag)
+{
+    *out = NULL;
+    if (card->sweep_field == SC_CF_COUNT || index >= card->n_sweep)
+        return -EINVAL;
+    *out = sc__card_copy(card, false);
+    if (!*out)
+        return -ENOMEM;
+    return sc__sweep_set(*out, card->sweep_field, card->sweep_values[index], index, diag);
 }
 
 int sc_card_set_flag(sc_card *card, const char *flag, const char *value, sc_diag *diag)
@@ -507,15 +603,8 @@ int sc_card_set_flag(sc_card *card, const char *flag, const char *value, sc_diag
     int rc = sc__card_assign(card, key, value, where, diag);
     if (rc < 0)
         return rc;
-    if (key->field == card->sweep_field) {
-        /* A flag for the swept key replaces the sweep: one run with that value. */
-        for (size_t i = 0; i < card->n_sweep; i++)
-            free(card->sweep_values[i]);
-        free(card->sweep_values);
-        card->sweep_values = NULL;
-        card->n_sweep = 0;
-        card->sweep_field = SC_CF_COUNT;
-    }
+    if (key->field == card->sweep_field)
+        sc__card_drop_sweep(card); /* a flag for the swept key: one run with that value */
     card->overridden = card->overridden || card->source != NULL;
     return 0;
 }

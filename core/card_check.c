@@ -1,6 +1,7 @@
 /*
- * card_check.c: the rules a card must satisfy before anything runs. sc_card_check() holds
- * the rules that are the same everywhere (sbatch on a login node runs only these);
+ * card_check.c: the rules the card of one run must satisfy before anything runs.
+ * sc__card_check_run() holds the rules that are the same everywhere (sbatch on a login node
+ * runs only these; sc_card_check() in series.c applies them to every run of a card);
  * sc_card_check_machine() the ones that depend on the node the workload runs on.
  */
 #include "sc_card.h"
@@ -213,72 +214,10 @@ static int sc__derive_run_name(sc_card *card)
     return card->run_name ? 0 : -ENOMEM;
 }
 
-/* Appends to diag the lines of more that diag does not hold yet. */
-static void sc__diag_merge(sc_diag *diag, const sc_diag *more)
-{
-    for (size_t i = 0; i < more->count; i++) {
-        bool seen = false;
-        for (size_t j = 0; j < diag->count && !seen; j++)
-            seen = strcmp(diag->lines[j], more->lines[i]) == 0;
-        if (!seen)
-            sc_diag_addf(diag, "%s", more->lines[i]);
-    }
-}
-
-/* Parses the sweep card again and checks the run of its index-th value into diag. */
-static int sc__check_sweep_value(const sc_card *card, size_t index, sc_diag *diag)
-{
-    sc_card *one = sc_card_new();
-    sc_diag parse;
-    int rc;
-
-    if (!one)
-        return -ENOMEM;
-    /* The YAML's own problems were reported when the card was read: not again per value. */
-    sc_diag_init(&parse);
-    rc = sc_card_parse(one, card->source, card->source_len, card->source_name, &parse);
-    sc_diag_free(&parse);
-    if (rc == 0 || rc == -EINVAL) {
-        int r = sc_card_sweep_select(one, index, diag);
-        int c = r == 0 ? sc_card_check(one, diag) : r;
-        rc = rc ? rc : c;
-    }
-    sc_card_free(one);
-    return rc;
-}
-
-/*
- * A card with a sweep is checked run by run: every value makes a card of its own (the
- * YAML parsed again, the value selected), and each must pass. The base card itself is
- * never run. A problem every run shares (a key of another workload) is reported once.
- */
-static int sc__check_sweep(const sc_card *card, sc_diag *diag)
-{
-    int rc = 0;
-
-    if (!card->source) {
-        sc_diag_addf(diag, "%s: a sweep needs a card file", card->source_name);
-        return -EINVAL;
-    }
-    for (size_t i = 0; i < card->n_sweep; i++) {
-        sc_diag one;
-        sc_diag_init(&one);
-        int r = sc__check_sweep_value(card, i, &one);
-        sc__diag_merge(diag, &one);
-        sc_diag_free(&one);
-        if (r < 0)
-            rc = r;
-    }
-    return rc;
-}
-
-int sc_card_check(sc_card *card, sc_diag *diag)
+int sc__card_check_run(sc_card *card, sc_diag *diag)
 {
     char where[512];
     int errors = 0;
-
-    if (card->n_sweep)
-        return sc__check_sweep(card, diag);
     int ncpus = hwloc_bitmap_weight(card->cpus);
 
     /* A key given with a refused value was reported where it was read: not "missing" too. */

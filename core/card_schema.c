@@ -327,6 +327,40 @@ int sc__card_assign(sc_card *card, const sc__card_key *key, const char *value, c
     return rc;
 }
 
+char *sc__card_value_text(const sc_card *card, sc_card_field field)
+{
+    const sc__card_key *key = &sc__card_keys[field];
+    /* The slot is only read: the cast drops const for the shared lookup. */
+    const void *slot = sc__card_slot((sc_card *)card, field);
+    char *text = NULL;
+
+    switch (key->type) {
+    case SC__CT_LONG:
+        return asprintf(&text, "%ld", *(const long *)slot) < 0 ? NULL : text;
+    case SC__CT_U64:
+        return asprintf(&text, "%llu", (unsigned long long)*(const uint64_t *)slot) < 0 ? NULL
+                                                                                        : text;
+    case SC__CT_DOUBLE:
+        return asprintf(&text, "%.17g", *(const double *)slot) < 0 ? NULL : text;
+    case SC__CT_CPULIST:
+        return sc_cpulist_format(card->cpus);
+    case SC__CT_WORKLOAD:
+        return strdup(sc_workload_name(card->workload));
+    case SC__CT_PREFETCH:
+        return strdup(sc_prefetch_name(card->prefetch));
+    case SC__CT_STRING:
+    case SC__CT_NAME:
+    case SC__CT_CHOICE: {
+        const char *value = *(char *const *)slot;
+        return strdup(value ? value : "");
+    }
+    case SC__CT_ENV:
+    case SC__CT_LIST:
+        break;
+    }
+    return strdup(""); /* not a single value: never swept */
+}
+
 const char *sc_card_flag(size_t index, const char **help)
 {
     for (size_t i = 0; i < SC_CF_COUNT; i++) {

@@ -2,9 +2,11 @@
 #include "sc_diag.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void sc_diag_init(sc_diag *d)
 {
@@ -42,6 +44,18 @@ int sc_diag_addf(sc_diag *d, const char *fmt, ...)
     if (n < 0)
         return -ENOMEM;
     d->lines[d->count++] = line;
+    return 0;
+}
+
+int sc_diag_merge(sc_diag *d, const sc_diag *more)
+{
+    for (size_t i = 0; i < more->count; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < d->count && !seen; j++)
+            seen = strcmp(d->lines[j], more->lines[i]) == 0;
+        if (!seen && sc_diag_addf(d, "%s", more->lines[i]) < 0)
+            return -ENOMEM;
+    }
     return 0;
 }
 

@@ -107,6 +107,7 @@ typedef struct sc_card {
        "sweep: {prefetch: [on, off]}"); each value is its own run and bundle. */
     sc_card_field sweep_field; /* SC_CF_COUNT when the card has no sweep */
     char **sweep_values;
+    int *sweep_lines; /* the YAML line of each value */
     size_t n_sweep;
     char *name_suffix; /* appended to run_name by a sweep instance ("_threads-2") */
     sc_card_field swept;   /* after sc_card_sweep_select(): the key it set, for messages */
@@ -155,10 +156,26 @@ const char *sc_card_flag(size_t index, const char **help);
  */
 int sc_card_sweep_select(sc_card *card, size_t index, sc_diag *diag);
 
+/*
+ * The index-th run of card's sweep as a card of its own (*out, to free): a copy of card
+ * without the sweep and without the YAML text (source: the run's card.yaml is its resolved
+ * card), the swept key set to that value; card itself is not changed. Nothing is parsed
+ * again. Returns 0; -EINVAL with a line in diag when the value is refused (*out is still
+ * the copy, for further checks); -ENOMEM (*out NULL).
+ */
+int sc_card_sweep_instance(const sc_card *card, size_t index, sc_card **out, sc_diag *diag);
+
+/* A copy of card that shares nothing with it (the sweep included). NULL on ENOMEM. */
+sc_card *sc_card_dup(const sc_card *card);
+
 /* The YAML key name of a card field ("threads"), for messages and tables. */
 const char *sc_card_field_name(sc_card_field field);
 
-/* Machine-independent rules; derives run_name and threads when absent. 0 or -EINVAL. */
+/*
+ * Machine-independent rules; derives run_name and threads when absent. 0 or -EINVAL. A
+ * card with a sweep is checked as the runs it makes (sc_series_from_card(), series.c):
+ * each value's card must pass, each problem is said once, and card is left as it is.
+ */
 int sc_card_check(sc_card *card, sc_diag *diag);
 
 /* Facts about the node that runs the workload (see sc_machine.h). */

@@ -22,6 +22,9 @@ void sc_diag_init(sc_diag *d);
 void sc_diag_free(sc_diag *d);
 /* Appends one formatted line. Returns 0 or -ENOMEM. */
 int sc_diag_addf(sc_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends the lines of more that d does not hold yet, in order: a problem several checks
+   find (every run of a sweep) is said once. Returns 0 or -ENOMEM. */
+int sc_diag_merge(sc_diag *d, const sc_diag *more);
 /* Writes each line, prefixed with prefix (may be ""), to stream. */
 void sc_diag_print(const sc_diag *d, const char *prefix, void *stream);
 

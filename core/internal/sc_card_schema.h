@@ -1,6 +1,7 @@
 /*
- * sc_card_schema.h: internal; the table of card keys shared by the YAML reader, the
- * command-line flags, the checks and the YAML writer of the card module.
+ * sc_card_schema.h: internal to the card module (card*.c) and the series of a card's runs
+ * (series.c): the table of card keys shared by the YAML reader, the command-line flags, the
+ * checks and the YAML writer, and the rules of one run.
  */
 #ifndef SC_CARD_SCHEMA_H
 #define SC_CARD_SCHEMA_H
@@ -64,5 +65,17 @@ void sc__card_name_sanitize(char *name);
 
 /* The short name of a key (last path component), for messages. */
 const char *sc__card_key_name(const sc__card_key *key);
+
+/*
+ * The value card holds for field as one canonical text, whatever spelling gave it (cpu_list
+ * "0,1" and "0-1" are both "0-1", threads "02" is "2"): malloc'd, NULL on ENOMEM.
+ */
+char *sc__card_value_text(const sc_card *card, sc_card_field field);
+
+/*
+ * The machine-independent rules for the card of one run (no sweep left); derives run_name
+ * and threads when absent. Returns 0, -EINVAL with lines in diag, or -ENOMEM.
+ */
+int sc__card_check_run(sc_card *card, sc_diag *diag);
 
 #endif

@@ -1,0 +1,165 @@
+/*
+ * series.c: a card's runs as a series of instances (see sc_series.h), and sc_card_check(),
+ * which checks a card as the runs it makes. The rules of one run are card_check.c's; the
+ * copies with the sweep's values set are card.c's; nothing here parses the card again.
+ */
+#include "sc_series.h"
+#include "sc_card_schema.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sc_series_free(sc_series *series)
+{
+    for (size_t i = 0; series->runs && i < series->n; i++) {
+        sc_card_free(series->runs[i].card);
+        free(series->runs[i].label);
+    }
+    free(series->runs);
+    free(series->variable);
+    memset(series, 0, sizeof(*series));
+}
+
+/* FNV-1a: the hash of a value's canonical text. */
+static uint64_t sc__hash(const char *text)
+{
+    uint64_t h = 14695981039346656037ull;
+
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        h = (h ^ *p) * 1099511628211ull;
+    return h;
+}
+
+/*
+ * Refuses a sweep value that makes the same run as an earlier one. The values' canonical
+ * texts go into an open-addressing hash table (twice as many slots as values), so n values
+ * cost about n lookups. A value the card refused was reported already and is skipped.
+ */
+static int sc__check_repeats(const sc_card *card, const sc_series *s, sc_diag *diag)
+{
+    sc_card_field field = card->sweep_field;
+    size_t cap = 2;
+    while (cap < 2 * s->n)
+        cap *= 2;
+    char **text = calloc(s->n, sizeof(*text));
+    size_t *slot = calloc(cap, sizeof(*slot)); /* 1 + the index of a value; 0: empty */
+    int rc = 0;
+
+    if (!text || !slot) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->runs[i].card->invalid[field])
+            continue;
+        text[i] = sc__card_value_text(s->runs[i].card, field);
+        if (!text[i]) {
+            rc = -ENOMEM;
+            goto out;
+        }
+        size_t h = (size_t)(sc__hash(text[i]) & (cap - 1));
+        while (slot[h] && strcmp(text[slot[h] - 1], text[i]) != 0)
+            h = (h + 1) & (cap - 1);
+        if (!slot[h]) {
+            slot[h] = i + 1;
+            continue;
+        }
+        size_t first = slot[h] - 1;
+        const char *value = card->sweep_values[i], *earlier = card->sweep_values[first];
+        if (strcmp(value, earlier) == 0)
+            sc_diag_addf(diag, "%s:%d: %s: %s appears twice in the sweep", card->source_name,
+                         card->sweep_lines[i], sc_card_field_name(field), value);
+        else
+            sc_diag_addf(diag, "%s:%d: %s: %s appears twice in the sweep (as %s, value %zu)",
+                         card->source_name, card->sweep_lines[i], sc_card_field_name(field), value,
+                         earlier, first + 1);
+        rc = -EINVAL;
+    }
+out:
+    for (size_t i = 0; text && i < s->n; i++)
+        free(text[i]);
+    free(text);
+    free(slot);
+    return rc;
+}
+
+/*
+ * One run per sweep value: the value set in a copy of card, then the run's rules. Values
+ * given twice are reported first (the card's own mistake), then each run's problems in the
+ * sweep's order, each line once. The base card itself is never run.
+ */
+static int sc__sweep_runs(const sc_card *card, sc_series *out, sc_diag *diag)
+{
+    size_t n = card->n_sweep;
+    sc_diag *found = calloc(n, sizeof(*found));
+    int rc = 0;
+
+    out->variable = strdup(sc_card_field_name(card->sweep_field));
+    if (!found || !out->variable) {
+        free(found);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < n && rc != -ENOMEM; i++) {
+        sc_instance *run = &out->runs[i];
+        sc_diag_init(&found[i]);
+        run->variant = i;
+        run->label = strdup(card->sweep_values[i]);
+        int r = sc_card_sweep_instance(card, i, &run->card, &found[i]);
+        if (run->card)
+            out->n++;
+        if (r == 0)
+            r = sc__card_check_run(run->card, &found[i]);
+        if (!run->label || r == -ENOMEM)
+            rc = -ENOMEM;
+        else if (r < 0)
+            rc = r;
+    }
+    if (rc != -ENOMEM) {
+        int r = sc__check_repeats(card, out, diag);
+        if (r < 0)
+            rc = r;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (sc_diag_merge(diag, &found[i]) < 0)
+            rc = -ENOMEM;
+        sc_diag_free(&found[i]);
+    }
+    free(found);
+    return rc;
+}
+
+int sc_series_from_card(const sc_card *card, sc_series *out, sc_diag *diag)
+{
+    size_t n = card->n_sweep ? card->n_sweep : 1;
+
+    memset(out, 0, sizeof(*out));
+    out->runs = calloc(n, sizeof(*out->runs));
+    if (!out->runs)
+        return -ENOMEM;
+    if (card->n_sweep && !card->source) {
+        sc_diag_addf(diag, "%s: a sweep needs a card file", card->source_name);
+        return -EINVAL;
+    }
+    if (card->n_sweep)
+        return sc__sweep_runs(card, out, diag);
+    out->runs[0].card = sc_card_dup(card);
+    if (!out->runs[0].card)
+        return -ENOMEM;
+    out->n = 1;
+    return sc__card_check_run(out->runs[0].card, diag);
+}
+
+int sc_card_check(sc_card *card, sc_diag *diag)
+{
+    sc_series series;
+
+    if (!card->n_sweep)
+        return sc__card_check_run(card, diag);
+    int rc = sc_series_from_card(card, &series, diag);
+    sc_series_free(&series);
+    return rc;
+}
