@@ -1,7 +1,7 @@
 /*
- * analysis.h: the commands over finished bundles (compare, classify, report, export). Each
- * refuses evidence that sc_verify_bundle() rejects and reads the rest through
- * sc_facts_load(); main.c dispatches to them.
+ * analysis.h: what the commands over finished bundles (compare, classify, report, export)
+ * share. Each refuses evidence that sc_verify_bundle() rejects and reads the rest through
+ * sc_facts_load().
  */
 #ifndef SC_ANALYSIS_H
 #define SC_ANALYSIS_H
@@ -19,11 +19,6 @@ enum {
     SC_CLASSIFY_SKIP = 125,  /* the run proves nothing: bisect skips this commit */
     SC_CLASSIFY_ABORT = 128, /* usage error: stops git bisect run instead of blaming a commit */
 };
-
-int sc_cmd_compare(int argc, char **argv);
-int sc_cmd_classify(int argc, char **argv);
-int sc_cmd_report(int argc, char **argv);
-int sc_cmd_export(int argc, char **argv);
 
 /* A bundle, verified and loaded: what every analysis command starts from. */
 typedef struct sc_analysis_bundle {

@@ -1,7 +1,8 @@
 /*
- * execute.c: one run of a prepared plan: the bundle, the workload under the observer, the
- * gates, results.json, run.conf and SHA256SUMS. Whatever happens once the bundle exists,
- * it is completed and sealed, and a failed run says what happened:
+ * execute.c: the local executor (execute.h): one run of a prepared plan here: the bundle,
+ * the workload under the observer, the gates, results.json, run.conf and SHA256SUMS.
+ * Whatever happens once the bundle exists, it is completed and sealed, and a failed run
+ * says what happened:
  *   - the workload crashes, is signalled or times out: its end is recorded, gates fail;
  *   - the disk fills: the files written last (results.json, run.conf, SHA256SUMS) had their
  *     space reserved when the bundle was made, and the evidence gate names what was lost;
@@ -9,6 +10,8 @@
  *   - this process is killed (SIGKILL): a guardian process, waiting on a pipe from it,
  *     finishes the bundle with what was written and a failed verdict.
  */
+#include "sc_spawn.h"
+#include "execute.h"
 #include "cli.h"
 #include "sc_bundle.h"
 #include "sc_file.h"
@@ -38,7 +41,7 @@
 #define SC__MIN_FREE_BYTES (4u << 20)
 
 /* One run in progress: what every step after the start needs. */
-typedef struct sc__run {
+typedef struct sc__execution {
     sc_plan *plan;
     sc_bundle b;
     char tmpdir[64];
@@ -46,7 +49,7 @@ typedef struct sc__run {
     int write_errors; /* writes into the bundle that failed, with the first one's reason */
     char write_error[256];
     bool wrapper_killed; /* set in the guardian: the run's own process is gone */
-} sc__run;
+} sc__execution;
 
 static void sc__iso_time(const struct timespec *ts, char *buf, size_t len)
 {
@@ -61,7 +64,7 @@ static void sc__iso_time(const struct timespec *ts, char *buf, size_t len)
 }
 
 /* Writes a bundle file, counting a failure as lost evidence. */
-static int sc__put(sc__run *run, const char *rel, const char *text)
+static int sc__put(sc__execution *run, const char *rel, const char *text)
 {
     int rc = sc_bundle_write_str(&run->b, rel, text ? text : "");
 
@@ -75,13 +78,13 @@ static int sc__put(sc__run *run, const char *rel, const char *text)
 }
 
 /* platform/<name>.txt: the machine state before or after the run. */
-static void sc__platform_snapshot(sc__run *run, const char *rel)
+static void sc__platform_snapshot(sc__execution *run, const char *rel)
 {
     sc_fsroot root;
     sc_kv kv;
 
     sc_kv_init(&kv);
-    if (sc_fsroot_open(&root, run->plan->sysroot) == 0) {
+    if (sc_fsroot_open(&root, run->plan->opts->sysroot) == 0) {
         sc_sysstate_capture(&root, run->plan->card->cpus, &kv);
         sc_fsroot_close(&root);
     }
@@ -109,7 +112,7 @@ static void sc__add_library_hash(json_object *root, const char *info, const char
 
 /* build.json: the binary's identity (SHA-256, compiler, flags, OpenMP runtime, and for
    ipsearch the BLAS library: path, configuration, core type, threading, its SHA-256). */
-static void sc__write_build_json(sc__run *run)
+static void sc__write_build_json(sc__execution *run)
 {
     const sc_plan *plan = run->plan;
     char *info = NULL, value[1024];
@@ -166,8 +169,8 @@ static void sc__write_build_json(sc__run *run)
     json_object_put(root);
 }
 
-static void sc__write_run_conf(sc__run *run, const sc_observe_result *r, const sc_gates *gates,
-                               double best_rate, const sc_tracelog *t)
+static void sc__write_run_conf(sc__execution *run, const sc_observe_result *r,
+                               const sc_gates *gates, double best_rate, const sc_tracelog *t)
 {
     const sc_plan *plan = run->plan;
     const sc_card *c = plan->card;
@@ -187,7 +190,8 @@ static void sc__write_run_conf(sc__run *run, const sc_observe_result *r, const s
     sc_kv_addf(&kv, "uid", "%d", (int)getuid());
     sc_kv_addf(&kv, "slurm_job_id", "%s", getenv("SLURM_JOB_ID") ? getenv("SLURM_JOB_ID") : "none");
     sc_kv_addf(&kv, "card_origin", "%s", plan->card_origin);
-    sc_kv_addf(&kv, "card_source", "%s", plan->card_path ? plan->card_path : "command line");
+    sc_kv_addf(&kv, "card_source", "%s",
+               plan->opts->card_path ? plan->opts->card_path : "command line");
     sc_kv_addf(&kv, "card_sha256", "%s", plan->card_sha256);
     if (c->swept != SC_CF_COUNT) /* one run of a sweep: its independent variable */
         sc_kv_addf(&kv, "sweep_variable", "%s", sc_card_field_name(c->swept));
@@ -301,35 +305,38 @@ static int sc__open_bundle(const sc_plan *plan, sc_bundle *b)
 {
     int rc;
 
-    if (!plan->adopt_bundle) {
-        rc = sc__check_room(plan->output_dir);
+    if (!plan->opts->adopt_bundle) {
+        rc = sc__check_room(plan->opts->output_dir);
         if (rc < 0)
             return rc;
-        rc = sc_bundle_create(b, plan->output_dir, plan->card->run_name, time(NULL));
+        rc = sc_bundle_create(b, plan->opts->output_dir, plan->card->run_name, time(NULL));
         if (rc < 0)
-            fprintf(stderr, "streamcard: cannot create the bundle under %s: %s (valid: a "
-                            "writable directory, --output DIR)\n",
-                    plan->output_dir, strerror(-rc));
+            fprintf(stderr,
+                    "streamcard: cannot create the bundle under %s: %s (valid: a "
+                    "writable directory, --output DIR)\n",
+                    plan->opts->output_dir, strerror(-rc));
         return rc;
     }
-    rc = sc_bundle_open(b, plan->adopt_bundle);
+    rc = sc_bundle_open(b, plan->opts->adopt_bundle);
     if (rc < 0) {
-        fprintf(stderr, "streamcard: cannot open the job's bundle %s: %s\n", plan->adopt_bundle,
-                strerror(-rc));
+        fprintf(stderr, "streamcard: cannot open the job's bundle %s: %s\n",
+                plan->opts->adopt_bundle, strerror(-rc));
         return rc;
     }
     const char *announced = getenv("STREAMCARD_CARD_SHA256");
     struct stat sums;
     /* Sealed: SHA256SUMS written (an empty one is only the space reserved for it). */
     if (fstatat(b->dirfd, SC_BUNDLE_SUMS, &sums, AT_SYMLINK_NOFOLLOW) == 0 && sums.st_size > 0) {
-        fprintf(stderr, "streamcard: the job's bundle %s is already sealed: one run per "
-                        "bundle (run further cards with streamcard run CARD)\n",
-                plan->adopt_bundle);
+        fprintf(stderr,
+                "streamcard: the job's bundle %s is already sealed: one run per "
+                "bundle (run further cards with streamcard run CARD)\n",
+                plan->opts->adopt_bundle);
         rc = -EEXIST;
     } else if (announced && strcmp(announced, plan->card_sha256) != 0) {
-        fprintf(stderr, "streamcard: %s does not hold the card submitted with the job (sha256 "
-                        "%s, submitted %s)\n",
-                plan->card_path, plan->card_sha256, announced);
+        fprintf(stderr,
+                "streamcard: %s does not hold the card submitted with the job (sha256 "
+                "%s, submitted %s)\n",
+                plan->opts->card_path, plan->card_sha256, announced);
         rc = -EINVAL;
     }
     if (rc < 0)
@@ -350,7 +357,7 @@ static bool sc__bundle_gone(const sc_bundle *b)
  * written (exactly as verify reads them), results.json, run.conf and SHA256SUMS. Used by
  * the run itself and by its guardian. Returns the exit status of `streamcard run`.
  */
-static int sc__finish(sc__run *run, const sc_observe_result *r)
+static int sc__finish(sc__execution *run, const sc_observe_result *r)
 {
     sc_plan *plan = run->plan;
     sc_gates gates;
@@ -392,7 +399,7 @@ static int sc__finish(sc__run *run, const sc_observe_result *r)
     int rc = sc_gates_evaluate(plan->card, &ev, &gates);
     if (rc == 0 && r->timed_out)
         snprintf(gates.g[SC_GATE_EXIT_CODE].note, sizeof(gates.g[0].note),
-                 "stopped after the --timeout of %.0f s", plan->timeout_s);
+                 "stopped after the --timeout of %.0f s", plan->opts->timeout_s);
     if (rc == 0 && run->wrapper_killed)
         snprintf(gates.g[SC_GATE_EXIT_CODE].note, sizeof(gates.g[0].note),
                  "not supported by evidence: streamcard was killed before the workload ended; "
@@ -447,7 +454,7 @@ static int sc__finish(sc__run *run, const sc_observe_result *r)
  * Its name is SC_BUNDLE_GUARDIAN_COMM: in a --stream-card job, the plugin's slurmstepd waits for
  * it (a while) before killing what is left of the step (spank/guardian.h).
  */
-static int sc__guardian_start(sc__run *run, pid_t *pid)
+static int sc__guardian_start(sc__execution *run, pid_t *pid)
 {
     int p[2];
 
@@ -493,9 +500,10 @@ static void sc__guardian_stop(int fd, pid_t pid)
         ;
 }
 
-int sc_run_execute_plan(sc_plan *plan)
+/* One run of plan, start to sealed bundle. Returns the exit status of `streamcard run`. */
+static int sc__execute_plan(sc_plan *plan)
 {
-    sc__run run = {.plan = plan};
+    sc__execution run = {.plan = plan};
     sc_observe_result r;
     pid_t guardian = -1;
 
@@ -517,10 +525,10 @@ int sc_run_execute_plan(sc_plan *plan)
     sc_bundle_reserve(&run.b, "results.json", SC__RESERVE_BYTES);
     sc_bundle_reserve(&run.b, "run.conf", SC__RESERVE_BYTES);
     sc_bundle_reserve(&run.b, SC_BUNDLE_SUMS, SC__RESERVE_BYTES);
-    if (!plan->adopt_bundle)
+    if (!plan->opts->adopt_bundle)
         sc__put(&run, "card.yaml", plan->card_yaml);
     /* The plugin's before.txt (before it changed the platform) is kept as it is. */
-    if (!plan->adopt_bundle || faccessat(run.b.dirfd, "platform/before.txt", F_OK, 0) < 0)
+    if (!plan->opts->adopt_bundle || faccessat(run.b.dirfd, "platform/before.txt", F_OK, 0) < 0)
         sc__platform_snapshot(&run, "platform/before.txt");
     sc__write_build_json(&run);
     int log_fd = sc_bundle_open_file(&run.b, "stream.log", O_WRONLY | O_CREAT | O_EXCL, 0644);
@@ -540,11 +548,16 @@ int sc_run_execute_plan(sc_plan *plan)
         log_path = NULL;
     snprintf(guard, sizeof(guard), "PREFETCH_MODE=%s\nGOVERNOR=%s\nCPU_LIST=%s\n",
              sc_prefetch_name(plan->card->prefetch), plan->card->governor, plan->card->cpu_list);
-    sc_observe_opts o = {.argv = plan->argv, .envp = plan->envp, .cpus = plan->card->cpus,
-                         .memory_node = plan->card->memory_node, .log_fd = log_fd,
-                         .echo_fd = plan->quiet ? -1 : STDOUT_FILENO, .bundle = &run.b,
-                         .log_path = log_path, .guard_extra = guard,
-                         .timeout_s = plan->timeout_s};
+    sc_observe_opts o = {.argv = plan->argv,
+                         .envp = plan->envp,
+                         .cpus = plan->card->cpus,
+                         .memory_node = plan->card->memory_node,
+                         .log_fd = log_fd,
+                         .echo_fd = plan->opts->quiet ? -1 : STDOUT_FILENO,
+                         .bundle = &run.b,
+                         .log_path = log_path,
+                         .guard_extra = guard,
+                         .timeout_s = plan->opts->timeout_s};
     fprintf(stderr, "streamcard: running %s into %s\n", plan->argv[0], run.b.path);
     int rc = sc_observe_run(&o, &r);
     close(log_fd);
@@ -560,4 +573,68 @@ int sc_run_execute_plan(sc_plan *plan)
     sc__guardian_stop(guard_fd, guardian);
     sc_bundle_close(&run.b);
     return status;
+}
+
+/* The run of plan with stop requests held for the observer. */
+static int sc__execute(sc_plan *plan)
+{
+    sigset_t block, old;
+
+    if (!plan->binary_found) {
+        fprintf(stderr,
+                "streamcard: the %s kernel was not found at %s (build it with cmake "
+                "--build build, or set STREAMCARD_KERNEL_DIR)\n",
+                sc_workload_name(plan->card->workload), plan->binary);
+        return SC_EXIT_ERROR;
+    }
+    /* Stop requests are handled by the observer and must not cut the bundle short. */
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigaddset(&block, SIGQUIT);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    signal(SIGPIPE, SIG_IGN);
+    int status = sc__execute_plan(plan);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return status;
+}
+
+static int sc__local_begin(void *state, const sc_run_series *rs)
+{
+    (void)state;
+    if (rs->series->variable)
+        printf("streamcard sweep: %s over %zu values\n", rs->series->variable, rs->series->n);
+    return 0;
+}
+
+static int sc__local_run(void *state, const sc_run_series *rs, size_t i, char **bundle)
+{
+    sc_plan *plan = &rs->plans[i];
+
+    (void)state;
+    if (rs->opts->dry_run) {
+        sc_plan_print(plan, stdout);
+        return plan->binary_found ? SC_EXIT_OK : SC_EXIT_ERROR;
+    }
+    int status = sc__execute(plan);
+    *bundle = plan->bundle_path ? strdup(plan->bundle_path) : NULL;
+    return status;
+}
+
+static void sc__local_end(void *state, const sc_run_series *rs, bool failed)
+{
+    (void)state;
+    /* A lone run said so in its own summary. */
+    if (failed && rs->series->variable)
+        fprintf(stderr, "ERROR: workload failed in at least one run of the sweep; its numbers "
+                        "are not usable\n");
+}
+
+void sc_local_executor(sc_executor *ex)
+{
+    *ex = (sc_executor){.begin = sc__local_begin,
+                        .run = sc__local_run,
+                        .end = sc__local_end,
+                        .dry_note = "DRY-RUN complete; no files written."};
 }

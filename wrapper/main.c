@@ -1,5 +1,4 @@
 /* main.c: the `streamcard` command: options of the top level, then a subcommand. */
-#include "analysis.h"
 #include "cli.h"
 
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /*
  * plan.c: from a checked card to the exact command and environment of the workload,
- * shared by --dry-run (which prints it) and run (which executes it).
+ * shared by --dry-run (which prints it) and the executors (which carry it out).
  */
-#include "cli.h"
+#include "plan.h"
 #include "sc_cpulist.h"
 #include "sc_hostlist.h"
 
@@ -245,7 +245,8 @@ static void sc__mpi_argv(sc__strv *a, const sc_plan *plan)
         sc__strv_opt(a, "--window", "%ld", c->window);
 }
 
-int sc_plan_build(sc_plan *plan, char **parent_env)
+/* Fills argv, envp and binary of plan from its checked card. Returns 0 or -errno. */
+static int sc__plan_build(sc_plan *plan, char **parent_env)
 {
     const sc_card *c = plan->card;
     sc__strv argv = {0}, env = {0};
@@ -301,6 +302,35 @@ int sc_plan_build(sc_plan *plan, char **parent_env)
     return argv.failed || env.failed || !plan->omp_summary || !plan->binary ? -ENOMEM : 0;
 }
 
+/* card.yaml: the card exactly as given, or the resolved card when flags or a sweep changed
+   it. */
+static int sc__resolve_card_text(sc_plan *plan)
+{
+    const sc_card *card = plan->card;
+
+    if (card->source && !card->overridden) {
+        plan->card_origin = "file";
+        plan->card_yaml = strdup(card->source);
+    } else {
+        plan->card_origin = plan->opts->card_path ? "file+flags" : "flags";
+        plan->card_yaml = sc_card_to_yaml(card);
+    }
+    if (!plan->card_yaml)
+        return -ENOMEM;
+    return sc_hash_buf(plan->card_yaml, strlen(plan->card_yaml), plan->card_sha256);
+}
+
+int sc_plan_init(sc_plan *plan, const sc_run_opts *opts, sc_card *card, char **parent_env)
+{
+    memset(plan, 0, sizeof(*plan));
+    plan->opts = opts;
+    plan->card = card;
+    int rc = sc__resolve_card_text(plan);
+    if (rc == 0 && !opts->submit)
+        rc = sc__plan_build(plan, parent_env);
+    return rc;
+}
+
 int sc_plan_append_arg(sc_plan *plan, const char *arg)
 {
     size_t n = 0;
@@ -324,7 +354,7 @@ void sc_plan_print(const sc_plan *plan, FILE *out)
     snprintf(mem, sizeof(mem), "%.1f MiB", (double)sc_card_memory_bytes(c) / 1048576.0);
     fprintf(out, "streamcard plan\n");
     fprintf(out, "  card:        %s (%s, sha256 %.16s...)\n",
-            plan->card_path ? plan->card_path : "from flags", plan->card_origin,
+            plan->opts->card_path ? plan->opts->card_path : "from flags", plan->card_origin,
             plan->card_sha256);
     if (c->question)
         fprintf(out, "  question:    %s\n", c->question);
@@ -364,10 +394,11 @@ void sc_plan_print(const sc_plan *plan, FILE *out)
     }
     for (size_t i = 0; i < c->n_env; i++)
         fprintf(out, "  env:         %s=%s\n", c->env[i].key, c->env[i].value);
-    if (plan->adopt_bundle)
-        fprintf(out, "  output:      %s (prepared by the SPANK plugin)\n", plan->adopt_bundle);
+    if (plan->opts->adopt_bundle)
+        fprintf(out, "  output:      %s (prepared by the SPANK plugin)\n",
+                plan->opts->adopt_bundle);
     else
-        fprintf(out, "  output:      %s/%s_YYYYMMDD_HHMMSS\n", plan->output_dir, c->run_name);
+        fprintf(out, "  output:      %s/%s_YYYYMMDD_HHMMSS\n", plan->opts->output_dir, c->run_name);
     fprintf(out, "  command:    ");
     for (char **a = plan->argv; a && *a; a++)
         fprintf(out, " %s", *a);
@@ -376,17 +407,21 @@ void sc_plan_print(const sc_plan *plan, FILE *out)
 
 void sc_plan_free(sc_plan *plan)
 {
-    sc_card_free(plan->card);
-    free(plan->card_path);
     free(plan->card_yaml);
-    free(plan->output_dir);
     free(plan->binary);
     sc__strv_free(plan->argv);
     sc__strv_free(plan->envp);
     free(plan->omp_summary);
     free(plan->json_path);
-    free(plan->adopt_bundle);
     free(plan->bundle_path);
-    sc__strv_free(plan->sbatch_args);
     memset(plan, 0, sizeof(*plan));
+}
+
+void sc_run_opts_free(sc_run_opts *opts)
+{
+    free(opts->card_path);
+    free(opts->output_dir);
+    free(opts->adopt_bundle);
+    sc__strv_free(opts->sbatch_args);
+    memset(opts, 0, sizeof(*opts));
 }

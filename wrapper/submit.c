@@ -1,11 +1,14 @@
 /*
- * submit.c: `streamcard run CARD --submit`: each run of the card (each value of its
- * sweep) becomes a job, `sbatch --stream-card=<that run's card> --wait`, one after the
- * other, so the SPANK plugin sets and restores the platform for each run (a prefetch
- * on/off sweep is only possible this way: nothing else may write the MSRs). The runs'
- * cards and the job script are kept in <output>/streamcard-submit/; each job writes its
- * bundle into <output>; the table of the sweep follows, as for a local sweep.
+ * submit.c: the sbatch executor of `streamcard run CARD --submit` (submit.h): each run of
+ * the card (each value of its sweep) becomes a job, `sbatch --stream-card=<that run's
+ * card> --wait`, one after the other, so the SPANK plugin sets and restores the platform
+ * for each run (a prefetch on/off sweep is only possible this way: nothing else may write
+ * the MSRs). The runs' cards and the job script are kept in <output>/streamcard-submit/;
+ * each job writes its bundle into <output>; the table of the sweep follows, as for a local
+ * sweep.
  */
+#include "sc_spawn.h"
+#include "submit.h"
 #include "cli.h"
 
 #include <errno.h>
@@ -65,18 +68,21 @@ static char *sc__job_bundle(const char *out_dir, const char *run_name, const cha
     return *value ? strdup(value) : NULL;
 }
 
-/* Submits one run and waits for it; fills row. Returns 0 when the job completed. */
-static int sc__submit_one(const sc_plan *base, const sc_plan *plan, const char *dir,
-                          const char *job_sh, bool dry_run, sc_sweep_row *row, const char **label)
+/* Submits run i and waits for it (with a dry run, prints the command). Sets *bundle to
+   the bundle the job printed. Returns 0 when the job completed, else 1. */
+static int sc__sbatch_run(void *state, const sc_run_series *rs, size_t i, char **bundle)
 {
+    const sc_sbatch *sb = state;
+    const sc_plan *plan = &rs->plans[i];
+    const sc_run_opts *opts = rs->opts;
     char card_path[PATH_MAX + 64], opt_card[PATH_MAX + 80], opt_chdir[PATH_MAX + 16];
     char opt_out[PATH_MAX + 128], opt_name[160], out_dir[PATH_MAX], *jobid = NULL;
     const char *argv[64];
     size_t n = 0;
 
-    if (!realpath(base->output_dir, out_dir))
-        snprintf(out_dir, sizeof(out_dir), "%s", base->output_dir);
-    snprintf(card_path, sizeof(card_path), "%s/%s.yaml", dir, plan->card->run_name);
+    if (!realpath(opts->output_dir, out_dir))
+        snprintf(out_dir, sizeof(out_dir), "%s", opts->output_dir);
+    snprintf(card_path, sizeof(card_path), "%s/%s.yaml", sb->dir, plan->card->run_name);
     snprintf(opt_card, sizeof(opt_card), "--stream-card=%s", card_path);
     snprintf(opt_chdir, sizeof(opt_chdir), "--chdir=%s", out_dir);
     snprintf(opt_out, sizeof(opt_out), "--output=%s/%s-%%j.out", out_dir, plan->card->run_name);
@@ -88,20 +94,20 @@ static int sc__submit_one(const sc_plan *base, const sc_plan *plan, const char *
     argv[n++] = opt_chdir;
     argv[n++] = opt_out;
     argv[n++] = opt_name;
-    for (size_t i = 0; i < base->n_sbatch_args && n < 62; i++)
-        argv[n++] = base->sbatch_args[i];
-    argv[n++] = job_sh;
+    for (size_t a = 0; a < opts->n_sbatch_args && n < 62; a++)
+        argv[n++] = opts->sbatch_args[a];
+    argv[n++] = sb->job_sh;
     argv[n] = NULL;
     printf("  ");
-    for (size_t i = 0; i < n; i++)
-        printf(" %s", argv[i]);
+    for (size_t a = 0; a < n; a++)
+        printf(" %s", argv[a]);
     printf("\n");
     fflush(stdout);
-    if (dry_run)
-        return 0;
-    if (sc__write_card(dir, plan, card_path, sizeof(card_path)) < 0) {
+    if (opts->dry_run)
+        return SC_EXIT_OK;
+    if (sc__write_card(sb->dir, plan, card_path, sizeof(card_path)) < 0) {
         fprintf(stderr, "streamcard: cannot write %s: %s\n", card_path, strerror(errno));
-        return -1;
+        return SC_EXIT_FAILED;
     }
     int rc = sc_spawn_capture((char *const *)argv, NULL, &jobid);
     if (jobid)
@@ -110,79 +116,49 @@ static int sc__submit_one(const sc_plan *base, const sc_plan *plan, const char *
         fprintf(stderr, "streamcard: sbatch did not submit %s (see its messages above)\n",
                 plan->card->run_name);
         free(jobid);
-        return -1;
+        return SC_EXIT_FAILED;
     }
-    char *bundle = sc__job_bundle(out_dir, plan->card->run_name, jobid);
+    *bundle = sc__job_bundle(out_dir, plan->card->run_name, jobid);
     printf("   job %s ended%s; bundle %s\n", jobid, rc == 0 ? "" : " with a failure",
-           bundle ? bundle : "(none)");
-    sc_sweep_read(bundle, plan->card->workload, row, label);
-    free(bundle);
+           *bundle ? *bundle : "(none)");
     free(jobid);
-    return rc == 0 ? 0 : -1;
+    return rc == 0 ? SC_EXIT_OK : SC_EXIT_FAILED;
 }
 
-int sc_run_submit(int argc, char **argv, const sc_plan *base, bool dry_run)
+/* The folder of the runs' cards and the job script (not made by a dry run). */
+static int sc__sbatch_begin(void *state, const sc_run_series *rs)
 {
-    size_t n = base->card->n_sweep ? base->card->n_sweep : 1;
-    const char *key = base->card->n_sweep ? sc_card_field_name(base->card->sweep_field) : NULL;
-    sc_plan *plans = calloc(n, sizeof(*plans));
-    sc_sweep_row *rows = calloc(n, sizeof(*rows));
-    char dir[PATH_MAX + 32], job_sh[PATH_MAX + 64];
-    const char *label = "figure";
-    sc_diag diag;
-    int status = SC_EXIT_OK;
+    sc_sbatch *sb = state;
+    const char *out = rs->opts->output_dir;
 
-    if (!plans || !rows) {
-        free(plans);
-        free(rows);
+    snprintf(sb->dir, sizeof(sb->dir), "%s/streamcard-submit", out);
+    if (!rs->opts->dry_run && ((mkdir(out, 0755) < 0 && errno != EEXIST) ||
+                               (mkdir(sb->dir, 0755) < 0 && errno != EEXIST) ||
+                               sc__write_job(sb->dir, sb->job_sh, sizeof(sb->job_sh)) < 0)) {
+        fprintf(stderr, "streamcard: cannot prepare %s: %s (valid: a writable --output)\n", sb->dir,
+                strerror(errno));
         return SC_EXIT_ERROR;
     }
-    sc_diag_init(&diag);
-    for (size_t i = 0; i < n; i++) {
-        bool ignored = false;
-        if (sc_run_prepare(argc, argv, key ? (long)i : -1, &plans[i], &ignored, &diag) < 0)
-            status = SC_EXIT_USAGE;
-        rows[i].value = key ? base->card->sweep_values[i] : "-";
-    }
-    if (status != SC_EXIT_OK) {
-        sc_diag_print(&diag, "streamcard: ", stderr);
-        goto out;
-    }
-    snprintf(dir, sizeof(dir), "%s/streamcard-submit", base->output_dir);
-    if (!dry_run && ((mkdir(base->output_dir, 0755) < 0 && errno != EEXIST) ||
-                     (mkdir(dir, 0755) < 0 && errno != EEXIST) ||
-                     sc__write_job(dir, job_sh, sizeof(job_sh)) < 0)) {
-        fprintf(stderr, "streamcard: cannot prepare %s: %s (valid: a writable --output)\n", dir,
-                strerror(errno));
-        status = SC_EXIT_ERROR;
-        goto out;
-    }
-    snprintf(job_sh, sizeof(job_sh), "%s/job.sh", dir);
-    for (size_t i = 0; i < n; i++) {
-        if (key)
-            printf("--- run %zu of %zu: %s=%s\n", i + 1, n, key, rows[i].value);
-        if (sc__submit_one(base, &plans[i], dir, job_sh, dry_run, &rows[i], &label) < 0)
-            status = SC_EXIT_FAILED;
-    }
-    if (dry_run) {
-        printf("DRY-RUN complete; no files written, nothing submitted.\n");
-        goto out;
-    }
-    if (key)
-        sc_sweep_report(base->output_dir, key, rows, n, label);
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(rows[i].verdict, "ok") != 0)
-            status = SC_EXIT_FAILED;
-    if (status != SC_EXIT_OK)
+    snprintf(sb->job_sh, sizeof(sb->job_sh), "%s/job.sh", sb->dir);
+    return 0;
+}
+
+static void sc__sbatch_end(void *state, const sc_run_series *rs, bool failed)
+{
+    (void)state;
+    (void)rs;
+    if (failed)
         fprintf(stderr, "ERROR: workload failed in at least one submitted run; its numbers are "
                         "not usable\n");
-out:
-    for (size_t i = 0; i < n; i++) {
-        sc_plan_free(&plans[i]);
-        free(rows[i].bundle);
-    }
-    free(plans);
-    free(rows);
-    sc_diag_free(&diag);
-    return status;
+}
+
+void sc_sbatch_executor(sc_executor *ex, sc_sbatch *sb)
+{
+    memset(sb, 0, sizeof(*sb));
+    *ex = (sc_executor){.begin = sc__sbatch_begin,
+                        .run = sc__sbatch_run,
+                        .end = sc__sbatch_end,
+                        .verify_each = true,
+                        .dry_note = "DRY-RUN complete; no files written, nothing submitted.",
+                        .state = sb};
 }

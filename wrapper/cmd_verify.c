@@ -1,5 +1,5 @@
 /*
- * verify.c: `streamcard verify BUNDLE`: prints what sc_verify_bundle() found (every hash
+ * cmd_verify.c: `streamcard verify BUNDLE`: prints what sc_verify_bundle() found (every hash
  * and consistency problem, or the gates that failed, or that the bundle holds).
  */
 #include "cli.h"

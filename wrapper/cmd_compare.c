@@ -1,5 +1,5 @@
 /*
- * compare.c: `streamcard compare A B`: the controlled variables of two verified bundles
+ * cmd_compare.c: `streamcard compare A B`: the controlled variables of two verified bundles
  * side by side, the variables that differ named, and the change of the figure when exactly
  * one variable (the independent one) differs. Anything else makes the comparison invalid:
  * a rate change that two variables could explain answers no question.

@@ -1,5 +1,5 @@
 /*
- * export.c: `streamcard export --prometheus BUNDLE...`: node_exporter textfile metrics
+ * cmd_export.c: `streamcard export --prometheus BUNDLE...`: node_exporter textfile metrics
  * (Prometheus text format 0.0.4) for admins: verdicts, gates, rates, transport and when
  * each run ended, labelled by host, workload, kernel, card and run. A bundle that fails
  * verification still reports its verdict (0), never its rates: numbers of a failed run are

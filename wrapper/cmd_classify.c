@@ -1,5 +1,5 @@
 /*
- * classify.c: `streamcard classify BUNDLE --baseline B`: good (0), bad (1) or skip (125)
+ * cmd_classify.c: `streamcard classify BUNDLE --baseline B`: good (0), bad (1) or skip (125)
  * in one line, the way `git bisect run` reads an exit status, so a regression can be
  * bisected through a project's history or a whole software distribution.
  *
@@ -9,6 +9,7 @@
  * Usage errors exit 128, which stops `git bisect run` instead of blaming a commit.
  */
 #include "analysis.h"
+#include "cli.h"
 #include "sc_text.h"
 
 #include <errno.h>

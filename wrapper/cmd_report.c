@@ -1,5 +1,5 @@
 /*
- * report.c: `streamcard report BUNDLE... -o report.html`: one self-contained HTML page
+ * cmd_report.c: `streamcard report BUNDLE... -o report.html`: one self-contained HTML page
  * (report_html.c, plots in report_svg.c) over verified bundles. A bundle that fails
  * verification is shown, marked REFUSED with the reason, and never compared.
  */

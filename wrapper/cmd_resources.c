@@ -1,11 +1,12 @@
 /*
- * resources.c: `streamcard resources CARD`: what a card needs from Slurm, for submit-time
+ * cmd_resources.c: `streamcard resources CARD`: what a card needs from Slurm, for submit-time
  * helpers such as contrib/slurm/cli_filter.lua (which asks for the CPUs, and for the whole
  * node when the card changes platform settings). The card is read and checked with the
  * same code as `streamcard run --dry-run` minus the machine rules (this runs on the
  * login node). Prints key=value lines; exits 2 with the card's messages when it is bad.
  */
 #include "cli.h"
+#include "sc_card.h"
 #include "sc_cpulist.h"
 
 #include <errno.h>
@@ -40,8 +41,8 @@ int sc_cmd_resources(int argc, char **argv)
         sc_diag_print(&diag, "streamcard: ", stderr);
         status = SC_EXIT_USAGE;
     } else {
-        bool platform = card->prefetch != SC_PREFETCH_UNCHANGED ||
-                        strcmp(card->governor, "unchanged") != 0;
+        bool platform =
+            card->prefetch != SC_PREFETCH_UNCHANGED || strcmp(card->governor, "unchanged") != 0;
         /* A sweep of prefetch or the governor changes them in all but an "unchanged" run. */
         for (size_t i = 0; i < card->n_sweep; i++)
             if ((card->sweep_field == SC_CF_PREFETCH || card->sweep_field == SC_CF_GOVERNOR) &&

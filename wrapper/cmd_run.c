@@ -1,0 +1,322 @@
+/*
+ * cmd_run.c: `streamcard run`: the options and the card are read once; core makes the
+ * card's series of runs (one, or one per sweep value) and checks each; each run gets its
+ * plan, checked against this machine unless the runs go through sbatch (the node checks its
+ * own); then the one series loop (run_series.c) hands the runs to an executor: here, one
+ * after the other (execute.c), or each as a Slurm job (submit.c). Whatever happens after a
+ * bundle exists (crash, signal, failed validation), it is completed and sealed: a failed
+ * run is evidence too.
+ */
+#include "cli.h"
+#include "execute.h"
+#include "run_series.h"
+#include "sc_machine.h"
+#include "submit.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+extern char **environ;
+
+enum {
+    OPT_DRY_RUN = 1000,
+    OPT_OUTPUT,
+    OPT_TIMEOUT,
+    OPT_QUIET,
+    OPT_HELP,
+    OPT_SUBMIT,
+    OPT_SBATCH,
+    OPT_CARD_FLAG = 2000
+};
+
+static void sc__run_usage(FILE *out)
+{
+    const char *help = NULL, *flag;
+
+    fprintf(out,
+            "usage: streamcard run [CARD] [options]\n"
+            "\n"
+            "Runs the experiment CARD (YAML) with its CPU and memory binding, watches the\n"
+            "workload, checks the acceptance gates and writes a sealed evidence bundle.\n"
+            "Exit status: 0 every gate held, 1 the run failed (the bundle says why),\n"
+            "2 bad card or options (nothing ran), 3 could not run.\n"
+            "\n"
+            "options:\n"
+            "  --dry-run          print the resolved plan; write nothing, change nothing\n"
+            "  --output DIR       parent directory of the bundle (default: .)\n"
+            "  --timeout SEC      stop the workload after SEC seconds (the run fails)\n"
+            "  --quiet            do not echo the workload's output\n"
+            "  --submit           run through Slurm: one sbatch --stream-card job per run\n"
+            "                     (per value of a sweep; the plugin sets the platform for each)\n"
+            "  --sbatch ARG       pass ARG to sbatch with --submit (repeatable)\n"
+            "  -h, --help         this text\n"
+            "\n"
+            "card keys as flags (override the card; without CARD they make the card):\n");
+    for (size_t i = 0; (flag = sc_card_flag(i, &help)); i++)
+        fprintf(out, "  --%-18s %s\n", flag, help);
+    fprintf(out, "\nexample: streamcard run --workload stream --kernel copy --cpu-list 0-1 "
+                 "--threads 2 --dry-run\n");
+}
+
+/* The getopt table: the fixed options, then one entry per card flag. */
+static struct option *sc__run_options(void)
+{
+    static const struct option fixed[] = {
+        {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+        {"output", required_argument, NULL, OPT_OUTPUT},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"quiet", no_argument, NULL, OPT_QUIET},
+        {"help", no_argument, NULL, OPT_HELP},
+        {"submit", no_argument, NULL, OPT_SUBMIT},
+        {"sbatch", required_argument, NULL, OPT_SBATCH},
+    };
+    size_t nfixed = sizeof(fixed) / sizeof(fixed[0]), nflags = 0;
+
+    while (sc_card_flag(nflags, NULL))
+        nflags++;
+    struct option *opts = calloc(nfixed + nflags + 1, sizeof(*opts));
+    if (!opts)
+        return NULL;
+    memcpy(opts, fixed, sizeof(fixed));
+    for (size_t i = 0; i < nflags; i++)
+        opts[nfixed + i] =
+            (struct option){sc_card_flag(i, NULL), required_argument, NULL, OPT_CARD_FLAG + (int)i};
+    return opts;
+}
+
+typedef struct sc__flag_value {
+    const char *flag, *value;
+} sc__flag_value;
+
+/*
+ * Parses options into opts and the card into *card; card flags are applied after the card
+ * file is read. A wrong option, flag value, card key or card value is reported in diag and
+ * sets *problems, but returns 0, so the checks that follow report the card's other problems
+ * in the same run. Returns 1 when --help was printed, -errno only when there is nothing to
+ * check (no card, or it cannot be read).
+ */
+static int sc__run_parse(int argc, char **argv, sc_run_opts *opts, sc_card **card, bool *problems,
+                         sc_diag *diag)
+{
+    struct option *table = sc__run_options();
+    sc__flag_value *flags = calloc((size_t)argc + 1, sizeof(*flags));
+    size_t nflags = 0;
+    const char *output = ".";
+    const char *job_bundle = getenv("STREAMCARD_BUNDLE"), *job_card = getenv("STREAMCARD_CARD");
+    int c, rc = 0;
+
+    if (!table || !flags) {
+        free(table);
+        free(flags);
+        return -ENOMEM;
+    }
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", table, NULL)) != -1) {
+        if (c == OPT_DRY_RUN) {
+            opts->dry_run = true;
+        } else if (c == OPT_OUTPUT) {
+            output = optarg;
+        } else if (c == OPT_TIMEOUT) {
+            char *end = NULL;
+            opts->timeout_s = strtod(optarg, &end);
+            if (!end || *end || opts->timeout_s <= 0) {
+                sc_diag_addf(diag, "--timeout: \"%s\" is not a positive number of seconds", optarg);
+                *problems = true;
+            }
+        } else if (c == OPT_QUIET) {
+            opts->quiet = true;
+        } else if (c == OPT_SUBMIT) {
+            opts->submit = true;
+        } else if (c == OPT_SBATCH) {
+            char **grown = realloc(opts->sbatch_args, (opts->n_sbatch_args + 2) * sizeof(char *));
+            if (!grown) {
+                rc = -ENOMEM;
+                goto out;
+            }
+            opts->sbatch_args = grown; /* NULL-terminated at every step: freeable on error */
+            grown[opts->n_sbatch_args] = strdup(optarg);
+            grown[opts->n_sbatch_args + 1] = NULL;
+            if (!grown[opts->n_sbatch_args]) {
+                rc = -ENOMEM;
+                goto out;
+            }
+            opts->n_sbatch_args++;
+        } else if (c == OPT_HELP || c == 'h') {
+            sc__run_usage(stdout);
+            rc = 1;
+            goto out;
+        } else if (c >= OPT_CARD_FLAG) {
+            flags[nflags].flag = sc_card_flag((size_t)(c - OPT_CARD_FLAG), NULL);
+            flags[nflags++].value = optarg;
+        } else if (c == ':') {
+            sc_diag_addf(diag, "%s: needs a value (see streamcard run --help)", argv[optind - 1]);
+            *problems = true;
+        } else {
+            sc_diag_addf(diag, "%s: unknown option (see streamcard run --help)", argv[optind - 1]);
+            *problems = true;
+        }
+    }
+    if (optind < argc - 1) {
+        sc_diag_addf(diag, "%s: only one card per run (use a sweep for several)", argv[optind + 1]);
+        rc = -EINVAL;
+    }
+    if (rc < 0)
+        goto out;
+    *card = sc_card_new();
+    opts->output_dir = strdup(output);
+    if (!*card || !opts->output_dir) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    if (optind < argc) {
+        opts->card_path = strdup(argv[optind]);
+        int lrc = sc_card_load_file(*card, argv[optind], diag);
+        if (lrc == -EINVAL)
+            *problems = true;
+        else if (lrc < 0)
+            rc = -EINVAL; /* unreadable, or not YAML: nothing more to check */
+    } else if (nflags == 0 && job_bundle && job_card) {
+        /* In a job submitted with --stream-card: the card and bundle the plugin prepared. */
+        opts->adopt_bundle = strdup(job_bundle);
+        opts->card_path = strdup(job_card);
+        if (!opts->adopt_bundle || !opts->card_path)
+            rc = -ENOMEM;
+        else if (sc_card_load_file(*card, opts->card_path, diag) < 0)
+            rc = -EINVAL;
+    } else if (nflags == 0) {
+        sc_diag_addf(diag, "no card: give a CARD file or the card keys as flags (valid: "
+                           "streamcard run card.yaml, or --workload stream --cpu-list 0-1 ...)");
+        rc = -EINVAL;
+    }
+    for (size_t i = 0; i < nflags; i++) {
+        int frc = sc_card_set_flag(*card, flags[i].flag, flags[i].value, diag);
+        if (frc == -EINVAL)
+            *problems = true;
+        else if (frc < 0)
+            rc = frc;
+    }
+out:
+    free(table);
+    free(flags);
+    return rc;
+}
+
+/* The rules of the node that runs the workload: this machine, as far as this job sees it. */
+static int sc__check_machine(const sc_run_opts *opts, const sc_card *card, sc_diag *diag)
+{
+    sc_fsroot root;
+    sc_machine m;
+    int rc = sc_fsroot_open(&root, opts->sysroot);
+
+    if (rc < 0)
+        return rc;
+    rc = sc_machine_load(&m, &root);
+    if (rc == 0) {
+        sc_machine_restrict_to_self(&m);
+        rc = sc_card_check_machine(card, &m, opts->platform_control, diag);
+        sc_machine_free(&m);
+    } else {
+        sc_diag_addf(diag, "cannot read this machine's CPUs and memory under /sys: %s",
+                     strerror(-rc));
+    }
+    sc_fsroot_close(&root);
+    return rc;
+}
+
+/*
+ * The series of card and a plan for each of its runs. Every problem is reported at once:
+ * each run's card rules and, unless the runs go through sbatch, each run against this
+ * machine, even after a card rule failed; a problem several runs share is said once.
+ * Returns 0, or -errno with the problems in diag.
+ */
+static int sc__prepare(const sc_run_opts *opts, const sc_card *card, bool problems,
+                       sc_series *series, sc_plan **plans, sc_diag *diag)
+{
+    int rc = sc_series_from_card(card, series, diag);
+
+    for (size_t i = 0; rc != -ENOMEM && !opts->submit && i < series->n; i++) {
+        const sc_card *one = series->runs[i].card;
+        sc_diag found;
+        if (one->workload == SC_WORKLOAD_NONE)
+            continue;
+        sc_diag_init(&found);
+        if (sc__check_machine(opts, one, &found) < 0)
+            rc = -EINVAL;
+        if (sc_diag_merge(diag, &found) < 0)
+            rc = -ENOMEM;
+        sc_diag_free(&found);
+    }
+    if (rc == 0 && (problems || diag->count))
+        rc = -EINVAL;
+    if (rc < 0)
+        return rc;
+    *plans = calloc(series->n, sizeof(**plans));
+    if (!*plans)
+        return -ENOMEM;
+    for (size_t i = 0; i < series->n && rc == 0; i++)
+        rc = sc_plan_init(&(*plans)[i], opts, series->runs[i].card, environ);
+    return rc;
+}
+
+int sc_cmd_run(int argc, char **argv)
+{
+    sc_run_opts opts = {.sysroot =
+                            getenv("STREAMCARD_SYSROOT") ? getenv("STREAMCARD_SYSROOT") : "/"};
+    sc_card *card = NULL;
+    sc_series series = {0};
+    sc_plan *plans = NULL;
+    sc_executor ex;
+    sc_sbatch sbatch;
+    sc_diag diag;
+    bool problems = false;
+    int rc, status;
+
+    sc_diag_init(&diag);
+    rc = sc__run_parse(argc, argv, &opts, &card, &problems, &diag);
+    if (rc == 1) {
+        status = SC_EXIT_OK; /* --help */
+        goto out;
+    }
+    if (rc == 0 && opts.adopt_bundle) {
+        char state[PATH_MAX];
+        snprintf(state, sizeof(state), "%s/prefetch/state/state.env", opts.adopt_bundle);
+        opts.platform_control = access(state, R_OK) == 0;
+    }
+    if (rc == 0 && !problems && !opts.submit && opts.adopt_bundle && card->n_sweep) {
+        fprintf(stderr, "streamcard: a sweep inside a --stream-card job cannot change the "
+                        "platform between runs (valid: one job per value: streamcard run "
+                        "CARD --submit, or a card without a sweep)\n");
+        status = SC_EXIT_USAGE;
+        goto out;
+    }
+    if (rc == 0)
+        rc = sc__prepare(&opts, card, problems, &series, &plans, &diag);
+    if (rc < 0 || diag.count) {
+        sc_diag_print(&diag, "streamcard: ", stderr);
+        if (!diag.count)
+            fprintf(stderr, "streamcard: %s\n", strerror(-rc));
+        status = diag.count ? SC_EXIT_USAGE : SC_EXIT_ERROR;
+        goto out;
+    }
+    if (opts.submit)
+        sc_sbatch_executor(&ex, &sbatch);
+    else
+        sc_local_executor(&ex);
+    status = sc_run_series_execute(
+        &(sc_run_series){.opts = &opts, .series = &series, .plans = plans}, &ex);
+out:
+    for (size_t i = 0; plans && i < series.n; i++)
+        sc_plan_free(&plans[i]);
+    free(plans);
+    sc_series_free(&series);
+    sc_card_free(card);
+    sc_run_opts_free(&opts);
+    sc_diag_free(&diag);
+    return status;
+}

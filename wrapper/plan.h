@@ -1,0 +1,65 @@
+/*
+ * plan.h: what `streamcard run` decided before anything runs: the options, the same for
+ * every run of the card (sc_run_opts), and per run its card, card.yaml and the workload's
+ * exact command and environment (sc_plan, plan.c). --dry-run prints plans; the executors
+ * (execute.c here, submit.c through sbatch) carry them out.
+ */
+#ifndef SC_PLAN_H
+#define SC_PLAN_H
+
+#include "sc_card.h"
+#include "sc_hash.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* The options of `streamcard run`, parsed once for all the runs of its card. */
+typedef struct sc_run_opts {
+    char *card_path;  /* NULL for a card made of flags only */
+    char *output_dir; /* parent of the bundles */
+    double timeout_s;
+    bool quiet;         /* do not echo the workload's output */
+    bool dry_run;       /* print the plans; write nothing */
+    bool submit;        /* --submit: through sbatch --stream-card, one job per run */
+    char **sbatch_args; /* --sbatch ARG..., NULL-terminated */
+    size_t n_sbatch_args;
+    /* Inside a job started with sbatch --stream-card: the bundle the SPANK plugin made
+       (its card.yaml and platform evidence are adopted into the same SHA256SUMS). */
+    char *adopt_bundle;
+    bool platform_control; /* the plugin set and read back the platform state */
+    const char *sysroot;   /* where platform state is read ("/" unless the plugin says) */
+} sc_run_opts;
+
+void sc_run_opts_free(sc_run_opts *opts);
+
+/* One run: everything decided before it starts; printed by --dry-run, executed by run. */
+typedef struct sc_plan {
+    const sc_run_opts *opts; /* shared by every run of the card */
+    sc_card *card;           /* this run's checked card (its series owns it) */
+    const char *card_origin; /* "file", "flags" or "file+flags" */
+    char *card_yaml;         /* the bytes that go into the bundle's card.yaml */
+    char card_sha256[SC_HASH_HEX_LEN + 1];
+    char *binary; /* the workload executable, absolute */
+    bool binary_found;
+    char **argv;       /* the workload's command line (argv[0] = binary) */
+    char **envp;       /* the workload's whole environment */
+    char *omp_summary; /* the OpenMP placement variables, for the plan and run.conf */
+    char *json_path;   /* where the workload writes its own results */
+    char *bundle_path; /* after the run: the bundle it wrote */
+} sc_plan;
+
+/*
+ * Makes the plan of one run of card under opts: card.yaml and its hash, and unless the
+ * run goes through sbatch (opts->submit: the node builds its own) the workload's command
+ * line and environment from parent_env. Returns 0 or -errno.
+ */
+int sc_plan_init(sc_plan *plan, const sc_run_opts *opts, sc_card *card, char **parent_env);
+/* Appends one argument to the workload's command line. Returns 0 or -ENOMEM. */
+int sc_plan_append_arg(sc_plan *plan, const char *arg);
+void sc_plan_print(const sc_plan *plan, FILE *out);
+/* Frees what the plan made (not its card or options) and empties it. */
+void sc_plan_free(sc_plan *plan);
+
+
+#endif
