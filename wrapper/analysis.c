@@ -1,7 +1,9 @@
 /* analysis.c: what the analysis commands share (see analysis.h). */
 #include "analysis.h"
+#include "cli.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 int sc_analysis_load(sc_analysis_bundle *ab, const char *path)
@@ -35,6 +37,73 @@ void sc_analysis_free(sc_analysis_bundle *ab)
     if (ab->loaded)
         sc_facts_free(&ab->facts);
     ab->loaded = false;
+}
+
+/* The options: SC_ANALYSIS_GO_ON, or the exit status to stop with. */
+static int sc__options(const sc_analysis_cmd *cmd, int argc, char **argv, void *ctx)
+{
+    int c;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, cmd->short_opts, cmd->long_opts, NULL)) != -1) {
+        if (c == 'h') {
+            cmd->usage(stdout);
+            return SC_EXIT_OK;
+        }
+        if (c == ':' || c == '?') {
+            fprintf(stderr, "streamcard: %s: %s: %s (see streamcard %s --help)\n", cmd->name,
+                    argv[optind - 1], c == ':' ? "needs a value" : "unknown option", cmd->name);
+            return cmd->usage_status;
+        }
+        int rc = cmd->option(ctx, c, optarg);
+        if (rc != SC_ANALYSIS_GO_ON)
+            return rc;
+    }
+    return cmd->check(ctx, (size_t)(argc - optind));
+}
+
+bool sc_analysis_begin(const sc_analysis_cmd *cmd, int argc, char **argv, void *ctx,
+                       sc_analysis_set *set, int *status)
+{
+    set->b = NULL;
+    set->n = 0;
+    *status = sc__options(cmd, argc, argv, ctx);
+    if (*status != SC_ANALYSIS_GO_ON)
+        return false;
+    size_t n = (size_t)(argc - optind);
+    set->b = calloc(n ? n : 1, sizeof(*set->b));
+    if (!set->b) {
+        *status = SC_EXIT_ERROR;
+        return false;
+    }
+    set->n = n;
+    *status = SC_EXIT_OK;
+    for (size_t i = 0; i < n; i++) {
+        sc_analysis_bundle *ab = &set->b[i];
+        if (sc_analysis_load(ab, argv[optind + (int)i]) < 0) {
+            if (!cmd->unreadable_hint)
+                continue;
+            fprintf(stderr, "streamcard: %s: %s: %s%s\n", cmd->name, ab->arg, ab->why,
+                    cmd->unreadable_hint);
+            *status = cmd->unreadable_status;
+        } else if (!ab->usable && cmd->refused_hint) {
+            fprintf(stderr, "streamcard: %s: %s: refused: %s%s\n", cmd->name, ab->arg, ab->why,
+                    cmd->refused_hint);
+            if (*status == SC_EXIT_OK)
+                *status = SC_EXIT_FAILED;
+        }
+    }
+    return true;
+}
+
+void sc_analysis_set_free(sc_analysis_set *set)
+{
+    for (size_t i = 0; set->b && i < set->n; i++)
+        sc_analysis_free(&set->b[i]);
+    free(set->b);
+    set->b = NULL;
+    set->n = 0;
 }
 
 double sc_analysis_change(double base, double value)

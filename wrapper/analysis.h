@@ -1,7 +1,8 @@
 /*
  * analysis.h: what the commands over finished bundles (compare, classify, report, export)
- * share. Each refuses evidence that sc_verify_bundle() rejects and reads the rest through
- * sc_facts_load().
+ * share: one preamble that parses a command's options and verifies and loads the bundles
+ * it names. Each command refuses evidence that sc_verify_bundle() rejects and reads the
+ * rest through sc_facts_load().
  */
 #ifndef SC_ANALYSIS_H
 #define SC_ANALYSIS_H
@@ -9,7 +10,9 @@
 #include "sc_facts.h"
 #include "sc_verify.h"
 
+#include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 /* Exit codes of `streamcard classify`, as `git bisect run` reads them. */
@@ -34,6 +37,48 @@ typedef struct sc_analysis_bundle {
 /* Verifies and loads path. Returns 0, or -errno (open_rc) when it could not be read. */
 int sc_analysis_load(sc_analysis_bundle *ab, const char *path);
 void sc_analysis_free(sc_analysis_bundle *ab);
+
+/* What a command's callbacks return to let the preamble go on (else: an exit status). */
+#define SC_ANALYSIS_GO_ON (-1)
+
+/* An analysis command as its preamble sees it. */
+typedef struct sc_analysis_cmd {
+    const char *name;               /* "compare", for messages */
+    const char *short_opts;         /* getopt's, starting with ':'; 'h' is --help */
+    const struct option *long_opts; /* getopt_long's table, {0}-terminated */
+    void (*usage)(FILE *out);
+    int usage_status; /* the exit status of an unknown option or a missing value */
+    /* One option (not --help) and its value (may be NULL): SC_ANALYSIS_GO_ON, or the exit
+       status to stop with. */
+    int (*option)(void *ctx, int c, const char *arg);
+    /* After the options, with the number of bundles named: SC_ANALYSIS_GO_ON, or the exit
+       status to stop with (its message said). */
+    int (*check)(void *ctx, size_t n);
+    /* A bundle that cannot be read: "streamcard: NAME: BUNDLE: WHY<unreadable_hint>", and
+       the status becomes unreadable_status. NULL: the command says it itself. */
+    const char *unreadable_hint;
+    int unreadable_status;
+    /* A bundle verify refuses: "streamcard: NAME: BUNDLE: refused: WHY<refused_hint>", and
+       a status still 0 becomes 1. NULL: the command says it itself. */
+    const char *refused_hint;
+} sc_analysis_cmd;
+
+/* The bundles a command named, verified and loaded, in order. */
+typedef struct sc_analysis_set {
+    sc_analysis_bundle *b;
+    size_t n;
+} sc_analysis_set;
+
+/*
+ * The preamble of every analysis command: parses the options of argv with cmd (--help
+ * prints the usage), then verifies and loads each bundle named after them and says, as cmd
+ * asks, which cannot be read or are refused. Returns true with set filled and *status the
+ * exit status so far (0, or what the bundles made it), or false with *status the exit
+ * status to stop with now (and set empty). Free set with sc_analysis_set_free().
+ */
+bool sc_analysis_begin(const sc_analysis_cmd *cmd, int argc, char **argv, void *ctx,
+                       sc_analysis_set *set, int *status);
+void sc_analysis_set_free(sc_analysis_set *set);
 
 /* The percent change from base to value; 0 when base is not positive. */
 double sc_analysis_change(double base, double value);

@@ -13,7 +13,6 @@
 #include "sc_text.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +90,54 @@ static int sc__judge(const sc_bundle_facts *run, const sc_bundle_facts *base, do
     return SC_CLASSIFY_GOOD;
 }
 
+typedef struct sc__classify_opts {
+    const char *baseline, *allow;
+    double tolerance;
+} sc__classify_opts;
+
+static int sc__classify_option(void *ctx, int c, const char *arg)
+{
+    sc__classify_opts *o = ctx;
+    char *end = NULL;
+
+    if (c == 'b') {
+        o->baseline = arg;
+    } else if (c == 'a') {
+        o->allow = arg;
+    } else { /* 't' */
+        o->tolerance = strtod(arg, &end);
+        if (!end || end == arg || *end || !isfinite(o->tolerance) || o->tolerance < 0 ||
+            o->tolerance >= 100) {
+            fprintf(stderr,
+                    "streamcard: classify: --tolerance %s: not a percentage "
+                    "(valid: 0 <= PCT < 100, e.g. 5)\n",
+                    arg);
+            return SC_CLASSIFY_ABORT;
+        }
+    }
+    return SC_ANALYSIS_GO_ON;
+}
+
+static int sc__classify_check(void *ctx, size_t n)
+{
+    const sc__classify_opts *o = ctx;
+    char bad[128];
+
+    if (n != 1 || !o->baseline) {
+        fprintf(stderr, "streamcard: classify: needs one BUNDLE and --baseline (valid: "
+                        "streamcard classify BUNDLE --baseline BASELINE)\n");
+        return SC_CLASSIFY_ABORT;
+    }
+    if (o->allow && !sc__allow_valid(o->allow, bad, sizeof(bad))) {
+        fprintf(stderr,
+                "streamcard: classify: --allow %s: not a controlled variable (valid: "
+                "one of streamcard compare --variables)\n",
+                bad);
+        return SC_CLASSIFY_ABORT;
+    }
+    return SC_ANALYSIS_GO_ON;
+}
+
 int sc_cmd_classify(int argc, char **argv)
 {
     static const struct option opts[] = {{"baseline", required_argument, NULL, 'b'},
@@ -98,69 +145,39 @@ int sc_cmd_classify(int argc, char **argv)
                                          {"allow", required_argument, NULL, 'a'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    const char *baseline = NULL, *allow = NULL;
-    double tolerance = SC__DEFAULT_TOLERANCE;
-    sc_analysis_bundle base, run;
-    char bad[128];
-    int c, status;
+    /* The run's own problems are a verdict (skip) on stdout, said below. */
+    static const sc_analysis_cmd cmd = {.name = "classify",
+                                        .short_opts = ":h",
+                                        .long_opts = opts,
+                                        .usage = sc__classify_usage,
+                                        .usage_status = SC_CLASSIFY_ABORT,
+                                        .option = sc__classify_option,
+                                        .check = sc__classify_check};
+    sc__classify_opts o = {.tolerance = SC__DEFAULT_TOLERANCE};
+    sc_analysis_set set;
+    sc_analysis_bundle base;
+    int status;
 
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        char *end = NULL;
-        if (c == 'h') {
-            sc__classify_usage(stdout);
-            return SC_CLASSIFY_GOOD;
-        } else if (c == 'b') {
-            baseline = optarg;
-        } else if (c == 'a') {
-            allow = optarg;
-        } else if (c == 't') {
-            tolerance = strtod(optarg, &end);
-            if (!end || end == optarg || *end || !isfinite(tolerance) || tolerance < 0 ||
-                tolerance >= 100) {
-                fprintf(stderr,
-                        "streamcard: classify: --tolerance %s: not a percentage "
-                        "(valid: 0 <= PCT < 100, e.g. 5)\n",
-                        optarg);
-                return SC_CLASSIFY_ABORT;
-            }
-        } else {
-            fprintf(stderr, "streamcard: classify: %s: %s (see streamcard classify --help)\n",
-                    argv[optind - 1], c == ':' ? "needs a value" : "unknown option");
-            return SC_CLASSIFY_ABORT;
-        }
-    }
-    if (argc - optind != 1 || !baseline) {
-        fprintf(stderr, "streamcard: classify: needs one BUNDLE and --baseline (valid: "
-                        "streamcard classify BUNDLE --baseline BASELINE)\n");
-        return SC_CLASSIFY_ABORT;
-    }
-    if (allow && !sc__allow_valid(allow, bad, sizeof(bad))) {
-        fprintf(stderr,
-                "streamcard: classify: --allow %s: not a controlled variable (valid: "
-                "one of streamcard compare --variables)\n",
-                bad);
-        return SC_CLASSIFY_ABORT;
-    }
-    if (sc_analysis_load(&base, baseline) < 0) {
+    if (!sc_analysis_begin(&cmd, argc, argv, &o, &set, &status))
+        return status;
+    const sc_analysis_bundle *run = &set.b[0];
+    if (sc_analysis_load(&base, o.baseline) < 0) {
         fprintf(stderr, "streamcard: classify: baseline %s: %s (valid: a bundle directory)\n",
-                baseline, base.why);
-        sc_analysis_free(&base);
-        return SC_CLASSIFY_ABORT;
-    }
-    sc_analysis_load(&run, argv[optind]);
-    if (!base.usable)
-        printf("skip: the baseline %s is not usable evidence: %s\n", baseline, base.why);
-    else if (!run.loaded)
-        printf("skip: %s: %s: the run proves nothing\n", argv[optind], run.why);
-    else if (!run.usable)
-        printf("skip: %s: the run proves nothing: %s\n", run.facts.name, run.why);
-    if (!base.usable || !run.usable)
+                o.baseline, base.why);
+        status = SC_CLASSIFY_ABORT;
+    } else if (!base.usable) {
+        printf("skip: the baseline %s is not usable evidence: %s\n", o.baseline, base.why);
         status = SC_CLASSIFY_SKIP;
-    else
-        status = sc__judge(&run.facts, &base.facts, tolerance, allow);
+    } else if (!run->loaded) {
+        printf("skip: %s: %s: the run proves nothing\n", run->arg, run->why);
+        status = SC_CLASSIFY_SKIP;
+    } else if (!run->usable) {
+        printf("skip: %s: the run proves nothing: %s\n", run->facts.name, run->why);
+        status = SC_CLASSIFY_SKIP;
+    } else {
+        status = sc__judge(&run->facts, &base.facts, o.tolerance, o.allow);
+    }
     sc_analysis_free(&base);
-    sc_analysis_free(&run);
+    sc_analysis_set_free(&set);
     return status;
 }

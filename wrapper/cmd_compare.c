@@ -8,7 +8,6 @@
 #include "sc_kv.h"
 #include "cli.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +76,6 @@ static void sc__print_table(const sc_bundle_facts *a, const sc_bundle_facts *b)
                b->primary, sc_analysis_change(a->primary, b->primary));
 }
 
-/* Full values of the variables that differ (the table cuts long ones). */
 /* Full values of the variables that differ (the table cuts long ones). */
 static void sc__print_differences(const sc_bundle_facts *a, const sc_bundle_facts *b,
                                   const size_t *diff, size_t n)
@@ -161,74 +159,81 @@ static int sc__judge(const sc_bundle_facts *a, const sc_bundle_facts *b, const c
     return SC_EXIT_OK;
 }
 
+typedef struct sc__compare_opts {
+    const char *independent;
+} sc__compare_opts;
+
+static int sc__compare_option(void *ctx, int c, const char *arg)
+{
+    sc__compare_opts *o = ctx;
+
+    if (c == 'v') {
+        sc_analysis_print_variables(stdout);
+        return SC_EXIT_OK;
+    }
+    o->independent = arg; /* 'i' */
+    return SC_ANALYSIS_GO_ON;
+}
+
+static int sc__compare_check(void *ctx, size_t n)
+{
+    const sc__compare_opts *o = ctx;
+
+    if (n != 2) {
+        fprintf(stderr,
+                "streamcard: compare: needs two bundles, got %zu (valid: streamcard "
+                "compare A B)\n",
+                n);
+        return SC_EXIT_USAGE;
+    }
+    if (o->independent && !sc_facts_var_known(o->independent, strlen(o->independent))) {
+        fprintf(stderr,
+                "streamcard: compare: --independent %s: not a controlled variable "
+                "(valid: one of streamcard compare --variables)\n",
+                o->independent);
+        return SC_EXIT_USAGE;
+    }
+    return SC_ANALYSIS_GO_ON;
+}
+
 int sc_cmd_compare(int argc, char **argv)
 {
     static const struct option opts[] = {{"independent", required_argument, NULL, 'i'},
                                          {"variables", no_argument, NULL, 'v'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    const char *independent = NULL;
-    sc_analysis_bundle ab[2];
-    int c, status = SC_EXIT_OK;
+    static const sc_analysis_cmd cmd = {.name = "compare",
+                                        .short_opts = ":h",
+                                        .long_opts = opts,
+                                        .usage = sc__compare_usage,
+                                        .usage_status = SC_EXIT_USAGE,
+                                        .option = sc__compare_option,
+                                        .check = sc__compare_check,
+                                        .unreadable_hint = "",
+                                        .unreadable_status = SC_EXIT_USAGE,
+                                        .refused_hint =
+                                            " (valid: a bundle that streamcard verify accepts)"};
+    sc__compare_opts o = {0};
+    sc_analysis_set set;
+    int status;
 
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        if (c == 'h') {
-            sc__compare_usage(stdout);
-            return SC_EXIT_OK;
-        } else if (c == 'v') {
-            sc_analysis_print_variables(stdout);
-            return SC_EXIT_OK;
-        } else if (c == 'i') {
-            independent = optarg;
-        } else {
-            fprintf(stderr, "streamcard: compare: %s: %s (see streamcard compare --help)\n",
-                    argv[optind - 1], c == ':' ? "needs a value" : "unknown option");
-            return SC_EXIT_USAGE;
-        }
-    }
-    if (argc - optind != 2) {
-        fprintf(stderr,
-                "streamcard: compare: needs two bundles, got %d (valid: streamcard "
-                "compare A B)\n",
-                argc - optind);
-        return SC_EXIT_USAGE;
-    }
-    if (independent && !sc_facts_var_known(independent, strlen(independent))) {
-        fprintf(stderr,
-                "streamcard: compare: --independent %s: not a controlled variable "
-                "(valid: one of streamcard compare --variables)\n",
-                independent);
-        return SC_EXIT_USAGE;
-    }
-    for (int i = 0; i < 2; i++) {
-        if (sc_analysis_load(&ab[i], argv[optind + i]) < 0) {
-            fprintf(stderr, "streamcard: compare: %s: %s\n", ab[i].arg, ab[i].why);
-            status = SC_EXIT_USAGE;
-        } else if (!ab[i].usable) {
-            fprintf(stderr,
-                    "streamcard: compare: %s: refused: %s (valid: a bundle that "
-                    "streamcard verify accepts)\n",
-                    ab[i].arg, ab[i].why);
-            if (status == SC_EXIT_OK)
-                status = SC_EXIT_FAILED;
-        }
-    }
+    if (!sc_analysis_begin(&cmd, argc, argv, &o, &set, &status))
+        return status;
+    const char *independent = o.independent;
+    const sc_bundle_facts *a = &set.b[0].facts, *b = &set.b[1].facts;
     /* Two runs of one sweep name their independent variable in run.conf themselves. */
     char swept[2][64] = {"", ""};
     if (status == SC_EXIT_OK && !independent &&
-        sc_kv_get(ab[0].facts.run_conf, "sweep_variable", swept[0], sizeof(swept[0])) &&
-        sc_kv_get(ab[1].facts.run_conf, "sweep_variable", swept[1], sizeof(swept[1])) &&
+        sc_kv_get(a->run_conf, "sweep_variable", swept[0], sizeof(swept[0])) &&
+        sc_kv_get(b->run_conf, "sweep_variable", swept[1], sizeof(swept[1])) &&
         strcmp(swept[0], swept[1]) == 0 && sc_facts_var_known(swept[0], strlen(swept[0]))) {
         independent = swept[0];
         printf("  independent variable: %s (the sweep both runs belong to)\n", independent);
     }
     if (status == SC_EXIT_OK) {
-        sc__print_table(&ab[0].facts, &ab[1].facts);
-        status = sc__judge(&ab[0].facts, &ab[1].facts, independent);
+        sc__print_table(a, b);
+        status = sc__judge(a, b, independent);
     }
-    sc_analysis_free(&ab[0]);
-    sc_analysis_free(&ab[1]);
+    sc_analysis_set_free(&set);
     return status;
 }

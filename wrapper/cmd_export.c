@@ -10,7 +10,6 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,73 +214,83 @@ static void sc__export_usage(FILE *out)
             "are exported), 2 usage.\n");
 }
 
+typedef struct sc__export_opts {
+    const char *output;
+    bool prometheus;
+} sc__export_opts;
+
+static int sc__export_option(void *ctx, int c, const char *arg)
+{
+    sc__export_opts *o = ctx;
+
+    if (c == 'p')
+        o->prometheus = true;
+    else
+        o->output = arg; /* 'o' */
+    return SC_ANALYSIS_GO_ON;
+}
+
+static int sc__export_check(void *ctx, size_t n)
+{
+    const sc__export_opts *o = ctx;
+
+    if (o->prometheus && n > 0)
+        return SC_ANALYSIS_GO_ON;
+    fprintf(stderr, "streamcard: export: needs --prometheus and at least one bundle (valid: "
+                    "streamcard export --prometheus BUNDLE...)\n");
+    return SC_EXIT_USAGE;
+}
+
 int sc_cmd_export(int argc, char **argv)
 {
     static const struct option opts[] = {{"prometheus", no_argument, NULL, 'p'},
                                          {"output", required_argument, NULL, 'o'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    const char *output = NULL;
-    bool prometheus = false;
-    int c, status = SC_EXIT_OK;
-
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-        if (c == 'h') {
-            sc__export_usage(stdout);
-            return SC_EXIT_OK;
-        } else if (c == 'p') {
-            prometheus = true;
-        } else if (c == 'o') {
-            output = optarg;
-        } else {
-            fprintf(stderr, "streamcard: export: %s: %s (see streamcard export --help)\n",
-                    argv[optind - 1], c == ':' ? "needs a value" : "unknown option");
-            return SC_EXIT_USAGE;
-        }
-    }
-    if (!prometheus || optind >= argc) {
-        fprintf(stderr, "streamcard: export: needs --prometheus and at least one bundle (valid: "
-                        "streamcard export --prometheus BUNDLE...)\n");
-        return SC_EXIT_USAGE;
-    }
-    size_t n = (size_t)(argc - optind);
-    sc_analysis_bundle *ab = calloc(n, sizeof(*ab));
-    char **labels = calloc(n, sizeof(*labels)), *tmp = NULL;
+    /* A bundle that cannot be read is left out; a refused one still reports its verdict. */
+    static const sc_analysis_cmd cmd = {.name = "export",
+                                        .short_opts = ":ho:",
+                                        .long_opts = opts,
+                                        .usage = sc__export_usage,
+                                        .usage_status = SC_EXIT_USAGE,
+                                        .option = sc__export_option,
+                                        .check = sc__export_check,
+                                        .unreadable_hint = " (left out)",
+                                        .unreadable_status = SC_EXIT_FAILED};
+    sc__export_opts o = {0};
+    sc_analysis_set set;
+    char **labels = NULL, *tmp = NULL;
     FILE *out = stdout;
-    if (!ab || !labels || (output && asprintf(&tmp, "%s.tmp", output) < 0)) {
-        free(ab);
-        free(labels);
-        return SC_EXIT_ERROR;
+    int status;
+
+    if (!sc_analysis_begin(&cmd, argc, argv, &o, &set, &status))
+        return status;
+    labels = calloc(set.n, sizeof(*labels));
+    if (!labels || (o.output && asprintf(&tmp, "%s.tmp", o.output) < 0)) {
+        status = SC_EXIT_ERROR;
+        goto out;
     }
-    for (size_t i = 0; i < n; i++) {
-        if (sc_analysis_load(&ab[i], argv[optind + (int)i]) < 0) {
-            fprintf(stderr, "streamcard: export: %s: %s (left out)\n", ab[i].arg, ab[i].why);
-            status = SC_EXIT_FAILED;
-        } else if (!(labels[i] = sc__labels(&ab[i]))) {
+    for (size_t i = 0; i < set.n; i++)
+        if (set.b[i].loaded && !(labels[i] = sc__labels(&set.b[i])))
             status = SC_EXIT_ERROR;
-        }
-    }
     if (tmp && !(out = fopen(tmp, "w"))) {
         fprintf(stderr, "streamcard: export: %s: %s (valid: a writable directory)\n", tmp,
                 strerror(errno));
         status = SC_EXIT_ERROR;
     } else {
-        if (sc__export(out, ab, labels, n) < 0)
+        if (sc__export(out, set.b, labels, set.n) < 0)
             status = SC_EXIT_ERROR;
-        if (tmp && (fclose(out) != 0 || status == SC_EXIT_ERROR || rename(tmp, output) < 0)) {
-            fprintf(stderr, "streamcard: export: %s: %s\n", output, strerror(errno));
+        if (tmp && (fclose(out) != 0 || status == SC_EXIT_ERROR || rename(tmp, o.output) < 0)) {
+            fprintf(stderr, "streamcard: export: %s: %s\n", o.output, strerror(errno));
             unlink(tmp);
             status = SC_EXIT_ERROR;
         }
     }
-    for (size_t i = 0; i < n; i++) {
+out:
+    for (size_t i = 0; labels && i < set.n; i++)
         free(labels[i]);
-        sc_analysis_free(&ab[i]);
-    }
-    free(ab);
     free(labels);
     free(tmp);
+    sc_analysis_set_free(&set);
     return status;
 }

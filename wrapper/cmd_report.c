@@ -7,7 +7,6 @@
 #include "report_html.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,49 +30,43 @@ static void sc__report_usage(FILE *out)
                  "opened, 3 the page could not be written.\n");
 }
 
+static int sc__report_option(void *ctx, int c, const char *arg)
+{
+    (void)c; /* 'o' */
+    *(const char **)ctx = arg;
+    return SC_ANALYSIS_GO_ON;
+}
+
+static int sc__report_check(void *ctx, size_t n)
+{
+    if (*(const char **)ctx && n > 0)
+        return SC_ANALYSIS_GO_ON;
+    fprintf(stderr, "streamcard: report: needs bundles and -o FILE (valid: streamcard "
+                    "report BUNDLE... -o report.html)\n");
+    return SC_EXIT_USAGE;
+}
+
 int sc_cmd_report(int argc, char **argv)
 {
     static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
+    static const sc_analysis_cmd cmd = {.name = "report",
+                                        .short_opts = ":ho:",
+                                        .long_opts = opts,
+                                        .usage = sc__report_usage,
+                                        .usage_status = SC_EXIT_USAGE,
+                                        .option = sc__report_option,
+                                        .check = sc__report_check,
+                                        .unreadable_hint = " (valid: a bundle directory)",
+                                        .unreadable_status = SC_EXIT_USAGE,
+                                        .refused_hint = " (shown as REFUSED)"};
     const char *output = NULL;
-    int c, status = SC_EXIT_OK;
+    sc_analysis_set set;
+    int status;
 
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-        if (c == 'h') {
-            sc__report_usage(stdout);
-            return SC_EXIT_OK;
-        } else if (c == 'o') {
-            output = optarg;
-        } else {
-            fprintf(stderr, "streamcard: report: %s: %s (see streamcard report --help)\n",
-                    argv[optind - 1], c == ':' ? "needs a value" : "unknown option");
-            return SC_EXIT_USAGE;
-        }
-    }
-    if (!output || optind >= argc) {
-        fprintf(stderr, "streamcard: report: needs bundles and -o FILE (valid: streamcard "
-                        "report BUNDLE... -o report.html)\n");
-        return SC_EXIT_USAGE;
-    }
-    size_t n = (size_t)(argc - optind);
-    sc_analysis_bundle *ab = calloc(n, sizeof(*ab));
-    if (!ab)
-        return SC_EXIT_ERROR;
-    for (size_t i = 0; i < n; i++) {
-        if (sc_analysis_load(&ab[i], argv[optind + (int)i]) < 0) {
-            fprintf(stderr, "streamcard: report: %s: %s (valid: a bundle directory)\n", ab[i].arg,
-                    ab[i].why);
-            status = SC_EXIT_USAGE;
-        } else if (!ab[i].usable) {
-            fprintf(stderr, "streamcard: report: %s: refused: %s (shown as REFUSED)\n", ab[i].arg,
-                    ab[i].why);
-            if (status == SC_EXIT_OK)
-                status = SC_EXIT_FAILED;
-        }
-    }
+    if (!sc_analysis_begin(&cmd, argc, argv, &output, &set, &status))
+        return status;
     if (status != SC_EXIT_USAGE) {
         FILE *out = strcmp(output, "-") == 0 ? stdout : fopen(output, "w");
         if (!out) {
@@ -81,15 +74,13 @@ int sc_cmd_report(int argc, char **argv)
                     strerror(errno));
             status = SC_EXIT_ERROR;
         } else {
-            sc_report_html(out, ab, n);
+            sc_report_html(out, set.b, set.n);
             if ((out == stdout ? fflush(out) : fclose(out)) != 0) {
                 fprintf(stderr, "streamcard: report: %s: %s\n", output, strerror(errno));
                 status = SC_EXIT_ERROR;
             }
         }
     }
-    for (size_t i = 0; i < n; i++)
-        sc_analysis_free(&ab[i]);
-    free(ab);
+    sc_analysis_set_free(&set);
     return status;
 }
