@@ -45,7 +45,7 @@ static int sc__check_repeats(const sc_card *card, const sc_series *s, sc_diag *d
     size_t cap = 2;
     while (cap < 2 * s->n)
         cap *= 2;
-    char **text = calloc(s->n, sizeof(*text));
+    char **text = calloc(s->n + 1, sizeof(*text)); /* + 1: never a zero-sized allocation */
     size_t *slot = calloc(cap, sizeof(*slot)); /* 1 + the index of a value; 0: empty */
     int rc = 0;
 

@@ -256,7 +256,7 @@ static int sc__prepare(const sc_run_opts *opts, const sc_card *card, bool proble
         rc = -EINVAL;
     if (rc < 0)
         return rc;
-    *plans = calloc(series->n, sizeof(**plans));
+    *plans = calloc(series->n + 1, sizeof(**plans)); /* + 1: never a zero-sized allocation */
     if (!*plans)
         return -ENOMEM;
     for (size_t i = 0; i < series->n && rc == 0; i++)
