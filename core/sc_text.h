@@ -1,15 +1,36 @@
 /*
- * sc_text.h: small text helpers shared by the card, the machine facts and the plugin.
+ * sc_text.h: small text helpers shared by the card, the machine facts, the plugin and the
+ * commands, among them the one escape for text that comes from a user (doc/design.md,
+ * "Error channels and messages").
  */
 #ifndef SC_TEXT_H
 #define SC_TEXT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /*
  * True when word is one of the words of list, separated by any of the characters of
  * seps ("a|b|c" with "|", "performance powersave" with " "). Exact, whole-word match.
  */
 bool sc_word_in(const char *list, const char *seps, const char *word);
+
+/*
+ * Copies in[0..in_len) to out as text that is safe to show in one line of a log, a terminal,
+ * a report or an export: well-formed UTF-8 is kept; a backslash, newline, tab and CR become
+ * \\ \n \t \r; other C0 controls, DEL and bytes that are not well-formed UTF-8 become
+ * \xNN; C1 controls, the line/paragraph separators and the bidirectional overrides and
+ * isolates become \uNNNN. The result never splits a character or an escape; when it does not
+ * fit in out_cap - 1 bytes it is cut and ends with "...". out is always NUL-terminated
+ * (out_cap >= 1). Returns the length written, without the NUL.
+ */
+size_t sc_text_escape(char *out, size_t out_cap, const char *in, size_t in_len);
+
+/* The escaped form of the NUL-terminated s in a new string of at most max_len bytes
+   (0: as long as needed); NULL when out of memory. The caller frees it. */
+char *sc_text_escape_dup(const char *s, size_t max_len);
+
+/* True when s[0..len) is exactly what sc_text_escape would print for it (nothing to escape). */
+bool sc_text_is_safe(const char *s, size_t len);
 
 #endif
