@@ -6,7 +6,6 @@
 #include "sc_bundle.h"
 #include "sc_cpulist.h"
 #include "sc_gates.h"
-#include "sc_results.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -243,7 +242,10 @@ int sc_facts_load(const char *path, sc_bundle_facts *f)
     sc__copy_json_str(src.results, "verdict", f->verdict, sizeof(f->verdict));
     sc__copy_json_str(src.results, "started_at", f->started_at, sizeof(f->started_at));
     sc__copy_json_str(src.results, "ended_at", f->ended_at, sizeof(f->ended_at));
-    f->primary = sc_results_primary(src.metrics, f->workload, &f->primary_label);
+    f->n_metrics =
+        sc_metric_defaults(src.card, src.results, SC_METRIC_ALL, f->metrics, SC_METRIC_MAX);
+    f->n_headline = sc_metric_defaults(src.card, src.results, SC_METRIC_HEADLINE, f->headline,
+                                       sizeof(f->headline) / sizeof(f->headline[0]));
     f->rate_unit = "MB/s";
     if (f->workload == SC_WORKLOAD_STREAM)
         sc__load_rates(f, src.metrics, src.card ? src.card->kernel : NULL);
@@ -256,7 +258,7 @@ int sc_facts_load(const char *path, sc_bundle_facts *f)
 out:
     sc_card_free(src.card);
     json_object_put(src.build);
-    json_object_put(src.results);
+    f->results = src.results; /* kept for the metrics */
     free(build);
     free(results);
     free(log);
@@ -266,6 +268,11 @@ out:
     if (rc < 0)
         sc_facts_free(f);
     return rc;
+}
+
+int sc_facts_metric(const sc_bundle_facts *f, const sc_metric *m, double *value)
+{
+    return sc_metric_value(m, f->results, value);
 }
 
 void sc_facts_free(sc_bundle_facts *f)
@@ -286,5 +293,6 @@ void sc_facts_free(sc_bundle_facts *f)
     free(f->platform_before);
     free(f->platform_after);
     free(f->state_env);
+    json_object_put(f->results);
     memset(f, 0, sizeof(*f));
 }

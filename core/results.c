@@ -41,21 +41,6 @@ double sc_results_best_rate(json_object *metrics)
     return best;
 }
 
-double sc_results_primary(json_object *metrics, sc_workload workload, const char **label)
-{
-    json_object *v;
-
-    if (workload == SC_WORKLOAD_IPSEARCH) {
-        if (label)
-            *label = "queries/s";
-        return metrics && json_object_object_get_ex(metrics, "qps", &v) ? json_object_get_double(v)
-                                                                        : 0;
-    }
-    if (label)
-        *label = "best rate MB/s";
-    return sc_results_best_rate(metrics);
-}
-
 char *sc_results_build(const sc_card *card, const sc_gates *gates, const sc_results_info *info)
 {
     json_object *root = json_object_new_object(), *g = json_object_new_object();

@@ -14,6 +14,7 @@
 #define SC_FACTS_H
 
 #include "sc_card.h"
+#include "sc_metric.h"
 #include "sc_tracelog.h"
 
 #include <stdbool.h>
@@ -33,7 +34,7 @@ typedef struct sc_fact {
 /* One STREAM function's figures (from results.json "rates"/"times"), or ipsearch's search
    (its rate in queries/s: see rate_unit). */
 typedef struct sc_fact_rate {
-    char name[16]; /* "copy", "search" */
+    char name[16];                    /* "copy", "search" */
     double MBps, avg_s, min_s, max_s; /* MBps: the best rate, in the bundle's rate_unit */
     double *rep_s; /* every repetition's seconds, the warm-up first ("rep_seconds"); NULL */
     size_t n_rep;
@@ -58,8 +59,14 @@ typedef struct sc_bundle_facts {
 
     sc_workload workload;
     char host[256], run_name[256], verdict[16], started_at[32], ended_at[32];
-    double primary;            /* the figure the workload is judged by; <= 0 when none */
-    const char *primary_label; /* "best rate MB/s", "queries/s" */
+    /* The figures, chosen only through the metric registry (sc_metric.h): results.json
+       as parsed (NULL when unreadable), the metrics the card's question is about, and the
+       few of them a summary row shows. */
+    json_object *results;
+    sc_metric metrics[SC_METRIC_MAX];
+    size_t n_metrics;
+    sc_metric headline[8];
+    size_t n_headline;
     sc_fact_rate rates[8];
     size_t n_rates;
     const char *rate_unit; /* of rates[].MBps: "MB/s" (stream) or "queries/s" (ipsearch) */
@@ -103,6 +110,9 @@ size_t sc_facts_diff(const sc_bundle_facts *a, const sc_bundle_facts *b,
  * fill cpu_list, pool_threads equal to threads). Returns that variable's name, else NULL.
  */
 const char *sc_facts_follows(const sc_bundle_facts *a, const sc_bundle_facts *b, size_t i);
+
+/* The value of m in this bundle's results.json: 0, or -ENOENT when it holds none. */
+int sc_facts_metric(const sc_bundle_facts *f, const sc_metric *m, double *value);
 
 /* Seconds since the epoch of an ISO 8601 UTC time ("2026-11-30T06:48:24Z"); -1 if bad. */
 long long sc_facts_epoch(const char *iso);

@@ -33,11 +33,4 @@ char *sc_results_build(const sc_card *card, const sc_gates *gates, const sc_resu
  */
 double sc_results_best_rate(json_object *metrics);
 
-/*
- * The figure a workload is judged by, from a results.json "metrics" object: stream's
- * best rate (MB/s), ipsearch's queries/s, mpi-pingpong's peak bandwidth (MB/s); higher is
- * better for all three. *label (may be NULL) gets its name. <= 0 when absent.
- */
-double sc_results_primary(json_object *metrics, sc_workload workload, const char **label);
-
 #endif

@@ -106,9 +106,47 @@ void sc_analysis_set_free(sc_analysis_set *set)
     set->n = 0;
 }
 
-double sc_analysis_change(double base, double value)
+size_t sc_analysis_differences(const sc_bundle_facts *a, const sc_bundle_facts *b,
+                               size_t idx[SC_FACTS_MAX_VARS])
 {
-    return base > 0 ? 100.0 * (value - base) / base : 0;
+    size_t all[SC_FACTS_MAX_VARS], n = 0, nall = sc_facts_diff(a, b, all);
+
+    for (size_t i = 0; i < nall; i++)
+        if (!sc_facts_follows(a, b, all[i]))
+            idx[n++] = all[i];
+    return n;
+}
+
+size_t sc_analysis_metrics(const sc_bundle_facts *f, const char *name, sc_metric *out, size_t max)
+{
+    size_t n = 0;
+
+    if (name)
+        return max && sc_metric_lookup(name, out) == 0 ? 1 : 0;
+    for (; n < f->n_metrics && n < max; n++)
+        out[n] = f->metrics[n];
+    return n;
+}
+
+bool sc_analysis_metric_ok(const char *cmd, const char *name)
+{
+    sc_metric m;
+
+    if (!name || sc_metric_lookup(name, &m) == 0)
+        return true;
+    fprintf(stderr,
+            "streamcard: %s: --metric %s: not a metric (valid: copy, scale, add, triad, qps, "
+            "thread_seconds, latency_<size>, bw_<size> with a size like 8B, 64KiB, 1MiB)\n",
+            cmd, name);
+    return false;
+}
+
+void sc_analysis_print_metrics(FILE *out)
+{
+    const char *unit, *better, *workload, *name;
+
+    for (size_t i = 0; (name = sc_metric_family(i, &unit, &better, &workload, NULL)); i++)
+        fprintf(out, "  %-16s %-10s %-7s %s\n", name, unit, better, workload);
 }
 
 void sc_analysis_print_variables(FILE *out)

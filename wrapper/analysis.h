@@ -8,6 +8,7 @@
 #define SC_ANALYSIS_H
 
 #include "sc_facts.h"
+#include "sc_metric.h"
 #include "sc_verify.h"
 
 #include <getopt.h>
@@ -80,8 +81,26 @@ bool sc_analysis_begin(const sc_analysis_cmd *cmd, int argc, char **argv, void *
                        sc_analysis_set *set, int *status);
 void sc_analysis_set_free(sc_analysis_set *set);
 
-/* The percent change from base to value; 0 when base is not positive. */
-double sc_analysis_change(double base, double value);
+/*
+ * The controlled variables that differ between a and b as a comparison counts them: their
+ * indexes into vars[], leaving out a variable at the default another differing one gives
+ * (threads that fill cpu_list). Returns how many.
+ */
+size_t sc_analysis_differences(const sc_bundle_facts *a, const sc_bundle_facts *b,
+                               size_t idx[SC_FACTS_MAX_VARS]);
+
+/*
+ * The metrics a command reports for bundle f (sc_metric.h): the one --metric named (name,
+ * already checked with sc_analysis_metric_ok()), else the metrics of f's card. Fills out
+ * (at most max) and returns how many.
+ */
+size_t sc_analysis_metrics(const sc_bundle_facts *f, const char *name, sc_metric *out, size_t max);
+
+/* Checks a --metric value; false with a one-line message on stderr for command cmd. */
+bool sc_analysis_metric_ok(const char *cmd, const char *name);
+
+/* The metric registry for help texts: one line per family, indented. */
+void sc_analysis_print_metrics(FILE *out);
 
 /* Prints the controlled-variable table of `compare --variables`. */
 void sc_analysis_print_variables(FILE *out);

@@ -24,12 +24,12 @@ static void sc__classify_usage(FILE *out)
 {
     fprintf(out,
             "usage: streamcard classify BUNDLE --baseline BASELINE [--tolerance PCT]\n"
-            "                           [--allow VAR[,VAR...]]\n"
+            "                           [--allow VAR[,VAR...]] [--metric NAME]\n"
             "\n"
             "Judges BUNDLE against BASELINE for `git bisect run`, in one line on stdout:\n"
-            "  good  its figure (stream best rate, ipsearch queries/s, mpi peak bandwidth) is\n"
-            "        no more than PCT %% below the baseline's                     exit 0\n"
-            "  bad   it is more than PCT %% below                                  exit 1\n"
+            "  good  every metric of the baseline's card (or the one --metric names) is no\n"
+            "        more than PCT %% worse than the baseline's, in its own direction  exit 0\n"
+            "  bad   one is more than PCT %% worse                                 exit 1\n"
             "  skip  the run proves nothing: BUNDLE is missing, fails verification or its\n"
             "        gates, differs from the baseline in more than the build, or the\n"
             "        baseline itself is not usable                                exit 125\n"
@@ -37,11 +37,16 @@ static void sc__classify_usage(FILE *out)
             "\n"
             "options:\n"
             "  --baseline DIR     the known-good bundle (required)\n"
-            "  --tolerance PCT    allowed drop below the baseline in percent (default %.0f)\n"
+            "  --tolerance PCT    allowed loss against the baseline in percent (default %.0f)\n"
             "  --allow VAR,...    controlled variables that may differ besides the build\n"
             "                     group (e.g. host); see streamcard compare --variables\n"
-            "  -h, --help         this text\n",
+            "  --metric NAME      judge this metric only (default: the card's: its kernel,\n"
+            "                     every kernel of kernel all, qps, MPI latency and bandwidth)\n"
+            "  -h, --help         this text\n"
+            "\n"
+            "metrics (name, unit, better, workload):\n",
             SC__DEFAULT_TOLERANCE);
+    sc_analysis_print_metrics(out);
 }
 
 /* Checks --allow: every name a controlled variable; the first that is not goes to bad. */
@@ -58,9 +63,60 @@ static bool sc__allow_valid(const char *list, char *bad, size_t len)
     return true;
 }
 
+/* "copy MB/s = 123.4" for messages: three decimals below 100 (latencies in us). */
+static void sc__figure(char *buf, size_t len, const sc_metric *m, double v)
+{
+    snprintf(buf, len, "%s %s = %.*f", m->name, m->unit, v < 100 ? 3 : 1, v);
+}
+
+/*
+ * Each metric of the baseline's card (or the one --metric names) in the run against the
+ * baseline: bad when one is more than tolerance percent worse, in its own direction.
+ */
+static int sc__judge_metrics(const sc_bundle_facts *run, const sc_bundle_facts *base,
+                             double tolerance, const char *metric)
+{
+    sc_metric m[SC_METRIC_MAX];
+    size_t n = sc_analysis_metrics(base, metric, m, SC_METRIC_MAX), worst = n, bad = 0;
+    double vr[SC_METRIC_MAX], vb[SC_METRIC_MAX], loss[SC_METRIC_MAX];
+    char fig[96], others[512] = "";
+    size_t used = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (sc_facts_metric(base, &m[i], &vb[i]) < 0 || sc_facts_metric(run, &m[i], &vr[i]) < 0 ||
+            vb[i] <= 0) {
+            printf("skip: %s: no %s recorded in %s\n", run->name, m[i].name,
+                   sc_facts_metric(run, &m[i], &vr[i]) < 0 ? "the run" : "the baseline");
+            return SC_CLASSIFY_SKIP;
+        }
+        loss[i] = sc_metric_loss(&m[i], vb[i], vr[i]);
+        if (worst == n || loss[i] > loss[worst])
+            worst = i;
+    }
+    if (n == 0) {
+        printf("skip: %s: the baseline's card names no metric\n", run->name);
+        return SC_CLASSIFY_SKIP;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (loss[i] > tolerance && i != worst && used < sizeof(others))
+            used += (size_t)snprintf(others + used, sizeof(others) - used, "%s%s",
+                                     bad++ ? ", " : "; also worse: ", m[i].name);
+    sc__figure(fig, sizeof(fig), &m[worst], vr[worst]);
+    if (loss[worst] > tolerance) {
+        printf("bad: %s: %s, %.1f%% %s the baseline's %.*f (tolerance %.1f%%)%s\n", run->name, fig,
+               loss[worst], m[worst].better == SC_METRIC_HIGHER ? "below" : "above",
+               vb[worst] < 100 ? 3 : 1, vb[worst], tolerance, others);
+        return SC_CLASSIFY_BAD;
+    }
+    printf("good: %s: %s, within %.1f%% of the baseline's %.*f (%+.1f%%)%s\n", run->name, fig,
+           tolerance, vb[worst] < 100 ? 3 : 1, vb[worst], sc_metric_change(vb[worst], vr[worst]),
+           n > 1 ? "; the worst of the card's metrics" : "");
+    return SC_CLASSIFY_GOOD;
+}
+
 /* The verdict on two loaded, usable bundles. */
 static int sc__judge(const sc_bundle_facts *run, const sc_bundle_facts *base, double tolerance,
-                     const char *allow)
+                     const char *allow, const char *metric)
 {
     size_t diff[SC_FACTS_MAX_VARS], n = sc_facts_diff(base, run, diff);
 
@@ -74,24 +130,11 @@ static int sc__judge(const sc_bundle_facts *run, const sc_bundle_facts *base, do
             return SC_CLASSIFY_SKIP;
         }
     }
-    if (base->primary <= 0 || run->primary <= 0) {
-        printf("skip: %s: no %s recorded in %s\n", run->name, run->primary_label,
-               run->primary <= 0 ? "the run" : "the baseline");
-        return SC_CLASSIFY_SKIP;
-    }
-    double change = sc_analysis_change(base->primary, run->primary);
-    if (change < -tolerance) {
-        printf("bad: %s: %s = %.1f, %.1f%% below the baseline's %.1f (tolerance %.1f%%)\n",
-               run->name, run->primary_label, run->primary, -change, base->primary, tolerance);
-        return SC_CLASSIFY_BAD;
-    }
-    printf("good: %s: %s = %.1f, within %.1f%% of the baseline's %.1f (%+.1f%%)\n", run->name,
-           run->primary_label, run->primary, tolerance, base->primary, change);
-    return SC_CLASSIFY_GOOD;
+    return sc__judge_metrics(run, base, tolerance, metric);
 }
 
 typedef struct sc__classify_opts {
-    const char *baseline, *allow;
+    const char *baseline, *allow, *metric;
     double tolerance;
 } sc__classify_opts;
 
@@ -104,6 +147,8 @@ static int sc__classify_option(void *ctx, int c, const char *arg)
         o->baseline = arg;
     } else if (c == 'a') {
         o->allow = arg;
+    } else if (c == 'm') {
+        o->metric = arg;
     } else { /* 't' */
         o->tolerance = strtod(arg, &end);
         if (!end || end == arg || *end || !isfinite(o->tolerance) || o->tolerance < 0 ||
@@ -135,16 +180,15 @@ static int sc__classify_check(void *ctx, size_t n)
                 bad);
         return SC_CLASSIFY_ABORT;
     }
-    return SC_ANALYSIS_GO_ON;
+    return sc_analysis_metric_ok("classify", o->metric) ? SC_ANALYSIS_GO_ON : SC_CLASSIFY_ABORT;
 }
 
 int sc_cmd_classify(int argc, char **argv)
 {
-    static const struct option opts[] = {{"baseline", required_argument, NULL, 'b'},
-                                         {"tolerance", required_argument, NULL, 't'},
-                                         {"allow", required_argument, NULL, 'a'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"baseline", required_argument, NULL, 'b'}, {"tolerance", required_argument, NULL, 't'},
+        {"allow", required_argument, NULL, 'a'},    {"metric", required_argument, NULL, 'm'},
+        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
     /* The run's own problems are a verdict (skip) on stdout, said below. */
     static const sc_analysis_cmd cmd = {.name = "classify",
                                         .short_opts = ":h",
@@ -175,7 +219,7 @@ int sc_cmd_classify(int argc, char **argv)
         printf("skip: %s: the run proves nothing: %s\n", run->facts.name, run->why);
         status = SC_CLASSIFY_SKIP;
     } else {
-        status = sc__judge(&run->facts, &base.facts, o.tolerance, o.allow);
+        status = sc__judge(&run->facts, &base.facts, o.tolerance, o.allow, o.metric);
     }
     sc_analysis_free(&base);
     sc_analysis_set_free(&set);

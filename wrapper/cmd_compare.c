@@ -17,23 +17,29 @@
 static void sc__compare_usage(FILE *out)
 {
     fprintf(out,
-            "usage: streamcard compare A B [--independent VAR]\n"
+            "usage: streamcard compare A B [--independent VAR] [--metric NAME]\n"
             "       streamcard compare --variables\n"
             "\n"
             "Prints the controlled variables of bundles A and B side by side (* marks a\n"
-            "variable that differs) and their results. When exactly one controlled variable\n"
-            "differs (or none: a repeat), prints both figures and the change in %%.\n"
+            "variable that differs). When exactly one controlled variable differs (or none:\n"
+            "a repeat), prints each metric of A's card in both and its change in %%; an\n"
+            "invalid comparison or a refused bundle prints no figure, only why.\n"
             "Both bundles must pass streamcard verify.\n"
             "\n"
             "options:\n"
             "  --independent VAR  the variable the comparison is about: any other difference\n"
             "                     makes it invalid, and so does VAR not differing\n"
+            "  --metric NAME      compare this metric only (default: the card's: its kernel,\n"
+            "                     every kernel of kernel all, qps, MPI latency and bandwidth)\n"
             "  --variables        list the controlled variables and where each is read\n"
             "  -h, --help         this text\n"
             "\n"
-            "Exit status: 0 a valid comparison, 1 invalid (more than the one variable\n"
-            "differs) or a bundle refused (failed verification or gates), 2 usage or a bundle\n"
-            "that cannot be opened.\n");
+            "metrics (name, unit, better, workload):\n");
+    sc_analysis_print_metrics(out);
+    fprintf(out, "\n"
+                 "Exit status: 0 a valid comparison, 1 invalid (more than the one variable\n"
+                 "differs), a bundle refused (failed verification or gates) or no metric in\n"
+                 "both, 2 usage or a bundle that cannot be opened.\n");
 }
 
 /* A value cut to the column, "..." marking the cut. */
@@ -61,19 +67,49 @@ static void sc__print_table(const sc_bundle_facts *a, const sc_bundle_facts *b)
         sc__cell(cb, sizeof(cb), vb);
         printf("%c %-22s %-*s %s\n", strcmp(va, vb) ? '*' : ' ', a->vars[i].name, SC__COL, ca, cb);
     }
-    printf("\n  %-22s %-*s %-*s %s\n", "result", SC__COL, "A", 12, "B", "change");
+}
+
+/*
+ * The results of a valid comparison: each metric in A and B and its change, then one line
+ * per metric naming what changed. Returns 0, or 1 when no metric is in both bundles.
+ */
+static int sc__print_results(const sc_bundle_facts *a, const sc_bundle_facts *b, const char *metric,
+                             const char *what)
+{
+    sc_metric m[SC_METRIC_MAX];
+    size_t n = sc_analysis_metrics(a, metric, m, SC_METRIC_MAX), shown = 0;
+    double va[SC_METRIC_MAX], vb[SC_METRIC_MAX];
+    bool both[SC_METRIC_MAX];
+    char label[64];
+
+    printf("\n  %-22s %-*s %-12s %s\n", "result", SC__COL, "A", "B", "change");
     printf("  %-22s %-*s %s\n", "verdict (recomputed)", SC__COL, "ok", "ok");
-    for (size_t i = 0; i < a->n_rates; i++)
-        for (size_t j = 0; j < b->n_rates; j++)
-            if (!strcmp(a->rates[i].name, b->rates[j].name)) {
-                char label[64];
-                snprintf(label, sizeof(label), "%s %s", a->rates[i].name, a->rate_unit);
-                printf("  %-22s %-*.1f %-12.1f %+.1f%%\n", label, SC__COL, a->rates[i].MBps,
-                       b->rates[j].MBps, sc_analysis_change(a->rates[i].MBps, b->rates[j].MBps));
-            }
-    if (a->n_rates != 1) /* one STREAM function: its row is the figure */
-        printf("  %-22s %-*.1f %-12.1f %+.1f%%\n", a->primary_label, SC__COL, a->primary,
-               b->primary, sc_analysis_change(a->primary, b->primary));
+    for (size_t i = 0; i < n; i++) {
+        both[i] = sc_facts_metric(a, &m[i], &va[i]) == 0 && sc_facts_metric(b, &m[i], &vb[i]) == 0;
+        snprintf(label, sizeof(label), "%.31s %.16s", m[i].name, m[i].unit);
+        if (both[i])
+            printf("  %-22s %-*.*f %-12.*f %+.1f%%\n", label, SC__COL, va[i] < 100 ? 3 : 1, va[i],
+                   vb[i] < 100 ? 3 : 1, vb[i], sc_metric_change(va[i], vb[i]));
+        else
+            printf("  %-22s not recorded in %s\n", label,
+                   sc_facts_metric(a, &m[i], &va[i]) < 0 ? "A" : "B");
+    }
+    printf("\n");
+    for (size_t i = 0; i < n; i++) {
+        if (!both[i])
+            continue;
+        printf("%s: %s %s %.*f -> %.*f (%+.1f%%)\n", what, m[i].name, m[i].unit,
+               va[i] < 100 ? 3 : 1, va[i], vb[i] < 100 ? 3 : 1, vb[i],
+               sc_metric_change(va[i], vb[i]));
+        shown++;
+    }
+    if (shown)
+        return SC_EXIT_OK;
+    fprintf(stderr,
+            "streamcard: compare: no metric%s%s recorded in both bundles (valid: bundles whose "
+            "workload recorded the metric; see streamcard compare --help)\n",
+            metric ? " " : "", metric ? metric : "");
+    return SC_EXIT_FAILED;
 }
 
 /* Full values of the variables that differ (the table cuts long ones). */
@@ -103,19 +139,16 @@ static void sc__names(const sc_bundle_facts *a, const size_t *diff, size_t n, co
                                      a->vars[diff[i]].name);
 }
 
-/* The verdict of the comparison: 0 valid, 1 invalid, with its one line. */
-static int sc__judge(const sc_bundle_facts *a, const sc_bundle_facts *b, const char *independent)
+/* The verdict of the comparison: 0 valid (its results printed), 1 invalid, and why. */
+static int sc__judge(const sc_bundle_facts *a, const sc_bundle_facts *b, const char *independent,
+                     const char *metric)
 {
-    size_t all[SC_FACTS_MAX_VARS], diff[SC_FACTS_MAX_VARS], n = 0, nall = sc_facts_diff(a, b, all);
-    char names[1024];
+    size_t all[SC_FACTS_MAX_VARS], diff[SC_FACTS_MAX_VARS], nall = sc_facts_diff(a, b, all);
+    size_t n = sc_analysis_differences(a, b, diff);
+    char names[1024], what[1024];
     bool has_independent = false;
 
     sc__print_differences(a, b, all, nall);
-    /* A variable at the default another one gives (threads filling cpu_list) is not a
-       second difference when that one differs too. */
-    for (size_t i = 0; i < nall; i++)
-        if (!sc_facts_follows(a, b, all[i]))
-            diff[n++] = all[i];
     for (size_t i = 0; independent && i < n; i++)
         has_independent |= !strcmp(a->vars[diff[i]].name, independent);
     sc__names(a, diff, n, independent, names, sizeof(names));
@@ -141,26 +174,16 @@ static int sc__judge(const sc_bundle_facts *a, const sc_bundle_facts *b, const c
                 n, names);
         return SC_EXIT_FAILED;
     }
-    double change = sc_analysis_change(a->primary, b->primary);
-    if (a->primary <= 0 || b->primary <= 0) {
-        fprintf(stderr,
-                "streamcard: compare: no %s in %s (valid: bundles whose workload "
-                "recorded its figure)\n",
-                a->primary_label, a->primary <= 0 ? a->path : b->path);
-        return SC_EXIT_FAILED;
-    }
     if (n == 0)
-        printf("\nno controlled variable differs (a repeat): %s %.1f -> %.1f (%+.1f%%)\n",
-               a->primary_label, a->primary, b->primary, change);
+        snprintf(what, sizeof(what), "no controlled variable differs (a repeat)");
     else
-        printf("\nsingle variable %s: %s -> %s: %s %.1f -> %.1f (%+.1f%%)\n", a->vars[diff[0]].name,
-               a->vars[diff[0]].value, b->vars[diff[0]].value, a->primary_label, a->primary,
-               b->primary, change);
-    return SC_EXIT_OK;
+        snprintf(what, sizeof(what), "single variable %s: %s -> %s", a->vars[diff[0]].name,
+                 a->vars[diff[0]].value, b->vars[diff[0]].value);
+    return sc__print_results(a, b, metric, what);
 }
 
 typedef struct sc__compare_opts {
-    const char *independent;
+    const char *independent, *metric;
 } sc__compare_opts;
 
 static int sc__compare_option(void *ctx, int c, const char *arg)
@@ -171,7 +194,10 @@ static int sc__compare_option(void *ctx, int c, const char *arg)
         sc_analysis_print_variables(stdout);
         return SC_EXIT_OK;
     }
-    o->independent = arg; /* 'i' */
+    if (c == 'm')
+        o->metric = arg;
+    else
+        o->independent = arg; /* 'i' */
     return SC_ANALYSIS_GO_ON;
 }
 
@@ -193,13 +219,14 @@ static int sc__compare_check(void *ctx, size_t n)
                 o->independent);
         return SC_EXIT_USAGE;
     }
-    return SC_ANALYSIS_GO_ON;
+    return sc_analysis_metric_ok("compare", o->metric) ? SC_ANALYSIS_GO_ON : SC_EXIT_USAGE;
 }
 
 int sc_cmd_compare(int argc, char **argv)
 {
     static const struct option opts[] = {{"independent", required_argument, NULL, 'i'},
                                          {"variables", no_argument, NULL, 'v'},
+                                         {"metric", required_argument, NULL, 'm'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     static const sc_analysis_cmd cmd = {.name = "compare",
@@ -232,7 +259,7 @@ int sc_cmd_compare(int argc, char **argv)
     }
     if (status == SC_EXIT_OK) {
         sc__print_table(a, b);
-        status = sc__judge(a, b, independent);
+        status = sc__judge(a, b, independent, o.metric);
     }
     sc_analysis_set_free(&set);
     return status;

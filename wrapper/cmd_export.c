@@ -1,10 +1,10 @@
 /*
  * cmd_export.c: `streamcard export --prometheus BUNDLE...`: node_exporter textfile metrics
- * (Prometheus text format 0.0.4) for admins: verdicts, gates, rates, transport and when
- * each run ended, labelled by host, workload, kernel, card and run. A bundle that fails
- * verification still reports its verdict (0), never its rates: numbers of a failed run are
- * not to be used. With -o the file is written atomically (a temporary file renamed), as
- * the textfile collector needs.
+ * (Prometheus text format 0.0.4) for admins: verdicts, gates, the metrics of the registry
+ * (sc_metric.h), transport and when each run ended, labelled by host, workload, kernel, card and
+ * run. A bundle that fails verification still reports its verdict (0), never its rates: numbers of
+ * a failed run are not to be used. With -o the file is written atomically (a temporary file
+ * renamed), as the textfile collector needs.
  */
 #include "analysis.h"
 #include "cli.h"
@@ -97,35 +97,23 @@ static void sc__emit_gates(FILE *out, const char *m, const sc_analysis_bundle *a
     }
 }
 
-static void sc__emit_best(FILE *out, const char *m, const sc_analysis_bundle *ab,
-                          const char *labels)
+/* Every metric of a passed run (the registry's, sc_metric.h), labelled with its name, unit
+   and direction; a failed run's figures are not to be used, so none is exported. */
+static void sc__emit_metrics(FILE *out, const char *m, const sc_analysis_bundle *ab,
+                             const char *labels)
 {
-    if (ab->usable && ab->facts.workload != SC_WORKLOAD_IPSEARCH && ab->facts.primary > 0)
-        sc__sample(out, m, labels, NULL, NULL, ab->facts.primary);
-}
+    sc_metric ms[SC_METRIC_MAX];
+    size_t n = ab->usable ? sc_metric_available(ab->facts.results, ms, SC_METRIC_MAX) : 0;
+    double v;
 
-static void sc__emit_stream(FILE *out, const char *m, const sc_analysis_bundle *ab,
-                            const char *labels)
-{
-    /* STREAM's functions only: ipsearch's search rate is streamcard_ipsearch_qps. */
-    for (size_t i = 0;
-         ab->usable && ab->facts.workload == SC_WORKLOAD_STREAM && i < ab->facts.n_rates; i++)
-        sc__sample(out, m, labels, "function", ab->facts.rates[i].name, ab->facts.rates[i].MBps);
-}
-
-static void sc__emit_qps(FILE *out, const char *m, const sc_analysis_bundle *ab, const char *labels)
-{
-    if (ab->usable && ab->facts.workload == SC_WORKLOAD_IPSEARCH && ab->facts.primary > 0)
-        sc__sample(out, m, labels, NULL, NULL, ab->facts.primary);
-}
-
-static void sc__emit_mpi(FILE *out, const char *m, const sc_analysis_bundle *ab, const char *labels)
-{
-    char bytes[32];
-
-    for (size_t i = 0; ab->usable && i < ab->facts.n_sizes; i++) {
-        snprintf(bytes, sizeof(bytes), "%llu", ab->facts.sizes[i].bytes);
-        sc__sample(out, m, labels, "bytes", bytes, ab->facts.sizes[i].MBps);
+    for (size_t i = 0; i < n; i++) {
+        if (sc_facts_metric(&ab->facts, &ms[i], &v) < 0)
+            continue;
+        fprintf(out, "%s{%s", m, labels);
+        sc__label(out, "metric", ms[i].name, false);
+        sc__label(out, "unit", ms[i].unit, false);
+        sc__label(out, "better", ms[i].better == SC_METRIC_HIGHER ? "higher" : "lower", false);
+        fprintf(out, "} %.10g\n", v);
     }
 }
 
@@ -156,13 +144,10 @@ static const sc__family sc__families[] = {
      sc__emit_intact},
     {"streamcard_gate_ok", "Each gate recomputed from the raw files: 1 holds, 0 failed",
      sc__emit_gates},
-    {"streamcard_best_rate_mbps", "Best rate of a passed run in MB/s (stream, mpi-pingpong peak)",
-     sc__emit_best},
-    {"streamcard_stream_rate_mbps", "Best rate of each STREAM function of a passed run in MB/s",
-     sc__emit_stream},
-    {"streamcard_ipsearch_qps", "Queries per second of a passed ipsearch run", sc__emit_qps},
-    {"streamcard_mpi_bandwidth_mbps", "MPI bandwidth of a passed run per message size in MB/s",
-     sc__emit_mpi},
+    {"streamcard_metric",
+     "Each metric of a passed run (copy, scale, add, triad, qps, thread_seconds, latency_<size>, "
+     "bw_<size>) in its unit; better says which direction is better",
+     sc__emit_metrics},
     {"streamcard_run_timestamp_seconds", "When the run ended, seconds since the epoch",
      sc__emit_time},
     {"streamcard_transport_info", "The transport that carried an MPI run's data",
@@ -199,19 +184,22 @@ static void sc__export_usage(FILE *out)
             "usage: streamcard export --prometheus [-o FILE] BUNDLE...\n"
             "\n"
             "Writes node_exporter textfile metrics for the bundles: streamcard_verdict_ok,\n"
-            "streamcard_bundle_intact, streamcard_gate_ok{gate}, streamcard_best_rate_mbps,\n"
-            "streamcard_stream_rate_mbps{function}, streamcard_ipsearch_qps,\n"
-            "streamcard_mpi_bandwidth_mbps{bytes}, streamcard_run_timestamp_seconds and\n"
+            "streamcard_bundle_intact, streamcard_gate_ok{gate},\n"
+            "streamcard_metric{metric,unit,better} (every metric the run holds, named as\n"
+            "below), streamcard_run_timestamp_seconds and\n"
             "streamcard_transport_info{transport}, labelled host, workload, kernel, card\n"
-            "(the run name) and run (the bundle). Rates only for runs that pass.\n"
+            "(the run name) and run (the bundle). Figures only for runs that pass.\n"
             "\n"
             "options:\n"
             "  --prometheus   the Prometheus text format (the only format so far)\n"
             "  -o FILE        write FILE atomically (FILE.tmp, then rename) instead of stdout\n"
             "  -h, --help     this text\n"
             "\n"
-            "Exit status: 0 every bundle exported, 1 a bundle could not be read (the others\n"
-            "are exported), 2 usage.\n");
+            "metrics (name, unit, better, workload):\n");
+    sc_analysis_print_metrics(out);
+    fprintf(out, "\n"
+                 "Exit status: 0 every bundle exported, 1 a bundle could not be read (the others\n"
+                 "are exported), 2 usage.\n");
 }
 
 typedef struct sc__export_opts {

@@ -23,6 +23,7 @@ static void sc__report_usage(FILE *out)
                  "\n"
                  "options:\n"
                  "  -o, --output FILE  the page to write (\"-\": stdout)\n"
+                 "  --metric NAME      compare this metric only (default: the first card's)\n"
                  "  -h, --help         this text\n"
                  "\n"
                  "Exit status: 0 written and every bundle usable, 1 written but a bundle is\n"
@@ -30,16 +31,28 @@ static void sc__report_usage(FILE *out)
                  "opened, 3 the page could not be written.\n");
 }
 
+typedef struct sc__report_opts {
+    const char *output, *metric;
+} sc__report_opts;
+
 static int sc__report_option(void *ctx, int c, const char *arg)
 {
-    (void)c; /* 'o' */
-    *(const char **)ctx = arg;
+    sc__report_opts *o = ctx;
+
+    if (c == 'm')
+        o->metric = arg;
+    else
+        o->output = arg; /* 'o' */
     return SC_ANALYSIS_GO_ON;
 }
 
 static int sc__report_check(void *ctx, size_t n)
 {
-    if (*(const char **)ctx && n > 0)
+    const sc__report_opts *o = ctx;
+
+    if (!sc_analysis_metric_ok("report", o->metric))
+        return SC_EXIT_USAGE;
+    if (o->output && n > 0)
         return SC_ANALYSIS_GO_ON;
     fprintf(stderr, "streamcard: report: needs bundles and -o FILE (valid: streamcard "
                     "report BUNDLE... -o report.html)\n");
@@ -49,6 +62,7 @@ static int sc__report_check(void *ctx, size_t n)
 int sc_cmd_report(int argc, char **argv)
 {
     static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"metric", required_argument, NULL, 'm'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     static const sc_analysis_cmd cmd = {.name = "report",
@@ -61,20 +75,21 @@ int sc_cmd_report(int argc, char **argv)
                                         .unreadable_hint = " (valid: a bundle directory)",
                                         .unreadable_status = SC_EXIT_USAGE,
                                         .refused_hint = " (shown as REFUSED)"};
-    const char *output = NULL;
+    sc__report_opts o = {0};
     sc_analysis_set set;
     int status;
 
-    if (!sc_analysis_begin(&cmd, argc, argv, &output, &set, &status))
+    if (!sc_analysis_begin(&cmd, argc, argv, &o, &set, &status))
         return status;
     if (status != SC_EXIT_USAGE) {
+        const char *output = o.output;
         FILE *out = strcmp(output, "-") == 0 ? stdout : fopen(output, "w");
         if (!out) {
             fprintf(stderr, "streamcard: report: %s: %s (valid: a writable file)\n", output,
                     strerror(errno));
             status = SC_EXIT_ERROR;
         } else {
-            sc_report_html(out, set.b, set.n);
+            sc_report_html(out, set.b, set.n, o.metric);
             if ((out == stdout ? fflush(out) : fclose(out)) != 0) {
                 fprintf(stderr, "streamcard: report: %s: %s\n", output, strerror(errno));
                 status = SC_EXIT_ERROR;

@@ -54,16 +54,39 @@ static void sc__verdict(FILE *out, const sc_analysis_bundle *ab)
     }
 }
 
+/* "copy 123.4 MB/s": three decimals below 100 (latencies in us). */
+static void sc__figure(char *buf, size_t len, const sc_metric *m, double v, bool unit)
+{
+    snprintf(buf, len, "%.*f%s%s", v < 100 ? 3 : 1, v, unit ? " " : "", unit ? m->unit : "");
+}
+
+/* The summary's figures of a usable bundle: its headline metrics; "-" for a refused one. */
+static void sc__headline(char *buf, size_t len, const sc_analysis_bundle *ab)
+{
+    const sc_bundle_facts *f = &ab->facts;
+    size_t used = 0;
+    char fig[64];
+    double v;
+
+    snprintf(buf, len, "-");
+    for (size_t i = 0; ab->usable && i < f->n_headline && used < len; i++) {
+        if (sc_facts_metric(f, &f->headline[i], &v) < 0)
+            continue;
+        sc__figure(fig, sizeof(fig), &f->headline[i], v, true);
+        used += (size_t)snprintf(buf + used, len - used, "%s%s %s", used ? ", " : "",
+                                 f->headline[i].name, fig);
+    }
+}
+
 static void sc__summary(FILE *out, const sc_analysis_bundle *ab, size_t n)
 {
     fputs("<h2>Summary</h2><table><tr><th>bundle</th><th>verdict (recomputed)</th>"
-          "<th>figure</th><th>host</th><th>ended</th></tr>\n",
+          "<th>figures</th><th>host</th><th>ended</th></tr>\n",
           out);
     for (size_t i = 0; i < n; i++) {
         const sc_bundle_facts *f = &ab[i].facts;
-        char fig[96] = "-";
-        if (ab[i].loaded && f->primary > 0)
-            snprintf(fig, sizeof(fig), "%.1f %s", f->primary, f->primary_label);
+        char fig[512];
+        sc__headline(fig, sizeof(fig), &ab[i]);
         fputs("<tr>", out);
         sc__td(out, "mono", ab[i].loaded ? f->name : ab[i].arg);
         fputs("<td>", out);
@@ -77,33 +100,74 @@ static void sc__summary(FILE *out, const sc_analysis_bundle *ab, size_t n)
     fputs("</table>\n", out);
 }
 
-/* The figure of every bundle as bars (a refused bundle's figure is left out). */
-static void sc__figures(FILE *out, const sc_analysis_bundle *ab, size_t n)
+/* Each metric of a valid comparison as bars, one plot per metric. */
+static void sc__figures(FILE *out, const sc_analysis_bundle *ab, size_t n, const sc_metric *m,
+                        size_t nm)
 {
     sc_svg_bar *bars = calloc(n, sizeof(*bars));
     char(*names)[80] = calloc(n, sizeof(*names));
-    size_t m = 0;
 
-    for (size_t i = 0; bars && names && i < n; i++) {
-        if (!ab[i].usable || ab[i].facts.primary <= 0)
-            continue;
-        snprintf(names[m], sizeof(names[m]), "%c: %.20s", (int)('A' + i % 26), ab[i].facts.name);
-        bars[m] = (sc_svg_bar){names[m], ab[i].facts.primary, 0, 0};
-        m++;
+    for (size_t k = 0; bars && names && k < nm; k++) {
+        size_t shown = 0;
+        for (size_t i = 0; i < n; i++) {
+            double v;
+            if (sc_facts_metric(&ab[i].facts, &m[k], &v) < 0)
+                continue;
+            snprintf(names[shown], sizeof(names[shown]), "%c: %.20s", (int)('A' + i % 26),
+                     ab[i].facts.name);
+            bars[shown] = (sc_svg_bar){names[shown], v, 0, 0};
+            shown++;
+        }
+        char title[96];
+        snprintf(title, sizeof(title), "%.31s (%s is better)", m[k].name,
+                 m[k].better == SC_METRIC_HIGHER ? "higher" : "lower");
+        if (shown)
+            sc_svg_bars(out, title, m[k].unit, bars, shown);
     }
-    if (m)
-        sc_svg_bars(out, ab[0].facts.primary_label, "", bars, m);
     free(bars);
     free(names);
 }
 
-/* The controlled variables of every bundle side by side; rows that differ are marked. */
-static void sc__comparison(FILE *out, const sc_analysis_bundle *ab, size_t n)
+/* One row per metric of a valid comparison: each bundle's value and its change against A. */
+static void sc__metric_rows(FILE *out, const sc_analysis_bundle *ab, size_t n, const sc_metric *m,
+                            size_t nm)
+{
+    char fig[64];
+    double base, v;
+
+    for (size_t k = 0; k < nm; k++) {
+        bool has_base = sc_facts_metric(&ab[0].facts, &m[k], &base) == 0;
+        fputs("<tr><th>", out);
+        sc_html_escape(out, m[k].name);
+        fprintf(out, " %s (change vs A)</th>", m[k].unit);
+        for (size_t i = 0; i < n; i++) {
+            if (sc_facts_metric(&ab[i].facts, &m[k], &v) < 0) {
+                fputs("<td class=\"na\">not recorded</td>", out);
+                continue;
+            }
+            sc__figure(fig, sizeof(fig), &m[k], v, false);
+            if (i && has_base)
+                fprintf(out, "<td>%s (%+.1f%%)</td>", fig, sc_metric_change(base, v));
+            else
+                fprintf(out, "<td>%s</td>", fig);
+        }
+        fputs("</tr>\n", out);
+    }
+}
+
+/*
+ * The controlled variables of every bundle side by side; rows that differ are marked. The
+ * figures and their changes only when the comparison is valid (every bundle usable, at
+ * most one variable differs); otherwise only why.
+ */
+static void sc__comparison(FILE *out, const sc_analysis_bundle *ab, size_t n, const char *metric)
 {
     const sc_bundle_facts *first = &ab[0].facts;
     char names[1024] = "";
     size_t ndiff = 0, used = 0;
     bool refused = false;
+    sc_metric m[SC_METRIC_MAX];
+    size_t nm = sc_analysis_metrics(first, metric, m, SC_METRIC_MAX);
 
     fputs("<h2>Comparison</h2><table><tr><th>controlled variable</th>", out);
     for (size_t i = 0; i < n; i++) {
@@ -142,14 +206,18 @@ static void sc__comparison(FILE *out, const sc_analysis_bundle *ab, size_t n)
         sc__verdict(out, &ab[i]);
         fputs("</td>", out);
     }
-    fprintf(out, "</tr>\n<tr><th>");
-    sc_html_escape(out, first->primary_label);
-    fputs(" (change vs A)</th>", out);
-    for (size_t i = 0; i < n; i++)
-        fprintf(out, "<td>%.1f (%+.1f%%)</td>", ab[i].facts.primary,
-                sc_analysis_change(first->primary, ab[i].facts.primary));
-    fputs("</tr></table>\n", out);
-    sc__figures(out, ab, n);
+    fputs("</tr>\n", out);
+    bool valid = !refused && ndiff <= 1;
+    if (valid)
+        sc__metric_rows(out, ab, n, m, nm);
+    else
+        fprintf(out,
+                "<tr><th>figures</th><td colspan=\"%zu\" class=\"na\">not compared: %s</td>"
+                "</tr>\n",
+                n, refused ? "a bundle is refused" : "more than one controlled variable differs");
+    fputs("</table>\n", out);
+    if (valid)
+        sc__figures(out, ab, n, m, nm);
     fputs("<p>", out);
     if (refused)
         fputs("<span class=\"fail\">Not a comparison:</span> a bundle is refused (failed "
@@ -166,7 +234,7 @@ static void sc__comparison(FILE *out, const sc_analysis_bundle *ab, size_t n)
                 "controlled variables differ: ",
                 ndiff);
         sc_html_escape(out, names);
-        fputc('.', out);
+        fputs("; no figure is compared.", out);
     }
     fputs("</p>\n", out);
 }
@@ -290,8 +358,8 @@ static void sc__mpi(FILE *out, const sc_bundle_facts *f)
         x[i] = (double)f->sizes[i].bytes;
         y[i] = f->sizes[i].MBps;
     }
-    sc_svg_xy(out, "MPI bandwidth vs message size", "message size (bytes, log scale)", "MB/s", x,
-              y, n, true);
+    sc_svg_xy(out, "MPI bandwidth vs message size", "message size (bytes, log scale)", "MB/s", x, y,
+              n, true);
     fputs("<table><tr><th>bytes</th><th>t usec</th><th>MB/s</th></tr>\n", out);
     for (size_t i = 0; i < n; i++)
         fprintf(out, "<tr><td>%llu</td><td>%.2f</td><td>%.1f</td></tr>\n", f->sizes[i].bytes,
@@ -449,7 +517,7 @@ static void sc__bundle(FILE *out, const sc_analysis_bundle *ab, size_t index)
     sc__variables(out, f);
 }
 
-void sc_report_html(FILE *out, const sc_analysis_bundle *ab, size_t n)
+void sc_report_html(FILE *out, const sc_analysis_bundle *ab, size_t n, const char *metric)
 {
     fprintf(out,
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -458,7 +526,7 @@ void sc_report_html(FILE *out, const sc_analysis_bundle *ab, size_t n)
             sc__css, n, n == 1 ? "" : "s");
     sc__summary(out, ab, n);
     if (n > 1)
-        sc__comparison(out, ab, n);
+        sc__comparison(out, ab, n, metric);
     for (size_t i = 0; i < n; i++)
         sc__bundle(out, &ab[i], i);
     fputs("<p class=\"note\">Written by streamcard " STREAMCARD_VERSION

@@ -10,7 +10,8 @@
 
 #include <stdio.h>
 
-/* Writes the whole page for n loaded bundles (some may be unusable: shown as refused). */
-void sc_report_html(FILE *out, const sc_analysis_bundle *ab, size_t n);
+/* Writes the whole page for n loaded bundles (some may be unusable: shown as refused).
+   metric: the one metric to compare (--metric), or NULL for the first card's. */
+void sc_report_html(FILE *out, const sc_analysis_bundle *ab, size_t n, const char *metric);
 
 #endif

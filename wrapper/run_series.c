@@ -2,14 +2,15 @@
  * run_series.c: the loop over a card's runs (see run_series.h). A card that sweeps one
  * variable ("threads: [1, 2]", "sweep: {prefetch: [on, off]}") runs once per value, each
  * run its own sealed bundle, and ends with the table performance engineers otherwise write
- * by hand: the value, the verdict, the figure and its change against the first run. Every
+ * by hand: the value, the verdict, the figures (the headline metrics of sc_metric.h) and
+ * their change against the first run. Every
  * run was prepared and checked before the first starts (cmd_run.c), so a bad value stops
  * the series before anything ran.
  */
 #include "run_series.h"
 #include "cli.h"
 #include "sc_bundle.h"
-#include "sc_results.h"
+#include "sc_metric.h"
 #include "sc_verify.h"
 
 #include <errno.h>
@@ -18,23 +19,46 @@
 #include <string.h>
 #include <time.h>
 
+#define SC__MAX_COLS 8
+
+/* The table's figures: the headline metrics of the runs' cards (sc_metric.h), in order of
+   first appearance (a swept kernel brings its own). */
+typedef struct sc__cols {
+    sc_metric m[SC__MAX_COLS];
+    size_t n;
+} sc__cols;
+
 /* One row of the table, read back from a finished run's bundle. */
 typedef struct sc__row {
     const char *value;
     char verdict[16];
-    double figure;
+    double figure[SC__MAX_COLS];
+    bool has[SC__MAX_COLS];
     char *bundle; /* malloc'd, or NULL */
 } sc__row;
 
-/* Fills row from the bundle at path (NULL: no bundle); *label gets the figure's name. */
-static void sc__read_row(const char *path, sc_workload workload, sc__row *row, const char **label)
+/* The column of metric m, added when new; SC__MAX_COLS when there is no room. */
+static size_t sc__col(sc__cols *cols, const sc_metric *m)
+{
+    for (size_t c = 0; c < cols->n; c++)
+        if (!strcmp(cols->m[c].name, m->name))
+            return c;
+    if (cols->n == SC__MAX_COLS)
+        return SC__MAX_COLS;
+    cols->m[cols->n] = *m;
+    return cols->n++;
+}
+
+/* Fills row from the bundle at path (NULL: no bundle), its figures from card's metrics. */
+static void sc__read_row(const char *path, const sc_card *card, sc__row *row, sc__cols *cols)
 {
     sc_bundle b;
     sc_verify_report report;
+    sc_metric m[SC__MAX_COLS];
     char *text = NULL;
 
     snprintf(row->verdict, sizeof(row->verdict), "no bundle");
-    row->figure = 0;
+    memset(row->has, 0, sizeof(row->has));
     free(row->bundle);
     row->bundle = path ? strdup(path) : NULL;
     if (!path || sc_bundle_open(&b, path) < 0)
@@ -47,38 +71,63 @@ static void sc__read_row(const char *path, sc_workload workload, sc__row *row, c
                                              : "unverified");
     sc_verify_report_free(&report);
     if (sc_bundle_read(&b, "results.json", &text, NULL) == 0) {
-        json_object *root = json_tokener_parse(text), *metrics = NULL;
-        if (root)
-            json_object_object_get_ex(root, "metrics", &metrics);
-        row->figure = sc_results_primary(metrics, workload, label);
+        json_object *root = json_tokener_parse(text);
+        size_t n = sc_metric_defaults(card, root, SC_METRIC_HEADLINE, m, SC__MAX_COLS);
+        for (size_t i = 0; i < n; i++) {
+            size_t c = sc__col(cols, &m[i]);
+            if (c < SC__MAX_COLS)
+                row->has[c] = sc_metric_value(&m[i], root, &row->figure[c]) == 0;
+        }
         json_object_put(root);
     }
     free(text);
     sc_bundle_close(&b);
 }
 
-static void sc__table(FILE *out, const char *key, const sc__row *rows, size_t n, const char *label)
+/* A figure of a usable run, else "-": a failed run's numbers are not to be used. */
+static void sc__cell(char *buf, size_t len, const sc__row *row, size_t c)
 {
-    fprintf(out, "| %s | verdict | %s | change vs %s=%s | bundle |\n", key, label, key,
-            rows[0].value);
-    fprintf(out, "|---|---|---|---|---|\n");
+    if (strcmp(row->verdict, "ok") != 0 || !row->has[c])
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.*f", row->figure[c] < 100 ? 3 : 1, row->figure[c]);
+}
+
+static void sc__table(FILE *out, const char *key, const sc__row *rows, size_t n,
+                      const sc__cols *cols)
+{
+    char cell[64];
+
+    fprintf(out, "| %s | verdict |", key);
+    for (size_t c = 0; c < cols->n; c++)
+        fprintf(out, " %s %s | change vs %s=%s |", cols->m[c].name, cols->m[c].unit, key,
+                rows[0].value);
+    fprintf(out, " bundle |\n|---|---|");
+    for (size_t c = 0; c < cols->n; c++)
+        fprintf(out, "---|---|");
+    fprintf(out, "---|\n");
     for (size_t i = 0; i < n; i++) {
-        char change[32] = "(baseline)";
-        if (i > 0 && rows[0].figure > 0 && rows[i].figure > 0)
-            snprintf(change, sizeof(change), "%+.1f%%",
-                     100.0 * (rows[i].figure - rows[0].figure) / rows[0].figure);
-        else if (i > 0)
-            snprintf(change, sizeof(change), "n/a");
-        if (strcmp(rows[i].verdict, "ok") != 0)
-            snprintf(change, sizeof(change), "not usable");
-        fprintf(out, "| %s | %s | %.1f | %s | %s |\n", rows[i].value, rows[i].verdict,
-                rows[i].figure, change, rows[i].bundle ? rows[i].bundle : "-");
+        fprintf(out, "| %s | %s |", rows[i].value, rows[i].verdict);
+        for (size_t c = 0; c < cols->n; c++) {
+            char change[32] = "(baseline)";
+            bool usable = !strcmp(rows[i].verdict, "ok") && !strcmp(rows[0].verdict, "ok");
+            if (i > 0 && usable && rows[0].has[c] && rows[i].has[c] && rows[0].figure[c] > 0)
+                snprintf(change, sizeof(change), "%+.1f%%",
+                         sc_metric_change(rows[0].figure[c], rows[i].figure[c]));
+            else if (i > 0 && strcmp(rows[i].verdict, "ok") != 0)
+                snprintf(change, sizeof(change), "not usable");
+            else if (i > 0)
+                snprintf(change, sizeof(change), "n/a");
+            sc__cell(cell, sizeof(cell), &rows[i], c);
+            fprintf(out, " %s | %s |", cell, change);
+        }
+        fprintf(out, " %s |\n", rows[i].bundle ? rows[i].bundle : "-");
     }
 }
 
 /* Writes the table next to the bundles: <output>/sweep_<key>_<YYYYMMDD_HHMMSS>.md. */
 static void sc__save(const char *dir, const char *key, const sc__row *rows, size_t n,
-                     const char *label)
+                     const sc__cols *cols)
 {
     char stamp[32], *path = NULL;
     time_t now = time(NULL);
@@ -91,7 +140,7 @@ static void sc__save(const char *dir, const char *key, const sc__row *rows, size
     FILE *f = fopen(path, "wx");
     if (f) {
         fprintf(f, "# streamcard sweep of %s (%zu runs)\n\n", key, n);
-        sc__table(f, key, rows, n, label);
+        sc__table(f, key, rows, n, cols);
         fclose(f);
         printf("SWEEP_TABLE=%s\n", path);
     } else {
@@ -102,17 +151,18 @@ static void sc__save(const char *dir, const char *key, const sc__row *rows, size
 
 /* Prints the table and saves it next to the bundles in dir. */
 static void sc__report(const char *dir, const char *key, const sc__row *rows, size_t n,
-                       const char *label)
+                       const sc__cols *cols)
 {
     printf("\n");
-    sc__table(stdout, key, rows, n, label);
-    sc__save(dir, key, rows, n, label);
+    sc__table(stdout, key, rows, n, cols);
+    sc__save(dir, key, rows, n, cols);
 }
 
 int sc_run_series_execute(const sc_run_series *rs, const sc_executor *ex)
 {
     const sc_series *s = rs->series;
-    const char *var = s->variable, *label = "figure";
+    const char *var = s->variable;
+    sc__cols cols = {.n = 0};
     bool lone = s->n == 1, dry = rs->opts->dry_run, failed = false;
     sc__row *rows = calloc(s->n, sizeof(*rows));
     int status = SC_EXIT_OK;
@@ -133,7 +183,7 @@ int sc_run_series_execute(const sc_run_series *rs, const sc_executor *ex)
         }
         int one = ex->run(ex->state, rs, i, &bundle);
         if (!dry && (var || ex->verify_each)) {
-            sc__read_row(bundle, rs->plans[i].card->workload, &rows[i], &label);
+            sc__read_row(bundle, rs->plans[i].card, &rows[i], &cols);
             if (ex->verify_each && strcmp(rows[i].verdict, "ok") != 0)
                 one = SC_EXIT_FAILED;
         }
@@ -147,7 +197,7 @@ int sc_run_series_execute(const sc_run_series *rs, const sc_executor *ex)
         goto out;
     }
     if (var)
-        sc__report(rs->opts->output_dir, var, rows, s->n, label);
+        sc__report(rs->opts->output_dir, var, rows, s->n, &cols);
     if (ex->end)
         ex->end(ex->state, rs, failed);
     if (!lone && failed)

@@ -21,7 +21,7 @@ table=$(sed -n 's/^SWEEP_TABLE=//p' "$WORK/sweep.out")
 for value in on off; do
 	row=$(grep "^| $value | " "$table") || fail "no row for prefetch=$value in $table"
 	[[ $row == *"| ok |"* ]] || fail "prefetch=$value did not pass: $row"
-	B=$(awk -F'|' '{gsub(/ /, "", $6); print $6}' <<<"$row")
+	B=$(awk -F'|' '{gsub(/ /, "", $(NF-1)); print $(NF-1)}' <<<"$row")
 	[[ -d $B ]] || fail "row $value names no bundle: $row"
 	grep -qx "OBSERVED_STATE=$value" "$B/prefetch/state/state.env" ||
 		fail "prefetch=$value was not read back as $value: $(cat "$B/prefetch/state/state.env")"
@@ -41,7 +41,7 @@ table=$(sed -n 's/^SWEEP_TABLE=//p' "$WORK/gov.out")
 for value in performance powersave; do
 	row=$(grep "^| $value | " "$table") || fail "no row for governor=$value in $table"
 	[[ $row == *"| ok |"* ]] || fail "governor=$value did not pass: $row"
-	B=$(awk -F'|' '{gsub(/ /, "", $6); print $6}' <<<"$row")
+	B=$(awk -F'|' '{gsub(/ /, "", $(NF-1)); print $(NF-1)}' <<<"$row")
 	grep -qx "OBSERVED_GOVERNOR=$value" "$B/prefetch/state/state.env" ||
 		fail "governor=$value was not read back: $(cat "$B/prefetch/state/state.env")"
 	as_user "$SC" verify "$B" >/dev/null || fail "verify rejects the governor=$value bundle"

@@ -168,7 +168,12 @@ static void test_results(void)
     SC_CHECK(dir != NULL);
     SC_CHECK_INT_EQ(sc_facts_load(dir, &f), 0);
     remove_tree(dir);
-    SC_CHECK(f.primary > 2000 && f.primary < 2001);
+    /* The card's metric (kernel copy), read through the registry. */
+    double v = 0;
+    SC_CHECK_INT_EQ(f.n_metrics, 1);
+    SC_CHECK_STR_EQ(f.metrics[0].name, "copy");
+    SC_CHECK_INT_EQ(sc_facts_metric(&f, &f.metrics[0], &v), 0);
+    SC_CHECK(v > 2000 && v < 2001);
     SC_CHECK_INT_EQ(f.n_rates, 1);
     SC_CHECK_STR_EQ(f.rates[0].name, "copy");
     SC_CHECK(f.rates[0].max_s > 0.39 && f.rates[0].max_s < 0.41);
@@ -199,7 +204,14 @@ static void test_mpi(void)
     SC_CHECK_INT_EQ(f.workload, SC_WORKLOAD_MPI_PINGPONG);
     SC_CHECK_INT_EQ(f.n_sizes, 2);
     SC_CHECK_INT_EQ(f.sizes[1].bytes, 1048576);
-    SC_CHECK(f.primary > 13107 && f.primary < 13108); /* the peak over the sizes */
+    /* Latency at the smallest size and bandwidth at every size; no peak over the sizes. */
+    SC_CHECK_INT_EQ(f.n_metrics, 3);
+    SC_CHECK_STR_EQ(f.metrics[0].name, "latency_8B");
+    SC_CHECK_STR_EQ(f.metrics[2].name, "bw_1MiB");
+    SC_CHECK_INT_EQ(f.n_headline, 2);
+    double v = 0;
+    SC_CHECK_INT_EQ(sc_facts_metric(&f, &f.metrics[2], &v), 0);
+    SC_CHECK(v > 13107 && v < 13108);
     SC_CHECK_INT_EQ(f.n_rates, 0);
     sc_facts_free(&f);
 }

@@ -97,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         "sc_verify_why: not one line");
         if (ab.loaded)
             sc__facts_deterministic(dir, &ab.facts);
-        sc_report_html(sc__devnull(), &ab, 1);
+        sc_report_html(sc__devnull(), &ab, 1, NULL);
     }
     sc_analysis_free(&ab);
     sc_fuzz_free_parts(part, PART_COUNT);

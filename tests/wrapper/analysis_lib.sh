@@ -69,21 +69,24 @@ copy_bundle() {
     echo "$WORK/runs/$2"
 }
 
-# scale_rate BUNDLE FACTOR: every record of the best rate multiplied, consistently (the
-# log's table, results.json, run.conf), then re-sealed: verify cannot tell.
+# scale_rate BUNDLE FACTOR [FUNCTION]: every record of a STREAM function's rate (default
+# copy) multiplied, consistently (the log's table, results.json, run.conf's best rate),
+# then re-sealed: verify cannot tell.
 scale_rate() {
-    python3 - "$1" "$2" <<'PY'
+    python3 - "$1" "$2" "${3:-copy}" <<'PY'
 import json, re, sys
-b, f = sys.argv[1], float(sys.argv[2])
+b, f, fn = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 log = open(b + "/stream.log").read()
 def row(m):
     return "%s%.1f" % (m.group(1), float(m.group(2)) * f)
-log = re.sub(r"(?m)^(Copy:\s+)([0-9.]+)", row, log)
+log = re.sub(r"(?m)^(%s:\s+)([0-9.]+)" % fn.capitalize(), row, log)
 open(b + "/stream.log", "w").write(log)
-best = float(re.search(r"(?m)^Copy:\s+([0-9.]+)", log).group(1))
+rate = float(re.search(r"(?m)^%s:\s+([0-9.]+)" % fn.capitalize(), log).group(1))
 r = json.load(open(b + "/results.json"))
-r["metrics"]["best_rate_MBps"] = best
-r["metrics"]["rates"]["copy"] = best
+r["metrics"]["rates"][fn] = rate
+best = max(r["metrics"]["rates"].values())
+if "best_rate_MBps" in r["metrics"]:
+    r["metrics"]["best_rate_MBps"] = best
 json.dump(r, open(b + "/results.json", "w"), indent=2)
 conf = re.sub(r"(?m)^best_rate_MBps=.*$", "best_rate_MBps=%.1f" % best,
               open(b + "/run.conf").read())

@@ -20,7 +20,7 @@ echo "Copy: 1.0 0.1 0.1 0.1" >>"$tampered/stream.log"
 # name|A|B|options|status|text the output must hold
 cases=(
     "repeat|$base|$rep||0|no controlled variable differs (a repeat)"
-    "threads|$base|$thr1||0|single variable threads: 2 -> 1: best rate MB/s"
+    "threads|$base|$thr1||0|single variable threads: 2 -> 1: copy MB/s"
     "named|$base|$thr1|--independent threads|0|single variable threads: 2 -> 1"
     "prefetch|$base|$pfoff||0|single variable prefetch: unchanged (not read back) -> off"
     "threads follow cpu_list|$base|$cpu0||0|single variable cpu_list: 0-1 -> 0"
@@ -50,6 +50,14 @@ grep -Eq '^  copy MB/s +[0-9.]+ +[0-9.]+ +[-+][0-9.]+%$' "$WORK/out" || fail "no
 expect_status 1 "$SC" compare "$base" "$binpf"
 expect_contains "$WORK/out" "differs: prefetch: A unchanged (not read back) | B off"
 grep -Eq '^\* binary_sha256 ' "$WORK/out" || fail "binary_sha256 not marked"
+# No number from an incomparable or refused pair: only why.
+for f in "$WORK/out" "$WORK/err"; do
+    expect_not_contains "$f" "MB/s"
+    expect_not_contains "$f" "%"
+done
+expect_status 1 "$SC" compare "$base" "$failed"
+expect_not_contains "$WORK/out" "MB/s"
+expect_not_contains "$WORK/err" "MB/s"
 
 # A forged rate of one STREAM function (kernel all) is refused, even one that leaves the
 # best rate as it was: here the slowest function's, halved.
@@ -66,6 +74,22 @@ reseal "$forged"
 expect_status 0 "$SC" verify "$all"
 expect_status 1 "$SC" compare "$all" "$forged"
 expect_contains "$WORK/err" "refused: 1 problem (results.json: $slowest rate"
+
+# kernel all: every kernel on its own row and its own line, no "best of kernels" figure
+# (a faster Add must not stand for a slower Scale).
+all2=$(small_run all2 -- --kernel all)
+expect_status 0 "$SC" compare "$all" "$all2"
+for fn in copy scale add triad; do
+    grep -Eq "^  $fn MB/s +[0-9.]+ +[0-9.]+ +[-+][0-9.]+%$" "$WORK/out" || fail "no $fn row"
+    expect_contains "$WORK/out" "no controlled variable differs (a repeat): $fn MB/s "
+done
+expect_not_contains "$WORK/out" "best rate"
+# --metric chooses one; a name that is no metric is a usage error.
+expect_status 0 "$SC" compare "$all" "$all2" --metric triad
+expect_contains "$WORK/out" "(a repeat): triad MB/s "
+expect_not_contains "$WORK/out" "(a repeat): copy MB/s"
+expect_status 2 "$SC" compare "$all" "$all2" --metric best
+expect_contains "$WORK/err" "--metric best: not a metric (valid: copy, scale, add, triad, qps"
 
 # Usage: one line, exit 2.
 expect_status 2 "$SC" compare "$base"

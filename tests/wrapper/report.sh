@@ -34,6 +34,24 @@ for text in "<h2>Summary</h2>" "<h2>Comparison</h2>" \
 done
 expect_contains "$WORK/refused.html" "REFUSED</span> failed gates: validation"
 expect_contains "$WORK/refused.html" "a bundle is refused (failed verification or gates)"
+# No number from a refused pair: neither the refused run's figure nor a change.
+expect_contains "$WORK/refused.html" "not compared: a bundle is refused"
+expect_not_contains "$WORK/refused.html" "(change vs A)"
+python3 - "$WORK/refused.html" "$(basename "$failed")" "$(python3 -c 'import json,sys; print("%.1f" % json.load(open(sys.argv[1]))["metrics"]["rates"]["copy"])' "$failed/results.json")" <<'PY'
+import re, sys
+page, name, rate = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3]
+summary = page[page.index("<h2>Summary</h2>"):page.index("<h2>Comparison</h2>")]
+row = [r for r in summary.split("<tr>") if name in r][0]
+assert rate not in row and "MB/s" not in row, row
+comparison = page[page.index("<h2>Comparison</h2>"):page.index('<h2 id="b0">')]
+assert not re.search(r"\([-+][0-9.]+%\)", comparison), "a change is shown for a refused pair"
+PY
+# An invalid comparison (two variables differ) compares no figure either.
+cpu0=$(small_run cpu0 -- --cpu-list 0 --threads 1 --iterations 4)
+expect_status 0 "$SC" report "$base" "$cpu0" -o "$WORK/invalid.html"
+expect_contains "$WORK/invalid.html" "Invalid as a single-variable comparison"
+expect_contains "$WORK/invalid.html" "not compared: more than one controlled variable differs"
+expect_not_contains "$WORK/invalid.html" "(change vs A)"
 # Plots are inline SVG: rates and NUMA bars, the CPU grid, for each bundle.
 [ "$(grep -o '<svg ' "$H" | wc -l)" -ge 6 ] || fail "expected at least 6 inline SVG plots"
 # Self-contained: no script, no external resource of any kind.

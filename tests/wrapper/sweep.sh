@@ -19,7 +19,7 @@ check_sweep() {
     for v in "$@"; do
         row=$(grep "^| $v | " "$table") || fail "no row for $var=$v"
         case $row in *"| ok |"*) ;; *) fail "$var=$v not ok: $row" ;; esac
-        b=$(awk -F'|' '{gsub(/ /, "", $6); print $6}' <<<"$row")
+        b=$(awk -F'|' '{gsub(/ /, "", $(NF-1)); print $(NF-1)}' <<<"$row")
         [ -d "$b" ] || fail "row names no bundle: $row"
         expect_contains "$b/run.conf" "sweep_variable=$var"
         expect_contains "$b/card.yaml" "$var: $v"

@@ -6,7 +6,7 @@
 #            both queries/s; an ipsearch run against an mpi run: refused, naming what differs
 #   report   both workloads on one page: the ipsearch figures and the rate of every search,
 #            the MPI bandwidth plot
-#   export   streamcard_ipsearch_qps, streamcard_mpi_bandwidth_mbps{bytes} and
+#   export   streamcard_metric{metric} (qps, thread_seconds; latency_<size>, bw_<size>) and
 #            streamcard_transport_info{transport}, parsed as Prometheus text
 BIN=$1 SRC=$2
 . "$SRC/tests/lib.sh"
@@ -29,7 +29,7 @@ M=$(bundle_of "$WORK/out")
 # compare: one independent variable, both figures and the change.
 expect_status 0 "$SC" compare "$A" "$B" --independent pool_threads
 expect_contains "$WORK/out" "pool_threads"
-expect_contains "$WORK/out" "search queries/s"
+expect_contains "$WORK/out" "qps queries/s"
 # ipsearch reads iterations (the card schema says so): a controlled variable, not n/a.
 grep -Eq "^  iterations +3 +3$" "$WORK/out" || fail "compare does not hold ipsearch's iterations"
 expect_not_contains "$WORK/out" "MB/s"
@@ -60,15 +60,22 @@ import sys
 from prometheus_client.parser import text_string_to_metric_families
 fams = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}
 ips, mpi = sys.argv[2], sys.argv[3]
-qps = [s for s in fams["streamcard_ipsearch_qps"].samples if s.labels["run"] == ips]
+def metric(run, prefix):
+    return [s for s in fams["streamcard_metric"].samples
+            if s.labels["run"] == run and s.labels["metric"].startswith(prefix)]
+qps = metric(ips, "qps")
 assert len(qps) == 1 and qps[0].value > 0 and qps[0].labels["workload"] == "ipsearch", qps
-bw = [s for s in fams["streamcard_mpi_bandwidth_mbps"].samples if s.labels["run"] == mpi]
-assert {s.labels["bytes"] for s in bw} >= {"1", "65536"} and all(s.value > 0 for s in bw), bw
+assert qps[0].labels["unit"] == "queries/s" and qps[0].labels["better"] == "higher", qps
+ts = metric(ips, "thread_seconds")
+assert len(ts) == 1 and ts[0].value > 0 and ts[0].labels["better"] == "lower", ts
+bw = metric(mpi, "bw_")
+assert {s.labels["metric"] for s in bw} >= {"bw_1B", "bw_64KiB"} and all(s.value > 0 for s in bw), bw
+lat = metric(mpi, "latency_")
+assert {s.labels["metric"] for s in lat} >= {"latency_1B"} and all(s.labels["unit"] == "us" for s in lat), lat
 tr = [s for s in fams["streamcard_transport_info"].samples if s.labels["run"] == mpi]
 assert len(tr) == 1 and tr[0].labels["transport"] == "shm" and tr[0].value == 1, tr
 # A search is not a STREAM function, nor an MPI run a STREAM rate.
-stream = fams.get("streamcard_stream_rate_mbps")
-assert not stream or not stream.samples, stream.samples
+assert not [s for s in fams["streamcard_metric"].samples if s.labels["metric"] == "copy"]
 ok = {s.labels["run"]: s.value for s in fams["streamcard_verdict_ok"].samples}
 assert ok == {ips: 1, mpi: 1}, ok
 PY

@@ -1,0 +1,99 @@
+/*
+ * sc_metric.h: the figures runs are judged and compared by (doc/design.md, "Metrics"): one
+ * registry of names, each with its unit, its direction (higher or lower is better), the
+ * workload whose results hold it and how its value is read from a bundle's results.json.
+ * compare, classify, report, export and the sweep table choose their figures only here.
+ *
+ * Names: copy, scale, add, triad (STREAM, MB/s, higher), qps (ipsearch, queries/s, higher),
+ * thread_seconds (ipsearch's total thread time, s, lower), latency_<size> (mpi-pingpong,
+ * us, lower) and bw_<size> (mpi-pingpong, MB/s, higher), where <size> is a message size:
+ * 8B, 4KiB, 1MiB, 1GiB (any spelling of a size names the same metric: bw_1048576B is
+ * bw_1MiB). There is no "best of" figure: each metric is one measured quantity.
+ */
+#ifndef SC_METRIC_H
+#define SC_METRIC_H
+
+#include "sc_card.h"
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SC_METRIC_NAME_MAX 32
+/* At most this many metrics in one bundle: 4 STREAM functions, ipsearch's 2, or the
+   latency and bandwidth of up to 31 message sizes (0 B and 1 B to 1 GiB). */
+#define SC_METRIC_MAX 64
+
+typedef enum sc_metric_better {
+    SC_METRIC_HIGHER = 0,
+    SC_METRIC_LOWER,
+} sc_metric_better;
+
+/* One metric, resolved from its name. */
+typedef struct sc_metric {
+    char name[SC_METRIC_NAME_MAX]; /* canonical: "copy", "latency_8B", "bw_1MiB" */
+    const char *unit;              /* "MB/s", "queries/s", "s", "us" (static) */
+    sc_metric_better better;
+    sc_workload workload;     /* the workload whose results.json holds it */
+    unsigned long long bytes; /* latency_ and bw_: the message size */
+    unsigned family;          /* the registry row it comes from (internal) */
+} sc_metric;
+
+/* Which of a card's metrics sc_metric_defaults() gives. */
+enum {
+    SC_METRIC_ALL = 0,      /* every metric the card's question is about */
+    SC_METRIC_HEADLINE = 1, /* a few for a summary row: mpi-pingpong's latency at the
+                               smallest size and bandwidth at the largest only */
+};
+
+/* Resolves name into *m. Returns 0, or -EINVAL when no metric has that name. */
+int sc_metric_lookup(const char *name, sc_metric *m);
+
+/*
+ * The registry's families, for help texts and doc/design.md: the index-th one's name
+ * pattern ("copy", "latency_<size>"), or NULL after the last. Any out pointer may be NULL:
+ * its unit, "higher" or "lower", its workload's name and where results.json holds it.
+ */
+const char *sc_metric_family(size_t index, const char **unit, const char **better,
+                             const char **workload, const char **source);
+
+/*
+ * The value of m in a bundle's results.json (the root object). Returns 0, or -ENOENT
+ * when the bundle does not hold it (another workload or kernel, a size not measured, a
+ * value that is not a finite number).
+ */
+int sc_metric_value(const sc_metric *m, json_object *results, double *value);
+
+/*
+ * The samples of m, one per run of the workload the bundle holds, into out (at most max).
+ * Returns how many; 0 when the bundle does not hold m. A bundle of one run gives one
+ * sample, its value; statistics over runs (medians, intervals) start from these.
+ */
+size_t sc_metric_samples(const sc_metric *m, json_object *results, double *out, size_t max);
+
+/*
+ * The metrics a bundle is compared by when no --metric names one, from its card: stream
+ * the card's kernel (kernel all: copy, scale, add and triad, each on its own); ipsearch
+ * qps; mpi-pingpong the latency at the smallest size (kernel pingpong) and the bandwidth
+ * at every size results.json holds (SC_METRIC_HEADLINE: at the largest). Fills out (at
+ * most max) and returns how many.
+ */
+size_t sc_metric_defaults(const sc_card *card, json_object *results, unsigned which, sc_metric *out,
+                          size_t max);
+
+/* Every metric results.json holds, in registry order (for export). Returns how many. */
+size_t sc_metric_available(json_object *results, sc_metric *out, size_t max);
+
+/*
+ * How much worse value is than base, in percent of base, for m's direction: positive
+ * when worse, negative when better; 0 when base is not positive.
+ */
+double sc_metric_loss(const sc_metric *m, double base, double value);
+
+/* The plain percent change from base to value; 0 when base is not positive. */
+double sc_metric_change(double base, double value);
+
+/* A message size as metric names spell it: 8B, 4KiB, 1MiB, 1GiB, 1536B. */
+void sc_metric_size_name(unsigned long long bytes, char *buf, size_t len);
+
+#endif
