@@ -121,6 +121,25 @@ static int sc__load_sizes(sc_bundle_facts *f, json_object *metrics)
     return 0;
 }
 
+/* metrics.transport, or a top-level transport: a name, or an object naming it (the MPI
+   workload's {"transport": "shm", "pml": ...}). */
+static void sc__load_transport(sc_bundle_facts *f, const sc__src *s)
+{
+    json_object *v = NULL, *name;
+
+    if (f->workload != SC_WORKLOAD_MPI_PINGPONG)
+        return;
+    if (!(s->metrics && json_object_object_get_ex(s->metrics, "transport", &v) && v))
+        if (s->results)
+            json_object_object_get_ex(s->results, "transport", &v);
+    if (v && json_object_is_type(v, json_type_object) &&
+        json_object_object_get_ex(v, "transport", &name))
+        v = name;
+    snprintf(f->transport, sizeof(f->transport), "%s",
+             v && json_object_is_type(v, json_type_string) ? json_object_get_string(v)
+                                                           : "not recorded");
+}
+
 /* threads_at_ready.txt: "PID TID PSR STAT COMM" lines after a header. */
 static int sc__load_threads(sc_bundle_facts *f, const char *text)
 {
@@ -246,6 +265,7 @@ int sc_facts_load(const char *path, sc_bundle_facts *f)
         sc_metric_defaults(src.card, src.results, SC_METRIC_ALL, f->metrics, SC_METRIC_MAX);
     f->n_headline = sc_metric_defaults(src.card, src.results, SC_METRIC_HEADLINE, f->headline,
                                        sizeof(f->headline) / sizeof(f->headline[0]));
+    sc__load_transport(f, &src);
     f->rate_unit = "MB/s";
     if (f->workload == SC_WORKLOAD_STREAM)
         sc__load_rates(f, src.metrics, src.card ? src.card->kernel : NULL);

@@ -15,16 +15,12 @@
 
 typedef char *(*sc__reader)(const sc__src *s, const char *arg);
 
-#define WL(w) (1u << (w))
-#define WL_MPI WL(SC_WORKLOAD_MPI_PINGPONG)
-
 static char *sc__rd_build(const sc__src *s, const char *arg);
 static char *sc__rd_card(const sc__src *s, const char *arg);
 static char *sc__rd_platform(const sc__src *s, const char *arg);
 static char *sc__rd_governor(const sc__src *s, const char *arg);
 static char *sc__rd_prefetch(const sc__src *s, const char *arg);
 static char *sc__rd_host(const sc__src *s, const char *arg);
-static char *sc__rd_transport(const sc__src *s, const char *arg);
 
 static const struct sc__var {
     const char *name, *group, *source;
@@ -63,6 +59,8 @@ static const struct sc__var {
      0},
     {"memory_node", "run", "card.yaml memory_node", sc__rd_card, "memory_node", 0},
     {"env", "run", "card.yaml env (variables set for the workload)", sc__rd_card, "env", 0},
+    {"expect", "run", "card.yaml expect (the outcome the card asks for: transport, min_rate_MBps)",
+     sc__rd_card, "expect", 0},
     {"host", "platform", "results.json host (run.conf host)", sc__rd_host, NULL, 0},
     {"os_kernel", "platform", "platform/ kernel.osrelease", sc__rd_platform, "kernel.osrelease", 0},
     {"cpu_model", "platform", "platform/ cpu.vendor, cpu.family, cpu.model, cpu.model_name",
@@ -82,8 +80,6 @@ static const struct sc__var {
      "prefetch/state/state.env OBSERVED_STATE (MSR readback); \"unchanged (not read back)\" "
      "without one",
      sc__rd_prefetch, NULL, 0},
-    {"transport", "platform", "results.json metrics.transport (what carried the data)",
-     sc__rd_transport, NULL, WL_MPI},
 };
 #define SC__NVARS (sizeof(sc__vars) / sizeof(sc__vars[0]))
 _Static_assert(SC__NVARS <= SC_FACTS_MAX_VARS, "SC_FACTS_MAX_VARS too small");
@@ -148,6 +144,21 @@ static char *sc__env(const sc_card *c)
     return out;
 }
 
+/* expect: "transport=shm min_rate_MBps=100"; "none" when the card expects nothing. */
+static char *sc__expect(const sc_card *c)
+{
+    char buf[256] = "";
+    size_t used = 0;
+
+    if (c->expect_transport)
+        used += (size_t)snprintf(buf + used, sizeof(buf) - used, "transport=%.100s",
+                                 c->expect_transport);
+    if (c->expect_min_rate_MBps > 0 && used < sizeof(buf))
+        snprintf(buf + used, sizeof(buf) - used, "%smin_rate_MBps=%g", used ? " " : "",
+                 c->expect_min_rate_MBps);
+    return strdup(*buf ? buf : "none");
+}
+
 /* The card key named arg, as checked and resolved (defaults applied). */
 static char *sc__rd_card(const sc__src *s, const char *arg)
 {
@@ -191,6 +202,8 @@ static char *sc__rd_card(const sc__src *s, const char *arg)
         return c->memory_node < 0 ? strdup("none") : sc__long(c->memory_node);
     if (!strcmp(arg, "env"))
         return sc__env(c);
+    if (!strcmp(arg, "expect"))
+        return sc__expect(c);
     return sc__dup(NULL);
 }
 
@@ -291,24 +304,6 @@ static char *sc__rd_host(const sc__src *s, const char *arg)
     return sc__dup(sc_kv_get(s->run_conf, "host", host, sizeof(host)) ? host : NULL);
 }
 
-/* metrics.transport, or a top-level transport: a name, or an object naming it (the MPI
-   kernel's {"transport": "shm", "pml": ...}). */
-static char *sc__rd_transport(const sc__src *s, const char *arg)
-{
-    json_object *v = NULL, *name;
-
-    (void)arg;
-    if (!(s->metrics && json_object_object_get_ex(s->metrics, "transport", &v) && v))
-        if (s->results)
-            json_object_object_get_ex(s->results, "transport", &v);
-    if (v && json_object_is_type(v, json_type_object) &&
-        json_object_object_get_ex(v, "transport", &name))
-        v = name;
-    if (v && json_object_is_type(v, json_type_string))
-        return strdup(json_object_get_string(v));
-    return strdup("not recorded");
-}
-
 const char *sc_facts_var(size_t index, const char **group, const char **source)
 {
     if (index >= SC__NVARS)
@@ -318,6 +313,15 @@ const char *sc_facts_var(size_t index, const char **group, const char **source)
     if (source)
         *source = sc__vars[index].source;
     return sc__vars[index].name;
+}
+
+bool sc_facts_unshown(const char *value)
+{
+    static const char stores[] = "(used: not in stream.log)";
+    size_t n = strlen(value);
+
+    return !strcmp(value, "unavailable") ||
+           (n >= sizeof(stores) - 1 && !strcmp(value + n - (sizeof(stores) - 1), stores));
 }
 
 bool sc_facts_var_known(const char *name, size_t len)
@@ -400,9 +404,9 @@ int sc__facts_read_vars(const sc__src *src, sc_bundle_facts *f)
         f->vars[i].name = var->name;
         f->vars[i].group = var->group;
         f->vars[i].follows = sc__follows(src, var->name);
-        f->vars[i].value =
-            sc__var_workloads(var) && !(sc__var_workloads(var) & wl) ? strdup("n/a")
-                                                                     : var->read(src, var->arg);
+        f->vars[i].value = sc__var_workloads(var) && !(sc__var_workloads(var) & wl)
+                               ? strdup("n/a")
+                               : var->read(src, var->arg);
         if (!f->vars[i].value)
             return -ENOMEM;
         f->n_vars = i + 1;

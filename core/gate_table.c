@@ -3,21 +3,26 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+
+#define ENV SC_GATE_ENVIRONMENT
+#define OUT SC_GATE_OUTCOME
 
 static const struct {
     const char *name, *conf_key;
     bool mandatory;
+    sc_gate_class cls;
 } sc__gate_info[SC_GATE_COUNT] = {
-    [SC_GATE_THREAD_COUNT] = {"thread_count", "thread_count_ok", true},
-    [SC_GATE_PHASES] = {"phases", "phases_ok", true},
-    [SC_GATE_BINDING] = {"binding", "thread_binding_ok", true},
-    [SC_GATE_VALIDATION] = {"validation", "validation_ok", true},
-    [SC_GATE_EXIT_CODE] = {"exit_code", "exit_code_ok", true},
-    [SC_GATE_EVIDENCE] = {"evidence", "evidence_ok", true},
-    [SC_GATE_MEMORY_NODE] = {"memory_node", "memory_node_ok", false},
-    [SC_GATE_PLATFORM_STATE] = {"platform_state", "platform_state_ok", false},
-    [SC_GATE_TRANSPORT] = {"transport", "transport_ok", false},
-    [SC_GATE_MIN_RATE] = {"min_rate", "min_rate_ok", false},
+    [SC_GATE_THREAD_COUNT] = {"thread_count", "thread_count_ok", true, ENV},
+    [SC_GATE_PHASES] = {"phases", "phases_ok", true, ENV},
+    [SC_GATE_BINDING] = {"binding", "thread_binding_ok", true, ENV},
+    [SC_GATE_VALIDATION] = {"validation", "validation_ok", true, OUT},
+    [SC_GATE_EXIT_CODE] = {"exit_code", "exit_code_ok", true, OUT},
+    [SC_GATE_EVIDENCE] = {"evidence", "evidence_ok", true, ENV},
+    [SC_GATE_MEMORY_NODE] = {"memory_node", "memory_node_ok", false, ENV},
+    [SC_GATE_PLATFORM_STATE] = {"platform_state", "platform_state_ok", false, ENV},
+    [SC_GATE_TRANSPORT] = {"transport", "transport_ok", false, OUT},
+    [SC_GATE_MIN_RATE] = {"min_rate", "min_rate_ok", false, OUT},
 };
 
 const char *sc_gate_name(sc_gate_id id)
@@ -35,6 +40,38 @@ bool sc_gate_mandatory(sc_gate_id id)
     return sc__gate_info[id].mandatory;
 }
 
+sc_gate_class sc_gate_class_of(sc_gate_id id)
+{
+    return sc__gate_info[id].cls;
+}
+
+const char *sc_gate_class_name(sc_gate_class c)
+{
+    return c == SC_GATE_OUTCOME ? "outcome" : "environment";
+}
+
+sc_gate_class sc_gates_failure_class(const sc_gates *gates, sc_gate_id id)
+{
+    if (id == SC_GATE_EXIT_CODE && gates->ended_from_outside)
+        return SC_GATE_ENVIRONMENT;
+    return sc__gate_info[id].cls;
+}
+
+bool sc_gates_failed(const sc_gates *gates, sc_gate_id id)
+{
+    sc_gate_state s = gates->g[id].state;
+
+    return s == SC_GATE_FAIL || (s == SC_GATE_NULL && sc__gate_info[id].mandatory);
+}
+
+sc_gate_id sc_gate_by_name(const char *name, size_t len)
+{
+    for (int i = 0; i < SC_GATE_COUNT; i++)
+        if (strlen(sc__gate_info[i].name) == len && strncmp(sc__gate_info[i].name, name, len) == 0)
+            return (sc_gate_id)i;
+    return SC_GATE_COUNT;
+}
+
 void sc_gate_set(sc_gate *g, sc_gate_state state, const char *fmt, ...)
 {
     va_list ap;
@@ -47,10 +84,8 @@ void sc_gate_set(sc_gate *g, sc_gate_state state, const char *fmt, ...)
 
 bool sc_gates_passed(const sc_gates *gates)
 {
-    for (int i = 0; i < SC_GATE_COUNT; i++) {
-        sc_gate_state s = gates->g[i].state;
-        if (s == SC_GATE_FAIL || (s == SC_GATE_NULL && sc__gate_info[i].mandatory))
+    for (int i = 0; i < SC_GATE_COUNT; i++)
+        if (sc_gates_failed(gates, (sc_gate_id)i))
             return false;
-    }
     return true;
 }

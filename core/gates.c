@@ -5,6 +5,7 @@
 #include "sc_platform_gate.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,6 +334,18 @@ static void sc__gate_validation(const sc_tracelog *t, sc_gate *g)
         sc_gate_set(g, SC_GATE_OK, "Solution Validates at log line %ld", t->validates_line);
 }
 
+/* Signals a program raises on itself when it crashes or aborts; any other one that ended
+   the workload came from outside (a kill, the OOM killer, a hang-up). */
+static bool sc__own_signal(int sig)
+{
+    static const int own[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+
+    for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+        if (sig == own[i])
+            return true;
+    return false;
+}
+
 static void sc__gate_exit(const sc_evidence *ev, sc_gate *g)
 {
     if (!ev->exit_known)
@@ -463,6 +476,8 @@ int sc_gates_evaluate(const sc_card *card, const sc_evidence *ev, sc_gates *out)
     sc__gate_binding(card, &t, ev, &out->g[SC_GATE_BINDING]);
     sc__gate_validation(&t, &out->g[SC_GATE_VALIDATION]);
     sc__gate_exit(ev, &out->g[SC_GATE_EXIT_CODE]);
+    out->ended_from_outside =
+        ev->ended_by_streamcard || (ev->exit_signal && !sc__own_signal(ev->exit_signal));
     sc__gate_evidence(ev, &out->g[SC_GATE_EVIDENCE]);
     sc__gate_memory_node(card, ev, &out->g[SC_GATE_MEMORY_NODE]);
     sc_platform_gate(card, ev->state_env, ev->host_states, ev->n_host_states, &t,

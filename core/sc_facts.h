@@ -59,6 +59,10 @@ typedef struct sc_bundle_facts {
 
     sc_workload workload;
     char host[256], run_name[256], verdict[16], started_at[32], ended_at[32];
+    /* mpi-pingpong: the transport that carried the data, from results.json; an outcome of
+       the run (the transport gate), not a condition held constant. "" for other workloads,
+       "not recorded" when the bundle lacks it. */
+    char transport[64];
     /* The figures, chosen only through the metric registry (sc_metric.h): results.json
        as parsed (NULL when unreadable), the metrics the card's question is about, and the
        few of them a summary row shows. */
@@ -93,6 +97,10 @@ const char *sc_facts_get(const sc_bundle_facts *f, const char *name);
 /* The controlled variables in table order: name, group and where each is read. NULL after
    the last one. */
 const char *sc_facts_var(size_t index, const char **group, const char **source);
+
+/* True when a value is one the bundle could not show: its file or line is missing
+   ("unavailable", the stores "not in stream.log"), as when the workload ended early. */
+bool sc_facts_unshown(const char *value);
 
 /* True when the first len bytes of name are the name of a controlled variable. */
 bool sc_facts_var_known(const char *name, size_t len);

@@ -8,6 +8,7 @@
 #define SC_GATE_TABLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef enum sc_gate_state {
     SC_GATE_NULL = -1,
@@ -29,6 +30,18 @@ typedef enum sc_gate_id {
     SC_GATE_COUNT
 } sc_gate_id;
 
+/*
+ * What a failed gate says about the run, for classify (doc/design.md, "The gates"): an
+ * outcome gate failed because of what the workload did (wrong results, a crash of its
+ * own, data over another transport, too slow), so the revision under test is bad; an
+ * environment gate failed because of what was done to the run (placement, a snapshot
+ * missing, a signal from outside), so the run proves nothing about the revision.
+ */
+typedef enum sc_gate_class {
+    SC_GATE_ENVIRONMENT = 0,
+    SC_GATE_OUTCOME,
+} sc_gate_class;
+
 typedef struct sc_gate {
     sc_gate_state state;
     char note[512];
@@ -36,6 +49,10 @@ typedef struct sc_gate {
 
 typedef struct sc_gates {
     sc_gate g[SC_GATE_COUNT];
+    /* The workload did not end by itself: streamcard forwarded a signal or timed it out, was
+       itself killed, or a signal a program does not raise on itself ended it. A failed
+       exit_code gate then belongs to the environment. */
+    bool ended_from_outside;
 } sc_gates;
 
 /* Sets a gate's state and its note (printf-style). */
@@ -49,5 +66,19 @@ bool sc_gates_passed(const sc_gates *gates);
 const char *sc_gate_name(sc_gate_id id);
 const char *sc_gate_conf_key(sc_gate_id id);
 bool sc_gate_mandatory(sc_gate_id id);
+
+/* A gate's class as the gate table says ("outcome", "environment" by sc_gate_class_name). */
+sc_gate_class sc_gate_class_of(sc_gate_id id);
+const char *sc_gate_class_name(sc_gate_class c);
+
+/* The class of gate id's failure in this run: its table class, except exit_code when the
+   workload was ended from outside (environment). */
+sc_gate_class sc_gates_failure_class(const sc_gates *gates, sc_gate_id id);
+
+/* Whether gate id failed in gates: FAIL, or not computed (NULL) where it is mandatory. */
+bool sc_gates_failed(const sc_gates *gates, sc_gate_id id);
+
+/* The gate called name (results.json's), or SC_GATE_COUNT when none is. */
+sc_gate_id sc_gate_by_name(const char *name, size_t len);
 
 #endif

@@ -165,8 +165,8 @@ static void sc__check_figures(json_object *metrics, const sc_tracelog *t, sc_dia
         const sc_figure *fig = sc_tracelog_figure(t, key);
         double claimed = json_object_get_double(value);
         if (!fig)
-            sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows no %s figure",
-                         key, claimed, key);
+            sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows no %s figure", key,
+                         claimed, key);
         else if (!sc_tracelog_shows(claimed, fig->value, fig->unit))
             sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows %s=%.9g", key,
                          claimed, key, fig->value);
@@ -183,8 +183,8 @@ static void sc__check_number(json_object *obj, const char *key, double shown, do
         return;
     double claimed = json_object_get_double(v);
     if (!sc_tracelog_shows(claimed, shown, unit))
-        sc_diag_addf(problems, "results.json: %s %s %.9g, but stream.log's table shows %.9g",
-                     what, key, claimed, shown);
+        sc_diag_addf(problems, "results.json: %s %s %.9g, but stream.log's table shows %.9g", what,
+                     key, claimed, shown);
 }
 
 /* mpi-pingpong: each size's time and bandwidth, the 8-byte latency and the peak. */
@@ -202,8 +202,10 @@ static void sc__check_sizes(json_object *metrics, const sc_tracelog *t, sc_diag 
             unsigned long long n = (unsigned long long)json_object_get_int64(bytes);
             const sc_imb_row *row = sc_tracelog_imb_row(t, n);
             if (!row) {
-                sc_diag_addf(problems, "results.json: a %llu-byte size, but stream.log's table "
-                                       "has no such row", n);
+                sc_diag_addf(problems,
+                             "results.json: a %llu-byte size, but stream.log's table "
+                             "has no such row",
+                             n);
                 continue;
             }
             snprintf(what, sizeof(what), "%llu bytes:", n);
@@ -227,8 +229,8 @@ static void sc__check_sizes(json_object *metrics, const sc_tracelog *t, sc_diag 
  * run.conf's figures: best_rate_MBps must be the log's best rate, and (mpi) the transport
  * lines exactly the ones the log's TRACE_TRANSPORT lines give, no more and no fewer.
  */
-static void sc__check_conf_figures(const sc__files *f, const sc_card *card,
-                                   const sc_tracelog *t, double log_best, sc_diag *problems)
+static void sc__check_conf_figures(const sc__files *f, const sc_card *card, const sc_tracelog *t,
+                                   double log_best, sc_diag *problems)
 {
     char claimed[64];
     sc_kv want;
@@ -253,16 +255,15 @@ static void sc__check_conf_figures(const sc__files *f, const sc_card *card,
     for (const char *p = want.text; p && *p;) {
         size_t n = strcspn(p, "\n");
         if (!sc__has_line(f->run_conf, p, n))
-            sc_diag_addf(problems, "run.conf: no line \"%.*s\", which stream.log shows",
-                         (int)n, p);
+            sc_diag_addf(problems, "run.conf: no line \"%.*s\", which stream.log shows", (int)n, p);
         p += n + (p[n] != '\0');
     }
     for (const char *p = f->run_conf; *p;) {
         size_t n = strcspn(p, "\n");
         if (!strncmp(p, "transport", 9) && strncmp(p, "transport_ok=", 13) &&
             !sc__has_line(want.text, p, n))
-            sc_diag_addf(problems, "run.conf: \"%.*s\", but stream.log does not show it",
-                         (int)n, p);
+            sc_diag_addf(problems, "run.conf: \"%.*s\", but stream.log does not show it", (int)n,
+                         p);
         p += n + (p[n] != '\0');
     }
     sc_kv_free(&want);
@@ -372,6 +373,10 @@ int sc_verify_bundle(const char *path, sc_verify_report *out)
         sc_kv_get_long(f.run_conf, "exit_known", &exit_known);
         sc_kv_get_long(f.run_conf, "exit_code", &exit_code);
         sc_kv_get_long(f.run_conf, "exit_signal", &exit_signal);
+        long caller_signal = 0, timed_out = 0, wrapper_killed = 0;
+        sc_kv_get_long(f.run_conf, "caller_signal", &caller_signal);
+        sc_kv_get_long(f.run_conf, "timed_out", &timed_out);
+        sc_kv_get_long(f.run_conf, "wrapper_killed", &wrapper_killed);
         long write_errors = -1;
         char write_error[256] = "";
         sc_kv_get_long(f.run_conf, "write_errors", &write_errors);
@@ -382,6 +387,7 @@ int sc_verify_bundle(const char *path, sc_verify_report *out)
                           .exit_known = exit_known == 1,
                           .exit_code = (int)exit_code,
                           .exit_signal = (int)exit_signal,
+                          .ended_by_streamcard = caller_signal || timed_out || wrapper_killed,
                           .threads_at_ready = f.threads,
                           .status_at_ready = f.status,
                           .numa_maps_at_ready = f.maps,

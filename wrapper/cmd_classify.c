@@ -4,8 +4,11 @@
  * bisected through a project's history or a whole software distribution.
  *
  * Only the build may differ from the baseline (binary, compiler, flags, OpenMP runtime:
- * what the bisection changes); any other controlled variable that differs makes the run
- * prove nothing about the build, and so does a run or a baseline that fails verification.
+ * what the bisection changes), plus the variables --allow names; any other controlled
+ * variable that differs makes the run prove nothing about the build, and so does a run or
+ * a baseline that fails verification. A failed gate is judged by its class (the gate
+ * table, doc/design.md "The gates"): an outcome gate the baseline held makes the run bad
+ * (a TCP fall-back, a wrong result, a crash), an environment gate makes it skip.
  * Usage errors exit 128, which stops `git bisect run` instead of blaming a commit.
  */
 #include "analysis.h"
@@ -25,23 +28,40 @@ static void sc__classify_usage(FILE *out)
     fprintf(out,
             "usage: streamcard classify BUNDLE --baseline BASELINE [--tolerance PCT]\n"
             "                           [--allow VAR[,VAR...]] [--metric NAME]\n"
+            "                           [--bad-gate GATE[,GATE...]]\n"
             "\n"
             "Judges BUNDLE against BASELINE for `git bisect run`, in one line on stdout:\n"
             "  good  every metric of the baseline's card (or the one --metric names) is no\n"
             "        more than PCT %% worse than the baseline's, in its own direction  exit 0\n"
-            "  bad   one is more than PCT %% worse                                 exit 1\n"
-            "  skip  the run proves nothing: BUNDLE is missing, fails verification or its\n"
-            "        gates, differs from the baseline in more than the build, or the\n"
-            "        baseline itself is not usable                                exit 125\n"
+            "  bad   one is more than PCT %% worse, or an outcome gate failed that the\n"
+            "        baseline held                                                exit 1\n"
+            "  skip  the run proves nothing: BUNDLE is missing or fails verification, an\n"
+            "        environment gate failed, it differs from the baseline in more than\n"
+            "        the build, or the baseline itself is not usable              exit 125\n"
             "Usage errors and an unreadable BASELINE exit 128 (git bisect run stops).\n"
+            "\n"
+            "Gates, by what their failure says:\n"
+            "  outcome      what the workload did: the revision is bad\n"
+            "  environment  what was done to the run: it proves nothing, skip\n"
+            "exit_code is an environment gate when the workload was ended from outside (a\n"
+            "signal streamcard forwarded, --timeout, a kill); when it crashed by itself, the\n"
+            "environment gates it could not pass are part of the crash (evidence excepted).\n"
+            "\n");
+    for (int i = 0; i < SC_GATE_COUNT; i++)
+        fprintf(out, "  %-16s %s\n", sc_gate_name((sc_gate_id)i),
+                sc_gate_class_name(sc_gate_class_of((sc_gate_id)i)));
+    fprintf(out,
             "\n"
             "options:\n"
             "  --baseline DIR     the known-good bundle (required)\n"
             "  --tolerance PCT    allowed loss against the baseline in percent (default %.0f)\n"
             "  --allow VAR,...    controlled variables that may differ besides the build\n"
-            "                     group (e.g. host); see streamcard compare --variables\n"
+            "                     group (e.g. host; env or expect when the card lives in the\n"
+            "                     bisected repository); see streamcard compare --variables\n"
             "  --metric NAME      judge this metric only (default: the card's: its kernel,\n"
             "                     every kernel of kernel all, qps, MPI latency and bandwidth)\n"
+            "  --bad-gate GATE,.. the gates whose failure makes a run bad, instead of the\n"
+            "                     outcome class (none: no gate; every other failure skips)\n"
             "  -h, --help         this text\n"
             "\n"
             "metrics (name, unit, better, workload):\n",
@@ -114,15 +134,120 @@ static int sc__judge_metrics(const sc_bundle_facts *run, const sc_bundle_facts *
     return SC_CLASSIFY_GOOD;
 }
 
-/* The verdict on two loaded, usable bundles. */
-static int sc__judge(const sc_bundle_facts *run, const sc_bundle_facts *base, double tolerance,
-                     const char *allow, const char *metric)
-{
-    size_t diff[SC_FACTS_MAX_VARS], n = sc_facts_diff(base, run, diff);
+typedef struct sc__classify_opts {
+    const char *baseline, *allow, *metric, *bad_gates;
+    double tolerance;
+} sc__classify_opts;
 
+/* Whether gate id's failure in gates makes the run bad: --bad-gate's list when given, else
+   the gate's class in this run (sc_gates_failure_class()). */
+static bool sc__bad_gate(const sc_gates *gates, sc_gate_id id, const char *bad_gates)
+{
+    if (bad_gates)
+        return sc_word_in(bad_gates, ",", sc_gate_name(id));
+    return sc_gates_failure_class(gates, id) == SC_GATE_OUTCOME;
+}
+
+/* The gates pick marks, "name name" into buf, and one note: exit_code's, else the first's. */
+static size_t sc__failed(const sc_gates *gates, const bool *pick, char *buf, size_t len,
+                         const char **note)
+{
+    size_t n = 0, used = 0;
+
+    *buf = '\0';
+    *note = NULL;
+    for (int i = 0; i < SC_GATE_COUNT; i++) {
+        if (!pick[i])
+            continue;
+        if (!n++ || i == SC_GATE_EXIT_CODE) /* how the workload ended says most */
+            *note = gates->g[i].note;
+        if (used < len)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " " : "",
+                                     sc_gate_name((sc_gate_id)i));
+    }
+    return n;
+}
+
+/*
+ * The run's failed gates, in their classes (doc/design.md, "The gates"): an environment
+ * gate makes it prove nothing (skip), except where it follows from an outcome: a workload
+ * that ended by itself with a non-zero status after a bad gate (a wrong result) fails
+ * exit_code too, and one that crashed could not pass its phases or snapshots either (the
+ * evidence gate always skips). Returns SC_ANALYSIS_GO_ON with *bad set when a bad gate
+ * failed, else the verdict (said).
+ */
+static int sc__judge_environment(const sc_analysis_bundle *run, const char *bad_gates, bool *bad)
+{
+    const sc_gates *g = &run->verify.gates;
+    bool env[SC_GATE_COUNT] = {false}, ended_bad;
+    char names[256];
+    const char *note;
+
+    *bad = false;
+    for (int i = 0; i < SC_GATE_COUNT; i++)
+        if (sc_gates_failed(g, (sc_gate_id)i))
+            *bad |= sc__bad_gate(g, (sc_gate_id)i, bad_gates);
+    ended_bad =
+        sc_gates_failed(g, SC_GATE_EXIT_CODE) && sc__bad_gate(g, SC_GATE_EXIT_CODE, bad_gates);
+    for (int i = 0; i < SC_GATE_COUNT; i++) {
+        sc_gate_id id = (sc_gate_id)i;
+        if (!sc_gates_failed(g, id) || sc__bad_gate(g, id, bad_gates))
+            continue;
+        if (id == SC_GATE_EXIT_CODE && *bad && !g->ended_from_outside)
+            continue;
+        env[i] = !ended_bad || id == SC_GATE_EVIDENCE;
+    }
+    if (!sc__failed(g, env, names, sizeof(names), &note))
+        return SC_ANALYSIS_GO_ON;
+    printf("skip: %s: the run proves nothing: environment gates failed: %s (%s)\n", run->facts.name,
+           names, note);
+    return SC_CLASSIFY_SKIP;
+}
+
+/* An outcome gate failed: bad where the baseline held every such gate, else skip. */
+static int sc__judge_outcome(const sc_analysis_bundle *run, const sc_analysis_bundle *base,
+                             const char *bad_gates)
+{
+    const sc_gates *g = &run->verify.gates;
+    bool out[SC_GATE_COUNT] = {false}, unheld[SC_GATE_COUNT] = {false};
+    char names[256], missing[256];
+    const char *note, *unused;
+
+    for (int i = 0; i < SC_GATE_COUNT; i++) {
+        if (!sc_gates_failed(g, (sc_gate_id)i) || !sc__bad_gate(g, (sc_gate_id)i, bad_gates))
+            continue;
+        out[i] = true;
+        unheld[i] = base->verify.gates.g[i].state != SC_GATE_OK;
+    }
+    sc__failed(g, out, names, sizeof(names), &note);
+    if (sc__failed(g, unheld, missing, sizeof(missing), &unused)) {
+        printf("skip: %s: the run failed %s, which the baseline did not check (valid: a "
+               "baseline whose card asks for the same gates)\n",
+               run->facts.name, missing);
+        return SC_CLASSIFY_SKIP;
+    }
+    printf("bad: %s: outcome gates failed where the baseline held them: %s (%s)\n", run->facts.name,
+           names, note);
+    return SC_CLASSIFY_BAD;
+}
+
+/* The verdict on a run whose bundle is intact against a usable baseline. */
+static int sc__judge(const sc_analysis_bundle *run_ab, const sc_analysis_bundle *base_ab,
+                     const sc__classify_opts *o)
+{
+    const sc_bundle_facts *run = &run_ab->facts, *base = &base_ab->facts;
+    size_t diff[SC_FACTS_MAX_VARS], n = sc_facts_diff(base, run, diff);
+    bool bad;
+    int status = sc__judge_environment(run_ab, o->bad_gates, &bad);
+
+    if (status != SC_ANALYSIS_GO_ON)
+        return status;
     for (size_t i = 0; i < n; i++) {
         const sc_fact *v = &run->vars[diff[i]];
-        if (strcmp(v->group, "build") != 0 && !sc_word_in(allow, ",", v->name) &&
+        /* A run that failed by its own outcome may end before it shows every value. */
+        if (bad && sc_facts_unshown(v->value))
+            continue;
+        if (strcmp(v->group, "build") != 0 && !sc_word_in(o->allow, ",", v->name) &&
             !sc_facts_follows(base, run, diff[i])) {
             printf("skip: %s: not comparable with the baseline: %s differs (%s here, %s in the "
                    "baseline; valid: only the build differs, or --allow %s)\n",
@@ -130,13 +255,10 @@ static int sc__judge(const sc_bundle_facts *run, const sc_bundle_facts *base, do
             return SC_CLASSIFY_SKIP;
         }
     }
-    return sc__judge_metrics(run, base, tolerance, metric);
+    if (bad)
+        return sc__judge_outcome(run_ab, base_ab, o->bad_gates);
+    return sc__judge_metrics(run, base, o->tolerance, o->metric);
 }
-
-typedef struct sc__classify_opts {
-    const char *baseline, *allow, *metric;
-    double tolerance;
-} sc__classify_opts;
 
 static int sc__classify_option(void *ctx, int c, const char *arg)
 {
@@ -149,6 +271,8 @@ static int sc__classify_option(void *ctx, int c, const char *arg)
         o->allow = arg;
     } else if (c == 'm') {
         o->metric = arg;
+    } else if (c == 'g') {
+        o->bad_gates = arg;
     } else { /* 't' */
         o->tolerance = strtod(arg, &end);
         if (!end || end == arg || *end || !isfinite(o->tolerance) || o->tolerance < 0 ||
@@ -180,15 +304,29 @@ static int sc__classify_check(void *ctx, size_t n)
                 bad);
         return SC_CLASSIFY_ABORT;
     }
+    for (const char *p = o->bad_gates; p && *p;) {
+        size_t len = strcspn(p, ",");
+        if (sc_gate_by_name(p, len) == SC_GATE_COUNT && !(len == 4 && !strncmp(p, "none", 4))) {
+            fprintf(stderr,
+                    "streamcard: classify: --bad-gate %.*s: not a gate (valid: gate names as "
+                    "streamcard classify --help lists them, or none)\n",
+                    (int)len, p);
+            return SC_CLASSIFY_ABORT;
+        }
+        p += len + (p[len] == ',');
+    }
     return sc_analysis_metric_ok("classify", o->metric) ? SC_ANALYSIS_GO_ON : SC_CLASSIFY_ABORT;
 }
 
 int sc_cmd_classify(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"baseline", required_argument, NULL, 'b'}, {"tolerance", required_argument, NULL, 't'},
-        {"allow", required_argument, NULL, 'a'},    {"metric", required_argument, NULL, 'm'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"baseline", required_argument, NULL, 'b'},
+                                         {"tolerance", required_argument, NULL, 't'},
+                                         {"allow", required_argument, NULL, 'a'},
+                                         {"metric", required_argument, NULL, 'm'},
+                                         {"bad-gate", required_argument, NULL, 'g'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     /* The run's own problems are a verdict (skip) on stdout, said below. */
     static const sc_analysis_cmd cmd = {.name = "classify",
                                         .short_opts = ":h",
@@ -215,11 +353,11 @@ int sc_cmd_classify(int argc, char **argv)
     } else if (!run->loaded) {
         printf("skip: %s: %s: the run proves nothing\n", run->arg, run->why);
         status = SC_CLASSIFY_SKIP;
-    } else if (!run->usable) {
+    } else if (!sc_verify_intact(&run->verify) || !run->verify.gates_computed) {
         printf("skip: %s: the run proves nothing: %s\n", run->facts.name, run->why);
         status = SC_CLASSIFY_SKIP;
     } else {
-        status = sc__judge(&run->facts, &base.facts, o.tolerance, o.allow, o.metric);
+        status = sc__judge(run, &base, &o);
     }
     sc_analysis_free(&base);
     sc_analysis_set_free(&set);

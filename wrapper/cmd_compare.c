@@ -84,6 +84,8 @@ static int sc__print_results(const sc_bundle_facts *a, const sc_bundle_facts *b,
 
     printf("\n  %-22s %-*s %-12s %s\n", "result", SC__COL, "A", "B", "change");
     printf("  %-22s %-*s %s\n", "verdict (recomputed)", SC__COL, "ok", "ok");
+    if (*a->transport) /* an outcome of the run, not a condition held constant */
+        printf("  %-22s %-*s %s\n", "transport", SC__COL, a->transport, b->transport);
     for (size_t i = 0; i < n; i++) {
         both[i] = sc_facts_metric(a, &m[i], &va[i]) == 0 && sc_facts_metric(b, &m[i], &vb[i]) == 0;
         snprintf(label, sizeof(label), "%.31s %.16s", m[i].name, m[i].unit);

@@ -131,9 +131,9 @@ static void sc__emit_time(FILE *out, const char *m, const sc_analysis_bundle *ab
 static void sc__emit_transport(FILE *out, const char *m, const sc_analysis_bundle *ab,
                                const char *labels)
 {
-    const char *t = sc_facts_get(&ab->facts, "transport");
+    const char *t = ab->facts.transport;
 
-    if (t && strcmp(t, "n/a") != 0 && strcmp(t, "not recorded") != 0)
+    if (*t && strcmp(t, "not recorded") != 0)
         sc__sample(out, m, labels, "transport", t, 1);
 }
 

@@ -395,7 +395,9 @@ static int sc__finish(sc__execution *run, const sc_observe_result *r)
                       .exit_signal = r->exit_signal, .threads_at_ready = threads,
                       .status_at_ready = status, .numa_maps_at_ready = maps, .state_env = state,
                       .host_states = hosts, .n_host_states = n_hosts, .best_rate_MBps = best, .write_errors = run->write_errors,
-                      .write_error = run->write_error};
+                      .write_error = run->write_error,
+                      .ended_by_streamcard =
+                          r->caller_signal || r->timed_out || run->wrapper_killed};
     int rc = sc_gates_evaluate(plan->card, &ev, &gates);
     if (rc == 0 && r->timed_out)
         snprintf(gates.g[SC_GATE_EXIT_CODE].note, sizeof(gates.g[0].note),

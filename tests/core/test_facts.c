@@ -134,13 +134,12 @@ static void test_values(void)
         {"ipsearch has no array_size", {.card = card_ipsearch}, "array_size", "n/a"},
         {"ipsearch nb", {.card = card_ipsearch}, "nb", "1000"},
         {"host from results", {0}, "host", "n01"},
-        {"transport only for mpi", {0}, "transport", "n/a"},
-        {"mpi transport object", {.card = card_mpi, .results = results_mpi}, "transport", "shm"},
-        {"mpi transport in metrics",
-         {.card = card_mpi, .results = "{\"metrics\": {\"transport\": \"ofi:cxi\"}}"},
-         "transport",
-         "ofi:cxi"},
-        {"mpi transport missing", {.card = card_mpi, .results = "{}"}, "transport", "not recorded"},
+        {"no expectation", {0}, "expect", "none"},
+        {"expectations",
+         {.card = "version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n"
+                  "  expect:\n    transport: shm\n    min_rate_MBps: 100\n"},
+         "expect",
+         "transport=shm min_rate_MBps=100"},
         {"mpi kernel default", {.card = card_mpi}, "kernel", "pingpong"},
     };
 
@@ -214,6 +213,32 @@ static void test_mpi(void)
     SC_CHECK(v > 13107 && v < 13108);
     SC_CHECK_INT_EQ(f.n_rates, 0);
     sc_facts_free(&f);
+}
+
+/* The transport is an outcome of an MPI run, kept beside the controlled variables. */
+static void test_transport(void)
+{
+    static const struct {
+        const char *card, *results, *want;
+    } cases[] = {
+        {card_mpi, results_mpi, "shm"},
+        {card_mpi, "{\"metrics\": {\"transport\": \"ofi:cxi\"}}", "ofi:cxi"},
+        {card_mpi, "{}", "not recorded"},
+        {card_stream, results_mpi, ""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        bundle_files files = {.card = cases[i].card, .results = cases[i].results};
+        char *dir = write_bundle(&files);
+        sc_bundle_facts f;
+        SC_CHECK(dir != NULL);
+        int rc = sc_facts_load(dir, &f);
+        remove_tree(dir);
+        SC_CHECK_INT_EQ(rc, 0);
+        SC_CHECK_MSG(!strcmp(f.transport, cases[i].want), "case %zu: \"%s\", want \"%s\"", i,
+                     f.transport, cases[i].want);
+        SC_CHECK_MSG(!sc_facts_get(&f, "transport"), "transport is a controlled variable");
+        sc_facts_free(&f);
+    }
 }
 
 static void test_diff(void)
@@ -302,6 +327,7 @@ int main(void)
     SC_TEST_RUN(test_values);
     SC_TEST_RUN(test_results);
     SC_TEST_RUN(test_mpi);
+    SC_TEST_RUN(test_transport);
     SC_TEST_RUN(test_diff);
     SC_TEST_RUN(test_follows);
     SC_TEST_RUN(test_table);

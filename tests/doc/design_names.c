@@ -1,8 +1,8 @@
 /*
  * design_names.c: prints the names doc/design.md must hold, from the core's own tables,
  * one "<kind> <name>" line each: "card" every card key, "flag" every card flag, "gate"
- * every gate, "conf" every gate's run.conf key. design_names.sh checks the document
- * against them, so the list cannot go stale.
+ * every gate with its class ("gate <name> <class>"), "conf" every gate's run.conf key.
+ * design_names.sh checks the document against them, so the list cannot go stale.
  */
 #include "sc_card.h"
 #include "sc_gates.h"
@@ -18,7 +18,8 @@ int main(void)
     for (size_t i = 0; (flag = sc_card_flag(i, NULL)); i++)
         printf("flag --%s\n", flag);
     for (int g = 0; g < SC_GATE_COUNT; g++) {
-        printf("gate %s\n", sc_gate_name((sc_gate_id)g));
+        printf("gate %s %s\n", sc_gate_name((sc_gate_id)g),
+               sc_gate_class_name(sc_gate_class_of((sc_gate_id)g)));
         printf("conf %s\n", sc_gate_conf_key((sc_gate_id)g));
     }
     return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;

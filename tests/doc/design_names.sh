@@ -3,7 +3,8 @@
 # and gate run.conf key that PROGRAM (design_names) prints from the core's own tables:
 #   card key    the first cell of a table row in the section "The experiment card"
 #   card flag   `--flag` anywhere in that section
-#   gate        the first cell of a table row in the section "The gates"
+#   gate        the first cell of a table row in the section "The gates", its class the
+#               start of the row's fourth cell
 #   conf key    `<gate>_ok` anywhere in that section
 # Then, so that no entry passes by accident, each entry's lines are removed from a copy of
 # DOC in turn: the check must fail on that copy and name the entry.
@@ -39,7 +40,11 @@ row='function row(line, name,   p, c) {
 # check NAMES DOC: one "missing <kind> <name>: ..." line per entry DOC lacks; exit 1 then.
 check() {
     awk "$row"'
-        FNR == NR { kind[NR] = $1; name[NR] = $2; n = NR; next }
+        function classed(line, cls,   c) {
+            split(line, c, " [|] ")
+            return index(c[4], cls) == 1
+        }
+        FNR == NR { kind[NR] = $1; name[NR] = $2; cls[NR] = $3; n = NR; next }
         /^## / {
             sec = ""
             if (index($0, "The experiment card")) sec = "card"
@@ -51,7 +56,7 @@ check() {
             for (i = 1; i <= n; i++) {
                 if (sec == "card" && kind[i] == "card" && row($0, name[i])) found[i] = 1
                 if (sec == "card" && kind[i] == "flag" && index($0, "`" name[i] "`")) found[i] = 1
-                if (sec == "gates" && kind[i] == "gate" && row($0, name[i])) found[i] = 1
+                if (sec == "gates" && kind[i] == "gate" && row($0, name[i]) && classed($0, cls[i])) found[i] = 1
                 if (sec == "gates" && kind[i] == "conf" && index($0, "`" name[i] "`")) found[i] = 1
             }
         }
@@ -64,7 +69,7 @@ check() {
                 bad = 1
                 if (kind[i] == "card") where = "not the first cell of a table row in \"The experiment card\""
                 else if (kind[i] == "flag") where = "not in \"The experiment card\""
-                else if (kind[i] == "gate") where = "not the first cell of a table row in \"The gates\""
+                else if (kind[i] == "gate") where = "not the first cell of a table row in \"The gates\" whose class is " cls[i]
                 else where = "not in \"The gates\""
                 printf "missing %s %s: `%s` is %s\n", kind[i], name[i], name[i], where
             }
@@ -80,7 +85,7 @@ if ! out=$(check "$tmp/names" "$doc"); then
 fi
 
 status=0
-while read -r kind name; do
+while read -r kind name _; do
     awk -v kind="$kind" -v name="$name" "$row"'
         (kind == "card" || kind == "gate") && row($0, name) { next }
         (kind == "flag" || kind == "conf") && index($0, "`" name "`") { next }

@@ -101,7 +101,9 @@ expect_contains "$WORK/out" "usage: streamcard compare A B"
 # Every controlled variable of the brief is listed with where it is read.
 expect_status 0 "$SC" compare --variables
 for v in binary_sha256 compiler flags os_kernel array_size iterations cpu_list threads \
-         memory_node thp numa_balancing governor prefetch transport host; do
+         memory_node thp numa_balancing governor prefetch host env expect; do
     grep -Eq "^$v " "$WORK/out" || fail "--variables lacks $v"
 done
+# The transport an MPI run used is an outcome (its gate), not a controlled variable.
+grep -Eq "^transport " "$WORK/out" && fail "--variables lists transport"
 echo "ok: compare"

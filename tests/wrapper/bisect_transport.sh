@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# git bisect run finds a gate regression: in a toy repository that holds an MPI card, one
+# commit adds `OMPI_MCA_btl: tcp,self` to the card's env (the silent fall-back to TCP, over
+# loopback). Each bisection step really runs the card with mpirun and classifies the run
+# against a baseline of the first commit: the transport gate is an outcome gate, so the
+# fall-back is bad (1), not skip, and the card's env, which lives in the bisected
+# repository, counts as part of the revision because --allow env names it. Without
+# --allow env the same run is skipped, naming env.
+BIN=$(cd "$1" && pwd) SRC=$2
+. "$SRC/tests/lib.sh"
+SC="$BIN/streamcard"
+command -v mpirun >/dev/null || { echo "SKIP: mpirun missing (openmpi-bin)"; exit 77; }
+
+repo="$WORK/repo"
+git init -q "$repo"
+git -C "$repo" config user.email t@example.org
+git -C "$repo" config user.name test
+card() {
+    printf 'version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n'
+    printf '  min_bytes: 1\n  max_bytes: 4096\n  iterations: 20\n'
+    printf '  expect:\n    transport: shm\n'
+    if [ "$1" = tcp ]; then
+        printf '  env:\n    OMPI_MCA_btl: "tcp,self"\n    OMPI_MCA_btl_tcp_if_include: lo\n'
+    fi
+}
+for i in 1 2 3 4 5 6; do
+    if [ "$i" -ge 4 ]; then card tcp; else card shm; fi >"$repo/card.yaml"
+    echo "change $i" >"$repo/notes"
+    git -C "$repo" add card.yaml notes
+    msg="commit $i"
+    [ "$i" = 4 ] && msg="commit 4 adds the TCP fall-back"
+    git -C "$repo" commit -q -m "$msg"
+done
+
+# The baseline: the first commit's card, run once.
+git -C "$repo" show HEAD~5:card.yaml >"$WORK/base.yaml"
+expect_status 0 "$SC" run "$WORK/base.yaml" --run-name base --output "$WORK/runs" --quiet
+base=$(bundle_of "$WORK/out")
+
+cat >"$WORK/step.sh" <<STEP
+#!/bin/sh
+# One bisection step: run this commit's card, then classify the run.
+out=\$("$SC" run card.yaml --run-name step --output "$WORK/runs" --quiet 2>>"$WORK/steps.err")
+bundle=\$(printf '%s\n' "\$out" | sed -n 's/^BUNDLE=//p')
+[ -n "\$bundle" ] || exit 125
+exec "$SC" classify "\$bundle" --baseline "$base" --allow env --metric bw_4KiB --tolerance 99
+STEP
+chmod +x "$WORK/step.sh"
+
+# Without --allow env, a run of the TCP commit proves nothing about the revision.
+(cd "$repo" && "$SC" run card.yaml --run-name tcp --output "$WORK/runs" --quiet) \
+    >"$WORK/tcp.out" 2>"$WORK/tcp.err" && fail "the TCP fall-back passed its gates"
+tcp=$(bundle_of "$WORK/tcp.out")
+expect_contains "$WORK/tcp.err" "expected transport shm, the data went over tcp"
+expect_status 125 "$SC" classify "$tcp" --baseline "$base"
+expect_contains "$WORK/out" "not comparable with the baseline: env differs"
+expect_status 1 "$SC" classify "$tcp" --baseline "$base" --allow env
+expect_contains "$WORK/out" "outcome gates failed where the baseline held them: transport (expected transport shm, the data went over tcp)"
+
+(cd "$repo" && git bisect start HEAD HEAD~5 >/dev/null &&
+    git bisect run "$WORK/step.sh" >"$WORK/bisect.out" 2>&1) ||
+    { cat "$WORK/bisect.out" "$WORK/steps.err" >&2; fail "git bisect run"; }
+first_bad=$(git -C "$repo" rev-parse refs/bisect/bad)
+[ "$(git -C "$repo" log -1 --format=%s "$first_bad")" = "commit 4 adds the TCP fall-back" ] ||
+    { cat "$WORK/bisect.out" >&2; fail "bisect blamed $(git -C "$repo" log -1 --format=%s "$first_bad")"; }
+expect_contains "$WORK/bisect.out" "is the first bad commit"
+expect_contains "$WORK/bisect.out" "bad: step_"
+expect_not_contains "$WORK/bisect.out" "skip: "
+echo "ok: bisect_transport"
