@@ -28,7 +28,7 @@ static const struct esc_case esc_cases[] = {
      "31m",
      0, 64, "a\\u009b31m"},
     {"bidi override escaped",
-     "txt\xe2\x80\xae"
+     "txt\xe2\x80\xae" /* NOLINT(misc-misleading-bidirectional): the test input */
      "cod",
      0, 64, "txt\\u202ecod"},
     {"line separator escaped",
@@ -106,6 +106,7 @@ static void test_is_safe(void)
     SC_CHECK(!sc_text_is_safe("a\nb", 3));
     SC_CHECK(!sc_text_is_safe("a\\b", 3));
     SC_CHECK(!sc_text_is_safe("\xff", 1));
+    /* NOLINTNEXTLINE(misc-misleading-bidirectional): the test input */
     SC_CHECK(!sc_text_is_safe("\xe2\x80\xae", 3));
 }
 
