@@ -7,8 +7,14 @@
  *   - pool_threads request handlers (pthreads, the application's own pool) take blocks of
  *     queries from a shared queue, as a service's handlers take requests;
  *   - each block is searched by an OpenMP team of threads/pool_threads threads (at least 1)
- *     led by the handler: its threads split the database, each runs single-threaded sgemm
- *     over cache-sized tiles with the top-k fused in, and the team merges the partial results;
+ *     led by the handler: its threads split the database, each searches its rows (by the
+ *     single-pass SIMD scan for a few queries, by single-threaded sgemm over cache-sized
+ *     tiles for many, the top-k fused into either: ipsearch_path.h), and the team merges
+ *     the partial results;
+ *   - without --pool-threads (the default layout), a batch of one request's worth
+ *     (SCT_IPS_MAX_BLOCK queries) is one pass instead: every handler searches its slice of
+ *     the database for all queries, then merges its share of them, so one query keeps
+ *     every cpu busy and the database is read once per search;
  *   - BLAS runs one thread per caller (openblas_set_num_threads(1)) unless the environment
  *     sets OPENBLAS_NUM_THREADS or GOTO_NUM_THREADS: a pthread OpenBLAS with more threads
  *     starts its own workers, which then fight the OpenMP threads for the cores;
@@ -19,7 +25,9 @@
  *     reports) generates the data and validates; it idles during the search, which costs
  *     nothing unless OMP_WAIT_POLICY=active makes it spin (measured here: half the speed
  *     on 2 cpus): the per-thread CPU accounting of the main loop then shows its threads
- *     ("role=omp") using CPU beside the search, with a warning.
+ *     ("role=omp") using CPU beside the search, with a warning. When handlers have no team
+ *     of their own, the main thread itself is handler 0 (pinned to its cpu, "role=compute"),
+ *     so that a search starts and ends on the thread that times it.
  * So pool_threads x team x BLAS threads <= cpus by default; a card that asks for more
  * (pool_threads > threads, OPENBLAS_NUM_THREADS > 1) gets it, with a warning and the
  * evidence in the output and the JSON.
@@ -68,7 +76,8 @@
 
 struct sct_ips_opts {
     size_t nb, nq, dim, k;
-    int pool; /* 0: as many as OpenMP threads */
+    int pool; /* 0: the default layout */
+    enum sct_ips_path path;
     int iterations;
     unsigned long long seed;
     struct sct_cli_common cli; /* --json, --build-info, --help */
@@ -200,17 +209,44 @@ static void sct__print_accounting(const struct sct_ips_run *r, const struct sct_
                a->other_s);
 }
 
+/* The search path and layout, as a sentence and as greppable key=value words. */
+static void sct__print_search(const struct sct_ips_run *r)
+{
+    const struct sct_ips_path_choice *c = &r->path;
+
+    if (r->split)
+        printf("layout: split-database (default layout, %zu queries <= %d): each of the %d "
+               "handlers searches its slice of the rows for every query, in one pass\n",
+               r->data.nq, SCT_IPS_MAX_BLOCK, r->pool);
+    else
+        printf("layout: split-queries (%s): requests of up to %zu queries, each searched by "
+               "one handler's team\n",
+               r->pool_given ? "pool_threads given" : "default layout", r->block);
+    printf("search: %s path for %zu queries per pass (%s)%s%s\n", sct_ips_path_name(c->path),
+           c->queries, c->reason, c->path == SCT_IPS_PATH_SCAN ? ", SIMD " : "",
+           c->path == SCT_IPS_PATH_SCAN ? sct_ips_simd_name(c->simd) : "");
+    printf("search_path=%s search_simd=%s search_layout=%s\n", sct_ips_path_name(c->path),
+           sct_ips_simd_name(c->simd), sct_ips_layout_name(r));
+}
+
 static void sct__print_model(const struct sct_ips_run *r)
 {
     int demand = r->pool * r->team * r->blas_threads;
 
-    printf("model: %d request handler(s) (pthreads: pool_threads) take blocks of %zu queries "
-           "from a shared queue (%zu requests per search); each block is searched by an "
-           "OpenMP team of %d (threads %d / pool_threads %d) running sgemm with %d BLAS "
-           "thread(s) per call (%s), top-k fused per cache tile; %d compute thread(s) pinned "
-           "to cpus of the OpenMP places\n",
-           r->pool, r->block, r->nreq, r->team, r->omp_threads, r->pool, r->blas_threads,
-           r->blas_source, r->pool * r->team);
+    if (r->split)
+        printf("model: %d request handler(s) (pthreads: pool_threads) search all %zu queries "
+               "in one pass, each its slice of the database, then each merges its share; "
+               "sgemm, where it runs, with %d BLAS thread(s) per call (%s), top-k fused; %d "
+               "compute thread(s) pinned to cpus of the OpenMP places\n",
+               r->pool, r->data.nq, r->blas_threads, r->blas_source, r->pool * r->team);
+    else
+        printf("model: %d request handler(s) (pthreads: pool_threads) take blocks of %zu "
+               "queries from a shared queue (%zu requests per search); each block is searched "
+               "by an OpenMP team of %d (threads %d / pool_threads %d) by the scan or by "
+               "sgemm with %d BLAS thread(s) per call (%s), top-k fused; %d compute thread(s) "
+               "pinned to cpus of the OpenMP places\n",
+               r->pool, r->block, r->nreq, r->team, r->omp_threads, r->pool, r->blas_threads,
+               r->blas_source, r->pool * r->team);
     printf("threads: omp_threads=%d pool_threads=%d team_threads=%d blas_threads=%d "
            "compute_threads=%d cpus=%d\n",
            r->omp_threads, r->pool, r->team, r->blas_threads, r->pool * r->team, r->ncpus);
@@ -307,6 +343,27 @@ static json_object *sct__bindings(const struct sct_ips_run *r)
     return list;
 }
 
+/* How the search ran: path, SIMD variant, layout, and why (see ipsearch_path.h). */
+static json_object *sct__search_json(const struct sct_ips_run *r)
+{
+    const struct sct_ips_path_choice *c = &r->path;
+    json_object *s = json_object_new_object();
+
+    if (!s)
+        return NULL;
+    json_object_object_add(s, "path", json_object_new_string(sct_ips_path_name(c->path)));
+    json_object_object_add(s, "simd", json_object_new_string(sct_ips_simd_name(c->simd)));
+    json_object_object_add(s, "layout", json_object_new_string(sct_ips_layout_name(r)));
+    json_object_object_add(s, "layout_source",
+                           json_object_new_string(r->pool_given ? "pool_threads" : "default"));
+    json_object_object_add(s, "queries_per_pass", json_object_new_uint64(c->queries));
+    json_object_object_add(s, "reason", json_object_new_string(c->reason));
+    json_object_object_add(s, "sample_rows", json_object_new_uint64(c->sample_rows));
+    sct__add_num(s, "scan_seconds", c->scan_s);
+    sct__add_num(s, "sgemm_seconds", c->sgemm_s);
+    return s;
+}
+
 /* The "evidence" object: the BLAS and OpenMP in force, the threads and where they ran,
    the CPU time of the main loop, the hardware counters. */
 static json_object *sct__evidence(const struct sct_ips_run *r, const struct sct_blas_info *blas,
@@ -335,6 +392,7 @@ static json_object *sct__evidence(const struct sct_ips_run *r, const struct sct_
     json_object_object_add(e, "cpus", json_object_new_int(r->ncpus));
     json_object_object_add(e, "queries_per_request", json_object_new_uint64(r->block));
     json_object_object_add(e, "requests", json_object_new_uint64(r->nreq));
+    json_object_object_add(e, "search", sct__search_json(r));
     json_object_object_add(e, "pool_threads_match_omp_threads",
                            json_object_new_boolean(r->pool == r->omp_threads));
     json_object_object_add(e, "oversubscribed",
@@ -396,8 +454,11 @@ static void sct__usage(FILE *out)
             "  --nq N            queries per search, N >= 1 (default 1000)\n"
             "  --dim N           vector dimension, 1..65536 (default 128)\n"
             "  --k N             results per query, 1..4096 and <= nb (default 10)\n"
-            "  --pool-threads N  the application's request handlers (pthreads), N >= 1\n"
-            "                    (default: the OpenMP thread count)\n"
+            "  --pool-threads N  the application's request handlers (pthreads), N >= 1, each\n"
+            "                    taking whole requests (default: one per OpenMP thread, and\n"
+            "                    for small batches they split the database instead)\n"
+            "  --search-path P   auto | scan | sgemm: the single-pass SIMD scan, or sgemm\n"
+            "                    tiles (default auto: by batch size, measured in between)\n"
             "  --iterations N    searches of all queries, N >= 2; the first is a warm-up and\n"
             "                    not counted (default 3)\n"
             "  --seed N          data generator seed (default 1)\n"
@@ -425,6 +486,7 @@ static int sct__parse_options(int argc, char **argv, struct sct_ips_opts *o)
         {"pool-threads", required_argument, NULL, 'p'},
         {"iterations", required_argument, NULL, 'i'},
         {"seed", required_argument, NULL, 's'},
+        {"search-path", required_argument, NULL, 'P'},
         SCT_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -464,6 +526,11 @@ static int sct__parse_options(int argc, char **argv, struct sct_ips_opts *o)
         case 's':
             rc = sct_cli_count(SCT_PROG, "--seed", optarg, 0, UINT64_MAX, "a whole number", &v);
             o->seed = v;
+            break;
+        case 'P':
+            if (sct_ips_path_parse(optarg, &o->path) != 0)
+                rc = sct_cli_bad(SCT_PROG, "--search-path", "not a search path",
+                                 "auto, scan or sgemm");
             break;
         default:
             rc = sct_cli_common_opt(SCT_PROG, c, optarg, argv, &o->cli);
@@ -560,6 +627,9 @@ static int sct__ips_execute(const struct sct_ips_opts *o, struct sct_ips_run *r,
     sct_blas_print(stdout, "blas: ", &blas);
     sct_thread_env_print(stdout, "env: ");
     sct__print_model(r);
+    r->forced = o->path;
+    sct_ips_run_choose_path(r);
+    sct__print_search(r);
     if (sct_ips_pool_start(r) != 0) {
         fprintf(stderr, SCT_PROG ": starting %d request handlers: %s (fewer --pool-threads)\n",
                 r->pool, strerror(EAGAIN));

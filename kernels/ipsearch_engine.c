@@ -139,12 +139,8 @@ uint64_t sct_ips_results_checksum(const struct sct_ips_results *r)
     return h;
 }
 
-/* ---- the top-k heaps -------------------------------------------------------------------- */
+/* ---- the top-k heaps (see ipsearch_engine.h) ------------------------------------------- */
 
-/*
- * One query's partial results are a min-heap of k (score, id) pairs whose root is the worst
- * kept: the lowest score, and among equal scores the largest id. Empty slots hold -inf.
- */
 static int sct__worse(float sa, int64_t ia, float sb, int64_t ib)
 {
     return sa < sb || (sa == sb && ia > ib);
@@ -158,8 +154,14 @@ static void sct__heap_reset(float *hs, int64_t *hi, size_t k)
     }
 }
 
-/* Replace the root with (s, id) and sift it down to its place. */
-static void sct__heap_replace_top(float *hs, int64_t *hi, size_t k, float s, int64_t id)
+void sct_ips_heaps_reset(struct sct_ips_workspace *w, size_t nq)
+{
+    for (size_t i = 0; i < nq; i++)
+        sct__heap_reset(w->heap_s + i * w->k, w->heap_id + i * w->k, w->k);
+}
+
+/* Sift (s, id) down from the root to its place. */
+void sct_ips_heap_replace_top(float *hs, int64_t *hi, size_t k, float s, int64_t id)
 {
     size_t i = 0;
 
@@ -209,14 +211,14 @@ static void sct__topk_row(const float *s, size_t n, int64_t base, float *hs, int
             continue;
         for (size_t t = j; t < j + 16; t++) {
             if (s[t] > thr) {
-                sct__heap_replace_top(hs, hi, k, s[t], base + (int64_t)t);
+                sct_ips_heap_replace_top(hs, hi, k, s[t], base + (int64_t)t);
                 thr = hs[0];
             }
         }
     }
     for (; j < n; j++) {
         if (s[j] > thr) {
-            sct__heap_replace_top(hs, hi, k, s[j], base + (int64_t)j);
+            sct_ips_heap_replace_top(hs, hi, k, s[j], base + (int64_t)j);
             thr = hs[0];
         }
     }
@@ -234,7 +236,8 @@ int sct_ips_workspace_alloc(struct sct_ips_workspace *w, size_t qb, size_t k)
     w->tile = sct__alloc(qb * rows * sizeof(float));
     w->heap_s = sct__alloc(qb * k * sizeof(float));
     w->heap_id = sct__alloc(qb * k * sizeof(int64_t));
-    if (!w->tile || !w->heap_s || !w->heap_id) {
+    w->thr = sct__alloc(qb * sizeof(float));
+    if (!w->tile || !w->heap_s || !w->heap_id || !w->thr) {
         sct_ips_workspace_free(w);
         return -ENOMEM;
     }
@@ -248,7 +251,8 @@ void sct_ips_workspace_free(struct sct_ips_workspace *w)
     free(w->tile);
     free(w->heap_s);
     free(w->heap_id);
-    w->tile = w->heap_s = NULL;
+    free(w->thr);
+    w->tile = w->heap_s = w->thr = NULL;
     w->heap_id = NULL;
 }
 
@@ -257,8 +261,7 @@ void sct_ips_search_range(const struct sct_ips_data *d, size_t q0, size_t q1, si
 {
     size_t nq = q1 - q0, k = w->k;
 
-    for (size_t i = 0; i < nq; i++)
-        sct__heap_reset(w->heap_s + i * k, w->heap_id + i * k, k);
+    sct_ips_heaps_reset(w, nq);
     for (size_t t0 = d0; t0 < d1; t0 += w->tile_rows) {
         size_t nt = d1 - t0 < w->tile_rows ? d1 - t0 : w->tile_rows;
         /* tile[i][j] = <query q0 + i, row t0 + j>: Q (nq x dim) times rows^T (dim x nt). */

@@ -36,9 +36,10 @@ struct sct_ips_results {
 /* One searching thread's scratch: a score tile and k partial results per block query. */
 struct sct_ips_workspace {
     size_t qb, tile_rows, k;
-    float *tile;      /* qb x tile_rows scores */
+    float *tile;      /* qb x tile_rows scores (the sgemm path) */
     float *heap_s;    /* qb x k */
     int64_t *heap_id; /* qb x k */
+    float *thr;       /* qb: each query's heap root, contiguous for SIMD (the scan path) */
 };
 
 /* The generator's streams, one per array. */
@@ -69,6 +70,20 @@ uint64_t sct_ips_results_checksum(const struct sct_ips_results *r);
 /* Scratch for blocks of up to qb queries; 0 or -ENOMEM. The free takes NULL members. */
 int sct_ips_workspace_alloc(struct sct_ips_workspace *w, size_t qb, size_t k);
 void sct_ips_workspace_free(struct sct_ips_workspace *w);
+
+/*
+ * One query's partial results are a min-heap of k (score, id) pairs, hs[0] the worst kept
+ * (lowest score; among equal scores the largest id); empty slots hold -inf and id -1.
+ * Reset the heaps of the first nq block queries of w.
+ */
+void sct_ips_heaps_reset(struct sct_ips_workspace *w, size_t nq);
+
+/*
+ * Replace the root of one query's heap (hs, hi, k) with (s, id) and restore the order. For
+ * a candidate that beats the root (s > hs[0]); the fused top-k offers rows in ascending id
+ * order, so a score equal to the root's, whose id is larger than every kept one, never is.
+ */
+void sct_ips_heap_replace_top(float *hs, int64_t *hi, size_t k, float s, int64_t id);
 
 /*
  * Search queries [q0, q1) (at most w->qb) against database rows [d0, d1), keeping each

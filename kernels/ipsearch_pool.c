@@ -85,7 +85,7 @@ static void sct__ips_request(struct sct_ips_run *r, int p, size_t req)
     struct sct_ips_slot *team = &r->slots[p * r->team];
 
     if (r->team == 1) {
-        sct_ips_search_range(&r->data, q0, q0 + nq, 0, r->data.nb, &team->ws);
+        sct_ips_search_part(&r->path, &r->data, q0, q0 + nq, 0, r->data.nb, &team->ws);
         sct_ips_merge(&r->parts[p], 1, q0, 0, nq, &r->res);
         return;
     }
@@ -100,13 +100,43 @@ static void sct__ips_request(struct sct_ips_run *r, int p, size_t req)
         if (err)
             sct__report_pin(p, j, s->cpu, err);
         sct_static_chunk(r->data.nb, 16, nt, j, &lo, &hi);
-        sct_ips_search_range(&r->data, q0, q0 + nq, lo, hi, &s->ws);
+        sct_ips_search_part(&r->path, &r->data, q0, q0 + nq, lo, hi, &s->ws);
 #pragma omp barrier
         sct_static_chunk(nq, 1, nt, j, &lo, &hi);
         sct_ips_merge(&r->parts[p * r->team], nt, q0, lo, hi, &r->res);
         if (j > 0) /* the handler's own time is counted around the whole repetition */
             sct__charge(s, m);
     }
+}
+
+/*
+ * Handler p's share of a split search: its slice of the rows for every query, then, once
+ * every slice is searched, the merge of its share of the queries.
+ */
+static void sct__ips_split_pass(struct sct_ips_run *r, int p)
+{
+    size_t lo, hi;
+
+    sct_static_chunk(r->data.nb, 16, r->pool, p, &lo, &hi);
+    sct_ips_search_part(&r->path, &r->data, 0, r->data.nq, lo, hi, &r->slots[p].ws);
+    pthread_barrier_wait(&r->split_barrier);
+    sct_static_chunk(r->data.nq, 1, r->pool, p, &lo, &hi);
+    sct_ips_merge(r->parts, r->pool, 0, lo, hi, &r->res);
+}
+
+/* Handler p's part of one search: its split pass, or requests until the queue is empty;
+ * the time it took is charged to its slot. */
+static void sct__handler_work(struct sct_ips_run *r, int p)
+{
+    struct sct__mark m = sct__mark_now();
+    size_t req;
+
+    if (r->split)
+        sct__ips_split_pass(r, p);
+    else
+        while ((req = __atomic_fetch_add(&r->next, 1, __ATOMIC_RELAXED)) < r->nreq)
+            sct__ips_request(r, p, req);
+    sct__charge(&r->slots[p * r->team], m);
 }
 
 /* A request handler: set up its team, then take requests whenever a search starts. */
@@ -137,12 +167,7 @@ static void *sct__handler_main(void *arg)
         seen = r->generation;
         pthread_mutex_unlock(&r->lock);
 
-        struct sct__mark m = sct__mark_now();
-        size_t req;
-        while ((req = __atomic_fetch_add(&r->next, 1, __ATOMIC_RELAXED)) < r->nreq)
-            sct__ips_request(r, p, req);
-        sct__charge(me, m);
-
+        sct__handler_work(r, p);
         pthread_mutex_lock(&r->lock);
         if (++r->finished == r->pool)
             pthread_cond_broadcast(&r->done);
@@ -151,7 +176,11 @@ static void *sct__handler_main(void *arg)
     return NULL;
 }
 
-/* Harness kernel: one search of all queries, by the pool; returns when all are done. */
+/*
+ * Harness kernel: one search of all queries, by the pool; returns when all are done. When
+ * the calling thread is handler 0 it works too, so a search by one handler starts and ends
+ * on the thread that times it, with no thread to wake in between.
+ */
 void sct_ips_search(void *ctx)
 {
     struct sct_ips_run *r = ctx;
@@ -161,6 +190,12 @@ void sct_ips_search(void *ctx)
     r->finished = 0;
     r->generation++;
     pthread_cond_broadcast(&r->go);
+    if (r->caller_is_first) {
+        pthread_mutex_unlock(&r->lock);
+        sct__handler_work(r, 0);
+        pthread_mutex_lock(&r->lock);
+        r->finished++;
+    }
     while (r->finished < r->pool)
         pthread_cond_wait(&r->done, &r->lock);
     pthread_mutex_unlock(&r->lock);
@@ -181,24 +216,35 @@ void sct_ips_after_repetition(int rep, void *ctx)
         sct_fault_strike(r->fault);
 }
 
-/* Stop the first n handlers (all started ones) and wait for them. */
+/* Stop the handler threads started before handler n and wait for them. */
 static void sct__pool_stop(struct sct_ips_run *r, int n)
 {
     pthread_mutex_lock(&r->lock);
     r->quit = 1;
     pthread_cond_broadcast(&r->go);
     pthread_mutex_unlock(&r->lock);
-    for (int p = 0; p < n; p++)
+    for (int p = r->caller_is_first; p < n; p++)
         pthread_join(r->handlers[p], NULL);
 }
 
 /* Start the handlers and wait until every compute thread is pinned and reported. */
 int sct_ips_pool_start(struct sct_ips_run *r)
 {
-    for (int p = 0; p < r->pool; p++) {
+    if (r->split && pthread_barrier_init(&r->split_barrier, NULL, (unsigned)r->pool) != 0)
+        return -EAGAIN;
+    /* Handlers without a team of their own: the calling thread is handler 0 (a handler
+       leading a team would start its team from the main thread's OpenMP pool). */
+    r->caller_is_first = r->team == 1;
+    if (r->caller_is_first) {
+        sct__slot_enter(&r->slots[0], 0, 0);
+        r->ready++;
+    }
+    for (int p = r->caller_is_first; p < r->pool; p++) {
         r->args[p] = (struct sct_handler_arg){r, p};
         if (pthread_create(&r->handlers[p], NULL, sct__handler_main, &r->args[p]) != 0) {
             sct__pool_stop(r, p);
+            if (r->split)
+                pthread_barrier_destroy(&r->split_barrier);
             return -EAGAIN;
         }
     }
@@ -212,8 +258,11 @@ int sct_ips_pool_start(struct sct_ips_run *r)
 
 void sct_ips_pool_stop(struct sct_ips_run *r)
 {
-    if (r->started)
+    if (r->started) {
         sct__pool_stop(r, r->pool);
+        if (r->split)
+            pthread_barrier_destroy(&r->split_barrier);
+    }
     r->started = 0;
 }
 
@@ -270,11 +319,22 @@ void sct_ips_blas_threads_set(struct sct_ips_run *r)
     r->blas_threads = openblas_get_num_threads();
 }
 
-/* Requests of at most SCT_IPS_MAX_BLOCK queries, a multiple of pool in number (even shares). */
+/*
+ * The default layout splits the database for a batch of one request's worth (a single
+ * pass: one request of all queries); otherwise requests of at most SCT_IPS_MAX_BLOCK
+ * queries, a multiple of pool in number (even shares).
+ */
 static void sct__plan_requests(struct sct_ips_run *r)
 {
     size_t nq = r->data.nq, pool = (size_t)r->pool;
     size_t nreq = (nq + SCT_IPS_MAX_BLOCK - 1) / SCT_IPS_MAX_BLOCK;
+
+    r->split = !r->pool_given && r->team == 1 && r->pool > 1 && nq <= SCT_IPS_MAX_BLOCK;
+    if (r->split) {
+        r->block = nq;
+        r->nreq = 1;
+        return;
+    }
 
     nreq = (nreq + pool - 1) / pool * pool;
     r->block = (nq + nreq - 1) / nreq;
@@ -356,10 +416,22 @@ void sct_ips_counters(struct sct_ips_run *r, int on, struct sct_perf_counts *tot
     }
 }
 
+void sct_ips_run_choose_path(struct sct_ips_run *r)
+{
+    sct_ips_path_choose(&r->data, r->block, r->forced, sct_ips_simd_best(), &r->slots[0].ws,
+                        &r->path);
+}
+
+const char *sct_ips_layout_name(const struct sct_ips_run *r)
+{
+    return r->split ? "split-database" : "split-queries";
+}
+
 int sct_ips_run_setup(struct sct_ips_run *r, int pool, size_t k)
 {
     int rc;
 
+    r->pool_given = pool > 0;
     r->pool = pool ? pool : r->omp_threads;
     r->team = r->omp_threads / r->pool > 1 ? r->omp_threads / r->pool : 1;
     sct__plan_requests(r);

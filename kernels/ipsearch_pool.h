@@ -16,12 +16,23 @@
 
 #include "workload_cli.h"
 #include "ipsearch_engine.h"
+#include "ipsearch_path.h"
 #include "perfcount.h"
 
 /* Queries per request, at most: every request streams the whole database through sgemm's
  * packing once, so big requests read it fewer times per search (1024: ~4% faster than 512
  * at nq = 1000 on one core). */
 #define SCT_IPS_MAX_BLOCK 1024
+
+/*
+ * The default layout (no --pool-threads) splits the database instead of the queries when
+ * the whole batch is one request's worth (at most SCT_IPS_MAX_BLOCK queries): every
+ * compute thread then searches its own rows for all queries, so every core works even for
+ * one query and the database is read once per search, not once per handler. For sgemm it
+ * is also the cheaper split: one taller product per tile (measured on 2 cpus at nq = 256
+ * and 1000: 5-10% less CPU time than two handlers with half the queries each). Larger
+ * batches are cut into requests, at least one per handler.
+ */
 
 struct sct_ips_run;
 
@@ -47,14 +58,20 @@ struct sct_ips_run {
     struct sct_ips_results res;
     size_t block, nreq; /* queries per request, requests per search */
     int omp_threads, pool, team, iterations;
+    int pool_given;           /* --pool-threads: handlers take whole requests, as asked */
+    int split;                /* one pass per search: handler p searches rows slice p */
+    pthread_barrier_t split_barrier; /* split: every slice searched before any merge */
+    enum sct_ips_path forced; /* --search-path */
+    struct sct_ips_path_choice path;
     int blas_threads; /* as set for the search */
     const char *blas_source;
     int *cpus, ncpus; /* where compute threads go, in order */
     pid_t *omp_tids;  /* the main OpenMP team's threads, by thread number */
     struct sct_ips_slot *slots;
     struct sct_ips_workspace **parts; /* &slots[i].ws, for the merge */
-    pthread_t *handlers;
+    pthread_t *handlers;       /* handler p's thread (p >= caller_is_first) */
     struct sct_handler_arg *args;
+    int caller_is_first;       /* handler 0 is the thread that calls sct_ips_search() */
     int started; /* the handlers are running */
     pthread_mutex_t lock;
     pthread_cond_t go, done;
@@ -67,11 +84,18 @@ struct sct_ips_run {
 };
 
 /*
- * Size the run for pool handlers (0: as many as OpenMP threads) and k results per query:
- * the cpus, the team per handler (threads / pool, at least 1), the requests, and every
+ * Size the run for pool handlers (0: the default layout, as many handlers as OpenMP
+ * threads, splitting the database for small batches) and k results per query: the cpus,
+ * the team per handler (threads / pool, at least 1), the layout and requests, and every
  * buffer but the data. Returns 0, -ENOMEM, or -ENODEV when no cpu is usable.
  */
 int sct_ips_run_setup(struct sct_ips_run *r, int pool, size_t k);
+
+/* Choose the search path for the run's passes (after the data and BLAS threads are set). */
+void sct_ips_run_choose_path(struct sct_ips_run *r);
+
+/* "split-database" or "split-queries". */
+const char *sct_ips_layout_name(const struct sct_ips_run *r);
 
 /* Free everything the run holds, the data too (takes a zeroed run). */
 void sct_ips_run_free(struct sct_ips_run *r);
@@ -81,7 +105,9 @@ void sct_ips_run_free(struct sct_ips_run *r);
 void sct_ips_blas_threads_set(struct sct_ips_run *r);
 
 /* Start the handlers; returns when every compute thread is pinned and has printed its
- * "TRACE_POOL_THREAD pool=<p> thread=<j> cpu=<c>" line. 0 or -EAGAIN. */
+ * "TRACE_POOL_THREAD pool=<p> thread=<j> cpu=<c>" line. Handlers without a team: the
+ * calling thread becomes handler 0 (pinned here) and works in sct_ips_search(). 0 or
+ * -EAGAIN. */
 int sct_ips_pool_start(struct sct_ips_run *r);
 
 /* Stop the handlers and wait for them (no-op when none run). */

@@ -166,6 +166,53 @@ hang)
     grep -q 'main_loop_end' "$TMP/out" && fail "main_loop_end while hanging"
     ;;
 
+layout)
+    # The default layout splits the database for a batch smaller than the handlers can share:
+    # both compute threads search (two pool lines), each its own rows for all 3 queries, by the
+    # scan (3 queries <= 4: the rule); the same ids as every other layout and path.
+    OMP_NUM_THREADS=2 run --nb 5003 --nq 3 --dim 24 --k 7 --iterations 3 --json "$TMP/l.json"
+    check_ok 2 2 3
+    grep -Eqx 'search_path=scan search_simd=(scalar|avx2-fma|avx512f) search_layout=split-database' \
+        "$TMP/out" || fail "search line: $(grep '^search' "$TMP/out")"
+    grep -q '^search: scan path for 3 queries per pass (rule: 3 queries per pass <= 4)' "$TMP/out" ||
+        fail "search reason"
+    check_json "$TMP/l.json" '
+s = e["search"]
+assert (s["path"], s["layout"], s["layout_source"]) == ("scan", "split-database", "default"), s
+assert s["queries_per_pass"] == 3 and s["sample_rows"] == 0 and e["requests"] == 1, s
+assert s["simd"] in ("scalar", "avx2-fma", "avx512f"), s'
+    sum=$(grep '^results_checksum=' "$TMP/out")
+    # pool_threads given: handlers take whole requests, one idle here (the card's choice).
+    OMP_NUM_THREADS=2 run --nb 5003 --nq 3 --dim 24 --k 7 --iterations 3 --pool-threads 2 \
+        --json "$TMP/p.json"
+    check_ok 2 2 3
+    grep -q '^search_path=scan .* search_layout=split-queries$' "$TMP/out" || fail "pool layout"
+    check_json "$TMP/p.json" '
+assert (e["search"]["layout"], e["search"]["layout_source"]) == ("split-queries", "pool_threads")'
+    [ "$(grep '^results_checksum=' "$TMP/out")" = "$sum" ] || fail "ids differ by layout"
+    # Forced paths: sgemm for the small batch, the scan for one the rule would measure.
+    OMP_NUM_THREADS=2 run --nb 5003 --nq 3 --dim 24 --k 7 --iterations 3 --search-path sgemm
+    check_ok 2 2 3
+    grep -q '^search: sgemm path for 3 queries per pass (forced by --search-path sgemm)' \
+        "$TMP/out" || fail "forced sgemm"
+    [ "$(grep '^results_checksum=' "$TMP/out")" = "$sum" ] || fail "ids differ by path"
+    OMP_NUM_THREADS=2 run "${SIZES[@]}" --json "$TMP/m.json"
+    check_ok 2 2 16
+    # 37 queries: above both scan rules (4, and 32 with SIMD), at most 256: measured.
+    grep -q '^search: [a-z]* path for 37 queries per pass (measured: 37 queries x ' "$TMP/out" ||
+        fail "no measured choice for 37 queries"
+    check_json "$TMP/m.json" '
+s = e["search"]
+assert s["sample_rows"] > 0 and s["scan_seconds"] > 0 and s["sgemm_seconds"] > 0, s
+assert s["path"] == ("scan" if s["scan_seconds"] <= s["sgemm_seconds"] else "sgemm"), s'
+    sum=$(grep '^results_checksum=' "$TMP/out")
+    for path in scan sgemm; do
+        OMP_NUM_THREADS=2 run "${SIZES[@]}" --search-path $path
+        check_ok 2 2 16
+        [ "$(grep '^results_checksum=' "$TMP/out")" = "$sum" ] || fail "ids differ with $path"
+    done
+    ;;
+
 mismatch)
     # pool_threads=1, threads=2: one handler leads a team of 2; recorded as a mismatch.
     OMP_NUM_THREADS=2 run "${SIZES[@]}" --pool-threads 1 --json "$TMP/m.json"
@@ -226,6 +273,7 @@ bad-options)
     expect_usage_error --k 4097
     expect_usage_error --nb 5 --k 6
     expect_usage_error --pool-threads 0
+    expect_usage_error --search-path fast
     expect_usage_error --iterations 1
     expect_usage_error --seed x
     expect_usage_error --nb 17179869184 --nq 1073741824
@@ -256,7 +304,7 @@ build-info)
 help)
     run --help
     [ "$RC" -eq 0 ] || fail "exit $RC"
-    for word in --nb --nq --dim --k --pool-threads --iterations --seed --json --build-info \
+    for word in --nb --nq --dim --k --pool-threads --search-path --iterations --seed --json --build-info \
         OPENBLAS_NUM_THREADS STREAMCARD_FAULT Test-only; do
         grep -q -- "$word" "$TMP/out" || fail "help lacks $word"
     done

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "ipsearch_engine.h"
+#include "ipsearch_test_util.h"
 #include "sc_test.h"
 
 /* Small, odd sizes: tails in every tile, SIMD group and split. */
@@ -18,47 +19,6 @@ static const struct shape shapes[] = {
     {1037, 9, 13, 5, 9}, {7, 3, 5, 7, 2},       {1, 1, 1, 1, 1},
     {4099, 4, 1, 3, 4},  {3001, 17, 64, 40, 8},
 };
-
-/* Search all queries in blocks of qb over nparts database splits, merging like a team. */
-static int search_all(const struct sct_ips_data *d, size_t k, size_t qb, int nparts,
-                      struct sct_ips_results *r)
-{
-    struct sct_ips_workspace ws[4], *parts[4];
-
-    for (int p = 0; p < nparts; p++) {
-        if (sct_ips_workspace_alloc(&ws[p], qb, k) != 0)
-            return -1;
-        parts[p] = &ws[p];
-    }
-    for (size_t q0 = 0; q0 < d->nq; q0 += qb) {
-        size_t q1 = q0 + qb < d->nq ? q0 + qb : d->nq;
-        for (int p = 0; p < nparts; p++)
-            sct_ips_search_range(d, q0, q1, d->nb * (size_t)p / (size_t)nparts,
-                                 d->nb * (size_t)(p + 1) / (size_t)nparts, &ws[p]);
-        sct_ips_merge(parts, nparts, q0, 0, q1 - q0, r);
-    }
-    for (int p = 0; p < nparts; p++)
-        sct_ips_workspace_free(&ws[p]);
-    return 0;
-}
-
-/* Every query checked against the reference: 1 when all pass with recall 1. */
-static int all_valid(const struct sct_ips_data *d, const struct sct_ips_results *r, char *msg,
-                     size_t len)
-{
-    double *ref_s = malloc(r->k * sizeof(double));
-    int64_t *ref_id = malloc(r->k * sizeof(int64_t));
-    int ok = ref_s && ref_id;
-
-    for (size_t q = 0; ok && q < d->nq; q++) {
-        size_t accepted;
-        sct_ips_reference(d, q, r->k, ref_s, ref_id);
-        ok = sct_ips_check_query(d, r, q, ref_s, ref_id, &accepted, msg, len) && accepted == r->k;
-    }
-    free(ref_s);
-    free(ref_id);
-    return ok;
-}
 
 static void test_generator(void)
 {
@@ -86,10 +46,10 @@ static void test_search_matches_reference(void)
         sct_ips_data_fill(&d, 42 + s, 2);
         SC_CHECK(sct_ips_results_alloc(&one, c->nq, c->k) == 0);
         SC_CHECK(sct_ips_results_alloc(&three, c->nq, c->k) == 0);
-        SC_CHECK(search_all(&d, c->k, c->qb, 1, &one) == 0);
-        SC_CHECK(search_all(&d, c->k, c->qb, 3, &three) == 0);
-        SC_CHECK_MSG(all_valid(&d, &one, msg, sizeof(msg)), "shape %zu: %s", s, msg);
-        SC_CHECK_MSG(all_valid(&d, &three, msg, sizeof(msg)), "shape %zu split: %s", s, msg);
+        SC_CHECK(ips_search_all(&d, c->k, c->qb, 1, NULL, &one) == 0);
+        SC_CHECK(ips_search_all(&d, c->k, c->qb, 3, NULL, &three) == 0);
+        SC_CHECK_MSG(ips_all_valid(&d, &one, msg, sizeof(msg)), "shape %zu: %s", s, msg);
+        SC_CHECK_MSG(ips_all_valid(&d, &three, msg, sizeof(msg)), "shape %zu split: %s", s, msg);
         SC_CHECK_MSG(sct_ips_results_checksum(&one) == sct_ips_results_checksum(&three),
                      "shape %zu: a split database changed the ids", s);
         for (size_t j = 1; j < c->nq * c->k; j++)
@@ -122,7 +82,7 @@ static void test_ties(void)
     d.q[0] = d.q[1] = d.q[2] = 1.0f;
     SC_CHECK(sct_ips_results_alloc(&r, 1, 4) == 0);
     for (int parts = 1; parts <= 2; parts++) {
-        SC_CHECK(search_all(&d, 4, 1, parts, &r) == 0);
+        SC_CHECK(ips_search_all(&d, 4, 1, parts, NULL, &r) == 0);
         SC_CHECK_MSG(r.id[0] == 17 && r.id[1] == 3 && r.id[2] == 7 && r.id[3] == 11,
                      "%d parts: ids %lld %lld %lld %lld", parts, (long long)r.id[0],
                      (long long)r.id[1], (long long)r.id[2], (long long)r.id[3]);
@@ -163,7 +123,7 @@ static void test_check_catches_errors(void)
     sct_ips_data_fill(&d, 3, 1);
     SC_CHECK(sct_ips_results_alloc(&good, 2, 5) == 0);
     SC_CHECK(sct_ips_results_alloc(&bad, 2, 5) == 0);
-    SC_CHECK(search_all(&d, 5, 2, 1, &good) == 0);
+    SC_CHECK(ips_search_all(&d, 5, 2, 1, NULL, &good) == 0);
     sct_ips_reference(&d, 1, 5, ref_s, ref_id);
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
         size_t accepted, j = 5 + (size_t)cases[c].rank; /* query 1 */
