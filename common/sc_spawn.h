@@ -1,7 +1,7 @@
 /*
  * sc_spawn.h: run a program to its end and keep what it prints on stdout. The one
  * spawn-and-capture of the tree: the `streamcard` command asks sbatch --wait and a
- * workload's --build-info; streamcard-pingpong asks fi_info, before MPI_Init (forking an
+ * workload's --build-info (started early, collected later: sc_spawn_start/collect); streamcard-pingpong asks fi_info, before MPI_Init (forking an
  * MPI process after MPI_Init is unsafe with some transports: registered memory, verbs).
  */
 #ifndef SC_SPAWN_H
@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* How to run it; a zeroed struct (or NULL) means: no deadline, 1 MiB, inherit. */
 typedef struct sc_spawn_opts {
@@ -29,5 +30,20 @@ typedef struct sc_spawn_opts {
  * a failing program said is often the point), and NULL after any other result.
  */
 int sc_spawn_capture(char *const argv[], const sc_spawn_opts *opts, char **out);
+
+/*
+ * sc_spawn_capture() in two steps, so that the caller works while the program runs:
+ * sc_spawn_start() starts it (a deadline counts from here), sc_spawn_collect() reads what
+ * it prints and waits for its end, with sc_spawn_capture()'s results. Every started
+ * program must be collected; collecting one that did not start returns -ECHILD.
+ */
+typedef struct sc_spawned {
+    pid_t pid; /* -1: nothing started */
+    int out_fd;
+    long long deadline; /* CLOCK_MONOTONIC milliseconds; 0: none */
+    size_t max_bytes;
+} sc_spawned;
+int sc_spawn_start(char *const argv[], const sc_spawn_opts *opts, sc_spawned *child);
+int sc_spawn_collect(sc_spawned *child, char **out);
 
 #endif

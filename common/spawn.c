@@ -106,36 +106,49 @@ static int sc__file_actions(posix_spawn_file_actions_t *fa, int out_fd, bool qui
     return rc;
 }
 
-int sc_spawn_capture(char *const argv[], const sc_spawn_opts *opts, char **out)
+int sc_spawn_start(char *const argv[], const sc_spawn_opts *opts, sc_spawned *child)
 {
     static const sc_spawn_opts defaults;
     posix_spawn_file_actions_t fa;
-    int pfd[2], status = 0, rc;
-    pid_t pid;
+    int pfd[2], rc;
 
-    *out = NULL;
+    *child = (sc_spawned){.pid = -1, .out_fd = -1};
     if (!opts)
         opts = &defaults;
     if (pipe2(pfd, O_CLOEXEC) < 0)
         return -errno;
     rc = sc__file_actions(&fa, pfd[1], opts->quiet);
     if (rc == 0) {
-        rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+        rc = posix_spawnp(&child->pid, argv[0], &fa, NULL, argv, environ);
         posix_spawn_file_actions_destroy(&fa);
     }
     close(pfd[1]);
     if (rc != 0) {
         close(pfd[0]);
+        child->pid = -1;
         return -rc;
     }
-    long long deadline = opts->timeout_ms > 0 ? sc__now_ms() + opts->timeout_ms : 0;
-    size_t max = opts->max_bytes ? opts->max_bytes : SC_SPAWN_MAX_BYTES;
-    rc = sc__read_all(pfd[0], max, deadline, out);
-    close(pfd[0]);
+    child->out_fd = pfd[0];
+    child->deadline = opts->timeout_ms > 0 ? sc__now_ms() + opts->timeout_ms : 0;
+    child->max_bytes = opts->max_bytes ? opts->max_bytes : SC_SPAWN_MAX_BYTES;
+    return 0;
+}
+
+int sc_spawn_collect(sc_spawned *child, char **out)
+{
+    int status = 0, rc;
+
+    *out = NULL;
+    if (child->pid < 0)
+        return -ECHILD;
+    rc = sc__read_all(child->out_fd, child->max_bytes, child->deadline, out);
+    close(child->out_fd);
     if (rc == -ETIMEDOUT)
-        kill(pid, SIGKILL);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        kill(child->pid, SIGKILL);
+    while (waitpid(child->pid, &status, 0) < 0 && errno == EINTR)
         ;
+    child->pid = -1;
+    child->out_fd = -1;
     if (rc == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
         rc = WIFEXITED(status) && WEXITSTATUS(status) == 127 ? -ENOENT : -ECHILD;
     if (rc != 0 && rc != -ECHILD) {
@@ -143,4 +156,13 @@ int sc_spawn_capture(char *const argv[], const sc_spawn_opts *opts, char **out)
         *out = NULL;
     }
     return rc;
+}
+
+int sc_spawn_capture(char *const argv[], const sc_spawn_opts *opts, char **out)
+{
+    sc_spawned child;
+    int rc = sc_spawn_start(argv, opts, &child);
+
+    *out = NULL;
+    return rc < 0 ? rc : sc_spawn_collect(&child, out);
 }

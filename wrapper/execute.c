@@ -16,6 +16,7 @@
 #include "sc_bundle.h"
 #include "sc_file.h"
 #include "sc_gates.h"
+#include "sc_hashcache.h"
 #include "sc_kv.h"
 #include "sc_observe.h"
 #include "sc_platform_gate.h"
@@ -49,6 +50,7 @@ typedef struct sc__execution {
     int write_errors; /* writes into the bundle that failed, with the first one's reason */
     char write_error[256];
     bool wrapper_killed; /* set in the guardian: the run's own process is gone */
+    sc_spawned build_info; /* the binary's --build-info, started before the bundle is made */
 } sc__execution;
 
 static void sc__iso_time(const struct timespec *ts, char *buf, size_t len)
@@ -93,21 +95,43 @@ static void sc__platform_snapshot(sc__execution *run, const char *rel)
     sc_kv_free(&kv);
 }
 
+/*
+ * The SHA-256 of a file of the build (the binary, its libraries) into sha, through the
+ * user's hash cache (sc_hashcache.h): a 36 MB BLAS library is read once, not before every
+ * run. 0 or -errno.
+ */
+static int sc__hash_build_file(const char *path, char sha[SC_HASH_HEX_LEN + 1])
+{
+    char dir[4096];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return -errno;
+    int rc = sc_hashcache_fd(sc_hashcache_default_dir(dir, sizeof(dir)) == 0 ? dir : NULL, fd, path,
+                             sha, NULL);
+    close(fd);
+    return rc;
+}
+
 /* build.json's "<key>_sha256": the SHA-256 of the library the binary's --build-info names. */
 static void sc__add_library_hash(json_object *root, const char *info, const char *key)
 {
     char path[1024], sha[SC_HASH_HEX_LEN + 1], name[64];
 
-    if (!sc_kv_get(info, key, path, sizeof(path)))
+    if (!sc_kv_get(info, key, path, sizeof(path)) || sc__hash_build_file(path, sha) < 0)
         return;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    if (sc_hash_fd(fd, sha) == 0) {
-        snprintf(name, sizeof(name), "%s_sha256", key);
-        json_object_object_add(root, name, json_object_new_string(sha));
-    }
-    close(fd);
+    snprintf(name, sizeof(name), "%s_sha256", key);
+    json_object_object_add(root, name, json_object_new_string(sha));
+}
+
+/* Reaps the --build-info child of a run that ends before its build.json is written. */
+static void sc__build_info_discard(sc__execution *run)
+{
+    char *info = NULL;
+
+    if (run->build_info.pid >= 0)
+        sc_spawn_collect(&run->build_info, &info);
+    free(info);
 }
 
 /* build.json: the binary's identity (SHA-256, compiler, flags, OpenMP runtime, and for
@@ -122,19 +146,16 @@ static void sc__write_build_json(sc__execution *run)
                                        "openmp_runtime", "openmp_version", "nt_stores_available",
                                        "element_bytes", "blas_library", "blas_config",
                                        "blas_corename", "blas_parallel", NULL};
-    int fd = open(plan->binary, O_RDONLY | O_CLOEXEC);
 
-    strcpy(run->binary_sha, "unavailable");
-    if (fd >= 0) {
-        sc_hash_fd(fd, run->binary_sha);
-        close(fd);
-    }
+    if (sc__hash_build_file(plan->binary, run->binary_sha) < 0)
+        strcpy(run->binary_sha, "unavailable");
     json_object_object_add(root, "binary", json_object_new_string(plan->binary));
     json_object_object_add(root, "sha256", json_object_new_string(run->binary_sha));
-    /* Asked again after a failure: the answer is deterministic, and one transient failure
-       (a sanitizer's check at exit under load, a signal) must not cost the bundle the
-       build's identity. */
-    int rc = sc_spawn_capture(argv, NULL, &info);
+    /* The answer to the question asked when the run began (sc_run_execute_plan). Asked
+       again after a failure: the answer is deterministic, and one transient failure (a
+       sanitizer's check at exit under load, a signal) must not cost the bundle the build's
+       identity. */
+    int rc = sc_spawn_collect(&run->build_info, &info);
     if (rc < 0) {
         free(info);
         info = NULL;
@@ -509,17 +530,26 @@ static int sc__execute_plan(sc_plan *plan)
     sc_observe_result r;
     pid_t guardian = -1;
 
+    /* The binary's build identity is asked for first: loading its libraries (a 36 MB BLAS)
+       takes milliseconds, which pass while the bundle and the platform snapshot are made. */
+    char *const info_argv[] = {plan->binary, "--build-info", NULL};
+    if (sc_spawn_start(info_argv, NULL, &run.build_info) < 0)
+        run.build_info.pid = -1; /* sc__write_build_json() asks again */
     snprintf(run.tmpdir, sizeof(run.tmpdir), "/tmp/streamcard-XXXXXX");
-    if (sc__open_bundle(plan, &run.b) < 0)
+    if (sc__open_bundle(plan, &run.b) < 0) {
+        sc__build_info_discard(&run);
         return SC_EXIT_ERROR;
+    }
     if (!mkdtemp(run.tmpdir) || asprintf(&plan->json_path, "%s/results.json", run.tmpdir) < 0) {
         fprintf(stderr, "streamcard: cannot create a temporary directory: %s\n", strerror(errno));
+        sc__build_info_discard(&run);
         sc_bundle_close(&run.b);
         return SC_EXIT_ERROR;
     }
     /* The kernel writes its own results to a private file, merged into results.json. */
     if (sc_plan_append_arg(plan, "--json") < 0 || sc_plan_append_arg(plan, plan->json_path) < 0) {
         fprintf(stderr, "streamcard: out of memory\n");
+        sc__build_info_discard(&run);
         sc_bundle_close(&run.b);
         return SC_EXIT_ERROR;
     }

@@ -166,7 +166,10 @@ static void sc__ipsearch_argv(sc__strv *a, const sc_plan *plan)
     sc__strv_opt(a, "--nq", "%llu", (unsigned long long)c->nq);
     sc__strv_opt(a, "--dim", "%llu", (unsigned long long)c->dim);
     sc__strv_opt(a, "--k", "%llu", (unsigned long long)c->k);
-    sc__strv_opt(a, "--pool-threads", "%ld", c->pool_threads);
+    /* Without pool_threads in the card the kernel takes its default layout, which also
+       keeps every cpu busy for batches smaller than the thread count. */
+    if (c->present[SC_CF_POOL_THREADS])
+        sc__strv_opt(a, "--pool-threads", "%ld", c->pool_threads);
     sc__strv_opt(a, "--iterations", "%ld", c->iterations);
 }
 
@@ -380,9 +383,10 @@ void sc_plan_print(const sc_plan *plan, FILE *out)
                 (unsigned long long)c->array_size, mem, c->iterations, c->nt_stores);
     if (c->workload == SC_WORKLOAD_IPSEARCH)
         fprintf(out, "  sizes:       nb %llu x dim %llu (database), nq %llu queries, k %llu, "
-                     "pool_threads %ld, iterations %ld (%s)\n",
+                     "pool_threads %ld%s, iterations %ld (%s)\n",
                 (unsigned long long)c->nb, (unsigned long long)c->dim, (unsigned long long)c->nq,
-                (unsigned long long)c->k, c->pool_threads, c->iterations, mem);
+                (unsigned long long)c->k, c->pool_threads,
+                c->present[SC_CF_POOL_THREADS] ? "" : " (default layout)", c->iterations, mem);
     if (c->workload == SC_WORKLOAD_MPI_PINGPONG) {
         char window[48] = "";
         if (c->window)

@@ -1,12 +1,13 @@
 /*
  * test_spawn.c: sc_spawn_capture, the one spawn-and-capture of the tree, against real
  * programs (/bin/sh): what it keeps of stdout, each result code, the deadline, the size
- * limit, and where stdin and stderr go with and without quiet.
+ * limit, where stdin and stderr go with and without quiet; and the same in two steps.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sc_spawn.h"
@@ -105,11 +106,41 @@ static void test_stderr(void)
     SC_CHECK_STR_EQ(seen, "visible\n");
 }
 
+/* Started, then collected later: two at once, collected in the other order; a deadline
+ * counts from the start; a child never started is not collected. */
+static void test_start_then_collect(void)
+{
+    char *one[] = {"/bin/sh", "-c", "echo one", NULL}, *two[] = {"/bin/sh", "-c", "echo two", NULL};
+    char *slow[] = {"/bin/sh", "-c", "exec sleep 30", NULL}, *out = NULL;
+    sc_spawn_opts deadline = {.timeout_ms = 50};
+    sc_spawned a, b, c, none = {.pid = -1, .out_fd = -1};
+    struct timespec pause = {0, 200 * 1000 * 1000};
+
+    SC_CHECK_INT_EQ(sc_spawn_start(one, NULL, &a), 0);
+    SC_CHECK_INT_EQ(sc_spawn_start(two, NULL, &b), 0);
+    SC_CHECK_INT_EQ(sc_spawn_start(slow, &deadline, &c), 0);
+    nanosleep(&pause, NULL); /* the caller's own work; c's deadline passes meanwhile */
+    SC_CHECK_INT_EQ(sc_spawn_collect(&b, &out), 0);
+    SC_CHECK_STR_EQ(out, "two\n");
+    free(out);
+    SC_CHECK_INT_EQ(sc_spawn_collect(&a, &out), 0);
+    SC_CHECK_STR_EQ(out, "one\n");
+    free(out);
+    SC_CHECK_INT_EQ(sc_spawn_collect(&c, &out), -ETIMEDOUT);
+    SC_CHECK(out == NULL);
+    SC_CHECK_INT_EQ(sc_spawn_collect(&none, &out), -ECHILD);
+    SC_CHECK_INT_EQ(sc_spawn_collect(&a, &out), -ECHILD); /* collected once only */
+    errno = 0;
+    SC_CHECK_INT_EQ(waitpid(-1, NULL, WNOHANG), -1);
+    SC_CHECK_INT_EQ(errno, ECHILD);
+}
+
 int main(void)
 {
     SC_TEST_RUN(test_cases);
     SC_TEST_RUN(test_not_found);
     SC_TEST_RUN(test_no_child_left);
     SC_TEST_RUN(test_stderr);
+    SC_TEST_RUN(test_start_then_collect);
     return SC_TEST_RESULT();
 }

@@ -321,6 +321,37 @@ static void test_flags_override_and_roundtrip(void)
     sc_card_free(back);
 }
 
+/* ipsearch's pool_threads: absent, the card resolves it to threads but does not write it
+ * back (the kernel then takes its default layout); given, it is written and read back as
+ * given. */
+static void test_pool_threads_given_or_default(void)
+{
+    const char *yaml = HEAD "  workload: ipsearch\n  cpu_list: 0-1\n  threads: 2\n";
+    sc_diag d;
+    sc_diag_init(&d);
+    for (int given = 0; given < 2; given++) {
+        sc_card *card = sc_card_new(), *back = sc_card_new();
+        SC_CHECK_INT_EQ(sc_card_parse(card, yaml, strlen(yaml), "i.yaml", &d), 0);
+        if (given)
+            SC_CHECK_INT_EQ(sc_card_set_flag(card, "pool-threads", "2", &d), 0);
+        SC_CHECK_INT_EQ(sc_card_check(card, &d), 0);
+        SC_CHECK_INT_EQ(card->pool_threads, 2);
+        SC_CHECK(card->present[SC_CF_POOL_THREADS] == (given == 1));
+        char *text = sc_card_to_yaml(card);
+        SC_CHECK(text != NULL);
+        SC_CHECK_MSG((strstr(text, "pool_threads: 2") != NULL) == (given == 1), "%s", text);
+        SC_CHECK_INT_EQ(sc_card_parse(back, text, strlen(text), "resolved.yaml", &d), 0);
+        SC_CHECK_INT_EQ(sc_card_check(back, &d), 0);
+        SC_CHECK_INT_EQ(back->pool_threads, 2);
+        SC_CHECK(back->present[SC_CF_POOL_THREADS] == (given == 1));
+        free(text);
+        sc_card_free(card);
+        sc_card_free(back);
+    }
+    SC_CHECK_INT_EQ(d.count, 0);
+    sc_diag_free(&d);
+}
+
 /* A 16-CPU, one-node machine with 8 GiB and no cpufreq. */
 static char *make_machine_root(int with_cpufreq)
 {
@@ -473,6 +504,7 @@ int main(void)
     SC_TEST_RUN(test_defaults_and_values);
     SC_TEST_RUN(test_mpi_window);
     SC_TEST_RUN(test_flags_override_and_roundtrip);
+    SC_TEST_RUN(test_pool_threads_given_or_default);
     SC_TEST_RUN(test_machine_cases);
     SC_TEST_RUN(test_machine_facts);
     SC_TEST_RUN(test_load_file_errors);

@@ -75,3 +75,46 @@ assert len(e["compute_thread_bindings"]) == e["compute_threads"] == 2, e
 assert "counters" in e, e
 assert r["validation"] == "ok" and r["sampled_queries"] == 16, r
 PY
+
+# The default card (no pool_threads) and a batch smaller than the threads: the kernel's
+# default layout splits the database, both search threads still pass the binding gate,
+# and the bundle records the layout and the search path. The library hashes go through
+# the user's cache: the same hashes as sha256sum, reused on the next run.
+export XDG_CACHE_HOME=$WORK/cache
+cat >"$WORK/small.yaml" <<'CARD'
+version: 1
+experiment:
+  workload: ipsearch
+  cpu_list: 0-1
+  threads: 2
+  nb: 3001
+  nq: 3
+  dim: 24
+  k: 5
+CARD
+for round in 1 2; do
+    expect_status 0 "$BIN/streamcard" run small.yaml --output "$WORK/small$round" --quiet
+    S=$(bundle_of "$WORK/out")
+    expect_status 0 "$BIN/streamcard" verify "$S"
+    expect_contains "$S/run.conf" "thread_binding_ok=1"
+    expect_contains "$S/stream.log" "TRACE_POOL_THREAD pool=1 thread=0 cpu="
+    expect_contains "$S/stream.log" "search_layout=split-database"
+    expect_not_contains "$S/stream.log" "mismatch:"
+    expect_not_contains "$S/card.yaml" "pool_threads"
+    python3 - "$S" <<'PY'
+import hashlib, json, sys
+r = json.load(open(sys.argv[1] + "/results.json"))
+s = r["evidence"]["search"]
+assert (s["path"], s["layout"], s["layout_source"]) == ("scan", "split-database", "default"), s
+assert r["evidence"]["compute_threads"] == 2, r["evidence"]
+b = json.load(open(sys.argv[1] + "/build.json"))
+for key in ("blas_library", "openmp_runtime"):
+    with open(b[key], "rb") as f:
+        assert b[key + "_sha256"] == hashlib.sha256(f.read()).hexdigest(), key
+PY
+    [ -f "$XDG_CACHE_HOME/streamcard/sha256-v1" ] || fail "no hash cache after run $round"
+    # Run 2 finds every hash cached: the cache file is not written again.
+    cache_id[$round]=$(stat -c '%i %y' "$XDG_CACHE_HOME/streamcard/sha256-v1")
+done
+[ "${cache_id[1]}" = "${cache_id[2]}" ] || fail "the second run rewrote the hash cache"
+expect_contains "$XDG_CACHE_HOME/streamcard/sha256-v1" "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['blas_library_sha256'])" "$S/build.json")"
