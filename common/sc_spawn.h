@@ -1,8 +1,9 @@
 /*
  * sc_spawn.h: run a program to its end and keep what it prints on stdout. The one
  * spawn-and-capture of the tree: the `streamcard` command asks sbatch --wait and a
- * workload's --build-info (started early, collected later: sc_spawn_start/collect); streamcard-pingpong asks fi_info, before MPI_Init (forking an
- * MPI process after MPI_Init is unsafe with some transports: registered memory, verbs).
+ * workload's --build-info (started early, collected later: sc_spawn_start/collect);
+ * streamcard-pingpong asks fi_info, before MPI_Init (forking an MPI process after MPI_Init is
+ * unsafe with some transports: registered memory, verbs).
  */
 #ifndef SC_SPAWN_H
 #define SC_SPAWN_H
