@@ -86,6 +86,7 @@ while read -r elf; do
 done < <(find "$WORK/x" -type f \( -path '*/bin/*' -o -path '*/libexec/*' -o -name '*.so' \))
 
 # ---------------------------------------------------------------- install
+mkdir -p /run/lock # (a fresh /run, e.g. a chroot's tmpfs, may not have it yet)
 exec 8>/run/lock/streamcard-package-test.lock
 flock -w 600 8 || fail "another package test holds /run/lock/streamcard-package-test.lock"
 if dpkg-query -W -f '${Status}' streamcard 2>/dev/null | grep -q 'install ok installed'; then
