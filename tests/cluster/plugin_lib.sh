@@ -1,12 +1,33 @@
 # shellcheck shell=bash
-# Shared by the plugin tests (sourced after common.sh): the plugin from the build tree on
-# the test cluster, cards, jobs that run `streamcard run`, and fake sysroots.
-# Usage: source common.sh "$@"; source plugin_lib.sh   (arguments: REPO_ROOT BUILD_DIR)
+# Shared by the plugin tests (sourced after common.sh): the plugin installed from the build
+# on the test cluster, cards, jobs that run `streamcard run`, and fake sysroots.
+# Usage: source common.sh "$@"; source plugin_lib.sh
+#        (arguments: REPO_ROOT BUILD_DIR [CMAKE_COMMAND])
+#
+# The tests run an installed tree, as a site does, never the build folder (which the job's
+# user may not be able to read, e.g. a clone in root's 0700 home): `cmake --install` of
+# BUILD_DIR into a staging folder of this test's own, world-readable under /tmp, removed
+# at exit. PLUGIN and SC are the staged plugin and command; SC finds its kernels in the
+# staged libexec/streamcard. A test that sets PLUGIN and SC before sourcing this file
+# (the package's test: the installed .deb) runs those instead.
 
-BUILD=${2:-$REPO/build}
-PLUGIN=$BUILD/lib/spank_streamcard.so
-SC=$BUILD/bin/streamcard
-[[ -r $PLUGIN && -x $SC ]] || fail "build first: $PLUGIN and $SC are missing"
+if [[ -z ${PLUGIN:-} ]]; then
+	BUILD=${2:-$REPO/build}
+	CMAKE=${3:-cmake}
+	[[ -r $BUILD/lib/spank_streamcard.so && -x $BUILD/bin/streamcard ]] ||
+		fail "build first: $BUILD/lib/spank_streamcard.so and $BUILD/bin/streamcard are missing"
+	STAGE=$(mktemp -d "/tmp/streamcard-stage-$TEST_NAME.XXXXXX")
+	CLEANUP+=("$STAGE")
+	chmod 0755 "$STAGE"
+	# DESTDIR keeps every file in STAGE, even with an absolute STREAMCARD_SLURM_PLUGINDIR.
+	DESTDIR=$STAGE "$CMAKE" --install "$BUILD" --prefix /usr/local >"$STAGE.log" 2>&1 ||
+		{ cat "$STAGE.log" >&2; rm -f "$STAGE.log"; fail "cmake --install $BUILD into $STAGE failed"; }
+	rm -f "$STAGE.log"
+	PLUGIN=$(find "$STAGE" -name spank_streamcard.so -type f)
+	SC=$STAGE/usr/local/bin/streamcard
+fi
+[[ -n $PLUGIN && $PLUGIN != *$'\n'* && -r $PLUGIN && -x ${SC:-} ]] ||
+	fail "no single plugin and command to run: '$PLUGIN' '${SC:-}'"
 
 # plugin_up [PLUGIN ARGS]: the test cluster with the plugin loaded with those arguments
 # (and the cli_filter that asks Slurm for what a card needs).
@@ -55,6 +76,13 @@ submit() {
 wait_job() {
 	wait_until 60 "job $1 to end" has_final_state "$1"
 	final_state "$1"
+}
+
+# wait_completed JOBID: waits for the job to end; fails unless it COMPLETED.
+wait_completed() {
+	local state
+	state=$(wait_job "$1")
+	[[ $state == COMPLETED ]] || fail "job $1 ended $state: $(cat "$WORK/$1.out")"
 }
 
 # job_bundle JOBID: the bundle path the job's streamcard run printed (slurmstepd may write

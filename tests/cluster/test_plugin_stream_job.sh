@@ -12,8 +12,7 @@ write_card card.yaml '  cpu_list: 0' '  threads: 1' '  memory_node: 0'
 write_job job.sh
 
 job=$(submit card.yaml job.sh) || fail "sbatch refused a good card"
-state=$(wait_job "$job")
-[[ $state == COMPLETED ]] || fail "job $job ended $state: $(cat "$WORK/$job.out")"
+wait_completed "$job"
 B=$(job_bundle "$job")
 [[ $B == "$WORK/stream_copy_1thread_"* ]] || fail "bundle $B is not in the job's directory"
 cmp "$WORK/card.yaml" "$B/card.yaml" || fail "the bundle's card.yaml is not the card submitted"
