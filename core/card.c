@@ -5,6 +5,7 @@
 #include "sc_card.h"
 #include "sc_card_schema.h"
 #include "sc_file.h"
+#include "sc_text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,9 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <yaml.h>
-
-/* Largest card accepted: a card is a few dozen lines; anything huge is a mistake. */
-#define SC_CARD_MAX_BYTES (1u << 20)
 
 /* Forgets the card's sweep: its values, their lines and the swept key. */
 static void sc__card_drop_sweep(sc_card *card)
@@ -156,30 +154,55 @@ static int sc__list_add(sc_card *card, const char *value)
     return 0;
 }
 
-/* env: a mapping of NAME: value. Names are checked in sc_card_check(). */
+/* env: a mapping of NAME: value. Names are checked in sc_card_check(); a name set twice is
+   found through one hash table (sc_text_find_repeats), and said once per repeat. */
 static void sc__read_env(sc__card_reader *r, yaml_node_t *map)
 {
+    size_t n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
+    size_t base = r->card->n_env, *first = calloc(n + 1, sizeof(*first));
+    int *lines = calloc(n + 1, sizeof(*lines));
+    const char **names = calloc(n + 1, sizeof(*names));
     char where[512];
 
+    if (!first || !lines || !names) {
+        r->errors++;
+        goto out;
+    }
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
          p++) {
         yaml_node_t *k = yaml_document_get_node(r->doc, p->key);
         yaml_node_t *v = yaml_document_get_node(r->doc, p->value);
-        snprintf(where, sizeof(where), "%s:%d", r->name, sc__line(k));
         if (k->type != YAML_SCALAR_NODE || v->type != YAML_SCALAR_NODE) {
+            snprintf(where, sizeof(where), "%s:%d", r->name, sc__line(k));
             sc_diag_addf(r->diag, "%s: env: entries must be NAME: value (got %s)", where,
                          sc__node_kind(k->type != YAML_SCALAR_NODE ? k : v));
             r->errors++;
             continue;
         }
-        for (size_t i = 0; i < r->card->n_env; i++)
-            if (strcmp(r->card->env[i].key, sc__scalar(k)) == 0) {
-                sc_diag_addf(r->diag, "%s: env: %s is set twice", where, sc__scalar(k));
-                r->errors++;
-            }
-        if (sc__env_add(r->card, sc__scalar(k), sc__scalar(v)) < 0)
+        if (sc__env_add(r->card, sc__scalar(k), sc__scalar(v)) < 0) {
             r->errors++;
+            goto out;
+        }
+        lines[r->card->n_env - 1 - base] = sc__line(k);
     }
+    size_t added = r->card->n_env - base;
+    for (size_t i = 0; i < added; i++)
+        names[i] = r->card->env[base + i].key;
+    if (sc_text_find_repeats(names, added, first) < 0) {
+        r->errors++;
+        goto out;
+    }
+    for (size_t i = 0; i < added; i++) {
+        if (first[i] == added)
+            continue;
+        sc_diag_addf(r->diag, "%s:%d: env: %s is set twice (first on line %d)", r->name, lines[i],
+                     names[i], lines[first[i]]);
+        r->errors++;
+    }
+out:
+    free(first);
+    free(lines);
+    free(names);
 }
 
 static void sc__read_list(sc__card_reader *r, yaml_node_t *seq)
@@ -426,6 +449,9 @@ int sc_card_parse(sc_card *card, const char *text, size_t len, const char *name,
     card->source_len = len;
     card->source_name = name_copy;
 
+    int rc = sc__card_scan(text, len, name, diag);
+    if (rc < 0)
+        return rc;
     if (!yaml_parser_initialize(&parser))
         return -ENOMEM;
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
@@ -462,7 +488,8 @@ int sc_card_load_file(sc_card *card, const char *path, sc_diag *diag)
 
     if (rc < 0) {
         sc_diag_addf(diag, "%s: cannot read the card: %s", path,
-                     rc == -EFBIG ? "larger than 1 MiB" : strerror(-rc));
+                     rc == -EFBIG ? "larger than 64 KiB (valid: at most 65536 bytes)"
+                                  : strerror(-rc));
         return rc;
     }
     rc = sc_card_parse(card, text, len, path, diag);

@@ -21,6 +21,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * What a card may hold, the same on every side that reads one (sbatch, the compute node,
+ * `streamcard run`): checked on the text before anything is built from it, so reading any
+ * card costs time and memory in proportion to these, whatever it holds. A card has no
+ * anchors or aliases. (doc/design.md, "Limits".)
+ */
+#define SC_CARD_MAX_BYTES 65536 /* the card's bytes */
+#define SC_CARD_MAX_DEPTH 8     /* mappings and lists inside each other */
+#define SC_CARD_MAX_SCALAR 4096 /* bytes of one key or value */
+#define SC_CARD_MAX_ITEMS 256   /* entries of one mapping or list */
+
 typedef enum sc_workload {
     SC_WORKLOAD_NONE = 0,
     SC_WORKLOAD_STREAM,
@@ -130,7 +141,7 @@ void sc_card_free(sc_card *card);
  * unknown or duplicate key, bad value) is appended to diag. Returns 0 when nothing was
  * appended; -EINVAL when keys or values were wrong (the card holds whatever parsed, and
  * sc_card_check() can still report the rest); -EBADMSG when the text is not a YAML
- * mapping at all.
+ * mapping at all, or goes beyond a limit above (one line says which).
  */
 int sc_card_parse(sc_card *card, const char *text, size_t len, const char *name, sc_diag *diag);
 

@@ -53,6 +53,16 @@ const sc__card_key *sc__card_key_suggest(const char *name);
 int sc__card_assign(sc_card *card, const sc__card_key *key, const char *value, const char *where,
                     sc_diag *diag);
 
+/*
+ * The first look at a card's text, before the document is loaded: its size, then one pass
+ * over its YAML events that refuses anchors and aliases, nesting deeper than
+ * SC_CARD_MAX_DEPTH, keys and values longer than SC_CARD_MAX_SCALAR, mappings and lists of
+ * more than SC_CARD_MAX_ITEMS entries and a second document (card_scan.c). Returns 0 (a
+ * YAML syntax error is left to the loader, which names it), -EBADMSG with one line in
+ * diag, or -ENOMEM.
+ */
+int sc__card_scan(const char *text, size_t len, const char *name, sc_diag *diag);
+
 /* Longest name (run_name, governor, transport) a card accepts. */
 #define SC__CARD_NAME_MAX 100
 
