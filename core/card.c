@@ -484,7 +484,7 @@ int sc_card_load_file(sc_card *card, const char *path, sc_diag *diag)
 {
     char *text = NULL;
     size_t len = 0;
-    int rc = sc_file_read_at(AT_FDCWD, path, 0, SC_CARD_MAX_BYTES, &text, &len);
+    int rc = sc_file_read_at(AT_FDCWD, path, 0, SC_CARD_MAX_BYTES + 1, &text, &len);
 
     if (rc < 0) {
         sc_diag_addf(diag, "%s: cannot read the card: %s", path,

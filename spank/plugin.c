@@ -96,8 +96,8 @@ static int sc__option_cb(int val, const char *optarg, int remote)
     (void)val;
     (void)remote;
     if (!optarg || !*optarg) {
-        slurm_error("streamcard: --stream-card: needs a card file (valid: "
-                    "--stream-card=card.yaml)");
+        sc_spank_error("streamcard: --stream-card: needs a card file (valid: "
+                       "--stream-card=card.yaml)");
         return -1;
     }
     free(sc__plug.option);
@@ -152,10 +152,10 @@ static int sc__check_exclusive(spank_t sp)
     if (!sc__plug.policy.require_exclusive)
         return 0;
     if ((ncpus = sc__job_cpus_here(sp, online)) < online || online < 1) {
-        slurm_error("streamcard: prefetch/governor change the whole node, and this node's "
-                    "policy requires the job to have it to itself: it has %d of %ld CPUs "
-                    "(valid: submit with --exclusive, or leave prefetch and governor unchanged)",
-                    ncpus, online);
+        sc_spank_error("streamcard: prefetch/governor change the whole node, and this node's "
+                       "policy requires the job to have it to itself: it has %d of %ld CPUs "
+                       "(valid: submit with --exclusive, or leave prefetch and governor unchanged)",
+                       ncpus, online);
         return -1;
     }
     return 0;
@@ -235,7 +235,7 @@ static int sc__apply_platform(spank_t sp)
        releases its reference in slurm_spank_exit. */
     int rc = sc_pfctl_apply(&cfg, sc__plug.job_id, getppid(), &req, &sc__plug.ev, why, sizeof(why));
     if (rc < 0) {
-        slurm_error("%s", *why ? why : "streamcard: platform change refused");
+        sc_spank_error("%s", *why ? why : "streamcard: platform change refused");
         return -1;
     }
     sc__plug.platform_changed = true;
@@ -254,12 +254,12 @@ static int sc__check_confined(spank_t sp, const sc_machine *m)
 
     if (spank_get_item(sp, S_JOB_NCPUS, &ncpus) == ESPANK_SUCCESS && allowed <= ncpus)
         return 0;
-    slurm_error("streamcard: prefetch/governor: cpu_list %s cannot be checked against the "
-                "job's CPUs before the change: the task may still run on %d CPUs, the job has "
-                "%u (valid: submit with --exclusive, or confine jobs to their CPUs: "
-                "TaskPlugin=task/cgroup with ConstrainCores=yes)",
-                sc__plug.jc.card->cpu_list ? sc__plug.jc.card->cpu_list : "(all)", allowed,
-                (unsigned)ncpus);
+    sc_spank_error("streamcard: prefetch/governor: cpu_list %s cannot be checked against the "
+                   "job's CPUs before the change: the task may still run on %d CPUs, the job has "
+                   "%u (valid: submit with --exclusive, or confine jobs to their CPUs: "
+                   "TaskPlugin=task/cgroup with ConstrainCores=yes)",
+                   sc__plug.jc.card->cpu_list ? sc__plug.jc.card->cpu_list : "(all)", allowed,
+                   (unsigned)ncpus);
     return -1;
 }
 
@@ -275,14 +275,14 @@ static int sc__task_check(spank_t sp, bool before_change)
     int rc = sc_fsroot_open(&root, sc__plug.policy.sysroot);
 
     if (rc < 0) {
-        slurm_error("streamcard: cannot open sysroot %s: %s", sc__plug.policy.sysroot,
-                    strerror(-rc));
+        sc_spank_error("streamcard: cannot open sysroot %s: %s", sc__plug.policy.sysroot,
+                       strerror(-rc));
         return -1;
     }
     rc = sc_machine_load(&m, &root);
     sc_fsroot_close(&root);
     if (rc < 0) {
-        slurm_error("streamcard: cannot read this node's CPUs and memory: %s", strerror(-rc));
+        sc_spank_error("streamcard: cannot read this node's CPUs and memory: %s", strerror(-rc));
         return -1;
     }
     sc_machine_restrict_to_self(&m);
@@ -313,11 +313,11 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 
     if (ctx != S_CTX_SLURMD && ctx != S_CTX_JOB_SCRIPT &&
         spank_option_register(sp, &sc__option) != ESPANK_SUCCESS) {
-        slurm_error("streamcard: cannot register --stream-card");
+        sc_spank_error("streamcard: cannot register --stream-card");
         return -1;
     }
     if (sc_policy_parse(&sc__plug.policy, ac, av, why, sizeof(why)) < 0) {
-        slurm_error("streamcard: plugstack.conf: %s", why);
+        sc_spank_error("streamcard: plugstack.conf: %s", why);
         return -1;
     }
     if (ctx == S_CTX_SLURMD) {
@@ -326,9 +326,9 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
         sc_pfctl_config cfg = sc__pfctl_config();
         char *log = NULL;
         if (sc_pfctl_restore_stale(&cfg, &log) < 0)
-            slurm_error("streamcard: restoring platform state left by earlier jobs failed; "
-                        "see the lines below and %s",
-                        sc__plug.policy.state_dir);
+            sc_spank_error("streamcard: restoring platform state left by earlier jobs failed; "
+                           "see the lines below and %s",
+                           sc__plug.policy.state_dir);
         sc__log_lines(log);
         free(log);
     }
@@ -356,7 +356,7 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
     (void)av;
     if (sc__plug.card_error) { /* logged when the card arrived; now for the job's output */
         for (size_t i = 0; i < sc__plug.card_problems.count; i++)
-            slurm_error("%s", sc__plug.card_problems.lines[i]);
+            sc_spank_error("%s", sc__plug.card_problems.lines[i]);
         return -1;
     }
     if (!sc__plug.jc.card || sc__role(sp) == SC_ROLE_NONE)
@@ -387,8 +387,8 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
         return -1;
     int rc = sc_bind_self(sc__plug.jc.card->cpus, sc__plug.jc.card->memory_node);
     if (rc < 0) {
-        slurm_error("streamcard: binding to cpu_list %s / memory_node %ld failed: %s",
-                    sc__plug.jc.card->cpu_list, sc__plug.jc.card->memory_node, strerror(-rc));
+        sc_spank_error("streamcard: binding to cpu_list %s / memory_node %ld failed: %s",
+                       sc__plug.jc.card->cpu_list, sc__plug.jc.card->memory_node, strerror(-rc));
         return -1;
     }
     return sc_user_bundle_create(sp, &in);
@@ -410,13 +410,13 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
         return 0;
     int rc = sc_guardian_wait(pid, SC_GUARDIAN_WAIT_MS);
     if (rc == 0)
-        slurm_info("streamcard: job %u: the task was killed by signal %d; its guardian sealed "
-                   "the bundle",
-                   sc__plug.job_id, WTERMSIG(status));
+        sc_spank_info("streamcard: job %u: the task was killed by signal %d; its guardian sealed "
+                      "the bundle",
+                      sc__plug.job_id, WTERMSIG(status));
     else if (rc < 0)
-        slurm_error("streamcard: job %u: the task was killed by signal %d; its guardian did not "
-                    "end within %d s (the bundle may stay unsealed)",
-                    sc__plug.job_id, WTERMSIG(status), SC_GUARDIAN_WAIT_MS / 1000);
+        sc_spank_error("streamcard: job %u: the task was killed by signal %d; its guardian did not "
+                       "end within %d s (the bundle may stay unsealed)",
+                       sc__plug.job_id, WTERMSIG(status), SC_GUARDIAN_WAIT_MS / 1000);
     return 0;
 }
 
@@ -430,9 +430,9 @@ static void sc__restore_job_end(spank_t sp)
         return;
     sc_pfctl_config cfg = sc__pfctl_config();
     if (sc_pfctl_restore_job(&cfg, job_id, &log) < 0)
-        slurm_error("streamcard: job %u: restoring the platform at the job's end failed "
-                    "(the next slurmd start tries again)",
-                    job_id);
+        sc_spank_error("streamcard: job %u: restoring the platform at the job's end failed "
+                       "(the next slurmd start tries again)",
+                       job_id);
     sc__log_lines(log);
     free(log);
 }
@@ -452,9 +452,9 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
             sc_pfctl_config cfg = sc__pfctl_config();
             char *log = NULL;
             if (sc_pfctl_release(&cfg, sc__plug.job_id, getpid(), &log) < 0)
-                slurm_error("streamcard: job %u: restoring the platform failed (the job's "
-                            "end tries again)",
-                            sc__plug.job_id);
+                sc_spank_error("streamcard: job %u: restoring the platform failed (the job's "
+                               "end tries again)",
+                               sc__plug.job_id);
             sc__log_lines(log);
             free(log);
         }
