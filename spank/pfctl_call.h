@@ -35,10 +35,13 @@ int sc__pfctl_call_lock(sc__pfctl_call *r, char *why, size_t whylen);
 
 /*
  * Writes the journal's originals back (masked, read back), governors too, continuing past
- * failures so that as much as possible is restored. Removes the journal file when all of
- * it read back as journaled and corrupt is false; otherwise keeps it for an admin. Returns
- * 0, the first failure, or -EBADMSG for a corrupt journal.
+ * failures so that as much as possible is restored. A journal that read back whole
+ * (damaged NULL) is removed when everything read back as journaled, else kept for another
+ * try. A damaged one (damaged: why it could not be read) is never kept where it would keep
+ * the node from taking platform jobs: what could be read of it is restored, the file is set
+ * aside under a dated name (sc_journal_set_aside) and one line says so. Returns 0 or the
+ * first failure.
  */
-int sc__pfctl_call_restore(sc__pfctl_call *r, const sc_journal *j, bool corrupt);
+int sc__pfctl_call_restore(sc__pfctl_call *r, const sc_journal *j, const char *damaged);
 
 #endif
