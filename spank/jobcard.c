@@ -208,6 +208,9 @@ int sc_jobcard_receive(spank_t sp, sc_jobcard *jc, sc_diag *problems)
         spank_get_item(sp, S_JOB_UID, &uid);
         rc = sc_card_record_read(record, rlen, jc->sha, (unsigned)uid, name, &jc->card, &found, why,
                                  sizeof(why));
+        if (rc == 0) /* who checked it: the audit trail of the one step that parses the card */
+            sc_spank_info("streamcard: card %s (SHA-256 %.12s...) checked as uid %u", name, jc->sha,
+                          (unsigned)uid);
         if (rc == -EINVAL)
             sc_jobcard_report(&found, problems); /* the card's own problems */
         else if (rc < 0)

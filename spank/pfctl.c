@@ -512,6 +512,8 @@ static void sc__evidence(sc__apply *a, int rc, sc_pfctl_evidence *ev)
     ev->msr_readback_before = before.text;
     ev->msr_readback_after = a->after.text;
     ev->state_env = env.text;
+    ev->node_log = a->r.notes.text;
+    sc_kv_init(&a->r.notes);
     sc_kv_init(&a->r.log);
     sc_kv_init(&a->after);
 }
@@ -569,5 +571,6 @@ void sc_pfctl_evidence_free(sc_pfctl_evidence *ev)
     free(ev->msr_readback_before);
     free(ev->msr_readback_after);
     free(ev->state_env);
+    free(ev->node_log);
     memset(ev, 0, sizeof(*ev));
 }

@@ -52,6 +52,8 @@ typedef struct sc_pfctl_evidence {
     char *msr_readback_before; /* prefetch/state/msr_readback_before.txt: the originals */
     char *msr_readback_after;  /* prefetch/state/msr_readback_after.txt: read after the change */
     char *state_env;           /* prefetch/state/state.env: OBSERVED_STATE, STATE_VALID, ... */
+    char *node_log; /* for the node's log (slurmd), not the bundle: what an admin must hear of,
+                       such as a damaged journal of another job restored and set aside */
 } sc_pfctl_evidence;
 
 /*
@@ -88,5 +90,14 @@ int sc_pfctl_restore_job(const sc_pfctl_config *cfg, uint32_t job_id, char **log
  * is alive). Returns 0 or the first error.
  */
 int sc_pfctl_restore_stale(const sc_pfctl_config *cfg, char **log);
+
+/*
+ * For an admin (streamcard-node state): one line per journal of the node (job, request,
+ * CPUs, class, records, holders alive or dead; a damaged one says so and what of it is
+ * readable) and one per damaged journal set aside; *jobs lists the journals' job ids. Reads
+ * only, under the lock. Returns 0 with *text and *jobs malloc'd, or -errno with the reason
+ * in *text.
+ */
+int sc_pfctl_show(const sc_pfctl_config *cfg, char **text, uint32_t **jobs, size_t *njobs);
 
 #endif

@@ -14,6 +14,7 @@
 typedef struct sc__pfctl_call {
     const sc_pfctl_config *cfg;
     sc_kv log;        /* the control log: one timestamped line per step */
+    sc_kv notes;      /* lines of it for the node's log too (apply hands them over) */
     sc_platform plat; /* valid when plat_rc == 0 */
     int plat_rc;      /* 1 until sc__pfctl_call_platform(), then its result */
     sc_statedir dir;  /* open and locked after sc__pfctl_call_lock() */
@@ -25,6 +26,9 @@ void sc__pfctl_call_end(sc__pfctl_call *r, char **log);
 
 /* Appends "<UTC time with ms> <formatted line>\n" to the control log. */
 void sc__pfctl_call_logf(sc__pfctl_call *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* The same, also kept as a note for the node's log (what an admin must hear of). */
+void sc__pfctl_call_notef(sc__pfctl_call *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* Opens the platform once and logs the CPU identification. Returns 0 or -errno. */

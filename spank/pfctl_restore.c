@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@ void sc__pfctl_call_init(sc__pfctl_call *r, const sc_pfctl_config *cfg)
     memset(r, 0, sizeof(*r));
     r->cfg = cfg;
     sc_kv_init(&r->log);
+    sc_kv_init(&r->notes);
     r->plat.root.fd = -1;
     r->plat_rc = 1;
     r->dir.fd = r->dir.lock_fd = -1;
@@ -30,25 +32,45 @@ void sc__pfctl_call_end(sc__pfctl_call *r, char **log)
     else
         sc_kv_free(&r->log);
     sc_kv_init(&r->log);
+    sc_kv_free(&r->notes);
 }
 
-void sc__pfctl_call_logf(sc__pfctl_call *r, const char *fmt, ...)
+/* Appends one timestamped line to the control log, and to the notes when note is set. */
+static void sc__logv(sc__pfctl_call *r, bool note, const char *fmt, va_list ap)
 {
     char stamp[48], line[1024];
     struct timespec now;
     struct tm tm;
-    va_list ap;
 
     clock_gettime(CLOCK_REALTIME, &now);
     gmtime_r(&now.tv_sec, &tm);
     size_t n = strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(stamp + n, sizeof(stamp) - n, ".%03ldZ ", now.tv_nsec / 1000000);
-    va_start(ap, fmt);
     vsnprintf(line, sizeof(line), fmt, ap);
+    for (int i = 0; i < 1 + note; i++) {
+        sc_kv *kv = i == 0 ? &r->log : &r->notes;
+        sc_kv_append(kv, stamp);
+        sc_kv_append(kv, line);
+        sc_kv_append(kv, "\n");
+    }
+}
+
+void sc__pfctl_call_logf(sc__pfctl_call *r, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    sc__logv(r, false, fmt, ap);
     va_end(ap);
-    sc_kv_append(&r->log, stamp);
-    sc_kv_append(&r->log, line);
-    sc_kv_append(&r->log, "\n");
+}
+
+void sc__pfctl_call_notef(sc__pfctl_call *r, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    sc__logv(r, true, fmt, ap);
+    va_end(ap);
 }
 
 int sc__pfctl_call_platform(sc__pfctl_call *r, char *why, size_t whylen)
@@ -131,11 +153,11 @@ static int sc__set_aside(sc__pfctl_call *r, const sc_journal *j, const char *dam
         sc__pfctl_call_logf(r, "ERROR: %s", why);
         return moved;
     }
-    sc__pfctl_call_logf(r,
-                        "restore: job %u: %s; restored what could be read (%zu register(s), %zu "
-                        "governor(s)%s), the file kept as %s/%s for an admin",
-                        (unsigned)j->job_id, reason, j->n_msr, j->n_gov,
-                        rc < 0 ? ", not all of them read back" : "", r->dir.path, aside);
+    sc__pfctl_call_notef(r,
+                         "restore: job %u: %s; restored what could be read (%zu register(s), %zu "
+                         "governor(s)%s), the file kept as %s/%s for an admin",
+                         (unsigned)j->job_id, reason, j->n_msr, j->n_gov,
+                         rc < 0 ? ", not all of them read back" : "", r->dir.path, aside);
     return rc;
 }
 

@@ -45,6 +45,7 @@
  * Nothing here may take slurmstepd down: no exit(), every pointer checked, every message one
  * line "streamcard: <what failed>: <why> (<what would be valid>)".
  */
+#include "exclusive.h"
 #include "guardian.h"
 #include "jobcard.h"
 #include "jobcpus.h"
@@ -81,6 +82,7 @@ static struct {
     bool platform_changed;
     sc_pfctl_evidence ev;
     char *platform_before;
+    hwloc_bitmap_t task_cpus; /* the task's allowed CPUs, read before a platform change */
 } sc__plug;
 
 static int sc__option_cb(int val, const char *optarg, int remote);
@@ -122,43 +124,65 @@ static bool sc__wants_platform(const sc_card *c)
     return c->prefetch != SC_PREFETCH_UNCHANGED || strcmp(c->governor, "unchanged") != 0;
 }
 
-/* The job's CPUs on this node: S_JOB_NCPUS when it already counts them all (the batch
-   step of an exclusive job), else the job's cpuset cgroup where task/cgroup made one
-   (right in every step; S_JOB_NCPUS is an srun step's own share). */
+/* The job's CPUs on this node into set: its cpuset cgroup where task/cgroup made one (right
+   in every step), else the task's allowed CPUs (confined to the job's before any change:
+   sc__check_confined). Returns 0 or -1. */
+static int sc__job_cpuset(hwloc_bitmap_t set)
+{
+    char *text = NULL;
+    int rc = sc_file_read_at(AT_FDCWD, "/proc/self/cgroup", 0, 1 << 16, &text, NULL);
+
+    if (rc == 0)
+        rc = sc_job_cpuset(text, sc__plug.job_id, "/sys/fs/cgroup", set);
+    free(text);
+    if (rc < 0 && sc__plug.task_cpus)
+        rc = hwloc_bitmap_copy(set, sc__plug.task_cpus);
+    return rc < 0 ? -1 : 0;
+}
+
+/* How many of the node's CPUs the job holds: S_JOB_NCPUS when it already counts them all
+   (the batch step of an exclusive job), else its cpuset (S_JOB_NCPUS is an srun step's own
+   share). */
 static int sc__job_cpus_here(spank_t sp, long online)
 {
     uint16_t ncpus = 0;
-    char *text = NULL;
     int n = spank_get_item(sp, S_JOB_NCPUS, &ncpus) == ESPANK_SUCCESS ? (int)ncpus : 0;
 
     if (n >= online)
         return n;
     hwloc_bitmap_t set = hwloc_bitmap_alloc();
-    if (set && sc_file_read_at(AT_FDCWD, "/proc/self/cgroup", 0, 1 << 16, &text, NULL) == 0 &&
-        sc_job_cpuset(text, sc__plug.job_id, "/sys/fs/cgroup", set) == 0 &&
-        hwloc_bitmap_weight(set) > n)
+    if (set && sc__job_cpuset(set) == 0 && hwloc_bitmap_weight(set) > n)
         n = hwloc_bitmap_weight(set);
-    free(text);
     hwloc_bitmap_free(set);
     return n;
 }
 
-/* Platform changes need the node to themselves when the policy says so. */
-static int sc__check_exclusive(spank_t sp)
+/*
+ * Platform changes and other jobs: with require_exclusive=yes the job must have the node to
+ * itself as Slurm knows it (exclusive.h); with no, the change may reach only the job's CPUs
+ * (*job_cpus, checked by the facade against the register's scope). Returns 0 or -1 (logged).
+ */
+static int sc__check_exclusive(spank_t sp, hwloc_bitmap_t *job_cpus)
 {
     long online = sysconf(_SC_NPROCESSORS_ONLN);
-    int ncpus;
+    char why[1024] = "";
 
-    if (!sc__plug.policy.require_exclusive)
-        return 0;
-    if ((ncpus = sc__job_cpus_here(sp, online)) < online || online < 1) {
-        sc_spank_error("streamcard: prefetch/governor change the whole node, and this node's "
-                       "policy requires the job to have it to itself: it has %d of %ld CPUs "
-                       "(valid: submit with --exclusive, or leave prefetch and governor unchanged)",
-                       ncpus, online);
+    *job_cpus = NULL;
+    if (sc__plug.policy.require_exclusive) {
+        if (sc_exclusive_check(sc__plug.job_id, sc__job_cpus_here(sp, online), online, why,
+                               sizeof(why)) == 0)
+            return 0;
+        sc_spank_error("%s", why);
         return -1;
     }
-    return 0;
+    *job_cpus = hwloc_bitmap_alloc();
+    if (*job_cpus && sc__job_cpuset(*job_cpus) == 0)
+        return 0;
+    hwloc_bitmap_free(*job_cpus);
+    *job_cpus = NULL;
+    sc_spank_error("streamcard: prefetch/governor: the job's CPUs on this node are unknown, so "
+                   "what the change reaches cannot be checked (valid: submit with --exclusive)");
+    return -1;
 }
 
 /* The machine state before anything changes: platform/before.txt of the bundle. */
@@ -221,19 +245,24 @@ static int sc__apply_platform(spank_t sp)
     char why[1024] = "";
     sc_card *c = sc__plug.jc.card;
 
+    hwloc_bitmap_t job_cpus = NULL;
+
     if (!sc__wants_platform(c))
         return 0;
-    if (sc__check_exclusive(sp) < 0)
+    if (sc__check_exclusive(sp, &job_cpus) < 0)
         return -1;
     sc_pfctl_config cfg = sc__pfctl_config();
     sc_pfctl_request req = {.prefetch = c->prefetch,
                             .governor = c->governor,
                             .cpus = c->cpus,
                             .allow_prefetch = sc__plug.policy.allow_prefetch,
-                            .allow_governor = sc__plug.policy.allow_governor};
+                            .allow_governor = sc__plug.policy.allow_governor,
+                            .job_cpus = job_cpus};
     /* The holder is the step's slurmstepd (our parent): it lives as long as the step and
        releases its reference in slurm_spank_exit. */
     int rc = sc_pfctl_apply(&cfg, sc__plug.job_id, getppid(), &req, &sc__plug.ev, why, sizeof(why));
+    hwloc_bitmap_free(job_cpus);
+    sc__log_lines(sc__plug.ev.node_log);
     if (rc < 0) {
         sc_spank_error("%s", *why ? why : "streamcard: platform change refused");
         return -1;
@@ -291,8 +320,11 @@ static int sc__task_check(spank_t sp, bool before_change)
     rc = sc_card_check_machine(sc__plug.jc.card, &m, true, &d);
     sc_jobcard_report(&d, NULL);
     sc_diag_free(&d);
-    if (rc == 0 && before_change && sc__wants_platform(sc__plug.jc.card))
+    if (rc == 0 && before_change && sc__wants_platform(sc__plug.jc.card)) {
         rc = sc__check_confined(sp, &m);
+        hwloc_bitmap_free(sc__plug.task_cpus);
+        sc__plug.task_cpus = hwloc_bitmap_dup(m.cpus_allowed);
+    }
     sc_machine_free(&m);
     return rc < 0 ? -1 : 0;
 }
@@ -460,6 +492,7 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
         }
     }
     sc_pfctl_evidence_free(&sc__plug.ev);
+    hwloc_bitmap_free(sc__plug.task_cpus);
     sc_jobcard_free(&sc__plug.jc);
     free(sc__plug.platform_before);
     free(sc__plug.option);

@@ -18,9 +18,11 @@
 # The repository root: this file is <repo>/contrib/local-cluster/lib.sh.
 LC_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 
-# The non-root account jobs are submitted as (`up` creates it when missing).
+# The non-root account jobs are submitted as (`up` creates it when missing), and a second
+# one for tests of two users' jobs on one node (as-user --user scuser2).
 LC_USER=scuser
 LC_USER_HOME=/home/$LC_USER
+LC_USERS=(scuser scuser2)
 
 # Default ports: unusual ones, so a system Slurm on 6817/6818 is never disturbed.
 LC_DEFAULT_CTLD_PORT=${STREAMCARD_CLUSTER_CTLD_PORT:-16817}

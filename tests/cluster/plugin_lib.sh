@@ -114,10 +114,15 @@ make_sysroot() {
 	echo 0 >"$dir/proc/sys/kernel/tainted"
 	for cpu in $(seq 0 $(($(nproc --all) - 1))); do
 		local cf=$dir/sys/devices/system/cpu/cpu$cpu/cpufreq
-		mkdir -p "$cf" "$dir/dev/cpu/$cpu"
+		local topo=$dir/sys/devices/system/cpu/cpu$cpu/topology
+		mkdir -p "$cf" "$topo" "$dir/dev/cpu/$cpu"
 		echo "powersave performance" >"$cf/scaling_available_governors"
 		echo powersave >"$cf/scaling_governor"
 		echo 1500000 >"$cf/scaling_cur_freq"
+		echo "$cpu" >"$cf/related_cpus"
+		# The real machine's SMT siblings: what a prefetch register write reaches.
+		cat "/sys/devices/system/cpu/cpu$cpu/topology/thread_siblings_list" >"$topo/thread_siblings_list" 2>/dev/null ||
+			echo "$cpu" >"$topo/thread_siblings_list"
 		truncate -s 0 "$dir/dev/cpu/$cpu/msr"
 	done
 	chmod -R go-w "$dir"
@@ -221,3 +226,70 @@ running_bundle() {
 	[[ -n $b && -d $b ]] || fail "job $1 printed no bundle it runs into: $(cat "$WORK/$1.out")"
 	echo "$b"
 }
+
+# forge CARD_FILE [SBATCH OPTIONS...]: submits job.sh as scuser with the card's variables set
+# by hand (plain sbatch, no --stream-card: no submit-side check, no cli_filter), output in
+# $WORK/<id>.out; prints the job id. FORGE_SHA and FORGE_NAME override the hash and the name.
+forge() {
+	local card=$1 b64 sha
+	shift
+	b64=$(base64 -w0 "$WORK/$card")
+	sha=${FORGE_SHA:-$(sha256sum "$WORK/$card" | cut -d' ' -f1)}
+	as_user env SLURM_STREAMCARD_CARD_B64="$b64" SLURM_STREAMCARD_CARD_SHA256="$sha" \
+		SLURM_STREAMCARD_CARD_NAME="${FORGE_NAME:-$card}" sbatch --parsable \
+		-o "$WORK/%j.out" "$@" job.sh
+}
+
+# job_cost JOBID SECONDS READY: watches the job's slurmstepd processes (root) and their
+# children (the card check, as the user) in /proc every 20 ms until they are gone (at most
+# SECONDS), and prints "root_cpu=<s> peak_mb=<MB> ended=0|1": the CPU time of the root
+# processes (the most each was seen to use), the largest peak RSS (VmHWM) of any of them,
+# and whether they all ended in time. It creates the file READY once it watches: start it
+# (in the background) before the job, and let the job start after READY exists.
+job_cost() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import os, sys, time
+job, timeout, ready = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+tick = os.sysconf("SC_CLK_TCK")
+seen = {}  # pid -> [uid, cpu seconds, peak MB, cmd]
+def facts(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        s = f.read()
+    rest = s[s.rindex(")") + 2:].split()
+    uid = hwm = 0
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"): hwm = int(line.split()[1]) / 1024
+            if line.startswith("Uid:"): uid = int(line.split()[2])
+    return int(rest[1]), (int(rest[11]) + int(rest[12])) / tick, uid, hwm
+start = time.time(); ended = False; appeared = False
+while time.time() - start < timeout:
+    found = False
+    for d in os.listdir("/proc"):
+        if not d.isdigit(): continue
+        try:
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                cmd = f.read().split(b"\0")[0].decode(errors="replace")
+            ppid, cpu, uid, hwm = facts(d)
+        except (OSError, ValueError, IndexError):
+            continue
+        parent = seen.get(ppid)
+        if not cmd.startswith(f"slurmstepd: [{job}.") and not (parent and parent[3].startswith("slurmstepd")):
+            continue
+        found = appeared = True
+        e = seen.setdefault(int(d), [uid, 0.0, 0.0, cmd])
+        e[0] = uid; e[1] = max(e[1], cpu); e[2] = max(e[2], hwm)
+    if appeared and not found:
+        ended = True
+        break
+    if not os.path.exists(ready):
+        open(ready, "w").close()
+    time.sleep(0.02)
+root_cpu = sum(e[1] for e in seen.values() if e[0] == 0)
+peak = max((e[2] for e in seen.values()), default=0.0)
+print(f"root_cpu={root_cpu:.2f} peak_mb={peak:.1f} ended={int(ended)}")
+PY
+}
+
+# node_idle: the node of partition debug is idle (no job, nothing completing).
+node_idle() { [[ $(sinfo -h -p debug -o %T) == idle ]]; }
