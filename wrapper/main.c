@@ -1,7 +1,9 @@
 /* main.c: the `streamcard` command: options of the top level, then a subcommand. */
 #include "cli.h"
+#include "sc_text.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void sc__usage(FILE *out)
@@ -55,9 +57,11 @@ int main(int argc, char **argv)
         return sc_cmd_report(argc - 1, argv + 1);
     if (strcmp(argv[1], "export") == 0)
         return sc_cmd_export(argc - 1, argv + 1);
+    char *shown = sc_text_escape_dup(argv[1], 200); /* the user's text, escaped */
     fprintf(stderr,
             "streamcard: %s: unknown command (valid: run, verify, resources, compare, classify, "
             "report, export; see streamcard --help)\n",
-            argv[1]);
+            shown ? shown : "?");
+    free(shown);
     return SC_EXIT_USAGE;
 }
