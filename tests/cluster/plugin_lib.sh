@@ -241,54 +241,91 @@ forge() {
 }
 
 # job_cost JOBID SECONDS READY: watches the job's slurmstepd processes (root) and their
-# children (the card check, as the user) in /proc every 20 ms until they are gone (at most
-# SECONDS), and prints "root_cpu=<s> peak_mb=<MB> ended=0|1": the CPU time of the root
-# processes (the most each was seen to use), the largest peak RSS (VmHWM) of any of them,
-# and whether they all ended in time. It creates the file READY once it watches: start it
-# (in the background) before the job, and let the job start after READY exists.
+# descendants (the card check, as the user) in /proc every 20 ms until they are gone (at most
+# SECONDS), and prints "root_cpu=<s> peak_mb=<MB> ended=0|1 seen=0|1": the CPU time of the
+# root processes (the most each was seen to use), the largest peak RSS (VmHWM) of any of
+# them, whether they all ended in time, and whether a live root slurmstepd of the job was
+# seen at all (a job that ends between two looks is not measured: seen=0, measure again).
+# Each look reads only /proc/PID/stat of every process (its name, parent and CPU times), and
+# status and cmdline only of the job's own. It creates the file READY once it watches: start
+# it (in the background) before the job, and let the job start after READY exists.
 job_cost() {
 	python3 - "$1" "$2" "$3" <<'PY'
-import os, sys, time
+import os, subprocess, sys, time
 job, timeout, ready = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 tick = os.sysconf("SC_CLK_TCK")
-seen = {}  # pid -> [uid, cpu seconds, peak MB, cmd]
-def facts(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        s = f.read()
-    rest = s[s.rindex(")") + 2:].split()
+seen = {}  # pid -> [uid, cpu seconds, peak MB]
+stepd = {}  # pid -> True when it is one of this job's slurmstepd, False when another's
+def status(pid):
     uid = hwm = 0
     with open(f"/proc/{pid}/status") as f:
         for line in f:
             if line.startswith("VmHWM:"): hwm = int(line.split()[1]) / 1024
             if line.startswith("Uid:"): uid = int(line.split()[2])
-    return int(rest[1]), (int(rest[11]) + int(rest[12])) / tick, uid, hwm
-start = time.time(); ended = False; appeared = False
+    return uid, hwm
+start = time.time(); ended = False; appeared = False; live = False; looks = 0
 while time.time() - start < timeout:
-    found = False
+    procs = {}  # pid -> (comm, ppid, cpu seconds)
     for d in os.listdir("/proc"):
         if not d.isdigit(): continue
         try:
-            with open(f"/proc/{d}/cmdline", "rb") as f:
-                cmd = f.read().split(b"\0")[0].decode(errors="replace")
-            ppid, cpu, uid, hwm = facts(d)
+            with open(f"/proc/{d}/stat") as f:
+                s = f.read()
+            rest = s[s.rindex(")") + 2:].split()
+            procs[int(d)] = (s[s.index("(") + 1:s.rindex(")")], int(rest[1]),
+                             (int(rest[11]) + int(rest[12])) / tick)
         except (OSError, ValueError, IndexError):
             continue
-        parent = seen.get(ppid)
-        if not cmd.startswith(f"slurmstepd: [{job}.") and not (parent and parent[3].startswith("slurmstepd")):
+    mine = set()
+    for pid, (comm, ppid, cpu) in procs.items():
+        if comm != "slurmstepd": continue
+        if pid not in stepd:
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmd = f.read().split(b"\0")[0].decode(errors="replace")
+            except OSError:
+                continue
+            stepd[pid] = cmd.startswith(f"slurmstepd: [{job}.")
+        if stepd[pid]: mine.add(pid)
+    grew = True
+    while grew:  # the descendants of the job's slurmstepd processes
+        grew = False
+        for pid, (comm, ppid, cpu) in procs.items():
+            if ppid in mine and pid not in mine:
+                mine.add(pid); grew = True
+    for pid in mine:
+        try:
+            uid, hwm = status(pid)
+        except (OSError, ValueError):
             continue
-        found = appeared = True
-        e = seen.setdefault(int(d), [uid, 0.0, 0.0, cmd])
-        e[0] = uid; e[1] = max(e[1], cpu); e[2] = max(e[2], hwm)
-    if appeared and not found:
+        appeared = True
+        e = seen.setdefault(pid, [uid, 0.0, 0.0])
+        e[0] = uid; e[1] = max(e[1], procs[pid][2]); e[2] = max(e[2], hwm)
+        if uid == 0 and hwm > 0: live = True  # a zombie has no VmHWM
+    if appeared and not mine:
         ended = True
         break
+    looks += 1
+    if not appeared and looks % 50 == 0:  # about once a second: did the job end unseen?
+        state = subprocess.run(["squeue", "-h", "-j", job, "-o", "%T"], capture_output=True,
+                               text=True).stdout.strip()
+        if state not in ("PENDING", "CONFIGURING", "RUNNING", "COMPLETING"):
+            break
     if not os.path.exists(ready):
         open(ready, "w").close()
     time.sleep(0.02)
 root_cpu = sum(e[1] for e in seen.values() if e[0] == 0)
 peak = max((e[2] for e in seen.values()), default=0.0)
-print(f"root_cpu={root_cpu:.2f} peak_mb={peak:.1f} ended={int(ended)}")
+print(f"root_cpu={root_cpu:.2f} peak_mb={peak:.1f} ended={int(ended)} seen={int(live)}")
 PY
+}
+
+# node_log: the slurmd log of the one node of partition debug (the log directory may also
+# hold the logs of an earlier multi-node layout's nodes). Fails when there is none.
+node_log() {
+	local log
+	log="$CDIR/log/slurmd-$(sinfo -h -p debug -o %N).log"
+	[[ -f $log ]] && echo "$log"
 }
 
 # node_idle: the node of partition debug is idle (no job, nothing completing).

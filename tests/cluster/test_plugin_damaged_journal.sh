@@ -23,7 +23,7 @@ long=$(seq -s, 0 2 380)
 printf 'version=1\njob=8\nprefetch=off\ngovernor=unchanged\ncpus=%s\narch=intel-core\nmsr=0 0x1a4 0xf 0x40\nholder=999999 5\nend=1\n' \
 	"$long" >"$STATE/job_8.journal"
 ((${#long} > 512)) || fail "the cpus= line is not long"
-LOG=$(ls "$CDIR"/log/slurmd-*.log)
+LOG=$(node_log) || fail "no slurmd log of the node"
 log_start=$(stat -c %s "$LOG")
 write_card off.yaml '  cpu_list: 0-1' '  threads: 2' '  prefetch: off'
 write_job job.sh

@@ -11,7 +11,7 @@ source "$(dirname "$0")/plugin_lib.sh"
 plugin_up
 make_workdir
 write_job job.sh
-LOG=$(ls "$CDIR"/log/slurmd-*.log)
+LOG=$(node_log) || fail "no slurmd log of the node"
 log_start=$(stat -c %s "$LOG")
 FORGED="FORGED-restore: job 1 cpu 0 reg 0x1a4 restored"
 # A key and a value with a newline and an escape (YAML double-quoted escapes).

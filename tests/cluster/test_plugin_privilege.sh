@@ -25,7 +25,7 @@ write_card card.yaml '  cpu_list: 0' '  threads: 1' '  prefetch: off' '  governo
 write_job job.sh "cp -r $SYS $WORK/during" "$(printf 'exec %q run --quiet' "$SC")"
 marker=$WORK/.before-jobs
 touch "$marker"
-LOG=$(ls "$CDIR"/log/slurmd-*.log)
+LOG=$(node_log) || fail "no slurmd log of the node"
 log_start=$(stat -c %s "$LOG")
 logged_here() { tail -c +$((log_start + 1)) "$LOG" | grep -qF -- "$1"; }
 job=$(submit card.yaml job.sh --exclusive) || fail "sbatch refused"
