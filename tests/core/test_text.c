@@ -128,6 +128,7 @@ static void test_escape_dup(void)
 static void test_is_printable(void)
 {
     char out[64];
+    /* NOLINTNEXTLINE(misc-misleading-bidirectional): the test input */
     const char *raw = "a\\b\nc\x1b\xe2\x80\xae\xff";
     SC_CHECK(!sc_text_is_printable(raw, strlen(raw)));
     sc_text_escape(out, sizeof(out), raw, strlen(raw));

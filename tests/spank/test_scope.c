@@ -37,7 +37,8 @@ static void test_scope_cpus(void)
         SC_CHECK_INT_EQ(sc_scope_cpus(&fs, cases[i].cpu, cases[i].scope, set, why, sizeof(why)), 0);
         text = sc_cpulist_format(set);
         SC_CHECK_MSG(text && strcmp(text, cases[i].want) == 0, "%s of cpu %u: %s, want %s",
-                     sc_scope_name(cases[i].scope), cases[i].cpu, text, cases[i].want);
+                     sc_scope_name(cases[i].scope), cases[i].cpu, text ? text : "(no list)",
+                     cases[i].want);
         free(text);
     }
     SC_CHECK_INT_EQ(sc_scope_governor_cpus(&fs, 3, set, why, sizeof(why)), 0);
