@@ -76,7 +76,8 @@ sc__write_if_changed(${_sc_gen}/copyright "${_sc_copyright}")
 find_program(STREAMCARD_GZIP gzip REQUIRED)
 set(_sc_gz "")
 foreach(_sc_src contrib/man/streamcard.1 contrib/man/streamcard-card.5
-                contrib/man/spank_streamcard.8 contrib/package/changelog)
+                contrib/man/spank_streamcard.8 contrib/man/streamcard-node.8
+                contrib/package/changelog)
   get_filename_component(_sc_name ${_sc_src} NAME)
   add_custom_command(OUTPUT ${_sc_gen}/${_sc_name}.gz
     COMMAND ${CMAKE_COMMAND} -E copy ${PROJECT_SOURCE_DIR}/${_sc_src} ${_sc_gen}/${_sc_name}
