@@ -78,6 +78,11 @@
    region (gathered from the ranks). */
 #define SC_TRACE_THREADS_REQUESTED(N) "Number of Threads requested = " N
 #define SC_TRACE_THREADS_COUNTED(N) "Number of Threads counted = " N
+
+/* stream: the granularity of the clock its repetitions are timed with, as STREAM's
+   checktick() measures it (whole microseconds, at least 1). The stream_timer gate wants
+   every function's fastest repetition to last 20 of these. */
+#define SC_TRACE_CLOCK_GRANULARITY(US) "Clock granularity = " US " microseconds"
 #define SC_TRACE_RANKS_REQUESTED(N) "Number of Ranks requested = " N
 #define SC_TRACE_RANKS_COUNTED(N) "Number of Ranks counted = " N
 

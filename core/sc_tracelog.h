@@ -64,8 +64,9 @@ typedef struct sc_tracelog {
     char nonfinite_text[256];
     sc_table_row rows[8];
     size_t n_rows;
-    long malformed_line; /* first TRACE_ line that did not parse; 0 when none */
-    double ready_wait_ms; /* TRACE_READY_WAIT: marker written -> released; -1 when absent */
+    long malformed_line;       /* first TRACE_ line that did not parse; 0 when none */
+    double ready_wait_ms;      /* TRACE_READY_WAIT: marker written -> released; -1 when absent */
+    long clock_granularity_us; /* stream: "Clock granularity = N microseconds"; -1 absent */
     /* MPI workloads: ranks instead of threads, the transport, the IMB table. */
     long ranks_requested, ranks_counted; /* -1 when not printed */
     sc_rank_binding *rank_bindings;

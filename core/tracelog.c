@@ -262,6 +262,8 @@ static int sc__line(sc_tracelog *t, const char *line, size_t n, long lineno)
         t->ranks_requested = a;
     else if (sscanf(buf, SC_TRACE_RANKS_COUNTED("%ld"), &a) == 1)
         t->ranks_counted = a;
+    else if (sscanf(buf, SC_TRACE_CLOCK_GRANULARITY("%ld"), &a) == 1 && a > 0)
+        t->clock_granularity_us = a;
     int rc = sc__imb_row(t, buf);
     if (rc < 0)
         return rc;
@@ -291,6 +293,7 @@ int sc_tracelog_parse(const char *log, sc_tracelog *out)
     out->threads_requested = out->threads_counted = -1;
     out->ranks_requested = out->ranks_counted = -1;
     out->ready_wait_ms = -1;
+    out->clock_granularity_us = -1;
     for (const char *line = log; line && *line;) {
         size_t n = strcspn(line, "\n");
         size_t trimmed = n;

@@ -7,6 +7,8 @@
  * bundle exists (crash, signal, failed validation), it is completed and sealed: a failed
  * run is evidence too.
  */
+#include "sc_caches.h"
+#include "sc_cpulist.h"
 #include "cli.h"
 #include "execute.h"
 #include "run_series.h"
@@ -207,6 +209,27 @@ out:
     return rc;
 }
 
+/* STREAM's array rule, said before anything runs: the stream_array gate would fail. */
+static void sc__warn_cache(const sc_card *card)
+{
+    sc_llc llc;
+    char *cpus;
+
+    if (card->workload != SC_WORKLOAD_STREAM || sc_caches_llc(card->cpus, &llc) < 0 ||
+        card->array_size >= sc_caches_min_array_size(&llc) ||
+        strcmp(card->cache_resident, "accept") == 0)
+        return;
+    fprintf(stderr,
+            "streamcard: warning: array_size: %llu elements (%.1f MiB per array) is below %d x "
+            "the %.1f MiB of L%u cache of cpu_list %s: the stream_array gate will fail the run "
+            "(valid: array_size >= %llu, or cache_resident: accept for a cache study)\n",
+            (unsigned long long)card->array_size, 8.0 * (double)card->array_size / 1048576.0,
+            SC_CACHES_ARRAY_FACTOR, (double)llc.bytes / 1048576.0, llc.level,
+            (cpus = sc_cpulist_format(card->cpus)) ? cpus : "?",
+            (unsigned long long)sc_caches_min_array_size(&llc));
+    free(cpus);
+}
+
 /* The rules of the node that runs the workload: this machine, as far as this job sees it. */
 static int sc__check_machine(const sc_run_opts *opts, const sc_card *card, sc_diag *diag)
 {
@@ -221,6 +244,8 @@ static int sc__check_machine(const sc_run_opts *opts, const sc_card *card, sc_di
         sc_machine_restrict_to_self(&m);
         rc = sc_card_check_machine(card, &m, opts->platform_control, diag);
         sc_machine_free(&m);
+        if (rc == 0)
+            sc__warn_cache(card);
     } else {
         sc_diag_addf(diag, "cannot read this machine's CPUs and memory under /sys: %s",
                      strerror(-rc));

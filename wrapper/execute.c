@@ -14,6 +14,7 @@
 #include "execute.h"
 #include "cli.h"
 #include "sc_bundle.h"
+#include "sc_caches.h"
 #include "sc_file.h"
 #include "sc_gates.h"
 #include "sc_hashcache.h"
@@ -77,6 +78,26 @@ static int sc__put(sc__execution *run, const char *rel, const char *text)
                 strerror(-rc));
     }
     return rc;
+}
+
+/* platform/caches.txt: the last-level caches of a STREAM run's cpu_list (its array gate). */
+static void sc__caches_snapshot(sc__execution *run)
+{
+    sc_llc llc;
+    char *text;
+
+    if (run->plan->card->workload != SC_WORKLOAD_STREAM)
+        return;
+    int rc = sc_caches_llc(run->plan->card->cpus, &llc);
+    if (rc < 0)
+        fprintf(stderr,
+                "streamcard: the last-level caches of cpu_list are unknown (hwloc: %s); "
+                "the stream_array gate will say so\n",
+                strerror(-rc));
+    else if ((text = sc_caches_text(&llc))) {
+        sc__put(run, "platform/caches.txt", text);
+        free(text);
+    }
 }
 
 /* platform/<name>.txt: the machine state before or after the run. */
@@ -400,6 +421,7 @@ static int sc__finish(sc__execution *run, const sc_observe_result *r)
     char *status = sc_bundle_read_opt(&run->b, "workload_status_at_ready.txt");
     char *maps = sc_bundle_read_opt(&run->b, "numa_maps_at_ready.txt");
     char *state = sc_bundle_read_opt(&run->b, "prefetch/state/state.env");
+    char *caches = sc_bundle_read_opt(&run->b, "platform/caches.txt");
     sc_host_state *hosts = NULL;
     size_t n_hosts = 0;
     sc_host_states_read(&run->b, &hosts, &n_hosts); /* none: the gate asks for what it needs */
@@ -417,6 +439,7 @@ static int sc__finish(sc__execution *run, const sc_observe_result *r)
                       .status_at_ready = status, .numa_maps_at_ready = maps, .state_env = state,
                       .host_states = hosts, .n_host_states = n_hosts, .best_rate_MBps = best, .write_errors = run->write_errors,
                       .write_error = run->write_error,
+                      .caches = caches,
                       .ended_by_streamcard =
                           r->caller_signal || r->timed_out || run->wrapper_killed};
     int rc = sc_gates_evaluate(plan->card, &ev, &gates);
@@ -466,6 +489,7 @@ static int sc__finish(sc__execution *run, const sc_observe_result *r)
     free(status);
     free(maps);
     free(state);
+    free(caches);
     sc_host_states_free(hosts, n_hosts);
     return code;
 }
@@ -562,6 +586,7 @@ static int sc__execute_plan(sc_plan *plan)
     /* The plugin's before.txt (before it changed the platform) is kept as it is. */
     if (!plan->opts->adopt_bundle || faccessat(run.b.dirfd, "platform/before.txt", F_OK, 0) < 0)
         sc__platform_snapshot(&run, "platform/before.txt");
+    sc__caches_snapshot(&run);
     sc__write_build_json(&run);
     int log_fd = sc_bundle_open_file(&run.b, "stream.log", O_WRONLY | O_CREAT | O_EXCL, 0644);
     if (log_fd < 0) {

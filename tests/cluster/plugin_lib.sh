@@ -27,7 +27,7 @@ write_card() {
 	shift
 	{
 		printf 'version: 1\nexperiment:\n  workload: stream\n  kernel: copy\n'
-		printf '  array_size: 1000000\n  iterations: 5\n'
+		printf '  array_size: 1000000\n  cache_resident: accept\n  iterations: 5\n'
 		printf '%s\n' "$@"
 	} >"$WORK/$name"
 	chown scuser:scuser "$WORK/$name"
