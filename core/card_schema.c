@@ -392,13 +392,14 @@ size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX
 {
     size_t n = 0;
 
-    /* The keys only some workloads read are the workload's own parameters; expect.* are
-       gates and memory_node is placement, both recorded elsewhere. */
+    /* The keys only some workloads read are the workload's own parameters; expect.* and
+       cache_resident are gates and memory_node is placement, all recorded elsewhere. */
     for (size_t i = 0; i < SC_CF_COUNT && n < SC_CARD_MAX_PARAMS; i++) {
         const sc__card_key *key = &sc__card_keys[i];
         if (key->workloads == SC__WL_ANY || !(key->workloads & SC__WL_BIT(card->workload)) ||
             key->field == SC_CF_MEMORY_NODE || key->field == SC_CF_EXPECT_TRANSPORT ||
-            key->field == SC_CF_EXPECT_MIN_RATE ||
+            key->field == SC_CF_EXPECT_MIN_RATE || key->field == SC_CF_EXPECT_AT_BYTES ||
+            key->field == SC_CF_EXPECT_MAX_LATENCY || key->field == SC_CF_CACHE_RESIDENT ||
             (key->field == SC_CF_WINDOW && !card->window))
             continue;
         /* The slot is only read: the cast drops const for the shared lookup. */

@@ -241,10 +241,30 @@ static int sc__load_threads(sc_bundle_facts *f, const char *text)
                     return -ENOMEM;
                 f->threads = grown;
             }
-            f->threads[f->n_threads++] = (sc_fact_thread){tid, psr};
+            f->threads[f->n_threads++] = (sc_fact_thread){tid, psr, -1};
         }
         line += strcspn(line, "\n");
         line += *line == '\n';
+    }
+    return 0;
+}
+
+/* mpi-pingpong: the ranks' own threads and memory (what ran), not the launcher's. */
+static int sc__load_rank_snapshots(sc_bundle_facts *f)
+{
+    f->threads = calloc(f->n_rank_threads ? f->n_rank_threads : 1, sizeof(*f->threads));
+    if (!f->threads)
+        return -ENOMEM;
+    for (size_t i = 0; i < f->n_rank_threads; i++)
+        f->threads[f->n_threads++] = (sc_fact_thread){
+            f->rank_threads[i].tid, f->rank_threads[i].cpu, f->rank_threads[i].rank};
+    for (size_t i = 0; i < f->n_rank_numa; i++) {
+        long node = f->rank_numa[i].node;
+        if (node < 0 || node >= SC_FACTS_MAX_NODES)
+            continue;
+        f->node_bytes[node] += f->rank_numa[i].bytes;
+        if (node + 1 > f->n_nodes)
+            f->n_nodes = (int)node + 1;
     }
     return 0;
 }
@@ -305,7 +325,13 @@ static void sc__load_sources(sc_bundle_facts *f, const sc_bundle *b, sc__src *sr
     if (*log && sc_tracelog_parse(*log, &t) == 0) {
         f->bindings = t.bindings;
         f->n_bindings = t.n_bindings;
+        f->rank_threads = t.rank_threads;
+        f->n_rank_threads = t.n_rank_threads;
+        f->rank_numa = t.rank_numa;
+        f->n_rank_numa = t.n_rank_numa;
         t.bindings = NULL;
+        t.rank_threads = NULL;
+        t.rank_numa = NULL;
         sc_tracelog_free(&t);
     }
     for (const char *line = *log; line && *line; line += strcspn(line, "\n"), line += *line == '\n')
@@ -365,9 +391,12 @@ int sc_facts_load(const char *path, sc_bundle_facts *f)
     if (f->workload == SC_WORKLOAD_IPSEARCH)
         sc__load_search(f, src.metrics);
     rc = sc__load_sizes(f, src.metrics);
-    if (rc == 0)
+    if (rc == 0 && f->workload == SC_WORKLOAD_MPI_PINGPONG)
+        rc = sc__load_rank_snapshots(f);
+    else if (rc == 0) {
         rc = sc__load_threads(f, threads);
-    sc__load_nodes(f, maps);
+        sc__load_nodes(f, maps);
+    }
 out:
     sc_card_free(src.card);
     json_object_put(src.build);
@@ -401,6 +430,8 @@ void sc_facts_free(sc_bundle_facts *f)
     free(f->sizes);
     free(f->bindings);
     free(f->threads);
+    free(f->rank_threads);
+    free(f->rank_numa);
     free(f->cpu_list);
     free(f->card_text);
     free(f->run_conf);

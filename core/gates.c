@@ -3,6 +3,7 @@
 #include "sc_caches.h"
 #include "sc_cpulist.h"
 #include "sc_kv.h"
+#include "sc_numa_maps.h"
 #include "sc_platform_gate.h"
 
 #include <errno.h>
@@ -245,6 +246,43 @@ static bool sc__check_snapshot(const sc_card *card, const sc_evidence *ev, sc_ga
 }
 
 /*
+ * Every thread of every rank, as the rank saw itself just before main_loop_begin
+ * (TRACE_RANK_THREAD), last ran on a CPU its rank may use: the ranks, not the launcher the
+ * observer started, are what ran. allowed is scratch space. False with the note set.
+ */
+static bool sc__check_rank_threads(const sc_tracelog *t, hwloc_bitmap_t allowed, sc_gate *g)
+{
+    for (size_t i = 0; i < t->n_rank_bindings; i++) {
+        const sc_rank_binding *rb = &t->rank_bindings[i];
+        size_t seen = 0;
+        if (sc_cpulist_parse(rb->allowed, allowed, NULL, 0) < 0)
+            return false; /* said by the caller's own check */
+        for (size_t j = 0; j < t->n_rank_threads; j++) {
+            const sc_rank_thread *rt = &t->rank_threads[j];
+            if (rt->rank != rb->rank)
+                continue;
+            seen++;
+            if (rt->cpu < 0 || rt->cpu > SC_CPULIST_MAX_CPU ||
+                !hwloc_bitmap_isset(allowed, (unsigned)rt->cpu)) {
+                sc_gate_set(
+                    g, SC_GATE_FAIL,
+                    "thread %ld of rank %ld ran on cpu %ld of %s, outside the rank's CPUs %s",
+                    rt->tid, rb->rank, rt->cpu, rt->host, rb->allowed);
+                return false;
+            }
+        }
+        if (!seen) {
+            sc_gate_set(g, SC_GATE_FAIL,
+                        "not supported by evidence: no TRACE_RANK_THREAD line for rank %ld: its "
+                        "threads were not seen",
+                        rb->rank);
+            return false;
+        }
+    }
+    return true;
+}
+
+/*
  * MPI: every rank reported its CPU and its own affinity, both inside cpu_list, and no two
  * ranks on one CPU of one host. (The snapshot at ready is the launcher's, not a rank's.)
  */
@@ -295,8 +333,10 @@ static void sc__gate_rank_binding(const sc_card *card, const sc_tracelog *t, sc_
                 goto out;
             }
     }
-    sc_gate_set(g, SC_GATE_OK, "%zu ranks, each on its own CPU of %s", t->n_rank_bindings,
-                card->cpu_list);
+    if (sc__check_rank_threads(t, allowed, g))
+        sc_gate_set(g, SC_GATE_OK,
+                    "%zu ranks, each on its own CPU of %s; their %zu threads on their ranks' CPUs",
+                    t->n_rank_bindings, card->cpu_list, t->n_rank_threads);
 out:
     hwloc_bitmap_free(allowed);
 }
@@ -378,42 +418,30 @@ static void sc__gate_evidence(const sc_evidence *ev, sc_gate *g)
         sc_gate_set(g, SC_GATE_OK, "every evidence file was written");
 }
 
+typedef struct sc__node_sum {
+    long node;
+    unsigned long long on, off;
+} sc__node_sum;
+
+static void sc__sum_node(long node, unsigned long long bytes, void *ctx)
+{
+    sc__node_sum *sum = ctx;
+
+    if (node == sum->node)
+        sum->on += bytes;
+    else
+        sum->off += bytes;
+}
+
 int sc_numa_maps_anon_bytes(const char *numa_maps, long node, unsigned long long *on_node,
                             unsigned long long *elsewhere)
 {
-    bool any = false;
+    sc__node_sum sum = {node, 0, 0};
+    int rc = sc_numa_maps_anon(numa_maps, sc__sum_node, &sum);
 
-    *on_node = *elsewhere = 0;
-    for (const char *line = numa_maps; line && *line;) {
-        size_t n = strcspn(line, "\n");
-        /* The whole line: a long file= path or many nodes must not hide pages elsewhere. */
-        char *buf = strndup(line, n);
-        if (!buf)
-            return -ENOMEM;
-        unsigned long long page_kb = 4;
-        const char *ps = strstr(buf, "kernelpagesize_kB=");
-        if (ps)
-            page_kb = strtoull(ps + 18, NULL, 10);
-        if (strstr(buf, " anon=")) {
-            any = true;
-            char *save = NULL;
-            for (char *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-                long nd;
-                unsigned long long pages;
-                if (sscanf(tok, "N%ld=%llu", &nd, &pages) == 2) {
-                    if (nd == node)
-                        *on_node += pages * page_kb * 1024;
-                    else
-                        *elsewhere += pages * page_kb * 1024;
-                }
-            }
-        }
-        free(buf);
-        line += n;
-        if (*line)
-            line++;
-    }
-    return any ? 0 : -EINVAL;
+    *on_node = sum.on;
+    *elsewhere = sum.off;
+    return rc < 0 ? rc : rc > 0 ? 0 : -EINVAL;
 }
 
 static void sc__gate_memory_node(const sc_card *card, const sc_evidence *ev, sc_gate *g)

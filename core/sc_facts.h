@@ -49,6 +49,7 @@ typedef struct sc_fact_size {
 /* One thread in the snapshot at main_loop_begin (threads_at_ready.txt). */
 typedef struct sc_fact_thread {
     long tid, cpu;
+    long rank; /* mpi-pingpong: the rank whose thread it is; -1 for other workloads */
 } sc_fact_thread;
 
 typedef struct sc_bundle_facts {
@@ -78,8 +79,15 @@ typedef struct sc_bundle_facts {
     size_t n_sizes;
     sc_binding *bindings; /* the log's TRACE_THREAD_BINDING lines */
     size_t n_bindings;
-    sc_fact_thread *threads; /* the snapshot at main_loop_begin */
+    /* The snapshot at main_loop_begin: threads_at_ready.txt, or for mpi-pingpong every
+       rank's own (TRACE_RANK_THREAD lines), not the launcher's; node_bytes likewise
+       (numa_maps_at_ready.txt, or the ranks' TRACE_RANK_NUMA lines summed). */
+    sc_fact_thread *threads;
     size_t n_threads;
+    sc_rank_thread *rank_threads; /* mpi-pingpong: as the log shows them */
+    size_t n_rank_threads;
+    sc_rank_numa *rank_numa;
+    size_t n_rank_numa;
     /* The environment the runtimes read (sc_runenv.h): the card's env and every variable
        of environ_at_ready.txt but the placement ones streamcard sets from the card, as
        "NAME=VALUE", sorted by name. The env controlled variable shows them joined. */

@@ -25,6 +25,19 @@ typedef struct sc_rank_binding {
     char allowed[128]; /* the rank's own CPU affinity, a cpulist */
 } sc_rank_binding;
 
+/* "TRACE_RANK_THREAD rank=1 host=n01 pid=123 tid=125 cpu=1": a thread of an MPI rank. */
+typedef struct sc_rank_thread {
+    long rank, pid, tid, cpu;
+    char host[128];
+} sc_rank_thread;
+
+/* "TRACE_RANK_NUMA rank=1 host=n01 node=0 bytes=4096": a rank's anonymous memory. */
+typedef struct sc_rank_numa {
+    long rank, node;
+    unsigned long long bytes;
+    char host[128];
+} sc_rank_numa;
+
 /* "TRACE_POOL_THREAD pool=0 thread=1 cpu=3 pin=ok": an ipsearch search thread. */
 typedef struct sc_pool_binding {
     long pool, thread, cpu;
@@ -71,7 +84,11 @@ typedef struct sc_tracelog {
     long ranks_requested, ranks_counted; /* -1 when not printed */
     sc_rank_binding *rank_bindings;
     size_t n_rank_bindings;
-    char transport[64];   /* from "TRACE_TRANSPORT transport=X ..."; "" when absent */
+    sc_rank_thread *rank_threads; /* each rank's threads just before main_loop_begin */
+    size_t n_rank_threads;
+    sc_rank_numa *rank_numa; /* each rank's anonymous memory per node */
+    size_t n_rank_numa;
+    char transport[64];       /* from "TRACE_TRANSPORT transport=X ..."; "" when absent */
     char transport_line[512]; /* that line after "TRACE_TRANSPORT ": pml=, btl=, mtl=, provider= */
     char **transport_ranks;   /* each "TRACE_TRANSPORT_RANK " line's rest: rank, host, fi_info */
     size_t n_transport_ranks;

@@ -100,6 +100,32 @@ static int sc__add_rank(sc_tracelog *t, const char *line)
     return sc__append((void **)&t->rank_bindings, &t->n_rank_bindings, &rb, sizeof(rb));
 }
 
+static int sc__add_rank_thread(sc_tracelog *t, const char *line)
+{
+    sc_rank_thread rt;
+    int used = 0;
+
+    memset(&rt, 0, sizeof(rt));
+    if (sscanf(line, SC_TRACE_RANK_THREAD("%ld", "%127s", "%ld", "%ld", "%ld") "%n", &rt.rank,
+               rt.host, &rt.pid, &rt.tid, &rt.cpu, &used) != 5 ||
+        line[used] != '\0')
+        return 1; /* malformed */
+    return sc__append((void **)&t->rank_threads, &t->n_rank_threads, &rt, sizeof(rt));
+}
+
+static int sc__add_rank_numa(sc_tracelog *t, const char *line)
+{
+    sc_rank_numa rn;
+    int used = 0;
+
+    memset(&rn, 0, sizeof(rn));
+    if (sscanf(line, SC_TRACE_RANK_NUMA("%ld", "%127s", "%ld", "%llu") "%n", &rn.rank, rn.host,
+               &rn.node, &rn.bytes, &used) != 4 ||
+        line[used] != '\0')
+        return 1; /* malformed */
+    return sc__append((void **)&t->rank_numa, &t->n_rank_numa, &rn, sizeof(rn));
+}
+
 static int sc__add_text(char ***list, size_t *n, const char *text)
 {
     char *copy = strdup(text);
@@ -222,9 +248,12 @@ static int sc__trace_line(sc_tracelog *t, const char *buf, long lineno)
         if (!t->malformed_line)
             t->malformed_line = lineno;
     } else if (sc__after(buf, SC_TRACE_TAG_RANK_BINDING) ||
-               sc__after(buf, SC_TRACE_TAG_POOL_THREAD)) {
-        int rc =
-            sc__after(buf, SC_TRACE_TAG_RANK_BINDING) ? sc__add_rank(t, buf) : sc__add_pool(t, buf);
+               sc__after(buf, SC_TRACE_TAG_POOL_THREAD) ||
+               sc__after(buf, SC_TRACE_TAG_RANK_THREAD) || sc__after(buf, SC_TRACE_TAG_RANK_NUMA)) {
+        int rc = sc__after(buf, SC_TRACE_TAG_RANK_BINDING)  ? sc__add_rank(t, buf)
+                 : sc__after(buf, SC_TRACE_TAG_POOL_THREAD) ? sc__add_pool(t, buf)
+                 : sc__after(buf, SC_TRACE_TAG_RANK_THREAD) ? sc__add_rank_thread(t, buf)
+                                                            : sc__add_rank_numa(t, buf);
         if (rc < 0)
             return rc;
         if (rc > 0 && !t->malformed_line)
@@ -319,6 +348,8 @@ void sc_tracelog_free(sc_tracelog *t)
     t->bindings = NULL;
     t->n_bindings = 0;
     free(t->rank_bindings);
+    free(t->rank_threads);
+    free(t->rank_numa);
     t->rank_bindings = NULL;
     t->n_rank_bindings = 0;
     free(t->pool_bindings);

@@ -248,6 +248,16 @@ static void test_ipsearch_cases(void)
     "65536 200 40.00 1638.40\n"                                                                    \
     "Solution Validates (x)\n"
 
+#define RANKS_LOG(THREADS)                                                                         \
+    "Number of Ranks requested = 2\n"                                                              \
+    "TRACE_RANK_BINDING rank=0 host=n1 cpu=2 pid=10 allowed=2\n"                                   \
+    "TRACE_RANK_BINDING rank=1 host=n1 cpu=3 pid=11 allowed=3\n"                                   \
+    "Number of Ranks counted = 2\n" THREADS "TRACE_RANK_NUMA rank=0 host=n1 node=0 bytes=4096\n"
+#define RANK_THREADS_OK                                                                            \
+    "TRACE_RANK_THREAD rank=0 host=n1 pid=10 tid=10 cpu=2\n"                                       \
+    "TRACE_RANK_THREAD rank=0 host=n1 pid=10 tid=12 cpu=2\n"                                       \
+    "TRACE_RANK_THREAD rank=1 host=n1 pid=11 tid=11 cpu=3\n"
+
 /* STREAM's validity rules and the MPI expectations: one change per case. */
 static void test_validity(void)
 {
@@ -302,6 +312,18 @@ static void test_validity(void)
          "latency 1.50 us at 1 bytes is above the card's maximum 1.20 us"},
         {"no latency asked", "mpi-pingpong", "", IMB_LOG, NULL, SC_GATE_MAX_LATENCY, SC_GATE_NULL,
          "sets no max_latency_us"},
+        {"the ranks' own threads on their CPUs", "mpi-pingpong", "", RANKS_LOG(RANK_THREADS_OK),
+         NULL, SC_GATE_BINDING, SC_GATE_OK, "their 3 threads on their ranks' CPUs"},
+        {"a rank's thread elsewhere", "mpi-pingpong", "",
+         RANKS_LOG(RANK_THREADS_OK "TRACE_RANK_THREAD rank=1 host=n1 pid=11 tid=13 cpu=2\n"), NULL,
+         SC_GATE_BINDING, SC_GATE_FAIL,
+         "thread 13 of rank 1 ran on cpu 2 of n1, outside the rank's CPUs 3"},
+        {"a rank not seen", "mpi-pingpong", "",
+         RANKS_LOG("TRACE_RANK_THREAD rank=0 host=n1 pid=10 tid=10 cpu=2\n"), NULL, SC_GATE_BINDING,
+         SC_GATE_FAIL, "not supported by evidence: no TRACE_RANK_THREAD line for rank 1"},
+        {"a malformed rank snapshot", "mpi-pingpong", "",
+         RANKS_LOG(RANK_THREADS_OK "TRACE_RANK_NUMA rank=1 host=n1 node=x bytes=1\n"), NULL,
+         SC_GATE_BINDING, SC_GATE_FAIL, "malformed trace line at log line 8"},
     };
     for (size_t i = 0; i < sizeof(vcases) / sizeof(vcases[0]); i++) {
         char workload[64];
