@@ -114,6 +114,15 @@ const sc_figure *sc_tracelog_figure(const sc_tracelog *t, const char *name);
 /* The IMB row of a message size, or NULL. */
 const sc_imb_row *sc_tracelog_imb_row(const sc_tracelog *t, unsigned long long bytes);
 
+/*
+ * The first line of a log that says why a run failed: one that speaks of an error, a
+ * failure, something unable, impossible, refused, denied, not found, aborted, killed or
+ * timed out (an MPI library that cannot start, a workload's own complaint), not a trace
+ * line, the validation verdict's own words or an env: record. Copies it (trimmed, cut to
+ * fit) into buf and returns its line number; 0 when no line does.
+ */
+long sc_tracelog_first_cause(const char *log, char *buf, size_t len);
+
 /* True when claimed is value as the log printed it: within half its last digit's place
    (plus a relative 1e-9 for the binary value behind the decimal one). */
 bool sc_tracelog_shows(double claimed, double value, double unit);

@@ -365,6 +365,44 @@ void sc_tracelog_free(sc_tracelog *t)
     t->n_transport_ranks = 0;
 }
 
+/* Case-insensitive: line[0..n) holds word. */
+static bool sc__has_word(const char *line, size_t n, const char *word)
+{
+    size_t w = strlen(word);
+
+    for (size_t i = 0; i + w <= n; i++)
+        if (strncasecmp(line + i, word, w) == 0)
+            return true;
+    return false;
+}
+
+long sc_tracelog_first_cause(const char *log, char *buf, size_t len)
+{
+    static const char *const words[] = {
+        "error",   "fail",      "unable",  "cannot", "can't",     "abort", "denied",
+        "refused", "not found", "no such", "killed", "timed out", "fatal", "segmentation fault"};
+    long lineno = 0;
+
+    if (len)
+        *buf = '\0';
+    for (const char *line = log; line && *line;) {
+        size_t n = strcspn(line, "\n");
+        lineno++;
+        bool skip = !strncmp(line, SC_TRACE_TAG, strlen(SC_TRACE_TAG)) ||
+                    !strncmp(line, SC_TRACE_VALIDATES, strlen(SC_TRACE_VALIDATES)) ||
+                    !strncmp(line, "env: ", 5);
+        for (size_t i = 0; !skip && i < sizeof(words) / sizeof(words[0]); i++)
+            if (sc__has_word(line, n, words[i])) {
+                while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == ' '))
+                    n--;
+                sc__copy_line(buf, len, line, n);
+                return lineno;
+            }
+        line += n + (line[n] == '\n');
+    }
+    return 0;
+}
+
 const sc_table_row *sc_tracelog_row(const sc_tracelog *t, const char *name)
 {
     for (size_t i = 0; i < t->n_rows; i++)

@@ -33,6 +33,7 @@ enum {
     OPT_HELP,
     OPT_SUBMIT,
     OPT_SBATCH,
+    OPT_KEEP_GOING,
     OPT_CARD_FLAG = 2000
 };
 
@@ -56,6 +57,8 @@ static void sc__run_usage(FILE *out)
             "  --submit           run through Slurm: one sbatch --stream-card job per run\n"
             "                     (per value of a sweep; the plugin sets the platform for each)\n"
             "  --sbatch ARG       pass ARG to sbatch with --submit (repeatable)\n"
+            "  --keep-going       in a series, run the next value after one that was refused\n"
+            "                     or could not run (default: stop, its cause in the table)\n"
             "  -h, --help         this text\n"
             "\n"
             "card keys as flags (override the card; without CARD they make the card):\n");
@@ -76,6 +79,7 @@ static struct option *sc__run_options(void)
         {"help", no_argument, NULL, OPT_HELP},
         {"submit", no_argument, NULL, OPT_SUBMIT},
         {"sbatch", required_argument, NULL, OPT_SBATCH},
+        {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
     };
     size_t nfixed = sizeof(fixed) / sizeof(fixed[0]), nflags = 0;
 
@@ -135,6 +139,8 @@ static int sc__run_parse(int argc, char **argv, sc_run_opts *opts, sc_card **car
             opts->quiet = true;
         } else if (c == OPT_SUBMIT) {
             opts->submit = true;
+        } else if (c == OPT_KEEP_GOING) {
+            opts->keep_going = true;
         } else if (c == OPT_SBATCH) {
             char **grown = realloc(opts->sbatch_args, (opts->n_sbatch_args + 2) * sizeof(char *));
             if (!grown) {

@@ -16,6 +16,7 @@
 #include "sc_bundle.h"
 #include "sc_caches.h"
 #include "sc_file.h"
+#include "sc_text.h"
 #include "sc_gates.h"
 #include "sc_hashcache.h"
 #include "sc_kv.h"
@@ -304,7 +305,20 @@ static void sc__write_run_conf(sc__execution *run, const sc_observe_result *r,
     sc_kv_free(&kv);
 }
 
-static void sc__print_summary(const sc_gates *gates, const char *bundle_path)
+/* A failed run's first cause line in its log (an MPI library that could not start, the
+   workload's own complaint), so that it shows even with --quiet. */
+static void sc__print_cause(const char *log)
+{
+    char line[512], shown[600];
+    long at = log ? sc_tracelog_first_cause(log, line, sizeof(line)) : 0;
+
+    if (!at)
+        return;
+    sc_text_escape(shown, sizeof(shown), line, strlen(line));
+    fprintf(stderr, "streamcard: cause: %s (stream.log line %ld)\n", shown, at);
+}
+
+static void sc__print_summary(const sc_gates *gates, const char *bundle_path, const char *log)
 {
     fprintf(stderr, "streamcard: gates:\n");
     for (int i = 0; i < SC_GATE_COUNT; i++) {
@@ -313,6 +327,7 @@ static void sc__print_summary(const sc_gates *gates, const char *bundle_path)
                 s == SC_GATE_OK ? "ok" : s == SC_GATE_FAIL ? "FAIL" : "-", gates->g[i].note);
     }
     if (!sc_gates_passed(gates)) {
+        sc__print_cause(log);
         fprintf(stderr, "ERROR: workload failed; do not use its numbers. Failed gates:");
         for (int i = 0; i < SC_GATE_COUNT; i++)
             if (gates->g[i].state == SC_GATE_FAIL)
@@ -470,7 +485,7 @@ static int sc__finish(sc__execution *run, const sc_observe_result *r)
     if (seal < 0)
         fprintf(stderr, "streamcard: sealing %s failed: %s\n", run->b.path, strerror(-seal));
     if (rc == 0)
-        sc__print_summary(&gates, run->b.path);
+        sc__print_summary(&gates, run->b.path, log);
     if (run->write_errors)
         fprintf(stderr, "streamcard: %d writes into the bundle failed (the first: %s): the "
                         "output directory is full or was changed during the run\n",
@@ -665,7 +680,8 @@ static int sc__local_begin(void *state, const sc_run_series *rs)
     return 0;
 }
 
-static int sc__local_run(void *state, const sc_run_series *rs, size_t i, char **bundle)
+static int sc__local_run(void *state, const sc_run_series *rs, size_t i, char **bundle,
+                         char **cause)
 {
     sc_plan *plan = &rs->plans[i];
 
@@ -676,6 +692,8 @@ static int sc__local_run(void *state, const sc_run_series *rs, size_t i, char **
     }
     int status = sc__execute(plan);
     *bundle = plan->bundle_path ? strdup(plan->bundle_path) : NULL;
+    if (!*bundle && asprintf(cause, "it could not run (exit %d; its messages above)", status) < 0)
+        *cause = NULL;
     return status;
 }
 

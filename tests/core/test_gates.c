@@ -389,6 +389,31 @@ static void test_classes(void)
     SC_CHECK_INT_EQ(sc_gate_by_name("transpor", 8), SC_GATE_COUNT);
 }
 
+/* A failed run's first cause line: the workload's or its library's own words. */
+static void test_first_cause(void)
+{
+    static const struct {
+        const char *log, *line;
+        long at;
+    } causes[] = {
+        {"Number of Ranks requested = 2\n----\nAt least one pair of MPI processes are unable "
+         "to reach each other\nmore\n",
+         "At least one pair of MPI processes are unable to reach each other", 3},
+        {"TRACE_THREAD_BINDING thread=0 cpu=error\nSolution Validates (no failures)\n"
+         "env: X=fail\nmpirun: Error: node n2 not found  \r\n",
+         "mpirun: Error: node n2 not found", 4},
+        {"all fine\nSolution Validates (x)\n", "", 0},
+        {"", "", 0},
+    };
+    char buf[128];
+
+    for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]); i++) {
+        long at = sc_tracelog_first_cause(causes[i].log, buf, sizeof(buf));
+        SC_CHECK_MSG(at == causes[i].at && !strcmp(buf, causes[i].line),
+                     "case %zu: line %ld \"%s\"", i, at, buf);
+    }
+}
+
 static void test_verdict(void)
 {
     sc_card *card = make_card("");
@@ -433,6 +458,7 @@ int main(void)
     SC_TEST_RUN(test_cases);
     SC_TEST_RUN(test_ipsearch_cases);
     SC_TEST_RUN(test_verdict);
+    SC_TEST_RUN(test_first_cause);
     SC_TEST_RUN(test_validity);
     SC_TEST_RUN(test_classes);
     return SC_TEST_RESULT();

@@ -130,6 +130,13 @@ expect_status 0 "$BIN/streamcard" classify "$B" --baseline "$B" --metric latency
 expect_contains "$WORK/out" "good: "
 expect_contains "$WORK/out" "latency_1B us = "
 
+# An MPI start-up failure (no transport between the ranks): even with --quiet, the cause
+# is said in one line, not only the gates it failed.
+card nobtl.yaml '  env:' '    OMPI_MCA_btl: self' '    OMPI_MCA_pml: ob1'
+expect_status 1 "$BIN/streamcard" run "$WORK/nobtl.yaml" --output "$WORK/runs" --quiet
+grep -Eq '^streamcard: cause: .+ \(stream\.log line [0-9]+\)$' "$WORK/err" ||
+    fail "no cause line: $(cat "$WORK/err")"
+
 # memory_node is not a key for MPI ranks (their pages are not observed).
 card mem.yaml '  memory_node: 0'
 expect_status 2 "$BIN/streamcard" run "$WORK/mem.yaml" --dry-run
