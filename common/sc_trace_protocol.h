@@ -46,6 +46,16 @@
     SC_TRACE_TAG_RANK_BINDING "rank=" RANK " host=" HOST " cpu=" CPU " pid=" PID                 \
                               " allowed=" ALLOWED
 
+/* What each MPI rank shows of itself just before main_loop_begin (printed by rank 0 for
+   every rank, on every node): each thread of the rank's process and the CPU it last ran on,
+   and the rank's anonymous memory per NUMA node. */
+#define SC_TRACE_TAG_RANK_THREAD SC_TRACE_TAG "RANK_THREAD "
+#define SC_TRACE_RANK_THREAD(RANK, HOST, PID, TID, CPU)                                          \
+    SC_TRACE_TAG_RANK_THREAD "rank=" RANK " host=" HOST " pid=" PID " tid=" TID " cpu=" CPU
+#define SC_TRACE_TAG_RANK_NUMA SC_TRACE_TAG "RANK_NUMA "
+#define SC_TRACE_RANK_NUMA(RANK, HOST, NODE, BYTES)                                              \
+    SC_TRACE_TAG_RANK_NUMA "rank=" RANK " host=" HOST " node=" NODE " bytes=" BYTES
+
 /* The transport every rank's MPI library used, then the one the run agrees on. A reader
    keeps TRANSPORT's words after the tag as name=value pairs. */
 #define SC_TRACE_TAG_TRANSPORT_RANK SC_TRACE_TAG "TRANSPORT_RANK "
@@ -78,6 +88,11 @@
    region (gathered from the ranks). */
 #define SC_TRACE_THREADS_REQUESTED(N) "Number of Threads requested = " N
 #define SC_TRACE_THREADS_COUNTED(N) "Number of Threads counted = " N
+
+/* stream: the granularity of the clock its repetitions are timed with, as STREAM's
+   checktick() measures it (whole microseconds, at least 1). The stream_timer gate wants
+   every function's fastest repetition to last 20 of these. */
+#define SC_TRACE_CLOCK_GRANULARITY(US) "Clock granularity = " US " microseconds"
 #define SC_TRACE_RANKS_REQUESTED(N) "Number of Ranks requested = " N
 #define SC_TRACE_RANKS_COUNTED(N) "Number of Ranks counted = " N
 

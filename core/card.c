@@ -38,8 +38,10 @@ sc_card *sc_card_new(void)
     card->cpus = hwloc_bitmap_alloc();
     card->governor = strdup("unchanged");
     card->nt_stores = strdup("auto");
+    card->cache_resident = strdup("refuse");
     card->source_name = strdup("command line");
-    if (!card->cpus || !card->governor || !card->nt_stores || !card->source_name) {
+    if (!card->cpus || !card->governor || !card->nt_stores || !card->cache_resident ||
+        !card->source_name) {
         sc_card_free(card);
         return NULL;
     }
@@ -64,6 +66,7 @@ void sc_card_free(sc_card *card)
     hwloc_bitmap_free(card->cpus);
     free(card->governor);
     free(card->nt_stores);
+    free(card->cache_resident);
     free(card->nodes);
     free(card->expect_transport);
     for (size_t i = 0; i < card->n_env; i++) {
@@ -555,6 +558,7 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
     /* Every owned member is cleared first, so that a failed copy frees only its own. */
     c->source = c->source_name = c->question = c->run_name = c->kernel = c->cpu_list = NULL;
     c->governor = c->nt_stores = c->nodes = c->expect_transport = c->name_suffix = NULL;
+    c->cache_resident = NULL;
     c->cpus = NULL;
     c->env = NULL;
     c->n_env = 0;
@@ -575,7 +579,9 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
          sc__copy_str(&c->question, card->question) && sc__copy_str(&c->run_name, card->run_name) &&
          sc__copy_str(&c->kernel, card->kernel) && sc__copy_str(&c->cpu_list, card->cpu_list) &&
          sc__copy_str(&c->governor, card->governor) &&
-         sc__copy_str(&c->nt_stores, card->nt_stores) && sc__copy_str(&c->nodes, card->nodes) &&
+         sc__copy_str(&c->nt_stores, card->nt_stores) &&
+         sc__copy_str(&c->cache_resident, card->cache_resident) &&
+         sc__copy_str(&c->nodes, card->nodes) &&
          sc__copy_str(&c->expect_transport, card->expect_transport) &&
          sc__copy_str(&c->name_suffix, card->name_suffix);
     for (size_t i = 0; ok && i < card->n_env; i++)

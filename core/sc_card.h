@@ -60,6 +60,7 @@ typedef enum sc_card_field {
     SC_CF_ARRAY_SIZE,
     SC_CF_ITERATIONS,
     SC_CF_NT_STORES,
+    SC_CF_CACHE_RESIDENT,
     SC_CF_NB,
     SC_CF_NQ,
     SC_CF_DIM,
@@ -72,6 +73,8 @@ typedef enum sc_card_field {
     SC_CF_NODES,
     SC_CF_EXPECT_TRANSPORT,
     SC_CF_EXPECT_MIN_RATE,
+    SC_CF_EXPECT_AT_BYTES,
+    SC_CF_EXPECT_MAX_LATENCY,
     SC_CF_ENV,
     SC_CF_CONTROLLED,
     SC_CF_COUNT
@@ -101,6 +104,9 @@ typedef struct sc_card {
     uint64_t array_size;
     long iterations;
     char *nt_stores; /* stream: auto|on|off */
+    /* stream: "refuse" (default) or "accept": an array inside 4x the last-level caches
+       (and its short iterations) accepted on purpose, for cache studies and tests */
+    char *cache_resident;
     uint64_t nb, nq, dim, k;
     long pool_threads;
     long ranks;
@@ -108,7 +114,10 @@ typedef struct sc_card {
     long window; /* mpi uniband: messages in flight per window */
     char *nodes; /* Slurm hostlist the card may run on; NULL: any */
     char *expect_transport;
-    double expect_min_rate_MBps; /* 0: no minimum */
+    double expect_min_rate_MBps;  /* 0: no minimum */
+    uint64_t expect_at_bytes;     /* mpi: the size min_rate applies to (present[]: else the
+                                     largest) */
+    double expect_max_latency_us; /* mpi pingpong: at the smallest size; 0: no maximum */
     sc_card_kv *env;
     size_t n_env;
     char **controlled;

@@ -25,6 +25,19 @@ typedef struct sc_rank_binding {
     char allowed[128]; /* the rank's own CPU affinity, a cpulist */
 } sc_rank_binding;
 
+/* "TRACE_RANK_THREAD rank=1 host=n01 pid=123 tid=125 cpu=1": a thread of an MPI rank. */
+typedef struct sc_rank_thread {
+    long rank, pid, tid, cpu;
+    char host[128];
+} sc_rank_thread;
+
+/* "TRACE_RANK_NUMA rank=1 host=n01 node=0 bytes=4096": a rank's anonymous memory. */
+typedef struct sc_rank_numa {
+    long rank, node;
+    unsigned long long bytes;
+    char host[128];
+} sc_rank_numa;
+
 /* "TRACE_POOL_THREAD pool=0 thread=1 cpu=3 pin=ok": an ipsearch search thread. */
 typedef struct sc_pool_binding {
     long pool, thread, cpu;
@@ -64,13 +77,18 @@ typedef struct sc_tracelog {
     char nonfinite_text[256];
     sc_table_row rows[8];
     size_t n_rows;
-    long malformed_line; /* first TRACE_ line that did not parse; 0 when none */
-    double ready_wait_ms; /* TRACE_READY_WAIT: marker written -> released; -1 when absent */
+    long malformed_line;       /* first TRACE_ line that did not parse; 0 when none */
+    double ready_wait_ms;      /* TRACE_READY_WAIT: marker written -> released; -1 when absent */
+    long clock_granularity_us; /* stream: "Clock granularity = N microseconds"; -1 absent */
     /* MPI workloads: ranks instead of threads, the transport, the IMB table. */
     long ranks_requested, ranks_counted; /* -1 when not printed */
     sc_rank_binding *rank_bindings;
     size_t n_rank_bindings;
-    char transport[64];   /* from "TRACE_TRANSPORT transport=X ..."; "" when absent */
+    sc_rank_thread *rank_threads; /* each rank's threads just before main_loop_begin */
+    size_t n_rank_threads;
+    sc_rank_numa *rank_numa; /* each rank's anonymous memory per node */
+    size_t n_rank_numa;
+    char transport[64];       /* from "TRACE_TRANSPORT transport=X ..."; "" when absent */
     char transport_line[512]; /* that line after "TRACE_TRANSPORT ": pml=, btl=, mtl=, provider= */
     char **transport_ranks;   /* each "TRACE_TRANSPORT_RANK " line's rest: rank, host, fi_info */
     size_t n_transport_ranks;
@@ -95,6 +113,15 @@ const sc_figure *sc_tracelog_figure(const sc_tracelog *t, const char *name);
 
 /* The IMB row of a message size, or NULL. */
 const sc_imb_row *sc_tracelog_imb_row(const sc_tracelog *t, unsigned long long bytes);
+
+/*
+ * The first line of a log that says why a run failed: one that speaks of an error, a
+ * failure, something unable, impossible, refused, denied, not found, aborted, killed or
+ * timed out (an MPI library that cannot start, a workload's own complaint), not a trace
+ * line, the validation verdict's own words or an env: record. Copies it (trimmed, cut to
+ * fit) into buf and returns its line number; 0 when no line does.
+ */
+long sc_tracelog_first_cause(const char *log, char *buf, size_t len);
 
 /* True when claimed is value as the log printed it: within half its last digit's place
    (plus a relative 1e-9 for the binary value behind the decimal one). */

@@ -100,6 +100,32 @@ static int sc__add_rank(sc_tracelog *t, const char *line)
     return sc__append((void **)&t->rank_bindings, &t->n_rank_bindings, &rb, sizeof(rb));
 }
 
+static int sc__add_rank_thread(sc_tracelog *t, const char *line)
+{
+    sc_rank_thread rt;
+    int used = 0;
+
+    memset(&rt, 0, sizeof(rt));
+    if (sscanf(line, SC_TRACE_RANK_THREAD("%ld", "%127s", "%ld", "%ld", "%ld") "%n", &rt.rank,
+               rt.host, &rt.pid, &rt.tid, &rt.cpu, &used) != 5 ||
+        line[used] != '\0')
+        return 1; /* malformed */
+    return sc__append((void **)&t->rank_threads, &t->n_rank_threads, &rt, sizeof(rt));
+}
+
+static int sc__add_rank_numa(sc_tracelog *t, const char *line)
+{
+    sc_rank_numa rn;
+    int used = 0;
+
+    memset(&rn, 0, sizeof(rn));
+    if (sscanf(line, SC_TRACE_RANK_NUMA("%ld", "%127s", "%ld", "%llu") "%n", &rn.rank, rn.host,
+               &rn.node, &rn.bytes, &used) != 4 ||
+        line[used] != '\0')
+        return 1; /* malformed */
+    return sc__append((void **)&t->rank_numa, &t->n_rank_numa, &rn, sizeof(rn));
+}
+
 static int sc__add_text(char ***list, size_t *n, const char *text)
 {
     char *copy = strdup(text);
@@ -222,9 +248,12 @@ static int sc__trace_line(sc_tracelog *t, const char *buf, long lineno)
         if (!t->malformed_line)
             t->malformed_line = lineno;
     } else if (sc__after(buf, SC_TRACE_TAG_RANK_BINDING) ||
-               sc__after(buf, SC_TRACE_TAG_POOL_THREAD)) {
-        int rc =
-            sc__after(buf, SC_TRACE_TAG_RANK_BINDING) ? sc__add_rank(t, buf) : sc__add_pool(t, buf);
+               sc__after(buf, SC_TRACE_TAG_POOL_THREAD) ||
+               sc__after(buf, SC_TRACE_TAG_RANK_THREAD) || sc__after(buf, SC_TRACE_TAG_RANK_NUMA)) {
+        int rc = sc__after(buf, SC_TRACE_TAG_RANK_BINDING)  ? sc__add_rank(t, buf)
+                 : sc__after(buf, SC_TRACE_TAG_POOL_THREAD) ? sc__add_pool(t, buf)
+                 : sc__after(buf, SC_TRACE_TAG_RANK_THREAD) ? sc__add_rank_thread(t, buf)
+                                                            : sc__add_rank_numa(t, buf);
         if (rc < 0)
             return rc;
         if (rc > 0 && !t->malformed_line)
@@ -262,6 +291,8 @@ static int sc__line(sc_tracelog *t, const char *line, size_t n, long lineno)
         t->ranks_requested = a;
     else if (sscanf(buf, SC_TRACE_RANKS_COUNTED("%ld"), &a) == 1)
         t->ranks_counted = a;
+    else if (sscanf(buf, SC_TRACE_CLOCK_GRANULARITY("%ld"), &a) == 1 && a > 0)
+        t->clock_granularity_us = a;
     int rc = sc__imb_row(t, buf);
     if (rc < 0)
         return rc;
@@ -291,6 +322,7 @@ int sc_tracelog_parse(const char *log, sc_tracelog *out)
     out->threads_requested = out->threads_counted = -1;
     out->ranks_requested = out->ranks_counted = -1;
     out->ready_wait_ms = -1;
+    out->clock_granularity_us = -1;
     for (const char *line = log; line && *line;) {
         size_t n = strcspn(line, "\n");
         size_t trimmed = n;
@@ -316,6 +348,8 @@ void sc_tracelog_free(sc_tracelog *t)
     t->bindings = NULL;
     t->n_bindings = 0;
     free(t->rank_bindings);
+    free(t->rank_threads);
+    free(t->rank_numa);
     t->rank_bindings = NULL;
     t->n_rank_bindings = 0;
     free(t->pool_bindings);
@@ -329,6 +363,44 @@ void sc_tracelog_free(sc_tracelog *t)
     free(t->transport_ranks);
     t->transport_ranks = NULL;
     t->n_transport_ranks = 0;
+}
+
+/* Case-insensitive: line[0..n) holds word. */
+static bool sc__has_word(const char *line, size_t n, const char *word)
+{
+    size_t w = strlen(word);
+
+    for (size_t i = 0; i + w <= n; i++)
+        if (strncasecmp(line + i, word, w) == 0)
+            return true;
+    return false;
+}
+
+long sc_tracelog_first_cause(const char *log, char *buf, size_t len)
+{
+    static const char *const words[] = {
+        "error",   "fail",      "unable",  "cannot", "can't",     "abort", "denied",
+        "refused", "not found", "no such", "killed", "timed out", "fatal", "segmentation fault"};
+    long lineno = 0;
+
+    if (len)
+        *buf = '\0';
+    for (const char *line = log; line && *line;) {
+        size_t n = strcspn(line, "\n");
+        lineno++;
+        bool skip = !strncmp(line, SC_TRACE_TAG, strlen(SC_TRACE_TAG)) ||
+                    !strncmp(line, SC_TRACE_VALIDATES, strlen(SC_TRACE_VALIDATES)) ||
+                    !strncmp(line, "env: ", 5);
+        for (size_t i = 0; !skip && i < sizeof(words) / sizeof(words[0]); i++)
+            if (sc__has_word(line, n, words[i])) {
+                while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == ' '))
+                    n--;
+                sc__copy_line(buf, len, line, n);
+                return lineno;
+            }
+        line += n + (line[n] == '\n');
+    }
+    return 0;
 }
 
 const sc_table_row *sc_tracelog_row(const sc_tracelog *t, const char *name)

@@ -20,7 +20,7 @@
 
 /* The raw files of one bundle, each NULL when absent. */
 typedef struct sc__files {
-    char *card_text, *run_conf, *log, *threads, *status, *maps, *state, *results, *build;
+    char *card_text, *run_conf, *log, *threads, *status, *maps, *state, *results, *build, *caches;
 } sc__files;
 
 /* The best rate the log's own table shows (STREAM rows), or 0. */
@@ -333,6 +333,7 @@ static void sc__files_free(sc__files *f)
     free(f->status);
     free(f->maps);
     free(f->state);
+    free(f->caches);
     free(f->results);
     free(f->build);
 }
@@ -360,6 +361,7 @@ int sc_verify_bundle(const char *path, sc_verify_report *out)
     f.status = sc_bundle_read_opt(&b, "workload_status_at_ready.txt");
     f.maps = sc_bundle_read_opt(&b, "numa_maps_at_ready.txt");
     f.state = sc_bundle_read_opt(&b, "prefetch/state/state.env");
+    f.caches = sc_bundle_read_opt(&b, "platform/caches.txt");
     sc_host_states_read(&b, &hosts, &n_hosts);
     f.results = sc_bundle_read_opt(&b, "results.json");
     f.build = sc_bundle_read_opt(&b, "build.json");
@@ -392,6 +394,7 @@ int sc_verify_bundle(const char *path, sc_verify_report *out)
                           .status_at_ready = f.status,
                           .numa_maps_at_ready = f.maps,
                           .state_env = f.state,
+                          .caches = f.caches,
                           .host_states = hosts,
                           .n_host_states = n_hosts,
                           .best_rate_MBps = out->log_best_rate_MBps};

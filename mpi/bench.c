@@ -12,8 +12,6 @@
 
 #include "harness.h"
 
-#define SCM_VOLUME 41943040L /* IMB's bytes per size: fewer repetitions for big messages */
-#define SCM_MIN_REPS 10
 #define SCM_TAG_PINGPONG 1
 #define SCM_TAG_DATA 2
 #define SCM_TAG_ACK 3

@@ -26,6 +26,10 @@
 #include "pattern.h"
 
 #define SCM_MAX_SIZES 64
+/* IMB's volume limit: at most this many bytes per size, so big messages get fewer
+   repetitions than the card's iterations, and never fewer than SCM_MIN_REPS. */
+#define SCM_VOLUME 41943040L
+#define SCM_MIN_REPS 10
 
 /* One row of the table: IMB's figures (means over every timed repetition), and the best batch. */
 struct scm_size_result {

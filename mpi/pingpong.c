@@ -13,6 +13,8 @@
  *   TRACE_TRANSPORT_RANK rank=<r> host=<h> transport=<t> pml=.. btl=.. mtl=.. provider=..
  *       fi_info=..                                                         (one per rank)
  *   TRACE_TRANSPORT transport=<t> pml=<p> btl=<b> mtl=<m> provider=<f>
+ *   TRACE_RANK_THREAD rank=<r> host=<h> pid=<p> tid=<t> cpu=<c>      (each thread of each rank)
+ *   TRACE_RANK_NUMA rank=<r> host=<h> node=<n> bytes=<b>     (each rank's anonymous memory)
  *   the table banner, TRACE_WORKLOAD_PHASE=main_loop_begin, the rows,
  *   TRACE_WORKLOAD_PHASE=main_loop_end,
  *   Solution Validates (mpi-pingpong: every payload checked, <n> messages)
@@ -38,6 +40,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "ranksnap.h"
 #include "buildinfo.h"
 #include "options.h"
 #include "pingpong_report.h"
@@ -246,6 +249,7 @@ static int scm__run(const struct scm_opts *o, struct scm_probe *probe, MPI_Comm 
     scm_probe_result(probe, rank, bench.peer, &mine);
     scm_transport_report(&mine, all, comm, transport, sizeof(transport));
 
+    scm_ranksnap_report(comm, rank, size); /* each rank as it enters the main loop */
     if (rank == 0) {
         bench.row = scm_report_row;
         bench.row_ctx = stdout;

@@ -26,7 +26,14 @@ void scm_report_table_header(FILE *out, const struct scm_opts *o, int nranks)
         fprintf(out, "# Benchmarking Uniband (window %d)\n", o->window);
     else
         fprintf(out, "# Benchmarking PingPong\n");
-    fprintf(out, "# #processes = %d\n%s\n", nranks, scm__rule);
+    fprintf(out, "# #processes = %d\n", nranks);
+    /* Repetitions fewer than the card's iterations are said, with the rule, not left to
+       the column alone. */
+    fprintf(out,
+            "# repetitions per size: the card's %ld up to %ld bytes; above, min(%ld, max(%d, "
+            "%ld / bytes)) (IMB's %ld MiB per size), as #repetitions shows\n%s\n",
+            o->iterations, SCM_VOLUME / o->iterations, o->iterations, SCM_MIN_REPS, SCM_VOLUME,
+            SCM_VOLUME >> 20, scm__rule);
     fprintf(out, "%13s %12s %12s %12s\n", "#bytes", "#repetitions", "t[usec]", "Mbytes/sec");
     fflush(out);
 }
@@ -128,6 +135,12 @@ int scm_report_json(FILE *f, const struct scm_results *r)
     scm__add_str(root, "workload", "mpi-pingpong");
     scm__add_str(root, "kernel", scm_kernel_name(r->o->kernel));
     json_object_object_add(root, "ranks", json_object_new_int(r->nranks));
+    json_object *reps = json_object_new_object();
+    json_object_object_add(reps, "card_iterations", json_object_new_int64(r->o->iterations));
+    json_object_object_add(reps, "kept_up_to_bytes",
+                           json_object_new_int64(SCM_VOLUME / r->o->iterations));
+    scm__add_str(reps, "rule", "min(iterations, max(10, 41943040 / bytes)): IMB's 40 MiB per size");
+    json_object_object_add(root, "repetitions", reps);
     json_object_object_add(root, "min_bytes", json_object_new_int64((int64_t)r->o->min_bytes));
     json_object_object_add(root, "max_bytes", json_object_new_int64((int64_t)r->o->max_bytes));
     json_object_object_add(root, "iterations", json_object_new_int64(r->o->iterations));

@@ -14,7 +14,9 @@
 #include "execute.h"
 #include "cli.h"
 #include "sc_bundle.h"
+#include "sc_caches.h"
 #include "sc_file.h"
+#include "sc_text.h"
 #include "sc_gates.h"
 #include "sc_hashcache.h"
 #include "sc_kv.h"
@@ -77,6 +79,26 @@ static int sc__put(sc__execution *run, const char *rel, const char *text)
                 strerror(-rc));
     }
     return rc;
+}
+
+/* platform/caches.txt: the last-level caches of a STREAM run's cpu_list (its array gate). */
+static void sc__caches_snapshot(sc__execution *run)
+{
+    sc_llc llc;
+    char *text;
+
+    if (run->plan->card->workload != SC_WORKLOAD_STREAM)
+        return;
+    int rc = sc_caches_llc(run->plan->card->cpus, &llc);
+    if (rc < 0)
+        fprintf(stderr,
+                "streamcard: the last-level caches of cpu_list are unknown (hwloc: %s); "
+                "the stream_array gate will say so\n",
+                strerror(-rc));
+    else if ((text = sc_caches_text(&llc))) {
+        sc__put(run, "platform/caches.txt", text);
+        free(text);
+    }
 }
 
 /* platform/<name>.txt: the machine state before or after the run. */
@@ -283,7 +305,20 @@ static void sc__write_run_conf(sc__execution *run, const sc_observe_result *r,
     sc_kv_free(&kv);
 }
 
-static void sc__print_summary(const sc_gates *gates, const char *bundle_path)
+/* A failed run's first cause line in its log (an MPI library that could not start, the
+   workload's own complaint), so that it shows even with --quiet. */
+static void sc__print_cause(const char *log)
+{
+    char line[512], shown[600];
+    long at = log ? sc_tracelog_first_cause(log, line, sizeof(line)) : 0;
+
+    if (!at)
+        return;
+    sc_text_escape(shown, sizeof(shown), line, strlen(line));
+    fprintf(stderr, "streamcard: cause: %s (stream.log line %ld)\n", shown, at);
+}
+
+static void sc__print_summary(const sc_gates *gates, const char *bundle_path, const char *log)
 {
     fprintf(stderr, "streamcard: gates:\n");
     for (int i = 0; i < SC_GATE_COUNT; i++) {
@@ -292,6 +327,7 @@ static void sc__print_summary(const sc_gates *gates, const char *bundle_path)
                 s == SC_GATE_OK ? "ok" : s == SC_GATE_FAIL ? "FAIL" : "-", gates->g[i].note);
     }
     if (!sc_gates_passed(gates)) {
+        sc__print_cause(log);
         fprintf(stderr, "ERROR: workload failed; do not use its numbers. Failed gates:");
         for (int i = 0; i < SC_GATE_COUNT; i++)
             if (gates->g[i].state == SC_GATE_FAIL)
@@ -400,6 +436,7 @@ static int sc__finish(sc__execution *run, const sc_observe_result *r)
     char *status = sc_bundle_read_opt(&run->b, "workload_status_at_ready.txt");
     char *maps = sc_bundle_read_opt(&run->b, "numa_maps_at_ready.txt");
     char *state = sc_bundle_read_opt(&run->b, "prefetch/state/state.env");
+    char *caches = sc_bundle_read_opt(&run->b, "platform/caches.txt");
     sc_host_state *hosts = NULL;
     size_t n_hosts = 0;
     sc_host_states_read(&run->b, &hosts, &n_hosts); /* none: the gate asks for what it needs */
@@ -417,6 +454,7 @@ static int sc__finish(sc__execution *run, const sc_observe_result *r)
                       .status_at_ready = status, .numa_maps_at_ready = maps, .state_env = state,
                       .host_states = hosts, .n_host_states = n_hosts, .best_rate_MBps = best, .write_errors = run->write_errors,
                       .write_error = run->write_error,
+                      .caches = caches,
                       .ended_by_streamcard =
                           r->caller_signal || r->timed_out || run->wrapper_killed};
     int rc = sc_gates_evaluate(plan->card, &ev, &gates);
@@ -447,7 +485,7 @@ static int sc__finish(sc__execution *run, const sc_observe_result *r)
     if (seal < 0)
         fprintf(stderr, "streamcard: sealing %s failed: %s\n", run->b.path, strerror(-seal));
     if (rc == 0)
-        sc__print_summary(&gates, run->b.path);
+        sc__print_summary(&gates, run->b.path, log);
     if (run->write_errors)
         fprintf(stderr, "streamcard: %d writes into the bundle failed (the first: %s): the "
                         "output directory is full or was changed during the run\n",
@@ -466,6 +504,7 @@ static int sc__finish(sc__execution *run, const sc_observe_result *r)
     free(status);
     free(maps);
     free(state);
+    free(caches);
     sc_host_states_free(hosts, n_hosts);
     return code;
 }
@@ -562,6 +601,7 @@ static int sc__execute_plan(sc_plan *plan)
     /* The plugin's before.txt (before it changed the platform) is kept as it is. */
     if (!plan->opts->adopt_bundle || faccessat(run.b.dirfd, "platform/before.txt", F_OK, 0) < 0)
         sc__platform_snapshot(&run, "platform/before.txt");
+    sc__caches_snapshot(&run);
     sc__write_build_json(&run);
     int log_fd = sc_bundle_open_file(&run.b, "stream.log", O_WRONLY | O_CREAT | O_EXCL, 0644);
     if (log_fd < 0) {
@@ -640,7 +680,8 @@ static int sc__local_begin(void *state, const sc_run_series *rs)
     return 0;
 }
 
-static int sc__local_run(void *state, const sc_run_series *rs, size_t i, char **bundle)
+static int sc__local_run(void *state, const sc_run_series *rs, size_t i, char **bundle,
+                         char **cause)
 {
     sc_plan *plan = &rs->plans[i];
 
@@ -651,6 +692,8 @@ static int sc__local_run(void *state, const sc_run_series *rs, size_t i, char **
     }
     int status = sc__execute(plan);
     *bundle = plan->bundle_path ? strdup(plan->bundle_path) : NULL;
+    if (!*bundle && asprintf(cause, "it could not run (exit %d; its messages above)", status) < 0)
+        *cause = NULL;
     return status;
 }
 

@@ -22,6 +22,7 @@ typedef struct sc_run_opts {
     bool quiet;         /* do not echo the workload's output */
     bool dry_run;       /* print the plans; write nothing */
     bool submit;        /* --submit: through sbatch --stream-card, one job per run */
+    bool keep_going;    /* --keep-going: a series goes on after a run that made no bundle */
     char **sbatch_args; /* --sbatch ARG..., NULL-terminated */
     size_t n_sbatch_args;
     /* Inside a job started with sbatch --stream-card: the bundle the SPANK plugin made

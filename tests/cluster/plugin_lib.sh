@@ -42,7 +42,9 @@ plugin_up_unfiltered() {
 }
 
 # write_card NAME [YAML LINES...]: a small STREAM card in $WORK/NAME (owned by scuser);
-# extra lines are appended to experiment: (two-space indent included by the caller).
+# extra lines are appended to experiment: (two-space indent included by the caller), from
+# line 7 on. The small array is accepted as cache-resident on purpose (STREAM's array rule),
+# in the last line so that the caller's lines keep their numbers in the card's messages.
 write_card() {
 	local name=$1
 	shift
@@ -50,6 +52,7 @@ write_card() {
 		printf 'version: 1\nexperiment:\n  workload: stream\n  kernel: copy\n'
 		printf '  array_size: 1000000\n  iterations: 5\n'
 		printf '%s\n' "$@"
+		printf '  cache_resident: accept\n'
 	} >"$WORK/$name"
 	chown scuser:scuser "$WORK/$name"
 }

@@ -51,6 +51,32 @@ for ((cpu = 0; cpu < 2; cpu++)); do
 		fail "cpu$cpu's governor was not restored after the sweep"
 done
 
+# A value the node's policy refuses: the job makes no bundle, its cause (the refusal) is in
+# the table, and the series stops there: the next value is not submitted. --keep-going
+# submits every value, each with its cause.
+plugin_up allow=governor require_exclusive=yes "sysroot=$SYS" "state_dir=$WORK/state"
+write_card refuse.yaml '  cpu_list: 0-1' '  threads: 2' '  sweep:' '    prefetch: [on, off]'
+as_user "$SC" run refuse.yaml --submit --output "$WORK/refuse" >"$WORK/refuse.out" 2>"$WORK/refuse.err" &&
+	fail "a refused sweep exited 0: $(cat "$WORK/refuse.out")"
+table=$(sed -n 's/^SWEEP_TABLE=//p' "$WORK/refuse.out")
+[[ -f $table ]] || fail "no sweep table: $(cat "$WORK/refuse.out" "$WORK/refuse.err")"
+row=$(grep "^| on | " "$table") || fail "no row for prefetch=on: $(cat "$table")"
+[[ $row == *"| no bundle |"*"prefetch=on refused: the node's policy does not let"* ]] ||
+	fail "the refusal is not in the table: $row"
+row=$(grep "^| off | " "$table") || fail "no row for prefetch=off: $(cat "$table")"
+[[ $row == *"| not run |"*"(the series stopped after prefetch=on)"* ]] || fail "prefetch=off: $row"
+[[ $(grep -c -- '--stream-card=' "$WORK/refuse.out") == 1 ]] ||
+	fail "the series went on after the refusal: $(cat "$WORK/refuse.out")"
+grep -q "prefetch=on made no bundle (job [0-9]*: .*refused.*): the series stops here (valid: --keep-going runs every value)" \
+	"$WORK/refuse.err" || fail "no line saying the series stopped: $(cat "$WORK/refuse.err")"
+as_user "$SC" run refuse.yaml --submit --keep-going --output "$WORK/keep" >"$WORK/keep.out" 2>"$WORK/keep.err" &&
+	fail "a refused sweep exited 0"
+table=$(sed -n 's/^SWEEP_TABLE=//p' "$WORK/keep.out")
+for value in on off; do
+	row=$(grep "^| $value | " "$table") || fail "--keep-going: no row for $value"
+	[[ $row == *"| no bundle |"*"prefetch=$value refused"* ]] || fail "--keep-going: $value: $row"
+done
+
 # A sweep card given to sbatch itself: one job cannot change the platform between runs, and
 # the node acts on the card of one run, so sbatch refuses it, naming the way that works
 # (--submit), and nothing is queued.

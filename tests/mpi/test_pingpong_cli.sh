@@ -43,11 +43,19 @@ check_good() {
         fail "TRACE_RANK_BINDING lines"
     [ "$(count '^TRACE_TRANSPORT_RANK rank=[01] ')" -eq 2 ] || fail "TRACE_TRANSPORT_RANK lines"
     [ "$(count '^TRACE_TRANSPORT transport=')" -eq 1 ] || fail "TRACE_TRANSPORT line"
+    # Each rank's own snapshot: its threads (the first one the rank's pid) and its pages.
+    local r
+    for r in 0 1; do
+        grep -Eq "^TRACE_RANK_THREAD rank=$r host=[^ ]+ pid=([0-9]+) tid=\\1 cpu=[0-9]+$" "$TMP/out" ||
+            fail "rank $r: no TRACE_RANK_THREAD of its main thread"
+        [ "$(count "^TRACE_RANK_NUMA rank=$r host=[^ ]* node=[0-9]* bytes=[0-9]*$")" -ge 1 ] ||
+            fail "rank $r: no TRACE_RANK_NUMA line"
+    done
     local order
     order=$(grep -E -e '^Number of Ranks' -e '^TRACE_' -e '^ +#bytes' -e '^Solution Validates' \
-        "$TMP/out" | sed 's/ rank=.*//;s/ = .*//;s/ transport=.*//;s/ (.*//;s/^ *//' | uniq |
-        tr '\n' '|')
-    [ "$order" = "Number of Ranks requested|TRACE_RANK_BINDING|Number of Ranks counted|TRACE_TRANSPORT_RANK|TRACE_TRANSPORT|#bytes #repetitions      t[usec]   Mbytes/sec|TRACE_WORKLOAD_PHASE=main_loop_begin|TRACE_WORKLOAD_PHASE=main_loop_end|Solution Validates|" ] ||
+        "$TMP/out" | sed 's/ rank=.*//;s/ = .*//;s/ transport=.*//;s/ (.*//;s/^ *//' |
+        sed 's/^TRACE_RANK_\(THREAD\|NUMA\)$/TRACE_RANK_SNAPSHOT/' | uniq | tr '\n' '|')
+    [ "$order" = "Number of Ranks requested|TRACE_RANK_BINDING|Number of Ranks counted|TRACE_TRANSPORT_RANK|TRACE_TRANSPORT|TRACE_RANK_SNAPSHOT|#bytes #repetitions      t[usec]   Mbytes/sec|TRACE_WORKLOAD_PHASE=main_loop_begin|TRACE_WORKLOAD_PHASE=main_loop_end|Solution Validates|" ] ||
         fail "line order: $order"
     grep -q 'Failed Validation' "$TMP/out" && fail "Failed Validation printed"
     grep -Eq '^Solution Validates \(mpi-pingpong: every payload checked, [1-9][0-9]* messages\)$' \

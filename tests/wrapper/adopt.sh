@@ -17,6 +17,7 @@ experiment:
   threads: 2
   prefetch: $2
   array_size: 100000
+  cache_resident: accept
   iterations: 3
 CARD
     printf 'REQUESTED_PREFETCH=%s\nOBSERVED_STATE=%s\nSTATE_VALID=%s\n' "$2" "$3" "$4" \

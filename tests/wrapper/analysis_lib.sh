@@ -19,6 +19,7 @@ experiment:
   threads: 2
   prefetch: $2
   array_size: 100000
+  cache_resident: accept
   iterations: 3
 CARD
 }

@@ -85,6 +85,58 @@ grep -A1 -x "command_arg=--window" "$B/run.conf" | grep -qx "command_arg=8" ||
 expect_contains "$B/stream.log" "#bytes #repetitions"
 expect_status 0 "$BIN/streamcard" verify "$B"
 
+# The evidence comes from the ranks, not from mpirun: each rank's threads (and the CPU each
+# last ran on) and its memory per NUMA node, under the pids the ranks reported.
+card ev.yaml '  expect:' '    max_latency_us: 100000' '    min_rate_MBps: 0.001' \
+    '    at_bytes: 64'
+expect_status 0 "$BIN/streamcard" run "$WORK/ev.yaml" --output "$WORK/runs" --quiet
+B=$(bundle_of "$WORK/out")
+for r in 0 1; do
+    pid=$(sed -n "s/^TRACE_RANK_BINDING rank=$r host=[^ ]* cpu=[0-9]* pid=\([0-9]*\) .*/\1/p" "$B/stream.log")
+    [ -n "$pid" ] || fail "no TRACE_RANK_BINDING for rank $r"
+    grep -Eq "^TRACE_RANK_THREAD rank=$r host=[^ ]+ pid=$pid tid=$pid cpu=[01]$" "$B/stream.log" ||
+        fail "rank $r's own snapshot is missing: $(grep TRACE_RANK "$B/stream.log")"
+    grep -Eq "^TRACE_RANK_NUMA rank=$r host=[^ ]+ node=[0-9]+ bytes=[1-9][0-9]*$" "$B/stream.log" ||
+        fail "rank $r's NUMA pages are missing"
+done
+launcher=$(awk 'NR == 2 {print $1}' "$B/threads_at_ready.txt")
+grep -q "^TRACE_RANK_THREAD .* pid=$launcher " "$B/stream.log" &&
+    fail "the launcher (pid $launcher) was taken for a rank"
+expect_contains "$B/results.json" "2 ranks, each on its own CPU of 0-1; their "
+# The card's round trips per size, and the rule that reduces them for big messages, said.
+expect_contains "$B/stream.log" "# repetitions per size: the card's 50 up to 838860 bytes; above, min(50, max(10, 41943040 / bytes))"
+expect_contains "$B/results.json" '"kept_up_to_bytes":838860'
+# max_latency at the smallest size and min_rate at at_bytes (not the peak).
+expect_contains "$B/run.conf" "max_latency_ok=1"
+expect_contains "$B/results.json" "at 1 bytes <= 100000.00 us"
+expect_contains "$B/results.json" "MB/s at 64 bytes >= 0.0 MB/s"
+card lat.yaml '  expect:' '    max_latency_us: 0.0001'
+expect_status 1 "$BIN/streamcard" run "$WORK/lat.yaml" --output "$WORK/runs" --quiet
+expect_contains "$WORK/err" "at 1 bytes is above the card's maximum 0.00 us"
+card at.yaml '  expect:' '    min_rate_MBps: 1000000' '    at_bytes: 64'
+expect_status 1 "$BIN/streamcard" run "$WORK/at.yaml" --output "$WORK/runs" --quiet
+expect_contains "$WORK/err" "MB/s at 64 bytes is below the card's minimum 1000000.0 MB/s"
+card atbad.yaml '  expect:' '    min_rate_MBps: 1' '    at_bytes: 131072'
+expect_status 2 "$BIN/streamcard" run "$WORK/atbad.yaml" --dry-run
+expect_contains "$WORK/err" "at_bytes: 131072 is not a message size of the run (valid: 1-65536)"
+card latuni.yaml '  kernel: uniband' '  expect:' '    max_latency_us: 10'
+expect_status 2 "$BIN/streamcard" run "$WORK/latuni.yaml" --dry-run
+expect_contains "$WORK/err" "max_latency_us: only the pingpong kernel measures a latency"
+# Latency at the smallest size and bandwidth at every size are the figures compared.
+expect_status 0 "$BIN/streamcard" compare "$B" "$B"
+expect_contains "$WORK/out" "(a repeat): latency_1B us "
+expect_contains "$WORK/out" "(a repeat): bw_64KiB MB/s "
+expect_status 0 "$BIN/streamcard" classify "$B" --baseline "$B" --metric latency_1B
+expect_contains "$WORK/out" "good: "
+expect_contains "$WORK/out" "latency_1B us = "
+
+# An MPI start-up failure (no transport between the ranks): even with --quiet, the cause
+# is said in one line, not only the gates it failed.
+card nobtl.yaml '  env:' '    OMPI_MCA_btl: self' '    OMPI_MCA_pml: ob1'
+expect_status 1 "$BIN/streamcard" run "$WORK/nobtl.yaml" --output "$WORK/runs" --quiet
+grep -Eq '^streamcard: cause: .+ \(stream\.log line [0-9]+\)$' "$WORK/err" ||
+    fail "no cause line: $(cat "$WORK/err")"
+
 # memory_node is not a key for MPI ranks (their pages are not observed).
 card mem.yaml '  memory_node: 0'
 expect_status 2 "$BIN/streamcard" run "$WORK/mem.yaml" --dry-run
