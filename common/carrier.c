@@ -59,8 +59,7 @@ static int sc__check_one(const char *p, size_t len, char *why, size_t whylen)
             return 0;
         snprintf(why, whylen,
                  colon ? "\"%.*s\" names no libfabric core provider"
-                       : "\"%.*s\" is too vague: name the libfabric provider "
-                         "(ofi:cxi, ofi:verbs, ...)",
+                       : "\"%.*s\" is too vague: it names no libfabric provider",
                  (int)len, p);
         return -EINVAL;
     }
@@ -69,8 +68,7 @@ static int sc__check_one(const char *p, size_t len, char *why, size_t whylen)
             return 0;
         snprintf(why, whylen,
                  colon ? "\"%.*s\" names no UCX transport class"
-                       : "\"%.*s\" is too vague: name the UCX transport (ucx:rc, "
-                         "ucx:sm, ucx:tcp, ...)",
+                       : "\"%.*s\" is too vague: it names no UCX transport",
                  (int)len, p);
         return -EINVAL;
     }

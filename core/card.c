@@ -98,9 +98,12 @@ static int sc__line(const yaml_node_t *node)
 static const char *sc__node_kind(const yaml_node_t *node)
 {
     switch (node->type) {
-    case YAML_MAPPING_NODE: return "a mapping";
-    case YAML_SEQUENCE_NODE: return "a list";
-    default: return "a single value";
+    case YAML_MAPPING_NODE:
+        return "a mapping";
+    case YAML_SEQUENCE_NODE:
+        return "a list";
+    default:
+        return "a single value";
     }
 }
 
@@ -197,6 +200,34 @@ static void sc__read_list(sc__card_reader *r, yaml_node_t *seq)
     }
 }
 
+/* A list of carriers (expect: transport: [shm, tcp]): any of them; one value, joined. */
+static void sc__read_carriers(sc__card_reader *r, const sc__card_key *key, yaml_node_t *k,
+                              yaml_node_t *seq, const char *where)
+{
+    char joined[4 * SC__CARD_NAME_MAX] = "";
+    size_t used = 0;
+
+    for (yaml_node_item_t *it = seq->data.sequence.items.start; it < seq->data.sequence.items.top;
+         it++) {
+        yaml_node_t *v = yaml_document_get_node(r->doc, *it);
+        if (v->type != YAML_SCALAR_NODE) {
+            sc__reader_error(r, v, "%s: list entries must be single carriers (got %s)",
+                             sc__card_key_name(key), sc__node_kind(v));
+            return;
+        }
+        int n =
+            snprintf(joined + used, sizeof(joined) - used, "%s%s", used ? "," : "", sc__scalar(v));
+        used = n < 0 || (size_t)n >= sizeof(joined) - used ? sizeof(joined) - 1 : used + (size_t)n;
+    }
+    if (!used) {
+        sc__reader_error(r, k, "%s: an empty list (valid: one carrier, or a list of them)",
+                         sc__card_key_name(key));
+        return;
+    }
+    if (sc__card_assign(r->card, key, joined, where, r->diag) < 0)
+        r->errors++;
+}
+
 /* Keys a sweep may vary: what a run is, not what the card is or where it may run. */
 static bool sc__sweepable(const sc__card_key *key)
 {
@@ -208,6 +239,7 @@ static bool sc__sweepable(const sc__card_key *key)
     case SC_CF_NODES:
     case SC_CF_ENV:
     case SC_CF_CONTROLLED:
+    case SC_CF_EXPECT_TRANSPORT: /* a list of carriers means any of them, not a sweep */
         return false;
     default:
         return true;
@@ -222,15 +254,18 @@ static void sc__read_sweep(sc__card_reader *r, const sc__card_key *key, yaml_nod
     size_t n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
 
     if (!sc__sweepable(key)) {
-        sc__reader_error(r, k, "%s: cannot be swept (valid: one value; sweep a key such as "
-                               "threads, prefetch, governor, pool_threads)",
+        sc__reader_error(r, k,
+                         "%s: cannot be swept (valid: one value; sweep a key such as "
+                         "threads, prefetch, governor, pool_threads)",
                          sc__card_key_name(key));
         return;
     }
     if (card->sweep_field != SC_CF_COUNT) {
-        sc__reader_error(r, k, "%s: a card sweeps one variable, and it already sweeps %s "
-                               "(valid: a list for one key only)",
-                         sc__card_key_name(key), sc__card_key_name(&sc__card_keys[card->sweep_field]));
+        sc__reader_error(r, k,
+                         "%s: a card sweeps one variable, and it already sweeps %s "
+                         "(valid: a list for one key only)",
+                         sc__card_key_name(key),
+                         sc__card_key_name(&sc__card_keys[card->sweep_field]));
         return;
     }
     if (n < 2) {
@@ -270,8 +305,9 @@ static void sc__read_sweep_map(sc__card_reader *r, yaml_node_t *k, yaml_node_t *
 {
     if (map->type != YAML_MAPPING_NODE ||
         map->data.mapping.pairs.top - map->data.mapping.pairs.start != 1) {
-        sc__reader_error(r, k, "sweep: expected one key with a list of values (valid: sweep: "
-                               "{prefetch: [on, off]})");
+        sc__reader_error(r, k,
+                         "sweep: expected one key with a list of values (valid: sweep: "
+                         "{prefetch: [on, off]})");
         return;
     }
     yaml_node_pair_t *p = map->data.mapping.pairs.start;
@@ -287,8 +323,9 @@ static void sc__read_sweep_map(sc__card_reader *r, yaml_node_t *k, yaml_node_t *
         return;
     }
     if (r->card->present[key->field]) {
-        sc__reader_error(r, key_node, "sweep: %s also has a single value on line %d (valid: one "
-                                      "of the two)",
+        sc__reader_error(r, key_node,
+                         "sweep: %s also has a single value on line %d (valid: one "
+                         "of the two)",
                          sc__card_key_name(key), r->card->line[key->field]);
         return;
     }
@@ -310,6 +347,10 @@ static void sc__read_node(sc__card_reader *r, const sc__card_key *key, yaml_node
     }
     if (key->type == SC__CT_LIST && v->type == YAML_SEQUENCE_NODE) {
         sc__read_list(r, v);
+        return;
+    }
+    if (key->type == SC__CT_CARRIERS && v->type == YAML_SEQUENCE_NODE) {
+        sc__read_carriers(r, key, k, v, where);
         return;
     }
     if (v->type == YAML_SEQUENCE_NODE && key->type != SC__CT_ENV && key->type != SC__CT_LIST) {
@@ -392,14 +433,14 @@ static void sc__read_mapping(sc__card_reader *r, yaml_node_t *map, const char *p
             continue;
         }
         if (container) {
-            sc__reader_error(r, k, "%s: expected a mapping of keys, got %s",
-                             sc__scalar(k), sc__node_kind(v));
+            sc__reader_error(r, k, "%s: expected a mapping of keys, got %s", sc__scalar(k),
+                             sc__node_kind(v));
             continue;
         }
         const sc__card_key *near = sc__card_key_suggest(sc__scalar(k));
         if (near)
-            sc__reader_error(r, k, "unknown key \"%s\" (did you mean %s?)",
-                             sc__scalar(k), sc__card_key_name(near));
+            sc__reader_error(r, k, "unknown key \"%s\" (did you mean %s?)", sc__scalar(k),
+                             sc__card_key_name(near));
         else
             sc__reader_error(r, k, "unknown key \"%s\" in %s (see streamcard-card(5))",
                              sc__scalar(k), *prefix ? prefix : "the top level");
@@ -430,8 +471,8 @@ int sc_card_parse(sc_card *card, const char *text, size_t len, const char *name,
         return -ENOMEM;
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     if (!yaml_parser_load(&parser, &doc)) {
-        sc_diag_addf(diag, "%s:%zu: not valid YAML: %s (%s)", name,
-                     parser.problem_mark.line + 1, parser.problem ? parser.problem : "error",
+        sc_diag_addf(diag, "%s:%zu: not valid YAML: %s (%s)", name, parser.problem_mark.line + 1,
+                     parser.problem ? parser.problem : "error",
                      parser.context ? parser.context : "check indentation and quoting");
         yaml_parser_delete(&parser);
         return -EBADMSG;

@@ -1,5 +1,6 @@
 /* gates.c: the acceptance gates from raw evidence (see sc_gates.h). */
 #include "sc_gates.h"
+#include "sc_transport_gate.h"
 #include "sc_cpulist.h"
 #include "sc_kv.h"
 #include "sc_platform_gate.h"
@@ -433,23 +434,6 @@ static void sc__gate_memory_node(const sc_card *card, const sc_evidence *ev, sc_
                     card->memory_node);
 }
 
-static void sc__gate_transport(const sc_card *card, const sc_evidence *ev, sc_gate *g)
-{
-    if (card->expect_transport && ev->transport && !strcmp(ev->transport, "unknown"))
-        sc_gate_set(g, SC_GATE_FAIL,
-                    "not supported by evidence: the MPI library did not report the "
-                    "transport that carried the data");
-    else if (!card->expect_transport)
-        sc_gate_set(g, SC_GATE_NULL, "the card expects no transport");
-    else if (!ev->transport)
-        sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: the transport was not recorded");
-    else if (strcmp(ev->transport, card->expect_transport) != 0)
-        sc_gate_set(g, SC_GATE_FAIL, "expected transport %s, the data went over %s",
-                    card->expect_transport, ev->transport);
-    else
-        sc_gate_set(g, SC_GATE_OK, "transport %s as expected", ev->transport);
-}
-
 static void sc__gate_min_rate(const sc_card *card, const sc_evidence *ev, sc_gate *g)
 {
     if (card->expect_min_rate_MBps <= 0)
@@ -482,11 +466,7 @@ int sc_gates_evaluate(const sc_card *card, const sc_evidence *ev, sc_gates *out)
     sc__gate_memory_node(card, ev, &out->g[SC_GATE_MEMORY_NODE]);
     sc_platform_gate(card, ev->state_env, ev->host_states, ev->n_host_states, &t,
                      &out->g[SC_GATE_PLATFORM_STATE]);
-    /* The transport is read from the workload's own TRACE_TRANSPORT line in the log. */
-    sc_evidence with_transport = *ev;
-    if (!with_transport.transport && t.transport[0])
-        with_transport.transport = t.transport;
-    sc__gate_transport(card, &with_transport, &out->g[SC_GATE_TRANSPORT]);
+    sc_transport_gate(card, &t, ev->transport, &out->g[SC_GATE_TRANSPORT]);
     sc__gate_min_rate(card, ev, &out->g[SC_GATE_MIN_RATE]);
     if (!ev->log)
         sc_gate_set(&out->g[SC_GATE_VALIDATION], SC_GATE_FAIL,

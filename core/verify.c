@@ -227,7 +227,8 @@ static void sc__check_sizes(json_object *metrics, const sc_tracelog *t, sc_diag 
 
 /*
  * run.conf's figures: best_rate_MBps must be the log's best rate, and (mpi) the transport
- * lines exactly the ones the log's TRACE_TRANSPORT lines give, no more and no fewer.
+ * and MPI stack lines exactly the ones the log's TRACE_TRANSPORT* and TRACE_MPI_* lines
+ * give, no more and no fewer.
  */
 static void sc__check_conf_figures(const sc__files *f, const sc_card *card, const sc_tracelog *t,
                                    double log_best, sc_diag *problems)
@@ -260,8 +261,7 @@ static void sc__check_conf_figures(const sc__files *f, const sc_card *card, cons
     }
     for (const char *p = f->run_conf; *p;) {
         size_t n = strcspn(p, "\n");
-        if (!strncmp(p, "transport", 9) && strncmp(p, "transport_ok=", 13) &&
-            !sc__has_line(want.text, p, n))
+        if (sc_tracelog_is_transport_conf(p) && !sc__has_line(want.text, p, n))
             sc_diag_addf(problems, "run.conf: \"%.*s\", but stream.log does not show it", (int)n,
                          p);
         p += n + (p[n] != '\0');
