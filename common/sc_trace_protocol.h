@@ -21,6 +21,10 @@
 /* Every protocol line that is not one of the counts or validation lines below. */
 #define SC_TRACE_TAG "TRACE_"
 
+/* The format of a line after its tag, for a reader that keeps lines without their tag:
+   sscanf(rest, SC_TRACE_AFTER_TAG(SC_TRACE_IFACE_BYTES(...), SC_TRACE_TAG_IFACE_BYTES), ...). */
+#define SC_TRACE_AFTER_TAG(FORMAT, TAG) ((FORMAT) + sizeof(TAG) - 1)
+
 /* "TRACE_WORKLOAD_PHASE=main_loop_begin" just before the first timed repetition (and after
    the warm-up barrier of MPI), "TRACE_WORKLOAD_PHASE=main_loop_end" after the last. */
 #define SC_TRACE_PHASE SC_TRACE_TAG "WORKLOAD_PHASE="

@@ -84,16 +84,16 @@ typedef struct sc_tracelog {
     char nonfinite_text[256];
     sc_table_row rows[8];
     size_t n_rows;
-    long malformed_line;  /* first TRACE_ line that did not parse; 0 when none */
+    long malformed_line; /* first TRACE_ line that did not parse; 0 when none */
     double ready_wait_ms; /* TRACE_READY_WAIT: marker written -> released; -1 when absent */
     /* MPI workloads: ranks instead of threads, the transport, the IMB table. */
     long ranks_requested, ranks_counted; /* -1 when not printed */
     sc_rank_binding *rank_bindings;
     size_t n_rank_bindings;
-    char transport[128];      /* from "TRACE_TRANSPORT transport=X ..."; "" when absent */
+    char transport[128];  /* from "TRACE_TRANSPORT transport=X ..."; "" when absent */
     char transport_line[512]; /* that line after "TRACE_TRANSPORT ": pml=, btl=, mtl=, provider= */
     sc_text_list mpi[SC_MPI_LINES]; /* the per-rank transport lines, by kind */
-    sc_imb_row *imb_rows;           /* "#bytes #repetitions t[usec] Mbytes/sec" rows */
+    sc_imb_row *imb_rows; /* "#bytes #repetitions t[usec] Mbytes/sec" rows */
     size_t n_imb_rows;
     double imb_peak_MBps; /* the highest Mbytes/sec of those rows */
     bool in_imb_table;

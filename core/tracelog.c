@@ -45,8 +45,8 @@ static bool sc__has_nonfinite(const char *line, size_t n)
                  (strncasecmp(line + i, "nan", 3) == 0 || strncasecmp(line + i, "inf", 3) == 0))
             len = 3;
         /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.ArraySubscript) */
-        if (len &&
-            (i + len == n || !(isalnum((unsigned char)line[i + len]) || line[i + len] == '_')))
+        if (len && (i + len == n || !(isalnum((unsigned char)line[i + len]) ||
+                                      line[i + len] == '_')))
             return true;
     }
     return false;

@@ -11,9 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A trace line's format after its tag: the lines are kept without it (sc_tracelog.h). */
-#define SC__AFTER_TAG(FORMAT, TAG) ((FORMAT) + sizeof(TAG) - 1)
-
 /* Every rank's evidence for sc_carrier_decide() from the log's lines; *n ranks. */
 static sc_carrier_rank *sc__ranks(const sc_tracelog *t, size_t *n)
 {
@@ -24,9 +21,9 @@ static sc_carrier_rank *sc__ranks(const sc_tracelog *t, size_t *n)
     for (size_t i = 0; ranks && i < tr->n; i++) {
         sc_carrier_rank *c = &ranks[*n];
         if (sscanf(tr->items[i],
-                   SC__AFTER_TAG(SC_TRACE_TRANSPORT_RANK("%d", "%*s", "%127s", "%*s", "%*s", "%*s",
-                                                         "%*s", ""),
-                                 SC_TRACE_TAG_TRANSPORT_RANK),
+                   SC_TRACE_AFTER_TAG(SC_TRACE_TRANSPORT_RANK("%d", "%*s", "%127s", "%*s", "%*s",
+                                                              "%*s", "%*s", ""),
+                                      SC_TRACE_TAG_TRANSPORT_RANK),
                    &c->rank, c->candidates) == 2)
             (*n)++;
     }
@@ -36,8 +33,8 @@ static sc_carrier_rank *sc__ranks(const sc_tracelog *t, size_t *n)
         unsigned long long sent;
         size_t dropped;
         if (sscanf(t->mpi[SC_MPI_PAYLOAD].items[i],
-                   SC__AFTER_TAG(SC_TRACE_PAYLOAD_BYTES("%d", "%31s", "%llu", "%zu"),
-                                 SC_TRACE_TAG_PAYLOAD_BYTES),
+                   SC_TRACE_AFTER_TAG(SC_TRACE_PAYLOAD_BYTES("%d", "%31s", "%llu", "%zu"),
+                                      SC_TRACE_TAG_PAYLOAD_BYTES),
                    &r, netns, &sent, &dropped) != 4)
             continue;
         for (size_t k = 0; k < *n; k++)
@@ -52,8 +49,8 @@ static sc_carrier_rank *sc__ranks(const sc_tracelog *t, size_t *n)
         char netns[32], iface[32];
         unsigned long long rx, tx;
         if (sscanf(t->mpi[SC_MPI_IFACE].items[i],
-                   SC__AFTER_TAG(SC_TRACE_IFACE_BYTES("%d", "%31s", "%31s", "%llu", "%llu"),
-                                 SC_TRACE_TAG_IFACE_BYTES),
+                   SC_TRACE_AFTER_TAG(SC_TRACE_IFACE_BYTES("%d", "%31s", "%31s", "%llu", "%llu"),
+                                      SC_TRACE_TAG_IFACE_BYTES),
                    &r, netns, iface, &rx, &tx) != 5)
             continue;
         for (size_t k = 0; k < *n; k++)
@@ -112,8 +109,8 @@ static void sc__first_refusal(const sc_tracelog *t, const char *expected, char *
             for (size_t i = 0; i < rf->n && !out[0]; i++) {
                 int r;
                 if (sscanf(rf->items[i],
-                           SC__AFTER_TAG(SC_TRACE_TRANSPORT_REFUSED("%d", "%63s") "%n",
-                                         SC_TRACE_TAG_TRANSPORT_REFUSED),
+                           SC_TRACE_AFTER_TAG(SC_TRACE_TRANSPORT_REFUSED("%d", "%63s") "%n",
+                                              SC_TRACE_TAG_TRANSPORT_REFUSED),
                            &r, subject, &used) != 2)
                     continue;
                 if (strcmp(subject, pass == 0 ? want : kind) != 0)
@@ -121,10 +118,49 @@ static void sc__first_refusal(const sc_tracelog *t, const char *expected, char *
                 char why[256]; /* the fabric's words, quoted: one line whatever they hold */
                 const char *said = rf->items[i] + used;
                 sc_text_escape(why, sizeof(why), said, strlen(said));
-                snprintf(out, len, "%s was refused on rank %d: \"%s\"", pass == 0 ? want : kind, r,
-                         why);
+                snprintf(out, len, "the first reason %.*s was refused, on rank %d: \"%.*s\"", 64,
+                         item, r, 255, why);
             }
         }
+    }
+}
+
+/*
+ * For an expected ofi:<provider>: the first rank whose libfabric (asked through the library
+ * the MPI library loaded) offers no such provider, said in out; "" when every rank's does
+ * or their providers are not known.
+ */
+static void sc__provider_absent(const sc_tracelog *t, const char *expected, char *out, size_t len)
+{
+    const sc_text_list *tr = &t->mpi[SC_MPI_TRANSPORT_RANK];
+    char want[64];
+
+    out[0] = '\0';
+    for (const char *p = expected; *p && !out[0];) {
+        size_t n = strcspn(p, ",");
+        if (n > 4 && !strncmp(p, "ofi:", 4) && n - 4 < sizeof(want) && !memchr(p, '+', n)) {
+            snprintf(want, sizeof(want), "%.*s", (int)(n - 4), p + 4);
+            for (size_t i = 0; i < tr->n && !out[0]; i++) {
+                const char *fi = strstr(tr->items[i], " fi_info=");
+                long rank = -1;
+                if (!fi || sscanf(tr->items[i], "rank=%ld", &rank) != 1)
+                    continue;
+                fi += strlen(" fi_info=");
+                if (!strncmp(fi, "unavailable", 11) || !strncmp(fi, "none", 4))
+                    continue;
+                bool has = false;
+                for (const char *q = fi; *q && !has;) {
+                    size_t w = strcspn(q, ",;");
+                    has = w == strlen(want) && !strncmp(q, want, w);
+                    q += w;
+                    q += strspn(q, ",;");
+                }
+                if (!has)
+                    snprintf(out, len, "; the libfabric of rank %ld offers no %s provider", rank,
+                             want);
+            }
+        }
+        p += n + (p[n] == ',');
     }
 }
 
@@ -150,7 +186,7 @@ static void sc__any_of(const char *list, char *out, size_t len)
 
 void sc_transport_gate(const sc_card *card, const sc_tracelog *t, const char *decided, sc_gate *g)
 {
-    char carrier[SC_CARRIER_MAX], note[1024], want[256], refused[400];
+    char carrier[SC_CARRIER_MAX], note[1024], want[256], refused[420], absent[128] = "";
 
     if (!card->expect_transport) {
         sc_gate_set(g, SC_GATE_NULL, "the card expects no transport");
@@ -172,13 +208,15 @@ void sc_transport_gate(const sc_card *card, const sc_tracelog *t, const char *de
         return;
     }
     refused[0] = '\0';
-    if (t)
+    if (t) {
         sc__first_refusal(t, card->expect_transport, refused, sizeof(refused));
+        sc__provider_absent(t, card->expect_transport, absent, sizeof(absent));
+    }
     if (!sc_carrier_known(carrier))
         sc_gate_set(g, SC_GATE_FAIL,
-                    "not supported by evidence: the carrier is %s, expected %s%s%s (%s)", carrier,
-                    want, refused[0] ? "; " : "", refused, note);
+                    "not supported by evidence: the carrier is %s, expected %s%s%s%s (%s)", carrier,
+                    want, refused[0] ? "; " : "", refused, absent, note);
     else
-        sc_gate_set(g, SC_GATE_FAIL, "expected transport %s, the data went over %s%s%s (%s)", want,
-                    carrier, refused[0] ? "; " : "", refused, note);
+        sc_gate_set(g, SC_GATE_FAIL, "expected transport %s, the data went over %s%s%s%s (%s)",
+                    want, carrier, refused[0] ? "; " : "", refused, absent, note);
 }
