@@ -119,8 +119,9 @@ static int sc__lib_line(const char *value, void *arg)
         sc__cat(&l->ident[i], "%s%s%snot loaded", l->ident[i] && *l->ident[i] ? ", " : "",
                 two ? lib.name : "", two ? " " : "");
     else
-        sc__cat(&l->ident[i], "%s%s%s%s sha256:%s", l->ident[i] && *l->ident[i] ? ", " : "",
-                two ? lib.name : "", two ? " " : "", lib.version, lib.sha256);
+        sc__cat(&l->ident[i], "%s%s%s%.*s sha256:%s", l->ident[i] && *l->ident[i] ? ", " : "",
+                two ? lib.name : "", two ? " " : "", (int)strcspn(lib.version, ","), lib.version,
+                lib.sha256); /* "Open MPI v4.1.4": the rest of its line is in run.conf */
     return l->ident[i] ? 0 : -ENOMEM;
 }
 
@@ -189,35 +190,43 @@ char *sc_mpistack_settings(const char *run_conf, const sc_card *card)
     return s.out; /* the workload prints them in name order */
 }
 
+/* What sc_mpistack_providers() collects: rank 0's list, and each rank's that differs. */
+typedef struct sc__providers {
+    char *first, *out;
+} sc__providers;
+
 static int sc__providers_line(const char *value, void *arg)
 {
-    char **out = arg;
+    sc__providers *p = arg;
     const char *fi = strstr(value, " fi_info=");
     long rank = -1;
 
     if (!fi || sscanf(value, "rank=%ld", &rank) != 1)
         return 0;
     fi += strlen(" fi_info=");
-    if (!**out)
-        sc__cat(out, "%s", fi);
-    else if (!strstr(*out, fi))
-        sc__cat(out, " | rank %ld: %s", rank, fi);
-    return *out ? 0 : -ENOMEM;
+    if (!p->first) {
+        p->first = strdup(fi);
+        sc__cat(&p->out, "%s", fi);
+    } else if (strcmp(p->first, fi) != 0) {
+        sc__cat(&p->out, " | rank %ld: %s", rank, fi);
+    }
+    return p->out && p->first ? 0 : -ENOMEM;
 }
 
 char *sc_mpistack_providers(const char *run_conf)
 {
-    char *out = strdup("");
+    sc__providers p = {.first = NULL, .out = strdup("")};
 
-    if (out && sc__each(run_conf, "transport_rank", sc__providers_line, &out) < 0) {
-        free(out);
-        return NULL;
+    if (p.out && sc__each(run_conf, "transport_rank", sc__providers_line, &p) < 0) {
+        free(p.out);
+        p.out = NULL;
     }
-    if (out && !*out) {
-        free(out);
-        return strdup("unavailable");
+    if (p.out && !p.first) {
+        free(p.out);
+        p.out = strdup("unavailable");
     }
-    return out;
+    free(p.first);
+    return p.out;
 }
 
 json_object *sc_mpistack_json(const sc_tracelog *t)

@@ -28,7 +28,7 @@ int sc_mpi_lib_parse(const char *text, sc_mpi_lib *out);
 
 /*
  * A library's identity over the ranks of run_conf's mpi_library= lines: rank 0's
- * "<version> sha256:<hex>" ("not loaded"), then " | rank <r>: ..." for each rank whose
+ * "<version up to its first comma> sha256:<hex>" ("not loaded"), then " | rank <r>: ..." for each rank whose
  * identity differs; "unavailable" without a line for it. names: one, or two joined by a
  * space ("libucp libucs": both, each named). NULL on ENOMEM.
  */
