@@ -14,6 +14,8 @@ CASE=$3
 PY=${SC_PYTHON3:-python3}
 # shellcheck source=../workload_cli_lib.sh
 . "$(dirname "$0")/../workload_cli_lib.sh"
+# shellcheck source=../netns_lib.sh
+. "$(dirname "$0")/../netns_lib.sh"
 unset STREAMCARD_FAULT STREAMCARD_READY_FD STREAMCARD_READY_PID
 # The transport under test comes from each case, not from the caller's environment.
 for v in $(env | sed -n 's/^\(OMPI_MCA_\(pml\|btl\|mtl\)[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
@@ -75,21 +77,6 @@ transport_is() {
         fail "rank candidates are not $2: $(grep '^TRACE_TRANSPORT_RANK' "$TMP/out")"
 }
 
-# own_netns CMD...: CMD in a network namespace of its own with only loopback up, so that
-# what other processes send over loopback meanwhile is not counted; as it is when no
-# namespace can be made (the bytes are then the machine's).
-own_netns() {
-    local u
-    for u in "unshare -n" "unshare -rn"; do
-        # shellcheck disable=SC2086
-        if $u true 2>/dev/null; then
-            # shellcheck disable=SC2016
-            $u sh -c 'ip link set lo up 2>/dev/null; exec "$@"' sh "$@"
-            return
-        fi
-    done
-    "$@"
-}
 
 # json_check PATH VALIDATION TRANSPORT KERNEL: results.json parses and says so.
 json_check() {

@@ -10,6 +10,8 @@
 # minimum rate is enforced.
 BIN=$1 SRC=$2
 . "$SRC/tests/lib.sh"
+# shellcheck source=../netns_lib.sh
+. "$SRC/tests/netns_lib.sh"
 command -v mpirun >/dev/null || { echo "SKIP: mpirun missing (openmpi-bin)"; exit 77; }
 card() { # card NAME [extra lines]
     local name=$1; shift
@@ -115,18 +117,6 @@ expect_failed_bundle "$B" transport_ok
 # Candidates the bytes decide between, in a network namespace of the test's own (what other
 # processes send over loopback meanwhile is not counted) when one can be made: vader and tcp
 # of one exclusivity, the BML naming both; loopback shows vader carried the data.
-own_netns() {
-    local u
-    for u in "unshare -n" "unshare -rn"; do
-        # shellcheck disable=SC2086
-        if $u true 2>/dev/null; then
-            # shellcheck disable=SC2016
-            $u sh -c 'ip link set lo up 2>/dev/null; exec "$@"' sh "$@"
-            return
-        fi
-    done
-    "$@"
-}
 card equal.yaml '  expect:' '    transport: shm' '  env:' '    OMPI_MCA_btl: "self,vader,tcp"' \
     '    OMPI_MCA_btl_vader_exclusivity: "1024"' '    OMPI_MCA_btl_tcp_exclusivity: "1024"' \
     '    OMPI_MCA_btl_tcp_if_include: lo'
