@@ -304,23 +304,40 @@ static void scm__libfabric(const char *s, char *subject, size_t len)
         snprintf(subject, len, "ofi:%.*s", (int)n, f);
 }
 
+/* True when the OFI path as a whole failed: fi_getinfo() (not EFA's own probe), no provider. */
+static int scm__ofi_failed(const char *s, int v5)
+{
+    const char *q = strstr(s, "fi_getinfo(): ");
+
+    if (q && !strstr(s, "EFA specific") && strncmp(q + 14, "Success", 7) != 0)
+        return 1;
+    return strstr(s, "fi_getinfo failed") || strstr(s, "no provider found") ||
+           strstr(s, "mtl:ofi:prov: none") || (v5 && strstr(s, "mtl:ofi:provider: none"));
+}
+
+/* True when UCX refused: its errors and warnings, a failing diagnostic, pml ucx not selected. */
+static int scm__ucx_failed(const char *s)
+{
+    const char *q = strstr(s, "UCX  ");
+
+    if (q && (!strncmp(q + 5, "ERROR", 5) || !strncmp(q + 5, "WARN", 4) ||
+              (!strncmp(q + 5, "DIAG", 4) && scm__says_failure(q + 9))))
+        return 1;
+    return strstr(s, "PML ucx cannot be selected") != NULL;
+}
+
 /* The subject of one stripped line, "" when it refuses nothing. `prov` is the OFI MTL's
    provider so far. */
 static void scm__refusal_subject(const char *s, int v5, const char *prov, char *subject, size_t len)
 {
-    const char *q;
+    const char *q = strstr(s, "tl:ofi: \"");
 
     subject[0] = '\0';
-    if ((q = strstr(s, "tl:ofi: \"")) &&
-        (strstr(q, "\" in exclude list") || strstr(q, "\" not in include list"))) {
+    if (q && (strstr(q, "\" in exclude list") || strstr(q, "\" not in include list"))) {
         q += strlen("tl:ofi: \"");
         size_t n = strcspn(q, "\";");
         snprintf(subject, len, "ofi:%.*s", (int)(n < 40 ? n : 40), q);
-    } else if ((q = strstr(s, "fi_getinfo(): ")) && !strstr(s, "EFA specific") &&
-               strncmp(q + 14, "Success", 7) != 0) {
-        snprintf(subject, len, "ofi");
-    } else if (strstr(s, "fi_getinfo failed") || strstr(s, "no provider found") ||
-               strstr(s, "mtl:ofi:prov: none") || (v5 && strstr(s, "mtl:ofi:provider: none"))) {
+    } else if (scm__ofi_failed(s, v5)) {
         snprintf(subject, len, "ofi");
     } else if ((!strncmp(s, "mtl_ofi", 7) || !strncmp(s, "btl_ofi", 7) ||
                 !strncmp(s, "common_ofi", 10)) &&
@@ -328,11 +345,7 @@ static void scm__refusal_subject(const char *s, int v5, const char *prov, char *
         snprintf(subject, len, *prov ? "ofi:%s" : "ofi", prov);
     } else if (!strncmp(s, "libfabric:", 10)) {
         scm__libfabric(s, subject, len);
-    } else if ((q = strstr(s, "UCX  ")) &&
-               (!strncmp(q + 5, "ERROR", 5) || !strncmp(q + 5, "WARN", 4) ||
-                (!strncmp(q + 5, "DIAG", 4) && scm__says_failure(q + 9)))) {
-        snprintf(subject, len, "ucx");
-    } else if (strstr(s, "PML ucx cannot be selected")) {
+    } else if (scm__ucx_failed(s)) {
         snprintf(subject, len, "ucx");
     }
 }
