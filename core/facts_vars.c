@@ -16,6 +16,8 @@
 
 typedef char *(*sc__reader)(const sc__src *s, const char *arg);
 
+#define WL_MPI (1u << SC_WORKLOAD_MPI_PINGPONG)
+
 static char *sc__rd_build(const sc__src *s, const char *arg);
 static char *sc__rd_card(const sc__src *s, const char *arg);
 static char *sc__rd_platform(const sc__src *s, const char *arg);
