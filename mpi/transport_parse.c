@@ -368,7 +368,7 @@ size_t scm_parse_refusals(const char *text, int ompi_major, struct scm_refusal *
             if (got[0])
                 snprintf(prov, sizeof(prov), "%s", got);
         }
-        struct scm_refusal r;
+        struct scm_refusal r = {0}; /* subject set below; the rest zeroed for the copy */
         scm__refusal_subject(s, v5, prov, r.subject, sizeof(r.subject));
         if (!r.subject[0])
             continue;
