@@ -89,7 +89,8 @@ static void sc__subject_of(const char *c, char *out, size_t len, char *kind, siz
 
 /*
  * The first reason an expected fabric was refused, in the log's order: a line about the
- * expected provider first, else one about its fabric in general. "" when none.
+ * expected carrier first ("the first reason ofi:cxi was refused"), else one about its fabric
+ * in general ("the first refusal ofi reported"). "" when none.
  */
 static void sc__first_refusal(const sc_tracelog *t, const char *expected, char *out, size_t len)
 {
@@ -118,8 +119,12 @@ static void sc__first_refusal(const sc_tracelog *t, const char *expected, char *
                 char why[256]; /* the fabric's words, quoted: one line whatever they hold */
                 const char *said = rf->items[i] + used;
                 sc_text_escape(why, sizeof(why), said, strlen(said));
-                snprintf(out, len, "the first reason %.*s was refused, on rank %d: \"%.*s\"", 64,
-                         item, r, 255, why);
+                if (strcmp(subject, kind) != 0)
+                    snprintf(out, len, "the first reason %.*s was refused, on rank %d: \"%.*s\"",
+                             64, item, r, 255, why);
+                else /* a line about the fabric in general, not about the expected carrier */
+                    snprintf(out, len, "the first refusal %s reported, on rank %d: \"%.*s\"", kind,
+                             r, 255, why);
             }
         }
     }

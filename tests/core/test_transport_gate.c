@@ -3,8 +3,9 @@
  * situation per case: a single candidate; candidates the bytes decide between (the
  * equal-exclusivity run that loopback shows shm carried, a pure TCP run); a list of
  * expected carriers; UCX's TCP lanes under a card expecting shared memory; the Slingshot
- * fall-back, whose failure quotes the first reason cxi was refused; no evidence, a run the
- * ranks disagree on, a workload line that contradicts its own evidence.
+ * fall-back, whose failure quotes the first reason cxi was refused (or, when no line names cxi, the
+ * first refusal ofi reported); no evidence, a run the ranks disagree on, a workload line that
+ * contradicts its own evidence.
  */
 #include "sc_card.h"
 #include "sc_gates.h"
@@ -53,8 +54,8 @@ static const transport_case cases[] = {
                  "rdmacm_cm.c:928  UCX  DIAG  rdma_create_event_channel failed: No "
                  "such device") TRANSPORT("ucx:tcp"),
      SC_GATE_FAIL,
-     "expected transport ucx:sm, the data went over ucx:tcp; the first reason ucx:sm was refused, "
-     "on rank 0: \"rdmacm_cm.c:928  UCX  DIAG  rdma_create_event_channel failed"},
+     "expected transport ucx:sm, the data went over ucx:tcp; the first refusal ucx reported, on "
+     "rank 0: \"rdmacm_cm.c:928  UCX  DIAG  rdma_create_event_channel failed"},
     {"the Slingshot fall-back", "ofi:cxi",
      RANK("0", "tcp", "cxi,tcp;ofi_rxm") RANK("1", "tcp", "cxi,tcp;ofi_rxm")
          REFUSED("0", "ofi", "mtl_ofi_component.c:778: fi_getinfo(): No data available")
@@ -75,7 +76,7 @@ static const transport_case cases[] = {
          REFUSED("1", "ofi", "mtl_ofi_component.c:756: select_ofi_provider: no provider found")
              BYTES("0") TRANSPORT("shm"),
      SC_GATE_FAIL,
-     "the first reason ofi:cxi was refused, on rank 1: \"mtl_ofi_component.c:756: "
+     "the first refusal ofi reported, on rank 1: \"mtl_ofi_component.c:756: "
      "select_ofi_provider: no provider found\"; the libfabric of rank 0 offers no cxi provider"},
     {"healthy Slingshot", "ofi:cxi", TWO("ofi:cxi") BYTES("0") TRANSPORT("ofi:cxi"), SC_GATE_OK,
      "transport ofi:cxi as expected"},

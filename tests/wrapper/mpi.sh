@@ -102,7 +102,7 @@ done
 card cxi.yaml '  expect:' '    transport: ofi:cxi' '  env:' '    OMPI_MCA_mtl: ofi' \
     '    OMPI_MCA_mtl_ofi_provider_include: cxi' '    OMPI_MCA_btl_tcp_if_include: lo'
 expect_status 1 "$BIN/streamcard" run "$WORK/cxi.yaml" --output "$WORK/runs" --quiet
-expect_contains "$WORK/err" "expected transport ofi:cxi, the data went over shm; the first reason ofi:cxi was refused, on rank 0: \""
+expect_contains "$WORK/err" "expected transport ofi:cxi, the data went over shm; the first refusal ofi reported, on rank 0: \""
 expect_contains "$WORK/err" "the libfabric of rank 0 offers no cxi provider"
 B=$(bundle_of "$WORK/out")
 expect_contains "$B/transport.log" "# rank 1 on "
