@@ -223,6 +223,34 @@ static void sc__read_list(sc__card_reader *r, yaml_node_t *seq)
     }
 }
 
+/* A list of carriers (expect: transport: [shm, tcp]): any of them; one value, joined. */
+static void sc__read_carriers(sc__card_reader *r, const sc__card_key *key, yaml_node_t *k,
+                              yaml_node_t *seq, const char *where)
+{
+    char joined[4 * SC__CARD_NAME_MAX] = "";
+    size_t used = 0;
+
+    for (yaml_node_item_t *it = seq->data.sequence.items.start; it < seq->data.sequence.items.top;
+         it++) {
+        yaml_node_t *v = yaml_document_get_node(r->doc, *it);
+        if (v->type != YAML_SCALAR_NODE) {
+            sc__reader_error(r, v, "%s: list entries must be single carriers (got %s)",
+                             sc__card_key_name(key), sc__node_kind(v));
+            return;
+        }
+        int n =
+            snprintf(joined + used, sizeof(joined) - used, "%s%s", used ? "," : "", sc__scalar(v));
+        used = n < 0 || (size_t)n >= sizeof(joined) - used ? sizeof(joined) - 1 : used + (size_t)n;
+    }
+    if (!used) {
+        sc__reader_error(r, k, "%s: an empty list (valid: one carrier, or a list of them)",
+                         sc__card_key_name(key));
+        return;
+    }
+    if (sc__card_assign(r->card, key, joined, where, r->diag) < 0)
+        r->errors++;
+}
+
 /* Keys a sweep may vary: what a run is, not what the card is or where it may run. */
 static bool sc__sweepable(const sc__card_key *key)
 {
@@ -336,6 +364,10 @@ static void sc__read_node(sc__card_reader *r, const sc__card_key *key, yaml_node
     }
     if (key->type == SC__CT_LIST && v->type == YAML_SEQUENCE_NODE) {
         sc__read_list(r, v);
+        return;
+    }
+    if (key->type == SC__CT_CARRIERS && v->type == YAML_SEQUENCE_NODE) {
+        sc__read_carriers(r, key, k, v, where);
         return;
     }
     if (v->type == YAML_SEQUENCE_NODE && key->type != SC__CT_ENV && key->type != SC__CT_LIST) {

@@ -4,6 +4,7 @@
  * so a value means the same thing wherever it comes from.
  */
 #include "sc_card_schema.h"
+#include "sc_carrier.h"
 #include "sc_cpulist.h"
 #include "sc_text.h"
 
@@ -70,8 +71,10 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
      "mpi-pingpong uniband: messages in flight per window"},
     {SC_CF_NODES, "experiment.nodes", "nodes", SC__CT_STRING, 0, 0, NULL, SC__WL_ANY,
      "Slurm hostlist the card may run on (node[01-02])"},
-    {SC_CF_EXPECT_TRANSPORT, "experiment.expect.transport", "expect-transport", SC__CT_NAME, 0, 0,
-     NULL, WL_MPI, "mpi: transport that must carry the data (shm, tcp, ofi:PROVIDER)"},
+    {SC_CF_EXPECT_TRANSPORT, "experiment.expect.transport", "expect-transport", SC__CT_CARRIERS, 0,
+     0, NULL, WL_MPI,
+     "mpi: carrier(s) the data must go over: shm, tcp, ofi:PROVIDER, ucx:TRANSPORT; a list "
+     "(shm,tcp) means any of them"},
     {SC_CF_EXPECT_MIN_RATE, "experiment.expect.min_rate_MBps", "expect-min-rate", SC__CT_DOUBLE, 0,
      0, NULL, WL_STREAM | WL_MPI,
      "best rate below this (MB/s) fails the run (mpi: the rate at at_bytes)"},
@@ -242,6 +245,38 @@ static int sc__replace_string(char **slot, const char *value)
     return 0;
 }
 
+/*
+ * A carriers value: each comma-separated carrier in canonical form (sc_carrier.h), joined
+ * by commas, into *slot. Returns 0 or -EINVAL with a line in diag.
+ */
+static int sc__assign_carriers(char **slot, const char *name, const char *value, const char *where,
+                               sc_diag *diag)
+{
+    char list[SC__CARD_NAME_MAX + 1] = "", one[SC_CARRIER_MAX], why[256], item[SC_CARRIER_MAX];
+    size_t used = 0;
+
+    for (const char *p = value;; p++) {
+        size_t n = strcspn(p, ",");
+        snprintf(item, sizeof(item), "%.*s", (int)(n < sizeof(item) ? n : sizeof(item) - 1), p);
+        if (n >= sizeof(item) || strlen(value) > SC__CARD_NAME_MAX) {
+            sc_diag_addf(diag, "%s: %s: longer than %d characters (valid: %s)", where, name,
+                         SC__CARD_NAME_MAX, sc_carrier_choices());
+            return -EINVAL;
+        }
+        if (sc_carrier_canonical(item, one, sizeof(one), why, sizeof(why)) < 0) {
+            sc_diag_addf(diag, "%s: %s: %s (valid: %s)", where, name, why, sc_carrier_choices());
+            return -EINVAL;
+        }
+        if (!sc_word_in(list, ",", one)) /* each once: "shm,shm" is shm */
+            used +=
+                (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", used ? "," : "", one);
+        p += n;
+        if (!*p)
+            break;
+    }
+    return sc__replace_string(slot, list);
+}
+
 static int sc__assign_value(sc_card *card, const sc__card_key *key, const char *value,
                             const char *where, sc_diag *diag)
 {
@@ -262,6 +297,8 @@ static int sc__assign_value(sc_card *card, const sc__card_key *key, const char *
             return -EINVAL;
         }
         return sc__replace_string(slot, value);
+    case SC__CT_CARRIERS:
+        return sc__assign_carriers(slot, name, value, where, diag);
     case SC__CT_CHOICE:
         if (!sc_word_in(key->choices, "|", value)) {
             sc_diag_addf(diag, "%s: %s: \"%s\" is not allowed (valid: %s)", where, name, value,
@@ -363,6 +400,7 @@ char *sc__card_value_text(const sc_card *card, sc_card_field field)
         return strdup(sc_prefetch_name(card->prefetch));
     case SC__CT_STRING:
     case SC__CT_NAME:
+    case SC__CT_CARRIERS:
     case SC__CT_CHOICE: {
         const char *value = *(char *const *)slot;
         return strdup(value ? value : "");

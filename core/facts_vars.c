@@ -6,6 +6,7 @@
 #include "sc_card_schema.h"
 #include "sc_cpulist.h"
 #include "sc_kv.h"
+#include "sc_mpistack.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -25,6 +26,7 @@ static char *sc__rd_governor(const sc__src *s, const char *arg);
 static char *sc__rd_prefetch(const sc__src *s, const char *arg);
 static char *sc__rd_host(const sc__src *s, const char *arg);
 static char *sc__rd_blas_core(const sc__src *s, const char *arg);
+static char *sc__rd_mpi(const sc__src *s, const char *arg);
 
 static const struct sc__var {
     const char *name, *group, *source;
@@ -97,6 +99,23 @@ static const struct sc__var {
      "prefetch/state/state.env OBSERVED_STATE (MSR readback); \"unchanged (not read back)\" "
      "without one",
      sc__rd_prefetch, NULL, 0},
+    /* The MPI stack as the ranks loaded it (run.conf, from stream.log; sc_mpistack.h). */
+    {"mpi_library", "build", "run.conf mpi_library libmpi: version and SHA-256 of the one loaded",
+     sc__rd_mpi, "libmpi", WL(SC_WORKLOAD_MPI_PINGPONG)},
+    {"libfabric", "build",
+     "run.conf mpi_library libfabric: version and SHA-256 of the one libmpi loaded", sc__rd_mpi,
+     "libfabric", WL(SC_WORKLOAD_MPI_PINGPONG)},
+    {"libcxi", "build",
+     "run.conf mpi_library libcxi: SHA-256 of the one libfabric loaded (Slingshot)", sc__rd_mpi,
+     "libcxi", WL(SC_WORKLOAD_MPI_PINGPONG)},
+    {"ucx", "build", "run.conf mpi_library libucp, libucs: version and SHA-256 of the ones loaded",
+     sc__rd_mpi, "libucp libucs", WL(SC_WORKLOAD_MPI_PINGPONG)},
+    {"mpi_settings", "run",
+     "run.conf mpi_param: rank 0's MCA, FI_* and UCX_* settings, sources; not the card's env",
+     sc__rd_mpi, "settings", WL(SC_WORKLOAD_MPI_PINGPONG)},
+    {"fabric_providers", "platform",
+     "run.conf transport_rank fi_info: libfabric's providers per node", sc__rd_mpi, "providers",
+     WL(SC_WORKLOAD_MPI_PINGPONG)},
 };
 #define SC__NVARS (sizeof(sc__vars) / sizeof(sc__vars[0]))
 _Static_assert(SC__NVARS <= SC_FACTS_MAX_VARS, "SC_FACTS_MAX_VARS too small");
@@ -339,6 +358,16 @@ static char *sc__rd_host(const sc__src *s, const char *arg)
     if (s->results && json_object_object_get_ex(s->results, "host", &v) && v)
         return strdup(json_object_get_string(v));
     return sc__dup(sc_kv_get(s->run_conf, "host", host, sizeof(host)) ? host : NULL);
+}
+
+/* The MPI stack's variables: a library's identity, the settings, the providers. */
+static char *sc__rd_mpi(const sc__src *s, const char *arg)
+{
+    if (!strcmp(arg, "settings"))
+        return sc_mpistack_settings(s->run_conf, s->card);
+    if (!strcmp(arg, "providers"))
+        return sc_mpistack_providers(s->run_conf);
+    return sc_mpistack_library(s->run_conf, arg);
 }
 
 const char *sc_facts_var(size_t index, const char **group, const char **source)

@@ -1,6 +1,7 @@
 /* gates.c: the acceptance gates from raw evidence (see sc_gates.h). */
 #include "sc_gates.h"
 #include "sc_caches.h"
+#include "sc_transport_gate.h"
 #include "sc_cpulist.h"
 #include "sc_kv.h"
 #include "sc_numa_maps.h"
@@ -465,23 +466,6 @@ static void sc__gate_memory_node(const sc_card *card, const sc_evidence *ev, sc_
                     card->memory_node);
 }
 
-static void sc__gate_transport(const sc_card *card, const sc_evidence *ev, sc_gate *g)
-{
-    if (card->expect_transport && ev->transport && !strcmp(ev->transport, "unknown"))
-        sc_gate_set(g, SC_GATE_FAIL,
-                    "not supported by evidence: the MPI library did not report the "
-                    "transport that carried the data");
-    else if (!card->expect_transport)
-        sc_gate_set(g, SC_GATE_NULL, "the card expects no transport");
-    else if (!ev->transport)
-        sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: the transport was not recorded");
-    else if (strcmp(ev->transport, card->expect_transport) != 0)
-        sc_gate_set(g, SC_GATE_FAIL, "expected transport %s, the data went over %s",
-                    card->expect_transport, ev->transport);
-    else
-        sc_gate_set(g, SC_GATE_OK, "transport %s as expected", ev->transport);
-}
-
 /* mpi-pingpong: the IMB row min_rate applies to: at_bytes, else the largest size. */
 static const sc_imb_row *sc__min_rate_row(const sc_card *card, const sc_tracelog *t)
 {
@@ -647,11 +631,7 @@ int sc_gates_evaluate(const sc_card *card, const sc_evidence *ev, sc_gates *out)
     sc__gate_memory_node(card, ev, &out->g[SC_GATE_MEMORY_NODE]);
     sc_platform_gate(card, ev->state_env, ev->host_states, ev->n_host_states, &t,
                      &out->g[SC_GATE_PLATFORM_STATE]);
-    /* The transport is read from the workload's own TRACE_TRANSPORT line in the log. */
-    sc_evidence with_transport = *ev;
-    if (!with_transport.transport && t.transport[0])
-        with_transport.transport = t.transport;
-    sc__gate_transport(card, &with_transport, &out->g[SC_GATE_TRANSPORT]);
+    sc_transport_gate(card, &t, ev->transport, &out->g[SC_GATE_TRANSPORT]);
     sc__gate_min_rate(card, ev, &t, &out->g[SC_GATE_MIN_RATE]);
     sc__gate_max_latency(card, &t, &out->g[SC_GATE_MAX_LATENCY]);
     sc__gate_stream_array(card, ev, &out->g[SC_GATE_STREAM_ARRAY]);

@@ -36,7 +36,7 @@ typedef struct sc_evidence {
     const struct sc_host_state *host_states; /* every node's prefetch/state/<host>/state.env */
     size_t n_host_states;
     double best_rate_MBps;  /* the workload's figure for min_rate; <= 0 when none */
-    const char *transport;  /* mpi: the transport that carried the data */
+    const char *transport;  /* mpi: the carrier, decided elsewhere (NULL: from the log) */
     const char *caches;     /* platform/caches.txt: the last-level caches of cpu_list */
     int write_errors;       /* writes into the bundle that failed (disk full, bundle removed); */
     const char *write_error; /* -1: not recorded (the evidence gate then fails) */

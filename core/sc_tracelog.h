@@ -63,6 +63,26 @@ typedef struct sc_figure {
     double unit; /* the last printed digit's place: the log's rounding is half of it */
 } sc_figure;
 
+/*
+ * The MPI workload's per-rank transport lines (sc_trace_protocol.h), each kept as its text
+ * after the tag, in the log's order; run.conf records them under the key of the same index
+ * (sc_tracelog_transport_conf()).
+ */
+typedef enum sc_mpi_line {
+    SC_MPI_TRANSPORT_RANK, /* TRACE_TRANSPORT_RANK: candidates, components, fi_info */
+    SC_MPI_REFUSED,        /* TRACE_TRANSPORT_REFUSED: a reason a fabric was refused */
+    SC_MPI_PAYLOAD,        /* TRACE_PAYLOAD_BYTES: payload sent in the main loop, netns */
+    SC_MPI_IFACE,          /* TRACE_IFACE_BYTES: one interface's bytes then */
+    SC_MPI_LIBRARY,        /* TRACE_MPI_LIBRARY: a library of the MPI stack */
+    SC_MPI_PARAM,          /* TRACE_MPI_PARAM: a setting that steers the transport */
+    SC_MPI_LINES
+} sc_mpi_line;
+
+typedef struct sc_text_list {
+    char **items;
+    size_t n;
+} sc_text_list;
+
 typedef struct sc_tracelog {
     long threads_requested, threads_counted; /* -1 when not printed */
     sc_binding *bindings;
@@ -88,10 +108,9 @@ typedef struct sc_tracelog {
     size_t n_rank_threads;
     sc_rank_numa *rank_numa; /* each rank's anonymous memory per node */
     size_t n_rank_numa;
-    char transport[64];       /* from "TRACE_TRANSPORT transport=X ..."; "" when absent */
+    char transport[128];      /* from "TRACE_TRANSPORT transport=X ..."; "" when absent */
     char transport_line[512]; /* that line after "TRACE_TRANSPORT ": pml=, btl=, mtl=, provider= */
-    char **transport_ranks;   /* each "TRACE_TRANSPORT_RANK " line's rest: rank, host, fi_info */
-    size_t n_transport_ranks;
+    sc_text_list mpi[SC_MPI_LINES]; /* the per-rank transport lines, by kind */
     sc_imb_row *imb_rows; /* "#bytes #repetitions t[usec] Mbytes/sec" rows */
     size_t n_imb_rows;
     double imb_peak_MBps; /* the highest Mbytes/sec of those rows */
@@ -129,11 +148,15 @@ bool sc_tracelog_shows(double claimed, double value, double unit);
 
 /*
  * mpi-pingpong's transport as run.conf records it: transport=, then transport_pml=,
- * _btl=, _mtl=, _provider= from the TRACE_TRANSPORT line, then one transport_rank= line
- * per TRACE_TRANSPORT_RANK line (host, components, fi_info on its node). t may be NULL
- * (no log): transport=unknown.
+ * _btl=, _mtl=, _provider= from the TRACE_TRANSPORT line, then one line per per-rank line
+ * of the log, in the order of sc_mpi_line: transport_rank=, transport_refused=,
+ * transport_payload=, transport_iface=, mpi_library=, mpi_param=. t may be NULL (no log):
+ * transport=unknown.
  */
 struct sc_kv;
 void sc_tracelog_transport_conf(const sc_tracelog *t, struct sc_kv *kv);
+
+/* True when a run.conf line (key=value) is one sc_tracelog_transport_conf() writes. */
+bool sc_tracelog_is_transport_conf(const char *line);
 
 #endif

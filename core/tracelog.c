@@ -228,6 +228,18 @@ static void sc__table_row(sc_tracelog *t, const char *line)
     t->rows[t->n_rows++] = row;
 }
 
+/* The per-rank MPI lines: their tags and run.conf keys, in the order of sc_mpi_line. */
+static const struct {
+    const char *tag, *conf_key;
+} sc__mpi_lines[SC_MPI_LINES] = {
+    [SC_MPI_TRANSPORT_RANK] = {SC_TRACE_TAG_TRANSPORT_RANK, "transport_rank"},
+    [SC_MPI_REFUSED] = {SC_TRACE_TAG_TRANSPORT_REFUSED, "transport_refused"},
+    [SC_MPI_PAYLOAD] = {SC_TRACE_TAG_PAYLOAD_BYTES, "transport_payload"},
+    [SC_MPI_IFACE] = {SC_TRACE_TAG_IFACE_BYTES, "transport_iface"},
+    [SC_MPI_LIBRARY] = {SC_TRACE_TAG_MPI_LIBRARY, "mpi_library"},
+    [SC_MPI_PARAM] = {SC_TRACE_TAG_MPI_PARAM, "mpi_param"},
+};
+
 /* One line of the trace protocol (sc_trace_protocol.h): its tag says which. */
 static int sc__trace_line(sc_tracelog *t, const char *buf, long lineno)
 {
@@ -269,8 +281,10 @@ static int sc__trace_line(sc_tracelog *t, const char *buf, long lineno)
         const char *words = sc__after(buf, SC_TRACE_TAG_TRANSPORT);
         snprintf(t->transport, sizeof(t->transport), "%.*s", (int)strcspn(rest, " "), rest);
         sc__copy_line(t->transport_line, sizeof(t->transport_line), words, strlen(words));
-    } else if ((rest = sc__after(buf, SC_TRACE_TAG_TRANSPORT_RANK))) {
-        return sc__add_text(&t->transport_ranks, &t->n_transport_ranks, rest);
+    } else {
+        for (int i = 0; i < SC_MPI_LINES; i++)
+            if ((rest = sc__after(buf, sc__mpi_lines[i].tag)))
+                return sc__add_text(&t->mpi[i].items, &t->mpi[i].n, rest);
     }
     return 0;
 }
@@ -358,11 +372,13 @@ void sc_tracelog_free(sc_tracelog *t)
     free(t->imb_rows);
     t->imb_rows = NULL;
     t->n_imb_rows = 0;
-    for (size_t i = 0; i < t->n_transport_ranks; i++)
-        free(t->transport_ranks[i]);
-    free(t->transport_ranks);
-    t->transport_ranks = NULL;
-    t->n_transport_ranks = 0;
+    for (int k = 0; k < SC_MPI_LINES; k++) {
+        for (size_t i = 0; i < t->mpi[k].n; i++)
+            free(t->mpi[k].items[i]);
+        free(t->mpi[k].items);
+        t->mpi[k].items = NULL;
+        t->mpi[k].n = 0;
+    }
 }
 
 /* Case-insensitive: line[0..n) holds word. */
@@ -447,6 +463,16 @@ void sc_tracelog_transport_conf(const sc_tracelog *t, sc_kv *kv)
         }
         p += n + strspn(p + n, " ");
     }
-    for (size_t i = 0; i < t->n_transport_ranks; i++)
-        sc_kv_addf(kv, "transport_rank", "%s", t->transport_ranks[i]);
+    for (int k = 0; k < SC_MPI_LINES; k++)
+        for (size_t i = 0; i < t->mpi[k].n; i++)
+            sc_kv_addf(kv, sc__mpi_lines[k].conf_key, "%s", t->mpi[k].items[i]);
+}
+
+bool sc_tracelog_is_transport_conf(const char *line)
+{
+    if (!strncmp(line, "transport=", 10))
+        return true;
+    if (!strncmp(line, "transport_", 10) && strncmp(line, "transport_ok=", 13) != 0)
+        return true;
+    return !strncmp(line, "mpi_library=", 12) || !strncmp(line, "mpi_param=", 10);
 }

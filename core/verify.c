@@ -8,6 +8,7 @@
 #include "sc_card.h"
 #include "sc_hash.h"
 #include "sc_kv.h"
+#include "sc_mpistack.h"
 #include "sc_platform_gate.h"
 #include "sc_results.h"
 #include "sc_tracelog.h"
@@ -165,8 +166,8 @@ static void sc__check_figures(json_object *metrics, const sc_tracelog *t, sc_dia
         const sc_figure *fig = sc_tracelog_figure(t, key);
         double claimed = json_object_get_double(value);
         if (!fig)
-            sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows no %s figure", key,
-                         claimed, key);
+            sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows no %s figure",
+                         key, claimed, key);
         else if (!sc_tracelog_shows(claimed, fig->value, fig->unit))
             sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows %s=%.9g", key,
                          claimed, key, fig->value);
@@ -183,8 +184,8 @@ static void sc__check_number(json_object *obj, const char *key, double shown, do
         return;
     double claimed = json_object_get_double(v);
     if (!sc_tracelog_shows(claimed, shown, unit))
-        sc_diag_addf(problems, "results.json: %s %s %.9g, but stream.log's table shows %.9g", what,
-                     key, claimed, shown);
+        sc_diag_addf(problems, "results.json: %s %s %.9g, but stream.log's table shows %.9g",
+                     what, key, claimed, shown);
 }
 
 /* mpi-pingpong: each size's time and bandwidth, the 8-byte latency and the peak. */
@@ -202,10 +203,8 @@ static void sc__check_sizes(json_object *metrics, const sc_tracelog *t, sc_diag 
             unsigned long long n = (unsigned long long)json_object_get_int64(bytes);
             const sc_imb_row *row = sc_tracelog_imb_row(t, n);
             if (!row) {
-                sc_diag_addf(problems,
-                             "results.json: a %llu-byte size, but stream.log's table "
-                             "has no such row",
-                             n);
+                sc_diag_addf(problems, "results.json: a %llu-byte size, but stream.log's table "
+                                       "has no such row", n);
                 continue;
             }
             snprintf(what, sizeof(what), "%llu bytes:", n);
@@ -225,12 +224,30 @@ static void sc__check_sizes(json_object *metrics, const sc_tracelog *t, sc_diag 
     sc__check_number(metrics, "peak_MBps", t->imb_peak_MBps, 0.01, "peak:", problems);
 }
 
+/* build.json's "mpi_stack" (mpi) is exactly what the log's TRACE_MPI_* lines give. */
+static void sc__check_mpi_stack(const sc__files *f, const sc_tracelog *t, sc_diag *problems)
+{
+    json_object *build = f->build ? json_tokener_parse(f->build) : NULL, *claimed = NULL;
+    json_object *want = t ? sc_mpistack_json(t) : NULL;
+
+    if (build)
+        json_object_object_get_ex(build, "mpi_stack", &claimed);
+    if (build && !json_object_equal(claimed, want))
+        sc_diag_addf(problems, "build.json: %s",
+                     !claimed ? "no mpi_stack, but stream.log shows the MPI stack"
+                     : !want  ? "an mpi_stack, but stream.log shows no MPI stack"
+                              : "mpi_stack is not the MPI stack stream.log shows");
+    json_object_put(want);
+    json_object_put(build);
+}
+
 /*
  * run.conf's figures: best_rate_MBps must be the log's best rate, and (mpi) the transport
- * lines exactly the ones the log's TRACE_TRANSPORT lines give, no more and no fewer.
+ * and MPI stack lines exactly the ones the log's TRACE_TRANSPORT* and TRACE_MPI_* lines
+ * give, no more and no fewer.
  */
-static void sc__check_conf_figures(const sc__files *f, const sc_card *card, const sc_tracelog *t,
-                                   double log_best, sc_diag *problems)
+static void sc__check_conf_figures(const sc__files *f, const sc_card *card,
+                                   const sc_tracelog *t, double log_best, sc_diag *problems)
 {
     char claimed[64];
     sc_kv want;
@@ -250,20 +267,21 @@ static void sc__check_conf_figures(const sc__files *f, const sc_card *card, cons
     }
     if (card->workload != SC_WORKLOAD_MPI_PINGPONG)
         return;
+    sc__check_mpi_stack(f, t, problems);
     sc_kv_init(&want);
     sc_tracelog_transport_conf(t, &want);
     for (const char *p = want.text; p && *p;) {
         size_t n = strcspn(p, "\n");
         if (!sc__has_line(f->run_conf, p, n))
-            sc_diag_addf(problems, "run.conf: no line \"%.*s\", which stream.log shows", (int)n, p);
+            sc_diag_addf(problems, "run.conf: no line \"%.*s\", which stream.log shows",
+                         (int)n, p);
         p += n + (p[n] != '\0');
     }
     for (const char *p = f->run_conf; *p;) {
         size_t n = strcspn(p, "\n");
-        if (!strncmp(p, "transport", 9) && strncmp(p, "transport_ok=", 13) &&
-            !sc__has_line(want.text, p, n))
-            sc_diag_addf(problems, "run.conf: \"%.*s\", but stream.log does not show it", (int)n,
-                         p);
+        if (sc_tracelog_is_transport_conf(p) && !sc__has_line(want.text, p, n))
+            sc_diag_addf(problems, "run.conf: \"%.*s\", but stream.log does not show it",
+                         (int)n, p);
         p += n + (p[n] != '\0');
     }
     sc_kv_free(&want);

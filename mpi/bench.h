@@ -60,8 +60,9 @@ struct scm_bench {
     /* Results. */
     struct scm_size_result sizes[SCM_MAX_SIZES];
     int nsizes;
-    unsigned long long messages; /* payloads this rank received, each checked */
-    unsigned long long failed;   /* checks that failed on this rank (stamp or full) */
+    unsigned long long messages;     /* payloads this rank received, each checked */
+    unsigned long long payload_sent; /* bytes of payload this rank sent, warm-ups included */
+    unsigned long long failed;       /* checks that failed on this rank (stamp or full) */
     struct scm_failure first;
 };
 

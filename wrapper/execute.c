@@ -20,6 +20,7 @@
 #include "sc_gates.h"
 #include "sc_hashcache.h"
 #include "sc_kv.h"
+#include "sc_mpistack.h"
 #include "sc_observe.h"
 #include "sc_platform_gate.h"
 #include "sc_results.h"
@@ -409,6 +410,38 @@ static bool sc__bundle_gone(const sc_bundle *b)
     return fstat(b->dirfd, &st) < 0 || st.st_nlink == 0;
 }
 
+/* mpi: what rank 0 wrote of every rank's MPI_Init output, kept as transport.log. */
+static void sc__keep_transport_log(sc__execution *run)
+{
+    char *text = NULL;
+    size_t len = 0;
+
+    if (!run->plan->transport_log_path)
+        return;
+    if (sc_file_read_at(AT_FDCWD, run->plan->transport_log_path, 0, 8u << 20, &text, &len) == 0)
+        sc__put(run, "transport.log", text);
+    unlink(run->plan->transport_log_path);
+    free(text);
+}
+
+/* mpi: build.json gains the MPI stack the ranks loaded (sc_mpistack.h), from the log. */
+static void sc__add_mpi_stack(sc__execution *run, const sc_tracelog *t)
+{
+    char *text = sc_bundle_read_opt(&run->b, "build.json");
+    json_object *build = text ? json_tokener_parse(text) : NULL, *stack = sc_mpistack_json(t);
+
+    if (build && stack) {
+        json_object_object_add(build, "mpi_stack", stack);
+        stack = NULL;
+        sc__put(run, "build.json",
+                json_object_to_json_string_ext(build, JSON_C_TO_STRING_PRETTY |
+                                                          JSON_C_TO_STRING_NOSLASHESCAPE));
+    }
+    json_object_put(stack);
+    json_object_put(build);
+    free(text);
+}
+
 /*
  * Everything after the workload's end: platform/after.txt, the gates from the files as
  * written (exactly as verify reads them), results.json, run.conf and SHA256SUMS. Used by
@@ -443,8 +476,10 @@ static int sc__finish(sc__execution *run, const sc_observe_result *r)
     if (plan->json_path) {
         sc_file_read_at(AT_FDCWD, plan->json_path, 0, 1 << 20, &kernel_json, NULL);
         unlink(plan->json_path);
-        rmdir(run->tmpdir);
     }
+    sc__keep_transport_log(run);
+    if (plan->json_path)
+        rmdir(run->tmpdir);
     json_object *kj = kernel_json ? json_tokener_parse(kernel_json) : NULL, *metrics = NULL;
     if (kj)
         json_object_object_get_ex(kj, "metrics", &metrics);
@@ -477,6 +512,8 @@ static int sc__finish(sc__execution *run, const sc_observe_result *r)
     sc__put(run, "results.json", results);
     sc_tracelog t;
     bool parsed = log && sc_tracelog_parse(log, &t) == 0;
+    if (parsed && plan->card->workload == SC_WORKLOAD_MPI_PINGPONG)
+        sc__add_mpi_stack(run, &t);
     if (rc == 0)
         sc__write_run_conf(run, r, &gates, best, parsed ? &t : NULL);
     if (parsed)
@@ -585,8 +622,13 @@ static int sc__execute_plan(sc_plan *plan)
         sc_bundle_close(&run.b);
         return SC_EXIT_ERROR;
     }
-    /* The kernel writes its own results to a private file, merged into results.json. */
-    if (sc_plan_append_arg(plan, "--json") < 0 || sc_plan_append_arg(plan, plan->json_path) < 0) {
+    /* The kernel writes its own results to a private file, merged into results.json; the
+       MPI workload what MPI_Init said to another, kept as transport.log. */
+    bool mpi = plan->card->workload == SC_WORKLOAD_MPI_PINGPONG;
+    if (sc_plan_append_arg(plan, "--json") < 0 || sc_plan_append_arg(plan, plan->json_path) < 0 ||
+        (mpi && (asprintf(&plan->transport_log_path, "%s/transport.log", run.tmpdir) < 0 ||
+                 sc_plan_append_arg(plan, "--transport-log") < 0 ||
+                 sc_plan_append_arg(plan, plan->transport_log_path) < 0))) {
         fprintf(stderr, "streamcard: out of memory\n");
         sc__build_info_discard(&run);
         sc_bundle_close(&run.b);

@@ -47,6 +47,8 @@ typedef struct sc_plan {
     char **envp;       /* the workload's whole environment */
     char *omp_summary; /* the OpenMP placement variables, for the plan and run.conf */
     char *json_path;   /* where the workload writes its own results */
+    /* mpi: where rank 0 writes what MPI_Init said, kept as transport.log */
+    char *transport_log_path;
     char *bundle_path; /* after the run: the bundle it wrote */
 } sc_plan;
 

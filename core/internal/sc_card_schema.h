@@ -10,7 +10,7 @@
 
 typedef enum sc__card_type {
     SC__CT_STRING,   /* free text */
-    SC__CT_NAME,     /* [A-Za-z0-9._-]: run_name, governor, transport */
+    SC__CT_NAME,     /* [A-Za-z0-9._-]: run_name, governor */
     SC__CT_LONG,     /* decimal integer within [min, max] */
     SC__CT_U64,      /* decimal unsigned integer within [min, max] */
     SC__CT_DOUBLE,   /* positive decimal number */
@@ -20,6 +20,7 @@ typedef enum sc__card_type {
     SC__CT_PREFETCH, /* on | off | unchanged */
     SC__CT_ENV,      /* mapping of variable names to values */
     SC__CT_LIST,     /* sequence of strings */
+    SC__CT_CARRIERS, /* carriers (sc_carrier.h), one or a list (any of them): "shm,tcp" */
 } sc__card_type;
 
 /* Bit per workload, for keys that only one workload reads. */
@@ -63,7 +64,7 @@ int sc__card_assign(sc_card *card, const sc__card_key *key, const char *value, c
  */
 int sc__card_scan(const char *text, size_t len, const char *name, sc_diag *diag);
 
-/* Longest name (run_name, governor, transport) a card accepts. */
+/* Longest name (run_name, governor) a card accepts. */
 #define SC__CARD_NAME_MAX 100
 
 /*

@@ -46,9 +46,12 @@ grep -qx "transport=tcp" "$B/run.conf" || fail "two nodes: transport not tcp"
 for host in scn1 scn2; do
 	grep -q "TRACE_RANK_BINDING rank=[01] host=$host cpu=0" "$B/stream.log" ||
 		fail "no rank on $host in the bundle"
-	grep -q "TRACE_TRANSPORT_RANK rank=[01] host=$host transport=tcp" "$B/stream.log" ||
+	grep -q "TRACE_TRANSPORT_RANK rank=[01] host=$host candidates=tcp " "$B/stream.log" ||
 		fail "no transport view of $host in the bundle"
 done
+# Each node's rank counts its own namespace's interfaces: the payload went over a NIC.
+grep -q "^TRACE_IFACE_BYTES rank=1 netns=[0-9]* iface=[^l][^ ]* rx=[1-9]" "$B/stream.log" ||
+	fail "no NIC of rank 1's node moved the data: $(grep TRACE_IFACE_BYTES "$B/stream.log")"
 as_user "$SC" verify "$B" >/dev/null || fail "two nodes: verify rejects the bundle"
 
 # Prefetch off on both nodes (a fake machine under the sysroot, one for both nodes: they
