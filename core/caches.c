@@ -37,7 +37,8 @@ int sc_caches_llc(hwloc_const_bitmap_t cpus, sc_llc *out)
         rc = errno ? -errno : -EIO;
         goto out;
     }
-    seen = calloc((size_t)hwloc_bitmap_weight(cpus), sizeof(*seen));
+    /* An array of object pointers: sizeof(*seen) is a pointer, as meant. */
+    seen = calloc((size_t)hwloc_bitmap_weight(cpus), sizeof(*seen)); // NOLINT(bugprone-sizeof-expression)
     if (!seen) {
         rc = -ENOMEM;
         goto out;
