@@ -82,6 +82,26 @@ int sc_attest_open(const sc_attest_keyring *ring, const char *envelope, size_t l
 /* The payload of an envelope without checking any signature (export, messages). */
 int sc_attest_payload(const char *envelope, size_t len, char **payload);
 
+/* -------- a bundle's statements (attest_files.c) -------- */
+
+#define SC_ATTEST_MAX_FILES 64 /* statements of one bundle read */
+
+/* One attest/apply_<node>.dsse.json of a bundle. */
+typedef struct sc_attest_file {
+    char name[256]; /* its name in attest/ */
+    char *text;     /* NULL when it could not be read */
+    size_t len;
+    int rc; /* 0, or why it could not be read (-EFBIG: above SC_ATTEST_MAX_ENVELOPE) */
+} sc_attest_file;
+
+/*
+ * Reads every attest/apply_* of the bundle directory bundle_fd, sorted by name: regular
+ * files only, never following a symlink, each at most SC_ATTEST_MAX_ENVELOPE, at most
+ * SC_ATTEST_MAX_FILES (*more: there were others). No attest/ is no statement (0, *n 0).
+ */
+int sc_attest_bundle_files(int bundle_fd, sc_attest_file **out, size_t *n, bool *more);
+void sc_attest_files_free(sc_attest_file *v, size_t n);
+
 /* -------- the statement (attest_statement.c) -------- */
 
 #define SC_ATTEST_MAX_SUBJECTS 16
