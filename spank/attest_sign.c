@@ -263,31 +263,6 @@ static void sc__readback(const char *sysroot, hwloc_const_bitmap_t cpus, char *p
     sc_platform_close(&p);
 }
 
-/* Writes text as dir/name, replacing it atomically, mode 0644. */
-static int sc__write_public(int dirfd, const char *name, const char *text)
-{
-    char tmp[512];
-    int n = snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
-    int fd = n > 0 && (size_t)n < sizeof(tmp)
-                 ? openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644)
-                 : -1;
-    int rc = fd < 0 ? -errno : 0;
-
-    if (rc == 0 && fchmod(fd, 0644) < 0)
-        rc = -errno;
-    if (rc == 0)
-        rc = sc_file_write_all(fd, text, strlen(text));
-    if (rc == 0 && fsync(fd) < 0)
-        rc = -errno;
-    if (fd >= 0 && close(fd) < 0 && rc == 0)
-        rc = -errno;
-    if (rc == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
-        rc = -errno;
-    if (rc < 0 && fd >= 0)
-        unlinkat(dirfd, tmp, 0);
-    return rc;
-}
-
 /* <state_dir>/attest/, made readable by all; the state directory becomes traversable by all
    (0711: its journals stay 0600 and its names unlisted). Returns the directory or -errno. */
 static int sc__open_attest_dir(const sc_statedir *d)
@@ -338,7 +313,9 @@ int sc_spank_attest_restore(const sc_attest_in *in, int result, char *why, size_
     rc = sc_statedir_open(&d, in->policy->state_dir, why, whylen);
     int dirfd = rc == 0 ? sc__open_attest_dir(&d) : rc;
     sc_spank_restore_name(name, sizeof(name), in->job_id, c.node);
-    rc = dirfd < 0 ? dirfd : sc__write_public(dirfd, name, env);
+    char tmp[300];
+    snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
+    rc = dirfd < 0 ? dirfd : sc_file_replace_at(dirfd, name, tmp, env, strlen(env), 0644);
     if (rc < 0)
         snprintf(why, whylen, "streamcard: attest: cannot write %s/attest/%s: %s",
                  in->policy->state_dir, name, strerror(-rc));
