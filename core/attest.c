@@ -396,7 +396,7 @@ static bool sc__sig_verifies(const sc_attest_key *k, const char *b64_sig, const 
 int sc_attest_open(const sc_attest_keyring *ring, const char *envelope, size_t len, char **payload,
                    char fpr[SC_ATTEST_FPR_LEN + 1], char *why, size_t whylen)
 {
-    json_object *env = NULL, *sigs;
+    json_object *env = NULL, *sigs = NULL;
     size_t plen = 0, pae_len = 0;
     unsigned char *pae = NULL;
     int rc = sc__parse_envelope(envelope, len, &env);

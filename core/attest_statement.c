@@ -195,28 +195,23 @@ static int sc__state(sc__reader *r, json_object *v, sc_attest_claims *c)
     return 0;
 }
 
-/* The predicate's text fields: name and where each goes. */
-#define SC__TEXT_FIELDS(c)                                                                         \
-    {                                                                                              \
-        {"phase", c->phase, sizeof(c->phase)}, {"role", c->role, sizeof(c->role)},                 \
-            {"step", c->step, sizeof(c->step)}, {"user", c->user, sizeof(c->user)},                \
-            {"node", c->node, sizeof(c->node)}, {"time", c->time, sizeof(c->time)},                \
-            {"card_sha256", c->card_sha256, sizeof(c->card_sha256)},                               \
-            {"job_cpus", c->job_cpus, sizeof(c->job_cpus)},                                        \
-            {"job_mems", c->job_mems, sizeof(c->job_mems)},                                        \
-            {"kernel_tainted", c->kernel_tainted, sizeof(c->kernel_tainted)},                      \
-        {                                                                                          \
-            "microcode", c->microcode, sizeof(c->microcode)                                        \
-        }                                                                                          \
-    }
-
 static int sc__predicate_field(sc__reader *r, sc_attest_claims *c, const char *key, json_object *v)
 {
     const struct {
         const char *name;
         char *out;
         size_t size;
-    } texts[] = SC__TEXT_FIELDS(c);
+    } texts[] = {{"phase", c->phase, sizeof(c->phase)},
+                 {"role", c->role, sizeof(c->role)},
+                 {"step", c->step, sizeof(c->step)},
+                 {"user", c->user, sizeof(c->user)},
+                 {"node", c->node, sizeof(c->node)},
+                 {"time", c->time, sizeof(c->time)},
+                 {"card_sha256", c->card_sha256, sizeof(c->card_sha256)},
+                 {"job_cpus", c->job_cpus, sizeof(c->job_cpus)},
+                 {"job_mems", c->job_mems, sizeof(c->job_mems)},
+                 {"kernel_tainted", c->kernel_tainted, sizeof(c->kernel_tainted)},
+                 {"microcode", c->microcode, sizeof(c->microcode)}};
     json_object *pv, *pb;
 
     for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)

@@ -54,7 +54,7 @@ static bool sc__holds(sc__ctx *x, const char *file, const char *node, const sc_a
     size_t before = x->problems->count;
 
     if (strcmp(c->phase, "apply") != 0 || strcmp(c->node, node) != 0)
-        sc_diag_addf(x->problems, "%s: a %s statement of node %s, not the apply of %s", file,
+        sc_diag_addf(x->problems, "%s: the %s statement of node %s, not the apply of %s", file,
                      c->phase, c->node, node);
     sc_kv_get(x->in->run_conf, "slurm_job_id", want, sizeof(want));
     if (strtoul(want, NULL, 10) != c->job_id || strspn(want, "0123456789") != strlen(want))

@@ -100,8 +100,8 @@ static void sc__common(const sc_attest_in *in, const char *phase, sc_attest_clai
     c->job_id = in->job_id;
     snprintf(c->step, sizeof(c->step), "%s", in->step);
     c->uid = (uint32_t)in->uid;
-    getpwuid_r(in->uid, &pw, pwbuf, sizeof(pwbuf), &found);
-    snprintf(c->user, sizeof(c->user), "%s", found ? found->pw_name : "unknown");
+    bool named = getpwuid_r(in->uid, &pw, pwbuf, sizeof(pwbuf), &found) == 0 && found;
+    snprintf(c->user, sizeof(c->user), "%s", named ? found->pw_name : "unknown");
     sc_spank_node_name(c->node, sizeof(c->node));
     gmtime_r(&now, &tm);
     strftime(c->time, sizeof(c->time), "%Y-%m-%dT%H:%M:%SZ", &tm);

@@ -77,6 +77,14 @@ for host in scn1 scn2; do
 	grep -q "platform attested by $host key [0-9a-f]\{64\}" "$WORK/verify.out" ||
 		fail "verify does not say $host is attested: $(cat "$WORK/verify.out")"
 done
+# A statement from another node's key: scn2's, passed off as scn1's.
+S=$WORK/swapped
+cp -r "$B" "$S"
+cp "$S/attest/apply_scn2.dsse.json" "$S/attest/apply_scn1.dsse.json"
+(cd "$S" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs sha256sum >SHA256SUMS)
+out=$("$SC" verify --keys "$TRUSTED" "$S" 2>&1) && fail "verify accepts scn2's statement as scn1's"
+grep -q "attest/apply_scn1.dsse.json: the apply statement of node scn2, not the apply of scn1" <<<"$out" ||
+	fail "the swapped statement is not named: $out"
 [[ $(msr_read "$sys" 0 "$reg") == "$seed" ]] || fail "prefetch not restored after the job"
 # The gate held because every node read back off; without scn2's record it cannot hold.
 grep -q 'read back: prefetch off, governor unchanged, on every node' "$B/results.json" ||
