@@ -33,6 +33,7 @@ typedef struct sc__ctx {
     sc__signed *ok;
     size_t n_ok;
     char why_none[512]; /* why nothing is attested, when nothing is */
+    size_t n_files;     /* statements the bundle holds, valid or not */
 } sc__ctx;
 
 /* The node of a statement's file name (apply_<node>.dsse.json), or false. */
@@ -113,7 +114,8 @@ static void sc__one(sc__ctx *x, const sc_attest_file *f)
     if (rc == 0)
         rc = sc_attest_open(&x->ring, f->text, f->len, &payload, fpr, why, sizeof(why));
     if (rc == -ENOKEY) {
-        snprintf(x->why_none, sizeof(x->why_none), "%s is %s", file, why);
+        if (!*x->why_none) /* "no trusted key in DIR" says more */
+            snprintf(x->why_none, sizeof(x->why_none), "%s is %s", file, why);
     } else if (rc < 0) {
         sc_diag_addf(x->problems, "%s: %s", file, *why ? why : strerror(-rc));
     } else if (sc_attest_statement_parse(payload, strlen(payload), &c, why, sizeof(why)) < 0) {
@@ -143,6 +145,11 @@ static void sc__read_all(sc__ctx *x)
     if (more)
         sc_diag_addf(x->problems, "attest: more than %d statements: the rest is not read",
                      SC_ATTEST_MAX_FILES);
+    x->n_files = n;
+    if (n == 0)
+        snprintf(x->why_none, sizeof(x->why_none),
+                 "the bundle holds no signed statement (a run outside the plugin, or a node "
+                 "without a key)");
     for (size_t i = 0; i < n; i++)
         sc__one(x, &files[i]);
     sc_attest_files_free(files, n);
@@ -249,7 +256,7 @@ void sc_verify_attest(const sc_verify_attest_in *in, sc_gate *gate, sc_diag *pro
         sc_diag_addf(notes, "platform attested by %s key %s", x.ok[i].c.node, x.ok[i].fpr);
     if (x.n_ok == 0)
         sc_diag_addf(notes, "no platform claim is attested: %s",
-                     *x.why_none ? x.why_none : "the bundle holds no signed statement");
+                     *x.why_none ? x.why_none : "no statement holds");
     if (wants) {
         sc__gate(&x, gate);
         for (size_t i = 0; i < x.n_ok; i++)
