@@ -68,6 +68,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -374,26 +375,34 @@ static void sc__attest_apply(spank_t sp)
                        sc__plug.job_id, *why ? why : "no key");
 }
 
-/* slurmstepd, root, after the step released its change: once this job's journal is gone
-   from the node (the platform restored), the signed restore statement. */
-static void sc__attest_restore(spank_t sp, int rc)
+/* Whether this job holds a journal on the node (a change not yet restored). */
+static bool sc__journaled(void)
 {
-    char step[32], why[1024] = "";
     sc_statedir d;
     uint32_t *jobs = NULL;
     size_t n = 0;
-    bool left = false;
+    bool held = false;
+    struct stat st;
 
-    if (sc_statedir_open(&d, sc__plug.policy.state_dir, NULL, 0) < 0)
-        return;
+    /* Looked at, never made: sc_statedir_open() would create a missing directory. */
+    if (stat(sc__plug.policy.state_dir, &st) < 0 ||
+        sc_statedir_open(&d, sc__plug.policy.state_dir, NULL, 0) < 0)
+        return false;
     if (sc_journal_list(&d, &jobs, &n) == 0)
         for (size_t i = 0; i < n; i++)
-            left = left || jobs[i] == sc__plug.job_id;
+            held = held || jobs[i] == sc__plug.job_id;
     free(jobs);
     sc_statedir_close(&d);
-    if (left) /* another step still holds the change: the last one attests the restore */
-        return;
+    return held;
+}
+
+/* slurmstepd, root: the step's release restored the job's change on this node (its journal
+   was there before and is gone now): the signed restore statement. */
+static void sc__attest_restore(spank_t sp, int rc)
+{
+    char step[32], why[1024] = "";
     sc_attest_in in = sc__attest_in(sp, "main", step, sizeof(step));
+
     if (sc_spank_attest_restore(&in, rc, why, sizeof(why)) < 0)
         sc_spank_error("streamcard: job %u: the restore is not attested: %s", sc__plug.job_id,
                        *why ? why : "no key");
@@ -557,6 +566,7 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
             /* The task (a child) made the change with this slurmstepd as holder. */
             sc_pfctl_config cfg = sc__pfctl_config();
             char *log = NULL;
+            bool held = sc__journaled();
             int rc = sc_pfctl_release(&cfg, sc__plug.job_id, getpid(), &log);
             if (rc < 0)
                 sc_spank_error("streamcard: job %u: restoring the platform failed (the job's "
@@ -564,7 +574,8 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
                                sc__plug.job_id);
             sc__log_lines(log);
             free(log);
-            sc__attest_restore(sp, rc);
+            if (held && !sc__journaled()) /* this release restored the change */
+                sc__attest_restore(sp, rc);
         }
     }
     sc_pfctl_evidence_free(&sc__plug.ev);
