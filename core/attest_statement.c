@@ -5,6 +5,7 @@
  */
 #include "sc_attest.h"
 #include "sc_hash.h"
+#include "sc_text.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -239,7 +240,9 @@ static int sc__predicate_field(sc__reader *r, sc_attest_claims *c, const char *k
             return -EBADMSG;
         return sc__text(r, pb, "plugin build", c->plugin_build, sizeof(c->plugin_build));
     }
-    return sc__bad(r, "statement: predicate: unknown field %.40s", key);
+    char shown[64]; /* the attacker's text, escaped and cut */
+    sc_text_escape(shown, sizeof(shown), key, strlen(key));
+    return sc__bad(r, "statement: predicate: unknown field %s", shown);
 }
 
 static int sc__predicate(sc__reader *r, json_object *v, sc_attest_claims *c)
