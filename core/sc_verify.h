@@ -24,7 +24,7 @@ typedef struct sc_verify_report {
     bool gates_computed; /* the card parsed: gates holds the recomputed verdicts */
     sc_gates gates;
     double log_best_rate_MBps; /* the best rate stream.log's own table shows; 0 when none */
-    /* What root vouches for (section 19): "platform attested by <node> key <fingerprint>",
+    /* What root vouches for (section 20): "platform attested by <node> key <fingerprint>",
        the restore, or why nothing is attested. Not problems. */
     sc_diag attested;
 } sc_verify_report;

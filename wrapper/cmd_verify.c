@@ -2,7 +2,7 @@
  * cmd_verify.c: `streamcard verify [--keys DIR] [--state-dir DIR] BUNDLE`: prints what
  * sc_verify_bundle_opts() found (every hash and consistency problem, or the gates that
  * failed and why, or that the bundle holds) and what root vouches for (doc/design.md,
- * section 19).
+ * section 20).
  */
 #include "cli.h"
 #include "sc_verify.h"

@@ -307,7 +307,7 @@ static void sc__write_run_conf(sc__execution *run, const sc_observe_result *r,
 }
 
 /* Whether anything root signed is in the bundle: the readback a run checks is otherwise the
-   user's own word (doc/design.md, section 19), and the run says so. */
+   user's own word (doc/design.md, section 20), and the run says so. */
 static void sc__print_attested(const sc_card *card, const sc_bundle *b)
 {
     sc_attest_file *v = NULL;
