@@ -32,7 +32,7 @@ cp "$WORK/k2/node.pub" "$WORK/trust12/n1-2027.pub"
 job() {
     local d="$WORK/jobs/$1" job=$2 signed=$3 observed=$4 key=$5 node=${6:-$HOST}
     mkdir -p "$d/prefetch/state" "$d/platform"
-    printf 'version: 1\nexperiment:\n  workload: stream\n  kernel: copy\n  cpu_list: 0-1\n  threads: 2\n  prefetch: off\n  array_size: 100000\n  iterations: 3\n' >"$d/card.yaml"
+    printf 'version: 1\nexperiment:\n  workload: stream\n  kernel: copy\n  cpu_list: 0-1\n  threads: 2\n  prefetch: off\n  array_size: 100000\n  cache_resident: accept\n  iterations: 3\n' >"$d/card.yaml"
     echo "plugin: wrote MSR 0x1a4" >"$d/prefetch/control.log"
     if [ "$signed" != none ]; then
         printf 'REQUESTED_PREFETCH=off\nOBSERVED_STATE=%s\nSTATE_VALID=1\n' "$signed" \

@@ -24,7 +24,7 @@ PY
 
 # --- STREAM: Copy's rate doubled in all three files ---
 expect_status 0 "$BIN/streamcard" run --workload stream --kernel copy --cpu-list 0-1 \
-    --threads 2 --array-size 200000 --iterations 3 --output "$WORK/runs" --quiet
+    --threads 2 --array-size 200000 --cache-resident accept --iterations 3 --output "$WORK/runs" --quiet
 S=$(bundle_of "$WORK/out")
 expect_status 0 "$BIN/streamcard" verify "$S"
 cp -r "$S" "$WORK/stream3"
