@@ -156,7 +156,7 @@ int sc_journal_load(const sc_statedir *d, uint32_t job_id, sc_journal *j, char *
 int sc_journal_store(const sc_statedir *d, const sc_journal *j, char *why, size_t whylen)
 {
     char name[64], tmp[64], *text = sc_journal_format(j);
-    int fd = -1, rc = 0;
+    int rc = 0;
 
     if (!text)
         return -ENOMEM;
@@ -171,22 +171,8 @@ int sc_journal_store(const sc_statedir *d, const sc_journal *j, char *why, size_
         free(text);
         return -EFBIG;
     }
-    unlinkat(d->fd, tmp, 0); /* a leftover of a crash between create and rename */
-    fd = openat(d->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
-        rc = -errno;
-    if (rc == 0)
-        rc = sc_file_write_all(fd, text, strlen(text));
-    if (rc == 0 && fsync(fd) < 0)
-        rc = -errno;
-    if (fd >= 0 && close(fd) < 0 && rc == 0)
-        rc = -errno;
-    if (rc == 0 && renameat(d->fd, tmp, d->fd, name) < 0)
-        rc = -errno;
-    if (rc == 0 && fsync(d->fd) < 0)
-        rc = -errno;
+    rc = sc_file_replace_at(d->fd, name, tmp, text, strlen(text), 0600);
     if (rc < 0) {
-        unlinkat(d->fd, tmp, 0);
         sc__why(why, whylen, "streamcard: cannot write the journal %s/%s: %s", d->path, name,
                 strerror(-rc));
     }

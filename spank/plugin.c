@@ -45,8 +45,10 @@
  * Nothing here may take slurmstepd down: no exit(), every pointer checked, every message one
  * line "streamcard: <what failed>: <why> (<what would be valid>)".
  */
+#include "attest_sign.h"
 #include "exclusive.h"
 #include "guardian.h"
+#include "journal.h"
 #include "jobcard.h"
 #include "jobcpus.h"
 #include "pfctl.h"
@@ -66,6 +68,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -83,15 +86,19 @@ static struct {
     sc_pfctl_evidence ev;
     char *platform_before;
     hwloc_bitmap_t task_cpus; /* the task's allowed CPUs, read before a platform change */
+    char *attest;             /* the signed apply statement, for the bundle; NULL: none */
 } sc__plug;
 
 static int sc__option_cb(int val, const char *optarg, int remote);
 
 static struct spank_option sc__option = {
-    "stream-card", "CARD",
+    "stream-card",
+    "CARD",
     "run the job under the streamcard experiment CARD (YAML): checked now, enforced and "
     "recorded on the node",
-    1, 0, sc__option_cb};
+    1,
+    0,
+    sc__option_cb};
 
 static int sc__option_cb(int val, const char *optarg, int remote)
 {
@@ -329,13 +336,86 @@ static int sc__task_check(spank_t sp, bool before_change)
     return rc < 0 ? -1 : 0;
 }
 
+/* What a statement of this step is made from (attest_sign.h). */
+static sc_attest_in sc__attest_in(spank_t sp, const char *role, char *step, size_t steplen)
+{
+    uint32_t stepid = 0, uid = 0;
+
+    spank_get_item(sp, S_JOB_STEPID, &stepid);
+    spank_get_item(sp, S_JOB_UID, &uid);
+    if (stepid == SLURM_BATCH_SCRIPT)
+        snprintf(step, steplen, "batch");
+    else if (stepid == SLURM_EXTERN_CONT)
+        snprintf(step, steplen, "extern");
+    else
+        snprintf(step, steplen, "%u", (unsigned)stepid);
+    return (sc_attest_in){.policy = &sc__plug.policy,
+                          .jc = &sc__plug.jc,
+                          .job_id = sc__plug.job_id,
+                          .step = step,
+                          .uid = (uid_t)uid,
+                          .role = role,
+                          .platform_before = sc__plug.platform_before,
+                          .ev = sc__plug.platform_changed ? &sc__plug.ev : NULL};
+}
+
+/* In the task, as root, after the change: the signed statement of what root did and read
+   back, for the bundle. Without a usable key the run is not attested; the job goes on. */
+static void sc__attest_apply(spank_t sp)
+{
+    char step[32], why[1024] = "";
+    sc_attest_in in =
+        sc__attest_in(sp, sc__role(sp) == SC_ROLE_MAIN ? "main" : "node", step, sizeof(step));
+
+    free(sc__plug.attest);
+    sc__plug.attest = NULL;
+    if (sc_spank_attest_apply(&in, &sc__plug.attest, why, sizeof(why)) < 0)
+        sc_spank_error("streamcard: job %u: this node's platform statement is not signed, so "
+                       "its bundle's platform claims are not attested: %s",
+                       sc__plug.job_id, *why ? why : "no key");
+}
+
+/* Whether this job holds a journal on the node (a change not yet restored). */
+static bool sc__journaled(void)
+{
+    sc_statedir d;
+    uint32_t *jobs = NULL;
+    size_t n = 0;
+    bool held = false;
+    struct stat st;
+
+    /* Looked at, never made: sc_statedir_open() would create a missing directory. */
+    if (stat(sc__plug.policy.state_dir, &st) < 0 ||
+        sc_statedir_open(&d, sc__plug.policy.state_dir, NULL, 0) < 0)
+        return false;
+    if (sc_journal_list(&d, &jobs, &n) == 0)
+        for (size_t i = 0; i < n; i++)
+            held = held || jobs[i] == sc__plug.job_id;
+    free(jobs);
+    sc_statedir_close(&d);
+    return held;
+}
+
+/* slurmstepd, root: the step's release restored the job's change on this node (its journal
+   was there before and is gone now): the signed restore statement. */
+static void sc__attest_restore(spank_t sp, int rc)
+{
+    char step[32], why[1024] = "";
+    sc_attest_in in = sc__attest_in(sp, "main", step, sizeof(step));
+
+    if (sc_spank_attest_restore(&in, rc, why, sizeof(why)) < 0)
+        sc_spank_error("streamcard: job %u: the restore is not attested: %s", sc__plug.job_id,
+                       *why ? why : "no key");
+}
+
 /* For the bundle, written as the user: what was learnt and done here as root. */
 static sc_user_bundle_in sc__bundle_in(void)
 {
     return (sc_user_bundle_in){.jc = &sc__plug.jc,
                                .platform_before = sc__plug.platform_before,
                                .ev = sc__plug.platform_changed ? &sc__plug.ev : NULL,
-                               .sysroot = sc__plug.policy.sysroot};
+                               .sysroot = sc__plug.policy.sysroot,
+                               .attest = sc__plug.attest};
 }
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
@@ -396,7 +476,10 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
     /* A card refused here has changed nothing on the node. */
     if (sc__task_check(sp, true) < 0)
         return -1;
-    return sc__apply_platform(sp);
+    if (sc__apply_platform(sp) < 0)
+        return -1;
+    sc__attest_apply(sp);
+    return 0;
 }
 
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
@@ -483,18 +566,23 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
             /* The task (a child) made the change with this slurmstepd as holder. */
             sc_pfctl_config cfg = sc__pfctl_config();
             char *log = NULL;
-            if (sc_pfctl_release(&cfg, sc__plug.job_id, getpid(), &log) < 0)
+            bool held = sc__journaled();
+            int rc = sc_pfctl_release(&cfg, sc__plug.job_id, getpid(), &log);
+            if (rc < 0)
                 sc_spank_error("streamcard: job %u: restoring the platform failed (the job's "
                                "end tries again)",
                                sc__plug.job_id);
             sc__log_lines(log);
             free(log);
+            if (held && !sc__journaled()) /* this release restored the change */
+                sc__attest_restore(sp, rc);
         }
     }
     sc_pfctl_evidence_free(&sc__plug.ev);
     hwloc_bitmap_free(sc__plug.task_cpus);
     sc_jobcard_free(&sc__plug.jc);
     free(sc__plug.platform_before);
+    free(sc__plug.attest);
     free(sc__plug.option);
     sc_diag_free(&sc__plug.card_problems);
     memset(&sc__plug, 0, sizeof(sc__plug));

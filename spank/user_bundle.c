@@ -1,5 +1,6 @@
 /* user_bundle.c: the plugin's bundle writes, as the job's user (see user_bundle.h). */
 #include "user_bundle.h"
+#include "attest_sign.h"
 #include "sc_bundle.h"
 #include "sc_file.h"
 #include "spank_log.h"
@@ -35,12 +36,7 @@ static int sc__put_host_evidence(const sc_bundle *b, const sc_user_bundle_in *in
     char host[256], rel[512];
     const sc_pfctl_evidence *ev = in->ev;
 
-    if (gethostname(host, sizeof(host) - 1) < 0)
-        strcpy(host, "unknown");
-    host[sizeof(host) - 1] = '\0';
-    host[strcspn(host, ".")] = '\0';
-    if (!*host || strchr(host, '/'))
-        strcpy(host, "unknown");
+    sc_spank_node_name(host, sizeof(host));
     snprintf(rel, sizeof(rel), "platform/%s/before.txt", host);
     int fd = sc_bundle_open_file(b, rel, O_WRONLY | O_CREAT | O_EXCL, 0644);
     if (fd == -EEXIST)
@@ -53,8 +49,11 @@ static int sc__put_host_evidence(const sc_bundle *b, const sc_user_bundle_in *in
         sc_spank_error("streamcard: cannot write %s/%s: %s", b->path, rel, strerror(-rc));
         return rc;
     }
-    if (!ev)
-        return 0;
+    /* Root's signed statement of this node, beside the texts it names. */
+    snprintf(rel, sizeof(rel), "attest/apply_%s.dsse.json", host);
+    rc = sc__put(b, rel, in->attest);
+    if (rc < 0 || !ev)
+        return rc;
     const struct {
         const char *name, *text;
     } files[] = {{"control.log", ev->control_log},

@@ -12,6 +12,7 @@
  */
 #include "sc_spawn.h"
 #include "execute.h"
+#include "sc_attest.h"
 #include "cli.h"
 #include "sc_bundle.h"
 #include "sc_caches.h"
@@ -306,6 +307,26 @@ static void sc__write_run_conf(sc__execution *run, const sc_observe_result *r,
     sc_kv_free(&kv);
 }
 
+/* Whether anything root signed is in the bundle: the readback a run checks is otherwise the
+   user's own word (doc/design.md, section 20), and the run says so. */
+static void sc__print_attested(const sc_card *card, const sc_bundle *b)
+{
+    sc_attest_file *v = NULL;
+    size_t n = 0;
+    bool more = false;
+
+    if (card->prefetch == SC_PREFETCH_UNCHANGED && strcmp(card->governor, "unchanged") == 0)
+        return;
+    if (sc_attest_bundle_files(b->dirfd, &v, &n, &more) == 0 && n > 0)
+        fprintf(stderr, "streamcard: platform_state: the readback comes with a statement signed "
+                        "by the node (streamcard verify checks it against trusted keys)\n");
+    else
+        fprintf(stderr, "streamcard: platform_state: no platform claim is attested: no statement "
+                        "signed by a node key (outside the plugin, the readback is the user's own "
+                        "word; streamcard verify fails it)\n");
+    sc_attest_files_free(v, n);
+}
+
 /* A failed run's first cause line in its log (an MPI library that could not start, the
    workload's own complaint), so that it shows even with --quiet. */
 static void sc__print_cause(const char *log)
@@ -521,8 +542,10 @@ static int sc__finish(sc__execution *run, const sc_observe_result *r)
     int seal = sc_bundle_seal(&run->b);
     if (seal < 0)
         fprintf(stderr, "streamcard: sealing %s failed: %s\n", run->b.path, strerror(-seal));
-    if (rc == 0)
+    if (rc == 0) {
+        sc__print_attested(plan->card, &run->b);
         sc__print_summary(&gates, run->b.path, log);
+    }
     if (run->write_errors)
         fprintf(stderr, "streamcard: %d writes into the bundle failed (the first: %s): the "
                         "output directory is full or was changed during the run\n",

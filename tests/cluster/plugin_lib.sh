@@ -29,16 +29,35 @@ fi
 [[ -n $PLUGIN && $PLUGIN != *$'\n'* && -r $PLUGIN && -x ${SC:-} ]] ||
 	fail "no single plugin and command to run: '$PLUGIN' '${SC:-}'"
 
+# Node keys of the test cluster (doc/design.md, section 20): one per node name this
+# machine's nodes can have (its own short name; scn1..scn4 of up --nodes N), made once by
+# `streamcard keygen` as root in a root-owned directory beside the cluster's; the plugin
+# signs with key=$NODE_KEYS/%n/node.key, verify trusts $TRUSTED (every node's .pub).
+NODE_KEYS=${CDIR}-nodekeys
+TRUSTED=$NODE_KEYS/trusted
+node_keys() {
+	local n
+	mkdir -p "$TRUSTED" && chmod 0755 "$NODE_KEYS" "$TRUSTED"
+	for n in "$(hostname -s)" scn1 scn2 scn3 scn4; do
+		[[ -e $NODE_KEYS/$n/node.key ]] || "$SC" keygen --out "$NODE_KEYS/$n" >/dev/null ||
+			fail "streamcard keygen --out $NODE_KEYS/$n"
+		cp "$NODE_KEYS/$n/node.pub" "$TRUSTED/$n.pub"
+	done
+}
+node_keys
+# key_arg ARGS...: "key=..." unless ARGS name a key themselves.
+key_arg() { [[ " $* " == *" key="* ]] || printf 'key=%s/%%n/node.key' "$NODE_KEYS"; }
+
 # plugin_up [PLUGIN ARGS]: the test cluster with the plugin loaded with those arguments
-# (and the cli_filter that asks Slurm for what a card needs).
+# and the node keys (and the cli_filter that asks Slurm for what a card needs).
 plugin_up() {
-	cluster_up --plugin "$PLUGIN" --plugin-args "$*"
+	cluster_up --plugin "$PLUGIN" --plugin-args "$* $(key_arg "$@")"
 }
 
 # plugin_up_unfiltered [PLUGIN ARGS]: the same without the cli_filter, so a job gets only
 # what sbatch was told (to test what the plugin does with too little).
 plugin_up_unfiltered() {
-	cluster_up --plugin "$PLUGIN" --plugin-args "$*" --cli-filter no
+	cluster_up --plugin "$PLUGIN" --plugin-args "$* $(key_arg "$@")" --cli-filter no
 }
 
 # write_card NAME [YAML LINES...]: a small STREAM card in $WORK/NAME (owned by scuser);

@@ -22,7 +22,7 @@ grep -qx "slurm_job_id=$job" "$B/run.conf" || fail "run.conf lacks slurm_job_id=
 grep -qx "verdict=ok" "$B/run.conf" || fail "verdict not ok: $(cat "$WORK/$job.out")"
 # Everything in the bundle belongs to the job's user: nothing was written as root.
 [[ -z $(find "$B" ! -user scuser) ]] || fail "files not owned by scuser: $(find "$B" ! -user scuser)"
-as_user "$SC" verify "$B" >/dev/null || fail "streamcard verify rejects the job's bundle"
+as_user "$SC" verify --keys "$TRUSTED" "$B" >/dev/null || fail "streamcard verify rejects the job's bundle"
 
 # Symlinks planted where the next bundles will be created (every name of the next 20 s,
 # pointing into a root-only directory) are never followed: the bundle is made by the job's

@@ -14,7 +14,7 @@ for ((cpu = 0; cpu < $(nproc --all); cpu++)); do msr_write "$SYS" "$cpu" 0x1a4 0
 plugin_up allow=prefetch require_exclusive=yes "sysroot=$SYS" "state_dir=$WORK/state"
 write_card sweep.yaml '  cpu_list: 0-1' '  threads: 2' '  sweep:' '    prefetch: [on, off]'
 
-as_user "$SC" run sweep.yaml --submit --output "$WORK/out" >"$WORK/sweep.out" 2>"$WORK/sweep.err" ||
+as_user env STREAMCARD_KEYS="$TRUSTED" "$SC" run sweep.yaml --submit --output "$WORK/out" >"$WORK/sweep.out" 2>"$WORK/sweep.err" ||
 	fail "the sweep failed: $(cat "$WORK/sweep.out" "$WORK/sweep.err")"
 table=$(sed -n 's/^SWEEP_TABLE=//p' "$WORK/sweep.out")
 [[ -f $table ]] || fail "no sweep table: $(cat "$WORK/sweep.out")"
@@ -26,7 +26,7 @@ for value in on off; do
 	grep -qx "OBSERVED_STATE=$value" "$B/prefetch/state/state.env" ||
 		fail "prefetch=$value was not read back as $value: $(cat "$B/prefetch/state/state.env")"
 	grep -qx "  prefetch: $value" "$B/card.yaml" || fail "the run's card.yaml is not the resolved card"
-	as_user "$SC" verify "$B" >/dev/null || fail "verify rejects the prefetch=$value bundle"
+	as_user "$SC" verify --keys "$TRUSTED" "$B" >/dev/null || fail "verify rejects the prefetch=$value bundle"
 done
 [[ $(msr_read "$SYS" 0 0x1a4) == 0x0000000000000040 ]] || fail "the MSR was not restored after the sweep"
 
@@ -35,7 +35,7 @@ done
 # performance.
 plugin_up allow=prefetch,governor require_exclusive=yes "sysroot=$SYS" "state_dir=$WORK/state"
 write_card gov.yaml '  cpu_list: 0-1' '  threads: 2' '  governor: [powersave, performance]'
-as_user "$SC" run gov.yaml --submit --output "$WORK/gov" >"$WORK/gov.out" 2>"$WORK/gov.err" ||
+as_user env STREAMCARD_KEYS="$TRUSTED" "$SC" run gov.yaml --submit --output "$WORK/gov" >"$WORK/gov.out" 2>"$WORK/gov.err" ||
 	fail "the governor sweep failed: $(cat "$WORK/gov.out" "$WORK/gov.err")"
 table=$(sed -n 's/^SWEEP_TABLE=//p' "$WORK/gov.out")
 for value in performance powersave; do
@@ -44,7 +44,7 @@ for value in performance powersave; do
 	B=$(awk -F'|' '{gsub(/ /, "", $(NF-1)); print $(NF-1)}' <<<"$row")
 	grep -qx "OBSERVED_GOVERNOR=$value" "$B/prefetch/state/state.env" ||
 		fail "governor=$value was not read back: $(cat "$B/prefetch/state/state.env")"
-	as_user "$SC" verify "$B" >/dev/null || fail "verify rejects the governor=$value bundle"
+	as_user "$SC" verify --keys "$TRUSTED" "$B" >/dev/null || fail "verify rejects the governor=$value bundle"
 done
 for ((cpu = 0; cpu < 2; cpu++)); do
 	[[ $(cat "$SYS/sys/devices/system/cpu/cpu$cpu/cpufreq/scaling_governor") == powersave ]] ||

@@ -129,7 +129,7 @@ PLUGIN=$PLUGINDIR/spank_streamcard.so SC=/usr/bin/streamcard
 # shellcheck source=../cluster/plugin_lib.sh
 source "$(dirname "$0")/../cluster/plugin_lib.sh"
 plugin_up ""
-grep -qxF "required $PLUGIN" "$CDIR/etc/plugstack.conf" ||
+grep -q "^required $PLUGIN\( \|$\)" "$CDIR/etc/plugstack.conf" || # its arguments follow
 	fail "the cluster does not load the installed plugin: $(cat "$CDIR/etc/plugstack.conf")"
 grep -qxF 'STREAMCARD_BIN_DEFAULT = "/usr/bin/streamcard"' "$CDIR/etc/cli_filter.lua" ||
 	fail "the cluster's cli_filter does not call /usr/bin/streamcard"

@@ -29,7 +29,7 @@ cases=(
     "binary+prefetch named|$base|$binpf|--independent prefetch|1|besides prefetch, binary_sha256 differs"
     "not the named one|$base|$thr1|--independent prefetch|1|prefetch is the same in both bundles, and these differ instead: threads"
     "failed gates|$base|$failed||1|refused: failed gates: validation"
-    "tampered|$tampered|$base||1|refused: 1 problem (stream.log: edited"
+    "tampered|$tampered|$base||1|refused: 2 problems (stream.log: edited"
     "missing|$base|$WORK/nope||2|cannot open the bundle: No such file or directory"
     "unknown variable|$base|$thr1|--independent cores|2|--independent cores: not a controlled variable"
 )
