@@ -15,9 +15,6 @@
 #include <unistd.h>
 #include <yaml.h>
 
-/* Largest card accepted: a card is a few dozen lines; anything huge is a mistake. */
-#define SC_CARD_MAX_BYTES (1u << 20)
-
 /* Forgets the card's sweep: its values, their lines and the swept key. */
 static void sc__card_drop_sweep(sc_card *card)
 {

@@ -6,11 +6,13 @@
 #include "sc_bundle.h"
 #include "sc_cpulist.h"
 #include "sc_gates.h"
+#include "sc_text.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 long long sc_facts_epoch(const char *iso)
@@ -25,8 +27,10 @@ static void sc__copy_json_str(json_object *o, const char *key, char *buf, size_t
 {
     json_object *v;
 
-    if (o && json_object_object_get_ex(o, key, &v) && v)
-        snprintf(buf, len, "%s", json_object_get_string(v));
+    if (o && json_object_object_get_ex(o, key, &v) && v) {
+        const char *text = json_object_get_string(v);
+        sc_text_escape(buf, len, text, strlen(text));
+    }
 }
 
 static double sc__num(json_object *o, const char *key)
@@ -135,9 +139,9 @@ static void sc__load_transport(sc_bundle_facts *f, const sc__src *s)
     if (v && json_object_is_type(v, json_type_object) &&
         json_object_object_get_ex(v, "transport", &name))
         v = name;
-    snprintf(f->transport, sizeof(f->transport), "%s",
-             v && json_object_is_type(v, json_type_string) ? json_object_get_string(v)
-                                                           : "not recorded");
+    const char *t =
+        v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "not recorded";
+    sc_text_escape(f->transport, sizeof(f->transport), t, strlen(t));
 }
 
 /* threads_at_ready.txt: "PID TID PSR STAT COMM" lines after a header. */
@@ -239,7 +243,9 @@ int sc_facts_load(const char *path, sc_bundle_facts *f)
     rc = sc_bundle_open(&b, path);
     if (rc < 0)
         return rc;
-    f->path = strdup(path);
+    struct stat st;
+    f->owner_uid = fstat(b.dirfd, &st) == 0 ? (long)st.st_uid : -1;
+    f->path = sc_text_escape_dup(path, 0); /* shown, never opened again */
     if (!f->path) {
         rc = -ENOMEM;
         goto out;

@@ -201,6 +201,10 @@ typedef struct sc_card_param {
     uint64_t number;
 } sc_card_param;
 
+/* The largest card accepted, from a file or a bundle's card.yaml: a card is a few dozen
+   lines; anything huge is a mistake. */
+#define SC_CARD_MAX_BYTES (1u << 20)
+
 #define SC_CARD_MAX_PARAMS 12
 
 /*

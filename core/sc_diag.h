@@ -20,7 +20,11 @@ typedef struct sc_diag {
 void sc_diag_init(sc_diag *d);
 /* Frees every line; the list may be reused after sc_diag_init(). NULL is accepted. */
 void sc_diag_free(sc_diag *d);
-/* Appends one formatted line. Returns 0 or -ENOMEM. */
+/* The longest line kept, in bytes (a longer one is cut, ending with "..."). */
+#define SC_DIAG_MAX_LINE 4096
+
+/* Appends one formatted line, passed through sc_text_escape() (control characters, ESC,
+   invalid UTF-8 escaped; cut at SC_DIAG_MAX_LINE). Returns 0 or -ENOMEM. */
 int sc_diag_addf(sc_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Appends the lines of more that d does not hold yet, in order: a problem several checks
    find (every run of a sweep) is said once. Returns 0 or -ENOMEM. */

@@ -7,8 +7,10 @@
  * read; `streamcard compare --variables` prints that table. Values are normalised text, so
  * two runs under the same condition give byte-equal values ("0-1" and "0,1" are one cpu
  * list). A variable the workload does not have is "n/a"; a file that lacks it gives
- * "unavailable". The loader does not judge the evidence: sc_verify_bundle() does that, and
- * callers refuse a bundle it rejects before they use these facts.
+ * "unavailable". Every text field is safe to show (sc_text_escape(): control characters,
+ * ESC and invalid UTF-8 escaped, never cut inside a character). The loader does not judge
+ * the evidence: sc_verify_bundle() does that, and callers refuse a bundle it rejects
+ * before they use these facts.
  */
 #ifndef SC_FACTS_H
 #define SC_FACTS_H
@@ -58,7 +60,10 @@ typedef struct sc_bundle_facts {
     size_t n_vars;
 
     sc_workload workload;
+    /* host and run_name as results.json says (verify checks they agree with run.conf and
+       the card); owner_uid: who owns the bundle directory, which the bundle cannot fake. */
     char host[256], run_name[256], verdict[16], started_at[32], ended_at[32];
+    long owner_uid;
     /* mpi-pingpong: the transport that carried the data, from results.json; an outcome of
        the run (the transport gate), not a condition held constant. "" for other workloads,
        "not recorded" when the bundle lacks it. */

@@ -129,6 +129,17 @@ char *sc_text_escape_dup(const char *s, size_t max_len)
     return out;
 }
 
+size_t sc_text_cut(const char *s, size_t len, size_t max)
+{
+    size_t n = max;
+
+    if (len <= max)
+        return len;
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) /* s[n] continues a character */
+        n--;
+    return n;
+}
+
 bool sc_text_is_safe(const char *s, size_t len)
 {
     char unit[8];
