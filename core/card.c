@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <search.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,11 +154,20 @@ static int sc__list_add(sc_card *card, const char *value)
     return 0;
 }
 
-/* env: a mapping of NAME: value. Names are checked in sc_card_check(). */
+/* env: a mapping of NAME: value. Names are checked in sc_card_check(); a name set twice is
+   found through a hash table (glibc's hsearch_r), so a card of many entries costs linear
+   time, not a comparison of every pair. */
 static void sc__read_env(sc__card_reader *r, yaml_node_t *map)
 {
+    struct hsearch_data seen;
     char where[512];
+    size_t n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
 
+    memset(&seen, 0, sizeof(seen));
+    if (!hcreate_r(2 * n + 1, &seen)) {
+        r->errors++;
+        return;
+    }
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
          p++) {
         yaml_node_t *k = yaml_document_get_node(r->doc, p->key);
@@ -169,14 +179,19 @@ static void sc__read_env(sc__card_reader *r, yaml_node_t *map)
             r->errors++;
             continue;
         }
-        for (size_t i = 0; i < r->card->n_env; i++)
-            if (strcmp(r->card->env[i].key, sc__scalar(k)) == 0) {
-                sc_diag_addf(r->diag, "%s: env: %s is set twice", where, sc__scalar(k));
-                r->errors++;
-            }
+        ENTRY want = {.key = (char *)sc__scalar(k), .data = p}, *found = NULL;
+        if (!hsearch_r(want, ENTER, &found, &seen)) {
+            r->errors++;
+            break;
+        }
+        if (found->data != p) {
+            sc_diag_addf(r->diag, "%s: env: %s is set twice", where, sc__scalar(k));
+            r->errors++;
+        }
         if (sc__env_add(r->card, sc__scalar(k), sc__scalar(v)) < 0)
             r->errors++;
     }
+    hdestroy_r(&seen);
 }
 
 static void sc__read_list(sc__card_reader *r, yaml_node_t *seq)

@@ -65,6 +65,9 @@ static const card_case static_cases[] = {
     {"env sets thread count",
      HEAD "  workload: stream\n  cpu_list: 0\n  env:\n    OMP_NUM_THREADS: 4\n",
      {"env: OMP_NUM_THREADS is set from threads"}},
+    {"env set twice",
+     HEAD "  workload: stream\n  cpu_list: 0\n  env:\n    A: 1\n    B: 2\n    A: 3\n",
+     {"card.yaml:8: env: A is set twice"}},
     {"env bad name",
      HEAD "  workload: stream\n  cpu_list: 0\n  env:\n    1BAD: x\n",
      {"env: \"1BAD\" is not a variable name"}},
@@ -497,6 +500,36 @@ static void test_load_file_errors(void)
     sc_card_free(card);
 }
 
+/* 60,000 env entries (a card under its 1 MiB cap can hold that many), one name set twice:
+   the one duplicate is found, once (a hash table, not a scan per entry). */
+static void test_many_env(void)
+{
+    enum { N = 60000 };
+    size_t cap = N * 16 + 256, len = 0;
+    char *yaml = malloc(cap);
+    sc_card *card = sc_card_new();
+    sc_diag d;
+
+    SC_CHECK(yaml && card);
+    if (!yaml || !card)
+        goto out;
+    len += (size_t)snprintf(yaml, cap, HEAD "  workload: stream\n  cpu_list: 0\n  env:\n");
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(yaml + len, cap - len, "    V%d: x\n", i);
+    len += (size_t)snprintf(yaml + len, cap - len, "    V17: again\n");
+    sc_diag_init(&d);
+    SC_CHECK(sc_card_parse(card, yaml, len, "card.yaml", &d) < 0);
+    size_t twice = 0;
+    for (size_t i = 0; i < d.count; i++)
+        twice += strstr(d.lines[i], "env: V17 is set twice") != NULL;
+    SC_CHECK_INT_EQ(twice, 1);
+    SC_CHECK_INT_EQ(d.count, 1);
+    sc_diag_free(&d);
+out:
+    sc_card_free(card);
+    free(yaml);
+}
+
 int main(void)
 {
     SC_TEST_RUN(test_static_cases);
@@ -509,5 +542,6 @@ int main(void)
     SC_TEST_RUN(test_machine_facts);
     SC_TEST_RUN(test_load_file_errors);
     SC_TEST_RUN(test_sweep_select);
+    SC_TEST_RUN(test_many_env);
     return SC_TEST_RESULT();
 }
