@@ -179,5 +179,30 @@ head -n 1 "$b/SHA256SUMS" >>"$b/SHA256SUMS"
 bounded 1 "$SC" verify "$b"
 expect_contains "$WORK/err" "listed twice"
 
+# 7. The report's platform table over 60,000 keys (before.txt and after.txt under their
+# 1 MiB cap): every key once, in the file's order, the one that changed marked, a key that
+# only after.txt has shown too (a sorted index, not a scan of the text per key).
+b=$(copy_bundle "$base" platform)
+python3 - "$b/platform" <<'PY'
+import sys
+d = sys.argv[1]
+keys = "".join("k%05d=v%d\n" % (i, i) for i in range(60000))
+open(d + "/before.txt", "a").write(keys + "k00007=last\n")
+open(d + "/after.txt", "a").write(keys.replace("k00042=v42\n", "k00042=changed\n") + "k00007=last\nonly_after=1\n")
+PY
+reseal "$b"
+bounded 0 "$SC" report "$b" -o "$WORK/platform.html"
+python3 - "$WORK/platform.html" <<'PY'
+import re, sys
+html = open(sys.argv[1]).read()
+rows = re.findall(r'<tr( class="chg")?><td[^>]*>(k\d{5}|only_after)</td><td[^>]*>([^<]*)</td><td[^>]*>([^<]*)</td>', html)
+keys = [r[1] for r in rows]
+assert len(keys) == len(set(keys)) == 60001, len(keys)
+assert keys[:3] == ["k00000", "k00001", "k00002"], keys[:3]
+changed = {r[1]: (r[2], r[3]) for r in rows if r[0]}
+assert changed == {"k00042": ("v42", "changed"), "only_after": ("(absent)", "1")}, changed
+assert ("k00007", "last", "last") in [(r[1], r[2], r[3]) for r in rows]
+PY
+
 # Nothing outside the bundles was touched: the checks above wrote only $WORK files.
 echo "ok: hostile"
