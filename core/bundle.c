@@ -503,7 +503,8 @@ static void sc__check_line(const sc_bundle *b, const char *line, long lineno, ch
 int sc_bundle_check_sums(const sc_bundle *b, sc_diag *problems)
 {
     char *sums = NULL, **paths = NULL, why[128];
-    size_t count = 0, before = problems->count, budget = SC_BUNDLE_MAX_BYTES;
+    size_t count = 0, budget = SC_BUNDLE_MAX_BYTES;
+    sc_diag found;
     int rc = sc_bundle_read(b, SC_BUNDLE_SUMS, &sums, NULL);
 
     if (rc < 0) {
@@ -512,37 +513,41 @@ int sc_bundle_check_sums(const sc_bundle *b, sc_diag *problems)
                                    : sc_bundle_read_error(SC_BUNDLE_SUMS, rc, why, sizeof(why)));
         return -EINVAL;
     }
-    rc = sc_bundle_list(b, &paths, &count, problems);
-    if (rc < 0) {
-        if (rc == -E2BIG)
-            sc_diag_addf(problems,
-                         "the bundle holds more than %u files (valid: a bundle "
-                         "written by streamcard)",
-                         SC_BUNDLE_MAX_FILES);
-        free(sums);
-        return rc == -E2BIG ? -EINVAL : rc;
-    }
-    char *listed = calloc(count ? count : 1, 1);
+    sc_diag_init(&found);
+    rc = sc_bundle_list(b, &paths, &count, &found);
+    if (rc == -E2BIG)
+        sc_diag_addf(&found,
+                     "the bundle holds more than %u files (valid: a bundle written by "
+                     "streamcard)",
+                     SC_BUNDLE_MAX_FILES);
+    char *listed = rc < 0 ? NULL : calloc(count ? count : 1, 1);
     long lineno = 0;
     for (char *line = sums; listed && *line;) {
         char *nl = strchr(line, '\n');
         if (nl)
             *nl = '\0';
-        sc__check_line(b, line, ++lineno, paths, count, listed, &budget, problems);
+        sc__check_line(b, line, ++lineno, paths, count, listed, &budget, &found);
         if (!nl)
             break;
         line = nl + 1;
     }
     for (size_t i = 0; listed && i < count; i++)
         if (!listed[i])
-            sc_diag_addf(problems, "%s: added after sealing (not in %s)", paths[i], SC_BUNDLE_SUMS);
-    rc = listed ? 0 : -ENOMEM;
+            sc_diag_addf(&found, "%s: added after sealing (not in %s)", paths[i], SC_BUNDLE_SUMS);
+    if (rc == 0 && !listed)
+        rc = -ENOMEM;
+    /* A forged SHA256SUMS can make a problem of every line: the first ones are enough. */
+    bool any = found.count > 0;
+    long more = sc_diag_take(problems, &found, SC_BUNDLE_MAX_PROBLEMS);
+    if (more > 0)
+        sc_diag_addf(problems, "%s: %ld more problems not listed", SC_BUNDLE_SUMS, more);
+    sc_diag_free(&found);
     free(listed);
     free(sums);
     sc_bundle_list_free(paths, count);
-    if (rc < 0)
+    if (rc < 0 && rc != -E2BIG)
         return rc;
-    return problems->count > before ? -EINVAL : 0;
+    return any || more < 0 ? -EINVAL : 0;
 }
 
 char *sc_bundle_read_opt(const sc_bundle *b, const char *rel)

@@ -88,6 +88,27 @@ int sc_diag_merge(sc_diag *d, const sc_diag *more)
     return 0;
 }
 
+long sc_diag_take(sc_diag *d, sc_diag *from, size_t max)
+{
+    size_t n = from->count < max ? from->count : max;
+
+    if (d->count + n > d->cap) {
+        char **grown = realloc(d->lines, (d->count + n) * sizeof(*grown));
+        if (!grown)
+            return -ENOMEM;
+        d->lines = grown;
+        d->cap = d->count + n;
+    }
+    memcpy(d->lines + d->count, from->lines, n * sizeof(*from->lines));
+    d->count += n;
+    for (size_t i = n; i < from->count; i++)
+        free(from->lines[i]);
+    long dropped = (long)(from->count - n);
+    free(from->lines);
+    sc_diag_init(from);
+    return dropped;
+}
+
 void sc_diag_print(const sc_diag *d, const char *prefix, void *stream)
 {
     for (size_t i = 0; i < d->count; i++)

@@ -29,6 +29,9 @@ int sc_diag_addf(sc_diag *d, const char *fmt, ...) __attribute__((format(printf,
 /* Appends the lines of more that d does not hold yet, in order: a problem several checks
    find (every run of a sweep) is said once. Returns 0 or -ENOMEM. */
 int sc_diag_merge(sc_diag *d, const sc_diag *more);
+/* Moves the first max lines of from to the end of d (as they are) and empties from.
+   Returns how many lines of from were dropped beyond max; -ENOMEM (nothing moved). */
+long sc_diag_take(sc_diag *d, sc_diag *from, size_t max);
 /* Writes each line, prefixed with prefix (may be ""), to stream. */
 void sc_diag_print(const sc_diag *d, const char *prefix, void *stream);
 
