@@ -287,7 +287,7 @@ int sc_cmd_export(int argc, char **argv)
                                         .unreadable_hint = " (left out)",
                                         .unreadable_status = SC_EXIT_FAILED};
     sc__export_opts o = {0};
-    sc__samples samples;
+    sc__samples samples = {0};
     char *tmp = NULL;
     FILE *out = stdout;
     int status, first;

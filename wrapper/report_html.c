@@ -479,8 +479,10 @@ static sc__pair *sc__pairs(const char *text, size_t *n)
         return NULL;
     for (const char *line = text; *line;) {
         size_t len = strcspn(line, "\n"), k = strcspn(line, "=\n");
-        if (k < len && *line != '#')
-            v[used++] = (sc__pair){line, line + k + 1, k, len - k - 1, used, false};
+        if (k < len && *line != '#') {
+            v[used] = (sc__pair){line, line + k + 1, k, len - k - 1, used, false};
+            used++;
+        }
         line += len + (line[len] == '\n');
     }
     qsort(v, used, sizeof(*v), sc__pair_cmp);
