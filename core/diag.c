@@ -14,6 +14,7 @@ void sc_diag_init(sc_diag *d)
     d->lines = NULL;
     d->count = 0;
     d->cap = 0;
+    d->more = 0;
 }
 
 void sc_diag_free(sc_diag *d)
@@ -26,9 +27,15 @@ void sc_diag_free(sc_diag *d)
     sc_diag_init(d);
 }
 
-/* Room for one more line. */
-static int sc__diag_grow(sc_diag *d)
+int sc_diag_addf(sc_diag *d, const char *fmt, ...)
 {
+    char *line = NULL;
+    va_list ap;
+
+    if (d->count >= SC_DIAG_MAX_LINES) {
+        d->more++;
+        return 0;
+    }
     if (d->count == d->cap) {
         size_t cap = d->cap ? d->cap * 2 : 8;
         char **grown = realloc(d->lines, cap * sizeof(*grown));
@@ -37,24 +44,18 @@ static int sc__diag_grow(sc_diag *d)
         d->lines = grown;
         d->cap = cap;
     }
-    return 0;
-}
-
-int sc_diag_addf(sc_diag *d, const char *fmt, ...)
-{
-    char *line = NULL;
-    va_list ap;
-
-    if (sc__diag_grow(d) < 0)
-        return -ENOMEM;
     va_start(ap, fmt);
     int n = vasprintf(&line, fmt, ap);
     va_end(ap);
     if (n < 0)
         return -ENOMEM;
     /* A line may carry user text (a card value, a bundle's file name): escaped once here, so
-       every reader (a terminal, the slurmd log, a report) gets one safe line. */
-    if (!sc_text_is_safe(line, (size_t)n) || (size_t)n > SC_DIAG_MAX_LINE) {
+       every reader (a terminal, the slurmd log, a report, the card check's record) gets one
+       safe line. A printable line (one escaped already, taken from another list) is kept as
+       it is, so nothing is escaped twice. */
+    if (sc_text_is_printable(line, (size_t)n)) {
+        sc_text_truncate(line, SC_DIAG_MAX_LINE);
+    } else {
         char *safe = sc_text_escape_dup(line, SC_DIAG_MAX_LINE);
         free(line);
         if (!safe)
@@ -65,52 +66,28 @@ int sc_diag_addf(sc_diag *d, const char *fmt, ...)
     return 0;
 }
 
-/* Appends a line that is already safe (taken from another list) as it is. */
-static int sc__diag_add_copy(sc_diag *d, const char *line)
-{
-    if (sc__diag_grow(d) < 0)
-        return -ENOMEM;
-    if (!(d->lines[d->count] = strdup(line)))
-        return -ENOMEM;
-    d->count++;
-    return 0;
-}
-
 int sc_diag_merge(sc_diag *d, const sc_diag *more)
 {
+    /* Both lists are bounded, so this is at most SC_DIAG_MAX_LINES^2 comparisons. */
     for (size_t i = 0; i < more->count; i++) {
         bool seen = false;
         for (size_t j = 0; j < d->count && !seen; j++)
             seen = strcmp(d->lines[j], more->lines[i]) == 0;
-        if (!seen && sc__diag_add_copy(d, more->lines[i]) < 0)
+        if (!seen && sc_diag_addf(d, "%s", more->lines[i]) < 0)
             return -ENOMEM;
     }
+    /* What more dropped may repeat what d holds (a problem every run of a sweep has): it
+       adds at least as many problems as the larger of the two counts. */
+    if (more->more > d->more)
+        d->more = more->more;
     return 0;
-}
-
-long sc_diag_take(sc_diag *d, sc_diag *from, size_t max)
-{
-    size_t n = from->count < max ? from->count : max;
-
-    if (d->count + n > d->cap) {
-        char **grown = realloc(d->lines, (d->count + n) * sizeof(*grown));
-        if (!grown)
-            return -ENOMEM;
-        d->lines = grown;
-        d->cap = d->count + n;
-    }
-    memcpy(d->lines + d->count, from->lines, n * sizeof(*from->lines));
-    d->count += n;
-    for (size_t i = n; i < from->count; i++)
-        free(from->lines[i]);
-    long dropped = (long)(from->count - n);
-    free(from->lines);
-    sc_diag_init(from);
-    return dropped;
 }
 
 void sc_diag_print(const sc_diag *d, const char *prefix, void *stream)
 {
     for (size_t i = 0; i < d->count; i++)
         fprintf((FILE *)stream, "%s%s\n", prefix, d->lines[i]);
+    if (d->more)
+        fprintf((FILE *)stream, "%s... and %zu more problem%s\n", prefix, d->more,
+                d->more == 1 ? "" : "s");
 }

@@ -6,6 +6,7 @@
 #include "sc_bundle.h"
 #include "sc_cpulist.h"
 #include "sc_gates.h"
+#include "sc_runenv.h"
 #include "sc_text.h"
 
 #include <errno.h>
@@ -144,6 +145,128 @@ static void sc__load_transport(sc_bundle_facts *f, const sc__src *s)
     sc_text_escape(f->transport, sizeof(f->transport), t, strlen(t));
 }
 
+/* One "NAME=VALUE" entry and where it came (the first of a name wins). */
+typedef struct sc__env_entry {
+    char *text;
+    size_t order;
+} sc__env_entry;
+
+static int sc__env_entry_cmp(const void *a, const void *b)
+{
+    const sc__env_entry *x = a, *y = b;
+    int c = sc_runenv_cmp(&x->text, &y->text);
+
+    return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/* Appends "NAME=VALUE" (len bytes) to list as safe text (shown by compare, classify,
+   report and export; a value a user chose may hold ESC): escaped unless printable. */
+static int sc__env_push(sc__env_entry **list, size_t *n, size_t *cap, const char *entry, size_t len)
+{
+    if (strcspn(entry, "=") >= len)
+        return 0;
+    if (*n == *cap) {
+        size_t grown_cap = *cap ? *cap * 2 : 16;
+        sc__env_entry *grown = realloc(*list, grown_cap * sizeof(*grown));
+        if (!grown)
+            return -ENOMEM;
+        *list = grown;
+        *cap = grown_cap;
+    }
+    char *text = strndup(entry, len);
+    if (text && !sc_text_is_printable(text, len)) {
+        char *safe = sc_text_escape_dup(text, 0);
+        free(text);
+        text = safe;
+    }
+    if (!text)
+        return -ENOMEM;
+    (*list)[*n] = (sc__env_entry){.text = text, .order = *n};
+    (*n)++;
+    return 0;
+}
+
+/* The env list: the card's env first (it wins), then environ_at_ready.txt's variables but
+   the placement ones, which follow threads and cpu_list. A name given twice is kept once,
+   found by sorting (n log n: environ_at_ready.txt is the user's file). */
+static int sc__load_env(sc_bundle_facts *f, const sc_card *card, const char *environ_text)
+{
+    sc__env_entry *list = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+
+    for (size_t i = 0; card && rc == 0 && i < card->n_env; i++) {
+        char *entry = NULL;
+        if (asprintf(&entry, "%s=%s", card->env[i].key, card->env[i].value) < 0) {
+            rc = -ENOMEM;
+            break;
+        }
+        rc = sc__env_push(&list, &n, &cap, entry, strlen(entry));
+        free(entry);
+    }
+    for (const char *line = environ_text; rc == 0 && line && *line;) {
+        size_t len = strcspn(line, "\n"), name = strcspn(line, "=\n");
+        if (name < len && !sc_runenv_placement(line, name))
+            rc = sc__env_push(&list, &n, &cap, line, len);
+        line += len + (line[len] == '\n');
+    }
+    if (rc == 0 && n && !(f->env = malloc(n * sizeof(*f->env))))
+        rc = -ENOMEM;
+    if (n)
+        qsort(list, n, sizeof(*list), sc__env_entry_cmp);
+    for (size_t i = 0; i < n; i++) {
+        bool repeat = f->n_env && sc_runenv_cmp(&f->env[f->n_env - 1], &list[i].text) == 0;
+        if (rc < 0 || repeat)
+            free(list[i].text);
+        else
+            f->env[f->n_env++] = list[i].text;
+    }
+    free(list);
+    return rc;
+}
+
+const char *sc_facts_env_get(const sc_bundle_facts *f, const char *name)
+{
+    size_t n = strlen(name);
+
+    if (!f->n_env)
+        return NULL;
+    /* f->env is sorted by name (sc_runenv_cmp compares up to the '='). */
+    const char *const *hit = bsearch(&name, f->env, f->n_env, sizeof(*f->env), sc_runenv_cmp);
+    return hit && (*hit)[n] == '=' ? *hit + n + 1 : NULL;
+}
+
+/* Appends the name of entry to buf when its value in other differs. */
+static size_t sc__env_differs(const char *entry, const sc_bundle_facts *other, char *buf,
+                              size_t len, size_t *used, bool skip_common)
+{
+    size_t name = strcspn(entry, "=");
+    char key[256];
+
+    snprintf(key, sizeof(key), "%.*s", (int)name, entry);
+    const char *v = sc_facts_env_get(other, key);
+    if (v ? strcmp(v, entry + name + 1) == 0 : false)
+        return 0;
+    if (skip_common && v) /* both set, already counted from the other side */
+        return 0;
+    if (*used < len)
+        *used += (size_t)snprintf(buf + *used, len - *used, "%s%s", *used ? ", " : "", key);
+    return 1;
+}
+
+size_t sc_facts_env_diff(const sc_bundle_facts *a, const sc_bundle_facts *b, char *buf, size_t len)
+{
+    size_t n = 0, used = 0;
+
+    if (len)
+        *buf = '\0';
+    for (size_t i = 0; i < a->n_env; i++)
+        n += sc__env_differs(a->env[i], b, buf, len, &used, false);
+    for (size_t i = 0; i < b->n_env; i++)
+        n += sc__env_differs(b->env[i], a, buf, len, &used, true);
+    return n;
+}
+
 /* threads_at_ready.txt: "PID TID PSR STAT COMM" lines after a header. */
 static int sc__load_threads(sc_bundle_facts *f, const char *text)
 {
@@ -159,10 +282,30 @@ static int sc__load_threads(sc_bundle_facts *f, const char *text)
                     return -ENOMEM;
                 f->threads = grown;
             }
-            f->threads[f->n_threads++] = (sc_fact_thread){tid, psr};
+            f->threads[f->n_threads++] = (sc_fact_thread){tid, psr, -1};
         }
         line += strcspn(line, "\n");
         line += *line == '\n';
+    }
+    return 0;
+}
+
+/* mpi-pingpong: the ranks' own threads and memory (what ran), not the launcher's. */
+static int sc__load_rank_snapshots(sc_bundle_facts *f)
+{
+    f->threads = calloc(f->n_rank_threads ? f->n_rank_threads : 1, sizeof(*f->threads));
+    if (!f->threads)
+        return -ENOMEM;
+    for (size_t i = 0; i < f->n_rank_threads; i++)
+        f->threads[f->n_threads++] = (sc_fact_thread){
+            f->rank_threads[i].tid, f->rank_threads[i].cpu, f->rank_threads[i].rank};
+    for (size_t i = 0; i < f->n_rank_numa; i++) {
+        long node = f->rank_numa[i].node;
+        if (node < 0 || node >= SC_FACTS_MAX_NODES)
+            continue;
+        f->node_bytes[node] += f->rank_numa[i].bytes;
+        if (node + 1 > f->n_nodes)
+            f->n_nodes = (int)node + 1;
     }
     return 0;
 }
@@ -186,7 +329,8 @@ static void sc__load_nodes(sc_bundle_facts *f, const char *maps)
 
 /* Fills the card, the log's facts and the results; src keeps pointers into f. */
 static void sc__load_sources(sc_bundle_facts *f, const sc_bundle *b, sc__src *src, char **build,
-                             char **results, char **log, char **maps, char **threads)
+                             char **results, char **log, char **maps, char **threads,
+                             char **environ_text)
 {
     sc_diag ignored;
     sc_tracelog t;
@@ -201,6 +345,7 @@ static void sc__load_sources(sc_bundle_facts *f, const sc_bundle *b, sc__src *sr
     *log = sc_bundle_read_opt(b, "stream.log");
     *maps = sc_bundle_read_opt(b, "numa_maps_at_ready.txt");
     *threads = sc_bundle_read_opt(b, "threads_at_ready.txt");
+    *environ_text = sc_bundle_read_opt(b, "environ_at_ready.txt");
     sc_diag_init(&ignored);
     src->card = f->card_text ? sc_card_new() : NULL;
     if (src->card &&
@@ -221,7 +366,13 @@ static void sc__load_sources(sc_bundle_facts *f, const sc_bundle *b, sc__src *sr
     if (*log && sc_tracelog_parse(*log, &t) == 0) {
         f->bindings = t.bindings;
         f->n_bindings = t.n_bindings;
+        f->rank_threads = t.rank_threads;
+        f->n_rank_threads = t.n_rank_threads;
+        f->rank_numa = t.rank_numa;
+        f->n_rank_numa = t.n_rank_numa;
         t.bindings = NULL;
+        t.rank_threads = NULL;
+        t.rank_numa = NULL;
         sc_tracelog_free(&t);
     }
     for (const char *line = *log; line && *line; line += strcspn(line, "\n"), line += *line == '\n')
@@ -237,6 +388,7 @@ int sc_facts_load(const char *path, sc_bundle_facts *f)
     sc__src src = {0};
     sc_bundle b;
     char *build = NULL, *results = NULL, *log = NULL, *maps = NULL, *threads = NULL;
+    char *environ_text = NULL;
     int rc;
 
     memset(f, 0, sizeof(*f));
@@ -255,8 +407,12 @@ int sc_facts_load(const char *path, sc_bundle_facts *f)
     while (len > 1 && f->path[len - 1] == '/')
         f->path[--len] = '\0';
     f->name = strrchr(f->path, '/') ? strrchr(f->path, '/') + 1 : f->path;
-    sc__load_sources(f, &b, &src, &build, &results, &log, &maps, &threads);
-    rc = sc__facts_read_vars(&src, f);
+    sc__load_sources(f, &b, &src, &build, &results, &log, &maps, &threads, &environ_text);
+    src.environ_seen = environ_text != NULL;
+    src.facts = f;
+    rc = sc__load_env(f, src.card, environ_text);
+    if (rc == 0)
+        rc = sc__facts_read_vars(&src, f);
     if (rc < 0)
         goto out;
     f->workload = src.card ? src.card->workload : SC_WORKLOAD_NONE;
@@ -278,9 +434,12 @@ int sc_facts_load(const char *path, sc_bundle_facts *f)
     if (f->workload == SC_WORKLOAD_IPSEARCH)
         sc__load_search(f, src.metrics);
     rc = sc__load_sizes(f, src.metrics);
-    if (rc == 0)
+    if (rc == 0 && f->workload == SC_WORKLOAD_MPI_PINGPONG)
+        rc = sc__load_rank_snapshots(f);
+    else if (rc == 0) {
         rc = sc__load_threads(f, threads);
-    sc__load_nodes(f, maps);
+        sc__load_nodes(f, maps);
+    }
 out:
     sc_card_free(src.card);
     json_object_put(src.build);
@@ -290,6 +449,7 @@ out:
     free(log);
     free(maps);
     free(threads);
+    free(environ_text);
     sc_bundle_close(&b);
     if (rc < 0)
         sc_facts_free(f);
@@ -313,6 +473,8 @@ void sc_facts_free(sc_bundle_facts *f)
     free(f->sizes);
     free(f->bindings);
     free(f->threads);
+    free(f->rank_threads);
+    free(f->rank_numa);
     free(f->cpu_list);
     free(f->card_text);
     free(f->run_conf);
@@ -320,5 +482,8 @@ void sc_facts_free(sc_bundle_facts *f)
     free(f->platform_after);
     free(f->state_env);
     json_object_put(f->results);
+    for (size_t i = 0; i < f->n_env; i++)
+        free(f->env[i]);
+    free(f->env);
     memset(f, 0, sizeof(*f));
 }

@@ -6,6 +6,7 @@
 #include "sc_card_schema.h"
 #include "sc_cpulist.h"
 #include "sc_kv.h"
+#include "sc_mpistack.h"
 #include "sc_text.h"
 
 #include <errno.h>
@@ -16,12 +17,17 @@
 
 typedef char *(*sc__reader)(const sc__src *s, const char *arg);
 
+#define SC__ENV_UNRECORDED "(inherited: not recorded)"
+#define WL(w) (1u << (w))
+
 static char *sc__rd_build(const sc__src *s, const char *arg);
 static char *sc__rd_card(const sc__src *s, const char *arg);
 static char *sc__rd_platform(const sc__src *s, const char *arg);
 static char *sc__rd_governor(const sc__src *s, const char *arg);
 static char *sc__rd_prefetch(const sc__src *s, const char *arg);
 static char *sc__rd_host(const sc__src *s, const char *arg);
+static char *sc__rd_blas_core(const sc__src *s, const char *arg);
+static char *sc__rd_mpi(const sc__src *s, const char *arg);
 
 static const struct sc__var {
     const char *name, *group, *source;
@@ -39,6 +45,14 @@ static const struct sc__var {
      "openmp_runtime_sha256", 0},
     {"streamcard_version", "build", "build.json streamcard_version", sc__rd_build,
      "streamcard_version", 0},
+    {"blas", "build",
+     "build.json blas_library, blas_library_sha256 (the BLAS loaded; its configuration string "
+     "names the core type, which is blas_core)",
+     sc__rd_build, "blas_library blas_library_sha256", WL(SC_WORKLOAD_IPSEARCH)},
+    {"blas_core", "build",
+     "results.json evidence.blas.corename (the core type the BLAS chose in the run), else "
+     "build.json blas_corename",
+     sc__rd_blas_core, NULL, WL(SC_WORKLOAD_IPSEARCH)},
     {"workload", "run", "card.yaml workload", sc__rd_card, "workload", 0},
     {"kernel", "run", "card.yaml kernel", sc__rd_card, "kernel", 0},
     {"array_size", "run", "card.yaml array_size (elements per array)", sc__rd_card, "array_size",
@@ -59,7 +73,12 @@ static const struct sc__var {
     {"threads", "run", "card.yaml threads (default: the CPUs of cpu_list)", sc__rd_card, "threads",
      0},
     {"memory_node", "run", "card.yaml memory_node", sc__rd_card, "memory_node", 0},
-    {"env", "run", "card.yaml env (variables set for the workload)", sc__rd_card, "env", 0},
+    {"env", "run",
+     "card.yaml env and environ_at_ready.txt: every variable the runtimes read (OMP_*, GOMP_*, "
+     "KMP_*, OPENBLAS_*, GOTO*, MKL_*, OMPI_*, PMIX_MCA_*, FI_*, UCX_*, I_MPI_*, MALLOC_*, "
+     "GLIBC_TUNABLES, LD_PRELOAD, LD_LIBRARY_PATH), set by the card or inherited; not the "
+     "OMP_NUM_THREADS, OMP_PLACES, OMP_PROC_BIND streamcard sets from threads and cpu_list",
+     sc__rd_card, "env", 0},
     {"expect", "run", "card.yaml expect (the outcome the card asks for: transport, min_rate_MBps)",
      sc__rd_card, "expect", 0},
     {"host", "platform", "results.json host (run.conf host)", sc__rd_host, NULL, 0},
@@ -81,6 +100,23 @@ static const struct sc__var {
      "prefetch/state/state.env OBSERVED_STATE (MSR readback); \"unchanged (not read back)\" "
      "without one",
      sc__rd_prefetch, NULL, 0},
+    /* The MPI stack as the ranks loaded it (run.conf, from stream.log; sc_mpistack.h). */
+    {"mpi_library", "build", "run.conf mpi_library libmpi: version and SHA-256 of the one loaded",
+     sc__rd_mpi, "libmpi", WL(SC_WORKLOAD_MPI_PINGPONG)},
+    {"libfabric", "build",
+     "run.conf mpi_library libfabric: version and SHA-256 of the one libmpi loaded", sc__rd_mpi,
+     "libfabric", WL(SC_WORKLOAD_MPI_PINGPONG)},
+    {"libcxi", "build",
+     "run.conf mpi_library libcxi: SHA-256 of the one libfabric loaded (Slingshot)", sc__rd_mpi,
+     "libcxi", WL(SC_WORKLOAD_MPI_PINGPONG)},
+    {"ucx", "build", "run.conf mpi_library libucp, libucs: version and SHA-256 of the ones loaded",
+     sc__rd_mpi, "libucp libucs", WL(SC_WORKLOAD_MPI_PINGPONG)},
+    {"mpi_settings", "run",
+     "run.conf mpi_param: rank 0's MCA, FI_* and UCX_* settings, sources; not the card's env",
+     sc__rd_mpi, "settings", WL(SC_WORKLOAD_MPI_PINGPONG)},
+    {"fabric_providers", "platform",
+     "run.conf transport_rank fi_info: libfabric's providers per node", sc__rd_mpi, "providers",
+     WL(SC_WORKLOAD_MPI_PINGPONG)},
 };
 #define SC__NVARS (sizeof(sc__vars) / sizeof(sc__vars[0]))
 _Static_assert(SC__NVARS <= SC_FACTS_MAX_VARS, "SC_FACTS_MAX_VARS too small");
@@ -132,13 +168,20 @@ static char *sc__long(long v)
     return sc__fmt("%ld", v);
 }
 
-/* env: "K=V K2=V2" in the card's order; "none" when empty. */
-static char *sc__env(const sc_card *c)
+/* env: "K=V K2=V2" by name ("none" when empty); without environ_at_ready.txt only the
+   card's, and it says the inherited ones were not recorded. */
+static char *sc__env(const sc__src *s)
 {
-    char *out = strdup(c->n_env ? "" : "none");
+    const sc_bundle_facts *f = s->facts;
+    char *out = strdup(f->n_env ? "" : "none");
 
-    for (size_t i = 0; out && i < c->n_env; i++) {
-        char *grown = sc__fmt("%s%s%s=%s", out, i ? " " : "", c->env[i].key, c->env[i].value);
+    for (size_t i = 0; out && i < f->n_env; i++) {
+        char *grown = sc__fmt("%s%s%s", out, i ? " " : "", f->env[i]);
+        free(out);
+        out = grown;
+    }
+    if (out && !s->environ_seen) {
+        char *grown = sc__fmt("%s %s", out, SC__ENV_UNRECORDED);
         free(out);
         out = grown;
     }
@@ -202,7 +245,7 @@ static char *sc__rd_card(const sc__src *s, const char *arg)
     if (!strcmp(arg, "memory_node"))
         return c->memory_node < 0 ? strdup("none") : sc__long(c->memory_node);
     if (!strcmp(arg, "env"))
-        return sc__env(c);
+        return sc__env(s);
     if (!strcmp(arg, "expect"))
         return sc__expect(c);
     return sc__dup(NULL);
@@ -294,6 +337,19 @@ static char *sc__rd_prefetch(const sc__src *s, const char *arg)
     return strdup(obs);
 }
 
+static char *sc__rd_blas_core(const sc__src *s, const char *arg)
+{
+    json_object *ev, *blas, *core;
+
+    (void)arg;
+    if (s->results && json_object_object_get_ex(s->results, "evidence", &ev) &&
+        json_object_object_get_ex(ev, "blas", &blas) &&
+        json_object_object_get_ex(blas, "corename", &core) &&
+        json_object_is_type(core, json_type_string))
+        return strdup(json_object_get_string(core));
+    return sc__rd_build(s, "blas_corename");
+}
+
 static char *sc__rd_host(const sc__src *s, const char *arg)
 {
     json_object *v;
@@ -303,6 +359,16 @@ static char *sc__rd_host(const sc__src *s, const char *arg)
     if (s->results && json_object_object_get_ex(s->results, "host", &v) && v)
         return strdup(json_object_get_string(v));
     return sc__dup(sc_kv_get(s->run_conf, "host", host, sizeof(host)) ? host : NULL);
+}
+
+/* The MPI stack's variables: a library's identity, the settings, the providers. */
+static char *sc__rd_mpi(const sc__src *s, const char *arg)
+{
+    if (!strcmp(arg, "settings"))
+        return sc_mpistack_settings(s->run_conf, s->card);
+    if (!strcmp(arg, "providers"))
+        return sc_mpistack_providers(s->run_conf);
+    return sc_mpistack_library(s->run_conf, arg);
 }
 
 const char *sc_facts_var(size_t index, const char **group, const char **source)
@@ -321,8 +387,11 @@ bool sc_facts_unshown(const char *value)
     static const char stores[] = "(used: not in stream.log)";
     size_t n = strlen(value);
 
+    static const char env[] = SC__ENV_UNRECORDED;
+
     return !strcmp(value, "unavailable") ||
-           (n >= sizeof(stores) - 1 && !strcmp(value + n - (sizeof(stores) - 1), stores));
+           (n >= sizeof(stores) - 1 && !strcmp(value + n - (sizeof(stores) - 1), stores)) ||
+           (n >= sizeof(env) - 1 && !strcmp(value + n - (sizeof(env) - 1), env));
 }
 
 bool sc_facts_var_known(const char *name, size_t len)
@@ -369,6 +438,10 @@ static const char *sc__follows(const sc__src *src, const char *name)
     if (!strcmp(name, "pool_threads") && c->workload == SC_WORKLOAD_IPSEARCH &&
         c->pool_threads == c->threads)
         return "threads";
+    /* The core type the BLAS chooses comes from the environment (OPENBLAS_CORETYPE) and
+       the CPU: a change of env explains it. */
+    if (!strcmp(name, "blas_core"))
+        return "env";
     return NULL;
 }
 
@@ -408,8 +481,9 @@ int sc__facts_read_vars(const sc__src *src, sc_bundle_facts *f)
         char *value = sc__var_workloads(var) && !(sc__var_workloads(var) & wl)
                           ? strdup("n/a")
                           : var->read(src, var->arg);
-        /* Values are shown (compare, classify, report, export): kept as safe text. */
-        if (value && !sc_text_is_safe(value, strlen(value))) {
+        /* Values are shown (compare, classify, report, export): kept as safe text (a value
+           made of parts escaped already, such as env's, is not escaped twice). */
+        if (value && !sc_text_is_printable(value, strlen(value))) {
             char *safe = sc_text_escape_dup(value, 0);
             free(value);
             value = safe;

@@ -24,6 +24,9 @@ static const struct {
     [SC_GATE_PLATFORM_STATE] = {"platform_state", "platform_state_ok", false, ENV},
     [SC_GATE_TRANSPORT] = {"transport", "transport_ok", false, OUT},
     [SC_GATE_MIN_RATE] = {"min_rate", "min_rate_ok", false, OUT},
+    [SC_GATE_MAX_LATENCY] = {"max_latency", "max_latency_ok", false, OUT},
+    [SC_GATE_STREAM_ARRAY] = {"stream_array", "stream_array_ok", false, ENV},
+    [SC_GATE_STREAM_TIMER] = {"stream_timer", "stream_timer_ok", false, ENV},
 };
 
 const char *sc_gate_name(sc_gate_id id)
@@ -82,10 +85,17 @@ void sc_gate_set(sc_gate *g, sc_gate_state state, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(raw, sizeof(raw), fmt, ap);
     va_end(ap);
-    /* A note may quote what a user wrote (state.env, the log): escaped, and never cut
-       inside a character. */
+    /* A note may quote what a user wrote (state.env, the log): escaped unless printable as
+       it is (a quote escaped already is not escaped twice), and never cut inside a
+       character. */
     size_t len = n < 0 ? 0 : (size_t)n < sizeof(raw) ? (size_t)n : sizeof(raw) - 1;
-    sc_text_escape(g->note, sizeof(g->note), raw, len);
+    raw[len] = '\0';
+    if (sc_text_is_printable(raw, len)) {
+        len = sc_text_truncate(raw, sizeof(g->note) - 1);
+        memcpy(g->note, raw, len + 1);
+    } else {
+        sc_text_escape(g->note, sizeof(g->note), raw, len);
+    }
 }
 
 bool sc_gates_passed(const sc_gates *gates)

@@ -64,7 +64,6 @@ int sc_bundle_reserve(const sc_bundle *b, const char *rel, size_t bytes);
 #define SC_BUNDLE_CAP_OTHER (16u << 20)  /* snapshots (numa_maps, status), anything else */
 #define SC_BUNDLE_MAX_BYTES (256u << 20) /* all files of a bundle, hashed */
 #define SC_BUNDLE_MAX_FILES 131072u      /* entries of a bundle, listed */
-#define SC_BUNDLE_MAX_PROBLEMS 100       /* SHA256SUMS problems listed, then a count */
 
 /* The most bytes a bundle file may hold, by its name: card.yaml the card's own cap
    (SC_CARD_MAX_BYTES), then the caps above. */

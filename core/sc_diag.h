@@ -11,28 +11,34 @@
 
 #include <stddef.h>
 
+/*
+ * The list is bounded, whatever the input: a card or a bundle made to produce thousands of
+ * problems costs at most SC_DIAG_MAX_LINES lines of SC_DIAG_MAX_LINE bytes; further lines are
+ * only counted (more), and shown as one "... and N more problems" line.
+ */
+#define SC_DIAG_MAX_LINES 20
+#define SC_DIAG_MAX_LINE 512
+
 typedef struct sc_diag {
     char **lines;
     size_t count;
     size_t cap;
+    size_t more; /* lines not kept: past SC_DIAG_MAX_LINES (at least this many) */
 } sc_diag;
 
 void sc_diag_init(sc_diag *d);
 /* Frees every line; the list may be reused after sc_diag_init(). NULL is accepted. */
 void sc_diag_free(sc_diag *d);
-/* The longest line kept, in bytes (a longer one is cut, ending with "..."). */
-#define SC_DIAG_MAX_LINE 4096
-
-/* Appends one formatted line, passed through sc_text_escape() (control characters, ESC,
-   invalid UTF-8 escaped; cut at SC_DIAG_MAX_LINE). Returns 0 or -ENOMEM. */
+/* Appends one formatted line, escaped with sc_text_escape() unless it is printable as it is
+   (sc_text_is_printable: control characters, ESC, invalid UTF-8 escaped; a line escaped
+   already is not escaped twice), cut to SC_DIAG_MAX_LINE bytes; only counted when the list
+   is full. So every line of the list is one safe line. Returns 0 or -ENOMEM. */
 int sc_diag_addf(sc_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Appends the lines of more that d does not hold yet, in order: a problem several checks
    find (every run of a sweep) is said once. Returns 0 or -ENOMEM. */
 int sc_diag_merge(sc_diag *d, const sc_diag *more);
-/* Moves the first max lines of from to the end of d (as they are) and empties from.
-   Returns how many lines of from were dropped beyond max; -ENOMEM (nothing moved). */
-long sc_diag_take(sc_diag *d, sc_diag *from, size_t max);
-/* Writes each line, prefixed with prefix (may be ""), to stream. */
+/* Writes each line (escaped when it was added), prefixed with prefix (may be ""), to stream,
+   then "<prefix>... and N more problems" when lines were dropped. */
 void sc_diag_print(const sc_diag *d, const char *prefix, void *stream);
 
 #endif

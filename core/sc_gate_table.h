@@ -27,6 +27,9 @@ typedef enum sc_gate_id {
     SC_GATE_PLATFORM_STATE,
     SC_GATE_TRANSPORT,
     SC_GATE_MIN_RATE,
+    SC_GATE_MAX_LATENCY,
+    SC_GATE_STREAM_ARRAY,
+    SC_GATE_STREAM_TIMER,
     SC_GATE_COUNT
 } sc_gate_id;
 

@@ -8,9 +8,12 @@
 #include "sc_card.h"
 #include "sc_hash.h"
 #include "sc_kv.h"
+#include "sc_mpistack.h"
 #include "sc_platform_gate.h"
 #include "sc_results.h"
 #include "sc_tracelog.h"
+#include "sc_verify_attest.h"
+#include "sc_verify_derived.h"
 #include "sc_verify_reps.h"
 
 #include <errno.h>
@@ -20,7 +23,7 @@
 
 /* The raw files of one bundle, each NULL when absent. */
 typedef struct sc__files {
-    char *card_text, *run_conf, *log, *threads, *status, *maps, *state, *results, *build;
+    char *card_text, *run_conf, *log, *threads, *status, *maps, *state, *results, *build, *caches;
 } sc__files;
 
 /* The best rate the log's own table shows (STREAM rows), or 0. */
@@ -204,8 +207,8 @@ static void sc__check_figures(json_object *metrics, const sc_tracelog *t, sc_dia
         const sc_figure *fig = sc_tracelog_figure(t, key);
         double claimed = json_object_get_double(value);
         if (!fig)
-            sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows no %s figure", key,
-                         claimed, key);
+            sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows no %s figure",
+                         key, claimed, key);
         else if (!sc_tracelog_shows(claimed, fig->value, fig->unit))
             sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows %s=%.9g", key,
                          claimed, key, fig->value);
@@ -222,8 +225,8 @@ static void sc__check_number(json_object *obj, const char *key, double shown, do
         return;
     double claimed = json_object_get_double(v);
     if (!sc_tracelog_shows(claimed, shown, unit))
-        sc_diag_addf(problems, "results.json: %s %s %.9g, but stream.log's table shows %.9g", what,
-                     key, claimed, shown);
+        sc_diag_addf(problems, "results.json: %s %s %.9g, but stream.log's table shows %.9g",
+                     what, key, claimed, shown);
 }
 
 /* mpi-pingpong: each size's time and bandwidth, the 8-byte latency and the peak. */
@@ -241,10 +244,8 @@ static void sc__check_sizes(json_object *metrics, const sc_tracelog *t, sc_diag 
             unsigned long long n = (unsigned long long)json_object_get_int64(bytes);
             const sc_imb_row *row = sc_tracelog_imb_row(t, n);
             if (!row) {
-                sc_diag_addf(problems,
-                             "results.json: a %llu-byte size, but stream.log's table "
-                             "has no such row",
-                             n);
+                sc_diag_addf(problems, "results.json: a %llu-byte size, but stream.log's table "
+                                       "has no such row", n);
                 continue;
             }
             snprintf(what, sizeof(what), "%llu bytes:", n);
@@ -264,12 +265,30 @@ static void sc__check_sizes(json_object *metrics, const sc_tracelog *t, sc_diag 
     sc__check_number(metrics, "peak_MBps", t->imb_peak_MBps, 0.01, "peak:", problems);
 }
 
+/* build.json's "mpi_stack" (mpi) is exactly what the log's TRACE_MPI_* lines give. */
+static void sc__check_mpi_stack(const sc__files *f, const sc_tracelog *t, sc_diag *problems)
+{
+    json_object *build = f->build ? json_tokener_parse(f->build) : NULL, *claimed = NULL;
+    json_object *want = t ? sc_mpistack_json(t) : NULL;
+
+    if (build)
+        json_object_object_get_ex(build, "mpi_stack", &claimed);
+    if (build && !json_object_equal(claimed, want))
+        sc_diag_addf(problems, "build.json: %s",
+                     !claimed ? "no mpi_stack, but stream.log shows the MPI stack"
+                     : !want  ? "an mpi_stack, but stream.log shows no MPI stack"
+                              : "mpi_stack is not the MPI stack stream.log shows");
+    json_object_put(want);
+    json_object_put(build);
+}
+
 /*
  * run.conf's figures: best_rate_MBps must be the log's best rate, and (mpi) the transport
- * lines exactly the ones the log's TRACE_TRANSPORT lines give, no more and no fewer.
+ * and MPI stack lines exactly the ones the log's TRACE_TRANSPORT* and TRACE_MPI_* lines
+ * give, no more and no fewer.
  */
-static void sc__check_conf_figures(const sc__files *f, const sc_card *card, const sc_tracelog *t,
-                                   double log_best, sc_diag *problems)
+static void sc__check_conf_figures(const sc__files *f, const sc_card *card,
+                                   const sc_tracelog *t, double log_best, sc_diag *problems)
 {
     char claimed[64];
     sc_kv want;
@@ -289,20 +308,21 @@ static void sc__check_conf_figures(const sc__files *f, const sc_card *card, cons
     }
     if (card->workload != SC_WORKLOAD_MPI_PINGPONG)
         return;
+    sc__check_mpi_stack(f, t, problems);
     sc_kv_init(&want);
     sc_tracelog_transport_conf(t, &want);
     for (const char *p = want.text; p && *p;) {
         size_t n = strcspn(p, "\n");
         if (!sc__has_line(f->run_conf, p, n))
-            sc_diag_addf(problems, "run.conf: no line \"%.*s\", which stream.log shows", (int)n, p);
+            sc_diag_addf(problems, "run.conf: no line \"%.*s\", which stream.log shows",
+                         (int)n, p);
         p += n + (p[n] != '\0');
     }
     for (const char *p = f->run_conf; *p;) {
         size_t n = strcspn(p, "\n");
-        if (!strncmp(p, "transport", 9) && strncmp(p, "transport_ok=", 13) &&
-            !sc__has_line(want.text, p, n))
-            sc_diag_addf(problems, "run.conf: \"%.*s\", but stream.log does not show it", (int)n,
-                         p);
+        if (sc_tracelog_is_transport_conf(p) && !sc__has_line(want.text, p, n))
+            sc_diag_addf(problems, "run.conf: \"%.*s\", but stream.log does not show it",
+                         (int)n, p);
         p += n + (p[n] != '\0');
     }
     sc_kv_free(&want);
@@ -341,12 +361,14 @@ static void sc__check_results(const sc__files *f, const sc_card *card, const sc_
                      claimed, log_best);
     sc__check_rates(f, metrics, problems);
     sc_tracelog t;
-    if (metrics && sc_tracelog_parse(f->log ? f->log : "", &t) == 0) {
-        if (card->workload == SC_WORKLOAD_IPSEARCH)
+    if (sc_tracelog_parse(f->log ? f->log : "", &t) == 0) {
+        if (metrics && card->workload == SC_WORKLOAD_IPSEARCH)
             sc__check_figures(metrics, &t, problems);
-        if (card->workload == SC_WORKLOAD_MPI_PINGPONG)
+        if (metrics && card->workload == SC_WORKLOAD_MPI_PINGPONG)
             sc__check_sizes(metrics, &t, problems);
-        sc_verify_reps(metrics, &t, card, problems);
+        if (metrics)
+            sc_verify_reps(metrics, &t, card, problems);
+        sc_verify_derived(&t, card, problems); /* the log's rates from its own times */
         sc_tracelog_free(&t);
     }
     json_object_put(root);
@@ -385,11 +407,17 @@ static void sc__files_free(sc__files *f)
     free(f->status);
     free(f->maps);
     free(f->state);
+    free(f->caches);
     free(f->results);
     free(f->build);
 }
 
 int sc_verify_bundle(const char *path, sc_verify_report *out)
+{
+    return sc_verify_bundle_opts(path, NULL, out);
+}
+
+int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verify_report *out)
 {
     sc__files f = {0};
     sc_bundle b;
@@ -400,6 +428,7 @@ int sc_verify_bundle(const char *path, sc_verify_report *out)
 
     memset(out, 0, sizeof(*out));
     sc_diag_init(&out->problems);
+    sc_diag_init(&out->attested);
     int rc = sc_bundle_open(&b, path);
     if (rc < 0)
         return rc;
@@ -413,10 +442,10 @@ int sc_verify_bundle(const char *path, sc_verify_report *out)
     f.status = sc__read(&b, "workload_status_at_ready.txt", p);
     f.maps = sc__read(&b, "numa_maps_at_ready.txt", p);
     f.state = sc__read(&b, "prefetch/state/state.env", p);
+    f.caches = sc__read(&b, "platform/caches.txt", p);
     sc_host_states_read(&b, &hosts, &n_hosts);
     f.results = sc__read(&b, "results.json", p);
     f.build = sc__read(&b, "build.json", p);
-    sc_bundle_close(&b);
     if (!f.run_conf)
         sc_diag_addf(&out->problems, "run.conf: missing");
     card = sc__check_card(&f, &out->problems);
@@ -447,6 +476,7 @@ int sc_verify_bundle(const char *path, sc_verify_report *out)
                           .status_at_ready = f.status,
                           .numa_maps_at_ready = f.maps,
                           .state_env = f.state,
+                          .caches = f.caches,
                           .host_states = hosts,
                           .n_host_states = n_hosts,
                           .best_rate_MBps = out->log_best_rate_MBps};
@@ -456,8 +486,19 @@ int sc_verify_bundle(const char *path, sc_verify_report *out)
             sc__check_claims(&f, &out->gates, &out->problems);
             sc__check_results(&f, card, &out->gates, out->log_best_rate_MBps, &out->problems);
             sc__check_conf(&f, card, out->log_best_rate_MBps, &out->problems);
+            /* run.conf and results.json say what the bundle's readback shows (checked
+               above); the gate itself holds only on what root signed. */
+            sc_verify_attest_in ain = {.b = &b,
+                                       .card = card,
+                                       .card_text = f.card_text,
+                                       .run_conf = f.run_conf ? f.run_conf : "",
+                                       .log = f.log,
+                                       .opts = opts};
+            sc_verify_attest(&ain, &out->gates.g[SC_GATE_PLATFORM_STATE], &out->problems,
+                             &out->attested);
         }
     }
+    sc_bundle_close(&b);
     sc_card_free(card);
     sc__files_free(&f);
     sc_host_states_free(hosts, n_hosts);
@@ -466,8 +507,10 @@ int sc_verify_bundle(const char *path, sc_verify_report *out)
 
 void sc_verify_report_free(sc_verify_report *r)
 {
-    if (r)
+    if (r) {
         sc_diag_free(&r->problems);
+        sc_diag_free(&r->attested);
+    }
 }
 
 bool sc_verify_intact(const sc_verify_report *r)
@@ -488,9 +531,9 @@ void sc_verify_why(const sc_verify_report *r, char *buf, size_t len)
         return;
     *buf = '\0';
     if (!sc_verify_intact(r)) {
-        snprintf(buf, len, "%zu problem%s (%s%s)", r->problems.count,
-                 r->problems.count == 1 ? "" : "s", r->problems.lines[0],
-                 r->problems.count > 1 ? "; ..." : "");
+        size_t n = r->problems.count + r->problems.more;
+        snprintf(buf, len, "%zu problem%s (%s%s)", n, n == 1 ? "" : "s", r->problems.lines[0],
+                 n > 1 ? "; ..." : "");
         return;
     }
     if (!r->gates_computed) {

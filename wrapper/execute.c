@@ -12,12 +12,16 @@
  */
 #include "sc_spawn.h"
 #include "execute.h"
+#include "sc_attest.h"
 #include "cli.h"
 #include "sc_bundle.h"
+#include "sc_caches.h"
 #include "sc_file.h"
+#include "sc_text.h"
 #include "sc_gates.h"
 #include "sc_hashcache.h"
 #include "sc_kv.h"
+#include "sc_mpistack.h"
 #include "sc_observe.h"
 #include "sc_platform_gate.h"
 #include "sc_results.h"
@@ -77,6 +81,26 @@ static int sc__put(sc__execution *run, const char *rel, const char *text)
                 strerror(-rc));
     }
     return rc;
+}
+
+/* platform/caches.txt: the last-level caches of a STREAM run's cpu_list (its array gate). */
+static void sc__caches_snapshot(sc__execution *run)
+{
+    sc_llc llc;
+    char *text;
+
+    if (run->plan->card->workload != SC_WORKLOAD_STREAM)
+        return;
+    int rc = sc_caches_llc(run->plan->card->cpus, &llc);
+    if (rc < 0)
+        fprintf(stderr,
+                "streamcard: the last-level caches of cpu_list are unknown (hwloc: %s); "
+                "the stream_array gate will say so\n",
+                strerror(-rc));
+    else if ((text = sc_caches_text(&llc))) {
+        sc__put(run, "platform/caches.txt", text);
+        free(text);
+    }
 }
 
 /* platform/<name>.txt: the machine state before or after the run. */
@@ -283,7 +307,40 @@ static void sc__write_run_conf(sc__execution *run, const sc_observe_result *r,
     sc_kv_free(&kv);
 }
 
-static void sc__print_summary(const sc_gates *gates, const char *bundle_path)
+/* Whether anything root signed is in the bundle: the readback a run checks is otherwise the
+   user's own word (doc/design.md, section 20), and the run says so. */
+static void sc__print_attested(const sc_card *card, const sc_bundle *b)
+{
+    sc_attest_file *v = NULL;
+    size_t n = 0;
+    bool more = false;
+
+    if (card->prefetch == SC_PREFETCH_UNCHANGED && strcmp(card->governor, "unchanged") == 0)
+        return;
+    if (sc_attest_bundle_files(b->dirfd, &v, &n, &more) == 0 && n > 0)
+        fprintf(stderr, "streamcard: platform_state: the readback comes with a statement signed "
+                        "by the node (streamcard verify checks it against trusted keys)\n");
+    else
+        fprintf(stderr, "streamcard: platform_state: no platform claim is attested: no statement "
+                        "signed by a node key (outside the plugin, the readback is the user's own "
+                        "word; streamcard verify fails it)\n");
+    sc_attest_files_free(v, n);
+}
+
+/* A failed run's first cause line in its log (an MPI library that could not start, the
+   workload's own complaint), so that it shows even with --quiet. */
+static void sc__print_cause(const char *log)
+{
+    char line[512], shown[600];
+    long at = log ? sc_tracelog_first_cause(log, line, sizeof(line)) : 0;
+
+    if (!at)
+        return;
+    sc_text_escape(shown, sizeof(shown), line, strlen(line));
+    fprintf(stderr, "streamcard: cause: %s (stream.log line %ld)\n", shown, at);
+}
+
+static void sc__print_summary(const sc_gates *gates, const char *bundle_path, const char *log)
 {
     fprintf(stderr, "streamcard: gates:\n");
     for (int i = 0; i < SC_GATE_COUNT; i++) {
@@ -292,6 +349,7 @@ static void sc__print_summary(const sc_gates *gates, const char *bundle_path)
                 s == SC_GATE_OK ? "ok" : s == SC_GATE_FAIL ? "FAIL" : "-", gates->g[i].note);
     }
     if (!sc_gates_passed(gates)) {
+        sc__print_cause(log);
         fprintf(stderr, "ERROR: workload failed; do not use its numbers. Failed gates:");
         for (int i = 0; i < SC_GATE_COUNT; i++)
             if (gates->g[i].state == SC_GATE_FAIL)
@@ -373,6 +431,38 @@ static bool sc__bundle_gone(const sc_bundle *b)
     return fstat(b->dirfd, &st) < 0 || st.st_nlink == 0;
 }
 
+/* mpi: what rank 0 wrote of every rank's MPI_Init output, kept as transport.log. */
+static void sc__keep_transport_log(sc__execution *run)
+{
+    char *text = NULL;
+    size_t len = 0;
+
+    if (!run->plan->transport_log_path)
+        return;
+    if (sc_file_read_at(AT_FDCWD, run->plan->transport_log_path, 0, 8u << 20, &text, &len) == 0)
+        sc__put(run, "transport.log", text);
+    unlink(run->plan->transport_log_path);
+    free(text);
+}
+
+/* mpi: build.json gains the MPI stack the ranks loaded (sc_mpistack.h), from the log. */
+static void sc__add_mpi_stack(sc__execution *run, const sc_tracelog *t)
+{
+    char *text = sc_bundle_read_opt(&run->b, "build.json");
+    json_object *build = text ? json_tokener_parse(text) : NULL, *stack = sc_mpistack_json(t);
+
+    if (build && stack) {
+        json_object_object_add(build, "mpi_stack", stack);
+        stack = NULL;
+        sc__put(run, "build.json",
+                json_object_to_json_string_ext(build, JSON_C_TO_STRING_PRETTY |
+                                                          JSON_C_TO_STRING_NOSLASHESCAPE));
+    }
+    json_object_put(stack);
+    json_object_put(build);
+    free(text);
+}
+
 /*
  * Everything after the workload's end: platform/after.txt, the gates from the files as
  * written (exactly as verify reads them), results.json, run.conf and SHA256SUMS. Used by
@@ -400,14 +490,17 @@ static int sc__finish(sc__execution *run, const sc_observe_result *r)
     char *status = sc_bundle_read_opt(&run->b, "workload_status_at_ready.txt");
     char *maps = sc_bundle_read_opt(&run->b, "numa_maps_at_ready.txt");
     char *state = sc_bundle_read_opt(&run->b, "prefetch/state/state.env");
+    char *caches = sc_bundle_read_opt(&run->b, "platform/caches.txt");
     sc_host_state *hosts = NULL;
     size_t n_hosts = 0;
     sc_host_states_read(&run->b, &hosts, &n_hosts); /* none: the gate asks for what it needs */
     if (plan->json_path) {
         sc_file_read_at(AT_FDCWD, plan->json_path, 0, 1 << 20, &kernel_json, NULL);
         unlink(plan->json_path);
-        rmdir(run->tmpdir);
     }
+    sc__keep_transport_log(run);
+    if (plan->json_path)
+        rmdir(run->tmpdir);
     json_object *kj = kernel_json ? json_tokener_parse(kernel_json) : NULL, *metrics = NULL;
     if (kj)
         json_object_object_get_ex(kj, "metrics", &metrics);
@@ -417,6 +510,7 @@ static int sc__finish(sc__execution *run, const sc_observe_result *r)
                       .status_at_ready = status, .numa_maps_at_ready = maps, .state_env = state,
                       .host_states = hosts, .n_host_states = n_hosts, .best_rate_MBps = best, .write_errors = run->write_errors,
                       .write_error = run->write_error,
+                      .caches = caches,
                       .ended_by_streamcard =
                           r->caller_signal || r->timed_out || run->wrapper_killed};
     int rc = sc_gates_evaluate(plan->card, &ev, &gates);
@@ -439,6 +533,8 @@ static int sc__finish(sc__execution *run, const sc_observe_result *r)
     sc__put(run, "results.json", results);
     sc_tracelog t;
     bool parsed = log && sc_tracelog_parse(log, &t) == 0;
+    if (parsed && plan->card->workload == SC_WORKLOAD_MPI_PINGPONG)
+        sc__add_mpi_stack(run, &t);
     if (rc == 0)
         sc__write_run_conf(run, r, &gates, best, parsed ? &t : NULL);
     if (parsed)
@@ -446,8 +542,10 @@ static int sc__finish(sc__execution *run, const sc_observe_result *r)
     int seal = sc_bundle_seal(&run->b);
     if (seal < 0)
         fprintf(stderr, "streamcard: sealing %s failed: %s\n", run->b.path, strerror(-seal));
-    if (rc == 0)
-        sc__print_summary(&gates, run->b.path);
+    if (rc == 0) {
+        sc__print_attested(plan->card, &run->b);
+        sc__print_summary(&gates, run->b.path, log);
+    }
     if (run->write_errors)
         fprintf(stderr, "streamcard: %d writes into the bundle failed (the first: %s): the "
                         "output directory is full or was changed during the run\n",
@@ -466,6 +564,7 @@ static int sc__finish(sc__execution *run, const sc_observe_result *r)
     free(status);
     free(maps);
     free(state);
+    free(caches);
     sc_host_states_free(hosts, n_hosts);
     return code;
 }
@@ -546,8 +645,13 @@ static int sc__execute_plan(sc_plan *plan)
         sc_bundle_close(&run.b);
         return SC_EXIT_ERROR;
     }
-    /* The kernel writes its own results to a private file, merged into results.json. */
-    if (sc_plan_append_arg(plan, "--json") < 0 || sc_plan_append_arg(plan, plan->json_path) < 0) {
+    /* The kernel writes its own results to a private file, merged into results.json; the
+       MPI workload what MPI_Init said to another, kept as transport.log. */
+    bool mpi = plan->card->workload == SC_WORKLOAD_MPI_PINGPONG;
+    if (sc_plan_append_arg(plan, "--json") < 0 || sc_plan_append_arg(plan, plan->json_path) < 0 ||
+        (mpi && (asprintf(&plan->transport_log_path, "%s/transport.log", run.tmpdir) < 0 ||
+                 sc_plan_append_arg(plan, "--transport-log") < 0 ||
+                 sc_plan_append_arg(plan, plan->transport_log_path) < 0))) {
         fprintf(stderr, "streamcard: out of memory\n");
         sc__build_info_discard(&run);
         sc_bundle_close(&run.b);
@@ -562,6 +666,7 @@ static int sc__execute_plan(sc_plan *plan)
     /* The plugin's before.txt (before it changed the platform) is kept as it is. */
     if (!plan->opts->adopt_bundle || faccessat(run.b.dirfd, "platform/before.txt", F_OK, 0) < 0)
         sc__platform_snapshot(&run, "platform/before.txt");
+    sc__caches_snapshot(&run);
     sc__write_build_json(&run);
     int log_fd = sc_bundle_open_file(&run.b, "stream.log", O_WRONLY | O_CREAT | O_EXCL, 0644);
     if (log_fd < 0) {
@@ -640,7 +745,8 @@ static int sc__local_begin(void *state, const sc_run_series *rs)
     return 0;
 }
 
-static int sc__local_run(void *state, const sc_run_series *rs, size_t i, char **bundle)
+static int sc__local_run(void *state, const sc_run_series *rs, size_t i, char **bundle,
+                         char **cause)
 {
     sc_plan *plan = &rs->plans[i];
 
@@ -651,6 +757,8 @@ static int sc__local_run(void *state, const sc_run_series *rs, size_t i, char **
     }
     int status = sc__execute(plan);
     *bundle = plan->bundle_path ? strdup(plan->bundle_path) : NULL;
+    if (!*bundle && asprintf(cause, "it could not run (exit %d; its messages above)", status) < 0)
+        *cause = NULL;
     return status;
 }
 

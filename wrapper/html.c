@@ -35,10 +35,11 @@ void sc_html_escape(FILE *out, const char *text)
     char buf[4096];
 
     /* Line by line (a <pre> keeps its lines), each first made safe text: no control
-       character or invalid UTF-8 reaches the page. */
+       character or invalid UTF-8 reaches the page; a printable line (text escaped already)
+       is not escaped twice. */
     for (const char *p = text ? text : ""; *p;) {
         size_t n = strcspn(p, "\n");
-        if (sc_text_is_safe(p, n)) {
+        if (sc_text_is_printable(p, n)) {
             sc__html_line(out, p, n);
         } else {
             for (size_t done = 0; done < n;) { /* in pieces, never inside a character */

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "sc_bundle.h"
 #include "sc_metric.h"
+#include "sc_text.h"
 #include "sc_verify.h"
 
 #include <errno.h>
@@ -31,6 +32,7 @@ typedef struct sc__cols {
 /* One row of the table, read back from a finished run's bundle. */
 typedef struct sc__row {
     const char *value;
+    char *cause; /* malloc'd: why it made no bundle, or why it did not run; NULL */
     char verdict[16];
     double figure[SC__MAX_COLS];
     bool has[SC__MAX_COLS];
@@ -93,6 +95,29 @@ static void sc__cell(char *buf, size_t len, const sc__row *row, size_t c)
         snprintf(buf, len, "%.*f", row->figure[c] < 100 ? 3 : 1, row->figure[c]);
 }
 
+/* The bundle, or "-" and why there is none, escaped for one cell of a markdown table. */
+static void sc__bundle_cell(FILE *out, const sc__row *row)
+{
+    char cause[512];
+
+    if (row->bundle) {
+        fprintf(out, " %s |\n", row->bundle);
+        return;
+    }
+    fputs(" -", out);
+    if (row->cause) {
+        sc_text_escape(cause, sizeof(cause), row->cause, strlen(row->cause));
+        fputs(" (", out);
+        for (const char *p = cause; *p; p++) {
+            if (*p == '|') /* a cell's end in markdown */
+                fputc('\\', out);
+            fputc(*p, out);
+        }
+        fputc(')', out);
+    }
+    fputs(" |\n", out);
+}
+
 static void sc__table(FILE *out, const char *key, const sc__row *rows, size_t n,
                       const sc__cols *cols)
 {
@@ -121,7 +146,7 @@ static void sc__table(FILE *out, const char *key, const sc__row *rows, size_t n,
             sc__cell(cell, sizeof(cell), &rows[i], c);
             fprintf(out, " %s | %s |", cell, change);
         }
-        fprintf(out, " %s |\n", rows[i].bundle ? rows[i].bundle : "-");
+        sc__bundle_cell(out, &rows[i]);
     }
 }
 
@@ -174,24 +199,39 @@ int sc_run_series_execute(const sc_run_series *rs, const sc_executor *ex)
         free(rows);
         return rc;
     }
+    size_t stopped = s->n; /* the run after which the series stopped */
     for (size_t i = 0; i < s->n; i++) {
         char *bundle = NULL;
         rows[i].value = s->runs[i].label;
+        snprintf(rows[i].verdict, sizeof(rows[i].verdict), "not run");
+        if (stopped < s->n)
+            continue;
         if (var) {
             printf("--- run %zu of %zu: %s=%s\n", i + 1, s->n, var, rows[i].value);
             fflush(stdout);
         }
-        int one = ex->run(ex->state, rs, i, &bundle);
+        int one = ex->run(ex->state, rs, i, &bundle, &rows[i].cause);
         if (!dry && (var || ex->verify_each)) {
             sc__read_row(bundle, rs->plans[i].card, &rows[i], &cols);
             if (ex->verify_each && strcmp(rows[i].verdict, "ok") != 0)
                 one = SC_EXIT_FAILED;
+        }
+        if (!dry && !bundle && !lone && !rs->opts->keep_going) {
+            stopped = i;
+            fprintf(stderr,
+                    "streamcard: %s=%s made no bundle (%s): the series stops here (valid: "
+                    "--keep-going runs every value)\n",
+                    var, rows[i].value, rows[i].cause ? rows[i].cause : "no cause known");
         }
         free(bundle);
         failed = failed || one != SC_EXIT_OK;
         if (lone)
             status = one;
     }
+    for (size_t i = stopped + 1; i < s->n; i++)
+        if (asprintf(&rows[i].cause, "the series stopped after %s=%s", var, rows[stopped].value) <
+            0)
+            rows[i].cause = NULL;
     if (dry) {
         printf("%s\n", ex->dry_note);
         goto out;
@@ -203,8 +243,10 @@ int sc_run_series_execute(const sc_run_series *rs, const sc_executor *ex)
     if (!lone && failed)
         status = SC_EXIT_FAILED;
 out:
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; i < s->n; i++) {
         free(rows[i].bundle);
+        free(rows[i].cause);
+    }
     free(rows);
     return status;
 }

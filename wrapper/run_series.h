@@ -27,8 +27,10 @@ typedef struct sc_executor {
        status of `streamcard run` to stop with. May be NULL. */
     int (*begin)(void *state, const sc_run_series *rs);
     /* Run i, or with opts->dry_run what it would do. Sets *bundle (malloc'd) to the bundle
-       it wrote, when it wrote one. Returns the exit status of `streamcard run` for it. */
-    int (*run)(void *state, const sc_run_series *rs, size_t i, char **bundle);
+       it wrote, when it wrote one; when it wrote none, *cause (malloc'd, one line) says why
+       (a job the node refused: the refusal). Returns the exit status of `streamcard run`
+       for it. */
+    int (*run)(void *state, const sc_run_series *rs, size_t i, char **bundle, char **cause);
     /* After the last run (not after a dry run): failed says whether one failed. May be NULL. */
     void (*end)(void *state, const sc_run_series *rs, bool failed);
     /* Every bundle is verified again when read back; a run whose bundle fails failed. */
@@ -38,7 +40,9 @@ typedef struct sc_executor {
 } sc_executor;
 
 /*
- * Runs the series through ex, in order, and prints the table when it has several runs.
+ * Runs the series through ex, in order, and prints the table when it has several runs. A run
+ * that made no bundle (refused, could not start) stops the series, its cause in the table,
+ * unless opts->keep_going.
  * Returns the exit status of `streamcard run`: a lone run's own; for several, 1 when any
  * failed (a dry run of several: 0).
  */

@@ -14,7 +14,9 @@ typedef struct sc__src {
     sc_card *card;
     json_object *build, *results, *metrics;
     const char *before, *after, *state, *run_conf;
-    char stores[128]; /* stream.log's "Stores: ..." line, "" when absent */
+    char stores[128];             /* stream.log's "Stores: ..." line, "" when absent */
+    bool environ_seen;            /* environ_at_ready.txt was in the bundle */
+    const sc_bundle_facts *facts; /* the facts being loaded (its env list) */
 } sc__src;
 
 /* Reads every controlled variable of src into f->vars. Returns 0 or -ENOMEM. */

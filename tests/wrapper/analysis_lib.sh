@@ -19,6 +19,7 @@ experiment:
   threads: 2
   prefetch: $2
   array_size: 100000
+  cache_resident: accept
   iterations: 3
 CARD
 }
@@ -37,6 +38,25 @@ small_run() {
     bundle_of "$WORK/run.out"
 }
 
+# The analysis commands trust the test's node key (attest_as_plugin).
+export STREAMCARD_KEYS="$WORK/trusted"
+
+# attest_as_plugin DIR JOB [SUBJECT...]: signs DIR's readback (prefetch/state/state.env) as
+# the plugin would, with a node key of the test's (made once, trusted through
+# STREAMCARD_KEYS), into DIR/attest/apply_<host>.dsse.json.
+attest_as_plugin() {
+    local d=$1 job=$2 host
+    shift 2
+    host=$(hostname -s)
+    if [ ! -e "$WORK/nodekey/node.key" ]; then
+        "$BIN/streamcard" keygen --out "$WORK/nodekey" >/dev/null || fail "keygen"
+        mkdir -p "$WORK/trusted" && cp "$WORK/nodekey/node.pub" "$WORK/trusted/$host.pub"
+    fi
+    mkdir -p "$d/attest"
+    "$BIN/sc_test_sign" "$WORK/nodekey/node.key" "$d" "$job" "$(id -u)" "$host" main \
+        "$d/prefetch/state/state.env" "$@" >"$d/attest/apply_$host.dsse.json" || fail "sign"
+}
+
 # plugin_run NAME OBSERVED [ENV=VALUE...]: a run inside a --stream-card job whose plugin read
 # back prefetch OBSERVED (the plugin's part played by the test, as in adopt.sh).
 plugin_run() {
@@ -48,7 +68,8 @@ plugin_run() {
     printf 'REQUESTED_PREFETCH=off\nOBSERVED_STATE=%s\nSTATE_VALID=1\n' "$observed" \
         >"$d/prefetch/state/state.env"
     echo "plugin: wrote MSR" >"$d/prefetch/control.log"
-    env STREAMCARD_KERNEL_DIR="$KERNEL_DIR" "$@" STREAMCARD_BUNDLE="$d" \
+    attest_as_plugin "$d" 4242 prefetch/state/state.env
+    env STREAMCARD_KERNEL_DIR="$KERNEL_DIR" "$@" SLURM_JOB_ID=4242 STREAMCARD_BUNDLE="$d" \
         STREAMCARD_CARD="$d/card.yaml" \
         STREAMCARD_CARD_SHA256="$(sha256sum <"$d/card.yaml" | cut -d' ' -f1)" \
         "$BIN/streamcard" run --quiet >"$WORK/run.out" 2>"$WORK/run.err" || true
@@ -69,27 +90,39 @@ copy_bundle() {
     echo "$WORK/runs/$2"
 }
 
-# scale_rate BUNDLE FACTOR [FUNCTION]: every record of a STREAM function's rate (default
-# copy) multiplied, consistently (the log's table, results.json, run.conf's best rate),
-# then re-sealed: verify cannot tell.
+# scale_rate BUNDLE FACTOR [FUNCTION]: a STREAM function (default copy) made FACTOR times
+# as fast in every record, raw ones included: each repetition's time divided by FACTOR
+# (results.json's rep_seconds), the log's table row recomputed from them as STREAM does
+# (its times, and MB/s from the card's array size and the function's bytes), results.json's
+# rates and run.conf's best rate; then re-sealed. A forger who edits the raw times too is
+# caught by nothing verify can recompute (only a signature would tell).
 scale_rate() {
     python3 - "$1" "$2" "${3:-copy}" <<'PY'
 import json, re, sys
 b, f, fn = sys.argv[1], float(sys.argv[2]), sys.argv[3]
-log = open(b + "/stream.log").read()
-def row(m):
-    return "%s%.1f" % (m.group(1), float(m.group(2)) * f)
-log = re.sub(r"(?m)^(%s:\s+)([0-9.]+)" % fn.capitalize(), row, log)
-open(b + "/stream.log", "w").write(log)
-rate = float(re.search(r"(?m)^%s:\s+([0-9.]+)" % fn.capitalize(), log).group(1))
+arrays = {"copy": 2, "scale": 2, "add": 3, "triad": 3}[fn]
+conf = open(b + "/run.conf").read()
+n = int(re.search(r"(?m)^array_size=(\d+)$", conf).group(1))
 r = json.load(open(b + "/results.json"))
-r["metrics"]["rates"][fn] = rate
-best = max(r["metrics"]["rates"].values())
-if "best_rate_MBps" in r["metrics"]:
-    r["metrics"]["best_rate_MBps"] = best
+m = r["metrics"]
+reps = [t / f for t in m["rep_seconds"][fn]]
+m["rep_seconds"][fn] = reps
+timed = reps[1:]
+tmin, tmax, tavg = min(timed), max(timed), sum(timed) / len(timed)
+rate = 1e-6 * arrays * 8 * n / tmin
+m["rates"][fn] = rate
+if "times" in m and fn in m["times"]:
+    m["times"][fn] = {"avg": tavg, "min": tmin, "max": tmax}
+best = max(m["rates"].values())
+if "best_rate_MBps" in m:
+    m["best_rate_MBps"] = best
+    m.update({"avg_time_s": tavg, "min_time_s": tmin, "max_time_s": tmax})
 json.dump(r, open(b + "/results.json", "w"), indent=2)
-conf = re.sub(r"(?m)^best_rate_MBps=.*$", "best_rate_MBps=%.1f" % best,
-              open(b + "/run.conf").read())
+log = open(b + "/stream.log").read()
+row = "%-11s%12.1f  %11.6f  %11.6f  %11.6f" % (fn.capitalize() + ":", rate, tavg, tmin, tmax)
+log = re.sub(r"(?m)^%s:.*$" % fn.capitalize(), row, log)
+open(b + "/stream.log", "w").write(log)
+conf = re.sub(r"(?m)^best_rate_MBps=.*$", "best_rate_MBps=%.1f" % best, conf)
 open(b + "/run.conf", "w").write(conf)
 PY
     reseal "$1"

@@ -7,7 +7,7 @@
 # others, and ctest reports it as skipped (SKIP_RETURN_CODE): they did not run.
 BIN=$1 SRC=$2
 . "$SRC/tests/lib.sh"
-ARGS=(--workload stream --kernel copy --cpu-list 0-1 --threads 2 --array-size 100000
+ARGS=(--workload stream --kernel copy --cpu-list 0-1 --threads 2 --array-size 100000 --cache-resident accept
       --iterations 5 --quiet)
 MOUNTS=()
 cleanup_mounts() { for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null || true; done; }

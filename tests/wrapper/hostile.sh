@@ -82,8 +82,9 @@ done
 truncate -s 160M "$b/card.yaml"
 reseal_sums_only "$b"
 bounded 1 "$SC" verify "$b"
-expect_contains "$WORK/err" "card.yaml: not read: larger than its cap of 1 MiB"
-expect_contains "$WORK/err" "results.json: not read: larger than its cap of 4 MiB"
+expect_contains "$WORK/err" "card.yaml: not read: larger than its cap of 64 KiB"
+expect_contains "$WORK/err" "results.json: cannot be hashed: larger than its cap of 4 MiB"
+expect_contains "$WORK/err" "streamcard: verify: ... and 7 more problems"
 bounded 0 "$SC" export --prometheus "$b" "$base"
 bounded 1 "$SC" report "$b" "$base" -o "$WORK/report.html"
 
@@ -142,6 +143,7 @@ experiment:
   cpu_list: 0-1
   threads: 2
   array_size: 100000
+  cache_resident: accept
   iterations: 3
   env:
     GREETING: "\e[2J\e[32mintact; verdict ok"

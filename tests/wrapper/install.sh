@@ -17,7 +17,7 @@ KERNEL="$PREFIX/libexec/streamcard/streamcard-stream"
 # Nothing may point the command at the build tree's kernels.
 unset STREAMCARD_KERNEL_DIR
 cd "$WORK"
-ARGS=(--workload stream --kernel copy --cpu-list 0-1 --threads 2 --array-size 100000
+ARGS=(--workload stream --kernel copy --cpu-list 0-1 --threads 2 --array-size 100000 --cache-resident accept
       --iterations 3 --output "$WORK/runs" --quiet)
 expect_status 0 "$SC" run "${ARGS[@]}" --dry-run
 expect_contains "$WORK/out" "binary:      $KERNEL"

@@ -15,6 +15,7 @@ experiment:
   threads: 2
   memory_node: 0
   array_size: 2000000
+  cache_resident: accept
   iterations: 4
   env:
     OMP_WAIT_POLICY: passive

@@ -39,6 +39,7 @@ experiment:
   cpu_list: 0-1
   threads: [1, 2]
   array_size: 200000
+  cache_resident: accept
   iterations: 4
 CARD
 expect_status 0 "$BIN/streamcard" run "$WORK/sweep.yaml" --output "$WORK/runs" --quiet
