@@ -461,6 +461,30 @@ int sc_facts_metric(const sc_bundle_facts *f, const sc_metric *m, double *value)
     return sc_metric_value(m, f->results, value);
 }
 
+void sc_facts_drop_detail(sc_bundle_facts *f)
+{
+    for (size_t i = 0; i < f->n_rates; i++) {
+        free(f->rates[i].rep_s);
+        f->rates[i].rep_s = NULL;
+        f->rates[i].n_rep = 0;
+    }
+    free(f->bindings);
+    free(f->threads);
+    free(f->rank_threads);
+    free(f->rank_numa);
+    free(f->card_text);
+    free(f->run_conf);
+    free(f->platform_before);
+    free(f->platform_after);
+    free(f->state_env);
+    f->bindings = NULL;
+    f->threads = NULL;
+    f->rank_threads = NULL;
+    f->rank_numa = NULL;
+    f->n_bindings = f->n_threads = f->n_rank_threads = f->n_rank_numa = 0;
+    f->card_text = f->run_conf = f->platform_before = f->platform_after = f->state_env = NULL;
+}
+
 void sc_facts_free(sc_bundle_facts *f)
 {
     if (!f)

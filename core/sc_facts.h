@@ -108,6 +108,10 @@ typedef struct sc_bundle_facts {
 /* Loads the bundle at path. Returns 0, -errno when it cannot be opened, or -ENOMEM. */
 int sc_facts_load(const char *path, sc_bundle_facts *f);
 void sc_facts_free(sc_bundle_facts *f);
+/* Frees what only the bundle's own section of a report shows (the raw texts, the threads,
+   bindings and ranks' snapshots, every repetition's time), keeping what a summary or a
+   comparison of many bundles reads (the variables, results.json, the best rates, sizes). */
+void sc_facts_drop_detail(sc_bundle_facts *f);
 
 /* The value of a controlled variable, or NULL when name is not one. */
 const char *sc_facts_get(const sc_bundle_facts *f, const char *name);

@@ -590,7 +590,7 @@ static void sc__variables(FILE *out, const sc_bundle_facts *f)
     fputs("</table>\n", out);
 }
 
-static void sc__bundle(FILE *out, const sc_analysis_bundle *ab, size_t index)
+void sc_report_html_bundle(FILE *out, const sc_analysis_bundle *ab, size_t index)
 {
     const sc_bundle_facts *f = &ab->facts;
 
@@ -617,7 +617,7 @@ static void sc__bundle(FILE *out, const sc_analysis_bundle *ab, size_t index)
     sc__variables(out, f);
 }
 
-void sc_report_html(FILE *out, const sc_analysis_bundle *ab, size_t n, const char *metric)
+void sc_report_html_head(FILE *out, const sc_analysis_bundle *ab, size_t n, const char *metric)
 {
     fprintf(out,
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -627,9 +627,19 @@ void sc_report_html(FILE *out, const sc_analysis_bundle *ab, size_t n, const cha
     sc__summary(out, ab, n);
     if (n > 1)
         sc__comparison(out, ab, n, metric);
-    for (size_t i = 0; i < n; i++)
-        sc__bundle(out, &ab[i], i);
+}
+
+void sc_report_html_tail(FILE *out)
+{
     fputs("<p class=\"note\">Written by streamcard " STREAMCARD_VERSION
           "; self-contained: no script, nothing loaded from a network.</p>\n</body></html>\n",
           out);
+}
+
+void sc_report_html(FILE *out, const sc_analysis_bundle *ab, size_t n, const char *metric)
+{
+    sc_report_html_head(out, ab, n, metric);
+    for (size_t i = 0; i < n; i++)
+        sc_report_html_bundle(out, &ab[i], i);
+    sc_report_html_tail(out);
 }
