@@ -1,5 +1,6 @@
 /* bundle.c: the evidence bundle directory (see sc_bundle.h). */
 #include "sc_bundle.h"
+#include "sc_card.h"
 #include "sc_file.h"
 #include "sc_hash.h"
 
@@ -8,6 +9,8 @@
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,7 +93,7 @@ out_close_parent:
 
 int sc_bundle_open(sc_bundle *b, const char *path)
 {
-    b->dirfd = open(path, O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    b->dirfd = open(path, O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (b->dirfd < 0) {
         b->path = NULL;
         return -errno;
@@ -208,20 +211,111 @@ int sc_bundle_write_str(const sc_bundle *b, const char *rel, const char *text)
     return sc_bundle_write(b, rel, text, strlen(text));
 }
 
-int sc_bundle_read(const sc_bundle *b, const char *rel, char **out, size_t *len)
+static bool sc__ends_with(const char *s, const char *suffix)
 {
-    int fd = sc_bundle_open_file(b, rel, O_RDONLY, 0);
+    size_t n = strlen(s), m = strlen(suffix);
+
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+size_t sc_bundle_cap(const char *rel)
+{
+    const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+
+    if (strcmp(base, "card.yaml") == 0)
+        return SC_CARD_MAX_BYTES;
+    if (strcmp(base, SC_BUNDLE_SUMS) == 0)
+        return SC_BUNDLE_CAP_SUMS;
+    if (sc__ends_with(base, ".json"))
+        return SC_BUNDLE_CAP_JSON;
+    if (sc__ends_with(base, ".log"))
+        return SC_BUNDLE_CAP_LOG;
+    if (sc__ends_with(base, ".conf") || sc__ends_with(base, ".env") ||
+        sc__ends_with(base, ".ready") || strncmp(rel, "platform/", 9) == 0)
+        return SC_BUNDLE_CAP_KV;
+    return SC_BUNDLE_CAP_OTHER;
+}
+
+/* sc_bundle_open_read() with the cap max (SIZE_MAX: none, for the bundle's own writer). */
+static int sc__open_read(const sc_bundle *b, const char *rel, size_t max, size_t *size)
+{
+    struct stat st;
+    int fd = sc_bundle_open_file(b, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
 
     if (fd < 0)
         return fd;
-    int rc = sc_file_read_fd(fd, SC_FILE_MAX_READ, out, len);
+    int rc = fstat(fd, &st) < 0           ? -errno
+             : !S_ISREG(st.st_mode)       ? -EINVAL
+             : (uint64_t)st.st_size > max ? -EFBIG
+                                          : 0;
+    if (rc < 0) {
+        close(fd);
+        return rc;
+    }
+    if (size)
+        *size = (size_t)st.st_size;
+    return fd;
+}
+
+int sc_bundle_open_read(const sc_bundle *b, const char *rel, size_t *size)
+{
+    return sc__open_read(b, rel, sc_bundle_cap(rel), size);
+}
+
+const char *sc_bundle_read_error(const char *rel, int rc, char *buf, size_t len)
+{
+    size_t cap = sc_bundle_cap(rel);
+
+    switch (rc) {
+    case -ENOENT:
+        return "missing";
+    case -ELOOP:
+        return "a symlink (never followed)";
+    case -ENOTDIR:
+        return "a path through a symlink or a file (never followed)";
+    case -EINVAL:
+        return "not a regular file (a fifo, socket or device is never read)";
+    case -EFBIG:
+        snprintf(buf, len, "larger than its cap of %zu %s (valid: a file written by streamcard)",
+                 cap >= (1u << 20) ? cap >> 20 : cap >> 10, cap >= (1u << 20) ? "MiB" : "KiB");
+        return buf;
+    default:
+        return strerror(-rc);
+    }
+}
+
+int sc_bundle_read(const sc_bundle *b, const char *rel, char **out, size_t *len)
+{
+    int fd = sc_bundle_open_read(b, rel, NULL);
+
+    if (fd < 0)
+        return fd;
+    /* The cap again: the file may grow after fstat. */
+    int rc = sc_file_read_fd(fd, sc_bundle_cap(rel) + 1, out, len);
     close(fd);
     return rc;
+}
+
+static int sc__hash(const sc_bundle *b, const char *rel, size_t max, char hex[65])
+{
+    int fd = sc__open_read(b, rel, max, NULL);
+
+    if (fd < 0)
+        return fd;
+    int rc = sc_hash_fd_max(fd, max, hex);
+    close(fd);
+    return rc;
+}
+
+int sc_bundle_hash(const sc_bundle *b, const char *rel, char hex[65])
+{
+    return sc__hash(b, rel, sc_bundle_cap(rel), hex);
 }
 
 typedef struct sc__list {
     char **paths;
     size_t count, cap;
+    size_t seen; /* entries of every kind, within SC_BUNDLE_MAX_FILES */
 } sc__list;
 
 static int sc__list_add(sc__list *l, const char *prefix, const char *name)
@@ -262,14 +356,17 @@ static int sc__list_dir(int dfd, const char *prefix, sc__list *l, sc_diag *probl
             continue;
         if (!*prefix && strcmp(de->d_name, SC_BUNDLE_SUMS) == 0)
             continue;
+        if (++l->seen > SC_BUNDLE_MAX_FILES) {
+            rc = -E2BIG;
+            break;
+        }
         if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
             rc = -errno;
             break;
         }
         if (strchr(de->d_name, '\n') || strchr(de->d_name, '\\')) {
             if (problems)
-                sc_diag_addf(problems, "%s%s: file name with a newline or backslash", prefix,
-                             "?");
+                sc_diag_addf(problems, "%s%s: file name with a newline or backslash", prefix, "?");
             continue;
         }
         if (S_ISREG(st.st_mode)) {
@@ -341,7 +438,7 @@ int sc_bundle_seal(const sc_bundle *b)
         goto out_free_list;
     }
     for (size_t i = 0; i < count; i++) {
-        rc = sc_hash_file_at(b->dirfd, paths[i], hex);
+        rc = sc__hash(b, paths[i], SIZE_MAX, hex);
         if (rc < 0)
             break;
         fprintf(mem, "%s  %s\n", hex, paths[i]);
@@ -357,63 +454,96 @@ out_free_diag:
     return rc;
 }
 
+/* One line of SHA256SUMS against the listed files: marks the file seen and hashes it
+   within what is left of the bundle's budget. */
+static void sc__check_line(const sc_bundle *b, const char *line, long lineno, char **paths,
+                           size_t count, char *listed, size_t *budget, sc_diag *problems)
+{
+    char hex[SC_HASH_HEX_LEN + 1], why[128];
+    size_t hl = strspn(line, "0123456789abcdef"), size = 0;
+    const char *path = line + hl + 2;
+
+    if (hl != SC_HASH_HEX_LEN || line[hl] != ' ' || (line[hl + 1] != ' ' && line[hl + 1] != '*')) {
+        sc_diag_addf(problems, "%s:%ld: malformed line", SC_BUNDLE_SUMS, lineno);
+        return;
+    }
+    char **hit = count ? bsearch(&path, paths, count, sizeof(*paths), sc__cmp_paths) : NULL;
+    if (!hit) {
+        sc_diag_addf(problems, "%s: missing (listed in %s)", path, SC_BUNDLE_SUMS);
+        return;
+    }
+    size_t idx = (size_t)(hit - paths);
+    if (listed[idx]) {
+        sc_diag_addf(problems, "%s:%ld: %s listed twice", SC_BUNDLE_SUMS, lineno, path);
+        return;
+    }
+    listed[idx] = 1;
+    int fd = sc_bundle_open_read(b, path, &size);
+    int rc = fd;
+    if (fd >= 0 && size > *budget)
+        rc = -E2BIG;
+    else if (fd >= 0)
+        rc = sc_hash_fd_max(fd, sc_bundle_cap(path), hex);
+    if (fd >= 0)
+        close(fd);
+    if (rc == -E2BIG)
+        sc_diag_addf(problems,
+                     "%s: not hashed: the bundle holds more than %u MiB (valid: a "
+                     "bundle written by streamcard)",
+                     path, SC_BUNDLE_MAX_BYTES >> 20);
+    else if (rc < 0)
+        sc_diag_addf(problems, "%s: cannot be hashed: %s", path,
+                     sc_bundle_read_error(path, rc, why, sizeof(why)));
+    else if (strncmp(hex, line, SC_HASH_HEX_LEN) != 0)
+        sc_diag_addf(problems, "%s: edited (its SHA-256 differs from %s)", path, SC_BUNDLE_SUMS);
+    if (rc == 0)
+        *budget -= size;
+}
+
 int sc_bundle_check_sums(const sc_bundle *b, sc_diag *problems)
 {
-    char *sums = NULL, **paths = NULL, hex[SC_HASH_HEX_LEN + 1];
-    size_t count = 0, before = problems->count;
+    char *sums = NULL, **paths = NULL, why[128];
+    size_t count = 0, budget = SC_BUNDLE_MAX_BYTES;
+    /* A forged SHA256SUMS can make a problem of every line: the list keeps the first ones
+       and counts the rest (sc_diag's bound). */
+    size_t before = problems->count + problems->more;
     int rc = sc_bundle_read(b, SC_BUNDLE_SUMS, &sums, NULL);
 
     if (rc < 0) {
         sc_diag_addf(problems, "%s: %s", SC_BUNDLE_SUMS,
-                     rc == -ENOENT ? "missing: the bundle was never sealed" : strerror(-rc));
+                     rc == -ENOENT ? "missing: the bundle was never sealed"
+                                   : sc_bundle_read_error(SC_BUNDLE_SUMS, rc, why, sizeof(why)));
         return -EINVAL;
     }
     rc = sc_bundle_list(b, &paths, &count, problems);
-    if (rc < 0) {
-        free(sums);
-        return rc;
-    }
-    char *listed = calloc(count ? count : 1, 1);
+    if (rc == -E2BIG)
+        sc_diag_addf(problems,
+                     "the bundle holds more than %u files (valid: a bundle written by "
+                     "streamcard)",
+                     SC_BUNDLE_MAX_FILES);
+    char *listed = rc < 0 ? NULL : calloc(count ? count : 1, 1);
     long lineno = 0;
     for (char *line = sums; listed && *line;) {
         char *nl = strchr(line, '\n');
         if (nl)
             *nl = '\0';
-        lineno++;
-        size_t hl = strspn(line, "0123456789abcdef");
-        const char *path = line + hl + 2;
-        if (hl != SC_HASH_HEX_LEN || line[hl] != ' ' || (line[hl + 1] != ' ' && line[hl + 1] != '*')) {
-            sc_diag_addf(problems, "%s:%ld: malformed line", SC_BUNDLE_SUMS, lineno);
-        } else {
-            size_t idx = count;
-            for (size_t i = 0; i < count; i++)
-                if (strcmp(paths[i], path) == 0)
-                    idx = i;
-            if (idx == count) {
-                sc_diag_addf(problems, "%s: missing (listed in %s)", path, SC_BUNDLE_SUMS);
-            } else {
-                listed[idx] = 1;
-                if (sc_hash_file_at(b->dirfd, path, hex) < 0 ||
-                    strncmp(hex, line, SC_HASH_HEX_LEN) != 0)
-                    sc_diag_addf(problems, "%s: edited (its SHA-256 differs from %s)", path,
-                                 SC_BUNDLE_SUMS);
-            }
-        }
+        sc__check_line(b, line, ++lineno, paths, count, listed, &budget, problems);
         if (!nl)
             break;
         line = nl + 1;
     }
     for (size_t i = 0; listed && i < count; i++)
         if (!listed[i])
-            sc_diag_addf(problems, "%s: added after sealing (not in %s)", paths[i],
-                         SC_BUNDLE_SUMS);
-    rc = listed ? 0 : -ENOMEM;
+            sc_diag_addf(problems, "%s: added after sealing (not in %s)", paths[i], SC_BUNDLE_SUMS);
+    if (rc == 0 && !listed)
+        rc = -ENOMEM;
+    bool any = problems->count + problems->more > before;
     free(listed);
     free(sums);
     sc_bundle_list_free(paths, count);
-    if (rc < 0)
+    if (rc < 0 && rc != -E2BIG)
         return rc;
-    return problems->count > before ? -EINVAL : 0;
+    return any ? -EINVAL : 0;
 }
 
 char *sc_bundle_read_opt(const sc_bundle *b, const char *rel)

@@ -60,7 +60,6 @@ static bool sc__put_fields(sc_kv *kv, const sc_card *card)
 char *sc_card_record_format(const sc_card *card, int check_rc, const sc_diag *problems,
                             const char *sha, unsigned uid)
 {
-    char line[SC_DIAG_MAX_LINE * 4 + 1];
     bool ok = check_rc == 0 && card && card->sweep_field == SC_CF_COUNT;
     sc_kv kv, fields;
 
@@ -75,10 +74,8 @@ char *sc_card_record_format(const sc_card *card, int check_rc, const sc_diag *pr
     size_t shown = problems ? problems->count : 0;
     if (shown > SC_CARD_RECORD_PROBLEMS)
         shown = SC_CARD_RECORD_PROBLEMS;
-    for (size_t i = 0; i < shown; i++) {
-        sc_text_escape(line, sizeof(line), problems->lines[i], strlen(problems->lines[i]));
-        sc_kv_addf(&kv, "problem", "%s", line);
-    }
+    for (size_t i = 0; i < shown; i++) /* one line each, escaped by sc_diag_addf */
+        sc_kv_addf(&kv, "problem", "%s", problems->lines[i]);
     size_t more = problems ? problems->count - shown + problems->more : 0;
     if (!ok && !shown && check_rc == 0)
         sc_kv_addf(&kv, "problem", "%s",

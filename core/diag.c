@@ -49,7 +49,19 @@ int sc_diag_addf(sc_diag *d, const char *fmt, ...)
     va_end(ap);
     if (n < 0)
         return -ENOMEM;
-    sc_text_truncate(line, SC_DIAG_MAX_LINE);
+    /* A line may carry user text (a card value, a bundle's file name): escaped once here, so
+       every reader (a terminal, the slurmd log, a report, the card check's record) gets one
+       safe line. A printable line (one escaped already, taken from another list) is kept as
+       it is, so nothing is escaped twice. */
+    if (sc_text_is_printable(line, (size_t)n)) {
+        sc_text_truncate(line, SC_DIAG_MAX_LINE);
+    } else {
+        char *safe = sc_text_escape_dup(line, SC_DIAG_MAX_LINE);
+        free(line);
+        if (!safe)
+            return -ENOMEM;
+        line = safe;
+    }
     d->lines[d->count++] = line;
     return 0;
 }
@@ -73,12 +85,8 @@ int sc_diag_merge(sc_diag *d, const sc_diag *more)
 
 void sc_diag_print(const sc_diag *d, const char *prefix, void *stream)
 {
-    char line[SC_DIAG_MAX_LINE * 4 + 1]; /* an escape is at most four bytes per byte */
-
-    for (size_t i = 0; i < d->count; i++) {
-        sc_text_escape(line, sizeof(line), d->lines[i], strlen(d->lines[i]));
-        fprintf((FILE *)stream, "%s%s\n", prefix, line);
-    }
+    for (size_t i = 0; i < d->count; i++)
+        fprintf((FILE *)stream, "%s%s\n", prefix, d->lines[i]);
     if (d->more)
         fprintf((FILE *)stream, "%s... and %zu more problem%s\n", prefix, d->more,
                 d->more == 1 ? "" : "s");

@@ -7,11 +7,13 @@
 #include "sc_cpulist.h"
 #include "sc_gates.h"
 #include "sc_runenv.h"
+#include "sc_text.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 long long sc_facts_epoch(const char *iso)
@@ -26,8 +28,10 @@ static void sc__copy_json_str(json_object *o, const char *key, char *buf, size_t
 {
     json_object *v;
 
-    if (o && json_object_object_get_ex(o, key, &v) && v)
-        snprintf(buf, len, "%s", json_object_get_string(v));
+    if (o && json_object_object_get_ex(o, key, &v) && v) {
+        const char *text = json_object_get_string(v);
+        sc_text_escape(buf, len, text, strlen(text));
+    }
 }
 
 static double sc__num(json_object *o, const char *key)
@@ -136,52 +140,88 @@ static void sc__load_transport(sc_bundle_facts *f, const sc__src *s)
     if (v && json_object_is_type(v, json_type_object) &&
         json_object_object_get_ex(v, "transport", &name))
         v = name;
-    snprintf(f->transport, sizeof(f->transport), "%s",
-             v && json_object_is_type(v, json_type_string) ? json_object_get_string(v)
-                                                           : "not recorded");
+    const char *t =
+        v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "not recorded";
+    sc_text_escape(f->transport, sizeof(f->transport), t, strlen(t));
 }
 
-/* Adds "NAME=VALUE" (len bytes) to f->env unless the name is there already. */
-static int sc__env_add(sc_bundle_facts *f, const char *entry, size_t len)
-{
-    size_t name = strcspn(entry, "=");
+/* One "NAME=VALUE" entry and where it came (the first of a name wins). */
+typedef struct sc__env_entry {
+    char *text;
+    size_t order;
+} sc__env_entry;
 
-    if (name >= len)
+static int sc__env_entry_cmp(const void *a, const void *b)
+{
+    const sc__env_entry *x = a, *y = b;
+    int c = sc_runenv_cmp(&x->text, &y->text);
+
+    return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/* Appends "NAME=VALUE" (len bytes) to list as safe text (shown by compare, classify,
+   report and export; a value a user chose may hold ESC): escaped unless printable. */
+static int sc__env_push(sc__env_entry **list, size_t *n, size_t *cap, const char *entry, size_t len)
+{
+    if (strcspn(entry, "=") >= len)
         return 0;
-    for (size_t i = 0; i < f->n_env; i++)
-        if (strncmp(f->env[i], entry, name + 1) == 0)
-            return 0;
-    char **grown = realloc(f->env, (f->n_env + 1) * sizeof(*grown));
-    if (!grown)
+    if (*n == *cap) {
+        size_t grown_cap = *cap ? *cap * 2 : 16;
+        sc__env_entry *grown = realloc(*list, grown_cap * sizeof(*grown));
+        if (!grown)
+            return -ENOMEM;
+        *list = grown;
+        *cap = grown_cap;
+    }
+    char *text = strndup(entry, len);
+    if (text && !sc_text_is_printable(text, len)) {
+        char *safe = sc_text_escape_dup(text, 0);
+        free(text);
+        text = safe;
+    }
+    if (!text)
         return -ENOMEM;
-    f->env = grown;
-    if (!(f->env[f->n_env] = strndup(entry, len)))
-        return -ENOMEM;
-    f->n_env++;
+    (*list)[*n] = (sc__env_entry){.text = text, .order = *n};
+    (*n)++;
     return 0;
 }
 
 /* The env list: the card's env first (it wins), then environ_at_ready.txt's variables but
-   the placement ones, which follow threads and cpu_list. */
+   the placement ones, which follow threads and cpu_list. A name given twice is kept once,
+   found by sorting (n log n: environ_at_ready.txt is the user's file). */
 static int sc__load_env(sc_bundle_facts *f, const sc_card *card, const char *environ_text)
 {
+    sc__env_entry *list = NULL;
+    size_t n = 0, cap = 0;
     int rc = 0;
 
     for (size_t i = 0; card && rc == 0 && i < card->n_env; i++) {
         char *entry = NULL;
-        if (asprintf(&entry, "%s=%s", card->env[i].key, card->env[i].value) < 0)
-            return -ENOMEM;
-        rc = sc__env_add(f, entry, strlen(entry));
+        if (asprintf(&entry, "%s=%s", card->env[i].key, card->env[i].value) < 0) {
+            rc = -ENOMEM;
+            break;
+        }
+        rc = sc__env_push(&list, &n, &cap, entry, strlen(entry));
         free(entry);
     }
     for (const char *line = environ_text; rc == 0 && line && *line;) {
-        size_t n = strcspn(line, "\n"), name = strcspn(line, "=\n");
-        if (name < n && !sc_runenv_placement(line, name))
-            rc = sc__env_add(f, line, n);
-        line += n + (line[n] == '\n');
+        size_t len = strcspn(line, "\n"), name = strcspn(line, "=\n");
+        if (name < len && !sc_runenv_placement(line, name))
+            rc = sc__env_push(&list, &n, &cap, line, len);
+        line += len + (line[len] == '\n');
     }
-    if (f->n_env)
-        qsort(f->env, f->n_env, sizeof(*f->env), sc_runenv_cmp);
+    if (rc == 0 && n && !(f->env = malloc(n * sizeof(*f->env))))
+        rc = -ENOMEM;
+    if (n)
+        qsort(list, n, sizeof(*list), sc__env_entry_cmp);
+    for (size_t i = 0; i < n; i++) {
+        bool repeat = f->n_env && sc_runenv_cmp(&f->env[f->n_env - 1], &list[i].text) == 0;
+        if (rc < 0 || repeat)
+            free(list[i].text);
+        else
+            f->env[f->n_env++] = list[i].text;
+    }
+    free(list);
     return rc;
 }
 
@@ -189,10 +229,11 @@ const char *sc_facts_env_get(const sc_bundle_facts *f, const char *name)
 {
     size_t n = strlen(name);
 
-    for (size_t i = 0; i < f->n_env; i++)
-        if (strncmp(f->env[i], name, n) == 0 && f->env[i][n] == '=')
-            return f->env[i] + n + 1;
-    return NULL;
+    if (!f->n_env)
+        return NULL;
+    /* f->env is sorted by name (sc_runenv_cmp compares up to the '='). */
+    const char *const *hit = bsearch(&name, f->env, f->n_env, sizeof(*f->env), sc_runenv_cmp);
+    return hit && (*hit)[n] == '=' ? *hit + n + 1 : NULL;
 }
 
 /* Appends the name of entry to buf when its value in other differs. */
@@ -354,7 +395,9 @@ int sc_facts_load(const char *path, sc_bundle_facts *f)
     rc = sc_bundle_open(&b, path);
     if (rc < 0)
         return rc;
-    f->path = strdup(path);
+    struct stat st;
+    f->owner_uid = fstat(b.dirfd, &st) == 0 ? (long)st.st_uid : -1;
+    f->path = sc_text_escape_dup(path, 0); /* shown, never opened again */
     if (!f->path) {
         rc = -ENOMEM;
         goto out;
@@ -416,6 +459,30 @@ out:
 int sc_facts_metric(const sc_bundle_facts *f, const sc_metric *m, double *value)
 {
     return sc_metric_value(m, f->results, value);
+}
+
+void sc_facts_drop_detail(sc_bundle_facts *f)
+{
+    for (size_t i = 0; i < f->n_rates; i++) {
+        free(f->rates[i].rep_s);
+        f->rates[i].rep_s = NULL;
+        f->rates[i].n_rep = 0;
+    }
+    free(f->bindings);
+    free(f->threads);
+    free(f->rank_threads);
+    free(f->rank_numa);
+    free(f->card_text);
+    free(f->run_conf);
+    free(f->platform_before);
+    free(f->platform_after);
+    free(f->state_env);
+    f->bindings = NULL;
+    f->threads = NULL;
+    f->rank_threads = NULL;
+    f->rank_numa = NULL;
+    f->n_bindings = f->n_threads = f->n_rank_threads = f->n_rank_numa = 0;
+    f->card_text = f->run_conf = f->platform_before = f->platform_after = f->state_env = NULL;
 }
 
 void sc_facts_free(sc_bundle_facts *f)

@@ -7,6 +7,7 @@
 #include "sc_cpulist.h"
 #include "sc_kv.h"
 #include "sc_mpistack.h"
+#include "sc_text.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -477,10 +478,17 @@ int sc__facts_read_vars(const sc__src *src, sc_bundle_facts *f)
         f->vars[i].name = var->name;
         f->vars[i].group = var->group;
         f->vars[i].follows = sc__follows(src, var->name);
-        f->vars[i].value = sc__var_workloads(var) && !(sc__var_workloads(var) & wl)
-                               ? strdup("n/a")
-                               : var->read(src, var->arg);
-        if (!f->vars[i].value)
+        char *value = sc__var_workloads(var) && !(sc__var_workloads(var) & wl)
+                          ? strdup("n/a")
+                          : var->read(src, var->arg);
+        /* Values are shown (compare, classify, report, export): kept as safe text (a value
+           made of parts escaped already, such as env's, is not escaped twice). */
+        if (value && !sc_text_is_printable(value, strlen(value))) {
+            char *safe = sc_text_escape_dup(value, 0);
+            free(value);
+            value = safe;
+        }
+        if (!(f->vars[i].value = value))
             return -ENOMEM;
         f->n_vars = i + 1;
     }

@@ -1,5 +1,6 @@
 /* gate_table.c: the gates' names and which every run must pass (sc_gate_table.h). */
 #include "sc_gate_table.h"
+#include "sc_text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -77,12 +78,24 @@ sc_gate_id sc_gate_by_name(const char *name, size_t len)
 
 void sc_gate_set(sc_gate *g, sc_gate_state state, const char *fmt, ...)
 {
+    char raw[4 * sizeof(g->note)];
     va_list ap;
 
     g->state = state;
     va_start(ap, fmt);
-    vsnprintf(g->note, sizeof(g->note), fmt, ap);
+    int n = vsnprintf(raw, sizeof(raw), fmt, ap);
     va_end(ap);
+    /* A note may quote what a user wrote (state.env, the log): escaped unless printable as
+       it is (a quote escaped already is not escaped twice), and never cut inside a
+       character. */
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof(raw) ? (size_t)n : sizeof(raw) - 1;
+    raw[len] = '\0';
+    if (sc_text_is_printable(raw, len)) {
+        len = sc_text_truncate(raw, sizeof(g->note) - 1);
+        memcpy(g->note, raw, len + 1);
+    } else {
+        sc_text_escape(g->note, sizeof(g->note), raw, len);
+    }
 }
 
 bool sc_gates_passed(const sc_gates *gates)

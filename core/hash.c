@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
+#include <stdint.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void sc__hash_hex(const unsigned char *md, char hex[SC_HASH_HEX_LEN + 1])
@@ -30,6 +32,12 @@ int sc_hash_buf(const void *buf, size_t len, char hex[SC_HASH_HEX_LEN + 1])
 
 int sc_hash_fd(int fd, char hex[SC_HASH_HEX_LEN + 1])
 {
+    return sc_hash_fd_max(fd, SIZE_MAX, hex);
+}
+
+int sc_hash_fd_max(int fd, size_t max, char hex[SC_HASH_HEX_LEN + 1])
+{
+    size_t total = 0;
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int mdlen = 0;
     unsigned char chunk[1 << 16];
@@ -50,6 +58,11 @@ int sc_hash_fd(int fd, char hex[SC_HASH_HEX_LEN + 1])
         }
         if (n == 0)
             break;
+        total += (size_t)n;
+        if (total > max) {
+            rc = -EFBIG;
+            goto out_free_ctx;
+        }
         if (!EVP_DigestUpdate(ctx, chunk, (size_t)n))
             goto out_free_ctx;
     }
@@ -64,11 +77,14 @@ out_free_ctx:
 
 int sc_hash_file_at(int dirfd, const char *rel, char hex[SC_HASH_HEX_LEN + 1])
 {
-    int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    struct stat st;
 
     if (fd < 0)
         return -errno;
-    int rc = sc_hash_fd(fd, hex);
+    int rc = fstat(fd, &st) < 0 ? -errno : S_ISREG(st.st_mode) ? 0 : -EINVAL;
+    if (rc == 0)
+        rc = sc_hash_fd(fd, hex);
     close(fd);
     return rc;
 }

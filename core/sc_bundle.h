@@ -48,11 +48,47 @@ int sc_bundle_write_str(const sc_bundle *b, const char *rel, const char *text);
  */
 int sc_bundle_reserve(const sc_bundle *b, const char *rel, size_t bytes);
 
-/* Reads a whole file of the bundle; -ENOENT when absent. */
+/*
+ * Reading a bundle someone else wrote (verify, compare, classify, report, export and the
+ * NHC check run as an admin, often root, over users' files) is bounded: every file is
+ * opened relative to the bundle's directory fd with O_NOFOLLOW in every component,
+ * O_NONBLOCK (a fifo is refused, never waited on) and O_NOCTTY, checked with fstat to be
+ * a regular file, and read or hashed within a cap for its kind (doc/design.md, "Reading
+ * a bundle"). A bundle as a whole is hashed within SC_BUNDLE_MAX_BYTES and listed within
+ * SC_BUNDLE_MAX_FILES entries.
+ */
+#define SC_BUNDLE_CAP_LOG (64u << 20)    /* *.log: stream.log, prefetch/control.log */
+#define SC_BUNDLE_CAP_JSON (4u << 20)    /* *.json: results.json, build.json */
+#define SC_BUNDLE_CAP_KV (1u << 20)      /* key=value: *.conf, *.env, *.ready, platform/ *.txt */
+#define SC_BUNDLE_CAP_SUMS (16u << 20)   /* SHA256SUMS */
+#define SC_BUNDLE_CAP_OTHER (16u << 20)  /* snapshots (numa_maps, status), anything else */
+#define SC_BUNDLE_MAX_BYTES (256u << 20) /* all files of a bundle, hashed */
+#define SC_BUNDLE_MAX_FILES 131072u      /* entries of a bundle, listed */
+
+/* The most bytes a bundle file may hold, by its name: card.yaml the card's own cap
+   (SC_CARD_MAX_BYTES), then the caps above. */
+size_t sc_bundle_cap(const char *rel);
+
+/*
+ * Opens the file rel ("stream.log", "run-2/stream.log") of the bundle for reading as
+ * described above. Returns an fd (its size in *size, may be NULL), -ELOOP for a symlink,
+ * -EINVAL for anything that is not a regular file (a fifo, a socket, a device),
+ * -EFBIG above sc_bundle_cap(rel), or another -errno.
+ */
+int sc_bundle_open_read(const sc_bundle *b, const char *rel, size_t *size);
+
+/* What sc_bundle_open_read()'s error rc means for rel, as a short phrase for a message
+   ("a symlink (never followed)", "over the 64 MiB cap of a log"). Static or in buf. */
+const char *sc_bundle_read_error(const char *rel, int rc, char *buf, size_t len);
+
+/* Reads a whole file of the bundle (sc_bundle_open_read()); -ENOENT when absent. */
 int sc_bundle_read(const sc_bundle *b, const char *rel, char **out, size_t *len);
 
 /* The text of an optional file of the bundle (malloc'd); NULL when it cannot be read. */
 char *sc_bundle_read_opt(const sc_bundle *b, const char *rel);
+
+/* Hashes the file rel of the bundle, streamed, as sc_bundle_open_read() opens it. */
+int sc_bundle_hash(const sc_bundle *b, const char *rel, char hex[65]);
 
 /*
  * Lists every file of the bundle except SHA256SUMS, sorted, as relative paths (malloc'd
@@ -65,7 +101,9 @@ void sc_bundle_list_free(char **paths, size_t count);
 /* Writes SHA256SUMS. Returns 0 or -errno (a problem listing the files is an error). */
 int sc_bundle_seal(const sc_bundle *b);
 
-/* Checks SHA256SUMS: appends one line per edited, missing or added file. 0 when clean. */
+/* Checks SHA256SUMS: appends one line per edited, missing, added or unreadable file (a
+   file over its cap is not hashed; the bundle is hashed within SC_BUNDLE_MAX_BYTES).
+   O(n log n) in the files and lines. 0 when clean. */
 int sc_bundle_check_sums(const sc_bundle *b, sc_diag *problems);
 
 #endif

@@ -29,15 +29,16 @@ typedef struct sc_diag {
 void sc_diag_init(sc_diag *d);
 /* Frees every line; the list may be reused after sc_diag_init(). NULL is accepted. */
 void sc_diag_free(sc_diag *d);
-/* Appends one formatted line (cut to SC_DIAG_MAX_LINE bytes; only counted when the list is
-   full). Returns 0 or -ENOMEM. */
+/* Appends one formatted line, escaped with sc_text_escape() unless it is printable as it is
+   (sc_text_is_printable: control characters, ESC, invalid UTF-8 escaped; a line escaped
+   already is not escaped twice), cut to SC_DIAG_MAX_LINE bytes; only counted when the list
+   is full. So every line of the list is one safe line. Returns 0 or -ENOMEM. */
 int sc_diag_addf(sc_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Appends the lines of more that d does not hold yet, in order: a problem several checks
    find (every run of a sweep) is said once. Returns 0 or -ENOMEM. */
 int sc_diag_merge(sc_diag *d, const sc_diag *more);
-/* Writes each line, prefixed with prefix (may be ""), to stream, escaped with
-   sc_text_escape() (a line holds user text: it must not start a line of its own), then
-   "<prefix>... and N more problems" when lines were dropped. */
+/* Writes each line (escaped when it was added), prefixed with prefix (may be ""), to stream,
+   then "<prefix>... and N more problems" when lines were dropped. */
 void sc_diag_print(const sc_diag *d, const char *prefix, void *stream);
 
 #endif

@@ -7,8 +7,10 @@
  * read; `streamcard compare --variables` prints that table. Values are normalised text, so
  * two runs under the same condition give byte-equal values ("0-1" and "0,1" are one cpu
  * list). A variable the workload does not have is "n/a"; a file that lacks it gives
- * "unavailable". The loader does not judge the evidence: sc_verify_bundle() does that, and
- * callers refuse a bundle it rejects before they use these facts.
+ * "unavailable". Every text field is safe to show (sc_text_escape(): control characters,
+ * ESC and invalid UTF-8 escaped, never cut inside a character). The loader does not judge
+ * the evidence: sc_verify_bundle() does that, and callers refuse a bundle it rejects
+ * before they use these facts.
  */
 #ifndef SC_FACTS_H
 #define SC_FACTS_H
@@ -59,7 +61,10 @@ typedef struct sc_bundle_facts {
     size_t n_vars;
 
     sc_workload workload;
+    /* host and run_name as results.json says (verify checks they agree with run.conf and
+       the card); owner_uid: who owns the bundle directory, which the bundle cannot fake. */
     char host[256], run_name[256], verdict[16], started_at[32], ended_at[32];
+    long owner_uid;
     /* mpi-pingpong: the transport that carried the data, from results.json; an outcome of
        the run (the transport gate), not a condition held constant. "" for other workloads,
        "not recorded" when the bundle lacks it. */
@@ -103,6 +108,10 @@ typedef struct sc_bundle_facts {
 /* Loads the bundle at path. Returns 0, -errno when it cannot be opened, or -ENOMEM. */
 int sc_facts_load(const char *path, sc_bundle_facts *f);
 void sc_facts_free(sc_bundle_facts *f);
+/* Frees what only the bundle's own section of a report shows (the raw texts, the threads,
+   bindings and ranks' snapshots, every repetition's time), keeping what a summary or a
+   comparison of many bundles reads (the variables, results.json, the best rates, sizes). */
+void sc_facts_drop_detail(sc_bundle_facts *f);
 
 /* The value of a controlled variable, or NULL when name is not one. */
 const char *sc_facts_get(const sc_bundle_facts *f, const char *name);

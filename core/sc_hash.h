@@ -12,7 +12,11 @@
 int sc_hash_buf(const void *buf, size_t len, char hex[SC_HASH_HEX_LEN + 1]);
 /* Hashes everything readable from fd (from its current offset). Returns 0 or -errno. */
 int sc_hash_fd(int fd, char hex[SC_HASH_HEX_LEN + 1]);
-/* Hashes the file rel under dirfd, never following a final symlink. Returns 0 or -errno. */
+/* As sc_hash_fd(), streamed in 64 KiB chunks, but -EFBIG once more than max bytes come
+   (a file that grows while it is hashed). */
+int sc_hash_fd_max(int fd, size_t max, char hex[SC_HASH_HEX_LEN + 1]);
+/* Hashes the regular file rel under dirfd, never following a final symlink and never
+   waiting on a fifo (-EINVAL: not a regular file). Returns 0 or -errno. */
 int sc_hash_file_at(int dirfd, const char *rel, char hex[SC_HASH_HEX_LEN + 1]);
 
 #endif

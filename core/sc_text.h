@@ -30,6 +30,10 @@ size_t sc_text_escape(char *out, size_t out_cap, const char *in, size_t in_len);
    (0: as long as needed); NULL when out of memory. The caller frees it. */
 char *sc_text_escape_dup(const char *s, size_t max_len);
 
+/* The length of the longest prefix of s[0..len) of at most max bytes that does not end
+   inside a UTF-8 character (len itself when it fits). */
+size_t sc_text_cut(const char *s, size_t len, size_t max);
+
 /* True when s[0..len) is exactly what sc_text_escape would print for it (nothing to escape). */
 bool sc_text_is_safe(const char *s, size_t len);
 

@@ -131,6 +131,17 @@ char *sc_text_escape_dup(const char *s, size_t max_len)
     return out;
 }
 
+size_t sc_text_cut(const char *s, size_t len, size_t max)
+{
+    size_t n = max;
+
+    if (len <= max)
+        return len;
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) /* s[n] continues a character */
+        n--;
+    return n;
+}
+
 bool sc_text_is_safe(const char *s, size_t len)
 {
     char unit[8];
@@ -164,9 +175,7 @@ size_t sc_text_truncate(char *s, size_t max_len)
     if (n <= max_len)
         return n;
     cut = max_len >= sizeof(SC__TRUNCATED) - 1 ? max_len - (sizeof(SC__TRUNCATED) - 1) : 0;
-    /* Back to the start of a character: continuation bytes are 10xxxxxx. */
-    while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
-        cut--;
+    cut = sc_text_cut(s, n, cut); /* back to the start of a character */
     memcpy(s + cut, SC__TRUNCATED, sizeof(SC__TRUNCATED));
     return cut + sizeof(SC__TRUNCATED) - 1;
 }

@@ -81,6 +81,45 @@ static sc_card *sc__check_card(const sc__files *f, sc_diag *problems)
     return card;
 }
 
+/* The string key of results.json, or NULL. */
+static const char *sc__json_str(json_object *root, const char *key)
+{
+    json_object *v;
+
+    return root && json_object_object_get_ex(root, key, &v) &&
+                   json_object_is_type(v, json_type_string)
+               ? json_object_get_string(v)
+               : NULL;
+}
+
+/*
+ * Who and where: the run name of the card, run.conf and results.json, and the host of
+ * run.conf and results.json, must be one. A bundle whose results.json was edited (and
+ * re-sealed) to name another node or run is refused, not exported under that name.
+ */
+static void sc__check_identity(const sc__files *f, const sc_card *card, sc_diag *problems)
+{
+    json_object *root = f->results ? json_tokener_parse(f->results) : NULL;
+    char conf_name[512] = "", conf_host[512] = "";
+    const char *res_name = sc__json_str(root, "run_name"), *res_host = sc__json_str(root, "host");
+    bool has_name = sc_kv_get(f->run_conf, "run_name", conf_name, sizeof(conf_name));
+    bool has_host = sc_kv_get(f->run_conf, "host", conf_host, sizeof(conf_host));
+
+    if (!has_name || !has_host)
+        sc_diag_addf(problems, "run.conf: no %s line: the run cannot be named",
+                     has_name ? "host" : "run_name");
+    if (card && has_name && strcmp(conf_name, card->run_name) != 0)
+        sc_diag_addf(problems, "run.conf: run_name %s, but card.yaml names the run %s", conf_name,
+                     card->run_name);
+    if (root && (!res_name || (has_name && strcmp(res_name, conf_name) != 0)))
+        sc_diag_addf(problems, "results.json: run_name %s, but run.conf says %s",
+                     res_name ? res_name : "(missing)", conf_name);
+    if (root && (!res_host || (has_host && strcmp(res_host, conf_host) != 0)))
+        sc_diag_addf(problems, "results.json: host %s, but run.conf says %s",
+                     res_host ? res_host : "(missing)", conf_host);
+    json_object_put(root);
+}
+
 static void sc__check_build(const sc__files *f, sc_diag *problems)
 {
     char claimed[128] = "";
@@ -346,6 +385,19 @@ static void sc__check_conf(const sc__files *f, const sc_card *card, double log_b
     sc_tracelog_free(&t);
 }
 
+/* A file of the bundle through the bounded reader; NULL when absent, and a problem when it
+   is there but cannot be read (a fifo, a symlink, over its cap). */
+static char *sc__read(const sc_bundle *b, const char *rel, sc_diag *problems)
+{
+    char *text = NULL, why[128];
+    int rc = sc_bundle_read(b, rel, &text, NULL);
+
+    if (rc < 0 && rc != -ENOENT)
+        sc_diag_addf(problems, "%s: not read: %s", rel,
+                     sc_bundle_read_error(rel, rc, why, sizeof(why)));
+    return rc == 0 ? text : NULL;
+}
+
 static void sc__files_free(sc__files *f)
 {
     free(f->card_text);
@@ -382,20 +434,23 @@ int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verif
         return rc;
     sc_bundle_check_sums(&b, &out->problems);
     out->n_hash_problems = out->problems.count;
-    f.card_text = sc_bundle_read_opt(&b, "card.yaml");
-    f.run_conf = sc_bundle_read_opt(&b, "run.conf");
-    f.log = sc_bundle_read_opt(&b, "stream.log");
-    f.threads = sc_bundle_read_opt(&b, "threads_at_ready.txt");
-    f.status = sc_bundle_read_opt(&b, "workload_status_at_ready.txt");
-    f.maps = sc_bundle_read_opt(&b, "numa_maps_at_ready.txt");
-    f.state = sc_bundle_read_opt(&b, "prefetch/state/state.env");
-    f.caches = sc_bundle_read_opt(&b, "platform/caches.txt");
+    sc_diag *p = &out->problems;
+    f.card_text = sc__read(&b, "card.yaml", p);
+    f.run_conf = sc__read(&b, "run.conf", p);
+    f.log = sc__read(&b, "stream.log", p);
+    f.threads = sc__read(&b, "threads_at_ready.txt", p);
+    f.status = sc__read(&b, "workload_status_at_ready.txt", p);
+    f.maps = sc__read(&b, "numa_maps_at_ready.txt", p);
+    f.state = sc__read(&b, "prefetch/state/state.env", p);
+    f.caches = sc__read(&b, "platform/caches.txt", p);
     sc_host_states_read(&b, &hosts, &n_hosts);
-    f.results = sc_bundle_read_opt(&b, "results.json");
-    f.build = sc_bundle_read_opt(&b, "build.json");
+    f.results = sc__read(&b, "results.json", p);
+    f.build = sc__read(&b, "build.json", p);
     if (!f.run_conf)
         sc_diag_addf(&out->problems, "run.conf: missing");
     card = sc__check_card(&f, &out->problems);
+    if (f.run_conf)
+        sc__check_identity(&f, card, &out->problems);
     sc__check_build(&f, &out->problems);
     out->log_best_rate_MBps = sc__log_best_rate(f.log);
     if (card) {
@@ -476,9 +531,9 @@ void sc_verify_why(const sc_verify_report *r, char *buf, size_t len)
         return;
     *buf = '\0';
     if (!sc_verify_intact(r)) {
-        snprintf(buf, len, "%zu problem%s (%s%s)", r->problems.count,
-                 r->problems.count == 1 ? "" : "s", r->problems.lines[0],
-                 r->problems.count > 1 ? "; ..." : "");
+        size_t n = r->problems.count + r->problems.more;
+        snprintf(buf, len, "%zu problem%s (%s%s)", n, n == 1 ? "" : "s", r->problems.lines[0],
+                 n > 1 ? "; ..." : "");
         return;
     }
     if (!r->gates_computed) {

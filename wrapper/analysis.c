@@ -1,6 +1,7 @@
 /* analysis.c: what the analysis commands share (see analysis.h). */
 #include "analysis.h"
 #include "cli.h"
+#include "sc_text.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -9,7 +10,9 @@
 int sc_analysis_load(sc_analysis_bundle *ab, const char *path)
 {
     memset(ab, 0, sizeof(*ab));
-    ab->arg = path;
+    /* A path a user named (a glob over users' directories): shown, never printed raw. */
+    sc_text_escape(ab->arg_shown, sizeof(ab->arg_shown), path, strlen(path));
+    ab->arg = ab->arg_shown;
     ab->open_rc = sc_verify_bundle(path, &ab->verify);
     if (ab->open_rc < 0) {
         snprintf(ab->why, sizeof(ab->why), "cannot open the bundle: %s", strerror(-ab->open_rc));
@@ -63,37 +66,52 @@ static int sc__options(const sc_analysis_cmd *cmd, int argc, char **argv, void *
     return cmd->check(ctx, (size_t)(argc - optind));
 }
 
-bool sc_analysis_begin(const sc_analysis_cmd *cmd, int argc, char **argv, void *ctx,
-                       sc_analysis_set *set, int *status)
+bool sc_analysis_options(const sc_analysis_cmd *cmd, int argc, char **argv, void *ctx, int *first,
+                         int *status)
 {
-    set->b = NULL;
-    set->n = 0;
     *status = sc__options(cmd, argc, argv, ctx);
     if (*status != SC_ANALYSIS_GO_ON)
         return false;
-    size_t n = (size_t)(argc - optind);
+    *first = optind;
+    *status = SC_EXIT_OK;
+    return true;
+}
+
+void sc_analysis_load_named(const sc_analysis_cmd *cmd, sc_analysis_bundle *ab, const char *path,
+                            int *status)
+{
+    if (sc_analysis_load(ab, path) < 0) {
+        if (!cmd->unreadable_hint)
+            return;
+        fprintf(stderr, "streamcard: %s: %s: %s%s\n", cmd->name, ab->arg, ab->why,
+                cmd->unreadable_hint);
+        *status = cmd->unreadable_status;
+    } else if (!ab->usable && cmd->refused_hint) {
+        fprintf(stderr, "streamcard: %s: %s: refused: %s%s\n", cmd->name, ab->arg, ab->why,
+                cmd->refused_hint);
+        if (*status == SC_EXIT_OK)
+            *status = SC_EXIT_FAILED;
+    }
+}
+
+bool sc_analysis_begin(const sc_analysis_cmd *cmd, int argc, char **argv, void *ctx,
+                       sc_analysis_set *set, int *status)
+{
+    int first;
+
+    set->b = NULL;
+    set->n = 0;
+    if (!sc_analysis_options(cmd, argc, argv, ctx, &first, status))
+        return false;
+    size_t n = (size_t)(argc - first);
     set->b = calloc(n ? n : 1, sizeof(*set->b));
     if (!set->b) {
         *status = SC_EXIT_ERROR;
         return false;
     }
     set->n = n;
-    *status = SC_EXIT_OK;
-    for (size_t i = 0; i < n; i++) {
-        sc_analysis_bundle *ab = &set->b[i];
-        if (sc_analysis_load(ab, argv[optind + (int)i]) < 0) {
-            if (!cmd->unreadable_hint)
-                continue;
-            fprintf(stderr, "streamcard: %s: %s: %s%s\n", cmd->name, ab->arg, ab->why,
-                    cmd->unreadable_hint);
-            *status = cmd->unreadable_status;
-        } else if (!ab->usable && cmd->refused_hint) {
-            fprintf(stderr, "streamcard: %s: %s: refused: %s%s\n", cmd->name, ab->arg, ab->why,
-                    cmd->refused_hint);
-            if (*status == SC_EXIT_OK)
-                *status = SC_EXIT_FAILED;
-        }
-    }
+    for (size_t i = 0; i < n; i++)
+        sc_analysis_load_named(cmd, &set->b[i], argv[first + (int)i], status);
     return true;
 }
 

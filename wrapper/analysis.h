@@ -26,8 +26,9 @@ enum {
 
 /* A bundle, verified and loaded: what every analysis command starts from. */
 typedef struct sc_analysis_bundle {
-    const char *arg; /* as named on the command line */
-    int open_rc;     /* 0, or -errno when it could not be opened */
+    const char *arg; /* as named on the command line, escaped for showing (arg_shown) */
+    char arg_shown[1024];
+    int open_rc; /* 0, or -errno when it could not be opened */
     sc_verify_report verify;
     bool usable;    /* intact, consistent, and every gate holds */
     char why[1024]; /* when not usable: one line saying why */
@@ -80,6 +81,18 @@ typedef struct sc_analysis_set {
 bool sc_analysis_begin(const sc_analysis_cmd *cmd, int argc, char **argv, void *ctx,
                        sc_analysis_set *set, int *status);
 void sc_analysis_set_free(sc_analysis_set *set);
+
+/*
+ * The two halves of sc_analysis_begin(), for a command over many bundles that keeps only
+ * what it prints (export): the options (true with *first the index of the first bundle in
+ * argv, or false with *status the exit status to stop with), then one bundle at a time
+ * (said and counted into *status as sc_analysis_begin() does; free it with
+ * sc_analysis_free()).
+ */
+bool sc_analysis_options(const sc_analysis_cmd *cmd, int argc, char **argv, void *ctx, int *first,
+                         int *status);
+void sc_analysis_load_named(const sc_analysis_cmd *cmd, sc_analysis_bundle *ab, const char *path,
+                            int *status);
 
 /*
  * The controlled variables that differ between a and b as a comparison counts them: their

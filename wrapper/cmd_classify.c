@@ -347,10 +347,10 @@ int sc_cmd_classify(int argc, char **argv)
     const sc_analysis_bundle *run = &set.b[0];
     if (sc_analysis_load(&base, o.baseline) < 0) {
         fprintf(stderr, "streamcard: classify: baseline %s: %s (valid: a bundle directory)\n",
-                o.baseline, base.why);
+                base.arg, base.why);
         status = SC_CLASSIFY_ABORT;
     } else if (!base.usable) {
-        printf("skip: the baseline %s is not usable evidence: %s\n", o.baseline, base.why);
+        printf("skip: the baseline %s is not usable evidence: %s\n", base.arg, base.why);
         status = SC_CLASSIFY_SKIP;
     } else if (!run->loaded) {
         printf("skip: %s: %s: the run proves nothing\n", run->arg, run->why);

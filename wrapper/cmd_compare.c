@@ -6,6 +6,7 @@
  */
 #include "analysis.h"
 #include "sc_kv.h"
+#include "sc_text.h"
 #include "cli.h"
 
 #include <stdio.h>
@@ -42,7 +43,8 @@ static void sc__compare_usage(FILE *out)
                  "both, 2 usage or a bundle that cannot be opened.\n");
 }
 
-/* A value cut to the column, "..." marking the cut. */
+/* A value (safe text: sc_facts.h) cut to the column, never inside a character, "..."
+   marking the cut. */
 static void sc__cell(char *buf, size_t len, const char *value)
 {
     size_t n = strlen(value);
@@ -50,7 +52,7 @@ static void sc__cell(char *buf, size_t len, const char *value)
     if (n < len && n <= SC__COL)
         snprintf(buf, len, "%s", value);
     else
-        snprintf(buf, len, "%.*s...", SC__COL - 3, value);
+        snprintf(buf, len, "%.*s...", (int)sc_text_cut(value, n, SC__COL - 3), value);
 }
 
 static void sc__print_table(const sc_bundle_facts *a, const sc_bundle_facts *b)

@@ -2,15 +2,19 @@
  * cmd_export.c: `streamcard export --prometheus BUNDLE...` (and, in export_intoto.c,
  * `--in-toto BUNDLE`): node_exporter textfile metrics
  * (Prometheus text format 0.0.4) for admins: verdicts, gates, the metrics of the registry
- * (sc_metric.h), transport and when each run ended, labelled by host, workload, kernel, card and
- * run. A bundle that fails verification still reports its verdict (0), never its rates: numbers of
- * a failed run are not to be used. With -o the file is written atomically (a temporary file
- * renamed), as the textfile collector needs.
+ * (sc_metric.h), transport and when each run ended, labelled by host, owner (of the bundle
+ * directory), workload, kernel, card and run. Bundles are read one at a time and freed; only
+ * the samples are kept. A bundle that fails verification still reports its verdict (0), never its
+ * rates: numbers of a failed run are not to be used. With -o the file is written atomically (a
+ * temporary file renamed), as the textfile collector needs.
  */
 #include "analysis.h"
 #include "cli.h"
 
+#include "sc_text.h"
+
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +28,9 @@ typedef struct sc__family {
     sc__emit_fn emit;
 } sc__family;
 
-/* Writes value with the text format's label escapes: backslash, double quote, newline. */
+/* Writes value with the text format's label escapes: backslash, double quote, newline. The
+   value is already safe text (sc_facts.h: valid UTF-8, no control character), so the file
+   stays valid UTF-8 and one sample per line, whatever a bundle holds. */
 static void sc__escape(FILE *out, const char *value)
 {
     for (const char *p = value; *p; p++) {
@@ -44,18 +50,34 @@ static void sc__label(FILE *out, const char *name, const char *value, bool first
     fputc('"', out);
 }
 
-/* The labels every sample of a bundle carries (without braces). */
+/* Who owns the bundle directory: its user name (escaped), else the number. */
+static void sc__owner(long uid, char *buf, size_t len)
+{
+    struct passwd pw, *found = NULL;
+    char scratch[4096];
+
+    if (uid >= 0 && getpwuid_r((uid_t)uid, &pw, scratch, sizeof(scratch), &found) == 0 && found)
+        sc_text_escape(buf, len, found->pw_name, strlen(found->pw_name));
+    else
+        snprintf(buf, len, "%ld", uid);
+}
+
+/* The labels every sample of a bundle carries (without braces). host, card and run are what
+   the bundle says; owner is where it was found (the owner of its directory), which the
+   bundle cannot fake: one user's files cannot speak for another user. */
 static char *sc__labels(const sc_analysis_bundle *ab)
 {
     const sc_bundle_facts *f = &ab->facts;
     const char *kernel = sc_facts_get(f, "kernel");
-    char *buf = NULL;
+    char *buf = NULL, owner[256];
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
 
     if (!out)
         return NULL;
+    sc__owner(f->owner_uid, owner, sizeof(owner));
     sc__label(out, "host", f->host, true);
+    sc__label(out, "owner", owner, false);
     sc__label(out, "workload", sc_workload_name(f->workload), false);
     sc__label(out, "kernel", kernel && strcmp(kernel, "n/a") ? kernel : "", false);
     sc__label(out, "card", f->run_name, false);
@@ -155,28 +177,46 @@ static const sc__family sc__families[] = {
      sc__emit_transport},
 };
 
-/* Metric by metric (the format wants a family's samples together); empty ones left out. */
-static int sc__export(FILE *out, const sc_analysis_bundle *ab, char **labels, size_t n)
+#define SC__NFAMILIES (sizeof(sc__families) / sizeof(sc__families[0]))
+
+/* The samples of each family so far: the format wants a family's samples together, so each
+   bundle's are added to its family's text and the bundle is freed (only what is printed is
+   kept, however many bundles). */
+typedef struct sc__samples {
+    char *text[SC__NFAMILIES];
+    size_t len[SC__NFAMILIES];
+    FILE *mem[SC__NFAMILIES];
+} sc__samples;
+
+static int sc__samples_open(sc__samples *s)
 {
-    for (size_t f = 0; f < sizeof(sc__families) / sizeof(sc__families[0]); f++) {
-        char *samples = NULL;
-        size_t len = 0;
-        FILE *mem = open_memstream(&samples, &len);
-        if (!mem)
+    memset(s, 0, sizeof(*s));
+    for (size_t f = 0; f < SC__NFAMILIES; f++)
+        if (!(s->mem[f] = open_memstream(&s->text[f], &s->len[f])))
             return -ENOMEM;
-        for (size_t i = 0; i < n; i++)
-            if (labels[i])
-                sc__families[f].emit(mem, sc__families[f].name, &ab[i], labels[i]);
-        if (fclose(mem) != 0) {
-            free(samples);
-            return -ENOMEM;
-        }
-        if (len)
-            fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n%s", sc__families[f].name,
-                    sc__families[f].help, sc__families[f].name, samples);
-        free(samples);
-    }
     return 0;
+}
+
+static void sc__samples_add(sc__samples *s, const sc_analysis_bundle *ab, const char *labels)
+{
+    for (size_t f = 0; f < SC__NFAMILIES; f++)
+        sc__families[f].emit(s->mem[f], sc__families[f].name, ab, labels);
+}
+
+/* Closes the streams and writes every family that has samples (to out, when not NULL). */
+static int sc__samples_close(sc__samples *s, FILE *out)
+{
+    int rc = 0;
+
+    for (size_t f = 0; f < SC__NFAMILIES; f++) {
+        if (s->mem[f] && fclose(s->mem[f]) != 0)
+            rc = -ENOMEM;
+        if (rc == 0 && out && s->len[f])
+            fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n%s", sc__families[f].name,
+                    sc__families[f].help, sc__families[f].name, s->text[f]);
+        free(s->text[f]);
+    }
+    return rc;
 }
 
 static void sc__export_usage(FILE *out)
@@ -192,8 +232,9 @@ static void sc__export_usage(FILE *out)
             "streamcard_bundle_intact, streamcard_gate_ok{gate},\n"
             "streamcard_metric{metric,unit,better} (every metric the run holds, named as\n"
             "below), streamcard_run_timestamp_seconds and\n"
-            "streamcard_transport_info{transport}, labelled host, workload, kernel, card\n"
-            "(the run name) and run (the bundle). Figures only for runs that pass.\n"
+            "streamcard_transport_info{transport}, labelled host, owner (who owns the\n"
+            "bundle directory), workload, kernel, card (the run name) and run (the bundle).\n"
+            "Figures only for runs that pass. Bundles are read one at a time.\n"
             "\n"
             "options:\n"
             "  --prometheus   the Prometheus text format\n"
@@ -252,42 +293,46 @@ int sc_cmd_export(int argc, char **argv)
                                         .unreadable_hint = " (left out)",
                                         .unreadable_status = SC_EXIT_FAILED};
     sc__export_opts o = {0};
-    sc_analysis_set set;
-    char **labels = NULL, *tmp = NULL;
+    sc__samples samples = {0};
+    char *tmp = NULL;
     FILE *out = stdout;
-    int status;
+    int status, first;
 
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--in-toto") == 0)
             return sc_export_intoto(argc, argv);
-    if (!sc_analysis_begin(&cmd, argc, argv, &o, &set, &status))
+    if (!sc_analysis_options(&cmd, argc, argv, &o, &first, &status))
         return status;
-    labels = calloc(set.n, sizeof(*labels));
-    if (!labels || (o.output && asprintf(&tmp, "%s.tmp", o.output) < 0)) {
-        status = SC_EXIT_ERROR;
-        goto out;
+    sc_analysis_bundle *ab = calloc(1, sizeof(*ab));
+    if (!ab || sc__samples_open(&samples) < 0 ||
+        (o.output && asprintf(&tmp, "%s.tmp", o.output) < 0)) {
+        free(ab);
+        sc__samples_close(&samples, NULL);
+        return SC_EXIT_ERROR;
     }
-    for (size_t i = 0; i < set.n; i++)
-        if (set.b[i].loaded && !(labels[i] = sc__labels(&set.b[i])))
+    for (int i = first; i < argc; i++) {
+        sc_analysis_load_named(&cmd, ab, argv[i], &status);
+        char *labels = ab->loaded ? sc__labels(ab) : NULL;
+        if (labels)
+            sc__samples_add(&samples, ab, labels);
+        else if (ab->loaded)
             status = SC_EXIT_ERROR;
+        free(labels);
+        sc_analysis_free(ab);
+    }
+    free(ab);
     if (tmp && !(out = fopen(tmp, "w"))) {
         fprintf(stderr, "streamcard: export: %s: %s (valid: a writable directory)\n", tmp,
                 strerror(errno));
         status = SC_EXIT_ERROR;
-    } else {
-        if (sc__export(out, set.b, labels, set.n) < 0)
-            status = SC_EXIT_ERROR;
-        if (tmp && (fclose(out) != 0 || status == SC_EXIT_ERROR || rename(tmp, o.output) < 0)) {
-            fprintf(stderr, "streamcard: export: %s: %s\n", o.output, strerror(errno));
-            unlink(tmp);
-            status = SC_EXIT_ERROR;
-        }
     }
-out:
-    for (size_t i = 0; labels && i < set.n; i++)
-        free(labels[i]);
-    free(labels);
+    if (sc__samples_close(&samples, out) < 0)
+        status = SC_EXIT_ERROR;
+    if (tmp && out && (fclose(out) != 0 || status == SC_EXIT_ERROR || rename(tmp, o.output) < 0)) {
+        fprintf(stderr, "streamcard: export: %s: %s\n", o.output, strerror(errno));
+        unlink(tmp);
+        status = SC_EXIT_ERROR;
+    }
     free(tmp);
-    sc_analysis_set_free(&set);
     return status;
 }

@@ -7,6 +7,8 @@
 #include "report_html.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -76,11 +78,29 @@ int sc_cmd_report(int argc, char **argv)
                                         .unreadable_status = SC_EXIT_USAGE,
                                         .refused_hint = " (shown as REFUSED)"};
     sc__report_opts o = {0};
-    sc_analysis_set set;
-    int status;
+    int status, first;
 
-    if (!sc_analysis_begin(&cmd, argc, argv, &o, &set, &status))
+    if (!sc_analysis_options(&cmd, argc, argv, &o, &first, &status))
         return status;
+    /* Each bundle's own section is written (to a temporary file) as soon as the bundle is
+       read, then only what the summary and the comparison read is kept: memory in
+       proportion to the number of bundles, not to their files. */
+    size_t n = (size_t)(argc - first);
+    sc_analysis_bundle *ab = calloc(n ? n : 1, sizeof(*ab));
+    FILE *sections = tmpfile();
+    if (!ab || !sections) {
+        fprintf(stderr,
+                "streamcard: report: a temporary file for the bundles' sections: %s (valid: a "
+                "writable /tmp)\n",
+                strerror(ab ? errno : ENOMEM));
+        status = SC_EXIT_ERROR;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        sc_analysis_load_named(&cmd, &ab[i], argv[first + (int)i], &status);
+        sc_report_html_bundle(sections, &ab[i], i);
+        sc_facts_drop_detail(&ab[i].facts);
+    }
     if (status != SC_EXIT_USAGE) {
         const char *output = o.output;
         FILE *out = strcmp(output, "-") == 0 ? stdout : fopen(output, "w");
@@ -88,14 +108,26 @@ int sc_cmd_report(int argc, char **argv)
             fprintf(stderr, "streamcard: report: %s: %s (valid: a writable file)\n", output,
                     strerror(errno));
             status = SC_EXIT_ERROR;
-        } else {
-            sc_report_html(out, set.b, set.n, o.metric);
-            if ((out == stdout ? fflush(out) : fclose(out)) != 0) {
-                fprintf(stderr, "streamcard: report: %s: %s\n", output, strerror(errno));
-                status = SC_EXIT_ERROR;
-            }
+            goto out;
+        }
+        sc_report_html_head(out, ab, n, o.metric);
+        bool copied = fflush(sections) == 0 && fseek(sections, 0, SEEK_SET) == 0;
+        char buf[65536];
+        for (size_t got; copied && (got = fread(buf, 1, sizeof(buf), sections)) > 0;)
+            copied = fwrite(buf, 1, got, out) == got;
+        copied = copied && !ferror(sections);
+        sc_report_html_tail(out);
+        if ((out == stdout ? fflush(out) : fclose(out)) != 0 || !copied) {
+            fprintf(stderr, "streamcard: report: %s: %s\n", output,
+                    copied ? strerror(errno) : "the bundles' sections could not be copied");
+            status = SC_EXIT_ERROR;
         }
     }
-    sc_analysis_set_free(&set);
+out:
+    if (sections)
+        fclose(sections);
+    for (size_t i = 0; ab && i < n; i++)
+        sc_analysis_free(&ab[i]);
+    free(ab);
     return status;
 }

@@ -5,6 +5,7 @@
  * section 20).
  */
 #include "cli.h"
+#include "sc_text.h"
 #include "sc_verify.h"
 
 #include <errno.h>
@@ -42,17 +43,20 @@ int sc_cmd_verify(int argc, char **argv)
     }
     if (!bundle)
         return sc__usage(stderr, SC_EXIT_USAGE);
+    /* The path may be a name a user chose (ESC, newlines): shown escaped, never raw. */
+    char shown[1024];
+    sc_text_escape(shown, sizeof(shown), bundle, strlen(bundle));
     int rc = sc_verify_bundle_opts(bundle, &opts, &r);
     if (rc < 0) {
-        fprintf(stderr, "streamcard: verify: %s: cannot open the bundle: %s\n", bundle,
+        fprintf(stderr, "streamcard: verify: %s: cannot open the bundle: %s\n", shown,
                 strerror(-rc));
         sc_verify_report_free(&r);
         return rc == -ENOMEM ? SC_EXIT_ERROR : SC_EXIT_USAGE;
     }
     if (!sc_verify_intact(&r)) {
         sc_diag_print(&r.problems, "streamcard: verify: ", stderr);
-        fprintf(stderr, "streamcard: verify: %s: FAILED (%zu problems)\n", bundle,
-                r.problems.count);
+        fprintf(stderr, "streamcard: verify: %s: FAILED (%zu problems)\n", shown,
+                r.problems.count + r.problems.more);
         status = SC_EXIT_FAILED;
     } else if (!sc_verify_usable(&r)) {
         for (int i = 0; i < SC_GATE_COUNT; i++)
@@ -62,7 +66,7 @@ int sc_cmd_verify(int argc, char **argv)
         fprintf(stderr,
                 "streamcard: verify: %s: the bundle is intact and consistent, but the "
                 "run FAILED its gates:",
-                bundle);
+                shown);
         for (int i = 0; i < SC_GATE_COUNT; i++)
             if (r.gates.g[i].state == SC_GATE_FAIL)
                 fprintf(stderr, " %s", sc_gate_name((sc_gate_id)i));
@@ -71,7 +75,7 @@ int sc_cmd_verify(int argc, char **argv)
     } else {
         printf("streamcard: verify: %s: intact; every gate recomputed from the raw files holds; "
                "verdict ok\n",
-               bundle);
+               shown);
         status = SC_EXIT_OK;
     }
     sc_diag_print(&r.attested, "streamcard: verify: ", status == SC_EXIT_OK ? stdout : stderr);

@@ -7,7 +7,8 @@
 
 #include <stdio.h>
 
-/* Writes text (NULL: nothing) with HTML's five escapes (& < > " '). */
+/* Writes text (NULL: nothing) with HTML's five escapes (& < > " '), its lines kept and
+   each made safe text first (sc_text_escape: control characters, ESC, invalid UTF-8). */
 void sc_html_escape(FILE *out, const char *text);
 
 #endif

@@ -3,6 +3,7 @@
  * shared by --dry-run (which prints it) and the executors (which carry it out).
  */
 #include "plan.h"
+#include "sc_text.h"
 #include "sc_cpulist.h"
 #include "sc_hostlist.h"
 
@@ -349,6 +350,16 @@ int sc_plan_append_arg(sc_plan *plan, const char *arg)
     return grown[n] ? 0 : -ENOMEM;
 }
 
+/* Text of the card or the command line (a question, an env value with ESC in it), printed
+   escaped (sc_text_escape), then end (may be ""). */
+static void sc__print_text(FILE *out, const char *text, const char *end)
+{
+    char buf[2048];
+
+    sc_text_escape(buf, sizeof(buf), text ? text : "", text ? strlen(text) : 0);
+    fprintf(out, "%s%s", buf, end);
+}
+
 void sc_plan_print(const sc_plan *plan, FILE *out)
 {
     const sc_card *c = plan->card;
@@ -356,15 +367,20 @@ void sc_plan_print(const sc_plan *plan, FILE *out)
 
     snprintf(mem, sizeof(mem), "%.1f MiB", (double)sc_card_memory_bytes(c) / 1048576.0);
     fprintf(out, "streamcard plan\n");
-    fprintf(out, "  card:        %s (%s, sha256 %.16s...)\n",
-            plan->opts->card_path ? plan->opts->card_path : "from flags", plan->card_origin,
-            plan->card_sha256);
-    if (c->question)
-        fprintf(out, "  question:    %s\n", c->question);
-    fprintf(out, "  workload:    %s%s%s\n", sc_workload_name(c->workload), c->kernel ? ", kernel " : "",
-            c->kernel ? c->kernel : "");
-    fprintf(out, "  binary:      %s%s\n", plan->binary,
-            plan->binary_found ? "" : "  (NOT FOUND: build it, or set STREAMCARD_KERNEL_DIR)");
+    fputs("  card:        ", out);
+    sc__print_text(out, plan->opts->card_path ? plan->opts->card_path : "from flags", "");
+    fprintf(out, " (%s, sha256 %.16s...)\n", plan->card_origin, plan->card_sha256);
+    if (c->question) {
+        fputs("  question:    ", out);
+        sc__print_text(out, c->question, "\n");
+    }
+    fprintf(out, "  workload:    %s%s", sc_workload_name(c->workload),
+            c->kernel ? ", kernel " : "");
+    sc__print_text(out, c->kernel, "\n");
+    fputs("  binary:      ", out);
+    sc__print_text(out, plan->binary,
+                   plan->binary_found ? "\n"
+                                      : "  (NOT FOUND: build it, or set STREAMCARD_KERNEL_DIR)\n");
     fprintf(out, "  CPUs:        %s (%d CPUs)\n", c->cpu_list, hwloc_bitmap_weight(c->cpus));
     if (c->workload == SC_WORKLOAD_MPI_PINGPONG)
         fprintf(out, "  ranks:       %ld, rank i on the i-th CPU of cpu_list%s\n", c->ranks,
@@ -376,7 +392,8 @@ void sc_plan_print(const sc_plan *plan, FILE *out)
     else
         fprintf(out, "  memory node: not bound (the kernel's default policy)\n");
     fprintf(out, "  prefetch:    %s\n", sc_prefetch_name(c->prefetch));
-    fprintf(out, "  governor:    %s\n", c->governor);
+    fputs("  governor:    ", out);
+    sc__print_text(out, c->governor, "\n");
     if (c->workload == SC_WORKLOAD_STREAM)
         fprintf(out, "  sizes:       array_size %llu (%s for 3 arrays), iterations %ld, "
                      "nt_stores %s\n",
@@ -396,16 +413,23 @@ void sc_plan_print(const sc_plan *plan, FILE *out)
                 window, c->expect_transport ? ", expected transport " : "",
                 c->expect_transport ? c->expect_transport : "");
     }
-    for (size_t i = 0; i < c->n_env; i++)
-        fprintf(out, "  env:         %s=%s\n", c->env[i].key, c->env[i].value);
-    if (plan->opts->adopt_bundle)
-        fprintf(out, "  output:      %s (prepared by the SPANK plugin)\n",
-                plan->opts->adopt_bundle);
-    else
-        fprintf(out, "  output:      %s/%s_YYYYMMDD_HHMMSS\n", plan->opts->output_dir, c->run_name);
+    for (size_t i = 0; i < c->n_env; i++) {
+        fputs("  env:         ", out);
+        sc__print_text(out, c->env[i].key, "=");
+        sc__print_text(out, c->env[i].value, "\n");
+    }
+    fputs("  output:      ", out);
+    if (plan->opts->adopt_bundle) {
+        sc__print_text(out, plan->opts->adopt_bundle, " (prepared by the SPANK plugin)\n");
+    } else {
+        sc__print_text(out, plan->opts->output_dir, "/");
+        sc__print_text(out, c->run_name, "_YYYYMMDD_HHMMSS\n");
+    }
     fprintf(out, "  command:    ");
-    for (char **a = plan->argv; a && *a; a++)
-        fprintf(out, " %s", *a);
+    for (char **a = plan->argv; a && *a; a++) {
+        fputc(' ', out);
+        sc__print_text(out, *a, "");
+    }
     fprintf(out, "\n");
 }
 

@@ -10,6 +10,8 @@
 #include "sc_cpulist.h"
 #include "sc_kv.h"
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -455,29 +457,111 @@ static void sc__numa(FILE *out, const sc_bundle_facts *f)
     sc_svg_bars(out, "Anonymous memory per NUMA node (numa_maps)", "MiB", bars, (size_t)f->n_nodes);
 }
 
-/* Every key of before.txt and after.txt; rows whose values differ are marked. */
+/* One key=value line of a platform snapshot (pointers into its text). */
+typedef struct sc__pair {
+    const char *key, *val;
+    size_t klen, vlen, order;
+    bool shown;
+} sc__pair;
+
+static int sc__key_cmp(const sc__pair *x, const char *key, size_t klen)
+{
+    int c = memcmp(x->key, key, x->klen < klen ? x->klen : klen);
+
+    return c ? c : x->klen < klen ? -1 : x->klen > klen;
+}
+
+static int sc__pair_cmp(const void *a, const void *b)
+{
+    const sc__pair *x = a, *y = b;
+    int c = sc__key_cmp(x, y->key, y->klen);
+
+    return c ? c : x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The key=value pairs of text sorted by key, the last line of a key kept (as sc_kv_get()
+   reads it): n log n, where a lookup per line made the table quadratic. NULL when none. */
+static sc__pair *sc__pairs(const char *text, size_t *n)
+{
+    size_t lines = 1, used = 0;
+    sc__pair *v;
+
+    *n = 0;
+    for (const char *p = text; p && *p; p++)
+        lines += *p == '\n';
+    if (!text || !(v = calloc(lines, sizeof(*v))))
+        return NULL;
+    for (const char *line = text; *line;) {
+        size_t len = strcspn(line, "\n"), k = strcspn(line, "=\n");
+        if (k < len && *line != '#') {
+            v[used] = (sc__pair){line, line + k + 1, k, len - k - 1, used, false};
+            used++;
+        }
+        line += len + (line[len] == '\n');
+    }
+    qsort(v, used, sizeof(*v), sc__pair_cmp);
+    for (size_t i = 0; i < used; i++) /* the last of each key */
+        if (i + 1 == used || v[i].klen != v[i + 1].klen ||
+            memcmp(v[i].key, v[i + 1].key, v[i].klen))
+            v[(*n)++] = v[i];
+    return v;
+}
+
+static sc__pair *sc__pair_find(sc__pair *v, size_t n, const char *key, size_t klen)
+{
+    size_t lo = 0, hi = n; /* the first pair whose key is not below key */
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sc__key_cmp(&v[mid], key, klen) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && sc__key_cmp(&v[lo], key, klen) == 0 ? &v[lo] : NULL;
+}
+
+static void sc__td_n(FILE *out, const char *cls, const sc__pair *p)
+{
+    char buf[512];
+
+    snprintf(buf, sizeof(buf), "%.*s", (int)(p ? p->vlen : 8), p ? p->val : "(absent)");
+    sc__td(out, cls, buf);
+}
+
+/* Every key of before.txt and after.txt, in their order; rows whose values differ are
+   marked. */
 static void sc__platform(FILE *out, const sc_bundle_facts *f)
 {
-    char key[128], before[512], after[512];
+    size_t nb = 0, na = 0;
+    sc__pair *before = sc__pairs(f->platform_before, &nb),
+             *after = sc__pairs(f->platform_after, &na);
+    char key[128];
 
     fputs("<h3>Platform state before and after</h3><table><tr><th>key</th><th>before</th>"
           "<th>after</th></tr>\n",
           out);
     for (int pass = 0; pass < 2; pass++) {
         const char *text = pass ? f->platform_after : f->platform_before;
+        sc__pair *own = pass ? after : before;
+        size_t nown = pass ? na : nb;
         for (const char *line = text; line && *line;) {
             size_t n = strcspn(line, "\n"), k = strcspn(line, "=\n");
-            if (k < n && k < sizeof(key) && *line != '#') {
-                snprintf(key, sizeof(key), "%.*s", (int)k, line);
-                bool hb = sc_kv_get(f->platform_before, key, before, sizeof(before));
-                bool ha = sc_kv_get(f->platform_after, key, after, sizeof(after));
+            sc__pair *mine =
+                k < n && k < sizeof(key) && *line != '#' ? sc__pair_find(own, nown, line, k) : NULL;
+            if (mine && !mine->shown) {
+                mine->shown = true;
+                sc__pair *hb = sc__pair_find(before, nb, line, k);
+                sc__pair *ha = sc__pair_find(after, na, line, k);
                 if (!pass || !hb) {
-                    bool chg = !hb || !ha || strcmp(before, after) != 0;
+                    bool chg = !hb || !ha || hb->vlen != ha->vlen ||
+                               memcmp(hb->val, ha->val, hb->vlen) != 0;
+                    snprintf(key, sizeof(key), "%.*s", (int)k, line);
                     fprintf(out, "<tr%s>",
                             chg && strcmp(key, "captured_at") ? " class=\"chg\"" : "");
                     sc__td(out, NULL, key);
-                    sc__td(out, "mono", hb ? before : "(absent)");
-                    sc__td(out, "mono", ha ? after : "(absent)");
+                    sc__td_n(out, "mono", hb);
+                    sc__td_n(out, "mono", ha);
                     fputs("</tr>\n", out);
                 }
             }
@@ -485,6 +569,8 @@ static void sc__platform(FILE *out, const sc_bundle_facts *f)
         }
     }
     fputs("</table>\n", out);
+    free(before);
+    free(after);
 }
 
 static void sc__variables(FILE *out, const sc_bundle_facts *f)
@@ -504,7 +590,7 @@ static void sc__variables(FILE *out, const sc_bundle_facts *f)
     fputs("</table>\n", out);
 }
 
-static void sc__bundle(FILE *out, const sc_analysis_bundle *ab, size_t index)
+void sc_report_html_bundle(FILE *out, const sc_analysis_bundle *ab, size_t index)
 {
     const sc_bundle_facts *f = &ab->facts;
 
@@ -531,7 +617,7 @@ static void sc__bundle(FILE *out, const sc_analysis_bundle *ab, size_t index)
     sc__variables(out, f);
 }
 
-void sc_report_html(FILE *out, const sc_analysis_bundle *ab, size_t n, const char *metric)
+void sc_report_html_head(FILE *out, const sc_analysis_bundle *ab, size_t n, const char *metric)
 {
     fprintf(out,
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -541,9 +627,19 @@ void sc_report_html(FILE *out, const sc_analysis_bundle *ab, size_t n, const cha
     sc__summary(out, ab, n);
     if (n > 1)
         sc__comparison(out, ab, n, metric);
-    for (size_t i = 0; i < n; i++)
-        sc__bundle(out, &ab[i], i);
+}
+
+void sc_report_html_tail(FILE *out)
+{
     fputs("<p class=\"note\">Written by streamcard " STREAMCARD_VERSION
           "; self-contained: no script, nothing loaded from a network.</p>\n</body></html>\n",
           out);
+}
+
+void sc_report_html(FILE *out, const sc_analysis_bundle *ab, size_t n, const char *metric)
+{
+    sc_report_html_head(out, ab, n, metric);
+    for (size_t i = 0; i < n; i++)
+        sc_report_html_bundle(out, &ab[i], i);
+    sc_report_html_tail(out);
 }

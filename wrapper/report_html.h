@@ -14,4 +14,13 @@
    metric: the one metric to compare (--metric), or NULL for the first card's. */
 void sc_report_html(FILE *out, const sc_analysis_bundle *ab, size_t n, const char *metric);
 
+/*
+ * The page in three parts, for a report that keeps only what its summary and comparison
+ * read (sc_facts_drop_detail) once each bundle's own section is written: the head (title,
+ * summary, comparison of the n bundles), the section of bundle index, then the tail.
+ */
+void sc_report_html_head(FILE *out, const sc_analysis_bundle *ab, size_t n, const char *metric);
+void sc_report_html_bundle(FILE *out, const sc_analysis_bundle *ab, size_t index);
+void sc_report_html_tail(FILE *out);
+
 #endif

@@ -1,5 +1,6 @@
 /* test_bundle.c: bundle files, SHA256SUMS, tampering, symlinks; key=value text. */
 #include "sc_bundle.h"
+#include "sc_card.h"
 #include "sc_codec.h"
 #include "sc_hash.h"
 #include "sc_kv.h"
@@ -112,6 +113,90 @@ static void test_symlinks_never_followed(void)
     remove_tree(parent);
 }
 
+/* The bounded reader: a fifo refused at once (never waited on), a symlink and a path through
+   a symlinked directory refused, a sparse file over its cap refused before a byte is read,
+   a run's sub-directory read like the top, and the caps by kind of file. */
+static void test_bounded_reader(void)
+{
+    char *parent = make_parent(), path[1024], *text = NULL, hex[SC_HASH_HEX_LEN + 1];
+    sc_bundle b;
+    size_t size = 0;
+
+    SC_CHECK(parent != NULL);
+    SC_CHECK_INT_EQ(sc_bundle_create(&b, parent, "run", 1700000000), 0);
+    snprintf(path, sizeof(path), "%s/stream.log", b.path);
+    SC_CHECK_INT_EQ(mkfifo(path, 0644), 0);
+    SC_CHECK_INT_EQ(sc_bundle_read(&b, "stream.log", &text, NULL), -EINVAL);
+    SC_CHECK_INT_EQ(sc_bundle_hash(&b, "stream.log", hex), -EINVAL);
+    SC_CHECK_INT_EQ(sc_hash_file_at(b.dirfd, "stream.log", hex), -EINVAL);
+    SC_CHECK_INT_EQ(unlink(path), 0);
+    /* 2 GiB of holes: refused by its size, not read. */
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    SC_CHECK(fd >= 0 && ftruncate(fd, 2LL << 30) == 0);
+    close(fd);
+    SC_CHECK_INT_EQ(sc_bundle_open_read(&b, "stream.log", &size), -EFBIG);
+    SC_CHECK_INT_EQ(sc_bundle_hash(&b, "stream.log", hex), -EFBIG);
+    char why[128];
+    SC_CHECK_STR_EQ(sc_bundle_read_error("stream.log", -EFBIG, why, sizeof(why)),
+                    "larger than its cap of 64 MiB (valid: a file written by streamcard)");
+    /* A file and a directory that are symlinks. */
+    snprintf(path, sizeof(path), "%s/run.conf", b.path);
+    SC_CHECK_INT_EQ(symlink("/etc/passwd", path), 0);
+    SC_CHECK_INT_EQ(sc_bundle_read(&b, "run.conf", &text, NULL), -ELOOP);
+    snprintf(path, sizeof(path), "%s/run-2", b.path);
+    SC_CHECK_INT_EQ(symlink("/etc", path), 0);
+    int rc = sc_bundle_read(&b, "run-2/passwd", &text, NULL);
+    SC_CHECK_MSG(rc == -ENOTDIR || rc == -ELOOP, "read through a symlinked dir: %d", rc);
+    /* A run's own sub-directory. */
+    SC_CHECK_INT_EQ(sc_bundle_write_str(&b, "run-1/stream.log", "Solution Validates\n"), 0);
+    SC_CHECK_INT_EQ(sc_bundle_read(&b, "run-1/stream.log", &text, &size), 0);
+    SC_CHECK_STR_EQ(text, "Solution Validates\n");
+    free(text);
+    SC_CHECK_INT_EQ(sc_bundle_cap("card.yaml"), SC_CARD_MAX_BYTES);
+    SC_CHECK_INT_EQ(sc_bundle_cap("run-1/card.yaml"), SC_CARD_MAX_BYTES);
+    SC_CHECK_INT_EQ(sc_bundle_cap("prefetch/control.log"), SC_BUNDLE_CAP_LOG);
+    SC_CHECK_INT_EQ(sc_bundle_cap("results.json"), SC_BUNDLE_CAP_JSON);
+    SC_CHECK_INT_EQ(sc_bundle_cap("prefetch/state/state.env"), SC_BUNDLE_CAP_KV);
+    SC_CHECK_INT_EQ(sc_bundle_cap("numa_maps_at_ready.txt"), SC_BUNDLE_CAP_OTHER);
+    sc_bundle_close(&b);
+    remove_tree(parent);
+}
+
+/* A forged SHA256SUMS of many bad lines gives the first SC_DIAG_MAX_LINES problems and a
+   count of the rest; a path listed twice is named. */
+static void test_sums_problems_bounded(void)
+{
+    char *parent = make_parent();
+    sc_bundle b;
+    sc_diag d;
+    FILE *mem;
+    char *sums = NULL, *forged = NULL;
+    size_t len = 0, flen = 0;
+
+    SC_CHECK(parent != NULL);
+    SC_CHECK_INT_EQ(sc_bundle_create(&b, parent, "run", 1700000000), 0);
+    SC_CHECK_INT_EQ(sc_bundle_write_str(&b, "x", "x"), 0);
+    SC_CHECK_INT_EQ(sc_bundle_seal(&b), 0);
+    SC_CHECK_INT_EQ(sc_bundle_read(&b, SC_BUNDLE_SUMS, &sums, &len), 0);
+    mem = open_memstream(&forged, &flen);
+    SC_CHECK(mem != NULL);
+    fprintf(mem, "%s%s", sums, sums); /* x twice */
+    for (int i = 0; i < 5000; i++)
+        fprintf(mem, "not a line %d\n", i);
+    fclose(mem);
+    SC_CHECK_INT_EQ(sc_bundle_write_str(&b, SC_BUNDLE_SUMS, forged), 0);
+    free(forged);
+    free(sums);
+    sc_diag_init(&d);
+    SC_CHECK_INT_EQ(sc_bundle_check_sums(&b, &d), -EINVAL);
+    SC_CHECK_INT_EQ(d.count, SC_DIAG_MAX_LINES);
+    SC_CHECK_INT_EQ(d.more, 5001 - SC_DIAG_MAX_LINES);
+    SC_CHECK(any_line_contains(&d, "SHA256SUMS:2: x listed twice"));
+    sc_diag_free(&d);
+    sc_bundle_close(&b);
+    remove_tree(parent);
+}
+
 static void test_unique_names(void)
 {
     char *parent = make_parent();
@@ -180,6 +265,8 @@ int main(void)
 {
     SC_TEST_RUN(test_seal_and_tamper);
     SC_TEST_RUN(test_symlinks_never_followed);
+    SC_TEST_RUN(test_bounded_reader);
+    SC_TEST_RUN(test_sums_problems_bounded);
     SC_TEST_RUN(test_unique_names);
     SC_TEST_RUN(test_kv);
     SC_TEST_RUN(test_hash);

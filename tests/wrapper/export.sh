@@ -12,11 +12,17 @@ PY=$(python_with prometheus_client)
 
 base=$(small_run base)
 failed=$(small_run failed STREAMCARD_FAULT=corrupt)
-# A host name with every character the format escapes: \ " and a newline.
+# A host name with the characters the format escapes (\ ") and an ESC, in run.conf and
+# results.json alike (verify refuses a host they disagree on): the label is the escaped
+# text (sc_text_escape: \\ and \x1b), then the format's escapes.
 odd=$(copy_bundle "$base" odd)
-python3 - "$odd/results.json" <<'PY'
+python3 - "$odd" <<'PY'
 import json, sys
-r = json.load(open(sys.argv[1])); r["host"] = 'n"0\\1\nx'; json.dump(r, open(sys.argv[1], "w"))
+host = 'n"0\\1\x1bx'
+r = json.load(open(sys.argv[1] + "/results.json")); r["host"] = host
+json.dump(r, open(sys.argv[1] + "/results.json", "w"))
+conf = open(sys.argv[1] + "/run.conf").read().replace("\nhost=", "\nhost=" + host + "\nold_host=")
+open(sys.argv[1] + "/run.conf", "w").write(conf)
 PY
 reseal "$odd"
 "$SC" verify "$odd" >/dev/null || fail "the renamed-host bundle does not verify"
@@ -24,7 +30,7 @@ reseal "$odd"
 expect_status 0 "$SC" export --prometheus "$base" "$failed" "$odd"
 cp "$WORK/out" "$WORK/metrics.prom"
 expect_contains "$WORK/metrics.prom" '# TYPE streamcard_verdict_ok gauge'
-expect_contains "$WORK/metrics.prom" 'host="n\"0\\1\nx"'
+expect_contains "$WORK/metrics.prom" 'host="n\"0\\\\1\\x1bx"'
 # One failed run and a missing bundle: the others are still exported, exit 1.
 expect_status 1 "$SC" export --prometheus "$base" "$WORK/nope"
 expect_contains "$WORK/err" "nope: cannot open the bundle"
@@ -44,7 +50,7 @@ if [ -z "$PY" ]; then
     exit 77
 fi
 "$PY" - "$WORK/metrics.prom" "$base" "$failed" <<'PY'
-import json, os, sys
+import json, os, pwd, sys
 from prometheus_client.parser import text_string_to_metric_families
 text = open(sys.argv[1]).read()
 base, failed = (os.path.basename(p) for p in sys.argv[2:4])
@@ -59,7 +65,9 @@ def one(name, run, **labels):
     assert len(got) == 1, (name, run, labels, got)
     return got[0]
 for s in fams["streamcard_verdict_ok"].samples:
-    assert set(s.labels) == {"host", "workload", "kernel", "card", "run"}, s.labels
+    assert set(s.labels) == {"host", "owner", "workload", "kernel", "card", "run"}, s.labels
+    # owner: who owns the bundle directory, whatever the bundle says
+    assert s.labels["owner"] == pwd.getpwuid(os.stat(sys.argv[2]).st_uid).pw_name, s.labels
     assert s.labels["workload"] == "stream" and s.labels["kernel"] == "copy", s.labels
 assert one("streamcard_verdict_ok", base) == 1
 assert one("streamcard_verdict_ok", failed) == 0
@@ -72,7 +80,7 @@ assert len(samples("streamcard_metric", base)) == 1, samples("streamcard_metric"
 assert not samples("streamcard_metric", failed), "a failed run's rate was exported"
 assert one("streamcard_run_timestamp_seconds", base) > 1.5e9
 odd = [s for s in fams["streamcard_verdict_ok"].samples if s.labels["run"] == "odd"]
-assert odd and odd[0].labels["host"] == 'n"0\\1\nx', odd
+assert odd and odd[0].labels["host"] == 'n"0\\\\1\\x1bx', odd
 assert "streamcard_transport_info" not in fams  # STREAM has no transport
 print("parsed %d families" % len(fams))
 PY
