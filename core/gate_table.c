@@ -23,6 +23,7 @@ static const struct {
     [SC_GATE_PLATFORM_STATE] = {"platform_state", "platform_state_ok", false, ENV},
     [SC_GATE_TRANSPORT] = {"transport", "transport_ok", false, OUT},
     [SC_GATE_MIN_RATE] = {"min_rate", "min_rate_ok", false, OUT},
+    [SC_GATE_INTERFERENCE] = {"interference", "interference_ok", false, ENV},
 };
 
 const char *sc_gate_name(sc_gate_id id)

@@ -1,6 +1,7 @@
 /* gates.c: the acceptance gates from raw evidence (see sc_gates.h). */
 #include "sc_gates.h"
 #include "sc_cpulist.h"
+#include "sc_interference.h"
 #include "sc_kv.h"
 #include "sc_platform_gate.h"
 
@@ -464,6 +465,23 @@ static void sc__gate_min_rate(const sc_card *card, const sc_evidence *ev, sc_gat
                     card->expect_min_rate_MBps);
 }
 
+/* The observer's records (interference.txt), or for MPI the ranks' from the log, where rank 0
+   printed them (sc_interference.h). */
+static int sc__gate_interference(const sc_card *card, const sc_evidence *ev, const sc_tracelog *t,
+                                 sc_gate *g)
+{
+    sc_interference rec = {0};
+    int rc = sc_interference_load(card, ev->interference, ev->log, &rec);
+
+    if (rc == 0 && card->interference_accounting && !ev->interference &&
+        card->workload != SC_WORKLOAD_MPI_PINGPONG)
+        sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: no interference.txt");
+    else if (rc == 0)
+        sc_interference_gate(card, &rec, t, g);
+    sc_interference_free(&rec);
+    return rc;
+}
+
 int sc_gates_evaluate(const sc_card *card, const sc_evidence *ev, sc_gates *out)
 {
     sc_tracelog t;
@@ -488,9 +506,10 @@ int sc_gates_evaluate(const sc_card *card, const sc_evidence *ev, sc_gates *out)
         with_transport.transport = t.transport;
     sc__gate_transport(card, &with_transport, &out->g[SC_GATE_TRANSPORT]);
     sc__gate_min_rate(card, ev, &out->g[SC_GATE_MIN_RATE]);
+    rc = sc__gate_interference(card, ev, &t, &out->g[SC_GATE_INTERFERENCE]);
     if (!ev->log)
         sc_gate_set(&out->g[SC_GATE_VALIDATION], SC_GATE_FAIL,
                     "not supported by evidence: no workload log");
     sc_tracelog_free(&t);
-    return 0;
+    return rc;
 }

@@ -59,8 +59,13 @@ typedef enum sc_card_field {
     SC_CF_MAX_BYTES,
     SC_CF_WINDOW,
     SC_CF_NODES,
+    SC_CF_RUNS,
+    SC_CF_RUNS_CI_PCT,
+    SC_CF_RUNS_MAX,
+    SC_CF_INTERFERENCE_ACCOUNTING,
     SC_CF_EXPECT_TRANSPORT,
     SC_CF_EXPECT_MIN_RATE,
+    SC_CF_EXPECT_MAX_INTERFERENCE,
     SC_CF_ENV,
     SC_CF_CONTROLLED,
     SC_CF_COUNT
@@ -96,8 +101,16 @@ typedef struct sc_card {
     uint64_t min_bytes, max_bytes;
     long window; /* mpi uniband: messages in flight per window */
     char *nodes; /* Slurm hostlist the card may run on; NULL: any */
+    /* How many times the workload runs, each a separate process, into one bundle: a number,
+       or 0 for "auto": until the median's 95% interval is within runs_ci_pct % of the
+       median, at most runs_max runs (doc/design.md, "Runs"). */
+    long runs;
+    double runs_ci_pct;
+    long runs_max;
+    bool interference_accounting; /* the sampler runs and the interference gate is asked */
     char *expect_transport;
-    double expect_min_rate_MBps; /* 0: no minimum */
+    double expect_min_rate_MBps;        /* 0: no minimum */
+    double expect_max_interference_pct; /* the interference gate's limit per CPU */
     sc_card_kv *env;
     size_t n_env;
     char **controlled;
@@ -210,6 +223,11 @@ typedef struct sc_card_param {
  * Returns how many entries of out were filled.
  */
 size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX_PARAMS]);
+
+/* Defaults of the runs and interference keys (doc/design.md, "Runs", "Interference"). */
+#define SC_CARD_RUNS_CI_PCT_DEFAULT 2.0
+#define SC_CARD_RUNS_MAX_DEFAULT 30
+#define SC_CARD_MAX_INTERFERENCE_DEFAULT 5.0
 
 const char *sc_workload_name(sc_workload w);
 const char *sc_prefetch_name(sc_prefetch p);

@@ -27,6 +27,7 @@ typedef enum sc_gate_id {
     SC_GATE_PLATFORM_STATE,
     SC_GATE_TRANSPORT,
     SC_GATE_MIN_RATE,
+    SC_GATE_INTERFERENCE,
     SC_GATE_COUNT
 } sc_gate_id;
 

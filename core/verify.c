@@ -11,16 +11,21 @@
 #include "sc_platform_gate.h"
 #include "sc_results.h"
 #include "sc_tracelog.h"
+#include "sc_run_files.h"
+#include "sc_runs.h"
 #include "sc_verify_reps.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The raw files of one bundle, each NULL when absent. */
+/* The bundle's own files (each run's are sc_run_files), each NULL when absent. */
 typedef struct sc__files {
-    char *card_text, *run_conf, *log, *threads, *status, *maps, *state, *results, *build;
+    char *card_text, *run_conf, *results, *build;
 } sc__files;
 
 /* The best rate the log's own table shows (STREAM rows), or 0. */
@@ -96,7 +101,7 @@ static void sc__check_build(const sc__files *f, sc_diag *problems)
 }
 
 /* run.conf's X_ok=1|0|NA must say exactly what the recomputed gate says. */
-static void sc__check_claims(const sc__files *f, const sc_gates *gates, sc_diag *problems)
+static void sc__check_claims(const char *conf, const sc_gates *gates, sc_diag *problems)
 {
     char claim[16] = "";
 
@@ -104,7 +109,7 @@ static void sc__check_claims(const sc__files *f, const sc_gates *gates, sc_diag 
         const char *key = sc_gate_conf_key((sc_gate_id)i);
         sc_gate_state s = gates->g[i].state;
         const char *truth = s == SC_GATE_OK ? "1" : s == SC_GATE_FAIL ? "0" : "NA";
-        if (!sc_kv_get(f->run_conf, key, claim, sizeof(claim)))
+        if (!sc_kv_get(conf, key, claim, sizeof(claim)))
             sc_diag_addf(problems, "run.conf: no %s line", key);
         else if (strcmp(claim, truth) != 0)
             sc_diag_addf(problems, "run.conf claims %s=%s but the raw files show %s: %s", key,
@@ -112,7 +117,7 @@ static void sc__check_claims(const sc__files *f, const sc_gates *gates, sc_diag 
     }
     const char *verdict = sc_gates_passed(gates) ? "ok" : "failed";
     *claim = '\0';
-    if (!sc_kv_get(f->run_conf, "verdict", claim, sizeof(claim)) || strcmp(claim, verdict) != 0)
+    if (!sc_kv_get(conf, "verdict", claim, sizeof(claim)) || strcmp(claim, verdict) != 0)
         sc_diag_addf(problems, "run.conf claims verdict=%s but the raw files show %s", claim,
                      verdict);
 }
@@ -130,14 +135,13 @@ static bool sc__gate_agrees(json_object *g, const sc_gate *gate, const char *nam
 }
 
 /* Every STREAM function's rate in results.json must be the one stream.log's table shows. */
-static void sc__check_rates(const sc__files *f, json_object *metrics, sc_diag *problems)
+static void sc__check_rates(const char *log, json_object *metrics, sc_diag *problems)
 {
     json_object *rates;
     sc_tracelog t;
 
     if (!metrics || !json_object_object_get_ex(metrics, "rates", &rates) ||
-        !json_object_is_type(rates, json_type_object) ||
-        sc_tracelog_parse(f->log ? f->log : "", &t) < 0)
+        !json_object_is_type(rates, json_type_object) || sc_tracelog_parse(log ? log : "", &t) < 0)
         return;
     json_object_object_foreach(rates, key, rate)
     {
@@ -229,19 +233,19 @@ static void sc__check_sizes(json_object *metrics, const sc_tracelog *t, sc_diag 
  * run.conf's figures: best_rate_MBps must be the log's best rate, and (mpi) the transport
  * lines exactly the ones the log's TRACE_TRANSPORT lines give, no more and no fewer.
  */
-static void sc__check_conf_figures(const sc__files *f, const sc_card *card, const sc_tracelog *t,
+static void sc__check_conf_figures(const char *conf, const sc_card *card, const sc_tracelog *t,
                                    double log_best, sc_diag *problems)
 {
     char claimed[64];
     sc_kv want;
 
-    if (sc_kv_get(f->run_conf, "best_rate_MBps", claimed, sizeof(claimed)) &&
+    if (sc_kv_get(conf, "best_rate_MBps", claimed, sizeof(claimed)) &&
         !sc_tracelog_shows(strtod(claimed, NULL), log_best, 0.1))
         sc_diag_addf(problems, "run.conf: best_rate_MBps=%s, but stream.log shows %.1f MB/s",
                      claimed, log_best);
     /* ready_wait_ms: the log's TRACE_READY_WAIT, or none without one. */
     double waited = t ? t->ready_wait_ms : -1;
-    if (sc_kv_get(f->run_conf, "ready_wait_ms", claimed, sizeof(claimed))) {
+    if (sc_kv_get(conf, "ready_wait_ms", claimed, sizeof(claimed))) {
         bool none = strcmp(claimed, "none") == 0;
         if (none != (waited < 0) ||
             (!none && !sc_tracelog_shows(strtod(claimed, NULL), waited, 0.001)))
@@ -254,11 +258,11 @@ static void sc__check_conf_figures(const sc__files *f, const sc_card *card, cons
     sc_tracelog_transport_conf(t, &want);
     for (const char *p = want.text; p && *p;) {
         size_t n = strcspn(p, "\n");
-        if (!sc__has_line(f->run_conf, p, n))
+        if (!sc__has_line(conf, p, n))
             sc_diag_addf(problems, "run.conf: no line \"%.*s\", which stream.log shows", (int)n, p);
         p += n + (p[n] != '\0');
     }
-    for (const char *p = f->run_conf; *p;) {
+    for (const char *p = conf; *p;) {
         size_t n = strcspn(p, "\n");
         if (!strncmp(p, "transport", 9) && strncmp(p, "transport_ok=", 13) &&
             !sc__has_line(want.text, p, n))
@@ -269,17 +273,13 @@ static void sc__check_conf_figures(const sc__files *f, const sc_card *card, cons
     sc_kv_free(&want);
 }
 
-static void sc__check_results(const sc__files *f, const sc_card *card, const sc_gates *gates,
-                              double log_best, sc_diag *problems)
+/* A run's object of results.json (for one run, its top level) against its log and gates. */
+static void sc__check_results(json_object *root, const char *log, const sc_card *card,
+                              const sc_gates *gates, double log_best, sc_diag *problems)
 {
-    json_object *root = f->results ? json_tokener_parse(f->results) : NULL, *val = NULL, *g;
-    json_object *metrics;
+    json_object *val = NULL, *g, *metrics = NULL;
     const char *verdict = sc_gates_passed(gates) ? "ok" : "failed";
 
-    if (!root) {
-        sc_diag_addf(problems, "results.json: missing or not JSON");
-        return;
-    }
     if (!json_object_object_get_ex(root, "verdict", &val) ||
         strcmp(json_object_get_string(val), verdict) != 0)
         sc_diag_addf(problems, "results.json claims verdict %s but the raw files show %s",
@@ -300,9 +300,9 @@ static void sc__check_results(const sc__files *f, const sc_card *card, const sc_
                      "results.json: best rate %.1f MB/s, but stream.log's table "
                      "shows %.1f MB/s",
                      claimed, log_best);
-    sc__check_rates(f, metrics, problems);
+    sc__check_rates(log, metrics, problems);
     sc_tracelog t;
-    if (metrics && sc_tracelog_parse(f->log ? f->log : "", &t) == 0) {
+    if (metrics && sc_tracelog_parse(log ? log : "", &t) == 0) {
         if (card->workload == SC_WORKLOAD_IPSEARCH)
             sc__check_figures(metrics, &t, problems);
         if (card->workload == SC_WORKLOAD_MPI_PINGPONG)
@@ -310,17 +310,16 @@ static void sc__check_results(const sc__files *f, const sc_card *card, const sc_
         sc_verify_reps(metrics, &t, card, problems);
         sc_tracelog_free(&t);
     }
-    json_object_put(root);
 }
 
-static void sc__check_conf(const sc__files *f, const sc_card *card, double log_best,
+static void sc__check_conf(const char *conf, const char *log, const sc_card *card, double log_best,
                            sc_diag *problems)
 {
     sc_tracelog t;
 
-    if (!f->run_conf || sc_tracelog_parse(f->log ? f->log : "", &t) < 0)
+    if (!conf || sc_tracelog_parse(log ? log : "", &t) < 0)
         return;
-    sc__check_conf_figures(f, card, f->log ? &t : NULL, log_best, problems);
+    sc__check_conf_figures(conf, card, log ? &t : NULL, log_best, problems);
     sc_tracelog_free(&t);
 }
 
@@ -328,13 +327,199 @@ static void sc__files_free(sc__files *f)
 {
     free(f->card_text);
     free(f->run_conf);
-    free(f->log);
-    free(f->threads);
-    free(f->status);
-    free(f->maps);
-    free(f->state);
     free(f->results);
     free(f->build);
+}
+
+/* Each line of from, with prefix in front, into to. */
+static void sc__merge_prefixed(sc_diag *to, const sc_diag *from, const char *prefix)
+{
+    for (size_t i = 0; i < from->count; i++)
+        sc_diag_addf(to, "%s%s", prefix, from->lines[i]);
+}
+
+/*
+ * One run against its files: its gates recomputed, its record's claims (run.conf for one
+ * run, run-<i>/run.conf for several), its object of results.json and its figures. Several
+ * runs: each problem starts "run-<i>: ".
+ */
+static int sc__verify_run(const sc_bundle *b, const sc_card *card, const sc__files *f,
+                          json_object *root, size_t i, const sc_platform_files *p, sc_gates *g,
+                          sc_diag *problems)
+{
+    bool flat = sc_runs_flat(card);
+    json_object *runs = NULL, *run = NULL;
+    sc_run_files rf;
+    sc_run_end e;
+    sc_diag mine;
+    char prefix[32];
+
+    sc_diag_init(&mine);
+    sc_run_files_read(b, card, i, &rf);
+    const char *conf = flat ? f->run_conf : rf.conf;
+    if (!conf && !flat)
+        sc_diag_addf(&mine, "run.conf: missing");
+    sc_run_end_from_conf(conf, &e);
+    double log_best = sc__log_best_rate(rf.log);
+    int rc = sc_run_gates(card, &rf, &e, p, log_best, g);
+    if (root && json_object_object_get_ex(root, "runs", &runs) &&
+        json_object_is_type(runs, json_type_array))
+        run = json_object_array_get_idx(runs, i);
+    if (rc == 0) {
+        if (conf)
+            sc__check_claims(conf, g, &mine);
+        if (root && flat)
+            sc__check_results(root, rf.log, card, g, log_best, &mine);
+        if (run)
+            sc__check_results(run, rf.log, card, g, log_best, &mine);
+        else if (root && (!flat || runs))
+            sc_diag_addf(&mine, "results.json: no record of this run in \"runs\"");
+        sc__check_conf(conf, rf.log, card, log_best, &mine);
+    }
+    snprintf(prefix, sizeof(prefix), "run-%zu: ", i + 1);
+    sc__merge_prefixed(problems, &mine, flat ? "" : prefix);
+    sc_diag_free(&mine);
+    sc_run_files_free(&rf);
+    return rc;
+}
+
+/* results.json's "stats" must be what its runs' figures give (sc_runs_stats()). */
+static void sc__check_stats(const sc_card *card, json_object *root, sc_diag *problems)
+{
+    json_object *runs = NULL, *claimed = NULL;
+
+    if (!json_object_object_get_ex(root, "runs", &runs) ||
+        !json_object_object_get_ex(root, "stats", &claimed)) {
+        sc_diag_addf(problems, "results.json: no \"runs\" and \"stats\" (schema %d)",
+                     SC_RESULTS_SCHEMA);
+        return;
+    }
+    json_object *truth = sc_runs_stats(card, runs);
+    if (truth && !json_object_equal(truth, claimed)) {
+        json_object_object_foreach(truth, name, fig)
+        {
+            json_object *c = NULL;
+            if (!json_object_object_get_ex(claimed, name, &c) || !json_object_equal(c, fig)) {
+                sc_diag_addf(problems,
+                             "results.json: stats of %s are not what its runs' figures give "
+                             "(median %s)",
+                             name,
+                             json_object_to_json_string(
+                                 json_object_object_get_ex(fig, "median", &c) ? c : NULL));
+                break;
+            }
+        }
+        if (json_object_object_length(claimed) != json_object_object_length(truth))
+            sc_diag_addf(problems, "results.json: stats name figures its runs do not have");
+    }
+    json_object_put(truth);
+}
+
+/*
+ * Several runs: as many as run.conf and results.json say, run-<i> folders with nothing
+ * between them, and the series stopped where its rule (sc_runs_done()) says: not before,
+ * not after, unless a run failed (then the verdict fails anyway).
+ */
+static void sc__check_series(const sc_card *card, const sc__files *f, json_object *root, size_t n,
+                             bool passed, sc_diag *problems)
+{
+    json_object *runs = NULL;
+    char why[256], claimed[256] = "";
+    long told = -1;
+
+    if (!sc_kv_get_long(f->run_conf, "runs", &told) || told != (long)n)
+        sc_diag_addf(problems, "run.conf: runs=%ld, but the bundle holds %zu run folders", told, n);
+    if (!root || !json_object_object_get_ex(root, "runs", &runs) ||
+        json_object_array_length(runs) != n) {
+        sc_diag_addf(problems, "results.json: \"runs\" does not list the %zu runs of the bundle",
+                     n);
+        return;
+    }
+    json_object *prefix = json_object_new_array();
+    for (size_t k = 0; prefix && k < n; k++) {
+        json_object_array_add(prefix, json_object_get(json_object_array_get_idx(runs, k)));
+        bool last = k + 1 == n;
+        bool done = sc_runs_done(card, prefix, last && !passed, why, sizeof(why));
+        if (!last && done && passed) {
+            sc_diag_addf(problems,
+                         "the runs should have stopped after run %zu (%s), but %zu "
+                         "were made",
+                         k + 1, why, n);
+            break;
+        }
+        if (last && passed && !done)
+            sc_diag_addf(problems, "the runs stopped after %zu, but their rule wants more (%s)", n,
+                         why);
+        if (last && passed && done &&
+            sc_kv_get(f->run_conf, "runs_stopped", claimed, sizeof(claimed)) &&
+            strcmp(claimed, why) != 0)
+            sc_diag_addf(problems, "run.conf: runs_stopped=%s, but the runs show: %s", claimed,
+                         why);
+    }
+    json_object_put(prefix);
+}
+
+/* The run-<i> folders of a bundle of several runs, counted from run-1 up. */
+static size_t sc__count_runs(const sc_bundle *b)
+{
+    char dir[32];
+    size_t n = 0;
+
+    while (n < SC_RUNS_MAX) {
+        snprintf(dir, sizeof(dir), "run-%zu", n + 1);
+        if (faccessat(b->dirfd, dir, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+            break;
+        n++;
+    }
+    return n;
+}
+
+/* Every run, the gates over them, the top-level claims, the statistics and the series. */
+static int sc__verify_runs(const sc_bundle *b, const sc_card *card, const sc__files *f,
+                           sc_verify_report *out)
+{
+    json_object *root = f->results ? json_tokener_parse(f->results) : NULL, *schema = NULL;
+    bool flat = sc_runs_flat(card);
+    size_t n = flat ? 1 : sc__count_runs(b);
+    sc_gates *each = calloc(n + 1, sizeof(*each));
+    sc_platform_files p;
+    int rc = each ? 0 : -ENOMEM;
+
+    if (!root)
+        sc_diag_addf(&out->problems, "results.json: missing or not JSON");
+    sc_platform_files_read(b, &p);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = sc__verify_run(b, card, f, root, i, &p, &each[i], &out->problems);
+    sc_platform_files_free(&p);
+    if (rc == 0) {
+        sc_runs_combine_gates(each, n, &out->gates);
+        long lost = -1;
+        char first[256] = "?";
+        /* several runs: writes outside every run (results.json, platform/after.txt) */
+        if (!flat && !sc_kv_get_long(f->run_conf, "write_errors", &lost))
+            sc_gate_set(&out->gates.g[SC_GATE_EVIDENCE], SC_GATE_FAIL,
+                        "not supported by evidence: run.conf records no write_errors");
+        else if (!flat && lost != 0) {
+            sc_kv_get(f->run_conf, "write_error", first, sizeof(first));
+            sc_gate_set(&out->gates.g[SC_GATE_EVIDENCE], SC_GATE_FAIL,
+                        "%ld writes into the bundle failed, the first: %s", lost, first);
+        }
+        out->gates_computed = true;
+        if (!flat) {
+            sc__check_claims(f->run_conf, &out->gates, &out->problems);
+            if (root)
+                sc__check_results(root, NULL, card, &out->gates, 0, &out->problems);
+        }
+        bool v2 = root && json_object_object_get_ex(root, "schema", &schema) &&
+                  json_object_get_int(schema) >= SC_RESULTS_SCHEMA;
+        if (root && (v2 || !flat))
+            sc__check_stats(card, root, &out->problems);
+        if (!flat)
+            sc__check_series(card, f, root, n, sc_gates_passed(&out->gates), &out->problems);
+    }
+    json_object_put(root);
+    free(each);
+    return rc;
 }
 
 int sc_verify_bundle(const char *path, sc_verify_report *out)
@@ -342,9 +527,6 @@ int sc_verify_bundle(const char *path, sc_verify_report *out)
     sc__files f = {0};
     sc_bundle b;
     sc_card *card;
-    long exit_code = -1, exit_signal = 0, exit_known = 0;
-    sc_host_state *hosts = NULL;
-    size_t n_hosts = 0;
 
     memset(out, 0, sizeof(*out));
     sc_diag_init(&out->problems);
@@ -355,57 +537,22 @@ int sc_verify_bundle(const char *path, sc_verify_report *out)
     out->n_hash_problems = out->problems.count;
     f.card_text = sc_bundle_read_opt(&b, "card.yaml");
     f.run_conf = sc_bundle_read_opt(&b, "run.conf");
-    f.log = sc_bundle_read_opt(&b, "stream.log");
-    f.threads = sc_bundle_read_opt(&b, "threads_at_ready.txt");
-    f.status = sc_bundle_read_opt(&b, "workload_status_at_ready.txt");
-    f.maps = sc_bundle_read_opt(&b, "numa_maps_at_ready.txt");
-    f.state = sc_bundle_read_opt(&b, "prefetch/state/state.env");
-    sc_host_states_read(&b, &hosts, &n_hosts);
     f.results = sc_bundle_read_opt(&b, "results.json");
     f.build = sc_bundle_read_opt(&b, "build.json");
-    sc_bundle_close(&b);
     if (!f.run_conf)
         sc_diag_addf(&out->problems, "run.conf: missing");
     card = sc__check_card(&f, &out->problems);
     sc__check_build(&f, &out->problems);
-    out->log_best_rate_MBps = sc__log_best_rate(f.log);
     if (card) {
-        sc_kv_get_long(f.run_conf, "exit_known", &exit_known);
-        sc_kv_get_long(f.run_conf, "exit_code", &exit_code);
-        sc_kv_get_long(f.run_conf, "exit_signal", &exit_signal);
-        long caller_signal = 0, timed_out = 0, wrapper_killed = 0;
-        sc_kv_get_long(f.run_conf, "caller_signal", &caller_signal);
-        sc_kv_get_long(f.run_conf, "timed_out", &timed_out);
-        sc_kv_get_long(f.run_conf, "wrapper_killed", &wrapper_killed);
-        long write_errors = -1;
-        char write_error[256] = "";
-        sc_kv_get_long(f.run_conf, "write_errors", &write_errors);
-        sc_kv_get(f.run_conf, "write_error", write_error, sizeof(write_error));
-        sc_evidence ev = {.log = f.log,
-                          .write_errors = (int)write_errors,
-                          .write_error = write_error,
-                          .exit_known = exit_known == 1,
-                          .exit_code = (int)exit_code,
-                          .exit_signal = (int)exit_signal,
-                          .ended_by_streamcard = caller_signal || timed_out || wrapper_killed,
-                          .threads_at_ready = f.threads,
-                          .status_at_ready = f.status,
-                          .numa_maps_at_ready = f.maps,
-                          .state_env = f.state,
-                          .host_states = hosts,
-                          .n_host_states = n_hosts,
-                          .best_rate_MBps = out->log_best_rate_MBps};
-        rc = sc_gates_evaluate(card, &ev, &out->gates);
-        if (rc == 0) {
-            out->gates_computed = true;
-            sc__check_claims(&f, &out->gates, &out->problems);
-            sc__check_results(&f, card, &out->gates, out->log_best_rate_MBps, &out->problems);
-            sc__check_conf(&f, card, out->log_best_rate_MBps, &out->problems);
-        }
+        char rel[64];
+        char *log = sc_bundle_read_opt(&b, sc_runs_path(card, 0, "stream.log", rel, sizeof(rel)));
+        out->log_best_rate_MBps = sc__log_best_rate(log);
+        free(log);
+        rc = sc__verify_runs(&b, card, &f, out);
     }
+    sc_bundle_close(&b);
     sc_card_free(card);
     sc__files_free(&f);
-    sc_host_states_free(hosts, n_hosts);
     return rc < 0 ? rc : 0;
 }
 

@@ -41,6 +41,7 @@
 #include "buildinfo.h"
 #include "options.h"
 #include "pingpong_report.h"
+#include "rank_sampler.h"
 #include "trace.h"
 #include "transport.h"
 
@@ -223,6 +224,7 @@ static int scm__run(const struct scm_opts *o, struct scm_probe *probe, MPI_Comm 
     char library[256], transport[128] = "unknown";
     unsigned long long messages = 0, failed = 0;
     FILE *json = NULL;
+    struct scm_rank_sampler *sampler = NULL;
     int ok, rc = SCM_EXIT_FAILED;
 
     scm__library(library, sizeof(library));
@@ -252,12 +254,15 @@ static int scm__run(const struct scm_opts *o, struct scm_probe *probe, MPI_Comm 
         scm_report_table_header(stdout, o, size);
     }
     MPI_Barrier(comm); /* the warm-up barrier: both ranks are past MPI_Init and the probe */
+    scm_rank_sampler_begin(&sampler, comm, rank); /* each rank's window over its own CPUs */
     if (rank == 0)
         sct_phase(SC_TRACE_MAIN_LOOP_BEGIN); /* the handshake, when the observer started us */
     if (scm_bench_run(&bench) != 0)
         goto out_close;
     if (rank == 0)
         sct_phase(SC_TRACE_MAIN_LOOP_END);
+    scm_rank_sampler_end(sampler, comm, rank, stdout);
+    sampler = NULL;
     ok = scm__verdict(&bench, comm, size, &messages, &failed);
     rc = ok ? 0 : SCM_EXIT_FAILED;
     if (json) {
@@ -277,6 +282,7 @@ static int scm__run(const struct scm_opts *o, struct scm_probe *probe, MPI_Comm 
         }
     }
 out_close:
+    scm_rank_sampler_drop(sampler);
     if (json && sct_cli_close_json(SCM_PROG, o->cli.json, json) != 0)
         rc = SCM_EXIT_FAILED;
     return rc;

@@ -165,44 +165,66 @@ int sc_run_series_execute(const sc_run_series *rs, const sc_executor *ex)
     sc__cols cols = {.n = 0};
     bool lone = s->n == 1, dry = rs->opts->dry_run, failed = false;
     sc__row *rows = calloc(s->n, sizeof(*rows));
+    bool *pending = calloc(s->n, sizeof(*pending));
+    size_t left = s->n;
     int status = SC_EXIT_OK;
 
-    if (!rows)
+    if (!rows || !pending) {
+        free(rows);
+        free(pending);
         return SC_EXIT_ERROR;
+    }
     int rc = ex->begin ? ex->begin(ex->state, rs) : 0;
     if (rc != 0) {
         free(rows);
+        free(pending);
         return rc;
     }
-    for (size_t i = 0; i < s->n; i++) {
-        char *bundle = NULL;
-        rows[i].value = s->runs[i].label;
-        if (var) {
-            printf("--- run %zu of %zu: %s=%s\n", i + 1, s->n, var, rows[i].value);
+    for (size_t i = 0; i < s->n; i++)
+        pending[i] = true;
+    /* Rounds: every run of the series that wants another goes once per round, so the values
+       of a sweep with runs take turns (A B A B ...), never A A ... B B. */
+    for (size_t round = 0; left; round++) {
+        for (size_t i = 0; i < s->n; i++) {
+            char *bundle = NULL;
+            bool more = false;
+            if (!pending[i])
+                continue;
+            rows[i].value = s->runs[i].label;
+            if (var && !round)
+                printf("--- run %zu of %zu: %s=%s\n", i + 1, s->n, var, rows[i].value);
+            else if (var)
+                printf("--- run %zu of %zu: %s=%s, its run %zu\n", i + 1, s->n, var, rows[i].value,
+                       round + 1);
             fflush(stdout);
+            int one = ex->run(ex->state, rs, i, round, &more, &bundle);
+            if (more)
+                continue;
+            pending[i] = false;
+            left--;
+            if (!dry && (var || ex->verify_each)) {
+                sc__read_row(bundle, rs->plans[i].card, &rows[i], &cols);
+                if (ex->verify_each && strcmp(rows[i].verdict, "ok") != 0)
+                    one = SC_EXIT_FAILED;
+            }
+            free(bundle);
+            failed = failed || one != SC_EXIT_OK;
+            if (lone)
+                status = one;
         }
-        int one = ex->run(ex->state, rs, i, &bundle);
-        if (!dry && (var || ex->verify_each)) {
-            sc__read_row(bundle, rs->plans[i].card, &rows[i], &cols);
-            if (ex->verify_each && strcmp(rows[i].verdict, "ok") != 0)
-                one = SC_EXIT_FAILED;
-        }
-        free(bundle);
-        failed = failed || one != SC_EXIT_OK;
-        if (lone)
-            status = one;
     }
+    if (!dry && var)
+        sc__report(rs->opts->output_dir, var, rows, s->n, &cols);
+    if (ex->end)
+        ex->end(ex->state, rs, failed);
     if (dry) {
         printf("%s\n", ex->dry_note);
         goto out;
     }
-    if (var)
-        sc__report(rs->opts->output_dir, var, rows, s->n, &cols);
-    if (ex->end)
-        ex->end(ex->state, rs, failed);
     if (!lone && failed)
         status = SC_EXIT_FAILED;
 out:
+    free(pending);
     for (size_t i = 0; i < s->n; i++)
         free(rows[i].bundle);
     free(rows);

@@ -18,6 +18,8 @@ experiment:
   dim: 24
   k: 5
   pool_threads: 1
+  expect:
+    max_interference_pct: 100
   env:
     OMP_WAIT_POLICY: passive
     KMP_BLOCKTIME: "0"

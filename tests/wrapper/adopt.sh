@@ -18,6 +18,8 @@ experiment:
   prefetch: $2
   array_size: 100000
   iterations: 3
+  expect:
+    max_interference_pct: 100
 CARD
     printf 'REQUESTED_PREFETCH=%s\nOBSERVED_STATE=%s\nSTATE_VALID=%s\n' "$2" "$3" "$4" \
         >"$1/prefetch/state/state.env"

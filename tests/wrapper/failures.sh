@@ -3,7 +3,10 @@
 # validation each give a sealed bundle with verdict failed, a clear error, exit 1.
 BIN=$1 SRC=$2
 . "$SRC/tests/lib.sh"
+# The interference gate is opened (tests/wrapper/interference.sh tests it): this test
+# runs beside others under ctest -j.
 ARGS=(--workload stream --kernel copy --cpu-list 0-1 --threads 2 --array-size 100000
+      --expect-max-interference 100
       --iterations 5 --output "$WORK/runs" --quiet)
 
 # The kernel crashes (SIGSEGV) inside its main loop.

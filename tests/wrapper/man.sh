@@ -25,10 +25,10 @@ documented() {
 }
 
 # Every card key: the flags of `streamcard run --help` name them, plus the YAML-only keys.
-keys=(version env controlled_variables expect transport min_rate_MBps)
+keys=(version env controlled_variables expect transport min_rate_MBps max_interference_pct)
 while read -r flag; do
     case "$flag" in
-    expect-transport | expect-min-rate) ;;
+    expect-transport | expect-min-rate | expect-max-interference) ;;
     *) keys+=("${flag//-/_}") ;;
     esac
 done < <("$SC" run --help | sed -n '/^card keys as flags/,$p' | sed -n 's/^  --\([a-z-]*\) .*/\1/p')

@@ -6,11 +6,17 @@
 BIN=$1 SRC=$2
 . "$SRC/tests/lib.sh"
 command -v mpirun >/dev/null || { echo "SKIP: mpirun missing (openmpi-bin)"; exit 77; }
+# Every card opens the interference gate (max_interference_pct: 100): this test runs beside
+# others under ctest -j; tests/wrapper/interference.sh tests the gate, a rank's too.
 card() { # card NAME [extra lines]
-    local name=$1; shift
+    local name=$1 line expect=0; shift
     { printf 'version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n'
       printf '  min_bytes: 1\n  max_bytes: 65536\n  iterations: 50\n'
-      printf '%s\n' "$@"; } >"$WORK/$name"
+      for line in "$@"; do
+          printf '%s\n' "$line"
+          [ "$line" != "  expect:" ] || { expect=1; printf '    max_interference_pct: 100\n'; }
+      done
+      [ $expect = 1 ] || printf '  expect:\n    max_interference_pct: 100\n'; } >"$WORK/$name"
 }
 
 card shm.yaml '  expect:' '    transport: shm'

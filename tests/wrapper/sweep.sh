@@ -40,6 +40,8 @@ experiment:
   threads: [1, 2]
   array_size: 200000
   iterations: 4
+  expect:
+    max_interference_pct: 100
 CARD
 expect_status 0 "$BIN/streamcard" run "$WORK/sweep.yaml" --output "$WORK/runs" --quiet
 check_sweep threads 1 2
@@ -58,6 +60,8 @@ experiment:
   dim: 16
   k: 5
   iterations: 2
+  expect:
+    max_interference_pct: 100
 CARD
 expect_status 0 "$BIN/streamcard" run "$WORK/pool.yaml" --output "$WORK/pool" --quiet
 check_sweep pool_threads 1 2
