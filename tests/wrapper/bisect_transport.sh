@@ -15,10 +15,12 @@ repo="$WORK/repo"
 git init -q "$repo"
 git -C "$repo" config user.email t@example.org
 git -C "$repo" config user.name test
+# The card opens the interference gate (max_interference_pct: 100): this test runs beside
+# others under ctest -j; tests/wrapper/interference.sh tests the gate.
 card() {
     printf 'version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n'
     printf '  min_bytes: 1\n  max_bytes: 4096\n  iterations: 20\n'
-    printf '  expect:\n    transport: shm\n'
+    printf '  expect:\n    transport: shm\n    max_interference_pct: 100\n'
     if [ "$1" = tcp ]; then
         printf '  env:\n    OMPI_MCA_btl: "tcp,self"\n    OMPI_MCA_btl_tcp_if_include: lo\n'
     fi
