@@ -3,6 +3,7 @@
  * them and when runs: auto stops (see sc_runs.h).
  */
 #include "sc_runs.h"
+#include "sc_metric.h"
 #include "sc_stats.h"
 
 #include <math.h>
@@ -33,124 +34,20 @@ const char *sc_runs_path(const sc_card *card, size_t i, const char *name, char *
     return buf;
 }
 
-static bool sc__number(json_object *o, const char *key, double *v)
+/*
+ * A results-like object over runs so far, for the metric registry (sc_metric.h): the card's
+ * workload and kernel, and the runs. NULL on ENOMEM; the runs are shared, not copied.
+ */
+static json_object *sc__view(const sc_card *card, json_object *runs)
 {
-    json_object *x;
+    json_object *v = json_object_new_object();
 
-    if (!o || !json_object_object_get_ex(o, key, &x) || !x ||
-        (!json_object_is_type(x, json_type_double) && !json_object_is_type(x, json_type_int)))
-        return false;
-    *v = json_object_get_double(x);
-    return isfinite(*v);
-}
-
-/* A message size as the figure names spell it: 8B, 4KiB, 1MiB, 1536B. */
-static void sc__size_name(unsigned long long bytes, char *buf, size_t len)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB"};
-    int u = 0;
-
-    while (u < 3 && bytes >= 1024 && bytes % 1024 == 0) {
-        bytes /= 1024;
-        u++;
-    }
-    snprintf(buf, len, "%llu%s", bytes, units[u]);
-}
-
-static size_t sc__add(sc_figure_value *out, size_t n, size_t max, const char *name,
-                      const char *unit, bool higher, bool headline, double value)
-{
-    if (n >= max || !isfinite(value) || value <= 0)
-        return n;
-    snprintf(out[n].name, sizeof(out[n].name), "%s", name);
-    out[n].unit = unit;
-    out[n].higher = higher;
-    out[n].headline = headline;
-    out[n].value = value;
-    return n + 1;
-}
-
-/* mpi-pingpong: the smallest size's latency, every size's bandwidth. */
-static size_t sc__mpi_figures(json_object *metrics, sc_figure_value *out, size_t max)
-{
-    json_object *sizes;
-    size_t n = 0, count;
-    char name[32], size[24];
-    double v;
-
-    if (!json_object_object_get_ex(metrics, "sizes", &sizes) ||
-        !json_object_is_type(sizes, json_type_array) || !(count = json_object_array_length(sizes)))
-        return 0;
-    json_object *first = json_object_array_get_idx(sizes, 0);
-    if (sc__number(first, "bytes", &v) && v >= 0) {
-        double t;
-        sc__size_name((unsigned long long)v, size, sizeof(size));
-        snprintf(name, sizeof(name), "latency_%s", size);
-        if (sc__number(first, "t_usec", &t))
-            n = sc__add(out, n, max, name, "us", false, true, t);
-    }
-    for (size_t i = 0; i < count; i++) {
-        json_object *e = json_object_array_get_idx(sizes, i);
-        double bytes, mbps;
-        if (!sc__number(e, "bytes", &bytes) || !sc__number(e, "MBps", &mbps))
-            continue;
-        sc__size_name((unsigned long long)bytes, size, sizeof(size));
-        snprintf(name, sizeof(name), "bw_%s", size);
-        n = sc__add(out, n, max, name, "MB/s", true, i + 1 == count, mbps);
-    }
-    return n;
-}
-
-size_t sc_runs_figures(const sc_card *card, json_object *metrics, sc_figure_value *out, size_t max)
-{
-    json_object *rates;
-    double v;
-    size_t n = 0;
-
-    if (!metrics)
-        return 0;
-    if (card->workload == SC_WORKLOAD_STREAM) {
-        static const char *const order[] = {"copy", "scale", "add", "triad"};
-        if (!json_object_object_get_ex(metrics, "rates", &rates))
-            return 0;
-        for (size_t i = 0; i < 4; i++)
-            if (sc__number(rates, order[i], &v))
-                n = sc__add(out, n, max, order[i], "MB/s", true, true, v);
-    } else if (card->workload == SC_WORKLOAD_IPSEARCH) {
-        if (sc__number(metrics, "qps", &v))
-            n = sc__add(out, n, max, "qps", "queries/s", true, true, v);
-        if (sc__number(metrics, "total_thread_seconds", &v))
-            n = sc__add(out, n, max, "thread_seconds", "s", false, false, v);
-    } else if (card->workload == SC_WORKLOAD_MPI_PINGPONG) {
-        n = sc__mpi_figures(metrics, out, max);
-    }
-    return n;
-}
-
-static json_object *sc__metrics_of(json_object *run)
-{
-    json_object *m = NULL;
-
-    return run && json_object_object_get_ex(run, "metrics", &m) ? m : NULL;
-}
-
-/* The values of the figure named name over the runs, into vals (n runs at most). */
-static size_t sc__values(const sc_card *card, json_object *runs, const char *name, double *vals)
-{
-    size_t k = 0, nruns = json_object_array_length(runs);
-    sc_figure_value *f = calloc(SC_RUNS_MAX_FIGURES, sizeof(*f));
-
-    if (!f)
-        return 0;
-    for (size_t i = 0; i < nruns; i++) {
-        size_t nf = sc_runs_figures(card, sc__metrics_of(json_object_array_get_idx(runs, i)), f,
-                                    SC_RUNS_MAX_FIGURES);
-        for (size_t j = 0; j < nf; j++)
-            if (!strcmp(f[j].name, name))
-                vals[k++] = f[j].value;
-    }
-    free(f);
-    return k;
+    if (!v)
+        return NULL;
+    json_object_object_add(v, "workload", json_object_new_string(sc_workload_name(card->workload)));
+    json_object_object_add(v, "kernel", card->kernel ? json_object_new_string(card->kernel) : NULL);
+    json_object_object_add(v, "runs", json_object_get(runs));
+    return v;
 }
 
 static void sc__num(json_object *o, const char *key, double v)
@@ -158,14 +55,16 @@ static void sc__num(json_object *o, const char *key, double v)
     json_object_object_add(o, key, json_object_new_double(v));
 }
 
-static json_object *sc__figure_stats(const sc_figure_value *fig, const double *vals, size_t n)
+static json_object *sc__metric_stats(const sc_metric *m, bool headline, const double *vals,
+                                     size_t n)
 {
     json_object *o = json_object_new_object(), *arr = json_object_new_array(), *ci = NULL;
     sc_stats s;
 
-    json_object_object_add(o, "unit", json_object_new_string(fig->unit));
-    json_object_object_add(o, "better", json_object_new_string(fig->higher ? "higher" : "lower"));
-    json_object_object_add(o, "headline", json_object_new_boolean(fig->headline));
+    json_object_object_add(o, "unit", json_object_new_string(m->unit));
+    json_object_object_add(
+        o, "better", json_object_new_string(m->better == SC_METRIC_HIGHER ? "higher" : "lower"));
+    json_object_object_add(o, "headline", json_object_new_boolean(headline));
     for (size_t i = 0; i < n; i++)
         json_object_array_add(arr, json_object_new_double(vals[i]));
     json_object_object_add(o, "values", arr);
@@ -190,67 +89,70 @@ static json_object *sc__figure_stats(const sc_figure_value *fig, const double *v
     return o;
 }
 
+static bool sc__is_headline(const sc_metric *m, const sc_metric *head, size_t nhead)
+{
+    for (size_t i = 0; i < nhead; i++)
+        if (!strcmp(head[i].name, m->name))
+            return true;
+    return false;
+}
+
 json_object *sc_runs_stats(const sc_card *card, json_object *runs)
 {
-    json_object *stats = json_object_new_object();
     size_t nruns = runs ? json_object_array_length(runs) : 0;
-    sc_figure_value *f = calloc(SC_RUNS_MAX_FIGURES, sizeof(*f));
+    json_object *view = sc__view(card, runs), *stats = json_object_new_object();
+    sc_metric *all = calloc(SC_METRIC_MAX, sizeof(*all)), head[SC_METRIC_MAX];
     double *vals = calloc(nruns + 1, sizeof(*vals));
 
-    if (!stats || !f || !vals) {
+    if (!view || !stats || !all || !vals) {
         json_object_put(stats);
         stats = NULL;
         goto out;
     }
-    /* Every figure any run has, in the order the first run that has it gives. */
-    for (size_t i = 0; i < nruns; i++) {
-        size_t nf = sc_runs_figures(card, sc__metrics_of(json_object_array_get_idx(runs, i)), f,
-                                    SC_RUNS_MAX_FIGURES);
-        for (size_t j = 0; j < nf; j++) {
-            if (json_object_object_get_ex(stats, f[j].name, NULL))
-                continue;
-            size_t n = sc__values(card, runs, f[j].name, vals);
-            json_object_object_add(stats, f[j].name, sc__figure_stats(&f[j], vals, n));
-        }
+    size_t nall = sc_metric_available(view, all, SC_METRIC_MAX);
+    size_t nhead = sc_metric_defaults(card, view, SC_METRIC_HEADLINE, head, SC_METRIC_MAX);
+    for (size_t i = 0; i < nall; i++) {
+        size_t n = sc_metric_samples(&all[i], view, vals, nruns);
+        json_object_object_add(
+            stats, all[i].name,
+            sc__metric_stats(&all[i], sc__is_headline(&all[i], head, nhead), vals, n));
     }
 out:
-    free(f);
+    json_object_put(view);
+    free(all);
     free(vals);
     return stats;
 }
 
 /*
- * runs: auto: whether every headline figure's interval is within runs_ci_pct of its median;
+ * runs: auto: whether every headline metric's interval is within runs_ci_pct of its median;
  * widest names the worst (an unavailable interval is the worst of all).
  */
 static bool sc__intervals_met(const sc_card *card, json_object *runs, char *widest, size_t len)
 {
-    size_t nruns = json_object_array_length(runs), nf = 0, nhead = 0;
-    sc_figure_value *f = calloc(SC_RUNS_MAX_FIGURES, sizeof(*f));
+    size_t nruns = json_object_array_length(runs), nhead = 0;
+    json_object *view = sc__view(card, runs);
+    sc_metric head[SC_METRIC_MAX];
     double *vals = calloc(nruns + 1, sizeof(*vals)), worst = 0;
     bool met = true, unavailable = false;
 
-    if (f && vals && nruns)
-        nf = sc_runs_figures(card, sc__metrics_of(json_object_array_get_idx(runs, 0)), f,
-                             SC_RUNS_MAX_FIGURES);
-    for (size_t j = 0; j < nf; j++) {
+    if (view && vals)
+        nhead = sc_metric_defaults(card, view, SC_METRIC_HEADLINE, head, SC_METRIC_MAX);
+    for (size_t j = 0; j < nhead; j++) {
         sc_stats s;
-        if (!f[j].headline)
-            continue;
-        nhead++;
-        size_t n = sc__values(card, runs, f[j].name, vals);
+        size_t n = sc_metric_samples(&head[j], view, vals, nruns);
         double pct = sc_stats_describe(vals, n, &s) == 0 ? sc_stats_ci_pct(&s) : -1;
         if (pct < 0 || pct > card->runs_ci_pct)
             met = false;
         if (pct < 0 && !unavailable) {
             unavailable = true;
-            snprintf(widest, len, "%s: interval unavailable", f[j].name);
+            snprintf(widest, len, "%s: interval unavailable", head[j].name);
         } else if (!unavailable && pct >= worst) {
             worst = pct;
-            snprintf(widest, len, "%s +-%.2f%%", f[j].name, pct);
+            snprintf(widest, len, "%s +-%.2f%%", head[j].name, pct);
         }
     }
-    free(f);
+    json_object_put(view);
     free(vals);
     return met && nhead > 0;
 }
@@ -268,13 +170,15 @@ bool sc_runs_done(const sc_card *card, json_object *runs, bool failed, char *why
         snprintf(why, len, "runs: %ld done", card->runs);
         return n >= (size_t)card->runs;
     }
-    if (sc__intervals_met(card, runs, widest, sizeof(widest)) && n >= SC_STATS_MIN_RUNS) {
+    if (n >= SC_STATS_MIN_RUNS && sc__intervals_met(card, runs, widest, sizeof(widest))) {
         snprintf(why, len,
                  "every headline figure's 95%% interval within runs_ci_pct %g%% after %zu runs "
                  "(widest: %s)",
                  card->runs_ci_pct, n, widest);
         return true;
     }
+    if (n < SC_STATS_MIN_RUNS)
+        sc__intervals_met(card, runs, widest, sizeof(widest));
     snprintf(why, len, "runs_max %ld reached before every interval was within %g%% (widest: %s)",
              card->runs_max, card->runs_ci_pct, widest);
     return n >= (size_t)card->runs_max;

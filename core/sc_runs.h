@@ -30,30 +30,10 @@ const char *sc_runs_dir(const sc_card *card, size_t i, char *buf, size_t len);
 /* A file of run i: "stream.log" or "run-2/stream.log". Returns buf. */
 const char *sc_runs_path(const sc_card *card, size_t i, const char *name, char *buf, size_t len);
 
-/* One figure of one run. */
-typedef struct sc_figure_value {
-    char name[32];    /* "copy", "qps", "latency_8B", "bw_1MiB" */
-    const char *unit; /* "MB/s", "queries/s", "s", "us" */
-    bool higher;      /* a higher value is better */
-    bool headline;    /* one of the figures runs: auto waits for and classify judges */
-    double value;
-} sc_figure_value;
-
-#define SC_RUNS_MAX_FIGURES 64
-
 /*
- * The figures of one run from its results "metrics" object, for card's workload: stream
- * every function of "rates" (MB/s); ipsearch qps and thread_seconds (total thread time);
- * mpi-pingpong the latency at the smallest size and the bandwidth at every size. Headlines:
- * stream's functions, ipsearch's qps, mpi's smallest-size latency and largest-size
- * bandwidth. Returns how many were filled (at most max). This is the one place that says
- * which figures a run has.
- */
-size_t sc_runs_figures(const sc_card *card, json_object *metrics, sc_figure_value *out, size_t max);
-
-/*
- * results.json's "stats": for every figure of the runs (an array of run objects, each with
- * its "metrics"), its unit, direction and values, and their median, range, coefficient of
+ * results.json's "stats": for every metric of the runs (an array of run objects, each with
+ * its "metrics"; the metrics are the registry's, sc_metric.h), its unit, direction, whether
+ * it is a headline of the card, the values and their median, range, coefficient of
  * variation and 95% interval of the median (sc_stats.h). NULL on ENOMEM.
  */
 json_object *sc_runs_stats(const sc_card *card, json_object *runs);
@@ -61,8 +41,8 @@ json_object *sc_runs_stats(const sc_card *card, json_object *runs);
 /*
  * Whether the series of runs so far (runs, an array of run objects) is complete, and why
  * (one phrase into why): a run failed its gates (failed); runs: N reached N; runs: auto
- * every headline figure's interval within runs_ci_pct of its median (at least 6 runs), or
- * runs_max reached.
+ * every headline metric's interval (sc_metric_defaults(), SC_METRIC_HEADLINE) within
+ * runs_ci_pct of its median (at least 6 runs), or runs_max reached.
  */
 bool sc_runs_done(const sc_card *card, json_object *runs, bool failed, char *why, size_t len);
 

@@ -249,12 +249,14 @@ sc_verdict sc_stats_verdict(const sc_ratio *r, bool higher_is_better, double bou
     if (!r->ci)
         return SC_VERDICT_UNCONFIRMED;
     sc_stats_performance(r, higher_is_better, &p, &low, &high);
+    /* Within the bound first: a shift smaller than the stated noise is none, even when the
+       interval excludes 1 (a host that drifts by 1% between two series is not a result). */
+    if (low >= 1 - bound && high <= 1 + bound)
+        return SC_VERDICT_SAME;
     if (low > 1)
         return SC_VERDICT_FASTER;
     if (high < 1)
         return SC_VERDICT_SLOWER;
-    if (low >= 1 - bound && high <= 1 + bound)
-        return SC_VERDICT_SAME;
     return SC_VERDICT_NOISY;
 }
 

@@ -11,6 +11,8 @@
 #include "cli.h"
 #include "sc_bundle.h"
 #include "sc_metric.h"
+#include "sc_runs.h"
+#include "sc_stats.h"
 #include "sc_verify.h"
 
 #include <errno.h>
@@ -32,9 +34,10 @@ typedef struct sc__cols {
 typedef struct sc__row {
     const char *value;
     char verdict[16];
-    double figure[SC__MAX_COLS];
+    double figure[SC__MAX_COLS]; /* its one run's value, or the median of its runs */
     bool has[SC__MAX_COLS];
-    char *bundle; /* malloc'd, or NULL */
+    json_object *results; /* its results.json, for the statistics over its runs */
+    char *bundle;         /* malloc'd, or NULL */
 } sc__row;
 
 /* The column of metric m, added when new; SC__MAX_COLS when there is no room. */
@@ -59,6 +62,8 @@ static void sc__read_row(const char *path, const sc_card *card, sc__row *row, sc
 
     snprintf(row->verdict, sizeof(row->verdict), "no bundle");
     memset(row->has, 0, sizeof(row->has));
+    json_object_put(row->results);
+    row->results = NULL;
     free(row->bundle);
     row->bundle = path ? strdup(path) : NULL;
     if (!path || sc_bundle_open(&b, path) < 0)
@@ -78,25 +83,71 @@ static void sc__read_row(const char *path, const sc_card *card, sc__row *row, sc
             if (c < SC__MAX_COLS)
                 row->has[c] = sc_metric_value(&m[i], root, &row->figure[c]) == 0;
         }
-        json_object_put(root);
+        row->results = root;
     }
     free(text);
     sc_bundle_close(&b);
 }
 
-/* A figure of a usable run, else "-": a failed run's numbers are not to be used. */
-static void sc__cell(char *buf, size_t len, const sc__row *row, size_t c)
+/* The samples of m in row's bundle, one per run, into a malloc'd *out; how many. */
+static size_t sc__samples(const sc__row *row, const sc_metric *m, double **out)
 {
-    if (strcmp(row->verdict, "ok") != 0 || !row->has[c])
+    *out = calloc(SC_RUNS_MAX, sizeof(double));
+    return *out ? sc_metric_samples(m, row->results, *out, SC_RUNS_MAX) : 0;
+}
+
+/* A figure of a usable run, else "-": a failed run's numbers are not to be used. Several
+   runs: the median, the runs and the median's 95% interval. */
+static void sc__cell(char *buf, size_t len, const sc__row *row, size_t c, const sc_metric *m)
+{
+    double *v = NULL;
+    size_t n;
+    sc_stats s;
+    int prec = row->figure[c] < 100 ? 3 : 1;
+
+    if (strcmp(row->verdict, "ok") != 0 || !row->has[c]) {
         snprintf(buf, len, "-");
+        return;
+    }
+    n = sc__samples(row, m, &v);
+    if (n > 1 && sc_stats_describe(v, n, &s) == 0 && s.ci)
+        snprintf(buf, len, "%.*f, %zu runs, 95%% [%.*f, %.*f]", prec, s.median, n, prec, s.ci_low,
+                 prec, s.ci_high);
+    else if (n > 1)
+        snprintf(buf, len, "%.*f, %zu runs", prec, row->figure[c], n);
     else
-        snprintf(buf, len, "%.*f", row->figure[c] < 100 ? 3 : 1, row->figure[c]);
+        snprintf(buf, len, "%.*f", prec, row->figure[c]);
+    free(v);
+}
+
+/* The change of row against the first: in %, then B/A with its interval and the verdict
+   (doc/design.md, "Statistics of runs"). */
+static void sc__change(char *buf, size_t len, const sc__row *base, const sc__row *row, size_t c,
+                       const sc_metric *m)
+{
+    double *a = NULL, *b = NULL;
+    size_t na = sc__samples(base, m, &a), nb = sc__samples(row, m, &b);
+    sc_ratio r;
+    int used = snprintf(buf, len, "%+.1f%%", sc_metric_change(base->figure[c], row->figure[c]));
+
+    if (used > 0 && (size_t)used < len && na && nb && sc_stats_ratio(a, na, b, nb, &r) == 0) {
+        if (r.ci)
+            snprintf(buf + used, len - (size_t)used, ", B/A %.3f [%.3f, %.3f]: %s", r.ratio,
+                     r.ci_low, r.ci_high,
+                     sc_stats_verdict_name(sc_stats_verdict(&r, m->better == SC_METRIC_HIGHER,
+                                                            SC_STATS_NOISE_BOUND)));
+        else
+            snprintf(buf + used, len - (size_t)used, " (unconfirmed: fewer than %d runs a side)",
+                     SC_STATS_MIN_RUNS);
+    }
+    free(a);
+    free(b);
 }
 
 static void sc__table(FILE *out, const char *key, const sc__row *rows, size_t n,
                       const sc__cols *cols)
 {
-    char cell[64];
+    char cell[128];
 
     fprintf(out, "| %s | verdict |", key);
     for (size_t c = 0; c < cols->n; c++)
@@ -109,16 +160,15 @@ static void sc__table(FILE *out, const char *key, const sc__row *rows, size_t n,
     for (size_t i = 0; i < n; i++) {
         fprintf(out, "| %s | %s |", rows[i].value, rows[i].verdict);
         for (size_t c = 0; c < cols->n; c++) {
-            char change[32] = "(baseline)";
+            char change[160] = "(baseline)";
             bool usable = !strcmp(rows[i].verdict, "ok") && !strcmp(rows[0].verdict, "ok");
             if (i > 0 && usable && rows[0].has[c] && rows[i].has[c] && rows[0].figure[c] > 0)
-                snprintf(change, sizeof(change), "%+.1f%%",
-                         sc_metric_change(rows[0].figure[c], rows[i].figure[c]));
+                sc__change(change, sizeof(change), &rows[0], &rows[i], c, &cols->m[c]);
             else if (i > 0 && strcmp(rows[i].verdict, "ok") != 0)
                 snprintf(change, sizeof(change), "not usable");
             else if (i > 0)
                 snprintf(change, sizeof(change), "n/a");
-            sc__cell(cell, sizeof(cell), &rows[i], c);
+            sc__cell(cell, sizeof(cell), &rows[i], c, &cols->m[c]);
             fprintf(out, " %s | %s |", cell, change);
         }
         fprintf(out, " %s |\n", rows[i].bundle ? rows[i].bundle : "-");
@@ -225,8 +275,10 @@ int sc_run_series_execute(const sc_run_series *rs, const sc_executor *ex)
         status = SC_EXIT_FAILED;
 out:
     free(pending);
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; i < s->n; i++) {
         free(rows[i].bundle);
+        json_object_put(rows[i].results);
+    }
     free(rows);
     return status;
 }

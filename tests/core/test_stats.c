@@ -176,6 +176,28 @@ static void test_ratio_same(void)
 }
 
 /*
+ * A 2% shift of tight runs: a = 1000..1005, b = 1.02 a; interval [1.02 * 1002/1005,
+ * 1.02 * 1005/1002] = [1.01696, 1.02305]: it excludes 1 but lies within a 5% noise bound (no
+ * detectable difference), not within 1% (B faster).
+ */
+static void test_ratio_within_bound(void)
+{
+    double a[6], b[6];
+    sc_ratio r;
+
+    for (int i = 0; i < 6; i++) {
+        a[i] = 1000 + i;
+        b[i] = 1.02 * a[i];
+    }
+    SC_CHECK_INT_EQ(sc_stats_ratio(a, 6, b, 6, &r), 0);
+    SC_CHECK_NEAR(r.ci_low, 1.02 * 1002 / 1005, 1e-12);
+    SC_CHECK_NEAR(r.ci_high, 1.02 * 1005 / 1002, 1e-12);
+    SC_CHECK_INT_EQ(sc_stats_verdict(&r, true, 5), SC_VERDICT_SAME);
+    SC_CHECK_INT_EQ(sc_stats_verdict(&r, true, 1), SC_VERDICT_FASTER);
+    SC_CHECK_INT_EQ(sc_stats_verdict(&r, false, 1), SC_VERDICT_SLOWER);
+}
+
+/*
  * 60 runs a side, a_i = b_i = e^i: the normal approximation. k = floor(1800 - 1.959964 *
  * sqrt(3600 * 121 / 12)) = floor(1800 - 373.42) = 1426. The differences are the integers
  * -59..59, d appearing 60 - |d| times; (60-t)(61-t)/2 of them are <= -t, first >= 1426 at
@@ -274,6 +296,7 @@ int main(void)
     SC_TEST_RUN(test_ratio_exact);
     SC_TEST_RUN(test_ratio_shift);
     SC_TEST_RUN(test_ratio_same);
+    SC_TEST_RUN(test_ratio_within_bound);
     SC_TEST_RUN(test_ratio_normal);
     SC_TEST_RUN(test_ratio_unconfirmed);
     SC_TEST_RUN(test_exact_law);
