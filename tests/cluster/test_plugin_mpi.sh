@@ -16,6 +16,8 @@ mpi_card() { # mpi_card NAME CPU_LIST TRANSPORT [lines]
 	{
 		printf 'version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: %s\n' "$cpus"
 		printf '  max_bytes: 65536\n  iterations: 50\n  expect:\n    transport: %s\n' "$transport"
+		# The interference gate opened: the job runs beside other tests under ctest -j.
+		printf '    max_interference_pct: 100\n'
 		printf '%s\n' "$@"
 	} >"$WORK/$name"
 	chown scuser:scuser "$WORK/$name"
@@ -49,6 +51,17 @@ for host in scn1 scn2; do
 	grep -q "TRACE_TRANSPORT_RANK rank=[01] host=$host transport=tcp" "$B/stream.log" ||
 		fail "no transport view of $host in the bundle"
 done
+# Each rank accounted the interference on its own CPU, on its own node.
+for r in 0 1; do
+	grep -q "^TRACE_INTERFERENCE_CPU source=rank$r cpu=0 " "$B/stream.log" ||
+		fail "rank $r did not account its CPU: $(grep TRACE_INTERFERENCE "$B/stream.log" | head -n 5)"
+done
+python3 - "$B" <<'PY' || fail "two nodes: results.json lacks both ranks' interference"
+import json, sys
+r = json.load(open(sys.argv[1] + "/results.json"))
+sources = sorted(c["source"] for c in r["interference"]["cpus"])
+assert sources == ["rank0", "rank1"], sources
+PY
 as_user "$SC" verify "$B" >/dev/null || fail "two nodes: verify rejects the bundle"
 
 # Prefetch off on both nodes (a fake machine under the sysroot, one for both nodes: they

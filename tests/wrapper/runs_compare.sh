@@ -4,7 +4,7 @@
 # faster or slower; the same card with busy loops pinned to B's CPUs compares as "B slower"
 # (both sides' interference gate opened with max_interference_pct: 100, so the loaded runs
 # are evidence; tests/wrapper/interference.sh tests the gate itself), and classify calls
-# that B bad; the sweep table gives each value's median, runs and interval.
+# that B bad; report and export give each value's median, runs and interval.
 # RUN_SERIAL (tests/wrapper/CMakeLists.txt): the busy loops must not slow the tests beside
 # it, and the A/A pair should see the same machine.
 BIN=$(cd "$1" && pwd) SRC=$2
@@ -53,6 +53,17 @@ case $v in
 *) fail "A against A: '$v': $(results_of "$WORK/aa.out")" ;;
 esac
 echo "A/A: $(results_of "$WORK/aa.out")"
+
+# report and export say the same: each value the median of 6 runs with its interval.
+expect_status 0 "$SC" report "$A1" "$A2" -o "$WORK/aa.html"
+expect_contains "$WORK/aa.html" "median of 6 runs, 95% ["
+expect_contains "$WORK/aa.html" "ratio B/A: Hodges-Lehmann"
+expect_contains "$WORK/aa.html" "% foreign (limit 100%)"
+expect_status 0 "$SC" export --prometheus "$A1"
+grep -Eq '^streamcard_metric_runs\{.*metric="copy".*\} 6$' "$WORK/out" || fail "export: no runs: $(cat "$WORK/out")"
+grep -Eq '^streamcard_metric_ci95_low\{.*metric="copy".*\} [0-9.e+]+$' "$WORK/out" ||
+    fail "export: no interval"
+grep -Eq '^streamcard_interference_max_pct\{.*\} [0-9.e+]+$' "$WORK/out" || fail "export: no interference"
 
 # B: busy loops on both of the card's CPUs, under their own name.
 ln -s "$(command -v sh)" "$WORK/sc-busy"
