@@ -189,7 +189,7 @@ static void sc__save(const char *dir, const char *key, const sc__row *rows, size
         return;
     FILE *f = fopen(path, "wx");
     if (f) {
-        fprintf(f, "# streamcard sweep of %s (%zu runs)\n\n", key, n);
+        fprintf(f, "# streamcard sweep of %s (%zu values)\n\n", key, n);
         sc__table(f, key, rows, n, cols);
         fclose(f);
         printf("SWEEP_TABLE=%s\n", path);
