@@ -71,7 +71,7 @@ taskset -c 0 "$WORK/sc-busy" -c 'while :; do :; done' &
 BUSY0=$!
 taskset -c 1 "$WORK/sc-busy" -c 'while :; do :; done' &
 BUSY1=$!
-trap 'kill $BUSY0 $BUSY1 2>/dev/null; rm -rf "$WORK"' EXIT
+trap 'kill $BUSY0 $BUSY1 2>/dev/null || true; rm -rf "$WORK"' EXIT
 sleep 0.2
 B=$(run_card busy)
 kill $BUSY0 $BUSY1
