@@ -2,7 +2,7 @@
  * sc_trace_protocol.h: the trace protocol, the lines a workload prints on its stdout for
  * the observer that runs it (doc/design.md, the trace protocol). Constants only: nothing to
  * link, so the workloads (which link nothing of libstreamcard) and the core include the same
- * text. Writers: kernels/trace.c, kernels/ipsearch_pool.c, mpi/pingpong.c, mpi/transport.c,
+ * text. Writers: kernels/trace.c, kernels/ipsearch_pool.c, mpi/pingpong.c, mpi/transport_report.c,
  * and the stream/ipsearch validation lines. Readers: core/tracelog.c (the whole log) and
  * core/observe.c (main_loop_begin as it happens, and the readiness handshake).
  *
@@ -20,6 +20,10 @@
 
 /* Every protocol line that is not one of the counts or validation lines below. */
 #define SC_TRACE_TAG "TRACE_"
+
+/* The format of a line after its tag, for a reader that keeps lines without their tag:
+   sscanf(rest, SC_TRACE_AFTER_TAG(SC_TRACE_IFACE_BYTES(...), SC_TRACE_TAG_IFACE_BYTES), ...). */
+#define SC_TRACE_AFTER_TAG(FORMAT, TAG) ((FORMAT) + sizeof(TAG) - 1)
 
 /* "TRACE_WORKLOAD_PHASE=main_loop_begin" just before the first timed repetition (and after
    the warm-up barrier of MPI), "TRACE_WORKLOAD_PHASE=main_loop_end" after the last. */
@@ -46,12 +50,51 @@
     SC_TRACE_TAG_RANK_BINDING "rank=" RANK " host=" HOST " cpu=" CPU " pid=" PID                 \
                               " allowed=" ALLOWED
 
-/* The transport every rank's MPI library used, then the one the run agrees on. A reader
-   keeps TRANSPORT's words after the tag as name=value pairs. */
+/* What each MPI rank shows of itself just before main_loop_begin (printed by rank 0 for
+   every rank, on every node): each thread of the rank's process and the CPU it last ran on,
+   and the rank's anonymous memory per NUMA node. */
+#define SC_TRACE_TAG_RANK_THREAD SC_TRACE_TAG "RANK_THREAD "
+#define SC_TRACE_RANK_THREAD(RANK, HOST, PID, TID, CPU)                                          \
+    SC_TRACE_TAG_RANK_THREAD "rank=" RANK " host=" HOST " pid=" PID " tid=" TID " cpu=" CPU
+#define SC_TRACE_TAG_RANK_NUMA SC_TRACE_TAG "RANK_NUMA "
+#define SC_TRACE_RANK_NUMA(RANK, HOST, NODE, BYTES)                                              \
+    SC_TRACE_TAG_RANK_NUMA "rank=" RANK " host=" HOST " node=" NODE " bytes=" BYTES
+
+/*
+ * MPI: how the data went (doc/design.md, "Carriers"). Before main_loop_begin, per rank
+ * (printed by rank 0): the carriers its MPI library's selection allowed, the components, and
+ * libfabric's providers (fi_getinfo through the libfabric the MPI library loaded); each
+ * reason a fabric was refused (the rest of the line: the library's or the fabric's words);
+ * each library of the MPI stack (the rest of the line: the version it states); each
+ * setting that steers the transport (the rest of the line: its value).
+ */
 #define SC_TRACE_TAG_TRANSPORT_RANK SC_TRACE_TAG "TRANSPORT_RANK "
-#define SC_TRACE_TRANSPORT_RANK(RANK, HOST, TRANSPORT, PML, BTL, MTL, PROVIDER, FI_INFO)         \
-    SC_TRACE_TAG_TRANSPORT_RANK "rank=" RANK " host=" HOST " transport=" TRANSPORT " pml=" PML   \
+#define SC_TRACE_TRANSPORT_RANK(RANK, HOST, CANDIDATES, PML, BTL, MTL, PROVIDER, FI_INFO)       \
+    SC_TRACE_TAG_TRANSPORT_RANK "rank=" RANK " host=" HOST " candidates=" CANDIDATES " pml=" PML \
                                 " btl=" BTL " mtl=" MTL " provider=" PROVIDER " fi_info=" FI_INFO
+#define SC_TRACE_TAG_TRANSPORT_REFUSED SC_TRACE_TAG "TRANSPORT_REFUSED "
+#define SC_TRACE_TRANSPORT_REFUSED(RANK, SUBJECT)                                                \
+    SC_TRACE_TAG_TRANSPORT_REFUSED "rank=" RANK " subject=" SUBJECT " why="
+#define SC_TRACE_TAG_MPI_LIBRARY SC_TRACE_TAG "MPI_LIBRARY "
+#define SC_TRACE_MPI_LIBRARY(RANK, NAME, LOADED, SHA256, PATH)                                  \
+    SC_TRACE_TAG_MPI_LIBRARY "rank=" RANK " name=" NAME " loaded=" LOADED " sha256=" SHA256      \
+                             " path=" PATH " version="
+#define SC_TRACE_TAG_MPI_PARAM SC_TRACE_TAG "MPI_PARAM "
+#define SC_TRACE_MPI_PARAM(RANK, NAME, SOURCE)                                                   \
+    SC_TRACE_TAG_MPI_PARAM "rank=" RANK " name=" NAME " source=" SOURCE " value="
+/*
+ * After main_loop_end, per rank: the payload bytes it sent in the main loop and its network
+ * namespace, then the bytes of each interface of that namespace that moved any (loopback
+ * always) over the same time; then the run's carrier as the bytes decided it
+ * (sc_carrier.h), and rank 0's components.
+ */
+#define SC_TRACE_TAG_PAYLOAD_BYTES SC_TRACE_TAG "PAYLOAD_BYTES "
+#define SC_TRACE_PAYLOAD_BYTES(RANK, NETNS, SENT, UNCOUNTED)                                     \
+    SC_TRACE_TAG_PAYLOAD_BYTES "rank=" RANK " netns=" NETNS " sent=" SENT                       \
+                               " uncounted_ifaces=" UNCOUNTED
+#define SC_TRACE_TAG_IFACE_BYTES SC_TRACE_TAG "IFACE_BYTES "
+#define SC_TRACE_IFACE_BYTES(RANK, NETNS, IFACE, RX, TX)                                         \
+    SC_TRACE_TAG_IFACE_BYTES "rank=" RANK " netns=" NETNS " iface=" IFACE " rx=" RX " tx=" TX
 #define SC_TRACE_TAG_TRANSPORT SC_TRACE_TAG "TRANSPORT "
 #define SC_TRACE_TRANSPORT_FIRST "transport=" /* TRANSPORT's first word */
 #define SC_TRACE_TRANSPORT(TRANSPORT, PML, BTL, MTL, PROVIDER)                                   \
@@ -78,6 +121,11 @@
    region (gathered from the ranks). */
 #define SC_TRACE_THREADS_REQUESTED(N) "Number of Threads requested = " N
 #define SC_TRACE_THREADS_COUNTED(N) "Number of Threads counted = " N
+
+/* stream: the granularity of the clock its repetitions are timed with, as STREAM's
+   checktick() measures it (whole microseconds, at least 1). The stream_timer gate wants
+   every function's fastest repetition to last 20 of these. */
+#define SC_TRACE_CLOCK_GRANULARITY(US) "Clock granularity = " US " microseconds"
 #define SC_TRACE_RANKS_REQUESTED(N) "Number of Ranks requested = " N
 #define SC_TRACE_RANKS_COUNTED(N) "Number of Ranks counted = " N
 

@@ -5,6 +5,7 @@
 #include "sc_card.h"
 #include "sc_card_schema.h"
 #include "sc_file.h"
+#include "sc_text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,9 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <yaml.h>
-
-/* Largest card accepted: a card is a few dozen lines; anything huge is a mistake. */
-#define SC_CARD_MAX_BYTES (1u << 20)
 
 /* Forgets the card's sweep: its values, their lines and the swept key. */
 static void sc__card_drop_sweep(sc_card *card)
@@ -40,8 +38,10 @@ sc_card *sc_card_new(void)
     card->cpus = hwloc_bitmap_alloc();
     card->governor = strdup("unchanged");
     card->nt_stores = strdup("auto");
+    card->cache_resident = strdup("refuse");
     card->source_name = strdup("command line");
-    if (!card->cpus || !card->governor || !card->nt_stores || !card->source_name) {
+    if (!card->cpus || !card->governor || !card->nt_stores || !card->cache_resident ||
+        !card->source_name) {
         sc_card_free(card);
         return NULL;
     }
@@ -71,6 +71,7 @@ void sc_card_free(sc_card *card)
     hwloc_bitmap_free(card->cpus);
     free(card->governor);
     free(card->nt_stores);
+    free(card->cache_resident);
     free(card->nodes);
     free(card->expect_transport);
     for (size_t i = 0; i < card->n_env; i++) {
@@ -161,30 +162,55 @@ static int sc__list_add(sc_card *card, const char *value)
     return 0;
 }
 
-/* env: a mapping of NAME: value. Names are checked in sc_card_check(). */
+/* env: a mapping of NAME: value. Names are checked in sc_card_check(); a name set twice is
+   found through one hash table (sc_text_find_repeats), and said once per repeat. */
 static void sc__read_env(sc__card_reader *r, yaml_node_t *map)
 {
+    size_t n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
+    size_t base = r->card->n_env, *first = calloc(n + 1, sizeof(*first));
+    int *lines = calloc(n + 1, sizeof(*lines));
+    const char **names = calloc(n + 1, sizeof(*names));
     char where[512];
 
+    if (!first || !lines || !names) {
+        r->errors++;
+        goto out;
+    }
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
          p++) {
         yaml_node_t *k = yaml_document_get_node(r->doc, p->key);
         yaml_node_t *v = yaml_document_get_node(r->doc, p->value);
-        snprintf(where, sizeof(where), "%s:%d", r->name, sc__line(k));
         if (k->type != YAML_SCALAR_NODE || v->type != YAML_SCALAR_NODE) {
+            snprintf(where, sizeof(where), "%s:%d", r->name, sc__line(k));
             sc_diag_addf(r->diag, "%s: env: entries must be NAME: value (got %s)", where,
                          sc__node_kind(k->type != YAML_SCALAR_NODE ? k : v));
             r->errors++;
             continue;
         }
-        for (size_t i = 0; i < r->card->n_env; i++)
-            if (strcmp(r->card->env[i].key, sc__scalar(k)) == 0) {
-                sc_diag_addf(r->diag, "%s: env: %s is set twice", where, sc__scalar(k));
-                r->errors++;
-            }
-        if (sc__env_add(r->card, sc__scalar(k), sc__scalar(v)) < 0)
+        if (sc__env_add(r->card, sc__scalar(k), sc__scalar(v)) < 0) {
             r->errors++;
+            goto out;
+        }
+        lines[r->card->n_env - 1 - base] = sc__line(k);
     }
+    size_t added = r->card->n_env - base;
+    for (size_t i = 0; i < added; i++)
+        names[i] = r->card->env[base + i].key;
+    if (sc_text_find_repeats(names, added, first) < 0) {
+        r->errors++;
+        goto out;
+    }
+    for (size_t i = 0; i < added; i++) {
+        if (first[i] == added)
+            continue;
+        sc_diag_addf(r->diag, "%s:%d: env: %s is set twice (first on line %d)", r->name, lines[i],
+                     names[i], lines[first[i]]);
+        r->errors++;
+    }
+out:
+    free(first);
+    free(lines);
+    free(names);
 }
 
 static void sc__read_list(sc__card_reader *r, yaml_node_t *seq)
@@ -200,6 +226,34 @@ static void sc__read_list(sc__card_reader *r, yaml_node_t *seq)
         if (sc__list_add(r->card, sc__scalar(v)) < 0)
             r->errors++;
     }
+}
+
+/* A list of carriers (expect: transport: [shm, tcp]): any of them; one value, joined. */
+static void sc__read_carriers(sc__card_reader *r, const sc__card_key *key, yaml_node_t *k,
+                              yaml_node_t *seq, const char *where)
+{
+    char joined[4 * SC__CARD_NAME_MAX] = "";
+    size_t used = 0;
+
+    for (yaml_node_item_t *it = seq->data.sequence.items.start; it < seq->data.sequence.items.top;
+         it++) {
+        yaml_node_t *v = yaml_document_get_node(r->doc, *it);
+        if (v->type != YAML_SCALAR_NODE) {
+            sc__reader_error(r, v, "%s: list entries must be single carriers (got %s)",
+                             sc__card_key_name(key), sc__node_kind(v));
+            return;
+        }
+        int n =
+            snprintf(joined + used, sizeof(joined) - used, "%s%s", used ? "," : "", sc__scalar(v));
+        used = n < 0 || (size_t)n >= sizeof(joined) - used ? sizeof(joined) - 1 : used + (size_t)n;
+    }
+    if (!used) {
+        sc__reader_error(r, k, "%s: an empty list (valid: one carrier, or a list of them)",
+                         sc__card_key_name(key));
+        return;
+    }
+    if (sc__card_assign(r->card, key, joined, where, r->diag) < 0)
+        r->errors++;
 }
 
 /* Keys a sweep may vary: what a run is, not what the card is or where it may run. */
@@ -320,6 +374,10 @@ static void sc__read_node(sc__card_reader *r, const sc__card_key *key, yaml_node
         sc__read_list(r, v);
         return;
     }
+    if (key->type == SC__CT_CARRIERS && v->type == YAML_SEQUENCE_NODE) {
+        sc__read_carriers(r, key, k, v, where);
+        return;
+    }
     if (v->type == YAML_SEQUENCE_NODE && key->type != SC__CT_ENV && key->type != SC__CT_LIST) {
         sc__read_sweep(r, key, k, v);
         return;
@@ -434,6 +492,9 @@ int sc_card_parse(sc_card *card, const char *text, size_t len, const char *name,
     card->source_len = len;
     card->source_name = name_copy;
 
+    int rc = sc__card_scan(text, len, name, diag);
+    if (rc < 0)
+        return rc;
     if (!yaml_parser_initialize(&parser))
         return -ENOMEM;
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
@@ -466,11 +527,12 @@ int sc_card_load_file(sc_card *card, const char *path, sc_diag *diag)
 {
     char *text = NULL;
     size_t len = 0;
-    int rc = sc_file_read_at(AT_FDCWD, path, 0, SC_CARD_MAX_BYTES, &text, &len);
+    int rc = sc_file_read_at(AT_FDCWD, path, 0, SC_CARD_MAX_BYTES + 1, &text, &len);
 
     if (rc < 0) {
         sc_diag_addf(diag, "%s: cannot read the card: %s", path,
-                     rc == -EFBIG ? "larger than 1 MiB" : strerror(-rc));
+                     rc == -EFBIG ? "larger than 64 KiB (valid: at most 65536 bytes)"
+                                  : strerror(-rc));
         return rc;
     }
     rc = sc_card_parse(card, text, len, path, diag);
@@ -536,6 +598,7 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
     /* Every owned member is cleared first, so that a failed copy frees only its own. */
     c->source = c->source_name = c->question = c->run_name = c->kernel = c->cpu_list = NULL;
     c->governor = c->nt_stores = c->nodes = c->expect_transport = c->name_suffix = NULL;
+    c->cache_resident = NULL;
     c->cpus = NULL;
     c->env = NULL;
     c->n_env = 0;
@@ -556,7 +619,9 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
          sc__copy_str(&c->question, card->question) && sc__copy_str(&c->run_name, card->run_name) &&
          sc__copy_str(&c->kernel, card->kernel) && sc__copy_str(&c->cpu_list, card->cpu_list) &&
          sc__copy_str(&c->governor, card->governor) &&
-         sc__copy_str(&c->nt_stores, card->nt_stores) && sc__copy_str(&c->nodes, card->nodes) &&
+         sc__copy_str(&c->nt_stores, card->nt_stores) &&
+         sc__copy_str(&c->cache_resident, card->cache_resident) &&
+         sc__copy_str(&c->nodes, card->nodes) &&
          sc__copy_str(&c->expect_transport, card->expect_transport) &&
          sc__copy_str(&c->name_suffix, card->name_suffix);
     for (size_t i = 0; ok && i < card->n_env; i++)

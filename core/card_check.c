@@ -304,8 +304,35 @@ int sc__card_check_run(sc_card *card, sc_diag *diag)
     }
     if (card->present[SC_CF_WINDOW] && !card->invalid[SC_CF_WINDOW] && card->kernel &&
         strcmp(card->kernel, "uniband") != 0) {
-        sc_diag_addf(diag, "%s: window: only the uniband kernel has a window (valid: kernel: "
-                     "uniband, or no window)", sc__where(card, SC_CF_WINDOW, where, sizeof(where)));
+        sc_diag_addf(diag,
+                     "%s: window: only the uniband kernel has a window (valid: kernel: "
+                     "uniband, or no window)",
+                     sc__where(card, SC_CF_WINDOW, where, sizeof(where)));
+        errors++;
+    }
+    if (card->present[SC_CF_EXPECT_AT_BYTES] && !card->invalid[SC_CF_EXPECT_AT_BYTES] &&
+        sc__valid(card, SC_CF_MIN_BYTES, SC_CF_MAX_BYTES) &&
+        (card->expect_at_bytes < card->min_bytes || card->expect_at_bytes > card->max_bytes)) {
+        sc_diag_addf(diag, "%s: at_bytes: %llu is not a message size of the run (valid: %llu-%llu)",
+                     sc__where(card, SC_CF_EXPECT_AT_BYTES, where, sizeof(where)),
+                     (unsigned long long)card->expect_at_bytes, (unsigned long long)card->min_bytes,
+                     (unsigned long long)card->max_bytes);
+        errors++;
+    }
+    if (card->present[SC_CF_EXPECT_AT_BYTES] && card->expect_min_rate_MBps <= 0 &&
+        !card->invalid[SC_CF_EXPECT_MIN_RATE]) {
+        sc_diag_addf(diag,
+                     "%s: at_bytes: it says where min_rate_MBps applies, and the card sets "
+                     "none (valid: expect: min_rate_MBps with at_bytes, or no at_bytes)",
+                     sc__where(card, SC_CF_EXPECT_AT_BYTES, where, sizeof(where)));
+        errors++;
+    }
+    if (card->present[SC_CF_EXPECT_MAX_LATENCY] && !card->invalid[SC_CF_EXPECT_MAX_LATENCY] &&
+        card->kernel && strcmp(card->kernel, "pingpong") != 0) {
+        sc_diag_addf(diag,
+                     "%s: max_latency_us: only the pingpong kernel measures a latency "
+                     "(valid: kernel: pingpong, or no max_latency_us)",
+                     sc__where(card, SC_CF_EXPECT_MAX_LATENCY, where, sizeof(where)));
         errors++;
     }
     sc__check_env(card, diag, &errors);

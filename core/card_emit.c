@@ -115,6 +115,7 @@ static void sc__emit_experiment(yaml_emitter_t *e, const sc_card *card)
     if (card->workload == SC_WORKLOAD_STREAM) {
         sc__pair_u64(e, "array_size", card->array_size);
         sc__pair(e, "nt_stores", card->nt_stores);
+        sc__pair(e, "cache_resident", card->cache_resident);
     }
     if (sc__emits(card, SC_CF_ITERATIONS))
         sc__pair_u64(e, "iterations", (uint64_t)card->iterations);
@@ -145,7 +146,9 @@ static void sc__emit_experiment(yaml_emitter_t *e, const sc_card *card)
         sc__pair_u64(e, "runs_max", (uint64_t)card->runs_max);
     }
     sc__pair(e, "interference_accounting", card->interference_accounting ? "on" : "off");
-    if (card->expect_transport || card->expect_min_rate_MBps > 0 || card->interference_accounting) {
+    if (card->expect_transport || card->expect_min_rate_MBps > 0 ||
+        card->present[SC_CF_EXPECT_AT_BYTES] || card->expect_max_latency_us > 0 ||
+        card->interference_accounting) {
         sc__scalar(e, "expect");
         sc__mapping_start(e);
         if (card->expect_transport)
@@ -153,6 +156,12 @@ static void sc__emit_experiment(yaml_emitter_t *e, const sc_card *card)
         if (card->expect_min_rate_MBps > 0) {
             snprintf(num, sizeof(num), "%.17g", card->expect_min_rate_MBps);
             sc__pair(e, "min_rate_MBps", num);
+        }
+        if (card->present[SC_CF_EXPECT_AT_BYTES])
+            sc__pair_u64(e, "at_bytes", card->expect_at_bytes);
+        if (card->expect_max_latency_us > 0) {
+            snprintf(num, sizeof(num), "%.17g", card->expect_max_latency_us);
+            sc__pair(e, "max_latency_us", num);
         }
         if (card->interference_accounting) {
             snprintf(num, sizeof(num), "%.17g", card->expect_max_interference_pct);

@@ -4,6 +4,7 @@
  * so a value means the same thing wherever it comes from.
  */
 #include "sc_card_schema.h"
+#include "sc_carrier.h"
 #include "sc_cpulist.h"
 #include "sc_text.h"
 
@@ -47,6 +48,9 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
      "timed repetitions (stream, ipsearch: the first is a warm-up) or round trips per size (mpi)"},
     {SC_CF_NT_STORES, "experiment.nt_stores", "nt-stores", SC__CT_CHOICE, 0, 0, "auto|on|off",
      WL_STREAM, "stream: non-temporal stores: auto | on | off"},
+    {SC_CF_CACHE_RESIDENT, "experiment.cache_resident", "cache-resident", SC__CT_CHOICE, 0, 0,
+     "refuse|accept", WL_STREAM,
+     "stream: accept an array inside 4x the last-level caches on purpose: refuse | accept"},
     {SC_CF_NB, "experiment.nb", "nb", SC__CT_U64, 1, 1LL << 34, NULL, WL_IPSEARCH,
      "ipsearch: database vectors"},
     {SC_CF_NQ, "experiment.nq", "nq", SC__CT_U64, 1, 1LL << 30, NULL, WL_IPSEARCH,
@@ -76,10 +80,19 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
     {SC_CF_INTERFERENCE_ACCOUNTING, "experiment.interference_accounting",
      "interference-accounting", SC__CT_SWITCH, 0, 0, NULL, SC__WL_ANY,
      "account foreign work on the card's CPUs: on | off (default on)"},
-    {SC_CF_EXPECT_TRANSPORT, "experiment.expect.transport", "expect-transport", SC__CT_NAME, 0, 0,
-     NULL, WL_MPI, "mpi: transport that must carry the data (shm, tcp, ofi:PROVIDER)"},
+    {SC_CF_EXPECT_TRANSPORT, "experiment.expect.transport", "expect-transport", SC__CT_CARRIERS, 0,
+     0, NULL, WL_MPI,
+     "mpi: carrier(s) the data must go over: shm, tcp, ofi:PROVIDER, ucx:TRANSPORT; a list "
+     "(shm,tcp) means any of them"},
     {SC_CF_EXPECT_MIN_RATE, "experiment.expect.min_rate_MBps", "expect-min-rate", SC__CT_DOUBLE, 0,
-     0, NULL, WL_STREAM | WL_MPI, "best rate below this (MB/s) fails the run"},
+     0, NULL, WL_STREAM | WL_MPI,
+     "best rate below this (MB/s) fails the run (mpi: the rate at at_bytes)"},
+    {SC_CF_EXPECT_AT_BYTES, "experiment.expect.at_bytes", "expect-at-bytes", SC__CT_U64, 0,
+     1LL << 30, NULL, WL_MPI,
+     "mpi: the message size min_rate_MBps applies to (default: max_bytes)"},
+    {SC_CF_EXPECT_MAX_LATENCY, "experiment.expect.max_latency_us", "expect-max-latency",
+     SC__CT_DOUBLE, 0, 0, NULL, WL_MPI,
+     "mpi pingpong: a latency (us) at the smallest size above this fails the run"},
     {SC_CF_EXPECT_MAX_INTERFERENCE, "experiment.expect.max_interference_pct",
      "expect-max-interference", SC__CT_DOUBLE, 0, 0, NULL, SC__WL_ANY,
      "foreign share of any card CPU above this % fails the run (default 5)"},
@@ -167,6 +180,7 @@ static void *sc__card_slot(sc_card *card, sc_card_field f)
     case SC_CF_ARRAY_SIZE: return &card->array_size;
     case SC_CF_ITERATIONS: return &card->iterations;
     case SC_CF_NT_STORES: return &card->nt_stores;
+    case SC_CF_CACHE_RESIDENT: return &card->cache_resident;
     case SC_CF_NB: return &card->nb;
     case SC_CF_NQ: return &card->nq;
     case SC_CF_DIM: return &card->dim;
@@ -184,6 +198,8 @@ static void *sc__card_slot(sc_card *card, sc_card_field f)
     case SC_CF_RUNS_MAX: return &card->runs_max;
     case SC_CF_INTERFERENCE_ACCOUNTING: return &card->interference_accounting;
     case SC_CF_EXPECT_MAX_INTERFERENCE: return &card->expect_max_interference_pct;
+    case SC_CF_EXPECT_AT_BYTES: return &card->expect_at_bytes;
+    case SC_CF_EXPECT_MAX_LATENCY: return &card->expect_max_latency_us;
     default: return NULL;
     }
 }
@@ -246,6 +262,38 @@ static int sc__replace_string(char **slot, const char *value)
     return 0;
 }
 
+/*
+ * A carriers value: each comma-separated carrier in canonical form (sc_carrier.h), joined
+ * by commas, into *slot. Returns 0 or -EINVAL with a line in diag.
+ */
+static int sc__assign_carriers(char **slot, const char *name, const char *value, const char *where,
+                               sc_diag *diag)
+{
+    char list[SC__CARD_NAME_MAX + 1] = "", one[SC_CARRIER_MAX], why[256], item[SC_CARRIER_MAX];
+    size_t used = 0;
+
+    for (const char *p = value;; p++) {
+        size_t n = strcspn(p, ",");
+        snprintf(item, sizeof(item), "%.*s", (int)(n < sizeof(item) ? n : sizeof(item) - 1), p);
+        if (n >= sizeof(item) || strlen(value) > SC__CARD_NAME_MAX) {
+            sc_diag_addf(diag, "%s: %s: longer than %d characters (valid: %s)", where, name,
+                         SC__CARD_NAME_MAX, sc_carrier_choices());
+            return -EINVAL;
+        }
+        if (sc_carrier_canonical(item, one, sizeof(one), why, sizeof(why)) < 0) {
+            sc_diag_addf(diag, "%s: %s: %s (valid: %s)", where, name, why, sc_carrier_choices());
+            return -EINVAL;
+        }
+        if (!sc_word_in(list, ",", one)) /* each once: "shm,shm" is shm */
+            used +=
+                (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", used ? "," : "", one);
+        p += n;
+        if (!*p)
+            break;
+    }
+    return sc__replace_string(slot, list);
+}
+
 static int sc__assign_value(sc_card *card, const sc__card_key *key, const char *value,
                             const char *where, sc_diag *diag)
 {
@@ -266,6 +314,8 @@ static int sc__assign_value(sc_card *card, const sc__card_key *key, const char *
             return -EINVAL;
         }
         return sc__replace_string(slot, value);
+    case SC__CT_CARRIERS:
+        return sc__assign_carriers(slot, name, value, where, diag);
     case SC__CT_CHOICE:
         if (!sc_word_in(key->choices, "|", value)) {
             sc_diag_addf(diag, "%s: %s: \"%s\" is not allowed (valid: %s)", where, name, value,
@@ -386,6 +436,7 @@ char *sc__card_value_text(const sc_card *card, sc_card_field field)
         return asprintf(&text, "%ld", *(const long *)slot) < 0 ? NULL : text;
     case SC__CT_STRING:
     case SC__CT_NAME:
+    case SC__CT_CARRIERS:
     case SC__CT_CHOICE: {
         const char *value = *(char *const *)slot;
         return strdup(value ? value : "");
@@ -415,13 +466,14 @@ size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX
 {
     size_t n = 0;
 
-    /* The keys only some workloads read are the workload's own parameters; expect.* are
-       gates and memory_node is placement, both recorded elsewhere. */
+    /* The keys only some workloads read are the workload's own parameters; expect.* and
+       cache_resident are gates and memory_node is placement, all recorded elsewhere. */
     for (size_t i = 0; i < SC_CF_COUNT && n < SC_CARD_MAX_PARAMS; i++) {
         const sc__card_key *key = &sc__card_keys[i];
         if (key->workloads == SC__WL_ANY || !(key->workloads & SC__WL_BIT(card->workload)) ||
             key->field == SC_CF_MEMORY_NODE || key->field == SC_CF_EXPECT_TRANSPORT ||
-            key->field == SC_CF_EXPECT_MIN_RATE ||
+            key->field == SC_CF_EXPECT_MIN_RATE || key->field == SC_CF_EXPECT_AT_BYTES ||
+            key->field == SC_CF_EXPECT_MAX_LATENCY || key->field == SC_CF_CACHE_RESIDENT ||
             (key->field == SC_CF_WINDOW && !card->window))
             continue;
         /* The slot is only read: the cast drops const for the shared lookup. */

@@ -1,5 +1,6 @@
 /* diag.c: the list of one-line problems (see sc_diag.h). */
 #include "sc_diag.h"
+#include "sc_text.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -13,6 +14,7 @@ void sc_diag_init(sc_diag *d)
     d->lines = NULL;
     d->count = 0;
     d->cap = 0;
+    d->more = 0;
 }
 
 void sc_diag_free(sc_diag *d)
@@ -30,6 +32,10 @@ int sc_diag_addf(sc_diag *d, const char *fmt, ...)
     char *line = NULL;
     va_list ap;
 
+    if (d->count >= SC_DIAG_MAX_LINES) {
+        d->more++;
+        return 0;
+    }
     if (d->count == d->cap) {
         size_t cap = d->cap ? d->cap * 2 : 8;
         char **grown = realloc(d->lines, cap * sizeof(*grown));
@@ -43,12 +49,14 @@ int sc_diag_addf(sc_diag *d, const char *fmt, ...)
     va_end(ap);
     if (n < 0)
         return -ENOMEM;
+    sc_text_truncate(line, SC_DIAG_MAX_LINE);
     d->lines[d->count++] = line;
     return 0;
 }
 
 int sc_diag_merge(sc_diag *d, const sc_diag *more)
 {
+    /* Both lists are bounded, so this is at most SC_DIAG_MAX_LINES^2 comparisons. */
     for (size_t i = 0; i < more->count; i++) {
         bool seen = false;
         for (size_t j = 0; j < d->count && !seen; j++)
@@ -56,11 +64,22 @@ int sc_diag_merge(sc_diag *d, const sc_diag *more)
         if (!seen && sc_diag_addf(d, "%s", more->lines[i]) < 0)
             return -ENOMEM;
     }
+    /* What more dropped may repeat what d holds (a problem every run of a sweep has): it
+       adds at least as many problems as the larger of the two counts. */
+    if (more->more > d->more)
+        d->more = more->more;
     return 0;
 }
 
 void sc_diag_print(const sc_diag *d, const char *prefix, void *stream)
 {
-    for (size_t i = 0; i < d->count; i++)
-        fprintf((FILE *)stream, "%s%s\n", prefix, d->lines[i]);
+    char line[SC_DIAG_MAX_LINE * 4 + 1]; /* an escape is at most four bytes per byte */
+
+    for (size_t i = 0; i < d->count; i++) {
+        sc_text_escape(line, sizeof(line), d->lines[i], strlen(d->lines[i]));
+        fprintf((FILE *)stream, "%s%s\n", prefix, line);
+    }
+    if (d->more)
+        fprintf((FILE *)stream, "%s... and %zu more problem%s\n", prefix, d->more,
+                d->more == 1 ? "" : "s");
 }

@@ -7,6 +7,7 @@
 #include "sc_cpulist.h"
 #include "sc_gates.h"
 #include "sc_runs.h"
+#include "sc_runenv.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -141,6 +142,91 @@ static void sc__load_transport(sc_bundle_facts *f, const sc__src *s)
                                                            : "not recorded");
 }
 
+/* Adds "NAME=VALUE" (len bytes) to f->env unless the name is there already. */
+static int sc__env_add(sc_bundle_facts *f, const char *entry, size_t len)
+{
+    size_t name = strcspn(entry, "=");
+
+    if (name >= len)
+        return 0;
+    for (size_t i = 0; i < f->n_env; i++)
+        if (strncmp(f->env[i], entry, name + 1) == 0)
+            return 0;
+    char **grown = realloc(f->env, (f->n_env + 1) * sizeof(*grown));
+    if (!grown)
+        return -ENOMEM;
+    f->env = grown;
+    if (!(f->env[f->n_env] = strndup(entry, len)))
+        return -ENOMEM;
+    f->n_env++;
+    return 0;
+}
+
+/* The env list: the card's env first (it wins), then environ_at_ready.txt's variables but
+   the placement ones, which follow threads and cpu_list. */
+static int sc__load_env(sc_bundle_facts *f, const sc_card *card, const char *environ_text)
+{
+    int rc = 0;
+
+    for (size_t i = 0; card && rc == 0 && i < card->n_env; i++) {
+        char *entry = NULL;
+        if (asprintf(&entry, "%s=%s", card->env[i].key, card->env[i].value) < 0)
+            return -ENOMEM;
+        rc = sc__env_add(f, entry, strlen(entry));
+        free(entry);
+    }
+    for (const char *line = environ_text; rc == 0 && line && *line;) {
+        size_t n = strcspn(line, "\n"), name = strcspn(line, "=\n");
+        if (name < n && !sc_runenv_placement(line, name))
+            rc = sc__env_add(f, line, n);
+        line += n + (line[n] == '\n');
+    }
+    if (f->n_env)
+        qsort(f->env, f->n_env, sizeof(*f->env), sc_runenv_cmp);
+    return rc;
+}
+
+const char *sc_facts_env_get(const sc_bundle_facts *f, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (size_t i = 0; i < f->n_env; i++)
+        if (strncmp(f->env[i], name, n) == 0 && f->env[i][n] == '=')
+            return f->env[i] + n + 1;
+    return NULL;
+}
+
+/* Appends the name of entry to buf when its value in other differs. */
+static size_t sc__env_differs(const char *entry, const sc_bundle_facts *other, char *buf,
+                              size_t len, size_t *used, bool skip_common)
+{
+    size_t name = strcspn(entry, "=");
+    char key[256];
+
+    snprintf(key, sizeof(key), "%.*s", (int)name, entry);
+    const char *v = sc_facts_env_get(other, key);
+    if (v ? strcmp(v, entry + name + 1) == 0 : false)
+        return 0;
+    if (skip_common && v) /* both set, already counted from the other side */
+        return 0;
+    if (*used < len)
+        *used += (size_t)snprintf(buf + *used, len - *used, "%s%s", *used ? ", " : "", key);
+    return 1;
+}
+
+size_t sc_facts_env_diff(const sc_bundle_facts *a, const sc_bundle_facts *b, char *buf, size_t len)
+{
+    size_t n = 0, used = 0;
+
+    if (len)
+        *buf = '\0';
+    for (size_t i = 0; i < a->n_env; i++)
+        n += sc__env_differs(a->env[i], b, buf, len, &used, false);
+    for (size_t i = 0; i < b->n_env; i++)
+        n += sc__env_differs(b->env[i], a, buf, len, &used, true);
+    return n;
+}
+
 /* threads_at_ready.txt: "PID TID PSR STAT COMM" lines after a header. */
 static int sc__load_threads(sc_bundle_facts *f, const char *text)
 {
@@ -156,10 +242,30 @@ static int sc__load_threads(sc_bundle_facts *f, const char *text)
                     return -ENOMEM;
                 f->threads = grown;
             }
-            f->threads[f->n_threads++] = (sc_fact_thread){tid, psr};
+            f->threads[f->n_threads++] = (sc_fact_thread){tid, psr, -1};
         }
         line += strcspn(line, "\n");
         line += *line == '\n';
+    }
+    return 0;
+}
+
+/* mpi-pingpong: the ranks' own threads and memory (what ran), not the launcher's. */
+static int sc__load_rank_snapshots(sc_bundle_facts *f)
+{
+    f->threads = calloc(f->n_rank_threads ? f->n_rank_threads : 1, sizeof(*f->threads));
+    if (!f->threads)
+        return -ENOMEM;
+    for (size_t i = 0; i < f->n_rank_threads; i++)
+        f->threads[f->n_threads++] = (sc_fact_thread){
+            f->rank_threads[i].tid, f->rank_threads[i].cpu, f->rank_threads[i].rank};
+    for (size_t i = 0; i < f->n_rank_numa; i++) {
+        long node = f->rank_numa[i].node;
+        if (node < 0 || node >= SC_FACTS_MAX_NODES)
+            continue;
+        f->node_bytes[node] += f->rank_numa[i].bytes;
+        if (node + 1 > f->n_nodes)
+            f->n_nodes = (int)node + 1;
     }
     return 0;
 }
@@ -191,7 +297,8 @@ static char *sc__read_run_file(const sc_bundle *b, const sc_card *card, const ch
 
 /* Fills the card, the log's facts and the results; src keeps pointers into f. */
 static void sc__load_sources(sc_bundle_facts *f, const sc_bundle *b, sc__src *src, char **build,
-                             char **results, char **log, char **maps, char **threads)
+                             char **results, char **log, char **maps, char **threads,
+                             char **environ_text)
 {
     sc_diag ignored;
     sc_tracelog t;
@@ -216,6 +323,7 @@ static void sc__load_sources(sc_bundle_facts *f, const sc_bundle *b, sc__src *sr
     *log = sc__read_run_file(b, src->card, "stream.log");
     *maps = sc__read_run_file(b, src->card, "numa_maps_at_ready.txt");
     *threads = sc__read_run_file(b, src->card, "threads_at_ready.txt");
+    *environ_text = sc__read_run_file(b, src->card, "environ_at_ready.txt");
     src->build = *build ? json_tokener_parse(*build) : NULL;
     src->results = *results ? json_tokener_parse(*results) : NULL;
     /* The workload's own record: the top level's (one run), else the first run's. */
@@ -233,7 +341,13 @@ static void sc__load_sources(sc_bundle_facts *f, const sc_bundle *b, sc__src *sr
     if (*log && sc_tracelog_parse(*log, &t) == 0) {
         f->bindings = t.bindings;
         f->n_bindings = t.n_bindings;
+        f->rank_threads = t.rank_threads;
+        f->n_rank_threads = t.n_rank_threads;
+        f->rank_numa = t.rank_numa;
+        f->n_rank_numa = t.n_rank_numa;
         t.bindings = NULL;
+        t.rank_threads = NULL;
+        t.rank_numa = NULL;
         sc_tracelog_free(&t);
     }
     for (const char *line = *log; line && *line; line += strcspn(line, "\n"), line += *line == '\n')
@@ -249,6 +363,7 @@ int sc_facts_load(const char *path, sc_bundle_facts *f)
     sc__src src = {0};
     sc_bundle b;
     char *build = NULL, *results = NULL, *log = NULL, *maps = NULL, *threads = NULL;
+    char *environ_text = NULL;
     int rc;
 
     memset(f, 0, sizeof(*f));
@@ -265,8 +380,12 @@ int sc_facts_load(const char *path, sc_bundle_facts *f)
     while (len > 1 && f->path[len - 1] == '/')
         f->path[--len] = '\0';
     f->name = strrchr(f->path, '/') ? strrchr(f->path, '/') + 1 : f->path;
-    sc__load_sources(f, &b, &src, &build, &results, &log, &maps, &threads);
-    rc = sc__facts_read_vars(&src, f);
+    sc__load_sources(f, &b, &src, &build, &results, &log, &maps, &threads, &environ_text);
+    src.environ_seen = environ_text != NULL;
+    src.facts = f;
+    rc = sc__load_env(f, src.card, environ_text);
+    if (rc == 0)
+        rc = sc__facts_read_vars(&src, f);
     if (rc < 0)
         goto out;
     f->workload = src.card ? src.card->workload : SC_WORKLOAD_NONE;
@@ -288,9 +407,12 @@ int sc_facts_load(const char *path, sc_bundle_facts *f)
     if (f->workload == SC_WORKLOAD_IPSEARCH)
         sc__load_search(f, src.metrics);
     rc = sc__load_sizes(f, src.metrics);
-    if (rc == 0)
+    if (rc == 0 && f->workload == SC_WORKLOAD_MPI_PINGPONG)
+        rc = sc__load_rank_snapshots(f);
+    else if (rc == 0) {
         rc = sc__load_threads(f, threads);
-    sc__load_nodes(f, maps);
+        sc__load_nodes(f, maps);
+    }
 out:
     sc_card_free(src.card);
     json_object_put(src.build);
@@ -300,6 +422,7 @@ out:
     free(log);
     free(maps);
     free(threads);
+    free(environ_text);
     sc_bundle_close(&b);
     if (rc < 0)
         sc_facts_free(f);
@@ -323,6 +446,8 @@ void sc_facts_free(sc_bundle_facts *f)
     free(f->sizes);
     free(f->bindings);
     free(f->threads);
+    free(f->rank_threads);
+    free(f->rank_numa);
     free(f->cpu_list);
     free(f->card_text);
     free(f->run_conf);
@@ -330,5 +455,8 @@ void sc_facts_free(sc_bundle_facts *f)
     free(f->platform_after);
     free(f->state_env);
     json_object_put(f->results);
+    for (size_t i = 0; i < f->n_env; i++)
+        free(f->env[i]);
+    free(f->env);
     memset(f, 0, sizeof(*f));
 }

@@ -6,6 +6,7 @@
 #include "sc_card_schema.h"
 #include "sc_cpulist.h"
 #include "sc_kv.h"
+#include "sc_mpistack.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -15,12 +16,17 @@
 
 typedef char *(*sc__reader)(const sc__src *s, const char *arg);
 
+#define SC__ENV_UNRECORDED "(inherited: not recorded)"
+#define WL(w) (1u << (w))
+
 static char *sc__rd_build(const sc__src *s, const char *arg);
 static char *sc__rd_card(const sc__src *s, const char *arg);
 static char *sc__rd_platform(const sc__src *s, const char *arg);
 static char *sc__rd_governor(const sc__src *s, const char *arg);
 static char *sc__rd_prefetch(const sc__src *s, const char *arg);
 static char *sc__rd_host(const sc__src *s, const char *arg);
+static char *sc__rd_blas_core(const sc__src *s, const char *arg);
+static char *sc__rd_mpi(const sc__src *s, const char *arg);
 
 static const struct sc__var {
     const char *name, *group, *source;
@@ -38,6 +44,14 @@ static const struct sc__var {
      "openmp_runtime_sha256", 0},
     {"streamcard_version", "build", "build.json streamcard_version", sc__rd_build,
      "streamcard_version", 0},
+    {"blas", "build",
+     "build.json blas_library, blas_library_sha256 (the BLAS loaded; its configuration string "
+     "names the core type, which is blas_core)",
+     sc__rd_build, "blas_library blas_library_sha256", WL(SC_WORKLOAD_IPSEARCH)},
+    {"blas_core", "build",
+     "results.json evidence.blas.corename (the core type the BLAS chose in the run), else "
+     "build.json blas_corename",
+     sc__rd_blas_core, NULL, WL(SC_WORKLOAD_IPSEARCH)},
     {"workload", "run", "card.yaml workload", sc__rd_card, "workload", 0},
     {"kernel", "run", "card.yaml kernel", sc__rd_card, "kernel", 0},
     {"array_size", "run", "card.yaml array_size (elements per array)", sc__rd_card, "array_size",
@@ -58,7 +72,12 @@ static const struct sc__var {
     {"threads", "run", "card.yaml threads (default: the CPUs of cpu_list)", sc__rd_card, "threads",
      0},
     {"memory_node", "run", "card.yaml memory_node", sc__rd_card, "memory_node", 0},
-    {"env", "run", "card.yaml env (variables set for the workload)", sc__rd_card, "env", 0},
+    {"env", "run",
+     "card.yaml env and environ_at_ready.txt: every variable the runtimes read (OMP_*, GOMP_*, "
+     "KMP_*, OPENBLAS_*, GOTO*, MKL_*, OMPI_*, PMIX_MCA_*, FI_*, UCX_*, I_MPI_*, MALLOC_*, "
+     "GLIBC_TUNABLES, LD_PRELOAD, LD_LIBRARY_PATH), set by the card or inherited; not the "
+     "OMP_NUM_THREADS, OMP_PLACES, OMP_PROC_BIND streamcard sets from threads and cpu_list",
+     sc__rd_card, "env", 0},
     {"expect", "run", "card.yaml expect (the outcome the card asks for: transport, min_rate_MBps)",
      sc__rd_card, "expect", 0},
     {"host", "platform", "results.json host (run.conf host)", sc__rd_host, NULL, 0},
@@ -80,6 +99,23 @@ static const struct sc__var {
      "prefetch/state/state.env OBSERVED_STATE (MSR readback); \"unchanged (not read back)\" "
      "without one",
      sc__rd_prefetch, NULL, 0},
+    /* The MPI stack as the ranks loaded it (run.conf, from stream.log; sc_mpistack.h). */
+    {"mpi_library", "build", "run.conf mpi_library libmpi: version and SHA-256 of the one loaded",
+     sc__rd_mpi, "libmpi", WL(SC_WORKLOAD_MPI_PINGPONG)},
+    {"libfabric", "build",
+     "run.conf mpi_library libfabric: version and SHA-256 of the one libmpi loaded", sc__rd_mpi,
+     "libfabric", WL(SC_WORKLOAD_MPI_PINGPONG)},
+    {"libcxi", "build",
+     "run.conf mpi_library libcxi: SHA-256 of the one libfabric loaded (Slingshot)", sc__rd_mpi,
+     "libcxi", WL(SC_WORKLOAD_MPI_PINGPONG)},
+    {"ucx", "build", "run.conf mpi_library libucp, libucs: version and SHA-256 of the ones loaded",
+     sc__rd_mpi, "libucp libucs", WL(SC_WORKLOAD_MPI_PINGPONG)},
+    {"mpi_settings", "run",
+     "run.conf mpi_param: rank 0's MCA, FI_* and UCX_* settings, sources; not the card's env",
+     sc__rd_mpi, "settings", WL(SC_WORKLOAD_MPI_PINGPONG)},
+    {"fabric_providers", "platform",
+     "run.conf transport_rank fi_info: libfabric's providers per node", sc__rd_mpi, "providers",
+     WL(SC_WORKLOAD_MPI_PINGPONG)},
 };
 #define SC__NVARS (sizeof(sc__vars) / sizeof(sc__vars[0]))
 _Static_assert(SC__NVARS <= SC_FACTS_MAX_VARS, "SC_FACTS_MAX_VARS too small");
@@ -131,13 +167,20 @@ static char *sc__long(long v)
     return sc__fmt("%ld", v);
 }
 
-/* env: "K=V K2=V2" in the card's order; "none" when empty. */
-static char *sc__env(const sc_card *c)
+/* env: "K=V K2=V2" by name ("none" when empty); without environ_at_ready.txt only the
+   card's, and it says the inherited ones were not recorded. */
+static char *sc__env(const sc__src *s)
 {
-    char *out = strdup(c->n_env ? "" : "none");
+    const sc_bundle_facts *f = s->facts;
+    char *out = strdup(f->n_env ? "" : "none");
 
-    for (size_t i = 0; out && i < c->n_env; i++) {
-        char *grown = sc__fmt("%s%s%s=%s", out, i ? " " : "", c->env[i].key, c->env[i].value);
+    for (size_t i = 0; out && i < f->n_env; i++) {
+        char *grown = sc__fmt("%s%s%s", out, i ? " " : "", f->env[i]);
+        free(out);
+        out = grown;
+    }
+    if (out && !s->environ_seen) {
+        char *grown = sc__fmt("%s %s", out, SC__ENV_UNRECORDED);
         free(out);
         out = grown;
     }
@@ -201,7 +244,7 @@ static char *sc__rd_card(const sc__src *s, const char *arg)
     if (!strcmp(arg, "memory_node"))
         return c->memory_node < 0 ? strdup("none") : sc__long(c->memory_node);
     if (!strcmp(arg, "env"))
-        return sc__env(c);
+        return sc__env(s);
     if (!strcmp(arg, "expect"))
         return sc__expect(c);
     return sc__dup(NULL);
@@ -293,6 +336,19 @@ static char *sc__rd_prefetch(const sc__src *s, const char *arg)
     return strdup(obs);
 }
 
+static char *sc__rd_blas_core(const sc__src *s, const char *arg)
+{
+    json_object *ev, *blas, *core;
+
+    (void)arg;
+    if (s->results && json_object_object_get_ex(s->results, "evidence", &ev) &&
+        json_object_object_get_ex(ev, "blas", &blas) &&
+        json_object_object_get_ex(blas, "corename", &core) &&
+        json_object_is_type(core, json_type_string))
+        return strdup(json_object_get_string(core));
+    return sc__rd_build(s, "blas_corename");
+}
+
 static char *sc__rd_host(const sc__src *s, const char *arg)
 {
     json_object *v;
@@ -302,6 +358,16 @@ static char *sc__rd_host(const sc__src *s, const char *arg)
     if (s->results && json_object_object_get_ex(s->results, "host", &v) && v)
         return strdup(json_object_get_string(v));
     return sc__dup(sc_kv_get(s->run_conf, "host", host, sizeof(host)) ? host : NULL);
+}
+
+/* The MPI stack's variables: a library's identity, the settings, the providers. */
+static char *sc__rd_mpi(const sc__src *s, const char *arg)
+{
+    if (!strcmp(arg, "settings"))
+        return sc_mpistack_settings(s->run_conf, s->card);
+    if (!strcmp(arg, "providers"))
+        return sc_mpistack_providers(s->run_conf);
+    return sc_mpistack_library(s->run_conf, arg);
 }
 
 const char *sc_facts_var(size_t index, const char **group, const char **source)
@@ -320,8 +386,11 @@ bool sc_facts_unshown(const char *value)
     static const char stores[] = "(used: not in stream.log)";
     size_t n = strlen(value);
 
+    static const char env[] = SC__ENV_UNRECORDED;
+
     return !strcmp(value, "unavailable") ||
-           (n >= sizeof(stores) - 1 && !strcmp(value + n - (sizeof(stores) - 1), stores));
+           (n >= sizeof(stores) - 1 && !strcmp(value + n - (sizeof(stores) - 1), stores)) ||
+           (n >= sizeof(env) - 1 && !strcmp(value + n - (sizeof(env) - 1), env));
 }
 
 bool sc_facts_var_known(const char *name, size_t len)
@@ -368,6 +437,10 @@ static const char *sc__follows(const sc__src *src, const char *name)
     if (!strcmp(name, "pool_threads") && c->workload == SC_WORKLOAD_IPSEARCH &&
         c->pool_threads == c->threads)
         return "threads";
+    /* The core type the BLAS chooses comes from the environment (OPENBLAS_CORETYPE) and
+       the CPU: a change of env explains it. */
+    if (!strcmp(name, "blas_core"))
+        return "env";
     return NULL;
 }
 

@@ -3,8 +3,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int sc_file_read_fd(int fd, size_t max, char **out, size_t *len)
@@ -88,4 +90,30 @@ void sc_file_first_line(const char *text, char *buf, size_t buflen)
         n = buflen - 1;
     memcpy(buf, text, n);
     buf[n] = '\0';
+}
+
+int sc_file_replace_at(int dirfd, const char *name, const char *tmp, const void *buf, size_t len,
+                       mode_t mode)
+{
+    int rc = 0, fd;
+
+    unlinkat(dirfd, tmp, 0); /* a leftover of a crash between create and rename */
+    fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd < 0)
+        return -errno;
+    if (fchmod(fd, mode) < 0) /* whatever the umask */
+        rc = -errno;
+    if (rc == 0)
+        rc = sc_file_write_all(fd, buf, len);
+    if (rc == 0 && fsync(fd) < 0)
+        rc = -errno;
+    if (close(fd) < 0 && rc == 0)
+        rc = -errno;
+    if (rc == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
+        rc = -errno;
+    if (rc == 0 && fsync(dirfd) < 0)
+        rc = -errno;
+    if (rc < 0)
+        unlinkat(dirfd, tmp, 0);
+    return rc;
 }

@@ -23,6 +23,9 @@ static const struct {
     [SC_GATE_PLATFORM_STATE] = {"platform_state", "platform_state_ok", false, ENV},
     [SC_GATE_TRANSPORT] = {"transport", "transport_ok", false, OUT},
     [SC_GATE_MIN_RATE] = {"min_rate", "min_rate_ok", false, OUT},
+    [SC_GATE_MAX_LATENCY] = {"max_latency", "max_latency_ok", false, OUT},
+    [SC_GATE_STREAM_ARRAY] = {"stream_array", "stream_array_ok", false, ENV},
+    [SC_GATE_STREAM_TIMER] = {"stream_timer", "stream_timer_ok", false, ENV},
     [SC_GATE_INTERFERENCE] = {"interference", "interference_ok", false, ENV},
 };
 

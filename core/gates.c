@@ -1,8 +1,11 @@
 /* gates.c: the acceptance gates from raw evidence (see sc_gates.h). */
 #include "sc_gates.h"
+#include "sc_caches.h"
+#include "sc_transport_gate.h"
 #include "sc_cpulist.h"
 #include "sc_interference.h"
 #include "sc_kv.h"
+#include "sc_numa_maps.h"
 #include "sc_platform_gate.h"
 
 #include <errno.h>
@@ -10,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* STREAM's rule: a timed repetition lasts at least this many clock ticks. */
+#define SC__TIMER_TICKS 20
 
 /* MPI: the ranks the communicator has and the ranks that reported, against the card. */
 static void sc__gate_rank_count(const sc_card *card, const sc_tracelog *t, sc_gate *g)
@@ -242,6 +248,43 @@ static bool sc__check_snapshot(const sc_card *card, const sc_evidence *ev, sc_ga
 }
 
 /*
+ * Every thread of every rank, as the rank saw itself just before main_loop_begin
+ * (TRACE_RANK_THREAD), last ran on a CPU its rank may use: the ranks, not the launcher the
+ * observer started, are what ran. allowed is scratch space. False with the note set.
+ */
+static bool sc__check_rank_threads(const sc_tracelog *t, hwloc_bitmap_t allowed, sc_gate *g)
+{
+    for (size_t i = 0; i < t->n_rank_bindings; i++) {
+        const sc_rank_binding *rb = &t->rank_bindings[i];
+        size_t seen = 0;
+        if (sc_cpulist_parse(rb->allowed, allowed, NULL, 0) < 0)
+            return false; /* said by the caller's own check */
+        for (size_t j = 0; j < t->n_rank_threads; j++) {
+            const sc_rank_thread *rt = &t->rank_threads[j];
+            if (rt->rank != rb->rank)
+                continue;
+            seen++;
+            if (rt->cpu < 0 || rt->cpu > SC_CPULIST_MAX_CPU ||
+                !hwloc_bitmap_isset(allowed, (unsigned)rt->cpu)) {
+                sc_gate_set(
+                    g, SC_GATE_FAIL,
+                    "thread %ld of rank %ld ran on cpu %ld of %s, outside the rank's CPUs %s",
+                    rt->tid, rb->rank, rt->cpu, rt->host, rb->allowed);
+                return false;
+            }
+        }
+        if (!seen) {
+            sc_gate_set(g, SC_GATE_FAIL,
+                        "not supported by evidence: no TRACE_RANK_THREAD line for rank %ld: its "
+                        "threads were not seen",
+                        rb->rank);
+            return false;
+        }
+    }
+    return true;
+}
+
+/*
  * MPI: every rank reported its CPU and its own affinity, both inside cpu_list, and no two
  * ranks on one CPU of one host. (The snapshot at ready is the launcher's, not a rank's.)
  */
@@ -292,8 +335,10 @@ static void sc__gate_rank_binding(const sc_card *card, const sc_tracelog *t, sc_
                 goto out;
             }
     }
-    sc_gate_set(g, SC_GATE_OK, "%zu ranks, each on its own CPU of %s", t->n_rank_bindings,
-                card->cpu_list);
+    if (sc__check_rank_threads(t, allowed, g))
+        sc_gate_set(g, SC_GATE_OK,
+                    "%zu ranks, each on its own CPU of %s; their %zu threads on their ranks' CPUs",
+                    t->n_rank_bindings, card->cpu_list, t->n_rank_threads);
 out:
     hwloc_bitmap_free(allowed);
 }
@@ -375,42 +420,30 @@ static void sc__gate_evidence(const sc_evidence *ev, sc_gate *g)
         sc_gate_set(g, SC_GATE_OK, "every evidence file was written");
 }
 
+typedef struct sc__node_sum {
+    long node;
+    unsigned long long on, off;
+} sc__node_sum;
+
+static void sc__sum_node(long node, unsigned long long bytes, void *ctx)
+{
+    sc__node_sum *sum = ctx;
+
+    if (node == sum->node)
+        sum->on += bytes;
+    else
+        sum->off += bytes;
+}
+
 int sc_numa_maps_anon_bytes(const char *numa_maps, long node, unsigned long long *on_node,
                             unsigned long long *elsewhere)
 {
-    bool any = false;
+    sc__node_sum sum = {node, 0, 0};
+    int rc = sc_numa_maps_anon(numa_maps, sc__sum_node, &sum);
 
-    *on_node = *elsewhere = 0;
-    for (const char *line = numa_maps; line && *line;) {
-        size_t n = strcspn(line, "\n");
-        /* The whole line: a long file= path or many nodes must not hide pages elsewhere. */
-        char *buf = strndup(line, n);
-        if (!buf)
-            return -ENOMEM;
-        unsigned long long page_kb = 4;
-        const char *ps = strstr(buf, "kernelpagesize_kB=");
-        if (ps)
-            page_kb = strtoull(ps + 18, NULL, 10);
-        if (strstr(buf, " anon=")) {
-            any = true;
-            char *save = NULL;
-            for (char *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-                long nd;
-                unsigned long long pages;
-                if (sscanf(tok, "N%ld=%llu", &nd, &pages) == 2) {
-                    if (nd == node)
-                        *on_node += pages * page_kb * 1024;
-                    else
-                        *elsewhere += pages * page_kb * 1024;
-                }
-            }
-        }
-        free(buf);
-        line += n;
-        if (*line)
-            line++;
-    }
-    return any ? 0 : -EINVAL;
+    *on_node = sum.on;
+    *elsewhere = sum.off;
+    return rc < 0 ? rc : rc > 0 ? 0 : -EINVAL;
 }
 
 static void sc__gate_memory_node(const sc_card *card, const sc_evidence *ev, sc_gate *g)
@@ -434,28 +467,44 @@ static void sc__gate_memory_node(const sc_card *card, const sc_evidence *ev, sc_
                     card->memory_node);
 }
 
-static void sc__gate_transport(const sc_card *card, const sc_evidence *ev, sc_gate *g)
+/* mpi-pingpong: the IMB row min_rate applies to: at_bytes, else the largest size. */
+static const sc_imb_row *sc__min_rate_row(const sc_card *card, const sc_tracelog *t)
 {
-    if (card->expect_transport && ev->transport && !strcmp(ev->transport, "unknown"))
-        sc_gate_set(g, SC_GATE_FAIL,
-                    "not supported by evidence: the MPI library did not report the "
-                    "transport that carried the data");
-    else if (!card->expect_transport)
-        sc_gate_set(g, SC_GATE_NULL, "the card expects no transport");
-    else if (!ev->transport)
-        sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: the transport was not recorded");
-    else if (strcmp(ev->transport, card->expect_transport) != 0)
-        sc_gate_set(g, SC_GATE_FAIL, "expected transport %s, the data went over %s",
-                    card->expect_transport, ev->transport);
-    else
-        sc_gate_set(g, SC_GATE_OK, "transport %s as expected", ev->transport);
+    const sc_imb_row *row = NULL;
+
+    if (card->present[SC_CF_EXPECT_AT_BYTES])
+        return sc_tracelog_imb_row(t, card->expect_at_bytes);
+    for (size_t i = 0; i < t->n_imb_rows; i++)
+        if (!row || t->imb_rows[i].bytes > row->bytes)
+            row = &t->imb_rows[i];
+    return row;
 }
 
-static void sc__gate_min_rate(const sc_card *card, const sc_evidence *ev, sc_gate *g)
+static void sc__gate_min_rate(const sc_card *card, const sc_evidence *ev, const sc_tracelog *t,
+                              sc_gate *g)
 {
-    if (card->expect_min_rate_MBps <= 0)
+    if (card->expect_min_rate_MBps <= 0) {
         sc_gate_set(g, SC_GATE_NULL, "the card sets no min_rate_MBps");
-    else if (ev->best_rate_MBps <= 0)
+        return;
+    }
+    if (card->workload == SC_WORKLOAD_MPI_PINGPONG) {
+        /* Not the peak over the sizes: a slow transport can reach a fast one's peak at
+           some size. The card names the size (at_bytes), or it is the largest. */
+        const sc_imb_row *row = sc__min_rate_row(card, t);
+        if (!row)
+            sc_gate_set(g, SC_GATE_FAIL,
+                        "not supported by evidence: no bandwidth at %s in the log's table",
+                        card->present[SC_CF_EXPECT_AT_BYTES] ? "at_bytes" : "any size");
+        else if (row->MBps < card->expect_min_rate_MBps)
+            sc_gate_set(g, SC_GATE_FAIL,
+                        "%.1f MB/s at %llu bytes is below the card's minimum %.1f MB/s", row->MBps,
+                        row->bytes, card->expect_min_rate_MBps);
+        else
+            sc_gate_set(g, SC_GATE_OK, "%.1f MB/s at %llu bytes >= %.1f MB/s", row->MBps,
+                        row->bytes, card->expect_min_rate_MBps);
+        return;
+    }
+    if (ev->best_rate_MBps <= 0)
         sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: no rate was measured");
     else if (ev->best_rate_MBps < card->expect_min_rate_MBps)
         sc_gate_set(g, SC_GATE_FAIL, "best rate %.1f MB/s is below the card's minimum %.1f MB/s",
@@ -482,6 +531,106 @@ static int sc__gate_interference(const sc_card *card, const sc_evidence *ev, con
     return rc;
 }
 
+/* mpi pingpong: the latency (half a round trip) at the smallest size. */
+static void sc__gate_max_latency(const sc_card *card, const sc_tracelog *t, sc_gate *g)
+{
+    const sc_imb_row *row = NULL;
+
+    if (card->expect_max_latency_us <= 0) {
+        sc_gate_set(g, SC_GATE_NULL, "the card sets no max_latency_us");
+        return;
+    }
+    for (size_t i = 0; i < t->n_imb_rows; i++)
+        if (!row || t->imb_rows[i].bytes < row->bytes)
+            row = &t->imb_rows[i];
+    if (!row)
+        sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: no latency in the log's table");
+    else if (row->t_usec > card->expect_max_latency_us)
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "latency %.2f us at %llu bytes is above the card's maximum %.2f us",
+                    row->t_usec, row->bytes, card->expect_max_latency_us);
+    else
+        sc_gate_set(g, SC_GATE_OK, "latency %.2f us at %llu bytes <= %.2f us", row->t_usec,
+                    row->bytes, card->expect_max_latency_us);
+}
+
+static bool sc__cache_accepted(const sc_card *card)
+{
+    return card->cache_resident && strcmp(card->cache_resident, "accept") == 0;
+}
+
+/* STREAM's rule: each array at least 4x the last-level caches of cpu_list. */
+static void sc__gate_stream_array(const sc_card *card, const sc_evidence *ev, sc_gate *g)
+{
+    double mib = 8.0 * (double)card->array_size / 1048576.0;
+    sc_llc llc;
+
+    if (card->workload != SC_WORKLOAD_STREAM) {
+        sc_gate_set(g, SC_GATE_NULL, "not a STREAM run");
+        return;
+    }
+    if (sc_caches_parse(ev->caches, &llc) < 0) {
+        if (sc__cache_accepted(card))
+            sc_gate_set(g, SC_GATE_OK,
+                        "the card accepts a cache-resident array (cache_resident: "
+                        "accept); the last-level cache was not recorded");
+        else
+            sc_gate_set(g, SC_GATE_FAIL,
+                        "not supported by evidence: platform/caches.txt does not "
+                        "give the last-level caches of cpu_list");
+        return;
+    }
+    double llc_mib = (double)llc.bytes / 1048576.0;
+    if (card->array_size >= sc_caches_min_array_size(&llc))
+        sc_gate_set(g, SC_GATE_OK, "each array %.1f MiB >= %d x %.1f MiB of L%u cache", mib,
+                    SC_CACHES_ARRAY_FACTOR, llc_mib, llc.level);
+    else if (sc__cache_accepted(card))
+        sc_gate_set(g, SC_GATE_OK,
+                    "accepted by the card (cache_resident: accept): each array %.1f MiB is "
+                    "below %d x %.1f MiB of L%u cache, so the rates are a cache's, not memory's",
+                    mib, SC_CACHES_ARRAY_FACTOR, llc_mib, llc.level);
+    else
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "each array %.1f MiB is below %d x the %.1f MiB of L%u cache of cpu_list: the "
+                    "rates measure the cache, not memory (valid: array_size >= %llu, or "
+                    "cache_resident: accept)",
+                    mib, SC_CACHES_ARRAY_FACTOR, llc_mib, llc.level,
+                    (unsigned long long)sc_caches_min_array_size(&llc));
+}
+
+/* STREAM's rule: every function's fastest repetition lasts at least 20 clock ticks. */
+static void sc__gate_stream_timer(const sc_card *card, const sc_tracelog *t, sc_gate *g)
+{
+    const sc_table_row *fastest = NULL;
+
+    if (card->workload != SC_WORKLOAD_STREAM) {
+        sc_gate_set(g, SC_GATE_NULL, "not a STREAM run");
+        return;
+    }
+    for (size_t i = 0; i < t->n_rows; i++)
+        if (!fastest || t->rows[i].min_s < fastest->min_s)
+            fastest = &t->rows[i];
+    if (t->clock_granularity_us <= 0 || !fastest) {
+        sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: no %s in stream.log",
+                    !fastest ? "result table" : "clock granularity");
+        return;
+    }
+    double us = fastest->min_s * 1e6, need = SC__TIMER_TICKS * (double)t->clock_granularity_us;
+    if (us + 0.5 >= need) /* the table prints whole microseconds */
+        sc_gate_set(g, SC_GATE_OK, "the fastest repetition (%s) took %.0f us >= %d ticks of %ld us",
+                    fastest->name, us, SC__TIMER_TICKS, t->clock_granularity_us);
+    else if (sc__cache_accepted(card))
+        sc_gate_set(g, SC_GATE_OK,
+                    "accepted by the card (cache_resident: accept): the fastest repetition (%s) "
+                    "took %.0f us, below %d ticks of %ld us",
+                    fastest->name, us, SC__TIMER_TICKS, t->clock_granularity_us);
+    else
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "the fastest repetition (%s) took %.0f us, below %d ticks of the %ld us clock: "
+                    "too short to time (valid: a larger array_size)",
+                    fastest->name, us, SC__TIMER_TICKS, t->clock_granularity_us);
+}
+
 int sc_gates_evaluate(const sc_card *card, const sc_evidence *ev, sc_gates *out)
 {
     sc_tracelog t;
@@ -500,12 +649,11 @@ int sc_gates_evaluate(const sc_card *card, const sc_evidence *ev, sc_gates *out)
     sc__gate_memory_node(card, ev, &out->g[SC_GATE_MEMORY_NODE]);
     sc_platform_gate(card, ev->state_env, ev->host_states, ev->n_host_states, &t,
                      &out->g[SC_GATE_PLATFORM_STATE]);
-    /* The transport is read from the workload's own TRACE_TRANSPORT line in the log. */
-    sc_evidence with_transport = *ev;
-    if (!with_transport.transport && t.transport[0])
-        with_transport.transport = t.transport;
-    sc__gate_transport(card, &with_transport, &out->g[SC_GATE_TRANSPORT]);
-    sc__gate_min_rate(card, ev, &out->g[SC_GATE_MIN_RATE]);
+    sc_transport_gate(card, &t, ev->transport, &out->g[SC_GATE_TRANSPORT]);
+    sc__gate_min_rate(card, ev, &t, &out->g[SC_GATE_MIN_RATE]);
+    sc__gate_max_latency(card, &t, &out->g[SC_GATE_MAX_LATENCY]);
+    sc__gate_stream_array(card, ev, &out->g[SC_GATE_STREAM_ARRAY]);
+    sc__gate_stream_timer(card, &t, &out->g[SC_GATE_STREAM_TIMER]);
     rc = sc__gate_interference(card, ev, &t, &out->g[SC_GATE_INTERFERENCE]);
     if (!ev->log)
         sc_gate_set(&out->g[SC_GATE_VALIDATION], SC_GATE_FAIL,

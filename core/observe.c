@@ -4,6 +4,7 @@
 #include "sc_file.h"
 #include "sc_kv.h"
 #include "sc_sampler.h"
+#include "sc_runenv.h"
 #include "sc_snapshot.h"
 #include "sc_trace_protocol.h"
 
@@ -28,8 +29,8 @@
 typedef struct sc__obs {
     const sc_observe_opts *o;
     sc_observe_result *r;
-    int procfd;       /* /proc/<pid>, opened right after fork */
-    int ready_wr;     /* the readiness handshake: written once the snapshots are taken */
+    int procfd;   /* /proc/<pid>, opened right after fork */
+    int ready_wr; /* the readiness handshake: written once the snapshots are taken */
     char line[SC__LINE_MAX];
     size_t line_len;
     bool line_overflow;
@@ -93,6 +94,26 @@ static void sc__copy_proc_file(sc__obs *s, const char *proc_rel, const char *bun
         *keep = text;
     else
         free(text);
+}
+
+/* environ_at_ready.txt: the variables the runtimes read in the workload's environment as
+   it started (/proc/<pid>/environ), inherited or set by the card; nothing else of it. */
+static void sc__copy_runenv(sc__obs *s)
+{
+    char *block = NULL, *text = NULL;
+    size_t len = 0;
+    int rc = sc_file_read_at(s->procfd, "environ", 0, SC_FILE_MAX_READ, &block, &len);
+
+    if (rc == 0)
+        rc = sc_runenv_filter(block, len, &text);
+    char rel[256];
+    if (rc < 0)
+        sc__capture_fail(s, "environ_at_ready.txt", rc);
+    else if ((rc = sc_bundle_write_str(
+                  s->o->bundle, sc__rel(s, "environ_at_ready.txt", rel, sizeof(rel)), text)) < 0)
+        sc__write_fail(s, "environ_at_ready.txt", rc);
+    free(block);
+    free(text);
 }
 
 static void sc__write_guard(sc__obs *s)
@@ -220,6 +241,7 @@ static void sc__capture_ready(sc__obs *s)
     text = NULL;
     sc__copy_proc_file(s, "status", "workload_status_at_ready.txt", NULL);
     sc__copy_proc_file(s, "numa_maps", "numa_maps_at_ready.txt", &maps);
+    sc__copy_runenv(s);
     if (maps && sc_snapshot_numastat(maps, s->r->pid, &text) == 0) {
         if ((rc = sc_bundle_write_str(
                  s->o->bundle, sc__rel(s, "numastat_at_ready.txt", rel, sizeof(rel)), text)) < 0)

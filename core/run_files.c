@@ -64,6 +64,7 @@ int sc_platform_files_read(const sc_bundle *b, sc_platform_files *p)
 {
     memset(p, 0, sizeof(*p));
     p->state_env = sc_bundle_read_opt(b, "prefetch/state/state.env");
+    p->caches = sc_bundle_read_opt(b, "platform/caches.txt");
     sc_host_states_read(b, &p->hosts, &p->n_hosts); /* none: the gate asks for what it needs */
     return 0;
 }
@@ -73,6 +74,7 @@ void sc_platform_files_free(sc_platform_files *p)
     if (!p)
         return;
     free(p->state_env);
+    free(p->caches);
     sc_host_states_free(p->hosts, p->n_hosts);
     memset(p, 0, sizeof(*p));
 }
@@ -89,6 +91,7 @@ int sc_run_gates(const sc_card *card, const sc_run_files *f, const sc_run_end *e
                       .status_at_ready = f->status,
                       .numa_maps_at_ready = f->maps,
                       .state_env = p->state_env,
+                      .caches = p->caches,
                       .host_states = p->hosts,
                       .n_host_states = p->n_hosts,
                       .best_rate_MBps = best_rate,

@@ -21,6 +21,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * What a card may hold, the same on every side that reads one (sbatch, the compute node,
+ * `streamcard run`): checked on the text before anything is built from it, so reading any
+ * card costs time and memory in proportion to these, whatever it holds. A card has no
+ * anchors or aliases. (doc/design.md, "Limits".)
+ */
+#define SC_CARD_MAX_BYTES 65536 /* the card's bytes */
+#define SC_CARD_MAX_DEPTH 8     /* mappings and lists inside each other */
+#define SC_CARD_MAX_SCALAR 4096 /* bytes of one key or value */
+#define SC_CARD_MAX_ITEMS 256   /* entries of one mapping or list */
+
 typedef enum sc_workload {
     SC_WORKLOAD_NONE = 0,
     SC_WORKLOAD_STREAM,
@@ -49,6 +60,7 @@ typedef enum sc_card_field {
     SC_CF_ARRAY_SIZE,
     SC_CF_ITERATIONS,
     SC_CF_NT_STORES,
+    SC_CF_CACHE_RESIDENT,
     SC_CF_NB,
     SC_CF_NQ,
     SC_CF_DIM,
@@ -65,6 +77,8 @@ typedef enum sc_card_field {
     SC_CF_INTERFERENCE_ACCOUNTING,
     SC_CF_EXPECT_TRANSPORT,
     SC_CF_EXPECT_MIN_RATE,
+    SC_CF_EXPECT_AT_BYTES,
+    SC_CF_EXPECT_MAX_LATENCY,
     SC_CF_EXPECT_MAX_INTERFERENCE,
     SC_CF_ENV,
     SC_CF_CONTROLLED,
@@ -95,6 +109,9 @@ typedef struct sc_card {
     uint64_t array_size;
     long iterations;
     char *nt_stores; /* stream: auto|on|off */
+    /* stream: "refuse" (default) or "accept": an array inside 4x the last-level caches
+       (and its short iterations) accepted on purpose, for cache studies and tests */
+    char *cache_resident;
     uint64_t nb, nq, dim, k;
     long pool_threads;
     long ranks;
@@ -109,7 +126,10 @@ typedef struct sc_card {
     long runs_max;
     bool interference_accounting; /* the sampler runs and the interference gate is asked */
     char *expect_transport;
-    double expect_min_rate_MBps;        /* 0: no minimum */
+    double expect_min_rate_MBps;  /* 0: no minimum */
+    uint64_t expect_at_bytes;     /* mpi: the size min_rate applies to (present[]: else the
+                                     largest) */
+    double expect_max_latency_us; /* mpi pingpong: at the smallest size; 0: no maximum */
     double expect_max_interference_pct; /* the interference gate's limit per CPU */
     sc_card_kv *env;
     size_t n_env;
@@ -143,7 +163,7 @@ void sc_card_free(sc_card *card);
  * unknown or duplicate key, bad value) is appended to diag. Returns 0 when nothing was
  * appended; -EINVAL when keys or values were wrong (the card holds whatever parsed, and
  * sc_card_check() can still report the rest); -EBADMSG when the text is not a YAML
- * mapping at all.
+ * mapping at all, or goes beyond a limit above (one line says which).
  */
 int sc_card_parse(sc_card *card, const char *text, size_t len, const char *name, sc_diag *diag);
 

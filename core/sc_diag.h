@@ -11,21 +11,33 @@
 
 #include <stddef.h>
 
+/*
+ * The list is bounded, whatever the input: a card or a bundle made to produce thousands of
+ * problems costs at most SC_DIAG_MAX_LINES lines of SC_DIAG_MAX_LINE bytes; further lines are
+ * only counted (more), and shown as one "... and N more problems" line.
+ */
+#define SC_DIAG_MAX_LINES 20
+#define SC_DIAG_MAX_LINE 512
+
 typedef struct sc_diag {
     char **lines;
     size_t count;
     size_t cap;
+    size_t more; /* lines not kept: past SC_DIAG_MAX_LINES (at least this many) */
 } sc_diag;
 
 void sc_diag_init(sc_diag *d);
 /* Frees every line; the list may be reused after sc_diag_init(). NULL is accepted. */
 void sc_diag_free(sc_diag *d);
-/* Appends one formatted line. Returns 0 or -ENOMEM. */
+/* Appends one formatted line (cut to SC_DIAG_MAX_LINE bytes; only counted when the list is
+   full). Returns 0 or -ENOMEM. */
 int sc_diag_addf(sc_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Appends the lines of more that d does not hold yet, in order: a problem several checks
    find (every run of a sweep) is said once. Returns 0 or -ENOMEM. */
 int sc_diag_merge(sc_diag *d, const sc_diag *more);
-/* Writes each line, prefixed with prefix (may be ""), to stream. */
+/* Writes each line, prefixed with prefix (may be ""), to stream, escaped with
+   sc_text_escape() (a line holds user text: it must not start a line of its own), then
+   "<prefix>... and N more problems" when lines were dropped. */
 void sc_diag_print(const sc_diag *d, const char *prefix, void *stream);
 
 #endif

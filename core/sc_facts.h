@@ -49,6 +49,7 @@ typedef struct sc_fact_size {
 /* One thread in the snapshot at main_loop_begin (threads_at_ready.txt). */
 typedef struct sc_fact_thread {
     long tid, cpu;
+    long rank; /* mpi-pingpong: the rank whose thread it is; -1 for other workloads */
 } sc_fact_thread;
 
 typedef struct sc_bundle_facts {
@@ -78,8 +79,20 @@ typedef struct sc_bundle_facts {
     size_t n_sizes;
     sc_binding *bindings; /* the log's TRACE_THREAD_BINDING lines */
     size_t n_bindings;
-    sc_fact_thread *threads; /* the snapshot at main_loop_begin */
+    /* The snapshot at main_loop_begin: threads_at_ready.txt, or for mpi-pingpong every
+       rank's own (TRACE_RANK_THREAD lines), not the launcher's; node_bytes likewise
+       (numa_maps_at_ready.txt, or the ranks' TRACE_RANK_NUMA lines summed). */
+    sc_fact_thread *threads;
     size_t n_threads;
+    sc_rank_thread *rank_threads; /* mpi-pingpong: as the log shows them */
+    size_t n_rank_threads;
+    sc_rank_numa *rank_numa;
+    size_t n_rank_numa;
+    /* The environment the runtimes read (sc_runenv.h): the card's env and every variable
+       of environ_at_ready.txt but the placement ones streamcard sets from the card, as
+       "NAME=VALUE", sorted by name. The env controlled variable shows them joined. */
+    char **env;
+    size_t n_env;
     char *cpu_list;                                    /* the card's, normalised */
     unsigned long long node_bytes[SC_FACTS_MAX_NODES]; /* anonymous memory per NUMA node */
     int n_nodes;                                       /* highest node with pages + 1 */
@@ -97,6 +110,15 @@ const char *sc_facts_get(const sc_bundle_facts *f, const char *name);
 /* The controlled variables in table order: name, group and where each is read. NULL after
    the last one. */
 const char *sc_facts_var(size_t index, const char **group, const char **source);
+
+/* The value of environment variable name in f's env, or NULL when it is not set. */
+const char *sc_facts_env_get(const sc_bundle_facts *f, const char *name);
+
+/*
+ * The names of the environment variables whose values differ between a and b (set in
+ * one only, or to different values), ", "-separated into buf. Returns how many.
+ */
+size_t sc_facts_env_diff(const sc_bundle_facts *a, const sc_bundle_facts *b, char *buf, size_t len);
 
 /* True when a value is one the bundle could not show: its file or line is missing
    ("unavailable", the stores "not in stream.log"), as when the workload ended early. */

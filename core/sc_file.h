@@ -25,6 +25,15 @@ int sc_file_read_at(int dirfd, const char *rel, int extra_flags, size_t max, cha
 /* Reads from an open fd until EOF, as sc_file_read_at(). */
 int sc_file_read_fd(int fd, size_t max, char **out, size_t *len);
 
+/*
+ * Replaces the file name in dirfd atomically with len bytes of buf: written to tmp (a
+ * leftover removed first; created exclusively, not following a symlink, mode exactly
+ * mode), synced, renamed over name, and the directory synced. On failure tmp is removed and
+ * name is as it was. Returns 0 or -errno.
+ */
+int sc_file_replace_at(int dirfd, const char *name, const char *tmp, const void *buf, size_t len,
+                       mode_t mode);
+
 /* Writes all len bytes to fd, retrying short writes and EINTR. Returns 0 or -errno. */
 int sc_file_write_all(int fd, const void *buf, size_t len);
 

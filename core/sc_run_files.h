@@ -39,6 +39,7 @@ void sc_run_end_from_conf(const char *conf, sc_run_end *e);
 /* The bundle's platform evidence, the same for every run. */
 typedef struct sc_platform_files {
     char *state_env; /* prefetch/state/state.env */
+    char *caches;    /* platform/caches.txt (stream) */
     sc_host_state *hosts;
     size_t n_hosts;
 } sc_platform_files;

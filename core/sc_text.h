@@ -33,4 +33,24 @@ char *sc_text_escape_dup(const char *s, size_t max_len);
 /* True when s[0..len) is exactly what sc_text_escape would print for it (nothing to escape). */
 bool sc_text_is_safe(const char *s, size_t len);
 
+/*
+ * True when s[0..len) can be shown as one line as it is: well-formed UTF-8 without the
+ * characters sc_text_escape escapes, except the backslash (so the output of sc_text_escape
+ * passes). A reader of text that claims to be escaped already checks it with this.
+ */
+bool sc_text_is_printable(const char *s, size_t len);
+
+/*
+ * Cuts the NUL-terminated s in place to at most max_len bytes (max_len >= 3), never inside a
+ * UTF-8 sequence; a text that was cut ends with "...". Returns its new length.
+ */
+size_t sc_text_truncate(char *s, size_t max_len);
+
+/*
+ * Finds repeated texts in one pass over a hash table: first[i] is the index of the first
+ * text equal to texts[i] when an earlier one is, else n; a NULL text is never a repeat (its
+ * first[i] is n). Returns 0 or -ENOMEM.
+ */
+int sc_text_find_repeats(const char *const *texts, size_t n, size_t *first);
+
 #endif

@@ -25,6 +25,19 @@ typedef struct sc_rank_binding {
     char allowed[128]; /* the rank's own CPU affinity, a cpulist */
 } sc_rank_binding;
 
+/* "TRACE_RANK_THREAD rank=1 host=n01 pid=123 tid=125 cpu=1": a thread of an MPI rank. */
+typedef struct sc_rank_thread {
+    long rank, pid, tid, cpu;
+    char host[128];
+} sc_rank_thread;
+
+/* "TRACE_RANK_NUMA rank=1 host=n01 node=0 bytes=4096": a rank's anonymous memory. */
+typedef struct sc_rank_numa {
+    long rank, node;
+    unsigned long long bytes;
+    char host[128];
+} sc_rank_numa;
+
 /* "TRACE_POOL_THREAD pool=0 thread=1 cpu=3 pin=ok": an ipsearch search thread. */
 typedef struct sc_pool_binding {
     long pool, thread, cpu;
@@ -50,6 +63,26 @@ typedef struct sc_figure {
     double unit; /* the last printed digit's place: the log's rounding is half of it */
 } sc_figure;
 
+/*
+ * The MPI workload's per-rank transport lines (sc_trace_protocol.h), each kept as its text
+ * after the tag, in the log's order; run.conf records them under the key of the same index
+ * (sc_tracelog_transport_conf()).
+ */
+typedef enum sc_mpi_line {
+    SC_MPI_TRANSPORT_RANK, /* TRACE_TRANSPORT_RANK: candidates, components, fi_info */
+    SC_MPI_REFUSED,        /* TRACE_TRANSPORT_REFUSED: a reason a fabric was refused */
+    SC_MPI_PAYLOAD,        /* TRACE_PAYLOAD_BYTES: payload sent in the main loop, netns */
+    SC_MPI_IFACE,          /* TRACE_IFACE_BYTES: one interface's bytes then */
+    SC_MPI_LIBRARY,        /* TRACE_MPI_LIBRARY: a library of the MPI stack */
+    SC_MPI_PARAM,          /* TRACE_MPI_PARAM: a setting that steers the transport */
+    SC_MPI_LINES
+} sc_mpi_line;
+
+typedef struct sc_text_list {
+    char **items;
+    size_t n;
+} sc_text_list;
+
 typedef struct sc_tracelog {
     long threads_requested, threads_counted; /* -1 when not printed */
     sc_binding *bindings;
@@ -64,16 +97,20 @@ typedef struct sc_tracelog {
     char nonfinite_text[256];
     sc_table_row rows[8];
     size_t n_rows;
-    long malformed_line; /* first TRACE_ line that did not parse; 0 when none */
-    double ready_wait_ms; /* TRACE_READY_WAIT: marker written -> released; -1 when absent */
+    long malformed_line;       /* first TRACE_ line that did not parse; 0 when none */
+    double ready_wait_ms;      /* TRACE_READY_WAIT: marker written -> released; -1 when absent */
+    long clock_granularity_us; /* stream: "Clock granularity = N microseconds"; -1 absent */
     /* MPI workloads: ranks instead of threads, the transport, the IMB table. */
     long ranks_requested, ranks_counted; /* -1 when not printed */
     sc_rank_binding *rank_bindings;
     size_t n_rank_bindings;
-    char transport[64];   /* from "TRACE_TRANSPORT transport=X ..."; "" when absent */
+    sc_rank_thread *rank_threads; /* each rank's threads just before main_loop_begin */
+    size_t n_rank_threads;
+    sc_rank_numa *rank_numa; /* each rank's anonymous memory per node */
+    size_t n_rank_numa;
+    char transport[128];      /* from "TRACE_TRANSPORT transport=X ..."; "" when absent */
     char transport_line[512]; /* that line after "TRACE_TRANSPORT ": pml=, btl=, mtl=, provider= */
-    char **transport_ranks;   /* each "TRACE_TRANSPORT_RANK " line's rest: rank, host, fi_info */
-    size_t n_transport_ranks;
+    sc_text_list mpi[SC_MPI_LINES]; /* the per-rank transport lines, by kind */
     sc_imb_row *imb_rows; /* "#bytes #repetitions t[usec] Mbytes/sec" rows */
     size_t n_imb_rows;
     double imb_peak_MBps; /* the highest Mbytes/sec of those rows */
@@ -96,17 +133,30 @@ const sc_figure *sc_tracelog_figure(const sc_tracelog *t, const char *name);
 /* The IMB row of a message size, or NULL. */
 const sc_imb_row *sc_tracelog_imb_row(const sc_tracelog *t, unsigned long long bytes);
 
+/*
+ * The first line of a log that says why a run failed: one that speaks of an error, a
+ * failure, something unable, impossible, refused, denied, not found, aborted, killed or
+ * timed out (an MPI library that cannot start, a workload's own complaint), not a trace
+ * line, the validation verdict's own words or an env: record. Copies it (trimmed, cut to
+ * fit) into buf and returns its line number; 0 when no line does.
+ */
+long sc_tracelog_first_cause(const char *log, char *buf, size_t len);
+
 /* True when claimed is value as the log printed it: within half its last digit's place
    (plus a relative 1e-9 for the binary value behind the decimal one). */
 bool sc_tracelog_shows(double claimed, double value, double unit);
 
 /*
  * mpi-pingpong's transport as run.conf records it: transport=, then transport_pml=,
- * _btl=, _mtl=, _provider= from the TRACE_TRANSPORT line, then one transport_rank= line
- * per TRACE_TRANSPORT_RANK line (host, components, fi_info on its node). t may be NULL
- * (no log): transport=unknown.
+ * _btl=, _mtl=, _provider= from the TRACE_TRANSPORT line, then one line per per-rank line
+ * of the log, in the order of sc_mpi_line: transport_rank=, transport_refused=,
+ * transport_payload=, transport_iface=, mpi_library=, mpi_param=. t may be NULL (no log):
+ * transport=unknown.
  */
 struct sc_kv;
 void sc_tracelog_transport_conf(const sc_tracelog *t, struct sc_kv *kv);
+
+/* True when a run.conf line (key=value) is one sc_tracelog_transport_conf() writes. */
+bool sc_tracelog_is_transport_conf(const char *line);
 
 #endif

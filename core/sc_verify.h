@@ -24,7 +24,19 @@ typedef struct sc_verify_report {
     bool gates_computed; /* the card parsed: gates holds the recomputed verdicts */
     sc_gates gates;
     double log_best_rate_MBps; /* the best rate stream.log's own table shows; 0 when none */
+    /* What root vouches for (section 20): "platform attested by <node> key <fingerprint>",
+       the restore, or why nothing is attested. Not problems. */
+    sc_diag attested;
 } sc_verify_report;
+
+/* Where verify finds what it trusts. */
+typedef struct sc_verify_opts {
+    /* trusted *.pub; NULL: $STREAMCARD_KEYS, else SC_ATTEST_DEFAULT_KEYS (sc_attest.h) */
+    const char *keys_dir;
+    /* restore statements (<state_dir>/attest/); NULL: $STREAMCARD_STATE_DIR, else
+       /run/streamcard */
+    const char *state_dir;
+} sc_verify_opts;
 
 /*
  * Verifies the bundle at path into out (which is initialised either way and must be freed
@@ -32,6 +44,8 @@ typedef struct sc_verify_report {
  * gates are in out), -errno when it could not be opened at all, -ENOMEM.
  */
 int sc_verify_bundle(const char *path, sc_verify_report *out);
+/* As sc_verify_bundle(), with the trusted keys and state directory of opts. */
+int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verify_report *out);
 void sc_verify_report_free(sc_verify_report *r);
 
 /* Intact and consistent: no hash or consistency problem. */

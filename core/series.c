@@ -5,10 +5,10 @@
  */
 #include "sc_series.h"
 #include "sc_card_schema.h"
+#include "sc_text.h"
 
 #include <errno.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,66 +24,41 @@ void sc_series_free(sc_series *series)
     memset(series, 0, sizeof(*series));
 }
 
-/* FNV-1a: the hash of a value's canonical text. */
-static uint64_t sc__hash(const char *text)
-{
-    uint64_t h = 14695981039346656037ull;
-
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
-        h = (h ^ *p) * 1099511628211ull;
-    return h;
-}
-
 /*
- * Refuses a sweep value that makes the same run as an earlier one. The values' canonical
- * texts go into an open-addressing hash table (twice as many slots as values), so n values
- * cost about n lookups. A value the card refused was reported already and is skipped.
+ * Refuses a sweep value that makes the same run as an earlier one: the values' canonical
+ * texts go through sc_text_find_repeats() (one hash table), so n values cost about n
+ * lookups. A value the card refused was reported already and is skipped.
  */
 static int sc__check_repeats(const sc_card *card, const sc_series *s, sc_diag *diag)
 {
     sc_card_field field = card->sweep_field;
-    size_t cap = 2;
-    while (cap < 2 * s->n)
-        cap *= 2;
     char **text = calloc(s->n + 1, sizeof(*text)); /* + 1: never a zero-sized allocation */
-    size_t *slot = calloc(cap, sizeof(*slot)); /* 1 + the index of a value; 0: empty */
-    int rc = 0;
+    size_t *first = calloc(s->n + 1, sizeof(*first));
+    int rc = text && first ? 0 : -ENOMEM;
 
-    if (!text || !slot) {
-        rc = -ENOMEM;
-        goto out;
-    }
-    for (size_t i = 0; i < s->n; i++) {
-        if (s->runs[i].card->invalid[field])
-            continue;
-        text[i] = sc__card_value_text(s->runs[i].card, field);
-        if (!text[i]) {
+    for (size_t i = 0; rc == 0 && i < s->n; i++)
+        if (!s->runs[i].card->invalid[field] &&
+            !(text[i] = sc__card_value_text(s->runs[i].card, field)))
             rc = -ENOMEM;
-            goto out;
-        }
-        size_t h = (size_t)(sc__hash(text[i]) & (cap - 1));
-        while (slot[h] && strcmp(text[slot[h] - 1], text[i]) != 0)
-            h = (h + 1) & (cap - 1);
-        if (!slot[h]) {
-            slot[h] = i + 1;
+    if (rc == 0)
+        rc = sc_text_find_repeats((const char *const *)text, s->n, first);
+    for (size_t i = 0; rc >= 0 && i < s->n; i++) {
+        if (first[i] == s->n)
             continue;
-        }
-        size_t first = slot[h] - 1;
-        const char *value = card->sweep_values[i], *earlier = card->sweep_values[first];
+        const char *value = card->sweep_values[i], *earlier = card->sweep_values[first[i]];
         if (strcmp(value, earlier) == 0)
             sc_diag_addf(diag, "%s:%d: %s: %s appears twice in the sweep", card->source_name,
                          card->sweep_lines[i], sc_card_field_name(field), value);
         else
             sc_diag_addf(diag, "%s:%d: %s: %s appears twice in the sweep (as %s, value %zu)",
                          card->source_name, card->sweep_lines[i], sc_card_field_name(field), value,
-                         earlier, first + 1);
+                         earlier, first[i] + 1);
         rc = -EINVAL;
     }
-out:
     for (size_t i = 0; text && i < s->n; i++)
         free(text[i]);
     free(text);
-    free(slot);
+    free(first);
     return rc;
 }
 

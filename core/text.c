@@ -1,6 +1,8 @@
 /* text.c: small text helpers (see sc_text.h). */
 #include "sc_text.h"
 
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,4 +142,67 @@ bool sc_text_is_safe(const char *s, size_t len)
             return false;
     }
     return true;
+}
+
+bool sc_text_is_printable(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    unsigned cp = 0;
+
+    for (size_t i = 0, used; i < len; i += used) {
+        used = sc__utf8_decode(p + i, len - i, &cp);
+        if (used == 0 || sc__is_control(cp))
+            return false;
+    }
+    return true;
+}
+
+size_t sc_text_truncate(char *s, size_t max_len)
+{
+    size_t n = strlen(s), cut;
+
+    if (n <= max_len)
+        return n;
+    cut = max_len >= sizeof(SC__TRUNCATED) - 1 ? max_len - (sizeof(SC__TRUNCATED) - 1) : 0;
+    /* Back to the start of a character: continuation bytes are 10xxxxxx. */
+    while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+        cut--;
+    memcpy(s + cut, SC__TRUNCATED, sizeof(SC__TRUNCATED));
+    return cut + sizeof(SC__TRUNCATED) - 1;
+}
+
+/* FNV-1a of a NUL-terminated text. */
+static uint64_t sc__fnv1a(const char *text)
+{
+    uint64_t h = 14695981039346656037ull;
+
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        h = (h ^ *p) * 1099511628211ull;
+    return h;
+}
+
+int sc_text_find_repeats(const char *const *texts, size_t n, size_t *first)
+{
+    size_t cap = 2;
+
+    while (cap < 2 * n)
+        cap *= 2;
+    /* Open addressing, at most half full: a slot holds 1 + the index of a text, 0 if empty. */
+    size_t *slot = calloc(cap, sizeof(*slot));
+    if (!slot)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        first[i] = n;
+        if (!texts[i])
+            continue;
+        size_t h = (size_t)(sc__fnv1a(texts[i]) & (cap - 1));
+        while (slot[h] && strcmp(texts[slot[h] - 1], texts[i]) != 0)
+            h = (h + 1) & (cap - 1);
+        if (slot[h])
+            first[i] = slot[h] - 1;
+        else
+            slot[h] = i + 1;
+    }
+    free(slot);
+    return 0;
 }

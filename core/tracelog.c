@@ -100,6 +100,32 @@ static int sc__add_rank(sc_tracelog *t, const char *line)
     return sc__append((void **)&t->rank_bindings, &t->n_rank_bindings, &rb, sizeof(rb));
 }
 
+static int sc__add_rank_thread(sc_tracelog *t, const char *line)
+{
+    sc_rank_thread rt;
+    int used = 0;
+
+    memset(&rt, 0, sizeof(rt));
+    if (sscanf(line, SC_TRACE_RANK_THREAD("%ld", "%127s", "%ld", "%ld", "%ld") "%n", &rt.rank,
+               rt.host, &rt.pid, &rt.tid, &rt.cpu, &used) != 5 ||
+        line[used] != '\0')
+        return 1; /* malformed */
+    return sc__append((void **)&t->rank_threads, &t->n_rank_threads, &rt, sizeof(rt));
+}
+
+static int sc__add_rank_numa(sc_tracelog *t, const char *line)
+{
+    sc_rank_numa rn;
+    int used = 0;
+
+    memset(&rn, 0, sizeof(rn));
+    if (sscanf(line, SC_TRACE_RANK_NUMA("%ld", "%127s", "%ld", "%llu") "%n", &rn.rank, rn.host,
+               &rn.node, &rn.bytes, &used) != 4 ||
+        line[used] != '\0')
+        return 1; /* malformed */
+    return sc__append((void **)&t->rank_numa, &t->n_rank_numa, &rn, sizeof(rn));
+}
+
 static int sc__add_text(char ***list, size_t *n, const char *text)
 {
     char *copy = strdup(text);
@@ -202,6 +228,18 @@ static void sc__table_row(sc_tracelog *t, const char *line)
     t->rows[t->n_rows++] = row;
 }
 
+/* The per-rank MPI lines: their tags and run.conf keys, in the order of sc_mpi_line. */
+static const struct {
+    const char *tag, *conf_key;
+} sc__mpi_lines[SC_MPI_LINES] = {
+    [SC_MPI_TRANSPORT_RANK] = {SC_TRACE_TAG_TRANSPORT_RANK, "transport_rank"},
+    [SC_MPI_REFUSED] = {SC_TRACE_TAG_TRANSPORT_REFUSED, "transport_refused"},
+    [SC_MPI_PAYLOAD] = {SC_TRACE_TAG_PAYLOAD_BYTES, "transport_payload"},
+    [SC_MPI_IFACE] = {SC_TRACE_TAG_IFACE_BYTES, "transport_iface"},
+    [SC_MPI_LIBRARY] = {SC_TRACE_TAG_MPI_LIBRARY, "mpi_library"},
+    [SC_MPI_PARAM] = {SC_TRACE_TAG_MPI_PARAM, "mpi_param"},
+};
+
 /* One line of the trace protocol (sc_trace_protocol.h): its tag says which. */
 static int sc__trace_line(sc_tracelog *t, const char *buf, long lineno)
 {
@@ -222,9 +260,12 @@ static int sc__trace_line(sc_tracelog *t, const char *buf, long lineno)
         if (!t->malformed_line)
             t->malformed_line = lineno;
     } else if (sc__after(buf, SC_TRACE_TAG_RANK_BINDING) ||
-               sc__after(buf, SC_TRACE_TAG_POOL_THREAD)) {
-        int rc =
-            sc__after(buf, SC_TRACE_TAG_RANK_BINDING) ? sc__add_rank(t, buf) : sc__add_pool(t, buf);
+               sc__after(buf, SC_TRACE_TAG_POOL_THREAD) ||
+               sc__after(buf, SC_TRACE_TAG_RANK_THREAD) || sc__after(buf, SC_TRACE_TAG_RANK_NUMA)) {
+        int rc = sc__after(buf, SC_TRACE_TAG_RANK_BINDING)  ? sc__add_rank(t, buf)
+                 : sc__after(buf, SC_TRACE_TAG_POOL_THREAD) ? sc__add_pool(t, buf)
+                 : sc__after(buf, SC_TRACE_TAG_RANK_THREAD) ? sc__add_rank_thread(t, buf)
+                                                            : sc__add_rank_numa(t, buf);
         if (rc < 0)
             return rc;
         if (rc > 0 && !t->malformed_line)
@@ -240,8 +281,10 @@ static int sc__trace_line(sc_tracelog *t, const char *buf, long lineno)
         const char *words = sc__after(buf, SC_TRACE_TAG_TRANSPORT);
         snprintf(t->transport, sizeof(t->transport), "%.*s", (int)strcspn(rest, " "), rest);
         sc__copy_line(t->transport_line, sizeof(t->transport_line), words, strlen(words));
-    } else if ((rest = sc__after(buf, SC_TRACE_TAG_TRANSPORT_RANK))) {
-        return sc__add_text(&t->transport_ranks, &t->n_transport_ranks, rest);
+    } else {
+        for (int i = 0; i < SC_MPI_LINES; i++)
+            if ((rest = sc__after(buf, sc__mpi_lines[i].tag)))
+                return sc__add_text(&t->mpi[i].items, &t->mpi[i].n, rest);
     }
     return 0;
 }
@@ -262,6 +305,8 @@ static int sc__line(sc_tracelog *t, const char *line, size_t n, long lineno)
         t->ranks_requested = a;
     else if (sscanf(buf, SC_TRACE_RANKS_COUNTED("%ld"), &a) == 1)
         t->ranks_counted = a;
+    else if (sscanf(buf, SC_TRACE_CLOCK_GRANULARITY("%ld"), &a) == 1 && a > 0)
+        t->clock_granularity_us = a;
     int rc = sc__imb_row(t, buf);
     if (rc < 0)
         return rc;
@@ -293,6 +338,7 @@ int sc_tracelog_parse(const char *log, sc_tracelog *out)
     out->threads_requested = out->threads_counted = -1;
     out->ranks_requested = out->ranks_counted = -1;
     out->ready_wait_ms = -1;
+    out->clock_granularity_us = -1;
     for (const char *line = log; line && *line;) {
         size_t n = strcspn(line, "\n");
         size_t trimmed = n;
@@ -318,6 +364,8 @@ void sc_tracelog_free(sc_tracelog *t)
     t->bindings = NULL;
     t->n_bindings = 0;
     free(t->rank_bindings);
+    free(t->rank_threads);
+    free(t->rank_numa);
     t->rank_bindings = NULL;
     t->n_rank_bindings = 0;
     free(t->pool_bindings);
@@ -326,11 +374,51 @@ void sc_tracelog_free(sc_tracelog *t)
     free(t->imb_rows);
     t->imb_rows = NULL;
     t->n_imb_rows = 0;
-    for (size_t i = 0; i < t->n_transport_ranks; i++)
-        free(t->transport_ranks[i]);
-    free(t->transport_ranks);
-    t->transport_ranks = NULL;
-    t->n_transport_ranks = 0;
+    for (int k = 0; k < SC_MPI_LINES; k++) {
+        for (size_t i = 0; i < t->mpi[k].n; i++)
+            free(t->mpi[k].items[i]);
+        free(t->mpi[k].items);
+        t->mpi[k].items = NULL;
+        t->mpi[k].n = 0;
+    }
+}
+
+/* Case-insensitive: line[0..n) holds word. */
+static bool sc__has_word(const char *line, size_t n, const char *word)
+{
+    size_t w = strlen(word);
+
+    for (size_t i = 0; i + w <= n; i++)
+        if (strncasecmp(line + i, word, w) == 0)
+            return true;
+    return false;
+}
+
+long sc_tracelog_first_cause(const char *log, char *buf, size_t len)
+{
+    static const char *const words[] = {
+        "error",   "fail",      "unable",  "cannot", "can't",     "abort", "denied",
+        "refused", "not found", "no such", "killed", "timed out", "fatal", "segmentation fault"};
+    long lineno = 0;
+
+    if (len)
+        *buf = '\0';
+    for (const char *line = log; line && *line;) {
+        size_t n = strcspn(line, "\n");
+        lineno++;
+        bool skip = !strncmp(line, SC_TRACE_TAG, strlen(SC_TRACE_TAG)) ||
+                    !strncmp(line, SC_TRACE_VALIDATES, strlen(SC_TRACE_VALIDATES)) ||
+                    !strncmp(line, "env: ", 5);
+        for (size_t i = 0; !skip && i < sizeof(words) / sizeof(words[0]); i++)
+            if (sc__has_word(line, n, words[i])) {
+                while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == ' '))
+                    n--;
+                sc__copy_line(buf, len, line, n);
+                return lineno;
+            }
+        line += n + (line[n] == '\n');
+    }
+    return 0;
 }
 
 const sc_table_row *sc_tracelog_row(const sc_tracelog *t, const char *name)
@@ -377,6 +465,16 @@ void sc_tracelog_transport_conf(const sc_tracelog *t, sc_kv *kv)
         }
         p += n + strspn(p + n, " ");
     }
-    for (size_t i = 0; i < t->n_transport_ranks; i++)
-        sc_kv_addf(kv, "transport_rank", "%s", t->transport_ranks[i]);
+    for (int k = 0; k < SC_MPI_LINES; k++)
+        for (size_t i = 0; i < t->mpi[k].n; i++)
+            sc_kv_addf(kv, sc__mpi_lines[k].conf_key, "%s", t->mpi[k].items[i]);
+}
+
+bool sc_tracelog_is_transport_conf(const char *line)
+{
+    if (!strncmp(line, "transport=", 10))
+        return true;
+    if (!strncmp(line, "transport_", 10) && strncmp(line, "transport_ok=", 13) != 0)
+        return true;
+    return !strncmp(line, "mpi_library=", 12) || !strncmp(line, "mpi_param=", 10);
 }

@@ -8,11 +8,14 @@
 #include "sc_card.h"
 #include "sc_hash.h"
 #include "sc_kv.h"
+#include "sc_mpistack.h"
 #include "sc_platform_gate.h"
 #include "sc_results.h"
 #include "sc_tracelog.h"
 #include "sc_run_files.h"
 #include "sc_runs.h"
+#include "sc_verify_attest.h"
+#include "sc_verify_derived.h"
 #include "sc_verify_reps.h"
 
 #include <errno.h>
@@ -169,8 +172,8 @@ static void sc__check_figures(json_object *metrics, const sc_tracelog *t, sc_dia
         const sc_figure *fig = sc_tracelog_figure(t, key);
         double claimed = json_object_get_double(value);
         if (!fig)
-            sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows no %s figure", key,
-                         claimed, key);
+            sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows no %s figure",
+                         key, claimed, key);
         else if (!sc_tracelog_shows(claimed, fig->value, fig->unit))
             sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows %s=%.9g", key,
                          claimed, key, fig->value);
@@ -187,8 +190,8 @@ static void sc__check_number(json_object *obj, const char *key, double shown, do
         return;
     double claimed = json_object_get_double(v);
     if (!sc_tracelog_shows(claimed, shown, unit))
-        sc_diag_addf(problems, "results.json: %s %s %.9g, but stream.log's table shows %.9g", what,
-                     key, claimed, shown);
+        sc_diag_addf(problems, "results.json: %s %s %.9g, but stream.log's table shows %.9g",
+                     what, key, claimed, shown);
 }
 
 /* mpi-pingpong: each size's time and bandwidth, the 8-byte latency and the peak. */
@@ -206,10 +209,8 @@ static void sc__check_sizes(json_object *metrics, const sc_tracelog *t, sc_diag 
             unsigned long long n = (unsigned long long)json_object_get_int64(bytes);
             const sc_imb_row *row = sc_tracelog_imb_row(t, n);
             if (!row) {
-                sc_diag_addf(problems,
-                             "results.json: a %llu-byte size, but stream.log's table "
-                             "has no such row",
-                             n);
+                sc_diag_addf(problems, "results.json: a %llu-byte size, but stream.log's table "
+                                       "has no such row", n);
                 continue;
             }
             snprintf(what, sizeof(what), "%llu bytes:", n);
@@ -229,12 +230,30 @@ static void sc__check_sizes(json_object *metrics, const sc_tracelog *t, sc_diag 
     sc__check_number(metrics, "peak_MBps", t->imb_peak_MBps, 0.01, "peak:", problems);
 }
 
+/* build.json's "mpi_stack" (mpi) is exactly what the log's TRACE_MPI_* lines give. */
+static void sc__check_mpi_stack(const char *build_text, const sc_tracelog *t, sc_diag *problems)
+{
+    json_object *build = build_text ? json_tokener_parse(build_text) : NULL, *claimed = NULL;
+    json_object *want = t ? sc_mpistack_json(t) : NULL;
+
+    if (build)
+        json_object_object_get_ex(build, "mpi_stack", &claimed);
+    if (build && !json_object_equal(claimed, want))
+        sc_diag_addf(problems, "build.json: %s",
+                     !claimed ? "no mpi_stack, but stream.log shows the MPI stack"
+                     : !want  ? "an mpi_stack, but stream.log shows no MPI stack"
+                              : "mpi_stack is not the MPI stack stream.log shows");
+    json_object_put(want);
+    json_object_put(build);
+}
+
 /*
  * run.conf's figures: best_rate_MBps must be the log's best rate, and (mpi) the transport
- * lines exactly the ones the log's TRACE_TRANSPORT lines give, no more and no fewer.
+ * and MPI stack lines exactly the ones the log's TRACE_TRANSPORT* and TRACE_MPI_* lines
+ * give, no more and no fewer.
  */
-static void sc__check_conf_figures(const char *conf, const sc_card *card, const sc_tracelog *t,
-                                   double log_best, sc_diag *problems)
+static void sc__check_conf_figures(const char *conf, const char *build, const sc_card *card,
+                                   const sc_tracelog *t, double log_best, sc_diag *problems)
 {
     char claimed[64];
     sc_kv want;
@@ -254,20 +273,22 @@ static void sc__check_conf_figures(const char *conf, const sc_card *card, const 
     }
     if (card->workload != SC_WORKLOAD_MPI_PINGPONG)
         return;
+    if (build) /* the first run's: build.json's mpi_stack is from its log */
+        sc__check_mpi_stack(build, t, problems);
     sc_kv_init(&want);
     sc_tracelog_transport_conf(t, &want);
     for (const char *p = want.text; p && *p;) {
         size_t n = strcspn(p, "\n");
         if (!sc__has_line(conf, p, n))
-            sc_diag_addf(problems, "run.conf: no line \"%.*s\", which stream.log shows", (int)n, p);
+            sc_diag_addf(problems, "run.conf: no line \"%.*s\", which stream.log shows",
+                         (int)n, p);
         p += n + (p[n] != '\0');
     }
     for (const char *p = conf; *p;) {
         size_t n = strcspn(p, "\n");
-        if (!strncmp(p, "transport", 9) && strncmp(p, "transport_ok=", 13) &&
-            !sc__has_line(want.text, p, n))
-            sc_diag_addf(problems, "run.conf: \"%.*s\", but stream.log does not show it", (int)n,
-                         p);
+        if (sc_tracelog_is_transport_conf(p) && !sc__has_line(want.text, p, n))
+            sc_diag_addf(problems, "run.conf: \"%.*s\", but stream.log does not show it",
+                         (int)n, p);
         p += n + (p[n] != '\0');
     }
     sc_kv_free(&want);
@@ -302,24 +323,27 @@ static void sc__check_results(json_object *root, const char *log, const sc_card 
                      claimed, log_best);
     sc__check_rates(log, metrics, problems);
     sc_tracelog t;
-    if (metrics && sc_tracelog_parse(log ? log : "", &t) == 0) {
-        if (card->workload == SC_WORKLOAD_IPSEARCH)
+    if ((metrics || log) && sc_tracelog_parse(log ? log : "", &t) == 0) {
+        if (metrics && card->workload == SC_WORKLOAD_IPSEARCH)
             sc__check_figures(metrics, &t, problems);
-        if (card->workload == SC_WORKLOAD_MPI_PINGPONG)
+        if (metrics && card->workload == SC_WORKLOAD_MPI_PINGPONG)
             sc__check_sizes(metrics, &t, problems);
-        sc_verify_reps(metrics, &t, card, problems);
+        if (metrics)
+            sc_verify_reps(metrics, &t, card, problems);
+        if (log)
+            sc_verify_derived(&t, card, problems); /* the log's rates from its own times */
         sc_tracelog_free(&t);
     }
 }
 
-static void sc__check_conf(const char *conf, const char *log, const sc_card *card, double log_best,
-                           sc_diag *problems)
+static void sc__check_conf(const char *conf, const char *build, const char *log, const sc_card *card,
+                           double log_best, sc_diag *problems)
 {
     sc_tracelog t;
 
     if (!conf || sc_tracelog_parse(log ? log : "", &t) < 0)
         return;
-    sc__check_conf_figures(conf, card, log ? &t : NULL, log_best, problems);
+    sc__check_conf_figures(conf, build, card, log ? &t : NULL, log_best, problems);
     sc_tracelog_free(&t);
 }
 
@@ -374,7 +398,7 @@ static int sc__verify_run(const sc_bundle *b, const sc_card *card, const sc__fil
             sc__check_results(run, rf.log, card, g, log_best, &mine);
         else if (root && (!flat || runs))
             sc_diag_addf(&mine, "results.json: no record of this run in \"runs\"");
-        sc__check_conf(conf, rf.log, card, log_best, &mine);
+        sc__check_conf(conf, i == 0 ? f->build : NULL, rf.log, card, log_best, &mine);
     }
     snprintf(prefix, sizeof(prefix), "run-%zu: ", i + 1);
     sc__merge_prefixed(problems, &mine, flat ? "" : prefix);
@@ -524,12 +548,18 @@ static int sc__verify_runs(const sc_bundle *b, const sc_card *card, const sc__fi
 
 int sc_verify_bundle(const char *path, sc_verify_report *out)
 {
+    return sc_verify_bundle_opts(path, NULL, out);
+}
+
+int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verify_report *out)
+{
     sc__files f = {0};
     sc_bundle b;
     sc_card *card;
 
     memset(out, 0, sizeof(*out));
     sc_diag_init(&out->problems);
+    sc_diag_init(&out->attested);
     int rc = sc_bundle_open(&b, path);
     if (rc < 0)
         return rc;
@@ -547,8 +577,21 @@ int sc_verify_bundle(const char *path, sc_verify_report *out)
         char rel[64];
         char *log = sc_bundle_read_opt(&b, sc_runs_path(card, 0, "stream.log", rel, sizeof(rel)));
         out->log_best_rate_MBps = sc__log_best_rate(log);
-        free(log);
         rc = sc__verify_runs(&b, card, &f, out);
+        if (rc == 0 && out->gates_computed) {
+            /* run.conf and results.json say what the bundle's readback shows (checked
+               above); the gate itself holds only on what root signed. The runs share the
+               platform and its statements; the first run's log names the ranks' hosts. */
+            sc_verify_attest_in ain = {.b = &b,
+                                       .card = card,
+                                       .card_text = f.card_text,
+                                       .run_conf = f.run_conf ? f.run_conf : "",
+                                       .log = log,
+                                       .opts = opts};
+            sc_verify_attest(&ain, &out->gates.g[SC_GATE_PLATFORM_STATE], &out->problems,
+                             &out->attested);
+        }
+        free(log);
     }
     sc_bundle_close(&b);
     sc_card_free(card);
@@ -558,8 +601,10 @@ int sc_verify_bundle(const char *path, sc_verify_report *out)
 
 void sc_verify_report_free(sc_verify_report *r)
 {
-    if (r)
+    if (r) {
         sc_diag_free(&r->problems);
+        sc_diag_free(&r->attested);
+    }
 }
 
 bool sc_verify_intact(const sc_verify_report *r)

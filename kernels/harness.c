@@ -15,6 +15,28 @@ double sct_clock_monotonic(void *ctx)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+long sct_clock_granularity_us(double (*clock)(void *ctx), void *ctx)
+{
+    enum { SAMPLES = 20 };
+    double t[SAMPLES];
+    long best = 0;
+
+    if (!clock)
+        clock = sct_clock_monotonic;
+    for (int i = 0; i < SAMPLES; i++) {
+        double t0 = clock(ctx), t1;
+        while ((t1 = clock(ctx)) - t0 < 1e-6)
+            ;
+        t[i] = t1;
+    }
+    for (int i = 1; i < SAMPLES; i++) {
+        long d = (long)(1e6 * (t[i] - t[i - 1]));
+        if (d > 0 && (best == 0 || d < best))
+            best = d;
+    }
+    return best > 0 ? best : 1;
+}
+
 /* Fold one timed repetition into the running statistics; rep 0 is the warm-up. */
 static void sct__stats_add(struct sct_kernel_stats *st, int rep, double t)
 {

@@ -55,6 +55,13 @@ int sct_harness_run(const struct sct_harness *h, const struct sct_kernel *const 
 double sct_clock_monotonic(void *ctx);
 
 /*
+ * The granularity of clock (NULL: sct_clock_monotonic) in whole microseconds, as STREAM's
+ * checktick() measures it: the smallest step between 20 successive readings that differ
+ * by at least a microsecond. At least 1.
+ */
+long sct_clock_granularity_us(double (*clock)(void *ctx), void *ctx);
+
+/*
  * The static schedule all workloads share: split [0, n) into nthreads contiguous chunks
  * whose boundaries fall on multiples of granule elements (except the end, n), as evenly
  * as the granules allow, earlier threads getting the extra granule. Thread tid gets

@@ -307,6 +307,7 @@ static void sct__print_header(const struct sct_stream_opts *o)
     printf("Memory per array = %.1f MiB (= %.1f GiB).\n", mib, mib / 1024.0);
     printf("Total memory required = %.1f MiB (= %.1f GiB).\n", 3.0 * mib, 3.0 * mib / 1024.0);
     printf("Each kernel will be executed %d times.\n", o->iterations);
+    printf(SC_TRACE_CLOCK_GRANULARITY("%ld") "\n", sct_clock_granularity_us(NULL, NULL));
     printf(" The *best* time for each kernel (excluding the first iteration)\n");
     printf(" will be used to compute the reported bandwidth.\n");
     printf("%s\n", line);

@@ -25,13 +25,31 @@ static ssize_t sct__read_small(const char *path, char *buf, size_t len)
     return n;
 }
 
-/* One thread's CPU nanoseconds and name; 0, or -1 when it is gone. */
+/* Field 39 of a stat line (the CPU the thread last ran on), counted after the ")" that
+   ends the name; -1 when the line is shorter. */
+static int sct__stat_cpu(const char *stat)
+{
+    const char *p = strrchr(stat, ')');
+
+    if (!p)
+        return -1;
+    p += 2; /* field 3, the state */
+    for (int field = 3; field < 39 && p; field++) {
+        p = strchr(p, ' ');
+        p = p ? p + 1 : NULL;
+    }
+    return p && *p >= '0' && *p <= '9' ? atoi(p) : -1;
+}
+
+/* One thread's CPU nanoseconds, last CPU and name; 0, or -1 when it is gone. */
 static int sct__task_read(pid_t tid, struct sct_task_time *t, const char **source)
 {
-    char path[64], buf[1024];
+    char path[64], buf[1024], stat[1024];
     unsigned long long ns, ut, st;
 
     t->tid = tid;
+    snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+    t->cpu = sct__read_small(path, stat, sizeof(stat)) > 0 ? sct__stat_cpu(stat) : -1;
     snprintf(path, sizeof(path), "/proc/self/task/%d/comm", (int)tid);
     if (sct__read_small(path, buf, sizeof(buf)) < 0)
         return -1;
@@ -44,11 +62,8 @@ static int sct__task_read(pid_t tid, struct sct_task_time *t, const char **sourc
         *source = "schedstat";
         return 0;
     }
-    snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-    if (sct__read_small(path, buf, sizeof(buf)) < 0)
-        return -1;
     /* Fields 14 and 15 (utime, stime) follow the ")" that ends the name. */
-    const char *p = strrchr(buf, ')');
+    const char *p = strrchr(stat, ')');
     if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
         return -1;
     t->ns = (ut + st) * (1000000000ULL / (unsigned long long)sysconf(_SC_CLK_TCK));

@@ -18,6 +18,7 @@
 struct sct_task_time {
     pid_t tid;
     uint64_t ns;   /* CPU time so far */
+    int cpu;       /* the CPU it last ran on (stat field 39); -1 when unknown */
     char comm[16]; /* the thread's name */
 };
 

@@ -12,8 +12,6 @@
 
 #include "harness.h"
 
-#define SCM_VOLUME 41943040L /* IMB's bytes per size: fewer repetitions for big messages */
-#define SCM_MIN_REPS 10
 #define SCM_TAG_PINGPONG 1
 #define SCM_TAG_DATA 2
 #define SCM_TAG_ACK 3
@@ -112,7 +110,8 @@ static void scm__pingpong(void *ctx)
         }
     }
     r->seq = seq;
-    r->b->messages += (unsigned long long)n; /* both ranks receive one per round trip */
+    r->b->messages += (unsigned long long)n;             /* both ranks receive one per round trip */
+    r->b->payload_sent += (unsigned long long)n * bytes; /* and send one */
 }
 
 static void scm__post_window(struct scm__size_run *r)
@@ -145,6 +144,7 @@ static void scm__uniband(void *ctx)
             MPI_Waitall(window, r->reqs, MPI_STATUSES_IGNORE);
             MPI_Recv(NULL, 0, MPI_BYTE, b->peer, SCM_TAG_ACK, b->comm, MPI_STATUS_IGNORE);
         }
+        b->payload_sent += (unsigned long long)n * (unsigned long long)window * r->bytes;
     } else {
         scm__post_window(r);
         for (long i = 0; i < n; i++, seq++) {

@@ -26,6 +26,10 @@
 #include "pattern.h"
 
 #define SCM_MAX_SIZES 64
+/* IMB's volume limit: at most this many bytes per size, so big messages get fewer
+   repetitions than the card's iterations, and never fewer than SCM_MIN_REPS. */
+#define SCM_VOLUME 41943040L
+#define SCM_MIN_REPS 10
 
 /* One row of the table: IMB's figures (means over every timed repetition), and the best batch. */
 struct scm_size_result {
@@ -56,8 +60,9 @@ struct scm_bench {
     /* Results. */
     struct scm_size_result sizes[SCM_MAX_SIZES];
     int nsizes;
-    unsigned long long messages; /* payloads this rank received, each checked */
-    unsigned long long failed;   /* checks that failed on this rank (stamp or full) */
+    unsigned long long messages;     /* payloads this rank received, each checked */
+    unsigned long long payload_sent; /* bytes of payload this rank sent, warm-ups included */
+    unsigned long long failed;       /* checks that failed on this rank (stamp or full) */
     struct scm_failure first;
 };
 

@@ -39,6 +39,8 @@ void scm_options_usage(FILE *out)
             "  --window N            uniband: messages in flight per window, 1..1024\n"
             "                        (default 64); the receiver holds N x --max-bytes\n"
             "  --json PATH           also write the results as JSON to PATH (rank 0)\n"
+            "  --transport-log PATH  write what every rank's MPI library and fabric said\n"
+            "                        while MPI_Init selected the transport to PATH (rank 0)\n"
             "  --build-info          print compiler, flags, MPI library and exit\n"
             "  --help                print this help and exit\n"
             "\n"
@@ -109,6 +111,7 @@ static int scm__parse(int argc, char **argv, struct scm_opts *o)
         {"max-bytes", required_argument, NULL, 'M'},
         {"iterations", required_argument, NULL, 'i'},
         {"window", required_argument, NULL, 'w'},
+        {"transport-log", required_argument, NULL, 't'},
         SCT_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -126,6 +129,11 @@ static int scm__parse(int argc, char **argv, struct scm_opts *o)
             }
             snprintf(why, sizeof(why), "'%.64s' is not a kernel", optarg);
             return sct_cli_bad(SCM_PROG, "--kernel", why, "pingpong|uniband");
+        case 't':
+            if (!*optarg)
+                return sct_cli_bad(SCM_PROG, "--transport-log", "an empty path", "a file path");
+            o->transport_log = optarg;
+            break;
         case 'm':
         case 'M':
         case 'i':

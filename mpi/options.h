@@ -25,6 +25,7 @@ struct scm_opts {
     long iterations;             /* round trips (pingpong) or windows (uniband) per size */
     int window;                  /* uniband: messages in flight per repetition */
     struct sct_cli_common cli;   /* --json (written by rank 0), --build-info, --help */
+    const char *transport_log;   /* --transport-log: rank 0 writes what MPI_Init said */
     enum sct_fault fault; /* test-only, STREAMCARD_FAULT */
 };
 

@@ -10,14 +10,18 @@
  *       (only when STREAMCARD_READY_FD was set: whether main_loop_begin waits for it)
  *   TRACE_RANK_BINDING rank=<r> host=<h> cpu=<c> pid=<p> allowed=<cpulist>   (one per rank)
  *   Number of Ranks counted = 2
- *   TRACE_TRANSPORT_RANK rank=<r> host=<h> transport=<t> pml=.. btl=.. mtl=.. provider=..
- *       fi_info=..                                                         (one per rank)
- *   TRACE_TRANSPORT transport=<t> pml=<p> btl=<b> mtl=<m> provider=<f>
+ *   per rank: TRACE_TRANSPORT_RANK rank=<r> host=<h> candidates=<carriers> pml=.. btl=..
+ *       mtl=.. provider=.. fi_info=..; its TRACE_TRANSPORT_REFUSED, TRACE_MPI_LIBRARY and
+ *       TRACE_MPI_PARAM lines
+ *   TRACE_RANK_THREAD rank=<r> host=<h> pid=<p> tid=<t> cpu=<c>      (each thread of each rank)
+ *   TRACE_RANK_NUMA rank=<r> host=<h> node=<n> bytes=<b>     (each rank's anonymous memory)
  *   the table banner, TRACE_WORKLOAD_PHASE=main_loop_begin, the rows,
  *   TRACE_WORKLOAD_PHASE=main_loop_end,
+ *   per rank: TRACE_PAYLOAD_BYTES, its TRACE_IFACE_BYTES lines; then
+ *   TRACE_TRANSPORT transport=<carrier> pml=<p> btl=<b> mtl=<m> provider=<f>
  *   Solution Validates (mpi-pingpong: every payload checked, <n> messages)
  *   or one "Failed Validation: ..." line per rank that received a wrong payload.
- * The per-rank lines are measured by each rank and gathered, so they precede main_loop_begin
+ * The per-rank lines are measured by each rank and gathered, so they keep their place
  * whatever the launcher does to the interleaving of the ranks' output.
  *
  * Exit status (every rank): 0 validated, 1 validation failed or a run-time error, 2 bad
@@ -38,6 +42,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "ranksnap.h"
 #include "buildinfo.h"
 #include "options.h"
 #include "pingpong_report.h"
@@ -214,20 +219,41 @@ static int scm__open_json(const struct scm_opts *o, MPI_Comm comm, int rank, FIL
     return ok;
 }
 
-/* After MPI_Init: everything up to the verdict. Returns the exit status. */
-static int scm__run(const struct scm_opts *o, struct scm_probe *probe, MPI_Comm comm, int rank,
-                    int size)
-{
-    struct scm_binding bindings[2];
+/* What the transport lines need from before the main loop to after it. */
+struct scm__carrier {
     struct scm_transport mine, all[2];
+    struct scm_bytes bytes[2];
+    char transport[SC_CARRIER_MAX], note[1024];
+};
+
+/* Before the main loop: every rank's probe result, its lines, and transport.log. */
+static int scm__transport_lines(const struct scm_opts *o, struct scm_probe *probe,
+                                const char *library, MPI_Comm comm, int rank,
+                                struct scm__carrier *c)
+{
+    scm_probe_result(probe, rank, 1 - rank, library, &c->mine);
+    scm_transport_report(&c->mine, c->all, comm);
+    int rc = scm_transport_log(probe, &c->mine, comm, o->transport_log);
+    if (rc < 0)
+        sct_cli_bad(SCM_PROG, "--transport-log", strerror(-rc), "a writable file path with space");
+    MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+    return rc;
+}
+
+/* After MPI_Init: everything up to the verdict. Returns the exit status. */
+static int scm__run(const struct scm_opts *o, struct scm_probe *probe, const char *library,
+                    MPI_Comm comm, int rank, int size)
+{
+    static struct scm__carrier carrier; /* large: off the stack */
+    struct scm_binding bindings[2];
     struct scm_bench bench = {.o = o, .comm = comm, .rank = rank, .peer = 1 - rank};
-    char library[256], transport[128] = "unknown";
+    struct scm_bytes mine_bytes;
+    sc_netdev before;
     unsigned long long messages = 0, failed = 0;
     FILE *json = NULL;
     struct scm_rank_sampler *sampler = NULL;
     int ok, rc = SCM_EXIT_FAILED;
 
-    scm__library(library, sizeof(library));
     if (rank == 0) {
         scm_report_banner(stdout, o, library);
         printf(SC_TRACE_RANKS_REQUESTED("%d") "\n", size);
@@ -245,9 +271,10 @@ static int scm__run(const struct scm_opts *o, struct scm_probe *probe, MPI_Comm 
     if (!scm__open_json(o, comm, rank, &json))
         return SCM_EXIT_USAGE;
     scm__bindings(comm, rank, size, bindings);
-    scm_probe_result(probe, rank, bench.peer, &mine);
-    scm_transport_report(&mine, all, comm, transport, sizeof(transport));
+    if (scm__transport_lines(o, probe, library, comm, rank, &carrier) < 0)
+        goto out_close;
 
+    scm_ranksnap_report(comm, rank, size); /* each rank as it enters the main loop */
     if (rank == 0) {
         bench.row = scm_report_row;
         bench.row_ctx = stdout;
@@ -257,12 +284,16 @@ static int scm__run(const struct scm_opts *o, struct scm_probe *probe, MPI_Comm 
     scm_rank_sampler_begin(&sampler, comm, rank); /* each rank's window over its own CPUs */
     if (rank == 0)
         sct_phase(SC_TRACE_MAIN_LOOP_BEGIN); /* the handshake, when the observer started us */
+    int counted = scm_bytes_begin(&before);
     if (scm_bench_run(&bench) != 0)
         goto out_close;
+    scm_bytes_end(&before, counted, bench.payload_sent, &mine_bytes);
     if (rank == 0)
         sct_phase(SC_TRACE_MAIN_LOOP_END);
     scm_rank_sampler_end(sampler, comm, rank, stdout);
     sampler = NULL;
+    scm_transport_decide(carrier.all, &mine_bytes, carrier.bytes, comm, carrier.transport,
+                         sizeof(carrier.transport), carrier.note, sizeof(carrier.note));
     ok = scm__verdict(&bench, comm, size, &messages, &failed);
     rc = ok ? 0 : SCM_EXIT_FAILED;
     if (json) {
@@ -270,9 +301,11 @@ static int scm__run(const struct scm_opts *o, struct scm_probe *probe, MPI_Comm 
                                   .library = library,
                                   .bench = &bench,
                                   .bindings = bindings,
-                                  .transports = all,
+                                  .transports = carrier.all,
+                                  .bytes = carrier.bytes,
                                   .nranks = size,
-                                  .transport = transport,
+                                  .transport = carrier.transport,
+                                  .transport_note = carrier.note,
                                   .validated = ok,
                                   .messages = messages,
                                   .failed = failed};
@@ -292,7 +325,8 @@ out_close:
 int main(int argc, char **argv)
 {
     struct scm_opts o;
-    struct scm_probe probe;
+    static struct scm_probe probe; /* large: off the stack */
+    char library[256];
     int rank = 0, size = 0, rc, worst = 0;
 
     scm__ready_fd_guard(); /* first: before any descriptor is opened */
@@ -306,16 +340,17 @@ int main(int argc, char **argv)
         return scm__build_info();
     setvbuf(stdout, NULL, _IOLBF, 0); /* the log keeps every line even if we crash */
 
+    scm__library(library, sizeof(library));
     scm_probe_begin(&probe);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    scm_probe_end(&probe, MPI_COMM_WORLD, size == 2 ? 1 - rank : -1);
+    scm_probe_end(&probe, MPI_COMM_WORLD, size == 2 ? 1 - rank : -1, library);
     if (rank != 0)
         unsetenv(SC_TRACE_READY_FD_ENV); /* rank 0 alone prints the phases */
 
-    rc = scm__run(&o, &probe, MPI_COMM_WORLD, rank, size);
-    scm_capture_free(&probe.capture);
+    rc = scm__run(&o, &probe, library, MPI_COMM_WORLD, rank, size);
+    scm_probe_free(&probe);
     MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD); /* one status for all */
     MPI_Finalize();
     return worst;

@@ -26,7 +26,14 @@ void scm_report_table_header(FILE *out, const struct scm_opts *o, int nranks)
         fprintf(out, "# Benchmarking Uniband (window %d)\n", o->window);
     else
         fprintf(out, "# Benchmarking PingPong\n");
-    fprintf(out, "# #processes = %d\n%s\n", nranks, scm__rule);
+    fprintf(out, "# #processes = %d\n", nranks);
+    /* Repetitions fewer than the card's iterations are said, with the rule, not left to
+       the column alone. */
+    fprintf(out,
+            "# repetitions per size: the card's %ld up to %ld bytes; above, min(%ld, max(%d, "
+            "%ld / bytes)) (IMB's %ld MiB per size), as #repetitions shows\n%s\n",
+            o->iterations, SCM_VOLUME / o->iterations, o->iterations, SCM_MIN_REPS, SCM_VOLUME,
+            SCM_VOLUME >> 20, scm__rule);
     fprintf(out, "%13s %12s %12s %12s\n", "#bytes", "#repetitions", "t[usec]", "Mbytes/sec");
     fflush(out);
 }
@@ -39,10 +46,12 @@ void scm_report_row(const struct scm_size_result *r, void *ctx)
     fflush(out);
 }
 
-/* A comma list as a JSON array ("none"/"unknown"/"unavailable" stay a string). */
+/* A comma list as a JSON array ("none", "unknown" and a "none: why", "unavailable: why"
+   stay a string). */
 static json_object *scm__list(const char *list, const char *sep)
 {
-    if (!strcmp(list, SCM_NONE) || !strcmp(list, SCM_UNKNOWN) || !strcmp(list, "unavailable"))
+    if (!strcmp(list, SCM_NONE) || !strcmp(list, SCM_UNKNOWN) || !strncmp(list, "none:", 5) ||
+        !strncmp(list, "unavailable", 11))
         return json_object_new_string(list);
     json_object *a = json_object_new_array();
     for (const char *p = list; *p;) {
@@ -60,28 +69,87 @@ static void scm__add_str(json_object *o, const char *key, const char *value)
     json_object_object_add(o, key, json_object_new_string(value));
 }
 
-static json_object *scm__rank_transport(const struct scm_transport *t)
+/* The stack: each library found, and libfabric's providers. */
+static json_object *scm__stack(const struct scm_stack *st)
+{
+    json_object *o = json_object_new_object();
+
+    for (int i = 0; i < SCM_LIB_COUNT; i++) {
+        const struct scm_lib *l = &st->lib[i];
+        json_object *lib = json_object_new_object();
+        scm__add_str(lib, "loaded", !l->path[0] ? "no" : l->unloaded ? "unloaded" : "yes");
+        if (l->path[0]) {
+            scm__add_str(lib, "path", l->path);
+            scm__add_str(lib, "sha256", l->sha256);
+            scm__add_str(lib, "version", l->version);
+        }
+        json_object_object_add(o, scm_stack_lib_name(i), lib);
+    }
+    json_object_object_add(o, "fi_providers", scm__list(st->fi_providers, ","));
+    return o;
+}
+
+static json_object *scm__params(const struct scm_params *ps)
+{
+    json_object *a = json_object_new_array();
+
+    for (int i = 0; i < ps->n; i++) {
+        json_object *o = json_object_new_object();
+        scm__add_str(o, "name", ps->p[i].name);
+        scm__add_str(o, "source", ps->p[i].source);
+        scm__add_str(o, "value", ps->p[i].value);
+        json_object_array_add(a, o);
+    }
+    return a;
+}
+
+static json_object *scm__bytes(const struct scm_bytes *b)
+{
+    if (!b->known)
+        return json_object_new_string("unavailable");
+    json_object *o = json_object_new_object(), *ifs = json_object_new_object();
+    json_object_object_add(o, "payload_sent", json_object_new_int64((int64_t)b->payload_sent));
+    scm__add_str(o, "netns", b->delta.netns);
+    for (size_t i = 0; i < b->delta.n; i++) {
+        const sc_netdev_if *f = &b->delta.ifs[i];
+        json_object *one = json_object_new_object();
+        json_object_object_add(one, "rx", json_object_new_int64((int64_t)f->rx_bytes));
+        json_object_object_add(one, "tx", json_object_new_int64((int64_t)f->tx_bytes));
+        json_object_object_add(ifs, f->name, one);
+    }
+    json_object_object_add(o, "interfaces", ifs);
+    return o;
+}
+
+static json_object *scm__rank_transport(const struct scm_transport *t, const struct scm_bytes *b)
 {
     json_object *o = json_object_new_object(), *req = json_object_new_object();
-    json_object *fi = json_object_new_object();
+    json_object *refused = json_object_new_array();
 
     json_object_object_add(o, "rank", json_object_new_int(t->rank));
     scm__add_str(o, "host", t->host);
-    scm__add_str(o, "transport", t->transport);
+    json_object_object_add(o, "candidates", scm__list(t->candidates, ","));
     scm__add_str(o, "pml", t->pml);
     scm__add_str(o, "btl", t->btl);
     scm__add_str(o, "btls_open", t->btls_open);
     scm__add_str(o, "mtl", t->mtl);
     scm__add_str(o, "provider", t->provider);
     scm__add_str(o, "domain", t->domain);
+    scm__add_str(o, "ucx", t->ucx);
     scm__add_str(req, "pml", t->req_pml);
     scm__add_str(req, "btl", t->req_btl);
     scm__add_str(req, "mtl", t->req_mtl);
     json_object_object_add(o, "requested", req);
-    scm__add_str(o, "environment", t->mca_env);
-    json_object_object_add(fi, "registered", scm__list(t->fi_registered, ","));
-    json_object_object_add(fi, "usable", scm__list(t->fi_usable, ","));
-    json_object_object_add(o, "fi_info", fi);
+    for (int i = 0; i < t->n_refusals; i++) {
+        json_object *one = json_object_new_object();
+        scm__add_str(one, "subject", t->refusals[i].subject);
+        scm__add_str(one, "why", t->refusals[i].why);
+        json_object_array_add(refused, one);
+    }
+    json_object_object_add(o, "refused", refused);
+    json_object_object_add(o, "stack", scm__stack(&t->stack));
+    json_object_object_add(o, "settings", scm__params(&t->params));
+    json_object_object_add(o, "main_loop_bytes", scm__bytes(b));
     json_object_object_add(
         o, "evidence", t->evidence[0] ? scm__list(t->evidence, " | ") : json_object_new_array());
     return o;
@@ -128,6 +196,12 @@ int scm_report_json(FILE *f, const struct scm_results *r)
     scm__add_str(root, "workload", "mpi-pingpong");
     scm__add_str(root, "kernel", scm_kernel_name(r->o->kernel));
     json_object_object_add(root, "ranks", json_object_new_int(r->nranks));
+    json_object *reps = json_object_new_object();
+    json_object_object_add(reps, "card_iterations", json_object_new_int64(r->o->iterations));
+    json_object_object_add(reps, "kept_up_to_bytes",
+                           json_object_new_int64(SCM_VOLUME / r->o->iterations));
+    scm__add_str(reps, "rule", "min(iterations, max(10, 41943040 / bytes)): IMB's 40 MiB per size");
+    json_object_object_add(root, "repetitions", reps);
     json_object_object_add(root, "min_bytes", json_object_new_int64((int64_t)r->o->min_bytes));
     json_object_object_add(root, "max_bytes", json_object_new_int64((int64_t)r->o->max_bytes));
     json_object_object_add(root, "iterations", json_object_new_int64(r->o->iterations));
@@ -137,12 +211,13 @@ int scm_report_json(FILE *f, const struct scm_results *r)
     json_object_object_add(root, "metrics", scm__metrics(r));
 
     scm__add_str(tr, "transport", r->transport);
+    scm__add_str(tr, "decided", r->transport_note);
     scm__add_str(tr, "pml", t0->pml);
     scm__add_str(tr, "btl", t0->btl);
     scm__add_str(tr, "mtl", t0->mtl);
     scm__add_str(tr, "provider", t0->provider);
     for (int i = 0; i < r->nranks; i++)
-        json_object_array_add(ranks, scm__rank_transport(&r->transports[i]));
+        json_object_array_add(ranks, scm__rank_transport(&r->transports[i], &r->bytes[i]));
     json_object_object_add(tr, "ranks", ranks);
     json_object_object_add(root, "transport", tr);
 

@@ -36,8 +36,10 @@ struct scm_results {
     const struct scm_bench *bench;
     const struct scm_binding *bindings; /* nranks entries */
     const struct scm_transport *transports;
+    const struct scm_bytes *bytes; /* the main loop's, per rank */
     int nranks;
-    const char *transport; /* the run's, as in TRACE_TRANSPORT */
+    const char *transport;      /* the run's carrier, as in TRACE_TRANSPORT */
+    const char *transport_note; /* why: candidates and bytes (sc_carrier_decide) */
     int validated;
     unsigned long long messages, failed; /* summed over the ranks */
 };

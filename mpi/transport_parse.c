@@ -1,11 +1,14 @@
 /*
- * transport_parse.c: evidence text -> component lists and the normalized transport
+ * transport_parse.c: evidence text -> component lists, carriers and refusals
  * (see transport_parse.h).
  */
 #include "transport_parse.h"
 
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int scm_list_has(const char *list, const char *item)
 {
@@ -48,12 +51,20 @@ void scm_component_add(char *buf, size_t len, const char *fw, const char *cvar)
         scm_list_add(buf, len, comp);
 }
 
+int scm_ompi_major(const char *library)
+{
+    const char *v = library ? strstr(library, "Open MPI v") : NULL;
+
+    return v && isdigit((unsigned char)v[10]) ? atoi(v + 10) : 0;
+}
+
 /* Copy the line at p (without its newline) into buf. Returns the start of the next line. */
 static const char *scm__line(const char *p, char *buf, size_t len)
 {
     size_t n = strcspn(p, "\n");
 
     snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), p);
+    buf[strcspn(buf, "\r")] = '\0';
     return p[n] ? p + n + 1 : p + n;
 }
 
@@ -94,38 +105,104 @@ void scm_parse_bml(const char *text, int self, int peer, char *btl_peer, size_t 
     }
 }
 
-void scm_parse_ofi(const char *text, char *provider, size_t prov_len, char *domain, size_t dom_len,
-                   char *evidence, size_t ev_len)
+/* A provider or domain name: up to the first character no libfabric name holds (a blank,
+   a comma: see scm_list_add); "tcp;ofi_rxm" is kept whole here. "none" is none. */
+static void scm__name(char *out, size_t len, const char *from)
 {
-    static const char prov_marker[] = "mtl:ofi:prov: ", dom_marker[] = "mtl:ofi:provider: ";
-    char line[512];
+    static const char name_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                     "0123456789_.-;";
 
+    snprintf(out, len, "%.*s", (int)strspn(from, name_chars), from);
+    if (!strcmp(out, SCM_NONE))
+        out[0] = '\0';
+}
+
+void scm_parse_ofi(const char *text, int ompi_major, char *provider, size_t prov_len, char *domain,
+                   size_t dom_len, char *evidence, size_t ev_len)
+{
+    /* 4.1: prov = provider, provider = domain; 5.0: provider = provider, provider:domain. */
+    static const char prov41[] = "mtl:ofi:prov: ", provider_m[] = "mtl:ofi:provider: ",
+                      dom50[] = "mtl:ofi:provider:domain: ";
+    char line[512];
+    int v5 = ompi_major >= 5;
+
+    if (ompi_major == 0) /* not told: the 4.1 words are the only ones with "prov: " */
+        v5 = text && !strstr(text, prov41);
     provider[0] = domain[0] = '\0';
     for (const char *p = text ? text : ""; *p;) {
         p = scm__line(p, line, sizeof(line));
         const char *m;
-        if ((m = strstr(line, prov_marker)))
-            snprintf(provider, prov_len, "%s", m + sizeof(prov_marker) - 1);
-        else if ((m = strstr(line, dom_marker)))
-            snprintf(domain, dom_len, "%s", m + sizeof(dom_marker) - 1);
+        if (!v5 && (m = strstr(line, prov41)))
+            scm__name(provider, prov_len, m + sizeof(prov41) - 1);
+        else if ((m = strstr(line, provider_m)))
+            scm__name(v5 ? provider : domain, v5 ? prov_len : dom_len, m + sizeof(provider_m) - 1);
+        else if (v5 && (m = strstr(line, dom50)))
+            scm__name(domain, dom_len, m + sizeof(dom50) - 1);
         else
             continue;
         scm__evidence(evidence, ev_len, m);
     }
-    provider[strcspn(provider, " \t\r,")] = '\0'; /* a name ends there: see scm_list_add */
-    domain[strcspn(domain, " \t\r,")] = '\0';
+    provider[strcspn(provider, ";")] = '\0'; /* the core provider under a utility one */
 }
 
-/* One BTL's transport name: shared-memory BTLs are "shm", the OFI BTL names its provider. */
-static void scm__btl_transport(const char *btl, const char *provider, char *out, size_t len)
+/* A UCX transport's carrier: by class, "" for lanes that carry nothing between ranks. */
+static const char *scm__ucx_class(const char *tl, size_t n)
 {
+    static const struct {
+        const char *prefix, *carrier;
+    } map[] = {
+        {"self", ""},       {"cuda", ""},        {"rocm", ""},         {"gdr", ""},
+        {"ze_", ""},        {"rc", "ucx:rc"},    {"dc", "ucx:dc"},     {"ud", "ucx:ud"},
+        {"tcp", "ucx:tcp"}, {"posix", "ucx:sm"}, {"sysv", "ucx:sm"},   {"cma", "ucx:sm"},
+        {"knem", "ucx:sm"}, {"xpmem", "ucx:sm"}, {"ugni", "ucx:ugni"},
+    };
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+        if (n >= strlen(map[i].prefix) && strncmp(tl, map[i].prefix, strlen(map[i].prefix)) == 0)
+            return map[i].carrier;
+    return "ucx:unknown";
+}
+
+void scm_parse_ucx(const char *text, char *carriers, size_t len, char *evidence, size_t ev_len)
+{
+    char line[1024];
+
+    carriers[0] = '\0';
+    for (const char *p = text ? text : ""; *p;) {
+        p = scm__line(p, line, sizeof(line));
+        const char *ucx = strstr(line, "UCX"), *cfg = ucx ? strstr(ucx, "ep_cfg[") : NULL;
+        if (ucx && !cfg && (cfg = strstr(ucx, "cfg#")) && strstr(ucx, " self cfg#"))
+            continue; /* 1.16+: the endpoint to this process itself */
+        const char *tag = cfg ? strstr(cfg, "tag(") : NULL;
+        if (!tag)
+            continue;
+        for (const char *l = tag + 4; *l && *l != ')';) {
+            size_t w = strcspn(l, " )"), tl = strcspn(l, "/ )");
+            const char *c = scm__ucx_class(l, tl);
+            scm_list_add(carriers, len, c);
+            l += w;
+            l += *l == ' ';
+        }
+        scm__evidence(evidence, ev_len, cfg);
+    }
+}
+
+/* One BTL's carrier. */
+static const char *scm__btl_carrier(const char *btl)
+{
+    static const char *const own[] = {"openib", "usnic", "portals4"};
+
     if (!strcmp(btl, "vader") || !strcmp(btl, "sm") || !strcmp(btl, "smcuda"))
-        snprintf(out, len, "shm");
-    else if (!strcmp(btl, "ofi"))
-        snprintf(out, len, "ofi:%.*s", (int)strcspn(*provider ? provider : SCM_UNKNOWN, ";"),
-                 *provider ? provider : SCM_UNKNOWN);
-    else
-        snprintf(out, len, "%s", btl);
+        return "shm";
+    if (!strcmp(btl, "tcp"))
+        return "tcp";
+    if (!strcmp(btl, "ofi"))
+        return "ofi:" SCM_UNKNOWN; /* the OFI BTL does not report its provider */
+    if (!strcmp(btl, "uct"))
+        return "ucx:" SCM_UNKNOWN;
+    for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+        if (!strcmp(btl, own[i]))
+            return own[i];
+    return SCM_UNKNOWN;
 }
 
 /* The PML that moves the data when wrappers (monitoring, v) are stacked on it. */
@@ -149,73 +226,158 @@ static void scm__real_pml(const char *pml, char *out, size_t len)
     }
 }
 
-void scm_transport_normalize(const char *pml, const char *btl_peer, const char *mtl,
-                             const char *provider, char *out, size_t len)
+void scm_transport_candidates(const char *pml, const char *btl_peer, const char *mtl,
+                              const char *provider, const char *ucx, char *out, size_t len)
 {
-    char real[64], one[96], item[64];
+    char real[64], item[64];
 
     scm__real_pml(pml, real, sizeof(real));
-    snprintf(out, len, "%s", SCM_UNKNOWN);
+    out[0] = '\0';
     if (!strcmp(real, "ob1")) {
-        if (!*btl_peer)
-            return;
-        out[0] = '\0';
         for (const char *p = btl_peer; *p;) {
             size_t w = strcspn(p, ",");
             snprintf(item, sizeof(item), "%.*s", (int)(w < sizeof(item) ? w : sizeof(item) - 1), p);
-            scm__btl_transport(item, provider, one, sizeof(one));
-            scm_list_add(out, len, one); /* once: vader and sm would both say shm */
+            scm_list_add(out, len, scm__btl_carrier(item)); /* vader and sm: shm once */
             p += w;
             p += *p == ',';
         }
-        for (char *c = strchr(out, ','); c; c = strchr(c, ','))
-            *c = '+'; /* several rails: "tcp+openib" */
     } else if (!strcmp(real, "cm")) {
         if (!strcmp(mtl, "ofi"))
-            snprintf(out, len, "ofi:%.*s", (int)strcspn(*provider ? provider : SCM_UNKNOWN, ";"),
-                     *provider ? provider : SCM_UNKNOWN);
-        else if (*mtl && strcmp(mtl, SCM_NONE) != 0 && !strchr(mtl, ','))
+            snprintf(out, len, "ofi:%s", *provider ? provider : SCM_UNKNOWN);
+        else if (!strcmp(mtl, "psm") || !strcmp(mtl, "psm2") || !strcmp(mtl, "portals4"))
             snprintf(out, len, "%s", mtl);
-    } else if (*real && strcmp(real, SCM_UNKNOWN) != 0) {
-        snprintf(out, len, "%s", real); /* ucx, or a PML this probe does not look inside */
+    } else if (!strcmp(real, "ucx")) {
+        snprintf(out, len, "%s", *ucx ? ucx : "ucx:" SCM_UNKNOWN);
     }
+    if (!out[0])
+        snprintf(out, len, "%s", SCM_UNKNOWN);
 }
 
-void scm_transport_agree(const char *const per_rank[], int n, char *out, size_t len)
+/* The line without Open MPI's and UCX's "[host:pid] " prefixes and a source file's path. */
+static const char *scm__strip(const char *line, char *buf, size_t len)
 {
-    char list[256] = "";
+    while (*line == '[' && strstr(line, "] ")) {
+        line = strstr(line, "] ") + 2;
+        while (*line == ' ')
+            line++;
+    }
+    size_t tok = strcspn(line, ": ");
+    const char *slash = NULL;
+    for (const char *s = line; s < line + tok; s++)
+        if (*s == '/')
+            slash = s;
+    snprintf(buf, len, "%s", slash ? slash + 1 : line);
+    return buf;
+}
 
-    for (int i = 0; i < n; i++)
-        scm_list_add(list, sizeof(list), per_rank[i]);
-    if (!strchr(list, ','))
-        snprintf(out, len, "%s", n > 0 ? list : SCM_UNKNOWN);
+/* True when a message says something failed (libfabric's and UCX's warnings are often not). */
+static int scm__says_failure(const char *msg)
+{
+    static const char *const words[] = {"fail",      "error",   "unable",       "cannot",
+                                        "could not", "no such", "not supported"};
+
+    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+        size_t n = strlen(words[i]);
+        for (const char *p = msg; *p; p++)
+            if (strncasecmp(p, words[i], n) == 0)
+                return 1;
+    }
+    return 0;
+}
+
+/* libfabric's log line "libfabric:<pid>:<time>:<prefix>:<prov>:<subsys>:<func>():<line> msg":
+   the provider's subject, or "" when it is not a failure. */
+static void scm__libfabric(const char *s, char *subject, size_t len)
+{
+    const char *f = s;
+
+    subject[0] = '\0';
+    for (int i = 0; i < 4 && f; i++)
+        f = strchr(f, ':') ? strchr(f, ':') + 1 : NULL;
+    const char *msg = f ? strstr(f, "():") : NULL;
+    if (!msg || !scm__says_failure(msg))
+        return;
+    size_t n = strcspn(f, ":");
+    if (n == 0 || !strncmp(f, "core", n) || !strncmp(f, "ofi_", 4) || n >= len - 4)
+        snprintf(subject, len, "ofi");
     else
-        snprintf(out, len, "mixed:%s", list);
+        snprintf(subject, len, "ofi:%.*s", (int)n, f);
 }
 
-void scm_parse_fi_list(const char *text, char *out, size_t len)
+/* True when the OFI path as a whole failed: fi_getinfo() (not EFA's own probe), no provider. */
+static int scm__ofi_failed(const char *s, int v5)
 {
-    char line[256];
+    const char *q = strstr(s, "fi_getinfo(): ");
 
-    out[0] = '\0';
-    for (const char *p = text ? text : ""; *p;) {
+    if (q && !strstr(s, "EFA specific") && strncmp(q + 14, "Success", 7) != 0)
+        return 1;
+    return strstr(s, "fi_getinfo failed") || strstr(s, "no provider found") ||
+           strstr(s, "mtl:ofi:prov: none") || (v5 && strstr(s, "mtl:ofi:provider: none"));
+}
+
+/* True when UCX refused: its errors and warnings, a failing diagnostic, pml ucx not selected. */
+static int scm__ucx_failed(const char *s)
+{
+    const char *q = strstr(s, "UCX  ");
+
+    if (q && (!strncmp(q + 5, "ERROR", 5) || !strncmp(q + 5, "WARN", 4) ||
+              (!strncmp(q + 5, "DIAG", 4) && scm__says_failure(q + 9))))
+        return 1;
+    return strstr(s, "PML ucx cannot be selected") != NULL;
+}
+
+/* The subject of one stripped line, "" when it refuses nothing. `prov` is the OFI MTL's
+   provider so far. */
+static void scm__refusal_subject(const char *s, int v5, const char *prov, char *subject, size_t len)
+{
+    const char *q = strstr(s, "tl:ofi: \"");
+
+    subject[0] = '\0';
+    if (q && (strstr(q, "\" in exclude list") || strstr(q, "\" not in include list"))) {
+        q += strlen("tl:ofi: \"");
+        size_t n = strcspn(q, "\";");
+        snprintf(subject, len, "ofi:%.*s", (int)(n < 40 ? n : 40), q);
+    } else if (scm__ofi_failed(s, v5)) {
+        snprintf(subject, len, "ofi");
+    } else if ((!strncmp(s, "mtl_ofi", 7) || !strncmp(s, "btl_ofi", 7) ||
+                !strncmp(s, "common_ofi", 10)) &&
+               strstr(s, " failed: ")) {
+        snprintf(subject, len, *prov ? "ofi:%s" : "ofi", prov);
+    } else if (!strncmp(s, "libfabric:", 10)) {
+        scm__libfabric(s, subject, len);
+    } else if (scm__ucx_failed(s)) {
+        snprintf(subject, len, "ucx");
+    }
+}
+
+size_t scm_parse_refusals(const char *text, int ompi_major, struct scm_refusal *out, size_t max)
+{
+    char line[1024], stripped[1024], prov[64] = "", dom[8], ev[8];
+    size_t n = 0;
+    int v5 = ompi_major >= 5 || (ompi_major == 0 && text && !strstr(text, "mtl:ofi:prov: "));
+
+    for (const char *p = text ? text : ""; *p && n < max;) {
+        const char *start = p;
         p = scm__line(p, line, sizeof(line));
-        size_t n = strlen(line);
-        if (n > 1 && line[0] != ' ' && line[0] != '\t' && line[n - 1] == ':') {
-            line[n - 1] = '\0';
-            scm_list_add(out, len, line);
+        const char *s = scm__strip(line, stripped, sizeof(stripped));
+        if (strstr(s, "mtl:ofi:prov")) { /* a selected provider: the subject of what follows */
+            char one[1024], got[64];
+            snprintf(one, sizeof(one), "%.*s", (int)(p - start), start);
+            ev[0] = '\0';
+            scm_parse_ofi(one, v5 ? 5 : 4, got, sizeof(got), dom, sizeof(dom), ev, sizeof(ev));
+            if (got[0])
+                snprintf(prov, sizeof(prov), "%s", got);
         }
+        struct scm_refusal r = {0}; /* subject set below; the rest zeroed for the copy */
+        scm__refusal_subject(s, v5, prov, r.subject, sizeof(r.subject));
+        if (!r.subject[0])
+            continue;
+        snprintf(r.why, sizeof(r.why), "%.*s", (int)sizeof(r.why) - 1, s); /* cut: a reason */
+        int seen = 0;
+        for (size_t i = 0; i < n && !seen; i++)
+            seen = !strcmp(out[i].why, r.why);
+        if (!seen)
+            out[n++] = r;
     }
-}
-
-void scm_parse_fi_usable(const char *text, char *out, size_t len)
-{
-    char line[256], name[128];
-
-    out[0] = '\0';
-    for (const char *p = text ? text : ""; *p;) {
-        p = scm__line(p, line, sizeof(line));
-        if (sscanf(line, "provider: %127s", name) == 1)
-            scm_list_add(out, len, name);
-    }
+    return n;
 }

@@ -3,8 +3,10 @@
  * (see jobcard.h).
  */
 #include "jobcard.h"
+#include "card_child.h"
 #include "sc_codec.h"
 #include "sc_file.h"
+#include "spank_log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +26,7 @@ static void sc__problem(sc_diag *keep, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof(line), fmt, ap);
     va_end(ap);
-    slurm_error("%s", line);
+    sc_spank_error("%s", line);
     if (keep)
         sc_diag_addf(keep, "%s", line);
 }
@@ -33,11 +35,14 @@ void sc_jobcard_report(const sc_diag *d, sc_diag *keep)
 {
     for (size_t i = 0; i < d->count; i++)
         sc__problem(keep, "streamcard: %s", d->lines[i]);
+    if (d->more)
+        sc__problem(keep, "streamcard: ... and %zu more problem%s", d->more,
+                    d->more == 1 ? "" : "s");
 }
 
 /* Parses and checks card text (the rules of `streamcard run --dry-run`, minus the
-   machine). Returns the card, or NULL with every problem reported. */
-static sc_card *sc__load(const char *text, size_t len, const char *name, sc_diag *keep)
+   machine), as the submitting user. Returns the card, or NULL with every problem reported. */
+static sc_card *sc__load(const char *text, size_t len, const char *name)
 {
     sc_card *card = sc_card_new();
     sc_diag d;
@@ -50,9 +55,16 @@ static sc_card *sc__load(const char *text, size_t len, const char *name, sc_diag
         int crc = sc_card_check(card, &d);
         rc = rc < 0 ? rc : crc;
     }
+    if (rc == 0 && card->n_sweep) {
+        sc_diag_addf(&d,
+                     "%s: --stream-card takes the card of one run, and this one sweeps %s "
+                     "(valid: streamcard run %s --submit, one job per value)",
+                     name, sc_card_field_name(card->sweep_field), name);
+        rc = -EINVAL;
+    }
     if (rc < 0 && !d.count)
-        sc__problem(keep, "streamcard: %s: %s", name, strerror(-rc));
-    sc_jobcard_report(&d, keep);
+        sc__problem(NULL, "streamcard: %s: %s", name, strerror(-rc));
+    sc_jobcard_report(&d, NULL);
     sc_diag_free(&d);
     if (rc < 0) {
         sc_card_free(card);
@@ -71,13 +83,14 @@ int sc_jobcard_send(const char *path)
     /* srun inside a --stream-card job inherits the option: the card already travelled. */
     if (getenv("SLURM_JOB_ID") && getenv(SC_JOBCARD_ENV_B64))
         return 0;
-    rc = sc_file_read_at(AT_FDCWD, path, 0, SC_JOBCARD_MAX_BYTES, &text, &len);
+    rc = sc_file_read_at(AT_FDCWD, path, 0, SC_CARD_MAX_BYTES + 1, &text, &len);
     if (rc < 0) {
-        slurm_error("streamcard: %s: cannot read the card: %s", path,
-                    rc == -EFBIG ? "larger than 64 KiB" : strerror(-rc));
+        sc_spank_error("streamcard: %s: cannot read the card: %s", path,
+                       rc == -EFBIG ? "larger than 64 KiB (valid: at most 65536 bytes)"
+                                    : strerror(-rc));
         return -1;
     }
-    if (!(card = sc__load(text, len, path, NULL))) {
+    if (!(card = sc__load(text, len, path))) {
         free(text);
         return -1;
     }
@@ -90,43 +103,128 @@ int sc_jobcard_send(const char *path)
          setenv(SC_JOBCARD_ENV_NAME, base ? base + 1 : path, 1) < 0))
         rc = -errno;
     if (rc < 0)
-        slurm_error("streamcard: cannot pass the card to the job: %s", strerror(-rc));
+        sc_spank_error("streamcard: cannot pass the card to the job: %s", strerror(-rc));
     free(b64);
     free(text);
     return rc < 0 ? -1 : 0;
 }
 
-int sc_jobcard_receive(spank_t sp, sc_jobcard *jc, sc_diag *problems)
+/*
+ * The card's bytes from the job's environment, decoded: *text (malloc'd), its SHA-256 as
+ * announced in *sha and computed in jc->sha, its name. Returns 1 when the job has no card,
+ * 0, or -1 with the problem logged and kept. The base64 text is bounded before it is
+ * decoded: a longer variable is refused, not read.
+ */
+static int sc__receive_bytes(spank_t sp, sc_jobcard *jc, char name[SC_JOBCARD_NAME_MAX + 1],
+                             char **text, size_t *len, sc_diag *problems)
 {
-    char *b64 = malloc(SC_JOBCARD_MAX_BYTES * 2), sha[SC_HASH_HEX_LEN + 1] = "";
-    char name[256] = "card", *text = NULL;
-    size_t len = 0;
-    int rc = 1;
+    char sha[SC_HASH_HEX_LEN + 2] = "", full_name[256] = "card";
+    char *b64 = malloc(SC_JOBCARD_MAX_B64 + 2);
+    int rc = -1;
 
-    memset(jc, 0, sizeof(*jc));
     if (!b64)
         return -1;
-    if (spank_getenv(sp, SC_JOBCARD_ENV_B64, b64, SC_JOBCARD_MAX_BYTES * 2) != ESPANK_SUCCESS)
+    spank_err_t err = spank_getenv(sp, SC_JOBCARD_ENV_B64, b64, SC_JOBCARD_MAX_B64 + 2);
+    if (err == ESPANK_ENV_NOEXIST) {
+        rc = 1;
         goto out;
-    spank_getenv(sp, SC_JOBCARD_ENV_SHA, sha, sizeof(sha));
-    spank_getenv(sp, SC_JOBCARD_ENV_NAME, name, sizeof(name));
-    rc = -1;
-    if (sc_base64_decode(b64, &text, &len) < 0 || sc_hash_buf(text, len, jc->sha) < 0 ||
-        strcmp(jc->sha, sha) != 0) {
+    }
+    if (spank_getenv(sp, SC_JOBCARD_ENV_NAME, full_name, sizeof(full_name)) != ESPANK_SUCCESS)
+        snprintf(full_name, sizeof(full_name), "card");
+    snprintf(name, SC_JOBCARD_NAME_MAX + 1, "%s", full_name);
+    if (err == ESPANK_NOSPACE) {
         sc__problem(problems,
-                    "streamcard: the card in %s does not match its SHA-256 %s (resubmit "
+                    "streamcard: the card in %s is larger than a card may hold (valid: at most "
+                    "%d bytes; submit with sbatch --stream-card=CARD)",
+                    SC_JOBCARD_ENV_B64, SC_CARD_MAX_BYTES);
+        goto out;
+    }
+    if (err != ESPANK_SUCCESS ||
+        spank_getenv(sp, SC_JOBCARD_ENV_SHA, sha, sizeof(sha)) != ESPANK_SUCCESS ||
+        sc_base64_decode(b64, text, len) < 0 || *len > SC_CARD_MAX_BYTES ||
+        sc_hash_buf(*text, *len, jc->sha) < 0 || strcmp(jc->sha, sha) != 0) {
+        sc__problem(problems,
+                    "streamcard: the card in %s does not match its SHA-256 %.64s (resubmit "
                     "the job)",
                     SC_JOBCARD_ENV_B64, sha);
         goto out;
     }
-    if (!(jc->card = sc__load(text, len, name, problems)))
-        goto out;
-    jc->text = text;
-    text = NULL;
     rc = 0;
 out:
-    free(text);
     free(b64);
+    return rc;
+}
+
+/* The card's record as the card check, run as the job's user, wrote it. -1 when no record
+   could be had (the reason logged and kept). */
+static int sc__check_as_user(spank_t sp, const sc_jobcard *jc, const char *name, const char *text,
+                             size_t len, char **record, size_t *rlen, sc_diag *problems)
+{
+    char helper[4096], why[512] = "";
+    uid_t uid = 0;
+    gid_t gid = 0;
+    int rc = sc_card_child_helper(helper, sizeof(helper));
+
+    if (rc < 0)
+        snprintf(why, sizeof(why), "cannot find %s next to the plugin: %s", SC_CARD_CHILD_NAME,
+                 strerror(-rc));
+    else if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
+             spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS) {
+        snprintf(why, sizeof(why), "the job's user is unknown");
+        rc = -ESRCH;
+    }
+    if (rc == 0) {
+        sc_card_child_in in = {.helper = helper,
+                               .text = text,
+                               .len = len,
+                               .sha = jc->sha,
+                               .name = name,
+                               .uid = uid,
+                               .gid = gid,
+                               .deadline_ms = SC_CARD_CHILD_DEADLINE_MS};
+        rc = sc_card_child_run(&in, record, rlen, why, sizeof(why));
+    }
+    if (rc < 0)
+        sc__problem(problems,
+                    "streamcard: %s: the card was not checked: %s (an admin must look "
+                    "at the node)",
+                    name, why);
+    return rc < 0 ? -1 : 0;
+}
+
+int sc_jobcard_receive(spank_t sp, sc_jobcard *jc, sc_diag *problems)
+{
+    char name[SC_JOBCARD_NAME_MAX + 1] = "card", why[600] = "", *text = NULL, *record = NULL;
+    size_t len = 0, rlen = 0;
+    uid_t uid = 0;
+    sc_diag found;
+
+    memset(jc, 0, sizeof(*jc));
+    sc_diag_init(&found);
+    int rc = sc__receive_bytes(sp, jc, name, &text, &len, problems);
+    if (rc == 0)
+        rc = sc__check_as_user(sp, jc, name, text, len, &record, &rlen, problems);
+    if (rc == 0) {
+        spank_get_item(sp, S_JOB_UID, &uid);
+        rc = sc_card_record_read(record, rlen, jc->sha, (unsigned)uid, name, &jc->card, &found, why,
+                                 sizeof(why));
+        if (rc == 0) /* who checked it: the audit trail of the one step that parses the card */
+            sc_spank_info("streamcard: card %s (SHA-256 %.12s...) checked as uid %u", name, jc->sha,
+                          (unsigned)uid);
+        if (rc == -EINVAL)
+            sc_jobcard_report(&found, problems); /* the card's own problems */
+        else if (rc < 0)
+            sc__problem(problems, "streamcard: %s: the card check's record is refused: %s", name,
+                        rc == -EBADMSG ? why : strerror(-rc));
+        rc = rc < 0 ? -1 : 0;
+    }
+    if (rc == 0) {
+        jc->text = text;
+        text = NULL;
+    }
+    free(text);
+    free(record);
+    sc_diag_free(&found);
     return rc;
 }
 

@@ -15,8 +15,10 @@
  *   holder=<pid> <start time>             one per step daemon using the change
  *   end=1                                 last line: a journal without it is truncated
  *
- * Parsing is strict: an unknown key, a malformed number or a missing field makes the whole
- * journal corrupt (-EBADMSG), but every well-formed record is still returned.
+ * Lines have no length limit: what sc_journal_format() writes, the parser reads (the file
+ * is at most 4 MiB, checked before it is written). Parsing is strict: an unknown key, a
+ * malformed number or a missing field makes the whole journal corrupt (-EBADMSG), but every
+ * well-formed record is still returned, so that it can be restored.
  */
 #include "journal.h"
 #include "why.h"
@@ -266,34 +268,33 @@ int sc_journal_parse(const char *text, sc_journal *j, char *why, size_t whylen)
 {
     static const char *const required[] = {"version", "job", "prefetch", "governor", "cpus", "end"};
     unsigned seen = 0, lineno = 0, bad = 0;
-    char line[512];
+    /* Lines of any length: each is parsed in a copy of the text, so whatever
+       sc_journal_format() writes (a cpus= line of thousands of CPUs) reads back. */
+    char *copy = strdup(text), shown[81];
 
-    for (const char *p = text; *p;) {
+    if (!copy)
+        return -ENOMEM;
+    for (char *p = copy; *p;) {
         size_t n = strcspn(p, "\n");
+        char *next = p[n] ? p + n + 1 : p + n;
         lineno++;
+        p[n] = '\0';
         if (seen & 32) { /* nothing may follow end=1 */
             bad++;
             sc__why(why, whylen, "line %u: text after end=1", lineno);
             break;
         }
-        if (n >= sizeof(line)) {
-            if (!bad++)
-                sc__why(why, whylen, "line %u: longer than %zu bytes", lineno, sizeof(line));
-        } else if (n > 0 && *p != '#') {
-            memcpy(line, p, n);
-            line[n] = '\0';
-            char *eq = strchr(line, '=');
+        if (n > 0 && *p != '#') {
+            char *eq = strchr(p, '=');
+            sc__printable(shown, p, n < 80 ? n : 80); /* the line as it was, one line */
             if (eq)
                 *eq = '\0';
-            if ((!eq || !sc__parse_line(line, eq + 1, j, &seen)) && !bad++) {
-                sc__printable(line, p, n < 80 ? n : 80); /* the line as it was, one line */
-                sc__why(why, whylen, "line %u: malformed: %s", lineno, line);
-            }
+            if ((!eq || !sc__parse_line(p, eq + 1, j, &seen)) && !bad++)
+                sc__why(why, whylen, "line %u: malformed: %s", lineno, shown);
         }
-        p += n;
-        if (*p == '\n')
-            p++;
+        p = next;
     }
+    free(copy);
     for (unsigned i = 0; i < 6 && !bad; i++) {
         if (!(seen & (1u << i))) {
             bad++;

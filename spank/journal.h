@@ -115,11 +115,27 @@ void sc_statedir_unlock(sc_statedir *d);
  * there is none, -EBADMSG when it is corrupt (j holds what parsed), or another -errno.
  */
 int sc_journal_load(const sc_statedir *d, uint32_t job_id, sc_journal *j, char *why, size_t whylen);
-/* Writes j atomically and durably (see above). */
+/* Writes j atomically and durably (see above); -EFBIG, writing nothing, when its text would
+   be longer than a journal may be (4 MiB, what sc_journal_load() reads). */
 int sc_journal_store(const sc_statedir *d, const sc_journal *j, char *why, size_t whylen);
 /* Removes job_<job_id>.journal and syncs the directory. -ENOENT when there is none. */
 int sc_journal_remove(const sc_statedir *d, uint32_t job_id, char *why, size_t whylen);
 /* The job ids that have a journal, ascending, malloc'd (NULL when none). */
 int sc_journal_list(const sc_statedir *d, uint32_t **jobs, size_t *count);
+
+/* What a damaged journal is renamed to, with its name and the time after it. */
+#define SC_JOURNAL_DAMAGED "damaged_"
+
+/*
+ * Moves job_<job_id>.journal aside as damaged_job_<job_id>.journal.<UTC time> (never over
+ * another file), for an admin, and syncs the directory: a journal that cannot be read is
+ * restored as far as it can be, then set aside, so that it never keeps the node from taking
+ * platform jobs. aside receives the new name. Returns 0 or -errno.
+ */
+int sc_journal_set_aside(const sc_statedir *d, uint32_t job_id, char *aside, size_t asidelen,
+                         char *why, size_t whylen);
+
+/* The names of the damaged journals set aside, malloc'd (each and the array). */
+int sc_journal_list_damaged(const sc_statedir *d, char ***names, size_t *count);
 
 #endif

@@ -148,10 +148,7 @@ int sc_journal_load(const sc_statedir *d, uint32_t job_id, sc_journal *j, char *
     }
     close(fd);
     if (rc == -EBADMSG)
-        sc__why(why, whylen,
-                "streamcard: journal %s/%s is corrupt: %s (an admin must check the node and "
-                "remove it)",
-                d->path, name, reason);
+        sc__why(why, whylen, "streamcard: journal %s/%s is corrupt: %s", d->path, name, reason);
     free(text);
     return rc;
 }
@@ -159,28 +156,23 @@ int sc_journal_load(const sc_statedir *d, uint32_t job_id, sc_journal *j, char *
 int sc_journal_store(const sc_statedir *d, const sc_journal *j, char *why, size_t whylen)
 {
     char name[64], tmp[64], *text = sc_journal_format(j);
-    int fd = -1, rc = 0;
+    int rc = 0;
 
     if (!text)
         return -ENOMEM;
     sc__journal_name(name, sizeof(name), j->job_id, "");
     sc__journal_name(tmp, sizeof(tmp), j->job_id, ".tmp");
-    unlinkat(d->fd, tmp, 0); /* a leftover of a crash between create and rename */
-    fd = openat(d->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
-        rc = -errno;
-    if (rc == 0)
-        rc = sc_file_write_all(fd, text, strlen(text));
-    if (rc == 0 && fsync(fd) < 0)
-        rc = -errno;
-    if (fd >= 0 && close(fd) < 0 && rc == 0)
-        rc = -errno;
-    if (rc == 0 && renameat(d->fd, tmp, d->fd, name) < 0)
-        rc = -errno;
-    if (rc == 0 && fsync(d->fd) < 0)
-        rc = -errno;
+    /* What is written must read back: never more than the reader takes. */
+    if (strlen(text) > SC__JOURNAL_MAX_BYTES) {
+        sc__why(why, whylen,
+                "streamcard: the journal of job %u would hold %zu bytes, more than the %u a "
+                "journal may hold (valid: fewer CPUs in cpu_list)",
+                (unsigned)j->job_id, strlen(text), SC__JOURNAL_MAX_BYTES);
+        free(text);
+        return -EFBIG;
+    }
+    rc = sc_file_replace_at(d->fd, name, tmp, text, strlen(text), 0600);
     if (rc < 0) {
-        unlinkat(d->fd, tmp, 0);
         sc__why(why, whylen, "streamcard: cannot write the journal %s/%s: %s", d->path, name,
                 strerror(-rc));
     }
@@ -198,6 +190,72 @@ int sc_journal_remove(const sc_statedir *d, uint32_t job_id, char *why, size_t w
         rc = -errno;
         sc__why(why, whylen, "streamcard: cannot remove the journal %s/%s: %s", d->path, name,
                 strerror(errno));
+    }
+    return rc;
+}
+
+int sc_journal_set_aside(const sc_statedir *d, uint32_t job_id, char *aside, size_t asidelen,
+                         char *why, size_t whylen)
+{
+    char name[64], stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    int rc = -EEXIST;
+
+    sc__journal_name(name, sizeof(name), job_id, "");
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+    /* A second one of the same job within the second gets a number. */
+    for (int i = 0; rc == -EEXIST && i < 100; i++) {
+        if (i == 0)
+            snprintf(aside, asidelen, "%s%s.%s", SC_JOURNAL_DAMAGED, name, stamp);
+        else
+            snprintf(aside, asidelen, "%s%s.%s.%d", SC_JOURNAL_DAMAGED, name, stamp, i);
+        rc = renameat2(d->fd, name, d->fd, aside, RENAME_NOREPLACE) < 0 ? -errno : 0;
+    }
+    if (rc == 0 && fsync(d->fd) < 0)
+        rc = -errno;
+    if (rc < 0)
+        sc__why(why, whylen, "streamcard: cannot move the journal %s/%s aside: %s", d->path, name,
+                strerror(-rc));
+    return rc;
+}
+
+int sc_journal_list_damaged(const sc_statedir *d, char ***names, size_t *count)
+{
+    int fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+    struct dirent *e;
+    int rc = 0;
+
+    *names = NULL;
+    *count = 0;
+    if (!dir) {
+        rc = -errno;
+        if (fd >= 0)
+            close(fd);
+        return rc;
+    }
+    while ((e = readdir(dir)) && rc == 0) {
+        if (strncmp(e->d_name, SC_JOURNAL_DAMAGED, strlen(SC_JOURNAL_DAMAGED)) != 0)
+            continue;
+        char **grown = realloc(*names, (*count + 1) * sizeof(**names));
+        if (!grown || !(grown[*count] = strdup(e->d_name))) {
+            if (grown)
+                *names = grown;
+            rc = -ENOMEM;
+            break;
+        }
+        *names = grown;
+        (*count)++;
+    }
+    closedir(dir);
+    if (rc < 0) {
+        for (size_t i = 0; i < *count; i++)
+            free((*names)[i]);
+        free(*names);
+        *names = NULL;
+        *count = 0;
     }
     return rc;
 }

@@ -5,6 +5,7 @@
  * read back; roll back on any failure after the journal.
  */
 #include "pfctl_call.h"
+#include "scope.h"
 #include "why.h"
 #include "sc_cpulist.h"
 
@@ -29,6 +30,53 @@ typedef struct sc__apply {
     char obs_pf[16];      /* "on", "off", "mixed", "unknown", "unchanged" */
     char obs_gov[SC_GOVERNOR_MAX * 2];
 } sc__apply;
+
+/*
+ * Without the whole node, a write may reach only the job's CPUs: for each CPU of the request,
+ * the CPUs sharing its prefetch register (the scope of the class) and its cpufreq policy.
+ */
+static int sc__check_reach(sc__apply *a, unsigned cpu, char *why, size_t whylen)
+{
+    hwloc_bitmap_t reach = hwloc_bitmap_alloc(), outside = hwloc_bitmap_alloc();
+    sc_scope scope = sc_scope_of_prefetch(a->r.plat.arch.kind);
+    char *text = NULL, *others = NULL;
+    int rc = reach && outside ? 0 : -ENOMEM;
+
+    for (int pass = 0; rc == 0 && pass < 2; pass++) {
+        if (!(pass == 0 ? a->want_pf : a->want_gov))
+            continue;
+        rc = pass == 0 ? sc_scope_cpus(&a->r.plat.root, cpu, scope, reach, why, whylen)
+                       : sc_scope_governor_cpus(&a->r.plat.root, cpu, reach, why, whylen);
+        if (rc < 0) {
+            rc = -EACCES; /* what a write reaches is unknown: it may reach another job */
+            break;
+        }
+        hwloc_bitmap_andnot(outside, reach, a->req->job_cpus);
+        if (hwloc_bitmap_iszero(outside))
+            continue;
+        text = sc_cpulist_format(reach);
+        others = sc_cpulist_format(outside);
+        if (pass == 0)
+            sc__why(why, whylen,
+                    "streamcard: prefetch=%s refused: MSR 0x%x is one per %s on %s, and cpu %u "
+                    "shares it with cpus %s, of which %s are not this job's (valid: a cpu_list "
+                    "of whole %ss that the job holds, or submit with --exclusive)",
+                    sc_prefetch_name(a->req->prefetch), (unsigned)a->reg, sc_scope_name(scope),
+                    sc_arch_name(a->r.plat.arch.kind), cpu, text ? text : "?",
+                    others ? others : "?", sc_scope_name(scope));
+        else
+            sc__why(why, whylen,
+                    "streamcard: governor=%s refused: cpu %u's cpufreq policy covers cpus %s, of "
+                    "which %s are not this job's (valid: submit with --exclusive)",
+                    a->governor, cpu, text ? text : "?", others ? others : "?");
+        rc = -EACCES;
+    }
+    free(text);
+    free(others);
+    hwloc_bitmap_free(reach);
+    hwloc_bitmap_free(outside);
+    return rc;
+}
 
 /* Policy, CPU class, CPUs and governors: everything checked before any lock or write. */
 static int sc__apply_check(sc__apply *a, char *why, size_t whylen)
@@ -84,6 +132,16 @@ static int sc__apply_check(sc__apply *a, char *why, size_t whylen)
                                                               sizeof(reason))) < 0) {
             sc__why(why, whylen, "streamcard: governor=%s refused: %s", a->governor, reason);
             rc = rc == -EINVAL ? -EINVAL : -ENOTSUP;
+            break;
+        }
+        if (req->job_cpus && (rc = sc__check_reach(a, cpu, reason, sizeof(reason))) < 0) {
+            if (strncmp(reason, "streamcard: ", 12) == 0)
+                sc__why(why, whylen, "%s", reason);
+            else
+                sc__why(why, whylen,
+                        "streamcard: platform change refused: %s (valid: submit with "
+                        "--exclusive)",
+                        reason);
             break;
         }
     }
@@ -234,11 +292,11 @@ static int sc__check_others(sc__apply *a, char *why, size_t whylen)
         rc = sc_journal_init(&o, jobs[i]);
         if (rc == 0)
             rc = sc_journal_load(&a->r.dir, jobs[i], &o, reason, sizeof(reason));
-        if (rc == -EBADMSG) {
-            const char *r = strncmp(reason, "streamcard: ", 12) == 0 ? reason + 12 : reason;
-            sc__why(why, whylen, "streamcard: node busy: %s", r);
-            rc = -EBUSY;
-        } else if (rc == 0 && sc_journal_prune_holders(&o) > 0) {
+        if (rc == -EBADMSG && sc_journal_prune_holders(&o) == 0) {
+            /* Damaged and no step of it lives: restore what can be read, set it aside. */
+            sc__pfctl_call_restore(&a->r, &o, reason);
+            rc = 0;
+        } else if ((rc == 0 || rc == -EBADMSG) && sc_journal_prune_holders(&o) > 0) {
             cpus = sc_cpulist_format(o.cpus);
             sc__why(why, whylen,
                     "streamcard: node busy: job %u holds prefetch=%s governor=%s on cpus %s "
@@ -251,7 +309,7 @@ static int sc__check_others(sc__apply *a, char *why, size_t whylen)
             sc__pfctl_call_logf(&a->r,
                                 "job %u left a journal without a live holder: restoring it first",
                                 (unsigned)o.job_id);
-            if (sc__pfctl_call_restore(&a->r, &o, false) < 0) {
+            if (sc__pfctl_call_restore(&a->r, &o, NULL) < 0) {
                 sc__why(why, whylen,
                         "streamcard: node busy: the stale journal of job %u could "
                         "not be restored (see the control log)",
@@ -312,7 +370,7 @@ static int sc__apply_fresh(sc__apply *a, unsigned long long start, char *why, si
     rc = sc__write_verified(a, why, whylen);
     if (rc < 0) {
         sc__pfctl_call_logf(&a->r, "ERROR: %s; restoring the originals", why);
-        sc__pfctl_call_restore(&a->r, &a->j, false);
+        sc__pfctl_call_restore(&a->r, &a->j, NULL);
     }
     return rc;
 }
@@ -343,6 +401,28 @@ static int sc__apply_join(sc__apply *a, unsigned long long start, char *why, siz
     return rc;
 }
 
+/* This job's own journal is damaged: while another of its steps holds it, refused; else
+   restored as far as it can be read, set aside, and the change made afresh. */
+static int sc__apply_over_damaged(sc__apply *a, unsigned long long start, char *why, size_t whylen)
+{
+    char damaged[512];
+
+    snprintf(damaged, sizeof(damaged), "%s", why);
+    if (sc_journal_prune_holders(&a->j) > 0) {
+        sc__why(why, whylen,
+                "streamcard: node busy: the journal of job %u is damaged while its step (pid "
+                "%ld) holds it (valid: wait for that step to end)",
+                (unsigned)a->job_id, (long)a->j.holders[0].pid);
+        return -EBUSY;
+    }
+    *why = '\0';
+    int rc = sc__pfctl_call_restore(&a->r, &a->j, damaged);
+    sc_journal_free(&a->j);
+    if (rc == 0)
+        rc = sc_journal_init(&a->j, a->job_id);
+    return rc < 0 ? rc : sc__apply_fresh(a, start, why, whylen);
+}
+
 /* Under the lock: conflicts, then join, replace a stale journal of this job, or start. */
 static int sc__apply_locked(sc__apply *a, char *why, size_t whylen)
 {
@@ -363,6 +443,8 @@ static int sc__apply_locked(sc__apply *a, char *why, size_t whylen)
         rc = sc_journal_load(&a->r.dir, a->job_id, &a->j, why, whylen);
     if (rc == -ENOENT)
         return sc__apply_fresh(a, start, why, whylen);
+    if (rc == -EBADMSG)
+        return sc__apply_over_damaged(a, start, why, whylen);
     if (rc < 0)
         return rc;
     if (sc_journal_same_request(&a->j, a->req->prefetch, a->governor, a->req->cpus))
@@ -377,7 +459,7 @@ static int sc__apply_locked(sc__apply *a, char *why, size_t whylen)
     }
     sc__pfctl_call_logf(&a->r, "job %u: its earlier change has no live holder: restoring it first",
                         (unsigned)a->job_id);
-    rc = sc__pfctl_call_restore(&a->r, &a->j, false);
+    rc = sc__pfctl_call_restore(&a->r, &a->j, NULL);
     sc_journal_free(&a->j);
     if (rc == 0)
         rc = sc_journal_init(&a->j, a->job_id);
@@ -430,6 +512,8 @@ static void sc__evidence(sc__apply *a, int rc, sc_pfctl_evidence *ev)
     ev->msr_readback_before = before.text;
     ev->msr_readback_after = a->after.text;
     ev->state_env = env.text;
+    ev->node_log = a->r.notes.text;
+    sc_kv_init(&a->r.notes);
     sc_kv_init(&a->r.log);
     sc_kv_init(&a->after);
 }
@@ -487,5 +571,6 @@ void sc_pfctl_evidence_free(sc_pfctl_evidence *ev)
     free(ev->msr_readback_before);
     free(ev->msr_readback_after);
     free(ev->state_env);
+    free(ev->node_log);
     memset(ev, 0, sizeof(*ev));
 }

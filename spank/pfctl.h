@@ -40,6 +40,10 @@ typedef struct sc_pfctl_request {
     hwloc_const_bitmap_t cpus; /* OS cpu numbers to change (the card's cpu_list) */
     bool allow_prefetch;       /* admin policy: users may change prefetch */
     bool allow_governor;       /* admin policy: users may change the governor */
+    /* The job's CPUs on this node when it does not hold the whole node (require_exclusive=no);
+       NULL when it does. Every CPU a write reaches (the register's scope: a core's SMT
+       siblings; the cpufreq policy's related_cpus) must be among them. */
+    hwloc_const_bitmap_t job_cpus;
 } sc_pfctl_request;
 
 /* Texts for the user's bundle, malloc'd; any may be NULL after a failed allocation. */
@@ -48,18 +52,20 @@ typedef struct sc_pfctl_evidence {
     char *msr_readback_before; /* prefetch/state/msr_readback_before.txt: the originals */
     char *msr_readback_after;  /* prefetch/state/msr_readback_after.txt: read after the change */
     char *state_env;           /* prefetch/state/state.env: OBSERVED_STATE, STATE_VALID, ... */
+    char *node_log; /* for the node's log (slurmd), not the bundle: what an admin must hear of,
+                       such as a damaged journal of another job restored and set aside */
 } sc_pfctl_evidence;
 
 /*
  * Applies req for job_id on behalf of holder (the calling slurmstepd's pid). Refuses, and
  * changes nothing, when the policy does not allow a requested change (-EPERM), the CPU has
  * no known prefetch control or a governor is not offered (-ENOTSUP), a CPU is not online
- * (-EINVAL), another job holds a change on this node (-EBUSY), or a journal is corrupt
- * (-EBADMSG). When job_id already holds the same request, holder is only added as a
- * reference (steps share one change). Otherwise the originals are journaled, then written,
- * then every value read back; a failure after the first write restores the originals.
- * When prefetch and governor are both unchanged it does nothing and returns 0. ev is
- * filled in every case (release it with sc_pfctl_evidence_free()).
+ * (-EINVAL), a write would reach a CPU outside req->job_cpus or its reach cannot be read
+ * (-EACCES), or another job holds a change on this node (-EBUSY). When job_id already holds the
+ * same request, holder is only added as a reference (steps share one change). Otherwise the
+ * originals are journaled, then written, then every value read back; a failure after the first
+ * write restores the originals. When prefetch and governor are both unchanged it does nothing and
+ * returns 0. ev is filled in every case (release it with sc_pfctl_evidence_free()).
  */
 int sc_pfctl_apply(const sc_pfctl_config *cfg, uint32_t job_id, pid_t holder,
                    const sc_pfctl_request *req, sc_pfctl_evidence *ev, char *why, size_t whylen);
@@ -84,5 +90,14 @@ int sc_pfctl_restore_job(const sc_pfctl_config *cfg, uint32_t job_id, char **log
  * is alive). Returns 0 or the first error.
  */
 int sc_pfctl_restore_stale(const sc_pfctl_config *cfg, char **log);
+
+/*
+ * For an admin (streamcard-node state): one line per journal of the node (job, request,
+ * CPUs, class, records, holders alive or dead; a damaged one says so and what of it is
+ * readable) and one per damaged journal set aside; *jobs lists the journals' job ids. Reads
+ * only, under the lock. Returns 0 with *text and *jobs malloc'd, or -errno with the reason
+ * in *text.
+ */
+int sc_pfctl_show(const sc_pfctl_config *cfg, char **text, uint32_t **jobs, size_t *njobs);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@ void sc__pfctl_call_init(sc__pfctl_call *r, const sc_pfctl_config *cfg)
     memset(r, 0, sizeof(*r));
     r->cfg = cfg;
     sc_kv_init(&r->log);
+    sc_kv_init(&r->notes);
     r->plat.root.fd = -1;
     r->plat_rc = 1;
     r->dir.fd = r->dir.lock_fd = -1;
@@ -30,25 +32,45 @@ void sc__pfctl_call_end(sc__pfctl_call *r, char **log)
     else
         sc_kv_free(&r->log);
     sc_kv_init(&r->log);
+    sc_kv_free(&r->notes);
 }
 
-void sc__pfctl_call_logf(sc__pfctl_call *r, const char *fmt, ...)
+/* Appends one timestamped line to the control log, and to the notes when note is set. */
+static void sc__logv(sc__pfctl_call *r, bool note, const char *fmt, va_list ap)
 {
     char stamp[48], line[1024];
     struct timespec now;
     struct tm tm;
-    va_list ap;
 
     clock_gettime(CLOCK_REALTIME, &now);
     gmtime_r(&now.tv_sec, &tm);
     size_t n = strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(stamp + n, sizeof(stamp) - n, ".%03ldZ ", now.tv_nsec / 1000000);
-    va_start(ap, fmt);
     vsnprintf(line, sizeof(line), fmt, ap);
+    for (int i = 0; i < 1 + note; i++) {
+        sc_kv *kv = i == 0 ? &r->log : &r->notes;
+        sc_kv_append(kv, stamp);
+        sc_kv_append(kv, line);
+        sc_kv_append(kv, "\n");
+    }
+}
+
+void sc__pfctl_call_logf(sc__pfctl_call *r, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    sc__logv(r, false, fmt, ap);
     va_end(ap);
-    sc_kv_append(&r->log, stamp);
-    sc_kv_append(&r->log, line);
-    sc_kv_append(&r->log, "\n");
+}
+
+void sc__pfctl_call_notef(sc__pfctl_call *r, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    sc__logv(r, true, fmt, ap);
+    va_end(ap);
 }
 
 int sc__pfctl_call_platform(sc__pfctl_call *r, char *why, size_t whylen)
@@ -120,13 +142,32 @@ static int sc__restore_values(sc__pfctl_call *r, const sc_journal *j)
     return first;
 }
 
-int sc__pfctl_call_restore(sc__pfctl_call *r, const sc_journal *j, bool corrupt)
+/* A damaged journal, restored as far as it could be read: set aside, in one line. */
+static int sc__set_aside(sc__pfctl_call *r, const sc_journal *j, const char *damaged, int rc)
+{
+    char why[512], aside[128];
+    const char *reason = strncmp(damaged, "streamcard: ", 12) == 0 ? damaged + 12 : damaged;
+    int moved = sc_journal_set_aside(&r->dir, j->job_id, aside, sizeof(aside), why, sizeof(why));
+
+    if (moved < 0) {
+        sc__pfctl_call_logf(r, "ERROR: %s", why);
+        return moved;
+    }
+    sc__pfctl_call_notef(r,
+                         "restore: job %u: %s; restored what could be read (%zu register(s), %zu "
+                         "governor(s)%s), the file kept as %s/%s for an admin",
+                         (unsigned)j->job_id, reason, j->n_msr, j->n_gov,
+                         rc < 0 ? ", not all of them read back" : "", r->dir.path, aside);
+    return rc;
+}
+
+int sc__pfctl_call_restore(sc__pfctl_call *r, const sc_journal *j, const char *damaged)
 {
     char why[512];
     int rc = sc__restore_values(r, j);
 
-    if (rc == 0 && corrupt)
-        rc = -EBADMSG;
+    if (damaged)
+        return sc__set_aside(r, j, damaged, rc);
     if (rc == 0) {
         rc = sc_journal_remove(&r->dir, j->job_id, why, sizeof(why));
         if (rc < 0)
@@ -136,9 +177,10 @@ int sc__pfctl_call_restore(sc__pfctl_call *r, const sc_journal *j, bool corrupt)
                 r, "restore: job %u: originals read back as journaled; journal removed",
                 (unsigned)j->job_id);
     } else {
-        sc__pfctl_call_logf(r, "restore: job %u: journal kept in %s for an admin (%s)",
-                            (unsigned)j->job_id, r->dir.path,
-                            rc == -EBADMSG ? "it is corrupt" : "the restore failed");
+        sc__pfctl_call_logf(r,
+                            "restore: job %u: journal kept in %s for another try (the "
+                            "restore failed)",
+                            (unsigned)j->job_id, r->dir.path);
     }
     return rc;
 }
@@ -155,7 +197,7 @@ static int sc__release_loaded(sc__pfctl_call *r, sc_journal *j, pid_t holder)
                         (unsigned)j->job_id, (long)holder, was ? "dropped" : "was not a holder",
                         live);
     if (live == 0)
-        return sc__pfctl_call_restore(r, j, false);
+        return sc__pfctl_call_restore(r, j, NULL);
     rc = sc_journal_store(&r->dir, j, why, sizeof(why));
     if (rc < 0)
         sc__pfctl_call_logf(r, "ERROR: %s", why);
@@ -163,6 +205,21 @@ static int sc__release_loaded(sc__pfctl_call *r, sc_journal *j, pid_t holder)
         sc__pfctl_call_logf(r, "release: job %u: the change stays for the other steps",
                             (unsigned)j->job_id);
     return rc;
+}
+
+/* The job's journal is damaged: restored and set aside once no other step holds it; while
+   one does, it is left for the job's end (the damaged file cannot be rewritten faithfully). */
+static int sc__release_damaged(sc__pfctl_call *r, sc_journal *j, pid_t holder, const char *why)
+{
+    sc_journal_remove_holder(j, holder);
+    if (sc_journal_prune_holders(j) == 0)
+        return sc__pfctl_call_restore(r, j, why);
+    sc__pfctl_call_logf(r,
+                        "release: job %u holder %ld: %s; other steps still hold it: left for "
+                        "the job's end",
+                        (unsigned)j->job_id, (long)holder,
+                        strncmp(why, "streamcard: ", 12) == 0 ? why + 12 : why);
+    return 0;
 }
 
 int sc_pfctl_release(const sc_pfctl_config *cfg, uint32_t job_id, pid_t holder, char **log)
@@ -183,6 +240,8 @@ int sc_pfctl_release(const sc_pfctl_config *cfg, uint32_t job_id, pid_t holder, 
             sc__pfctl_call_logf(&r, "release: job %u holder %ld: no journal, nothing to restore",
                                 (unsigned)job_id, (long)holder);
             rc = 0;
+        } else if (rc == -EBADMSG) {
+            rc = sc__release_damaged(&r, &j, holder, why);
         } else {
             /* The job's end restores what it can: the extern step (PrologFlags=Contain)
                or the job epilog of spank_streamcard_epilog.so; else the next slurmd start. */
@@ -207,12 +266,10 @@ int sc_pfctl_restore_job(const sc_pfctl_config *cfg, uint32_t job_id, char **log
     if (rc == 0) {
         rc = sc_journal_load(&r.dir, job_id, &j, why, sizeof(why));
         if (rc == 0 || rc == -EBADMSG) {
-            if (rc == -EBADMSG)
-                sc__pfctl_call_logf(&r, "ERROR: %s", why);
             sc__pfctl_call_logf(&r,
                                 "restore: job %u is over: restoring its journal (%zu holder(s))",
                                 (unsigned)job_id, j.n_holders);
-            rc = sc__pfctl_call_restore(&r, &j, rc == -EBADMSG);
+            rc = sc__pfctl_call_restore(&r, &j, rc == -EBADMSG ? why : NULL);
         } else if (rc == -ENOENT) {
             sc__pfctl_call_logf(&r, "restore: job %u: no journal, nothing to restore",
                                 (unsigned)job_id);
@@ -235,19 +292,18 @@ static int sc__restore_if_stale(sc__pfctl_call *r, uint32_t job_id)
 
     if (rc == 0)
         rc = sc_journal_load(&r->dir, job_id, &j, why, sizeof(why));
-    if (rc == -EBADMSG)
-        sc__pfctl_call_logf(r, "ERROR: %s", why);
     if (rc == 0 || rc == -EBADMSG) {
-        bool corrupt = rc == -EBADMSG;
+        const char *damaged = rc == -EBADMSG ? why : NULL;
         size_t listed = j.n_holders, live = sc_journal_prune_holders(&j);
         if (live > 0) {
-            sc__pfctl_call_logf(r, "restore: job %u: %zu of %zu holder(s) alive, left alone",
-                                (unsigned)job_id, live, listed);
-            rc = corrupt ? -EBADMSG : 0;
+            sc__pfctl_call_logf(r, "restore: job %u: %zu of %zu holder(s) alive, left alone%s",
+                                (unsigned)job_id, live, listed,
+                                damaged ? " (its journal is damaged)" : "");
+            rc = 0;
         } else {
             sc__pfctl_call_logf(r, "restore: job %u: none of its %zu holder(s) is alive: restoring",
                                 (unsigned)job_id, listed);
-            rc = sc__pfctl_call_restore(r, &j, corrupt);
+            rc = sc__pfctl_call_restore(r, &j, damaged);
         }
     }
     sc_journal_free(&j);

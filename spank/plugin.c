@@ -45,7 +45,10 @@
  * Nothing here may take slurmstepd down: no exit(), every pointer checked, every message one
  * line "streamcard: <what failed>: <why> (<what would be valid>)".
  */
+#include "attest_sign.h"
+#include "exclusive.h"
 #include "guardian.h"
+#include "journal.h"
 #include "jobcard.h"
 #include "jobcpus.h"
 #include "pfctl.h"
@@ -65,6 +68,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -81,23 +85,28 @@ static struct {
     bool platform_changed;
     sc_pfctl_evidence ev;
     char *platform_before;
+    hwloc_bitmap_t task_cpus; /* the task's allowed CPUs, read before a platform change */
+    char *attest;             /* the signed apply statement, for the bundle; NULL: none */
 } sc__plug;
 
 static int sc__option_cb(int val, const char *optarg, int remote);
 
 static struct spank_option sc__option = {
-    "stream-card", "CARD",
+    "stream-card",
+    "CARD",
     "run the job under the streamcard experiment CARD (YAML): checked now, enforced and "
     "recorded on the node",
-    1, 0, sc__option_cb};
+    1,
+    0,
+    sc__option_cb};
 
 static int sc__option_cb(int val, const char *optarg, int remote)
 {
     (void)val;
     (void)remote;
     if (!optarg || !*optarg) {
-        slurm_error("streamcard: --stream-card: needs a card file (valid: "
-                    "--stream-card=card.yaml)");
+        sc_spank_error("streamcard: --stream-card: needs a card file (valid: "
+                       "--stream-card=card.yaml)");
         return -1;
     }
     free(sc__plug.option);
@@ -122,43 +131,65 @@ static bool sc__wants_platform(const sc_card *c)
     return c->prefetch != SC_PREFETCH_UNCHANGED || strcmp(c->governor, "unchanged") != 0;
 }
 
-/* The job's CPUs on this node: S_JOB_NCPUS when it already counts them all (the batch
-   step of an exclusive job), else the job's cpuset cgroup where task/cgroup made one
-   (right in every step; S_JOB_NCPUS is an srun step's own share). */
+/* The job's CPUs on this node into set: its cpuset cgroup where task/cgroup made one (right
+   in every step), else the task's allowed CPUs (confined to the job's before any change:
+   sc__check_confined). Returns 0 or -1. */
+static int sc__job_cpuset(hwloc_bitmap_t set)
+{
+    char *text = NULL;
+    int rc = sc_file_read_at(AT_FDCWD, "/proc/self/cgroup", 0, 1 << 16, &text, NULL);
+
+    if (rc == 0)
+        rc = sc_job_cpuset(text, sc__plug.job_id, "/sys/fs/cgroup", set);
+    free(text);
+    if (rc < 0 && sc__plug.task_cpus)
+        rc = hwloc_bitmap_copy(set, sc__plug.task_cpus);
+    return rc < 0 ? -1 : 0;
+}
+
+/* How many of the node's CPUs the job holds: S_JOB_NCPUS when it already counts them all
+   (the batch step of an exclusive job), else its cpuset (S_JOB_NCPUS is an srun step's own
+   share). */
 static int sc__job_cpus_here(spank_t sp, long online)
 {
     uint16_t ncpus = 0;
-    char *text = NULL;
     int n = spank_get_item(sp, S_JOB_NCPUS, &ncpus) == ESPANK_SUCCESS ? (int)ncpus : 0;
 
     if (n >= online)
         return n;
     hwloc_bitmap_t set = hwloc_bitmap_alloc();
-    if (set && sc_file_read_at(AT_FDCWD, "/proc/self/cgroup", 0, 1 << 16, &text, NULL) == 0 &&
-        sc_job_cpuset(text, sc__plug.job_id, "/sys/fs/cgroup", set) == 0 &&
-        hwloc_bitmap_weight(set) > n)
+    if (set && sc__job_cpuset(set) == 0 && hwloc_bitmap_weight(set) > n)
         n = hwloc_bitmap_weight(set);
-    free(text);
     hwloc_bitmap_free(set);
     return n;
 }
 
-/* Platform changes need the node to themselves when the policy says so. */
-static int sc__check_exclusive(spank_t sp)
+/*
+ * Platform changes and other jobs: with require_exclusive=yes the job must have the node to
+ * itself as Slurm knows it (exclusive.h); with no, the change may reach only the job's CPUs
+ * (*job_cpus, checked by the facade against the register's scope). Returns 0 or -1 (logged).
+ */
+static int sc__check_exclusive(spank_t sp, hwloc_bitmap_t *job_cpus)
 {
     long online = sysconf(_SC_NPROCESSORS_ONLN);
-    int ncpus;
+    char why[1024] = "";
 
-    if (!sc__plug.policy.require_exclusive)
-        return 0;
-    if ((ncpus = sc__job_cpus_here(sp, online)) < online || online < 1) {
-        slurm_error("streamcard: prefetch/governor change the whole node, and this node's "
-                    "policy requires the job to have it to itself: it has %d of %ld CPUs "
-                    "(valid: submit with --exclusive, or leave prefetch and governor unchanged)",
-                    ncpus, online);
+    *job_cpus = NULL;
+    if (sc__plug.policy.require_exclusive) {
+        if (sc_exclusive_check(sc__plug.job_id, sc__job_cpus_here(sp, online), online, why,
+                               sizeof(why)) == 0)
+            return 0;
+        sc_spank_error("%s", why);
         return -1;
     }
-    return 0;
+    *job_cpus = hwloc_bitmap_alloc();
+    if (*job_cpus && sc__job_cpuset(*job_cpus) == 0)
+        return 0;
+    hwloc_bitmap_free(*job_cpus);
+    *job_cpus = NULL;
+    sc_spank_error("streamcard: prefetch/governor: the job's CPUs on this node are unknown, so "
+                   "what the change reaches cannot be checked (valid: submit with --exclusive)");
+    return -1;
 }
 
 /* The machine state before anything changes: platform/before.txt of the bundle. */
@@ -221,21 +252,26 @@ static int sc__apply_platform(spank_t sp)
     char why[1024] = "";
     sc_card *c = sc__plug.jc.card;
 
+    hwloc_bitmap_t job_cpus = NULL;
+
     if (!sc__wants_platform(c))
         return 0;
-    if (sc__check_exclusive(sp) < 0)
+    if (sc__check_exclusive(sp, &job_cpus) < 0)
         return -1;
     sc_pfctl_config cfg = sc__pfctl_config();
     sc_pfctl_request req = {.prefetch = c->prefetch,
                             .governor = c->governor,
                             .cpus = c->cpus,
                             .allow_prefetch = sc__plug.policy.allow_prefetch,
-                            .allow_governor = sc__plug.policy.allow_governor};
+                            .allow_governor = sc__plug.policy.allow_governor,
+                            .job_cpus = job_cpus};
     /* The holder is the step's slurmstepd (our parent): it lives as long as the step and
        releases its reference in slurm_spank_exit. */
     int rc = sc_pfctl_apply(&cfg, sc__plug.job_id, getppid(), &req, &sc__plug.ev, why, sizeof(why));
+    hwloc_bitmap_free(job_cpus);
+    sc__log_lines(sc__plug.ev.node_log);
     if (rc < 0) {
-        slurm_error("%s", *why ? why : "streamcard: platform change refused");
+        sc_spank_error("%s", *why ? why : "streamcard: platform change refused");
         return -1;
     }
     sc__plug.platform_changed = true;
@@ -254,12 +290,12 @@ static int sc__check_confined(spank_t sp, const sc_machine *m)
 
     if (spank_get_item(sp, S_JOB_NCPUS, &ncpus) == ESPANK_SUCCESS && allowed <= ncpus)
         return 0;
-    slurm_error("streamcard: prefetch/governor: cpu_list %s cannot be checked against the "
-                "job's CPUs before the change: the task may still run on %d CPUs, the job has "
-                "%u (valid: submit with --exclusive, or confine jobs to their CPUs: "
-                "TaskPlugin=task/cgroup with ConstrainCores=yes)",
-                sc__plug.jc.card->cpu_list ? sc__plug.jc.card->cpu_list : "(all)", allowed,
-                (unsigned)ncpus);
+    sc_spank_error("streamcard: prefetch/governor: cpu_list %s cannot be checked against the "
+                   "job's CPUs before the change: the task may still run on %d CPUs, the job has "
+                   "%u (valid: submit with --exclusive, or confine jobs to their CPUs: "
+                   "TaskPlugin=task/cgroup with ConstrainCores=yes)",
+                   sc__plug.jc.card->cpu_list ? sc__plug.jc.card->cpu_list : "(all)", allowed,
+                   (unsigned)ncpus);
     return -1;
 }
 
@@ -275,14 +311,14 @@ static int sc__task_check(spank_t sp, bool before_change)
     int rc = sc_fsroot_open(&root, sc__plug.policy.sysroot);
 
     if (rc < 0) {
-        slurm_error("streamcard: cannot open sysroot %s: %s", sc__plug.policy.sysroot,
-                    strerror(-rc));
+        sc_spank_error("streamcard: cannot open sysroot %s: %s", sc__plug.policy.sysroot,
+                       strerror(-rc));
         return -1;
     }
     rc = sc_machine_load(&m, &root);
     sc_fsroot_close(&root);
     if (rc < 0) {
-        slurm_error("streamcard: cannot read this node's CPUs and memory: %s", strerror(-rc));
+        sc_spank_error("streamcard: cannot read this node's CPUs and memory: %s", strerror(-rc));
         return -1;
     }
     sc_machine_restrict_to_self(&m);
@@ -291,10 +327,85 @@ static int sc__task_check(spank_t sp, bool before_change)
     rc = sc_card_check_machine(sc__plug.jc.card, &m, true, &d);
     sc_jobcard_report(&d, NULL);
     sc_diag_free(&d);
-    if (rc == 0 && before_change && sc__wants_platform(sc__plug.jc.card))
+    if (rc == 0 && before_change && sc__wants_platform(sc__plug.jc.card)) {
         rc = sc__check_confined(sp, &m);
+        hwloc_bitmap_free(sc__plug.task_cpus);
+        sc__plug.task_cpus = hwloc_bitmap_dup(m.cpus_allowed);
+    }
     sc_machine_free(&m);
     return rc < 0 ? -1 : 0;
+}
+
+/* What a statement of this step is made from (attest_sign.h). */
+static sc_attest_in sc__attest_in(spank_t sp, const char *role, char *step, size_t steplen)
+{
+    uint32_t stepid = 0, uid = 0;
+
+    spank_get_item(sp, S_JOB_STEPID, &stepid);
+    spank_get_item(sp, S_JOB_UID, &uid);
+    if (stepid == SLURM_BATCH_SCRIPT)
+        snprintf(step, steplen, "batch");
+    else if (stepid == SLURM_EXTERN_CONT)
+        snprintf(step, steplen, "extern");
+    else
+        snprintf(step, steplen, "%u", (unsigned)stepid);
+    return (sc_attest_in){.policy = &sc__plug.policy,
+                          .jc = &sc__plug.jc,
+                          .job_id = sc__plug.job_id,
+                          .step = step,
+                          .uid = (uid_t)uid,
+                          .role = role,
+                          .platform_before = sc__plug.platform_before,
+                          .ev = sc__plug.platform_changed ? &sc__plug.ev : NULL};
+}
+
+/* In the task, as root, after the change: the signed statement of what root did and read
+   back, for the bundle. Without a usable key the run is not attested; the job goes on. */
+static void sc__attest_apply(spank_t sp)
+{
+    char step[32], why[1024] = "";
+    sc_attest_in in =
+        sc__attest_in(sp, sc__role(sp) == SC_ROLE_MAIN ? "main" : "node", step, sizeof(step));
+
+    free(sc__plug.attest);
+    sc__plug.attest = NULL;
+    if (sc_spank_attest_apply(&in, &sc__plug.attest, why, sizeof(why)) < 0)
+        sc_spank_error("streamcard: job %u: this node's platform statement is not signed, so "
+                       "its bundle's platform claims are not attested: %s",
+                       sc__plug.job_id, *why ? why : "no key");
+}
+
+/* Whether this job holds a journal on the node (a change not yet restored). */
+static bool sc__journaled(void)
+{
+    sc_statedir d;
+    uint32_t *jobs = NULL;
+    size_t n = 0;
+    bool held = false;
+    struct stat st;
+
+    /* Looked at, never made: sc_statedir_open() would create a missing directory. */
+    if (stat(sc__plug.policy.state_dir, &st) < 0 ||
+        sc_statedir_open(&d, sc__plug.policy.state_dir, NULL, 0) < 0)
+        return false;
+    if (sc_journal_list(&d, &jobs, &n) == 0)
+        for (size_t i = 0; i < n; i++)
+            held = held || jobs[i] == sc__plug.job_id;
+    free(jobs);
+    sc_statedir_close(&d);
+    return held;
+}
+
+/* slurmstepd, root: the step's release restored the job's change on this node (its journal
+   was there before and is gone now): the signed restore statement. */
+static void sc__attest_restore(spank_t sp, int rc)
+{
+    char step[32], why[1024] = "";
+    sc_attest_in in = sc__attest_in(sp, "main", step, sizeof(step));
+
+    if (sc_spank_attest_restore(&in, rc, why, sizeof(why)) < 0)
+        sc_spank_error("streamcard: job %u: the restore is not attested: %s", sc__plug.job_id,
+                       *why ? why : "no key");
 }
 
 /* For the bundle, written as the user: what was learnt and done here as root. */
@@ -303,7 +414,8 @@ static sc_user_bundle_in sc__bundle_in(void)
     return (sc_user_bundle_in){.jc = &sc__plug.jc,
                                .platform_before = sc__plug.platform_before,
                                .ev = sc__plug.platform_changed ? &sc__plug.ev : NULL,
-                               .sysroot = sc__plug.policy.sysroot};
+                               .sysroot = sc__plug.policy.sysroot,
+                               .attest = sc__plug.attest};
 }
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
@@ -313,11 +425,11 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 
     if (ctx != S_CTX_SLURMD && ctx != S_CTX_JOB_SCRIPT &&
         spank_option_register(sp, &sc__option) != ESPANK_SUCCESS) {
-        slurm_error("streamcard: cannot register --stream-card");
+        sc_spank_error("streamcard: cannot register --stream-card");
         return -1;
     }
     if (sc_policy_parse(&sc__plug.policy, ac, av, why, sizeof(why)) < 0) {
-        slurm_error("streamcard: plugstack.conf: %s", why);
+        sc_spank_error("streamcard: plugstack.conf: %s", why);
         return -1;
     }
     if (ctx == S_CTX_SLURMD) {
@@ -326,9 +438,9 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
         sc_pfctl_config cfg = sc__pfctl_config();
         char *log = NULL;
         if (sc_pfctl_restore_stale(&cfg, &log) < 0)
-            slurm_error("streamcard: restoring platform state left by earlier jobs failed; "
-                        "see the lines below and %s",
-                        sc__plug.policy.state_dir);
+            sc_spank_error("streamcard: restoring platform state left by earlier jobs failed; "
+                           "see the lines below and %s",
+                           sc__plug.policy.state_dir);
         sc__log_lines(log);
         free(log);
     }
@@ -356,7 +468,7 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
     (void)av;
     if (sc__plug.card_error) { /* logged when the card arrived; now for the job's output */
         for (size_t i = 0; i < sc__plug.card_problems.count; i++)
-            slurm_error("%s", sc__plug.card_problems.lines[i]);
+            sc_spank_error("%s", sc__plug.card_problems.lines[i]);
         return -1;
     }
     if (!sc__plug.jc.card || sc__role(sp) == SC_ROLE_NONE)
@@ -364,7 +476,10 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
     /* A card refused here has changed nothing on the node. */
     if (sc__task_check(sp, true) < 0)
         return -1;
-    return sc__apply_platform(sp);
+    if (sc__apply_platform(sp) < 0)
+        return -1;
+    sc__attest_apply(sp);
+    return 0;
 }
 
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
@@ -387,8 +502,8 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
         return -1;
     int rc = sc_bind_self(sc__plug.jc.card->cpus, sc__plug.jc.card->memory_node);
     if (rc < 0) {
-        slurm_error("streamcard: binding to cpu_list %s / memory_node %ld failed: %s",
-                    sc__plug.jc.card->cpu_list, sc__plug.jc.card->memory_node, strerror(-rc));
+        sc_spank_error("streamcard: binding to cpu_list %s / memory_node %ld failed: %s",
+                       sc__plug.jc.card->cpu_list, sc__plug.jc.card->memory_node, strerror(-rc));
         return -1;
     }
     return sc_user_bundle_create(sp, &in);
@@ -410,13 +525,13 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
         return 0;
     int rc = sc_guardian_wait(pid, SC_GUARDIAN_WAIT_MS);
     if (rc == 0)
-        slurm_info("streamcard: job %u: the task was killed by signal %d; its guardian sealed "
-                   "the bundle",
-                   sc__plug.job_id, WTERMSIG(status));
+        sc_spank_info("streamcard: job %u: the task was killed by signal %d; its guardian sealed "
+                      "the bundle",
+                      sc__plug.job_id, WTERMSIG(status));
     else if (rc < 0)
-        slurm_error("streamcard: job %u: the task was killed by signal %d; its guardian did not "
-                    "end within %d s (the bundle may stay unsealed)",
-                    sc__plug.job_id, WTERMSIG(status), SC_GUARDIAN_WAIT_MS / 1000);
+        sc_spank_error("streamcard: job %u: the task was killed by signal %d; its guardian did not "
+                       "end within %d s (the bundle may stay unsealed)",
+                       sc__plug.job_id, WTERMSIG(status), SC_GUARDIAN_WAIT_MS / 1000);
     return 0;
 }
 
@@ -430,9 +545,9 @@ static void sc__restore_job_end(spank_t sp)
         return;
     sc_pfctl_config cfg = sc__pfctl_config();
     if (sc_pfctl_restore_job(&cfg, job_id, &log) < 0)
-        slurm_error("streamcard: job %u: restoring the platform at the job's end failed "
-                    "(the next slurmd start tries again)",
-                    job_id);
+        sc_spank_error("streamcard: job %u: restoring the platform at the job's end failed "
+                       "(the next slurmd start tries again)",
+                       job_id);
     sc__log_lines(log);
     free(log);
 }
@@ -451,17 +566,23 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
             /* The task (a child) made the change with this slurmstepd as holder. */
             sc_pfctl_config cfg = sc__pfctl_config();
             char *log = NULL;
-            if (sc_pfctl_release(&cfg, sc__plug.job_id, getpid(), &log) < 0)
-                slurm_error("streamcard: job %u: restoring the platform failed (the job's "
-                            "end tries again)",
-                            sc__plug.job_id);
+            bool held = sc__journaled();
+            int rc = sc_pfctl_release(&cfg, sc__plug.job_id, getpid(), &log);
+            if (rc < 0)
+                sc_spank_error("streamcard: job %u: restoring the platform failed (the job's "
+                               "end tries again)",
+                               sc__plug.job_id);
             sc__log_lines(log);
             free(log);
+            if (held && !sc__journaled()) /* this release restored the change */
+                sc__attest_restore(sp, rc);
         }
     }
     sc_pfctl_evidence_free(&sc__plug.ev);
+    hwloc_bitmap_free(sc__plug.task_cpus);
     sc_jobcard_free(&sc__plug.jc);
     free(sc__plug.platform_before);
+    free(sc__plug.attest);
     free(sc__plug.option);
     sc_diag_free(&sc__plug.card_problems);
     memset(&sc__plug, 0, sizeof(sc__plug));

@@ -16,8 +16,9 @@ static int sc__policy_allow(sc_policy *p, const char *value, char *why, size_t w
         else if (n == 8 && strncmp(w, "governor", 8) == 0)
             p->allow_governor = true;
         else if (!(n == 4 && strncmp(w, "none", 4) == 0)) {
-            snprintf(why, whylen, "allow=%s: \"%.*s\" is not a setting (valid: prefetch, "
-                                  "governor, none)",
+            snprintf(why, whylen,
+                     "allow=%s: \"%.*s\" is not a setting (valid: prefetch, "
+                     "governor, none)",
                      value, (int)n, w);
             return -EINVAL;
         }
@@ -28,8 +29,8 @@ static int sc__policy_allow(sc_policy *p, const char *value, char *why, size_t w
     return 0;
 }
 
-static int sc__policy_path(char *dst, size_t dstlen, const char *key, const char *value,
-                           char *why, size_t whylen)
+static int sc__policy_path(char *dst, size_t dstlen, const char *key, const char *value, char *why,
+                           size_t whylen)
 {
     if (value[0] != '/' || strlen(value) >= dstlen || strstr(value, "/../") ||
         (strlen(value) >= 3 && strcmp(value + strlen(value) - 3, "/..") == 0)) {
@@ -46,6 +47,7 @@ int sc_policy_parse(sc_policy *p, int argc, char *const argv[], char *why, size_
     p->require_exclusive = true;
     snprintf(p->state_dir, sizeof(p->state_dir), "%s", SC_POLICY_STATE_DIR);
     snprintf(p->sysroot, sizeof(p->sysroot), "/");
+    snprintf(p->key, sizeof(p->key), "%s", SC_POLICY_KEY);
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i], *eq = strchr(arg, '=');
         size_t klen = eq ? (size_t)(eq - arg) : strlen(arg);
@@ -65,9 +67,12 @@ int sc_policy_parse(sc_policy *p, int argc, char *const argv[], char *why, size_
                                  whylen);
         } else if (klen == 7 && strncmp(arg, "sysroot", 7) == 0) {
             rc = sc__policy_path(p->sysroot, sizeof(p->sysroot), "sysroot", value, why, whylen);
+        } else if (klen == 3 && strncmp(arg, "key", 3) == 0) {
+            rc = sc__policy_path(p->key, sizeof(p->key), "key", value, why, whylen);
         } else {
-            snprintf(why, whylen, "unknown argument \"%s\" (valid: allow=, require_exclusive=, "
-                                  "state_dir=, sysroot=)",
+            snprintf(why, whylen,
+                     "unknown argument \"%s\" (valid: allow=, require_exclusive=, "
+                     "state_dir=, sysroot=, key=)",
                      arg);
             rc = -EINVAL;
         }

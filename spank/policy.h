@@ -5,7 +5,9 @@
  * Keys: allow= (what users may change: prefetch, governor; default nothing),
  * require_exclusive=yes|no (platform changes only on a node the job has to itself;
  * default yes), state_dir=PATH (root-owned restore journals; default /run/streamcard),
- * sysroot=PATH (where /sys, /proc/cpuinfo and /dev/cpu are looked up; tests only).
+ * sysroot=PATH (where /sys, /proc/cpuinfo and /dev/cpu are looked up; tests only),
+ * key=PATH (the node's private signing key, %n the node's short name; default
+ * /etc/streamcard/node.key).
  */
 #ifndef SC_POLICY_H
 #define SC_POLICY_H
@@ -14,12 +16,15 @@
 #include <stddef.h>
 
 #define SC_POLICY_STATE_DIR "/run/streamcard"
+/* The node's signing key (sc_attest.h); "%n" stands for the node's short name. */
+#define SC_POLICY_KEY "/etc/streamcard/node.key"
 
 typedef struct sc_policy {
     bool allow_prefetch, allow_governor;
     bool require_exclusive;
     char state_dir[512];
     char sysroot[512];
+    char key[512];
 } sc_policy;
 
 /* Parses the arguments; unknown keys and bad values are errors with a reason in why. */

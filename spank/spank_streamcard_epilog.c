@@ -39,19 +39,19 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
     char *log = NULL;
 
     if (sc_policy_parse(&policy, ac, av, why, sizeof(why)) < 0) {
-        slurm_error("streamcard: job epilog: plugstack.conf: %s", why);
+        sc_spank_error("streamcard: job epilog: plugstack.conf: %s", why);
         return 0;
     }
     if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS) {
-        slurm_error("streamcard: job epilog: no job id in the job epilog: nothing restored (the "
-                    "next slurmd start restores what is left)");
+        sc_spank_error("streamcard: job epilog: no job id in the job epilog: nothing restored (the "
+                       "next slurmd start restores what is left)");
         return 0;
     }
     sc_pfctl_config cfg = {.sysroot = policy.sysroot, .state_dir = policy.state_dir};
     if (sc_pfctl_restore_job(&cfg, job_id, &log) < 0)
-        slurm_error("streamcard: job epilog: job %u: restoring the platform in the job epilog "
-                    "failed (the next slurmd start tries again)",
-                    job_id);
+        sc_spank_error("streamcard: job epilog: job %u: restoring the platform in the job epilog "
+                       "failed (the next slurmd start tries again)",
+                       job_id);
     sc_spank_log_lines("streamcard: job epilog: ", log);
     free(log);
     return 0;

@@ -1,7 +1,9 @@
 /* user_bundle.c: the plugin's bundle writes, as the job's user (see user_bundle.h). */
 #include "user_bundle.h"
+#include "attest_sign.h"
 #include "sc_bundle.h"
 #include "sc_file.h"
+#include "spank_log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +20,7 @@ static int sc__put(const sc_bundle *b, const char *rel, const char *text)
         return 0;
     int rc = sc_bundle_write_str(b, rel, text);
     if (rc < 0)
-        slurm_error("streamcard: cannot write %s/%s: %s", b->path, rel, strerror(-rc));
+        sc_spank_error("streamcard: cannot write %s/%s: %s", b->path, rel, strerror(-rc));
     return rc;
 }
 
@@ -34,12 +36,7 @@ static int sc__put_host_evidence(const sc_bundle *b, const sc_user_bundle_in *in
     char host[256], rel[512];
     const sc_pfctl_evidence *ev = in->ev;
 
-    if (gethostname(host, sizeof(host) - 1) < 0)
-        strcpy(host, "unknown");
-    host[sizeof(host) - 1] = '\0';
-    host[strcspn(host, ".")] = '\0';
-    if (!*host || strchr(host, '/'))
-        strcpy(host, "unknown");
+    sc_spank_node_name(host, sizeof(host));
     snprintf(rel, sizeof(rel), "platform/%s/before.txt", host);
     int fd = sc_bundle_open_file(b, rel, O_WRONLY | O_CREAT | O_EXCL, 0644);
     if (fd == -EEXIST)
@@ -49,11 +46,14 @@ static int sc__put_host_evidence(const sc_bundle *b, const sc_user_bundle_in *in
     if (fd >= 0 && close(fd) < 0 && rc == 0)
         rc = -errno;
     if (rc < 0) {
-        slurm_error("streamcard: cannot write %s/%s: %s", b->path, rel, strerror(-rc));
+        sc_spank_error("streamcard: cannot write %s/%s: %s", b->path, rel, strerror(-rc));
         return rc;
     }
-    if (!ev)
-        return 0;
+    /* Root's signed statement of this node, beside the texts it names. */
+    snprintf(rel, sizeof(rel), "attest/apply_%s.dsse.json", host);
+    rc = sc__put(b, rel, in->attest);
+    if (rc < 0 || !ev)
+        return rc;
     const struct {
         const char *name, *text;
     } files[] = {{"control.log", ev->control_log},
@@ -76,9 +76,9 @@ int sc_user_bundle_add_node(spank_t sp, const sc_user_bundle_in *in)
         return 0;
     int rc = sc_bundle_open(&b, path);
     if (rc < 0) {
-        slurm_error("streamcard: cannot open the bundle %s on this node for its evidence: %s "
-                    "(valid: a job working directory shared by the job's nodes)",
-                    path, strerror(-rc));
+        sc_spank_error("streamcard: cannot open the bundle %s on this node for its evidence: %s "
+                       "(valid: a job working directory shared by the job's nodes)",
+                       path, strerror(-rc));
         return -1;
     }
     rc = sc__put_host_evidence(&b, in);
@@ -113,9 +113,9 @@ int sc_user_bundle_create(spank_t sp, const sc_user_bundle_in *in)
     int rc = sc_bundle_create(&b, ".", in->jc->card->run_name, time(NULL));
 
     if (rc < 0) {
-        slurm_error("streamcard: cannot create the bundle in the job's working directory: %s "
-                    "(valid: a directory the job's user can write; sbatch --chdir)",
-                    strerror(-rc));
+        sc_spank_error("streamcard: cannot create the bundle in the job's working directory: %s "
+                       "(valid: a directory the job's user can write; sbatch --chdir)",
+                       strerror(-rc));
         return -1;
     }
     rc = sc__put_run_files(&b, in);
@@ -127,7 +127,7 @@ int sc_user_bundle_create(spank_t sp, const sc_user_bundle_in *in)
                     spank_setenv(sp, "STREAMCARD_CARD_SHA256", in->jc->sha, 1) != ESPANK_SUCCESS ||
                     (strcmp(in->sysroot, "/") != 0 &&
                      spank_setenv(sp, "STREAMCARD_SYSROOT", in->sysroot, 1) != ESPANK_SUCCESS))) {
-        slurm_error("streamcard: cannot tell the job where its bundle is");
+        sc_spank_error("streamcard: cannot tell the job where its bundle is");
         rc = -1;
     }
     sc_bundle_close(&b);

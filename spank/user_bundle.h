@@ -17,6 +17,7 @@ typedef struct sc_user_bundle_in {
     const char *platform_before; /* the state before any change; NULL: not known */
     const sc_pfctl_evidence *ev; /* the change's evidence; NULL when nothing was changed */
     const char *sysroot;         /* the policy's; told to `streamcard run` unless "/" */
+    const char *attest;          /* this node's signed statement (attest_sign.h); NULL: none */
 } sc_user_bundle_in;
 
 /*

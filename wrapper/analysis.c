@@ -119,6 +119,17 @@ size_t sc_analysis_differences(const sc_bundle_facts *a, const sc_bundle_facts *
     return n;
 }
 
+void sc_analysis_difference(const sc_bundle_facts *a, const sc_bundle_facts *b, size_t i, char *buf,
+                            size_t len)
+{
+    char names[400];
+
+    if (strcmp(a->vars[i].name, "env") == 0 && sc_facts_env_diff(a, b, names, sizeof(names)))
+        snprintf(buf, len, "env (%s)", names);
+    else
+        snprintf(buf, len, "%s", a->vars[i].name);
+}
+
 size_t sc_analysis_metrics(const sc_bundle_facts *f, const char *name, sc_metric *out, size_t max)
 {
     size_t n = 0;

@@ -90,6 +90,11 @@ void sc_analysis_set_free(sc_analysis_set *set);
 size_t sc_analysis_differences(const sc_bundle_facts *a, const sc_bundle_facts *b,
                                size_t idx[SC_FACTS_MAX_VARS]);
 
+/* How variable i differs between a and b, for messages: its name; env with the names of
+   its variables that differ ("env (OMP_WAIT_POLICY, OPENBLAS_CORETYPE)"). */
+void sc_analysis_difference(const sc_bundle_facts *a, const sc_bundle_facts *b, size_t i, char *buf,
+                            size_t len);
+
 /*
  * The metrics a command reports for bundle f (sc_metric.h): the one --metric named (name,
  * already checked with sc_analysis_metric_ok()), else the metrics of f's card. Fills out

@@ -329,9 +329,11 @@ static int sc__judge(const sc_analysis_bundle *run_ab, const sc_analysis_bundle 
             continue;
         if (strcmp(v->group, "build") != 0 && !sc_word_in(o->allow, ",", v->name) &&
             !sc_facts_follows(base, run, diff[i])) {
+            char what[512];
+            sc_analysis_difference(base, run, diff[i], what, sizeof(what));
             printf("skip: %s: not comparable with the baseline: %s differs (%s here, %s in the "
                    "baseline; valid: only the build differs, or --allow %s)\n",
-                   run->name, v->name, v->value, base->vars[diff[i]].value, v->name);
+                   run->name, what, v->value, base->vars[diff[i]].value, v->name);
             return SC_CLASSIFY_SKIP;
         }
     }

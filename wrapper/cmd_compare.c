@@ -151,6 +151,25 @@ static int sc__print_results(const sc_bundle_facts *a, const sc_bundle_facts *b,
 }
 
 /* Full values of the variables that differ (the table cuts long ones). */
+/* Each environment variable that differs, on its own line: the env variable's value is
+   every variable joined, too long to see which one changed. */
+static void sc__print_env_differences(const sc_bundle_facts *a, const sc_bundle_facts *b)
+{
+    char names[1024];
+
+    sc_facts_env_diff(a, b, names, sizeof(names));
+    for (const char *p = names; *p;) {
+        char name[256];
+        size_t n = strcspn(p, ",");
+        snprintf(name, sizeof(name), "%.*s", (int)n, p);
+        const char *va = sc_facts_env_get(a, name), *vb = sc_facts_env_get(b, name);
+        printf("differs: env %s: A %s | B %s\n", name, va ? va : "(not set)",
+               vb ? vb : "(not set)");
+        p += n;
+        p += strspn(p, ", ");
+    }
+}
+
 static void sc__print_differences(const sc_bundle_facts *a, const sc_bundle_facts *b,
                                   const size_t *diff, size_t n)
 {
@@ -161,20 +180,25 @@ static void sc__print_differences(const sc_bundle_facts *a, const sc_bundle_fact
         printf("differs: %s: A %s | B %s", a->vars[diff[i]].name, a->vars[diff[i]].value,
                b->vars[diff[i]].value);
         printf(from ? " (follows %s: the default it gives)\n" : "\n", from);
+        if (strcmp(a->vars[diff[i]].name, "env") == 0)
+            sc__print_env_differences(a, b);
     }
 }
 
-/* The names of the differing variables except skip, comma-separated. */
-static void sc__names(const sc_bundle_facts *a, const size_t *diff, size_t n, const char *skip,
-                      char *buf, size_t len)
+/* The names of the differing variables except skip, comma-separated; env with the names
+   of its variables that differ: "env (OMP_WAIT_POLICY)". */
+static void sc__names(const sc_bundle_facts *a, const sc_bundle_facts *b, const size_t *diff,
+                      size_t n, const char *skip, char *buf, size_t len)
 {
     size_t used = 0;
+    char what[512];
 
     *buf = '\0';
     for (size_t i = 0; i < n && used < len; i++)
-        if (!skip || strcmp(a->vars[diff[i]].name, skip) != 0)
-            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
-                                     a->vars[diff[i]].name);
+        if (!skip || strcmp(a->vars[diff[i]].name, skip) != 0) {
+            sc_analysis_difference(a, b, diff[i], what, sizeof(what));
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", what);
+        }
 }
 
 /* The verdict of the comparison: 0 valid (its results printed), 1 invalid, and why. */
@@ -189,7 +213,7 @@ static int sc__judge(const sc_bundle_facts *a, const sc_bundle_facts *b, const c
     sc__print_differences(a, b, all, nall);
     for (size_t i = 0; independent && i < n; i++)
         has_independent |= !strcmp(a->vars[diff[i]].name, independent);
-    sc__names(a, diff, n, independent, names, sizeof(names));
+    sc__names(a, b, diff, n, independent, names, sizeof(names));
     if (independent && !has_independent) {
         fprintf(stderr,
                 "streamcard: compare: %s is the same in both bundles%s%s: nothing to "

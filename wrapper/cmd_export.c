@@ -1,5 +1,6 @@
 /*
- * cmd_export.c: `streamcard export --prometheus BUNDLE...`: node_exporter textfile metrics
+ * cmd_export.c: `streamcard export --prometheus BUNDLE...` (and, in export_intoto.c,
+ * `--in-toto BUNDLE`): node_exporter textfile metrics
  * (Prometheus text format 0.0.4) for admins: verdicts, gates, the metrics of the registry
  * (sc_metric.h), transport and when each run ended, labelled by host, workload, kernel, card and
  * run. A bundle that fails verification still reports its verdict (0), never its rates: numbers of
@@ -244,6 +245,10 @@ static void sc__export_usage(FILE *out)
 {
     fprintf(out,
             "usage: streamcard export --prometheus [-o FILE] BUNDLE...\n"
+            "       streamcard export --in-toto [-o FILE] BUNDLE\n"
+            "\n"
+            "--in-toto writes the bundle's signed statements (DSSE envelopes of in-toto\n"
+            "statements, one per line) for provenance tools; verify checks them.\n"
             "\n"
             "Writes node_exporter textfile metrics for the bundles: streamcard_verdict_ok,\n"
             "streamcard_bundle_intact, streamcard_gate_ok{gate},\n"
@@ -255,7 +260,8 @@ static void sc__export_usage(FILE *out)
             "(the run name) and run (the bundle). Figures only for runs that pass.\n"
             "\n"
             "options:\n"
-            "  --prometheus   the Prometheus text format (the only format so far)\n"
+            "  --prometheus   the Prometheus text format\n"
+            "  --in-toto      the bundle's signed statements, one DSSE envelope per line\n"
             "  -o FILE        write FILE atomically (FILE.tmp, then rename) instead of stdout\n"
             "  -h, --help     this text\n"
             "\n"
@@ -315,6 +321,9 @@ int sc_cmd_export(int argc, char **argv)
     FILE *out = stdout;
     int status;
 
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--in-toto") == 0)
+            return sc_export_intoto(argc, argv);
     if (!sc_analysis_begin(&cmd, argc, argv, &o, &set, &status))
         return status;
     labels = calloc(set.n, sizeof(*labels));

@@ -7,6 +7,8 @@
  * bundle exists (crash, signal, failed validation), it is completed and sealed: a failed
  * run is evidence too.
  */
+#include "sc_caches.h"
+#include "sc_cpulist.h"
 #include "cli.h"
 #include "execute.h"
 #include "run_series.h"
@@ -31,6 +33,7 @@ enum {
     OPT_HELP,
     OPT_SUBMIT,
     OPT_SBATCH,
+    OPT_KEEP_GOING,
     OPT_CARD_FLAG = 2000
 };
 
@@ -54,6 +57,8 @@ static void sc__run_usage(FILE *out)
             "  --submit           run through Slurm: one sbatch --stream-card job per run\n"
             "                     (per value of a sweep; the plugin sets the platform for each)\n"
             "  --sbatch ARG       pass ARG to sbatch with --submit (repeatable)\n"
+            "  --keep-going       in a series, run the next value after one that was refused\n"
+            "                     or could not run (default: stop, its cause in the table)\n"
             "  -h, --help         this text\n"
             "\n"
             "card keys as flags (override the card; without CARD they make the card):\n");
@@ -74,6 +79,7 @@ static struct option *sc__run_options(void)
         {"help", no_argument, NULL, OPT_HELP},
         {"submit", no_argument, NULL, OPT_SUBMIT},
         {"sbatch", required_argument, NULL, OPT_SBATCH},
+        {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
     };
     size_t nfixed = sizeof(fixed) / sizeof(fixed[0]), nflags = 0;
 
@@ -133,6 +139,8 @@ static int sc__run_parse(int argc, char **argv, sc_run_opts *opts, sc_card **car
             opts->quiet = true;
         } else if (c == OPT_SUBMIT) {
             opts->submit = true;
+        } else if (c == OPT_KEEP_GOING) {
+            opts->keep_going = true;
         } else if (c == OPT_SBATCH) {
             char **grown = realloc(opts->sbatch_args, (opts->n_sbatch_args + 2) * sizeof(char *));
             if (!grown) {
@@ -207,6 +215,27 @@ out:
     return rc;
 }
 
+/* STREAM's array rule, said before anything runs: the stream_array gate would fail. */
+static void sc__warn_cache(const sc_card *card)
+{
+    sc_llc llc;
+    char *cpus;
+
+    if (card->workload != SC_WORKLOAD_STREAM || sc_caches_llc(card->cpus, &llc) < 0 ||
+        card->array_size >= sc_caches_min_array_size(&llc) ||
+        strcmp(card->cache_resident, "accept") == 0)
+        return;
+    fprintf(stderr,
+            "streamcard: warning: array_size: %llu elements (%.1f MiB per array) is below %d x "
+            "the %.1f MiB of L%u cache of cpu_list %s: the stream_array gate will fail the run "
+            "(valid: array_size >= %llu, or cache_resident: accept for a cache study)\n",
+            (unsigned long long)card->array_size, 8.0 * (double)card->array_size / 1048576.0,
+            SC_CACHES_ARRAY_FACTOR, (double)llc.bytes / 1048576.0, llc.level,
+            (cpus = sc_cpulist_format(card->cpus)) ? cpus : "?",
+            (unsigned long long)sc_caches_min_array_size(&llc));
+    free(cpus);
+}
+
 /* The rules of the node that runs the workload: this machine, as far as this job sees it. */
 static int sc__check_machine(const sc_run_opts *opts, const sc_card *card, sc_diag *diag)
 {
@@ -221,6 +250,8 @@ static int sc__check_machine(const sc_run_opts *opts, const sc_card *card, sc_di
         sc_machine_restrict_to_self(&m);
         rc = sc_card_check_machine(card, &m, opts->platform_control, diag);
         sc_machine_free(&m);
+        if (rc == 0)
+            sc__warn_cache(card);
     } else {
         sc_diag_addf(diag, "cannot read this machine's CPUs and memory under /sys: %s",
                      strerror(-rc));

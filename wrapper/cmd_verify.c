@@ -1,6 +1,8 @@
 /*
- * cmd_verify.c: `streamcard verify BUNDLE`: prints what sc_verify_bundle() found (every hash
- * and consistency problem, or the gates that failed, or that the bundle holds).
+ * cmd_verify.c: `streamcard verify [--keys DIR] [--state-dir DIR] BUNDLE`: prints what
+ * sc_verify_bundle_opts() found (every hash and consistency problem, or the gates that
+ * failed and why, or that the bundle holds) and what root vouches for (doc/design.md,
+ * section 20).
  */
 #include "cli.h"
 #include "sc_verify.h"
@@ -9,35 +11,58 @@
 #include <stdio.h>
 #include <string.h>
 
+static int sc__usage(FILE *out, int status)
+{
+    fprintf(out, "usage: streamcard verify [--keys DIR] [--state-dir DIR] BUNDLE\n\n"
+                 "Re-checks SHA256SUMS and recomputes every gate from the raw files; the\n"
+                 "platform_state gate only from statements signed by a node key of DIR\n"
+                 "(default $STREAMCARD_KEYS, else /etc/streamcard/keys). Exits 0 when the\n"
+                 "bundle is intact, consistent and its run passed, 1 otherwise.\n");
+    return status;
+}
+
 int sc_cmd_verify(int argc, char **argv)
 {
+    sc_verify_opts opts = {NULL, NULL};
+    const char *bundle = NULL;
     sc_verify_report r;
     int status;
 
-    if (argc != 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        fprintf(argc == 2 ? stdout : stderr,
-                "usage: streamcard verify BUNDLE\n\n"
-                "Re-checks SHA256SUMS and recomputes every gate from the raw files; exits 0\n"
-                "when the bundle is intact, consistent and its run passed, 1 otherwise.\n");
-        return argc == 2 ? SC_EXIT_OK : SC_EXIT_USAGE;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            return sc__usage(stdout, SC_EXIT_OK);
+        if ((!strcmp(argv[i], "--keys") || !strcmp(argv[i], "--state-dir")) && i + 1 < argc) {
+            *(argv[i][2] == 'k' ? &opts.keys_dir : &opts.state_dir) = argv[i + 1];
+            i++;
+        } else if (argv[i][0] != '-' && !bundle) {
+            bundle = argv[i];
+        } else {
+            return sc__usage(stderr, SC_EXIT_USAGE);
+        }
     }
-    int rc = sc_verify_bundle(argv[1], &r);
+    if (!bundle)
+        return sc__usage(stderr, SC_EXIT_USAGE);
+    int rc = sc_verify_bundle_opts(bundle, &opts, &r);
     if (rc < 0) {
-        fprintf(stderr, "streamcard: verify: %s: cannot open the bundle: %s\n", argv[1],
+        fprintf(stderr, "streamcard: verify: %s: cannot open the bundle: %s\n", bundle,
                 strerror(-rc));
         sc_verify_report_free(&r);
         return rc == -ENOMEM ? SC_EXIT_ERROR : SC_EXIT_USAGE;
     }
     if (!sc_verify_intact(&r)) {
         sc_diag_print(&r.problems, "streamcard: verify: ", stderr);
-        fprintf(stderr, "streamcard: verify: %s: FAILED (%zu problems)\n", argv[1],
+        fprintf(stderr, "streamcard: verify: %s: FAILED (%zu problems)\n", bundle,
                 r.problems.count);
         status = SC_EXIT_FAILED;
     } else if (!sc_verify_usable(&r)) {
+        for (int i = 0; i < SC_GATE_COUNT; i++)
+            if (r.gates.g[i].state == SC_GATE_FAIL)
+                fprintf(stderr, "streamcard: verify: %s: %s\n", sc_gate_name((sc_gate_id)i),
+                        r.gates.g[i].note);
         fprintf(stderr,
                 "streamcard: verify: %s: the bundle is intact and consistent, but the "
                 "run FAILED its gates:",
-                argv[1]);
+                bundle);
         for (int i = 0; i < SC_GATE_COUNT; i++)
             if (r.gates.g[i].state == SC_GATE_FAIL)
                 fprintf(stderr, " %s", sc_gate_name((sc_gate_id)i));
@@ -46,9 +71,10 @@ int sc_cmd_verify(int argc, char **argv)
     } else {
         printf("streamcard: verify: %s: intact; every gate recomputed from the raw files holds; "
                "verdict ok\n",
-               argv[1]);
+               bundle);
         status = SC_EXIT_OK;
     }
+    sc_diag_print(&r.attested, "streamcard: verify: ", status == SC_EXIT_OK ? stdout : stderr);
     sc_verify_report_free(&r);
     return status;
 }

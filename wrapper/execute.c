@@ -182,9 +182,13 @@ static int sc__open(sc_local *st, size_t i, sc_plan *plan)
         return SC_EXIT_ERROR;
     }
     /* The kernel writes its own results to a private file per run, merged into results.json;
-       the last argument names it, and each run sets its own. */
+       the MPI workload what MPI_Init said to another, kept as the run's transport.log. Each
+       run names its own (sc__set_run_paths). */
+    bool mpi = plan->card->workload == SC_WORKLOAD_MPI_PINGPONG;
     if (!mkdtemp(x->tmpdir) || sc_plan_append_arg(plan, "--json") < 0 ||
-        sc_plan_append_arg(plan, x->tmpdir) < 0) {
+        sc_plan_append_arg(plan, x->tmpdir) < 0 ||
+        (mpi && (sc_plan_append_arg(plan, "--transport-log") < 0 ||
+                 sc_plan_append_arg(plan, x->tmpdir) < 0))) {
         fprintf(stderr, "streamcard: cannot create a temporary directory: %s\n", strerror(errno));
         sc_record_build_info_discard(x);
         sc_bundle_close(&x->b);
@@ -200,6 +204,7 @@ static int sc__open(sc_local *st, size_t i, sc_plan *plan)
     /* The plugin's before.txt (before it changed the platform) is kept as it is. */
     if (!plan->opts->adopt_bundle || faccessat(x->b.dirfd, "platform/before.txt", F_OK, 0) < 0)
         sc_record_platform(x, "platform/before.txt");
+    sc_record_caches(x);
     sc_record_build(x);
     int rc = sc__guardian_start(st, i);
     if (rc < 0)
@@ -223,18 +228,34 @@ static int *sc__acct_cpus(const sc_card *card, size_t *n)
     return cpus;
 }
 
-/* Points the workload's last argument (--json's value) at run i's private results file. */
-static int sc__set_json_path(sc_execution *x, size_t i)
+/* The value after the last flag of argv (NULL: none) becomes value (taken over). */
+static void sc__set_arg(char **argv, const char *flag, char *value)
 {
-    char **argv = x->plan->argv, *path = sc_record_json_path(x, i);
-    size_t n = 0;
+    char **at = NULL;
 
-    while (argv[n])
-        n++;
-    if (!path)
+    for (char **a = argv; *a && a[1]; a++)
+        if (!strcmp(*a, flag))
+            at = a + 1;
+    if (at) {
+        free(*at);
+        *at = value;
+    } else {
+        free(value);
+    }
+}
+
+/* Points the workload's --json (and, mpi, --transport-log) at run i's private files. */
+static int sc__set_run_paths(sc_execution *x, size_t i)
+{
+    char *json = sc_record_json_path(x, i), *tlog = sc_record_transport_log_path(x, i);
+
+    if (!json || !tlog) {
+        free(json);
+        free(tlog);
         return -ENOMEM;
-    free(argv[n - 1]);
-    argv[n - 1] = path;
+    }
+    sc__set_arg(x->plan->argv, "--json", json);
+    sc__set_arg(x->plan->argv, "--transport-log", tlog);
     return 0;
 }
 
@@ -253,7 +274,7 @@ static int sc__run_once(sc_execution *x, size_t i, bool *passed)
 
     *passed = false;
     sc_runs_dir(card, i, dir, sizeof(dir));
-    if (sc__set_json_path(x, i) < 0)
+    if (sc__set_run_paths(x, i) < 0)
         return -ENOMEM;
     int log_fd = sc_bundle_open_file(&x->b, sc_runs_path(card, i, "stream.log", rel, sizeof(rel)),
                                      O_WRONLY | O_CREAT | O_EXCL, 0644);
@@ -294,6 +315,8 @@ static int sc__run_once(sc_execution *x, size_t i, bool *passed)
     free(cpus);
     close(log_fd);
     free(log_path);
+    if (card->workload == SC_WORKLOAD_MPI_PINGPONG)
+        sc_record_transport_log(x, i);
     if (rc < 0)
         fprintf(stderr, "streamcard: watching the workload failed: %s\n", strerror(-rc));
     if (!r->started)
@@ -356,7 +379,7 @@ static void sc__hold_signals(sigset_t *old)
 
 /* Run round of series run i (a bundle of runs: its round-th). */
 static int sc__local_run(void *state, const sc_run_series *rs, size_t i, size_t round, bool *more,
-                         char **bundle)
+                         char **bundle, char **cause)
 {
     sc_local *st = state;
     sc_plan *plan = &rs->plans[i];
@@ -374,6 +397,8 @@ static int sc__local_run(void *state, const sc_run_series *rs, size_t i, size_t 
                 "streamcard: the %s kernel was not found at %s (build it with cmake "
                 "--build build, or set STREAMCARD_KERNEL_DIR)\n",
                 sc_workload_name(plan->card->workload), plan->binary);
+        if (asprintf(cause, "its kernel was not found at %s", plan->binary) < 0)
+            *cause = NULL;
         return SC_EXIT_ERROR;
     }
     sc__hold_signals(&old);
@@ -392,6 +417,9 @@ static int sc__local_run(void *state, const sc_run_series *rs, size_t i, size_t 
             *bundle = plan->bundle_path ? strdup(plan->bundle_path) : NULL;
         }
     }
+    if (!*more && !(*bundle) &&
+        asprintf(cause, "it could not run (exit %d; its messages above)", status) < 0)
+        *cause = NULL;
     sigprocmask(SIG_SETMASK, &old, NULL);
     return status;
 }

@@ -1,7 +1,9 @@
 /* main.c: the `streamcard` command: options of the top level, then a subcommand. */
 #include "cli.h"
+#include "sc_text.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void sc__usage(FILE *out)
@@ -21,6 +23,9 @@ static void sc__usage(FILE *out)
                  "  report BUNDLE... -o F  one self-contained HTML page with plots\n"
                  "  export --prometheus BUNDLE...\n"
                  "                         node_exporter textfile metrics\n"
+                 "  export --in-toto BUNDLE\n"
+                 "                         the bundle's signed statements (DSSE, one per line)\n"
+                 "  keygen --out DIR       a node's signing key for the plugin (as root)\n"
                  "\n"
                  "`streamcard COMMAND --help` describes each command; streamcard(1) all of them, "
                  "streamcard-card(5) the card.\n");
@@ -55,9 +60,13 @@ int main(int argc, char **argv)
         return sc_cmd_report(argc - 1, argv + 1);
     if (strcmp(argv[1], "export") == 0)
         return sc_cmd_export(argc - 1, argv + 1);
+    if (strcmp(argv[1], "keygen") == 0)
+        return sc_cmd_keygen(argc - 1, argv + 1);
+    char *shown = sc_text_escape_dup(argv[1], 200); /* the user's text, escaped */
     fprintf(stderr,
             "streamcard: %s: unknown command (valid: run, verify, resources, compare, classify, "
-            "report, export; see streamcard --help)\n",
-            argv[1]);
+            "report, export, keygen; see streamcard --help)\n",
+            shown ? shown : "?");
+    free(shown);
     return SC_EXIT_USAGE;
 }

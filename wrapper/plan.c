@@ -417,6 +417,7 @@ void sc_plan_free(sc_plan *plan)
     sc__strv_free(plan->envp);
     free(plan->omp_summary);
     free(plan->json_path);
+    free(plan->transport_log_path);
     free(plan->bundle_path);
     memset(plan, 0, sizeof(*plan));
 }

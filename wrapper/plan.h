@@ -22,6 +22,7 @@ typedef struct sc_run_opts {
     bool quiet;         /* do not echo the workload's output */
     bool dry_run;       /* print the plans; write nothing */
     bool submit;        /* --submit: through sbatch --stream-card, one job per run */
+    bool keep_going;    /* --keep-going: a series goes on after a run that made no bundle */
     char **sbatch_args; /* --sbatch ARG..., NULL-terminated */
     size_t n_sbatch_args;
     /* Inside a job started with sbatch --stream-card: the bundle the SPANK plugin made
@@ -46,6 +47,8 @@ typedef struct sc_plan {
     char **envp;       /* the workload's whole environment */
     char *omp_summary; /* the OpenMP placement variables, for the plan and run.conf */
     char *json_path;   /* where the workload writes its own results */
+    /* mpi: where rank 0 writes what MPI_Init said, kept as transport.log */
+    char *transport_log_path;
     char *bundle_path; /* after the run: the bundle it wrote */
 } sc_plan;
 

@@ -5,6 +5,10 @@
  */
 #include "record.h"
 #include "cli.h"
+#include "sc_attest.h"
+#include "sc_caches.h"
+#include "sc_mpistack.h"
+#include "sc_text.h"
 #include "sc_spawn.h"
 #include "sc_file.h"
 #include "sc_hashcache.h"
@@ -48,6 +52,25 @@ int sc_record_put(sc_execution *x, const char *rel, const char *text)
         fprintf(stderr, "streamcard: writing %s/%s failed: %s\n", x->b.path, rel, strerror(-rc));
     }
     return rc;
+}
+
+void sc_record_caches(sc_execution *x)
+{
+    sc_llc llc;
+    char *text;
+
+    if (x->plan->card->workload != SC_WORKLOAD_STREAM)
+        return;
+    int rc = sc_caches_llc(x->plan->card->cpus, &llc);
+    if (rc < 0)
+        fprintf(stderr,
+                "streamcard: the last-level caches of cpu_list are unknown (hwloc: %s); "
+                "the stream_array gate will say so\n",
+                strerror(-rc));
+    else if ((text = sc_caches_text(&llc))) {
+        sc_record_put(x, "platform/caches.txt", text);
+        free(text);
+    }
 }
 
 void sc_record_platform(sc_execution *x, const char *rel)
@@ -166,6 +189,26 @@ char *sc_record_json_path(const sc_execution *x, size_t i)
     char *path = NULL;
 
     return asprintf(&path, "%s/run-%zu.json", x->tmpdir, i + 1) < 0 ? NULL : path;
+}
+
+char *sc_record_transport_log_path(const sc_execution *x, size_t i)
+{
+    char *path = NULL;
+
+    return asprintf(&path, "%s/transport-%zu.log", x->tmpdir, i + 1) < 0 ? NULL : path;
+}
+
+void sc_record_transport_log(sc_execution *x, size_t i)
+{
+    char *path = sc_record_transport_log_path(x, i), *text = NULL, rel[64];
+    size_t len = 0;
+
+    if (path && sc_file_read_at(AT_FDCWD, path, 0, 8u << 20, &text, &len) == 0)
+        sc_record_put(x, sc_runs_path(x->plan->card, i, "transport.log", rel, sizeof(rel)), text);
+    if (path)
+        unlink(path);
+    free(path);
+    free(text);
 }
 
 char *sc_record_json(const sc_execution *x, size_t i)
@@ -486,6 +529,78 @@ static void sc__write_run_conf(sc_execution *x, const sc_gates *gates, const sc_
     sc_kv_free(&kv);
 }
 
+/* mpi: build.json gains the MPI stack the ranks loaded (sc_mpistack.h), from the first run's
+   log (every run starts the same binary in the same environment). */
+static void sc__add_mpi_stack(sc_execution *x)
+{
+    char rel[64];
+
+    if (x->plan->card->workload != SC_WORKLOAD_MPI_PINGPONG)
+        return;
+    char *log = sc_bundle_read_opt(&x->b, sc_runs_path(x->plan->card, 0, "stream.log", rel,
+                                                        sizeof(rel)));
+    char *text = sc_bundle_read_opt(&x->b, "build.json");
+    json_object *build = text ? json_tokener_parse(text) : NULL, *stack = NULL;
+    sc_tracelog t;
+
+    if (log && sc_tracelog_parse(log, &t) == 0) {
+        stack = sc_mpistack_json(&t);
+        sc_tracelog_free(&t);
+    }
+    if (build && stack) {
+        json_object_object_add(build, "mpi_stack", stack);
+        stack = NULL;
+        sc_record_put(x, "build.json",
+                      json_object_to_json_string_ext(build, JSON_C_TO_STRING_PRETTY |
+                                                                JSON_C_TO_STRING_NOSLASHESCAPE));
+    }
+    json_object_put(stack);
+    json_object_put(build);
+    free(text);
+    free(log);
+}
+
+/* Whether anything root signed is in the bundle: the readback a run checks is otherwise the
+   user's own word (doc/design.md, section 20), and the run says so. */
+static void sc__print_attested(const sc_card *card, const sc_bundle *b)
+{
+    sc_attest_file *v = NULL;
+    size_t n = 0;
+    bool more = false;
+
+    if (card->prefetch == SC_PREFETCH_UNCHANGED && strcmp(card->governor, "unchanged") == 0)
+        return;
+    if (sc_attest_bundle_files(b->dirfd, &v, &n, &more) == 0 && n > 0)
+        fprintf(stderr, "streamcard: platform_state: the readback comes with a statement signed "
+                        "by the node (streamcard verify checks it against trusted keys)\n");
+    else
+        fprintf(stderr, "streamcard: platform_state: no platform claim is attested: no statement "
+                        "signed by a node key (outside the plugin, the readback is the user's own "
+                        "word; streamcard verify fails it)\n");
+    sc_attest_files_free(v, n);
+}
+
+/* A failed run's first cause line in its log (an MPI library that could not start, the
+   workload's own complaint), so that it shows even with --quiet: the first failed run's. */
+static void sc__print_cause(const sc_execution *x, const sc__run_out *runs, size_t n)
+{
+    char line[512], shown[600], rel[64];
+
+    for (size_t i = 0; i < n; i++) {
+        if (sc_gates_passed(&runs[i].gates))
+            continue;
+        const char *name = sc_runs_path(x->plan->card, i, "stream.log", rel, sizeof(rel));
+        char *log = sc_bundle_read_opt(&x->b, name);
+        long at = log ? sc_tracelog_first_cause(log, line, sizeof(line)) : 0;
+        free(log);
+        if (!at)
+            continue;
+        sc_text_escape(shown, sizeof(shown), line, strlen(line));
+        fprintf(stderr, "streamcard: cause: %s (%s line %ld)\n", shown, name, at);
+        return;
+    }
+}
+
 /* "copy MB/s: median 50123.4 in [49800.1, 50555.0] (+-0.8%), 6 runs" for each figure. */
 static void sc__print_stats(const char *results)
 {
@@ -524,7 +639,7 @@ static void sc__print_stats(const char *results)
 }
 
 static void sc__print_summary(const sc_execution *x, const sc_gates *gates, size_t n,
-                              const char *results)
+                              const char *results, const sc__run_out *runs)
 {
     fprintf(stderr, "streamcard: gates%s:\n", n > 1 ? " over every run" : "");
     for (int i = 0; i < SC_GATE_COUNT; i++) {
@@ -540,6 +655,7 @@ static void sc__print_summary(const sc_execution *x, const sc_gates *gates, size
         sc__print_stats(results);
     }
     if (!sc_gates_passed(gates)) {
+        sc__print_cause(x, runs, n);
         fprintf(stderr, "ERROR: workload failed; do not use its numbers. Failed gates:");
         for (int i = 0; i < SC_GATE_COUNT; i++)
             if (gates->g[i].state == SC_GATE_FAIL)
@@ -563,6 +679,10 @@ static void sc__remove_tmp(const sc_execution *x, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         char *path = sc_record_json_path(x, i);
+        if (path)
+            unlink(path);
+        free(path);
+        path = sc_record_transport_log_path(x, i); /* a run that never ended */
         if (path)
             unlink(path);
         free(path);
@@ -629,13 +749,16 @@ int sc_record_finish(sc_execution *x)
         results = sc_results_build(plan->card, &gates, &info);
         lost_before = x->write_errors;
         sc_record_put(x, "results.json", results);
+        sc__add_mpi_stack(x);
         sc__write_run_conf(x, &gates, runs, n);
     }
     int seal = sc_bundle_seal(&x->b);
     if (seal < 0)
         fprintf(stderr, "streamcard: sealing %s failed: %s\n", x->b.path, strerror(-seal));
-    if (rc == 0)
-        sc__print_summary(x, &gates, n, results);
+    if (rc == 0) {
+        sc__print_attested(plan->card, &x->b);
+        sc__print_summary(x, &gates, n, results, runs);
+    }
     if (x->write_errors)
         fprintf(stderr,
                 "streamcard: %d writes into the bundle failed (the first: %s): the "

@@ -38,6 +38,8 @@ typedef struct sc_execution {
 
 /* Writes a bundle file, counting a failure as lost evidence. Returns 0 or -errno. */
 int sc_record_put(sc_execution *x, const char *rel, const char *text);
+/* platform/caches.txt: the last-level caches of a STREAM run's cpu_list (its array gate). */
+void sc_record_caches(sc_execution *x);
 /* platform/<name>.txt: the machine state now. */
 void sc_record_platform(sc_execution *x, const char *rel);
 /* build.json: the binary's identity, its libraries, the run's parameters; the binary's
@@ -48,6 +50,11 @@ void sc_record_build_info_discard(sc_execution *x);
 
 /* Where run i's workload writes its own results (malloc'd); NULL on ENOMEM. */
 char *sc_record_json_path(const sc_execution *x, size_t i);
+/* mpi: where run i's rank 0 writes what MPI_Init said (malloc'd), kept as its transport.log;
+   NULL on ENOMEM. */
+char *sc_record_transport_log_path(const sc_execution *x, size_t i);
+/* mpi: run i's transport.log into the bundle (its folder for several runs). */
+void sc_record_transport_log(sc_execution *x, size_t i);
 /* The text run i's workload wrote (malloc'd), or NULL. */
 char *sc_record_json(const sc_execution *x, size_t i);
 

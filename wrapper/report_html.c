@@ -460,6 +460,20 @@ static void sc__placement(FILE *out, const sc_bundle_facts *f)
     for (size_t i = 0; i < f->n_bindings; i++)
         fprintf(out, "<tr><td>%ld</td><td>%ld</td></tr>\n", f->bindings[i].thread,
                 f->bindings[i].cpu);
+    if (f->workload == SC_WORKLOAD_MPI_PINGPONG) {
+        /* The ranks' own snapshots (TRACE_RANK_THREAD), on whichever node each ran. */
+        fputs("</table><table><tr><th>rank</th><th>host</th><th>tid at main_loop_begin</th>"
+              "<th>cpu</th></tr>\n",
+              out);
+        for (size_t i = 0; i < f->n_rank_threads; i++) {
+            fprintf(out, "<tr><td>%ld</td>", f->rank_threads[i].rank);
+            sc__td(out, NULL, f->rank_threads[i].host);
+            fprintf(out, "<td>%ld</td><td>%ld</td></tr>\n", f->rank_threads[i].tid,
+                    f->rank_threads[i].cpu);
+        }
+        fputs("</table>\n", out);
+        return;
+    }
     fputs("</table><table><tr><th>tid at main_loop_begin</th><th>cpu (psr)</th></tr>\n", out);
     for (size_t i = 0; i < f->n_threads; i++)
         fprintf(out, "<tr><td>%ld</td><td>%ld</td></tr>\n", f->threads[i].tid, f->threads[i].cpu);

@@ -13,6 +13,7 @@
 #include "sc_metric.h"
 #include "sc_runs.h"
 #include "sc_stats.h"
+#include "sc_text.h"
 #include "sc_verify.h"
 
 #include <errno.h>
@@ -33,6 +34,7 @@ typedef struct sc__cols {
 /* One row of the table, read back from a finished run's bundle. */
 typedef struct sc__row {
     const char *value;
+    char *cause; /* malloc'd: why it made no bundle, or why it did not run; NULL */
     char verdict[16];
     double figure[SC__MAX_COLS]; /* its one run's value, or the median of its runs */
     bool has[SC__MAX_COLS];
@@ -144,6 +146,29 @@ static void sc__change(char *buf, size_t len, const sc__row *base, const sc__row
     free(b);
 }
 
+/* The bundle, or "-" and why there is none, escaped for one cell of a markdown table. */
+static void sc__bundle_cell(FILE *out, const sc__row *row)
+{
+    char cause[512];
+
+    if (row->bundle) {
+        fprintf(out, " %s |\n", row->bundle);
+        return;
+    }
+    fputs(" -", out);
+    if (row->cause) {
+        sc_text_escape(cause, sizeof(cause), row->cause, strlen(row->cause));
+        fputs(" (", out);
+        for (const char *p = cause; *p; p++) {
+            if (*p == '|') /* a cell's end in markdown */
+                fputc('\\', out);
+            fputc(*p, out);
+        }
+        fputc(')', out);
+    }
+    fputs(" |\n", out);
+}
+
 static void sc__table(FILE *out, const char *key, const sc__row *rows, size_t n,
                       const sc__cols *cols)
 {
@@ -171,7 +196,7 @@ static void sc__table(FILE *out, const char *key, const sc__row *rows, size_t n,
             sc__cell(cell, sizeof(cell), &rows[i], c, &cols->m[c]);
             fprintf(out, " %s | %s |", cell, change);
         }
-        fprintf(out, " %s |\n", rows[i].bundle ? rows[i].bundle : "-");
+        sc__bundle_cell(out, &rows[i]);
     }
 }
 
@@ -230,8 +255,12 @@ int sc_run_series_execute(const sc_run_series *rs, const sc_executor *ex)
         free(pending);
         return rc;
     }
-    for (size_t i = 0; i < s->n; i++)
+    size_t stopped = s->n; /* the run that made no bundle and stopped the series */
+    for (size_t i = 0; i < s->n; i++) {
         pending[i] = true;
+        rows[i].value = s->runs[i].label;
+        snprintf(rows[i].verdict, sizeof(rows[i].verdict), "not run");
+    }
     /* Rounds: every run of the series that wants another goes once per round, so the values
        of a sweep with runs take turns (A B A B ...), never A A ... B B. */
     for (size_t round = 0; left; round++) {
@@ -240,14 +269,13 @@ int sc_run_series_execute(const sc_run_series *rs, const sc_executor *ex)
             bool more = false;
             if (!pending[i])
                 continue;
-            rows[i].value = s->runs[i].label;
             if (var && !round)
                 printf("--- run %zu of %zu: %s=%s\n", i + 1, s->n, var, rows[i].value);
             else if (var)
                 printf("--- run %zu of %zu: %s=%s, its run %zu\n", i + 1, s->n, var, rows[i].value,
                        round + 1);
             fflush(stdout);
-            int one = ex->run(ex->state, rs, i, round, &more, &bundle);
+            int one = ex->run(ex->state, rs, i, round, &more, &bundle, &rows[i].cause);
             if (more)
                 continue;
             pending[i] = false;
@@ -256,6 +284,23 @@ int sc_run_series_execute(const sc_run_series *rs, const sc_executor *ex)
                 sc__read_row(bundle, rs->plans[i].card, &rows[i], &cols);
                 if (ex->verify_each && strcmp(rows[i].verdict, "ok") != 0)
                     one = SC_EXIT_FAILED;
+            }
+            if (!dry && !bundle && !lone && !rs->opts->keep_going && stopped == s->n) {
+                /* The values not yet started are not run; those under way finish their
+                   bundles (each one's runs are already in it). */
+                stopped = i;
+                fprintf(stderr,
+                        "streamcard: %s=%s made no bundle (%s): the series stops here (valid: "
+                        "--keep-going runs every value)\n",
+                        var, rows[i].value, rows[i].cause ? rows[i].cause : "no cause known");
+                for (size_t k = i + 1; round == 0 && k < s->n; k++)
+                    if (pending[k]) {
+                        pending[k] = false;
+                        left--;
+                        if (asprintf(&rows[k].cause, "the series stopped after %s=%s", var,
+                                     rows[i].value) < 0)
+                            rows[k].cause = NULL;
+                    }
             }
             free(bundle);
             failed = failed || one != SC_EXIT_OK;
@@ -277,6 +322,7 @@ out:
     free(pending);
     for (size_t i = 0; i < s->n; i++) {
         free(rows[i].bundle);
+        free(rows[i].cause);
         json_object_put(rows[i].results);
     }
     free(rows);

@@ -29,9 +29,10 @@ typedef struct sc_executor {
     /* The round-th run of series run i (a card with runs: N or auto makes several into one
        bundle), or with opts->dry_run what it would do. Sets *more when run i wants another
        round; otherwise run i is complete, and *bundle (malloc'd) is the bundle it wrote, if
-       any. Returns the exit status of `streamcard run` for it. */
+       any; when it wrote none, *cause (malloc'd, one line) says why (a job the node refused:
+       the refusal). Returns the exit status of `streamcard run` for it. */
     int (*run)(void *state, const sc_run_series *rs, size_t i, size_t round, bool *more,
-               char **bundle);
+               char **bundle, char **cause);
     /* After the last run (also of a dry run): failed says whether one failed. May be NULL. */
     void (*end)(void *state, const sc_run_series *rs, bool failed);
     /* Every bundle is verified again when read back; a run whose bundle fails failed. */
@@ -41,7 +42,9 @@ typedef struct sc_executor {
 } sc_executor;
 
 /*
- * Runs the series through ex, in order, and prints the table when it has several runs.
+ * Runs the series through ex, in order, and prints the table when it has several runs. A run
+ * that made no bundle (refused, could not start) stops the series, its cause in the table,
+ * unless opts->keep_going.
  * Returns the exit status of `streamcard run`: a lone run's own; for several, 1 when any
  * failed (a dry run of several: 0).
  */

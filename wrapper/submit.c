@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include "sc_file.h"
+#include "sc_text.h"
+#include "sc_tracelog.h"
 
 /* The job script: the job runs this streamcard, which finds the card the plugin carried. */
 static int sc__write_job(const char *dir, char *path, size_t pathlen)
@@ -68,11 +70,30 @@ static char *sc__job_bundle(const char *out_dir, const char *run_name, const cha
     return *value ? strdup(value) : NULL;
 }
 
+/* Why a job made no bundle: the first cause line of its output (the node's refusal, the
+   job's own error), else where to look. malloc'd; NULL when out of memory. */
+static char *sc__job_cause(const char *out_dir, const char *run_name, const char *job)
+{
+    char path[PATH_MAX * 2], line[400], shown[480], *text = NULL, *cause = NULL;
+
+    snprintf(path, sizeof(path), "%s/%s-%s.out", out_dir, run_name, job);
+    if (sc_file_read_at(AT_FDCWD, path, 0, 16u << 20, &text, NULL) == 0 &&
+        sc_tracelog_first_cause(text, line, sizeof(line)) > 0) {
+        sc_text_escape(shown, sizeof(shown), line, strlen(line)); /* the job's own words */
+        if (asprintf(&cause, "job %s: %s", job, shown) < 0)
+            cause = NULL;
+    } else if (asprintf(&cause, "job %s ended without a bundle; see %s", job, path) < 0) {
+        cause = NULL;
+    }
+    free(text);
+    return cause;
+}
+
 /* Submits run i and waits for it (with a dry run, prints the command): the job makes every
    run of its card (runs: N or auto) into its one bundle. Sets *bundle to the bundle the job
-   printed. Returns 0 when the job completed, else 1. */
+   printed, or *cause to why there is none. Returns 0 when the job completed, else 1. */
 static int sc__sbatch_run(void *state, const sc_run_series *rs, size_t i, size_t round, bool *more,
-                          char **bundle)
+                          char **bundle, char **cause)
 {
     const sc_sbatch *sb = state;
     const sc_plan *plan = &rs->plans[i];
@@ -119,12 +140,16 @@ static int sc__sbatch_run(void *state, const sc_run_series *rs, size_t i, size_t
     if (!jobid || !*jobid) {
         fprintf(stderr, "streamcard: sbatch did not submit %s (see its messages above)\n",
                 plan->card->run_name);
+        *cause = strdup("sbatch did not submit it (its messages above)");
         free(jobid);
         return SC_EXIT_FAILED;
     }
     *bundle = sc__job_bundle(out_dir, plan->card->run_name, jobid);
-    printf("   job %s ended%s; bundle %s\n", jobid, rc == 0 ? "" : " with a failure",
-           *bundle ? *bundle : "(none)");
+    if (!*bundle)
+        *cause = sc__job_cause(out_dir, plan->card->run_name, jobid);
+    printf("   job %s ended%s; bundle %s%s%s\n", jobid, rc == 0 ? "" : " with a failure",
+           *bundle ? *bundle : "(none: ", *bundle ? "" : (*cause ? *cause : "cause unknown"),
+           *bundle ? "" : ")");
     free(jobid);
     return rc == 0 ? SC_EXIT_OK : SC_EXIT_FAILED;
 }

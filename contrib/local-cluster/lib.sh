@@ -18,13 +18,19 @@
 # The repository root: this file is <repo>/contrib/local-cluster/lib.sh.
 LC_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 
-# The non-root account jobs are submitted as (`up` creates it when missing).
+# The non-root account jobs are submitted as (`up` creates it when missing), and a second
+# one for tests of two users' jobs on one node (as-user --user scuser2).
 LC_USER=scuser
 LC_USER_HOME=/home/$LC_USER
+LC_USERS=(scuser scuser2)
 
 # Default ports: unusual ones, so a system Slurm on 6817/6818 is never disturbed.
 LC_DEFAULT_CTLD_PORT=${STREAMCARD_CLUSTER_CTLD_PORT:-16817}
 LC_DEFAULT_SLURMD_PORT=${STREAMCARD_CLUSTER_SLURMD_PORT:-16818}
+
+# The plugin `up` loads unless told otherwise: where `cmake --install build` puts it with
+# the default prefix, the path README.md's plugstack.conf line names.
+LC_DEFAULT_PLUGIN=/usr/local/lib/slurm/spank_streamcard.so
 
 # The daemons, resolved once; pid checks compare /proc/PID/exe against these.
 LC_MUNGED=/usr/sbin/munged
@@ -64,6 +70,28 @@ lc_set_dir() {
 }
 
 lc_default_dir() { printf '%s\n' "${STREAMCARD_CLUSTER_DIR:-/tmp/streamcard-cluster}"; }
+
+# ------------------------------------------------------------------ the job's user
+# lc_as_user CMD...: CMD as LC_USER (setpriv: no PAM session, works without systemd).
+lc_as_user() { setpriv --reuid="$LC_USER" --regid="$LC_USER" --init-groups "$@"; }
+
+# lc_require_user_access -r|-x PATH: LC_USER can read (-r) or execute (-x) PATH, as jobs,
+# sbatch and srun running as that user must; otherwise dies with one line naming PATH,
+# what stops the user (the first directory on the way it cannot search, or the file's
+# mode) and the fix. A clone in root's home (mode 0700) is the usual case.
+lc_require_user_access() {
+	local how=$1 path=$2 what=read bits=r dir='' p
+	lc_as_user test "$how" "$path" && return 0
+	if [[ $how == -x ]]; then what=execute bits=rx; fi
+	while IFS= read -r dir; do
+		lc_as_user test -x "$dir" || break
+		dir=
+	done < <(p=$path; while [[ $p == /*/* ]]; do p=${p%/*}; printf '%s\n' "$p"; done | tac)
+	if [[ -n $dir ]]; then
+		lc_die "$LC_USER cannot $what $path: $dir (mode $(stat -c %a "$dir"), owner $(stat -c %U "$dir")) is closed to other users (install streamcard where every user can read it: cmake --install build puts it under /usr/local; or chmod o+x $dir)"
+	fi
+	lc_die "$LC_USER cannot $what $path (mode $(stat -c %a "$path"), owner $(stat -c %U "$path")) (chmod o+$bits $path, or install it: cmake --install build)"
+}
 
 # Per-node paths. slurm.conf spells them with %n (expanded by slurmd to its node name),
 # these helpers give the expanded form for one node.

@@ -16,10 +16,13 @@ is never changed; when it gives less than the card needs, one line on stderr say
 plugin then refuses the run at its start, naming the fix). What the filter adds, it says
 in one line on stderr. The nodes are left alone: the plugin checks the card's `nodes`.
 
-The filter never fails a submission: without --stream-card it does nothing; a missing
-streamcard command or any other trouble is one line on stderr and the submission goes on
-unchanged; a bad card is left to the plugin, which refuses it with the card's messages
-(the filter stays quiet then, so they are not printed twice).
+The filter fails a submission for one reason only: the card's cpu_list names a CPU that
+no node of the partition has (`sinfo`), so the job could never start and would pend
+forever; one line on stderr says so. Otherwise it never fails one: without --stream-card
+it does nothing; a missing streamcard command, a partition sinfo cannot describe or any
+other trouble is one line on stderr and the submission goes on unchanged; a bad card is
+left to the plugin, which refuses it with the card's messages (the filter stays quiet
+then, so they are not printed twice).
 
 Install: copy this file as cli_filter.lua into the directory of slurm.conf, add
 CliFilterPlugins=cli_filter/lua to slurm.conf, and set STREAMCARD_BIN_DEFAULT below to the
@@ -133,7 +136,60 @@ local function plural(n, word)
 	return n .. " " .. word .. (n == 1 and "" or "s")
 end
 
--- The filter proper: may raise errors (the caller catches them).
+-- The highest CPU number of a cpulist ("0-3,8" gives 8), or nil.
+local function highest_cpu(list)
+	local top
+	for n in string.gmatch(tostring(list or ""), "%d+") do
+		n = tonumber(n)
+		if top == nil or n > top then
+			top = n
+		end
+	end
+	return top
+end
+
+-- The most CPUs a node of the job's partitions has (the ones the user named, else the
+-- default one), and their names; nil when sinfo cannot say.
+local function partition_cpus(options, set)
+	local wanted = {}
+	local named = tostring(options["partition"] or "")
+	if (set == nil or set["partition"]) and named ~= "" and named ~= "(null)" then
+		for p in string.gmatch(named, "[^,]+") do
+			wanted[p] = true
+		end
+	else
+		wanted = nil -- the default partition, marked '*' by sinfo
+	end
+	local f = io.popen("sinfo -h -N -o '%P %c' 2>/dev/null", "r")
+	if not f then
+		return nil
+	end
+	local most, names = nil, {}
+	for line in f:lines() do
+		local part, cpus = string.match(line, "^(%S+)%s+(%d+)")
+		if part then
+			local default = string.sub(part, -1) == "*"
+			local name = default and string.sub(part, 1, -2) or part
+			if (wanted and wanted[name]) or (not wanted and default) then
+				cpus = tonumber(cpus)
+				if most == nil or cpus > most then
+					most = cpus
+				end
+				names[name] = true
+			end
+		end
+	end
+	f:close()
+	local list = {}
+	for name in pairs(names) do
+		list[#list + 1] = name
+	end
+	table.sort(list)
+	return most, table.concat(list, ",")
+end
+
+-- The filter proper: may raise errors (the caller catches them). Returns "refuse" when the
+-- submission must fail (its line said), else nothing.
 local function apply(options)
 	local card = card_option(options)
 	if card == nil then
@@ -158,11 +214,21 @@ local function apply(options)
 		return
 	end
 	local need_whole_node = res.exclusive == "yes"
+	local set = options_set(options)
+
+	-- A CPU no node of the partition has: the job would pend forever.
+	local top = highest_cpu(res.cpu_list)
+	local most, parts = partition_cpus(options, set)
+	if top and most and top >= most then
+		say(card .. ": cpu_list " .. tostring(res.cpu_list) .. " names CPU " .. top
+			.. ", but no node of partition " .. parts .. " has more than " .. plural(most, "CPU")
+			.. ": the job could never start (valid: a cpu_list within 0-" .. (most - 1) .. ")")
+		return "refuse"
+	end
 
 	-- What the user chose. Without Slurm's list of set options, fall back to the values:
 	-- unset reads as cpus-per-task "0", exclusive "unset"; ntasks (reads "1") then counts
 	-- as unset unless it is another number.
-	local set = options_set(options)
 	local cpt = leading_number(options["cpus-per-task"]) or 0
 	local ntasks = leading_number(options["ntasks"]) or 1
 	local per_node = leading_number(options["ntasks-per-node"]) or 0
@@ -241,9 +307,11 @@ function slurm_cli_setup_defaults(options, early)
 end
 
 function slurm_cli_pre_submit(options, offset)
-	local ok, err = pcall(apply, options)
+	local ok, result = pcall(apply, options)
 	if not ok then
-		say("internal error (the submission goes on): " .. tostring(err))
+		say("internal error (the submission goes on): " .. tostring(result))
+	elseif result == "refuse" then
+		return slurm.ERROR
 	end
 	return slurm.SUCCESS
 end

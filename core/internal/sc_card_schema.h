@@ -10,7 +10,7 @@
 
 typedef enum sc__card_type {
     SC__CT_STRING,   /* free text */
-    SC__CT_NAME,     /* [A-Za-z0-9._-]: run_name, governor, transport */
+    SC__CT_NAME,     /* [A-Za-z0-9._-]: run_name, governor */
     SC__CT_LONG,     /* decimal integer within [min, max] */
     SC__CT_U64,      /* decimal unsigned integer within [min, max] */
     SC__CT_DOUBLE,   /* positive decimal number */
@@ -22,6 +22,7 @@ typedef enum sc__card_type {
     SC__CT_RUNS,     /* a number of runs within [min, max], or auto (stored as 0) */
     SC__CT_ENV,      /* mapping of variable names to values */
     SC__CT_LIST,     /* sequence of strings */
+    SC__CT_CARRIERS, /* carriers (sc_carrier.h), one or a list (any of them): "shm,tcp" */
 } sc__card_type;
 
 /* Bit per workload, for keys that only one workload reads. */
@@ -55,7 +56,17 @@ const sc__card_key *sc__card_key_suggest(const char *name);
 int sc__card_assign(sc_card *card, const sc__card_key *key, const char *value, const char *where,
                     sc_diag *diag);
 
-/* Longest name (run_name, governor, transport) a card accepts. */
+/*
+ * The first look at a card's text, before the document is loaded: its size, then one pass
+ * over its YAML events that refuses anchors and aliases, nesting deeper than
+ * SC_CARD_MAX_DEPTH, keys and values longer than SC_CARD_MAX_SCALAR, mappings and lists of
+ * more than SC_CARD_MAX_ITEMS entries and a second document (card_scan.c). Returns 0 (a
+ * YAML syntax error is left to the loader, which names it), -EBADMSG with one line in
+ * diag, or -ENOMEM.
+ */
+int sc__card_scan(const char *text, size_t len, const char *name, sc_diag *diag);
+
+/* Longest name (run_name, governor) a card accepts. */
 #define SC__CARD_NAME_MAX 100
 
 /*

@@ -15,7 +15,9 @@ typedef struct sc__src {
     json_object *build, *results, *metrics;
     json_object *first_run; /* results.json's runs[0] (schema 2), or NULL */
     const char *before, *after, *state, *run_conf;
-    char stores[128]; /* stream.log's "Stores: ..." line, "" when absent */
+    char stores[128];             /* stream.log's "Stores: ..." line, "" when absent */
+    bool environ_seen;            /* environ_at_ready.txt was in the bundle */
+    const sc_bundle_facts *facts; /* the facts being loaded (its env list) */
 } sc__src;
 
 /* Reads every controlled variable of src into f->vars. Returns 0 or -ENOMEM. */

@@ -29,7 +29,7 @@ trap '"$REPO/contrib/local-cluster/down" --dir "$DIR" >/dev/null 2>&1; rm -rf "$
 printf 'version: 1\nexperiment:\n  workload: stream\n  cpu_list: 0\n  threads: 1\n' >"$WORK/trivial.yaml"
 chown scuser:scuser "$WORK/trivial.yaml"
 
-as_user() { "$REPO/contrib/local-cluster/as-user" --dir "$DIR" --chdir "$WORK" "$@"; }
+as_user() { "$REPO/contrib/local-cluster/as-user" --dir "$DIR" --chdir "$WORK" -- "$@"; }
 # time_runs LABEL SRUN-ARGS...: RUNS timings (seconds) of one srun each, appended to $WORK/LABEL
 time_runs() {
     local label=$1; shift

@@ -24,6 +24,8 @@ CTLD_PORT=${STREAMCARD_TEST_CTLD_PORT:-16827}
 SLURMD_PORT=${STREAMCARD_TEST_SLURMD_PORT:-16828}
 TEST_NAME=$(basename "$0" .sh)
 WORK=
+CLEANUP=() # more paths the exit removes (plugin_lib.sh's staged install)
+unset PLUGIN SC # set by plugin_lib.sh, or by a test before it (never by the environment)
 
 skip() {
 	echo "SKIP $TEST_NAME: $*"
@@ -40,8 +42,8 @@ for exe in /usr/sbin/munged /usr/sbin/slurmctld /usr/sbin/slurmd /usr/bin/sbatch
 	[[ -x $exe ]] || skip "$exe missing (packages munge, slurmctld, slurmd, slurm-client)"
 done
 
-# On every exit: show the daemon logs when the test failed, take the cluster down, remove
-# the work directory.
+# On every exit: show the daemon logs when the test failed, run the test's own
+# test_cleanup if it defines one, take the cluster down, remove the work directory.
 on_exit() {
 	local rc=$?
 	if ((rc != 0 && rc != 77)); then
@@ -52,8 +54,11 @@ on_exit() {
 			tail -n 20 "$f" >&2
 		done
 	fi
+	if declare -F test_cleanup >/dev/null; then test_cleanup || echo "$TEST_NAME: warning: test_cleanup failed" >&2; fi
 	"$LC/down" --dir "$CDIR" >&2 || echo "$TEST_NAME: warning: down failed" >&2
 	if [[ -n $WORK && -d $WORK ]]; then rm -rf -- "$WORK"; fi
+	local path
+	for path in "${CLEANUP[@]}"; do rm -rf -- "$path"; done
 	exit "$rc"
 }
 trap on_exit EXIT
@@ -84,8 +89,16 @@ make_workdir() {
 	chmod 0755 "$WORK"
 }
 
-# as_user CMD...: run CMD as scuser in the work directory against the test cluster.
-as_user() { "$LC/as-user" --dir "$CDIR" --chdir "${WORK:-/home/scuser}" "$@"; }
+# as_user [--env NAME=VALUE]... CMD...: run CMD as scuser in the work directory against
+# the test cluster.
+as_user() {
+	local opts=()
+	while [[ ${1:-} == --env ]]; do
+		opts+=("$1" "$2")
+		shift 2
+	done
+	"$LC/as-user" --dir "$CDIR" --chdir "${WORK:-/home/scuser}" "${opts[@]}" -- "$@"
+}
 
 # wait_until SECONDS DESCRIPTION CMD...: poll CMD every 0.1 s until it succeeds.
 wait_until() {

@@ -3,7 +3,8 @@
 # the plugin loaded, as scuser: a plain `sbatch --stream-card=card.yaml job.sh` gets the
 # card's CPUs and its `streamcard run` passes; a card that changes prefetch gets the whole
 # node; an explicit -c 1 is kept (and said so); a bad card, a missing streamcard command and
-# a submission without --stream-card are left alone. Last, with `up --cli-filter no` the
+# a submission without --stream-card are left alone; a cpu_list no node of the partition
+# has is refused at submission. Last, with `up --cli-filter no` the
 # same plain submission gets one CPU: what the checks above see is the filter's doing.
 # shellcheck source=common.sh
 source "$(dirname "$0")/common.sh" "$@"
@@ -102,7 +103,25 @@ fi
 [[ $(job_field "$job" CPUs/Task) == 1 ]] || fail "changed without a streamcard command: $(scontrol -o show job "$job")"
 scancel "$job"
 
-# 7. Control: without the filter the plain submission gets sbatch's one CPU.
+# 7. A cpu_list that no node of the partition has: refused at submission (the job could
+# never start and would pend forever), nothing queued, the reason in one line.
+most=$(sinfo -h -N -o '%c' | sort -n | tail -n 1)
+write_card far.yaml "  cpu_list: $most-$((most + 1))" '  threads: 2'
+rc=0
+as_user sbatch --parsable --stream-card=far.yaml job.sh >"$WORK/far.out" 2>"$WORK/far.err" || rc=$?
+((rc != 0)) || fail "sbatch queued a job whose cpu_list no node has: $(cat "$WORK/far.out")"
+[[ ! -s $WORK/far.out ]] || fail "a job id was printed: $(cat "$WORK/far.out")"
+grep -q "^streamcard cli_filter: far.yaml: cpu_list $most-$((most + 1)) names CPU $((most + 1)), but no node of partition [^ ]* has more than $most CPU" \
+	"$WORK/far.err" || fail "no line saying why: $(cat "$WORK/far.err")"
+grep -q "(valid: a cpu_list within 0-$((most - 1)))" "$WORK/far.err" || fail "no valid range: $(cat "$WORK/far.err")"
+# A partition named on the command line is the one looked at.
+part=$(sinfo -h -o '%P' | head -n 1 | tr -d '*')
+rc=0
+as_user sbatch --parsable -p "$part" --stream-card=far.yaml job.sh >/dev/null 2>"$WORK/farp.err" || rc=$?
+((rc != 0)) || fail "sbatch -p $part queued the job"
+grep -q "no node of partition $part has" "$WORK/farp.err" || fail "-p $part: $(cat "$WORK/farp.err")"
+
+# 8. Control: without the filter the plain submission gets sbatch's one CPU.
 cluster_up --plugin "$PLUGIN" --cli-filter no
 if [[ -e $CDIR/etc/cli_filter.lua ]] || grep -q CliFilterPlugins "$SLURM_CONF"; then
 	fail "up --cli-filter no left the filter installed"

@@ -30,7 +30,7 @@ bridge_bytes() {
 }
 # in_netns PID NETNS: process PID runs in network namespace NETNS.
 in_netns() { [[ $(stat -Lc %d:%i "/proc/$1/ns/net") == $(stat -Lc %d:%i "/run/netns/$2") ]]; }
-node_states() { sinfo -h -N -o '%N %T' | sort | tr '\n' ' '; }
+node_states() { sinfo -h -N -p debug -o '%N %T' | sort | tr '\n' ' '; }
 
 cluster_down --purge >/dev/null 2>&1 || true
 
@@ -199,7 +199,7 @@ note "MPI: scn1 (rank 0) sent $d_sent1 bytes into the bridge"
 cluster_up
 [[ -z $(our_netns) ]] || fail "up --nodes 1 left namespaces: $(our_netns | tr '\n' ' ')"
 ! ip link show dev "$HEAD_LINK" >/dev/null 2>&1 || fail "up --nodes 1 left $HEAD_LINK"
-[[ $(sinfo -h -N -o '%N %T') == "$(hostname -s) idle" ]] || fail "one node not idle: $(node_states)"
+[[ $(sinfo -h -N -p debug -o '%N %T') == "$(hostname -s) idle" ]] || fail "one node not idle: $(node_states)"
 grep -q '^SlurmctldHost=.*(127.0.0.1)$' "$SLURM_CONF" || fail "one node: slurmctld not at 127.0.0.1"
 
 # --------------------------------------- down after a crash removes the network too

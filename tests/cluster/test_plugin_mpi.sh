@@ -35,10 +35,10 @@ B=$(job_bundle "$job")
 grep -qx "transport=shm" "$B/run.conf" || fail "one node: transport not shm"
 grep -q "^command=.*/srun$" "$B/run.conf" && grep -qx "command_arg=--mpi=pmix" "$B/run.conf" ||
 	fail "the ranks were not launched with srun --mpi=pmix"
-as_user "$SC" verify "$B" >/dev/null || fail "one node: verify rejects the bundle"
+as_user "$SC" verify --keys "$TRUSTED" "$B" >/dev/null || fail "one node: verify rejects the bundle"
 
 # Two nodes in their own network namespaces: over TCP, one rank per node.
-cluster_up --nodes 2 --plugin "$PLUGIN" --plugin-args ""
+cluster_up --nodes 2 --plugin "$PLUGIN" --plugin-args "$(key_arg)"
 mpi_card two.yaml 0 tcp '  nodes: scn[1-2]'
 job=$(submit two.yaml job.sh -N2 --ntasks-per-node=1) || fail "sbatch refused"
 state=$(wait_job "$job")
@@ -48,7 +48,7 @@ grep -qx "transport=tcp" "$B/run.conf" || fail "two nodes: transport not tcp"
 for host in scn1 scn2; do
 	grep -q "TRACE_RANK_BINDING rank=[01] host=$host cpu=0" "$B/stream.log" ||
 		fail "no rank on $host in the bundle"
-	grep -q "TRACE_TRANSPORT_RANK rank=[01] host=$host transport=tcp" "$B/stream.log" ||
+	grep -q "TRACE_TRANSPORT_RANK rank=[01] host=$host candidates=tcp " "$B/stream.log" ||
 		fail "no transport view of $host in the bundle"
 done
 # Each rank accounted the interference on its own CPU, on its own node.
@@ -62,7 +62,10 @@ r = json.load(open(sys.argv[1] + "/results.json"))
 sources = sorted(c["source"] for c in r["interference"]["cpus"])
 assert sources == ["rank0", "rank1"], sources
 PY
-as_user "$SC" verify "$B" >/dev/null || fail "two nodes: verify rejects the bundle"
+# Each node's rank counts its own namespace's interfaces: the payload went over a NIC.
+grep -q "^TRACE_IFACE_BYTES rank=1 netns=[0-9]* iface=[^l][^ ]* rx=[1-9]" "$B/stream.log" ||
+	fail "no NIC of rank 1's node moved the data: $(grep TRACE_IFACE_BYTES "$B/stream.log")"
+as_user "$SC" verify --keys "$TRUSTED" "$B" >/dev/null || fail "two nodes: verify rejects the bundle"
 
 # Prefetch off on both nodes (a fake machine under the sysroot, one for both nodes: they
 # share this machine's files): the card's ranks' step applies and checks the card on every
@@ -71,7 +74,7 @@ reg=0x1a4 seed=0xdeadbeef00000040
 sys=$WORK/sysroot
 make_sysroot "$sys" GenuineIntel 6 85
 for ((cpu = 0; cpu < $(nproc --all); cpu++)); do msr_write "$sys" "$cpu" "$reg" "$seed"; done
-cluster_up --nodes 2 --plugin "$PLUGIN" --plugin-args "allow=prefetch require_exclusive=yes sysroot=$sys state_dir=$WORK/state"
+cluster_up --nodes 2 --plugin "$PLUGIN" --plugin-args "allow=prefetch require_exclusive=yes sysroot=$sys state_dir=$WORK/state $(key_arg)"
 mpi_card off.yaml 0 tcp '  nodes: scn[1-2]' '  prefetch: off'
 job=$(submit off.yaml job.sh -N2 --ntasks-per-node=1 --exclusive) || fail "sbatch refused"
 state=$(wait_job "$job")
@@ -84,16 +87,29 @@ for host in scn1 scn2; do
 		fail "no valid prefetch readback of $host: $(cat "$B/prefetch/state/$host/state.env" 2>&1)"
 done
 grep -qx "platform_state_ok=1" "$B/run.conf" || fail "prefetch off: platform gate not ok"
-as_user "$SC" verify "$B" >/dev/null || fail "prefetch off: verify rejects the bundle"
+as_user "$SC" verify --keys "$TRUSTED" "$B" >"$WORK/verify.out" || fail "prefetch off: verify rejects the bundle"
+# Each node signed its own statement with its own key (key=.../%n/node.key).
+for host in scn1 scn2; do
+	grep -q "platform attested by $host key [0-9a-f]\{64\}" "$WORK/verify.out" ||
+		fail "verify does not say $host is attested: $(cat "$WORK/verify.out")"
+done
+# A statement from another node's key: scn2's, passed off as scn1's.
+S=$WORK/swapped
+cp -r "$B" "$S"
+cp "$S/attest/apply_scn2.dsse.json" "$S/attest/apply_scn1.dsse.json"
+(cd "$S" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs sha256sum >SHA256SUMS)
+out=$("$SC" verify --keys "$TRUSTED" "$S" 2>&1) && fail "verify accepts scn2's statement as scn1's"
+grep -q "attest/apply_scn1.dsse.json: the apply statement of node scn2, not the apply of scn1" <<<"$out" ||
+	fail "the swapped statement is not named: $out"
 [[ $(msr_read "$sys" 0 "$reg") == "$seed" ]] || fail "prefetch not restored after the job"
 # The gate held because every node read back off; without scn2's record it cannot hold.
 grep -q 'read back: prefetch off, governor unchanged, on every node' "$B/results.json" ||
 	fail "the platform gate does not say every node: $(grep -A2 platform_state "$B/results.json")"
 F=$WORK/forged
 cp -r "$B" "$F"
-rm "$F/prefetch/state/scn2/state.env"
+rm "$F/prefetch/state/scn2/state.env" "$F/attest/apply_scn2.dsse.json"
 (cd "$F" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs sha256sum >SHA256SUMS)
-out=$("$SC" verify "$F" 2>&1) && fail "verify accepts a bundle without scn2's readback"
+out=$("$SC" verify --keys "$TRUSTED" "$F" 2>&1) && fail "verify accepts a bundle without scn2's readback"
 grep -q "rank 1 ran on scn2, which has no prefetch/state/scn2/state.env readback" <<<"$out" ||
 	fail "verify does not name scn2's missing readback: $out"
 

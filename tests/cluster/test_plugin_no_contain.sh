@@ -7,7 +7,7 @@
 source "$(dirname "$0")/common.sh" "$@"
 # shellcheck source=plugin_lib.sh
 source "$(dirname "$0")/plugin_lib.sh"
-EPILOG_PLUGIN=$BUILD/lib/spank_streamcard_epilog.so
+EPILOG_PLUGIN=$(dirname "$PLUGIN")/spank_streamcard_epilog.so
 [[ -r $EPILOG_PLUGIN ]] || fail "build first: $EPILOG_PLUGIN is missing"
 make_workdir
 msr_sysroot GenuineIntel 6 85 0x1a4 0xdeadbeef00000040

@@ -35,7 +35,7 @@ check_identity() { # check_identity VENDOR FAMILY MODEL REG SEED DURING
 	grep -q "cpu=1 .*state=off" "$B/prefetch/state/msr_readback_after.txt" || fail "$vendor: readback"
 	grep -qx "platform_state_ok=1" "$B/run.conf" || fail "$vendor: platform gate: $(cat "$WORK/$job.out")"
 	[[ -s $B/prefetch/control.log ]] || fail "$vendor: no control.log"
-	as_user "$SC" verify "$B" >/dev/null || fail "$vendor: verify rejects the bundle"
+	as_user "$SC" verify --keys "$TRUSTED" "$B" >/dev/null || fail "$vendor: verify rejects the bundle"
 	# After the job: the originals, exactly, on every CPU; no journal left.
 	for ((cpu = 0; cpu < ncpu; cpu++)); do
 		[[ $(msr_read "$sys" "$cpu" "$reg") == "$seed" ]] ||

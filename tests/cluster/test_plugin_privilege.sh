@@ -2,8 +2,10 @@
 # What the plugin writes as root, audited: during a job that turns prefetch off and sets
 # the governor, the only files of the fake machine (sysroot) that differ are the MSR device
 # files of the card's CPUs, and in them only the allowlisted register's masked bits, and
-# those CPUs' scaling_governor; afterwards nothing differs. Card strings that could reach a
-# path, a format string or a shell are refused at submission.
+# those CPUs' scaling_governor; afterwards nothing differs. The card is parsed on the node
+# by the card check as the job's user (slurmd's log says which uid), and nothing root-owned
+# appears where the user controls the path (the job's directory and its bundle). Card
+# strings that could reach a path, a format string or a shell are refused at submission.
 # shellcheck source=common.sh
 source "$(dirname "$0")/common.sh" "$@"
 # shellcheck source=plugin_lib.sh
@@ -21,9 +23,22 @@ plugin_up allow=prefetch,governor require_exclusive=yes "sysroot=$SYS" "state_di
 write_card card.yaml '  cpu_list: 0' '  threads: 1' '  prefetch: off' '  governor: performance'
 # The job copies the fake machine while the change holds (as the user: the files are readable).
 write_job job.sh "cp -r $SYS $WORK/during" "$(printf 'exec %q run --quiet' "$SC")"
+marker=$WORK/.before-jobs
+touch "$marker"
+LOG=$(node_log) || fail "no slurmd log of the node"
+log_start=$(stat -c %s "$LOG")
+logged_here() { tail -c +$((log_start + 1)) "$LOG" | grep -qF -- "$1"; }
 job=$(submit card.yaml job.sh --exclusive) || fail "sbatch refused"
 state=$(wait_job "$job")
 [[ $state == COMPLETED ]] || fail "job $job ended $state: $(cat "$WORK/$job.out")"
+# The card's YAML was parsed by the check as scuser, never by root.
+checked="streamcard: card card.yaml (SHA-256 $(sha256sum "$WORK/card.yaml" | cut -c1-12)...) checked as uid $(id -u scuser)"
+wait_until 10 "slurmd's log to say: $checked" logged_here "$checked"
+# Root wrote nothing where the user controls the path: everything new in the job's
+# directory (the output, the bundle, the copy the job made) is scuser's.
+rootfiles=$(find "$WORK" -newer "$marker" -user root -not -path "$WORK/state*" -not -path "$SYS*" -print)
+[[ -z $rootfiles ]] || fail "root-owned files where the user controls the path: $rootfiles"
+[[ -n $(find "$(job_bundle "$job")" -user scuser -name SHA256SUMS) ]] || fail "the bundle is not scuser's"
 
 python3 - "$WORK/before" "$WORK/during" "$ncpu" <<'PY' || fail "a write outside the allowlist"
 import os, sys
@@ -82,22 +97,14 @@ done
 # by hand (no --stream-card). The node, as root, decodes and checks the card in memory, and
 # refuses it with the same message; nothing of the fake machine changes.
 cp -a "$SYS" "$WORK/before-forged"
-forge() { # forge CARD_FILE [SHA]: submits job.sh with the card's variables set by hand
-	local b64 sha
-	b64=$(base64 -w0 "$WORK/$1")
-	sha=${2:-$(sha256sum "$WORK/$1" | cut -d' ' -f1)}
-	as_user env SLURM_STREAMCARD_CARD_B64="$b64" SLURM_STREAMCARD_CARD_SHA256="$sha" \
-		SLURM_STREAMCARD_CARD_NAME=forged.yaml sbatch --parsable --exclusive \
-		-o "$WORK/%j.out" job.sh
-}
 write_card forged.yaml '  cpu_list: 0' '  threads: 1' '  prefetch: off' \
 	'  governor: "../../../../etc/passwd"'
-job=$(forge forged.yaml) || fail "sbatch refused the forged job itself"
+job=$(forge forged.yaml --exclusive) || fail "sbatch refused the forged job itself"
 state=$(wait_job "$job")
 [[ $state != COMPLETED ]] || fail "a forged card with a path for a governor ran"
 logged 'is not a valid name' "$WORK/$job.out"
 write_card forged2.yaml '  cpu_list: 0' '  threads: 1' '  prefetch: off'
-job=$(forge forged2.yaml 0000000000000000000000000000000000000000000000000000000000000000) ||
+job=$(FORGE_SHA=0000000000000000000000000000000000000000000000000000000000000000 forge forged2.yaml --exclusive) ||
 	fail "sbatch refused the forged job itself"
 state=$(wait_job "$job")
 [[ $state != COMPLETED ]] || fail "a card whose SHA-256 does not match ran"

@@ -13,8 +13,7 @@ write_card card.yaml '  cpu_list: 0' '  threads: 1' '  memory_node: 0'
 write_job job.sh
 
 job=$(submit card.yaml job.sh) || fail "sbatch refused a good card"
-state=$(wait_job "$job")
-[[ $state == COMPLETED ]] || fail "job $job ended $state: $(cat "$WORK/$job.out")"
+wait_completed "$job"
 B=$(job_bundle "$job")
 [[ $B == "$WORK/stream_copy_1thread_"* ]] || fail "bundle $B is not in the job's directory"
 cmp "$WORK/card.yaml" "$B/card.yaml" || fail "the bundle's card.yaml is not the card submitted"
@@ -24,7 +23,7 @@ grep -qx "slurm_job_id=$job" "$B/run.conf" || fail "run.conf lacks slurm_job_id=
 grep -qx "verdict=ok" "$B/run.conf" || fail "verdict not ok: $(cat "$WORK/$job.out")"
 # Everything in the bundle belongs to the job's user: nothing was written as root.
 [[ -z $(find "$B" ! -user scuser) ]] || fail "files not owned by scuser: $(find "$B" ! -user scuser)"
-as_user "$SC" verify "$B" >/dev/null || fail "streamcard verify rejects the job's bundle"
+as_user "$SC" verify --keys "$TRUSTED" "$B" >/dev/null || fail "streamcard verify rejects the job's bundle"
 [[ -s $B/interference.txt ]] || fail "the job's run accounted no interference"
 
 # runs: 3 in one job: three separate runs into the one bundle the plugin prepared, each in
@@ -45,7 +44,7 @@ r = json.load(open(sys.argv[1] + "/results.json"))
 assert len(r["runs"]) == 3 and r["stats"]["copy"]["n"] == 3, r["stats"]
 assert r["stats"]["copy"]["ci95"] is None  # fewer than 6 runs: interval unavailable
 PY
-as_user "$SC" verify "$B" >/dev/null || fail "runs: 3: verify rejects the job's bundle"
+as_user "$SC" verify --keys "$TRUSTED" "$B" >/dev/null || fail "runs: 3: verify rejects the job's bundle"
 
 # Symlinks planted where the next bundles will be created (every name of the next 20 s,
 # pointing into a root-only directory) are never followed: the bundle is made by the job's

@@ -20,7 +20,7 @@ grep -qx 'PlugStackConfig='"$CDIR"'/etc/plugstack.conf' "$SLURM_CONF" || fail "s
 cluster_up
 [[ $(pid_of munged) == "$munged" && $(pid_of slurmctld) == "$ctld" && $(pid_of "slurmd-$node") == "$slurmd" ]] ||
 	fail "second up with the same options restarted daemons"
-[[ $(sinfo -h -n "$node" -o %T) == idle ]] || fail "node not idle after the second up"
+[[ $(sinfo -h -p debug -n "$node" -o %T) == idle ]] || fail "node not idle after the second up"
 
 # Changed configuration: Slurm daemons restart with it, munged stays.
 cluster_up --debug debug
@@ -30,7 +30,7 @@ grep -qx 'SlurmdDebug=debug' "$SLURM_CONF" || fail "new configuration not instal
 	fail "slurmctld/slurmd not restarted after a configuration change"
 pid_running "$ctld" && fail "old slurmctld $ctld still running"
 pid_running "$slurmd" && fail "old slurmd $slurmd still running"
-[[ $(sinfo -h -n "$node" -o %T) == idle ]] || fail "node not idle after the restart"
+[[ $(sinfo -h -p debug -n "$node" -o %T) == idle ]] || fail "node not idle after the restart"
 cluster_up # back to the defaults
 ctld=$(pid_of slurmctld) slurmd=$(pid_of "slurmd-$node")
 

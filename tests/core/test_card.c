@@ -128,6 +128,25 @@ static const card_case static_cases[] = {
     {"expect transport on stream",
      HEAD "  workload: stream\n  cpu_list: 0\n  expect:\n    transport: shm\n",
      {"transport: not used by workload stream"}},
+    /* The transport a card may expect: exactly the carriers the tool reports (sc_carrier.h). */
+    {"transport: a list of carriers, any of them",
+     HEAD "  workload: mpi-pingpong\n  cpu_list: 0-1\n  expect:\n    transport: [shm, ofi:cxi]\n",
+     {NULL}},
+    {"transport: vague ucx",
+     HEAD "  workload: mpi-pingpong\n  cpu_list: 0-1\n  expect:\n    transport: ucx\n",
+     {"card.yaml:6: transport: \"ucx\" is too vague: it names no UCX transport (valid: shm, tcp, "
+      "ofi:PROVIDER (cxi, "}},
+    {"transport: vague ofi in a list",
+     HEAD "  workload: mpi-pingpong\n  cpu_list: 0-1\n  expect:\n    transport: [shm, ofi]\n",
+     {"card.yaml:6: transport: \"ofi\" is too vague: it names no libfabric provider (valid: "}},
+    {"transport: ofi:unknown is no evidence",
+     HEAD "  workload: mpi-pingpong\n  cpu_list: 0-1\n  expect:\n    transport: ofi:unknown\n",
+     {"card.yaml:6: transport: \"ofi:unknown\" is no carrier: unknown means the evidence named "
+      "none (valid: "}},
+    {"transport: a component's name",
+     HEAD "  workload: mpi-pingpong\n  cpu_list: 0-1\n  expect:\n    transport: vader\n",
+     {"card.yaml:6: transport: \"vader\" is an Open MPI component, not a carrier (did you mean "
+      "shm?)"}},
     {"min rate not a number",
      HEAD "  workload: stream\n  cpu_list: 0\n  expect:\n    min_rate_MBps: fast\n",
      {"min_rate_MBps: \"fast\" is not a positive number"}},
@@ -260,6 +279,41 @@ static void test_defaults_and_values(void)
     SC_CHECK_INT_EQ(sc_card_memory_bytes(card), 240000000);
     sc_diag_free(&d);
     sc_card_free(card);
+}
+
+/* One spelling of a transport expectation: canonical carriers, each once, through the flag,
+   the YAML list and the resolved card alike. */
+static void test_transport_values(void)
+{
+    static const struct {
+        const char *yaml_value, *flag, *want;
+    } cases[] = {
+        {"tcp+shm", NULL, "shm+tcp"},
+        {"[ucx:sm, ucx:tcp, ucx:sm]", NULL, "ucx:sm,ucx:tcp"},
+        {"shm", "tcp+shm,ofi:cxi", "shm+tcp,ofi:cxi"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char yaml[256];
+        snprintf(yaml, sizeof(yaml),
+                 HEAD "  workload: mpi-pingpong\n  cpu_list: 0-1\n  expect:\n    transport: %s\n",
+                 cases[i].yaml_value);
+        sc_card *card = sc_card_new(), *back = sc_card_new();
+        sc_diag d;
+        sc_diag_init(&d);
+        SC_CHECK_INT_EQ(sc_card_parse(card, yaml, strlen(yaml), "c.yaml", &d), 0);
+        if (cases[i].flag)
+            SC_CHECK_INT_EQ(sc_card_set_flag(card, "expect-transport", cases[i].flag, &d), 0);
+        SC_CHECK_INT_EQ(sc_card_check(card, &d), 0);
+        SC_CHECK_STR_EQ(card->expect_transport, cases[i].want);
+        char *text = sc_card_to_yaml(card);
+        SC_CHECK(text != NULL);
+        SC_CHECK_INT_EQ(sc_card_parse(back, text, strlen(text), "resolved.yaml", &d), 0);
+        SC_CHECK_STR_EQ(back->expect_transport, cases[i].want);
+        free(text);
+        sc_diag_free(&d);
+        sc_card_free(card);
+        sc_card_free(back);
+    }
 }
 
 /* uniband's window: the kernel's default 64 when the card has none; pingpong has none. */
@@ -503,6 +557,7 @@ int main(void)
     SC_TEST_RUN(test_refused_flags);
     SC_TEST_RUN(test_defaults_and_values);
     SC_TEST_RUN(test_mpi_window);
+    SC_TEST_RUN(test_transport_values);
     SC_TEST_RUN(test_flags_override_and_roundtrip);
     SC_TEST_RUN(test_pool_threads_given_or_default);
     SC_TEST_RUN(test_machine_cases);

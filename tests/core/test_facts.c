@@ -50,7 +50,7 @@ static const char maps[] = "7f00 bind:0 anon=10 dirty=10 N0=6 N1=4 kernelpagesiz
 static const char threads[] = "PID TID PSR STAT COMM\n10 10 0 S k\n10 11 1 R k\n";
 
 typedef struct bundle_files {
-    const char *card, *build, *after, *state, *log, *results;
+    const char *card, *build, *after, *state, *log, *results, *environ_text;
 } bundle_files;
 
 /* Writes a bundle under a fresh temporary directory; returns its path (malloc'd). */
@@ -73,6 +73,8 @@ static char *write_bundle(const bundle_files *f)
                         f->log ? f->log : "TRACE_THREAD_BINDING thread=0 cpu=1\n");
     sc_bundle_write_str(&b, "numa_maps_at_ready.txt", maps);
     sc_bundle_write_str(&b, "threads_at_ready.txt", threads);
+    if (f->environ_text)
+        sc_bundle_write_str(&b, "environ_at_ready.txt", f->environ_text);
     sc_bundle_close(&b);
     return strdup(tmpl);
 }
@@ -98,7 +100,10 @@ static void test_values(void)
         {"build joined", {.build = build_json}, "compiler", "GNU 12.2.0"},
         {"binary", {.build = build_json}, "binary_sha256", "abc123"},
         {"no build.json", {0}, "binary_sha256", "unavailable"},
-        {"env in card order", {0}, "env", "A=1 B=two"},
+        {"env of the card by name, inherited not recorded",
+         {0},
+         "env",
+         "A=1 B=two (inherited: not recorded)"},
         {"threads derived", {0}, "threads", "2"},
         {"memory node unset", {0}, "memory_node", "none"},
         {"platform steady", {0}, "thp", "madvise"},
@@ -135,6 +140,25 @@ static void test_values(void)
         {"ipsearch nb", {.card = card_ipsearch}, "nb", "1000"},
         {"host from results", {0}, "host", "n01"},
         {"no expectation", {0}, "expect", "none"},
+        {"env inherited and from the card, by name, placement left out",
+         {.card = "version: 1\nexperiment:\n  workload: stream\n  cpu_list: 0-1\n"
+                  "  env:\n    OMP_WAIT_POLICY: passive\n    ZZ_MINE: 1\n",
+          .environ_text = "GOMP_SPINCOUNT=10\nOMP_NUM_THREADS=2\nOMP_PLACES={0},{1}\n"
+                          "OMP_PROC_BIND=close\nOMP_WAIT_POLICY=passive\n"},
+         "env",
+         "GOMP_SPINCOUNT=10 OMP_WAIT_POLICY=passive ZZ_MINE=1"},
+        {"env: nothing", {.card = card_mpi, .environ_text = "OMP_NUM_THREADS=2\n"}, "env", "none"},
+        {"blas only for ipsearch", {0}, "blas", "n/a"},
+        {"blas core from the run",
+         {.card = card_ipsearch,
+          .build = "{\"blas_corename\": \"Haswell\"}",
+          .results = "{\"evidence\": {\"blas\": {\"corename\": \"Sandybridge\"}}}"},
+         "blas_core",
+         "Sandybridge"},
+        {"blas core from the build",
+         {.card = card_ipsearch, .build = "{\"blas_corename\": \"Zen\"}"},
+         "blas_core",
+         "Zen"},
         {"expectations",
          {.card = "version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n"
                   "  expect:\n    transport: shm\n    min_rate_MBps: 100\n"},
@@ -241,6 +265,31 @@ static void test_transport(void)
     }
 }
 
+static void test_env_diff(void)
+{
+    bundle_files a = {.environ_text = "OMP_WAIT_POLICY=active\nFI_PROVIDER=tcp\n"},
+                 b = {.environ_text = "OMP_WAIT_POLICY=passive\nUCX_TLS=sm\nFI_PROVIDER=tcp\n"};
+    char *da = write_bundle(&a), *db = write_bundle(&b), names[128];
+    sc_bundle_facts fa, fb;
+
+    SC_CHECK(da && db);
+    SC_CHECK_INT_EQ(sc_facts_load(da, &fa), 0);
+    SC_CHECK_INT_EQ(sc_facts_load(db, &fb), 0);
+    remove_tree(da);
+    remove_tree(db);
+    SC_CHECK_INT_EQ(sc_facts_env_diff(&fa, &fb, names, sizeof(names)), 2);
+    SC_CHECK_STR_EQ(names, "OMP_WAIT_POLICY, UCX_TLS");
+    SC_CHECK_STR_EQ(sc_facts_env_get(&fb, "UCX_TLS"), "sm");
+    SC_CHECK(sc_facts_env_get(&fa, "UCX_TLS") == NULL);
+    SC_CHECK(sc_facts_env_get(&fa, "OMP_WAIT") == NULL);
+    SC_CHECK_INT_EQ(sc_facts_env_diff(&fa, &fa, names, sizeof(names)), 0);
+    SC_CHECK(sc_facts_unshown("auto (used: not in stream.log)"));
+    SC_CHECK(sc_facts_unshown("none (inherited: not recorded)"));
+    SC_CHECK(!sc_facts_unshown("none"));
+    sc_facts_free(&fa);
+    sc_facts_free(&fb);
+}
+
 static void test_diff(void)
 {
     bundle_files a = {.build = build_json},
@@ -328,6 +377,7 @@ int main(void)
     SC_TEST_RUN(test_results);
     SC_TEST_RUN(test_mpi);
     SC_TEST_RUN(test_transport);
+    SC_TEST_RUN(test_env_diff);
     SC_TEST_RUN(test_diff);
     SC_TEST_RUN(test_follows);
     SC_TEST_RUN(test_table);

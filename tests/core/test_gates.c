@@ -11,6 +11,7 @@
     "TRACE_THREAD_BINDING thread=0 cpu=2\n"                                                        \
     "TRACE_THREAD_BINDING thread=1 cpu=3\n"                                                        \
     "Number of Threads counted = 2\n"                                                              \
+    "Clock granularity = 1 microseconds\n"                                                         \
     "TRACE_WORKLOAD_PHASE=main_loop_begin\n"                                                       \
     "TRACE_WORKLOAD_PHASE=main_loop_end\n"                                                         \
     "Function    Best Rate MB/s  Avg time     Min time     Max time\n"                             \
@@ -33,6 +34,9 @@
 
 /* The rest of an ipsearch case's evidence is good; its binding gate is the one looked at. */
 #define IPS_BINDING GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_BINDING
+
+/* A last-level cache of 4 MiB: the default array (76 MiB each) is above 4 times it. */
+#define GOOD_CACHES "llc_level=3\nllc_instances=1\nllc_bytes=4194304\n"
 
 #define GOOD_THREADS "PID TID PSR STAT COMM\n100 100 2 R k\n100 101 3 R k\n"
 #define GOOD_STATUS "Name:\tk\nCpus_allowed_list:\t2-3\nMems_allowed_list:\t0\n"
@@ -215,6 +219,7 @@ static void run_cases(const gate_case *table, size_t n, const char *workload)
                           .status_at_ready = c->status,
                           .numa_maps_at_ready = c->maps,
                           .state_env = c->state,
+                          .caches = GOOD_CACHES,
                           .best_rate_MBps = c->rate};
         SC_CHECK_INT_EQ(sc_gates_evaluate(card, &ev, &gates), 0);
         const sc_gate *g = &gates.g[c->gate];
@@ -239,6 +244,188 @@ static void test_ipsearch_cases(void)
     run_cases(ips_cases, sizeof(ips_cases) / sizeof(ips_cases[0]), "  workload: ipsearch\n");
 }
 
+/* A fast Copy row: its fastest repetition (the third column) in seconds. */
+#define COPY_ROW(MIN) "Copy:  52740.8  0.000622  " MIN "  0.000661\n"
+#define STREAM_LOG(GRANULARITY, ROW)                                                               \
+    "Number of Threads requested = 2\nTRACE_THREAD_BINDING thread=0 cpu=2\n"                       \
+    "TRACE_THREAD_BINDING thread=1 cpu=3\nNumber of Threads counted = 2\n" GRANULARITY             \
+    "TRACE_WORKLOAD_PHASE=main_loop_begin\nTRACE_WORKLOAD_PHASE=main_loop_end\n" ROW               \
+    "Solution Validates (x)\n"
+#define IMB_LOG                                                                                    \
+    "Number of Ranks requested = 2\nNumber of Ranks counted = 2\n"                                 \
+    "TRACE_WORKLOAD_PHASE=main_loop_begin\nTRACE_WORKLOAD_PHASE=main_loop_end\n"                   \
+    "#bytes #repetitions t[usec] Mbytes/sec\n"                                                     \
+    "1 1000 1.50 0.67\n"                                                                           \
+    "4096 1000 3.00 1365.33\n"                                                                     \
+    "65536 200 40.00 1638.40\n"                                                                    \
+    "Solution Validates (x)\n"
+
+#define RANKS_LOG(THREADS)                                                                         \
+    "Number of Ranks requested = 2\n"                                                              \
+    "TRACE_RANK_BINDING rank=0 host=n1 cpu=2 pid=10 allowed=2\n"                                   \
+    "TRACE_RANK_BINDING rank=1 host=n1 cpu=3 pid=11 allowed=3\n"                                   \
+    "Number of Ranks counted = 2\n" THREADS "TRACE_RANK_NUMA rank=0 host=n1 node=0 bytes=4096\n"
+#define RANK_THREADS_OK                                                                            \
+    "TRACE_RANK_THREAD rank=0 host=n1 pid=10 tid=10 cpu=2\n"                                       \
+    "TRACE_RANK_THREAD rank=0 host=n1 pid=10 tid=12 cpu=2\n"                                       \
+    "TRACE_RANK_THREAD rank=1 host=n1 pid=11 tid=11 cpu=3\n"
+
+/* STREAM's validity rules and the MPI expectations: one change per case. */
+static void test_validity(void)
+{
+    static const struct {
+        const char *name, *workload, *extra, *log, *caches;
+        sc_gate_id gate;
+        sc_gate_state expect;
+        const char *note;
+    } vcases[] = {
+        {"array above 4x the cache", "stream", "", GOOD_LOG, GOOD_CACHES, SC_GATE_STREAM_ARRAY,
+         SC_GATE_OK, "each array 76.3 MiB >= 4 x 4.0 MiB of L3 cache"},
+        {"array inside 4x the cache", "stream", "  array_size: 1000000\n", GOOD_LOG, GOOD_CACHES,
+         SC_GATE_STREAM_ARRAY, SC_GATE_FAIL,
+         "each array 7.6 MiB is below 4 x the 4.0 MiB of L3 cache of cpu_list: the rates measure "
+         "the cache, not memory (valid: array_size >= 2097152, or cache_resident: accept)"},
+        {"array inside the cache, accepted", "stream",
+         "  array_size: 1000000\n  cache_resident: accept\n", GOOD_LOG, GOOD_CACHES,
+         SC_GATE_STREAM_ARRAY, SC_GATE_OK, "accepted by the card (cache_resident: accept)"},
+        {"caches not recorded", "stream", "", GOOD_LOG, NULL, SC_GATE_STREAM_ARRAY, SC_GATE_FAIL,
+         "not supported by evidence: platform/caches.txt"},
+        {"caches not recorded, accepted", "stream", "  cache_resident: accept\n", GOOD_LOG, NULL,
+         SC_GATE_STREAM_ARRAY, SC_GATE_OK, "the last-level cache was not recorded"},
+        {"the array rule is STREAM's", "ipsearch", "", GOOD_LOG, NULL, SC_GATE_STREAM_ARRAY,
+         SC_GATE_NULL, "not a STREAM run"},
+        {"20 ticks", "stream", "",
+         STREAM_LOG("Clock granularity = 1 microseconds\n", COPY_ROW("0.000020")), GOOD_CACHES,
+         SC_GATE_STREAM_TIMER, SC_GATE_OK, "took 20 us >= 20 ticks of 1 us"},
+        {"19 ticks", "stream", "",
+         STREAM_LOG("Clock granularity = 1 microseconds\n", COPY_ROW("0.000019")), GOOD_CACHES,
+         SC_GATE_STREAM_TIMER, SC_GATE_FAIL,
+         "the fastest repetition (Copy) took 19 us, below 20 ticks of the 1 us clock"},
+        {"a coarse clock", "stream", "",
+         STREAM_LOG("Clock granularity = 10 microseconds\n", COPY_ROW("0.000150")), GOOD_CACHES,
+         SC_GATE_STREAM_TIMER, SC_GATE_FAIL, "took 150 us, below 20 ticks of the 10 us"},
+        {"19 ticks, accepted", "stream", "  cache_resident: accept\n",
+         STREAM_LOG("Clock granularity = 1 microseconds\n", COPY_ROW("0.000019")), GOOD_CACHES,
+         SC_GATE_STREAM_TIMER, SC_GATE_OK, "accepted by the card"},
+        {"no granularity", "stream", "", STREAM_LOG("", COPY_ROW("0.000500")), GOOD_CACHES,
+         SC_GATE_STREAM_TIMER, SC_GATE_FAIL, "not supported by evidence: no clock granularity"},
+        {"rate at the largest size", "mpi-pingpong", "  expect:\n    min_rate_MBps: 1600\n",
+         IMB_LOG, NULL, SC_GATE_MIN_RATE, SC_GATE_OK, "1638.4 MB/s at 65536 bytes >= 1600.0"},
+        {"rate at at_bytes", "mpi-pingpong",
+         "  expect:\n    min_rate_MBps: 1600\n    at_bytes: 4096\n", IMB_LOG, NULL,
+         SC_GATE_MIN_RATE, SC_GATE_FAIL, "1365.3 MB/s at 4096 bytes is below the card's minimum"},
+        {"at_bytes not measured", "mpi-pingpong",
+         "  expect:\n    min_rate_MBps: 1\n    at_bytes: 8\n", IMB_LOG, NULL, SC_GATE_MIN_RATE,
+         SC_GATE_FAIL, "not supported by evidence: no bandwidth at at_bytes"},
+        {"latency at the smallest size", "mpi-pingpong", "  expect:\n    max_latency_us: 2\n",
+         IMB_LOG, NULL, SC_GATE_MAX_LATENCY, SC_GATE_OK, "latency 1.50 us at 1 bytes <= 2.00 us"},
+        {"latency above the maximum", "mpi-pingpong", "  expect:\n    max_latency_us: 1.2\n",
+         IMB_LOG, NULL, SC_GATE_MAX_LATENCY, SC_GATE_FAIL,
+         "latency 1.50 us at 1 bytes is above the card's maximum 1.20 us"},
+        {"no latency asked", "mpi-pingpong", "", IMB_LOG, NULL, SC_GATE_MAX_LATENCY, SC_GATE_NULL,
+         "sets no max_latency_us"},
+        {"the ranks' own threads on their CPUs", "mpi-pingpong", "", RANKS_LOG(RANK_THREADS_OK),
+         NULL, SC_GATE_BINDING, SC_GATE_OK, "their 3 threads on their ranks' CPUs"},
+        {"a rank's thread elsewhere", "mpi-pingpong", "",
+         RANKS_LOG(RANK_THREADS_OK "TRACE_RANK_THREAD rank=1 host=n1 pid=11 tid=13 cpu=2\n"), NULL,
+         SC_GATE_BINDING, SC_GATE_FAIL,
+         "thread 13 of rank 1 ran on cpu 2 of n1, outside the rank's CPUs 3"},
+        {"a rank not seen", "mpi-pingpong", "",
+         RANKS_LOG("TRACE_RANK_THREAD rank=0 host=n1 pid=10 tid=10 cpu=2\n"), NULL, SC_GATE_BINDING,
+         SC_GATE_FAIL, "not supported by evidence: no TRACE_RANK_THREAD line for rank 1"},
+        {"a malformed rank snapshot", "mpi-pingpong", "",
+         RANKS_LOG(RANK_THREADS_OK "TRACE_RANK_NUMA rank=1 host=n1 node=x bytes=1\n"), NULL,
+         SC_GATE_BINDING, SC_GATE_FAIL, "malformed trace line at log line 8"},
+    };
+    for (size_t i = 0; i < sizeof(vcases) / sizeof(vcases[0]); i++) {
+        char workload[64];
+        snprintf(workload, sizeof(workload), "  workload: %s\n", vcases[i].workload);
+        sc_card *card = make_card_of(workload, vcases[i].extra);
+        sc_gates gates;
+        SC_CHECK_MSG(card != NULL, "case %s: card", vcases[i].name);
+        sc_evidence ev = {.log = vcases[i].log, .exit_known = true, .caches = vcases[i].caches};
+        SC_CHECK_INT_EQ(sc_gates_evaluate(card, &ev, &gates), 0);
+        const sc_gate *g = &gates.g[vcases[i].gate];
+        sc_card_free(card);
+        SC_CHECK_MSG(g->state == vcases[i].expect, "case \"%s\": gate %s is %d (%s)",
+                     vcases[i].name, sc_gate_name(vcases[i].gate), g->state, g->note);
+        SC_CHECK_MSG(strstr(g->note, vcases[i].note), "case \"%s\": note \"%s\" lacks \"%s\"",
+                     vcases[i].name, g->note, vcases[i].note);
+    }
+}
+
+/* What a failed gate says about the run: its class, and exit_code's by how the run ended. */
+static void test_classes(void)
+{
+    static const struct {
+        int exit_code, exit_signal;
+        bool by_streamcard;
+        sc_gate_class cls;
+    } ends[] = {
+        {3, 0, false, SC_GATE_OUTCOME},      /* its own non-zero exit */
+        {0, 11, false, SC_GATE_OUTCOME},     /* SIGSEGV: a crash of its own */
+        {0, 6, false, SC_GATE_OUTCOME},      /* SIGABRT */
+        {0, 9, false, SC_GATE_ENVIRONMENT},  /* SIGKILL: from outside */
+        {0, 15, false, SC_GATE_ENVIRONMENT}, /* SIGTERM */
+        {0, 15, true, SC_GATE_ENVIRONMENT},  /* --timeout */
+        {3, 0, true, SC_GATE_ENVIRONMENT},   /* a forwarded signal it turned into an exit */
+    };
+    sc_card *card = make_card("");
+    SC_CHECK(card != NULL);
+    for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+        sc_gates gates;
+        sc_evidence ev = {.log = GOOD_LOG,
+                          .exit_known = true,
+                          .exit_code = ends[i].exit_code,
+                          .exit_signal = ends[i].exit_signal,
+                          .ended_by_streamcard = ends[i].by_streamcard,
+                          .caches = GOOD_CACHES};
+        SC_CHECK_INT_EQ(sc_gates_evaluate(card, &ev, &gates), 0);
+        SC_CHECK(sc_gates_failed(&gates, SC_GATE_EXIT_CODE));
+        SC_CHECK_MSG(sc_gates_failure_class(&gates, SC_GATE_EXIT_CODE) == ends[i].cls,
+                     "end %zu: exit %d signal %d: class %s", i, ends[i].exit_code,
+                     ends[i].exit_signal,
+                     sc_gate_class_name(sc_gates_failure_class(&gates, SC_GATE_EXIT_CODE)));
+    }
+    sc_card_free(card);
+    static const sc_gate_id outcome[] = {SC_GATE_VALIDATION, SC_GATE_EXIT_CODE, SC_GATE_TRANSPORT,
+                                         SC_GATE_MIN_RATE, SC_GATE_MAX_LATENCY};
+    size_t n_outcome = 0;
+    for (int i = 0; i < SC_GATE_COUNT; i++)
+        n_outcome += sc_gate_class_of((sc_gate_id)i) == SC_GATE_OUTCOME;
+    SC_CHECK_INT_EQ(n_outcome, sizeof(outcome) / sizeof(outcome[0]));
+    for (size_t i = 0; i < sizeof(outcome) / sizeof(outcome[0]); i++)
+        SC_CHECK(sc_gate_class_of(outcome[i]) == SC_GATE_OUTCOME);
+    SC_CHECK_INT_EQ(sc_gate_by_name("transport", 9), SC_GATE_TRANSPORT);
+    SC_CHECK_INT_EQ(sc_gate_by_name("transport,x", 9), SC_GATE_TRANSPORT);
+    SC_CHECK_INT_EQ(sc_gate_by_name("transpor", 8), SC_GATE_COUNT);
+}
+
+/* A failed run's first cause line: the workload's or its library's own words. */
+static void test_first_cause(void)
+{
+    static const struct {
+        const char *log, *line;
+        long at;
+    } causes[] = {
+        {"Number of Ranks requested = 2\n----\nAt least one pair of MPI processes are unable "
+         "to reach each other\nmore\n",
+         "At least one pair of MPI processes are unable to reach each other", 3},
+        {"TRACE_THREAD_BINDING thread=0 cpu=error\nSolution Validates (no failures)\n"
+         "env: X=fail\nmpirun: Error: node n2 not found  \r\n",
+         "mpirun: Error: node n2 not found", 4},
+        {"all fine\nSolution Validates (x)\n", "", 0},
+        {"", "", 0},
+    };
+    char buf[128];
+
+    for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]); i++) {
+        long at = sc_tracelog_first_cause(causes[i].log, buf, sizeof(buf));
+        SC_CHECK_MSG(at == causes[i].at && !strcmp(buf, causes[i].line),
+                     "case %zu: line %ld \"%s\"", i, at, buf);
+    }
+}
+
 static void test_verdict(void)
 {
     sc_card *card = make_card("");
@@ -248,6 +435,7 @@ static void test_verdict(void)
                       .threads_at_ready = GOOD_THREADS,
                       .status_at_ready = GOOD_STATUS,
                       .numa_maps_at_ready = GOOD_MAPS,
+                      .caches = GOOD_CACHES,
                       .interference = GOOD_INTERFERENCE};
     SC_CHECK(card != NULL);
     SC_CHECK_INT_EQ(sc_gates_evaluate(card, &ev, &gates), 0);
@@ -288,5 +476,8 @@ int main(void)
     SC_TEST_RUN(test_cases);
     SC_TEST_RUN(test_ipsearch_cases);
     SC_TEST_RUN(test_verdict);
+    SC_TEST_RUN(test_first_cause);
+    SC_TEST_RUN(test_validity);
+    SC_TEST_RUN(test_classes);
     return SC_TEST_RESULT();
 }

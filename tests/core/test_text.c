@@ -124,8 +124,52 @@ static void test_escape_dup(void)
     free(s);
 }
 
+/* What sc_text_escape prints is printable; raw controls, bidi overrides and bad bytes are not. */
+static void test_is_printable(void)
+{
+    char out[64];
+    /* NOLINTNEXTLINE(misc-misleading-bidirectional): the test input */
+    const char *raw = "a\\b\nc\x1b\xe2\x80\xae\xff";
+    SC_CHECK(!sc_text_is_printable(raw, strlen(raw)));
+    sc_text_escape(out, sizeof(out), raw, strlen(raw));
+    SC_CHECK(sc_text_is_printable(out, strlen(out)));
+    SC_CHECK(sc_text_is_printable("a\\b \xc5\x8d", 6));
+    SC_CHECK(!sc_text_is_printable("a\tb", 3));
+    SC_CHECK(!sc_text_is_printable("\xc2\x9b", 2));
+}
+
+/* Cut to a length at a character's start, ending "..."; a short text is left alone. */
+static void test_truncate(void)
+{
+    char s[32];
+    snprintf(s, sizeof(s), "short");
+    SC_CHECK_INT_EQ(sc_text_truncate(s, 5), 5);
+    SC_CHECK_STR_EQ(s, "short");
+    snprintf(s, sizeof(s), "abcdefghij");
+    SC_CHECK_INT_EQ(sc_text_truncate(s, 6), 6);
+    SC_CHECK_STR_EQ(s, "abc...");
+    snprintf(s, sizeof(s), "ab\xe2\x82\xac\xe2\x82\xac"); /* ab + two euro signs */
+    SC_CHECK_INT_EQ(sc_text_truncate(s, 7), 5);
+    SC_CHECK_STR_EQ(s, "ab...");
+}
+
+/* Repeats found with the index of the first equal text; NULL texts never repeat. */
+static void test_find_repeats(void)
+{
+    const char *texts[] = {"a", "b", NULL, "a", "c", "b", NULL, "a"};
+    size_t first[8], n = 8;
+    SC_CHECK_INT_EQ(sc_text_find_repeats(texts, n, first), 0);
+    const size_t want[] = {n, n, n, 0, n, 1, n, 0};
+    for (size_t i = 0; i < n; i++)
+        SC_CHECK_MSG(first[i] == want[i], "text %zu: first %zu, want %zu", i, first[i], want[i]);
+    SC_CHECK_INT_EQ(sc_text_find_repeats(texts, 0, first), 0);
+}
+
 int main(void)
 {
+    SC_TEST_RUN(test_is_printable);
+    SC_TEST_RUN(test_truncate);
+    SC_TEST_RUN(test_find_repeats);
     SC_TEST_RUN(test_escape_table);
     SC_TEST_RUN(test_escape_output_is_safe);
     SC_TEST_RUN(test_is_safe);

@@ -1,21 +1,21 @@
 /*
- * fuzz_transport.c: the MPI library's reports as mpi/transport_parse.c reads them.
- * Input: STDERR NUL PML NUL MTL NUL FI_LIST NUL FI_INFO NUL CVARS (MPI_T variable names,
- * one a line).
+ * fuzz_transport.c: what the MPI library and the fabric libraries said, as
+ * mpi/transport_parse.c reads it. Input: a fixture (tests/mpi/transport_fixture.h: "# key:
+ * value" lines, then the text); the seeds are the fixtures the unit test checks.
  *
  * Every output buffer is malloc'd at exactly its size (ASan sees a write past it), and
  * filled with a byte that is not NUL first (a missing terminator is seen too). The lists
- * hold each item once and no empty item; the transport of parsed evidence is never empty;
- * two ranks that report the same transport agree on it.
+ * hold each item once and no empty item; the candidates are never empty and every one of
+ * them is a carrier of the vocabulary or has an "unknown" part; each refusal has a subject.
  */
 #include "support.h"
 
+#include "sc_carrier.h"
+#include "transport_fixture.h"
 #include "transport_parse.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-enum { PART_STDERR, PART_PML, PART_MTL, PART_FI_LIST, PART_FI_INFO, PART_CVARS, PART_COUNT };
 
 /* A buffer of exactly len bytes, none of them NUL. */
 static char *sc__buf(size_t len)
@@ -43,89 +43,73 @@ static void sc__list_ok(const char *b, size_t len, const char *what)
     }
 }
 
-/* One rank's view: its BTLs and provider from stderr, then its transport. */
-static char *sc__rank(const char *text, int self, int peer, const char *pml, const char *mtl)
+/* Every candidate is a carrier the card could name, a libfabric provider by its name, or
+   says it is unknown. */
+static void sc__candidates_ok(const char *cand)
 {
-    enum { LIST = 64, EV = 512, OUT = 96 };
-    char *peer_btl = sc__buf(LIST), *self_btl = sc__buf(LIST), *ev = sc__buf(EV);
-    char *prov = sc__buf(LIST), *dom = sc__buf(LIST), *out = sc__buf(OUT);
+    char item[SC_CARRIER_MAX], canon[SC_CARRIER_MAX], why[256];
 
+    sc_fuzz_require(cand[0] != '\0', "scm_transport_candidates: no candidate at all");
+    for (const char *p = cand; *p;) {
+        size_t w = strcspn(p, ",");
+        snprintf(item, sizeof(item), "%.*s", (int)w, p);
+        sc_fuzz_require(!sc_carrier_known(item) ||
+                            sc_carrier_canonical(item, canon, sizeof(canon), why, sizeof(why)) ==
+                                0 ||
+                            (!strncmp(item, "ofi:", 4) && item[4] && !strpbrk(item + 4, "+;: \t")),
+                        "a candidate that is no carrier of the vocabulary");
+        p += w + (p[w] == ',');
+    }
+}
+
+/* One rank's view under one Open MPI version. */
+static void sc__rank(const struct scm_fixture *f, int ompi)
+{
+    enum { LIST = 64, EV = 512, OUT = 128, MAXREF = 4 };
+    char *peer_btl = sc__buf(LIST), *self_btl = sc__buf(LIST), *ev = sc__buf(EV);
+    char *prov = sc__buf(LIST), *dom = sc__buf(LIST), *ucx = sc__buf(LIST), *out = sc__buf(OUT);
+    struct scm_refusal *r = malloc(MAXREF * sizeof(*r));
+
+    sc_fuzz_require(r != NULL, "out of memory");
     ev[0] = '\0'; /* the caller starts the evidence */
-    scm_parse_bml(text, self, peer, peer_btl, LIST, self_btl, LIST, ev, EV);
+    scm_parse_bml(f->text, f->self, f->peer, peer_btl, LIST, self_btl, LIST, ev, EV);
     sc__list_ok(peer_btl, LIST, "scm_parse_bml: btl_peer is not a string");
     sc__list_ok(self_btl, LIST, "scm_parse_bml: btl_self is not a string");
-    scm_parse_ofi(text, prov, LIST, dom, LIST, ev, EV);
+    scm_parse_ofi(f->text, ompi, prov, LIST, dom, LIST, ev, EV);
     sc_fuzz_require(memchr(prov, '\0', LIST) && memchr(dom, '\0', LIST) && memchr(ev, '\0', EV),
                     "scm_parse_ofi: an output is not a string");
-    scm_transport_normalize(pml, peer_btl, mtl, prov, out, OUT);
-    sc_fuzz_require(memchr(out, '\0', OUT) != NULL, "scm_transport_normalize: not a string");
-    sc_fuzz_require(out[0] != '\0', "scm_transport_normalize: an empty transport");
+    sc_fuzz_require(!strpbrk(prov, ",; \t"), "scm_parse_ofi: not a core provider's name");
+    scm_parse_ucx(f->text, ucx, LIST, ev, EV);
+    sc__list_ok(ucx, LIST, "scm_parse_ucx: not a string");
+    scm_transport_candidates(f->pml, peer_btl, f->mtl, prov, ucx, out, OUT);
+    sc__list_ok(out, OUT, "scm_transport_candidates: not a string");
+    sc__candidates_ok(out);
+    size_t n = scm_parse_refusals(f->text, ompi, r, MAXREF);
+    sc_fuzz_require(n <= MAXREF, "scm_parse_refusals: more than asked for");
+    for (size_t i = 0; i < n; i++)
+        sc_fuzz_require(r[i].subject[0] && memchr(r[i].why, '\0', sizeof(r[i].why)),
+                        "scm_parse_refusals: a refusal without a subject or a string");
     free(peer_btl);
     free(self_btl);
     free(ev);
     free(prov);
     free(dom);
-    return out;
-}
-
-/* Both ranks' transports, and that a rank agrees with itself. */
-static void sc__agree(const char *a, const char *b)
-{
-    enum { OUT = 300 };
-    const char *same[2] = {a, a}, *both[2] = {a, b};
-    char *out = sc__buf(OUT);
-
-    scm_transport_agree(same, 2, out, OUT);
-    sc_fuzz_require(memchr(out, '\0', OUT) != NULL, "scm_transport_agree: not a string");
-    if (!strchr(a, ','))
-        sc_fuzz_require(strcmp(out, a) == 0, "two ranks with one transport do not agree on it");
-    scm_transport_agree(both, 2, out, OUT);
-    sc_fuzz_require(memchr(out, '\0', OUT) != NULL, "scm_transport_agree: not a string");
+    free(ucx);
     free(out);
-}
-
-/* The components of the MPI_T variable names, for the frameworks the probe asks about. */
-static void sc__components(const char *cvars)
-{
-    enum { LIST = 48 };
-    static const char *const fw[] = {"pml", "btl", "mtl"};
-
-    for (size_t f = 0; f < sizeof(fw) / sizeof(fw[0]); f++) {
-        char *list = sc__buf(LIST);
-        list[0] = '\0';
-        for (const char *p = cvars ? cvars : ""; *p;) {
-            size_t n = strcspn(p, "\n");
-            char *name = strndup(p, n);
-            sc_fuzz_require(name != NULL, "out of memory");
-            scm_component_add(list, LIST, fw[f], name);
-            free(name);
-            p += n + (p[n] == '\n');
-        }
-        sc__list_ok(list, LIST, "scm_component_add: not a string");
-        free(list);
-    }
+    free(r);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    enum { LIST = 128 };
-    char *part[PART_COUNT];
+    char *text = malloc(size + 1);
+    struct scm_fixture f;
 
-    sc_fuzz_split(data, size, part, PART_COUNT);
-    const char *text = part[PART_STDERR];
-    const char *pml = part[PART_PML] ? part[PART_PML] : "ob1";
-    const char *mtl = part[PART_MTL] ? part[PART_MTL] : SCM_NONE;
-    char *r0 = sc__rank(text, 0, 1, pml, mtl), *r1 = sc__rank(text, 1, 0, pml, mtl);
-    sc__agree(r0, r1);
-    free(r0);
-    free(r1);
-    char *fi = sc__buf(LIST);
-    scm_parse_fi_list(part[PART_FI_LIST], fi, LIST);
-    sc__list_ok(fi, LIST, "scm_parse_fi_list: not a string");
-    scm_parse_fi_usable(part[PART_FI_INFO], fi, LIST);
-    sc__list_ok(fi, LIST, "scm_parse_fi_usable: not a string");
-    free(fi);
-    sc__components(part[PART_CVARS]);
-    sc_fuzz_free_parts(part, PART_COUNT);
+    sc_fuzz_require(text != NULL, "out of memory");
+    memcpy(text, data, size);
+    text[size] = '\0';
+    scm_fixture_parse(text, &f);
+    sc__rank(&f, f.ompi);
+    sc__rank(&f, f.ompi >= 5 ? 4 : 5); /* the other wording: never worse than wrong */
+    free(text);
     return 0;
 }

@@ -11,7 +11,7 @@
 BIN=$1 SRC=$2 CASE=$3
 . "$SRC/tests/lib.sh"
 
-# card NB POLICY: a small search on both cpus, one request handler, OpenMP wait POLICY.
+# card NB POLICY POOL: a search on both cpus, POOL request handlers, OpenMP wait POLICY.
 card() {
     cat >"$WORK/card.yaml" <<CARD
 version: 1
@@ -24,7 +24,7 @@ experiment:
   nq: 64
   dim: 32
   k: 5
-  pool_threads: 1
+  pool_threads: $3
   expect:
     max_interference_pct: 100
   env:
@@ -35,7 +35,7 @@ cd "$WORK" || exit 1
 
 case $CASE in
 corrupt)
-    card 3001 passive
+    card 3001 passive 1
     STREAMCARD_FAULT=corrupt expect_status 1 "$BIN/streamcard" run card.yaml \
         --output "$WORK/runs" --quiet
     expect_contains "$WORK/err" "ERROR: workload failed"
@@ -46,8 +46,11 @@ corrupt)
     expect_contains "$B/stream.log" "Failed Validation"
     ;;
 spin)
-    # Large enough that the search lasts ~0.3 s, so a spinning team shows in CPU time.
-    card 200000 active
+    # Large enough that the search lasts ~0.3 s, so a spinning team shows in CPU time. Two
+    # handlers of one thread each: no handler starts an OpenMP team of its own, so libgomp
+    # never counts more threads than cpus. With more, an idle thread that docks late (a busy
+    # machine delays it) spins only a moment before it sleeps, and nothing would show.
+    card 200000 active 2
     expect_status 0 "$BIN/streamcard" run card.yaml --output "$WORK/runs" --quiet
     B=$(bundle_of "$WORK/out")
     expect_status 0 "$BIN/streamcard" verify "$B"

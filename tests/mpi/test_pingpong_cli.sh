@@ -14,6 +14,8 @@ CASE=$3
 PY=${SC_PYTHON3:-python3}
 # shellcheck source=../workload_cli_lib.sh
 . "$(dirname "$0")/../workload_cli_lib.sh"
+# shellcheck source=../netns_lib.sh
+. "$(dirname "$0")/../netns_lib.sh"
 unset STREAMCARD_FAULT STREAMCARD_READY_FD STREAMCARD_READY_PID
 # The transport under test comes from each case, not from the caller's environment.
 for v in $(env | sed -n 's/^\(OMPI_MCA_\(pml\|btl\|mtl\)[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
@@ -43,11 +45,29 @@ check_good() {
         fail "TRACE_RANK_BINDING lines"
     [ "$(count '^TRACE_TRANSPORT_RANK rank=[01] ')" -eq 2 ] || fail "TRACE_TRANSPORT_RANK lines"
     [ "$(count '^TRACE_TRANSPORT transport=')" -eq 1 ] || fail "TRACE_TRANSPORT line"
+    [ "$(count '^TRACE_MPI_LIBRARY rank=[01] name=libmpi loaded=yes sha256=[0-9a-f]\{64\} ')" -eq 2 ] ||
+        fail "TRACE_MPI_LIBRARY libmpi lines"
+    [ "$(count '^TRACE_PAYLOAD_BYTES rank=[01] netns=[0-9]* sent=[0-9]* ')" -eq 2 ] ||
+        fail "TRACE_PAYLOAD_BYTES lines"
+    [ "$(count '^TRACE_PAYLOAD_BYTES rank=0 netns=[0-9]* sent=[1-9][0-9]* ')" -eq 1 ] ||
+        fail "rank 0 sent no payload" # (the uniband receiver sends only empty acknowledgements)
+    # Each rank's own snapshot: its threads (the first one the rank's pid) and its pages.
+    local r
+    for r in 0 1; do
+        grep -Eq "^TRACE_RANK_THREAD rank=$r host=[^ ]+ pid=([0-9]+) tid=\\1 cpu=[0-9]+$" "$TMP/out" ||
+            fail "rank $r: no TRACE_RANK_THREAD of its main thread"
+        [ "$(count "^TRACE_RANK_NUMA rank=$r host=[^ ]* node=[0-9]* bytes=[0-9]*$")" -ge 1 ] ||
+            fail "rank $r: no TRACE_RANK_NUMA line"
+    done
+    # The selection's lines and each rank's snapshot before the table, the bytes and the
+    # decision after the loop.
     local order
     order=$(grep -E -e '^Number of Ranks' -e '^TRACE_' -e '^ +#bytes' -e '^Solution Validates' \
-        "$TMP/out" | sed 's/ rank=.*//;s/ = .*//;s/ transport=.*//;s/ (.*//;s/^ *//' | uniq |
-        tr '\n' '|')
-    [ "$order" = "Number of Ranks requested|TRACE_RANK_BINDING|Number of Ranks counted|TRACE_TRANSPORT_RANK|TRACE_TRANSPORT|#bytes #repetitions      t[usec]   Mbytes/sec|TRACE_WORKLOAD_PHASE=main_loop_begin|TRACE_WORKLOAD_PHASE=main_loop_end|Solution Validates|" ] ||
+        "$TMP/out" | sed 's/ rank=.*//;s/ = .*//;s/ transport=.*//;s/ (.*//;s/^ *//' |
+        sed -E 's/^TRACE_(TRANSPORT_RANK|TRANSPORT_REFUSED|MPI_LIBRARY|MPI_PARAM)$/selection/' |
+        sed -E 's/^TRACE_RANK_(THREAD|NUMA)$/TRACE_RANK_SNAPSHOT/' |
+        sed -E 's/^TRACE_(PAYLOAD|IFACE)_BYTES$/bytes/' | uniq | tr '\n' '|')
+    [ "$order" = "Number of Ranks requested|TRACE_RANK_BINDING|Number of Ranks counted|selection|TRACE_RANK_SNAPSHOT|#bytes #repetitions      t[usec]   Mbytes/sec|TRACE_WORKLOAD_PHASE=main_loop_begin|TRACE_WORKLOAD_PHASE=main_loop_end|bytes|TRACE_TRANSPORT|Solution Validates|" ] ||
         fail "line order: $order"
     grep -q 'Failed Validation' "$TMP/out" && fail "Failed Validation printed"
     grep -Eq '^Solution Validates \(mpi-pingpong: every payload checked, [1-9][0-9]* messages\)$' \
@@ -59,12 +79,14 @@ check_good() {
     [ "$rows" = "$sizes " ] || fail "table sizes '$rows', expected '$sizes '"
 }
 
-# transport_is T: the run's and every rank's transport.
+# transport_is T CANDIDATES: the run's carrier, and what every rank's selection allowed.
 transport_is() {
-    grep -q "^TRACE_TRANSPORT transport=$1 " "$TMP/out" || fail "run transport is not $1"
-    [ "$(count "^TRACE_TRANSPORT_RANK rank=[01] host=[^ ]* transport=$1 ")" -eq 2 ] ||
-        fail "rank transports are not $1"
+    grep -q "^TRACE_TRANSPORT transport=$1 " "$TMP/out" ||
+        fail "run transport is not $1: $(grep '^TRACE_TRANSPORT ' "$TMP/out")"
+    [ "$(count "^TRACE_TRANSPORT_RANK rank=[01] host=[^ ]* candidates=$2 ")" -eq 2 ] ||
+        fail "rank candidates are not $2: $(grep '^TRACE_TRANSPORT_RANK' "$TMP/out")"
 }
+
 
 # json_check PATH VALIDATION TRANSPORT KERNEL: results.json parses and says so.
 json_check() {
@@ -89,11 +111,18 @@ else:
     assert m["latency_usec_8B"] is None and d["window"] == 64, d
 t = d["transport"]
 assert t["transport"] == transport, t["transport"]
-assert len(t["ranks"]) == 2 and all(r["transport"] == transport for r in t["ranks"]), t
+assert t["decided"].startswith("rank 0: "), t["decided"]
+assert len(t["ranks"]) == 2 and all(transport in r["candidates"] for r in t["ranks"]), t
 for key in ("pml", "btl", "mtl", "provider"):
     assert isinstance(t[key], str) and t[key], (key, t)
 for r in t["ranks"]:
     assert r["evidence"], r  # the library's own words the verdict rests on
+    lib = r["stack"]["libmpi"]
+    assert lib["loaded"] == "yes" and len(lib["sha256"]) == 64, lib
+    assert lib["version"].startswith("Open MPI"), lib
+    b = r["main_loop_bytes"]
+    assert (b["payload_sent"] > 0 or r["rank"] == 1) and "lo" in b["interfaces"], b
+    assert all(set(p) == {"name", "source", "value"} for p in r["settings"]), r["settings"]
 assert len(d["bindings"]) == 2 and d["bindings"][1]["rank"] == 1, d["bindings"]
 assert d["validation"] == validation, d["validation"]
 assert (d["failed_checks"] == 0) == (validation == "ok"), d
@@ -105,35 +134,58 @@ case "$CASE" in
 shm) # the default selection on one node: shared memory (vader), and the card's shm holds
     mpirun2 "${SMALL[@]}"
     check_good "0 1 2 4 8 16 32 64 128 256 512 1024 2048 4096 8192 16384 32768 65536"
-    transport_is shm
+    transport_is shm shm
     grep -q '^TRACE_TRANSPORT transport=shm pml=ob1 btl=vader,self mtl=none provider=none$' \
         "$TMP/out" || fail "TRACE_TRANSPORT details"
     grep -q 'mca: bml: Using vader btl for send to' "$TMP/err" || fail "the library's report"
+    # The probe's own verbosity settings are recorded as its own.
+    grep -q '^TRACE_MPI_PARAM rank=0 name=btl_base_verbose source=streamcard value=1$' \
+        "$TMP/out" || fail "the probe's settings"
     ;;
 tcp) # the fallback reproduced: Open MPI forced onto TCP says tcp, and still measures
     OMPI_MCA_btl=tcp,self mpirun2 "${SMALL[@]}" --json "$TMP/r.json"
     check_good "0 1 2 4 8 16 32 64 128 256 512 1024 2048 4096 8192 16384 32768 65536"
-    transport_is tcp
+    transport_is tcp tcp
     grep -q '^TRACE_TRANSPORT transport=tcp pml=ob1 btl=tcp,self ' "$TMP/out" ||
         fail "TRACE_TRANSPORT details"
     json_check "$TMP/r.json" ok tcp pingpong
-    "$PY" -c 'import json,sys; r=json.load(open(sys.argv[1]))["transport"]["ranks"][0]; assert "OMPI_MCA_btl=tcp,self" in r["environment"] and r["requested"]["btl"] == "tcp,self", r' \
+    "$PY" -c 'import json,sys; r=json.load(open(sys.argv[1]))["transport"]["ranks"][0]; assert {"name": "btl", "source": "environment", "value": "tcp,self"} in r["settings"] and r["requested"]["btl"] == "tcp,self", r' \
         "$TMP/r.json" || fail "forced selection not recorded"
+    grep -q '^TRACE_MPI_PARAM rank=1 name=btl source=environment value=tcp,self$' "$TMP/out" ||
+        fail "the setting's line"
     ;;
 fallback) # vader loads but loses the selection: only the BML's own report says tcp
     OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_vader_exclusivity=0 mpirun2 "${SMALL[@]}" \
         --json "$TMP/r.json"
     check_good "0 1 2 4 8 16 32 64 128 256 512 1024 2048 4096 8192 16384 32768 65536"
-    transport_is tcp
+    transport_is tcp tcp
     "$PY" -c 'import json,sys; r=json.load(open(sys.argv[1]))["transport"]["ranks"][0]; assert "vader" in r["btls_open"].split(",") and r["btl"] == "tcp,self", r' \
         "$TMP/r.json" || fail "btls_open/btl"
+    ;;
+equal) # vader and tcp with one exclusivity: the BML names both; the bytes say shm carried
+    own_netns env OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_vader_exclusivity=1024 \
+        OMPI_MCA_btl_tcp_exclusivity=1024 \
+        "$MPIEXEC" -np 2 --oversubscribe "$BIN" "${SMALL[@]}" >"$TMP/out" 2>"$TMP/err"
+    RC=$?
+    check_good "0 1 2 4 8 16 32 64 128 256 512 1024 2048 4096 8192 16384 32768 65536"
+    transport_is shm tcp,shm
+    # ... while a pure tcp run in the same place moves at least its payload over loopback.
+    own_netns env OMPI_MCA_btl=self,tcp "$MPIEXEC" -np 2 --oversubscribe "$BIN" "${SMALL[@]}" \
+        >"$TMP/out" 2>"$TMP/err"
+    "$PY" - "$TMP/out" <<'EOF' || fail "pure tcp: loopback bytes"
+import re, sys
+text = open(sys.argv[1]).read()
+sent = [int(s) for s in re.findall(r"^TRACE_PAYLOAD_BYTES rank=\d netns=\S+ sent=(\d+)", text, re.M)]
+lo = [int(t) for t in re.findall(r"^TRACE_IFACE_BYTES rank=0 netns=\S+ iface=lo rx=\d+ tx=(\d+)", text, re.M)]
+assert len(sent) == 2 and lo and lo[0] >= 0.9 * sum(sent), (sent, lo)
+EOF
     ;;
 ofi) # the OFI MTL when this node's libfabric offers a provider it accepts (else skipped)
     OMPI_MCA_pml=cm OMPI_MCA_mtl=ofi mpirun2 --max-bytes 4096 --iterations 20
     [ "$RC" -eq 0 ] || { echo "SKIP: the OFI MTL did not start here (exit $RC)"; exit 77; }
     prov=$(sed -n 's/.*mtl:ofi:prov: \([^; ]*\).*/\1/p' "$TMP/err" | head -n 1)
     [ -n "$prov" ] || fail "no mtl:ofi:prov line from the library"
-    transport_is "ofi:$prov"
+    transport_is "ofi:$prov" "ofi:$prov"
     grep -q "^TRACE_TRANSPORT transport=ofi:$prov pml=cm btl=none mtl=ofi provider=$prov" \
         "$TMP/out" || fail "TRACE_TRANSPORT details"
     grep -q 'in exclude list' "$TMP/err" && fail "the OFI MTL's chatter was forwarded"
@@ -143,6 +195,17 @@ ofi) # the OFI MTL when this node's libfabric offers a provider it accepts (else
     grep -q "mtl:ofi:prov: $prov" "$TMP/err" || fail "ob1 run: the OFI MTL did not start"
     grep -q '^TRACE_TRANSPORT transport=shm pml=ob1 btl=vader,self mtl=none provider=none$' \
         "$TMP/out" || fail "ob1 run: the unused OFI provider was reported"
+    ;;
+ucx) # pml ucx: UCX's own lanes name the carrier (skipped when pml ucx cannot start here)
+    export OMPI_MCA_pml=ucx OMPI_MCA_pml_ucx_tls=any OMPI_MCA_pml_ucx_devices=any
+    UCX_TLS=tcp,self mpirun2 --max-bytes 4096 --iterations 20
+    [ "$RC" -eq 0 ] || { echo "SKIP: pml ucx did not start here (exit $RC)"; exit 77; }
+    transport_is ucx:tcp ucx:tcp
+    grep -q 'UCX  INFO' "$TMP/out" && fail "UCX's INFO lines, asked for by the probe, were forwarded"
+    grep -q '^TRACE_MPI_LIBRARY rank=0 name=libucp loaded=yes sha256=[0-9a-f]\{64\} path=[^ ]* version=[0-9]' \
+        "$TMP/out" || fail "libucp's line"
+    UCX_TLS=sm,self mpirun2 --max-bytes 4096 --iterations 20
+    transport_is ucx:sm ucx:sm
     ;;
 uniband)
     mpirun2 --kernel uniband --max-bytes 16384 --iterations 20 --json "$TMP/r.json"
@@ -164,6 +227,32 @@ for r, s in zip(rows, d["metrics"]["sizes"]):
     assert int(r[0]) == s["bytes"] and int(r[1]) == s["repetitions"], (r, s)
     assert abs(float(r[2]) - s["t_usec"]) < 0.006 and abs(float(r[3]) - s["MBps"]) < 0.006, (r, s)
 EOF
+    ;;
+transport-log) # every rank's selection lines in a file, the OFI chatter too
+    OMPI_MCA_mtl=ofi OMPI_MCA_mtl_ofi_provider_include=cxi \
+        mpirun2 --max-bytes 64 --iterations 10 --transport-log "$TMP/t.log"
+    [ "$RC" -eq 0 ] || fail "exit $RC"
+    for r in 0 1; do
+        grep -q "^# rank $r on [^ ]*: what the MPI library and the fabric libraries said" \
+            "$TMP/t.log" || fail "no section of rank $r"
+    done
+    grep -q 'mca: bml: Using vader btl for send to' "$TMP/t.log" || fail "the BML's lines"
+    grep -q 'not in include list' "$TMP/t.log" || fail "the OFI MTL's reasons"
+    grep -q 'not in include list' "$TMP/err" && fail "the OFI chatter reached stderr"
+    # The reasons as lines, and what became of libfabric: loaded, then unloaded.
+    grep -q '^TRACE_TRANSPORT_REFUSED rank=0 subject=ofi why=.*no provider found' "$TMP/out" ||
+        fail "no refusal line"
+    line=$(grep '^TRACE_MPI_LIBRARY rank=0 name=libfabric ' "$TMP/out")
+    path=$(printf '%s\n' "$line" | sed -n 's/.* path=\([^ ]*\) .*/\1/p')
+    [ -n "$path" ] || fail "libfabric's path: $line"
+    case "$line" in *" loaded=unloaded sha256=$(sha256sum "$path" | cut -d' ' -f1) "*) ;;
+    *) fail "libfabric's line: $line" ;; esac
+    want=$(fi_info --version 2>/dev/null | sed -n 's/^libfabric: *\([0-9]*\.[0-9]*\).*/\1/p')
+    [ -z "$want" ] || case "$line" in *" version=$want") ;; *) fail "version, fi_info: $want: $line" ;; esac
+    # A path that cannot be written: one line, exit 1.
+    mpirun2 --max-bytes 64 --iterations 10 --transport-log /nonexistent/dir/t.log
+    [ "$RC" -eq 1 ] || fail "unwritable --transport-log: exit $RC"
+    grep -q '^streamcard-pingpong: --transport-log: ' "$TMP/err" || fail "unwritable: message"
     ;;
 repetitions) # fewer repetitions for big messages: min(N, max(10, 40 MiB / bytes))
     mpirun2 --min-bytes 1048576 --max-bytes 8388608 --iterations 1000

@@ -127,6 +127,41 @@ static inline char *fake_node_make(const fake_node *n)
     return root;
 }
 
+/*
+ * The topology of a fake node under root: cpu N's SMT siblings are the `smt` consecutive CPUs
+ * of its core (topology/thread_siblings_list), its module the `module` consecutive CPUs
+ * sharing an L2 (cache/index2/shared_cpu_list), its cpufreq policy the `policy` consecutive
+ * CPUs of cpufreq/related_cpus (written only when the node has cpufreq). 0 leaves a file out.
+ */
+static inline int fake_topology(const char *root, unsigned ncpus, unsigned smt, unsigned module,
+                                unsigned policy)
+{
+    static const struct {
+        const char *rel;
+        int which;
+    } files[] = {{"topology/thread_siblings_list", 0},
+                 {"cache/index2/shared_cpu_list", 1},
+                 {"cpufreq/related_cpus", 2}};
+    char rel[160], text[64];
+    int bad = 0;
+
+    for (unsigned cpu = 0; cpu < ncpus; cpu++) {
+        for (size_t f = 0; f < 3; f++) {
+            unsigned group = files[f].which == 0 ? smt : files[f].which == 1 ? module : policy;
+            if (!group)
+                continue;
+            unsigned first = cpu / group * group;
+            snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%u/%s", cpu, files[f].rel);
+            if (group == 1)
+                snprintf(text, sizeof(text), "%u\n", cpu);
+            else
+                snprintf(text, sizeof(text), "%u-%u\n", first, first + group - 1);
+            bad |= sysroot_put(root, rel, text) < 0;
+        }
+    }
+    return bad ? -1 : 0;
+}
+
 /* A live process to stand for a slurmstepd; it dies with the test. */
 static inline pid_t fake_holder_start(void)
 {

@@ -72,8 +72,54 @@ static void test_cases(void)
     SC_CHECK_INT_EQ(system(cmd), 0);
 }
 
+/* The other jobs beside ours, from the cgroup trees of cgroup v1 (cpuset and freezer, under
+   every uid) and v2; a job in no cgroup cannot see them. */
+static void test_jobs_beside(void)
+{
+    static const struct {
+        const char *name, *proc_cgroup;
+        unsigned job;
+        int rc;
+        const char *jobs;
+    } beside[] = {
+        {"v1: other users' jobs, one only in freezer",
+         "12:cpuset:/slurm_n1/uid_1001/job_42/step_0/task_0\n"
+         "7:freezer:/slurm_n1/uid_1001/job_42/step_0\n0::/x\n",
+         42, 0, "43 77 88"},
+        {"v1: alone", "12:cpuset:/slurm_n2/uid_1001/job_5/step_batch\n", 5, 0, ""},
+        {"v2: the node's scope", "0::/system.slice/n1_slurmstepd.scope/job_7/step_0/user/task_0\n",
+         7, 0, "8"},
+        {"no cgroup of the job", "0::/user.slice/session-1.scope\n", 42, -ENOENT, ""},
+    };
+    put("cpuset/slurm_n1/uid_1001/job_42/cpuset.cpus", "0-1\n");
+    put("cpuset/slurm_n1/uid_1001/job_43/cpuset.cpus", "2\n");
+    put("cpuset/slurm_n1/uid_1002/job_77/cpuset.cpus", "3\n");
+    put("cpuset/slurm_n1/uid_1002/not_a_job/x", "\n");
+    put("cpuset/slurm_n1/uid_1002/job_077/x", "\n"); /* not a canonical job id */
+    put("freezer/slurm_n1/uid_1002/job_88/freezer.state", "THAWED\n");
+    put("cpuset/slurm_n2/uid_1001/job_5/cpuset.cpus", "0\n");
+    put("system.slice/n1_slurmstepd.scope/job_7/cpuset.cpus.effective", "0\n");
+    put("system.slice/n1_slurmstepd.scope/job_8/cpuset.cpus.effective", "1\n");
+    for (size_t i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {
+        uint32_t *jobs = NULL;
+        size_t n = 0;
+        char got[256] = "";
+        int rc = sc_jobs_beside(beside[i].proc_cgroup, beside[i].job, root, &jobs, &n);
+        for (size_t j = 0; j < n; j++)
+            snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%u", j ? " " : "", jobs[j]);
+        free(jobs);
+        SC_CHECK_MSG(rc == beside[i].rc && strcmp(got, beside[i].jobs) == 0,
+                     "%s: rc %d, jobs \"%s\" (want %d, \"%s\")", beside[i].name, rc, got,
+                     beside[i].rc, beside[i].jobs);
+    }
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+    SC_CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
     SC_TEST_RUN(test_cases);
+    SC_TEST_RUN(test_jobs_beside);
     return SC_TEST_RESULT();
 }

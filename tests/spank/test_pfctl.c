@@ -1,9 +1,10 @@
 /*
  * test_pfctl.c: the facade end to end on fake nodes: apply, evidence, release, shared
  * holders, stale and live journals, conflicts between jobs, policy, governors, refusals,
- * corrupt journals and failed restores.
+ * damaged journals and failed restores.
  */
 #include "fake_node.h"
+#include "journal.h"
 #include "pfctl.h"
 #include "platform.h"
 #include "sc_cpulist.h"
@@ -40,7 +41,7 @@ static int node_make(node *n, const fake_node *spec, const char *cpus, sc_prefet
     snprintf(n->state, sizeof(n->state), "%s/state", n->root);
     n->cfg.sysroot = n->root;
     n->cfg.state_dir = n->state;
-    n->req = (sc_pfctl_request){pf, governor, n->cpus, true, true};
+    n->req = (sc_pfctl_request){pf, governor, n->cpus, true, true, NULL};
     return 0;
 }
 
@@ -640,41 +641,95 @@ static void test_nothing_to_do(void)
     node_free(&n);
 }
 
-static void test_corrupt_journal(void)
+/* The one damaged journal set aside in n's state directory ("" when none). */
+static const char *damaged_name(const node *n, char *buf, size_t len)
+{
+    char cmd[PATH_MAX];
+    buf[0] = '\0';
+    snprintf(cmd, sizeof(cmd), "ls %s | grep '^damaged_' 2>/dev/null", n->state);
+    FILE *p = popen(cmd, "r");
+    if (p && fgets(buf, (int)len, p))
+        buf[strcspn(buf, "\n")] = '\0';
+    if (p)
+        pclose(p);
+    return buf;
+}
+
+/*
+ * A journal that cannot be read never keeps the node from taking platform jobs: what can be
+ * read of it is restored, the file is set aside under a dated name, one line says so. Only
+ * a live step of its job (a holder that still parses) keeps the node busy.
+ */
+static void test_damaged_journal(void)
 {
     fake_node spec = {INTEL_CORE, 4, MSR_I, SEED | 0xf, NULL, NULL};
     sc_pfctl_evidence ev;
-    char why[512], *log = NULL;
+    char why[512], name[256], line[128], *log = NULL;
     node n;
 
     SC_CHECK_INT_EQ(node_make(&n, &spec, "0-1", SC_PREFETCH_OFF, NULL), 0);
     SC_CHECK_INT_EQ(mkdir(n.state, 0700), 0);
-    /* Truncated: one well-formed record for cpu 1, no end line. */
-    SC_CHECK_INT_EQ(sysroot_put(n.root, "state/job_5.journal",
-                                "version=1\njob=5\nprefetch=off\ngovernor=unchanged\ncpus=1\n"
-                                "msr=1 0x1a4 0xf 0xdeadbeef00000040\n\x01\x02garbage\n"),
-                    0);
-    SC_CHECK_INT_EQ(sc_pfctl_apply(&n.cfg, 5, getpid(), &n.req, &ev, why, sizeof(why)), -EBADMSG);
-    SC_CHECK_STR_CONTAINS(why, "job_5.journal is corrupt: line 7: malformed");
+    /* One well-formed record for cpu 1, garbage, no end line, no holder. */
+    static const char damaged[] = "version=1\njob=5\nprefetch=off\ngovernor=unchanged\ncpus=1\n"
+                                  "msr=1 0x1a4 0xf 0xdeadbeef00000040\n\x01\x02garbage\n";
+    SC_CHECK_INT_EQ(sysroot_put(n.root, "state/job_5.journal", damaged), 0);
+    /* Another job: job 5's readable record restored, the file set aside, the change made. */
+    int rc = sc_pfctl_apply(&n.cfg, 6, getpid(), &n.req, &ev, why, sizeof(why));
+    SC_CHECK_MSG(rc == 0, "rc %d: %s", rc, why);
+    SC_CHECK_STR_CONTAINS(ev.control_log, "restore: job 5 cpu 1 reg 0x1a4 mask 0xf");
+    SC_CHECK_STR_CONTAINS(ev.control_log,
+                          "job_5.journal is corrupt: line 7: malformed: ??garbage; restored what "
+                          "could be read (1 register(s), 0 governor(s)), the file kept as ");
     sc_pfctl_evidence_free(&ev);
-    SC_CHECK_INT_EQ(sc_pfctl_apply(&n.cfg, 6, getpid(), &n.req, &ev, why, sizeof(why)), -EBUSY);
-    SC_CHECK_STR_CONTAINS(why, "streamcard: node busy: journal ");
-    sc_pfctl_evidence_free(&ev);
-    SC_CHECK(fake_msr_get(n.root, 1, MSR_I) == (SEED | 0xf));
-    SC_CHECK_INT_EQ(sc_pfctl_release(&n.cfg, 5, getpid(), &log), -EBADMSG);
+    SC_CHECK(!journal_exists(&n, 5));
+    SC_CHECK_STR_CONTAINS(damaged_name(&n, name, sizeof(name)), "damaged_job_5.journal.");
+    SC_CHECK_INT_EQ(sc_pfctl_release(&n.cfg, 6, getpid(), &log), 0);
     free(log);
-
-    /* restore_stale and restore_job report it, restore what parsed, and keep the file. */
-    SC_CHECK_INT_EQ(sc_pfctl_restore_stale(&n.cfg, &log), -EBADMSG);
-    SC_CHECK_STR_CONTAINS(log, "is corrupt");
-    SC_CHECK_STR_CONTAINS(log, "journal kept in");
-    free(log);
-    SC_CHECK(fake_msr_get(n.root, 1, MSR_I) == SEED);
+    SC_CHECK(fake_msr_get(n.root, 1, MSR_I) == SEED); /* job 5's original of cpu 1 */
     SC_CHECK(fake_msr_get(n.root, 0, MSR_I) == (SEED | 0xf));
-    SC_CHECK(journal_exists(&n, 5));
-    SC_CHECK_INT_EQ(sc_pfctl_restore_job(&n.cfg, 5, &log), -EBADMSG);
+
+    /* Damaged with a live step: that job still holds the node, by name. */
+    pid_t holder = fake_holder_start();
+    unsigned long long start = 0;
+    SC_CHECK(holder > 0 && sc_proc_start_time(holder, &start) == 0);
+    snprintf(line, sizeof(line), "holder=%ld %llu\n", (long)holder, start);
+    char *text = NULL;
+    SC_CHECK(asprintf(&text,
+                      "version=1\njob=7\nprefetch=off\ngovernor=unchanged\ncpus=1\n"
+                      "msr=1 0x1a4 0xf 0x40\n%sgarbage\n",
+                      line) > 0);
+    SC_CHECK_INT_EQ(sysroot_put(n.root, "state/job_7.journal", text), 0);
+    free(text);
+    SC_CHECK_INT_EQ(sc_pfctl_apply(&n.cfg, 8, getpid(), &n.req, &ev, why, sizeof(why)), -EBUSY);
+    SC_CHECK_STR_CONTAINS(why, "node busy: job 7 holds prefetch=off");
+    sc_pfctl_evidence_free(&ev);
+    SC_CHECK_INT_EQ(sc_pfctl_restore_stale(&n.cfg, &log), 0); /* slurmd restarts: left alone */
+    SC_CHECK_STR_CONTAINS(log, "restore: job 7: 1 of 1 holder(s) alive, left alone (its journal "
+                               "is damaged)");
     free(log);
-    SC_CHECK(journal_exists(&n, 5));
+    SC_CHECK(journal_exists(&n, 7));
+    /* Its step ends: restored as far as it reads (prefetch on again: bits 0-3 clear), set
+       aside. */
+    SC_CHECK_INT_EQ(fake_msr_put(n.root, 1, MSR_I, SEED | 0xf), 0);
+    SC_CHECK_INT_EQ(sc_pfctl_release(&n.cfg, 7, holder, &log), 0);
+    SC_CHECK_STR_CONTAINS(log, "restored what could be read (1 register(s)");
+    free(log);
+    SC_CHECK(!journal_exists(&n, 7) && fake_msr_get(n.root, 1, MSR_I) == SEED);
+    fake_holder_stop(holder);
+
+    /* A directory where a journal should be, at the job's end: set aside too. */
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/job_9.journal", n.state);
+    SC_CHECK_INT_EQ(mkdir(path, 0700), 0);
+    SC_CHECK_INT_EQ(sc_pfctl_restore_job(&n.cfg, 9, &log), 0);
+    SC_CHECK_STR_CONTAINS(log, "not a regular file; restored what could be read (0 register(s)");
+    free(log);
+    SC_CHECK(!journal_exists(&n, 9));
+    /* And the node takes the next job. */
+    SC_CHECK_INT_EQ(sc_pfctl_apply(&n.cfg, 10, getpid(), &n.req, &ev, why, sizeof(why)), 0);
+    sc_pfctl_evidence_free(&ev);
+    SC_CHECK_INT_EQ(sc_pfctl_release(&n.cfg, 10, getpid(), &log), 0);
+    free(log);
     node_free(&n);
 }
 
@@ -753,7 +808,7 @@ int main(void)
     SC_TEST_RUN(test_refusals_change_nothing);
     SC_TEST_RUN(test_governor_apply_release);
     SC_TEST_RUN(test_nothing_to_do);
-    SC_TEST_RUN(test_corrupt_journal);
+    SC_TEST_RUN(test_damaged_journal);
     SC_TEST_RUN(test_failed_restore_keeps_journal);
     SC_TEST_RUN(test_gate_reads_the_evidence);
     return SC_TEST_RESULT();

@@ -20,7 +20,22 @@ static const policy_case cases[] = {
     {{"state_dir=relative", NULL}, 0, 0, 0, 0, NULL, NULL, "not an absolute path"},
     {{"sysroot=/a/../etc", NULL}, 0, 0, 0, 0, NULL, NULL, "without \"..\""},
     {{"colour=red", NULL}, 0, 0, 0, 0, NULL, NULL, "unknown argument \"colour=red\""},
+    {{"key=keys/node.key", NULL}, 0, 0, 0, 0, NULL, NULL, "key=keys/node.key: not an absolute"},
 };
+
+/* key=: the default, and a path with %n (the node's name, expanded when signing). */
+static void test_key(void)
+{
+    char *const none[] = {NULL};
+    char *const per_node[] = {"key=/etc/streamcard/%n/node.key", NULL};
+    sc_policy p;
+    char why[256] = "";
+
+    SC_CHECK_INT_EQ(sc_policy_parse(&p, 0, none, why, sizeof(why)), 0);
+    SC_CHECK_STR_EQ(p.key, "/etc/streamcard/node.key");
+    SC_CHECK_INT_EQ(sc_policy_parse(&p, 1, per_node, why, sizeof(why)), 0);
+    SC_CHECK_STR_EQ(p.key, "/etc/streamcard/%n/node.key");
+}
 
 static void test_cases(void)
 {
@@ -48,5 +63,6 @@ static void test_cases(void)
 int main(void)
 {
     SC_TEST_RUN(test_cases);
+    SC_TEST_RUN(test_key);
     return SC_TEST_RESULT();
 }

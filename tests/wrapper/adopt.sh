@@ -17,6 +17,7 @@ experiment:
   threads: 2
   prefetch: $2
   array_size: 100000
+  cache_resident: accept
   iterations: 3
   expect:
     max_interference_pct: 100
@@ -44,7 +45,11 @@ expect_contains "$B/SHA256SUMS" "prefetch/state/state.env"
 expect_contains "$B/platform/before.txt" "before the plugin's change"
 [ -s "$B/platform/after.txt" ] || fail "no platform/after.txt"
 (cd "$B" && sha256sum --quiet -c SHA256SUMS) || fail "sha256sum -c"
-expect_status 0 "$BIN/streamcard" verify "$B"
+# The run believed the files; verify does not: nothing root signed says prefetch was off
+# (here the user wrote every file, as anyone can without Slurm or root).
+expect_status 1 "$BIN/streamcard" verify "$B"
+expect_contains "$WORK/err" "platform_state: not attested"
+expect_contains "$WORK/err" "no platform claim is attested"
 
 # One run per bundle.
 expect_status 3 in_job "$B" "$BIN/streamcard" run --quiet

@@ -21,6 +21,7 @@ experiment:
   threads: 2
   prefetch: $2
   array_size: 100000
+  cache_resident: accept
   iterations: 3
   expect:
     max_interference_pct: 100
@@ -41,6 +42,25 @@ small_run() {
     bundle_of "$WORK/run.out"
 }
 
+# The analysis commands trust the test's node key (attest_as_plugin).
+export STREAMCARD_KEYS="$WORK/trusted"
+
+# attest_as_plugin DIR JOB [SUBJECT...]: signs DIR's readback (prefetch/state/state.env) as
+# the plugin would, with a node key of the test's (made once, trusted through
+# STREAMCARD_KEYS), into DIR/attest/apply_<host>.dsse.json.
+attest_as_plugin() {
+    local d=$1 job=$2 host
+    shift 2
+    host=$(hostname -s)
+    if [ ! -e "$WORK/nodekey/node.key" ]; then
+        "$BIN/streamcard" keygen --out "$WORK/nodekey" >/dev/null || fail "keygen"
+        mkdir -p "$WORK/trusted" && cp "$WORK/nodekey/node.pub" "$WORK/trusted/$host.pub"
+    fi
+    mkdir -p "$d/attest"
+    "$BIN/sc_test_sign" "$WORK/nodekey/node.key" "$d" "$job" "$(id -u)" "$host" main \
+        "$d/prefetch/state/state.env" "$@" >"$d/attest/apply_$host.dsse.json" || fail "sign"
+}
+
 # plugin_run NAME OBSERVED [ENV=VALUE...]: a run inside a --stream-card job whose plugin read
 # back prefetch OBSERVED (the plugin's part played by the test, as in adopt.sh).
 plugin_run() {
@@ -52,7 +72,8 @@ plugin_run() {
     printf 'REQUESTED_PREFETCH=off\nOBSERVED_STATE=%s\nSTATE_VALID=1\n' "$observed" \
         >"$d/prefetch/state/state.env"
     echo "plugin: wrote MSR" >"$d/prefetch/control.log"
-    env STREAMCARD_KERNEL_DIR="$KERNEL_DIR" "$@" STREAMCARD_BUNDLE="$d" \
+    attest_as_plugin "$d" 4242 prefetch/state/state.env
+    env STREAMCARD_KERNEL_DIR="$KERNEL_DIR" "$@" SLURM_JOB_ID=4242 STREAMCARD_BUNDLE="$d" \
         STREAMCARD_CARD="$d/card.yaml" \
         STREAMCARD_CARD_SHA256="$(sha256sum <"$d/card.yaml" | cut -d' ' -f1)" \
         "$BIN/streamcard" run --quiet >"$WORK/run.out" 2>"$WORK/run.err" || true
@@ -73,33 +94,47 @@ copy_bundle() {
     echo "$WORK/runs/$2"
 }
 
-# scale_rate BUNDLE FACTORS [FUNCTION]: every record of a STREAM function's rate (default
-# copy) multiplied, consistently (each run's log table, results.json, run.conf's best rate),
-# the statistics over the runs recomputed (restat: what verify recomputes), then re-sealed:
-# verify cannot tell. FACTORS: one factor for every run, or a comma list, run i taking the
-# i-th (cycling). set_rate BUNDLE RATES [FUNCTION] sets the rates themselves (MB/s), so a
-# test knows the answer whatever this machine's noise made of the real runs.
+# scale_rate BUNDLE FACTORS [FUNCTION]: a STREAM function (default copy) made FACTOR times
+# as fast in every record of every run, raw ones included: each repetition's time divided by
+# FACTOR (results.json's rep_seconds), the log's table row recomputed from them as STREAM does
+# (its times, and MB/s from the card's array size and the function's bytes), results.json's
+# rates and run.conf's best rate; the statistics over the runs recomputed (restat: what
+# verify recomputes); then re-sealed. A forger who edits the raw times too is caught by
+# nothing verify can recompute (only a signature would tell). FACTORS: one factor for every
+# run, or a comma list, run i taking the i-th (cycling). set_rate BUNDLE RATES [FUNCTION]
+# sets the rates themselves (MB/s), so a test knows the answer whatever this machine's noise
+# made of the real runs.
 set_rate() { sc__rates set "$@"; }
 scale_rate() { sc__rates scale "$@"; }
 sc__rates() {
     python3 - "$1" "$2" "$3" "${4:-copy}" <<'PY'
 import json, re, sys
 mode, b, factors, fn = sys.argv[1], sys.argv[2], [float(x) for x in sys.argv[3].split(",")], sys.argv[4]
+arrays = {"copy": 2, "scale": 2, "add": 3, "triad": 3}[fn]
+n = int(re.search(r"(?m)^array_size=(\d+)$", open(b + "/run.conf").read()).group(1))
 r = json.load(open(b + "/results.json"))
 for i, run in enumerate(r["runs"]):
     d = b + "/" + run["dir"] if run["dir"] else b
     f = factors[i % len(factors)]
-    log = open(d + "/stream.log").read()
-    def row(m):
-        return "%s%.1f" % (m.group(1), float(m.group(2)) * f if mode == "scale" else f)
-    log = re.sub(r"(?m)^(%s:\s+)([0-9.]+)" % fn.capitalize(), row, log)
-    open(d + "/stream.log", "w").write(log)
-    rate = float(re.search(r"(?m)^%s:\s+([0-9.]+)" % fn.capitalize(), log).group(1))
-    for m in [run["metrics"]] + ([r["metrics"]] if "metrics" in r else []):
+    if mode == "set":
+        f = f / run["metrics"]["rates"][fn]
+    reps = [t / f for t in run["metrics"]["rep_seconds"][fn]]
+    timed = reps[1:]
+    tmin, tmax, tavg = min(timed), max(timed), sum(timed) / len(timed)
+    rate = 1e-6 * arrays * 8 * n / tmin
+    for m in [run["metrics"]] + ([r["metrics"]] if "metrics" in r and not run["dir"] else []):
+        m["rep_seconds"][fn] = reps
         m["rates"][fn] = rate
+        if "times" in m and fn in m["times"]:
+            m["times"][fn] = {"avg": tavg, "min": tmin, "max": tmax}
         best = max(m["rates"].values())
         if "best_rate_MBps" in m:
             m["best_rate_MBps"] = best
+            m.update({"avg_time_s": tavg, "min_time_s": tmin, "max_time_s": tmax})
+    log = open(d + "/stream.log").read()
+    row = "%-11s%12.1f  %11.6f  %11.6f  %11.6f" % (fn.capitalize() + ":", rate, tavg, tmin, tmax)
+    log = re.sub(r"(?m)^%s:.*$" % fn.capitalize(), row, log)
+    open(d + "/stream.log", "w").write(log)
     conf = re.sub(r"(?m)^best_rate_MBps=.*$", "best_rate_MBps=%.1f" % best,
                   open(d + "/run.conf").read())
     open(d + "/run.conf", "w").write(conf)

@@ -30,7 +30,7 @@ cases=(
     "binary+prefetch named|$base|$binpf|--independent prefetch|1|besides prefetch, binary_sha256 differs"
     "not the named one|$base|$thr1|--independent prefetch|1|prefetch is the same in both bundles, and these differ instead: threads"
     "failed gates|$base|$failed||1|refused: failed gates: validation"
-    "tampered|$tampered|$base||1|refused: 1 problem (stream.log: edited"
+    "tampered|$tampered|$base||1|refused: 2 problems (stream.log: edited"
     "missing|$base|$WORK/nope||2|cannot open the bundle: No such file or directory"
     "unknown variable|$base|$thr1|--independent cores|2|--independent cores: not a controlled variable"
 )
@@ -123,6 +123,22 @@ expect_not_contains "$WORK/out" "(a repeat): copy MB/s"
 expect_status 2 "$SC" compare "$all" "$all2" --metric best
 expect_contains "$WORK/err" "--metric best: not a metric (valid: copy, scale, add, triad, qps"
 
+# The environment the runtimes read is a controlled variable, inherited or set by the card:
+# OMP_WAIT_POLICY from the shell is not "a repeat", and compare names the variable.
+active=$(small_run active OMP_WAIT_POLICY=active)
+passive=$(small_run passive OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=1000)
+expect_contains "$active/environ_at_ready.txt" "OMP_WAIT_POLICY=active"
+expect_not_contains "$active/environ_at_ready.txt" "PATH="
+expect_status 0 "$SC" compare "$active" "$passive"
+expect_not_contains "$WORK/out" "a repeat"
+expect_contains "$WORK/out" "single variable env: "
+expect_contains "$WORK/out" "differs: env OMP_WAIT_POLICY: A active | B passive"
+expect_contains "$WORK/out" "differs: env GOMP_SPINCOUNT: A (not set) | B 1000"
+expect_status 0 "$SC" compare "$active" "$base" --independent env
+expect_contains "$WORK/out" "single variable env: "
+expect_status 1 "$SC" compare "$active" "$thr1"
+expect_contains "$WORK/err" "2 controlled variables differ: threads, env (OMP_WAIT_POLICY)"
+
 # Usage: one line, exit 2.
 expect_status 2 "$SC" compare "$base"
 expect_contains "$WORK/err" "needs two bundles, got 1"
@@ -133,8 +149,12 @@ expect_contains "$WORK/out" "usage: streamcard compare A B"
 # Every controlled variable of the brief is listed with where it is read.
 expect_status 0 "$SC" compare --variables
 for v in binary_sha256 compiler flags os_kernel array_size iterations cpu_list threads \
-         memory_node thp numa_balancing governor prefetch host env expect; do
+         memory_node thp numa_balancing governor prefetch host env expect blas blas_core; do
     grep -Eq "^$v " "$WORK/out" || fail "--variables lacks $v"
+done
+for v in OMP_ GOMP_ KMP_ OPENBLAS_ GOTO MKL_ OMPI_ PMIX_MCA_ FI_ UCX_ I_MPI_ MALLOC_ \
+         GLIBC_TUNABLES LD_PRELOAD LD_LIBRARY_PATH; do
+    grep -E "^env " "$WORK/out" | grep -qF "$v" || fail "--variables: env does not name $v"
 done
 # The transport an MPI run used is an outcome (its gate), not a controlled variable.
 grep -Eq "^transport " "$WORK/out" && fail "--variables lists transport"

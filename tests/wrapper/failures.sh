@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Failed runs are evidence too: a crash, a signal to the wrapper, a timeout and a failed
-# validation each give a sealed bundle with verdict failed, a clear error, exit 1.
+# validation each give a sealed bundle with verdict failed, a clear error, exit 1; so does a
+# run that breaks STREAM's validity rules (an array inside 4x the last-level caches).
 BIN=$1 SRC=$2
 . "$SRC/tests/lib.sh"
 # The interference gate is opened (tests/wrapper/interference.sh tests it): this test
 # runs beside others under ctest -j.
-ARGS=(--workload stream --kernel copy --cpu-list 0-1 --threads 2 --array-size 100000
+ARGS=(--workload stream --kernel copy --cpu-list 0-1 --threads 2 --array-size 100000 --cache-resident accept
       --expect-max-interference 100
       --iterations 5 --output "$WORK/runs" --quiet)
 
@@ -55,4 +56,25 @@ expect_failed_bundle "$B" exit_code_ok
 # A card asking for a thread count the kernel cannot honour is refused before running.
 expect_status 2 "$BIN/streamcard" run "${ARGS[@]}" --threads 3
 expect_contains "$WORK/err" "threads: 3 is more than the 2 CPUs of cpu_list 0-1 (valid: 1-2)"
+# STREAM's rule: each array at least 4x the last-level caches of cpu_list (hwloc). A
+# 0.8 MiB array is not (every CPU of this century has more cache): the run fails its
+# stream_array gate, --dry-run says so first, and the card can accept it on purpose.
+SMALL=(--workload stream --kernel copy --cpu-list 0-1 --threads 2 --array-size 100000
+       --iterations 3 --output "$WORK/runs" --quiet)
+expect_status 1 "$BIN/streamcard" run "${SMALL[@]}" --run-name small
+expect_contains "$WORK/err" "stream_array    FAIL"
+B=$(bundle_of "$WORK/out")
+expect_contains "$B/run.conf" "stream_array_ok=0"
+expect_failed_bundle "$B" stream_array_ok
+if [ -s "$B/platform/caches.txt" ]; then
+    expect_contains "$B/results.json" "each array 0.8 MiB is below 4 x the"
+    expect_status 0 "$BIN/streamcard" run "${SMALL[@]}" --dry-run
+    expect_contains "$WORK/err" "warning: array_size: 100000 elements (0.8 MiB per array) is below 4 x the"
+    expect_contains "$WORK/err" "or cache_resident: accept for a cache study)"
+fi
+expect_status 0 "$BIN/streamcard" run "${SMALL[@]}" --cache-resident accept --run-name accepted
+B=$(bundle_of "$WORK/out")
+expect_contains "$B/results.json" "cache_resident: accept"
+expect_contains "$B/card.yaml" "cache_resident: accept"
+expect_contains "$B/stream.log" "Clock granularity = "
 echo "ok: failures"

@@ -9,7 +9,7 @@ BIN=$1 SRC=$2
 . "$SRC/tests/lib.sh"
 # The interference gate is opened (tests/wrapper/interference.sh tests it): this test
 # runs beside others under ctest -j.
-ARGS=(--workload stream --kernel copy --cpu-list 0-1 --threads 2 --array-size 100000
+ARGS=(--workload stream --kernel copy --cpu-list 0-1 --threads 2 --array-size 100000 --cache-resident accept
       --expect-max-interference 100
       --iterations 5 --quiet)
 MOUNTS=()

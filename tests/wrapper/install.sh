@@ -19,7 +19,7 @@ unset STREAMCARD_KERNEL_DIR
 cd "$WORK"
 # The interference gate is opened (tests/wrapper/interference.sh tests it): this test runs
 # beside others under ctest -j.
-ARGS=(--workload stream --kernel copy --cpu-list 0-1 --threads 2 --array-size 100000
+ARGS=(--workload stream --kernel copy --cpu-list 0-1 --threads 2 --array-size 100000 --cache-resident accept
       --expect-max-interference 100
       --iterations 3 --output "$WORK/runs" --quiet)
 expect_status 0 "$SC" run "${ARGS[@]}" --dry-run

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The man pages: groff reports no warnings; streamcard-card(5) documents every card key,
 # streamcard(1) every command, run option and controlled variable, spank_streamcard(8)
-# every plugstack.conf argument and callback; `cmake --install` puts them in man1/5/8.
+# every plugstack.conf argument and callback; `cmake --install` puts them, gzipped, in
+# man1/5/8.
 # Skipped (77) without groff.
 BIN=$(cd "$1" && pwd) SRC=$2
 . "$SRC/tests/lib.sh"
@@ -25,10 +26,11 @@ documented() {
 }
 
 # Every card key: the flags of `streamcard run --help` name them, plus the YAML-only keys.
-keys=(version env controlled_variables expect transport min_rate_MBps max_interference_pct)
+keys=(version env controlled_variables expect transport min_rate_MBps at_bytes max_latency_us
+      max_interference_pct)
 while read -r flag; do
     case "$flag" in
-    expect-transport | expect-min-rate | expect-max-interference) ;;
+    expect-*) ;;
     *) keys+=("${flag//-/_}") ;;
     esac
 done < <("$SC" run --help | sed -n '/^card keys as flags/,$p' | sed -n 's/^  --\([a-z-]*\) .*/\1/p')
@@ -64,7 +66,10 @@ done
 BUILD=$(dirname "$BIN")
 cmake --install "$BUILD" --component man --prefix "$WORK/inst" >"$WORK/install.out" 2>&1 ||
     { cat "$WORK/install.out" >&2; fail "cmake --install"; }
+# Compressed as Debian's policy wants them, each the page of contrib/man/.
 for p in man1/streamcard.1 man5/streamcard-card.5 man8/spank_streamcard.8; do
-    [ -s "$WORK/inst/share/man/$p" ] || fail "cmake --install did not install share/man/$p"
+    [ -s "$WORK/inst/share/man/$p.gz" ] || fail "cmake --install did not install share/man/$p.gz"
+    gzip -dc "$WORK/inst/share/man/$p.gz" | cmp -s - "$MAN/${p#*/}" ||
+        fail "share/man/$p.gz is not contrib/man/${p#*/}"
 done
 echo "ok: man"

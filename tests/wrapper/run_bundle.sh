@@ -18,6 +18,7 @@ experiment:
   threads: 2
   memory_node: 0
   array_size: 2000000
+  cache_resident: accept
   iterations: 4
   expect:
     max_interference_pct: 100

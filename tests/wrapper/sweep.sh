@@ -40,6 +40,7 @@ experiment:
   cpu_list: 0-1
   threads: [1, 2]
   array_size: 200000
+  cache_resident: accept
   iterations: 4
   expect:
     max_interference_pct: 100

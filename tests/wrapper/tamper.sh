@@ -9,7 +9,7 @@ BIN=$1 SRC=$2
 run() {
     local name=$1; shift
     env "$@" "$BIN/streamcard" run --workload stream --kernel copy --cpu-list 0-1 --threads 2 \
-        --expect-max-interference 100 --array-size 100000 --iterations 3 --run-name "$name" --output "$WORK/runs" --quiet \
+        --expect-max-interference 100 --array-size 100000 --cache-resident accept --iterations 3 --run-name "$name" --output "$WORK/runs" --quiet \
         >"$WORK/run.out" 2>"$WORK/run.err" || true
     bundle_of "$WORK/run.out"
 }

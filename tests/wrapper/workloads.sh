@@ -35,6 +35,17 @@ grep -Eq "^  iterations +3 +3$" "$WORK/out" || fail "compare does not hold ipsea
 expect_not_contains "$WORK/out" "MB/s"
 grep -Eq "qps|queries/s" "$WORK/out" || fail "compare shows no queries/s: $(cat "$WORK/out")"
 grep -Eq "[-+][0-9.]+ ?%" "$WORK/out" || fail "compare shows no change in %: $(cat "$WORK/out")"
+# The BLAS core type chosen through an inherited OPENBLAS_CORETYPE: env names it, and the
+# core type (a controlled variable of its own) follows it.
+H=$(OPENBLAS_CORETYPE=Haswell ips haswell 1)
+S=$(OPENBLAS_CORETYPE=Sandybridge ips sandy 1)
+expect_status 0 "$SC" compare "$H" "$S"
+expect_contains "$WORK/out" "differs: env OPENBLAS_CORETYPE: A Haswell | B Sandybridge"
+expect_contains "$WORK/out" "differs: blas_core: A Haswell | B Sandybridge (follows env"
+expect_contains "$WORK/out" "single variable env: "
+expect_not_contains "$WORK/out" "a repeat"
+grep -Eq "^  blas +/" "$WORK/out" || fail "compare shows no BLAS library"
+
 # Different workloads: no valid comparison, and the workload is named among the differences.
 expect_status 1 "$SC" compare "$A" "$M"
 grep -q "workload" "$WORK/out" "$WORK/err" || fail "compare does not name the workload"

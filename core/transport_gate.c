@@ -1,0 +1,227 @@
+/*
+ * transport_gate.c: the carrier decided again from the log, and the transport gate (see
+ * sc_transport_gate.h).
+ */
+#include "sc_transport_gate.h"
+#include "sc_carrier.h"
+#include "sc_text.h"
+#include "sc_trace_protocol.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every rank's evidence for sc_carrier_decide() from the log's lines; *n ranks. */
+static sc_carrier_rank *sc__ranks(const sc_tracelog *t, size_t *n)
+{
+    const sc_text_list *tr = &t->mpi[SC_MPI_TRANSPORT_RANK];
+    sc_carrier_rank *ranks = calloc(tr->n ? tr->n : 1, sizeof(*ranks));
+
+    *n = 0;
+    for (size_t i = 0; ranks && i < tr->n; i++) {
+        sc_carrier_rank *c = &ranks[*n];
+        if (sscanf(tr->items[i],
+                   SC_TRACE_AFTER_TAG(SC_TRACE_TRANSPORT_RANK("%d", "%*s", "%127s", "%*s", "%*s",
+                                                              "%*s", "%*s", ""),
+                                      SC_TRACE_TAG_TRANSPORT_RANK),
+                   &c->rank, c->candidates) == 2)
+            (*n)++;
+    }
+    for (size_t i = 0; ranks && i < t->mpi[SC_MPI_PAYLOAD].n; i++) {
+        int r;
+        char netns[32];
+        unsigned long long sent;
+        size_t dropped;
+        if (sscanf(t->mpi[SC_MPI_PAYLOAD].items[i],
+                   SC_TRACE_AFTER_TAG(SC_TRACE_PAYLOAD_BYTES("%d", "%31s", "%llu", "%zu"),
+                                      SC_TRACE_TAG_PAYLOAD_BYTES),
+                   &r, netns, &sent, &dropped) != 4)
+            continue;
+        for (size_t k = 0; k < *n; k++)
+            if (ranks[k].rank == r) {
+                snprintf(ranks[k].netns, sizeof(ranks[k].netns), "%s", netns);
+                ranks[k].payload_sent = sent;
+                ranks[k].bytes_known = true;
+            }
+    }
+    for (size_t i = 0; ranks && i < t->mpi[SC_MPI_IFACE].n; i++) {
+        int r;
+        char netns[32], iface[32];
+        unsigned long long rx, tx;
+        if (sscanf(t->mpi[SC_MPI_IFACE].items[i],
+                   SC_TRACE_AFTER_TAG(SC_TRACE_IFACE_BYTES("%d", "%31s", "%31s", "%llu", "%llu"),
+                                      SC_TRACE_TAG_IFACE_BYTES),
+                   &r, netns, iface, &rx, &tx) != 5)
+            continue;
+        for (size_t k = 0; k < *n; k++)
+            if (ranks[k].rank == r && !strcmp(ranks[k].netns, netns))
+                ranks[k].wire_tx += tx;
+    }
+    return ranks;
+}
+
+void sc_transport_decide(const sc_tracelog *t, char *out, size_t len, char *note, size_t notelen)
+{
+    size_t n = 0;
+    sc_carrier_rank *ranks = t ? sc__ranks(t, &n) : NULL;
+
+    if (!ranks || n == 0) {
+        snprintf(out, len, "%s", SC_CARRIER_UNKNOWN);
+        snprintf(note, notelen, "no rank reported the carriers its MPI library selected");
+    } else {
+        sc_carrier_decide(ranks, n, out, len, note, notelen);
+    }
+    free(ranks);
+}
+
+/* The refusal subject that speaks of carrier c: "ofi:cxi" for ofi:cxi, "ucx" for ucx:*. */
+static void sc__subject_of(const char *c, char *out, size_t len, char *kind, size_t kindlen)
+{
+    out[0] = kind[0] = '\0';
+    if (!strncmp(c, "ofi:", 4)) {
+        snprintf(out, len, "%.*s", (int)strcspn(c, "+"), c);
+        snprintf(kind, kindlen, "ofi");
+    } else if (!strncmp(c, "ucx:", 4)) {
+        snprintf(out, len, "ucx");
+        snprintf(kind, kindlen, "ucx");
+    }
+}
+
+/*
+ * The first reason an expected fabric was refused, in the log's order: a line about the
+ * expected carrier first ("the first reason ofi:cxi was refused"), else one about its fabric
+ * in general ("the first refusal ofi reported"). "" when none.
+ */
+static void sc__first_refusal(const sc_tracelog *t, const char *expected, char *out, size_t len)
+{
+    const sc_text_list *rf = &t->mpi[SC_MPI_REFUSED];
+    char item[SC_CARRIER_MAX], want[64], kind[16], subject[64];
+    int used = 0;
+
+    out[0] = '\0';
+    for (int pass = 0; pass < 2 && !out[0]; pass++) {
+        for (const char *p = expected; *p && !out[0];) {
+            size_t n = strcspn(p, ",");
+            snprintf(item, sizeof(item), "%.*s", (int)n, p);
+            p += n + (p[n] == ',');
+            sc__subject_of(item, want, sizeof(want), kind, sizeof(kind));
+            if (!want[0])
+                continue;
+            for (size_t i = 0; i < rf->n && !out[0]; i++) {
+                int r;
+                if (sscanf(rf->items[i],
+                           SC_TRACE_AFTER_TAG(SC_TRACE_TRANSPORT_REFUSED("%d", "%63s") "%n",
+                                              SC_TRACE_TAG_TRANSPORT_REFUSED),
+                           &r, subject, &used) != 2)
+                    continue;
+                if (strcmp(subject, pass == 0 ? want : kind) != 0)
+                    continue;
+                char why[256]; /* the fabric's words, quoted: one line whatever they hold */
+                const char *said = rf->items[i] + used;
+                sc_text_escape(why, sizeof(why), said, strlen(said));
+                if (strcmp(subject, kind) != 0)
+                    snprintf(out, len, "the first reason %.*s was refused, on rank %d: \"%.*s\"",
+                             64, item, r, 255, why);
+                else /* a line about the fabric in general, not about the expected carrier */
+                    snprintf(out, len, "the first refusal %s reported, on rank %d: \"%.*s\"", kind,
+                             r, 255, why);
+            }
+        }
+    }
+}
+
+/*
+ * For an expected ofi:<provider>: the first rank whose libfabric (asked through the library
+ * the MPI library loaded) offers no such provider, said in out; "" when every rank's does
+ * or their providers are not known.
+ */
+static void sc__provider_absent(const sc_tracelog *t, const char *expected, char *out, size_t len)
+{
+    const sc_text_list *tr = &t->mpi[SC_MPI_TRANSPORT_RANK];
+    char want[64];
+
+    out[0] = '\0';
+    for (const char *p = expected; *p && !out[0];) {
+        size_t n = strcspn(p, ",");
+        if (n > 4 && !strncmp(p, "ofi:", 4) && n - 4 < sizeof(want) && !memchr(p, '+', n)) {
+            snprintf(want, sizeof(want), "%.*s", (int)(n - 4), p + 4);
+            for (size_t i = 0; i < tr->n && !out[0]; i++) {
+                const char *fi = strstr(tr->items[i], " fi_info=");
+                long rank = -1;
+                if (!fi || sscanf(tr->items[i], "rank=%ld", &rank) != 1)
+                    continue;
+                fi += strlen(" fi_info=");
+                if (!strncmp(fi, "unavailable", 11) || !strncmp(fi, "none", 4))
+                    continue;
+                bool has = false;
+                for (const char *q = fi; *q && !has;) {
+                    size_t w = strcspn(q, ",;");
+                    has = w == strlen(want) && !strncmp(q, want, w);
+                    q += w;
+                    q += strspn(q, ",;");
+                }
+                if (!has)
+                    snprintf(out, len, "; the libfabric of rank %ld offers no %s provider", rank,
+                             want);
+            }
+        }
+        p += n + (p[n] == ',');
+    }
+}
+
+/* True when carrier is one of the comma list's. */
+static bool sc__expected(const char *list, const char *carrier)
+{
+    return sc_word_in(list, ",", carrier);
+}
+
+/* "shm or tcp" for messages. */
+static void sc__any_of(const char *list, char *out, size_t len)
+{
+    size_t used = 0;
+
+    out[0] = '\0';
+    for (const char *p = list; *p && used < len;) {
+        size_t n = strcspn(p, ",");
+        int w = snprintf(out + used, len - used, "%s%.*s", used ? " or " : "", (int)n, p);
+        used += w > 0 ? (size_t)w : 0;
+        p += n + (p[n] == ',');
+    }
+}
+
+void sc_transport_gate(const sc_card *card, const sc_tracelog *t, const char *decided, sc_gate *g)
+{
+    char carrier[SC_CARRIER_MAX], note[1024], want[256], refused[420], absent[128] = "";
+
+    if (!card->expect_transport) {
+        sc_gate_set(g, SC_GATE_NULL, "the card expects no transport");
+        return;
+    }
+    sc_transport_decide(t, carrier, sizeof(carrier), note, sizeof(note));
+    if (decided)
+        snprintf(carrier, sizeof(carrier), "%s", decided);
+    sc__any_of(card->expect_transport, want, sizeof(want));
+    if (t && t->transport[0] && strcmp(t->transport, carrier) != 0 && !decided) {
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "the workload's TRACE_TRANSPORT line says %s, but its own evidence shows %s "
+                    "(%s)",
+                    t->transport, carrier, note);
+        return;
+    }
+    if (sc__expected(card->expect_transport, carrier)) {
+        sc_gate_set(g, SC_GATE_OK, "transport %s as expected (%s)", carrier, note);
+        return;
+    }
+    refused[0] = '\0';
+    if (t) {
+        sc__first_refusal(t, card->expect_transport, refused, sizeof(refused));
+        sc__provider_absent(t, card->expect_transport, absent, sizeof(absent));
+    }
+    if (!sc_carrier_known(carrier))
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "not supported by evidence: the carrier is %s, expected %s%s%s%s (%s)", carrier,
+                    want, refused[0] ? "; " : "", refused, absent, note);
+    else
+        sc_gate_set(g, SC_GATE_FAIL, "expected transport %s, the data went over %s%s%s%s (%s)",
+                    want, carrier, refused[0] ? "; " : "", refused, absent, note);
+}

@@ -1,0 +1,327 @@
+/* attest_sign.c: the plugin's signed statements, as root (see attest_sign.h). */
+#include "attest_sign.h"
+#include "journal.h"
+#include "platform.h"
+#include "sc_attest.h"
+#include "sc_file.h"
+#include "sc_hash.h"
+#include "sc_kv.h"
+#include "sc_sysstate.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+void sc_spank_node_name(char *buf, size_t len)
+{
+    char host[256];
+
+    if (gethostname(host, sizeof(host) - 1) < 0)
+        host[0] = '\0';
+    host[sizeof(host) - 1] = '\0';
+    host[strcspn(host, ".")] = '\0';
+    if (!*host || strchr(host, '/') || host[0] == '.')
+        snprintf(host, sizeof(host), "unknown");
+    snprintf(buf, len, "%s", host);
+}
+
+void sc_spank_restore_name(char *buf, size_t len, uint32_t job_id, const char *node)
+{
+    snprintf(buf, len, "job_%u_%s.restore.dsse.json", (unsigned)job_id, node);
+}
+
+/* The policy's key path with %n replaced by the node's short name. */
+static int sc__key_path(const sc_policy *p, const char *node, char *out, size_t len)
+{
+    size_t used = 0;
+
+    for (const char *s = p->key; *s && used + 1 < len; s++) {
+        if (s[0] == '%' && s[1] == 'n') {
+            used += (size_t)snprintf(out + used, len - used, "%s", node);
+            s++;
+        } else {
+            out[used++] = *s;
+        }
+    }
+    if (used >= len)
+        return -ENAMETOOLONG;
+    out[used] = '\0';
+    return 0;
+}
+
+/* The SHA-256 of this plugin's own file: its build identity. */
+static void sc__plugin_build(char hex[SC_HASH_HEX_LEN + 1])
+{
+    Dl_info info;
+
+    snprintf(hex, SC_HASH_HEX_LEN + 1, "unknown");
+    if (dladdr((void *)sc_spank_attest_apply, &info) && info.dli_fname &&
+        info.dli_fname[0] == '/' && sc_hash_file_at(AT_FDCWD, info.dli_fname, hex) < 0)
+        snprintf(hex, SC_HASH_HEX_LEN + 1, "unknown");
+}
+
+/* A value of /proc/self/status ("Cpus_allowed_list"), or "unknown". */
+static void sc__status_value(const char *status, const char *key, char *out, size_t len)
+{
+    size_t k = strlen(key);
+
+    snprintf(out, len, "unknown");
+    for (const char *p = status; p && *p;) {
+        size_t n = strcspn(p, "\n");
+        if (n > k + 1 && strncmp(p, key, k) == 0 && p[k] == ':') {
+            const char *v = p + k + 1;
+            while (*v == '\t' || *v == ' ')
+                v++;
+            snprintf(out, len, "%.*s", (int)(n - (size_t)(v - p)), v);
+            return;
+        }
+        p += n + (p[n] != '\0');
+    }
+}
+
+/* What every statement says: who, where, when, the card, the build. */
+static void sc__common(const sc_attest_in *in, const char *phase, sc_attest_claims *c)
+{
+    struct passwd pw, *found = NULL;
+    char pwbuf[4096], *status = NULL;
+    struct tm tm;
+    time_t now = time(NULL);
+
+    memset(c, 0, sizeof(*c));
+    snprintf(c->phase, sizeof(c->phase), "%s", phase);
+    snprintf(c->role, sizeof(c->role), "%s", in->role);
+    c->job_id = in->job_id;
+    snprintf(c->step, sizeof(c->step), "%s", in->step);
+    c->uid = (uint32_t)in->uid;
+    bool named = getpwuid_r(in->uid, &pw, pwbuf, sizeof(pwbuf), &found) == 0 && found;
+    snprintf(c->user, sizeof(c->user), "%s", named ? found->pw_name : "unknown");
+    sc_spank_node_name(c->node, sizeof(c->node));
+    gmtime_r(&now, &tm);
+    strftime(c->time, sizeof(c->time), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    snprintf(c->card_sha256, sizeof(c->card_sha256), "%s", in->jc->sha);
+    sc_file_read_at(AT_FDCWD, "/proc/self/status", 0, 1 << 16, &status, NULL);
+    sc__status_value(status, "Cpus_allowed_list", c->job_cpus, sizeof(c->job_cpus));
+    sc__status_value(status, "Mems_allowed_list", c->job_mems, sizeof(c->job_mems));
+    free(status);
+    const char *before = in->platform_before;
+    if (!before ||
+        !sc_kv_get(before, "kernel.tainted", c->kernel_tainted, sizeof(c->kernel_tainted)))
+        snprintf(c->kernel_tainted, sizeof(c->kernel_tainted), "unknown");
+    if (!before || !sc_kv_get(before, "cpu.microcode", c->microcode, sizeof(c->microcode)))
+        snprintf(c->microcode, sizeof(c->microcode), "unknown");
+    snprintf(c->plugin_version, sizeof(c->plugin_version), "%s", STREAMCARD_VERSION);
+    sc__plugin_build(c->plugin_build);
+}
+
+/* Signs c with the node's key into *envelope. */
+static int sc__sign(const sc_attest_in *in, const sc_attest_claims *c, char **envelope, char *why,
+                    size_t whylen)
+{
+    char path[1024], *json = NULL;
+    sc_attest_key *k = NULL;
+    int rc = sc__key_path(in->policy, c->node, path, sizeof(path));
+
+    *envelope = NULL;
+    if (rc == 0)
+        rc = sc_attest_key_load_private(path, &k, why, whylen);
+    if (rc == 0)
+        rc = sc_attest_statement_make(c, &json);
+    if (rc == 0)
+        rc = sc_attest_sign(k, json, strlen(json), envelope);
+    sc_attest_key_free(k); /* the private key lives no longer than this call */
+    free(json);
+    return rc;
+}
+
+/* The subjects: the card root received and root's evidence texts, by their bundle paths
+   (the batch node's under both names: the run's own and its host's). */
+static int sc__subjects(const sc_attest_in *in, sc_attest_claims *c)
+{
+    const sc_pfctl_evidence *ev = in->ev;
+    const char *names[] = {"control.log", "msr_readback_before.txt", "msr_readback_after.txt",
+                           "state.env"};
+    const char *texts[] = {ev ? ev->control_log : NULL, ev ? ev->msr_readback_before : NULL,
+                           ev ? ev->msr_readback_after : NULL, ev ? ev->state_env : NULL};
+    bool main = strcmp(in->role, "main") == 0;
+    char rel[512];
+    int rc = 0;
+
+    if (c->n_subjects < SC_ATTEST_MAX_SUBJECTS) {
+        sc_attest_subject *s = &c->subjects[c->n_subjects++];
+        snprintf(s->name, sizeof(s->name), "card.yaml");
+        snprintf(s->sha256, sizeof(s->sha256), "%s", in->jc->sha);
+    }
+    const char *before = in->platform_before ? in->platform_before : "";
+    snprintf(rel, sizeof(rel), "platform/%s/before.txt", c->node);
+    rc = sc_attest_claims_subject(c, rel, before);
+    if (rc == 0 && main && in->platform_before)
+        rc = sc_attest_claims_subject(c, "platform/before.txt", before);
+    for (size_t i = 0; rc == 0 && i < 4; i++) {
+        if (!texts[i])
+            continue;
+        snprintf(rel, sizeof(rel), "prefetch/state/%s/%s", c->node, names[i]);
+        rc = sc_attest_claims_subject(c, rel, texts[i]);
+        if (rc == 0 && main) {
+            snprintf(rel, sizeof(rel), "prefetch/%s%s", i ? "state/" : "", names[i]);
+            rc = sc_attest_claims_subject(c, rel, texts[i]);
+        }
+    }
+    return rc;
+}
+
+/* The prefetch state the originals had (msr_readback_before.txt's state= words). */
+static void sc__before_prefetch(const char *text, char *out, size_t len)
+{
+    snprintf(out, len, "unchanged");
+    for (const char *p = text ? strstr(text, "state=") : NULL; p; p = strstr(p + 6, "state=")) {
+        size_t n = strcspn(p + 6, " \n");
+        if (!strcmp(out, "unchanged"))
+            snprintf(out, len, "%.*s", (int)n, p + 6);
+        else if (strncmp(out, p + 6, n) != 0 || out[n] != '\0')
+            snprintf(out, len, "mixed");
+    }
+}
+
+int sc_spank_attest_apply(const sc_attest_in *in, char **envelope, char *why, size_t whylen)
+{
+    sc_attest_claims c;
+    char before[16], state[512];
+    int rc;
+
+    *envelope = NULL;
+    sc__common(in, "apply", &c);
+    rc = sc__subjects(in, &c);
+    if (rc == 0 && in->ev && in->ev->state_env)
+        rc = sc_attest_claims_state(&c, in->ev->state_env);
+    else if (rc == 0) {
+        snprintf(state, sizeof(state),
+                 "REQUESTED_PREFETCH=unchanged\nOBSERVED_STATE=unchanged\nSTATE_VALID=1\n"
+                 "REQUESTED_GOVERNOR=unchanged\nOBSERVED_GOVERNOR=unchanged\nGOVERNOR_VALID=1\n");
+        rc = sc_attest_claims_state(&c, state);
+    }
+    sc__before_prefetch(in->ev ? in->ev->msr_readback_before : NULL, before, sizeof(before));
+    snprintf(state, sizeof(state), "BEFORE_PREFETCH=%s\n", before);
+    if (rc == 0)
+        rc = sc_attest_claims_state(&c, state);
+    if (rc < 0) {
+        snprintf(why, whylen, "streamcard: attest: the statement does not fit: %s", strerror(-rc));
+        return rc;
+    }
+    return sc__sign(in, &c, envelope, why, whylen);
+}
+
+/* Reads back prefetch and the governor of cpus now: "on", "off", "mixed", "unknown"; a
+   governor name, "mixed" or "unknown". */
+static void sc__readback(const char *sysroot, hwloc_const_bitmap_t cpus, char *pf, size_t pflen,
+                         char *gov, size_t govlen)
+{
+    sc_platform p;
+    uint32_t reg = 0;
+    uint64_t mask = 0;
+    bool have_pf = false, pf_known = true, gov_known = true;
+    sc_pfstate state = SC_PFSTATE_ON;
+    unsigned cpu;
+
+    snprintf(pf, pflen, "unknown");
+    snprintf(gov, govlen, "unknown");
+    if (sc_platform_open(&p, sysroot, NULL, 0) < 0) {
+        sc_platform_close(&p);
+        return;
+    }
+    bool can_pf = sc_platform_prefetch_reg(&p, &reg, &mask, NULL, 0) == 0;
+    *gov = '\0';
+    hwloc_bitmap_foreach_begin(cpu, cpus)
+    {
+        uint64_t v;
+        char g[SC_GOVERNOR_MAX * 2];
+        if (can_pf && sc_platform_msr_read(&p, cpu, reg, &v, NULL, 0) == 0) {
+            sc_pfstate s = sc_pfstate_of(v, mask);
+            state = have_pf ? sc_pfstate_merge(state, s) : s;
+            have_pf = true;
+        } else {
+            pf_known = false;
+        }
+        if (sc_platform_governor_read(&p, cpu, g, sizeof(g), NULL, 0) < 0)
+            gov_known = false;
+        else if (!*gov)
+            snprintf(gov, govlen, "%s", g);
+        else if (strcmp(gov, g) != 0)
+            snprintf(gov, govlen, "mixed");
+    }
+    hwloc_bitmap_foreach_end();
+    if (have_pf && pf_known)
+        snprintf(pf, pflen, "%s", sc_pfstate_name(state));
+    if (!gov_known || !*gov)
+        snprintf(gov, govlen, "unknown");
+    sc_platform_close(&p);
+}
+
+/* <state_dir>/attest/, made readable by all; the state directory becomes traversable by all
+   (0711: its journals stay 0600 and its names unlisted). Returns the directory or -errno. */
+static int sc__open_attest_dir(const sc_statedir *d)
+{
+    struct stat st;
+
+    if (fstat(d->fd, &st) == 0 && (st.st_mode & 0011) != 0011 &&
+        fchmod(d->fd, (st.st_mode & 07777) | 0011) < 0)
+        return -errno;
+    if (mkdirat(d->fd, "attest", 0755) < 0 && errno != EEXIST)
+        return -errno;
+    int fd = openat(d->fd, "attest", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 0022)) {
+        close(fd);
+        return -EPERM; /* not ours, or writable by others: never written into */
+    }
+    return fd;
+}
+
+int sc_spank_attest_restore(const sc_attest_in *in, int result, char *why, size_t whylen)
+{
+    sc_attest_claims c;
+    sc_statedir d;
+    char pf[16], gov[SC_GOVERNOR_MAX * 2], state[256], name[256], *env = NULL;
+    const sc_card *card = in->jc->card;
+
+    sc__common(in, "restore", &c);
+    snprintf(c.job_cpus, sizeof(c.job_cpus), "%s", card->cpu_list ? card->cpu_list : "unknown");
+    snprintf(c.job_mems, sizeof(c.job_mems), "unknown"); /* slurmstepd's own are not the job's */
+    c.result = result;
+    sc__readback(in->policy->sysroot, card->cpus, pf, sizeof(pf), gov, sizeof(gov));
+    snprintf(state, sizeof(state),
+             "REQUESTED_PREFETCH=%s\nREQUESTED_GOVERNOR=%s\nRESTORED=%d\n"
+             "READBACK_PREFETCH=%s\nREADBACK_GOVERNOR=%s\n",
+             sc_prefetch_name(card->prefetch), card->governor, result == 0, pf, gov);
+    int rc = sc_attest_claims_state(&c, state);
+    if (rc == 0 && c.n_subjects < SC_ATTEST_MAX_SUBJECTS) {
+        sc_attest_subject *s = &c.subjects[c.n_subjects++];
+        snprintf(s->name, sizeof(s->name), "card.yaml");
+        snprintf(s->sha256, sizeof(s->sha256), "%s", in->jc->sha);
+    }
+    if (rc == 0)
+        rc = sc__sign(in, &c, &env, why, whylen);
+    if (rc < 0)
+        return rc;
+    rc = sc_statedir_open(&d, in->policy->state_dir, why, whylen);
+    int dirfd = rc == 0 ? sc__open_attest_dir(&d) : rc;
+    sc_spank_restore_name(name, sizeof(name), in->job_id, c.node);
+    char tmp[300];
+    snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
+    rc = dirfd < 0 ? dirfd : sc_file_replace_at(dirfd, name, tmp, env, strlen(env), 0644);
+    if (rc < 0)
+        snprintf(why, whylen, "streamcard: attest: cannot write %s/attest/%s: %s",
+                 in->policy->state_dir, name, strerror(-rc));
+    if (dirfd >= 0)
+        close(dirfd);
+    sc_statedir_close(&d);
+    free(env);
+    return rc;
+}

@@ -1,0 +1,56 @@
+/*
+ * attest_sign.h: the plugin's signed statements (doc/design.md, section 20): what root did
+ * to and read back from this node's platform for a job, signed as root with the node's key
+ * (the policy's key=, "%n" the node's short name).
+ *
+ * apply: in the task before exec (task_init_privileged), from the platform layer's own
+ * records (its evidence texts, the state before captured by slurmstepd) and what root
+ * reads itself (the task's cpuset, the plugin's file); the envelope is handed to the
+ * task, which writes it into the bundle as the user (user_bundle.h): root writes nothing
+ * where the user controls the path. restore: in slurmstepd at the step's end, once the
+ * last holder restored; written by root into <state_dir>/attest/, a root-owned directory
+ * the user may read but not write.
+ */
+#ifndef SC_SPANK_ATTEST_SIGN_H
+#define SC_SPANK_ATTEST_SIGN_H
+
+#include "jobcard.h"
+#include "pfctl.h"
+#include "policy.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* What a statement is made from. */
+typedef struct sc_attest_in {
+    const sc_policy *policy;
+    const sc_jobcard *jc;
+    uint32_t job_id;
+    const char *step; /* "batch", "extern" or the step's number */
+    uid_t uid;
+    const char *role;            /* "main" or "node" */
+    const char *platform_before; /* root's capture before any change; may be NULL */
+    const sc_pfctl_evidence *ev; /* the change's evidence; NULL when nothing was changed */
+} sc_attest_in;
+
+/* This node's short name (up to the first dot), as bundles and statements name it. */
+void sc_spank_node_name(char *buf, size_t len);
+
+/* The statement name of a node's restore in the state directory's attest/. */
+void sc_spank_restore_name(char *buf, size_t len, uint32_t job_id, const char *node);
+
+/*
+ * As root: the apply statement, signed (*envelope malloc'd). Returns 0, or -errno with the
+ * reason in why (no key: -ENOENT; the run is then not attested, and the job goes on).
+ */
+int sc_spank_attest_apply(const sc_attest_in *in, char **envelope, char *why, size_t whylen);
+
+/*
+ * As root, after the restore of in->job_id's change on this node (rc: the restore's
+ * result): reads back prefetch and governors of the card's CPUs, signs, and writes
+ * <state_dir>/attest/<sc_spank_restore_name()> (0644, replaced atomically).
+ */
+int sc_spank_attest_restore(const sc_attest_in *in, int rc, char *why, size_t whylen);
+
+#endif

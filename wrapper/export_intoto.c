@@ -1,0 +1,94 @@
+/*
+ * export_intoto.c: `streamcard export --in-toto [-o FILE] BUNDLE`: the bundle's signed
+ * statements (attest/apply_*.dsse.json, doc/design.md section 20) for provenance tools, one
+ * DSSE envelope per line (the JSON Lines form in-toto's tools read). Nothing is judged here:
+ * `streamcard verify` checks the signatures against trusted keys.
+ */
+#include "cli.h"
+#include "sc_attest.h"
+#include "sc_bundle.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Writes every envelope that parses as one line; the count in *written. */
+static int sc__write(FILE *out, const sc_attest_file *v, size_t n, size_t *written)
+{
+    *written = 0;
+    for (size_t i = 0; i < n; i++) {
+        char *payload = NULL;
+        if (v[i].rc < 0 || sc_attest_payload(v[i].text, v[i].len, &payload) < 0) {
+            fprintf(stderr, "streamcard: export: attest/%s: not a DSSE envelope (left out)\n",
+                    v[i].name);
+            continue;
+        }
+        free(payload);
+        json_object *env = json_tokener_parse(v[i].text);
+        const char *line = env ? json_object_to_json_string_ext(
+                                     env, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+                               : NULL;
+        if (line && fprintf(out, "%s\n", line) < 0) {
+            json_object_put(env);
+            return -EIO;
+        }
+        *written += line != NULL;
+        json_object_put(env);
+    }
+    return 0;
+}
+
+int sc_export_intoto(int argc, char **argv)
+{
+    const char *output = NULL, *path = NULL;
+    sc_attest_file *v = NULL;
+    size_t n = 0, written = 0;
+    bool more = false;
+    sc_bundle b;
+
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--in-toto"))
+            continue;
+        if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
+            output = argv[++i];
+        else if (argv[i][0] != '-' && !path)
+            path = argv[i];
+        else
+            path = NULL, i = argc; /* a usage error */
+    }
+    if (!path) {
+        fprintf(stderr,
+                "streamcard: export: usage: streamcard export --in-toto [-o FILE] BUNDLE\n");
+        return SC_EXIT_USAGE;
+    }
+    int rc = sc_bundle_open(&b, path);
+    if (rc < 0) {
+        fprintf(stderr, "streamcard: export: %s: cannot open the bundle: %s\n", path,
+                strerror(-rc));
+        return SC_EXIT_USAGE;
+    }
+    rc = sc_attest_bundle_files(b.dirfd, &v, &n, &more);
+    sc_bundle_close(&b);
+    FILE *out = rc == 0 && output ? fopen(output, "w") : stdout;
+    if (rc == 0 && !out)
+        rc = -errno;
+    if (rc == 0)
+        rc = sc__write(out, v, n, &written);
+    if (out && out != stdout && fclose(out) != 0 && rc == 0)
+        rc = -errno;
+    sc_attest_files_free(v, n);
+    if (rc < 0) {
+        fprintf(stderr, "streamcard: export: %s: %s\n", output ? output : "stdout", strerror(-rc));
+        return SC_EXIT_ERROR;
+    }
+    if (written == 0) {
+        fprintf(stderr,
+                "streamcard: export: %s: the bundle holds no signed statement (a run "
+                "outside the plugin, or a node without a key)\n",
+                path);
+        return SC_EXIT_FAILED;
+    }
+    return SC_EXIT_OK;
+}
