@@ -323,15 +323,12 @@ static void sc__check_results(json_object *root, const char *log, const sc_card 
                      claimed, log_best);
     sc__check_rates(log, metrics, problems);
     sc_tracelog t;
-    if ((metrics || log) && sc_tracelog_parse(log ? log : "", &t) == 0) {
-        if (metrics && card->workload == SC_WORKLOAD_IPSEARCH)
+    if (metrics && sc_tracelog_parse(log ? log : "", &t) == 0) {
+        if (card->workload == SC_WORKLOAD_IPSEARCH)
             sc__check_figures(metrics, &t, problems);
-        if (metrics && card->workload == SC_WORKLOAD_MPI_PINGPONG)
+        if (card->workload == SC_WORKLOAD_MPI_PINGPONG)
             sc__check_sizes(metrics, &t, problems);
-        if (metrics)
-            sc_verify_reps(metrics, &t, card, problems);
-        if (log)
-            sc_verify_derived(&t, card, problems); /* the log's rates from its own times */
+        sc_verify_reps(metrics, &t, card, problems);
         sc_tracelog_free(&t);
     }
 }
@@ -399,6 +396,11 @@ static int sc__verify_run(const sc_bundle *b, const sc_card *card, const sc__fil
         else if (root && (!flat || runs))
             sc_diag_addf(&mine, "results.json: no record of this run in \"runs\"");
         sc__check_conf(conf, i == 0 ? f->build : NULL, rf.log, card, log_best, &mine);
+        sc_tracelog t;
+        if (rf.log && sc_tracelog_parse(rf.log, &t) == 0) {
+            sc_verify_derived(&t, card, &mine); /* the log's rates from its own times */
+            sc_tracelog_free(&t);
+        }
     }
     snprintf(prefix, sizeof(prefix), "run-%zu: ", i + 1);
     sc__merge_prefixed(problems, &mine, flat ? "" : prefix);

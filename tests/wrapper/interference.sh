@@ -54,7 +54,7 @@ PY
 
 # stream, one thread on CPU 1: the only card CPU, so the note must name it.
 expect_status 1 "$SC" run --workload stream --kernel copy --cpu-list 1 --threads 1 \
-    --array-size 2000000 --iterations 150 --output "$WORK/runs" --quiet
+    --array-size 2000000 --cache-resident accept --iterations 150 --output "$WORK/runs" --quiet
 B=$(bundle_of "$WORK/out")
 expect_contains "$WORK/err" "Failed gates: interference"
 expect_contains "$WORK/err" "interference    FAIL cpu 1: "
@@ -85,7 +85,7 @@ fi
 # The gate opened (max_interference_pct: 100): the same busy CPU, the run holds, the record
 # still says what happened; with the accounting off there is no record and no gate.
 expect_status 0 "$SC" run --workload stream --kernel copy --cpu-list 1 --threads 1 \
-    --array-size 2000000 --iterations 30 --expect-max-interference 100 --output "$WORK/open" \
+    --array-size 2000000 --cache-resident accept --iterations 30 --expect-max-interference 100 --output "$WORK/open" \
     --quiet
 B=$(bundle_of "$WORK/out")
 expect_contains "$B/run.conf" "interference_ok=1"
@@ -100,7 +100,7 @@ PY
 grep -q "^TRACE_INTERFERENCE_INTRUDER source=observer cpu=1 pid=$BUSY " "$B/interference.txt" ||
     echo "note: the opened gate's record does not name the busy loop among cpu 1's top intruders (other work was busier)"
 expect_status 0 "$SC" run --workload stream --kernel copy --cpu-list 1 --threads 1 \
-    --array-size 200000 --iterations 3 --interference-accounting off --output "$WORK/off" --quiet
+    --array-size 200000 --cache-resident accept --iterations 3 --interference-accounting off --output "$WORK/off" --quiet
 B=$(bundle_of "$WORK/out")
 expect_contains "$B/run.conf" "interference_ok=NA"
 [ ! -e "$B/interference.txt" ] || fail "accounting off still wrote interference.txt"

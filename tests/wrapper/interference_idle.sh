@@ -38,7 +38,7 @@ for attempt in 1 2 3; do
     fi
     quiet=$((quiet + 1))
     status=0
-    "$SC" run --workload stream --kernel triad --cpu-list 0-1 --threads 2 --array-size 2000000 \
+    "$SC" run --workload stream --kernel triad --cpu-list 0-1 --threads 2 --array-size 2000000 --cache-resident accept \
         --iterations 30 --output "$WORK/runs" --quiet >"$WORK/out" 2>"$WORK/err" || status=$?
     B=$(bundle_of "$WORK/out")
     if [ "$status" = 0 ]; then

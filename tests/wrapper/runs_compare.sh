@@ -24,6 +24,7 @@ experiment:
   cpu_list: 0-1
   threads: 2
   array_size: 4000000
+  cache_resident: accept
   iterations: 8
   runs: 6
   expect:
