@@ -129,10 +129,10 @@ static void sc__write_guard(sc__obs *s)
     if (s->o->guard_extra)
         sc_kv_append(&kv, s->o->guard_extra);
     char rel[256];
-    int rc = kv.failed ? -ENOMEM
-                       : sc_bundle_write(s->o->bundle,
-                                         sc__rel(s, "capture_guard.env", rel, sizeof(rel)),
-                                         kv.text, kv.len);
+    int rc = kv.failed
+                 ? -ENOMEM
+                 : sc_bundle_write(s->o->bundle, sc__rel(s, "capture_guard.env", rel, sizeof(rel)),
+                                   kv.text, kv.len);
     if (rc < 0)
         sc__write_fail(s, "capture_guard.env", rc);
     sc_kv_free(&kv);

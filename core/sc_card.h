@@ -91,7 +91,7 @@ typedef struct sc_card_kv {
 } sc_card_kv;
 
 typedef struct sc_card {
-    char *source;      /* the YAML exactly as given; NULL for a card made of flags only */
+    char *source; /* the YAML exactly as given; NULL for a card made of flags only */
     size_t source_len;
     char *source_name; /* for messages: the file name, or "command line" */
 
@@ -126,10 +126,10 @@ typedef struct sc_card {
     long runs_max;
     bool interference_accounting; /* the sampler runs and the interference gate is asked */
     char *expect_transport;
-    double expect_min_rate_MBps;  /* 0: no minimum */
-    uint64_t expect_at_bytes;     /* mpi: the size min_rate applies to (present[]: else the
-                                     largest) */
-    double expect_max_latency_us; /* mpi pingpong: at the smallest size; 0: no maximum */
+    double expect_min_rate_MBps;        /* 0: no minimum */
+    uint64_t expect_at_bytes;           /* mpi: the size min_rate applies to (present[]: else the
+                                           largest) */
+    double expect_max_latency_us;       /* mpi pingpong: at the smallest size; 0: no maximum */
     double expect_max_interference_pct; /* the interference gate's limit per CPU */
     sc_card_kv *env;
     size_t n_env;
@@ -142,16 +142,16 @@ typedef struct sc_card {
     char **sweep_values;
     int *sweep_lines; /* the YAML line of each value */
     size_t n_sweep;
-    char *name_suffix; /* appended to run_name by a sweep instance ("_threads-2") */
-    sc_card_field swept;   /* after sc_card_sweep_select(): the key it set, for messages */
+    char *name_suffix;   /* appended to run_name by a sweep instance ("_threads-2") */
+    sc_card_field swept; /* after sc_card_sweep_select(): the key it set, for messages */
     size_t swept_index;
 
     bool present[SC_CF_COUNT]; /* given in the YAML or by a flag */
     /* Given, but the value was refused (and reported): the checks that relate it to other
        keys skip it, so that one mistake makes one message. */
     bool invalid[SC_CF_COUNT];
-    int line[SC_CF_COUNT];     /* YAML line (1-based); 0 when given by a flag */
-    bool overridden;           /* a flag changed a value after the YAML was read */
+    int line[SC_CF_COUNT]; /* YAML line (1-based); 0 when given by a flag */
+    bool overridden;       /* a flag changed a value after the YAML was read */
 } sc_card;
 
 /* Allocates an empty card with the defaults of schema version 1. NULL on ENOMEM. */

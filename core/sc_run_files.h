@@ -29,7 +29,7 @@ typedef struct sc_run_end {
     bool exit_known;
     int exit_code, exit_signal;
     bool ended_by_streamcard; /* a signal forwarded, the --timeout, streamcard killed */
-    int write_errors; /* -1: not recorded */
+    int write_errors;         /* -1: not recorded */
     char write_error[256];
 } sc_run_end;
 

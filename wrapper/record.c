@@ -537,8 +537,8 @@ static void sc__add_mpi_stack(sc_execution *x)
 
     if (x->plan->card->workload != SC_WORKLOAD_MPI_PINGPONG)
         return;
-    char *log = sc_bundle_read_opt(&x->b, sc_runs_path(x->plan->card, 0, "stream.log", rel,
-                                                        sizeof(rel)));
+    char *log =
+        sc_bundle_read_opt(&x->b, sc_runs_path(x->plan->card, 0, "stream.log", rel, sizeof(rel)));
     char *text = sc_bundle_read_opt(&x->b, "build.json");
     json_object *build = text ? json_tokener_parse(text) : NULL, *stack = NULL;
     sc_tracelog t;

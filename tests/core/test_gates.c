@@ -114,7 +114,8 @@ static const gate_case cases[] = {
     /* another user's task may call itself "inf": its name in a rank's interference record
        is not a result */
     {"an intruder named inf", "",
-     GOOD_LOG "TRACE_INTERFERENCE_INTRUDER source=rank0 cpu=2 pid=7 tid=7 ticks=1 seen=1 comm=inf\n",
+     GOOD_LOG
+     "TRACE_INTERFERENCE_INTRUDER source=rank0 cpu=2 pid=7 tid=7 ticks=1 seen=1 comm=inf\n",
      GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_VALIDATION, SC_GATE_OK,
      "Solution Validates"},
     {"every evidence file written", "", GOOD_LOG, GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0,
