@@ -118,6 +118,8 @@ static void sc__one(sc__ctx *x, const sc_attest_file *f)
             snprintf(x->why_none, sizeof(x->why_none), "%s is %s", file, why);
     } else if (rc < 0) {
         sc_diag_addf(x->problems, "%s: %s", file, *why ? why : strerror(-rc));
+    } else if (!payload) { /* sc_attest_open gives one on success; never trusted blindly */
+        sc_diag_addf(x->problems, "%s: no payload in the envelope", file);
     } else if (sc_attest_statement_parse(payload, strlen(payload), &c, why, sizeof(why)) < 0) {
         sc_diag_addf(x->problems, "%s: %s", file, why);
     } else if (sc__holds(x, file, node, &c)) {

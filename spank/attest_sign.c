@@ -315,7 +315,12 @@ int sc_spank_attest_restore(const sc_attest_in *in, int result, char *why, size_
     sc_spank_restore_name(name, sizeof(name), in->job_id, c.node);
     char tmp[300];
     snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
-    rc = dirfd < 0 ? dirfd : sc_file_replace_at(dirfd, name, tmp, env, strlen(env), 0644);
+    if (dirfd < 0)
+        rc = dirfd;
+    else if (!env) /* sc__sign gives one on success */
+        rc = -EINVAL;
+    else
+        rc = sc_file_replace_at(dirfd, name, tmp, env, strlen(env), 0644);
     if (rc < 0)
         snprintf(why, whylen, "streamcard: attest: cannot write %s/attest/%s: %s",
                  in->policy->state_dir, name, strerror(-rc));
