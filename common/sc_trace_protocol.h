@@ -135,6 +135,39 @@
 #define SC_TRACE_VALIDATES "Solution Validates"
 #define SC_TRACE_FAILED_VALIDATION "Failed Validation"
 
+/*
+ * Interference records (doc/design.md, "Interference"): what a sampler (common/sampler.c)
+ * saw on the CPUs it accounts over a workload's main loop, one record per line. The
+ * observer writes them into the bundle's interference.txt; each MPI rank's are gathered and
+ * printed by rank 0 after main_loop_end. SOURCE names the sampler ("observer", "rank1");
+ * counts are deltas over the window: CPU ticks of /proc/stat (CLK_TCK per second), task
+ * times in nanoseconds. COMM is always last (a task's name, bytes outside ! to ~ as ?).
+ */
+#define SC_TRACE_TAG_INTERFERENCE SC_TRACE_TAG "INTERFERENCE_"
+#define SC_TRACE_TAG_INTERFERENCE_WINDOW SC_TRACE_TAG_INTERFERENCE "WINDOW "
+#define SC_TRACE_INTERFERENCE_WINDOW(SOURCE, HOST, NS, CLK_TCK, SCANS, CPU_NS, LOOP_CPU_NS, TASKS) \
+    SC_TRACE_TAG_INTERFERENCE_WINDOW "source=" SOURCE " host=" HOST " ns=" NS " clk_tck=" CLK_TCK \
+    " scans=" SCANS " sampler_cpu_ns=" CPU_NS " sampler_loop_cpu_ns=" LOOP_CPU_NS " tasks=" TASKS
+#define SC_TRACE_TAG_INTERFERENCE_CPU SC_TRACE_TAG_INTERFERENCE "CPU "
+#define SC_TRACE_INTERFERENCE_CPU(SOURCE, CPU, USER, NICE, SYSTEM, IDLE, IOWAIT, IRQ, SOFTIRQ, STEAL) \
+    SC_TRACE_TAG_INTERFERENCE_CPU "source=" SOURCE " cpu=" CPU " user=" USER " nice=" NICE        \
+    " system=" SYSTEM " idle=" IDLE " iowait=" IOWAIT " irq=" IRQ " softirq=" SOFTIRQ " steal=" STEAL
+/* One of the job's own tasks: its CPU time, the time it waited for a CPU while runnable
+   (run_delay), its involuntary context switches, the CPUs it may run on. */
+#define SC_TRACE_TAG_INTERFERENCE_TASK SC_TRACE_TAG_INTERFERENCE "TASK "
+#define SC_TRACE_INTERFERENCE_TASK(SOURCE, TID, PID, EXEC_NS, DELAY_NS, NVCSW, ALLOWED, COMM)   \
+    SC_TRACE_TAG_INTERFERENCE_TASK "source=" SOURCE " tid=" TID " pid=" PID " exec_ns=" EXEC_NS \
+    " run_delay_ns=" DELAY_NS " nvcsw=" NVCSW " allowed=" ALLOWED " comm=" COMM
+/* A task that is not the job's: CPU ticks it spent while last seen on CPU, scans that saw it
+   runnable there. */
+#define SC_TRACE_TAG_INTERFERENCE_INTRUDER SC_TRACE_TAG_INTERFERENCE "INTRUDER "
+#define SC_TRACE_INTERFERENCE_INTRUDER(SOURCE, CPU, PID, TID, TICKS, SEEN, COMM)                \
+    SC_TRACE_TAG_INTERFERENCE_INTRUDER "source=" SOURCE " cpu=" CPU " pid=" PID " tid=" TID     \
+    " ticks=" TICKS " seen=" SEEN " comm=" COMM
+/* Set by the observer for the workload when it accounts interference: "<pid>@<host>", the
+   process whose tree is the job's own; an MPI rank that finds it samples its own CPUs. */
+#define SC_TRACE_OBSERVER_ENV "STREAMCARD_OBSERVER"
+
 /* clang-format on */
 
 #endif

@@ -50,6 +50,11 @@ sc_card *sc_card_new(void)
     card->sweep_field = SC_CF_COUNT;
     card->swept = SC_CF_COUNT;
     card->prefetch = SC_PREFETCH_UNCHANGED;
+    card->runs = 1;
+    card->runs_ci_pct = SC_CARD_RUNS_CI_PCT_DEFAULT;
+    card->runs_max = SC_CARD_RUNS_MAX_DEFAULT;
+    card->interference_accounting = true;
+    card->expect_max_interference_pct = SC_CARD_MAX_INTERFERENCE_DEFAULT;
     return card;
 }
 
@@ -260,6 +265,9 @@ static bool sc__sweepable(const sc__card_key *key)
     case SC_CF_RUN_NAME:
     case SC_CF_WORKLOAD:
     case SC_CF_NODES:
+    case SC_CF_RUNS:
+    case SC_CF_RUNS_CI_PCT:
+    case SC_CF_RUNS_MAX:
     case SC_CF_ENV:
     case SC_CF_CONTROLLED:
         return false;

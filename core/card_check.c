@@ -214,6 +214,41 @@ static int sc__derive_run_name(sc_card *card)
     return card->run_name ? 0 : -ENOMEM;
 }
 
+/*
+ * runs_ci_pct and runs_max steer runs: auto only; the interference limit is a percentage of
+ * the main loop and needs the accounting that measures it.
+ */
+static void sc__check_runs(const sc_card *card, sc_diag *diag, int *errors)
+{
+    char where[512];
+
+    for (sc_card_field f = SC_CF_RUNS_CI_PCT; f <= SC_CF_RUNS_MAX; f++)
+        if (card->runs != 0 && card->present[f] && !card->invalid[f]) {
+            sc_diag_addf(diag, "%s: %s: only with runs: auto (valid: runs: auto, or no %s)",
+                         sc__where(card, f, where, sizeof(where)), sc_card_field_name(f),
+                         sc_card_field_name(f));
+            (*errors)++;
+        }
+    if (!card->present[SC_CF_EXPECT_MAX_INTERFERENCE] ||
+        card->invalid[SC_CF_EXPECT_MAX_INTERFERENCE])
+        return;
+    sc__where(card, SC_CF_EXPECT_MAX_INTERFERENCE, where, sizeof(where));
+    if (card->expect_max_interference_pct > 100) {
+        sc_diag_addf(diag,
+                     "%s: max_interference_pct: %g is more than 100 (valid: 0-100 percent "
+                     "of the main loop)",
+                     where, card->expect_max_interference_pct);
+        (*errors)++;
+    } else if (!card->interference_accounting) {
+        sc_diag_addf(diag,
+                     "%s: max_interference_pct: the card turns interference_accounting "
+                     "off, so nothing measures it (valid: interference_accounting: on, or "
+                     "no max_interference_pct)",
+                     where);
+        (*errors)++;
+    }
+}
+
 int sc__card_check_run(sc_card *card, sc_diag *diag)
 {
     char where[512];
@@ -301,6 +336,7 @@ int sc__card_check_run(sc_card *card, sc_diag *diag)
         errors++;
     }
     sc__check_env(card, diag, &errors);
+    sc__check_runs(card, diag, &errors);
     char why[256];
     if (card->nodes && sc_hostlist_check(card->nodes, why, sizeof(why)) < 0) {
         sc_diag_addf(diag, "%s: nodes: %s (valid: a Slurm hostlist such as node[01-04],login1)",

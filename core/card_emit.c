@@ -136,9 +136,19 @@ static void sc__emit_experiment(yaml_emitter_t *e, const sc_card *card)
     }
     if (card->nodes)
         sc__pair(e, "nodes", card->nodes);
+    char num[64];
+    if (card->runs) {
+        sc__pair_u64(e, "runs", (uint64_t)card->runs);
+    } else {
+        sc__pair(e, "runs", "auto");
+        snprintf(num, sizeof(num), "%.17g", card->runs_ci_pct);
+        sc__pair(e, "runs_ci_pct", num);
+        sc__pair_u64(e, "runs_max", (uint64_t)card->runs_max);
+    }
+    sc__pair(e, "interference_accounting", card->interference_accounting ? "on" : "off");
     if (card->expect_transport || card->expect_min_rate_MBps > 0 ||
-        card->present[SC_CF_EXPECT_AT_BYTES] || card->expect_max_latency_us > 0) {
-        char num[64];
+        card->present[SC_CF_EXPECT_AT_BYTES] || card->expect_max_latency_us > 0 ||
+        card->interference_accounting) {
         sc__scalar(e, "expect");
         sc__mapping_start(e);
         if (card->expect_transport)
@@ -152,6 +162,10 @@ static void sc__emit_experiment(yaml_emitter_t *e, const sc_card *card)
         if (card->expect_max_latency_us > 0) {
             snprintf(num, sizeof(num), "%.17g", card->expect_max_latency_us);
             sc__pair(e, "max_latency_us", num);
+        }
+        if (card->interference_accounting) {
+            snprintf(num, sizeof(num), "%.17g", card->expect_max_interference_pct);
+            sc__pair(e, "max_interference_pct", num);
         }
         sc__mapping_end(e);
     }

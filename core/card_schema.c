@@ -71,6 +71,15 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
      "mpi-pingpong uniband: messages in flight per window"},
     {SC_CF_NODES, "experiment.nodes", "nodes", SC__CT_STRING, 0, 0, NULL, SC__WL_ANY,
      "Slurm hostlist the card may run on (node[01-02])"},
+    {SC_CF_RUNS, "experiment.runs", "runs", SC__CT_RUNS, 1, 1000, NULL, SC__WL_ANY,
+     "separate runs of the workload into one bundle, or auto (default 1)"},
+    {SC_CF_RUNS_CI_PCT, "experiment.runs_ci_pct", "runs-ci-pct", SC__CT_DOUBLE, 0, 0, NULL,
+     SC__WL_ANY, "runs: auto: stop when the median's 95% interval is within this % (default 2)"},
+    {SC_CF_RUNS_MAX, "experiment.runs_max", "runs-max", SC__CT_LONG, 6, 1000, NULL, SC__WL_ANY,
+     "runs: auto: at most this many runs (default 30)"},
+    {SC_CF_INTERFERENCE_ACCOUNTING, "experiment.interference_accounting",
+     "interference-accounting", SC__CT_SWITCH, 0, 0, NULL, SC__WL_ANY,
+     "account foreign work on the card's CPUs: on | off (default on)"},
     {SC_CF_EXPECT_TRANSPORT, "experiment.expect.transport", "expect-transport", SC__CT_CARRIERS, 0,
      0, NULL, WL_MPI,
      "mpi: carrier(s) the data must go over: shm, tcp, ofi:PROVIDER, ucx:TRANSPORT; a list "
@@ -84,6 +93,9 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
     {SC_CF_EXPECT_MAX_LATENCY, "experiment.expect.max_latency_us", "expect-max-latency",
      SC__CT_DOUBLE, 0, 0, NULL, WL_MPI,
      "mpi pingpong: a latency (us) at the smallest size above this fails the run"},
+    {SC_CF_EXPECT_MAX_INTERFERENCE, "experiment.expect.max_interference_pct",
+     "expect-max-interference", SC__CT_DOUBLE, 0, 0, NULL, SC__WL_ANY,
+     "foreign share of any card CPU above this % fails the run (default 5)"},
     {SC_CF_ENV, "experiment.env", NULL, SC__CT_ENV, 0, 0, NULL, SC__WL_ANY,
      "variables set for the workload"},
     {SC_CF_CONTROLLED, "experiment.controlled_variables", NULL, SC__CT_LIST, 0, 0, NULL,
@@ -181,6 +193,11 @@ static void *sc__card_slot(sc_card *card, sc_card_field f)
     case SC_CF_NODES: return &card->nodes;
     case SC_CF_EXPECT_TRANSPORT: return &card->expect_transport;
     case SC_CF_EXPECT_MIN_RATE: return &card->expect_min_rate_MBps;
+    case SC_CF_RUNS: return &card->runs;
+    case SC_CF_RUNS_CI_PCT: return &card->runs_ci_pct;
+    case SC_CF_RUNS_MAX: return &card->runs_max;
+    case SC_CF_INTERFERENCE_ACCOUNTING: return &card->interference_accounting;
+    case SC_CF_EXPECT_MAX_INTERFERENCE: return &card->expect_max_interference_pct;
     case SC_CF_EXPECT_AT_BYTES: return &card->expect_at_bytes;
     case SC_CF_EXPECT_MAX_LATENCY: return &card->expect_max_latency_us;
     default: return NULL;
@@ -307,18 +324,23 @@ static int sc__assign_value(sc_card *card, const sc__card_key *key, const char *
         }
         return sc__replace_string(slot, value);
     case SC__CT_LONG:
-    case SC__CT_U64: {
+    case SC__CT_U64:
+    case SC__CT_RUNS: {
+        if (key->type == SC__CT_RUNS && strcmp(value, "auto") == 0) {
+            *(long *)slot = 0; /* runs: auto */
+            return 0;
+        }
         int rc = sc__parse_decimal(value, &u);
         if (rc < 0 || u < (unsigned long long)key->min || u > (unsigned long long)key->max) {
-            sc_diag_addf(diag, "%s: %s: \"%s\" is not %s (valid: %lld-%lld)", where, name, value,
-                         rc < 0 && rc != -ERANGE ? "a whole number" : "in range", key->min,
-                         key->max);
+            sc_diag_addf(diag, "%s: %s: \"%s\" is not %s (valid: %lld-%lld%s)", where, name,
+                         value, rc < 0 && rc != -ERANGE ? "a whole number" : "in range",
+                         key->min, key->max, key->type == SC__CT_RUNS ? ", or auto" : "");
             return -EINVAL;
         }
-        if (key->type == SC__CT_LONG)
-            *(long *)slot = (long)u;
-        else
+        if (key->type == SC__CT_U64)
             *(uint64_t *)slot = (uint64_t)u;
+        else
+            *(long *)slot = (long)u;
         return 0;
     }
     case SC__CT_DOUBLE: {
@@ -359,6 +381,14 @@ static int sc__assign_value(sc_card *card, const sc__card_key *key, const char *
         sc_diag_addf(diag, "%s: %s: \"%s\" is not allowed (valid: on, off, unchanged)", where,
                      name, value);
         return -EINVAL;
+    case SC__CT_SWITCH:
+        if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0) {
+            sc_diag_addf(diag, "%s: %s: \"%s\" is not allowed (valid: on, off)", where, name,
+                         value);
+            return -EINVAL;
+        }
+        *(bool *)slot = strcmp(value, "on") == 0;
+        return 0;
     case SC__CT_ENV:
     case SC__CT_LIST:
         break;
@@ -398,6 +428,12 @@ char *sc__card_value_text(const sc_card *card, sc_card_field field)
         return strdup(sc_workload_name(card->workload));
     case SC__CT_PREFETCH:
         return strdup(sc_prefetch_name(card->prefetch));
+    case SC__CT_SWITCH:
+        return strdup(*(const bool *)slot ? "on" : "off");
+    case SC__CT_RUNS:
+        if (!*(const long *)slot)
+            return strdup("auto");
+        return asprintf(&text, "%ld", *(const long *)slot) < 0 ? NULL : text;
     case SC__CT_STRING:
     case SC__CT_NAME:
     case SC__CT_CARRIERS:

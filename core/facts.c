@@ -6,6 +6,7 @@
 #include "sc_bundle.h"
 #include "sc_cpulist.h"
 #include "sc_gates.h"
+#include "sc_runs.h"
 #include "sc_runenv.h"
 #include "sc_text.h"
 
@@ -135,8 +136,8 @@ static void sc__load_transport(sc_bundle_facts *f, const sc__src *s)
     if (f->workload != SC_WORKLOAD_MPI_PINGPONG)
         return;
     if (!(s->metrics && json_object_object_get_ex(s->metrics, "transport", &v) && v))
-        if (s->results)
-            json_object_object_get_ex(s->results, "transport", &v);
+        if (s->results && !json_object_object_get_ex(s->results, "transport", &v) && s->first_run)
+            json_object_object_get_ex(s->first_run, "transport", &v); /* several runs */
     if (v && json_object_is_type(v, json_type_object) &&
         json_object_object_get_ex(v, "transport", &name))
         v = name;
@@ -327,6 +328,14 @@ static void sc__load_nodes(sc_bundle_facts *f, const char *maps)
     }
 }
 
+/* A file of the bundle's first run (the top level when the card is unreadable). */
+static char *sc__read_run_file(const sc_bundle *b, const sc_card *card, const char *name)
+{
+    char rel[128];
+
+    return sc_bundle_read_opt(b, card ? sc_runs_path(card, 0, name, rel, sizeof(rel)) : name);
+}
+
 /* Fills the card, the log's facts and the results; src keeps pointers into f. */
 static void sc__load_sources(sc_bundle_facts *f, const sc_bundle *b, sc__src *src, char **build,
                              char **results, char **log, char **maps, char **threads,
@@ -342,10 +351,6 @@ static void sc__load_sources(sc_bundle_facts *f, const sc_bundle *b, sc__src *sr
     f->state_env = sc_bundle_read_opt(b, "prefetch/state/state.env");
     *build = sc_bundle_read_opt(b, "build.json");
     *results = sc_bundle_read_opt(b, "results.json");
-    *log = sc_bundle_read_opt(b, "stream.log");
-    *maps = sc_bundle_read_opt(b, "numa_maps_at_ready.txt");
-    *threads = sc_bundle_read_opt(b, "threads_at_ready.txt");
-    *environ_text = sc_bundle_read_opt(b, "environ_at_ready.txt");
     sc_diag_init(&ignored);
     src->card = f->card_text ? sc_card_new() : NULL;
     if (src->card &&
@@ -355,10 +360,21 @@ static void sc__load_sources(sc_bundle_facts *f, const sc_bundle *b, sc__src *sr
         src->card = NULL;
     }
     sc_diag_free(&ignored);
+    /* The first run's files: at the top for one run, in run-1/ for several (sc_runs.h). */
+    *log = sc__read_run_file(b, src->card, "stream.log");
+    *maps = sc__read_run_file(b, src->card, "numa_maps_at_ready.txt");
+    *threads = sc__read_run_file(b, src->card, "threads_at_ready.txt");
+    *environ_text = sc__read_run_file(b, src->card, "environ_at_ready.txt");
     src->build = *build ? json_tokener_parse(*build) : NULL;
     src->results = *results ? json_tokener_parse(*results) : NULL;
-    if (src->results)
-        json_object_object_get_ex(src->results, "metrics", &src->metrics);
+    /* The workload's own record: the top level's (one run), else the first run's. */
+    json_object *runs = NULL;
+    if (src->results && json_object_object_get_ex(src->results, "runs", &runs) &&
+        json_object_is_type(runs, json_type_array) && json_object_array_length(runs))
+        src->first_run = json_object_array_get_idx(runs, 0);
+    if (src->results && !json_object_object_get_ex(src->results, "metrics", &src->metrics) &&
+        src->first_run)
+        json_object_object_get_ex(src->first_run, "metrics", &src->metrics);
     src->before = f->platform_before;
     src->after = f->platform_after;
     src->state = f->state_env;

@@ -27,6 +27,7 @@ static const struct {
     [SC_GATE_MAX_LATENCY] = {"max_latency", "max_latency_ok", false, OUT},
     [SC_GATE_STREAM_ARRAY] = {"stream_array", "stream_array_ok", false, ENV},
     [SC_GATE_STREAM_TIMER] = {"stream_timer", "stream_timer_ok", false, ENV},
+    [SC_GATE_INTERFERENCE] = {"interference", "interference_ok", false, ENV},
 };
 
 const char *sc_gate_name(sc_gate_id id)

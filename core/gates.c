@@ -3,6 +3,7 @@
 #include "sc_caches.h"
 #include "sc_transport_gate.h"
 #include "sc_cpulist.h"
+#include "sc_interference.h"
 #include "sc_kv.h"
 #include "sc_numa_maps.h"
 #include "sc_platform_gate.h"
@@ -513,6 +514,23 @@ static void sc__gate_min_rate(const sc_card *card, const sc_evidence *ev, const 
                     card->expect_min_rate_MBps);
 }
 
+/* The observer's records (interference.txt), or for MPI the ranks' from the log, where rank 0
+   printed them (sc_interference.h). */
+static int sc__gate_interference(const sc_card *card, const sc_evidence *ev, const sc_tracelog *t,
+                                 sc_gate *g)
+{
+    sc_interference rec = {0};
+    int rc = sc_interference_load(card, ev->interference, ev->log, &rec);
+
+    if (rc == 0 && card->interference_accounting && !ev->interference &&
+        card->workload != SC_WORKLOAD_MPI_PINGPONG)
+        sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: no interference.txt");
+    else if (rc == 0)
+        sc_interference_gate(card, &rec, t, g);
+    sc_interference_free(&rec);
+    return rc;
+}
+
 /* mpi pingpong: the latency (half a round trip) at the smallest size. */
 static void sc__gate_max_latency(const sc_card *card, const sc_tracelog *t, sc_gate *g)
 {
@@ -636,9 +654,10 @@ int sc_gates_evaluate(const sc_card *card, const sc_evidence *ev, sc_gates *out)
     sc__gate_max_latency(card, &t, &out->g[SC_GATE_MAX_LATENCY]);
     sc__gate_stream_array(card, ev, &out->g[SC_GATE_STREAM_ARRAY]);
     sc__gate_stream_timer(card, &t, &out->g[SC_GATE_STREAM_TIMER]);
+    rc = sc__gate_interference(card, ev, &t, &out->g[SC_GATE_INTERFERENCE]);
     if (!ev->log)
         sc_gate_set(&out->g[SC_GATE_VALIDATION], SC_GATE_FAIL,
                     "not supported by evidence: no workload log");
     sc_tracelog_free(&t);
-    return 0;
+    return rc;
 }

@@ -3,6 +3,7 @@
  * definition of each metric's name, unit, direction, workload and place in results.json.
  */
 #include "sc_metric.h"
+#include "sc_stats.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,11 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef int (*sc__reader)(const sc_metric *m, json_object *results, const char *key, double *value);
+/* A reader: the value of m in one run's "metrics" object, of a bundle of the card's kernel
+   (NULL when the bundle names none). */
+typedef int (*sc__reader)(const sc_metric *m, json_object *metrics, const char *kernel,
+                          const char *key, double *value);
 
-static int sc__rd_stream(const sc_metric *m, json_object *results, const char *key, double *v);
-static int sc__rd_number(const sc_metric *m, json_object *results, const char *key, double *v);
-static int sc__rd_size(const sc_metric *m, json_object *results, const char *key, double *v);
+static int sc__rd_stream(const sc_metric *m, json_object *metrics, const char *kernel,
+                         const char *key, double *v);
+static int sc__rd_number(const sc_metric *m, json_object *metrics, const char *kernel,
+                         const char *key, double *v);
+static int sc__rd_size(const sc_metric *m, json_object *metrics, const char *kernel,
+                       const char *key, double *v);
 
 static const struct sc__family {
     const char *pattern; /* the name, or "<prefix><size>" */
@@ -76,11 +83,9 @@ static const char *sc__str(json_object *results, const char *key)
 }
 
 /* A STREAM function's best rate: metrics.rates.<key>, or the one kernel's best_rate_MBps. */
-static int sc__rd_stream(const sc_metric *m, json_object *results, const char *key, double *v)
+static int sc__rd_stream(const sc_metric *m, json_object *metrics, const char *kernel,
+                         const char *key, double *v)
 {
-    json_object *metrics = sc__get(results, "metrics");
-    const char *kernel = sc__str(results, "kernel");
-
     (void)m;
     if (sc__finite(sc__get(sc__get(metrics, "rates"), key), v) == 0)
         return 0;
@@ -89,17 +94,19 @@ static int sc__rd_stream(const sc_metric *m, json_object *results, const char *k
     return -ENOENT;
 }
 
-static int sc__rd_number(const sc_metric *m, json_object *results, const char *key, double *v)
+static int sc__rd_number(const sc_metric *m, json_object *metrics, const char *kernel,
+                         const char *key, double *v)
 {
     (void)m;
-    return sc__finite(sc__get(sc__get(results, "metrics"), key), v);
+    (void)kernel;
+    return sc__finite(sc__get(metrics, key), v);
 }
 
 /* One message size's row of metrics.sizes; latency only where it is one (not uniband). */
-static int sc__rd_size(const sc_metric *m, json_object *results, const char *key, double *v)
+static int sc__rd_size(const sc_metric *m, json_object *metrics, const char *kernel,
+                       const char *key, double *v)
 {
-    json_object *sizes = sc__get(sc__get(results, "metrics"), "sizes");
-    const char *kernel = sc__str(results, "kernel");
+    json_object *sizes = sc__get(metrics, "sizes");
     double bytes;
 
     if (!strcmp(key, "t_usec") && kernel && strcmp(kernel, "pingpong") != 0)
@@ -210,26 +217,68 @@ const char *sc_metric_family(size_t index, const char **unit, const char **bette
     return fam->pattern;
 }
 
-int sc_metric_value(const sc_metric *m, json_object *results, double *value)
+/* The runs of results: its "runs" (results.json schema 2), or none (schema 1: one run, at
+   the top). */
+static json_object *sc__runs(json_object *results)
+{
+    json_object *runs = sc__get(results, "runs");
+
+    return runs && json_object_is_type(runs, json_type_array) && json_object_array_length(runs)
+               ? runs
+               : NULL;
+}
+
+/* The "metrics" of a bundle's first run: the top level's (one run), or runs[0]'s. */
+static json_object *sc__first_metrics(json_object *results)
+{
+    json_object *runs = sc__runs(results), *top = sc__get(results, "metrics");
+
+    return top || !runs ? top : sc__get(json_object_array_get_idx(runs, 0), "metrics");
+}
+
+/* m of a bundle of another workload is not there. */
+static bool sc__applies(const sc_metric *m, json_object *results)
 {
     const char *workload = sc__str(results, "workload");
 
-    if (!m || m->family >= SC__NFAMILIES || !results)
-        return -ENOENT;
-    if (workload && strcmp(workload, sc_workload_name(m->workload)) != 0)
-        return -ENOENT;
-    const struct sc__family *fam = &sc__families[m->family];
-    return fam->read(m, results, fam->key, value);
+    return m && m->family < SC__NFAMILIES && results &&
+           !(workload && strcmp(workload, sc_workload_name(m->workload)) != 0);
 }
 
 size_t sc_metric_samples(const sc_metric *m, json_object *results, double *out, size_t max)
 {
-    double v;
+    json_object *runs = sc__runs(results);
+    const struct sc__family *fam;
+    size_t n = 0;
 
-    if (max == 0 || sc_metric_value(m, results, &v) < 0)
+    if (!sc__applies(m, results))
         return 0;
-    out[0] = v;
-    return 1;
+    fam = &sc__families[m->family];
+    if (!runs)
+        return max && fam->read(m, sc__get(results, "metrics"), sc__str(results, "kernel"),
+                                fam->key, &out[0]) == 0;
+    for (size_t i = 0; i < json_object_array_length(runs) && n < max; i++)
+        n += fam->read(m, sc__get(json_object_array_get_idx(runs, i), "metrics"),
+                       sc__str(results, "kernel"), fam->key, &out[n]) == 0;
+    return n;
+}
+
+int sc_metric_value(const sc_metric *m, json_object *results, double *value)
+{
+    double samples[1024];
+    sc_stats s;
+    size_t n = sc_metric_samples(m, results, samples, sizeof(samples) / sizeof(samples[0]));
+
+    if (!n)
+        return -ENOENT;
+    if (n == 1) {
+        *value = samples[0];
+        return 0;
+    }
+    if (sc_stats_describe(samples, n, &s) < 0)
+        return -ENOENT;
+    *value = s.median;
+    return 0;
 }
 
 /* Appends the metric called name (a registry name) to out, when there is room. */
@@ -252,7 +301,7 @@ static void sc__add_sized(const char *prefix, unsigned long long bytes, sc_metri
 /* The message sizes results.json holds, in its order; at most max. */
 static size_t sc__sizes(json_object *results, unsigned long long *out, size_t max)
 {
-    json_object *sizes = sc__get(sc__get(results, "metrics"), "sizes");
+    json_object *sizes = sc__get(sc__first_metrics(results), "sizes");
     size_t n = 0;
     double bytes;
 

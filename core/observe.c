@@ -3,6 +3,7 @@
 #include "sc_bind.h"
 #include "sc_file.h"
 #include "sc_kv.h"
+#include "sc_sampler.h"
 #include "sc_runenv.h"
 #include "sc_snapshot.h"
 #include "sc_trace_protocol.h"
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #define SC__MARKER_BEGIN SC_TRACE_PHASE SC_TRACE_MAIN_LOOP_BEGIN
+#define SC__MARKER_END SC_TRACE_PHASE SC_TRACE_MAIN_LOOP_END
 #define SC__LINE_MAX 4096
 
 /* State of one observed run. */
@@ -32,8 +34,27 @@ typedef struct sc__obs {
     char line[SC__LINE_MAX];
     size_t line_len;
     bool line_overflow;
-    bool status_taken; /* workload_status.txt (shortly after start) */
+    bool status_taken;   /* workload_status.txt (shortly after start) */
+    sc_sampler *sampler; /* interference accounting, open from main_loop_begin to its end */
+    int proc_root;       /* /proc, for the sampler */
 } sc__obs;
+
+/* A file of this run in the bundle: name, or <dir>/name for a run of several. */
+static const char *sc__rel(const sc__obs *s, const char *name, char *buf, size_t len)
+{
+    if (!s->o->dir || !*s->o->dir)
+        return name;
+    snprintf(buf, len, "%s/%s", s->o->dir, name);
+    return buf;
+}
+
+static long long sc__now_ns(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
 
 static double sc__ms_between(const struct timespec *a, const struct timespec *b)
 {
@@ -62,10 +83,12 @@ static void sc__copy_proc_file(sc__obs *s, const char *proc_rel, const char *bun
     char *text = NULL;
     size_t len = 0;
     int rc = sc_file_read_at(s->procfd, proc_rel, 0, SC_FILE_MAX_READ, &text, &len);
+    char rel[256];
 
     if (rc < 0)
         sc__capture_fail(s, bundle_rel, rc);
-    else if ((rc = sc_bundle_write(s->o->bundle, bundle_rel, text, len)) < 0)
+    else if ((rc = sc_bundle_write(s->o->bundle, sc__rel(s, bundle_rel, rel, sizeof(rel)), text,
+                                   len)) < 0)
         sc__write_fail(s, bundle_rel, rc);
     if (keep)
         *keep = text;
@@ -83,9 +106,11 @@ static void sc__copy_runenv(sc__obs *s)
 
     if (rc == 0)
         rc = sc_runenv_filter(block, len, &text);
+    char rel[256];
     if (rc < 0)
         sc__capture_fail(s, "environ_at_ready.txt", rc);
-    else if ((rc = sc_bundle_write_str(s->o->bundle, "environ_at_ready.txt", text)) < 0)
+    else if ((rc = sc_bundle_write_str(
+                  s->o->bundle, sc__rel(s, "environ_at_ready.txt", rel, sizeof(rel)), text)) < 0)
         sc__write_fail(s, "environ_at_ready.txt", rc);
     free(block);
     free(text);
@@ -103,8 +128,11 @@ static void sc__write_guard(sc__obs *s)
                s->r->ready_at.tv_nsec);
     if (s->o->guard_extra)
         sc_kv_append(&kv, s->o->guard_extra);
-    int rc =
-        kv.failed ? -ENOMEM : sc_bundle_write(s->o->bundle, "capture_guard.env", kv.text, kv.len);
+    char rel[256];
+    int rc = kv.failed
+                 ? -ENOMEM
+                 : sc_bundle_write(s->o->bundle, sc__rel(s, "capture_guard.env", rel, sizeof(rel)),
+                                   kv.text, kv.len);
     if (rc < 0)
         sc__write_fail(s, "capture_guard.env", rc);
     sc_kv_free(&kv);
@@ -120,6 +148,76 @@ static void sc__release_workload(sc__obs *s)
     s->ready_wr = -1;
 }
 
+/* Opens the interference window: the last thing before the workload is released. */
+static void sc__sampler_begin(sc__obs *s)
+{
+    char host[64] = "unknown";
+    pid_t self = getpid();
+
+    if (!s->o->interference || !s->o->n_acct_cpus)
+        return;
+    gethostname(host, sizeof(host) - 1);
+    sc_sampler_opts so = {.cpus = s->o->acct_cpus,
+                          .ncpus = s->o->n_acct_cpus,
+                          .roots = &self,
+                          .nroots = 1,
+                          .source = "observer",
+                          .host = host};
+    s->proc_root = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    s->sampler = s->proc_root >= 0 ? sc_sampler_new(&so) : NULL;
+    int rc = s->sampler ? sc_sampler_sample(s->sampler, s->proc_root, SC_SAMPLE_BEGIN, sc__now_ns())
+                        : -errno;
+    if (rc < 0) {
+        sc__capture_fail(s, "interference.txt", rc);
+        sc_sampler_free(s->sampler);
+        s->sampler = NULL;
+    }
+}
+
+static int sc__append_line(void *ctx, const char *line)
+{
+    sc_kv *kv = ctx;
+
+    sc_kv_append(kv, line);
+    sc_kv_append(kv, "\n");
+    return kv->failed ? -ENOMEM : 0;
+}
+
+/* Closes the window (main_loop_end, or the workload's end) and writes interference.txt. */
+static void sc__sampler_end(sc__obs *s)
+{
+    char rel[256];
+    sc_kv kv;
+
+    if (!s->sampler)
+        return;
+    sc_kv_init(&kv);
+    sc_kv_append(&kv, "# streamcard interference records: doc/design.md, \"Interference\"\n");
+    int rc = sc_sampler_sample(s->sampler, s->proc_root, SC_SAMPLE_END, sc__now_ns());
+    if (rc == 0)
+        rc = sc_sampler_records(s->sampler, sc__append_line, &kv);
+    if (rc < 0)
+        sc__capture_fail(s, "interference.txt", rc);
+    else if ((rc = sc_bundle_write(s->o->bundle, sc__rel(s, "interference.txt", rel, sizeof(rel)),
+                                   kv.text, kv.len)) < 0)
+        sc__write_fail(s, "interference.txt", rc);
+    sc_kv_free(&kv);
+    sc_sampler_free(s->sampler);
+    s->sampler = NULL;
+}
+
+/* A scan of /proc while the main loop runs, when one is due. */
+static void sc__sampler_tick(sc__obs *s)
+{
+    long long now = sc__now_ns();
+
+    if (s->sampler && now >= sc_sampler_next_scan(s->sampler)) {
+        int rc = sc_sampler_sample(s->sampler, s->proc_root, SC_SAMPLE_SCAN, now);
+        if (rc < 0)
+            sc__capture_fail(s, "interference.txt (scan)", rc);
+    }
+}
+
 /*
  * The snapshots at main_loop_begin, most time-critical first: where the threads are
  * right now, then the status, then numa_maps (a page-table walk, slower on big runs).
@@ -127,7 +225,7 @@ static void sc__release_workload(sc__obs *s)
 static void sc__capture_ready(sc__obs *s)
 {
     struct timespec t0, t1;
-    char *text = NULL, *maps = NULL;
+    char *text = NULL, *maps = NULL, rel[256];
     int rc;
 
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -136,7 +234,8 @@ static void sc__capture_ready(sc__obs *s)
     rc = sc_snapshot_threads(s->procfd, s->r->pid, &text);
     if (rc < 0)
         sc__capture_fail(s, "threads_at_ready.txt", rc);
-    else if ((rc = sc_bundle_write_str(s->o->bundle, "threads_at_ready.txt", text)) < 0)
+    else if ((rc = sc_bundle_write_str(
+                  s->o->bundle, sc__rel(s, "threads_at_ready.txt", rel, sizeof(rel)), text)) < 0)
         sc__write_fail(s, "threads_at_ready.txt", rc);
     free(text);
     text = NULL;
@@ -144,7 +243,8 @@ static void sc__capture_ready(sc__obs *s)
     sc__copy_proc_file(s, "numa_maps", "numa_maps_at_ready.txt", &maps);
     sc__copy_runenv(s);
     if (maps && sc_snapshot_numastat(maps, s->r->pid, &text) == 0) {
-        if ((rc = sc_bundle_write_str(s->o->bundle, "numastat_at_ready.txt", text)) < 0)
+        if ((rc = sc_bundle_write_str(
+                 s->o->bundle, sc__rel(s, "numastat_at_ready.txt", rel, sizeof(rel)), text)) < 0)
             sc__write_fail(s, "numastat_at_ready.txt", rc);
     } else {
         sc__capture_fail(s, "numastat_at_ready.txt", -ENODATA);
@@ -157,9 +257,10 @@ static void sc__capture_ready(sc__obs *s)
     char ready[128];
     snprintf(ready, sizeof(ready), "main_loop_begin_at=%lld.%09ld\ncapture_ms=%.3f\n",
              (long long)s->r->ready_at.tv_sec, s->r->ready_at.tv_nsec, s->r->ready_capture_ms);
-    rc = sc_bundle_write_str(s->o->bundle, "main_loop.ready", ready);
+    rc = sc_bundle_write_str(s->o->bundle, sc__rel(s, "main_loop.ready", rel, sizeof(rel)), ready);
     if (rc < 0)
         sc__write_fail(s, "main_loop.ready", rc);
+    sc__sampler_begin(s);
     sc__release_workload(s);
     if (s->o->echo_fd >= 0)
         dprintf(s->o->echo_fd, "streamcard: READY PID=%d log=%s bundle=%s (captured in %.1f ms)\n",
@@ -192,6 +293,10 @@ static void sc__scan(sc__obs *s, const char *buf, size_t n)
         if (!s->line_overflow && !s->r->ready_seen && strcmp(s->line, SC__MARKER_BEGIN) == 0) {
             sc__take_status(s);
             sc__capture_ready(s);
+        } else if (!s->line_overflow && s->r->ready_seen && !s->r->end_seen &&
+                   strcmp(s->line, SC__MARKER_END) == 0) {
+            s->r->end_seen = true;
+            sc__sampler_end(s);
         }
         s->line_len = 0;
         s->line_overflow = false;
@@ -299,6 +404,7 @@ static int sc__loop(sc__obs *s, int out_rd, int sigfd)
                 out_open = false;
             }
         }
+        sc__sampler_tick(s);
         if (!s->r->exit_known)
             sc__reap(s);
         /* The workload ended but something it started still holds the pipe: wait 2 s. */
@@ -321,22 +427,33 @@ static int sc__loop(sc__obs *s, int out_rd, int sigfd)
     return 0;
 }
 
-/* The workload's environment: the caller's plus STREAMCARD_READY_FD=<fd>. */
-static char **sc__ready_env(char *const *envp, int fd)
+/*
+ * The workload's environment: the caller's plus STREAMCARD_READY_FD=<fd> and, with
+ * interference accounting, STREAMCARD_OBSERVER=<pid>@<host>. *added: how many were added
+ * (the last ones, malloc'd).
+ */
+static char **sc__ready_env(const sc_observe_opts *o, int fd, size_t *added)
 {
     size_t n = 0;
+    char host[64] = "unknown";
 
-    while (envp && envp[n])
+    *added = 0;
+    while (o->envp && o->envp[n])
         n++;
-    char **env = calloc(n + 2, sizeof(*env));
+    char **env = calloc(n + 3, sizeof(*env));
     if (!env)
         return NULL;
     for (size_t i = 0; i < n; i++)
-        env[i] = envp[i];
-    if (asprintf(&env[n], SC_TRACE_READY_FD_ENV "=%d", fd) < 0) {
+        env[i] = o->envp[i];
+    gethostname(host, sizeof(host) - 1);
+    if (asprintf(&env[n], SC_TRACE_READY_FD_ENV "=%d", fd) < 0 ||
+        (o->interference &&
+         asprintf(&env[n + 1], SC_TRACE_OBSERVER_ENV "=%d@%s", (int)getpid(), host) < 0)) {
+        free(env[n]);
         free(env);
         return NULL;
     }
+    *added = o->interference ? 2 : 1;
     return env;
 }
 
@@ -344,9 +461,9 @@ int sc_observe_run(const sc_observe_opts *o, sc_observe_result *r)
 {
     int out[2] = {-1, -1}, errp[2] = {-1, -1}, ready[2] = {-1, -1}, sigfd = -1, rc;
     sigset_t block, old;
-    sc__obs s = {.o = o, .r = r, .procfd = -1, .ready_wr = -1};
+    sc__obs s = {.o = o, .r = r, .procfd = -1, .ready_wr = -1, .proc_root = -1};
     char procpath[64], **envp = NULL;
-    size_t nenv = 0;
+    size_t nenv = 0, added = 0;
 
     memset(r, 0, sizeof(*r));
     r->pid = -1;
@@ -354,7 +471,7 @@ int sc_observe_run(const sc_observe_opts *o, sc_observe_result *r)
         rc = -errno;
         goto out_close;
     }
-    envp = sc__ready_env(o->envp, ready[0]);
+    envp = sc__ready_env(o, ready[0], &added);
     if (!envp) {
         rc = -ENOMEM;
         goto out_close;
@@ -398,6 +515,7 @@ int sc_observe_run(const sc_observe_opts *o, sc_observe_result *r)
     rc = sc__loop(&s, out[0], sigfd);
     if (s.line_len > 0)
         sc__scan(&s, "\n", 1); /* a last line without newline still counts */
+    sc__sampler_end(&s);       /* no main_loop_end: the window closes with the workload */
 out_restore:
     if (sigfd >= 0)
         close(sigfd);
@@ -414,8 +532,11 @@ out_close:
     sc__release_workload(&s);
     if (s.procfd >= 0)
         close(s.procfd);
-    if (envp && nenv)
-        free(envp[nenv - 1]);
+    if (s.proc_root >= 0)
+        close(s.proc_root);
+    sc_sampler_free(s.sampler);
+    for (size_t i = 0; envp && i < added; i++)
+        free(envp[nenv - 1 - i]);
     free(envp);
     return rc;
 }

@@ -71,10 +71,15 @@ typedef enum sc_card_field {
     SC_CF_MAX_BYTES,
     SC_CF_WINDOW,
     SC_CF_NODES,
+    SC_CF_RUNS,
+    SC_CF_RUNS_CI_PCT,
+    SC_CF_RUNS_MAX,
+    SC_CF_INTERFERENCE_ACCOUNTING,
     SC_CF_EXPECT_TRANSPORT,
     SC_CF_EXPECT_MIN_RATE,
     SC_CF_EXPECT_AT_BYTES,
     SC_CF_EXPECT_MAX_LATENCY,
+    SC_CF_EXPECT_MAX_INTERFERENCE,
     SC_CF_ENV,
     SC_CF_CONTROLLED,
     SC_CF_COUNT
@@ -86,7 +91,7 @@ typedef struct sc_card_kv {
 } sc_card_kv;
 
 typedef struct sc_card {
-    char *source;      /* the YAML exactly as given; NULL for a card made of flags only */
+    char *source; /* the YAML exactly as given; NULL for a card made of flags only */
     size_t source_len;
     char *source_name; /* for messages: the file name, or "command line" */
 
@@ -113,11 +118,19 @@ typedef struct sc_card {
     uint64_t min_bytes, max_bytes;
     long window; /* mpi uniband: messages in flight per window */
     char *nodes; /* Slurm hostlist the card may run on; NULL: any */
+    /* How many times the workload runs, each a separate process, into one bundle: a number,
+       or 0 for "auto": until the median's 95% interval is within runs_ci_pct % of the
+       median, at most runs_max runs (doc/design.md, "Runs"). */
+    long runs;
+    double runs_ci_pct;
+    long runs_max;
+    bool interference_accounting; /* the sampler runs and the interference gate is asked */
     char *expect_transport;
-    double expect_min_rate_MBps;  /* 0: no minimum */
-    uint64_t expect_at_bytes;     /* mpi: the size min_rate applies to (present[]: else the
-                                     largest) */
-    double expect_max_latency_us; /* mpi pingpong: at the smallest size; 0: no maximum */
+    double expect_min_rate_MBps;        /* 0: no minimum */
+    uint64_t expect_at_bytes;           /* mpi: the size min_rate applies to (present[]: else the
+                                           largest) */
+    double expect_max_latency_us;       /* mpi pingpong: at the smallest size; 0: no maximum */
+    double expect_max_interference_pct; /* the interference gate's limit per CPU */
     sc_card_kv *env;
     size_t n_env;
     char **controlled;
@@ -129,16 +142,16 @@ typedef struct sc_card {
     char **sweep_values;
     int *sweep_lines; /* the YAML line of each value */
     size_t n_sweep;
-    char *name_suffix; /* appended to run_name by a sweep instance ("_threads-2") */
-    sc_card_field swept;   /* after sc_card_sweep_select(): the key it set, for messages */
+    char *name_suffix;   /* appended to run_name by a sweep instance ("_threads-2") */
+    sc_card_field swept; /* after sc_card_sweep_select(): the key it set, for messages */
     size_t swept_index;
 
     bool present[SC_CF_COUNT]; /* given in the YAML or by a flag */
     /* Given, but the value was refused (and reported): the checks that relate it to other
        keys skip it, so that one mistake makes one message. */
     bool invalid[SC_CF_COUNT];
-    int line[SC_CF_COUNT];     /* YAML line (1-based); 0 when given by a flag */
-    bool overridden;           /* a flag changed a value after the YAML was read */
+    int line[SC_CF_COUNT]; /* YAML line (1-based); 0 when given by a flag */
+    bool overridden;       /* a flag changed a value after the YAML was read */
 } sc_card;
 
 /* Allocates an empty card with the defaults of schema version 1. NULL on ENOMEM. */
@@ -230,6 +243,11 @@ typedef struct sc_card_param {
  * Returns how many entries of out were filled.
  */
 size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX_PARAMS]);
+
+/* Defaults of the runs and interference keys (doc/design.md, "Runs", "Interference"). */
+#define SC_CARD_RUNS_CI_PCT_DEFAULT 2.0
+#define SC_CARD_RUNS_MAX_DEFAULT 30
+#define SC_CARD_MAX_INTERFERENCE_DEFAULT 5.0
 
 const char *sc_workload_name(sc_workload w);
 const char *sc_prefetch_name(sc_prefetch p);

@@ -30,6 +30,7 @@ typedef enum sc_gate_id {
     SC_GATE_MAX_LATENCY,
     SC_GATE_STREAM_ARRAY,
     SC_GATE_STREAM_TIMER,
+    SC_GATE_INTERFERENCE,
     SC_GATE_COUNT
 } sc_gate_id;
 

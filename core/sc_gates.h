@@ -40,6 +40,8 @@ typedef struct sc_evidence {
     const char *caches;     /* platform/caches.txt: the last-level caches of cpu_list */
     int write_errors;       /* writes into the bundle that failed (disk full, bundle removed); */
     const char *write_error; /* -1: not recorded (the evidence gate then fails) */
+    const char *interference; /* interference.txt: the observer's records (MPI ranks' are in
+                                 the log) */
 } sc_evidence;
 
 /* Computes every gate. Returns 0 or -ENOMEM. */

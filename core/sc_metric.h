@@ -58,16 +58,18 @@ const char *sc_metric_family(size_t index, const char **unit, const char **bette
                              const char **workload, const char **source);
 
 /*
- * The value of m in a bundle's results.json (the root object). Returns 0, or -ENOENT
- * when the bundle does not hold it (another workload or kernel, a size not measured, a
- * value that is not a finite number).
+ * The value of m in a bundle's results.json (the root object): its one run's, or the
+ * median over its runs (runs: N or auto; sc_stats.h). Returns 0, or -ENOENT when the
+ * bundle does not hold it (another workload or kernel, a size not measured, a value that
+ * is not a finite number).
  */
 int sc_metric_value(const sc_metric *m, json_object *results, double *value);
 
 /*
- * The samples of m, one per run of the workload the bundle holds, into out (at most max).
- * Returns how many; 0 when the bundle does not hold m. A bundle of one run gives one
- * sample, its value; statistics over runs (medians, intervals) start from these.
+ * The samples of m, one per run of the workload the bundle holds (results.json's "runs",
+ * or its top level for a bundle of schema 1), into out (at most max). Returns how many; 0
+ * when the bundle does not hold m. Statistics over runs (medians, intervals, the ratio of
+ * two bundles) start from these.
  */
 size_t sc_metric_samples(const sc_metric *m, json_object *results, double *out, size_t max);
 

@@ -7,7 +7,12 @@
  * the lines are scanned for the trace protocol, and the moment
  * TRACE_WORKLOAD_PHASE=main_loop_begin arrives the observer snapshots the process
  * (threads and their CPUs, /proc/<pid>/status, numa_maps, per-node pages) into the
- * bundle and records how long that took. Signals to the caller (Ctrl-C, scancel's
+ * bundle and records how long that took. With interference accounting, a sampler
+ * (common/sc_sampler.h) opens its window there, just before the workload is released, scans
+ * /proc at a low rate meanwhile and closes it at TRACE_WORKLOAD_PHASE=main_loop_end (or at
+ * the workload's end), then writes its records to interference.txt; the workload's
+ * environment names the observer (STREAMCARD_OBSERVER), so MPI ranks sample their own CPUs
+ * and count it as the job's own. Signals to the caller (Ctrl-C, scancel's
  * SIGTERM) are forwarded to the workload's process group and the run still ends with
  * its evidence.
  */
@@ -29,6 +34,10 @@ typedef struct sc_observe_opts {
     int log_fd;                /* receives everything the workload prints */
     int echo_fd;               /* a copy for the terminal; -1 for none */
     const sc_bundle *bundle;   /* where the snapshots are written */
+    const char *dir;           /* the run's folder in the bundle ("run-2"); "" or NULL: top */
+    bool interference;         /* account interference (sets STREAMCARD_OBSERVER) */
+    const int *acct_cpus;      /* the CPUs the observer accounts itself (none for MPI: the */
+    size_t n_acct_cpus;        /* ranks do); with interference, writes interference.txt */
     const char *log_path;      /* for capture_guard.env and the READY line */
     const char *guard_extra;   /* more "key=value" lines for capture_guard.env; may be NULL */
     double timeout_s;          /* 0: none; else SIGTERM after it, SIGKILL 10 s later */
@@ -50,6 +59,7 @@ typedef struct sc_observe_result {
     char capture_error[256];
     int write_errors; /* evidence that could not be written into the bundle */
     char write_error[256];
+    bool end_seen;    /* main_loop_end arrived */
 } sc_observe_result;
 
 /* Runs the workload to its end. Returns 0 (see r for how it ended) or -errno. */

@@ -11,19 +11,35 @@
 
 #include <json-c/json.h>
 
+/* One run of the workload: a separate process, its own files and gates. */
+typedef struct sc_results_run {
+    const char *dir;                   /* "" (runs: 1) or "run-2" */
+    const char *started_at, *ended_at; /* ISO 8601 UTC */
+    const sc_gates *gates;
+    const char *kernel_json;   /* the workload's own results (may be NULL when it died) */
+    json_object *interference; /* sc_interference_json() of the run (may be NULL) */
+} sc_results_run;
+
 typedef struct sc_results_info {
     const char *host;
     const char *card_sha256;
     const char *bundle;
-    const char *started_at, *ended_at; /* ISO 8601 UTC */
-    const char *kernel_json; /* the workload's own results (may be NULL when it died) */
+    const sc_results_run *runs; /* in the order they ran */
+    size_t n_runs;
+    const char *stopped; /* why the runs ended (sc_runs_done()) */
 } sc_results_info;
 
+/* The schema version results.json is written with. */
+#define SC_RESULTS_SCHEMA 2
+
 /*
- * Builds results.json: schema, workload, kernel, host, verdict, gates (true/false/null),
- * notes, then every other key of the workload's own results (its "metrics" object, and
- * e.g. ipsearch's "evidence" block, mpi-pingpong's "transport" and "bindings", validation
- * counts); "metrics" is {} when the workload wrote none. malloc'd text or NULL.
+ * Builds results.json (schema 2): schema, workload, kernel, host, the verdict and gates over
+ * every run (true/false/null) with their notes, "runs_policy" (requested, done, why it
+ * stopped), "runs" (per run: its folder, times, verdict, gates, notes, interference summary
+ * and every key of the workload's own results: "metrics", ipsearch's "evidence",
+ * mpi-pingpong's "transport" and "bindings", validation counts) and "stats" (sc_runs.h).
+ * A bundle of one run (runs: 1) also keeps schema 1's top level: the workload's keys,
+ * "metrics" ({} when the workload wrote none) and "interference". malloc'd text or NULL.
  */
 char *sc_results_build(const sc_card *card, const sc_gates *gates, const sc_results_info *info);
 

@@ -318,8 +318,10 @@ static int sc__line(sc_tracelog *t, const char *line, size_t n, long lineno)
         sc__copy_line(t->failed_text, sizeof(t->failed_text), buf, strlen(buf));
     }
     /* A NaN or Inf among the results fails validation; "env: NAME=VALUE" lines are the
-       workload's record of its environment (GOMP_SPINCOUNT=INFINITY is a valid value). */
+       workload's record of its environment (GOMP_SPINCOUNT=INFINITY is a valid value), and
+       interference records name other users' tasks (one may call itself "inf"). */
     if (!t->nonfinite_line && strncmp(buf, "env: ", 5) != 0 &&
+        strncmp(buf, SC_TRACE_TAG_INTERFERENCE, strlen(SC_TRACE_TAG_INTERFERENCE)) != 0 &&
         sc__has_nonfinite(buf, strlen(buf))) {
         t->nonfinite_line = lineno;
         sc__copy_line(t->nonfinite_text, sizeof(t->nonfinite_text), buf, strlen(buf));

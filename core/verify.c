@@ -12,18 +12,23 @@
 #include "sc_platform_gate.h"
 #include "sc_results.h"
 #include "sc_tracelog.h"
+#include "sc_run_files.h"
+#include "sc_runs.h"
 #include "sc_verify_attest.h"
 #include "sc_verify_derived.h"
 #include "sc_verify_reps.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The raw files of one bundle, each NULL when absent. */
+/* The bundle's own files (each run's are sc_run_files), each NULL when absent. */
 typedef struct sc__files {
-    char *card_text, *run_conf, *log, *threads, *status, *maps, *state, *results, *build, *caches;
+    char *card_text, *run_conf, *results, *build;
 } sc__files;
 
 /* The best rate the log's own table shows (STREAM rows), or 0. */
@@ -138,7 +143,7 @@ static void sc__check_build(const sc__files *f, sc_diag *problems)
 }
 
 /* run.conf's X_ok=1|0|NA must say exactly what the recomputed gate says. */
-static void sc__check_claims(const sc__files *f, const sc_gates *gates, sc_diag *problems)
+static void sc__check_claims(const char *conf, const sc_gates *gates, sc_diag *problems)
 {
     char claim[16] = "";
 
@@ -146,7 +151,7 @@ static void sc__check_claims(const sc__files *f, const sc_gates *gates, sc_diag 
         const char *key = sc_gate_conf_key((sc_gate_id)i);
         sc_gate_state s = gates->g[i].state;
         const char *truth = s == SC_GATE_OK ? "1" : s == SC_GATE_FAIL ? "0" : "NA";
-        if (!sc_kv_get(f->run_conf, key, claim, sizeof(claim)))
+        if (!sc_kv_get(conf, key, claim, sizeof(claim)))
             sc_diag_addf(problems, "run.conf: no %s line", key);
         else if (strcmp(claim, truth) != 0)
             sc_diag_addf(problems, "run.conf claims %s=%s but the raw files show %s: %s", key,
@@ -154,7 +159,7 @@ static void sc__check_claims(const sc__files *f, const sc_gates *gates, sc_diag 
     }
     const char *verdict = sc_gates_passed(gates) ? "ok" : "failed";
     *claim = '\0';
-    if (!sc_kv_get(f->run_conf, "verdict", claim, sizeof(claim)) || strcmp(claim, verdict) != 0)
+    if (!sc_kv_get(conf, "verdict", claim, sizeof(claim)) || strcmp(claim, verdict) != 0)
         sc_diag_addf(problems, "run.conf claims verdict=%s but the raw files show %s", claim,
                      verdict);
 }
@@ -172,14 +177,13 @@ static bool sc__gate_agrees(json_object *g, const sc_gate *gate, const char *nam
 }
 
 /* Every STREAM function's rate in results.json must be the one stream.log's table shows. */
-static void sc__check_rates(const sc__files *f, json_object *metrics, sc_diag *problems)
+static void sc__check_rates(const char *log, json_object *metrics, sc_diag *problems)
 {
     json_object *rates;
     sc_tracelog t;
 
     if (!metrics || !json_object_object_get_ex(metrics, "rates", &rates) ||
-        !json_object_is_type(rates, json_type_object) ||
-        sc_tracelog_parse(f->log ? f->log : "", &t) < 0)
+        !json_object_is_type(rates, json_type_object) || sc_tracelog_parse(log ? log : "", &t) < 0)
         return;
     json_object_object_foreach(rates, key, rate)
     {
@@ -266,9 +270,9 @@ static void sc__check_sizes(json_object *metrics, const sc_tracelog *t, sc_diag 
 }
 
 /* build.json's "mpi_stack" (mpi) is exactly what the log's TRACE_MPI_* lines give. */
-static void sc__check_mpi_stack(const sc__files *f, const sc_tracelog *t, sc_diag *problems)
+static void sc__check_mpi_stack(const char *build_text, const sc_tracelog *t, sc_diag *problems)
 {
-    json_object *build = f->build ? json_tokener_parse(f->build) : NULL, *claimed = NULL;
+    json_object *build = build_text ? json_tokener_parse(build_text) : NULL, *claimed = NULL;
     json_object *want = t ? sc_mpistack_json(t) : NULL;
 
     if (build)
@@ -287,19 +291,19 @@ static void sc__check_mpi_stack(const sc__files *f, const sc_tracelog *t, sc_dia
  * and MPI stack lines exactly the ones the log's TRACE_TRANSPORT* and TRACE_MPI_* lines
  * give, no more and no fewer.
  */
-static void sc__check_conf_figures(const sc__files *f, const sc_card *card,
+static void sc__check_conf_figures(const char *conf, const char *build, const sc_card *card,
                                    const sc_tracelog *t, double log_best, sc_diag *problems)
 {
     char claimed[64];
     sc_kv want;
 
-    if (sc_kv_get(f->run_conf, "best_rate_MBps", claimed, sizeof(claimed)) &&
+    if (sc_kv_get(conf, "best_rate_MBps", claimed, sizeof(claimed)) &&
         !sc_tracelog_shows(strtod(claimed, NULL), log_best, 0.1))
         sc_diag_addf(problems, "run.conf: best_rate_MBps=%s, but stream.log shows %.1f MB/s",
                      claimed, log_best);
     /* ready_wait_ms: the log's TRACE_READY_WAIT, or none without one. */
     double waited = t ? t->ready_wait_ms : -1;
-    if (sc_kv_get(f->run_conf, "ready_wait_ms", claimed, sizeof(claimed))) {
+    if (sc_kv_get(conf, "ready_wait_ms", claimed, sizeof(claimed))) {
         bool none = strcmp(claimed, "none") == 0;
         if (none != (waited < 0) ||
             (!none && !sc_tracelog_shows(strtod(claimed, NULL), waited, 0.001)))
@@ -308,17 +312,18 @@ static void sc__check_conf_figures(const sc__files *f, const sc_card *card,
     }
     if (card->workload != SC_WORKLOAD_MPI_PINGPONG)
         return;
-    sc__check_mpi_stack(f, t, problems);
+    if (build) /* the first run's: build.json's mpi_stack is from its log */
+        sc__check_mpi_stack(build, t, problems);
     sc_kv_init(&want);
     sc_tracelog_transport_conf(t, &want);
     for (const char *p = want.text; p && *p;) {
         size_t n = strcspn(p, "\n");
-        if (!sc__has_line(f->run_conf, p, n))
+        if (!sc__has_line(conf, p, n))
             sc_diag_addf(problems, "run.conf: no line \"%.*s\", which stream.log shows",
                          (int)n, p);
         p += n + (p[n] != '\0');
     }
-    for (const char *p = f->run_conf; *p;) {
+    for (const char *p = conf; *p;) {
         size_t n = strcspn(p, "\n");
         if (sc_tracelog_is_transport_conf(p) && !sc__has_line(want.text, p, n))
             sc_diag_addf(problems, "run.conf: \"%.*s\", but stream.log does not show it",
@@ -328,17 +333,13 @@ static void sc__check_conf_figures(const sc__files *f, const sc_card *card,
     sc_kv_free(&want);
 }
 
-static void sc__check_results(const sc__files *f, const sc_card *card, const sc_gates *gates,
-                              double log_best, sc_diag *problems)
+/* A run's object of results.json (for one run, its top level) against its log and gates. */
+static void sc__check_results(json_object *root, const char *log, const sc_card *card,
+                              const sc_gates *gates, double log_best, sc_diag *problems)
 {
-    json_object *root = f->results ? json_tokener_parse(f->results) : NULL, *val = NULL, *g;
-    json_object *metrics;
+    json_object *val = NULL, *g, *metrics = NULL;
     const char *verdict = sc_gates_passed(gates) ? "ok" : "failed";
 
-    if (!root) {
-        sc_diag_addf(problems, "results.json: missing or not JSON");
-        return;
-    }
     if (!json_object_object_get_ex(root, "verdict", &val) ||
         strcmp(json_object_get_string(val), verdict) != 0)
         sc_diag_addf(problems, "results.json claims verdict %s but the raw files show %s",
@@ -359,29 +360,26 @@ static void sc__check_results(const sc__files *f, const sc_card *card, const sc_
                      "results.json: best rate %.1f MB/s, but stream.log's table "
                      "shows %.1f MB/s",
                      claimed, log_best);
-    sc__check_rates(f, metrics, problems);
+    sc__check_rates(log, metrics, problems);
     sc_tracelog t;
-    if (sc_tracelog_parse(f->log ? f->log : "", &t) == 0) {
-        if (metrics && card->workload == SC_WORKLOAD_IPSEARCH)
+    if (metrics && sc_tracelog_parse(log ? log : "", &t) == 0) {
+        if (card->workload == SC_WORKLOAD_IPSEARCH)
             sc__check_figures(metrics, &t, problems);
-        if (metrics && card->workload == SC_WORKLOAD_MPI_PINGPONG)
+        if (card->workload == SC_WORKLOAD_MPI_PINGPONG)
             sc__check_sizes(metrics, &t, problems);
-        if (metrics)
-            sc_verify_reps(metrics, &t, card, problems);
-        sc_verify_derived(&t, card, problems); /* the log's rates from its own times */
+        sc_verify_reps(metrics, &t, card, problems);
         sc_tracelog_free(&t);
     }
-    json_object_put(root);
 }
 
-static void sc__check_conf(const sc__files *f, const sc_card *card, double log_best,
-                           sc_diag *problems)
+static void sc__check_conf(const char *conf, const char *build, const char *log, const sc_card *card,
+                           double log_best, sc_diag *problems)
 {
     sc_tracelog t;
 
-    if (!f->run_conf || sc_tracelog_parse(f->log ? f->log : "", &t) < 0)
+    if (!conf || sc_tracelog_parse(log ? log : "", &t) < 0)
         return;
-    sc__check_conf_figures(f, card, f->log ? &t : NULL, log_best, problems);
+    sc__check_conf_figures(conf, build, card, log ? &t : NULL, log_best, problems);
     sc_tracelog_free(&t);
 }
 
@@ -402,14 +400,204 @@ static void sc__files_free(sc__files *f)
 {
     free(f->card_text);
     free(f->run_conf);
-    free(f->log);
-    free(f->threads);
-    free(f->status);
-    free(f->maps);
-    free(f->state);
-    free(f->caches);
     free(f->results);
     free(f->build);
+}
+
+/* Each line of from, with prefix in front, into to. */
+static void sc__merge_prefixed(sc_diag *to, const sc_diag *from, const char *prefix)
+{
+    for (size_t i = 0; i < from->count; i++)
+        sc_diag_addf(to, "%s%s", prefix, from->lines[i]);
+}
+
+/*
+ * One run against its files: its gates recomputed, its record's claims (run.conf for one
+ * run, run-<i>/run.conf for several), its object of results.json and its figures. Several
+ * runs: each problem starts "run-<i>: ".
+ */
+static int sc__verify_run(const sc_bundle *b, const sc_card *card, const sc__files *f,
+                          json_object *root, size_t i, const sc_platform_files *p, sc_gates *g,
+                          sc_diag *problems)
+{
+    bool flat = sc_runs_flat(card);
+    json_object *runs = NULL, *run = NULL;
+    sc_run_files rf;
+    sc_run_end e;
+    sc_diag mine;
+    char prefix[32];
+
+    sc_diag_init(&mine);
+    sc_run_files_read(b, card, i, &rf);
+    const char *conf = flat ? f->run_conf : rf.conf;
+    if (!conf && !flat)
+        sc_diag_addf(&mine, "run.conf: missing");
+    sc_run_end_from_conf(conf, &e);
+    double log_best = sc__log_best_rate(rf.log);
+    int rc = sc_run_gates(card, &rf, &e, p, log_best, g);
+    if (root && json_object_object_get_ex(root, "runs", &runs) &&
+        json_object_is_type(runs, json_type_array))
+        run = json_object_array_get_idx(runs, i);
+    if (rc == 0) {
+        if (conf)
+            sc__check_claims(conf, g, &mine);
+        if (root && flat)
+            sc__check_results(root, rf.log, card, g, log_best, &mine);
+        if (run)
+            sc__check_results(run, rf.log, card, g, log_best, &mine);
+        else if (root && (!flat || runs))
+            sc_diag_addf(&mine, "results.json: no record of this run in \"runs\"");
+        sc__check_conf(conf, i == 0 ? f->build : NULL, rf.log, card, log_best, &mine);
+        sc_tracelog t;
+        if (rf.log && sc_tracelog_parse(rf.log, &t) == 0) {
+            sc_verify_derived(&t, card, &mine); /* the log's rates from its own times */
+            sc_tracelog_free(&t);
+        }
+    }
+    snprintf(prefix, sizeof(prefix), "run-%zu: ", i + 1);
+    sc__merge_prefixed(problems, &mine, flat ? "" : prefix);
+    sc_diag_free(&mine);
+    sc_run_files_free(&rf);
+    return rc;
+}
+
+/* results.json's "stats" must be what its runs' figures give (sc_runs_stats()). */
+static void sc__check_stats(const sc_card *card, json_object *root, sc_diag *problems)
+{
+    json_object *runs = NULL, *claimed = NULL;
+
+    if (!json_object_object_get_ex(root, "runs", &runs) ||
+        !json_object_object_get_ex(root, "stats", &claimed)) {
+        sc_diag_addf(problems, "results.json: no \"runs\" and \"stats\" (schema %d)",
+                     SC_RESULTS_SCHEMA);
+        return;
+    }
+    json_object *truth = sc_runs_stats(card, runs);
+    if (truth && !json_object_equal(truth, claimed)) {
+        json_object_object_foreach(truth, name, fig)
+        {
+            json_object *c = NULL;
+            if (!json_object_object_get_ex(claimed, name, &c) || !json_object_equal(c, fig)) {
+                sc_diag_addf(problems,
+                             "results.json: stats of %s are not what its runs' figures give "
+                             "(median %s)",
+                             name,
+                             json_object_to_json_string(
+                                 json_object_object_get_ex(fig, "median", &c) ? c : NULL));
+                break;
+            }
+        }
+        if (json_object_object_length(claimed) != json_object_object_length(truth))
+            sc_diag_addf(problems, "results.json: stats name figures its runs do not have");
+    }
+    json_object_put(truth);
+}
+
+/*
+ * Several runs: as many as run.conf and results.json say, run-<i> folders with nothing
+ * between them, and the series stopped where its rule (sc_runs_done()) says: not before,
+ * not after, unless a run failed (then the verdict fails anyway).
+ */
+static void sc__check_series(const sc_card *card, const sc__files *f, json_object *root, size_t n,
+                             bool passed, sc_diag *problems)
+{
+    json_object *runs = NULL;
+    char why[256], claimed[256] = "";
+    long told = -1;
+
+    if (!sc_kv_get_long(f->run_conf, "runs", &told) || told != (long)n)
+        sc_diag_addf(problems, "run.conf: runs=%ld, but the bundle holds %zu run folders", told, n);
+    if (!root || !json_object_object_get_ex(root, "runs", &runs) ||
+        json_object_array_length(runs) != n) {
+        sc_diag_addf(problems, "results.json: \"runs\" does not list the %zu runs of the bundle",
+                     n);
+        return;
+    }
+    json_object *prefix = json_object_new_array();
+    for (size_t k = 0; prefix && k < n; k++) {
+        json_object_array_add(prefix, json_object_get(json_object_array_get_idx(runs, k)));
+        bool last = k + 1 == n;
+        bool done = sc_runs_done(card, prefix, last && !passed, why, sizeof(why));
+        if (!last && done && passed) {
+            sc_diag_addf(problems,
+                         "the runs should have stopped after run %zu (%s), but %zu "
+                         "were made",
+                         k + 1, why, n);
+            break;
+        }
+        if (last && passed && !done)
+            sc_diag_addf(problems, "the runs stopped after %zu, but their rule wants more (%s)", n,
+                         why);
+        if (last && passed && done &&
+            sc_kv_get(f->run_conf, "runs_stopped", claimed, sizeof(claimed)) &&
+            strcmp(claimed, why) != 0)
+            sc_diag_addf(problems, "run.conf: runs_stopped=%s, but the runs show: %s", claimed,
+                         why);
+    }
+    json_object_put(prefix);
+}
+
+/* The run-<i> folders of a bundle of several runs, counted from run-1 up. */
+static size_t sc__count_runs(const sc_bundle *b)
+{
+    char dir[32];
+    size_t n = 0;
+
+    while (n < SC_RUNS_MAX) {
+        snprintf(dir, sizeof(dir), "run-%zu", n + 1);
+        if (faccessat(b->dirfd, dir, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+            break;
+        n++;
+    }
+    return n;
+}
+
+/* Every run, the gates over them, the top-level claims, the statistics and the series. */
+static int sc__verify_runs(const sc_bundle *b, const sc_card *card, const sc__files *f,
+                           sc_verify_report *out)
+{
+    json_object *root = f->results ? json_tokener_parse(f->results) : NULL, *schema = NULL;
+    bool flat = sc_runs_flat(card);
+    size_t n = flat ? 1 : sc__count_runs(b);
+    sc_gates *each = calloc(n + 1, sizeof(*each));
+    sc_platform_files p;
+    int rc = each ? 0 : -ENOMEM;
+
+    if (!root)
+        sc_diag_addf(&out->problems, "results.json: missing or not JSON");
+    sc_platform_files_read(b, &p);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = sc__verify_run(b, card, f, root, i, &p, &each[i], &out->problems);
+    sc_platform_files_free(&p);
+    if (rc == 0) {
+        sc_runs_combine_gates(each, n, &out->gates);
+        long lost = -1;
+        char first[256] = "?";
+        /* several runs: writes outside every run (results.json, platform/after.txt) */
+        if (!flat && !sc_kv_get_long(f->run_conf, "write_errors", &lost))
+            sc_gate_set(&out->gates.g[SC_GATE_EVIDENCE], SC_GATE_FAIL,
+                        "not supported by evidence: run.conf records no write_errors");
+        else if (!flat && lost != 0) {
+            sc_kv_get(f->run_conf, "write_error", first, sizeof(first));
+            sc_gate_set(&out->gates.g[SC_GATE_EVIDENCE], SC_GATE_FAIL,
+                        "%ld writes into the bundle failed, the first: %s", lost, first);
+        }
+        out->gates_computed = true;
+        if (!flat) {
+            sc__check_claims(f->run_conf, &out->gates, &out->problems);
+            if (root)
+                sc__check_results(root, NULL, card, &out->gates, 0, &out->problems);
+        }
+        bool v2 = root && json_object_object_get_ex(root, "schema", &schema) &&
+                  json_object_get_int(schema) >= SC_RESULTS_SCHEMA;
+        if (root && (v2 || !flat))
+            sc__check_stats(card, root, &out->problems);
+        if (!flat)
+            sc__check_series(card, f, root, n, sc_gates_passed(&out->gates), &out->problems);
+    }
+    json_object_put(root);
+    free(each);
+    return rc;
 }
 
 int sc_verify_bundle(const char *path, sc_verify_report *out)
@@ -422,9 +610,6 @@ int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verif
     sc__files f = {0};
     sc_bundle b;
     sc_card *card;
-    long exit_code = -1, exit_signal = 0, exit_known = 0;
-    sc_host_state *hosts = NULL;
-    size_t n_hosts = 0;
 
     memset(out, 0, sizeof(*out));
     sc_diag_init(&out->problems);
@@ -437,13 +622,6 @@ int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verif
     sc_diag *p = &out->problems;
     f.card_text = sc__read(&b, "card.yaml", p);
     f.run_conf = sc__read(&b, "run.conf", p);
-    f.log = sc__read(&b, "stream.log", p);
-    f.threads = sc__read(&b, "threads_at_ready.txt", p);
-    f.status = sc__read(&b, "workload_status_at_ready.txt", p);
-    f.maps = sc__read(&b, "numa_maps_at_ready.txt", p);
-    f.state = sc__read(&b, "prefetch/state/state.env", p);
-    f.caches = sc__read(&b, "platform/caches.txt", p);
-    sc_host_states_read(&b, &hosts, &n_hosts);
     f.results = sc__read(&b, "results.json", p);
     f.build = sc__read(&b, "build.json", p);
     if (!f.run_conf)
@@ -452,56 +630,29 @@ int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verif
     if (f.run_conf)
         sc__check_identity(&f, card, &out->problems);
     sc__check_build(&f, &out->problems);
-    out->log_best_rate_MBps = sc__log_best_rate(f.log);
     if (card) {
-        sc_kv_get_long(f.run_conf, "exit_known", &exit_known);
-        sc_kv_get_long(f.run_conf, "exit_code", &exit_code);
-        sc_kv_get_long(f.run_conf, "exit_signal", &exit_signal);
-        long caller_signal = 0, timed_out = 0, wrapper_killed = 0;
-        sc_kv_get_long(f.run_conf, "caller_signal", &caller_signal);
-        sc_kv_get_long(f.run_conf, "timed_out", &timed_out);
-        sc_kv_get_long(f.run_conf, "wrapper_killed", &wrapper_killed);
-        long write_errors = -1;
-        char write_error[256] = "";
-        sc_kv_get_long(f.run_conf, "write_errors", &write_errors);
-        sc_kv_get(f.run_conf, "write_error", write_error, sizeof(write_error));
-        sc_evidence ev = {.log = f.log,
-                          .write_errors = (int)write_errors,
-                          .write_error = write_error,
-                          .exit_known = exit_known == 1,
-                          .exit_code = (int)exit_code,
-                          .exit_signal = (int)exit_signal,
-                          .ended_by_streamcard = caller_signal || timed_out || wrapper_killed,
-                          .threads_at_ready = f.threads,
-                          .status_at_ready = f.status,
-                          .numa_maps_at_ready = f.maps,
-                          .state_env = f.state,
-                          .caches = f.caches,
-                          .host_states = hosts,
-                          .n_host_states = n_hosts,
-                          .best_rate_MBps = out->log_best_rate_MBps};
-        rc = sc_gates_evaluate(card, &ev, &out->gates);
-        if (rc == 0) {
-            out->gates_computed = true;
-            sc__check_claims(&f, &out->gates, &out->problems);
-            sc__check_results(&f, card, &out->gates, out->log_best_rate_MBps, &out->problems);
-            sc__check_conf(&f, card, out->log_best_rate_MBps, &out->problems);
+        char rel[64];
+        char *log = sc_bundle_read_opt(&b, sc_runs_path(card, 0, "stream.log", rel, sizeof(rel)));
+        out->log_best_rate_MBps = sc__log_best_rate(log);
+        rc = sc__verify_runs(&b, card, &f, out);
+        if (rc == 0 && out->gates_computed) {
             /* run.conf and results.json say what the bundle's readback shows (checked
-               above); the gate itself holds only on what root signed. */
+               above); the gate itself holds only on what root signed. The runs share the
+               platform and its statements; the first run's log names the ranks' hosts. */
             sc_verify_attest_in ain = {.b = &b,
                                        .card = card,
                                        .card_text = f.card_text,
                                        .run_conf = f.run_conf ? f.run_conf : "",
-                                       .log = f.log,
+                                       .log = log,
                                        .opts = opts};
             sc_verify_attest(&ain, &out->gates.g[SC_GATE_PLATFORM_STATE], &out->problems,
                              &out->attested);
         }
+        free(log);
     }
     sc_bundle_close(&b);
     sc_card_free(card);
     sc__files_free(&f);
-    sc_host_states_free(hosts, n_hosts);
     return rc < 0 ? rc : 0;
 }
 

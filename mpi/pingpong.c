@@ -46,6 +46,7 @@
 #include "buildinfo.h"
 #include "options.h"
 #include "pingpong_report.h"
+#include "rank_sampler.h"
 #include "trace.h"
 #include "transport.h"
 
@@ -250,6 +251,7 @@ static int scm__run(const struct scm_opts *o, struct scm_probe *probe, const cha
     sc_netdev before;
     unsigned long long messages = 0, failed = 0;
     FILE *json = NULL;
+    struct scm_rank_sampler *sampler = NULL;
     int ok, rc = SCM_EXIT_FAILED;
 
     if (rank == 0) {
@@ -279,6 +281,7 @@ static int scm__run(const struct scm_opts *o, struct scm_probe *probe, const cha
         scm_report_table_header(stdout, o, size);
     }
     MPI_Barrier(comm); /* the warm-up barrier: both ranks are past MPI_Init and the probe */
+    scm_rank_sampler_begin(&sampler, comm, rank); /* each rank's window over its own CPUs */
     if (rank == 0)
         sct_phase(SC_TRACE_MAIN_LOOP_BEGIN); /* the handshake, when the observer started us */
     int counted = scm_bytes_begin(&before);
@@ -287,6 +290,8 @@ static int scm__run(const struct scm_opts *o, struct scm_probe *probe, const cha
     scm_bytes_end(&before, counted, bench.payload_sent, &mine_bytes);
     if (rank == 0)
         sct_phase(SC_TRACE_MAIN_LOOP_END);
+    scm_rank_sampler_end(sampler, comm, rank, stdout);
+    sampler = NULL;
     scm_transport_decide(carrier.all, &mine_bytes, carrier.bytes, comm, carrier.transport,
                          sizeof(carrier.transport), carrier.note, sizeof(carrier.note));
     ok = scm__verdict(&bench, comm, size, &messages, &failed);
@@ -310,6 +315,7 @@ static int scm__run(const struct scm_opts *o, struct scm_probe *probe, const cha
         }
     }
 out_close:
+    scm_rank_sampler_drop(sampler);
     if (json && sct_cli_close_json(SCM_PROG, o->cli.json, json) != 0)
         rc = SCM_EXIT_FAILED;
     return rc;

@@ -2,8 +2,10 @@
 #include "analysis.h"
 #include "cli.h"
 #include "sc_text.h"
+#include "sc_runs.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -185,4 +187,124 @@ void sc_analysis_print_variables(FILE *out)
     fprintf(out, "%-22s %-9s %s\n", "variable", "group", "read from");
     for (size_t i = 0; (name = sc_facts_var(i, &group, &source)); i++)
         fprintf(out, "%-22s %-9s %s\n", name, group, source);
+}
+
+/* Every sample of m in f (its runs'), malloc'd into *out. How many; 0 with *out NULL. */
+static size_t sc__samples(const sc_bundle_facts *f, const sc_metric *m, double **out)
+{
+    double *buf = calloc(SC_RUNS_MAX, sizeof(*buf));
+    size_t n = buf ? sc_metric_samples(m, f->results, buf, SC_RUNS_MAX) : 0;
+
+    if (!n) {
+        free(buf);
+        buf = NULL;
+    }
+    *out = buf;
+    return n;
+}
+
+int sc_analysis_compare(const sc_bundle_facts *a, const sc_bundle_facts *b, const sc_metric *m,
+                        double bound_pct, sc_analysis_cmp *c)
+{
+    double *va = NULL, *vb = NULL;
+    int rc = -ENOENT;
+
+    memset(c, 0, sizeof(*c));
+    c->m = *m;
+    c->n_a = sc__samples(a, m, &va);
+    c->n_b = sc__samples(b, m, &vb);
+    if (c->n_a && c->n_b && sc_stats_describe(va, c->n_a, &c->sa) == 0 &&
+        sc_stats_describe(vb, c->n_b, &c->sb) == 0) {
+        c->val_a = c->sa.median;
+        c->val_b = c->sb.median;
+        rc = sc_stats_ratio(va, c->n_a, vb, c->n_b, &c->r);
+        if (rc == -EINVAL) /* a value not positive: medians, no ratio */
+            rc = 0;
+        c->verdict = sc_stats_verdict(&c->r, m->better == SC_METRIC_HIGHER, bound_pct);
+    }
+    free(va);
+    free(vb);
+    return rc;
+}
+
+void sc_analysis_cmp_text(const sc_analysis_cmp *c, char *buf, size_t len)
+{
+    if (c->r.ci)
+        snprintf(buf, len, "B/A %.3f, 95%% interval [%.3f, %.3f]: %s", c->r.ratio, c->r.ci_low,
+                 c->r.ci_high, sc_stats_verdict_name(c->verdict));
+    else
+        snprintf(buf, len,
+                 "B/A %.3f, interval unavailable (%zu and %zu run%s; %d a side give one): change "
+                 "unconfirmed",
+                 c->r.ratio, c->n_a, c->n_b, c->n_b == 1 ? "" : "s", SC_STATS_MIN_RUNS);
+}
+
+void sc_analysis_print_method(FILE *out, double bound_pct)
+{
+    fprintf(out,
+            "ratio B/A: %s (exact below %d runs a side); no detectable difference: the "
+            "whole interval within +-%g%%\n",
+            SC_STATS_RATIO_METHOD, SC_STATS_EXACT_BELOW, bound_pct);
+}
+
+/* The largest share_pct of an "interference" object's cpus, or -1. */
+static double sc__worst_share(json_object *intf)
+{
+    json_object *cpus = NULL, *v;
+    double worst = -1;
+
+    if (!intf || !json_object_object_get_ex(intf, "cpus", &cpus) ||
+        !json_object_is_type(cpus, json_type_array))
+        return -1;
+    for (size_t i = 0; i < json_object_array_length(cpus); i++)
+        if (json_object_object_get_ex(json_object_array_get_idx(cpus, i), "share_pct", &v) &&
+            json_object_get_double(v) > worst)
+            worst = json_object_get_double(v);
+    return worst;
+}
+
+double sc_analysis_worst_share(const sc_bundle_facts *f, double *limit_pct)
+{
+    json_object *runs = NULL, *intf = NULL, *limit = NULL;
+    double worst = -1;
+
+    if (f->results && json_object_object_get_ex(f->results, "runs", &runs) &&
+        json_object_is_type(runs, json_type_array))
+        for (size_t i = 0; i < json_object_array_length(runs); i++) {
+            json_object *run = json_object_array_get_idx(runs, i);
+            if (json_object_object_get_ex(run, "interference", &intf) && intf) {
+                double w = sc__worst_share(intf);
+                worst = w > worst ? w : worst;
+                json_object_object_get_ex(intf, "max_interference_pct", &limit);
+            }
+        }
+    if (limit_pct)
+        *limit_pct = limit ? json_object_get_double(limit) : 0;
+    return worst;
+}
+
+void sc_analysis_interference(const sc_bundle_facts *f, char *buf, size_t len)
+{
+    double limit, worst = sc_analysis_worst_share(f, &limit);
+
+    if (worst >= 0)
+        snprintf(buf, len, "max %.1f%% foreign (limit %g%%)", worst, limit);
+    else
+        snprintf(buf, len, "not measured");
+}
+
+bool sc_analysis_bound_ok(const char *cmd, const char *arg, double *bound_pct)
+{
+    char *end = NULL;
+    double v = strtod(arg, &end);
+
+    if (end != arg && !*end && isfinite(v) && v > 0 && v < 100) {
+        *bound_pct = v;
+        return true;
+    }
+    fprintf(stderr,
+            "streamcard: %s: --noise-bound %s: not a percentage (valid: 0 < PCT < 100, "
+            "e.g. 5)\n",
+            cmd, arg);
+    return false;
 }

@@ -9,6 +9,7 @@
 
 #include "sc_facts.h"
 #include "sc_metric.h"
+#include "sc_stats.h"
 #include "sc_verify.h"
 
 #include <getopt.h>
@@ -113,6 +114,41 @@ void sc_analysis_difference(const sc_bundle_facts *a, const sc_bundle_facts *b, 
  * (at most max) and returns how many.
  */
 size_t sc_analysis_metrics(const sc_bundle_facts *f, const char *name, sc_metric *out, size_t max);
+
+/* One metric of two bundles as a comparison sees it (doc/design.md, "Statistics of runs"):
+   each side's runs, their medians and intervals, the ratio B/A with its interval, the
+   verdict for the noise bound. */
+typedef struct sc_analysis_cmp {
+    sc_metric m;
+    size_t n_a, n_b;     /* runs on each side */
+    double val_a, val_b; /* each side's value: its one run's, or the median of its runs */
+    sc_stats sa, sb;
+    sc_ratio r;
+    sc_verdict verdict;
+} sc_analysis_cmp;
+
+/* The noise bound a comparison states, in percent, unless --noise-bound gives another. */
+#define SC_ANALYSIS_NOISE_BOUND SC_STATS_NOISE_BOUND
+
+/* Compares m in a and b. 0, -ENOENT when a side holds no value of m, -ENOMEM. */
+int sc_analysis_compare(const sc_bundle_facts *a, const sc_bundle_facts *b, const sc_metric *m,
+                        double bound_pct, sc_analysis_cmp *c);
+
+/* "B/A 0.958, 95% interval [0.941, 0.972]: B slower", or without an interval "B/A 0.623,
+   interval unavailable (1 and 1 runs; 6 a side give one): change unconfirmed". */
+void sc_analysis_cmp_text(const sc_analysis_cmp *c, char *buf, size_t len);
+
+/* How the ratio and its interval were computed, one line ("ratio B/A: ..."). */
+void sc_analysis_print_method(FILE *out, double bound_pct);
+
+/* The worst foreign share (%) over the bundle's CPUs and runs, and the card's limit; -1 when
+   nothing was measured (interference_accounting: off, or a bundle of schema 1). */
+double sc_analysis_worst_share(const sc_bundle_facts *f, double *limit_pct);
+/* The same in words: "max 0.4% foreign (limit 5%)", or "not measured". */
+void sc_analysis_interference(const sc_bundle_facts *f, char *buf, size_t len);
+
+/* Reads a --noise-bound value; false with a one-line message on stderr for command cmd. */
+bool sc_analysis_bound_ok(const char *cmd, const char *arg, double *bound_pct);
 
 /* Checks a --metric value; false with a one-line message on stderr for command cmd. */
 bool sc_analysis_metric_ok(const char *cmd, const char *name);

@@ -30,12 +30,17 @@ static void sc__classify_usage(FILE *out)
             "                           [--allow VAR[,VAR...]] [--metric NAME]\n"
             "                           [--bad-gate GATE[,GATE...]]\n"
             "\n"
-            "Judges BUNDLE against BASELINE for `git bisect run`, in one line on stdout:\n"
-            "  good  every metric of the baseline's card (or the one --metric names) is no\n"
-            "        more than PCT %% worse than the baseline's, in its own direction  exit 0\n"
-            "  bad   one is more than PCT %% worse, or an outcome gate failed that the\n"
-            "        baseline held                                                exit 1\n"
-            "  skip  the run proves nothing: BUNDLE is missing or fails verification, an\n"
+            "Judges BUNDLE against BASELINE for `git bisect run`, in one line on stdout. Each\n"
+            "metric of the baseline's card (or the one --metric names) is compared run by run:\n"
+            "the ratio BUNDLE/BASELINE with its 95%% interval (Hodges-Lehmann, Mann-Whitney;\n"
+            "at least 6 runs a side, the card's runs: 6 or auto):\n"
+            "  good  every interval excludes a loss of more than PCT %%, in the metric's own\n"
+            "        direction                                                     exit 0\n"
+            "  bad   a metric's whole interval lies beyond PCT %% (a significant loss), or an\n"
+            "        outcome gate failed that the baseline held                    exit 1\n"
+            "  skip  it cannot tell (an interval reaches both sides of PCT %%, or fewer than 6\n"
+            "        runs a side: the line says roughly how many runs would decide it), or\n"
+            "        the run proves nothing: BUNDLE is missing or fails verification, an\n"
             "        environment gate failed, it differs from the baseline in more than\n"
             "        the build, or the baseline itself is not usable              exit 125\n"
             "Usage errors and an unreadable BASELINE exit 128 (git bisect run stops).\n"
@@ -54,7 +59,8 @@ static void sc__classify_usage(FILE *out)
             "\n"
             "options:\n"
             "  --baseline DIR     the known-good bundle (required)\n"
-            "  --tolerance PCT    allowed loss against the baseline in percent (default %.0f)\n"
+            "  --tolerance PCT    the loss against the baseline, in percent, that makes a run\n"
+            "                     bad once its interval lies beyond it (default %.0f)\n"
             "  --allow VAR,...    controlled variables that may differ besides the build\n"
             "                     group (e.g. host; env or expect when the card lives in the\n"
             "                     bisected repository); see streamcard compare --variables\n"
@@ -83,55 +89,129 @@ static bool sc__allow_valid(const char *list, char *bad, size_t len)
     return true;
 }
 
-/* "copy MB/s = 123.4" for messages: three decimals below 100 (latencies in us). */
-static void sc__figure(char *buf, size_t len, const sc_metric *m, double v)
+/* What the runs say about one metric against the tolerance. */
+typedef enum sc__call {
+    SC__GOOD,        /* the interval excludes a loss beyond the tolerance */
+    SC__BAD,         /* the whole interval lies beyond it: a significant loss */
+    SC__UNDECIDED,   /* the interval reaches both sides of the tolerance */
+    SC__UNAVAILABLE, /* fewer than 6 runs a side: no interval */
+} sc__call;
+
+/*
+ * One metric, the run (B) against the baseline (A): its performance ratio (above 1 better,
+ * whatever the metric's direction) and its 95% interval, held against 1 - tolerance.
+ */
+static sc__call sc__call_of(const sc_analysis_cmp *c, double tolerance, double *p, double *low,
+                            double *high)
 {
-    snprintf(buf, len, "%s %s = %.*f", m->name, m->unit, v < 100 ? 3 : 1, v);
+    double limit = 1 - tolerance / 100;
+
+    sc_stats_performance(&c->r, c->m.better == SC_METRIC_HIGHER, p, low, high);
+    if (!c->r.ci)
+        return SC__UNAVAILABLE;
+    if (*high < limit)
+        return SC__BAD;
+    return *low >= limit ? SC__GOOD : SC__UNDECIDED;
+}
+
+/* "copy MB/s 25411.7 against the baseline's 50823.4 (-50.0%), B/A 0.500 in [0.480, 0.520]
+   (6 and 6 runs)": one metric for the verdict line. */
+static void sc__said(char *buf, size_t len, const sc_analysis_cmp *c)
+{
+    int pb = c->val_b < 100 ? 3 : 1, pa = c->val_a < 100 ? 3 : 1;
+
+    if (c->r.ci)
+        snprintf(buf, len,
+                 "%s %s %.*f against the baseline's %.*f (%+.1f%%), B/A %.3f in [%.3f, %.3f] "
+                 "(%zu and %zu runs)",
+                 c->m.name, c->m.unit, pb, c->val_b, pa, c->val_a,
+                 sc_metric_change(c->val_a, c->val_b), c->r.ratio, c->r.ci_low, c->r.ci_high,
+                 c->n_b, c->n_a);
+    else
+        snprintf(buf, len, "%s %s %.*f against the baseline's %.*f (%+.1f%%, %zu and %zu runs)",
+                 c->m.name, c->m.unit, pb, c->val_b, pa, c->val_a,
+                 sc_metric_change(c->val_a, c->val_b), c->n_b, c->n_a);
 }
 
 /*
- * Each metric of the baseline's card (or the one --metric names) in the run against the
- * baseline: bad when one is more than tolerance percent worse, in its own direction.
+ * Each metric of the baseline's card (or the one --metric names), the run's runs against
+ * the baseline's (doc/design.md, "Statistics of runs"): bad only when one metric's whole 95%
+ * interval lies beyond the tolerance (a significant loss), good when every interval excludes
+ * such a loss, skip when an interval cannot tell (or there is none: fewer than 6 runs a
+ * side), saying roughly how many runs would decide it.
  */
 static int sc__judge_metrics(const sc_bundle_facts *run, const sc_bundle_facts *base,
                              double tolerance, const char *metric)
 {
     sc_metric m[SC_METRIC_MAX];
-    size_t n = sc_analysis_metrics(base, metric, m, SC_METRIC_MAX), worst = n, bad = 0;
-    double vr[SC_METRIC_MAX], vb[SC_METRIC_MAX], loss[SC_METRIC_MAX];
-    char fig[96], others[512] = "";
-    size_t used = 0;
+    size_t n = sc_analysis_metrics(base, metric, m, SC_METRIC_MAX), worst = n, open = n;
+    sc_analysis_cmp *c = calloc(n + 1, sizeof(*c));
+    sc__call call[SC_METRIC_MAX];
+    double p, low, high, worst_p = 0;
+    char said[320];
+    int status = SC_CLASSIFY_GOOD;
 
-    for (size_t i = 0; i < n; i++) {
-        if (sc_facts_metric(base, &m[i], &vb[i]) < 0 || sc_facts_metric(run, &m[i], &vr[i]) < 0 ||
-            vb[i] <= 0) {
-            printf("skip: %s: no %s recorded in %s\n", run->name, m[i].name,
-                   sc_facts_metric(run, &m[i], &vr[i]) < 0 ? "the run" : "the baseline");
-            return SC_CLASSIFY_SKIP;
-        }
-        loss[i] = sc_metric_loss(&m[i], vb[i], vr[i]);
-        if (worst == n || loss[i] > loss[worst])
-            worst = i;
-    }
+    if (!c)
+        return SC_CLASSIFY_ABORT;
     if (n == 0) {
         printf("skip: %s: the baseline's card names no metric\n", run->name);
-        return SC_CLASSIFY_SKIP;
+        status = SC_CLASSIFY_SKIP;
+        goto out;
     }
-    for (size_t i = 0; i < n; i++)
-        if (loss[i] > tolerance && i != worst && used < sizeof(others))
-            used += (size_t)snprintf(others + used, sizeof(others) - used, "%s%s",
-                                     bad++ ? ", " : "; also worse: ", m[i].name);
-    sc__figure(fig, sizeof(fig), &m[worst], vr[worst]);
-    if (loss[worst] > tolerance) {
-        printf("bad: %s: %s, %.1f%% %s the baseline's %.*f (tolerance %.1f%%)%s\n", run->name, fig,
-               loss[worst], m[worst].better == SC_METRIC_HIGHER ? "below" : "above",
-               vb[worst] < 100 ? 3 : 1, vb[worst], tolerance, others);
-        return SC_CLASSIFY_BAD;
+    for (size_t i = 0; i < n; i++) {
+        double v;
+        if (sc_analysis_compare(base, run, &m[i], SC_ANALYSIS_NOISE_BOUND, &c[i]) < 0 ||
+            c[i].val_a <= 0) {
+            printf("skip: %s: no %s recorded in %s\n", run->name, m[i].name,
+                   sc_facts_metric(run, &m[i], &v) < 0 ? "the run" : "the baseline");
+            status = SC_CLASSIFY_SKIP;
+            goto out;
+        }
+        call[i] = sc__call_of(&c[i], tolerance, &p, &low, &high);
+        if (call[i] == SC__BAD && (worst == n || p < worst_p)) {
+            worst = i;
+            worst_p = p;
+        }
+        if ((call[i] == SC__UNDECIDED || call[i] == SC__UNAVAILABLE) && open == n)
+            open = i;
     }
-    printf("good: %s: %s, within %.1f%% of the baseline's %.*f (%+.1f%%)%s\n", run->name, fig,
-           tolerance, vb[worst] < 100 ? 3 : 1, vb[worst], sc_metric_change(vb[worst], vr[worst]),
-           n > 1 ? "; the worst of the card's metrics" : "");
-    return SC_CLASSIFY_GOOD;
+    if (worst < n) {
+        sc__said(said, sizeof(said), &c[worst]);
+        printf("bad: %s: %s: a significant loss beyond the %.1f%% tolerance (%s)\n", run->name,
+               said, tolerance, c[worst].r.method);
+        status = SC_CLASSIFY_BAD;
+    } else if (open < n && call[open] == SC__UNAVAILABLE) {
+        sc__said(said, sizeof(said), &c[open]);
+        printf("skip: %s: %s: interval unavailable: at least %d runs a side are needed to "
+               "tell a loss beyond %.1f%% from noise (runs: %d or more, on both)\n",
+               run->name, said, SC_STATS_MIN_RUNS, tolerance, SC_STATS_MIN_RUNS);
+        status = SC_CLASSIFY_SKIP;
+    } else if (open < n) {
+        size_t need = sc_stats_runs_to_decide(&c[open].r, c[open].m.better == SC_METRIC_HIGHER,
+                                              1 - tolerance / 100);
+        sc__said(said, sizeof(said), &c[open]);
+        printf("skip: %s: %s: too noisy to tell a loss beyond %.1f%% from noise; roughly %zu "
+               "runs a side would decide it\n",
+               run->name, said, tolerance, need);
+        status = SC_CLASSIFY_SKIP;
+    } else {
+        /* every metric good: the one closest to the tolerance said */
+        size_t close = 0;
+        double close_low = 2;
+        for (size_t i = 0; i < n; i++) {
+            sc__call_of(&c[i], tolerance, &p, &low, &high);
+            if (low < close_low) {
+                close_low = low;
+                close = i;
+            }
+        }
+        sc__said(said, sizeof(said), &c[close]);
+        printf("good: %s: %s: no loss beyond the %.1f%% tolerance%s\n", run->name, said, tolerance,
+               n > 1 ? "; the closest of the card's metrics" : "");
+    }
+out:
+    free(c);
+    return status;
 }
 
 typedef struct sc__classify_opts {

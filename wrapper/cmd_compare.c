@@ -1,8 +1,9 @@
 /*
  * cmd_compare.c: `streamcard compare A B`: the controlled variables of two verified bundles
- * side by side, the variables that differ named, and the change of the figure when exactly
- * one variable (the independent one) differs. Anything else makes the comparison invalid:
- * a rate change that two variables could explain answers no question.
+ * side by side, the variables that differ named, and when exactly one variable (the
+ * independent one) differs each metric of both with its runs, the ratio B/A with its 95%
+ * interval and a verdict (doc/design.md, "Statistics of runs"). Anything else makes the
+ * comparison invalid: a rate change that two variables could explain answers no question.
  */
 #include "analysis.h"
 #include "sc_kv.h"
@@ -19,19 +20,26 @@ static void sc__compare_usage(FILE *out)
 {
     fprintf(out,
             "usage: streamcard compare A B [--independent VAR] [--metric NAME]\n"
+            "                              [--noise-bound PCT]\n"
             "       streamcard compare --variables\n"
             "\n"
             "Prints the controlled variables of bundles A and B side by side (* marks a\n"
             "variable that differs). When exactly one controlled variable differs (or none:\n"
-            "a repeat), prints each metric of A's card in both and its change in %%; an\n"
-            "invalid comparison or a refused bundle prints no figure, only why.\n"
-            "Both bundles must pass streamcard verify.\n"
+            "a repeat), prints each metric of A's card in both (a bundle's runs: their\n"
+            "median and its 95%% interval) and its change in %%, then per metric the ratio B/A\n"
+            "with its 95%% interval and one verdict: B faster, B slower, no detectable\n"
+            "difference (the interval within the noise bound), too noisy to tell, or, below\n"
+            "6 runs a side, interval unavailable: change unconfirmed. An invalid comparison\n"
+            "or a refused bundle (its gates, interference among them) prints no figure, only\n"
+            "why. Both bundles must pass streamcard verify.\n"
             "\n"
             "options:\n"
             "  --independent VAR  the variable the comparison is about: any other difference\n"
             "                     makes it invalid, and so does VAR not differing\n"
             "  --metric NAME      compare this metric only (default: the card's: its kernel,\n"
             "                     every kernel of kernel all, qps, MPI latency and bandwidth)\n"
+            "  --noise-bound PCT  no detectable difference: the ratio's whole interval within\n"
+            "                     +-PCT %% of 1 (default 5)\n"
             "  --variables        list the controlled variables and where each is read\n"
             "  -h, --help         this text\n"
             "\n"
@@ -71,42 +79,70 @@ static void sc__print_table(const sc_bundle_facts *a, const sc_bundle_facts *b)
     }
 }
 
+/* "6 runs, [49800.1, 50555.0]" or "1 run, interval unavailable": a side of a metric. */
+static void sc__spread(char *buf, size_t len, const sc_stats *s)
+{
+    int prec = s->median < 100 ? 3 : 1;
+
+    if (s->ci)
+        snprintf(buf, len, "%zu runs, [%.*f, %.*f]", s->n, prec, s->ci_low, prec, s->ci_high);
+    else
+        snprintf(buf, len, "%zu run%s, interval unavailable", s->n, s->n == 1 ? "" : "s");
+}
+
 /*
- * The results of a valid comparison: each metric in A and B and its change, then one line
- * per metric naming what changed. Returns 0, or 1 when no metric is in both bundles.
+ * The results of a valid comparison: each metric in A and B (one run's value, or the median
+ * of the runs, with the runs and the median's 95% interval) and its change, then one line per
+ * metric naming what changed: the ratio B/A with its interval and the verdict. Returns 0, or
+ * 1 when no metric is in both bundles.
  */
 static int sc__print_results(const sc_bundle_facts *a, const sc_bundle_facts *b, const char *metric,
-                             const char *what)
+                             const char *what, double bound)
 {
     sc_metric m[SC_METRIC_MAX];
     size_t n = sc_analysis_metrics(a, metric, m, SC_METRIC_MAX), shown = 0;
-    double va[SC_METRIC_MAX], vb[SC_METRIC_MAX];
+    sc_analysis_cmp *c = calloc(SC_METRIC_MAX, sizeof(*c));
     bool both[SC_METRIC_MAX];
-    char label[64];
+    char label[64], sa[80], sb[80], text[256];
+    double v;
 
+    if (!c)
+        return SC_EXIT_ERROR;
     printf("\n  %-22s %-*s %-12s %s\n", "result", SC__COL, "A", "B", "change");
     printf("  %-22s %-*s %s\n", "verdict (recomputed)", SC__COL, "ok", "ok");
+    sc_analysis_interference(a, sa, sizeof(sa));
+    sc_analysis_interference(b, sb, sizeof(sb));
+    printf("  %-22s %-*s %s\n", "interference", SC__COL, sa, sb);
     if (*a->transport) /* an outcome of the run, not a condition held constant */
         printf("  %-22s %-*s %s\n", "transport", SC__COL, a->transport, b->transport);
     for (size_t i = 0; i < n; i++) {
-        both[i] = sc_facts_metric(a, &m[i], &va[i]) == 0 && sc_facts_metric(b, &m[i], &vb[i]) == 0;
+        both[i] = sc_analysis_compare(a, b, &m[i], bound, &c[i]) == 0;
         snprintf(label, sizeof(label), "%.31s %.16s", m[i].name, m[i].unit);
-        if (both[i])
-            printf("  %-22s %-*.*f %-12.*f %+.1f%%\n", label, SC__COL, va[i] < 100 ? 3 : 1, va[i],
-                   vb[i] < 100 ? 3 : 1, vb[i], sc_metric_change(va[i], vb[i]));
-        else
+        if (!both[i]) {
             printf("  %-22s not recorded in %s\n", label,
-                   sc_facts_metric(a, &m[i], &va[i]) < 0 ? "A" : "B");
+                   sc_facts_metric(a, &m[i], &v) < 0 ? "A" : "B");
+            continue;
+        }
+        printf("  %-22s %-*.*f %-12.*f %+.1f%%\n", label, SC__COL, c[i].val_a < 100 ? 3 : 1,
+               c[i].val_a, c[i].val_b < 100 ? 3 : 1, c[i].val_b,
+               sc_metric_change(c[i].val_a, c[i].val_b));
+        sc__spread(sa, sizeof(sa), &c[i].sa);
+        sc__spread(sb, sizeof(sb), &c[i].sb);
+        printf("  %-22s %-*s %s\n", "  median's 95%", SC__COL, sa, sb);
     }
     printf("\n");
     for (size_t i = 0; i < n; i++) {
         if (!both[i])
             continue;
-        printf("%s: %s %s %.*f -> %.*f (%+.1f%%)\n", what, m[i].name, m[i].unit,
-               va[i] < 100 ? 3 : 1, va[i], vb[i] < 100 ? 3 : 1, vb[i],
-               sc_metric_change(va[i], vb[i]));
+        if (!shown)
+            sc_analysis_print_method(stdout, bound);
+        sc_analysis_cmp_text(&c[i], text, sizeof(text));
+        printf("%s: %s %s %.*f -> %.*f (%+.1f%%): %s\n", what, m[i].name, m[i].unit,
+               c[i].val_a < 100 ? 3 : 1, c[i].val_a, c[i].val_b < 100 ? 3 : 1, c[i].val_b,
+               sc_metric_change(c[i].val_a, c[i].val_b), text);
         shown++;
     }
+    free(c);
     if (shown)
         return SC_EXIT_OK;
     fprintf(stderr,
@@ -169,7 +205,7 @@ static void sc__names(const sc_bundle_facts *a, const sc_bundle_facts *b, const 
 
 /* The verdict of the comparison: 0 valid (its results printed), 1 invalid, and why. */
 static int sc__judge(const sc_bundle_facts *a, const sc_bundle_facts *b, const char *independent,
-                     const char *metric)
+                     const char *metric, double bound)
 {
     size_t all[SC_FACTS_MAX_VARS], diff[SC_FACTS_MAX_VARS], nall = sc_facts_diff(a, b, all);
     size_t n = sc_analysis_differences(a, b, diff);
@@ -207,11 +243,12 @@ static int sc__judge(const sc_bundle_facts *a, const sc_bundle_facts *b, const c
     else
         snprintf(what, sizeof(what), "single variable %s: %s -> %s", a->vars[diff[0]].name,
                  a->vars[diff[0]].value, b->vars[diff[0]].value);
-    return sc__print_results(a, b, metric, what);
+    return sc__print_results(a, b, metric, what, bound);
 }
 
 typedef struct sc__compare_opts {
     const char *independent, *metric;
+    double bound; /* the noise bound, % */
 } sc__compare_opts;
 
 static int sc__compare_option(void *ctx, int c, const char *arg)
@@ -224,6 +261,8 @@ static int sc__compare_option(void *ctx, int c, const char *arg)
     }
     if (c == 'm')
         o->metric = arg;
+    else if (c == 'n')
+        return sc_analysis_bound_ok("compare", arg, &o->bound) ? SC_ANALYSIS_GO_ON : SC_EXIT_USAGE;
     else
         o->independent = arg; /* 'i' */
     return SC_ANALYSIS_GO_ON;
@@ -255,6 +294,7 @@ int sc_cmd_compare(int argc, char **argv)
     static const struct option opts[] = {{"independent", required_argument, NULL, 'i'},
                                          {"variables", no_argument, NULL, 'v'},
                                          {"metric", required_argument, NULL, 'm'},
+                                         {"noise-bound", required_argument, NULL, 'n'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     static const sc_analysis_cmd cmd = {.name = "compare",
@@ -268,7 +308,7 @@ int sc_cmd_compare(int argc, char **argv)
                                         .unreadable_status = SC_EXIT_USAGE,
                                         .refused_hint =
                                             " (valid: a bundle that streamcard verify accepts)"};
-    sc__compare_opts o = {0};
+    sc__compare_opts o = {.bound = SC_ANALYSIS_NOISE_BOUND};
     sc_analysis_set set;
     int status;
 
@@ -287,7 +327,7 @@ int sc_cmd_compare(int argc, char **argv)
     }
     if (status == SC_EXIT_OK) {
         sc__print_table(a, b);
-        status = sc__judge(a, b, independent, o.metric);
+        status = sc__judge(a, b, independent, o.metric, o.bound);
     }
     sc_analysis_set_free(&set);
     return status;

@@ -140,6 +140,57 @@ static void sc__emit_metrics(FILE *out, const char *m, const sc_analysis_bundle 
     }
 }
 
+/* A metric's runs and the 95% interval of its median (sc_stats.h), for every metric
+   streamcard_metric exports: which = 0 the runs, 1 the interval's low end, 2 its high end
+   (an interval only from 6 runs on). */
+static void sc__emit_spread(FILE *out, const char *m, const sc_analysis_bundle *ab,
+                            const char *labels, int which)
+{
+    sc_metric ms[SC_METRIC_MAX];
+    size_t n = ab->usable ? sc_metric_available(ab->facts.results, ms, SC_METRIC_MAX) : 0;
+
+    for (size_t i = 0; i < n; i++) {
+        sc_analysis_cmp c;
+        if (sc_analysis_compare(&ab->facts, &ab->facts, &ms[i], SC_ANALYSIS_NOISE_BOUND, &c) < 0 ||
+            (which && !c.sa.ci))
+            continue;
+        fprintf(out, "%s{%s", m, labels);
+        sc__label(out, "metric", ms[i].name, false);
+        fprintf(out, "} %.10g\n",
+                which == 0   ? (double)c.sa.n
+                : which == 1 ? c.sa.ci_low
+                             : c.sa.ci_high);
+    }
+}
+
+static void sc__emit_runs(FILE *out, const char *m, const sc_analysis_bundle *ab,
+                          const char *labels)
+{
+    sc__emit_spread(out, m, ab, labels, 0);
+}
+
+static void sc__emit_ci_low(FILE *out, const char *m, const sc_analysis_bundle *ab,
+                            const char *labels)
+{
+    sc__emit_spread(out, m, ab, labels, 1);
+}
+
+static void sc__emit_ci_high(FILE *out, const char *m, const sc_analysis_bundle *ab,
+                             const char *labels)
+{
+    sc__emit_spread(out, m, ab, labels, 2);
+}
+
+/* The worst foreign share over the bundle's CPUs and runs, when it was measured. */
+static void sc__emit_interference(FILE *out, const char *m, const sc_analysis_bundle *ab,
+                                  const char *labels)
+{
+    double worst = sc_analysis_worst_share(&ab->facts, NULL);
+
+    if (worst >= 0)
+        sc__sample(out, m, labels, NULL, NULL, worst);
+}
+
 static void sc__emit_time(FILE *out, const char *m, const sc_analysis_bundle *ab,
                           const char *labels)
 {
@@ -171,6 +222,17 @@ static const sc__family sc__families[] = {
      "Each metric of a passed run (copy, scale, add, triad, qps, thread_seconds, latency_<size>, "
      "bw_<size>) in its unit; better says which direction is better",
      sc__emit_metrics},
+    {"streamcard_metric_runs",
+     "The runs (separate processes) behind each streamcard_metric, "
+     "the median of their values when more than one",
+     sc__emit_runs},
+    {"streamcard_metric_ci95_low",
+     "The low end of the 95% interval of each metric's median (6 runs or more)", sc__emit_ci_low},
+    {"streamcard_metric_ci95_high",
+     "The high end of the 95% interval of each metric's median (6 runs or more)", sc__emit_ci_high},
+    {"streamcard_interference_max_pct",
+     "The largest foreign share of any CPU the workload used, over its runs, in percent",
+     sc__emit_interference},
     {"streamcard_run_timestamp_seconds", "When the run ended, seconds since the epoch",
      sc__emit_time},
     {"streamcard_transport_info", "The transport that carried an MPI run's data",
@@ -231,7 +293,9 @@ static void sc__export_usage(FILE *out)
             "Writes node_exporter textfile metrics for the bundles: streamcard_verdict_ok,\n"
             "streamcard_bundle_intact, streamcard_gate_ok{gate},\n"
             "streamcard_metric{metric,unit,better} (every metric the run holds, named as\n"
-            "below), streamcard_run_timestamp_seconds and\n"
+            "below; the median of its runs when it has several), streamcard_metric_runs,\n"
+            "streamcard_metric_ci95_low and _high{metric} (the median's 95%% interval, from\n"
+            "6 runs), streamcard_interference_max_pct, streamcard_run_timestamp_seconds and\n"
             "streamcard_transport_info{transport}, labelled host, owner (who owns the\n"
             "bundle directory), workload, kernel, card (the run name) and run (the bundle).\n"
             "Figures only for runs that pass. Bundles are read one at a time.\n"

@@ -304,6 +304,7 @@ int sc_cmd_run(int argc, char **argv)
     sc_plan *plans = NULL;
     sc_executor ex;
     sc_sbatch sbatch;
+    sc_local local;
     sc_diag diag;
     bool problems = false;
     int rc, status;
@@ -338,7 +339,7 @@ int sc_cmd_run(int argc, char **argv)
     if (opts.submit)
         sc_sbatch_executor(&ex, &sbatch);
     else
-        sc_local_executor(&ex);
+        sc_local_executor(&ex, &local);
     status = sc_run_series_execute(
         &(sc_run_series){.opts = &opts, .series = &series, .plans = plans}, &ex);
 out:

@@ -130,31 +130,68 @@ static void sc__figures(FILE *out, const sc_analysis_bundle *ab, size_t n, const
     free(names);
 }
 
-/* One row per metric of a valid comparison: each bundle's value and its change against A. */
+/* " (6 runs, 95% [49800.1, 50555.0])" under a figure of several runs; "" for one run. */
+static void sc__runs_note(FILE *out, const sc_stats *s)
+{
+    int prec = s->median < 100 ? 3 : 1;
+
+    if (s->n > 1 && s->ci)
+        fprintf(out, "<br><small>median of %zu runs, 95%% [%.*f, %.*f]</small>", s->n, prec,
+                s->ci_low, prec, s->ci_high);
+    else if (s->n > 1)
+        fprintf(out, "<br><small>median of %zu runs, interval unavailable</small>", s->n);
+}
+
+/*
+ * One row per metric of a valid comparison: each bundle's value (the median of its runs,
+ * with their interval), and against A its change, the ratio with its 95% interval and the
+ * verdict (doc/design.md, "Statistics of runs").
+ */
 static void sc__metric_rows(FILE *out, const sc_analysis_bundle *ab, size_t n, const sc_metric *m,
                             size_t nm)
 {
-    char fig[64];
-    double base, v;
+    char fig[64], text[256];
+    double v;
 
     for (size_t k = 0; k < nm; k++) {
-        bool has_base = sc_facts_metric(&ab[0].facts, &m[k], &base) == 0;
         fputs("<tr><th>", out);
         sc_html_escape(out, m[k].name);
         fprintf(out, " %s (change vs A)</th>", m[k].unit);
         for (size_t i = 0; i < n; i++) {
+            sc_analysis_cmp c;
             if (sc_facts_metric(&ab[i].facts, &m[k], &v) < 0) {
                 fputs("<td class=\"na\">not recorded</td>", out);
                 continue;
             }
             sc__figure(fig, sizeof(fig), &m[k], v, false);
-            if (i && has_base)
-                fprintf(out, "<td>%s (%+.1f%%)</td>", fig, sc_metric_change(base, v));
-            else
-                fprintf(out, "<td>%s</td>", fig);
+            bool cmp = sc_analysis_compare(&ab[0].facts, &ab[i].facts, &m[k],
+                                           SC_ANALYSIS_NOISE_BOUND, &c) == 0;
+            fprintf(out, "<td>%s", fig);
+            if (i && cmp) {
+                sc_analysis_cmp_text(&c, text, sizeof(text));
+                fprintf(out, " (%+.1f%%)<br><small>", sc_metric_change(c.val_a, c.val_b));
+                sc_html_escape(out, text);
+                fputs("</small>", out);
+            }
+            if (cmp)
+                sc__runs_note(out, &c.sb);
+            fputs("</td>", out);
         }
         fputs("</tr>\n", out);
     }
+}
+
+/* Each bundle's worst foreign share over its CPUs and runs (the interference gate). */
+static void sc__interference_row(FILE *out, const sc_analysis_bundle *ab, size_t n)
+{
+    char text[96];
+
+    fputs("<tr><th>interference</th>", out);
+    for (size_t i = 0; i < n; i++) {
+        sc_analysis_interference(&ab[i].facts, text, sizeof(text));
+        sc__td(out, NULL, text);
+    }
+    fputs("</tr>\n", out);
 }
 
 /*
@@ -209,6 +246,7 @@ static void sc__comparison(FILE *out, const sc_analysis_bundle *ab, size_t n, co
         fputs("</td>", out);
     }
     fputs("</tr>\n", out);
+    sc__interference_row(out, ab, n);
     bool valid = !refused && ndiff <= 1;
     if (valid)
         sc__metric_rows(out, ab, n, m, nm);
@@ -218,8 +256,12 @@ static void sc__comparison(FILE *out, const sc_analysis_bundle *ab, size_t n, co
                 "</tr>\n",
                 n, refused ? "a bundle is refused" : "more than one controlled variable differs");
     fputs("</table>\n", out);
-    if (valid)
+    if (valid) {
+        fputs("<p><small>", out);
+        sc_analysis_print_method(out, SC_ANALYSIS_NOISE_BOUND);
+        fputs("</small></p>\n", out);
         sc__figures(out, ab, n, m, nm);
+    }
     fputs("<p>", out);
     if (refused)
         fputs("<span class=\"fail\">Not a comparison:</span> a bundle is refused (failed "

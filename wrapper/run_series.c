@@ -11,6 +11,8 @@
 #include "cli.h"
 #include "sc_bundle.h"
 #include "sc_metric.h"
+#include "sc_runs.h"
+#include "sc_stats.h"
 #include "sc_text.h"
 #include "sc_verify.h"
 
@@ -34,9 +36,10 @@ typedef struct sc__row {
     const char *value;
     char *cause; /* malloc'd: why it made no bundle, or why it did not run; NULL */
     char verdict[16];
-    double figure[SC__MAX_COLS];
+    double figure[SC__MAX_COLS]; /* its one run's value, or the median of its runs */
     bool has[SC__MAX_COLS];
-    char *bundle; /* malloc'd, or NULL */
+    json_object *results; /* its results.json, for the statistics over its runs */
+    char *bundle;         /* malloc'd, or NULL */
 } sc__row;
 
 /* The column of metric m, added when new; SC__MAX_COLS when there is no room. */
@@ -61,6 +64,8 @@ static void sc__read_row(const char *path, const sc_card *card, sc__row *row, sc
 
     snprintf(row->verdict, sizeof(row->verdict), "no bundle");
     memset(row->has, 0, sizeof(row->has));
+    json_object_put(row->results);
+    row->results = NULL;
     free(row->bundle);
     row->bundle = path ? strdup(path) : NULL;
     if (!path || sc_bundle_open(&b, path) < 0)
@@ -80,19 +85,65 @@ static void sc__read_row(const char *path, const sc_card *card, sc__row *row, sc
             if (c < SC__MAX_COLS)
                 row->has[c] = sc_metric_value(&m[i], root, &row->figure[c]) == 0;
         }
-        json_object_put(root);
+        row->results = root;
     }
     free(text);
     sc_bundle_close(&b);
 }
 
-/* A figure of a usable run, else "-": a failed run's numbers are not to be used. */
-static void sc__cell(char *buf, size_t len, const sc__row *row, size_t c)
+/* The samples of m in row's bundle, one per run, into a malloc'd *out; how many. */
+static size_t sc__samples(const sc__row *row, const sc_metric *m, double **out)
 {
-    if (strcmp(row->verdict, "ok") != 0 || !row->has[c])
+    *out = calloc(SC_RUNS_MAX, sizeof(double));
+    return *out ? sc_metric_samples(m, row->results, *out, SC_RUNS_MAX) : 0;
+}
+
+/* A figure of a usable run, else "-": a failed run's numbers are not to be used. Several
+   runs: the median, the runs and the median's 95% interval. */
+static void sc__cell(char *buf, size_t len, const sc__row *row, size_t c, const sc_metric *m)
+{
+    double *v = NULL;
+    size_t n;
+    sc_stats s;
+    int prec = row->figure[c] < 100 ? 3 : 1;
+
+    if (strcmp(row->verdict, "ok") != 0 || !row->has[c]) {
         snprintf(buf, len, "-");
+        return;
+    }
+    n = sc__samples(row, m, &v);
+    if (n > 1 && sc_stats_describe(v, n, &s) == 0 && s.ci)
+        snprintf(buf, len, "%.*f, %zu runs, 95%% [%.*f, %.*f]", prec, s.median, n, prec, s.ci_low,
+                 prec, s.ci_high);
+    else if (n > 1)
+        snprintf(buf, len, "%.*f, %zu runs", prec, row->figure[c], n);
     else
-        snprintf(buf, len, "%.*f", row->figure[c] < 100 ? 3 : 1, row->figure[c]);
+        snprintf(buf, len, "%.*f", prec, row->figure[c]);
+    free(v);
+}
+
+/* The change of row against the first: in %, then B/A with its interval and the verdict
+   (doc/design.md, "Statistics of runs"). */
+static void sc__change(char *buf, size_t len, const sc__row *base, const sc__row *row, size_t c,
+                       const sc_metric *m)
+{
+    double *a = NULL, *b = NULL;
+    size_t na = sc__samples(base, m, &a), nb = sc__samples(row, m, &b);
+    sc_ratio r;
+    int used = snprintf(buf, len, "%+.1f%%", sc_metric_change(base->figure[c], row->figure[c]));
+
+    if (used > 0 && (size_t)used < len && na && nb && sc_stats_ratio(a, na, b, nb, &r) == 0) {
+        if (r.ci)
+            snprintf(buf + used, len - (size_t)used, ", B/A %.3f [%.3f, %.3f]: %s", r.ratio,
+                     r.ci_low, r.ci_high,
+                     sc_stats_verdict_name(sc_stats_verdict(&r, m->better == SC_METRIC_HIGHER,
+                                                            SC_STATS_NOISE_BOUND)));
+        else
+            snprintf(buf + used, len - (size_t)used, " (unconfirmed: fewer than %d runs a side)",
+                     SC_STATS_MIN_RUNS);
+    }
+    free(a);
+    free(b);
 }
 
 /* The bundle, or "-" and why there is none, escaped for one cell of a markdown table. */
@@ -121,7 +172,7 @@ static void sc__bundle_cell(FILE *out, const sc__row *row)
 static void sc__table(FILE *out, const char *key, const sc__row *rows, size_t n,
                       const sc__cols *cols)
 {
-    char cell[64];
+    char cell[128];
 
     fprintf(out, "| %s | verdict |", key);
     for (size_t c = 0; c < cols->n; c++)
@@ -134,16 +185,15 @@ static void sc__table(FILE *out, const char *key, const sc__row *rows, size_t n,
     for (size_t i = 0; i < n; i++) {
         fprintf(out, "| %s | %s |", rows[i].value, rows[i].verdict);
         for (size_t c = 0; c < cols->n; c++) {
-            char change[32] = "(baseline)";
+            char change[160] = "(baseline)";
             bool usable = !strcmp(rows[i].verdict, "ok") && !strcmp(rows[0].verdict, "ok");
             if (i > 0 && usable && rows[0].has[c] && rows[i].has[c] && rows[0].figure[c] > 0)
-                snprintf(change, sizeof(change), "%+.1f%%",
-                         sc_metric_change(rows[0].figure[c], rows[i].figure[c]));
+                sc__change(change, sizeof(change), &rows[0], &rows[i], c, &cols->m[c]);
             else if (i > 0 && strcmp(rows[i].verdict, "ok") != 0)
                 snprintf(change, sizeof(change), "not usable");
             else if (i > 0)
                 snprintf(change, sizeof(change), "n/a");
-            sc__cell(cell, sizeof(cell), &rows[i], c);
+            sc__cell(cell, sizeof(cell), &rows[i], c, &cols->m[c]);
             fprintf(out, " %s | %s |", cell, change);
         }
         sc__bundle_cell(out, &rows[i]);
@@ -164,7 +214,7 @@ static void sc__save(const char *dir, const char *key, const sc__row *rows, size
         return;
     FILE *f = fopen(path, "wx");
     if (f) {
-        fprintf(f, "# streamcard sweep of %s (%zu runs)\n\n", key, n);
+        fprintf(f, "# streamcard sweep of %s (%zu values)\n\n", key, n);
         sc__table(f, key, rows, n, cols);
         fclose(f);
         printf("SWEEP_TABLE=%s\n", path);
@@ -190,62 +240,90 @@ int sc_run_series_execute(const sc_run_series *rs, const sc_executor *ex)
     sc__cols cols = {.n = 0};
     bool lone = s->n == 1, dry = rs->opts->dry_run, failed = false;
     sc__row *rows = calloc(s->n, sizeof(*rows));
+    bool *pending = calloc(s->n, sizeof(*pending));
+    size_t left = s->n;
     int status = SC_EXIT_OK;
 
-    if (!rows)
+    if (!rows || !pending) {
+        free(rows);
+        free(pending);
         return SC_EXIT_ERROR;
+    }
     int rc = ex->begin ? ex->begin(ex->state, rs) : 0;
     if (rc != 0) {
         free(rows);
+        free(pending);
         return rc;
     }
-    size_t stopped = s->n; /* the run after which the series stopped */
+    size_t stopped = s->n; /* the run that made no bundle and stopped the series */
     for (size_t i = 0; i < s->n; i++) {
-        char *bundle = NULL;
+        pending[i] = true;
         rows[i].value = s->runs[i].label;
         snprintf(rows[i].verdict, sizeof(rows[i].verdict), "not run");
-        if (stopped < s->n)
-            continue;
-        if (var) {
-            printf("--- run %zu of %zu: %s=%s\n", i + 1, s->n, var, rows[i].value);
-            fflush(stdout);
-        }
-        int one = ex->run(ex->state, rs, i, &bundle, &rows[i].cause);
-        if (!dry && (var || ex->verify_each)) {
-            sc__read_row(bundle, rs->plans[i].card, &rows[i], &cols);
-            if (ex->verify_each && strcmp(rows[i].verdict, "ok") != 0)
-                one = SC_EXIT_FAILED;
-        }
-        if (!dry && !bundle && !lone && !rs->opts->keep_going) {
-            stopped = i;
-            fprintf(stderr,
-                    "streamcard: %s=%s made no bundle (%s): the series stops here (valid: "
-                    "--keep-going runs every value)\n",
-                    var, rows[i].value, rows[i].cause ? rows[i].cause : "no cause known");
-        }
-        free(bundle);
-        failed = failed || one != SC_EXIT_OK;
-        if (lone)
-            status = one;
     }
-    for (size_t i = stopped + 1; i < s->n; i++)
-        if (asprintf(&rows[i].cause, "the series stopped after %s=%s", var, rows[stopped].value) <
-            0)
-            rows[i].cause = NULL;
+    /* Rounds: every run of the series that wants another goes once per round, so the values
+       of a sweep with runs take turns (A B A B ...), never A A ... B B. */
+    for (size_t round = 0; left; round++) {
+        for (size_t i = 0; i < s->n; i++) {
+            char *bundle = NULL;
+            bool more = false;
+            if (!pending[i])
+                continue;
+            if (var && !round)
+                printf("--- run %zu of %zu: %s=%s\n", i + 1, s->n, var, rows[i].value);
+            else if (var)
+                printf("--- run %zu of %zu: %s=%s, its run %zu\n", i + 1, s->n, var, rows[i].value,
+                       round + 1);
+            fflush(stdout);
+            int one = ex->run(ex->state, rs, i, round, &more, &bundle, &rows[i].cause);
+            if (more)
+                continue;
+            pending[i] = false;
+            left--;
+            if (!dry && (var || ex->verify_each)) {
+                sc__read_row(bundle, rs->plans[i].card, &rows[i], &cols);
+                if (ex->verify_each && strcmp(rows[i].verdict, "ok") != 0)
+                    one = SC_EXIT_FAILED;
+            }
+            if (!dry && !bundle && !lone && !rs->opts->keep_going && stopped == s->n) {
+                /* The values not yet started are not run; those under way finish their
+                   bundles (each one's runs are already in it). */
+                stopped = i;
+                fprintf(stderr,
+                        "streamcard: %s=%s made no bundle (%s): the series stops here (valid: "
+                        "--keep-going runs every value)\n",
+                        var, rows[i].value, rows[i].cause ? rows[i].cause : "no cause known");
+                for (size_t k = i + 1; round == 0 && k < s->n; k++)
+                    if (pending[k]) {
+                        pending[k] = false;
+                        left--;
+                        if (asprintf(&rows[k].cause, "the series stopped after %s=%s", var,
+                                     rows[i].value) < 0)
+                            rows[k].cause = NULL;
+                    }
+            }
+            free(bundle);
+            failed = failed || one != SC_EXIT_OK;
+            if (lone)
+                status = one;
+        }
+    }
+    if (!dry && var)
+        sc__report(rs->opts->output_dir, var, rows, s->n, &cols);
+    if (ex->end)
+        ex->end(ex->state, rs, failed);
     if (dry) {
         printf("%s\n", ex->dry_note);
         goto out;
     }
-    if (var)
-        sc__report(rs->opts->output_dir, var, rows, s->n, &cols);
-    if (ex->end)
-        ex->end(ex->state, rs, failed);
     if (!lone && failed)
         status = SC_EXIT_FAILED;
 out:
+    free(pending);
     for (size_t i = 0; i < s->n; i++) {
         free(rows[i].bundle);
         free(rows[i].cause);
+        json_object_put(rows[i].results);
     }
     free(rows);
     return status;

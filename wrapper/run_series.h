@@ -26,12 +26,14 @@ typedef struct sc_executor {
     /* Before the first run, also for a dry run (which writes nothing). 0, or the exit
        status of `streamcard run` to stop with. May be NULL. */
     int (*begin)(void *state, const sc_run_series *rs);
-    /* Run i, or with opts->dry_run what it would do. Sets *bundle (malloc'd) to the bundle
-       it wrote, when it wrote one; when it wrote none, *cause (malloc'd, one line) says why
-       (a job the node refused: the refusal). Returns the exit status of `streamcard run`
-       for it. */
-    int (*run)(void *state, const sc_run_series *rs, size_t i, char **bundle, char **cause);
-    /* After the last run (not after a dry run): failed says whether one failed. May be NULL. */
+    /* The round-th run of series run i (a card with runs: N or auto makes several into one
+       bundle), or with opts->dry_run what it would do. Sets *more when run i wants another
+       round; otherwise run i is complete, and *bundle (malloc'd) is the bundle it wrote, if
+       any; when it wrote none, *cause (malloc'd, one line) says why (a job the node refused:
+       the refusal). Returns the exit status of `streamcard run` for it. */
+    int (*run)(void *state, const sc_run_series *rs, size_t i, size_t round, bool *more,
+               char **bundle, char **cause);
+    /* After the last run (also of a dry run): failed says whether one failed. May be NULL. */
     void (*end)(void *state, const sc_run_series *rs, bool failed);
     /* Every bundle is verified again when read back; a run whose bundle fails failed. */
     bool verify_each;

@@ -89,15 +89,17 @@ static char *sc__job_cause(const char *out_dir, const char *run_name, const char
     return cause;
 }
 
-/* Submits run i and waits for it (with a dry run, prints the command). Sets *bundle to
-   the bundle the job printed, or *cause to why there is none. Returns 0 when the job
-   completed, else 1. */
-static int sc__sbatch_run(void *state, const sc_run_series *rs, size_t i, char **bundle,
-                          char **cause)
+/* Submits run i and waits for it (with a dry run, prints the command): the job makes every
+   run of its card (runs: N or auto) into its one bundle. Sets *bundle to the bundle the job
+   printed, or *cause to why there is none. Returns 0 when the job completed, else 1. */
+static int sc__sbatch_run(void *state, const sc_run_series *rs, size_t i, size_t round, bool *more,
+                          char **bundle, char **cause)
 {
     const sc_sbatch *sb = state;
     const sc_plan *plan = &rs->plans[i];
     const sc_run_opts *opts = rs->opts;
+    (void)round;
+    *more = false;
     char card_path[PATH_MAX + 64], opt_card[PATH_MAX + 80], opt_chdir[PATH_MAX + 16];
     char opt_out[PATH_MAX + 128], opt_name[160], out_dir[PATH_MAX], *jobid = NULL;
     const char *argv[64];

@@ -13,6 +13,7 @@
 typedef struct sc__src {
     sc_card *card;
     json_object *build, *results, *metrics;
+    json_object *first_run; /* results.json's runs[0] (schema 2), or NULL */
     const char *before, *after, *state, *run_conf;
     char stores[128];             /* stream.log's "Stores: ..." line, "" when absent */
     bool environ_seen;            /* environ_at_ready.txt was in the bundle */

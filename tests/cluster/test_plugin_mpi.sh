@@ -16,6 +16,8 @@ mpi_card() { # mpi_card NAME CPU_LIST TRANSPORT [lines]
 	{
 		printf 'version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: %s\n' "$cpus"
 		printf '  max_bytes: 65536\n  iterations: 50\n  expect:\n    transport: %s\n' "$transport"
+		# The interference gate opened: the job runs beside other tests under ctest -j.
+		printf '    max_interference_pct: 100\n'
 		printf '%s\n' "$@"
 	} >"$WORK/$name"
 	chown scuser:scuser "$WORK/$name"
@@ -49,6 +51,17 @@ for host in scn1 scn2; do
 	grep -q "TRACE_TRANSPORT_RANK rank=[01] host=$host candidates=tcp " "$B/stream.log" ||
 		fail "no transport view of $host in the bundle"
 done
+# Each rank accounted the interference on its own CPU, on its own node.
+for r in 0 1; do
+	grep -q "^TRACE_INTERFERENCE_CPU source=rank$r cpu=0 " "$B/stream.log" ||
+		fail "rank $r did not account its CPU: $(grep TRACE_INTERFERENCE "$B/stream.log" | head -n 5)"
+done
+python3 - "$B" <<'PY' || fail "two nodes: results.json lacks both ranks' interference"
+import json, sys
+r = json.load(open(sys.argv[1] + "/results.json"))
+sources = sorted(c["source"] for c in r["interference"]["cpus"])
+assert sources == ["rank0", "rank1"], sources
+PY
 # Each node's rank counts its own namespace's interfaces: the payload went over a NIC.
 grep -q "^TRACE_IFACE_BYTES rank=1 netns=[0-9]* iface=[^l][^ ]* rx=[1-9]" "$B/stream.log" ||
 	fail "no NIC of rank 1's node moved the data: $(grep TRACE_IFACE_BYTES "$B/stream.log")"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # sbatch --stream-card=card.yaml job.sh on the real local cluster, as scuser: the job's
 # `streamcard run` (no arguments) finds the card and bundle the plugin prepared, and the
-# bundle it seals holds the plugin's files and verifies.
+# bundle it seals holds the plugin's files and verifies; a card of runs: 3 runs three times
+# into that one bundle.
 # shellcheck source=common.sh
 source "$(dirname "$0")/common.sh" "$@"
 # shellcheck source=plugin_lib.sh
@@ -23,6 +24,27 @@ grep -qx "verdict=ok" "$B/run.conf" || fail "verdict not ok: $(cat "$WORK/$job.o
 # Everything in the bundle belongs to the job's user: nothing was written as root.
 [[ -z $(find "$B" ! -user scuser) ]] || fail "files not owned by scuser: $(find "$B" ! -user scuser)"
 as_user "$SC" verify --keys "$TRUSTED" "$B" >/dev/null || fail "streamcard verify rejects the job's bundle"
+[[ -s $B/interference.txt ]] || fail "the job's run accounted no interference"
+
+# runs: 3 in one job: three separate runs into the one bundle the plugin prepared, each in
+# its own folder with its own log and interference record; the statistics over them.
+write_card three.yaml '  cpu_list: 0' '  threads: 1' '  runs: 3'
+job=$(submit three.yaml job.sh) || fail "sbatch refused"
+state=$(wait_job "$job")
+[[ $state == COMPLETED ]] || fail "runs: 3: job $job ended $state: $(cat "$WORK/$job.out")"
+B=$(job_bundle "$job")
+for i in 1 2 3; do
+	[[ -s $B/run-$i/stream.log && -s $B/run-$i/interference.txt ]] ||
+		fail "runs: 3: run-$i lacks its log or interference record"
+done
+grep -qx "runs=3" "$B/run.conf" || fail "runs: 3: run.conf lacks runs=3"
+python3 - "$B" <<'PY' || fail "runs: 3: results.json"
+import json, sys
+r = json.load(open(sys.argv[1] + "/results.json"))
+assert len(r["runs"]) == 3 and r["stats"]["copy"]["n"] == 3, r["stats"]
+assert r["stats"]["copy"]["ci95"] is None  # fewer than 6 runs: interval unavailable
+PY
+as_user "$SC" verify --keys "$TRUSTED" "$B" >/dev/null || fail "runs: 3: verify rejects the job's bundle"
 
 # Symlinks planted where the next bundles will be created (every name of the next 20 s,
 # pointing into a root-only directory) are never followed: the bundle is made by the job's

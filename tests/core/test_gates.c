@@ -1,6 +1,7 @@
 /* test_gates.c: every gate on synthetic evidence, table-driven: one change per case. */
 #include "sc_card.h"
 #include "sc_gates.h"
+#include "card_util.h"
 #include "sc_test.h"
 
 #include <stdlib.h>
@@ -42,6 +43,20 @@
 #define GOOD_MAPS                                                                                  \
     "7f00 default anon=100 dirty=100 N0=100 kernelpagesize_kB=4\n"                                 \
     "7f10 default file=/usr/lib/libc.so mapped=10 N1=10 kernelpagesize_kB=4\n"
+
+/* A quiet main loop on CPUs 2 and 3: each workload thread had its CPU (common/sampler.c's
+   records; the gate itself is tested in test_interference.c). */
+#define GOOD_INTERFERENCE                                                                          \
+    "TRACE_INTERFERENCE_WINDOW source=observer host=n01 ns=1000000000 clk_tck=100 scans=3 "        \
+    "sampler_cpu_ns=900000 sampler_loop_cpu_ns=300000 tasks=120\n"                                 \
+    "TRACE_INTERFERENCE_CPU source=observer cpu=2 user=99 nice=0 system=1 idle=0 iowait=0 irq=0 "  \
+    "softirq=0 steal=0\n"                                                                          \
+    "TRACE_INTERFERENCE_CPU source=observer cpu=3 user=98 nice=0 system=1 idle=1 iowait=0 irq=0 "  \
+    "softirq=0 steal=1\n"                                                                          \
+    "TRACE_INTERFERENCE_TASK source=observer tid=100 pid=100 exec_ns=995000000 "                   \
+    "run_delay_ns=2000000 nvcsw=1 allowed=2 comm=k\n"                                              \
+    "TRACE_INTERFERENCE_TASK source=observer tid=101 pid=100 exec_ns=990000000 "                   \
+    "run_delay_ns=1000000 nvcsw=1 allowed=3 comm=k\n"
 
 typedef struct gate_case {
     const char *name;
@@ -96,6 +111,13 @@ static const gate_case cases[] = {
     {"an environment record with INFINITY is not a result", "",
      GOOD_LOG "env: GOMP_SPINCOUNT=INFINITY\n", GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0,
      SC_GATE_VALIDATION, SC_GATE_OK, "Solution Validates"},
+    /* another user's task may call itself "inf": its name in a rank's interference record
+       is not a result */
+    {"an intruder named inf", "",
+     GOOD_LOG
+     "TRACE_INTERFERENCE_INTRUDER source=rank0 cpu=2 pid=7 tid=7 ticks=1 seen=1 comm=inf\n",
+     GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_VALIDATION, SC_GATE_OK,
+     "Solution Validates"},
     {"every evidence file written", "", GOOD_LOG, GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0,
      0, SC_GATE_EVIDENCE, SC_GATE_OK, "every evidence file was written"},
     {"no validation line", "", "TRACE_WORKLOAD_PHASE=main_loop_begin\n", GOOD_THREADS, GOOD_STATUS,
@@ -172,19 +194,10 @@ static const gate_case ips_cases[] = {
 static sc_card *make_card_of(const char *workload, const char *extra)
 {
     char yaml[1024];
-    sc_diag d;
-    sc_card *card = sc_card_new();
 
     snprintf(yaml, sizeof(yaml), "version: 1\nexperiment:\n%s  cpu_list: 2-3\n  threads: 2\n%s",
              workload, extra);
-    sc_diag_init(&d);
-    if (sc_card_parse(card, yaml, strlen(yaml), "c", &d) < 0 || sc_card_check(card, &d) < 0) {
-        sc_diag_print(&d, "card: ", stderr);
-        sc_card_free(card);
-        card = NULL;
-    }
-    sc_diag_free(&d);
-    return card;
+    return sc_test_card(yaml);
 }
 
 static sc_card *make_card(const char *extra)
@@ -423,7 +436,8 @@ static void test_verdict(void)
                       .threads_at_ready = GOOD_THREADS,
                       .status_at_ready = GOOD_STATUS,
                       .numa_maps_at_ready = GOOD_MAPS,
-                      .caches = GOOD_CACHES};
+                      .caches = GOOD_CACHES,
+                      .interference = GOOD_INTERFERENCE};
     SC_CHECK(card != NULL);
     SC_CHECK_INT_EQ(sc_gates_evaluate(card, &ev, &gates), 0);
     SC_CHECK(sc_gates_passed(&gates));
@@ -450,6 +464,11 @@ static void test_verdict(void)
     SC_CHECK(!sc_gates_passed(&gates));
     SC_CHECK_STR_EQ(sc_gate_conf_key(SC_GATE_BINDING), "thread_binding_ok");
     SC_CHECK_STR_EQ(sc_gate_conf_key(SC_GATE_VALIDATION), "validation_ok");
+    /* Without its interference records the run proves nothing about foreign work. */
+    ev.interference = NULL;
+    SC_CHECK_INT_EQ(sc_gates_evaluate(card, &ev, &gates), 0);
+    SC_CHECK_STR_CONTAINS(gates.g[SC_GATE_INTERFERENCE].note, "not supported by evidence");
+    SC_CHECK(!sc_gates_passed(&gates));
     sc_card_free(card);
 }
 

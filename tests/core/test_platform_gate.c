@@ -4,6 +4,7 @@
  */
 #include "sc_card.h"
 #include "sc_platform_gate.h"
+#include "card_util.h"
 #include "sc_test.h"
 
 #include <stdlib.h>
@@ -20,22 +21,12 @@
 static sc_card *card_with(const char *extra)
 {
     char yaml[512];
-    sc_diag d;
-    sc_card *card = sc_card_new();
 
     snprintf(yaml, sizeof(yaml),
              "version: 1\nexperiment:\n  workload: stream\n  kernel: copy\n  cpu_list: 0\n"
              "  threads: 1\n%s",
              extra);
-    sc_diag_init(&d);
-    if (!card || sc_card_parse(card, yaml, strlen(yaml), "c", &d) < 0 ||
-        sc_card_check(card, &d) < 0) {
-        sc_diag_print(&d, "card: ", stderr);
-        sc_card_free(card);
-        card = NULL;
-    }
-    sc_diag_free(&d);
-    return card;
+    return sc_test_card(yaml);
 }
 
 typedef struct gate_case {

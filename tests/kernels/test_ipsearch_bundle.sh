@@ -18,6 +18,8 @@ experiment:
   dim: 24
   k: 5
   pool_threads: 1
+  expect:
+    max_interference_pct: 100
   env:
     OMP_WAIT_POLICY: passive
     KMP_BLOCKTIME: "0"
@@ -79,7 +81,8 @@ PY
 # The default card (no pool_threads) and a batch smaller than the threads: the kernel's
 # default layout splits the database, both search threads still pass the binding gate,
 # and the bundle records the layout and the search path. The library hashes go through
-# the user's cache: the same hashes as sha256sum, reused on the next run.
+# the user's cache: the same hashes as sha256sum, reused on the next run. The card opens the
+# interference gate, as the first one does (this test runs beside others).
 export XDG_CACHE_HOME=$WORK/cache
 cat >"$WORK/small.yaml" <<'CARD'
 version: 1
@@ -91,6 +94,8 @@ experiment:
   nq: 3
   dim: 24
   k: 5
+  expect:
+    max_interference_pct: 100
 CARD
 for round in 1 2; do
     expect_status 0 "$BIN/streamcard" run small.yaml --output "$WORK/small$round" --quiet

@@ -25,6 +25,8 @@ experiment:
   dim: 32
   k: 5
   pool_threads: $3
+  expect:
+    max_interference_pct: 100
   env:
     OMP_WAIT_POLICY: $2
 CARD

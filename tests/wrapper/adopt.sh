@@ -19,6 +19,8 @@ experiment:
   array_size: 100000
   cache_resident: accept
   iterations: 3
+  expect:
+    max_interference_pct: 100
 CARD
     printf 'REQUESTED_PREFETCH=%s\nOBSERVED_STATE=%s\nSTATE_VALID=%s\n' "$2" "$3" "$4" \
         >"$1/prefetch/state/state.env"

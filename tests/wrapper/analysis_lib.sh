@@ -7,7 +7,9 @@
 KERNEL_DIR=${STREAMCARD_KERNEL_DIR:-$BIN}
 [ -x "$KERNEL_DIR/streamcard-stream" ] || fail "no kernel at $KERNEL_DIR/streamcard-stream"
 
-# write_card FILE PREFETCH: the small card every test bundle comes from.
+# write_card FILE PREFETCH: the small card every test bundle comes from. It opens the
+# interference gate (max_interference_pct: 100): these tests run beside others under
+# ctest -j, and tests/wrapper/interference.sh tests the gate.
 write_card() {
     cat >"$1" <<CARD
 version: 1
@@ -21,6 +23,8 @@ experiment:
   array_size: 100000
   cache_resident: accept
   iterations: 3
+  expect:
+    max_interference_pct: 100
 CARD
 }
 write_card "$WORK/card.yaml" unchanged
@@ -90,40 +94,52 @@ copy_bundle() {
     echo "$WORK/runs/$2"
 }
 
-# scale_rate BUNDLE FACTOR [FUNCTION]: a STREAM function (default copy) made FACTOR times
-# as fast in every record, raw ones included: each repetition's time divided by FACTOR
-# (results.json's rep_seconds), the log's table row recomputed from them as STREAM does
+# scale_rate BUNDLE FACTORS [FUNCTION]: a STREAM function (default copy) made FACTOR times
+# as fast in every record of every run, raw ones included: each repetition's time divided by
+# FACTOR (results.json's rep_seconds), the log's table row recomputed from them as STREAM does
 # (its times, and MB/s from the card's array size and the function's bytes), results.json's
-# rates and run.conf's best rate; then re-sealed. A forger who edits the raw times too is
-# caught by nothing verify can recompute (only a signature would tell).
-scale_rate() {
-    python3 - "$1" "$2" "${3:-copy}" <<'PY'
+# rates and run.conf's best rate; the statistics over the runs recomputed (restat: what
+# verify recomputes); then re-sealed. A forger who edits the raw times too is caught by
+# nothing verify can recompute (only a signature would tell). FACTORS: one factor for every
+# run, or a comma list, run i taking the i-th (cycling). set_rate BUNDLE RATES [FUNCTION]
+# sets the rates themselves (MB/s), so a test knows the answer whatever this machine's noise
+# made of the real runs.
+set_rate() { sc__rates set "$@"; }
+scale_rate() { sc__rates scale "$@"; }
+sc__rates() {
+    python3 - "$1" "$2" "$3" "${4:-copy}" <<'PY'
 import json, re, sys
-b, f, fn = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+mode, b, factors, fn = sys.argv[1], sys.argv[2], [float(x) for x in sys.argv[3].split(",")], sys.argv[4]
 arrays = {"copy": 2, "scale": 2, "add": 3, "triad": 3}[fn]
-conf = open(b + "/run.conf").read()
-n = int(re.search(r"(?m)^array_size=(\d+)$", conf).group(1))
+n = int(re.search(r"(?m)^array_size=(\d+)$", open(b + "/run.conf").read()).group(1))
 r = json.load(open(b + "/results.json"))
-m = r["metrics"]
-reps = [t / f for t in m["rep_seconds"][fn]]
-m["rep_seconds"][fn] = reps
-timed = reps[1:]
-tmin, tmax, tavg = min(timed), max(timed), sum(timed) / len(timed)
-rate = 1e-6 * arrays * 8 * n / tmin
-m["rates"][fn] = rate
-if "times" in m and fn in m["times"]:
-    m["times"][fn] = {"avg": tavg, "min": tmin, "max": tmax}
-best = max(m["rates"].values())
-if "best_rate_MBps" in m:
-    m["best_rate_MBps"] = best
-    m.update({"avg_time_s": tavg, "min_time_s": tmin, "max_time_s": tmax})
+for i, run in enumerate(r["runs"]):
+    d = b + "/" + run["dir"] if run["dir"] else b
+    f = factors[i % len(factors)]
+    if mode == "set":
+        f = f / run["metrics"]["rates"][fn]
+    reps = [t / f for t in run["metrics"]["rep_seconds"][fn]]
+    timed = reps[1:]
+    tmin, tmax, tavg = min(timed), max(timed), sum(timed) / len(timed)
+    rate = 1e-6 * arrays * 8 * n / tmin
+    for m in [run["metrics"]] + ([r["metrics"]] if "metrics" in r and not run["dir"] else []):
+        m["rep_seconds"][fn] = reps
+        m["rates"][fn] = rate
+        if "times" in m and fn in m["times"]:
+            m["times"][fn] = {"avg": tavg, "min": tmin, "max": tmax}
+        best = max(m["rates"].values())
+        if "best_rate_MBps" in m:
+            m["best_rate_MBps"] = best
+            m.update({"avg_time_s": tavg, "min_time_s": tmin, "max_time_s": tmax})
+    log = open(d + "/stream.log").read()
+    row = "%-11s%12.1f  %11.6f  %11.6f  %11.6f" % (fn.capitalize() + ":", rate, tavg, tmin, tmax)
+    log = re.sub(r"(?m)^%s:.*$" % fn.capitalize(), row, log)
+    open(d + "/stream.log", "w").write(log)
+    conf = re.sub(r"(?m)^best_rate_MBps=.*$", "best_rate_MBps=%.1f" % best,
+                  open(d + "/run.conf").read())
+    open(d + "/run.conf", "w").write(conf)
 json.dump(r, open(b + "/results.json", "w"), indent=2)
-log = open(b + "/stream.log").read()
-row = "%-11s%12.1f  %11.6f  %11.6f  %11.6f" % (fn.capitalize() + ":", rate, tavg, tmin, tmax)
-log = re.sub(r"(?m)^%s:.*$" % fn.capitalize(), row, log)
-open(b + "/stream.log", "w").write(log)
-conf = re.sub(r"(?m)^best_rate_MBps=.*$", "best_rate_MBps=%.1f" % best, conf)
-open(b + "/run.conf", "w").write(conf)
 PY
-    reseal "$1"
+    "$BIN/restat" "$2" || fail "restat $2"
+    reseal "$2"
 }

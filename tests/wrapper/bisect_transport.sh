@@ -15,10 +15,13 @@ repo="$WORK/repo"
 git init -q "$repo"
 git -C "$repo" config user.email t@example.org
 git -C "$repo" config user.name test
+# The card opens the interference gate (max_interference_pct: 100): this test runs beside
+# others under ctest -j; tests/wrapper/interference.sh tests the gate. It has 6 runs, the
+# fewest whose interval lets classify call a commit good (a failing run ends the series).
 card() {
     printf 'version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n'
-    printf '  min_bytes: 1\n  max_bytes: 4096\n  iterations: 20\n'
-    printf '  expect:\n    transport: shm\n'
+    printf '  min_bytes: 1\n  max_bytes: 4096\n  iterations: 20\n  runs: 6\n'
+    printf '  expect:\n    transport: shm\n    max_interference_pct: 100\n'
     if [ "$1" = tcp ]; then
         printf '  env:\n    OMPI_MCA_btl: "tcp,self"\n    OMPI_MCA_btl_tcp_if_include: lo\n'
     fi
@@ -32,7 +35,7 @@ for i in 1 2 3 4 5 6; do
     git -C "$repo" commit -q -m "$msg"
 done
 
-# The baseline: the first commit's card, run once.
+# The baseline: the first commit's card.
 git -C "$repo" show HEAD~5:card.yaml >"$WORK/base.yaml"
 expect_status 0 "$SC" run "$WORK/base.yaml" --run-name base --output "$WORK/runs" --quiet
 base=$(bundle_of "$WORK/out")

@@ -91,7 +91,8 @@ expect_contains "$WORK/err" "no card"
 
 # Flags override the card; the bundle's card.yaml is then the resolved card.
 expect_status 0 "$SC" run "$SRC/contrib/cards/stream-copy.yaml" --threads 1 --cpu-list 1 \
-    --array-size 100000 --cache-resident accept --iterations 3 --output "$WORK/runs" --quiet
+    --array-size 100000 --cache-resident accept --iterations 3 --expect-max-interference 100 \
+    --output "$WORK/runs" --quiet
 B=$(bundle_of "$WORK/out")
 expect_contains "$B/run.conf" "card_origin=file+flags"
 expect_contains "$B/card.yaml" "threads: 1"

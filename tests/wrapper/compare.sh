@@ -20,6 +20,7 @@ echo "Copy: 1.0 0.1 0.1 0.1" >>"$tampered/stream.log"
 # name|A|B|options|status|text the output must hold
 cases=(
     "repeat|$base|$rep||0|no controlled variable differs (a repeat)"
+    "one run a side|$base|$rep||0|interval unavailable (1 and 1 run; 6 a side give one): change unconfirmed"
     "threads|$base|$thr1||0|single variable threads: 2 -> 1: copy MB/s"
     "named|$base|$thr1|--independent threads|0|single variable threads: 2 -> 1"
     "prefetch|$base|$pfoff||0|single variable prefetch: unchanged (not read back) -> off"
@@ -40,6 +41,37 @@ for c in "${cases[@]}"; do
     cat "$WORK/out" "$WORK/err" >"$WORK/all"
     grep -qF -- "$text" "$WORK/all" || { cat "$WORK/all" >&2; fail "case $name: lacks: $text"; }
 done
+
+# Bundles of 6 runs with known rates (crafted: set_rate), so each verdict is known: the
+# same runs are no detectable difference (interval [0.990, 1.010], within 5%, not within
+# 0.5%), all runs 1.5 times faster are B faster, halved B slower, runs that swing +-40% too
+# noisy to tell. Each median's interval over 6 runs is their range [x(1), x(6)] (coverage
+# 1 - 2/64).
+six=$(small_run six -- --runs 6)
+set_rate "$six" 10000,10100,9900,10050,9950,10020
+fast=$(copy_bundle "$six" fast6) && scale_rate "$fast" 1.5
+slow=$(copy_bundle "$six" slow6) && scale_rate "$slow" 0.5
+noisy=$(copy_bundle "$six" noisy6) && scale_rate "$noisy" 0.6,1.4,0.7,1.3,0.65,1.35
+verdicts=(
+    "$six||B/A 1.000, 95% interval [0.990, 1.010]: no detectable difference"
+    "$six|--noise-bound 0.5|B/A 1.000, 95% interval [0.990, 1.010]: too noisy to tell"
+    "$fast||B/A 1.500, 95% interval [1.485, 1.515]: B faster"
+    "$slow||B/A 0.500, 95% interval [0.495, 0.505]: B slower"
+    "$noisy||: too noisy to tell"
+)
+for v in "${verdicts[@]}"; do
+    IFS='|' read -r b opts text <<<"$v"
+    # shellcheck disable=SC2086
+    expect_status 0 "$SC" compare "$six" "$b" $opts
+    grep -qF -- "(a repeat): copy MB/s " "$WORK/out" || fail "no result line: $(cat "$WORK/out")"
+    grep "(a repeat): copy MB/s " "$WORK/out" | grep -qF -- "$text" ||
+        fail "$b $opts: lacks '$text': $(grep 'copy MB/s' "$WORK/out")"
+done
+expect_contains "$WORK/out" "ratio B/A: Hodges-Lehmann ratio of B over A on log values"
+grep -Eq '^    median.s 95% +6 runs, \[9900.0, 10100.0\] +6 runs, \[' "$WORK/out" ||
+    fail "no medians' intervals: $(cat "$WORK/out")"
+expect_status 2 "$SC" compare "$six" "$fast" --noise-bound 0
+expect_contains "$WORK/err" "--noise-bound 0: not a percentage"
 
 # The table marks what differs and names it in full; figures and change come with it.
 expect_status 0 "$SC" compare "$base" "$thr1"

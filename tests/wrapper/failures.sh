@@ -4,7 +4,10 @@
 # run that breaks STREAM's validity rules (an array inside 4x the last-level caches).
 BIN=$1 SRC=$2
 . "$SRC/tests/lib.sh"
+# The interference gate is opened (tests/wrapper/interference.sh tests it): this test
+# runs beside others under ctest -j.
 ARGS=(--workload stream --kernel copy --cpu-list 0-1 --threads 2 --array-size 100000 --cache-resident accept
+      --expect-max-interference 100
       --iterations 5 --output "$WORK/runs" --quiet)
 
 # The kernel crashes (SIGSEGV) inside its main loop.
@@ -57,7 +60,7 @@ expect_contains "$WORK/err" "threads: 3 is more than the 2 CPUs of cpu_list 0-1 
 # 0.8 MiB array is not (every CPU of this century has more cache): the run fails its
 # stream_array gate, --dry-run says so first, and the card can accept it on purpose.
 SMALL=(--workload stream --kernel copy --cpu-list 0-1 --threads 2 --array-size 100000
-       --iterations 3 --output "$WORK/runs" --quiet)
+       --expect-max-interference 100 --iterations 3 --output "$WORK/runs" --quiet)
 expect_status 1 "$BIN/streamcard" run "${SMALL[@]}" --run-name small
 expect_contains "$WORK/err" "stream_array    FAIL"
 B=$(bundle_of "$WORK/out")

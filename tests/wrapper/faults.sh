@@ -7,7 +7,10 @@
 # others, and ctest reports it as skipped (SKIP_RETURN_CODE): they did not run.
 BIN=$1 SRC=$2
 . "$SRC/tests/lib.sh"
+# The interference gate is opened (tests/wrapper/interference.sh tests it): this test
+# runs beside others under ctest -j.
 ARGS=(--workload stream --kernel copy --cpu-list 0-1 --threads 2 --array-size 100000 --cache-resident accept
+      --expect-max-interference 100
       --iterations 5 --quiet)
 MOUNTS=()
 cleanup_mounts() { for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null || true; done; }

@@ -17,7 +17,10 @@ KERNEL="$PREFIX/libexec/streamcard/streamcard-stream"
 # Nothing may point the command at the build tree's kernels.
 unset STREAMCARD_KERNEL_DIR
 cd "$WORK"
+# The interference gate is opened (tests/wrapper/interference.sh tests it): this test runs
+# beside others under ctest -j.
 ARGS=(--workload stream --kernel copy --cpu-list 0-1 --threads 2 --array-size 100000 --cache-resident accept
+      --expect-max-interference 100
       --iterations 3 --output "$WORK/runs" --quiet)
 expect_status 0 "$SC" run "${ARGS[@]}" --dry-run
 expect_contains "$WORK/out" "binary:      $KERNEL"

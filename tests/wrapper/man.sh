@@ -26,7 +26,8 @@ documented() {
 }
 
 # Every card key: the flags of `streamcard run --help` name them, plus the YAML-only keys.
-keys=(version env controlled_variables expect transport min_rate_MBps at_bytes max_latency_us)
+keys=(version env controlled_variables expect transport min_rate_MBps at_bytes max_latency_us
+      max_interference_pct)
 while read -r flag; do
     case "$flag" in
     expect-*) ;;

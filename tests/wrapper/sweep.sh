@@ -2,7 +2,8 @@
 # A two-value sweep runs each value as its own verified bundle and writes the table; the
 # two runs compare as a valid single-variable comparison (they name their independent
 # variable); a bad value stops the sweep before anything runs. Sweeps of STREAM's threads
-# and of ipsearch's pool_threads.
+# (once with runs: 6, interleaved, the table speaking statistics) and of ipsearch's
+# pool_threads.
 BIN=$1 SRC=$2
 . "$SRC/tests/lib.sh"
 
@@ -41,6 +42,8 @@ experiment:
   array_size: 200000
   cache_resident: accept
   iterations: 4
+  expect:
+    max_interference_pct: 100
 CARD
 expect_status 0 "$BIN/streamcard" run "$WORK/sweep.yaml" --output "$WORK/runs" --quiet
 check_sweep threads 1 2
@@ -59,6 +62,8 @@ experiment:
   dim: 16
   k: 5
   iterations: 2
+  expect:
+    max_interference_pct: 100
 CARD
 expect_status 0 "$BIN/streamcard" run "$WORK/pool.yaml" --output "$WORK/pool" --quiet
 check_sweep pool_threads 1 2
@@ -66,6 +71,20 @@ for i in 0 1; do
     expect_contains "${SWEPT[$i]}/card.yaml" "threads: 2"
     expect_contains "${SWEPT[$i]}/stream.log" "omp_threads=2 pool_threads=$((i + 1)) "
 done
+
+# runs: 6: the values interleave (threads=1 run 1, threads=2 run 1, threads=1 run 2, ...),
+# each value is one bundle of 6 runs, and the table gives each value's median with its 95%
+# interval and, against the first value, the ratio with its interval and a verdict.
+sed 's/^  iterations: 4$/  iterations: 2\n  runs: 6/' "$WORK/sweep.yaml" >"$WORK/runs6.yaml"
+expect_status 0 "$BIN/streamcard" run "$WORK/runs6.yaml" --output "$WORK/runs6" --quiet
+order=$(grep -E '^--- run [12] of 2' "$WORK/out" | head -n 4 | tr '\n' '/')
+[ "$order" = "--- run 1 of 2: threads=1/--- run 2 of 2: threads=2/--- run 1 of 2: threads=1, its run 2/--- run 2 of 2: threads=2, its run 2/" ] ||
+    fail "the values do not interleave: $order"
+table=$(sed -n 's/^SWEEP_TABLE=//p' "$WORK/out")
+grep -Eq '^\| 1 \| ok \| [0-9.]+, 6 runs, 95% \[[0-9.]+, [0-9.]+\] \| \(baseline\) \|' "$table" ||
+    fail "no statistics for threads=1: $(cat "$table")"
+grep -Eq '^\| 2 \| ok \| [0-9.]+, 6 runs, 95% \[.*\| [-+][0-9.]+%, B/A [0-9.]+ \[[0-9.]+, [0-9.]+\]: (B faster|B slower|no detectable difference|too noisy to tell) \|' "$table" ||
+    fail "no ratio and verdict for threads=2: $(cat "$table")"
 
 # The dry run shows every run and writes nothing.
 expect_status 0 "$BIN/streamcard" run "$WORK/sweep.yaml" --output "$WORK/dry" --dry-run

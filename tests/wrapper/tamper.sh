@@ -4,10 +4,12 @@
 BIN=$1 SRC=$2
 . "$SRC/tests/lib.sh"
 
-run() { # run NAME [env...]: a fresh small run, its bundle path on stdout
+# run NAME [env...]: a fresh small run, its bundle path on stdout. The interference gate is
+# opened (tests/wrapper/interference.sh tests it): this test runs beside others.
+run() {
     local name=$1; shift
     env "$@" "$BIN/streamcard" run --workload stream --kernel copy --cpu-list 0-1 --threads 2 \
-        --array-size 100000 --cache-resident accept --iterations 3 --run-name "$name" --output "$WORK/runs" --quiet \
+        --expect-max-interference 100 --array-size 100000 --cache-resident accept --iterations 3 --run-name "$name" --output "$WORK/runs" --quiet \
         >"$WORK/run.out" 2>"$WORK/run.err" || true
     bundle_of "$WORK/run.out"
 }

@@ -35,6 +35,8 @@ experiment:
   nq: 40
   dim: 16
   k: 4
+  expect:
+    max_interference_pct: 100
 CARD
 expect_status 0 "$BIN/streamcard" run "$WORK/ips.yaml" --output "$WORK/runs" --quiet
 IPS=$(bundle_of "$WORK/out")
@@ -63,7 +65,7 @@ if ! command -v mpirun >/dev/null; then
     echo "ok: tamper_workloads (ipsearch only: mpirun missing)"
     exit 0
 fi
-printf 'version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n  min_bytes: 1\n  max_bytes: 4096\n  iterations: 20\n' \
+printf 'version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n  min_bytes: 1\n  max_bytes: 4096\n  iterations: 20\n  expect:\n    max_interference_pct: 100\n' \
     >"$WORK/mpi.yaml"
 expect_status 0 "$BIN/streamcard" run "$WORK/mpi.yaml" --output "$WORK/runs" --quiet
 MPI=$(bundle_of "$WORK/out")

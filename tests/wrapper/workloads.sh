@@ -15,13 +15,13 @@ command -v mpirun >/dev/null || { echo "SKIP: mpirun missing (openmpi-bin)"; exi
 
 # ips NAME POOL: a tiny search with POOL request handlers; prints its bundle.
 ips() {
-    expect_status 0 "$SC" run --workload ipsearch --cpu-list 0-1 --threads 2 --nb 3001 --nq 41 \
+    expect_status 0 "$SC" run --workload ipsearch --expect-max-interference 100 --cpu-list 0-1 --threads 2 --nb 3001 --nq 41 \
         --dim 24 --k 5 --pool-threads "$2" --run-name "$1" --output "$WORK/runs" --quiet
     bundle_of "$WORK/out"
 }
 A=$(ips pool1 1)
 B=$(ips pool2 2)
-printf 'version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n  min_bytes: 1\n  max_bytes: 65536\n  iterations: 20\n' \
+printf 'version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n  min_bytes: 1\n  max_bytes: 65536\n  iterations: 20\n  expect:\n    max_interference_pct: 100\n' \
     >"$WORK/mpi.yaml"
 expect_status 0 "$SC" run "$WORK/mpi.yaml" --run-name mpi --output "$WORK/runs" --quiet
 M=$(bundle_of "$WORK/out")

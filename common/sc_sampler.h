@@ -1,0 +1,63 @@
+/*
+ * sc_sampler.h: interference accounting of the CPUs a workload runs on (doc/design.md,
+ * "Interference"). libc only, so both the observer (core/observe.c) and an MPI rank
+ * (mpi/pingpong.c) run the same code and write the same records (sc_trace_protocol.h).
+ *
+ * A sampler accounts a set of CPUs over a window (a workload's main loop). Every sample
+ * reads a /proc tree through a directory descriptor (the real /proc, or a captured tree in
+ * the tests): the first (begin) and the last (end) read /proc/stat's lines of the accounted
+ * CPUs and every task; scans in between (at a low rate that keeps their cost under 0.25% of
+ * one CPU) read every task's stat only. A task is the job's own when its process descends
+ * from one of the roots (the observer, the MPI ranks): for those, the CPU time and run_delay
+ * of /proc/<pid>/task/<tid>/schedstat and the involuntary context switches and allowed CPUs
+ * of .../status. Any other task is foreign: its CPU time between two samples is attributed
+ * to the CPU it was last seen on, and the ones with the most on an accounted CPU are named
+ * (the top intruders). The sampler measures its own CPU time (CLOCK_THREAD_CPUTIME_ID).
+ *
+ * Functions return 0 or -errno; a task that vanishes while it is read is simply gone.
+ */
+#ifndef SC_SAMPLER_H
+#define SC_SAMPLER_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct sc_sampler sc_sampler;
+
+typedef struct sc_sampler_opts {
+    const int *cpus; /* the CPUs to account (may be none: the window and cost only) */
+    size_t ncpus;
+    const pid_t *roots; /* processes whose trees are the job's own */
+    size_t nroots;
+    const char *source; /* the records' source: "observer", "rank1" */
+    const char *host;   /* this node's name, for the window record */
+    size_t top;         /* intruders named per CPU; 0: 3 */
+} sc_sampler_opts;
+
+typedef enum sc_sample_kind {
+    SC_SAMPLE_BEGIN, /* the window opens: CPU times, every task, the own tasks' details */
+    SC_SAMPLE_SCAN,  /* during the window: every task's stat */
+    SC_SAMPLE_END,   /* the window closes: as BEGIN */
+} sc_sample_kind;
+
+/* A new sampler (copies what it needs of o), or NULL (ENOMEM, or bad options: EINVAL). */
+sc_sampler *sc_sampler_new(const sc_sampler_opts *o);
+void sc_sampler_free(sc_sampler *s);
+
+/*
+ * Takes a sample of the tree under procfd (the directory that holds "stat" and "<pid>/")
+ * at now_ns (CLOCK_MONOTONIC). BEGIN first, END last; SCAN any number of times between.
+ */
+int sc_sampler_sample(sc_sampler *s, int procfd, sc_sample_kind kind, long long now_ns);
+
+/* When the next scan is due (ns, the clock of sc_sampler_sample); 0 before BEGIN or after END. */
+long long sc_sampler_next_scan(const sc_sampler *s);
+
+/*
+ * Passes every record of the window, one line each (without newline), to emit: the window,
+ * one per accounted CPU, one per own task, the top intruders per CPU. Stops at emit's first
+ * non-zero return and returns it; -EAGAIN before END.
+ */
+int sc_sampler_records(const sc_sampler *s, int (*emit)(void *ctx, const char *line), void *ctx);
+
+#endif

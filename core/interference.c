@@ -1,0 +1,410 @@
+/*
+ * interference.c: the samplers' records read back, the foreign share of each accounted CPU,
+ * the interference gate and results.json's summary (see sc_interference.h).
+ */
+#include "sc_interference.h"
+#include "sc_cpulist.h"
+#include "sc_trace_protocol.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Appends item to a growing array when ok: 1 kept, 0 not ok (malformed), -ENOMEM. */
+static int sc__keep(bool ok, void **arr, size_t *n, const void *item, size_t size)
+{
+    if (!ok)
+        return 0;
+    if ((*n & (*n - 1)) == 0) { /* at 0, 1, 2, 4, ...: double */
+        void *g = realloc(*arr, (*n ? *n * 2 : 4) * size);
+        if (!g)
+            return -ENOMEM;
+        *arr = g;
+    }
+    memcpy((char *)*arr + *n * size, item, size);
+    (*n)++;
+    return 1;
+}
+
+static bool sc__tagged(const char *line, const char *tag)
+{
+    return strncmp(line, tag, strlen(tag)) == 0;
+}
+
+/* Parses one record line into rec: 1 parsed, 0 malformed, -ENOMEM. A record must be read
+   to its last byte. */
+static int sc__parse_record(const char *line, sc_interference *rec)
+{
+    int used = -1, len = (int)strlen(line);
+
+    if (sc__tagged(line, SC_TRACE_TAG_INTERFERENCE_WINDOW)) {
+        sc_intf_window w = {0};
+        sscanf(line,
+               SC_TRACE_INTERFERENCE_WINDOW("%31s", "%63s", "%lld", "%ld", "%u", "%lld", "%lld",
+                                            "%llu") "%n",
+               w.source, w.host, &w.ns, &w.clk_tck, &w.scans, &w.cpu_ns, &w.loop_cpu_ns, &w.tasks,
+               &used);
+        return sc__keep(used == len && w.clk_tck > 0 && w.ns >= 0, (void **)&rec->windows,
+                        &rec->n_windows, &w, sizeof(w));
+    }
+    if (sc__tagged(line, SC_TRACE_TAG_INTERFERENCE_CPU)) {
+        sc_intf_cpu c = {0};
+        sscanf(line,
+               SC_TRACE_INTERFERENCE_CPU("%31s", "%d", "%llu", "%llu", "%llu", "%llu", "%llu",
+                                         "%llu", "%llu", "%llu") "%n",
+               c.source, &c.cpu, &c.user, &c.nice, &c.system, &c.idle, &c.iowait, &c.irq,
+               &c.softirq, &c.steal, &used);
+        return sc__keep(used == len && c.cpu >= 0, (void **)&rec->cpus, &rec->n_cpus, &c,
+                        sizeof(c));
+    }
+    if (sc__tagged(line, SC_TRACE_TAG_INTERFERENCE_TASK)) {
+        sc_intf_task t = {0};
+        sscanf(line,
+               SC_TRACE_INTERFERENCE_TASK("%31s", "%d", "%d", "%llu", "%llu", "%llu", "%255s",
+                                          "%15s") "%n",
+               t.source, &t.tid, &t.pid, &t.exec_ns, &t.delay_ns, &t.nvcsw, t.allowed, t.comm,
+               &used);
+        return sc__keep(used == len, (void **)&rec->tasks, &rec->n_tasks, &t, sizeof(t));
+    }
+    if (sc__tagged(line, SC_TRACE_TAG_INTERFERENCE_INTRUDER)) {
+        sc_intf_intruder x = {0};
+        sscanf(line,
+               SC_TRACE_INTERFERENCE_INTRUDER("%31s", "%d", "%d", "%d", "%llu", "%u", "%15s") "%n",
+               x.source, &x.cpu, &x.pid, &x.tid, &x.ticks, &x.seen, x.comm, &used);
+        return sc__keep(used == len, (void **)&rec->intruders, &rec->n_intruders, &x, sizeof(x));
+    }
+    return 0;
+}
+
+int sc_interference_parse(const char *text, sc_interference *rec)
+{
+    char line[1024];
+    long number = 0;
+
+    for (const char *p = text; p && *p;) {
+        size_t n = strcspn(p, "\n");
+        number++;
+        if (!strncmp(p, SC_TRACE_TAG_INTERFERENCE, strlen(SC_TRACE_TAG_INTERFERENCE))) {
+            int rc = 0;
+            if (n < sizeof(line)) {
+                memcpy(line, p, n);
+                line[n] = '\0';
+                if (n && line[n - 1] == '\r')
+                    line[n - 1] = '\0';
+                rc = sc__parse_record(line, rec);
+            }
+            if (rc < 0)
+                return rc;
+            if (rc == 0 && !rec->malformed_line)
+                rec->malformed_line = number;
+        }
+        p += n + (p[n] == '\n');
+    }
+    return 0;
+}
+
+int sc_interference_load(const sc_card *card, const char *interference_txt, const char *log,
+                         sc_interference *rec)
+{
+    int rc = sc_interference_parse(interference_txt ? interference_txt : "", rec);
+
+    if (rc == 0 && card->workload == SC_WORKLOAD_MPI_PINGPONG && log)
+        rc = sc_interference_parse(log, rec);
+    return rc;
+}
+
+void sc_interference_free(sc_interference *rec)
+{
+    if (!rec)
+        return;
+    free(rec->windows);
+    free(rec->cpus);
+    free(rec->tasks);
+    free(rec->intruders);
+    memset(rec, 0, sizeof(*rec));
+}
+
+static const sc_intf_window *sc__window_of(const sc_interference *rec, const char *source)
+{
+    for (size_t i = 0; i < rec->n_windows; i++)
+        if (!strcmp(rec->windows[i].source, source))
+            return &rec->windows[i];
+    return NULL;
+}
+
+/* Whether a task may run on cpu (an affinity that cannot be read: anywhere), and only there. */
+static void sc__task_on(const sc_intf_task *t, int cpu, hwloc_bitmap_t set, bool *may, bool *only)
+{
+    if (sc_cpulist_parse(t->allowed, set, NULL, 0) < 0) {
+        *may = true;
+        *only = false;
+        return;
+    }
+    *may = hwloc_bitmap_isset(set, (unsigned)cpu);
+    *only = *may && hwloc_bitmap_weight(set) == 1;
+}
+
+/* The foreign time of one CPU record (see sc_interference.h). */
+static int sc__share(const sc_interference *rec, const sc_intf_cpu *c, sc_intf_share *s)
+{
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    double own_may = 0, waited = 0;
+
+    if (!set)
+        return -ENOMEM;
+    memset(s, 0, sizeof(*s));
+    s->cpu = c;
+    s->window = sc__window_of(rec, c->source);
+    s->share_pct = -1;
+    /* The job's CPU time that may have been spent on c, and the longest wait of a task
+       pinned there (its own CPU time, which the others' excludes, added back below). */
+    double longest = -1, longest_exec = 0;
+    for (size_t i = 0; i < rec->n_tasks; i++) {
+        const sc_intf_task *t = &rec->tasks[i];
+        bool may, only;
+        if (strcmp(t->source, c->source) != 0)
+            continue;
+        sc__task_on(t, c->cpu, set, &may, &only);
+        if (may)
+            own_may += (double)t->exec_ns;
+        if (only && (double)t->delay_ns + (double)t->exec_ns > longest + longest_exec) {
+            longest = (double)t->delay_ns;
+            longest_exec = (double)t->exec_ns;
+        }
+    }
+    if (longest >= 0 && longest - (own_may - longest_exec) > 0)
+        waited = longest - (own_may - longest_exec);
+    hwloc_bitmap_free(set);
+    for (size_t i = 0; i < rec->n_intruders && !s->top; i++)
+        if (!strcmp(rec->intruders[i].source, c->source) && rec->intruders[i].cpu == c->cpu)
+            s->top = &rec->intruders[i];
+    if (!s->window || s->window->ns <= 0)
+        return 0;
+    double tick = 1e9 / (double)s->window->clk_tck;
+    double busy = (double)(c->user + c->nice + c->system) * tick - own_may - 2 * tick;
+    double steal = c->steal > 0 ? (double)(c->steal - 1) * tick : 0;
+    s->waited_ms = waited / 1e6;
+    s->busy_foreign_ms = (busy > 0 ? busy : 0) / 1e6;
+    s->steal_ms = steal / 1e6;
+    s->irq_ms = (double)c->irq * tick / 1e6;
+    s->softirq_ms = (double)c->softirq * tick / 1e6;
+    double foreign = (waited > busy ? waited : busy > 0 ? busy : 0) + steal;
+    s->share_pct = 100 * foreign / (double)s->window->ns;
+    if (s->share_pct > 100)
+        s->share_pct = 100;
+    return 0;
+}
+
+int sc_interference_shares(const sc_interference *rec, sc_intf_share **shares, size_t *n)
+{
+    *n = 0;
+    *shares = calloc(rec->n_cpus + 1, sizeof(**shares));
+    if (!*shares)
+        return -ENOMEM;
+    for (size_t i = 0; i < rec->n_cpus; i++)
+        if (sc__share(rec, &rec->cpus[i], &(*shares)[(*n)++]) < 0) {
+            free(*shares);
+            *shares = NULL;
+            *n = 0;
+            return -ENOMEM;
+        }
+    return 0;
+}
+
+/* The share of cpu: from source (when given) or from any source of host (when given). */
+static const sc_intf_share *sc__find(const sc_intf_share *sh, size_t n, const char *source,
+                                     const char *host, long cpu)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (sh[i].cpu->cpu != cpu || !sh[i].window || sh[i].share_pct < 0)
+            continue;
+        if (source && strcmp(sh[i].cpu->source, source) != 0)
+            continue;
+        if (host && strcmp(sh[i].window->host, host) != 0)
+            continue;
+        return &sh[i];
+    }
+    return NULL;
+}
+
+/* "cpu 1" or "cpu 1 of n02" (MPI: the rank's host). */
+static void sc__cpu_name(const sc_intf_share *s, bool host, char *buf, size_t len)
+{
+    if (host)
+        snprintf(buf, len, "cpu %d of %s", s->cpu->cpu, s->window->host);
+    else
+        snprintf(buf, len, "cpu %d", s->cpu->cpu);
+}
+
+static void sc__judge(const sc_card *card, const sc_intf_share **need, size_t n, bool mpi,
+                      sc_gate *g)
+{
+    const sc_intf_share *worst = NULL;
+    char name[160], top[128] = "no foreign task seen on it";
+
+    for (size_t i = 0; i < n; i++)
+        if (!worst || need[i]->share_pct > worst->share_pct)
+            worst = need[i];
+    if (!worst) {
+        sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: no CPU was accounted");
+        return;
+    }
+    sc__cpu_name(worst, mpi, name, sizeof(name));
+    if (worst->top)
+        snprintf(top, sizeof(top), "top intruder %s, pid %d, %.2f s", worst->top->comm,
+                 worst->top->pid, (double)worst->top->ticks / (double)worst->window->clk_tck);
+    if (worst->share_pct > card->expect_max_interference_pct)
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "%s: %.1f%% of the %.2f s main loop was foreign work (waited %.0f ms, busy "
+                    "%.0f ms, steal %.0f ms; %s), over max_interference_pct %g",
+                    name, worst->share_pct, (double)worst->window->ns / 1e9, worst->waited_ms,
+                    worst->busy_foreign_ms, worst->steal_ms, top,
+                    card->expect_max_interference_pct);
+    else
+        sc_gate_set(g, SC_GATE_OK,
+                    "foreign share at most %.1f%% (%s) of the %.2f s main loop, within "
+                    "max_interference_pct %g",
+                    worst->share_pct, name, (double)worst->window->ns / 1e9,
+                    card->expect_max_interference_pct);
+}
+
+void sc_interference_gate(const sc_card *card, const sc_interference *rec, const sc_tracelog *t,
+                          sc_gate *g)
+{
+    sc_intf_share *sh = NULL;
+    size_t n = 0, k = 0;
+    bool mpi = card->workload == SC_WORKLOAD_MPI_PINGPONG;
+
+    if (!card->interference_accounting) {
+        sc_gate_set(g, SC_GATE_NULL, "the card turns interference_accounting off");
+        return;
+    }
+    if (rec->malformed_line) {
+        sc_gate_set(g, SC_GATE_FAIL, "malformed interference record at line %ld",
+                    rec->malformed_line);
+        return;
+    }
+    if (sc_interference_shares(rec, &sh, &n) < 0) {
+        sc_gate_set(g, SC_GATE_FAIL, "out of memory");
+        return;
+    }
+    size_t want = mpi ? t->n_rank_bindings : (size_t)hwloc_bitmap_weight(card->cpus);
+    const sc_intf_share **need = calloc(want + 1, sizeof(*need));
+    if (!need) {
+        sc_gate_set(g, SC_GATE_FAIL, "out of memory");
+        goto out;
+    }
+    if (mpi && !want) {
+        sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: no rank reported its CPU");
+        goto out;
+    }
+    for (size_t i = 0; mpi && i < want; i++) {
+        const sc_rank_binding *rb = &t->rank_bindings[i];
+        if (!(need[k++] = sc__find(sh, n, NULL, rb->host, rb->cpu))) {
+            sc_gate_set(g, SC_GATE_FAIL,
+                        "not supported by evidence: no interference record of rank %ld's cpu "
+                        "%ld of %s",
+                        rb->rank, rb->cpu, rb->host);
+            goto out;
+        }
+    }
+    for (int c = mpi ? -1 : hwloc_bitmap_first(card->cpus); c >= 0;
+         c = hwloc_bitmap_next(card->cpus, c)) {
+        if (!(need[k++] = sc__find(sh, n, "observer", NULL, c))) {
+            sc_gate_set(g, SC_GATE_FAIL,
+                        "not supported by evidence: no interference record of cpu %d in "
+                        "interference.txt",
+                        c);
+            goto out;
+        }
+    }
+    sc__judge(card, need, k, mpi, g);
+out:
+    free(need);
+    free(sh);
+}
+
+static void sc__add_num(json_object *o, const char *key, double v)
+{
+    json_object_object_add(o, key, json_object_new_double(round(v * 1000) / 1000));
+}
+
+static json_object *sc__share_json(const sc_intf_share *s)
+{
+    json_object *o = json_object_new_object(), *top = NULL;
+
+    json_object_object_add(o, "host", json_object_new_string(s->window ? s->window->host : ""));
+    json_object_object_add(o, "source", json_object_new_string(s->cpu->source));
+    json_object_object_add(o, "cpu", json_object_new_int(s->cpu->cpu));
+    sc__add_num(o, "window_s", s->window ? (double)s->window->ns / 1e9 : 0);
+    sc__add_num(o, "share_pct", s->share_pct);
+    sc__add_num(o, "waited_ms", s->waited_ms);
+    sc__add_num(o, "busy_foreign_ms", s->busy_foreign_ms);
+    sc__add_num(o, "steal_ms", s->steal_ms);
+    sc__add_num(o, "irq_ms", s->irq_ms);
+    sc__add_num(o, "softirq_ms", s->softirq_ms);
+    if (s->top && s->window) {
+        top = json_object_new_object();
+        json_object_object_add(top, "comm", json_object_new_string(s->top->comm));
+        json_object_object_add(top, "pid", json_object_new_int(s->top->pid));
+        json_object_object_add(top, "tid", json_object_new_int(s->top->tid));
+        sc__add_num(top, "cpu_ms", 1000.0 * (double)s->top->ticks / (double)s->window->clk_tck);
+        json_object_object_add(top, "seen", json_object_new_int64(s->top->seen));
+    }
+    json_object_object_add(o, "top_intruder", top);
+    return o;
+}
+
+json_object *sc_interference_json(const sc_card *card, const sc_interference *rec)
+{
+    json_object *root = json_object_new_object(), *cpus = json_object_new_array();
+    json_object *tasks = json_object_new_array(), *samplers = json_object_new_array();
+    sc_intf_share *sh = NULL;
+    size_t n = 0;
+
+    if (!root || !cpus || !tasks || !samplers || sc_interference_shares(rec, &sh, &n) < 0) {
+        json_object_put(root);
+        json_object_put(cpus);
+        json_object_put(tasks);
+        json_object_put(samplers);
+        return NULL;
+    }
+    json_object_object_add(root, "accounting",
+                           json_object_new_string(card->interference_accounting ? "on" : "off"));
+    json_object_object_add(root, "max_interference_pct",
+                           json_object_new_double(card->expect_max_interference_pct));
+    for (size_t i = 0; i < n; i++)
+        json_object_array_add(cpus, sc__share_json(&sh[i]));
+    for (size_t i = 0; i < rec->n_tasks; i++) {
+        const sc_intf_task *t = &rec->tasks[i];
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "source", json_object_new_string(t->source));
+        json_object_object_add(o, "tid", json_object_new_int(t->tid));
+        json_object_object_add(o, "pid", json_object_new_int(t->pid));
+        json_object_object_add(o, "comm", json_object_new_string(t->comm));
+        json_object_object_add(o, "allowed", json_object_new_string(t->allowed));
+        sc__add_num(o, "exec_ms", (double)t->exec_ns / 1e6);
+        sc__add_num(o, "run_delay_ms", (double)t->delay_ns / 1e6);
+        json_object_object_add(o, "nvcsw", json_object_new_int64((int64_t)t->nvcsw));
+        json_object_array_add(tasks, o);
+    }
+    for (size_t i = 0; i < rec->n_windows; i++) {
+        const sc_intf_window *w = &rec->windows[i];
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "source", json_object_new_string(w->source));
+        json_object_object_add(o, "host", json_object_new_string(w->host));
+        sc__add_num(o, "window_s", (double)w->ns / 1e9);
+        json_object_object_add(o, "scans", json_object_new_int64(w->scans));
+        sc__add_num(o, "cpu_ms", (double)w->cpu_ns / 1e6);
+        sc__add_num(o, "loop_cpu_ms", (double)w->loop_cpu_ns / 1e6);
+        sc__add_num(o, "cost_pct", w->ns > 0 ? 100.0 * (double)w->loop_cpu_ns / (double)w->ns : 0);
+        json_object_array_add(samplers, o);
+    }
+    json_object_object_add(root, "cpus", cpus);
+    json_object_object_add(root, "tasks", tasks);
+    json_object_object_add(root, "samplers", samplers);
+    free(sh);
+    return root;
+}

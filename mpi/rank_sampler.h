@@ -1,0 +1,30 @@
+/*
+ * rank_sampler.h: interference accounting inside every MPI rank (doc/design.md,
+ * "Interference"). A rank's CPU may sit on a node the observer cannot see, so each rank runs
+ * common/'s sampler over its own CPUs from just before the main loop to just after it, and
+ * rank 0 prints every rank's records (TRACE_INTERFERENCE_*, source rank<r>) into the log.
+ * Only when the observer asked for it (STREAMCARD_OBSERVER=<pid>@<host> in the environment):
+ * the observer's process tree (on its host) and every rank's on this host are the job's own.
+ */
+#ifndef SCM_RANK_SAMPLER_H
+#define SCM_RANK_SAMPLER_H
+
+#include <mpi.h>
+#include <stdio.h>
+
+struct scm_rank_sampler;
+
+/*
+ * Collective. Opens the window in every rank when every rank was asked to account; *rs is
+ * NULL otherwise (or when this rank's sampler could not start: its records are then
+ * missing, and the gate says so).
+ */
+void scm_rank_sampler_begin(struct scm_rank_sampler **rs, MPI_Comm comm, int rank);
+
+/* Collective. Closes every rank's window; rank 0 prints all the records to out. Frees rs. */
+void scm_rank_sampler_end(struct scm_rank_sampler *rs, MPI_Comm comm, int rank, FILE *out);
+
+/* Not collective: frees rs (may be NULL) without records, when the main loop failed. */
+void scm_rank_sampler_drop(struct scm_rank_sampler *rs);
+
+#endif

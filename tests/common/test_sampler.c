@@ -1,0 +1,241 @@
+/*
+ * test_sampler.c: the interference sampler over /proc trees written by the test (the files
+ * and fields the kernel gives, three moments of one window), and once over the real /proc.
+ * The records must hold exactly the deltas the trees imply: the job's own tasks (the
+ * roots' process trees) with their CPU time, run_delay and context switches; every accounted
+ * CPU's ticks; the foreign tasks that ran on an accounted CPU, named, most first.
+ */
+#include "sc_sampler.h"
+#include "sc_test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static char g_root[64];
+
+/* Writes ROOT/<moment>/<rel> (parents made). */
+static void put(const char *moment, const char *rel, const char *fmt, ...)
+{
+    char path[512], dir[512];
+    va_list ap;
+
+    snprintf(path, sizeof(path), "%s/%s/%s", g_root, moment, rel);
+    for (char *p = path + strlen(g_root) + 1; (p = strchr(p, '/')); p++) {
+        snprintf(dir, sizeof(dir), "%.*s", (int)(p - path), path);
+        mkdir(dir, 0755);
+    }
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    fclose(f);
+}
+
+/* A task: its stat (state, ppid, utime+stime as utime, starttime, processor), schedstat and
+   status. */
+static void task(const char *moment, int pid, int tid, const char *comm, char state, int ppid,
+                 unsigned long long ticks, unsigned long long start, int cpu,
+                 unsigned long long exec, unsigned long long delay, unsigned long long nvcsw,
+                 const char *allowed)
+{
+    char rel[128];
+
+    snprintf(rel, sizeof(rel), "%d/task/%d/stat", pid, tid);
+    put(moment, rel,
+        "%d (%s) %c %d %d %d 0 -1 4194304 100 0 0 0 %llu 0 0 0 20 0 1 0 %llu 1000 100 "
+        "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 %d 0 0 0 0 0\n",
+        tid, comm, state, ppid, pid, pid, ticks, start, cpu);
+    snprintf(rel, sizeof(rel), "%d/task/%d/schedstat", pid, tid);
+    put(moment, rel, "%llu %llu 42\n", exec, delay);
+    snprintf(rel, sizeof(rel), "%d/task/%d/status", pid, tid);
+    put(moment, rel,
+        "Name:\t%s\nState:\t%c\nCpus_allowed_list:\t%s\nvoluntary_ctxt_switches:\t7\n"
+        "nonvoluntary_ctxt_switches:\t%llu\n",
+        comm, state, allowed, nvcsw);
+}
+
+static void cpus(const char *moment, unsigned long long user0, unsigned long long user1,
+                 unsigned long long steal1)
+{
+    put(moment, "stat",
+        "cpu  0 0 0 0 0 0 0 0 0 0\ncpu0 %llu 1 20 500 2 3 4 5 0 0\ncpu1 %llu 1 30 500 2 3 4 %llu "
+        "0 0\ncpu2 9 9 9 9 9 9 9 9 0 0\nintr 12345 0 0\nctxt 1\n",
+        user0, user1, steal1);
+}
+
+/*
+ * The window: the observer (pid 100) runs the workload (101: threads 101 on CPU 0 and 102 on
+ * CPU 1); "busy" (200, not the job's) spins on CPU 1; "sleepy" (300) wakes on CPU 0 now and
+ * then; "late" (400) starts during the window on CPU 1; init (1) and a process on CPU 2
+ * (500, not accounted) are around.
+ */
+static void write_trees(void)
+{
+    const char *m[3] = {"begin", "scan", "end"};
+    for (int i = 0; i < 3; i++) {
+        cpus(m[i], 1000 + 40 * i, 2000 + 50 * i, 5 + 3 * i);
+        task(m[i], 1, 1, "init", 'S', 0, 10, 1, 2, 0, 0, 0, "0-2");
+        task(m[i], 100, 100, "streamcard", 'S', 1, 5, 50, 2, 1000000 + 10 * i, 0, 0, "0-2");
+        task(m[i], 101, 101, "streamcard-str", 'R', 100, 100 + 40 * i, 60, 0,
+             5000000000ULL + 400000000ULL * i, 1000 + 2000000 * i, 3 + 2 * i, "0");
+        task(m[i], 101, 102, "streamcard-str", 'R', 100, 100 + 25 * i, 60, 1,
+             5000000000ULL + 250000000ULL * i, 1000 + 150000000ULL * i, 9 + 30 * i, "1");
+        task(m[i], 200, 200, "busy", 'R', 1, 900 + 25 * i, 70, 1, 0, 0, 0, "1");
+        task(m[i], 300, 300, "sleepy", i == 2 ? 'R' : 'S', 1, 30 + i, 80, 0, 0, 0, 0, "0-2");
+        task(m[i], 500, 500, "other cpu", 'R', 1, 50 + 40 * i, 90, 2, 0, 0, 0, "2");
+        if (i > 0) /* born in the window: all its ticks are the window's */
+            task(m[i], 400, 400, "late\nTRACE_x", 'R', 1, 7 * i, 95, 1, 0, 0, 0, "0-2");
+    }
+}
+
+/* The records, one line each, into a buffer. */
+static int collect(void *ctx, const char *line)
+{
+    char *buf = ctx;
+    size_t used = strlen(buf);
+
+    snprintf(buf + used, 16384 - used, "%s\n", line);
+    return 0;
+}
+
+static int open_moment(const char *moment)
+{
+    char path[256];
+
+    snprintf(path, sizeof(path), "%s/%s", g_root, moment);
+    return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+static void test_window(void)
+{
+    const int acct[] = {0, 1};
+    const pid_t roots[] = {100};
+    sc_sampler_opts o = {acct, 2, roots, 1, "observer", "n01", 0};
+    sc_sampler *s = sc_sampler_new(&o);
+    char *out = calloc(1, 16384);
+    int fds[3] = {open_moment("begin"), open_moment("scan"), open_moment("end")};
+
+    SC_CHECK(s && out && fds[0] >= 0 && fds[1] >= 0 && fds[2] >= 0);
+    SC_CHECK_INT_EQ(sc_sampler_records(s, collect, out), -EAGAIN);
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, fds[1], SC_SAMPLE_SCAN, 1), -EINVAL); /* BEGIN first */
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, fds[0], SC_SAMPLE_BEGIN, 1000000000LL), 0);
+    SC_CHECK(sc_sampler_next_scan(s) >= 1100000000LL); /* at least 100 ms later */
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, fds[1], SC_SAMPLE_SCAN, 1500000000LL), 0);
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, fds[2], SC_SAMPLE_END, 3000000000LL), 0);
+    SC_CHECK_INT_EQ(sc_sampler_next_scan(s), 0);
+    SC_CHECK_INT_EQ(sc_sampler_records(s, collect, out), 0);
+    /* 2 s, one scan between begin and end */
+    SC_CHECK_STR_CONTAINS(out, "TRACE_INTERFERENCE_WINDOW source=observer host=n01 "
+                               "ns=2000000000 clk_tck=");
+    SC_CHECK_STR_CONTAINS(out, " scans=1 ");
+    /* CPU ticks: end - begin; CPU 2 is not accounted */
+    SC_CHECK_STR_CONTAINS(out, "TRACE_INTERFERENCE_CPU source=observer cpu=0 user=80 nice=0 "
+                               "system=0 idle=0 iowait=0 irq=0 softirq=0 steal=0\n");
+    SC_CHECK_STR_CONTAINS(out, "TRACE_INTERFERENCE_CPU source=observer cpu=1 user=100 nice=0 "
+                               "system=0 idle=0 iowait=0 irq=0 softirq=0 steal=6\n");
+    SC_CHECK(!strstr(out, "cpu=2 user"));
+    /* own tasks: the observer and both workload threads, deltas end - begin */
+    SC_CHECK_STR_CONTAINS(out, "TRACE_INTERFERENCE_TASK source=observer tid=101 pid=101 "
+                               "exec_ns=800000000 run_delay_ns=4000000 nvcsw=4 allowed=0 "
+                               "comm=streamcard-str\n");
+    SC_CHECK_STR_CONTAINS(out, "tid=102 pid=101 exec_ns=500000000 run_delay_ns=300000000 "
+                               "nvcsw=60 allowed=1 comm=streamcard-str\n");
+    SC_CHECK_STR_CONTAINS(out, "tid=100 pid=100 exec_ns=20 run_delay_ns=0 nvcsw=0 allowed=0-2");
+    SC_CHECK(!strstr(out, "TASK source=observer tid=200"));
+    SC_CHECK(!strstr(out, "TASK source=observer tid=1 "));
+    /* intruders of CPU 1: busy (50 ticks, runnable at the scan and at the end), then late,
+       born in the window (14 ticks), its name cleaned of the newline */
+    SC_CHECK_STR_CONTAINS(out, "TRACE_INTERFERENCE_INTRUDER source=observer cpu=1 pid=200 "
+                               "tid=200 ticks=50 seen=2 comm=busy\n"
+                               "TRACE_INTERFERENCE_INTRUDER source=observer cpu=1 pid=400 "
+                               "tid=400 ticks=14 seen=2 comm=late?TRACE_x\n");
+    /* CPU 0: sleepy, 2 ticks, runnable once; nothing of CPU 2's process */
+    SC_CHECK_STR_CONTAINS(out, "cpu=0 pid=300 tid=300 ticks=2 seen=1 comm=sleepy\n");
+    SC_CHECK(!strstr(out, "pid=500"));
+    for (int i = 0; i < 3; i++)
+        close(fds[i]);
+    free(out);
+    sc_sampler_free(s);
+}
+
+/* A reused tid (another starttime) is another task: its ticks are not the old one's. */
+static void test_reused_tid(void)
+{
+    const int acct[] = {0};
+    const pid_t roots[] = {100};
+    sc_sampler_opts o = {acct, 1, roots, 1, "rank1", "n02", 1};
+    sc_sampler *s = sc_sampler_new(&o);
+    char *out = calloc(1, 16384);
+
+    SC_CHECK(s && out);
+    cpus("reuse0", 0, 0, 0);
+    cpus("reuse1", 10, 10, 0);
+    task("reuse0", 700, 700, "old", 'S', 1, 1000, 10, 0, 0, 0, 0, "0");
+    task("reuse1", 700, 700, "new", 'R', 1, 3, 20, 0, 0, 0, 0, "0");
+    int a = open_moment("reuse0"), b = open_moment("reuse1");
+    SC_CHECK(a >= 0 && b >= 0);
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, a, SC_SAMPLE_BEGIN, 0), 0);
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, b, SC_SAMPLE_END, 10), 0);
+    SC_CHECK_INT_EQ(sc_sampler_records(s, collect, out), 0);
+    SC_CHECK_STR_CONTAINS(out, "source=rank1 cpu=0 pid=700 tid=700 ticks=3 seen=1 comm=new\n");
+    SC_CHECK(!strstr(out, "comm=old")); /* one intruder named per CPU here */
+    close(a);
+    close(b);
+    free(out);
+    sc_sampler_free(s);
+}
+
+/* The real /proc: this process is its own root, its thread is an own task with the CPUs it
+   may use; the CPU it runs on has a record. */
+static void test_real_proc(void)
+{
+    int cpu = sched_getcpu();
+    const pid_t roots[] = {getpid()};
+    sc_sampler_opts o = {&cpu, 1, roots, 1, "observer", "here", 0};
+    sc_sampler *s = sc_sampler_new(&o);
+    char *out = calloc(1, 1 << 20), want[128];
+    int procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct timespec t;
+    volatile double x = 0;
+
+    SC_CHECK(s && out && procfd >= 0 && cpu >= 0);
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, procfd, SC_SAMPLE_BEGIN, t.tv_sec * 1000000000LL), 0);
+    for (int i = 0; i < 5000000; i++)
+        x += i;
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, procfd, SC_SAMPLE_END, t.tv_sec * 1000000000LL + 1), 0);
+    SC_CHECK_INT_EQ(sc_sampler_records(s, collect, out), 0);
+    snprintf(want, sizeof(want), "TRACE_INTERFERENCE_TASK source=observer tid=%d pid=%d ",
+             (int)getpid(), (int)getpid());
+    SC_CHECK_STR_CONTAINS(out, want);
+    snprintf(want, sizeof(want), "TRACE_INTERFERENCE_CPU source=observer cpu=%d ", cpu);
+    SC_CHECK_STR_CONTAINS(out, want);
+    close(procfd);
+    free(out);
+    sc_sampler_free(s);
+}
+
+int main(void)
+{
+    snprintf(g_root, sizeof(g_root), "/tmp/sc-sampler-XXXXXX");
+    if (!mkdtemp(g_root))
+        return 1;
+    write_trees();
+    SC_TEST_RUN(test_window);
+    SC_TEST_RUN(test_reused_tid);
+    SC_TEST_RUN(test_real_proc);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", g_root);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", g_root);
+    return sc_test_failures ? 1 : 0;
+}

@@ -1,0 +1,30 @@
+/*
+ * card_util.h: a checked card from YAML text, for the unit tests of what reads a card
+ * (gates, interference). NULL, with the card's problems on stderr, when it does not parse
+ * or check.
+ */
+#ifndef SC_TEST_CARD_UTIL_H
+#define SC_TEST_CARD_UTIL_H
+
+#include "sc_card.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static inline sc_card *sc_test_card(const char *yaml)
+{
+    sc_diag d;
+    sc_card *card = sc_card_new();
+
+    sc_diag_init(&d);
+    if (!card || sc_card_parse(card, yaml, strlen(yaml), "c", &d) < 0 ||
+        sc_card_check(card, &d) < 0) {
+        sc_diag_print(&d, "card: ", stderr);
+        sc_card_free(card);
+        card = NULL;
+    }
+    sc_diag_free(&d);
+    return card;
+}
+
+#endif

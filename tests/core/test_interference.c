@@ -1,0 +1,221 @@
+/*
+ * test_interference.c: the interference gate on samplers' records, table-driven. Each case
+ * is a main loop worked out by hand (the arithmetic is in its comment): what the scheduler
+ * and /proc/stat would show, and the share and verdict the method of sc_interference.h gives.
+ */
+#include "sc_card.h"
+#include "sc_interference.h"
+#include "card_util.h"
+#include "sc_test.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define WIN(ns)                                                                                    \
+    "TRACE_INTERFERENCE_WINDOW source=observer host=n01 ns=" ns " clk_tck=100 scans=2 "            \
+    "sampler_cpu_ns=800000 sampler_loop_cpu_ns=200000 tasks=99\n"
+#define CPU(cpu, user, system, steal, softirq)                                                     \
+    "TRACE_INTERFERENCE_CPU source=observer cpu=" cpu " user=" user " nice=0 system=" system       \
+    " idle=0 iowait=0 irq=0 softirq=" softirq " steal=" steal "\n"
+#define TASK(tid, exec, delay, allowed)                                                            \
+    "TRACE_INTERFERENCE_TASK source=observer tid=" tid " pid=100 exec_ns=" exec                    \
+    " run_delay_ns=" delay " nvcsw=4 allowed=" allowed " comm=stream\n"
+/* The workload's two threads, pinned to 2 and 3, each alone on its CPU for 1 s. */
+#define QUIET                                                                                      \
+    WIN("1000000000")                                                                              \
+    CPU("2", "99", "1", "0", "0")                                                                  \
+    CPU("3", "99", "1", "0", "0")                                                                  \
+    TASK("100", "995000000", "2000000", "2") TASK("101", "990000000", "1000000", "3")
+
+typedef struct intf_case {
+    const char *name;
+    const char *card_extra;
+    const char *records;
+    sc_gate_state expect;
+    const char *note;
+    double share; /* the worst CPU's share, % (-1: not checked) */
+} intf_case;
+
+static const intf_case cases[] = {
+    /* cpu 2: waited 2 ms, busy 100 ticks = 1 s minus own 0.995 s minus 2 ticks: < 0 */
+    {"quiet", "", QUIET, SC_GATE_OK, "foreign share at most 0.2% (cpu 2) of the 1.00 s main loop",
+     0.2},
+    /* a busy loop pinned to cpu 3: the thread there ran 0.5 s and waited 0.48 s; the CPU was
+       busy 1 s, 0.5 s of it the job's: max(0.48, 1 - 0.5 - 0.02) = 0.48 s, 48% */
+    {"busy loop on cpu 3", "",
+     WIN("1000000000") CPU("2", "99", "1", "0", "0") CPU("3", "95", "5", "0", "0")
+         TASK("100", "995000000", "2000000", "2") TASK(
+             "101", "500000000", "480000000",
+             "3") "TRACE_INTERFERENCE_INTRUDER source=observer cpu=3 pid=4242 tid=4242 ticks=50 "
+                  "seen=2 comm=busy\n",
+     SC_GATE_FAIL,
+     "cpu 3: 48.0% of the 1.00 s main loop was foreign work (waited 480 ms, busy 480 ms, steal 0 "
+     "ms; top intruder busy, pid 4242, 0.50 s), over max_interference_pct 5",
+     48.0},
+    /* the observer itself (allowed 2-3) ran 30 ms and delayed the thread on cpu 2 by 25 ms:
+       the job's own, never foreign: 25 - 30 < 0 */
+    {"own observer", "",
+     WIN("1000000000") CPU("2", "99", "1", "0", "0") CPU("3", "99", "1", "0", "0")
+         TASK("100", "960000000", "25000000", "2") TASK("101", "990000000", "1000000", "3")
+             TASK("90", "30000000", "0", "2-3"),
+     SC_GATE_OK, "within max_interference_pct 5", -1},
+    /* steal 11 ticks on cpu 2: 10 ticks after the tick's resolution: 100 ms, 10% */
+    {"steal counts", "",
+     WIN("1000000000") CPU("2", "89", "0", "11", "0") CPU("3", "99", "1", "0", "0")
+         TASK("100", "890000000", "0", "2") TASK("101", "990000000", "1000000", "3"),
+     SC_GATE_FAIL, "cpu 2: 10.0% of the 1.00 s main loop", 10.0},
+    {"steal within a wider limit", "  expect:\n    max_interference_pct: 20\n",
+     WIN("1000000000") CPU("2", "89", "0", "11", "0") CPU("3", "99", "1", "0", "0")
+         TASK("100", "890000000", "0", "2") TASK("101", "990000000", "1000000", "3"),
+     SC_GATE_OK, "within max_interference_pct 20", 10.0},
+    /* softirq is the job's own MPI traffic as often as not: recorded, not counted */
+    {"softirq not counted", "",
+     WIN("1000000000") CPU("2", "49", "1", "0", "50") CPU("3", "99", "1", "0", "0")
+         TASK("100", "500000000", "0", "2") TASK("101", "990000000", "1000000", "3"),
+     SC_GATE_OK, "within", -1},
+    /* a 50 ms loop: 5 ticks against 50 ms of the job's: the tick's resolution gives nothing */
+    {"short loop, no false alarm", "",
+     WIN("50000000") CPU("2", "6", "0", "0", "0") CPU("3", "4", "0", "0", "0")
+         TASK("100", "50000000", "0", "2") TASK("101", "48000000", "100000", "3"),
+     SC_GATE_OK, "of the 0.05 s main loop", -1},
+    /* no thread of the job on cpu 3 (threads 1): what ran there is seen by its ticks alone:
+       60 ticks, nothing of the job's, less 2 ticks: 58% */
+    {"idle card cpu taken", "  threads: 1\n",
+     WIN("1000000000") CPU("2", "99", "1", "0", "0") CPU("3", "60", "0", "0", "0")
+         TASK("100", "995000000", "1000000", "2"),
+     SC_GATE_FAIL, "cpu 3: 58.0%", 58.0},
+    {"a card cpu without record", "", WIN("1000000000") CPU("2", "99", "1", "0", "0"), SC_GATE_FAIL,
+     "not supported by evidence: no interference record of cpu 3", -1},
+    {"malformed record", "", WIN("1000000000") "TRACE_INTERFERENCE_CPU source=observer cpu=two\n",
+     SC_GATE_FAIL, "malformed interference record at line 2", -1},
+    {"accounting off", "  interference_accounting: off\n", "", SC_GATE_NULL,
+     "the card turns interference_accounting off", -1},
+};
+
+static sc_card *make_card(const char *extra)
+{
+    char yaml[1024];
+
+    /* threads 2 unless the case sets it */
+    snprintf(yaml, sizeof(yaml),
+             "version: 1\nexperiment:\n  workload: stream\n  kernel: copy\n  cpu_list: 2-3\n%s%s",
+             extra && strstr(extra, "threads") ? "" : "  threads: 2\n", extra);
+    return sc_test_card(yaml);
+}
+
+static void test_cases(void)
+{
+    sc_tracelog t;
+
+    SC_CHECK_INT_EQ(sc_tracelog_parse("", &t), 0);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const intf_case *c = &cases[i];
+        sc_card *card = make_card(c->card_extra);
+        sc_interference rec = {0};
+        sc_gate g;
+        SC_CHECK_MSG(card, "case \"%s\": card", c->name);
+        SC_CHECK_INT_EQ(sc_interference_load(card, c->records, NULL, &rec), 0);
+        sc_interference_gate(card, &rec, &t, &g);
+        SC_CHECK_MSG(g.state == c->expect, "case \"%s\": state %d, expected %d (%s)", c->name,
+                     g.state, c->expect, g.note);
+        SC_CHECK_MSG(strstr(g.note, c->note), "case \"%s\": note \"%s\" lacks \"%s\"", c->name,
+                     g.note, c->note);
+        if (c->share >= 0) {
+            sc_intf_share *sh = NULL;
+            size_t n = 0;
+            double worst = 0;
+            SC_CHECK_INT_EQ(sc_interference_shares(&rec, &sh, &n), 0);
+            for (size_t k = 0; k < n; k++)
+                worst = sh[k].share_pct > worst ? sh[k].share_pct : worst;
+            free(sh);
+            SC_CHECK_MSG(fabs(worst - c->share) < 1e-9, "case \"%s\": share %.12g, expected %g",
+                         c->name, worst, c->share);
+        }
+        sc_interference_free(&rec);
+        sc_card_free(card);
+    }
+    sc_tracelog_free(&t);
+}
+
+/* MPI: each rank's CPU on its host, from the ranks' records in the log. */
+#define MPI_LOG(rank1)                                                                             \
+    "TRACE_RANK_BINDING rank=0 host=n01 cpu=2 pid=500 allowed=2\n"                                 \
+    "TRACE_RANK_BINDING rank=1 host=n02 cpu=3 pid=600 allowed=3\n"                                 \
+    "TRACE_INTERFERENCE_WINDOW source=rank0 host=n01 ns=1000000000 clk_tck=100 scans=0 "           \
+    "sampler_cpu_ns=1 sampler_loop_cpu_ns=0 tasks=9\n"                                             \
+    "TRACE_INTERFERENCE_CPU source=rank0 cpu=2 user=100 nice=0 system=0 idle=0 iowait=0 irq=0 "    \
+    "softirq=0 steal=0\n"                                                                          \
+    "TRACE_INTERFERENCE_TASK source=rank0 tid=500 pid=500 exec_ns=1000000000 run_delay_ns=0 "      \
+    "nvcsw=0 allowed=2 comm=pingpong\n" rank1
+
+static void test_mpi(void)
+{
+    const char *rank1 =
+        "TRACE_INTERFERENCE_WINDOW source=rank1 host=n02 ns=1000000000 clk_tck=100 scans=0 "
+        "sampler_cpu_ns=1 sampler_loop_cpu_ns=0 tasks=9\n"
+        "TRACE_INTERFERENCE_CPU source=rank1 cpu=3 user=100 nice=0 system=0 idle=0 iowait=0 "
+        "irq=0 softirq=0 steal=0\n"
+        "TRACE_INTERFERENCE_TASK source=rank1 tid=600 pid=600 exec_ns=600000000 "
+        "run_delay_ns=400000000 nvcsw=0 allowed=3 comm=pingpong\n";
+    char *log = NULL;
+    sc_card *card = sc_test_card("version: 1\nexperiment:\n  workload: mpi-pingpong\n  "
+                                 "cpu_list: 2-3\n");
+    sc_tracelog t;
+    sc_gate g;
+
+    SC_CHECK(card);
+    /* rank 1's CPU on n02 waited 0.4 s of 1 s */
+    SC_CHECK(asprintf(&log, MPI_LOG("%s"), rank1) > 0);
+    sc_interference rec = {0};
+    SC_CHECK_INT_EQ(sc_tracelog_parse(log, &t), 0);
+    SC_CHECK_INT_EQ(sc_interference_load(card, "", log, &rec), 0);
+    sc_interference_gate(card, &rec, &t, &g);
+    SC_CHECK_INT_EQ(g.state, SC_GATE_FAIL);
+    SC_CHECK_STR_CONTAINS(g.note, "cpu 3 of n02: 40.0%");
+    sc_interference_free(&rec);
+    sc_tracelog_free(&t);
+    free(log);
+    /* without rank 1's records: not supported */
+    log = NULL;
+    SC_CHECK(asprintf(&log, MPI_LOG("%s"), "") > 0);
+    SC_CHECK_INT_EQ(sc_tracelog_parse(log, &t), 0);
+    SC_CHECK_INT_EQ(sc_interference_load(card, "", log, &rec), 0);
+    sc_interference_gate(card, &rec, &t, &g);
+    SC_CHECK_STR_CONTAINS(g.note, "not supported by evidence: no interference record of rank 1's "
+                                  "cpu 3 of n02");
+    sc_interference_free(&rec);
+    sc_tracelog_free(&t);
+    free(log);
+    sc_card_free(card);
+}
+
+/* results.json's summary: the share per CPU, the sampler's cost over the loop. */
+static void test_json(void)
+{
+    sc_card *card = make_card("");
+    sc_interference rec = {0};
+    json_object *j, *cpus, *samplers, *v;
+
+    SC_CHECK(card);
+    SC_CHECK_INT_EQ(sc_interference_load(card, QUIET, NULL, &rec), 0);
+    j = sc_interference_json(card, &rec);
+    SC_CHECK(j && json_object_object_get_ex(j, "cpus", &cpus));
+    SC_CHECK_INT_EQ(json_object_array_length(cpus), 2);
+    SC_CHECK(json_object_object_get_ex(json_object_array_get_idx(cpus, 0), "share_pct", &v));
+    SC_CHECK(fabs(json_object_get_double(v) - 0.2) < 1e-9);
+    SC_CHECK(json_object_object_get_ex(j, "samplers", &samplers));
+    /* 0.2 ms of scans during a 1 s loop: 0.02% */
+    SC_CHECK(json_object_object_get_ex(json_object_array_get_idx(samplers, 0), "cost_pct", &v));
+    SC_CHECK(fabs(json_object_get_double(v) - 0.02) < 1e-9);
+    json_object_put(j);
+    sc_interference_free(&rec);
+    sc_card_free(card);
+}
+
+int main(void)
+{
+    SC_TEST_RUN(test_cases);
+    SC_TEST_RUN(test_mpi);
+    SC_TEST_RUN(test_json);
+    return SC_TEST_RESULT();
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Comparisons that speak statistics, on real runs: two bundles of one card (6 runs each,
+# made back to back) compare as "no detectable difference" or "too noisy to tell", never
+# faster or slower; the same card with busy loops pinned to B's CPUs compares as "B slower"
+# (both sides' interference gate opened with max_interference_pct: 100, so the loaded runs
+# are evidence; tests/wrapper/interference.sh tests the gate itself), and classify calls
+# that B bad; report and export give each value's median, runs and interval.
+# RUN_SERIAL (tests/wrapper/CMakeLists.txt): the busy loops must not slow the tests beside
+# it, and the A/A pair should see the same machine.
+BIN=$(cd "$1" && pwd) SRC=$2
+. "$SRC/tests/lib.sh"
+SC="$BIN/streamcard"
+export STREAMCARD_KERNEL_DIR=${STREAMCARD_KERNEL_DIR:-$BIN}
+[ "$(nproc)" -ge 2 ] || { echo "SKIP: needs 2 CPUs"; exit 77; }
+
+# Arrays large enough that one timed repetition outlasts a scheduler slice, so a busy loop
+# on the CPU cannot hide between repetitions.
+cat >"$WORK/card.yaml" <<CARD
+version: 1
+experiment:
+  question: "does a busy loop on the card's CPUs show as B slower?"
+  workload: stream
+  kernel: copy
+  cpu_list: 0-1
+  threads: 2
+  array_size: 4000000
+  cache_resident: accept
+  iterations: 8
+  runs: 6
+  expect:
+    max_interference_pct: 100
+CARD
+run_card() { # run_card NAME: a bundle of the card's 6 runs
+    expect_status 0 "$SC" run "$WORK/card.yaml" --run-name "$1" --output "$WORK/runs" --quiet
+    bundle_of "$WORK/out"
+}
+# verdict_of FILE METRIC: the verdict compare printed for METRIC (its result line ends
+# "...: <verdict>")
+verdict_of() { grep -E "^[^ ].*: $2 [^ ]+ [0-9.]+ -> " "$1" | sed 's/.*: //'; }
+# results_of FILE: compare's result lines
+results_of() { grep -E "^[^ ].*: [a-z_0-9]+ [^ ]+ [0-9.]+ -> " "$1"; }
+
+A1=$(run_card a1)
+A2=$(run_card a2)
+expect_status 0 "$SC" compare "$A1" "$A2"
+cp "$WORK/out" "$WORK/aa.out"
+expect_contains "$WORK/aa.out" "ratio B/A: Hodges-Lehmann"
+expect_contains "$WORK/aa.out" "6 runs, ["
+results_of "$WORK/aa.out" | grep -q "B/A [0-9.]*, 95% interval \[" ||
+    fail "no interval: $(cat "$WORK/aa.out")"
+v=$(verdict_of "$WORK/aa.out" copy)
+case $v in
+"no detectable difference" | "too noisy to tell") ;;
+*) fail "A against A: '$v': $(results_of "$WORK/aa.out")" ;;
+esac
+echo "A/A: $(results_of "$WORK/aa.out")"
+
+# report and export say the same: each value the median of 6 runs with its interval.
+expect_status 0 "$SC" report "$A1" "$A2" -o "$WORK/aa.html"
+expect_contains "$WORK/aa.html" "median of 6 runs, 95% ["
+expect_contains "$WORK/aa.html" "ratio B/A: Hodges-Lehmann"
+expect_contains "$WORK/aa.html" "% foreign (limit 100%)"
+expect_status 0 "$SC" export --prometheus "$A1"
+grep -Eq '^streamcard_metric_runs\{.*metric="copy".*\} 6$' "$WORK/out" || fail "export: no runs: $(cat "$WORK/out")"
+grep -Eq '^streamcard_metric_ci95_low\{.*metric="copy".*\} [0-9.e+]+$' "$WORK/out" ||
+    fail "export: no interval"
+grep -Eq '^streamcard_interference_max_pct\{.*\} [0-9.e+]+$' "$WORK/out" || fail "export: no interference"
+
+# B: busy loops on both of the card's CPUs, under their own name.
+ln -s "$(command -v sh)" "$WORK/sc-busy"
+taskset -c 0 "$WORK/sc-busy" -c 'while :; do :; done' &
+BUSY0=$!
+taskset -c 1 "$WORK/sc-busy" -c 'while :; do :; done' &
+BUSY1=$!
+trap 'kill $BUSY0 $BUSY1 2>/dev/null || true; rm -rf "$WORK"' EXIT
+sleep 0.2
+B=$(run_card busy)
+kill $BUSY0 $BUSY1
+wait $BUSY0 $BUSY1 2>/dev/null || true
+expect_status 0 "$SC" compare "$A2" "$B"
+cp "$WORK/out" "$WORK/ab.out"
+v=$(verdict_of "$WORK/ab.out" copy)
+echo "A/B (busy): $(grep -E '^  interference' "$WORK/ab.out" | tr -s ' ') $(results_of "$WORK/ab.out")"
+# On a machine shared with other work, A's own runs can be so disturbed that even B's busy
+# loops hide in their spread: then (and only then: A's recorded foreign share above the
+# default gate's 5%) "too noisy to tell" is a skip naming that share. B faster or no
+# detectable difference always fails.
+a_share=$(python3 - "$A2" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1] + "/results.json"))
+print(max(c["share_pct"] for run in r["runs"] for c in run["interference"]["cpus"]))
+PY
+)
+if [ "$v" = "too noisy to tell" ] && awk -v s="$a_share" 'BEGIN { exit !(s > 5) }'; then
+    echo "SKIP: the A series itself saw up to $a_share% foreign work on its CPUs (above the default gate's 5%): B's busy loops cannot be told from that noise here"
+    exit 77
+fi
+[ "$v" = "B slower" ] || fail "busy B: '$v': $(cat "$WORK/ab.out")"
+grep -Eq "^  interference +max [0-9.]+% foreign \(limit 100%\) +max [0-9.]+% foreign" \
+    "$WORK/ab.out" || fail "no interference row: $(cat "$WORK/ab.out")"
+# classify agrees with that interval: bad when all of it lies below 0.95 (a loss beyond the
+# 5% tolerance), else it cannot tell and says how many runs would.
+high=$(results_of "$WORK/ab.out" | sed -n 's/.*, 95% interval \[[0-9.]*, \([0-9.]*\)\]: .*/\1/p')
+if awk -v h="$high" 'BEGIN { exit !(h < 0.95) }'; then
+    expect_status 1 "$SC" classify "$B" --baseline "$A2"
+    expect_contains "$WORK/out" "a significant loss beyond the 5.0% tolerance"
+else
+    expect_status 125 "$SC" classify "$B" --baseline "$A2"
+    expect_contains "$WORK/out" "runs a side would decide it"
+fi
+
+# Each side's statistics in results.json: 6 values, their median inside its interval.
+python3 - "$B" <<'PY' || fail "results.json stats"
+import json, sys
+s = json.load(open(sys.argv[1] + "/results.json"))["stats"]["copy"]
+assert s["n"] == 6 and len(s["values"]) == 6, s
+assert s["ci95"]["low"] <= s["median"] <= s["ci95"]["high"], s
+PY
+echo "ok: runs_compare"

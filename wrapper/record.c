@@ -1,0 +1,782 @@
+/*
+ * record.c: the records of a bundle being written (see record.h): build.json, the platform
+ * state, each run's record, and the end: the gates over every run from the files as written
+ * (exactly what verify reads), results.json, run.conf and SHA256SUMS.
+ */
+#include "record.h"
+#include "cli.h"
+#include "sc_attest.h"
+#include "sc_caches.h"
+#include "sc_mpistack.h"
+#include "sc_text.h"
+#include "sc_spawn.h"
+#include "sc_file.h"
+#include "sc_hashcache.h"
+#include "sc_interference.h"
+#include "sc_kv.h"
+#include "sc_results.h"
+#include "sc_run_files.h"
+#include "sc_runs.h"
+#include "sc_stats.h"
+#include "sc_sysstate.h"
+#include "sc_tracelog.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static void sc__iso_time(const struct timespec *ts, char *buf, size_t len)
+{
+    struct tm tm;
+
+    if (!ts->tv_sec) {
+        snprintf(buf, len, "none");
+        return;
+    }
+    gmtime_r(&ts->tv_sec, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int sc_record_put(sc_execution *x, const char *rel, const char *text)
+{
+    int rc = sc_bundle_write_str(&x->b, rel, text ? text : "");
+
+    if (rc < 0) {
+        if (!x->write_errors++)
+            snprintf(x->write_error, sizeof(x->write_error), "%s: %s", rel, strerror(-rc));
+        fprintf(stderr, "streamcard: writing %s/%s failed: %s\n", x->b.path, rel, strerror(-rc));
+    }
+    return rc;
+}
+
+void sc_record_caches(sc_execution *x)
+{
+    sc_llc llc;
+    char *text;
+
+    if (x->plan->card->workload != SC_WORKLOAD_STREAM)
+        return;
+    int rc = sc_caches_llc(x->plan->card->cpus, &llc);
+    if (rc < 0)
+        fprintf(stderr,
+                "streamcard: the last-level caches of cpu_list are unknown (hwloc: %s); "
+                "the stream_array gate will say so\n",
+                strerror(-rc));
+    else if ((text = sc_caches_text(&llc))) {
+        sc_record_put(x, "platform/caches.txt", text);
+        free(text);
+    }
+}
+
+void sc_record_platform(sc_execution *x, const char *rel)
+{
+    sc_fsroot root;
+    sc_kv kv;
+
+    sc_kv_init(&kv);
+    if (sc_fsroot_open(&root, x->plan->opts->sysroot) == 0) {
+        sc_sysstate_capture(&root, x->plan->card->cpus, &kv);
+        sc_fsroot_close(&root);
+    }
+    if (!kv.failed && kv.text)
+        sc_record_put(x, rel, kv.text);
+    sc_kv_free(&kv);
+}
+
+/*
+ * The SHA-256 of a file of the build (the binary, its libraries) into sha, through the
+ * user's hash cache (sc_hashcache.h): a 36 MB BLAS library is read once, not before every
+ * run. 0 or -errno.
+ */
+static int sc__hash_build_file(const char *path, char sha[SC_HASH_HEX_LEN + 1])
+{
+    char dir[4096];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return -errno;
+    int rc = sc_hashcache_fd(sc_hashcache_default_dir(dir, sizeof(dir)) == 0 ? dir : NULL, fd, path,
+                             sha, NULL);
+    close(fd);
+    return rc;
+}
+
+/* build.json's "<key>_sha256": the SHA-256 of the library the binary's --build-info names. */
+static void sc__add_library_hash(json_object *root, const char *info, const char *key)
+{
+    char path[1024], sha[SC_HASH_HEX_LEN + 1], name[64];
+
+    if (!sc_kv_get(info, key, path, sizeof(path)) || sc__hash_build_file(path, sha) < 0)
+        return;
+    snprintf(name, sizeof(name), "%s_sha256", key);
+    json_object_object_add(root, name, json_object_new_string(sha));
+}
+
+void sc_record_build_info_discard(sc_execution *x)
+{
+    char *info = NULL;
+
+    if (x->build_info.pid > 0)
+        sc_spawn_collect(&x->build_info, &info);
+    x->build_info.pid = -1;
+    free(info);
+}
+
+void sc_record_build(sc_execution *x)
+{
+    const sc_plan *plan = x->plan;
+    char *info = NULL, value[1024];
+    char *const argv[] = {plan->binary, "--build-info", NULL};
+    json_object *root = json_object_new_object();
+    static const char *const keys[] = {"compiler",       "compiler_version", "flags",
+                                       "openmp_runtime", "openmp_version",   "nt_stores_available",
+                                       "element_bytes",  "blas_library",     "blas_config",
+                                       "blas_corename",  "blas_parallel",    NULL};
+
+    if (sc__hash_build_file(plan->binary, x->binary_sha) < 0)
+        strcpy(x->binary_sha, "unavailable");
+    json_object_object_add(root, "binary", json_object_new_string(plan->binary));
+    json_object_object_add(root, "sha256", json_object_new_string(x->binary_sha));
+    /* The answer to the question asked when the bundle was opened (execute.c). Asked
+       again after a failure: the answer is deterministic, and one transient failure (a
+       sanitizer's check at exit under load, a signal) must not cost the bundle the build's
+       identity. */
+    int rc = -ECHILD;
+    if (x->build_info.pid > 0)
+        rc = sc_spawn_collect(&x->build_info, &info);
+    x->build_info.pid = -1;
+    if (rc < 0) {
+        free(info);
+        info = NULL;
+        rc = sc_spawn_capture(argv, NULL, &info);
+    }
+    if (rc == 0) {
+        for (const char *const *k = keys; *k; k++)
+            if (sc_kv_get(info, *k, value, sizeof(value)))
+                json_object_object_add(root, *k, json_object_new_string(value));
+        sc__add_library_hash(root, info, "openmp_runtime");
+        sc__add_library_hash(root, info, "blas_library");
+    } else {
+        json_object_object_add(root, "build_info",
+                               json_object_new_string("unavailable: the binary did not answer "
+                                                      "--build-info"));
+    }
+    free(info);
+    /* The workload's own sizes and settings, as the card resolved them. */
+    json_object *sizes = json_object_new_object();
+    sc_card_param params[SC_CARD_MAX_PARAMS];
+    size_t n = sc_card_run_parameters(plan->card, params);
+    json_object_object_add(sizes, "threads", json_object_new_int64(plan->card->threads));
+    for (size_t i = 0; i < n; i++)
+        json_object_object_add(sizes, params[i].name,
+                               params[i].text ? json_object_new_string(params[i].text)
+                                              : json_object_new_int64((int64_t)params[i].number));
+    json_object_object_add(root, "run_parameters", sizes);
+    json_object_object_add(root, "streamcard_version", json_object_new_string(STREAMCARD_VERSION));
+    sc_record_put(x, "build.json",
+                  json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+                                                           JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(root);
+}
+
+char *sc_record_json_path(const sc_execution *x, size_t i)
+{
+    char *path = NULL;
+
+    return asprintf(&path, "%s/run-%zu.json", x->tmpdir, i + 1) < 0 ? NULL : path;
+}
+
+char *sc_record_transport_log_path(const sc_execution *x, size_t i)
+{
+    char *path = NULL;
+
+    return asprintf(&path, "%s/transport-%zu.log", x->tmpdir, i + 1) < 0 ? NULL : path;
+}
+
+void sc_record_transport_log(sc_execution *x, size_t i)
+{
+    char *path = sc_record_transport_log_path(x, i), *text = NULL, rel[64];
+    size_t len = 0;
+
+    if (path && sc_file_read_at(AT_FDCWD, path, 0, 8u << 20, &text, &len) == 0)
+        sc_record_put(x, sc_runs_path(x->plan->card, i, "transport.log", rel, sizeof(rel)), text);
+    if (path)
+        unlink(path);
+    free(path);
+    free(text);
+}
+
+char *sc_record_json(const sc_execution *x, size_t i)
+{
+    char *path = sc_record_json_path(x, i), *text = NULL;
+
+    if (path)
+        sc_file_read_at(AT_FDCWD, path, 0, 1 << 20, &text, NULL);
+    free(path);
+    return text;
+}
+
+/* The best rate a run's workload reported (its JSON's metrics), for min_rate; 0 when none. */
+static double sc__best_rate(const char *kernel_json)
+{
+    json_object *kj = kernel_json ? json_tokener_parse(kernel_json) : NULL, *metrics = NULL;
+
+    if (kj)
+        json_object_object_get_ex(kj, "metrics", &metrics);
+    double best = sc_results_best_rate(metrics);
+    json_object_put(kj);
+    return best;
+}
+
+/* Who ran what: the part of run.conf that is the same for every run of the bundle. */
+static void sc__bundle_keys(sc_execution *x, sc_kv *kv)
+{
+    const sc_plan *plan = x->plan;
+    const sc_card *c = plan->card;
+    char host[256] = "unknown";
+
+    gethostname(host, sizeof(host) - 1);
+    sc_kv_append(kv, "# streamcard run.conf: parameters, host, times and gate verdicts\n");
+    sc_kv_addf(kv, "streamcard_version", "%s", STREAMCARD_VERSION);
+    sc_kv_addf(kv, "run_name", "%s", c->run_name);
+    sc_kv_addf(kv, "bundle", "%s", x->b.path);
+    sc_kv_addf(kv, "host", "%s", host);
+    sc_kv_addf(kv, "uid", "%d", (int)getuid());
+    sc_kv_addf(kv, "slurm_job_id", "%s", getenv("SLURM_JOB_ID") ? getenv("SLURM_JOB_ID") : "none");
+    sc_kv_addf(kv, "card_origin", "%s", plan->card_origin);
+    sc_kv_addf(kv, "card_source", "%s",
+               plan->opts->card_path ? plan->opts->card_path : "command line");
+    sc_kv_addf(kv, "card_sha256", "%s", plan->card_sha256);
+    if (c->swept != SC_CF_COUNT) /* one run of a sweep: its independent variable */
+        sc_kv_addf(kv, "sweep_variable", "%s", sc_card_field_name(c->swept));
+    sc_kv_addf(kv, "workload", "%s", sc_workload_name(c->workload));
+    sc_kv_addf(kv, "kernel", "%s", c->kernel ? c->kernel : "none");
+    sc_kv_addf(kv, "cpu_list", "%s", c->cpu_list);
+    sc_kv_addf(kv, "threads", "%ld", c->threads);
+    if (c->memory_node >= 0)
+        sc_kv_addf(kv, "memory_node", "%ld", c->memory_node);
+    else
+        sc_kv_addf(kv, "memory_node", "none");
+    sc_kv_addf(kv, "prefetch", "%s", sc_prefetch_name(c->prefetch));
+    sc_kv_addf(kv, "governor", "%s", c->governor);
+    sc_card_param params[SC_CARD_MAX_PARAMS];
+    size_t n = sc_card_run_parameters(c, params);
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(params[i].name, "kernel"))
+            continue; /* written above */
+        if (params[i].text)
+            sc_kv_addf(kv, params[i].name, "%s", params[i].text);
+        else
+            sc_kv_addf(kv, params[i].name, "%llu", (unsigned long long)params[i].number);
+    }
+    sc_kv_addf(kv, "binary", "%s", plan->binary);
+    sc_kv_addf(kv, "binary_sha256", "%s", x->binary_sha);
+    sc_kv_addf(kv, "omp_env", "%s", plan->omp_summary);
+    for (size_t i = 0; i < c->n_env; i++)
+        sc_kv_addf(kv, "env", "%s=%s", c->env[i].key, c->env[i].value);
+    sc_kv_addf(kv, "command", "%s", plan->argv[0]);
+    for (char **a = plan->argv + 1; *a; a++)
+        sc_kv_addf(kv, "command_arg", "%s", *a);
+    sc_kv_addf(kv, "interference_accounting", "%s", c->interference_accounting ? "on" : "off");
+}
+
+/* How one run went: times, snapshots, writes, its end, its figure. */
+static void sc__run_keys(sc_kv *kv, const sc_card *c, const sc_observe_result *r, int write_errors,
+                         const char *write_error, bool killed, double best, const sc_tracelog *t)
+{
+    char t_start[64], t_ready[64], t_end[64];
+
+    sc__iso_time(&r->started_at, t_start, sizeof(t_start));
+    sc__iso_time(&r->ready_at, t_ready, sizeof(t_ready));
+    sc__iso_time(&r->ended_at, t_end, sizeof(t_end));
+    sc_kv_addf(kv, "started_at", "%s", t_start);
+    sc_kv_addf(kv, "ready_at", "%s", t_ready);
+    sc_kv_addf(kv, "ended_at", "%s", t_end);
+    if (r->ready_seen)
+        sc_kv_addf(kv, "ready_capture_ms", "%.3f", r->ready_capture_ms);
+    else
+        sc_kv_addf(kv, "ready_capture_ms", "none");
+    if (t && t->ready_wait_ms >= 0) /* the same latency as the workload saw it */
+        sc_kv_addf(kv, "ready_wait_ms", "%.3f", t->ready_wait_ms);
+    else
+        sc_kv_addf(kv, "ready_wait_ms", "none");
+    sc_kv_addf(kv, "capture_errors", "%d", r->capture_errors);
+    if (r->capture_errors)
+        sc_kv_addf(kv, "capture_error", "%s", r->capture_error);
+    sc_kv_addf(kv, "write_errors", "%d", write_errors);
+    if (write_errors)
+        sc_kv_addf(kv, "write_error", "%s", write_error);
+    sc_kv_addf(kv, "wrapper_killed", "%d", killed ? 1 : 0);
+    sc_kv_addf(kv, "spawn_error", "%s", r->spawn_error ? strerror(r->spawn_error) : "none");
+    sc_kv_addf(kv, "caller_signal", "%d", r->caller_signal);
+    sc_kv_addf(kv, "timed_out", "%d", r->timed_out ? 1 : 0);
+    sc_kv_addf(kv, "exit_known", "%d", r->exit_known ? 1 : 0);
+    sc_kv_addf(kv, "exit_code", "%d", r->exit_code);
+    sc_kv_addf(kv, "exit_signal", "%d", r->exit_signal);
+    if (best > 0)
+        sc_kv_addf(kv, "best_rate_MBps", "%.1f", best);
+    if (c->workload == SC_WORKLOAD_MPI_PINGPONG)
+        sc_tracelog_transport_conf(t, kv);
+}
+
+static void sc__gate_keys(sc_kv *kv, const sc_gates *gates)
+{
+    sc_kv_append(kv, "# gate verdicts (1 holds, 0 failed, NA not asked by the card)\n");
+    for (int i = 0; i < SC_GATE_COUNT; i++) {
+        sc_gate_state s = gates->g[i].state;
+        sc_kv_addf(kv, sc_gate_conf_key((sc_gate_id)i), "%s",
+                   s == SC_GATE_OK     ? "1"
+                   : s == SC_GATE_FAIL ? "0"
+                                       : "NA");
+    }
+    sc_kv_addf(kv, "verdict", "%s", sc_gates_passed(gates) ? "ok" : "failed");
+}
+
+/* The exit_code gate's note when streamcard itself ended the run. */
+static void sc__end_note(sc_gates *g, bool timed_out, bool killed, double timeout_s)
+{
+    if (timed_out)
+        snprintf(g->g[SC_GATE_EXIT_CODE].note, sizeof(g->g[0].note),
+                 "stopped after the --timeout of %.0f s", timeout_s);
+    if (killed)
+        snprintf(g->g[SC_GATE_EXIT_CODE].note, sizeof(g->g[0].note),
+                 "not supported by evidence: streamcard was killed before the workload ended; "
+                 "its guardian sealed what was written");
+}
+
+/* A run's gates from its files as written; *best gets the figure min_rate compared. */
+static int sc__gates_of(sc_execution *x, size_t i, const sc_run_files *f, const sc_run_end *e,
+                        const sc_platform_files *p, sc_gates *g, double *best)
+{
+    char *kernel_json = sc_record_json(x, i);
+
+    *best = sc__best_rate(kernel_json);
+    free(kernel_json);
+    return sc_run_gates(x->plan->card, f, e, p, *best, g);
+}
+
+/* run-<i>/run.conf: one run's record (several runs), from how it ended. */
+static void sc__write_run_record(sc_execution *x, size_t i, const sc_observe_result *r, bool killed,
+                                 const sc_run_files *f, const sc_gates *g, double best)
+{
+    char rel[64];
+    sc_tracelog t;
+    sc_kv kv;
+    bool parsed = f->log && sc_tracelog_parse(f->log, &t) == 0;
+
+    sc_kv_init(&kv);
+    sc_kv_append(&kv, "# streamcard run.conf of one run: how it went, its gates\n");
+    sc_kv_addf(&kv, "run", "%zu", i + 1);
+    sc__run_keys(&kv, x->plan->card, r, killed ? -1 : r->write_errors, r->write_error, killed, best,
+                 parsed ? &t : NULL);
+    sc__gate_keys(&kv, g);
+    sc_record_put(x, sc_runs_path(x->plan->card, i, "run.conf", rel, sizeof(rel)), kv.text);
+    sc_kv_free(&kv);
+    if (parsed)
+        sc_tracelog_free(&t);
+}
+
+bool sc_record_run(sc_execution *x, size_t i, const sc_observe_result *r)
+{
+    sc_run_files f;
+    sc_platform_files p;
+    sc_gates g;
+    double best = 0;
+    sc_run_end e = {.exit_known = r->exit_known,
+                    .exit_code = r->exit_code,
+                    .exit_signal = r->exit_signal,
+                    .ended_by_streamcard = r->caller_signal || r->timed_out,
+                    .write_errors = r->write_errors};
+
+    snprintf(e.write_error, sizeof(e.write_error), "%s", r->write_error);
+    sc_run_files_read(&x->b, x->plan->card, i, &f);
+    sc_platform_files_read(&x->b, &p);
+    int rc = sc__gates_of(x, i, &f, &e, &p, &g, &best);
+    if (rc == 0) {
+        sc__end_note(&g, r->timed_out, false, x->plan->opts->timeout_s);
+        sc__write_run_record(x, i, r, false, &f, &g, best);
+    }
+    sc_run_files_free(&f);
+    sc_platform_files_free(&p);
+    return rc == 0 && sc_gates_passed(&g);
+}
+
+/* The runs the bundle holds: 1 for runs: 1, else the run-<i> folders that exist. */
+static size_t sc__count_runs(const sc_execution *x)
+{
+    char dir[32];
+    size_t n = 0;
+
+    if (sc_runs_flat(x->plan->card))
+        return 1;
+    while (n < SC_RUNS_MAX) {
+        snprintf(dir, sizeof(dir), "run-%zu", n + 1);
+        if (faccessat(x->b.dirfd, dir, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+            break;
+        n++;
+    }
+    return n;
+}
+
+/* Everything results.json and the summary need of one run, gathered at the end. */
+typedef struct sc__run_out {
+    sc_gates gates;
+    char *kernel_json;
+    json_object *interference;
+    char started_at[64], ended_at[64];
+    char dir[32];
+} sc__run_out;
+
+/* Run i at the end: its gates from its files; for several runs its record, read back (or
+   written now, when streamcard was killed before the run ended). */
+static int sc__finish_run(sc_execution *x, size_t i, const sc_platform_files *p, sc__run_out *o)
+{
+    const sc_card *c = x->plan->card;
+    bool flat = sc_runs_flat(c);
+    sc_run_files f;
+    sc_run_end e;
+    double best = 0;
+    sc_interference rec = {0};
+
+    sc_run_files_read(&x->b, c, i, &f);
+    sc_runs_dir(c, i, o->dir, sizeof(o->dir));
+    o->kernel_json = sc_record_json(x, i);
+    bool killed = x->wrapper_killed;
+    if (flat) {
+        e = (sc_run_end){.exit_known = x->last.exit_known,
+                         .exit_code = x->last.exit_code,
+                         .exit_signal = x->last.exit_signal,
+                         .ended_by_streamcard =
+                             x->last.caller_signal || x->last.timed_out || x->wrapper_killed,
+                         .write_errors = x->write_errors};
+        snprintf(e.write_error, sizeof(e.write_error), "%s", x->write_error);
+        sc__iso_time(&x->last.started_at, o->started_at, sizeof(o->started_at));
+        sc__iso_time(&x->last.ended_at, o->ended_at, sizeof(o->ended_at));
+    } else if (f.conf) {
+        long v = 0;
+        sc_run_end_from_conf(f.conf, &e);
+        sc_kv_get(f.conf, "started_at", o->started_at, sizeof(o->started_at));
+        sc_kv_get(f.conf, "ended_at", o->ended_at, sizeof(o->ended_at));
+        killed = sc_kv_get_long(f.conf, "wrapper_killed", &v) && v == 1;
+    } else { /* the run in progress when streamcard was killed */
+        memset(&e, 0, sizeof(e));
+        e.write_errors = -1;
+        e.ended_by_streamcard = true;
+        killed = true;
+    }
+    int rc = sc__gates_of(x, i, &f, &e, p, &o->gates, &best);
+    if (rc == 0) {
+        long timed_out = 0;
+        if (flat)
+            timed_out = x->last.timed_out;
+        else if (f.conf)
+            sc_kv_get_long(f.conf, "timed_out", &timed_out);
+        sc__end_note(&o->gates, timed_out == 1, killed, x->plan->opts->timeout_s);
+        if (!flat && !f.conf) {
+            sc_observe_result none;
+            memset(&none, 0, sizeof(none));
+            sc__write_run_record(x, i, &none, true, &f, &o->gates, best);
+        }
+        if (sc_interference_load(c, f.interference, f.log, &rec) == 0)
+            o->interference = sc_interference_json(c, &rec);
+    }
+    sc_interference_free(&rec);
+    sc_run_files_free(&f);
+    return rc;
+}
+
+/* run.conf: for one run, everything; for several, who ran what and how the runs ended. */
+static void sc__write_run_conf(sc_execution *x, const sc_gates *gates, const sc__run_out *runs,
+                               size_t n)
+{
+    const sc_card *c = x->plan->card;
+    sc_kv kv;
+
+    sc_kv_init(&kv);
+    sc__bundle_keys(x, &kv);
+    if (sc_runs_flat(c)) {
+        char *log = sc_bundle_read_opt(&x->b, "stream.log");
+        char *kernel_json = sc_record_json(x, 0);
+        sc_tracelog t;
+        bool parsed = log && sc_tracelog_parse(log, &t) == 0;
+        x->last.write_errors = 0; /* counted into x->write_errors already */
+        sc__run_keys(&kv, c, &x->last, x->write_errors, x->write_error, x->wrapper_killed,
+                     sc__best_rate(kernel_json), parsed ? &t : NULL);
+        if (parsed)
+            sc_tracelog_free(&t);
+        free(log);
+        free(kernel_json);
+    } else {
+        sc_kv_addf(&kv, "runs", "%zu", n);
+        if (c->runs)
+            sc_kv_addf(&kv, "runs_requested", "%ld", c->runs);
+        else
+            sc_kv_addf(&kv, "runs_requested", "auto");
+        sc_kv_addf(&kv, "runs_stopped", "%s", x->stopped);
+        sc_kv_addf(&kv, "started_at", "%s", n ? runs[0].started_at : "none");
+        sc_kv_addf(&kv, "ended_at", "%s", n ? runs[n - 1].ended_at : "none");
+        sc_kv_addf(&kv, "write_errors", "%d", x->write_errors);
+        if (x->write_errors)
+            sc_kv_addf(&kv, "write_error", "%s", x->write_error);
+    }
+    sc__gate_keys(&kv, gates);
+    sc_record_put(x, "run.conf", kv.text);
+    sc_kv_free(&kv);
+}
+
+/* mpi: build.json gains the MPI stack the ranks loaded (sc_mpistack.h), from the first run's
+   log (every run starts the same binary in the same environment). */
+static void sc__add_mpi_stack(sc_execution *x)
+{
+    char rel[64];
+
+    if (x->plan->card->workload != SC_WORKLOAD_MPI_PINGPONG)
+        return;
+    char *log =
+        sc_bundle_read_opt(&x->b, sc_runs_path(x->plan->card, 0, "stream.log", rel, sizeof(rel)));
+    char *text = sc_bundle_read_opt(&x->b, "build.json");
+    json_object *build = text ? json_tokener_parse(text) : NULL, *stack = NULL;
+    sc_tracelog t;
+
+    if (log && sc_tracelog_parse(log, &t) == 0) {
+        stack = sc_mpistack_json(&t);
+        sc_tracelog_free(&t);
+    }
+    if (build && stack) {
+        json_object_object_add(build, "mpi_stack", stack);
+        stack = NULL;
+        sc_record_put(x, "build.json",
+                      json_object_to_json_string_ext(build, JSON_C_TO_STRING_PRETTY |
+                                                                JSON_C_TO_STRING_NOSLASHESCAPE));
+    }
+    json_object_put(stack);
+    json_object_put(build);
+    free(text);
+    free(log);
+}
+
+/* Whether anything root signed is in the bundle: the readback a run checks is otherwise the
+   user's own word (doc/design.md, section 20), and the run says so. */
+static void sc__print_attested(const sc_card *card, const sc_bundle *b)
+{
+    sc_attest_file *v = NULL;
+    size_t n = 0;
+    bool more = false;
+
+    if (card->prefetch == SC_PREFETCH_UNCHANGED && strcmp(card->governor, "unchanged") == 0)
+        return;
+    if (sc_attest_bundle_files(b->dirfd, &v, &n, &more) == 0 && n > 0)
+        fprintf(stderr, "streamcard: platform_state: the readback comes with a statement signed "
+                        "by the node (streamcard verify checks it against trusted keys)\n");
+    else
+        fprintf(stderr, "streamcard: platform_state: no platform claim is attested: no statement "
+                        "signed by a node key (outside the plugin, the readback is the user's own "
+                        "word; streamcard verify fails it)\n");
+    sc_attest_files_free(v, n);
+}
+
+/* A failed run's first cause line in its log (an MPI library that could not start, the
+   workload's own complaint), so that it shows even with --quiet: the first failed run's. */
+static void sc__print_cause(const sc_execution *x, const sc__run_out *runs, size_t n)
+{
+    char line[512], shown[600], rel[64];
+
+    for (size_t i = 0; i < n; i++) {
+        if (sc_gates_passed(&runs[i].gates))
+            continue;
+        const char *name = sc_runs_path(x->plan->card, i, "stream.log", rel, sizeof(rel));
+        char *log = sc_bundle_read_opt(&x->b, name);
+        long at = log ? sc_tracelog_first_cause(log, line, sizeof(line)) : 0;
+        free(log);
+        if (!at)
+            continue;
+        sc_text_escape(shown, sizeof(shown), line, strlen(line));
+        fprintf(stderr, "streamcard: cause: %s (%s line %ld)\n", shown, name, at);
+        return;
+    }
+}
+
+/* "copy MB/s: median 50123.4 in [49800.1, 50555.0] (+-0.8%), 6 runs" for each figure. */
+static void sc__print_stats(const char *results)
+{
+    json_object *root = results ? json_tokener_parse(results) : NULL, *stats = NULL, *ci, *v;
+
+    if (!root || !json_object_object_get_ex(root, "stats", &stats) || !stats) {
+        json_object_put(root);
+        return;
+    }
+    json_object_object_foreach(stats, name, fig)
+    {
+        double median =
+            json_object_object_get_ex(fig, "median", &v) ? json_object_get_double(v) : 0;
+        const char *unit =
+            json_object_object_get_ex(fig, "unit", &v) ? json_object_get_string(v) : "";
+        long n = json_object_object_get_ex(fig, "n", &v) ? (long)json_object_get_int64(v) : 0;
+        json_object_object_get_ex(fig, "ci95", &ci);
+        if (ci && json_object_object_get_ex(ci, "low", &v)) {
+            double low = json_object_get_double(v), high = 0, pct = 0;
+            if (json_object_object_get_ex(ci, "high", &v))
+                high = json_object_get_double(v);
+            if (json_object_object_get_ex(ci, "half_width_pct", &v))
+                pct = json_object_get_double(v);
+            fprintf(stderr,
+                    "  %-15s median %.6g %s, 95%% interval [%.6g, %.6g] (+-%.2f%%), "
+                    "%ld runs\n",
+                    name, median, unit, low, high, pct, n);
+        } else {
+            fprintf(stderr,
+                    "  %-15s median %.6g %s, %ld run%s (interval unavailable: fewer "
+                    "than %d runs)\n",
+                    name, median, unit, n, n == 1 ? "" : "s", SC_STATS_MIN_RUNS);
+        }
+    }
+    json_object_put(root);
+}
+
+static void sc__print_summary(const sc_execution *x, const sc_gates *gates, size_t n,
+                              const char *results, const sc__run_out *runs)
+{
+    fprintf(stderr, "streamcard: gates%s:\n", n > 1 ? " over every run" : "");
+    for (int i = 0; i < SC_GATE_COUNT; i++) {
+        sc_gate_state s = gates->g[i].state;
+        fprintf(stderr, "  %-15s %-4s %s\n", sc_gate_name((sc_gate_id)i),
+                s == SC_GATE_OK     ? "ok"
+                : s == SC_GATE_FAIL ? "FAIL"
+                                    : "-",
+                gates->g[i].note);
+    }
+    if (!sc_runs_flat(x->plan->card)) {
+        fprintf(stderr, "streamcard: %zu runs (%s):\n", n, x->stopped);
+        sc__print_stats(results);
+    }
+    if (!sc_gates_passed(gates)) {
+        sc__print_cause(x, runs, n);
+        fprintf(stderr, "ERROR: workload failed; do not use its numbers. Failed gates:");
+        for (int i = 0; i < SC_GATE_COUNT; i++)
+            if (gates->g[i].state == SC_GATE_FAIL)
+                fprintf(stderr, " %s", sc_gate_name((sc_gate_id)i));
+        fprintf(stderr, "\n");
+    }
+    printf("BUNDLE=%s\n", x->b.path);
+    fflush(stdout);
+}
+
+/* True when the bundle directory itself was removed while the run went on. */
+static bool sc__bundle_gone(const sc_bundle *b)
+{
+    struct stat st;
+
+    return fstat(b->dirfd, &st) < 0 || st.st_nlink == 0;
+}
+
+/* The workloads' private results, no longer needed once results.json holds them. */
+static void sc__remove_tmp(const sc_execution *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *path = sc_record_json_path(x, i);
+        if (path)
+            unlink(path);
+        free(path);
+        path = sc_record_transport_log_path(x, i); /* a run that never ended */
+        if (path)
+            unlink(path);
+        free(path);
+    }
+    rmdir(x->tmpdir);
+}
+
+int sc_record_finish(sc_execution *x)
+{
+    sc_plan *plan = x->plan;
+    sc_platform_files p;
+    sc_gates gates;
+    char host[256] = "unknown";
+    int rc = 0;
+
+    if (sc__bundle_gone(&x->b)) {
+        fprintf(stderr,
+                "streamcard: the bundle directory %s was removed during the run: its "
+                "evidence is lost and the run proves nothing\n",
+                x->b.path);
+        fprintf(stderr, "ERROR: workload failed; do not use its numbers\n");
+        return SC_EXIT_FAILED;
+    }
+    sc_record_platform(x, "platform/after.txt");
+    if (sc_runs_flat(plan->card)) { /* one run: its writes and the bundle's are one count */
+        x->write_errors += x->last.write_errors;
+        if (x->last.write_errors && !*x->write_error)
+            snprintf(x->write_error, sizeof(x->write_error), "%s", x->last.write_error);
+    }
+    size_t n = sc__count_runs(x);
+    sc__run_out *runs = calloc(n + 1, sizeof(*runs));
+    sc_gates *each = calloc(n + 1, sizeof(*each));
+    sc_results_run *rr = calloc(n + 1, sizeof(*rr));
+    if (!runs || !each || !rr)
+        rc = -ENOMEM;
+    sc_platform_files_read(&x->b, &p);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        rc = sc__finish_run(x, i, &p, &runs[i]);
+        each[i] = runs[i].gates;
+        rr[i] = (sc_results_run){runs[i].dir,    runs[i].started_at,  runs[i].ended_at,
+                                 &runs[i].gates, runs[i].kernel_json, runs[i].interference};
+    }
+    sc_platform_files_free(&p);
+    if (!*x->stopped)
+        snprintf(x->stopped, sizeof(x->stopped), "streamcard was killed after %zu run%s", n,
+                 n == 1 ? "" : "s");
+    char *results = NULL;
+    int lost_before = x->write_errors;
+    if (rc == 0) {
+        sc_runs_combine_gates(each, n, &gates);
+        /* several runs: a write into the bundle outside every run (results.json of a disk
+           that filled, platform/after.txt) is lost evidence too */
+        if (!sc_runs_flat(plan->card) && x->write_errors)
+            sc_gate_set(&gates.g[SC_GATE_EVIDENCE], SC_GATE_FAIL,
+                        "%d writes into the bundle failed, the first: %s", x->write_errors,
+                        x->write_error);
+        gethostname(host, sizeof(host) - 1);
+        sc_results_info info = {.host = host,
+                                .card_sha256 = plan->card_sha256,
+                                .bundle = x->b.path,
+                                .runs = rr,
+                                .n_runs = n,
+                                .stopped = x->stopped};
+        results = sc_results_build(plan->card, &gates, &info);
+        lost_before = x->write_errors;
+        sc_record_put(x, "results.json", results);
+        sc__add_mpi_stack(x);
+        sc__write_run_conf(x, &gates, runs, n);
+    }
+    int seal = sc_bundle_seal(&x->b);
+    if (seal < 0)
+        fprintf(stderr, "streamcard: sealing %s failed: %s\n", x->b.path, strerror(-seal));
+    if (rc == 0) {
+        sc__print_attested(plan->card, &x->b);
+        sc__print_summary(x, &gates, n, results, runs);
+    }
+    if (x->write_errors)
+        fprintf(stderr,
+                "streamcard: %d writes into the bundle failed (the first: %s): the "
+                "output directory is full or was changed during the run\n",
+                x->write_errors, x->write_error);
+    free(plan->bundle_path);
+    plan->bundle_path = strdup(x->b.path);
+    int code = (rc == 0 && seal == 0 && x->write_errors == lost_before && sc_gates_passed(&gates))
+                   ? SC_EXIT_OK
+                   : SC_EXIT_FAILED;
+    for (size_t i = 0; runs && i < n; i++) {
+        free(runs[i].kernel_json);
+        json_object_put(runs[i].interference);
+    }
+    sc__remove_tmp(x, n);
+    free(runs);
+    free(each);
+    free(rr);
+    free(results);
+    return code;
+}

@@ -1,0 +1,74 @@
+/*
+ * record.h: one bundle being written by the local executor (execute.c) and its records
+ * (record.c): build.json, the platform state, each run's record (run-<i>/run.conf), and at
+ * the end the gates over every run, results.json, run.conf and SHA256SUMS (doc/design.md,
+ * "The evidence bundle", "Runs"). The end is also what the guardian does when streamcard
+ * run is killed: it reads what the runs left in the bundle, never what this process held.
+ */
+#ifndef SC_RECORD_H
+#define SC_RECORD_H
+
+#include "plan.h"
+#include "sc_bundle.h"
+#include "sc_gates.h"
+#include "sc_hash.h"
+#include "sc_observe.h"
+#include "sc_spawn.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* One bundle in progress: a card's runs into it, one after the other. */
+typedef struct sc_execution {
+    sc_plan *plan;
+    sc_bundle b;
+    char tmpdir[64]; /* the workloads' own results, run-<i>.json, until the end */
+    char binary_sha[SC_HASH_HEX_LEN + 1];
+    int write_errors; /* writes into the bundle that failed, with the first one's reason */
+    char write_error[256];
+    bool wrapper_killed; /* set in the guardian: the run's own process is gone */
+    int guard_fd;        /* the guardian's pipe; -1: none */
+    pid_t guardian;
+    size_t runs;            /* runs started */
+    sc_observe_result last; /* how the last run ended (runs: 1: the run.conf's record) */
+    char stopped[256];      /* why the runs ended */
+    sc_spawned build_info;  /* the binary's --build-info, started before the bundle is made */
+} sc_execution;
+
+/* Writes a bundle file, counting a failure as lost evidence. Returns 0 or -errno. */
+int sc_record_put(sc_execution *x, const char *rel, const char *text);
+/* platform/caches.txt: the last-level caches of a STREAM run's cpu_list (its array gate). */
+void sc_record_caches(sc_execution *x);
+/* platform/<name>.txt: the machine state now. */
+void sc_record_platform(sc_execution *x, const char *rel);
+/* build.json: the binary's identity, its libraries, the run's parameters; the binary's
+   --build-info answer is x->build_info's (started early) when it has one. */
+void sc_record_build(sc_execution *x);
+/* Reaps the --build-info child of a bundle that ends before its build.json is written. */
+void sc_record_build_info_discard(sc_execution *x);
+
+/* Where run i's workload writes its own results (malloc'd); NULL on ENOMEM. */
+char *sc_record_json_path(const sc_execution *x, size_t i);
+/* mpi: where run i's rank 0 writes what MPI_Init said (malloc'd), kept as its transport.log;
+   NULL on ENOMEM. */
+char *sc_record_transport_log_path(const sc_execution *x, size_t i);
+/* mpi: run i's transport.log into the bundle (its folder for several runs). */
+void sc_record_transport_log(sc_execution *x, size_t i);
+/* The text run i's workload wrote (malloc'd), or NULL. */
+char *sc_record_json(const sc_execution *x, size_t i);
+
+/*
+ * After run i of several: its gates from its files as written, and its record
+ * run-<i>/run.conf (how it ended, its gates and verdict). Returns whether every gate held.
+ */
+bool sc_record_run(sc_execution *x, size_t i, const sc_observe_result *r);
+
+/*
+ * The end of the bundle: platform/after.txt; every run's gates from its files, the gates
+ * over all of them; results.json; run.conf; SHA256SUMS; the summary on stderr and
+ * BUNDLE=<path> on stdout. Returns the exit status of `streamcard run`.
+ */
+int sc_record_finish(sc_execution *x);
+
+#endif
