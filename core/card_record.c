@@ -125,8 +125,10 @@ static int sc__field(sc__reader *r, char *rest, char *why, size_t whylen)
     char *sp1 = strchr(rest, ' '), *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL, where[160];
     unsigned long long line;
 
-    if (!sp2)
+    if (!sp2) {
+        snprintf(why, whylen, "field %.40s is not \"<key> <line> <value>\"", rest);
         return -EBADMSG;
+    }
     *sp1 = *sp2 = '\0';
     const sc__card_key *key = sc__card_key_by_path(rest);
     if (!key || key->type == SC__CT_ENV || key->type == SC__CT_LIST ||
