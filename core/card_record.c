@@ -214,8 +214,9 @@ static int sc__read_lines(sc__reader *r, const char *text, size_t len, char *why
                  "of text");
         rc = -EBADMSG;
     }
-    for (line = strtok_r(copy + sizeof(SC__RECORD_MAGIC), "\n", &save); rc == 0 && line;
-         line = strtok_r(NULL, "\n", &save))
+    /* Only past a whole magic line: a shorter text has nothing after it to split. */
+    line = rc == 0 ? strtok_r(copy + sizeof(SC__RECORD_MAGIC), "\n", &save) : NULL;
+    for (; rc == 0 && line; line = strtok_r(NULL, "\n", &save))
         rc = sc__line(r, line, why, whylen);
     free(copy);
     return rc;
@@ -263,8 +264,9 @@ int sc_card_record_read(const char *text, size_t len, const char *sha, unsigned 
     } else if (rc == 0) {
         rc = -EINVAL;
     }
+    /* The reason may quote the record's bytes, which the user's process wrote: escaped. */
     if (rc == -EBADMSG && why && whylen)
-        snprintf(why, whylen, "%s", reason);
+        sc_text_escape(why, whylen, reason, strlen(reason));
     sc_card_free(r.card);
     sc_diag_free(&r.assign);
     return rc;
