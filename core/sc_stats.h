@@ -61,11 +61,11 @@ int sc_stats_ratio(const double *a, size_t n_a, const double *b, size_t n_b, sc_
 
 /* What a comparison of B with A says about one figure. */
 typedef enum sc_verdict {
-    SC_VERDICT_FASTER,      /* the interval lies on B's better side of 1, not all of it
-                               within the noise bound */
+    SC_VERDICT_FASTER,      /* the whole interval lies beyond the noise bound on B's
+                               better side */
     SC_VERDICT_SLOWER,      /* on its worse side */
     SC_VERDICT_SAME,        /* lies within the noise bound: no detectable difference */
-    SC_VERDICT_NOISY,       /* contains 1 and reaches beyond the bound: too noisy to tell */
+    SC_VERDICT_NOISY,       /* reaches across an edge of the bound: too noisy to tell */
     SC_VERDICT_UNCONFIRMED, /* no interval (fewer than 6 runs a side): the change is
                                unconfirmed */
 } sc_verdict;
@@ -74,7 +74,8 @@ typedef enum sc_verdict {
  * The verdict on r for a figure where a higher value is better (rates) or a lower one
  * (times, latencies). bound_pct is the noise bound: "no detectable difference" needs the
  * whole interval within +-bound_pct % of 1 (whether or not it holds 1: a shift inside the
- * noise bound is not told from drift); faster and slower need it to exclude 1.
+ * noise bound is not told from drift); faster and slower need all of it beyond the bound
+ * (above 1 + bound_pct %, or below 1 - bound_pct %); anything else is too noisy to tell.
  */
 sc_verdict sc_stats_verdict(const sc_ratio *r, bool higher_is_better, double bound_pct);
 /* "B faster", "B slower", "no detectable difference", "too noisy to tell", "unconfirmed". */

@@ -249,13 +249,16 @@ sc_verdict sc_stats_verdict(const sc_ratio *r, bool higher_is_better, double bou
     if (!r->ci)
         return SC_VERDICT_UNCONFIRMED;
     sc_stats_performance(r, higher_is_better, &p, &low, &high);
-    /* Within the bound first: a shift smaller than the stated noise is none, even when the
-       interval excludes 1 (a host that drifts by 1% between two series is not a result). */
+    /* The noise bound is the band of shifts a host shows between two series of one card.
+       Within it: no detectable difference, even when the interval excludes 1 (a host that
+       drifts by 1% between two series is not a result). An effect needs the whole interval
+       beyond it: an interval that excludes 1 but reaches into the band may be drift (two
+       series on a loaded host: [1.014, 5.0]), and is too noisy to tell. */
     if (low >= 1 - bound && high <= 1 + bound)
         return SC_VERDICT_SAME;
-    if (low > 1)
+    if (low > 1 + bound)
         return SC_VERDICT_FASTER;
-    if (high < 1)
+    if (high < 1 - bound)
         return SC_VERDICT_SLOWER;
     return SC_VERDICT_NOISY;
 }

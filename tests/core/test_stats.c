@@ -178,7 +178,8 @@ static void test_ratio_same(void)
 /*
  * A 2% shift of tight runs: a = 1000..1005, b = 1.02 a; interval [1.02 * 1002/1005,
  * 1.02 * 1005/1002] = [1.01696, 1.02305]: it excludes 1 but lies within a 5% noise bound (no
- * detectable difference), not within 1% (B faster).
+ * detectable difference), wholly beyond 1% (B faster), and across the edge of a 2% bound:
+ * a shift that may be drift is too noisy to tell, never B faster.
  */
 static void test_ratio_within_bound(void)
 {
@@ -195,6 +196,8 @@ static void test_ratio_within_bound(void)
     SC_CHECK_INT_EQ(sc_stats_verdict(&r, true, 5), SC_VERDICT_SAME);
     SC_CHECK_INT_EQ(sc_stats_verdict(&r, true, 1), SC_VERDICT_FASTER);
     SC_CHECK_INT_EQ(sc_stats_verdict(&r, false, 1), SC_VERDICT_SLOWER);
+    SC_CHECK_INT_EQ(sc_stats_verdict(&r, true, 2), SC_VERDICT_NOISY);
+    SC_CHECK_INT_EQ(sc_stats_verdict(&r, false, 2), SC_VERDICT_NOISY);
 }
 
 /*
