@@ -14,7 +14,9 @@ export STREAMCARD_KERNEL_DIR=${STREAMCARD_KERNEL_DIR:-$BIN}
 [ "$(nproc)" -ge 2 ] || { echo "SKIP: needs 2 CPUs"; exit 77; }
 
 # Arrays large enough that one timed repetition outlasts a scheduler slice, so a busy loop
-# on the CPU cannot hide between repetitions.
+# on the CPU cannot hide between repetitions: 20M elements, one copy moves 320 MB (~10 ms
+# here), longer than the ~6 ms slice each of two runnable tasks on a CPU gets (at 4M, B's
+# best of 8 repetitions often dodged the loops: B/A intervals up to 1.14).
 cat >"$WORK/card.yaml" <<CARD
 version: 1
 experiment:
@@ -23,7 +25,7 @@ experiment:
   kernel: copy
   cpu_list: 0-1
   threads: 2
-  array_size: 4000000
+  array_size: 20000000
   cache_resident: accept
   iterations: 8
   runs: 6
