@@ -14,6 +14,17 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
+/* CPU identities (vendor, family, model) and the prefetch registers the tests seed, with
+   a seed value whose low bits mark "prefetch on" on every vendor. */
+#define INTEL_CORE "GenuineIntel", 6, 0x55
+#define INTEL_ATOM "GenuineIntel", 6, 0x5f
+#define AMD_ZEN4 "AuthenticAMD", 0x19, 0x11
+#define AMD_ZEN2 "AuthenticAMD", 0x17, 0x31
+#define MSR_I SC_MSR_INTEL_MISC_FEATURE_CONTROL
+#define MSR_A SC_MSR_AMD_PREFETCH_CONTROL
+#define SEED 0xdeadbeef00000040ull
+#define GOVS "performance powersave schedutil"
+
 typedef struct fake_node {
     const char *vendor;
     int family, model;

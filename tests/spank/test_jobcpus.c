@@ -30,8 +30,9 @@ typedef struct job_case {
 static const job_case cases[] = {
     {"v1, a task of step 0", "12:cpuset:/slurm_n1/uid_1001/job_42/step_0/task_0\n0::/x\n", 42, 0,
      "0-3"},
-    {"v1, the batch step", "3:memory:/slurm_n1/uid_1001/job_42/step_batch\n"
-                           "4:cpuset:/slurm_n1/uid_1001/job_42/step_batch\n",
+    {"v1, the batch step",
+     "3:memory:/slurm_n1/uid_1001/job_42/step_batch\n"
+     "4:cpuset:/slurm_n1/uid_1001/job_42/step_batch\n",
      42, 0, "0-3"},
     {"v1, another job's id as a prefix", "4:cpuset:/slurm_n1/uid_1001/job_4/step_0\n", 42, -ENOENT,
      NULL},
@@ -41,8 +42,7 @@ static const job_case cases[] = {
     {"no cgroup of the job (task/affinity only)", "0::/user.slice/session-1.scope\n", 42, -ENOENT,
      NULL},
     {"hybrid: the v2 line leads nowhere, the v1 line is read",
-     "0::/slurm_n1/uid_1001/job_9/step_0\n4:cpuset:/slurm_n1/uid_1001/job_9/step_0\n", 9, 0,
-     "2"},
+     "0::/slurm_n1/uid_1001/job_9/step_0\n4:cpuset:/slurm_n1/uid_1001/job_9/step_0\n", 9, 0, "2"},
     {"a line without colons", "garbage\n", 42, -ENOENT, NULL},
 };
 

@@ -6,13 +6,6 @@
 #include "platform.h"
 #include "sc_test.h"
 
-#define INTEL_CORE "GenuineIntel", 6, 0x55
-#define INTEL_ATOM "GenuineIntel", 6, 0x5f
-#define AMD_ZEN4 "AuthenticAMD", 0x19, 0x11
-#define AMD_ZEN2 "AuthenticAMD", 0x17, 0x31
-#define MSR_I SC_MSR_INTEL_MISC_FEATURE_CONTROL
-#define MSR_A SC_MSR_AMD_PREFETCH_CONTROL
-
 typedef struct rmw_case {
     const char *name;
     fake_node node;

@@ -12,12 +12,6 @@
 #include "sc_cpulist.h"
 #include "sc_test.h"
 
-#define INTEL_CORE "GenuineIntel", 6, 0x55
-#define INTEL_ATOM "GenuineIntel", 6, 0x5f
-#define MSR_I SC_MSR_INTEL_MISC_FEATURE_CONTROL
-#define SEED 0xdeadbeef00000040ull
-#define GOVS "performance powersave schedutil"
-
 /* The reach of one register instance, as read under the fake node. */
 static void test_scope_cpus(void)
 {
