@@ -44,4 +44,12 @@ run "$REPO/contrib/local-cluster/as-user" sbatch --wrap hostname
 ((rc == 1)) && [[ $err == *"after --"* ]] || fail "as-user sbatch: exit $rc: $err"
 run "$REPO/contrib/quickstart" card-a.yaml card-b.yaml
 ((rc == 2)) || fail "quickstart with two cards: exit $rc: $err"
+# quickstart's retry of a busy node: a count and a wait it can use, else one line naming the
+# valid range, before any work.
+for args in "--attempts 0" "--attempts x" "--attempts 101" "--wait -1" "--wait 3601"; do
+    read -ra a <<<"$args"
+    run "$REPO/contrib/quickstart" "${a[@]}"
+    ((rc == 2)) && [[ $(wc -l <"$TMP/err") == 1 && $err == *"${a[0]}"*" to "* ]] ||
+        fail "quickstart $args: exit $rc: $err"
+done
 echo "ok: ${#scripts[@]} scripts answer --help and refuse unknown options before any work"
