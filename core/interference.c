@@ -291,7 +291,7 @@ void sc_interference_gate(const sc_card *card, const sc_interference *rec, const
         return;
     }
     size_t want = mpi ? t->n_rank_bindings : (size_t)hwloc_bitmap_weight(card->cpus);
-    const sc_intf_share **need = calloc(want + 1, sizeof(*need));
+    const sc_intf_share **need = calloc(want + 1, sizeof(const sc_intf_share *));
     if (!need) {
         sc_gate_set(g, SC_GATE_FAIL, "out of memory");
         goto out;
