@@ -59,6 +59,15 @@ expect_status 0 "$SC" export --prometheus -o "$WORK/textfile/streamcard.prom" "$
 [ -s "$WORK/textfile/streamcard.prom" ] || fail "-o wrote nothing"
 [ ! -e "$WORK/textfile/streamcard.prom.tmp" ] || fail "temporary file left behind"
 
+# Every unit of the metric registry (export --help prints it) has a Prometheus family
+# (cmd_export.c's sc__units): a metric of a new unit cannot go unexported unnoticed.
+"$SC" export --help >"$WORK/help"
+sed -n '/^metrics (name, unit/,/^$/p' "$WORK/help" | awk 'NR > 1 && NF { print $2 }' | sort -u >"$WORK/units"
+[ -s "$WORK/units" ] || fail "export --help lists no metric"
+while read -r unit; do
+    case $unit in MB/s | queries/s | s | us) ;; *) fail "unit $unit has no Prometheus family" ;; esac
+done <"$WORK/units"
+
 # Renamed in this version: the old names are gone from the output, and the README and the
 # man page list each with its new name on one line (the "renamed" table).
 renamed=(
