@@ -8,6 +8,7 @@
 #   STREAMCARD_SLURM_PLUGINDIR/spank_streamcard*.so  the plugins      (spank/)
 #   <prefix>/share/man/man{1,5,8}/                   the man pages    (contrib/man/)
 #   <prefix>/share/streamcard/                       cli_filter.lua, streamcard.nhc,
+#                                                    streamcard.rules.yml (Prometheus alerts),
 #                                                    plugstack.conf (disabled), cards/
 #   <prefix>/share/doc/streamcard/                   copyright, changelog.gz
 
@@ -92,7 +93,9 @@ endforeach()
 add_custom_target(streamcard_compressed_docs ALL DEPENDS ${_sc_gz})
 
 install(FILES ${_sc_gen}/cli_filter.lua ${_sc_gen}/plugstack.conf
-              ${PROJECT_SOURCE_DIR}/contrib/nhc/streamcard.nhc DESTINATION ${_sc_share})
+              ${PROJECT_SOURCE_DIR}/contrib/nhc/streamcard.nhc
+              ${PROJECT_SOURCE_DIR}/contrib/prometheus/streamcard.rules.yml
+        DESTINATION ${_sc_share})
 file(GLOB _sc_cards ${PROJECT_SOURCE_DIR}/contrib/cards/*.yaml)
 install(FILES ${_sc_cards} DESTINATION ${_sc_share}/cards)
 install(FILES ${_sc_gen}/copyright ${_sc_gen}/changelog.gz DESTINATION ${CMAKE_INSTALL_DOCDIR})

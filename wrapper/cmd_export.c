@@ -1,16 +1,21 @@
 /*
  * cmd_export.c: `streamcard export --prometheus BUNDLE...` (and, in export_intoto.c,
  * `--in-toto BUNDLE`): node_exporter textfile metrics
- * (Prometheus text format 0.0.4) for admins: verdicts, gates, the metrics of the registry
- * (sc_metric.h), transport and when each run ended, labelled by host, owner (of the bundle
- * directory), workload, kernel, card and run. Bundles are read one at a time and freed; only
- * the samples are kept. A bundle that fails verification still reports its verdict (0), never its
- * rates: numbers of a failed run are not to be used. With -o the file is written atomically (a
- * temporary file renamed), as the textfile collector needs.
+ * (Prometheus text format 0.0.4) for admins (doc/design.md, "Export"): verdicts, gates, the
+ * metrics of the registry (sc_metric.h) in base units named Prometheus style, transport and
+ * when each bundle ended, labelled by host, owner (of the bundle directory), workload,
+ * kernel, card and the card's hash. No label carries time: of the bundles with one label set,
+ * only the newest is exported, with its age, so a node that recovers stops showing its old
+ * failure and the number of series stays bounded however many runs a folder holds. Bundles
+ * are read one at a time and freed; only the newest bundle's samples per label set are kept.
+ * A bundle that fails verification still reports its verdict (0), never its figures: numbers
+ * of a failed run are not to be used. With -o the file is written atomically (a temporary
+ * file renamed), as the textfile collector needs.
  */
 #include "analysis.h"
 #include "cli.h"
 
+#include "sc_hash.h"
 #include "sc_text.h"
 
 #include <errno.h>
@@ -18,15 +23,56 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
-typedef void (*sc__emit_fn)(FILE *out, const char *metric, const sc_analysis_bundle *ab,
-                            const char *labels);
+/* The hex digits of the card's SHA-256 in the card_hash label: enough to tell two cards of
+   one name apart, short enough to read. */
+#define SC__CARD_HASH_LEN 12
 
-typedef struct sc__family {
+typedef struct sc__family sc__family;
+
+/* What every emitter gets: the bundle, its labels (without braces) and when export ran. */
+typedef struct sc__ctx {
+    const sc_analysis_bundle *ab;
+    const char *labels;
+    long long now;
+} sc__ctx;
+
+typedef void (*sc__emit_fn)(FILE *out, const sc__family *fam, const sc__ctx *x);
+
+/* The statistic a metric family holds: the median of the runs (the one run's value), the
+   ends of its 95% interval, or the number of runs. */
+typedef enum sc__stat { SC__MEDIAN, SC__CI_LOW, SC__CI_HIGH, SC__RUNS } sc__stat;
+
+struct sc__family {
     const char *name, *help;
     sc__emit_fn emit;
-} sc__family;
+    const char *suffix; /* metric families: the unit suffix of the name (sc__units) */
+    sc__stat stat;
+};
+
+/* The registry's units (sc_metric.h) in Prometheus base units: the name's suffix and the
+   factor from the registry's unit (MB is 10^6 bytes, as STREAM and the ping-pong count). */
+typedef struct sc__unit {
+    const char *unit, *suffix;
+    double scale;
+} sc__unit;
+
+static const sc__unit sc__units[] = {
+    {"MB/s", "bytes_per_second", 1e6},
+    {"queries/s", "queries_per_second", 1},
+    {"s", "seconds", 1},
+    {"us", "seconds", 1e-6},
+};
+
+static const sc__unit *sc__unit_of(const char *unit)
+{
+    for (size_t i = 0; i < sizeof(sc__units) / sizeof(sc__units[0]); i++)
+        if (strcmp(sc__units[i].unit, unit) == 0)
+            return &sc__units[i];
+    return NULL;
+}
 
 /* Writes value with the text format's label escapes: backslash, double quote, newline. The
    value is already safe text (sc_facts.h: valid UTF-8, no control character), so the file
@@ -62,26 +108,41 @@ static void sc__owner(long uid, char *buf, size_t len)
         snprintf(buf, len, "%ld", uid);
 }
 
-/* The labels every sample of a bundle carries (without braces). host, card and run are what
-   the bundle says; owner is where it was found (the owner of its directory), which the
+/* The first SC__CARD_HASH_LEN hex digits of the SHA-256 of the bundle's card.yaml, "" when
+   the bundle holds none. */
+static void sc__card_hash(const sc_bundle_facts *f, char out[SC__CARD_HASH_LEN + 1])
+{
+    char hex[SC_HASH_HEX_LEN + 1];
+
+    out[0] = '\0';
+    if (f->card_text && sc_hash_buf(f->card_text, strlen(f->card_text), hex) == 0) {
+        memcpy(out, hex, SC__CARD_HASH_LEN);
+        out[SC__CARD_HASH_LEN] = '\0';
+    }
+}
+
+/* The labels every sample of a bundle carries (without braces), which are also its series'
+   identity: nothing in them changes from one run of a card to the next. host and card are
+   what the bundle says; owner is where it was found (the owner of its directory), which the
    bundle cannot fake: one user's files cannot speak for another user. */
 static char *sc__labels(const sc_analysis_bundle *ab)
 {
     const sc_bundle_facts *f = &ab->facts;
     const char *kernel = sc_facts_get(f, "kernel");
-    char *buf = NULL, owner[256];
+    char *buf = NULL, owner[256], hash[SC__CARD_HASH_LEN + 1];
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
 
     if (!out)
         return NULL;
     sc__owner(f->owner_uid, owner, sizeof(owner));
+    sc__card_hash(f, hash);
     sc__label(out, "host", f->host, true);
     sc__label(out, "owner", owner, false);
     sc__label(out, "workload", sc_workload_name(f->workload), false);
     sc__label(out, "kernel", kernel && strcmp(kernel, "n/a") ? kernel : "", false);
     sc__label(out, "card", f->run_name, false);
-    sc__label(out, "run", f->name, false);
+    sc__label(out, "card_hash", hash, false);
     return fclose(out) == 0 ? buf : (free(buf), NULL);
 }
 
@@ -94,191 +155,281 @@ static void sc__sample(FILE *out, const char *metric, const char *labels, const 
     fprintf(out, "} %.10g\n", value);
 }
 
-static void sc__emit_verdict(FILE *out, const char *m, const sc_analysis_bundle *ab,
-                             const char *labels)
+static void sc__emit_verdict(FILE *out, const sc__family *fam, const sc__ctx *x)
 {
-    sc__sample(out, m, labels, NULL, NULL, ab->usable);
+    sc__sample(out, fam->name, x->labels, NULL, NULL, x->ab->usable);
 }
 
-static void sc__emit_intact(FILE *out, const char *m, const sc_analysis_bundle *ab,
-                            const char *labels)
+static void sc__emit_intact(FILE *out, const sc__family *fam, const sc__ctx *x)
 {
-    sc__sample(out, m, labels, NULL, NULL, sc_verify_intact(&ab->verify));
+    sc__sample(out, fam->name, x->labels, NULL, NULL, sc_verify_intact(&x->ab->verify));
 }
 
 /* One sample per gate that applies: 1 holds, 0 failed or without evidence. */
-static void sc__emit_gates(FILE *out, const char *m, const sc_analysis_bundle *ab,
-                           const char *labels)
+static void sc__emit_gates(FILE *out, const sc__family *fam, const sc__ctx *x)
 {
-    if (!ab->verify.gates_computed)
+    const sc_verify_report *v = &x->ab->verify;
+
+    if (!v->gates_computed)
         return;
     for (int i = 0; i < SC_GATE_COUNT; i++) {
-        sc_gate_state s = ab->verify.gates.g[i].state;
+        sc_gate_state s = v->gates.g[i].state;
         if (s == SC_GATE_NULL && !sc_gate_mandatory((sc_gate_id)i))
             continue;
-        sc__sample(out, m, labels, "gate", sc_gate_name((sc_gate_id)i), s == SC_GATE_OK);
+        sc__sample(out, fam->name, x->labels, "gate", sc_gate_name((sc_gate_id)i), s == SC_GATE_OK);
     }
 }
 
-/* Every metric of a passed run (the registry's, sc_metric.h), labelled with its name, unit
-   and direction; a failed run's figures are not to be used, so none is exported. */
-static void sc__emit_metrics(FILE *out, const char *m, const sc_analysis_bundle *ab,
-                             const char *labels)
+/* The metrics of a passed run (the registry's, sc_metric.h) whose unit fam holds, labelled
+   with their name and direction: the median of the runs (one run's value), the ends of its
+   95% interval (from 6 runs on, sc_stats.h), or the number of runs, in the family's base
+   unit. A failed run's figures are not to be used, so none is exported. */
+static void sc__emit_metrics(FILE *out, const sc__family *fam, const sc__ctx *x)
 {
+    const sc_bundle_facts *f = &x->ab->facts;
     sc_metric ms[SC_METRIC_MAX];
-    size_t n = ab->usable ? sc_metric_available(ab->facts.results, ms, SC_METRIC_MAX) : 0;
-    double v;
+    size_t n = x->ab->usable ? sc_metric_available(f->results, ms, SC_METRIC_MAX) : 0;
 
     for (size_t i = 0; i < n; i++) {
-        if (sc_facts_metric(&ab->facts, &ms[i], &v) < 0)
+        const sc__unit *u = sc__unit_of(ms[i].unit);
+        sc_analysis_cmp c;
+        double v;
+        if ((fam->suffix && (!u || strcmp(u->suffix, fam->suffix) != 0)) ||
+            sc_analysis_compare(f, f, &ms[i], SC_ANALYSIS_NOISE_BOUND, &c) < 0)
             continue;
-        fprintf(out, "%s{%s", m, labels);
+        if (fam->stat == SC__RUNS)
+            v = (double)c.n_a;
+        else if (fam->stat == SC__MEDIAN)
+            v = c.val_a * u->scale;
+        else if (c.sa.ci)
+            v = (fam->stat == SC__CI_LOW ? c.sa.ci_low : c.sa.ci_high) * u->scale;
+        else
+            continue;
+        fprintf(out, "%s{%s", fam->name, x->labels);
         sc__label(out, "metric", ms[i].name, false);
-        sc__label(out, "unit", ms[i].unit, false);
-        sc__label(out, "better", ms[i].better == SC_METRIC_HIGHER ? "higher" : "lower", false);
+        if (fam->stat == SC__MEDIAN)
+            sc__label(out, "better", ms[i].better == SC_METRIC_HIGHER ? "higher" : "lower", false);
         fprintf(out, "} %.10g\n", v);
     }
 }
 
-/* A metric's runs and the 95% interval of its median (sc_stats.h), for every metric
-   streamcard_metric exports: which = 0 the runs, 1 the interval's low end, 2 its high end
-   (an interval only from 6 runs on). */
-static void sc__emit_spread(FILE *out, const char *m, const sc_analysis_bundle *ab,
-                            const char *labels, int which)
+/* The worst foreign share over the bundle's CPUs and runs, when it was measured, as a
+   ratio (0 to 1). */
+static void sc__emit_interference(FILE *out, const sc__family *fam, const sc__ctx *x)
 {
-    sc_metric ms[SC_METRIC_MAX];
-    size_t n = ab->usable ? sc_metric_available(ab->facts.results, ms, SC_METRIC_MAX) : 0;
-
-    for (size_t i = 0; i < n; i++) {
-        sc_analysis_cmp c;
-        if (sc_analysis_compare(&ab->facts, &ab->facts, &ms[i], SC_ANALYSIS_NOISE_BOUND, &c) < 0 ||
-            (which && !c.sa.ci))
-            continue;
-        fprintf(out, "%s{%s", m, labels);
-        sc__label(out, "metric", ms[i].name, false);
-        fprintf(out, "} %.10g\n",
-                which == 0   ? (double)c.sa.n
-                : which == 1 ? c.sa.ci_low
-                             : c.sa.ci_high);
-    }
-}
-
-static void sc__emit_runs(FILE *out, const char *m, const sc_analysis_bundle *ab,
-                          const char *labels)
-{
-    sc__emit_spread(out, m, ab, labels, 0);
-}
-
-static void sc__emit_ci_low(FILE *out, const char *m, const sc_analysis_bundle *ab,
-                            const char *labels)
-{
-    sc__emit_spread(out, m, ab, labels, 1);
-}
-
-static void sc__emit_ci_high(FILE *out, const char *m, const sc_analysis_bundle *ab,
-                             const char *labels)
-{
-    sc__emit_spread(out, m, ab, labels, 2);
-}
-
-/* The worst foreign share over the bundle's CPUs and runs, when it was measured. */
-static void sc__emit_interference(FILE *out, const char *m, const sc_analysis_bundle *ab,
-                                  const char *labels)
-{
-    double worst = sc_analysis_worst_share(&ab->facts, NULL);
+    double worst = sc_analysis_worst_share(&x->ab->facts, NULL);
 
     if (worst >= 0)
-        sc__sample(out, m, labels, NULL, NULL, worst);
+        sc__sample(out, fam->name, x->labels, NULL, NULL, worst / 100);
 }
 
-static void sc__emit_time(FILE *out, const char *m, const sc_analysis_bundle *ab,
-                          const char *labels)
+/* When the bundle's run ended (else began), seconds since the epoch; -1 when unknown. */
+static long long sc__ended(const sc_bundle_facts *f)
 {
-    long long t = sc_facts_epoch(ab->facts.ended_at);
+    long long t = sc_facts_epoch(f->ended_at);
 
-    if (t < 0)
-        t = sc_facts_epoch(ab->facts.started_at);
+    return t >= 0 ? t : sc_facts_epoch(f->started_at);
+}
+
+static void sc__emit_time(FILE *out, const sc__family *fam, const sc__ctx *x)
+{
+    long long t = sc__ended(&x->ab->facts);
+
     if (t >= 0)
-        sc__sample(out, m, labels, NULL, NULL, (double)t);
+        sc__sample(out, fam->name, x->labels, NULL, NULL, (double)t);
 }
 
-static void sc__emit_transport(FILE *out, const char *m, const sc_analysis_bundle *ab,
-                               const char *labels)
+static void sc__emit_age(FILE *out, const sc__family *fam, const sc__ctx *x)
 {
-    const char *t = ab->facts.transport;
+    long long t = sc__ended(&x->ab->facts);
+
+    if (t >= 0)
+        sc__sample(out, fam->name, x->labels, NULL, NULL, (double)(x->now - t));
+}
+
+static void sc__emit_transport(FILE *out, const sc__family *fam, const sc__ctx *x)
+{
+    const char *t = x->ab->facts.transport;
 
     if (*t && strcmp(t, "not recorded") != 0)
-        sc__sample(out, m, labels, "transport", t, 1);
+        sc__sample(out, fam->name, x->labels, "transport", t, 1);
 }
 
 static const sc__family sc__families[] = {
     {"streamcard_verdict_ok", "1 when the bundle verifies and every gate holds, else 0",
-     sc__emit_verdict},
+     sc__emit_verdict, NULL, SC__MEDIAN},
     {"streamcard_bundle_intact", "1 when SHA256SUMS and the recorded claims match the raw files",
-     sc__emit_intact},
+     sc__emit_intact, NULL, SC__MEDIAN},
     {"streamcard_gate_ok", "Each gate recomputed from the raw files: 1 holds, 0 failed",
-     sc__emit_gates},
-    {"streamcard_metric",
-     "Each metric of a passed run (copy, scale, add, triad, qps, thread_seconds, latency_<size>, "
-     "bw_<size>) in its unit; better says which direction is better",
-     sc__emit_metrics},
+     sc__emit_gates, NULL, SC__MEDIAN},
+    {"streamcard_metric_bytes_per_second",
+     "Each bandwidth (copy, scale, add, triad, bw_<size>) metric of a passed run (the median of "
+     "its runs); better: which way is better",
+     sc__emit_metrics, "bytes_per_second", SC__MEDIAN},
+    {"streamcard_metric_ci95_low_bytes_per_second",
+     "The low end of the 95% interval of each bandwidth (copy, scale, add, triad, bw_<size>) "
+     "metric's median (6 runs or more)",
+     sc__emit_metrics, "bytes_per_second", SC__CI_LOW},
+    {"streamcard_metric_ci95_high_bytes_per_second",
+     "The high end of the 95% interval of each bandwidth (copy, scale, add, triad, bw_<size>) "
+     "metric's median (6 runs or more)",
+     sc__emit_metrics, "bytes_per_second", SC__CI_HIGH},
+    {"streamcard_metric_queries_per_second",
+     "Each throughput (qps) metric of a passed run (the median of its runs); better: which way is "
+     "better",
+     sc__emit_metrics, "queries_per_second", SC__MEDIAN},
+    {"streamcard_metric_ci95_low_queries_per_second",
+     "The low end of the 95% interval of each throughput (qps) metric's median (6 runs or more)",
+     sc__emit_metrics, "queries_per_second", SC__CI_LOW},
+    {"streamcard_metric_ci95_high_queries_per_second",
+     "The high end of the 95% interval of each throughput (qps) metric's median (6 runs or more)",
+     sc__emit_metrics, "queries_per_second", SC__CI_HIGH},
+    {"streamcard_metric_seconds",
+     "Each time (thread_seconds, latency_<size>) metric of a passed run (the median of its runs); "
+     "better: which way is better",
+     sc__emit_metrics, "seconds", SC__MEDIAN},
+    {"streamcard_metric_ci95_low_seconds",
+     "The low end of the 95% interval of each time (thread_seconds, latency_<size>) metric's "
+     "median (6 runs or more)",
+     sc__emit_metrics, "seconds", SC__CI_LOW},
+    {"streamcard_metric_ci95_high_seconds",
+     "The high end of the 95% interval of each time (thread_seconds, latency_<size>) metric's "
+     "median (6 runs or more)",
+     sc__emit_metrics, "seconds", SC__CI_HIGH},
     {"streamcard_metric_runs",
-     "The runs (separate processes) behind each streamcard_metric, "
-     "the median of their values when more than one",
-     sc__emit_runs},
-    {"streamcard_metric_ci95_low",
-     "The low end of the 95% interval of each metric's median (6 runs or more)", sc__emit_ci_low},
-    {"streamcard_metric_ci95_high",
-     "The high end of the 95% interval of each metric's median (6 runs or more)", sc__emit_ci_high},
-    {"streamcard_interference_max_pct",
-     "The largest foreign share of any CPU the workload used, over its runs, in percent",
-     sc__emit_interference},
-    {"streamcard_run_timestamp_seconds", "When the run ended, seconds since the epoch",
-     sc__emit_time},
+     "The runs (separate processes) behind each metric, the median of their values when more "
+     "than one",
+     sc__emit_metrics, NULL, SC__RUNS},
+    {"streamcard_interference_max_ratio",
+     "The largest foreign share of any CPU the workload used, over its runs (0 to 1)",
+     sc__emit_interference, NULL, SC__MEDIAN},
+    {"streamcard_bundle_end_timestamp_seconds",
+     "When the newest bundle of the series ended, seconds since the epoch", sc__emit_time, NULL,
+     SC__MEDIAN},
+    {"streamcard_bundle_age_seconds",
+     "Seconds from the end of the newest bundle of the series to the export", sc__emit_age, NULL,
+     SC__MEDIAN},
     {"streamcard_transport_info", "The transport that carried an MPI run's data",
-     sc__emit_transport},
+     sc__emit_transport, NULL, SC__MEDIAN},
 };
 
 #define SC__NFAMILIES (sizeof(sc__families) / sizeof(sc__families[0]))
 
-/* The samples of each family so far: the format wants a family's samples together, so each
-   bundle's are added to its family's text and the bundle is freed (only what is printed is
-   kept, however many bundles). */
-typedef struct sc__samples {
+/* One series set: the newest bundle of one label set so far and its samples per family
+   (the format wants a family's samples together, so they are printed family by family at
+   the end). Only these are kept, however many bundles are read. */
+typedef struct sc__series {
+    char *labels;
+    long long ended;
+    char *bundle; /* its directory name: the tie-break of two bundles that ended together
+                     (sc__later_name) */
     char *text[SC__NFAMILIES];
     size_t len[SC__NFAMILIES];
-    FILE *mem[SC__NFAMILIES];
-} sc__samples;
+} sc__series;
 
-static int sc__samples_open(sc__samples *s)
+typedef struct sc__export {
+    sc__series *s;
+    size_t n, cap;
+    long long now;
+} sc__export;
+
+static void sc__series_clear(sc__series *s)
 {
-    memset(s, 0, sizeof(*s));
-    for (size_t f = 0; f < SC__NFAMILIES; f++)
-        if (!(s->mem[f] = open_memstream(&s->text[f], &s->len[f])))
-            return -ENOMEM;
-    return 0;
+    for (size_t f = 0; f < SC__NFAMILIES; f++) {
+        free(s->text[f]);
+        s->text[f] = NULL;
+        s->len[f] = 0;
+    }
+    free(s->bundle);
+    s->bundle = NULL;
 }
 
-static void sc__samples_add(sc__samples *s, const sc_analysis_bundle *ab, const char *labels)
+/* Renders ab's samples into s (cleared first). Returns 0 or -ENOMEM. */
+static int sc__series_render(sc__series *s, const sc_analysis_bundle *ab, long long now)
 {
-    for (size_t f = 0; f < SC__NFAMILIES; f++)
-        sc__families[f].emit(s->mem[f], sc__families[f].name, ab, labels);
-}
-
-/* Closes the streams and writes every family that has samples (to out, when not NULL). */
-static int sc__samples_close(sc__samples *s, FILE *out)
-{
+    sc__ctx x = {.ab = ab, .labels = s->labels, .now = now};
     int rc = 0;
 
+    sc__series_clear(s);
+    s->ended = sc__ended(&ab->facts);
+    if (!(s->bundle = strdup(ab->facts.name)))
+        return -ENOMEM;
     for (size_t f = 0; f < SC__NFAMILIES; f++) {
-        if (s->mem[f] && fclose(s->mem[f]) != 0)
+        FILE *mem = open_memstream(&s->text[f], &s->len[f]);
+        if (!mem) {
             rc = -ENOMEM;
-        if (rc == 0 && out && s->len[f])
-            fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n%s", sc__families[f].name,
-                    sc__families[f].help, sc__families[f].name, s->text[f]);
-        free(s->text[f]);
+            continue;
+        }
+        sc__families[f].emit(mem, &sc__families[f], &x);
+        if (fclose(mem) != 0)
+            rc = -ENOMEM;
     }
     return rc;
+}
+
+/* Of two bundles that ended in the same second, the later is the one whose directory name
+   comes later: streamcard names a bundle <run name>_<date>_<time> and the next ones of that
+   second <...>_2, <...>_3 and on, so a longer name is later, then the larger. */
+static bool sc__later_name(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+
+    return la != lb ? la > lb : strcmp(a, b) > 0;
+}
+
+/* Adds ab under labels (taken over): a new series, or the newer bundle of an existing one
+   (a later end, or the same end and a later directory name). Returns 0 or -ENOMEM. */
+static int sc__export_add(sc__export *e, const sc_analysis_bundle *ab, char *labels)
+{
+    long long ended = sc__ended(&ab->facts);
+    sc__series *s = NULL;
+
+    for (size_t i = 0; i < e->n && !s; i++)
+        if (strcmp(e->s[i].labels, labels) == 0)
+            s = &e->s[i];
+    if (s) {
+        free(labels);
+        if (ended < s->ended || (ended == s->ended && !sc__later_name(ab->facts.name, s->bundle)))
+            return 0;
+        return sc__series_render(s, ab, e->now);
+    }
+    if (e->n == e->cap) {
+        size_t cap = e->cap ? 2 * e->cap : 8;
+        sc__series *grown = realloc(e->s, cap * sizeof(*grown));
+        if (!grown) {
+            free(labels);
+            return -ENOMEM;
+        }
+        e->s = grown;
+        e->cap = cap;
+    }
+    s = &e->s[e->n++];
+    memset(s, 0, sizeof(*s));
+    s->labels = labels;
+    return sc__series_render(s, ab, e->now);
+}
+
+/* Writes every family that has samples (to out, when not NULL) and frees everything. */
+static void sc__export_close(sc__export *e, FILE *out)
+{
+    for (size_t f = 0; out && f < SC__NFAMILIES; f++) {
+        bool any = false;
+        for (size_t i = 0; i < e->n && !any; i++)
+            any = e->s[i].len[f] > 0;
+        if (!any)
+            continue;
+        fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", sc__families[f].name, sc__families[f].help,
+                sc__families[f].name);
+        for (size_t i = 0; i < e->n; i++)
+            if (e->s[i].len[f])
+                fwrite(e->s[i].text[f], 1, e->s[i].len[f], out);
+    }
+    for (size_t i = 0; i < e->n; i++) {
+        sc__series_clear(&e->s[i]);
+        free(e->s[i].labels);
+    }
+    free(e->s);
+    memset(e, 0, sizeof(*e));
 }
 
 static void sc__export_usage(FILE *out)
@@ -290,15 +441,20 @@ static void sc__export_usage(FILE *out)
             "--in-toto writes the bundle's signed statements (DSSE envelopes of in-toto\n"
             "statements, one per line) for provenance tools; verify checks them.\n"
             "\n"
-            "Writes node_exporter textfile metrics for the bundles: streamcard_verdict_ok,\n"
+            "--prometheus writes node_exporter textfile metrics, labelled host, owner (who\n"
+            "owns the bundle directory), workload, kernel, card (the run name) and card_hash\n"
+            "(the card's SHA-256, 12 digits). No label carries time: of the bundles with one\n"
+            "label set only the newest is exported, so `runs/*` gives one series per card\n"
+            "and metric however many runs it holds. Gauges: streamcard_verdict_ok,\n"
             "streamcard_bundle_intact, streamcard_gate_ok{gate},\n"
-            "streamcard_metric{metric,unit,better} (every metric the run holds, named as\n"
-            "below; the median of its runs when it has several), streamcard_metric_runs,\n"
-            "streamcard_metric_ci95_low and _high{metric} (the median's 95%% interval, from\n"
-            "6 runs), streamcard_interference_max_pct, streamcard_run_timestamp_seconds and\n"
-            "streamcard_transport_info{transport}, labelled host, owner (who owns the\n"
-            "bundle directory), workload, kernel, card (the run name) and run (the bundle).\n"
-            "Figures only for runs that pass. Bundles are read one at a time.\n"
+            "streamcard_metric_bytes_per_second, _queries_per_second and _seconds\n"
+            "{metric,better} (every metric the run holds, in base units; the median of its\n"
+            "runs), streamcard_metric_ci95_low_<unit> and _high_<unit>{metric} (the median's\n"
+            "95%% interval, from 6 runs), streamcard_metric_runs{metric},\n"
+            "streamcard_interference_max_ratio, streamcard_bundle_end_timestamp_seconds,\n"
+            "streamcard_bundle_age_seconds (at the export) and\n"
+            "streamcard_transport_info{transport}. Figures only for runs that pass. Bundles\n"
+            "are read one at a time.\n"
             "\n"
             "options:\n"
             "  --prometheus   the Prometheus text format\n"
@@ -310,7 +466,7 @@ static void sc__export_usage(FILE *out)
     sc_analysis_print_metrics(out);
     fprintf(out, "\n"
                  "Exit status: 0 every bundle exported, 1 a bundle could not be read (the others\n"
-                 "are exported), 2 usage.\n");
+                 "are exported), 2 usage, 3 the file could not be written.\n");
 }
 
 typedef struct sc__export_opts {
@@ -357,7 +513,7 @@ int sc_cmd_export(int argc, char **argv)
                                         .unreadable_hint = " (left out)",
                                         .unreadable_status = SC_EXIT_FAILED};
     sc__export_opts o = {0};
-    sc__samples samples = {0};
+    sc__export e = {.now = (long long)time(NULL)};
     char *tmp = NULL;
     FILE *out = stdout;
     int status, first;
@@ -368,20 +524,15 @@ int sc_cmd_export(int argc, char **argv)
     if (!sc_analysis_options(&cmd, argc, argv, &o, &first, &status))
         return status;
     sc_analysis_bundle *ab = calloc(1, sizeof(*ab));
-    if (!ab || sc__samples_open(&samples) < 0 ||
-        (o.output && asprintf(&tmp, "%s.tmp", o.output) < 0)) {
+    if (!ab || (o.output && asprintf(&tmp, "%s.tmp", o.output) < 0)) {
         free(ab);
-        sc__samples_close(&samples, NULL);
         return SC_EXIT_ERROR;
     }
     for (int i = first; i < argc; i++) {
         sc_analysis_load_named(&cmd, ab, argv[i], &status);
         char *labels = ab->loaded ? sc__labels(ab) : NULL;
-        if (labels)
-            sc__samples_add(&samples, ab, labels);
-        else if (ab->loaded)
+        if ((ab->loaded && !labels) || (labels && sc__export_add(&e, ab, labels) < 0))
             status = SC_EXIT_ERROR;
-        free(labels);
         sc_analysis_free(ab);
     }
     free(ab);
@@ -390,8 +541,7 @@ int sc_cmd_export(int argc, char **argv)
                 strerror(errno));
         status = SC_EXIT_ERROR;
     }
-    if (sc__samples_close(&samples, out) < 0)
-        status = SC_EXIT_ERROR;
+    sc__export_close(&e, out);
     if (tmp && out && (fclose(out) != 0 || status == SC_EXIT_ERROR || rename(tmp, o.output) < 0)) {
         fprintf(stderr, "streamcard: export: %s: %s\n", o.output, strerror(errno));
         unlink(tmp);

@@ -29,7 +29,8 @@ for f in /usr/bin/streamcard /usr/libexec/streamcard/streamcard-stream \
 	"$PLUGINDIR/spank_streamcard.so" "$PLUGINDIR/spank_streamcard_epilog.so" \
 	/usr/share/man/man1/streamcard.1.gz /usr/share/man/man5/streamcard-card.5.gz \
 	/usr/share/man/man8/spank_streamcard.8.gz /usr/share/streamcard/cli_filter.lua \
-	/usr/share/streamcard/streamcard.nhc /usr/share/streamcard/plugstack.conf \
+	/usr/share/streamcard/streamcard.nhc /usr/share/streamcard/streamcard.rules.yml \
+	/usr/share/streamcard/plugstack.conf \
 	/usr/share/streamcard/cards/stream-copy.yaml /usr/share/doc/streamcard/copyright \
 	/usr/share/doc/streamcard/changelog.gz; do
 	grep -qxF "$f" "$WORK/paths" || fail "the package lacks $f: $(cat "$WORK/paths")"

@@ -93,8 +93,8 @@ bounded 0 "$SC" export --prometheus "$b" "$base"
 bounded 1 "$SC" report "$b" "$base" -o "$WORK/report.html"
 
 # 3. Invalid UTF-8 in a bundle directory's name and in the host, a run name of 300 bytes of
-# two-byte characters: the export stays valid UTF-8, one sample per line, and the good
-# bundle's samples are all there.
+# two-byte characters: the export stays valid UTF-8, one sample per line (the host and
+# card labels escaped), and the good bundle's samples are all there.
 bad=$(copy_bundle "$base" $'bad\xff\xfename')
 python3 - "$bad" <<'PY'
 import sys
@@ -107,8 +107,8 @@ PY
 reseal "$bad"
 bounded 0 "$SC" export --prometheus "$bad" "$base"
 no_raw_control "$WORK/out"
-expect_contains "$WORK/out" 'run="bad\\xff\\xfename"'
-grep -q "streamcard_verdict_ok{.*run=\"$(basename "$base")\"} 1" "$WORK/out" ||
+expect_contains "$WORK/out" 'host="n\\xff'
+grep -q "streamcard_verdict_ok{.*,card=\"base\",.*} 1" "$WORK/out" ||
     fail "the good bundle's verdict is missing"
 PY_PROM=$(python_with prometheus_client)
 if [ -n "$PY_PROM" ]; then
@@ -116,8 +116,10 @@ if [ -n "$PY_PROM" ]; then
 import sys
 from prometheus_client.parser import text_string_to_metric_families
 fams = list(text_string_to_metric_families(open(sys.argv[1], encoding="utf-8").read()))
-runs = {s.labels["run"] for f in fams for s in f.samples}
-assert any(r.startswith("bad\\xff") for r in runs), runs
+hosts = {s.labels["host"] for f in fams for s in f.samples}
+assert any(h.startswith("n\\xff") for h in hosts), hosts
+cards = {s.labels["card"] for f in fams for s in f.samples}
+assert "base" in cards and any(c.startswith("\u00e9" * 100) for c in cards), cards
 PY
 fi
 bounded 1 "$SC" verify "$bad"

@@ -82,9 +82,14 @@ expect_contains "$WORK/aa.html" "ratio B/A: Hodges-Lehmann"
 expect_contains "$WORK/aa.html" "% foreign (limit 100%)"
 expect_status 0 "$SC" export --prometheus "$A1"
 grep -Eq '^streamcard_metric_runs\{.*metric="copy".*\} 6$' "$WORK/out" || fail "export: no runs: $(cat "$WORK/out")"
-grep -Eq '^streamcard_metric_ci95_low\{.*metric="copy".*\} [0-9.e+]+$' "$WORK/out" ||
-    fail "export: no interval"
-grep -Eq '^streamcard_interference_max_pct\{.*\} [0-9.e+]+$' "$WORK/out" || fail "export: no interference"
+# The median lies within its interval, all three in bytes per second (MB/s times 10^6).
+low=$(sed -En 's/^streamcard_metric_ci95_low_bytes_per_second\{.*metric="copy".*\} ([0-9.e+]+)$/\1/p' "$WORK/out")
+mid=$(sed -En 's/^streamcard_metric_bytes_per_second\{.*metric="copy".*\} ([0-9.e+]+)$/\1/p' "$WORK/out")
+high=$(sed -En 's/^streamcard_metric_ci95_high_bytes_per_second\{.*metric="copy".*\} ([0-9.e+]+)$/\1/p' "$WORK/out")
+[ -n "$low" ] && [ -n "$mid" ] && [ -n "$high" ] || fail "export: no interval: $(cat "$WORK/out")"
+awk -v l="$low" -v m="$mid" -v h="$high" 'BEGIN { exit !(l <= m && m <= h && l > 1e6) }' ||
+    fail "export: median $mid B/s not within [$low, $high]"
+grep -Eq '^streamcard_interference_max_ratio\{.*\} [0-9.e+-]+$' "$WORK/out" || fail "export: no interference"
 
 # B: busy loops on both of the card's CPUs, under their own name.
 ln -s "$(command -v sh)" "$WORK/sc-busy"

@@ -6,8 +6,10 @@
 #            both queries/s; an ipsearch run against an mpi run: refused, naming what differs
 #   report   both workloads on one page: the ipsearch figures and the rate of every search,
 #            the MPI bandwidth plot
-#   export   streamcard_metric{metric} (qps, thread_seconds; latency_<size>, bw_<size>) and
-#            streamcard_transport_info{transport}, parsed as Prometheus text
+#   export   every unit of the metric registry in its Prometheus family and base unit
+#            (queries/s, seconds, bytes/s: qps, thread_seconds; latency_<size>, bw_<size>)
+#            and streamcard_transport_info{transport}, parsed as Prometheus text and linted
+#            by promtool
 BIN=$1 SRC=$2
 . "$SRC/tests/lib.sh"
 SC="$BIN/streamcard"
@@ -66,28 +68,39 @@ expect_status 0 "$SC" export --prometheus "$A" "$M"
 cp "$WORK/out" "$WORK/metrics.prom"
 PY=$(python_with prometheus_client)
 [ -n "$PY" ] || { echo "SKIP: no prometheus_client (python3-prometheus-client) to parse it"; exit 77; }
-"$PY" - "$WORK/metrics.prom" "$(basename "$A")" "$(basename "$M")" <<'PY'
+"$PY" - "$WORK/metrics.prom" <<'PY'
 import sys
 from prometheus_client.parser import text_string_to_metric_families
 fams = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}
-ips, mpi = sys.argv[2], sys.argv[3]
-def metric(run, prefix):
-    return [s for s in fams["streamcard_metric"].samples
-            if s.labels["run"] == run and s.labels["metric"].startswith(prefix)]
-qps = metric(ips, "qps")
+ips, mpi = "pool1", "mpi"  # the cards' run names: the card label
+def metric(fam, card, prefix):
+    return [s for s in fams[fam].samples
+            if s.labels["card"] == card and s.labels["metric"].startswith(prefix)]
+# Each in its base unit: queries/s; seconds (from the registry's s and us); bytes/s (from
+# MB/s = 10^6 bytes/s).
+qps = metric("streamcard_metric_queries_per_second", ips, "qps")
 assert len(qps) == 1 and qps[0].value > 0 and qps[0].labels["workload"] == "ipsearch", qps
-assert qps[0].labels["unit"] == "queries/s" and qps[0].labels["better"] == "higher", qps
-ts = metric(ips, "thread_seconds")
+assert qps[0].labels["better"] == "higher", qps
+ts = metric("streamcard_metric_seconds", ips, "thread_seconds")
 assert len(ts) == 1 and ts[0].value > 0 and ts[0].labels["better"] == "lower", ts
-bw = metric(mpi, "bw_")
+bw = metric("streamcard_metric_bytes_per_second", mpi, "bw_")
 assert {s.labels["metric"] for s in bw} >= {"bw_1B", "bw_64KiB"} and all(s.value > 0 for s in bw), bw
-lat = metric(mpi, "latency_")
-assert {s.labels["metric"] for s in lat} >= {"latency_1B"} and all(s.labels["unit"] == "us" for s in lat), lat
-tr = [s for s in fams["streamcard_transport_info"].samples if s.labels["run"] == mpi]
+lat = metric("streamcard_metric_seconds", mpi, "latency_")
+assert {s.labels["metric"] for s in lat} >= {"latency_1B"}, lat
+assert all(s.labels["better"] == "lower" for s in lat), lat
+# in seconds: the log's microseconds over 10^6 (a ping-pong on one node takes well under 1 s)
+assert all(0 < s.value < 1 for s in lat), lat
+tr = [s for s in fams["streamcard_transport_info"].samples if s.labels["card"] == mpi]
 assert len(tr) == 1 and tr[0].labels["transport"] == "shm" and tr[0].value == 1, tr
 # A search is not a STREAM function, nor an MPI run a STREAM rate.
-assert not [s for s in fams["streamcard_metric"].samples if s.labels["metric"] == "copy"]
-ok = {s.labels["run"]: s.value for s in fams["streamcard_verdict_ok"].samples}
+assert not [s for s in fams["streamcard_metric_bytes_per_second"].samples if s.labels["metric"] == "copy"]
+ok = {s.labels["card"]: s.value for s in fams["streamcard_verdict_ok"].samples}
 assert ok == {ips: 1, mpi: 1}, ok
 PY
+# promtool (Debian package prometheus) lints the names, units and help texts.
+if command -v promtool >/dev/null; then
+    promtool check metrics <"$WORK/metrics.prom" >"$WORK/lint" 2>&1 || fail "promtool: $(cat "$WORK/lint")"
+else
+    echo "note: no promtool (Debian package prometheus): metrics not linted"
+fi
 echo "ok: workloads"
