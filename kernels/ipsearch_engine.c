@@ -18,13 +18,18 @@
 #define SCT_IPS_GOLDEN 0x9e3779b97f4a7c15ULL
 #define SCT_IPS_ALIGN 4096
 /*
- * Bytes of one score tile. Every sgemm call packs the query block again, so fewer, larger
- * tiles pack less; the tile itself is scanned once, right after sgemm wrote it, from L2 or
- * L3. Measured on Zen 4 (1 MiB L2, 32 MiB L3), 1000 queries x 128 dims, CPU seconds per
- * search: 256 KiB 0.56-0.60, 1 MiB 0.55-0.56, 4 MiB 0.53-0.54 (sgemm alone: 0.53),
- * 16 MiB 0.58.
+ * Bytes of one score tile: half of a 1 MiB L2, so the top-k scan reads the tile back from
+ * the core's own cache, right after sgemm wrote it. A tile in L3 is read back at L3's rate
+ * only while no neighbour evicts it: on a shared host it comes back from memory. Measured
+ * on a Zen 5 VM (1 MiB L2) under load 14-16, one thread, nq = 1000 x 128 dims, the top-k
+ * scan timed on its own: 4 MiB tiles 109-115 ms of CPU per search, 512 KiB 68-83 ms; the
+ * whole search, interleaved: 4 MiB 1.12-1.25 s, 512 KiB 0.94-0.99 s (nq = 256: no
+ * difference within the noise). Every sgemm call packs the query block again, so smaller
+ * tiles pack more: sgemm alone took the same time from 64 to 1040 rows per call there. On
+ * a quiet Zen 4 (1 MiB L2, 32 MiB L3) 4 MiB was 2-4% faster than 1 MiB (0.53-0.54 against
+ * 0.55-0.56 CPU seconds per search, sgemm alone 0.53): on an idle host L3 keeps the tile.
  */
-#define SCT_IPS_TILE_BYTES (4 * 1024 * 1024)
+#define SCT_IPS_TILE_BYTES (512 * 1024)
 
 /* ---- data ------------------------------------------------------------------------------ */
 

@@ -11,7 +11,17 @@
  *                                            its ids' checksum
  *   ref peak N REPS                          OpenBLAS sgemm N x N x N with OPENBLAS_NUM_THREADS
  *                                            threads: the best GFLOP/s, per wall and per CPU
- *                                            second
+ *                                            second (the machine's sgemm ceiling)
+ *   ref gemm NB NQ DIM K SEED REPS           OpenBLAS sgemm on the search's own shapes, the
+ *                                            same data, no top-k: (a) the whole score matrix
+ *                                            (NQ x NB, inner dimension DIM) in one call with
+ *                                            OPENBLAS_NUM_THREADS threads; (b) the kernel's
+ *                                            own calls, its tiles of rows (from the engine's
+ *                                            workspace for NQ queries), each of the OpenMP
+ *                                            threads its slice of the rows with one BLAS
+ *                                            thread. The best GFLOP/s of each, per wall and
+ *                                            per CPU second: the sgemm peak a search of these
+ *                                            shapes can reach, the top-k and merge excluded
  *   ref read NB DIM SEED ITERATIONS          the same database read once by the same threads,
  *                                            each its slice, only summed: the best GB/s, the
  *                                            ceiling of any scan bound by memory
@@ -311,6 +321,82 @@ static int run_peak(int n, int reps)
     return 0;
 }
 
+/* Wall and CPU seconds of the best repetition of one way to compute the scores. */
+struct gemm_best {
+    double wall, cpu;
+};
+
+static void gemm_keep(struct gemm_best *b, int rep, double wall, double cpu)
+{
+    if (rep == 1 || (rep > 1 && wall < b->wall))
+        b->wall = wall;
+    if (rep == 1 || (rep > 1 && cpu < b->cpu))
+        b->cpu = cpu;
+}
+
+static int run_gemm(size_t nb, size_t nq, size_t dim, size_t k, uint64_t seed, int reps)
+{
+    int threads = omp_get_max_threads();
+    struct sct_ips_data d;
+    struct sct_ips_workspace *ws = calloc((size_t)threads, sizeof(*ws));
+    float *all = NULL;
+    struct gemm_best whole = {0, 0}, tiles = {0, 0};
+    int rc = 1, blas = openblas_get_num_threads();
+    size_t tile_rows = 0;
+
+    if (!ws || sct_ips_data_alloc(&d, nb, nq, dim) != 0)
+        goto out;
+    for (int t = 0; t < threads; t++)
+        if (sct_ips_workspace_alloc(&ws[t], nq, k) != 0)
+            goto out_data;
+    tile_rows = ws[0].tile_rows;
+    all = malloc(nq * nb * sizeof(float));
+    if (!all)
+        goto out_data;
+    sct_ips_data_fill(&d, seed, threads);
+    for (int r = 0; r <= reps; r++) { /* r = 0 warms up (and touches every page of all) */
+        double t0 = now(), c0 = cpu_now();
+        /* (a) S = Q DB^T in one call, OpenBLAS's own threads. */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nq, (int)nb, (int)dim, 1.0f, d.q,
+                    (int)dim, d.db, (int)dim, 0.0f, all, (int)nb);
+        gemm_keep(&whole, r, now() - t0, cpu_now() - c0);
+        /* (b) the kernel's calls: one BLAS thread each, the rows split across the threads. */
+        openblas_set_num_threads(1);
+        t0 = now(), c0 = cpu_now();
+#pragma omp parallel num_threads(threads)
+        {
+            int t = omp_get_thread_num(), nt = omp_get_num_threads();
+            size_t lo = nb * (size_t)t / (size_t)nt, hi = nb * (size_t)(t + 1) / (size_t)nt;
+            for (size_t r0 = lo; r0 < hi; r0 += tile_rows) {
+                size_t n = hi - r0 < tile_rows ? hi - r0 : tile_rows;
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nq, (int)n, (int)dim,
+                            1.0f, d.q, (int)dim, d.db + r0 * dim, (int)dim, 0.0f, ws[t].tile,
+                            (int)n);
+            }
+        }
+        gemm_keep(&tiles, r, now() - t0, cpu_now() - c0);
+        openblas_set_num_threads(blas);
+    }
+    double flop = 2.0 * (double)nb * (double)nq * (double)dim;
+    printf("gemm_threads=%d\nomp_threads=%d\ntile_rows=%zu\n", blas, threads, tile_rows);
+    printf("sgemm_whole_gflops=%.2f\nsgemm_whole_gflops_per_cpu_second=%.2f\n",
+           1e-9 * flop / whole.wall, 1e-9 * flop / whole.cpu);
+    printf("sgemm_tiles_gflops=%.2f\nsgemm_tiles_gflops_per_cpu_second=%.2f\n",
+           1e-9 * flop / tiles.wall, 1e-9 * flop / tiles.cpu);
+    printf("sgemm_tiles_cpu_seconds=%.6f\n", tiles.cpu);
+    rc = 0;
+out_data:
+    free(all);
+    for (int t = 0; t < threads; t++)
+        sct_ips_workspace_free(&ws[t]);
+    sct_ips_data_free(&d);
+out:
+    free(ws);
+    if (rc)
+        fprintf(stderr, "ipsearch_scan_ref: out of memory\n");
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 8 && strcmp(argv[1], "search") == 0)
@@ -319,10 +405,14 @@ int main(int argc, char **argv)
                           strtoull(argv[6], NULL, 10), atoi(argv[7]));
     if (argc == 4 && strcmp(argv[1], "peak") == 0)
         return run_peak(atoi(argv[2]), atoi(argv[3]));
+    if (argc == 8 && strcmp(argv[1], "gemm") == 0)
+        return run_gemm(strtoull(argv[2], NULL, 10), strtoull(argv[3], NULL, 10),
+                        strtoull(argv[4], NULL, 10), strtoull(argv[5], NULL, 10),
+                        strtoull(argv[6], NULL, 10), atoi(argv[7]));
     if (argc == 6 && strcmp(argv[1], "read") == 0)
         return run_read(strtoull(argv[2], NULL, 10), strtoull(argv[3], NULL, 10),
                         strtoull(argv[4], NULL, 10), atoi(argv[5]));
     fprintf(stderr, "usage: ipsearch_scan_ref search NB NQ DIM K SEED ITERATIONS | peak N REPS | "
-                    "read NB DIM SEED ITERATIONS\n");
+                    "gemm NB NQ DIM K SEED REPS | read NB DIM SEED ITERATIONS\n");
     return 2;
 }

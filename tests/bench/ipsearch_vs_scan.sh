@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # ipsearch_vs_scan.sh: streamcard-ipsearch against a reference single-pass scan written for
-# this benchmark, at small and large batches, and against OpenBLAS's own sgemm peak at
-# large ones, interleaved in one session. A benchmark, not a test: it asserts nothing about
-# speed and is not run by ctest.
+# this benchmark, at small and large batches, and against OpenBLAS's own sgemm on the same
+# shapes at large ones, interleaved in one session. A benchmark, not a test: it asserts
+# nothing about speed and is not run by ctest.
 #
 #   streamcard-ipsearch --nb NB --nq NQ --dim DIM --k K --seed SEED   as the default card
 #       runs it (no pool_threads: the kernel's default layout and search path), pinned as
@@ -11,8 +11,15 @@
 #       -march=native against the built kernel libraries, which give it the data): every
 #       thread a slice of rows, every query dotted with a row while it is in L1, compiler-
 #       vectorised dot products, a threshold test before the top-k; pinned the same way
-#   OpenBLAS sgemm 2048^3 with T threads (the reference's peak mode): GFLOP/s the search
-#       is measured against at nq >= 256
+#   at nq >= 256, OpenBLAS sgemm on the search's own shapes with the same data and T
+#       threads, no top-k (the reference's gemm mode): the whole nq x nb score matrix in one
+#       call with OpenBLAS's threads, and the kernel's own tile calls, one BLAS thread per
+#       OpenMP thread; the better of the two is the sgemm peak the search is measured
+#       against (inner dimension dim = 128: each score is one short dot product, so sgemm
+#       runs below its square-matrix rate here, C written and operands packed per 128
+#       multiply-adds)
+#   OpenBLAS sgemm 2048^3 with T threads (the reference's peak mode): the machine's sgemm
+#       ceiling, shown beside it
 #   the database read once by T threads, only summed (the reference's read mode): the
 #       memory ceiling of any scan, against which the small batches' database GB/s is put
 #
@@ -24,8 +31,12 @@
 #       and merge) over ipsearch's (its compute threads'): steadier on a loaded machine,
 #       blind to what waiting for a cpu costs;
 #   for nq <= 16, the database bytes ipsearch reads per second over the read bandwidth;
-#   for nq >= 256, ipsearch's GFLOP/s over the sgemm peak of the same round, per wall
-#       second and per CPU second (its compute threads' against sgemm's whole process).
+#   for nq >= 256, ipsearch's GFLOP/s over the same-shape sgemm peak of the same round,
+#       per wall and per CPU second (its compute threads' against sgemm's whole process);
+#       the share of ipsearch's CPU time its sgemm calls alone take (the tile calls' CPU
+#       seconds over ipsearch's: the rest is top-k, merge and the pool; equal to the per
+#       CPU second ratio when the tile calls are the better sgemm); and the same GFLOP/s
+#       over the 2048^3 ceiling.
 # Both sides must report the same data checksums (the script stops otherwise), and it says
 # whether they found the same top-k ids. Needs: cc, a built tree (streamcard-ipsearch and
 # build/lib's kernel libraries), libopenblas-dev. Figures on a shared or virtual machine are
@@ -119,6 +130,19 @@ ref() {
     echo "$(key "$out" qps) $(key "$out" cpu_seconds)"
 }
 
+# gemm T NQ: OpenBLAS sgemm on the search's shapes, no top-k: "GFLOP/s GFLOP/CPU-second
+# tile_cpu_seconds", the better of the whole call and the tile calls.
+gemm() {
+    local out=$TMP/gemm.$1.$2
+    env -u OMP_PLACES -u OMP_PROC_BIND OPENBLAS_NUM_THREADS="$1" OMP_NUM_THREADS="$1" \
+        taskset -c "0-$(($1 - 1))" "$REF" gemm "$NB" "$2" "$DIM" "$K" "$SEED" 3 >"$out" 2>&1 ||
+        die "same-shape sgemm probe ($1 threads, nq $2) failed: $(tail -3 "$out")"
+    awk -F= '$1 == "sgemm_whole_gflops" { w = $2 } $1 == "sgemm_tiles_gflops" { t = $2 }
+        $1 == "sgemm_whole_gflops_per_cpu_second" { wc = $2 }
+        $1 == "sgemm_tiles_gflops_per_cpu_second" { tc = $2 } $1 == "sgemm_tiles_cpu_seconds" { c = $2 }
+        END { printf "%s %s %s\n", (w > t ? w : t), (wc > tc ? wc : tc), c }' "$out"
+}
+
 # peak T: OpenBLAS sgemm 2048^3 with T threads, best of 5: "GFLOP/s GFLOP/CPU-second".
 peak() {
     env -u OMP_PLACES -u OMP_PROC_BIND OPENBLAS_NUM_THREADS="$1" taskset -c "0-$(($1 - 1))" \
@@ -148,21 +172,26 @@ echo "machine: $(nproc) cpus, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cp
     "load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 
-declare -A RATIO OQ RQ WAY SAME EFF PK MEM RB CEFF CRATIO
+declare -A RATIO OQ RQ WAY SAME EFF PK MEM RB CEFF CRATIO GP SHARE CEIL
 for r in $(seq 1 "$ROUNDS"); do
     for t in $THREADS; do
-        read -r p pc < <(peak "$t")
+        read -r p _ < <(peak "$t")
         rb=$(readbw "$t")
         PK[$t]+="$p "
         RB[$t]+="$rb "
         for nq in $NQS; do
+            # The same-shape sgemm (nq >= 256) runs right next to ipsearch either way.
+            sg="0 0 0"
             if [ $((r % 2)) -eq 1 ]; then
                 read -r oq og path oc < <(ours "$t" "$nq")
+                [ "$nq" -ge 256 ] && sg=$(gemm "$t" "$nq")
                 read -r rq rc < <(ref "$t" "$nq")
             else
                 read -r rq rc < <(ref "$t" "$nq")
+                [ "$nq" -ge 256 ] && sg=$(gemm "$t" "$nq")
                 read -r oq og path oc < <(ours "$t" "$nq")
             fi
+            read -r gp gpc gcpu <<<"$sg"
             o=$TMP/ours.$t.$nq f=$TMP/ref.$t.$nq
             [ "$(sed -n 's/.*database checksum \(0x[0-9a-f]*\).*/\1/p' "$o")" = "$(key "$f" database_checksum)" ] &&
                 [ "$(sed -n 's/.*queries checksum \(0x[0-9a-f]*\).*/\1/p' "$o")" = "$(key "$f" queries_checksum)" ] ||
@@ -172,31 +201,39 @@ for r in $(seq 1 "$ROUNDS"); do
             ratio=$(echo "$oq / $rq" | bc -l)
             # The same per CPU second: the reference's CPU seconds of one search over ours.
             cratio=$(echo "$rc / $oc" | bc -l)
-            eff=$(echo "$og / $p" | bc -l)
-            # GFLOP per CPU second of the compute threads against sgemm's: steadier than
-            # wall clock on a loaded machine, which takes cpus from either side.
-            ceff=$(echo "2 * $NB * $nq * $DIM / 1000000000 / $oc / $pc" | bc -l)
+            eff=0 ceff=0 share=0 ceil=$(echo "$og / $p" | bc -l)
+            if [ "$nq" -ge 256 ]; then
+                eff=$(echo "$og / $gp" | bc -l)
+                # GFLOP per CPU second of the compute threads against sgemm's: steadier than
+                # wall clock on a loaded machine, which takes cpus from either side.
+                ceff=$(echo "2 * $NB * $nq * $DIM / 1000000000 / $oc / $gpc" | bc -l)
+                share=$(echo "$gcpu / $oc" | bc -l)
+            fi
             mem=$(echo "$NB * $DIM * 4 * $oq / $nq / 1000000000 / $rb" | bc -l)
             RATIO[$t.$nq]+="$ratio "
             CRATIO[$t.$nq]+="$cratio "
             EFF[$t.$nq]+="$eff "
+            GP[$t.$nq]+="$gp "
+            SHARE[$t.$nq]+="$share "
+            CEIL[$t.$nq]+="$ceil "
             MEM[$t.$nq]+="$mem "
             CEFF[$t.$nq]+="$ceff "
             OQ[$t.$nq]+="$oq "
             RQ[$t.$nq]+="$rq "
             WAY[$t.$nq]=$path
             SAME[$t.$nq]+="$same "
-            printf 'round %d  T=%d nq=%-5d ipsearch %9.1f q/s (%s)  scan %9.1f q/s  ratio %.3f (per CPU s %.3f) | %.3f of read %.1f GB/s | %7.2f GFLOP/s = %.3f of sgemm peak %.2f  same ids: %s\n' \
-                "$r" "$t" "$nq" "$oq" "$path" "$rq" "$ratio" "$cratio" "$mem" "$rb" "$og" "$eff" "$p" "$same"
+            printf 'round %d  T=%d nq=%-5d ipsearch %9.1f q/s (%s)  scan %9.1f q/s  ratio %.3f (per CPU s %.3f) | %.3f of read %.1f GB/s | %7.2f GFLOP/s = %.3f of same-shape sgemm %.2f (per CPU s %.3f; sgemm share %.3f), %.3f of 2048^3 %.2f  same ids: %s\n' \
+                "$r" "$t" "$nq" "$oq" "$path" "$rq" "$ratio" "$cratio" "$mem" "$rb" "$og" "$eff" "$gp" "$ceff" "$share" "$ceil" "$p" "$same"
         done
     done
 done
 
 echo
 echo "summary: medians over $ROUNDS interleaved pairs, [min-max] over the pairs"
-printf '%-5s %-2s %12s %12s  %-24s %-24s %-24s %-46s %-26s %s\n' nq T "ipsearch q/s" "scan q/s" \
-    "ipsearch/scan" "same, per CPU second" "of read bandwidth" \
-    "ipsearch/sgemm peak (wall; per CPU second)" "path/layout" "same ids"
+printf '%-5s %-2s %12s %12s  %-24s %-24s %-24s %-46s %-24s %-24s %-26s %s\n' nq T "ipsearch q/s" \
+    "scan q/s" "ipsearch/scan" "same, per CPU second" "of read bandwidth" \
+    "ipsearch/same-shape sgemm (wall; per CPU s)" "sgemm share of its CPU" "of sgemm 2048^3 (wall)" \
+    "path/layout" "same ids"
 for t in $THREADS; do
     for nq in $NQS; do
         # shellcheck disable=SC2086
@@ -210,18 +247,26 @@ for t in $THREADS; do
         # shellcheck disable=SC2086
         read -r cm clo chi < <(stats ${CEFF[$t.$nq]})
         # shellcheck disable=SC2086
+        read -r sm slo shi < <(stats ${SHARE[$t.$nq]})
+        # shellcheck disable=SC2086
+        read -r lm llo lhi < <(stats ${CEIL[$t.$nq]})
+        # shellcheck disable=SC2086
         read -r oq _ _ < <(stats ${OQ[$t.$nq]})
         # shellcheck disable=SC2086
         read -r rq _ _ < <(stats ${RQ[$t.$nq]})
-        eff="-" mem="-"
-        [ "$nq" -ge 256 ] &&
+        eff="-" mem="-" share="-" ceil="-"
+        if [ "$nq" -ge 256 ]; then
             eff=$(printf '%.3f [%.3f-%.3f] cpu %.3f [%.3f-%.3f]' "$em" "$elo" "$ehi" "$cm" "$clo" "$chi")
+            share=$(printf '%.3f [%.3f-%.3f]' "$sm" "$slo" "$shi")
+            ceil=$(printf '%.3f [%.3f-%.3f]' "$lm" "$llo" "$lhi")
+        fi
         [ "$nq" -le 16 ] && mem=$(printf '%.3f [%.3f-%.3f]' "$mm" "$mlo" "$mhi")
         same=yes
         case " ${SAME[$t.$nq]}" in *" no "*) same="no (some pairs)" ;; esac
-        printf '%-5d %-2d %12.1f %12.1f  %-24s %-24s %-24s %-46s %-26s %s\n' "$nq" "$t" "$oq" "$rq" \
-            "$(printf '%.3f [%.3f-%.3f]' "$rm" "$rlo" "$rhi")" \
-            "$(printf '%.3f [%.3f-%.3f]' "$xm" "$xlo" "$xhi")" "$mem" "$eff" "${WAY[$t.$nq]}" "$same"
+        printf '%-5d %-2d %12.1f %12.1f  %-24s %-24s %-24s %-46s %-24s %-24s %-26s %s\n' "$nq" "$t" \
+            "$oq" "$rq" "$(printf '%.3f [%.3f-%.3f]' "$rm" "$rlo" "$rhi")" \
+            "$(printf '%.3f [%.3f-%.3f]' "$xm" "$xlo" "$xhi")" "$mem" "$eff" "$share" "$ceil" \
+            "${WAY[$t.$nq]}" "$same"
     done
 done
 for t in $THREADS; do
@@ -229,6 +274,13 @@ for t in $THREADS; do
     read -r pm plo phi < <(stats ${PK[$t]})
     # shellcheck disable=SC2086
     read -r bm blo bhi < <(stats ${RB[$t]})
-    printf 'sgemm peak, %d thread(s): %.2f GFLOP/s [%.2f-%.2f]; database read: %.2f GB/s [%.2f-%.2f]\n' \
+    printf 'sgemm 2048^3, %d thread(s): %.2f GFLOP/s [%.2f-%.2f]; database read: %.2f GB/s [%.2f-%.2f]\n' \
         "$t" "$pm" "$plo" "$phi" "$bm" "$blo" "$bhi"
+    for nq in $NQS; do
+        [ "$nq" -ge 256 ] || continue
+        # shellcheck disable=SC2086
+        read -r gm glo ghi < <(stats ${GP[$t.$nq]})
+        printf 'same-shape sgemm, %d thread(s), nq %d: %.2f GFLOP/s [%.2f-%.2f]\n' "$t" "$nq" "$gm" "$glo" "$ghi"
+    done
 done
+echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
