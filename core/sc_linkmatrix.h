@@ -1,0 +1,78 @@
+/*
+ * sc_linkmatrix.h: a partition's link matrix (doc/design.md, "Link matrix"): the schedule
+ * that measures every node pair in rounds of disjoint pairs, and the judgement that names a
+ * bad node or a bad link from the N x N matrix of one figure.
+ *
+ * The schedule is the circle method of round-robin tournaments: with m = N (N even) or
+ * N + 1 (N odd, the extra slot being a bye), node m-1 stays put and the others turn; in
+ * round r node i < m-1 meets (2r - i) mod (m-1), or node m-1 when that is i itself. That
+ * gives m-1 rounds (N-1 for even N, N for odd), every pair exactly once, no node twice in a
+ * round. Pure arithmetic: every rank computes its partner without talking to the others.
+ *
+ * The judgement is robust (median and MAD, no distribution assumed):
+ *   - a node's figure is the median of its pairs with every other node; a node is bad when
+ *     that lies beyond median +/- mad_factor x MAD of the nodes' figures on the bad side AND
+ *     at least min_pct percent worse than the median (MAD is 0 when most nodes agree to the
+ *     last digit: the relative floor keeps noise from being called a fault);
+ *   - a pair's expected figure is the median of what its two nodes do with the other
+ *     healthy nodes; its ratio to that is judged the same way against the other pairs'
+ *     ratios. Pairs that touch a bad node are the node's fault, not the link's.
+ * Fewer than SC_LINKMATRIX_MIN_NODES nodes cannot be judged: one slow pair of three nodes
+ * has no majority to be slow against.
+ */
+#ifndef SC_LINKMATRIX_H
+#define SC_LINKMATRIX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SC_LINKMATRIX_MIN_NODES 4
+#define SC_LINKMATRIX_MAX_NODES 4096
+#define SC_LINKMATRIX_MAD_DEFAULT 3.0
+#define SC_LINKMATRIX_MIN_PCT_DEFAULT 20.0
+
+/* Rounds needed for n nodes: n-1 for even n, n for odd n, 0 below 2. */
+size_t sc_linkmatrix_rounds(size_t n);
+
+/* Node i's partner in round r of n nodes, or -1 for a bye (odd n) or i, r out of range. */
+long sc_linkmatrix_partner(size_t n, size_t r, size_t i);
+
+/* Which way a figure is better. */
+typedef enum sc_linkmatrix_better {
+    SC_LINKMATRIX_HIGHER,
+    SC_LINKMATRIX_LOWER
+} sc_linkmatrix_better;
+
+typedef enum sc_linkmatrix_kind { SC_LINKMATRIX_NODE, SC_LINKMATRIX_LINK } sc_linkmatrix_kind;
+
+/* One finding: a bad node a, or a bad link a-b (a < b). */
+typedef struct sc_linkmatrix_finding {
+    sc_linkmatrix_kind kind;
+    size_t a, b;
+    double value;      /* the node's median over its pairs, or the pair's figure */
+    double expected;   /* the nodes' median, or what the two nodes do with the others */
+    double effect_pct; /* how much worse than expected, in percent (> 0) */
+} sc_linkmatrix_finding;
+
+typedef struct sc_linkmatrix_verdict {
+    bool judged; /* false: fewer than SC_LINKMATRIX_MIN_NODES nodes with figures */
+    size_t n_nodes;
+    double node_median, node_mad; /* of the nodes' figures */
+    size_t n;                     /* findings: bad nodes first, then links */
+    sc_linkmatrix_finding *findings;
+} sc_linkmatrix_verdict;
+
+/*
+ * Judges the n x n matrix m (row-major; m[i*n+j] the figure of pair i-j, read from i < j
+ * and j < i alike: the mean of the two when both are finite; NaN or infinite: not measured;
+ * the diagonal is ignored). mad_factor > 0, min_pct >= 0. Returns 0 (out filled; free it
+ * with sc_linkmatrix_verdict_free), -EINVAL (n > SC_LINKMATRIX_MAX_NODES, a bad factor) or
+ * -ENOMEM.
+ */
+int sc_linkmatrix_judge(const double *m, size_t n, sc_linkmatrix_better better, double mad_factor,
+                        double min_pct, sc_linkmatrix_verdict *out);
+
+/* Frees what judge allocated (takes a zeroed or already freed verdict). */
+void sc_linkmatrix_verdict_free(sc_linkmatrix_verdict *v);
+
+#endif
