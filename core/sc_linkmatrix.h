@@ -1,13 +1,7 @@
 /*
- * sc_linkmatrix.h: a partition's link matrix (doc/design.md, "Link matrix"): the schedule
- * that measures every node pair in rounds of disjoint pairs, and the judgement that names a
- * bad node or a bad link from the N x N matrix of one figure.
- *
- * The schedule is the circle method of round-robin tournaments: with m = N (N even) or
- * N + 1 (N odd, the extra slot being a bye), node m-1 stays put and the others turn; in
- * round r node i < m-1 meets (2r - i) mod (m-1), or node m-1 when that is i itself. That
- * gives m-1 rounds (N-1 for even N, N for odd), every pair exactly once, no node twice in a
- * round. Pure arithmetic: every rank computes its partner without talking to the others.
+ * sc_linkmatrix.h: a partition's link matrix (doc/design.md, "Link matrix"): the judgement
+ * that names a bad node or a bad link from the N x N matrix of one figure (the pairs are
+ * measured in the rounds of sc_pairs.h).
  *
  * The judgement is robust (median and MAD, no distribution assumed):
  *   - a node's figure is the median of its pairs with every other node; a node is bad when
@@ -30,12 +24,6 @@
 #define SC_LINKMATRIX_MAX_NODES 4096
 #define SC_LINKMATRIX_MAD_DEFAULT 3.0
 #define SC_LINKMATRIX_MIN_PCT_DEFAULT 20.0
-
-/* Rounds needed for n nodes: n-1 for even n, n for odd n, 0 below 2. */
-size_t sc_linkmatrix_rounds(size_t n);
-
-/* Node i's partner in round r of n nodes, or -1 for a bye (odd n) or i, r out of range. */
-long sc_linkmatrix_partner(size_t n, size_t r, size_t i);
 
 /* Which way a figure is better. */
 typedef enum sc_linkmatrix_better {
