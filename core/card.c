@@ -5,6 +5,7 @@
 #include "sc_card.h"
 #include "sc_card_schema.h"
 #include "sc_file.h"
+#include "sc_linkmatrix.h"
 #include "sc_text.h"
 
 #include <errno.h>
@@ -55,6 +56,8 @@ sc_card *sc_card_new(void)
     card->runs_max = SC_CARD_RUNS_MAX_DEFAULT;
     card->interference_accounting = true;
     card->expect_max_interference_pct = SC_CARD_MAX_INTERFERENCE_DEFAULT;
+    card->outlier_mad = SC_LINKMATRIX_MAD_DEFAULT;
+    card->outlier_min_pct = SC_LINKMATRIX_MIN_PCT_DEFAULT;
     return card;
 }
 
@@ -72,6 +75,7 @@ void sc_card_free(sc_card *card)
     free(card->governor);
     free(card->nt_stores);
     free(card->cache_resident);
+    free(card->pairs);
     free(card->nodes);
     free(card->expect_transport);
     for (size_t i = 0; i < card->n_env; i++) {
@@ -104,9 +108,12 @@ static int sc__line(const yaml_node_t *node)
 static const char *sc__node_kind(const yaml_node_t *node)
 {
     switch (node->type) {
-    case YAML_MAPPING_NODE: return "a mapping";
-    case YAML_SEQUENCE_NODE: return "a list";
-    default: return "a single value";
+    case YAML_MAPPING_NODE:
+        return "a mapping";
+    case YAML_SEQUENCE_NODE:
+        return "a list";
+    default:
+        return "a single value";
     }
 }
 
@@ -268,6 +275,9 @@ static bool sc__sweepable(const sc__card_key *key)
     case SC_CF_RUNS:
     case SC_CF_RUNS_CI_PCT:
     case SC_CF_RUNS_MAX:
+    case SC_CF_PAIRS: /* one matrix is one run: its shape and its judgement stay put */
+    case SC_CF_OUTLIER_MAD:
+    case SC_CF_OUTLIER_MIN_PCT:
     case SC_CF_ENV:
     case SC_CF_CONTROLLED:
         return false;
@@ -284,15 +294,18 @@ static void sc__read_sweep(sc__card_reader *r, const sc__card_key *key, yaml_nod
     size_t n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
 
     if (!sc__sweepable(key)) {
-        sc__reader_error(r, k, "%s: cannot be swept (valid: one value; sweep a key such as "
-                               "threads, prefetch, governor, pool_threads)",
+        sc__reader_error(r, k,
+                         "%s: cannot be swept (valid: one value; sweep a key such as "
+                         "threads, prefetch, governor, pool_threads)",
                          sc__card_key_name(key));
         return;
     }
     if (card->sweep_field != SC_CF_COUNT) {
-        sc__reader_error(r, k, "%s: a card sweeps one variable, and it already sweeps %s "
-                               "(valid: a list for one key only)",
-                         sc__card_key_name(key), sc__card_key_name(&sc__card_keys[card->sweep_field]));
+        sc__reader_error(r, k,
+                         "%s: a card sweeps one variable, and it already sweeps %s "
+                         "(valid: a list for one key only)",
+                         sc__card_key_name(key),
+                         sc__card_key_name(&sc__card_keys[card->sweep_field]));
         return;
     }
     if (n < 2) {
@@ -332,8 +345,9 @@ static void sc__read_sweep_map(sc__card_reader *r, yaml_node_t *k, yaml_node_t *
 {
     if (map->type != YAML_MAPPING_NODE ||
         map->data.mapping.pairs.top - map->data.mapping.pairs.start != 1) {
-        sc__reader_error(r, k, "sweep: expected one key with a list of values (valid: sweep: "
-                               "{prefetch: [on, off]})");
+        sc__reader_error(r, k,
+                         "sweep: expected one key with a list of values (valid: sweep: "
+                         "{prefetch: [on, off]})");
         return;
     }
     yaml_node_pair_t *p = map->data.mapping.pairs.start;
@@ -349,8 +363,9 @@ static void sc__read_sweep_map(sc__card_reader *r, yaml_node_t *k, yaml_node_t *
         return;
     }
     if (r->card->present[key->field]) {
-        sc__reader_error(r, key_node, "sweep: %s also has a single value on line %d (valid: one "
-                                      "of the two)",
+        sc__reader_error(r, key_node,
+                         "sweep: %s also has a single value on line %d (valid: one "
+                         "of the two)",
                          sc__card_key_name(key), r->card->line[key->field]);
         return;
     }
@@ -458,14 +473,14 @@ static void sc__read_mapping(sc__card_reader *r, yaml_node_t *map, const char *p
             continue;
         }
         if (container) {
-            sc__reader_error(r, k, "%s: expected a mapping of keys, got %s",
-                             sc__scalar(k), sc__node_kind(v));
+            sc__reader_error(r, k, "%s: expected a mapping of keys, got %s", sc__scalar(k),
+                             sc__node_kind(v));
             continue;
         }
         const sc__card_key *near = sc__card_key_suggest(sc__scalar(k));
         if (near)
-            sc__reader_error(r, k, "unknown key \"%s\" (did you mean %s?)",
-                             sc__scalar(k), sc__card_key_name(near));
+            sc__reader_error(r, k, "unknown key \"%s\" (did you mean %s?)", sc__scalar(k),
+                             sc__card_key_name(near));
         else
             sc__reader_error(r, k, "unknown key \"%s\" in %s (see streamcard-card(5))",
                              sc__scalar(k), *prefix ? prefix : "the top level");
@@ -499,8 +514,8 @@ int sc_card_parse(sc_card *card, const char *text, size_t len, const char *name,
         return -ENOMEM;
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     if (!yaml_parser_load(&parser, &doc)) {
-        sc_diag_addf(diag, "%s:%zu: not valid YAML: %s (%s)", name,
-                     parser.problem_mark.line + 1, parser.problem ? parser.problem : "error",
+        sc_diag_addf(diag, "%s:%zu: not valid YAML: %s (%s)", name, parser.problem_mark.line + 1,
+                     parser.problem ? parser.problem : "error",
                      parser.context ? parser.context : "check indentation and quoting");
         yaml_parser_delete(&parser);
         return -EBADMSG;
@@ -598,7 +613,7 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
     /* Every owned member is cleared first, so that a failed copy frees only its own. */
     c->source = c->source_name = c->question = c->run_name = c->kernel = c->cpu_list = NULL;
     c->governor = c->nt_stores = c->nodes = c->expect_transport = c->name_suffix = NULL;
-    c->cache_resident = NULL;
+    c->cache_resident = c->pairs = NULL;
     c->cpus = NULL;
     c->env = NULL;
     c->n_env = 0;
@@ -621,7 +636,7 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
          sc__copy_str(&c->governor, card->governor) &&
          sc__copy_str(&c->nt_stores, card->nt_stores) &&
          sc__copy_str(&c->cache_resident, card->cache_resident) &&
-         sc__copy_str(&c->nodes, card->nodes) &&
+         sc__copy_str(&c->pairs, card->pairs) && sc__copy_str(&c->nodes, card->nodes) &&
          sc__copy_str(&c->expect_transport, card->expect_transport) &&
          sc__copy_str(&c->name_suffix, card->name_suffix);
     for (size_t i = 0; ok && i < card->n_env; i++)

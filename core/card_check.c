@@ -102,8 +102,13 @@ static int sc__apply_defaults(sc_card *card)
             card->max_bytes = 4u << 20;
         if (!card->present[SC_CF_ITERATIONS])
             card->iterations = 1000;
-        if (sc__set_default_string(&card->kernel, "pingpong") < 0)
+        if (sc__set_default_string(&card->kernel, "pingpong") < 0 ||
+            sc__set_default_string(&card->pairs, "first") < 0)
             return -ENOMEM;
+        /* pairs: all runs one rank per node: the nodes' count, or 0 for the allocation's
+           (the wrapper reads it from Slurm) */
+        if (!card->present[SC_CF_RANKS] && strcmp(card->pairs, "all") == 0)
+            card->ranks = card->nodes ? (long)sc_hostlist_count(card->nodes) : 0;
         /* Only uniband has a window (0: none); its default is the kernel's. */
         if (!card->present[SC_CF_WINDOW] && strcmp(card->kernel, "uniband") == 0)
             card->window = 64;
@@ -143,19 +148,22 @@ static void sc__check_env(const sc_card *card, sc_diag *diag, int *errors)
     for (size_t i = 0; i < card->n_env; i++) {
         const char *key = card->env[i].key;
         if (!sc__env_name_ok(key)) {
-            sc_diag_addf(diag, "%s: env: \"%s\" is not a variable name (valid: letters, digits "
-                               "and '_', not starting with a digit)",
+            sc_diag_addf(diag,
+                         "%s: env: \"%s\" is not a variable name (valid: letters, digits "
+                         "and '_', not starting with a digit)",
                          where, key);
             (*errors)++;
         } else if (strcmp(key, "OMP_NUM_THREADS") == 0) {
-            sc_diag_addf(diag, "%s: env: OMP_NUM_THREADS is set from threads (remove it; set "
-                               "threads instead)",
+            sc_diag_addf(diag,
+                         "%s: env: OMP_NUM_THREADS is set from threads (remove it; set "
+                         "threads instead)",
                          where);
             (*errors)++;
         } else if (strcmp(key, "OMP_PLACES") == 0 || strncmp(key, "STREAMCARD_", 11) == 0 ||
                    strncmp(key, "SLURM_", 6) == 0) {
-            sc_diag_addf(diag, "%s: env: %s is set by streamcard or Slurm (remove it; binding "
-                               "comes from cpu_list)",
+            sc_diag_addf(diag,
+                         "%s: env: %s is set by streamcard or Slurm (remove it; binding "
+                         "comes from cpu_list)",
                          where, key);
             (*errors)++;
         }
@@ -205,6 +213,8 @@ static int sc__derive_run_name(sc_card *card)
     else if (card->workload == SC_WORKLOAD_IPSEARCH)
         snprintf(name, sizeof(name), "ipsearch_%ldthread_%ldpool", card->threads,
                  card->pool_threads);
+    else if (card->pairs && strcmp(card->pairs, "all") == 0)
+        snprintf(name, sizeof(name), "mpi_%s_allpairs", card->kernel);
     else
         snprintf(name, sizeof(name), "mpi_%s_%ldrank", card->kernel, card->ranks);
     if (card->name_suffix)
@@ -212,6 +222,39 @@ static int sc__derive_run_name(sc_card *card)
     sc__card_name_sanitize(name);
     card->run_name = strdup(name);
     return card->run_name ? 0 : -ENOMEM;
+}
+
+/*
+ * pairs: first is one pair (exactly 2 ranks); the outlier bounds judge a link matrix, so
+ * they belong to pairs: all (doc/design.md, "Link matrix").
+ */
+static void sc__check_pairs(const sc_card *card, sc_diag *diag, int *errors)
+{
+    bool all = card->pairs && strcmp(card->pairs, "all") == 0;
+    char where[512];
+
+    if (card->workload != SC_WORKLOAD_MPI_PINGPONG || card->invalid[SC_CF_PAIRS])
+        return;
+    if (!all && card->present[SC_CF_RANKS] && !card->invalid[SC_CF_RANKS] && card->ranks != 2) {
+        sc_diag_addf(diag, "%s: ranks: %ld ranks make more than one pair (valid: 2, or pairs: all)",
+                     sc__where(card, SC_CF_RANKS, where, sizeof(where)), card->ranks);
+        (*errors)++;
+    }
+    for (sc_card_field f = SC_CF_OUTLIER_MAD; f <= SC_CF_OUTLIER_MIN_PCT; f++)
+        if (!all && card->present[f] && !card->invalid[f]) {
+            sc_diag_addf(diag, "%s: %s: only with pairs: all (valid: pairs: all, or no %s)",
+                         sc__where(card, f, where, sizeof(where)), sc_card_field_name(f),
+                         sc_card_field_name(f));
+            (*errors)++;
+        }
+    if (all && card->present[SC_CF_NODES] && card->present[SC_CF_RANKS] &&
+        !card->invalid[SC_CF_RANKS] && card->nodes &&
+        (unsigned long)card->ranks != sc_hostlist_count(card->nodes)) {
+        sc_diag_addf(diag, "%s: ranks: %ld with pairs: all is one rank per node of %s (valid: %lu)",
+                     sc__where(card, SC_CF_RANKS, where, sizeof(where)), card->ranks, card->nodes,
+                     sc_hostlist_count(card->nodes));
+        (*errors)++;
+    }
 }
 
 /*
@@ -289,9 +332,8 @@ int sc__card_check_run(sc_card *card, sc_diag *diag)
     if (card->workload == SC_WORKLOAD_IPSEARCH && sc__valid(card, SC_CF_K, SC_CF_NB) &&
         card->k > card->nb) {
         sc_diag_addf(diag, "%s: k: %llu is more than the %llu database vectors nb (valid: 1-%llu)",
-                     sc__where(card, SC_CF_K, where, sizeof(where)),
-                     (unsigned long long)card->k, (unsigned long long)card->nb,
-                     (unsigned long long)card->nb);
+                     sc__where(card, SC_CF_K, where, sizeof(where)), (unsigned long long)card->k,
+                     (unsigned long long)card->nb, (unsigned long long)card->nb);
         errors++;
     }
     if (card->workload == SC_WORKLOAD_MPI_PINGPONG &&
@@ -310,6 +352,7 @@ int sc__card_check_run(sc_card *card, sc_diag *diag)
                      sc__where(card, SC_CF_WINDOW, where, sizeof(where)));
         errors++;
     }
+    sc__check_pairs(card, diag, &errors);
     if (card->present[SC_CF_EXPECT_AT_BYTES] && !card->invalid[SC_CF_EXPECT_AT_BYTES] &&
         sc__valid(card, SC_CF_MIN_BYTES, SC_CF_MAX_BYTES) &&
         (card->expect_at_bytes < card->min_bytes || card->expect_at_bytes > card->max_bytes)) {
@@ -370,8 +413,8 @@ static void sc__check_cpus(const sc_card *card, const sc_machine *m, sc_diag *di
     sc__where(card, SC_CF_CPU_LIST, where, sizeof(where));
     if ((missing = sc__missing(card->cpus, m->cpus_online))) {
         valid = sc_cpulist_format(m->cpus_online);
-        sc_diag_addf(diag, "%s: cpu_list: CPUs %s are not online on %s (valid: %s)", where,
-                     missing, m->hostname, valid ? valid : "?");
+        sc_diag_addf(diag, "%s: cpu_list: CPUs %s are not online on %s (valid: %s)", where, missing,
+                     m->hostname, valid ? valid : "?");
         (*errors)++;
     } else if ((missing = sc__missing(card->cpus, m->cpus_allowed))) {
         valid = sc_cpulist_format(m->cpus_allowed);
@@ -437,8 +480,9 @@ int sc_card_check_machine(const sc_card *card, const sc_machine *m, bool platfor
         char host[256];
         snprintf(host, sizeof(host), "%.*s", (int)strcspn(m->hostname, "."), m->hostname);
         if (!sc_hostlist_contains(card->nodes, host)) {
-            sc_diag_addf(diag, "%s: nodes: this host %s is not in %s (valid: run on those hosts, "
-                               "or change nodes:)",
+            sc_diag_addf(diag,
+                         "%s: nodes: this host %s is not in %s (valid: run on those hosts, "
+                         "or change nodes:)",
                          sc__where(card, SC_CF_NODES, where, sizeof(where)), host, card->nodes);
             errors++;
         }
@@ -449,13 +493,15 @@ int sc_card_check_machine(const sc_card *card, const sc_machine *m, bool platfor
         char *valid = sc_cpulist_format(m->mems_allowed);
         sc__where(card, SC_CF_MEMORY_NODE, where, sizeof(where));
         if (!hwloc_bitmap_isset(m->nodes, (unsigned)card->memory_node)) {
-            sc_diag_addf(diag, "%s: memory_node: %ld is not a NUMA node with memory on %s (valid: "
-                               "%s)",
+            sc_diag_addf(diag,
+                         "%s: memory_node: %ld is not a NUMA node with memory on %s (valid: "
+                         "%s)",
                          where, card->memory_node, m->hostname, valid ? valid : "?");
             errors++;
         } else if (!hwloc_bitmap_isset(m->mems_allowed, (unsigned)card->memory_node)) {
-            sc_diag_addf(diag, "%s: memory_node: %ld is outside the memory this job may use on "
-                               "%s (valid: %s)",
+            sc_diag_addf(diag,
+                         "%s: memory_node: %ld is outside the memory this job may use on "
+                         "%s (valid: %s)",
                          where, card->memory_node, m->hostname, valid ? valid : "?");
             errors++;
         }
@@ -466,8 +512,9 @@ int sc_card_check_machine(const sc_card *card, const sc_machine *m, bool platfor
     if (strcmp(card->governor, "unchanged") != 0) {
         sc__where(card, SC_CF_GOVERNOR, where, sizeof(where));
         if (!m->has_cpufreq) {
-            sc_diag_addf(diag, "%s: governor: %s cannot be set: %s has no cpufreq (valid: "
-                               "unchanged)",
+            sc_diag_addf(diag,
+                         "%s: governor: %s cannot be set: %s has no cpufreq (valid: "
+                         "unchanged)",
                          where, card->governor, m->hostname);
             errors++;
         } else if (!sc_machine_offers_governor(m, card->governor)) {
@@ -475,15 +522,17 @@ int sc_card_check_machine(const sc_card *card, const sc_machine *m, bool platfor
                          where, card->governor, m->hostname, m->governors);
             errors++;
         } else if (!platform_control) {
-            sc_diag_addf(diag, "%s: governor: %s needs the streamcard SPANK plugin to set it "
-                               "(submit with sbatch --stream-card=CARD; valid here: unchanged)",
+            sc_diag_addf(diag,
+                         "%s: governor: %s needs the streamcard SPANK plugin to set it "
+                         "(submit with sbatch --stream-card=CARD; valid here: unchanged)",
                          where, card->governor);
             errors++;
         }
     }
     if (card->prefetch != SC_PREFETCH_UNCHANGED && !platform_control) {
-        sc_diag_addf(diag, "%s: prefetch: %s needs the streamcard SPANK plugin to set it (submit "
-                           "with sbatch --stream-card=CARD; valid here: unchanged)",
+        sc_diag_addf(diag,
+                     "%s: prefetch: %s needs the streamcard SPANK plugin to set it (submit "
+                     "with sbatch --stream-card=CARD; valid here: unchanged)",
                      sc__where(card, SC_CF_PREFETCH, where, sizeof(where)),
                      sc_prefetch_name(card->prefetch));
         errors++;
