@@ -17,6 +17,7 @@
 #ifndef SC_LINKMATRIX_H
 #define SC_LINKMATRIX_H
 
+#include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -62,5 +63,31 @@ int sc_linkmatrix_judge(const double *m, size_t n, sc_linkmatrix_better better, 
 
 /* Frees what judge allocated (takes a zeroed or already freed verdict). */
 void sc_linkmatrix_verdict_free(sc_linkmatrix_verdict *v);
+
+/* A link matrix as results.json holds it ("matrix": doc/design.md, "results.json"). */
+#define SC_LINKMATRIX_MAX_SIZES 64
+#define SC_LINKMATRIX_MAX_CELLS (1 << 24) /* sizes x nodes x nodes: 1024 nodes, 16 sizes */
+
+typedef struct sc_linkmatrix_data {
+    size_t n;       /* nodes */
+    char **nodes;   /* their names, escaped for showing (sc_text_escape) */
+    size_t n_sizes; /* message sizes, ascending as measured */
+    unsigned long long bytes[SC_LINKMATRIX_MAX_SIZES];
+    double *t_usec, *MBps; /* [s * n * n + i * n + j]; NaN: not measured (the diagonal) */
+    size_t rounds;
+    double total_seconds;
+} sc_linkmatrix_data;
+
+/*
+ * The matrix of a results.json (results: the parsed object). Everything is checked, as a
+ * bundle's files are the user's: at most SC_LINKMATRIX_MAX_NODES nodes and
+ * SC_LINKMATRIX_MAX_SIZES sizes, SC_LINKMATRIX_MAX_CELLS cells in all, every grid n x n, every cell
+ * null or a finite positive number. Returns 0 (free out with sc_linkmatrix_data_free), -ENOENT (no
+ * "matrix": a run of one pair), -EINVAL with a reason in why (a malformed one), or -ENOMEM.
+ */
+int sc_linkmatrix_load(json_object *results, sc_linkmatrix_data *out, char *why, size_t whylen);
+
+/* Frees what load allocated (takes a zeroed or freed one). */
+void sc_linkmatrix_data_free(sc_linkmatrix_data *d);
 
 #endif

@@ -4,8 +4,10 @@
  * In a round every pair runs at once on a communicator of its own (MPI_Comm_split); a
  * barrier over all ranks ends each round, so no pair of one round overlaps another's.
  * The lower rank of a pair keeps its figures; rank 0 gathers them into N x N matrices
- * (symmetric, NaN on the diagonal) and the per-size median over the pairs, which is what
- * results.json's metrics.sizes holds for such a run (doc/design.md, "Link matrix").
+ * (symmetric, NaN on the diagonal) and per size the median time over the pairs with the
+ * rate that time gives (bytes / t[usec], IMB's relation, which verify recomputes from the
+ * table): what results.json's metrics.sizes holds for such a run (doc/design.md, "Link
+ * matrix").
  */
 #ifndef SCM_MATRIX_H
 #define SCM_MATRIX_H

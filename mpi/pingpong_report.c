@@ -17,7 +17,7 @@ void scm_report_banner(FILE *out, const struct scm_opts *o, const char *library)
 {
     fprintf(out, "%s\n# " SCM_PROG ": MPI %s between %s, every payload checked\n", scm__rule,
             o->kernel == SCM_KERNEL_UNIBAND ? "windowed unidirectional bandwidth" : "ping-pong",
-            o->pairs_all ? "every pair of ranks in rounds (rows: the median over the pairs)"
+            o->pairs_all ? "every pair of ranks in rounds (rows: the median time over the pairs)"
                          : "two ranks");
     fprintf(out, "# MPI library: %s\n%s\n", library, scm__rule);
 }

@@ -299,9 +299,10 @@ for k, s in enumerate(m["sizes"]):
             for j in range(n):
                 if i != j:
                     assert g[i][j] is not None and g[i][j] > 0 and g[i][j] == g[j][i], (key, i, j)
-        med = statistics.median(g[i][j] for i in range(n) for j in range(i + 1, n))
-        got = d["metrics"]["sizes"][k][key]
-        assert abs(med - got) < 1e-9 * max(1, med), (key, med, got)
+    med = statistics.median(s["t_usec"][i][j] for i in range(n) for j in range(i + 1, n))
+    row = d["metrics"]["sizes"][k]
+    assert abs(med - row["t_usec"]) < 1e-9 * max(1, med), (med, row)
+    assert abs(row["MBps"] - s["bytes"] / med) < 1e-9 * max(1, row["MBps"]), row
     assert abs(float(rows[k][2]) - d["metrics"]["sizes"][k]["t_usec"]) < 0.006
 EOF
     done
