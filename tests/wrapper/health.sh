@@ -4,7 +4,7 @@
 # forger replaced and resealed, so the answer is known: a slow node named to drain (and
 # none of its pairs as links), one slow link between two healthy nodes named as that link
 # (neither node drained), a healthy partition (exit 0, nothing printed), the card's
-# outlier_min_pct above an effect (not named); no matrix, a malformed one, and a tampered
+# outlier_min_pct above an effect (not named), the report's heatmaps; no matrix, a malformed one, and a tampered
 # bundle refused. The judgement itself is unit-tested (core.linkmatrix); a partition with
 # real slow links is tests/cluster's.
 BIN=$1 SRC=$2
@@ -66,6 +66,14 @@ expect_status 1 "$BIN/streamcard" health "$N"
 expect_line_count "$WORK/out" 1
 grep -Eq '^drain n3: latency_8B 20 us \(median of its pairs\), 29[0-9]% worse than the nodes. median 5(\.[0-9]+)? us; bw_1KiB 300 MB/s \(median of its pairs\), 70% worse than the nodes. median 99[0-9](\.[0-9]+)? MB/s \[node\]$' "$WORK/out" ||
     fail "node line: $(cat "$WORK/out")"
+
+# The report draws the matrix: a heatmap per metric, each pair's figure in its cell.
+expect_status 0 "$BIN/streamcard" report "$N" -o "$WORK/r.html"
+expect_contains "$WORK/r.html" "<h3>Link matrix</h3>"
+expect_contains "$WORK/r.html" "Bandwidth per node pair: bw_1KiB (higher is better)"
+expect_contains "$WORK/r.html" "Latency per node pair: latency_8B (lower is better)"
+expect_contains "$WORK/r.html" "<title>n3 - n1: 300 MB/s</title>"
+expect_contains "$WORK/r.html" "<title>n2 - n2: not measured</title>"
 
 L=$(forge link link:0:3)
 expect_status 1 "$BIN/streamcard" health "$L"
