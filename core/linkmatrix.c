@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define SC__POLISH_SWEEPS 20 /* median polish: sweeps of node effects and overall level */
+
 /* The pair i-j's figure: the mean of both readings when both are finite. */
 static double sc__pair(const double *m, size_t n, size_t i, size_t j)
 {
@@ -48,12 +50,25 @@ static double sc__worse_pct(double v, double ref, sc_linkmatrix_better better)
     return (better == SC_LINKMATRIX_HIGHER ? ref - v : v - ref) / ref * 100.0;
 }
 
-static bool sc__outlier(double v, double median, double mad, double factor, double min_pct,
+/* Median and MAD of the logs of x[0..k) (x is overwritten): a rate halved and a rate
+   doubled are equally far from the middle, and one slow figure among noisy ones stands out
+   by its factor. NAN when k is 0. */
+static int sc__log_median_mad(double *x, size_t k, double *median, double *mad)
+{
+    for (size_t i = 0; i < k; i++)
+        x[i] = log(x[i]);
+    return sc__median_mad(x, k, median, mad);
+}
+
+/* v (> 0) beyond factor MADs of the logs on the bad side, and min_pct worse than the
+   middle exp(log_median). */
+static bool sc__outlier(double v, double log_median, double log_mad, double factor, double min_pct,
                         sc_linkmatrix_better better)
 {
-    double beyond = better == SC_LINKMATRIX_HIGHER ? median - v : v - median;
+    double lv = log(v);
+    double beyond = better == SC_LINKMATRIX_HIGHER ? log_median - lv : lv - log_median;
 
-    return beyond > factor * mad && sc__worse_pct(v, median, better) >= min_pct;
+    return beyond > factor * log_mad && sc__worse_pct(v, exp(log_median), better) >= min_pct;
 }
 
 static int sc__add(sc_linkmatrix_verdict *v, size_t *cap, const sc_linkmatrix_finding *f)
@@ -92,72 +107,125 @@ static int sc__node_figures(const double *m, size_t n, double *node, double *scr
     return 0;
 }
 
-/* What i and j do with the other healthy nodes: the median of those pairs (NAN: none). */
-static int sc__expected(const double *m, size_t n, const bool *bad, size_t i, size_t j,
-                        double *scratch, double *out)
+/* The log of pair i-j's figure, signed so that higher is better; NAN when not measured. */
+static double sc__log_pair(const double *m, size_t n, size_t i, size_t j,
+                           sc_linkmatrix_better better)
 {
-    size_t k = 0;
-    double mad;
+    double x = sc__pair(m, n, i, j);
 
-    for (size_t o = 0; o < n; o++) {
-        if (o == i || o == j || bad[o])
-            continue;
-        double a = sc__pair(m, n, i, o), b = sc__pair(m, n, j, o);
-
-        if (isfinite(a))
-            scratch[k++] = a;
-        if (isfinite(b))
-            scratch[k++] = b;
-    }
-    return sc__median_mad(scratch, k, out, &mad);
+    if (!isfinite(x) || !(x > 0))
+        return NAN;
+    return better == SC_LINKMATRIX_HIGHER ? log(x) : -log(x);
 }
 
-/* Bad links among healthy nodes: each pair's figure over its expected one, judged against
-   the other pairs' ratios. */
+/* The residuals of the healthy pairs under the fit (mu, eff) into out; returns how many. */
+static size_t sc__residuals(const double *m, size_t n, const bool *bad, sc_linkmatrix_better better,
+                            const double *eff, double mu, double *out)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            double l = bad[i] || bad[j] ? NAN : sc__log_pair(m, n, i, j, better);
+            if (isfinite(l))
+                out[k++] = l - mu - eff[i] - eff[j];
+        }
+    return k;
+}
+
+/*
+ * Tukey's median polish of the healthy nodes' pairs, made symmetric: log figure(i, j) =
+ * mu + eff[i] + eff[j] + residual. mu starts at the median pair; each sweep moves every
+ * node's effect by half the median of its row's residuals (at once: a pair holds two
+ * effects, a whole step would overshoot), then mu by the median residual, then centres the
+ * effects on their median. A fixed number of sweeps: the result is deterministic. Returns
+ * 0 or -ENOMEM; d has n entries, scratch n(n-1)/2 + n.
+ */
+static int sc__polish(const double *m, size_t n, const bool *bad, sc_linkmatrix_better better,
+                      double *eff, double *mu, double *d, double *scratch)
+{
+    double shift, mad;
+    size_t k = sc__residuals(m, n, bad, better, eff, 0, scratch);
+    int rc = sc__median_mad(scratch, k, mu, &mad);
+
+    for (int sweep = 0; rc == 0 && k && sweep < SC__POLISH_SWEEPS; sweep++) {
+        for (size_t i = 0; i < n && rc == 0; i++) {
+            size_t row = 0;
+            d[i] = 0;
+            for (size_t j = 0; j < n && !bad[i]; j++) {
+                double l = j == i || bad[j] ? NAN : sc__log_pair(m, n, i, j, better);
+                if (isfinite(l))
+                    scratch[row++] = l - *mu - eff[i] - eff[j];
+            }
+            if (row)
+                rc = sc__median_mad(scratch, row, &d[i], &mad);
+        }
+        for (size_t i = 0; i < n; i++)
+            eff[i] += d[i] / 2;
+        k = sc__residuals(m, n, bad, better, eff, *mu, scratch);
+        if (rc == 0)
+            rc = sc__median_mad(scratch, k, &shift, &mad);
+        *mu += rc == 0 ? shift : 0;
+        /* mu + eff[i] + eff[j] is the same with every eff + c and mu - 2c: centring the
+           effects on their median makes mu the typical pair's level */
+        size_t h = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!bad[i])
+                scratch[h++] = eff[i];
+        if (rc == 0)
+            rc = sc__median_mad(scratch, h, &shift, &mad);
+        for (size_t i = 0; rc == 0 && i < n; i++)
+            eff[i] -= bad[i] ? 0 : shift;
+        *mu += rc == 0 ? 2 * shift : 0;
+    }
+    return rc;
+}
+
+/* Bad links among healthy nodes: the pairs whose residual of the polish (how much worse the
+   pair is than its two nodes make it expected to be) is an outlier among every healthy
+   pair's residual. */
 static int sc__judge_links(const double *m, size_t n, const bool *bad, sc_linkmatrix_better better,
                            double factor, double min_pct, sc_linkmatrix_verdict *v, size_t *cap)
 {
     size_t npairs = n * (n - 1) / 2, k = 0;
-    double *ratio = calloc(npairs, sizeof(*ratio)), *expect = calloc(npairs, sizeof(*expect));
-    double *all = calloc(npairs, sizeof(*all)), *scratch = calloc(2 * n, sizeof(*scratch));
-    double med, mad;
+    double *eff = calloc(n, sizeof(*eff)), *res = calloc(npairs, sizeof(*res));
+    double *d = calloc(n, sizeof(*d)), *scratch = calloc(npairs + n, sizeof(*scratch));
+    double mu = 0, med, mad;
     int rc = -ENOMEM;
 
-    if (!ratio || !expect || !all || !scratch)
+    if (!eff || !res || !d || !scratch)
+        goto out_free;
+    rc = sc__polish(m, n, bad, better, eff, &mu, d, scratch);
+    if (rc < 0)
         goto out_free;
     for (size_t i = 0, p = 0; i < n; i++)
         for (size_t j = i + 1; j < n; j++, p++) {
-            double x = sc__pair(m, n, i, j);
-
-            ratio[p] = NAN;
-            rc = sc__expected(m, n, bad, i, j, scratch, &expect[p]);
-            if (rc < 0)
-                goto out_free;
-            if (bad[i] || bad[j] || !isfinite(x) || !(expect[p] > 0) || !(x > 0))
-                continue;
-            ratio[p] = better == SC_LINKMATRIX_HIGHER ? x / expect[p] : expect[p] / x;
-            all[k++] = ratio[p];
+            double l = bad[i] || bad[j] ? NAN : sc__log_pair(m, n, i, j, better);
+            res[p] = isfinite(l) ? l - mu - eff[i] - eff[j] : NAN;
+            if (isfinite(res[p]))
+                scratch[k++] = res[p];
         }
-    rc = sc__median_mad(all, k, &med, &mad);
+    rc = sc__median_mad(scratch, k, &med, &mad);
     if (rc < 0 || k == 0)
         goto out_free;
     for (size_t i = 0, p = 0; i < n; i++)
         for (size_t j = i + 1; j < n; j++, p++) {
-            if (!isfinite(ratio[p]) ||
-                !sc__outlier(ratio[p], med, mad, factor, min_pct, SC_LINKMATRIX_HIGHER))
+            double x = sc__pair(m, n, i, j), expected = exp(mu + eff[i] + eff[j]);
+            if (better == SC_LINKMATRIX_LOWER)
+                expected = 1 / expected;
+            if (!isfinite(res[p]) || !(med - res[p] > factor * mad) ||
+                sc__worse_pct(x, expected, better) < min_pct)
                 continue;
-            double x = sc__pair(m, n, i, j);
             sc_linkmatrix_finding f = {
-                SC_LINKMATRIX_LINK, i, j, x, expect[p], sc__worse_pct(x, expect[p], better)};
-
+                SC_LINKMATRIX_LINK, i, j, x, expected, sc__worse_pct(x, expected, better)};
             rc = sc__add(v, cap, &f);
             if (rc < 0)
                 goto out_free;
         }
 out_free:
-    free(ratio);
-    free(expect);
-    free(all);
+    free(eff);
+    free(res);
+    free(d);
     free(scratch);
     return rc;
 }
@@ -184,16 +252,19 @@ int sc_linkmatrix_judge(const double *m, size_t n, sc_linkmatrix_better better, 
     if (rc < 0)
         goto out_free;
     for (size_t i = 0; i < n; i++)
-        if (isfinite(node[i]))
+        if (isfinite(node[i]) && node[i] > 0)
             scratch[k++] = node[i];
+        else
+            node[i] = NAN;
     out->n_nodes = k;
-    rc = sc__median_mad(scratch, k, &out->node_median, &out->node_mad);
+    rc = sc__log_median_mad(scratch, k, &out->node_median, &out->node_mad);
+    out->node_median = exp(out->node_median); /* back to the figure's unit */
     if (rc < 0 || k < SC_LINKMATRIX_MIN_NODES)
         goto out_free;
     out->judged = true;
     for (size_t i = 0; i < n; i++) {
-        if (!isfinite(node[i]) ||
-            !sc__outlier(node[i], out->node_median, out->node_mad, mad_factor, min_pct, better))
+        if (!isfinite(node[i]) || !sc__outlier(node[i], log(out->node_median), out->node_mad,
+                                               mad_factor, min_pct, better))
             continue;
         sc_linkmatrix_finding f = {SC_LINKMATRIX_NODE,
                                    i,

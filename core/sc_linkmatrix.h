@@ -3,14 +3,18 @@
  * that names a bad node or a bad link from the N x N matrix of one figure (the pairs are
  * measured in the rounds of sc_pairs.h).
  *
- * The judgement is robust (median and MAD, no distribution assumed):
+ * The judgement is robust (median and MAD, no distribution assumed) and on a log scale (a
+ * rate halved and a rate doubled are equally far from the middle):
  *   - a node's figure is the median of its pairs with every other node; a node is bad when
- *     that lies beyond median +/- mad_factor x MAD of the nodes' figures on the bad side AND
- *     at least min_pct percent worse than the median (MAD is 0 when most nodes agree to the
- *     last digit: the relative floor keeps noise from being called a fault);
- *   - a pair's expected figure is the median of what its two nodes do with the other
- *     healthy nodes; its ratio to that is judged the same way against the other pairs'
- *     ratios. Pairs that touch a bad node are the node's fault, not the link's.
+ *     its log lies beyond mad_factor x MAD of the logs of the nodes' figures from their
+ *     median, on the bad side, AND it is at least min_pct percent worse than the middle (MAD is 0
+ * when most nodes agree to the last digit: the relative floor keeps noise from being called a
+ * fault);
+ *   - a pair's expected figure comes from a symmetric median polish of the healthy nodes'
+ *     pairs (log figure = mu + effect(i) + effect(j) + residual): a pair is a bad link when
+ *     its residual is beyond mad_factor MADs of the residuals below their median and its
+ *     figure at least min_pct percent worse than expected. Pairs that touch a bad node are
+ *     the node's fault, not the link's.
  * Fewer than SC_LINKMATRIX_MIN_NODES nodes cannot be judged: one slow pair of three nodes
  * has no majority to be slow against.
  */
@@ -46,8 +50,9 @@ typedef struct sc_linkmatrix_finding {
 typedef struct sc_linkmatrix_verdict {
     bool judged; /* false: fewer than SC_LINKMATRIX_MIN_NODES nodes with figures */
     size_t n_nodes;
-    double node_median, node_mad; /* of the nodes' figures */
-    size_t n;                     /* findings: bad nodes first, then links */
+    double node_median; /* the middle of the nodes' figures (exp of the median log) */
+    double node_mad;    /* the MAD of their logs */
+    size_t n;           /* findings: bad nodes first, then links */
     sc_linkmatrix_finding *findings;
 } sc_linkmatrix_verdict;
 

@@ -86,10 +86,32 @@ static void test_bad_link(void)
         SC_CHECK_INT_EQ(v.findings[0].a, 1);
         SC_CHECK_INT_EQ(v.findings[0].b, 2);
         SC_CHECK(v.findings[0].value == 400);
-        SC_CHECK(fabs(v.findings[0].expected - 1000) < 60);
+        /* with few nodes the fit lends part of the slow pair to its two nodes */
+        SC_CHECK_MSG(fabs(v.findings[0].expected - 1000) < 100, "n=%zu: expected %g", n,
+                     v.findings[0].expected);
         sc_linkmatrix_verdict_free(&v);
         free(m);
     }
+}
+
+/*
+ * Measured on four namespaced nodes sharing one loaded 2-CPU machine, scn1 -> scn2 shaped to
+ * 4 Mbit/s (bw_64KiB, MB/s): the healthy pairs spread over a factor of 6, the slow link is
+ * 50x below them. On a linear scale their MAD hides it; on the log scale it stands out.
+ */
+static void test_bad_link_noisy(void)
+{
+    const double nan = NAN;
+    const double m[16] = {nan,  0.9,   21.0, 81.7, 0.9,  nan,  104.5, 17.2,
+                          21.0, 104.5, nan,  29.3, 81.7, 17.2, 29.3,  nan};
+    sc_linkmatrix_verdict v;
+
+    SC_CHECK_INT_EQ(sc_linkmatrix_judge(m, 4, SC_LINKMATRIX_HIGHER, 3, 80, &v), 0);
+    SC_CHECK(v.judged);
+    SC_CHECK_INT_EQ(v.n, 1);
+    SC_CHECK(v.findings[0].kind == SC_LINKMATRIX_LINK && v.findings[0].a == 0 &&
+             v.findings[0].b == 1);
+    sc_linkmatrix_verdict_free(&v);
 }
 
 /* A bad node and, elsewhere, a bad link: both named, the link's nodes not. */
@@ -164,6 +186,7 @@ int main(void)
     SC_TEST_RUN(test_bad_node);
     SC_TEST_RUN(test_bad_node_latency);
     SC_TEST_RUN(test_bad_link);
+    SC_TEST_RUN(test_bad_link_noisy);
     SC_TEST_RUN(test_node_and_link);
     SC_TEST_RUN(test_healthy);
     SC_TEST_RUN(test_cannot_judge);
