@@ -108,12 +108,9 @@ static int sc__line(const yaml_node_t *node)
 static const char *sc__node_kind(const yaml_node_t *node)
 {
     switch (node->type) {
-    case YAML_MAPPING_NODE:
-        return "a mapping";
-    case YAML_SEQUENCE_NODE:
-        return "a list";
-    default:
-        return "a single value";
+    case YAML_MAPPING_NODE: return "a mapping";
+    case YAML_SEQUENCE_NODE: return "a list";
+    default: return "a single value";
     }
 }
 
@@ -294,18 +291,15 @@ static void sc__read_sweep(sc__card_reader *r, const sc__card_key *key, yaml_nod
     size_t n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
 
     if (!sc__sweepable(key)) {
-        sc__reader_error(r, k,
-                         "%s: cannot be swept (valid: one value; sweep a key such as "
-                         "threads, prefetch, governor, pool_threads)",
+        sc__reader_error(r, k, "%s: cannot be swept (valid: one value; sweep a key such as "
+                               "threads, prefetch, governor, pool_threads)",
                          sc__card_key_name(key));
         return;
     }
     if (card->sweep_field != SC_CF_COUNT) {
-        sc__reader_error(r, k,
-                         "%s: a card sweeps one variable, and it already sweeps %s "
-                         "(valid: a list for one key only)",
-                         sc__card_key_name(key),
-                         sc__card_key_name(&sc__card_keys[card->sweep_field]));
+        sc__reader_error(r, k, "%s: a card sweeps one variable, and it already sweeps %s "
+                               "(valid: a list for one key only)",
+                         sc__card_key_name(key), sc__card_key_name(&sc__card_keys[card->sweep_field]));
         return;
     }
     if (n < 2) {
@@ -345,9 +339,8 @@ static void sc__read_sweep_map(sc__card_reader *r, yaml_node_t *k, yaml_node_t *
 {
     if (map->type != YAML_MAPPING_NODE ||
         map->data.mapping.pairs.top - map->data.mapping.pairs.start != 1) {
-        sc__reader_error(r, k,
-                         "sweep: expected one key with a list of values (valid: sweep: "
-                         "{prefetch: [on, off]})");
+        sc__reader_error(r, k, "sweep: expected one key with a list of values (valid: sweep: "
+                               "{prefetch: [on, off]})");
         return;
     }
     yaml_node_pair_t *p = map->data.mapping.pairs.start;
@@ -363,9 +356,8 @@ static void sc__read_sweep_map(sc__card_reader *r, yaml_node_t *k, yaml_node_t *
         return;
     }
     if (r->card->present[key->field]) {
-        sc__reader_error(r, key_node,
-                         "sweep: %s also has a single value on line %d (valid: one "
-                         "of the two)",
+        sc__reader_error(r, key_node, "sweep: %s also has a single value on line %d (valid: one "
+                                      "of the two)",
                          sc__card_key_name(key), r->card->line[key->field]);
         return;
     }
@@ -473,14 +465,14 @@ static void sc__read_mapping(sc__card_reader *r, yaml_node_t *map, const char *p
             continue;
         }
         if (container) {
-            sc__reader_error(r, k, "%s: expected a mapping of keys, got %s", sc__scalar(k),
-                             sc__node_kind(v));
+            sc__reader_error(r, k, "%s: expected a mapping of keys, got %s",
+                             sc__scalar(k), sc__node_kind(v));
             continue;
         }
         const sc__card_key *near = sc__card_key_suggest(sc__scalar(k));
         if (near)
-            sc__reader_error(r, k, "unknown key \"%s\" (did you mean %s?)", sc__scalar(k),
-                             sc__card_key_name(near));
+            sc__reader_error(r, k, "unknown key \"%s\" (did you mean %s?)",
+                             sc__scalar(k), sc__card_key_name(near));
         else
             sc__reader_error(r, k, "unknown key \"%s\" in %s (see streamcard-card(5))",
                              sc__scalar(k), *prefix ? prefix : "the top level");
@@ -514,8 +506,8 @@ int sc_card_parse(sc_card *card, const char *text, size_t len, const char *name,
         return -ENOMEM;
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     if (!yaml_parser_load(&parser, &doc)) {
-        sc_diag_addf(diag, "%s:%zu: not valid YAML: %s (%s)", name, parser.problem_mark.line + 1,
-                     parser.problem ? parser.problem : "error",
+        sc_diag_addf(diag, "%s:%zu: not valid YAML: %s (%s)", name,
+                     parser.problem_mark.line + 1, parser.problem ? parser.problem : "error",
                      parser.context ? parser.context : "check indentation and quoting");
         yaml_parser_delete(&parser);
         return -EBADMSG;

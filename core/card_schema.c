@@ -83,8 +83,8 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
      SC__WL_ANY, "runs: auto: stop when the median's 95% interval is within this % (default 2)"},
     {SC_CF_RUNS_MAX, "experiment.runs_max", "runs-max", SC__CT_LONG, 6, 1000, NULL, SC__WL_ANY,
      "runs: auto: at most this many runs (default 30)"},
-    {SC_CF_INTERFERENCE_ACCOUNTING, "experiment.interference_accounting", "interference-accounting",
-     SC__CT_SWITCH, 0, 0, NULL, SC__WL_ANY,
+    {SC_CF_INTERFERENCE_ACCOUNTING, "experiment.interference_accounting",
+     "interference-accounting", SC__CT_SWITCH, 0, 0, NULL, SC__WL_ANY,
      "account foreign work on the card's CPUs: on | off (default on)"},
     {SC_CF_EXPECT_TRANSPORT, "experiment.expect.transport", "expect-transport", SC__CT_CARRIERS, 0,
      0, NULL, WL_MPI,
@@ -104,8 +104,8 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
      "foreign share of any card CPU above this % fails the run (default 5)"},
     {SC_CF_ENV, "experiment.env", NULL, SC__CT_ENV, 0, 0, NULL, SC__WL_ANY,
      "variables set for the workload"},
-    {SC_CF_CONTROLLED, "experiment.controlled_variables", NULL, SC__CT_LIST, 0, 0, NULL, SC__WL_ANY,
-     "what was held constant (documentation)"},
+    {SC_CF_CONTROLLED, "experiment.controlled_variables", NULL, SC__CT_LIST, 0, 0, NULL,
+     SC__WL_ANY, "what was held constant (documentation)"},
 };
 
 const sc__card_key *sc__card_key_by_path(const char *path)
@@ -175,76 +175,41 @@ const sc__card_key *sc__card_key_suggest(const char *name)
 static void *sc__card_slot(sc_card *card, sc_card_field f)
 {
     switch (f) {
-    case SC_CF_VERSION:
-        return &card->version;
-    case SC_CF_QUESTION:
-        return &card->question;
-    case SC_CF_RUN_NAME:
-        return &card->run_name;
-    case SC_CF_KERNEL:
-        return &card->kernel;
-    case SC_CF_CPU_LIST:
-        return &card->cpu_list;
-    case SC_CF_THREADS:
-        return &card->threads;
-    case SC_CF_MEMORY_NODE:
-        return &card->memory_node;
-    case SC_CF_GOVERNOR:
-        return &card->governor;
-    case SC_CF_ARRAY_SIZE:
-        return &card->array_size;
-    case SC_CF_ITERATIONS:
-        return &card->iterations;
-    case SC_CF_NT_STORES:
-        return &card->nt_stores;
-    case SC_CF_CACHE_RESIDENT:
-        return &card->cache_resident;
-    case SC_CF_NB:
-        return &card->nb;
-    case SC_CF_NQ:
-        return &card->nq;
-    case SC_CF_DIM:
-        return &card->dim;
-    case SC_CF_K:
-        return &card->k;
-    case SC_CF_POOL_THREADS:
-        return &card->pool_threads;
-    case SC_CF_RANKS:
-        return &card->ranks;
-    case SC_CF_MIN_BYTES:
-        return &card->min_bytes;
-    case SC_CF_MAX_BYTES:
-        return &card->max_bytes;
-    case SC_CF_WINDOW:
-        return &card->window;
-    case SC_CF_PAIRS:
-        return &card->pairs;
-    case SC_CF_OUTLIER_MAD:
-        return &card->outlier_mad;
-    case SC_CF_OUTLIER_MIN_PCT:
-        return &card->outlier_min_pct;
-    case SC_CF_NODES:
-        return &card->nodes;
-    case SC_CF_EXPECT_TRANSPORT:
-        return &card->expect_transport;
-    case SC_CF_EXPECT_MIN_RATE:
-        return &card->expect_min_rate_MBps;
-    case SC_CF_RUNS:
-        return &card->runs;
-    case SC_CF_RUNS_CI_PCT:
-        return &card->runs_ci_pct;
-    case SC_CF_RUNS_MAX:
-        return &card->runs_max;
-    case SC_CF_INTERFERENCE_ACCOUNTING:
-        return &card->interference_accounting;
-    case SC_CF_EXPECT_MAX_INTERFERENCE:
-        return &card->expect_max_interference_pct;
-    case SC_CF_EXPECT_AT_BYTES:
-        return &card->expect_at_bytes;
-    case SC_CF_EXPECT_MAX_LATENCY:
-        return &card->expect_max_latency_us;
-    default:
-        return NULL;
+    case SC_CF_VERSION: return &card->version;
+    case SC_CF_QUESTION: return &card->question;
+    case SC_CF_RUN_NAME: return &card->run_name;
+    case SC_CF_KERNEL: return &card->kernel;
+    case SC_CF_CPU_LIST: return &card->cpu_list;
+    case SC_CF_THREADS: return &card->threads;
+    case SC_CF_MEMORY_NODE: return &card->memory_node;
+    case SC_CF_GOVERNOR: return &card->governor;
+    case SC_CF_ARRAY_SIZE: return &card->array_size;
+    case SC_CF_ITERATIONS: return &card->iterations;
+    case SC_CF_NT_STORES: return &card->nt_stores;
+    case SC_CF_CACHE_RESIDENT: return &card->cache_resident;
+    case SC_CF_NB: return &card->nb;
+    case SC_CF_NQ: return &card->nq;
+    case SC_CF_DIM: return &card->dim;
+    case SC_CF_K: return &card->k;
+    case SC_CF_POOL_THREADS: return &card->pool_threads;
+    case SC_CF_RANKS: return &card->ranks;
+    case SC_CF_MIN_BYTES: return &card->min_bytes;
+    case SC_CF_MAX_BYTES: return &card->max_bytes;
+    case SC_CF_WINDOW: return &card->window;
+    case SC_CF_PAIRS: return &card->pairs;
+    case SC_CF_OUTLIER_MAD: return &card->outlier_mad;
+    case SC_CF_OUTLIER_MIN_PCT: return &card->outlier_min_pct;
+    case SC_CF_NODES: return &card->nodes;
+    case SC_CF_EXPECT_TRANSPORT: return &card->expect_transport;
+    case SC_CF_EXPECT_MIN_RATE: return &card->expect_min_rate_MBps;
+    case SC_CF_RUNS: return &card->runs;
+    case SC_CF_RUNS_CI_PCT: return &card->runs_ci_pct;
+    case SC_CF_RUNS_MAX: return &card->runs_max;
+    case SC_CF_INTERFERENCE_ACCOUNTING: return &card->interference_accounting;
+    case SC_CF_EXPECT_MAX_INTERFERENCE: return &card->expect_max_interference_pct;
+    case SC_CF_EXPECT_AT_BYTES: return &card->expect_at_bytes;
+    case SC_CF_EXPECT_MAX_LATENCY: return &card->expect_max_latency_us;
+    default: return NULL;
     }
 }
 
@@ -376,9 +341,9 @@ static int sc__assign_value(sc_card *card, const sc__card_key *key, const char *
         }
         int rc = sc__parse_decimal(value, &u);
         if (rc < 0 || u < (unsigned long long)key->min || u > (unsigned long long)key->max) {
-            sc_diag_addf(diag, "%s: %s: \"%s\" is not %s (valid: %lld-%lld%s)", where, name, value,
-                         rc < 0 && rc != -ERANGE ? "a whole number" : "in range", key->min,
-                         key->max, key->type == SC__CT_RUNS ? ", or auto" : "");
+            sc_diag_addf(diag, "%s: %s: \"%s\" is not %s (valid: %lld-%lld%s)", where, name,
+                         value, rc < 0 && rc != -ERANGE ? "a whole number" : "in range",
+                         key->min, key->max, key->type == SC__CT_RUNS ? ", or auto" : "");
             return -EINVAL;
         }
         if (key->type == SC__CT_U64)
@@ -392,8 +357,8 @@ static int sc__assign_value(sc_card *card, const sc__card_key *key, const char *
         errno = 0;
         double d = strtod(value, &end);
         if (errno || end == value || *end || !isfinite(d) || d <= 0) {
-            sc_diag_addf(diag, "%s: %s: \"%s\" is not a positive number (valid: e.g. 60000)", where,
-                         name, value);
+            sc_diag_addf(diag, "%s: %s: \"%s\" is not a positive number (valid: e.g. 60000)",
+                         where, name, value);
             return -EINVAL;
         }
         *(double *)slot = d;
@@ -401,8 +366,8 @@ static int sc__assign_value(sc_card *card, const sc__card_key *key, const char *
     }
     case SC__CT_CPULIST:
         if (sc_cpulist_parse(value, card->cpus, why, sizeof(why)) < 0) {
-            sc_diag_addf(diag, "%s: %s: %s (valid: Linux cpulist such as 0-3,8,10-11)", where, name,
-                         why);
+            sc_diag_addf(diag, "%s: %s: %s (valid: Linux cpulist such as 0-3,8,10-11)", where,
+                         name, why);
             return -EINVAL;
         }
         return sc__replace_string(&card->cpu_list, value);
@@ -412,9 +377,8 @@ static int sc__assign_value(sc_card *card, const sc__card_key *key, const char *
                 card->workload = (sc_workload)w;
                 return 0;
             }
-        sc_diag_addf(diag,
-                     "%s: %s: \"%s\" is not a workload (valid: stream, ipsearch, "
-                     "mpi-pingpong)",
+        sc_diag_addf(diag, "%s: %s: \"%s\" is not a workload (valid: stream, ipsearch, "
+                           "mpi-pingpong)",
                      where, name, value);
         return -EINVAL;
     case SC__CT_PREFETCH:
@@ -423,8 +387,8 @@ static int sc__assign_value(sc_card *card, const sc__card_key *key, const char *
                 card->prefetch = (sc_prefetch)p;
                 return 0;
             }
-        sc_diag_addf(diag, "%s: %s: \"%s\" is not allowed (valid: on, off, unchanged)", where, name,
-                     value);
+        sc_diag_addf(diag, "%s: %s: \"%s\" is not allowed (valid: on, off, unchanged)", where,
+                     name, value);
         return -EINVAL;
     case SC__CT_SWITCH:
         if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0) {
@@ -543,25 +507,18 @@ size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX
 const char *sc_workload_name(sc_workload w)
 {
     switch (w) {
-    case SC_WORKLOAD_STREAM:
-        return "stream";
-    case SC_WORKLOAD_IPSEARCH:
-        return "ipsearch";
-    case SC_WORKLOAD_MPI_PINGPONG:
-        return "mpi-pingpong";
-    default:
-        return "none";
+    case SC_WORKLOAD_STREAM: return "stream";
+    case SC_WORKLOAD_IPSEARCH: return "ipsearch";
+    case SC_WORKLOAD_MPI_PINGPONG: return "mpi-pingpong";
+    default: return "none";
     }
 }
 
 const char *sc_prefetch_name(sc_prefetch p)
 {
     switch (p) {
-    case SC_PREFETCH_ON:
-        return "on";
-    case SC_PREFETCH_OFF:
-        return "off";
-    default:
-        return "unchanged";
+    case SC_PREFETCH_ON: return "on";
+    case SC_PREFETCH_OFF: return "off";
+    default: return "unchanged";
     }
 }

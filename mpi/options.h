@@ -27,7 +27,7 @@ struct scm_opts {
     int pairs_all;               /* --pairs all: every pair of the ranks (matrix.h) */
     struct sct_cli_common cli;   /* --json (written by rank 0), --build-info, --help */
     const char *transport_log;   /* --transport-log: rank 0 writes what MPI_Init said */
-    enum sct_fault fault;        /* test-only, STREAMCARD_FAULT */
+    enum sct_fault fault; /* test-only, STREAMCARD_FAULT */
 };
 
 /* Parse argv and STREAMCARD_FAULT into o. Returns 0, or -EINVAL after the one-line error. */

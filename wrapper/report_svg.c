@@ -81,8 +81,8 @@ static double sc__xv(double x, bool log2x)
     return log2x ? log2(x > 1 ? x : 1) : x;
 }
 
-void sc_svg_xy(FILE *out, const char *title, const char *xlabel, const char *yunit, const double *x,
-               const double *y, size_t n, bool log2x)
+void sc_svg_xy(FILE *out, const char *title, const char *xlabel, const char *yunit,
+               const double *x, const double *y, size_t n, bool log2x)
 {
     const double left = 70, right = SC__W - 20, top = 44, bottom = 264;
     double lx0 = INFINITY, lx1 = -INFINITY, ymax = 0;
@@ -119,8 +119,7 @@ void sc_svg_xy(FILE *out, const char *title, const char *xlabel, const char *yun
     sc__text(out, left - 6, top - 14, "end", yunit);
     fprintf(out, "<polyline class=\"line\" points=\"");
     for (size_t i = 0; i < n; i++)
-        fprintf(out, "%.1f,%.1f ",
-                left + (right - left) * (sc__xv(x[i], log2x) - lx0) / (lx1 - lx0),
+        fprintf(out, "%.1f,%.1f ", left + (right - left) * (sc__xv(x[i], log2x) - lx0) / (lx1 - lx0),
                 bottom - (bottom - top) * y[i] / ymax);
     fprintf(out, "\"/>\n");
     for (size_t i = 0; i < n; i++)
