@@ -78,6 +78,7 @@ void sc_card_free(sc_card *card)
     free(card->pairs);
     free(card->nodes);
     free(card->expect_transport);
+    free(card->expect_interface);
     for (size_t i = 0; i < card->n_env; i++) {
         free(card->env[i].key);
         free(card->env[i].value);
@@ -605,7 +606,7 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
     /* Every owned member is cleared first, so that a failed copy frees only its own. */
     c->source = c->source_name = c->question = c->run_name = c->kernel = c->cpu_list = NULL;
     c->governor = c->nt_stores = c->nodes = c->expect_transport = c->name_suffix = NULL;
-    c->cache_resident = c->pairs = NULL;
+    c->cache_resident = c->pairs = c->expect_interface = NULL;
     c->cpus = NULL;
     c->env = NULL;
     c->n_env = 0;
@@ -630,6 +631,7 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
          sc__copy_str(&c->cache_resident, card->cache_resident) &&
          sc__copy_str(&c->pairs, card->pairs) && sc__copy_str(&c->nodes, card->nodes) &&
          sc__copy_str(&c->expect_transport, card->expect_transport) &&
+         sc__copy_str(&c->expect_interface, card->expect_interface) &&
          sc__copy_str(&c->name_suffix, card->name_suffix);
     for (size_t i = 0; ok && i < card->n_env; i++)
         ok = sc__env_add(c, card->env[i].key, card->env[i].value) == 0;

@@ -156,13 +156,15 @@ static void sc__emit_experiment(yaml_emitter_t *e, const sc_card *card)
         sc__pair_u64(e, "runs_max", (uint64_t)card->runs_max);
     }
     sc__pair(e, "interference_accounting", card->interference_accounting ? "on" : "off");
-    if (card->expect_transport || card->expect_min_rate_MBps > 0 ||
+    if (card->expect_transport || card->expect_interface || card->expect_min_rate_MBps > 0 ||
         card->present[SC_CF_EXPECT_AT_BYTES] || card->expect_max_latency_us > 0 ||
         card->interference_accounting) {
         sc__scalar(e, "expect");
         sc__mapping_start(e);
         if (card->expect_transport)
             sc__pair(e, "transport", card->expect_transport);
+        if (card->expect_interface)
+            sc__pair(e, "interface", card->expect_interface);
         if (card->expect_min_rate_MBps > 0) {
             snprintf(num, sizeof(num), "%.17g", card->expect_min_rate_MBps);
             sc__pair(e, "min_rate_MBps", num);

@@ -90,6 +90,9 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
      0, NULL, WL_MPI,
      "mpi: carrier(s) the data must go over: shm, tcp, ofi:PROVIDER, ucx:TRANSPORT; a list "
      "(shm,tcp) means any of them"},
+    {SC_CF_EXPECT_INTERFACE, "experiment.expect.interface", "expect-interface", SC__CT_NAME, 0,
+     0, NULL, WL_MPI,
+     "mpi: the network interface (eth0, hsn0, ib0) that must carry 90% of the payload bytes"},
     {SC_CF_EXPECT_MIN_RATE, "experiment.expect.min_rate_MBps", "expect-min-rate", SC__CT_DOUBLE, 0,
      0, NULL, WL_STREAM | WL_MPI,
      "best rate below this (MB/s) fails the run (mpi: the rate at at_bytes)"},
@@ -201,6 +204,7 @@ static void *sc__card_slot(sc_card *card, sc_card_field f)
     case SC_CF_OUTLIER_MIN_PCT: return &card->outlier_min_pct;
     case SC_CF_NODES: return &card->nodes;
     case SC_CF_EXPECT_TRANSPORT: return &card->expect_transport;
+    case SC_CF_EXPECT_INTERFACE: return &card->expect_interface;
     case SC_CF_EXPECT_MIN_RATE: return &card->expect_min_rate_MBps;
     case SC_CF_RUNS: return &card->runs;
     case SC_CF_RUNS_CI_PCT: return &card->runs_ci_pct;
@@ -482,6 +486,7 @@ size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX
         const sc__card_key *key = &sc__card_keys[i];
         if (key->workloads == SC__WL_ANY || !(key->workloads & SC__WL_BIT(card->workload)) ||
             key->field == SC_CF_MEMORY_NODE || key->field == SC_CF_EXPECT_TRANSPORT ||
+            key->field == SC_CF_EXPECT_INTERFACE ||
             key->field == SC_CF_EXPECT_MIN_RATE || key->field == SC_CF_EXPECT_AT_BYTES ||
             key->field == SC_CF_EXPECT_MAX_LATENCY || key->field == SC_CF_CACHE_RESIDENT ||
             key->field == SC_CF_OUTLIER_MAD || key->field == SC_CF_OUTLIER_MIN_PCT ||

@@ -79,6 +79,7 @@ typedef enum sc_card_field {
     SC_CF_RUNS_MAX,
     SC_CF_INTERFERENCE_ACCOUNTING,
     SC_CF_EXPECT_TRANSPORT,
+    SC_CF_EXPECT_INTERFACE,
     SC_CF_EXPECT_MIN_RATE,
     SC_CF_EXPECT_AT_BYTES,
     SC_CF_EXPECT_MAX_LATENCY,
@@ -131,6 +132,7 @@ typedef struct sc_card {
     long runs_max;
     bool interference_accounting; /* the sampler runs and the interference gate is asked */
     char *expect_transport;
+    char *expect_interface; /* mpi: the NIC that must carry >= 90% of the payload bytes */
     double expect_min_rate_MBps;        /* 0: no minimum */
     uint64_t expect_at_bytes;           /* mpi: the size min_rate applies to (present[]: else the
                                            largest) */
