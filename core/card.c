@@ -5,6 +5,7 @@
 #include "sc_card.h"
 #include "sc_card_schema.h"
 #include "sc_file.h"
+#include "sc_linkmatrix.h"
 #include "sc_text.h"
 
 #include <errno.h>
@@ -55,6 +56,8 @@ sc_card *sc_card_new(void)
     card->runs_max = SC_CARD_RUNS_MAX_DEFAULT;
     card->interference_accounting = true;
     card->expect_max_interference_pct = SC_CARD_MAX_INTERFERENCE_DEFAULT;
+    card->outlier_mad = SC_LINKMATRIX_MAD_DEFAULT;
+    card->outlier_min_pct = SC_LINKMATRIX_MIN_PCT_DEFAULT;
     return card;
 }
 
@@ -72,8 +75,10 @@ void sc_card_free(sc_card *card)
     free(card->governor);
     free(card->nt_stores);
     free(card->cache_resident);
+    free(card->pairs);
     free(card->nodes);
     free(card->expect_transport);
+    free(card->expect_interface);
     for (size_t i = 0; i < card->n_env; i++) {
         free(card->env[i].key);
         free(card->env[i].value);
@@ -268,6 +273,9 @@ static bool sc__sweepable(const sc__card_key *key)
     case SC_CF_RUNS:
     case SC_CF_RUNS_CI_PCT:
     case SC_CF_RUNS_MAX:
+    case SC_CF_PAIRS: /* one matrix is one run: its shape and its judgement stay put */
+    case SC_CF_OUTLIER_MAD:
+    case SC_CF_OUTLIER_MIN_PCT:
     case SC_CF_ENV:
     case SC_CF_CONTROLLED:
         return false;
@@ -598,7 +606,7 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
     /* Every owned member is cleared first, so that a failed copy frees only its own. */
     c->source = c->source_name = c->question = c->run_name = c->kernel = c->cpu_list = NULL;
     c->governor = c->nt_stores = c->nodes = c->expect_transport = c->name_suffix = NULL;
-    c->cache_resident = NULL;
+    c->cache_resident = c->pairs = c->expect_interface = NULL;
     c->cpus = NULL;
     c->env = NULL;
     c->n_env = 0;
@@ -621,8 +629,9 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
          sc__copy_str(&c->governor, card->governor) &&
          sc__copy_str(&c->nt_stores, card->nt_stores) &&
          sc__copy_str(&c->cache_resident, card->cache_resident) &&
-         sc__copy_str(&c->nodes, card->nodes) &&
+         sc__copy_str(&c->pairs, card->pairs) && sc__copy_str(&c->nodes, card->nodes) &&
          sc__copy_str(&c->expect_transport, card->expect_transport) &&
+         sc__copy_str(&c->expect_interface, card->expect_interface) &&
          sc__copy_str(&c->name_suffix, card->name_suffix);
     for (size_t i = 0; ok && i < card->n_env; i++)
         ok = sc__env_add(c, card->env[i].key, card->env[i].value) == 0;

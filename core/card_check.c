@@ -102,8 +102,13 @@ static int sc__apply_defaults(sc_card *card)
             card->max_bytes = 4u << 20;
         if (!card->present[SC_CF_ITERATIONS])
             card->iterations = 1000;
-        if (sc__set_default_string(&card->kernel, "pingpong") < 0)
+        if (sc__set_default_string(&card->kernel, "pingpong") < 0 ||
+            sc__set_default_string(&card->pairs, "first") < 0)
             return -ENOMEM;
+        /* pairs: all runs one rank per node: the nodes' count, or 0 for the allocation's
+           (the wrapper reads it from Slurm) */
+        if (!card->present[SC_CF_RANKS] && strcmp(card->pairs, "all") == 0)
+            card->ranks = card->nodes ? (long)sc_hostlist_count(card->nodes) : 0;
         /* Only uniband has a window (0: none); its default is the kernel's. */
         if (!card->present[SC_CF_WINDOW] && strcmp(card->kernel, "uniband") == 0)
             card->window = 64;
@@ -205,6 +210,8 @@ static int sc__derive_run_name(sc_card *card)
     else if (card->workload == SC_WORKLOAD_IPSEARCH)
         snprintf(name, sizeof(name), "ipsearch_%ldthread_%ldpool", card->threads,
                  card->pool_threads);
+    else if (card->pairs && strcmp(card->pairs, "all") == 0)
+        snprintf(name, sizeof(name), "mpi_%s_allpairs", card->kernel);
     else
         snprintf(name, sizeof(name), "mpi_%s_%ldrank", card->kernel, card->ranks);
     if (card->name_suffix)
@@ -212,6 +219,39 @@ static int sc__derive_run_name(sc_card *card)
     sc__card_name_sanitize(name);
     card->run_name = strdup(name);
     return card->run_name ? 0 : -ENOMEM;
+}
+
+/*
+ * pairs: first is one pair (exactly 2 ranks); the outlier bounds judge a link matrix, so
+ * they belong to pairs: all (doc/design.md, "Link matrix").
+ */
+static void sc__check_pairs(const sc_card *card, sc_diag *diag, int *errors)
+{
+    bool all = card->pairs && strcmp(card->pairs, "all") == 0;
+    char where[512];
+
+    if (card->workload != SC_WORKLOAD_MPI_PINGPONG || card->invalid[SC_CF_PAIRS])
+        return;
+    if (!all && card->present[SC_CF_RANKS] && !card->invalid[SC_CF_RANKS] && card->ranks != 2) {
+        sc_diag_addf(diag, "%s: ranks: %ld ranks make more than one pair (valid: 2, or pairs: all)",
+                     sc__where(card, SC_CF_RANKS, where, sizeof(where)), card->ranks);
+        (*errors)++;
+    }
+    for (sc_card_field f = SC_CF_OUTLIER_MAD; f <= SC_CF_OUTLIER_MIN_PCT; f++)
+        if (!all && card->present[f] && !card->invalid[f]) {
+            sc_diag_addf(diag, "%s: %s: only with pairs: all (valid: pairs: all, or no %s)",
+                         sc__where(card, f, where, sizeof(where)), sc_card_field_name(f),
+                         sc_card_field_name(f));
+            (*errors)++;
+        }
+    if (all && card->present[SC_CF_NODES] && card->present[SC_CF_RANKS] &&
+        !card->invalid[SC_CF_RANKS] && card->nodes &&
+        (unsigned long)card->ranks != sc_hostlist_count(card->nodes)) {
+        sc_diag_addf(diag, "%s: ranks: %ld with pairs: all is one rank per node of %s (valid: %lu)",
+                     sc__where(card, SC_CF_RANKS, where, sizeof(where)), card->ranks, card->nodes,
+                     sc_hostlist_count(card->nodes));
+        (*errors)++;
+    }
 }
 
 /*
@@ -310,6 +350,7 @@ int sc__card_check_run(sc_card *card, sc_diag *diag)
                      sc__where(card, SC_CF_WINDOW, where, sizeof(where)));
         errors++;
     }
+    sc__check_pairs(card, diag, &errors);
     if (card->present[SC_CF_EXPECT_AT_BYTES] && !card->invalid[SC_CF_EXPECT_AT_BYTES] &&
         sc__valid(card, SC_CF_MIN_BYTES, SC_CF_MAX_BYTES) &&
         (card->expect_at_bytes < card->min_bytes || card->expect_at_bytes > card->max_bytes)) {

@@ -128,11 +128,21 @@ static void sc__emit_experiment(yaml_emitter_t *e, const sc_card *card)
             sc__pair_u64(e, "pool_threads", (uint64_t)card->pool_threads);
     }
     if (card->workload == SC_WORKLOAD_MPI_PINGPONG) {
-        sc__pair_u64(e, "ranks", (uint64_t)card->ranks);
+        if (card->ranks) /* 0: pairs: all over the allocation's nodes */
+            sc__pair_u64(e, "ranks", (uint64_t)card->ranks);
         sc__pair_u64(e, "min_bytes", card->min_bytes);
         sc__pair_u64(e, "max_bytes", card->max_bytes);
         if (card->window)
             sc__pair_u64(e, "window", (uint64_t)card->window);
+        if (card->pairs && strcmp(card->pairs, "all") == 0) {
+            char bound[64];
+
+            sc__pair(e, "pairs", card->pairs);
+            snprintf(bound, sizeof(bound), "%.17g", card->outlier_mad);
+            sc__pair(e, "outlier_mad", bound);
+            snprintf(bound, sizeof(bound), "%.17g", card->outlier_min_pct);
+            sc__pair(e, "outlier_min_pct", bound);
+        }
     }
     if (card->nodes)
         sc__pair(e, "nodes", card->nodes);
@@ -146,13 +156,15 @@ static void sc__emit_experiment(yaml_emitter_t *e, const sc_card *card)
         sc__pair_u64(e, "runs_max", (uint64_t)card->runs_max);
     }
     sc__pair(e, "interference_accounting", card->interference_accounting ? "on" : "off");
-    if (card->expect_transport || card->expect_min_rate_MBps > 0 ||
+    if (card->expect_transport || card->expect_interface || card->expect_min_rate_MBps > 0 ||
         card->present[SC_CF_EXPECT_AT_BYTES] || card->expect_max_latency_us > 0 ||
         card->interference_accounting) {
         sc__scalar(e, "expect");
         sc__mapping_start(e);
         if (card->expect_transport)
             sc__pair(e, "transport", card->expect_transport);
+        if (card->expect_interface)
+            sc__pair(e, "interface", card->expect_interface);
         if (card->expect_min_rate_MBps > 0) {
             snprintf(num, sizeof(num), "%.17g", card->expect_min_rate_MBps);
             sc__pair(e, "min_rate_MBps", num);

@@ -61,14 +61,20 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
      "ipsearch: results per query"},
     {SC_CF_POOL_THREADS, "experiment.pool_threads", "pool-threads", SC__CT_LONG, 1, 65536, NULL,
      WL_IPSEARCH, "ipsearch: the application's own worker threads"},
-    {SC_CF_RANKS, "experiment.ranks", "ranks", SC__CT_LONG, 2, 2, NULL, WL_MPI,
-     "mpi-pingpong: MPI ranks (2)"},
+    {SC_CF_RANKS, "experiment.ranks", "ranks", SC__CT_LONG, 2, 4096, NULL, WL_MPI,
+     "mpi-pingpong: MPI ranks (2; pairs: all: one per node, default the nodes' count)"},
     {SC_CF_MIN_BYTES, "experiment.min_bytes", "min-bytes", SC__CT_U64, 0, 1LL << 30, NULL, WL_MPI,
      "mpi-pingpong: smallest message"},
     {SC_CF_MAX_BYTES, "experiment.max_bytes", "max-bytes", SC__CT_U64, 1, 1LL << 30, NULL, WL_MPI,
      "mpi-pingpong: largest message"},
     {SC_CF_WINDOW, "experiment.window", "window", SC__CT_LONG, 1, 1024, NULL, WL_MPI,
      "mpi-pingpong uniband: messages in flight per window"},
+    {SC_CF_PAIRS, "experiment.pairs", "pairs", SC__CT_CHOICE, 0, 0, "first|all", WL_MPI,
+     "mpi-pingpong: first (ranks 0 and 1) | all (every node pair in rounds: a link matrix)"},
+    {SC_CF_OUTLIER_MAD, "experiment.outlier_mad", "outlier-mad", SC__CT_DOUBLE, 0, 0, NULL, WL_MPI,
+     "pairs: all: a node or link is bad beyond this many MADs of the others (default 3)"},
+    {SC_CF_OUTLIER_MIN_PCT, "experiment.outlier_min_pct", "outlier-min-pct", SC__CT_DOUBLE, 0, 0,
+     NULL, WL_MPI, "pairs: all: and at least this % worse than the others (default 20)"},
     {SC_CF_NODES, "experiment.nodes", "nodes", SC__CT_STRING, 0, 0, NULL, SC__WL_ANY,
      "Slurm hostlist the card may run on (node[01-02])"},
     {SC_CF_RUNS, "experiment.runs", "runs", SC__CT_RUNS, 1, 1000, NULL, SC__WL_ANY,
@@ -84,6 +90,9 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
      0, NULL, WL_MPI,
      "mpi: carrier(s) the data must go over: shm, tcp, ofi:PROVIDER, ucx:TRANSPORT; a list "
      "(shm,tcp) means any of them"},
+    {SC_CF_EXPECT_INTERFACE, "experiment.expect.interface", "expect-interface", SC__CT_NAME, 0,
+     0, NULL, WL_MPI,
+     "mpi: the network interface (eth0, hsn0, ib0) that must carry 90% of the payload bytes"},
     {SC_CF_EXPECT_MIN_RATE, "experiment.expect.min_rate_MBps", "expect-min-rate", SC__CT_DOUBLE, 0,
      0, NULL, WL_STREAM | WL_MPI,
      "best rate below this (MB/s) fails the run (mpi: the rate at at_bytes)"},
@@ -190,8 +199,12 @@ static void *sc__card_slot(sc_card *card, sc_card_field f)
     case SC_CF_MIN_BYTES: return &card->min_bytes;
     case SC_CF_MAX_BYTES: return &card->max_bytes;
     case SC_CF_WINDOW: return &card->window;
+    case SC_CF_PAIRS: return &card->pairs;
+    case SC_CF_OUTLIER_MAD: return &card->outlier_mad;
+    case SC_CF_OUTLIER_MIN_PCT: return &card->outlier_min_pct;
     case SC_CF_NODES: return &card->nodes;
     case SC_CF_EXPECT_TRANSPORT: return &card->expect_transport;
+    case SC_CF_EXPECT_INTERFACE: return &card->expect_interface;
     case SC_CF_EXPECT_MIN_RATE: return &card->expect_min_rate_MBps;
     case SC_CF_RUNS: return &card->runs;
     case SC_CF_RUNS_CI_PCT: return &card->runs_ci_pct;
@@ -466,14 +479,17 @@ size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX
 {
     size_t n = 0;
 
-    /* The keys only some workloads read are the workload's own parameters; expect.* and
-       cache_resident are gates and memory_node is placement, all recorded elsewhere. */
+    /* The keys only some workloads read are the workload's own parameters; expect.*,
+       cache_resident and the outlier bounds are judgements and memory_node is placement, all
+       recorded elsewhere. */
     for (size_t i = 0; i < SC_CF_COUNT && n < SC_CARD_MAX_PARAMS; i++) {
         const sc__card_key *key = &sc__card_keys[i];
         if (key->workloads == SC__WL_ANY || !(key->workloads & SC__WL_BIT(card->workload)) ||
             key->field == SC_CF_MEMORY_NODE || key->field == SC_CF_EXPECT_TRANSPORT ||
+            key->field == SC_CF_EXPECT_INTERFACE ||
             key->field == SC_CF_EXPECT_MIN_RATE || key->field == SC_CF_EXPECT_AT_BYTES ||
             key->field == SC_CF_EXPECT_MAX_LATENCY || key->field == SC_CF_CACHE_RESIDENT ||
+            key->field == SC_CF_OUTLIER_MAD || key->field == SC_CF_OUTLIER_MIN_PCT ||
             (key->field == SC_CF_WINDOW && !card->window))
             continue;
         /* The slot is only read: the cast drops const for the shared lookup. */

@@ -17,18 +17,29 @@
 /* STREAM's rule: a timed repetition lasts at least this many clock ticks. */
 #define SC__TIMER_TICKS 20
 
+/* MPI: the card's ranks; 0 (pairs: all over the allocation's nodes, known only when the
+   job runs) takes the count the communicator had, when that makes at least one pair. */
+static long sc__card_ranks(const sc_card *card, const sc_tracelog *t)
+{
+    if (card->ranks > 0)
+        return card->ranks;
+    return t->ranks_requested >= 2 ? t->ranks_requested : 2;
+}
+
 /* MPI: the ranks the communicator has and the ranks that reported, against the card. */
 static void sc__gate_rank_count(const sc_card *card, const sc_tracelog *t, sc_gate *g)
 {
+    long ranks = sc__card_ranks(card, t);
+
     if (t->ranks_requested < 0 || t->ranks_counted < 0)
         sc_gate_set(g, SC_GATE_FAIL,
                     "not supported by evidence: the log has no \"Number of Ranks "
                     "requested/counted\" lines");
-    else if (t->ranks_requested != card->ranks || t->ranks_counted != card->ranks)
+    else if (t->ranks_requested != ranks || t->ranks_counted != ranks)
         sc_gate_set(g, SC_GATE_FAIL, "ranks requested %ld, counted %ld, card ranks %ld",
-                    t->ranks_requested, t->ranks_counted, card->ranks);
+                    t->ranks_requested, t->ranks_counted, ranks);
     else
-        sc_gate_set(g, SC_GATE_OK, "ranks requested = counted = %ld", card->ranks);
+        sc_gate_set(g, SC_GATE_OK, "ranks requested = counted = %ld", ranks);
 }
 
 static void sc__gate_thread_count(const sc_card *card, const sc_tracelog *t, sc_gate *g)
@@ -300,16 +311,16 @@ static void sc__gate_rank_binding(const sc_card *card, const sc_tracelog *t, sc_
         sc_gate_set(g, SC_GATE_FAIL, "malformed trace line at log line %ld", t->malformed_line);
         goto out;
     }
-    if ((long)t->n_rank_bindings != card->ranks) {
+    if ((long)t->n_rank_bindings != sc__card_ranks(card, t)) {
         sc_gate_set(g, SC_GATE_FAIL, "%zu TRACE_RANK_BINDING lines for %ld ranks",
-                    t->n_rank_bindings, card->ranks);
+                    t->n_rank_bindings, sc__card_ranks(card, t));
         goto out;
     }
     for (size_t i = 0; i < t->n_rank_bindings; i++) {
         const sc_rank_binding *rb = &t->rank_bindings[i];
-        if (rb->rank < 0 || rb->rank >= card->ranks) {
+        if (rb->rank < 0 || rb->rank >= sc__card_ranks(card, t)) {
             sc_gate_set(g, SC_GATE_FAIL, "rank %ld reported, but the card has ranks 0-%ld",
-                        rb->rank, card->ranks - 1);
+                        rb->rank, sc__card_ranks(card, t) - 1);
             goto out;
         }
         if (rb->cpu < 0 || rb->cpu > SC_CPULIST_MAX_CPU ||

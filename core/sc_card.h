@@ -70,12 +70,16 @@ typedef enum sc_card_field {
     SC_CF_MIN_BYTES,
     SC_CF_MAX_BYTES,
     SC_CF_WINDOW,
+    SC_CF_PAIRS,
+    SC_CF_OUTLIER_MAD,
+    SC_CF_OUTLIER_MIN_PCT,
     SC_CF_NODES,
     SC_CF_RUNS,
     SC_CF_RUNS_CI_PCT,
     SC_CF_RUNS_MAX,
     SC_CF_INTERFERENCE_ACCOUNTING,
     SC_CF_EXPECT_TRANSPORT,
+    SC_CF_EXPECT_INTERFACE,
     SC_CF_EXPECT_MIN_RATE,
     SC_CF_EXPECT_AT_BYTES,
     SC_CF_EXPECT_MAX_LATENCY,
@@ -117,7 +121,9 @@ typedef struct sc_card {
     long ranks;
     uint64_t min_bytes, max_bytes;
     long window; /* mpi uniband: messages in flight per window */
-    char *nodes; /* Slurm hostlist the card may run on; NULL: any */
+    char *pairs; /* mpi: "first" (ranks 0 and 1) or "all" (every node pair, "Link matrix") */
+    double outlier_mad, outlier_min_pct; /* pairs: all: the bounds of a bad node or link */
+    char *nodes;                         /* Slurm hostlist the card may run on; NULL: any */
     /* How many times the workload runs, each a separate process, into one bundle: a number,
        or 0 for "auto": until the median's 95% interval is within runs_ci_pct % of the
        median, at most runs_max runs (doc/design.md, "Runs"). */
@@ -126,6 +132,7 @@ typedef struct sc_card {
     long runs_max;
     bool interference_accounting; /* the sampler runs and the interference gate is asked */
     char *expect_transport;
+    char *expect_interface; /* mpi: the NIC that must carry >= 90% of the payload bytes */
     double expect_min_rate_MBps;        /* 0: no minimum */
     uint64_t expect_at_bytes;           /* mpi: the size min_rate applies to (present[]: else the
                                            largest) */

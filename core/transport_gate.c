@@ -189,14 +189,12 @@ static void sc__any_of(const char *list, char *out, size_t len)
     }
 }
 
-void sc_transport_gate(const sc_card *card, const sc_tracelog *t, const char *decided, sc_gate *g)
+/* expect: transport: the carrier decided from the log against the card's. */
+static void sc__carrier_gate(const sc_card *card, const sc_tracelog *t, const char *decided,
+                             sc_gate *g)
 {
     char carrier[SC_CARRIER_MAX], note[1024], want[256], refused[420], absent[128] = "";
 
-    if (!card->expect_transport) {
-        sc_gate_set(g, SC_GATE_NULL, "the card expects no transport");
-        return;
-    }
     sc_transport_decide(t, carrier, sizeof(carrier), note, sizeof(note));
     if (decided)
         snprintf(carrier, sizeof(carrier), "%s", decided);
@@ -224,4 +222,117 @@ void sc_transport_gate(const sc_card *card, const sc_tracelog *t, const char *de
     else
         sc_gate_set(g, SC_GATE_FAIL, "expected transport %s, the data went over %s%s%s%s (%s)",
                     want, carrier, refused[0] ? "; " : "", refused, absent, note);
+}
+
+/* Interfaces kept apart when the payload's bytes are counted per interface. */
+#define SC__IFACES_MAX 64
+
+typedef struct sc__iface_sum {
+    char name[32];
+    unsigned long long tx;
+} sc__iface_sum;
+
+/* The bytes each interface sent in the main loop, each namespace's counters once (ranks in
+   one namespace read the same ones): into sums (returns how many), and the payload every
+   rank sent into *payload. */
+static size_t sc__iface_sums(const sc_tracelog *t, sc__iface_sum *sums, unsigned long long *payload)
+{
+    const sc_text_list *ifs = &t->mpi[SC_MPI_IFACE], *pl = &t->mpi[SC_MPI_PAYLOAD];
+    size_t n = 0;
+
+    *payload = 0;
+    for (size_t i = 0; i < pl->n; i++) {
+        int r;
+        char netns[32];
+        unsigned long long sent;
+        size_t dropped;
+        if (sscanf(pl->items[i],
+                   SC_TRACE_AFTER_TAG(SC_TRACE_PAYLOAD_BYTES("%d", "%31s", "%llu", "%zu"),
+                                      SC_TRACE_TAG_PAYLOAD_BYTES),
+                   &r, netns, &sent, &dropped) == 4)
+            *payload += sent;
+    }
+    for (size_t i = 0; i < ifs->n; i++) {
+        int r;
+        char netns[32], iface[32];
+        unsigned long long rx, tx;
+        bool seen = false;
+        if (sscanf(ifs->items[i],
+                   SC_TRACE_AFTER_TAG(SC_TRACE_IFACE_BYTES("%d", "%31s", "%31s", "%llu", "%llu"),
+                                      SC_TRACE_TAG_IFACE_BYTES),
+                   &r, netns, iface, &rx, &tx) != 5)
+            continue;
+        for (size_t j = 0; j < i && !seen; j++) { /* this namespace's interface read before */
+            int r2;
+            char ns2[32], if2[32];
+            unsigned long long rx2, tx2;
+            seen = sscanf(ifs->items[j],
+                          SC_TRACE_AFTER_TAG(
+                              SC_TRACE_IFACE_BYTES("%d", "%31s", "%31s", "%llu", "%llu"),
+                              SC_TRACE_TAG_IFACE_BYTES),
+                          &r2, ns2, if2, &rx2, &tx2) == 5 &&
+                   !strcmp(ns2, netns) && !strcmp(if2, iface);
+        }
+        size_t k = 0;
+        while (!seen && k < n && strcmp(sums[k].name, iface) != 0)
+            k++;
+        if (seen || (k == n && n == SC__IFACES_MAX))
+            continue;
+        if (k == n) {
+            snprintf(sums[n].name, sizeof(sums[0].name), "%s", iface);
+            sums[n++].tx = 0;
+        }
+        sums[k].tx += tx;
+    }
+    return n;
+}
+
+/*
+ * expect: interface: the named interface must have sent at least SC_CARRIER_SHARE of the
+ * payload bytes (doc/design.md, "Carriers"). Sets g, and says the bytes per interface.
+ */
+static void sc__interface_gate(const sc_card *card, const sc_tracelog *t, const char *before,
+                               sc_gate *g)
+{
+    sc__iface_sum sums[SC__IFACES_MAX];
+    unsigned long long payload = 0, carried = 0;
+    size_t n = t ? sc__iface_sums(t, sums, &payload) : 0, used = 0;
+    char bytes[256] = "";
+
+    for (size_t i = 0; i < n && used < sizeof(bytes); i++) {
+        int w = snprintf(bytes + used, sizeof(bytes) - used, "%s%llu%s through %s",
+                         used ? ", " : "", sums[i].tx, used ? "" : " bytes", sums[i].name);
+        used += w > 0 ? (size_t)w : 0;
+        if (!strcmp(sums[i].name, card->expect_interface))
+            carried = sums[i].tx;
+    }
+    if (payload == 0 || n == 0)
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "not supported by evidence: expected interface %s, but no rank counted its "
+                    "payload and interfaces",
+                    card->expect_interface);
+    else if ((double)carried >= SC_CARRIER_SHARE * (double)payload)
+        sc_gate_set(g, SC_GATE_OK, "%s%sinterface %s carried the %llu payload bytes: %s", before,
+                    before[0] ? "; " : "", card->expect_interface, payload, bytes);
+    else
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "expected interface %s to carry 90%% of the %llu payload bytes, it sent %llu: "
+                    "%s",
+                    card->expect_interface, payload, carried, bytes);
+}
+
+void sc_transport_gate(const sc_card *card, const sc_tracelog *t, const char *decided, sc_gate *g)
+{
+    char before[512];
+
+    if (!card->expect_transport && !card->expect_interface) {
+        sc_gate_set(g, SC_GATE_NULL, "the card expects no transport");
+        return;
+    }
+    if (card->expect_transport)
+        sc__carrier_gate(card, t, decided, g);
+    if (!card->expect_interface || (card->expect_transport && g->state == SC_GATE_FAIL))
+        return;
+    snprintf(before, sizeof(before), "%s", card->expect_transport ? g->note : "");
+    sc__interface_gate(card, t, before, g);
 }

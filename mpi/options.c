@@ -38,6 +38,10 @@ void scm_options_usage(FILE *out)
             "                        max(2, repetitions / 10) precedes each size, not timed\n"
             "  --window N            uniband: messages in flight per window, 1..1024\n"
             "                        (default 64); the receiver holds N x --max-bytes\n"
+            "  --pairs first|all     first (default): ranks 0 and 1 of exactly 2; all: every\n"
+            "                        pair of N >= 2 ranks (one per node), in rounds of\n"
+            "                        disjoint pairs measured at once, a barrier between\n"
+            "                        rounds; --json then holds the N x N matrices\n"
             "  --json PATH           also write the results as JSON to PATH (rank 0)\n"
             "  --transport-log PATH  write what every rank's MPI library and fabric said\n"
             "                        while MPI_Init selected the transport to PATH (rank 0)\n"
@@ -45,7 +49,7 @@ void scm_options_usage(FILE *out)
             "  --help                print this help and exit\n"
             "\n"
             "Exit status: 0 validated, 1 validation failed or run-time error, 2 bad usage\n"
-            "(including a rank count other than 2).\n"
+            "(including a rank count other than 2, or below 2 with --pairs all).\n"
             "\n"
             "Test-only (never set in a real run): STREAMCARD_FAULT=corrupt corrupts one\n"
             "received payload (validation must fail), =crash raises SIGSEGV and =hang sleeps\n"
@@ -112,6 +116,7 @@ static int scm__parse(int argc, char **argv, struct scm_opts *o)
         {"iterations", required_argument, NULL, 'i'},
         {"window", required_argument, NULL, 'w'},
         {"transport-log", required_argument, NULL, 't'},
+        {"pairs", required_argument, NULL, 'p'},
         SCT_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -129,6 +134,13 @@ static int scm__parse(int argc, char **argv, struct scm_opts *o)
             }
             snprintf(why, sizeof(why), "'%.64s' is not a kernel", optarg);
             return sct_cli_bad(SCM_PROG, "--kernel", why, "pingpong|uniband");
+        case 'p':
+            if (!strcmp(optarg, "first") || !strcmp(optarg, "all")) {
+                o->pairs_all = optarg[0] == 'a';
+                break;
+            }
+            snprintf(why, sizeof(why), "'%.64s' is not a pairing", optarg);
+            return sct_cli_bad(SCM_PROG, "--pairs", why, "first|all");
         case 't':
             if (!*optarg)
                 return sct_cli_bad(SCM_PROG, "--transport-log", "an empty path", "a file path");

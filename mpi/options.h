@@ -24,6 +24,7 @@ struct scm_opts {
     size_t min_bytes, max_bytes; /* message sizes: min, 2 min, 4 min, ... <= max (0 then 1) */
     long iterations;             /* round trips (pingpong) or windows (uniband) per size */
     int window;                  /* uniband: messages in flight per repetition */
+    int pairs_all;               /* --pairs all: every pair of the ranks (matrix.h) */
     struct sct_cli_common cli;   /* --json (written by rank 0), --build-info, --help */
     const char *transport_log;   /* --transport-log: rank 0 writes what MPI_Init said */
     enum sct_fault fault; /* test-only, STREAMCARD_FAULT */

@@ -25,7 +25,11 @@
  * whatever the launcher does to the interleaving of the ranks' output.
  *
  * Exit status (every rank): 0 validated, 1 validation failed or a run-time error, 2 bad
- * usage (options, STREAMCARD_FAULT, --json path, a rank count other than 2).
+ * usage (options, STREAMCARD_FAULT, --json path, a rank count other than 2, or below 2 with
+ * --pairs all).
+ *
+ * With --pairs all (matrix.h) the job has one rank per node and every pair is measured in
+ * rounds; the table rows are then the medians over the pairs, printed after the last round.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sched_getcpu, sched_getaffinity */
@@ -42,11 +46,13 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "matrix.h"
 #include "ranksnap.h"
 #include "buildinfo.h"
 #include "options.h"
 #include "pingpong_report.h"
 #include "rank_sampler.h"
+#include "sc_pairs.h"
 #include "trace.h"
 #include "transport.h"
 
@@ -181,9 +187,14 @@ static int scm__verdict(const struct scm_bench *b, MPI_Comm comm, int size,
     struct {
         struct scm_failure first;
         unsigned long long messages, failed;
-    } mine = {b->first, b->messages, b->failed}, all[2];
+    } mine = {b->first, b->messages, b->failed}, *all = NULL;
     int ok = 0;
 
+    if (b->rank == 0 && !(all = calloc((size_t)size, sizeof(*all)))) {
+        printf(SC_TRACE_FAILED_VALIDATION ": the ranks' checks could not be gathered (%s)\n",
+               strerror(ENOMEM));
+        MPI_Abort(comm, SCM_EXIT_FAILED); /* a few bytes per rank: nothing else would work */
+    }
     MPI_Gather(&mine, (int)sizeof(mine), MPI_BYTE, all, (int)sizeof(mine), MPI_BYTE, 0, comm);
     if (b->rank == 0) {
         *messages = *failed = 0;
@@ -203,6 +214,7 @@ static int scm__verdict(const struct scm_bench *b, MPI_Comm comm, int size,
                    *messages);
         ok = *failed == 0;
     }
+    free(all);
     MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
     return ok;
 }
@@ -221,17 +233,25 @@ static int scm__open_json(const struct scm_opts *o, MPI_Comm comm, int rank, FIL
 
 /* What the transport lines need from before the main loop to after it. */
 struct scm__carrier {
-    struct scm_transport mine, all[2];
-    struct scm_bytes bytes[2];
+    struct scm_transport mine, *all; /* all, bytes: one per rank on rank 0 */
+    struct scm_bytes *bytes;
     char transport[SC_CARRIER_MAX], note[1024];
 };
 
+/* The rank this one exchanged with in the probe: the other of two, or its first partner. */
+static int scm__probe_peer(const struct scm_opts *o, int rank, int size)
+{
+    if (o->pairs_all)
+        return (int)sc_pairs_partner((size_t)size, 0, (size_t)rank);
+    return size == 2 ? 1 - rank : -1;
+}
+
 /* Before the main loop: every rank's probe result, its lines, and transport.log. */
 static int scm__transport_lines(const struct scm_opts *o, struct scm_probe *probe,
-                                const char *library, MPI_Comm comm, int rank,
+                                const char *library, MPI_Comm comm, int rank, int size,
                                 struct scm__carrier *c)
 {
-    scm_probe_result(probe, rank, 1 - rank, library, &c->mine);
+    scm_probe_result(probe, rank, scm__probe_peer(o, rank, size), library, &c->mine);
     scm_transport_report(&c->mine, c->all, comm);
     int rc = scm_transport_log(probe, &c->mine, comm, o->transport_log);
     if (rc < 0)
@@ -240,13 +260,50 @@ static int scm__transport_lines(const struct scm_opts *o, struct scm_probe *prob
     return rc;
 }
 
+/* The per-rank arrays of rank 0 (one entry per rank). Returns 0 or -ENOMEM. */
+static int scm__alloc_ranks(int size, struct scm_binding **bindings, struct scm__carrier *c)
+{
+    *bindings = calloc((size_t)size, sizeof(**bindings));
+    c->all = calloc((size_t)size, sizeof(*c->all));
+    c->bytes = calloc((size_t)size, sizeof(*c->bytes));
+    return *bindings && c->all && c->bytes ? 0 : -ENOMEM;
+}
+
+/* The rank count the pairing takes: exactly 2, or at least 2 with --pairs all. */
+static int scm__check_size(const struct scm_opts *o, int rank, int size)
+{
+    char why[64];
+
+    if (o->pairs_all ? size >= 2 : size == 2)
+        return 0;
+    snprintf(why, sizeof(why), "%d rank%s", size, size == 1 ? "" : "s");
+    if (rank == 0)
+        scm_error("MPI_COMM_WORLD", why,
+                  o->pairs_all ? "2 or more with --pairs all: one rank per node"
+                               : "exactly 2: mpirun -np 2, srun -n 2");
+    return -EINVAL;
+}
+
+/* The main loop: the pair, or every pair in rounds (then rank 0 prints the medians). */
+static int scm__measure(const struct scm_opts *o, struct scm_bench *bench, struct scm_matrix *m,
+                        MPI_Comm comm, int rank, int size)
+{
+    if (!o->pairs_all)
+        return scm_bench_run(bench);
+    int rc = scm_matrix_run(o, comm, rank, size, m, bench);
+    for (int s = 0; rc == 0 && rank == 0 && s < bench->nsizes; s++)
+        scm_report_row(&bench->sizes[s], stdout);
+    return rc;
+}
+
 /* After MPI_Init: everything up to the verdict. Returns the exit status. */
 static int scm__run(const struct scm_opts *o, struct scm_probe *probe, const char *library,
                     MPI_Comm comm, int rank, int size)
 {
     static struct scm__carrier carrier; /* large: off the stack */
-    struct scm_binding bindings[2];
+    struct scm_binding *bindings = NULL;
     struct scm_bench bench = {.o = o, .comm = comm, .rank = rank, .peer = 1 - rank};
+    struct scm_matrix matrix = {0};
     struct scm_bytes mine_bytes;
     sc_netdev before;
     unsigned long long messages = 0, failed = 0;
@@ -261,17 +318,21 @@ static int scm__run(const struct scm_opts *o, struct scm_probe *probe, const cha
     if (rank == 0 && scm__ready.asked)
         printf(SC_TRACE_READY_HANDSHAKE("0", "%ld", "%d", "%s") "\n", scm__ready.fd,
                getenv(SC_TRACE_READY_FD_ENV) != NULL, scm__ready.why);
-    if (size != 2) {
-        char why[64];
-        snprintf(why, sizeof(why), "%d rank%s", size, size == 1 ? "" : "s");
+    if (scm__check_size(o, rank, size) != 0)
+        return SCM_EXIT_USAGE;
+    ok = scm__alloc_ranks(size, &bindings, &carrier) == 0;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    if (!ok) {
         if (rank == 0)
-            scm_error("MPI_COMM_WORLD", why, "exactly 2: mpirun -np 2, srun -n 2");
-        return SCM_EXIT_USAGE;
+            scm_error("the ranks' records", strerror(ENOMEM), "fewer ranks");
+        goto out_free;
     }
-    if (!scm__open_json(o, comm, rank, &json))
-        return SCM_EXIT_USAGE;
+    if (!scm__open_json(o, comm, rank, &json)) {
+        rc = SCM_EXIT_USAGE;
+        goto out_free;
+    }
     scm__bindings(comm, rank, size, bindings);
-    if (scm__transport_lines(o, probe, library, comm, rank, &carrier) < 0)
+    if (scm__transport_lines(o, probe, library, comm, rank, size, &carrier) < 0)
         goto out_close;
 
     scm_ranksnap_report(comm, rank, size); /* each rank as it enters the main loop */
@@ -280,12 +341,12 @@ static int scm__run(const struct scm_opts *o, struct scm_probe *probe, const cha
         bench.row_ctx = stdout;
         scm_report_table_header(stdout, o, size);
     }
-    MPI_Barrier(comm); /* the warm-up barrier: both ranks are past MPI_Init and the probe */
+    MPI_Barrier(comm); /* the warm-up barrier: every rank is past MPI_Init and the probe */
     scm_rank_sampler_begin(&sampler, comm, rank); /* each rank's window over its own CPUs */
     if (rank == 0)
         sct_phase(SC_TRACE_MAIN_LOOP_BEGIN); /* the handshake, when the observer started us */
     int counted = scm_bytes_begin(&before);
-    if (scm_bench_run(&bench) != 0)
+    if (scm__measure(o, &bench, &matrix, comm, rank, size) != 0)
         goto out_close;
     scm_bytes_end(&before, counted, bench.payload_sent, &mine_bytes);
     if (rank == 0)
@@ -300,6 +361,7 @@ static int scm__run(const struct scm_opts *o, struct scm_probe *probe, const cha
         struct scm_results res = {.o = o,
                                   .library = library,
                                   .bench = &bench,
+                                  .matrix = o->pairs_all ? &matrix : NULL,
                                   .bindings = bindings,
                                   .transports = carrier.all,
                                   .bytes = carrier.bytes,
@@ -318,6 +380,13 @@ out_close:
     scm_rank_sampler_drop(sampler);
     if (json && sct_cli_close_json(SCM_PROG, o->cli.json, json) != 0)
         rc = SCM_EXIT_FAILED;
+out_free:
+    scm_matrix_free(&matrix);
+    free(bindings);
+    free(carrier.all);
+    free(carrier.bytes);
+    carrier.all = NULL;
+    carrier.bytes = NULL;
     return rc;
 }
 
@@ -345,7 +414,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    scm_probe_end(&probe, MPI_COMM_WORLD, size == 2 ? 1 - rank : -1, library);
+    scm_probe_end(&probe, MPI_COMM_WORLD, scm__probe_peer(&o, rank, size), library);
     if (rank != 0)
         unsetenv(SC_TRACE_READY_FD_ENV); /* rank 0 alone prints the phases */
 

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <string.h>
 
 #include "results_json.h"
@@ -14,8 +15,10 @@ static const char scm__rule[] = "#----------------------------------------------
 
 void scm_report_banner(FILE *out, const struct scm_opts *o, const char *library)
 {
-    fprintf(out, "%s\n# " SCM_PROG ": MPI %s between two ranks, every payload checked\n", scm__rule,
-            o->kernel == SCM_KERNEL_UNIBAND ? "windowed unidirectional bandwidth" : "ping-pong");
+    fprintf(out, "%s\n# " SCM_PROG ": MPI %s between %s, every payload checked\n", scm__rule,
+            o->kernel == SCM_KERNEL_UNIBAND ? "windowed unidirectional bandwidth" : "ping-pong",
+            o->pairs_all ? "every pair of ranks in rounds (rows: the median time over the pairs)"
+                         : "two ranks");
     fprintf(out, "# MPI library: %s\n%s\n", library, scm__rule);
 }
 
@@ -183,6 +186,50 @@ static json_object *scm__metrics(const struct scm_results *r)
     return m;
 }
 
+/* One size's n x n figures as rows of numbers, null where not measured (the diagonal). */
+static json_object *scm__grid(const double *cells, int n)
+{
+    json_object *rows = json_object_new_array();
+
+    for (int i = 0; i < n; i++) {
+        json_object *row = json_object_new_array();
+        for (int j = 0; j < n; j++) {
+            double v = cells[(size_t)i * (size_t)n + (size_t)j];
+            json_object_array_add(row, isfinite(v) ? json_object_new_double(v) : NULL);
+        }
+        json_object_array_add(rows, row);
+    }
+    return rows;
+}
+
+/* --pairs all: the nodes in rank order, the rounds' wall times, and per size the matrices. */
+static json_object *scm__matrix(const struct scm_results *r)
+{
+    const struct scm_matrix *m = r->matrix;
+    json_object *o = json_object_new_object(), *nodes = json_object_new_array();
+    json_object *rounds = json_object_new_array(), *sizes = json_object_new_array();
+    size_t cells = (size_t)m->n * (size_t)m->n;
+
+    for (int i = 0; i < r->nranks; i++)
+        json_object_array_add(nodes, json_object_new_string(r->bindings[i].host));
+    for (size_t k = 0; k < m->rounds; k++)
+        json_object_array_add(rounds, json_object_new_double(m->round_seconds[k]));
+    for (int s = 0; s < m->nsizes; s++) {
+        json_object *one = json_object_new_object();
+        json_object_object_add(one, "bytes", json_object_new_int64((int64_t)m->bytes[s]));
+        json_object_object_add(one, "t_usec", scm__grid(m->t_usec + (size_t)s * cells, m->n));
+        json_object_object_add(one, "MBps", scm__grid(m->MBps + (size_t)s * cells, m->n));
+        json_object_array_add(sizes, one);
+    }
+    scm__add_str(o, "pairs", "all");
+    json_object_object_add(o, "nodes", nodes);
+    json_object_object_add(o, "rounds", json_object_new_int64((int64_t)m->rounds));
+    json_object_object_add(o, "round_seconds", rounds);
+    json_object_object_add(o, "total_seconds", json_object_new_double(m->total_seconds));
+    json_object_object_add(o, "sizes", sizes);
+    return o;
+}
+
 int scm_report_json(FILE *f, const struct scm_results *r)
 {
     json_object *root = json_object_new_object(), *tr = json_object_new_object();
@@ -209,6 +256,8 @@ int scm_report_json(FILE *f, const struct scm_results *r)
         json_object_object_add(root, "window", json_object_new_int(r->o->window));
     scm__add_str(root, "library", r->library);
     json_object_object_add(root, "metrics", scm__metrics(r));
+    if (r->matrix)
+        json_object_object_add(root, "matrix", scm__matrix(r));
 
     scm__add_str(tr, "transport", r->transport);
     scm__add_str(tr, "decided", r->transport_note);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "bench.h"
+#include "matrix.h"
 #include "options.h"
 #include "transport.h"
 
@@ -32,8 +33,9 @@ struct scm_binding {
 /* Everything results.json holds. */
 struct scm_results {
     const struct scm_opts *o;
-    const char *library; /* MPI_Get_library_version, first line */
-    const struct scm_bench *bench;
+    const char *library;                /* MPI_Get_library_version, first line */
+    const struct scm_bench *bench;      /* --pairs all: sizes are the medians over the pairs */
+    const struct scm_matrix *matrix;    /* --pairs all; NULL for the single pair */
     const struct scm_binding *bindings; /* nranks entries */
     const struct scm_transport *transports;
     const struct scm_bytes *bytes; /* the main loop's, per rank */

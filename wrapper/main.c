@@ -25,6 +25,7 @@ static void sc__usage(FILE *out)
                  "                         node_exporter textfile metrics\n"
                  "  export --in-toto BUNDLE\n"
                  "                         the bundle's signed statements (DSSE, one per line)\n"
+                 "  health BUNDLE...       nodes to drain and suspect links from link matrices\n"
                  "  keygen --out DIR       a node's signing key for the plugin (as root)\n"
                  "\n"
                  "`streamcard COMMAND --help` describes each command; streamcard(1) all of them, "
@@ -62,10 +63,12 @@ int main(int argc, char **argv)
         return sc_cmd_export(argc - 1, argv + 1);
     if (strcmp(argv[1], "keygen") == 0)
         return sc_cmd_keygen(argc - 1, argv + 1);
+    if (strcmp(argv[1], "health") == 0)
+        return sc_cmd_health(argc - 1, argv + 1);
     char *shown = sc_text_escape_dup(argv[1], 200); /* the user's text, escaped */
     fprintf(stderr,
             "streamcard: %s: unknown command (valid: run, verify, resources, compare, classify, "
-            "report, export, keygen; see streamcard --help)\n",
+            "report, export, health, keygen; see streamcard --help)\n",
             shown ? shown : "?");
     free(shown);
     return SC_EXIT_USAGE;

@@ -192,6 +192,23 @@ static char *sc__which(const char *name)
     return NULL;
 }
 
+/* pairs: all: every pair of the job's nodes, one rank each. */
+static bool sc__pairs_all(const sc_card *c)
+{
+    return c->pairs && strcmp(c->pairs, "all") == 0;
+}
+
+/* The ranks to start: the card's, or with pairs: all and no count the allocation's nodes. */
+static long sc__mpi_ranks(const sc_card *c, bool in_slurm)
+{
+    const char *nodes = getenv("SLURM_JOB_NUM_NODES");
+    long n = nodes ? strtol(nodes, NULL, 10) : 0;
+
+    if (c->ranks > 0)
+        return c->ranks;
+    return in_slurm && n >= 2 && n <= 4096 ? n : 2;
+}
+
 /*
  * MPI: the launcher first. Inside a Slurm allocation `srun --mpi=pmix` starts the ranks
  * (on as many nodes as the card's nodes: names), each node's ranks bound in order to the
@@ -220,14 +237,26 @@ static int sc__mpi_launcher(sc__strv *a, const sc_plan *plan, bool in_slurm)
     sc__strv_addf(a, "%s", launcher ? launcher : (in_slurm ? "srun" : "mpirun"));
     if (in_slurm) {
         sc__strv_addf(a, "--mpi=pmix");
-        sc__strv_addf(a, "--ntasks=%ld", c->ranks);
-        sc__strv_addf(a, "--nodes=%lu", nodes ? nodes : 1);
+        long ranks = sc__mpi_ranks(c, in_slurm);
+        sc__strv_addf(a, "--ntasks=%ld", ranks);
+        if (sc__pairs_all(c)) /* one rank per node, over as many nodes as ranks */
+            sc__strv_addf(a, "--nodes=%ld", ranks);
+        else
+            sc__strv_addf(a, "--nodes=%lu", nodes ? nodes : 1);
+        if (sc__pairs_all(c))
+            sc__strv_addf(a, "--ntasks-per-node=1");
         sc__strv_addf(a, "--cpu-bind=map_cpu:%s", list ? list : "0");
         sc__strv_addf(a, "--kill-on-bad-exit=1");
     } else {
-        sc__strv_opt(a, "-np", "%ld", c->ranks);
+        long ranks = sc__mpi_ranks(c, in_slurm);
+        /* pairs: all on one host (a rehearsal of the matrix): more ranks than CPUs share the
+           card's CPUs, as one host has no node per rank */
+        bool shared = sc__pairs_all(c) && ranks > hwloc_bitmap_weight(c->cpus);
+        sc__strv_opt(a, "-np", "%ld", ranks);
+        if (shared)
+            sc__strv_addf(a, "--oversubscribe");
         sc__strv_opt(a, "--cpu-list", "%s", list ? list : "0");
-        sc__strv_opt(a, "--bind-to", "%s", "cpu-list:ordered");
+        sc__strv_opt(a, "--bind-to", "%s", shared ? "cpu-list" : "cpu-list:ordered");
         if (geteuid() == 0)
             sc__strv_addf(a, "--allow-run-as-root");
     }
@@ -247,6 +276,8 @@ static void sc__mpi_argv(sc__strv *a, const sc_plan *plan)
     sc__strv_opt(a, "--iterations", "%ld", c->iterations);
     if (c->window)
         sc__strv_opt(a, "--window", "%ld", c->window);
+    if (sc__pairs_all(c))
+        sc__strv_opt(a, "--pairs", "%s", "all");
 }
 
 /* Fills argv, envp and binary of plan from its checked card. Returns 0 or -errno. */

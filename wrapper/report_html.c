@@ -9,6 +9,7 @@
 #include "report_svg.h"
 #include "sc_cpulist.h"
 #include "sc_kv.h"
+#include "sc_linkmatrix.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -390,6 +391,33 @@ static void sc__rates(FILE *out, const sc_bundle_facts *f)
     sc__rep_rates(out, f);
 }
 
+/* pairs: all: the latency at the smallest size and the bandwidth at the largest, per node
+   pair, as heatmaps (doc/design.md, "Link matrix"). */
+static void sc__link_matrix(FILE *out, const sc_bundle_facts *f)
+{
+    sc_linkmatrix_data d;
+    char why[256], size[24], title[128];
+    json_object *kernel = NULL;
+
+    if (sc_linkmatrix_load(f->results, &d, why, sizeof(why)) != 0)
+        return;
+    fprintf(out,
+            "<h3>Link matrix</h3>\n<p>%zu nodes, every pair in %zu rounds of disjoint pairs, "
+            "%.2f s in all; the rows above are the median time over the pairs.</p>\n",
+            d.n, d.rounds, d.total_seconds);
+    if (!json_object_object_get_ex(f->results, "kernel", &kernel) ||
+        strcmp(json_object_get_string(kernel), "uniband") != 0) {
+        sc_metric_size_name(d.bytes[0], size, sizeof(size));
+        snprintf(title, sizeof(title), "Latency per node pair: latency_%s (lower is better)", size);
+        sc_svg_heatmap(out, title, "us", (const char *const *)d.nodes, d.n, d.t_usec, false);
+    }
+    sc_metric_size_name(d.bytes[d.n_sizes - 1], size, sizeof(size));
+    snprintf(title, sizeof(title), "Bandwidth per node pair: bw_%s (higher is better)", size);
+    sc_svg_heatmap(out, title, "MB/s", (const char *const *)d.nodes, d.n,
+                   d.MBps + (d.n_sizes - 1) * d.n * d.n, true);
+    sc_linkmatrix_data_free(&d);
+}
+
 static void sc__mpi(FILE *out, const sc_bundle_facts *f)
 {
     double x[256], y[256];
@@ -409,6 +437,7 @@ static void sc__mpi(FILE *out, const sc_bundle_facts *f)
         fprintf(out, "<tr><td>%llu</td><td>%.2f</td><td>%.1f</td></tr>\n", f->sizes[i].bytes,
                 f->sizes[i].t_usec, f->sizes[i].MBps);
     fputs("</table>\n", out);
+    sc__link_matrix(out, f);
 }
 
 /* Per CPU of the grid: in the card's list, and the trace's threads there ("t0,t1"). */

@@ -1,7 +1,7 @@
 /*
  * report_svg.c: the report's plots as inline SVG (see report_svg.h): bars with whiskers, a
- * line over a log2 axis, and a grid of CPUs. Fixed sizes, no script; colours come from
- * the classes the page's CSS defines (report_html.c).
+ * line over a log2 axis, a grid of CPUs and the heatmap of a link matrix. Fixed sizes, no script;
+ * colours come from the classes the page's CSS defines (report_html.c).
  */
 #include "report_svg.h"
 #include "html.h"
@@ -147,5 +147,65 @@ void sc_svg_cpus(FILE *out, const char *title, size_t ncpus, const bool *in_list
         if (label && label[cpu])
             sc__text(out, x + bw / 2.0, y + 32, "middle", label[cpu]);
     }
+    fprintf(out, "</svg>\n");
+}
+
+/* The lowest and highest finite cell (lo > hi when none). */
+static void sc__range(const double *cells, size_t count, double *lo, double *hi)
+{
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (size_t i = 0; i < count; i++)
+        if (isfinite(cells[i])) {
+            *lo = fmin(*lo, cells[i]);
+            *hi = fmax(*hi, cells[i]);
+        }
+}
+
+void sc_svg_heatmap(FILE *out, const char *title, const char *unit, const char *const *names,
+                    size_t n, const double *cells, bool higher_better)
+{
+    const int left = 110, top = 40;
+    double lo, hi;
+    char buf[64];
+
+    if (n > SC_SVG_HEATMAP_MAX) {
+        fprintf(
+            out,
+            "<p>%zu nodes: more than the %d a heatmap draws; results.json holds the matrix.</p>\n",
+            n, SC_SVG_HEATMAP_MAX);
+        return;
+    }
+    int cell = n ? (SC__W - left) / (int)n : 1;
+    cell = cell > 48 ? 48 : cell;
+    sc__range(cells, n * n, &lo, &hi);
+    sc__open(out, top + (int)n * cell + 24, title);
+    for (size_t i = 0; i < n; i++) {
+        sc__text(out, left - 6, top + (double)i * cell + cell / 2.0 + 4, "end", names[i]);
+        for (size_t j = 0; j < n; j++) {
+            double v = cells[i * n + j], good = 0.5;
+            if (isfinite(v) && hi > lo)
+                good = higher_better ? (v - lo) / (hi - lo) : (hi - v) / (hi - lo);
+            fprintf(out, "<rect x=\"%zu\" y=\"%zu\" width=\"%d\" height=\"%d\" ",
+                    left + j * (size_t)cell, top + i * (size_t)cell, cell - 1, cell - 1);
+            if (isfinite(v))
+                fprintf(out, "style=\"fill:hsl(%.0f,65%%,55%%)\"><title>", 120 * good);
+            else
+                fputs("style=\"fill:#ddd\"><title>", out);
+            if (isfinite(v))
+                snprintf(buf, sizeof(buf), "%.4g %s", v, unit);
+            else
+                snprintf(buf, sizeof(buf), "not measured");
+            sc_html_escape(out, names[i]);
+            fputs(" - ", out);
+            sc_html_escape(out, names[j]);
+            fputs(": ", out);
+            sc_html_escape(out, buf);
+            fputs("</title></rect>\n", out);
+        }
+    }
+    snprintf(buf, sizeof(buf), "green: best %.4g %s, red: worst %.4g %s", higher_better ? hi : lo,
+             unit, higher_better ? lo : hi, unit);
+    sc__text(out, left, top + (double)n * cell + 16, "start", hi >= lo ? buf : "no pair measured");
     fprintf(out, "</svg>\n");
 }

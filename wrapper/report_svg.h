@@ -27,4 +27,15 @@ void sc_svg_xy(FILE *out, const char *title, const char *xlabel, const char *yun
 void sc_svg_cpus(FILE *out, const char *title, size_t ncpus, const bool *in_list,
                  const char *const *label);
 
+/* The heatmaps are drawn up to this many nodes (a cell stays readable). */
+#define SC_SVG_HEATMAP_MAX 64
+
+/*
+ * An n x n matrix (cells[i * n + j]; NaN: not measured) as a heatmap, rows and columns named
+ * by names; each cell shaded from red (worst) to green (best) in the figure's direction,
+ * its value in its tooltip. More than SC_SVG_HEATMAP_MAX nodes: a line says so instead.
+ */
+void sc_svg_heatmap(FILE *out, const char *title, const char *unit, const char *const *names,
+                    size_t n, const double *cells, bool higher_better);
+
 #endif

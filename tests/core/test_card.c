@@ -128,6 +128,22 @@ static const card_case static_cases[] = {
     {"a window out of range",
      HEAD "  workload: mpi-pingpong\n  kernel: uniband\n  cpu_list: 0-1\n  window: 2000\n",
      {"card.yaml:6: window: \"2000\" is not in range (valid: 1-1024)"}},
+    {"pairs: all over four nodes",
+     HEAD "  workload: mpi-pingpong\n  cpu_list: 0\n  pairs: all\n  nodes: n[1-4]\n"
+          "  outlier_mad: 4\n  outlier_min_pct: 15\n",
+     {NULL}},
+    {"four ranks are not one pair",
+     HEAD "  workload: mpi-pingpong\n  cpu_list: 0-1\n  ranks: 4\n",
+     {"card.yaml:5: ranks: 4 ranks make more than one pair (valid: 2, or pairs: all)"}},
+    {"outlier bounds without a matrix",
+     HEAD "  workload: mpi-pingpong\n  cpu_list: 0-1\n  outlier_mad: 2\n",
+     {"card.yaml:5: outlier_mad: only with pairs: all (valid: pairs: all, or no outlier_mad)"}},
+    {"pairs: all, ranks not one per node",
+     HEAD "  workload: mpi-pingpong\n  cpu_list: 0\n  pairs: all\n  nodes: n[1-4]\n  ranks: 3\n",
+     {"card.yaml:7: ranks: 3 with pairs: all is one rank per node of n[1-4] (valid: 4)"}},
+    {"pairs: some",
+     HEAD "  workload: mpi-pingpong\n  cpu_list: 0-1\n  pairs: some\n",
+     {"card.yaml:5: pairs:"}},
     {"expect transport on stream",
      HEAD "  workload: stream\n  cpu_list: 0\n  expect:\n    transport: shm\n",
      {"transport: not used by workload stream"}},
@@ -337,6 +353,33 @@ static void test_mpi_window(void)
         SC_CHECK_INT_EQ(sc_card_check(card, &d), 0);
         SC_CHECK_MSG(card->window == cases[i].window, "%s: window %ld, expected %ld",
                      cases[i].kernel_line, card->window, cases[i].window);
+        sc_diag_free(&d);
+        sc_card_free(card);
+    }
+}
+
+/* pairs: all takes one rank per node: the nodes' count, or 0 (the allocation's) without nodes. */
+static void test_mpi_pairs_ranks(void)
+{
+    static const struct {
+        const char *lines;
+        long ranks;
+        const char *name;
+    } cases[] = {{"  pairs: all\n  nodes: n[01-05]\n", 5, "mpi_pingpong_allpairs"},
+                 {"  pairs: all\n", 0, "mpi_pingpong_allpairs"},
+                 {"  pairs: first\n", 2, "mpi_pingpong_2rank"}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char yaml[256];
+        snprintf(yaml, sizeof(yaml), HEAD "  workload: mpi-pingpong\n  cpu_list: 0\n%s",
+                 cases[i].lines);
+        sc_card *card = sc_card_new();
+        sc_diag d;
+        sc_diag_init(&d);
+        SC_CHECK_INT_EQ(sc_card_parse(card, yaml, strlen(yaml), "c.yaml", &d), 0);
+        SC_CHECK_INT_EQ(sc_card_check(card, &d), 0);
+        SC_CHECK_INT_EQ(card->ranks, cases[i].ranks);
+        SC_CHECK_STR_EQ(card->run_name, cases[i].name);
+        SC_CHECK(card->outlier_mad == 3 && card->outlier_min_pct == 20);
         sc_diag_free(&d);
         sc_card_free(card);
     }
@@ -560,6 +603,7 @@ int main(void)
     SC_TEST_RUN(test_refused_flags);
     SC_TEST_RUN(test_defaults_and_values);
     SC_TEST_RUN(test_mpi_window);
+    SC_TEST_RUN(test_mpi_pairs_ranks);
     SC_TEST_RUN(test_transport_values);
     SC_TEST_RUN(test_flags_override_and_roundtrip);
     SC_TEST_RUN(test_pool_threads_given_or_default);

@@ -272,6 +272,49 @@ corrupt) # one damaged payload: Failed Validation, non-zero exit, numbers still 
         json_check "$TMP/r.json" failed shm "$kernel"
     done
     ;;
+pairs-all) # every pair of 4 and 5 ranks in rounds: symmetric matrices, medians, round count
+    for n in 4 5; do
+        "$MPIEXEC" -np "$n" --oversubscribe "$BIN" --pairs all --min-bytes 8 --max-bytes 1024 \
+            --iterations 20 --json "$TMP/r.json" >"$TMP/out" 2>"$TMP/err"
+        RC=$?
+        [ "$RC" -eq 0 ] || fail "$n ranks: exit $RC: $(cat "$TMP/err")"
+        has "Number of Ranks counted = $n"
+        has "Solution Validates (mpi-pingpong: every payload checked, $((n * (n - 1) / 2 * 8 * 2 * (20 + 2))) messages)"
+        [ "$(count '^TRACE_PAYLOAD_BYTES rank=')" -eq "$n" ] || fail "$n ranks: payload lines"
+        "$PY" - "$TMP/r.json" "$TMP/out" "$n" <<'EOF' || fail "$n ranks: the matrix"
+import json, statistics, sys
+d = json.load(open(sys.argv[1]))
+n = int(sys.argv[3])
+m = d["matrix"]
+assert d["ranks"] == n and m["pairs"] == "all" and len(m["nodes"]) == n
+assert m["rounds"] == (n - 1 if n % 2 == 0 else n) == len(m["round_seconds"]), m["rounds"]
+assert [s["bytes"] for s in m["sizes"]] == [8, 16, 32, 64, 128, 256, 512, 1024]
+rows = [l.split() for l in open(sys.argv[2]) if l.strip() and l.split()[0].isdigit()]
+for k, s in enumerate(m["sizes"]):
+    for key in ("t_usec", "MBps"):
+        g = s[key]
+        assert len(g) == n and all(len(r) == n for r in g)
+        for i in range(n):
+            assert g[i][i] is None
+            for j in range(n):
+                if i != j:
+                    assert g[i][j] is not None and g[i][j] > 0 and g[i][j] == g[j][i], (key, i, j)
+    med = statistics.median(s["t_usec"][i][j] for i in range(n) for j in range(i + 1, n))
+    row = d["metrics"]["sizes"][k]
+    assert abs(med - row["t_usec"]) < 1e-9 * max(1, med), (med, row)
+    assert abs(row["MBps"] - s["bytes"] / med) < 1e-9 * max(1, row["MBps"]), row
+    assert abs(float(rows[k][2]) - d["metrics"]["sizes"][k]["t_usec"]) < 0.006
+EOF
+    done
+    # One rank cannot make a pair.
+    "$MPIEXEC" -np 1 "$BIN" --pairs all --max-bytes 8 >"$TMP/out" 2>"$TMP/err"
+    RC=$?
+    [ "$RC" -eq 2 ] || fail "1 rank with --pairs all: exit $RC, expected 2"
+    grep -q '^streamcard-pingpong: MPI_COMM_WORLD: 1 rank (2 or more with --pairs all' "$TMP/err" ||
+        fail "1 rank: message"
+    run --pairs some
+    [ "$RC" -eq 2 ] || fail "--pairs some: exit $RC"
+    ;;
 crash)
     STREAMCARD_FAULT=crash mpirun2 "${SMALL[@]}"
     [ "$RC" -ne 0 ] || fail "exit 0 after a crash"

@@ -89,6 +89,24 @@ assert r["metrics"]["sizes"][-1]["MBps"] > 0, "the figures must stay in the bund
 PY
 "$BIN/streamcard" verify "$B" >"$WORK/v" 2>&1 && fail "verify accepted the TCP fallback"
 expect_contains "$WORK/v" "FAILED its gates: transport"
+# expect: interface: the NIC that must have carried 90% of the payload bytes. Over TCP on
+# loopback, lo carried them (and verify agrees); a card expecting another interface fails
+# naming the bytes of each; shared memory crosses no interface at all.
+card lo.yaml '  expect:' '    transport: tcp' '    interface: lo' '  env:' '    OMPI_MCA_btl: "tcp,self"' \
+    '    OMPI_MCA_btl_tcp_if_include: lo'
+expect_status 0 "$BIN/streamcard" run "$WORK/lo.yaml" --output "$WORK/runs" --quiet
+expect_contains "$WORK/err" "interface lo carried the "
+expect_status 0 "$BIN/streamcard" verify "$(bundle_of "$WORK/out")"
+card eth.yaml '  expect:' '    interface: eth9' '  env:' '    OMPI_MCA_btl: "tcp,self"' \
+    '    OMPI_MCA_btl_tcp_if_include: lo'
+expect_status 1 "$BIN/streamcard" run "$WORK/eth.yaml" --output "$WORK/runs" --quiet
+grep -q "expected interface eth9 to carry 90% of the [0-9]* payload bytes, it sent 0: [0-9]* bytes through lo" "$WORK/err" ||
+    fail "eth9: $(grep transport "$WORK/err")"
+card shmlo.yaml '  expect:' '    interface: lo'
+expect_status 1 "$BIN/streamcard" run "$WORK/shmlo.yaml" --output "$WORK/runs" --quiet
+grep -q "expected interface lo to carry 90% of the [0-9]* payload bytes, it sent [0-9]*:" "$WORK/err" ||
+    fail "shm: $(grep transport "$WORK/err")"
+
 # compare holds the stack and the settings as controlled variables.
 expect_status 0 "$BIN/streamcard" compare --variables
 for v in mpi_library libfabric libcxi ucx mpi_settings fabric_providers; do

@@ -1,0 +1,151 @@
+/*
+ * linkmatrix_load.c: a link matrix read back from results.json (sc_linkmatrix.h). The
+ * file is the user's: sizes and counts are bounded before anything is allocated, and every
+ * cell is checked.
+ */
+#include "sc_linkmatrix.h"
+#include "sc_text.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One n x n grid of numbers or nulls into cells. Returns 0 or -EINVAL. */
+static int sc__grid(json_object *grid, size_t n, double *cells, const char *what, char *why,
+                    size_t whylen)
+{
+    if (!json_object_is_type(grid, json_type_array) || json_object_array_length(grid) != n) {
+        snprintf(why, whylen, "%s: not %zu rows", what, n);
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_object *row = json_object_array_get_idx(grid, i);
+
+        if (!json_object_is_type(row, json_type_array) || json_object_array_length(row) != n) {
+            snprintf(why, whylen, "%s: row %zu is not %zu cells", what, i, n);
+            return -EINVAL;
+        }
+        for (size_t j = 0; j < n; j++) {
+            json_object *cell = json_object_array_get_idx(row, j);
+            double v = NAN;
+
+            if (cell && (json_object_is_type(cell, json_type_double) ||
+                         json_object_is_type(cell, json_type_int)))
+                v = json_object_get_double(cell);
+            if (cell && !(isfinite(v) && v > 0)) {
+                snprintf(why, whylen, "%s: cell %zu,%zu is not a positive number", what, i, j);
+                return -EINVAL;
+            }
+            cells[i * n + j] = v;
+        }
+    }
+    return 0;
+}
+
+static int sc__nodes(json_object *nodes, sc_linkmatrix_data *d, char *why, size_t whylen)
+{
+    if (!json_object_is_type(nodes, json_type_array) || json_object_array_length(nodes) < 2 ||
+        json_object_array_length(nodes) > SC_LINKMATRIX_MAX_NODES) {
+        snprintf(why, whylen, "nodes: not a list of 2-%d names", SC_LINKMATRIX_MAX_NODES);
+        return -EINVAL;
+    }
+    d->n = json_object_array_length(nodes);
+    if (!(d->nodes = calloc(d->n, sizeof(*d->nodes))))
+        return -ENOMEM;
+    for (size_t i = 0; i < d->n; i++) {
+        json_object *name = json_object_array_get_idx(nodes, i);
+
+        if (!json_object_is_type(name, json_type_string)) {
+            snprintf(why, whylen, "nodes: entry %zu is not a name", i);
+            return -EINVAL;
+        }
+        if (!(d->nodes[i] = sc_text_escape_dup(json_object_get_string(name), 255)))
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+static int sc__sizes(json_object *sizes, sc_linkmatrix_data *d, char *why, size_t whylen)
+{
+    size_t n = d->n, cells;
+
+    if (!json_object_is_type(sizes, json_type_array) || json_object_array_length(sizes) == 0 ||
+        json_object_array_length(sizes) > SC_LINKMATRIX_MAX_SIZES) {
+        snprintf(why, whylen, "sizes: not a list of 1-%d sizes", SC_LINKMATRIX_MAX_SIZES);
+        return -EINVAL;
+    }
+    d->n_sizes = json_object_array_length(sizes);
+    cells = d->n_sizes * n * n;
+    if (cells > SC_LINKMATRIX_MAX_CELLS) { /* before allocating what the file only claims */
+        snprintf(why, whylen, "%zu sizes of %zu x %zu cells is more than %d cells", d->n_sizes, n,
+                 n, SC_LINKMATRIX_MAX_CELLS);
+        return -EINVAL;
+    }
+    d->t_usec = malloc(cells * sizeof(double));
+    d->MBps = malloc(cells * sizeof(double));
+    if (!d->t_usec || !d->MBps)
+        return -ENOMEM;
+    for (size_t s = 0; s < d->n_sizes; s++) {
+        json_object *one = json_object_array_get_idx(sizes, s), *bytes = NULL, *t = NULL,
+                    *bw = NULL;
+        int rc;
+
+        if (!json_object_object_get_ex(one, "bytes", &bytes) ||
+            !json_object_is_type(bytes, json_type_int) || json_object_get_int64(bytes) < 0 ||
+            (s > 0 && (unsigned long long)json_object_get_int64(bytes) <= d->bytes[s - 1]) ||
+            !json_object_object_get_ex(one, "t_usec", &t) ||
+            !json_object_object_get_ex(one, "MBps", &bw)) {
+            snprintf(why, whylen, "sizes: entry %zu lacks bytes (ascending), t_usec or MBps", s);
+            return -EINVAL;
+        }
+        d->bytes[s] = (unsigned long long)json_object_get_int64(bytes);
+        rc = sc__grid(t, n, d->t_usec + s * n * n, "t_usec", why, whylen);
+        if (rc == 0)
+            rc = sc__grid(bw, n, d->MBps + s * n * n, "MBps", why, whylen);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+int sc_linkmatrix_load(json_object *results, sc_linkmatrix_data *out, char *why, size_t whylen)
+{
+    json_object *m = NULL, *nodes = NULL, *sizes = NULL, *rounds = NULL, *total = NULL;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    snprintf(why, whylen, "unreadable");
+    if (!results || !json_object_object_get_ex(results, "matrix", &m))
+        return -ENOENT;
+    if (!json_object_object_get_ex(m, "nodes", &nodes) ||
+        !json_object_object_get_ex(m, "sizes", &sizes)) {
+        snprintf(why, whylen, "matrix: no nodes or sizes");
+        return -EINVAL;
+    }
+    rc = sc__nodes(nodes, out, why, whylen);
+    if (rc == 0)
+        rc = sc__sizes(sizes, out, why, whylen);
+    if (rc == 0 && json_object_object_get_ex(m, "rounds", &rounds) &&
+        json_object_is_type(rounds, json_type_int) && json_object_get_int64(rounds) > 0)
+        out->rounds = (size_t)json_object_get_int64(rounds);
+    if (rc == 0 && json_object_object_get_ex(m, "total_seconds", &total) &&
+        (json_object_is_type(total, json_type_double) || json_object_is_type(total, json_type_int)))
+        out->total_seconds = json_object_get_double(total);
+    if (rc < 0)
+        sc_linkmatrix_data_free(out);
+    return rc;
+}
+
+void sc_linkmatrix_data_free(sc_linkmatrix_data *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; d->nodes && i < d->n; i++)
+        free(d->nodes[i]);
+    free(d->nodes);
+    free(d->t_usec);
+    free(d->MBps);
+    memset(d, 0, sizeof(*d));
+}

@@ -1,0 +1,99 @@
+/*
+ * sc_linkmatrix.h: a partition's link matrix (doc/design.md, "Link matrix"): the judgement
+ * that names a bad node or a bad link from the N x N matrix of one figure (the pairs are
+ * measured in the rounds of sc_pairs.h).
+ *
+ * The judgement is robust (median and MAD, no distribution assumed) and on a log scale (a
+ * rate halved and a rate doubled are equally far from the middle):
+ *   - a node's figure is the median of its pairs with every other node; a node is bad when
+ *     its log lies beyond mad_factor x MAD of the logs of the nodes' figures from their
+ *     median, on the bad side, AND it is at least min_pct percent worse than the middle (MAD is 0
+ * when most nodes agree to the last digit: the relative floor keeps noise from being called a
+ * fault);
+ *   - a pair's expected figure comes from a symmetric median polish of the healthy nodes'
+ *     pairs (log figure = mu + effect(i) + effect(j) + residual): a pair is a bad link when
+ *     its residual is beyond mad_factor MADs of the residuals below their median and its
+ *     figure at least min_pct percent worse than what its two nodes do with the other
+ *     healthy nodes (the median of those pairs: the finding's expected). Pairs that touch a
+ *     bad node are the node's fault, not the link's.
+ * Fewer than SC_LINKMATRIX_MIN_NODES nodes cannot be judged: one slow pair of three nodes
+ * has no majority to be slow against.
+ */
+#ifndef SC_LINKMATRIX_H
+#define SC_LINKMATRIX_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SC_LINKMATRIX_MIN_NODES 4
+#define SC_LINKMATRIX_MAX_NODES 4096
+#define SC_LINKMATRIX_MAD_DEFAULT 3.0
+#define SC_LINKMATRIX_MIN_PCT_DEFAULT 20.0
+
+/* Which way a figure is better. */
+typedef enum sc_linkmatrix_better {
+    SC_LINKMATRIX_HIGHER,
+    SC_LINKMATRIX_LOWER
+} sc_linkmatrix_better;
+
+typedef enum sc_linkmatrix_kind { SC_LINKMATRIX_NODE, SC_LINKMATRIX_LINK } sc_linkmatrix_kind;
+
+/* One finding: a bad node a, or a bad link a-b (a < b). */
+typedef struct sc_linkmatrix_finding {
+    sc_linkmatrix_kind kind;
+    size_t a, b;
+    double value;      /* the node's median over its pairs, or the pair's figure */
+    double expected;   /* the nodes' median, or what the two nodes do with the others */
+    double effect_pct; /* how much worse than expected, in percent (> 0) */
+} sc_linkmatrix_finding;
+
+typedef struct sc_linkmatrix_verdict {
+    bool judged; /* false: fewer than SC_LINKMATRIX_MIN_NODES nodes with figures */
+    size_t n_nodes;
+    double node_median; /* the middle of the nodes' figures (exp of the median log) */
+    double node_mad;    /* the MAD of their logs */
+    size_t n;           /* findings: bad nodes first, then links */
+    sc_linkmatrix_finding *findings;
+} sc_linkmatrix_verdict;
+
+/*
+ * Judges the n x n matrix m (row-major; m[i*n+j] the figure of pair i-j, read from i < j
+ * and j < i alike: the mean of the two when both are finite; NaN or infinite: not measured;
+ * the diagonal is ignored). mad_factor > 0, min_pct >= 0. Returns 0 (out filled; free it
+ * with sc_linkmatrix_verdict_free), -EINVAL (n > SC_LINKMATRIX_MAX_NODES, a bad factor) or
+ * -ENOMEM.
+ */
+int sc_linkmatrix_judge(const double *m, size_t n, sc_linkmatrix_better better, double mad_factor,
+                        double min_pct, sc_linkmatrix_verdict *out);
+
+/* Frees what judge allocated (takes a zeroed or already freed verdict). */
+void sc_linkmatrix_verdict_free(sc_linkmatrix_verdict *v);
+
+/* A link matrix as results.json holds it ("matrix": doc/design.md, "results.json"). */
+#define SC_LINKMATRIX_MAX_SIZES 64
+#define SC_LINKMATRIX_MAX_CELLS (1 << 24) /* sizes x nodes x nodes: 1024 nodes, 16 sizes */
+
+typedef struct sc_linkmatrix_data {
+    size_t n;       /* nodes */
+    char **nodes;   /* their names, escaped for showing (sc_text_escape) */
+    size_t n_sizes; /* message sizes, ascending as measured */
+    unsigned long long bytes[SC_LINKMATRIX_MAX_SIZES];
+    double *t_usec, *MBps; /* [s * n * n + i * n + j]; NaN: not measured (the diagonal) */
+    size_t rounds;
+    double total_seconds;
+} sc_linkmatrix_data;
+
+/*
+ * The matrix of a results.json (results: the parsed object). Everything is checked, as a
+ * bundle's files are the user's: at most SC_LINKMATRIX_MAX_NODES nodes and
+ * SC_LINKMATRIX_MAX_SIZES sizes, SC_LINKMATRIX_MAX_CELLS cells in all, every grid n x n, every cell
+ * null or a finite positive number. Returns 0 (free out with sc_linkmatrix_data_free), -ENOENT (no
+ * "matrix": a run of one pair), -EINVAL with a reason in why (a malformed one), or -ENOMEM.
+ */
+int sc_linkmatrix_load(json_object *results, sc_linkmatrix_data *out, char *why, size_t whylen);
+
+/* Frees what load allocated (takes a zeroed or freed one). */
+void sc_linkmatrix_data_free(sc_linkmatrix_data *d);
+
+#endif

@@ -1,0 +1,176 @@
+/*
+ * matrix.c: every pair of ranks in rounds of disjoint pairs (see matrix.h).
+ */
+#include "matrix.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sc_pairs.h"
+
+/* This rank's figures with its higher partners: [(j * nsizes + s) * 2 + {0: t, 1: MB/s}]. */
+static double *scm__row(int size, int nsizes)
+{
+    size_t count = (size_t)size * (size_t)(nsizes ? nsizes : 1) * 2;
+    double *row = malloc(count * sizeof(*row));
+
+    for (size_t i = 0; row && i < count; i++)
+        row[i] = NAN;
+    return row;
+}
+
+/* One pair's counts into this rank's sums (the first failure is kept). */
+static void scm__account(const struct scm_bench *b, struct scm_bench *acc)
+{
+    acc->messages += b->messages;
+    acc->payload_sent += b->payload_sent;
+    acc->failed += b->failed;
+    if (b->first.found && !acc->first.found)
+        acc->first = b->first;
+}
+
+/* One round: this rank's pair (none on a bye) on its own communicator. Returns 0 or -ENOMEM. */
+static int scm__round(const struct scm_opts *o, MPI_Comm comm, int rank, int size, size_t r,
+                      double *row, struct scm_bench *acc)
+{
+    long partner = sc_pairs_partner((size_t)size, r, (size_t)rank);
+    MPI_Comm pair = MPI_COMM_NULL;
+    int rc = 0;
+
+    MPI_Comm_split(comm, partner < 0 ? MPI_UNDEFINED : (rank < partner ? rank : (int)partner), rank,
+                   &pair);
+    if (pair != MPI_COMM_NULL) {
+        struct scm_bench b = {.o = o, .comm = pair, .rank = rank > partner, .peer = rank < partner};
+
+        rc = scm_bench_run(&b);
+        scm__account(&b, acc);
+        acc->nsizes = b.nsizes;
+        for (int s = 0; rc == 0 && rank < partner && s < b.nsizes; s++) {
+            row[((size_t)partner * (size_t)b.nsizes + (size_t)s) * 2] = b.sizes[s].t_usec;
+            row[((size_t)partner * (size_t)b.nsizes + (size_t)s) * 2 + 1] = b.sizes[s].MBps;
+        }
+        MPI_Comm_free(&pair);
+    }
+    return rc;
+}
+
+static int scm__cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The median of the finite values among x[0..k) (sorted in place); NaN when none. */
+static double scm__median(double *x, size_t k)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < k; i++)
+        if (isfinite(x[i]))
+            x[n++] = x[i];
+    if (n == 0)
+        return NAN;
+    qsort(x, n, sizeof(*x), scm__cmp_double);
+    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+/* Rank 0: the gathered rows into symmetric matrices and the per-size medians. */
+static int scm__assemble(const double *rows, int size, struct scm_matrix *m, struct scm_bench *acc)
+{
+    size_t n = (size_t)size, ns = (size_t)m->nsizes, cells = ns * n * n;
+    double *scratch = malloc((n * n + 1) * sizeof(*scratch));
+
+    m->t_usec = malloc((cells ? cells : 1) * sizeof(double));
+    m->MBps = malloc((cells ? cells : 1) * sizeof(double));
+    if (!scratch || !m->t_usec || !m->MBps) {
+        free(scratch);
+        return -ENOMEM;
+    }
+    for (size_t c = 0; c < cells; c++)
+        m->t_usec[c] = m->MBps[c] = NAN;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            for (size_t s = 0; s < ns; s++) {
+                const double *v = &rows[i * n * ns * 2 + (j * ns + s) * 2];
+
+                m->t_usec[s * n * n + i * n + j] = m->t_usec[s * n * n + j * n + i] = v[0];
+                m->MBps[s * n * n + i * n + j] = m->MBps[s * n * n + j * n + i] = v[1];
+            }
+    for (size_t s = 0; s < ns; s++) {
+        struct scm_size_result *r = &acc->sizes[s];
+        size_t k = 0;
+
+        r->bytes = m->bytes[s];
+        r->reps = scm_bench_repetitions(m->bytes[s], acc->o->iterations);
+        r->batches = scm_bench_batches(r->reps);
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = i + 1; j < n; j++)
+                scratch[k++] = m->t_usec[s * n * n + i * n + j];
+        /* The row keeps IMB's relation (Mbytes/sec = bytes / t[usec]), which verify
+           recomputes: the median time, and the rate that time gives. */
+        r->t_usec = r->t_min_usec = scm__median(scratch, k);
+        r->MBps = r->MBps_max = r->t_usec > 0 ? (double)m->bytes[s] / r->t_usec : 0;
+    }
+    acc->nsizes = m->nsizes;
+    free(scratch);
+    return 0;
+}
+
+int scm_matrix_run(const struct scm_opts *o, MPI_Comm comm, int rank, int size,
+                   struct scm_matrix *m, struct scm_bench *acc)
+{
+    int nsizes = scm_bench_sizes(o->min_bytes, o->max_bytes, m->bytes);
+    double *row = scm__row(size, nsizes), *rows = NULL;
+    int ok = row != NULL, all_ok = 0, rc = 0;
+
+    m->n = size;
+    m->nsizes = nsizes;
+    m->rounds = sc_pairs_rounds((size_t)size);
+    if (rank == 0) {
+        m->round_seconds = calloc(m->rounds ? m->rounds : 1, sizeof(double));
+        rows = malloc((size_t)size * (size_t)size * (size_t)nsizes * 2 * sizeof(double) + 1);
+        ok = ok && m->round_seconds && rows;
+    }
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
+    for (size_t r = 0; all_ok && r < m->rounds; r++) {
+        double t0 = MPI_Wtime();
+
+        ok = scm__round(o, comm, rank, size, r, row, acc) == 0;
+        MPI_Barrier(comm); /* the round ends for every pair before the next begins */
+        if (rank == 0)
+            m->round_seconds[r] = MPI_Wtime() - t0;
+        MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
+    }
+    if (!all_ok) {
+        if (rank == 0 && !row)
+            fprintf(stderr, SCM_PROG ": the link matrix: %s (fewer ranks or sizes)\n",
+                    strerror(ENOMEM));
+        rc = -ENOMEM;
+        goto out_free;
+    }
+    MPI_Gather(row, size * nsizes * 2, MPI_DOUBLE, rows, size * nsizes * 2, MPI_DOUBLE, 0, comm);
+    if (rank == 0) {
+        for (size_t r = 0; r < m->rounds; r++)
+            m->total_seconds += m->round_seconds[r];
+        rc = scm__assemble(rows, size, m, acc);
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+out_free:
+    free(row);
+    free(rows);
+    return rc;
+}
+
+void scm_matrix_free(struct scm_matrix *m)
+{
+    if (!m)
+        return;
+    free(m->t_usec);
+    free(m->MBps);
+    free(m->round_seconds);
+    m->t_usec = m->MBps = m->round_seconds = NULL;
+}

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# The link matrix on four namespaced nodes (up --nodes 4): a --stream-card job with
+# pairs: all starts one rank per node and measures every node pair in 3 rounds; the bundle
+# holds the 4 x 4 matrices and verifies. One node rate-limited with tc (tbf on its eth0) is
+# named by `streamcard health` as the node to drain, and none of its pairs as a link; one
+# slow link (htb on scn1's eth0, a u32 filter on scn2's address) is named as the link
+# scn1-scn2 and neither node is drained. The bytes each rank's namespace sent went through
+# its eth0. The nodes share this machine's CPUs (every rank on cpu 0), which makes even
+# healthy pairs slow and noisy: the shaping (4 Mbit/s) makes its pairs ~10x slower still in
+# bandwidth, and the card's outlier_min_pct is 80. The latency at 8 bytes is left out of
+# the checks: tbf and htb do not delay small messages, and here it measures the scheduler
+# of one shared CPU (pairs from 0.6 to 1.5 ms in one run), which health may well call a
+# slow link; the bandwidth reasons are checked exactly.
+# shellcheck source=common.sh
+source "$(dirname "$0")/common.sh" "$@"
+# shellcheck source=plugin_lib.sh
+source "$(dirname "$0")/plugin_lib.sh"
+command -v mpirun >/dev/null || skip "Open MPI missing (openmpi-bin)"
+command -v tc >/dev/null || skip "needs tc (package iproute2)"
+unshare --net --uts true 2>/dev/null || skip "cannot make network/UTS namespaces here"
+make_workdir
+TAG=sc$CTLD_PORT
+in_node() { local node=$1; shift; nsenter --net="/run/netns/$TAG-$node" -- "$@"; }
+test_cleanup() {
+	local n
+	for n in scn1 scn2 scn3 scn4; do
+		[[ -e /run/netns/$TAG-$n ]] && in_node "$n" tc qdisc del dev eth0 root 2>/dev/null
+	done
+	return 0
+}
+{
+	printf 'version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0\n'
+	printf '  nodes: scn[1-4]\n  pairs: all\n  min_bytes: 8\n  max_bytes: 65536\n'
+	printf '  iterations: 20\n  outlier_min_pct: 80\n'
+	# The four nodes are one machine: every rank is bound to its cpu 0. Ranks that yield
+	# while they wait let the others run.
+	printf '  env:\n    OMPI_MCA_mpi_yield_when_idle: "1"\n'
+	# The interference gate opened: the job runs beside other tests under ctest -j.
+	printf '  expect:\n    transport: tcp\n    max_interference_pct: 100\n'
+} >"$WORK/matrix.yaml"
+chown scuser:scuser "$WORK/matrix.yaml"
+write_job job.sh
+
+cluster_up --nodes 4 --plugin "$PLUGIN" --plugin-args "$(key_arg)"
+srun --mpi=list 2>&1 | grep -q pmix || skip "Slurm's mpi/pmix plugin missing"
+addr_of() { awk -v n="$1" '$1 == n {print $2}' "$CDIR/etc/nodes"; }
+
+# run_matrix WHAT: the job, its bundle verified and its matrix checked; prints the bundle.
+run_matrix() {
+	local job state b start
+	start=$(date +%s)
+	job=$(submit matrix.yaml job.sh -N4 --ntasks-per-node=1) || fail "$1: sbatch refused"
+	state=$(wait_job "$job")
+	[[ $state == COMPLETED ]] || fail "$1: job $job ended $state: $(cat "$WORK/$job.out")"
+	b=$(job_bundle "$job")
+	as_user "$SC" verify --keys "$TRUSTED" "$b" >/dev/null || fail "$1: verify rejects $b"
+	python3 - "$b" "$1" <<'PY' >&2 || fail "$1: the matrix"
+import json, sys
+r = json.load(open(sys.argv[1] + "/results.json"))
+m = r["matrix"]
+assert sorted(m["nodes"]) == ["scn1", "scn2", "scn3", "scn4"], m["nodes"]
+assert m["rounds"] == 3 == len(m["round_seconds"]), m["rounds"]
+for s in m["sizes"]:
+    g = s["MBps"]
+    assert all(g[i][j] for i in range(4) for j in range(4) if i != j), g
+print("%s: rounds %s s, in all %.2f s; bw_64KiB:" % (sys.argv[2], ", ".join(
+    "%.2f" % t for t in m["round_seconds"]), m["total_seconds"]))
+for name, row in zip(m["nodes"], m["sizes"][-1]["MBps"]):
+    print("  %s %s" % (name, " ".join("%8.1f" % v if v else "       -" for v in row)))
+# Each rank's namespace sent at least its payload through eth0, nothing through another NIC.
+for rank in r["transport"]["ranks"]:
+    b = rank["main_loop_bytes"]
+    assert b["interfaces"]["eth0"]["tx"] >= b["payload_sent"] > 0, (rank["rank"], b)
+PY
+	note "$1: job took $(($(date +%s) - start)) s"
+	echo "$b"
+}
+
+# One node slowed: every pair of scn3's is slow; scn3 is to drain, no link is named.
+in_node scn3 tc qdisc add dev eth0 root tbf rate 4mbit burst 16kb latency 400ms
+B=$(run_matrix "node scn3 at 4 Mbit/s")
+in_node scn3 tc qdisc del dev eth0 root
+as_user "$SC" health "$B" >"$WORK/health.out" 2>&1 && fail "health found nothing: $(cat "$WORK/health.out")"
+note "health: $(cat "$WORK/health.out")"
+grep -q "^drain scn3: .*bw_64KiB " "$WORK/health.out" || fail "scn3 not named: $(cat "$WORK/health.out")"
+if grep "bw_64KiB" "$WORK/health.out" | grep -qv "^drain scn3: "; then
+	fail "more than scn3 named for its bandwidth: $(cat "$WORK/health.out")"
+fi
+
+# One link slowed: scn1 -> scn2 only (htb, u32 on scn2's address); the link is named.
+a2=$(addr_of scn2)
+in_node scn1 tc qdisc add dev eth0 root handle 1: htb default 20
+in_node scn1 tc class add dev eth0 parent 1: classid 1:10 htb rate 4mbit burst 16kb
+in_node scn1 tc class add dev eth0 parent 1: classid 1:20 htb rate 10gbit
+in_node scn1 tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dst "$a2/32" flowid 1:10
+B=$(run_matrix "link scn1-scn2 at 4 Mbit/s")
+in_node scn1 tc qdisc del dev eth0 root
+as_user "$SC" health "$B" >"$WORK/health.out" 2>&1 && fail "health found nothing: $(cat "$WORK/health.out")"
+note "health: $(cat "$WORK/health.out")"
+grep -q "^link scn1 scn2: .*bw_64KiB " "$WORK/health.out" || fail "the link not named: $(cat "$WORK/health.out")"
+if grep "bw_64KiB" "$WORK/health.out" | grep -qv "^link scn1 scn2: "; then
+	fail "more than the link named for its bandwidth: $(cat "$WORK/health.out")"
+fi
+echo "PASS $TEST_NAME"

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# streamcard health over link matrices: a real pairs: all run of two ranks on this host
+# (verified, its matrix read; two nodes: cannot judge), then copies of it whose matrix a
+# forger replaced and resealed, so the answer is known: a slow node named to drain (and
+# none of its pairs as links), one slow link between two healthy nodes named as that link
+# (neither node drained), a healthy partition (exit 0, nothing printed), the card's
+# outlier_min_pct above an effect (not named), the report's heatmaps; no matrix, a malformed one, and a tampered
+# bundle refused. The judgement itself is unit-tested (core.linkmatrix); a partition with
+# real slow links is tests/cluster's.
+BIN=$1 SRC=$2
+. "$SRC/tests/lib.sh"
+command -v mpirun >/dev/null || { echo "SKIP: mpirun missing (openmpi-bin)"; exit 77; }
+
+printf 'version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n  pairs: all\n  ranks: 2\n  min_bytes: 8\n  max_bytes: 1024\n  iterations: 20\n  expect:\n    max_interference_pct: 100\n' >"$WORK/pairs.yaml"
+mkdir -p "$WORK/runs"
+expect_status 0 "$BIN/streamcard" run "$WORK/pairs.yaml" --output "$WORK/runs" --quiet
+B=$(bundle_of "$WORK/out")
+case "$B" in */mpi_pingpong_allpairs_*) ;; *) fail "run name: $B" ;; esac
+expect_status 1 "$BIN/streamcard" health "$B"
+expect_contains "$WORK/err" "cannot judge: 2 nodes measured (valid: 4 or more)"
+[ ! -s "$WORK/out" ] || fail "cannot judge, yet lines: $(cat "$WORK/out")"
+
+# forge NAME SPEC [FROM]: a copy of bundle FROM (default B) whose matrix is 5 nodes n1..n5 at 1000 MB/s and
+# 5 us with a +-3% wobble, edited by SPEC ("node:2" every pair of n3 at 300 MB/s and 20 us,
+# "link:0:3" the pair n1-n4 at 350 MB/s and 15 us, "healthy", "small:0:3" n1-n4 10% slower),
+# resealed. Prints its path.
+forge() {
+    local dst="$WORK/runs/$1"
+    cp -r "${3:-$B}" "$dst"
+    python3 - "$dst" "$2" <<'PY'
+import json, sys
+path, spec = sys.argv[1], sys.argv[2].split(":")
+r = json.load(open(path + "/results.json"))
+n = 5
+def grid(base, slow_value, effect):
+    g = [[None if i == j else base * (1 + 0.03 * (((i * 7 + j * 7 + i * j) % 5) - 2) / 2)
+          for j in range(n)] for i in range(n)]
+    for i in range(n):
+        for j in range(n):
+            if i == j:
+                continue
+            hit = (spec[0] == "node" and int(spec[1]) in (i, j)) or \
+                  (spec[0] in ("link", "small") and {i, j} == {int(spec[1]), int(spec[2])})
+            if hit:
+                g[i][j] = effect(g[i][j]) if spec[0] == "small" else slow_value
+    return g
+sizes = []
+for s in r["matrix"]["sizes"]:
+    sizes.append({"bytes": s["bytes"],
+                  "t_usec": grid(5.0, 20.0 if spec[0] == "node" else 15.0, lambda v: v * 1.1),
+                  "MBps": grid(1000.0, 300.0 if spec[0] == "node" else 350.0, lambda v: v * 0.9)})
+r["matrix"] = {"pairs": "all", "nodes": ["n%d" % (i + 1) for i in range(n)], "rounds": 5,
+               "round_seconds": [0.1] * 5, "total_seconds": 0.5, "sizes": sizes}
+if spec[0] == "none":
+    del r["matrix"]
+if spec[0] == "short":
+    r["matrix"]["sizes"][0]["MBps"][2] = r["matrix"]["sizes"][0]["MBps"][2][:3]
+json.dump(r, open(path + "/results.json", "w"), indent=2)
+PY
+    reseal "$dst"
+    echo "$dst"
+}
+
+N=$(forge node node:2)
+expect_status 1 "$BIN/streamcard" health "$N"
+expect_line_count "$WORK/out" 1
+grep -Eq '^drain n3: latency_8B 20 us \(median of its pairs\), 29[0-9]% worse than the nodes. median 5(\.[0-9]+)? us; bw_1KiB 300 MB/s \(median of its pairs\), 70% worse than the nodes. median 99[0-9](\.[0-9]+)? MB/s \[node\]$' "$WORK/out" ||
+    fail "node line: $(cat "$WORK/out")"
+
+# The report draws the matrix: a heatmap per metric, each pair's figure in its cell.
+expect_status 0 "$BIN/streamcard" report "$N" -o "$WORK/r.html"
+expect_contains "$WORK/r.html" "<h3>Link matrix</h3>"
+expect_contains "$WORK/r.html" "Bandwidth per node pair: bw_1KiB (higher is better)"
+expect_contains "$WORK/r.html" "Latency per node pair: latency_8B (lower is better)"
+expect_contains "$WORK/r.html" "<title>n3 - n1: 300 MB/s</title>"
+expect_contains "$WORK/r.html" "<title>n2 - n2: not measured</title>"
+
+L=$(forge link link:0:3)
+expect_status 1 "$BIN/streamcard" health "$L"
+expect_line_count "$WORK/out" 1
+grep -Eq '^link n1 n4: latency_8B 15 us, [12][09][0-9]% worse than the [45](\.[0-9]+)? us the two reach with the other nodes; bw_1KiB 350 MB/s, 6[0-9]% worse than the 9[0-9][0-9](\.[0-9]+)? MB/s the two reach with the other nodes \[link\]$' "$WORK/out" ||
+    fail "link line: $(cat "$WORK/out")"
+
+H=$(forge healthy healthy)
+expect_status 0 "$BIN/streamcard" health "$H"
+[ ! -s "$WORK/out" ] || fail "healthy, yet lines: $(cat "$WORK/out")"
+# Several bundles: the worst status, every bundle's lines.
+expect_status 1 "$BIN/streamcard" health "$H" "$N" "$L"
+expect_line_count "$WORK/out" 2
+
+# A 10% slower link: not named at the default floor (20%), named by a card whose
+# outlier_min_pct is 5.
+S=$(forge small small:0:3)
+expect_status 0 "$BIN/streamcard" health "$S"
+sed 's/^  pairs: all$/  pairs: all\n  outlier_min_pct: 5/' "$WORK/pairs.yaml" >"$WORK/pairs5.yaml"
+expect_status 0 "$BIN/streamcard" run "$WORK/pairs5.yaml" --output "$WORK/runs" --quiet
+S5=$(forge small5 small:0:3 "$(bundle_of "$WORK/out")")
+expect_status 1 "$BIN/streamcard" health "$S5"
+expect_contains "$WORK/out" "link n1 n4: latency_8B"
+
+X=$(forge none none)
+expect_status 2 "$BIN/streamcard" health "$X"
+expect_contains "$WORK/err" "no link matrix (valid: a bundle of mpi-pingpong with pairs: all)"
+M=$(forge short short)
+expect_status 2 "$BIN/streamcard" health "$M"
+expect_contains "$WORK/err" "MBps: row 2 is not 5 cells"
+# Edited without resealing: verify refuses it, and its figures are not judged.
+T=$(forge tampered node:2)
+sed -i 's/"total_seconds": 0.5/"total_seconds": 0.25/' "$T/results.json"
+expect_status 1 "$BIN/streamcard" health "$T"
+expect_contains "$WORK/err" "refused"
+[ ! -s "$WORK/out" ] || fail "a refused bundle judged: $(cat "$WORK/out")"
+expect_status 2 "$BIN/streamcard" health
+expect_status 0 "$BIN/streamcard" health --help
+expect_contains "$WORK/out" "usage: streamcard health BUNDLE..."
+echo "PASS: health"

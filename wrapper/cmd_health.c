@@ -1,0 +1,227 @@
+/*
+ * cmd_health.c: `streamcard health BUNDLE...`: the nodes to drain and the suspect links of
+ * a partition, from bundles of mpi-pingpong with pairs: all (doc/design.md, "Link matrix").
+ * Each bundle is verified first; its matrix is judged on the latency at the smallest size
+ * (kernel pingpong) and the bandwidth at the largest, with the card's outlier_mad and
+ * outlier_min_pct. One line per node or link, its reasons joined; exit 0 when none.
+ */
+#include "analysis.h"
+#include "cli.h"
+#include "sc_card.h"
+#include "sc_linkmatrix.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void sc__health_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: streamcard health BUNDLE...\n"
+            "\n"
+            "Names the nodes to drain and the suspect links in bundles of mpi-pingpong with\n"
+            "pairs: all (a link matrix), one per line with the reason and the figures:\n"
+            "  drain NODE: <metric> <its median over its pairs>, <n>%% worse than the nodes'\n"
+            "        median <m>\n"
+            "  link NODE NODE: <metric> <value>, <n>%% worse than the <m> the two reach with\n"
+            "        the other nodes\n"
+            "A node is judged by the median of its pairs, a link against what its two nodes do\n"
+            "with the others; each must lie beyond the card's outlier_mad MADs (default 3) and\n"
+            "be at least outlier_min_pct %% worse (default 20). Metrics: the latency at the\n"
+            "smallest size (kernel pingpong) and the bandwidth at the largest.\n"
+            "\n"
+            "Exit status: 0 nothing to drain and no suspect link, 1 some (or a bundle refused\n"
+            "by verify, or with fewer than 4 nodes: cannot judge), 2 usage, a bundle that\n"
+            "cannot be opened or holds no link matrix.\n");
+}
+
+static int sc__health_option(void *ctx, int c, const char *arg)
+{
+    (void)ctx;
+    (void)c;
+    (void)arg;
+    return SC_EXIT_USAGE; /* no options but --help */
+}
+
+static int sc__health_check(void *ctx, size_t n)
+{
+    (void)ctx;
+    if (n > 0)
+        return SC_ANALYSIS_GO_ON;
+    fprintf(stderr, "streamcard: health: no bundle (valid: streamcard health BUNDLE...)\n");
+    return SC_EXIT_USAGE;
+}
+
+/* One node or link named, with the reasons of every metric that named it. */
+typedef struct sc__suspect {
+    sc_linkmatrix_kind kind;
+    size_t a, b;
+    char why[512];
+} sc__suspect;
+
+typedef struct sc__suspects {
+    sc__suspect *s;
+    size_t n, cap;
+} sc__suspects;
+
+static sc__suspect *sc__suspect_get(sc__suspects *all, const sc_linkmatrix_finding *f)
+{
+    for (size_t i = 0; i < all->n; i++)
+        if (all->s[i].kind == f->kind && all->s[i].a == f->a && all->s[i].b == f->b)
+            return &all->s[i];
+    if (all->n == all->cap) {
+        size_t want = all->cap ? all->cap * 2 : 8;
+        sc__suspect *grown = realloc(all->s, want * sizeof(*grown));
+        if (!grown)
+            return NULL;
+        all->s = grown;
+        all->cap = want;
+    }
+    all->s[all->n] = (sc__suspect){.kind = f->kind, .a = f->a, .b = f->b};
+    return &all->s[all->n++];
+}
+
+/* The findings of one metric (size s of grid) into all. Returns 0, 1 (cannot judge) or -errno. */
+static int sc__judge(const sc_linkmatrix_data *d, const double *grid, size_t s, bool latency,
+                     const sc_card *card, sc__suspects *all, size_t *n_nodes)
+{
+    sc_linkmatrix_verdict v;
+    char metric[48], size[24];
+    const char *unit = latency ? "us" : "MB/s";
+    int rc = sc_linkmatrix_judge(grid + s * d->n * d->n, d->n,
+                                 latency ? SC_LINKMATRIX_LOWER : SC_LINKMATRIX_HIGHER,
+                                 card->outlier_mad, card->outlier_min_pct, &v);
+
+    if (rc < 0)
+        return rc;
+    *n_nodes = v.n_nodes;
+    sc_metric_size_name(d->bytes[s], size, sizeof(size));
+    snprintf(metric, sizeof(metric), "%s_%s", latency ? "latency" : "bw", size);
+    for (size_t i = 0; rc == 0 && i < v.n; i++) {
+        const sc_linkmatrix_finding *f = &v.findings[i];
+        sc__suspect *one = sc__suspect_get(all, f);
+        size_t used = one ? strlen(one->why) : 0;
+
+        if (!one) {
+            rc = -ENOMEM;
+            break;
+        }
+        if (f->kind == SC_LINKMATRIX_NODE)
+            snprintf(one->why + used, sizeof(one->why) - used,
+                     "%s%s %.4g %s (median of its pairs), %.0f%% worse than the nodes' median "
+                     "%.4g %s",
+                     used ? "; " : "", metric, f->value, unit, f->effect_pct, f->expected, unit);
+        else
+            snprintf(one->why + used, sizeof(one->why) - used,
+                     "%s%s %.4g %s, %.0f%% worse than the %.4g %s the two reach with the other "
+                     "nodes",
+                     used ? "; " : "", metric, f->value, unit, f->effect_pct, f->expected, unit);
+    }
+    if (rc == 0 && !v.judged)
+        rc = 1;
+    sc_linkmatrix_verdict_free(&v);
+    return rc;
+}
+
+/* The card's outlier bounds (the defaults when its text does not parse). */
+static void sc__card_bounds(const sc_bundle_facts *f, sc_card *card)
+{
+    sc_diag diag;
+
+    sc_diag_init(&diag);
+    if (f->card_text)
+        (void)sc_card_parse(card, f->card_text, strlen(f->card_text), "card.yaml", &diag);
+    sc_diag_free(&diag);
+    if (!(card->outlier_mad > 0))
+        card->outlier_mad = SC_LINKMATRIX_MAD_DEFAULT;
+    if (!(card->outlier_min_pct > 0))
+        card->outlier_min_pct = SC_LINKMATRIX_MIN_PCT_DEFAULT;
+}
+
+/* One bundle: its lines, and the exit status it asks for (0, 1 or 2). */
+static int sc__health_bundle(const sc_analysis_bundle *ab)
+{
+    sc_linkmatrix_data d;
+    sc__suspects all = {0};
+    sc_card *card = sc_card_new();
+    char why[256];
+    size_t n_nodes = 0;
+    int rc, status = SC_EXIT_OK;
+
+    rc = card ? sc_linkmatrix_load(ab->facts.results, &d, why, sizeof(why)) : -ENOMEM;
+    if (rc == -ENOENT || rc == -EINVAL) {
+        fprintf(stderr,
+                "streamcard: health: %s: %s (valid: a bundle of mpi-pingpong with pairs: all)\n",
+                ab->arg_shown, rc == -ENOENT ? "no link matrix" : why);
+        sc_card_free(card);
+        return SC_EXIT_USAGE;
+    }
+    if (rc == 0) {
+        json_object *kernel = NULL;
+        bool pingpong = !json_object_object_get_ex(ab->facts.results, "kernel", &kernel) ||
+                        strcmp(json_object_get_string(kernel), "uniband") != 0;
+        sc__card_bounds(&ab->facts, card);
+        rc = pingpong ? sc__judge(&d, d.t_usec, 0, true, card, &all, &n_nodes) : 0;
+        if (rc >= 0) {
+            int bw = sc__judge(&d, d.MBps, d.n_sizes - 1, false, card, &all, &n_nodes);
+            rc = bw < 0 ? bw : (rc > 0 ? rc : bw);
+        }
+    }
+    if (rc < 0) {
+        fprintf(stderr, "streamcard: health: %s: %s\n", ab->arg_shown, strerror(-rc));
+        status = SC_EXIT_ERROR;
+    } else if (rc == 1) {
+        fprintf(stderr,
+                "streamcard: health: %s: cannot judge: %zu nodes measured (valid: 4 or more)\n",
+                ab->arg_shown, n_nodes);
+        status = SC_EXIT_FAILED;
+    }
+    for (size_t i = 0; rc == 0 && i < all.n; i++) {
+        const sc__suspect *s = &all.s[i];
+        if (s->kind == SC_LINKMATRIX_NODE)
+            printf("drain %s: %s [%s]\n", d.nodes[s->a], s->why, ab->facts.name);
+        else
+            printf("link %s %s: %s [%s]\n", d.nodes[s->a], d.nodes[s->b], s->why, ab->facts.name);
+        status = SC_EXIT_FAILED;
+    }
+    free(all.s);
+    sc_linkmatrix_data_free(&d);
+    sc_card_free(card);
+    return status;
+}
+
+int sc_cmd_health(int argc, char **argv)
+{
+    static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    static const sc_analysis_cmd cmd = {.name = "health",
+                                        .short_opts = ":h",
+                                        .long_opts = opts,
+                                        .usage = sc__health_usage,
+                                        .usage_status = SC_EXIT_USAGE,
+                                        .option = sc__health_option,
+                                        .check = sc__health_check,
+                                        .unreadable_hint = " (valid: a bundle directory)",
+                                        .unreadable_status = SC_EXIT_USAGE,
+                                        .refused_hint = " (its figures are not judged)"};
+    sc_analysis_bundle *ab = calloc(1, sizeof(*ab));
+    int status, first;
+
+    if (!ab)
+        return SC_EXIT_ERROR;
+    if (!sc_analysis_options(&cmd, argc, argv, NULL, &first, &status)) {
+        free(ab);
+        return status;
+    }
+    for (int i = first; i < argc; i++) {
+        sc_analysis_load_named(&cmd, ab, argv[i], &status);
+        if (ab->loaded && ab->usable) {
+            int one = sc__health_bundle(ab);
+            if (one > status)
+                status = one;
+        }
+        sc_analysis_free(ab);
+    }
+    free(ab);
+    return status;
+}
