@@ -23,8 +23,10 @@ static void sc__card_drop_sweep(sc_card *card)
         free(card->sweep_values[i]);
     free(card->sweep_values);
     free(card->sweep_lines);
+    free(card->sweep_env);
     card->sweep_values = NULL;
     card->sweep_lines = NULL;
+    card->sweep_env = NULL;
     card->n_sweep = 0;
     card->sweep_field = SC_CF_COUNT;
 }
@@ -162,6 +164,8 @@ static int sc__list_add(sc_card *card, const char *value)
     return 0;
 }
 
+static bool sc__read_env_sweep(sc__card_reader *r, yaml_node_t *k, yaml_node_t *seq);
+
 /* env: a mapping of NAME: value. Names are checked in sc_card_check(); a name set twice is
    found through one hash table (sc_text_find_repeats), and said once per repeat. */
 static void sc__read_env(sc__card_reader *r, yaml_node_t *map)
@@ -180,14 +184,21 @@ static void sc__read_env(sc__card_reader *r, yaml_node_t *map)
          p++) {
         yaml_node_t *k = yaml_document_get_node(r->doc, p->key);
         yaml_node_t *v = yaml_document_get_node(r->doc, p->value);
-        if (k->type != YAML_SCALAR_NODE || v->type != YAML_SCALAR_NODE) {
+        if (k->type == YAML_SCALAR_NODE && v->type == YAML_SEQUENCE_NODE) {
+            /* NAME: [a, b]: a sweep of the variable. The entry holds the first value in
+               the card as parsed (never run), so a name set twice is still found below. */
+            if (!sc__read_env_sweep(r, k, v))
+                continue;
+        } else if (k->type != YAML_SCALAR_NODE || v->type != YAML_SCALAR_NODE) {
             snprintf(where, sizeof(where), "%s:%d", r->name, sc__line(k));
             sc_diag_addf(r->diag, "%s: env: entries must be NAME: value (got %s)", where,
                          sc__node_kind(k->type != YAML_SCALAR_NODE ? k : v));
             r->errors++;
             continue;
         }
-        if (sc__env_add(r->card, sc__scalar(k), sc__scalar(v)) < 0) {
+        const char *value =
+            v->type == YAML_SEQUENCE_NODE ? r->card->sweep_values[0] : sc__scalar(v);
+        if (sc__env_add(r->card, sc__scalar(k), value) < 0) {
             r->errors++;
             goto out;
         }
@@ -276,16 +287,17 @@ static bool sc__sweepable(const sc__card_key *key)
     }
 }
 
-/* A list of values for one key: the card's sweep. Values are checked when selected. */
-static void sc__read_sweep(sc__card_reader *r, const sc__card_key *key, yaml_node_t *k,
-                           yaml_node_t *seq)
+/* A list of values for one key (or, env_name set, for one env variable): the card's sweep.
+   Values are checked when selected. */
+static void sc__read_sweep_of(sc__card_reader *r, const sc__card_key *key, const char *env_name,
+                              yaml_node_t *k, yaml_node_t *seq)
 {
     sc_card *card = r->card;
     size_t n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
 
-    if (!sc__sweepable(key)) {
+    if (!env_name && !sc__sweepable(key)) {
         sc__reader_error(r, k, "%s: cannot be swept (valid: one value; sweep a key such as "
-                               "threads, prefetch, governor, pool_threads)",
+                               "threads, prefetch, governor, pool_threads, or an env variable)",
                          sc__card_key_name(key));
         return;
     }
@@ -308,6 +320,11 @@ static void sc__read_sweep(sc__card_reader *r, const sc__card_key *key, yaml_nod
         return;
     }
     card->sweep_field = key->field;
+    if (env_name && !(card->sweep_env = strdup(env_name))) {
+        sc__card_drop_sweep(card);
+        r->errors++;
+        return;
+    }
     for (yaml_node_item_t *it = seq->data.sequence.items.start; it < seq->data.sequence.items.top;
          it++) {
         yaml_node_t *v = yaml_document_get_node(r->doc, *it);
@@ -325,6 +342,20 @@ static void sc__read_sweep(sc__card_reader *r, const sc__card_key *key, yaml_nod
         else
             card->n_sweep++;
     }
+}
+
+static void sc__read_sweep(sc__card_reader *r, const sc__card_key *key, yaml_node_t *k,
+                           yaml_node_t *seq)
+{
+    sc__read_sweep_of(r, key, NULL, k, seq);
+}
+
+/* env: {NAME: [a, b]}: a sweep of one variable. True when it holds values to run. */
+static bool sc__read_env_sweep(sc__card_reader *r, yaml_node_t *k, yaml_node_t *seq)
+{
+    sc__read_sweep_of(r, &sc__card_keys[SC_CF_ENV], sc__scalar(k), k, seq);
+    return r->card->sweep_field == SC_CF_ENV && r->card->sweep_env &&
+           !strcmp(r->card->sweep_env, sc__scalar(k)) && r->card->n_sweep > 0;
 }
 
 /* sweep: {KEY: [values]}: the explicit form of a sweep. */
@@ -554,11 +585,15 @@ static int sc__sweep_set(sc_card *card, sc_card_field field, const char *value, 
 
     snprintf(where, sizeof(where), "%s:%d (sweep value %zu)", card->source_name, card->line[field],
              index + 1);
-    int rc = sc__card_assign(card, key, value, where, diag);
+    /* An env sweep sets its variable (its name is checked with the others); a key's value
+       goes through the key's own conversion. */
+    int rc = field == SC_CF_ENV ? sc_card_env_set(card, card->sweep_env, value)
+                                : sc__card_assign(card, key, value, where, diag);
     if (rc < 0)
         return rc;
     free(card->name_suffix);
-    if (asprintf(&card->name_suffix, "_%s-%s", sc__card_key_name(key), value) < 0)
+    if (asprintf(&card->name_suffix, "_%s-%s",
+                 field == SC_CF_ENV ? card->sweep_env : sc__card_key_name(key), value) < 0)
         card->name_suffix = NULL;
     card->swept = field;
     card->swept_index = index;
@@ -606,6 +641,7 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
     c->n_controlled = 0;
     c->sweep_values = NULL;
     c->sweep_lines = NULL;
+    c->sweep_env = NULL;
     c->n_sweep = 0;
     c->sweep_field = SC_CF_COUNT;
     bool ok = (c->cpus = hwloc_bitmap_dup(card->cpus)) != NULL;
@@ -628,6 +664,8 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
         ok = sc__env_add(c, card->env[i].key, card->env[i].value) == 0;
     for (size_t i = 0; ok && i < card->n_controlled; i++)
         ok = sc__list_add(c, card->controlled[i]) == 0;
+    /* A run of an env sweep keeps the variable's name until its value is set. */
+    ok = ok && sc__copy_str(&c->sweep_env, card->sweep_env);
     if (ok && whole && card->n_sweep) {
         c->sweep_values = calloc(card->n_sweep, sizeof(char *));
         c->sweep_lines = calloc(card->n_sweep, sizeof(int));
@@ -644,6 +682,29 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
         return NULL;
     }
     return c;
+}
+
+const char *sc_card_env_get(const sc_card *card, const char *name)
+{
+    for (size_t i = 0; name && i < card->n_env; i++)
+        if (!strcmp(card->env[i].key, name))
+            return card->env[i].value;
+    return NULL;
+}
+
+int sc_card_env_set(sc_card *card, const char *name, const char *value)
+{
+    for (size_t i = 0; name && i < card->n_env; i++) {
+        if (strcmp(card->env[i].key, name) != 0)
+            continue;
+        char *copy = strdup(value);
+        if (!copy)
+            return -ENOMEM;
+        free(card->env[i].value);
+        card->env[i].value = copy;
+        return 0;
+    }
+    return name ? sc__env_add(card, name, value) : -EINVAL;
 }
 
 sc_card *sc_card_dup(const sc_card *card)

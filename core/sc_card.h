@@ -139,6 +139,7 @@ typedef struct sc_card {
     /* A sweep: one key with a list of values ("threads: [1, 2]" or
        "sweep: {prefetch: [on, off]}"); each value is its own run and bundle. */
     sc_card_field sweep_field; /* SC_CF_COUNT when the card has no sweep */
+    char *sweep_env;           /* sweep_field SC_CF_ENV: the variable swept (its values below) */
     char **sweep_values;
     int *sweep_lines; /* the YAML line of each value */
     size_t n_sweep;
@@ -197,6 +198,15 @@ int sc_card_sweep_select(sc_card *card, size_t index, sc_diag *diag);
  * the copy, for further checks); -ENOMEM (*out NULL).
  */
 int sc_card_sweep_instance(const sc_card *card, size_t index, sc_card **out, sc_diag *diag);
+
+/* The value card's env gives name, or NULL when it sets none. */
+const char *sc_card_env_get(const sc_card *card, const char *name);
+
+/*
+ * Sets name=value in card's env (replacing the value it had). 0 or -ENOMEM. The name is
+ * checked with the card's other env names by sc_card_check().
+ */
+int sc_card_env_set(sc_card *card, const char *name, const char *value);
 
 /* A copy of card that shares nothing with it (the sweep included). NULL on ENOMEM. */
 sc_card *sc_card_dup(const sc_card *card);

@@ -24,6 +24,13 @@ void sc_series_free(sc_series *series)
     memset(series, 0, sizeof(*series));
 }
 
+/* The value of a run's swept env variable, malloc'd ("" when it has none). */
+static char *sc__env_text(const sc_card *run, const char *name)
+{
+    const char *value = sc_card_env_get(run, name);
+    return strdup(value ? value : "");
+}
+
 /*
  * Refuses a sweep value that makes the same run as an earlier one: the values' canonical
  * texts go through sc_text_find_repeats() (one hash table), so n values cost about n
@@ -38,7 +45,8 @@ static int sc__check_repeats(const sc_card *card, const sc_series *s, sc_diag *d
 
     for (size_t i = 0; rc == 0 && i < s->n; i++)
         if (!s->runs[i].card->invalid[field] &&
-            !(text[i] = sc__card_value_text(s->runs[i].card, field)))
+            !(text[i] = field == SC_CF_ENV ? sc__env_text(s->runs[i].card, card->sweep_env)
+                                           : sc__card_value_text(s->runs[i].card, field)))
             rc = -ENOMEM;
     if (rc == 0)
         rc = sc_text_find_repeats((const char *const *)text, s->n, first);
@@ -46,13 +54,14 @@ static int sc__check_repeats(const sc_card *card, const sc_series *s, sc_diag *d
         if (first[i] == s->n)
             continue;
         const char *value = card->sweep_values[i], *earlier = card->sweep_values[first[i]];
+        const char *name = field == SC_CF_ENV ? card->sweep_env : sc_card_field_name(field);
         if (strcmp(value, earlier) == 0)
             sc_diag_addf(diag, "%s:%d: %s: %s appears twice in the sweep", card->source_name,
-                         card->sweep_lines[i], sc_card_field_name(field), value);
+                         card->sweep_lines[i], name, value);
         else
             sc_diag_addf(diag, "%s:%d: %s: %s appears twice in the sweep (as %s, value %zu)",
-                         card->source_name, card->sweep_lines[i], sc_card_field_name(field), value,
-                         earlier, first[i] + 1);
+                         card->source_name, card->sweep_lines[i], name, value, earlier,
+                         first[i] + 1);
         rc = -EINVAL;
     }
     for (size_t i = 0; text && i < s->n; i++)
@@ -73,7 +82,13 @@ static int sc__sweep_runs(const sc_card *card, sc_series *out, sc_diag *diag)
     sc_diag *found = calloc(n, sizeof(*found));
     int rc = 0;
 
-    out->variable = strdup(sc_card_field_name(card->sweep_field));
+    /* An env sweep is named after its variable: "env.OMP_WAIT_POLICY". */
+    if (card->sweep_field == SC_CF_ENV) {
+        if (asprintf(&out->variable, "env.%s", card->sweep_env) < 0)
+            out->variable = NULL;
+    } else {
+        out->variable = strdup(sc_card_field_name(card->sweep_field));
+    }
     if (!found || !out->variable) {
         free(found);
         return -ENOMEM;

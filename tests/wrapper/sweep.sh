@@ -86,6 +86,25 @@ grep -Eq '^\| 1 \| ok \| [0-9.]+, 6 runs, 95% \[[0-9.]+, [0-9.]+\] \| \(baseline
 grep -Eq '^\| 2 \| ok \| [0-9.]+, 6 runs, 95% \[.*\| [-+][0-9.]+%, B/A [0-9.]+ \[[0-9.]+, [0-9.]+\]: (B faster|B slower|no detectable difference|too noisy to tell) \|' "$table" ||
     fail "no ratio and verdict for threads=2: $(cat "$table")"
 
+# An env variable sweeps like a key: each run's workload starts with its value (read back
+# from /proc at main_loop_begin), keeps the card's other variables, and the two bundles
+# compare with env as their independent variable.
+sed 's/^  iterations: 4$/  iterations: 2\n  env:\n    GOMP_SPINCOUNT: "1000"\n    OMP_WAIT_POLICY: [ACTIVE, PASSIVE]/' \
+    "$WORK/sweep.yaml" | sed 's/threads: \[1, 2\]/threads: 2/' >"$WORK/env.yaml"
+expect_status 0 "$BIN/streamcard" run "$WORK/env.yaml" --output "$WORK/env" --quiet
+expect_contains "$WORK/out" "streamcard sweep: env.OMP_WAIT_POLICY over 2 values"
+envb=()
+for v in ACTIVE PASSIVE; do
+    b=$(ls -d "$WORK"/env/*_OMP_WAIT_POLICY-"$v"_*) || fail "no bundle for OMP_WAIT_POLICY=$v"
+    expect_contains "$b/environ_at_ready.txt" "OMP_WAIT_POLICY=$v"
+    expect_contains "$b/environ_at_ready.txt" "GOMP_SPINCOUNT=1000"
+    expect_contains "$b/run.conf" "sweep_variable=env"
+    "$BIN/streamcard" verify "$b" >/dev/null 2>&1 || fail "verify rejects $b"
+    envb+=("$b")
+done
+expect_status 0 "$BIN/streamcard" compare "${envb[@]}"
+expect_contains "$WORK/out" "independent variable: env (the sweep both runs belong to)"
+
 # The dry run shows every run and writes nothing.
 expect_status 0 "$BIN/streamcard" run "$WORK/sweep.yaml" --output "$WORK/dry" --dry-run
 expect_contains "$WORK/out" "--- run 2 of 2: threads=2"
