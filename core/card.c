@@ -2,6 +2,7 @@
  * card.c: reading an experiment card with libyaml's document API (which keeps the line of
  * every node, for messages), and setting keys from command-line flags.
  */
+#include "sc_ablation_read.h"
 #include "sc_card.h"
 #include "sc_card_schema.h"
 #include "sc_file.h"
@@ -85,6 +86,7 @@ void sc_card_free(sc_card *card)
         free(card->controlled[i]);
     free(card->controlled);
     sc__card_drop_sweep(card);
+    sc__ablation_free(card);
     free(card->name_suffix);
     free(card);
 }
@@ -268,7 +270,7 @@ static void sc__read_carriers(sc__card_reader *r, const sc__card_key *key, yaml_
 }
 
 /* Keys a sweep may vary: what a run is, not what the card is or where it may run. */
-static bool sc__sweepable(const sc__card_key *key)
+bool sc__card_key_sweepable(const sc__card_key *key)
 {
     switch (key->field) {
     case SC_CF_VERSION:
@@ -295,7 +297,7 @@ static void sc__read_sweep_of(sc__card_reader *r, const sc__card_key *key, const
     sc_card *card = r->card;
     size_t n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
 
-    if (!env_name && !sc__sweepable(key)) {
+    if (!env_name && !sc__card_key_sweepable(key)) {
         sc__reader_error(r, k, "%s: cannot be swept (valid: one value; sweep a key such as "
                                "threads, prefetch, governor, pool_threads, or an env variable)",
                          sc__card_key_name(key));
@@ -481,6 +483,10 @@ static void sc__read_mapping(sc__card_reader *r, yaml_node_t *map, const char *p
             sc__read_sweep_map(r, k, v);
             continue;
         }
+        if (depth == 0 && (!strcmp(path, "ablation") || !strcmp(path, "metric"))) {
+            r->errors += sc__ablation_read(r->doc, k, v, r->card, r->name, r->diag);
+            continue;
+        }
         /* A container: "experiment" at the top, "expect" inside experiment. */
         bool container = (depth == 0 && strcmp(path, "experiment") == 0) ||
                          (depth == 1 && strcmp(path, "experiment.expect") == 0);
@@ -642,6 +648,11 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
     c->sweep_values = NULL;
     c->sweep_lines = NULL;
     c->sweep_env = NULL;
+    c->steps = NULL;
+    c->n_steps = 0;
+    c->study_metric = NULL;
+    c->env_unset = NULL;
+    c->n_env_unset = 0;
     c->n_sweep = 0;
     c->sweep_field = SC_CF_COUNT;
     bool ok = (c->cpus = hwloc_bitmap_dup(card->cpus)) != NULL;
@@ -664,6 +675,8 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
         ok = sc__env_add(c, card->env[i].key, card->env[i].value) == 0;
     for (size_t i = 0; ok && i < card->n_controlled; i++)
         ok = sc__list_add(c, card->controlled[i]) == 0;
+    for (size_t i = 0; ok && i < card->n_env_unset; i++)
+        ok = sc__ablation_unset_env(c, card->env_unset[i]) == 0;
     /* A run of an env sweep keeps the variable's name until its value is set. */
     ok = ok && sc__copy_str(&c->sweep_env, card->sweep_env);
     if (ok && whole && card->n_sweep) {

@@ -90,6 +90,18 @@ typedef struct sc_card_kv {
     char *value;
 } sc_card_kv;
 
+/* One step of an ablation study (sc_ablation.h): named card changes. */
+typedef struct sc_card_step {
+    char *name;
+    int line;
+    sc_card_kv *set; /* key as under experiment ("threads", "expect.min_rate_MBps") or
+                        "env.NAME", and its value as written */
+    int *set_lines;
+    size_t n_set;
+    char **unset; /* environment variables the step removes */
+    size_t n_unset;
+} sc_card_step;
+
 typedef struct sc_card {
     char *source; /* the YAML exactly as given; NULL for a card made of flags only */
     size_t source_len;
@@ -146,6 +158,17 @@ typedef struct sc_card {
     char *name_suffix;   /* appended to run_name by a sweep instance ("_threads-2") */
     sc_card_field swept; /* after sc_card_sweep_select(): the key it set, for messages */
     size_t swept_index;
+
+    /* An ablation study (top-level ablation: and metric:, sc_ablation.h): the card's
+       experiment is the baseline. A run's card holds none (sc_card_dup() copies none). */
+    sc_card_step *steps;
+    size_t n_steps;
+    int ablation_line;
+    char *study_metric; /* metric: the study's figure of merit; NULL: the workload's */
+    int study_metric_line;
+    /* Inherited environment variables this run's workload starts without (a step's unset). */
+    char **env_unset;
+    size_t n_env_unset;
 
     bool present[SC_CF_COUNT]; /* given in the YAML or by a flag */
     /* Given, but the value was refused (and reported): the checks that relate it to other

@@ -4,6 +4,7 @@
  * copies with the sweep's values set are card.c's; nothing here parses the card again.
  */
 #include "sc_series.h"
+#include "sc_ablation.h"
 #include "sc_card_schema.h"
 #include "sc_text.h"
 
@@ -124,7 +125,7 @@ static int sc__sweep_runs(const sc_card *card, sc_series *out, sc_diag *diag)
 
 int sc_series_from_card(const sc_card *card, sc_series *out, sc_diag *diag)
 {
-    size_t n = card->n_sweep ? card->n_sweep : 1;
+    size_t n = card->n_steps ? 2 * card->n_steps : card->n_sweep ? card->n_sweep : 1;
 
     memset(out, 0, sizeof(*out));
     out->runs = calloc(n, sizeof(*out->runs));
@@ -134,6 +135,8 @@ int sc_series_from_card(const sc_card *card, sc_series *out, sc_diag *diag)
         sc_diag_addf(diag, "%s: a sweep needs a card file", card->source_name);
         return -EINVAL;
     }
+    if (card->n_steps)
+        return sc_ablation_series(card, out, diag);
     if (card->n_sweep)
         return sc__sweep_runs(card, out, diag);
     out->runs[0].card = sc_card_dup(card);
@@ -147,7 +150,13 @@ int sc_card_check(sc_card *card, sc_diag *diag)
 {
     sc_series series;
 
-    if (!card->n_sweep)
+    if (card->study_metric && !card->n_steps) {
+        sc_diag_addf(diag, "%s:%d: metric: only a study chooses its metric (valid: with "
+                           "ablation: steps; compare takes --metric)",
+                     card->source_name, card->study_metric_line);
+        return -EINVAL;
+    }
+    if (!card->n_sweep && !card->n_steps)
         return sc__card_check_run(card, diag);
     int rc = sc_series_from_card(card, &series, diag);
     sc_series_free(&series);

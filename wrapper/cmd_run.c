@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "execute.h"
 #include "run_series.h"
+#include "study.h"
 #include "sc_machine.h"
 #include "submit.h"
 
@@ -295,6 +296,39 @@ static int sc__prepare(const sc_run_opts *opts, const sc_card *card, bool proble
     return rc;
 }
 
+/* The series loop; a study (ablation:) then writes its table and record. */
+static int sc__execute(const sc_run_opts *opts, const sc_card *card, const sc_series *series,
+                       sc_plan *plans, const sc_executor *ex)
+{
+    bool study = card->n_steps && !opts->dry_run;
+    char **bundles = study ? calloc(series->n, sizeof(char *)) : NULL;
+    char **causes = study ? calloc(series->n, sizeof(char *)) : NULL;
+    int status;
+
+    if (study && (!bundles || !causes)) {
+        free(bundles);
+        free(causes);
+        return SC_EXIT_ERROR;
+    }
+    status = sc_run_series_execute(&(sc_run_series){.opts = opts,
+                                                    .series = series,
+                                                    .plans = plans,
+                                                    .bundles = bundles,
+                                                    .causes = causes},
+                                   ex);
+    if (study)
+        status = sc_study_finish(&(sc_run_series){.opts = opts, .series = series, .plans = plans,
+                                                  .bundles = bundles, .causes = causes},
+                                 card, status);
+    for (size_t i = 0; study && i < series->n; i++) {
+        free(bundles[i]);
+        free(causes[i]);
+    }
+    free(bundles);
+    free(causes);
+    return status;
+}
+
 int sc_cmd_run(int argc, char **argv)
 {
     sc_run_opts opts = {.sysroot =
@@ -340,8 +374,7 @@ int sc_cmd_run(int argc, char **argv)
         sc_sbatch_executor(&ex, &sbatch);
     else
         sc_local_executor(&ex, &local);
-    status = sc_run_series_execute(
-        &(sc_run_series){.opts = &opts, .series = &series, .plans = plans}, &ex);
+    status = sc__execute(&opts, card, &series, plans, &ex);
 out:
     for (size_t i = 0; plans && i < series.n; i++)
         sc_plan_free(&plans[i]);

@@ -125,6 +125,10 @@ static bool sc__env_owned(const char *entry, const sc_card *card)
     for (size_t i = 0; i < card->n_env; i++)
         if (strlen(card->env[i].key) == n && strncmp(entry, card->env[i].key, n) == 0)
             return true;
+    /* A study's step removed it (unset:): the workload starts without it. */
+    for (size_t i = 0; i < card->n_env_unset; i++)
+        if (strlen(card->env_unset[i]) == n && strncmp(entry, card->env_unset[i], n) == 0)
+            return true;
     return false;
 }
 
