@@ -518,34 +518,50 @@ static void sc__verify_row(json_object *o, size_t i, const char *dir, const sc_m
     free(row.x);
 }
 
-int sc_study_verify(const char *path)
+int sc_study_load(const char *path, sc_diag *problems, json_object **record)
 {
     sc_bundle b;
-    sc_diag d;
-    char *text = NULL, dir[4096], shown[1024];
+    char *text = NULL, dir[4096];
     json_object *root = NULL, *rows;
     sc_metric m;
-    int status = SC_EXIT_FAILED;
 
-    sc_text_escape(shown, sizeof(shown), path, strlen(path));
-    sc_diag_init(&d);
-    if (sc_bundle_open(&b, path) < 0) {
-        fprintf(stderr, "streamcard: verify: %s: cannot open the study\n", shown);
-        return SC_EXIT_USAGE;
-    }
-    sc_bundle_check_sums(&b, &d);
+    *record = NULL;
+    if (sc_bundle_open(&b, path) < 0)
+        return -ENOENT;
+    sc_bundle_check_sums(&b, problems);
     if (sc_bundle_read(&b, "study.json", &text, NULL) < 0 || !(root = json_tokener_parse(text)) ||
         !json_object_object_get_ex(root, "rows", &rows) ||
         !json_object_is_type(rows, json_type_array) || !sc__jstr(root, "metric") ||
         sc_metric_lookup(sc__jstr(root, "metric"), &m) < 0 ||
         json_object_array_length(rows) > 2 * SC_ABLATION_MAX_STEPS) {
-        sc_diag_addf(&d, "study.json: not a study record (valid: rows and a metric)");
-        goto report;
+        sc_diag_addf(problems, "study.json: not a study record (valid: rows and a metric)");
+        json_object_put(root);
+        root = NULL;
+    } else {
+        sc__dirname(path, dir, sizeof(dir));
+        for (size_t i = 0; i < json_object_array_length(rows); i++)
+            sc__verify_row(json_object_array_get_idx(rows, i), i, dir, &m, problems);
     }
-    sc__dirname(path, dir, sizeof(dir));
-    for (size_t i = 0; i < json_object_array_length(rows); i++)
-        sc__verify_row(json_object_array_get_idx(rows, i), i, dir, &m, &d);
-report:
+    free(text);
+    sc_bundle_close(&b);
+    *record = root;
+    return 0;
+}
+
+int sc_study_verify(const char *path)
+{
+    sc_diag d;
+    char shown[1024];
+    json_object *root = NULL;
+    int status = SC_EXIT_FAILED;
+
+    sc_text_escape(shown, sizeof(shown), path, strlen(path));
+    sc_diag_init(&d);
+    if (sc_study_load(path, &d, &root) < 0) {
+        fprintf(stderr, "streamcard: verify: %s: cannot open the study\n", shown);
+        sc_diag_free(&d);
+        return SC_EXIT_USAGE;
+    }
     if (d.count) {
         sc_diag_print(&d, "streamcard: verify: ", stderr);
         fprintf(stderr, "streamcard: verify: %s: study FAILED (%zu problems)\n", shown,
@@ -557,8 +573,6 @@ report:
         status = SC_EXIT_OK;
     }
     json_object_put(root);
-    free(text);
-    sc_bundle_close(&b);
     sc_diag_free(&d);
     return status;
 }

@@ -11,7 +11,10 @@
 
 #include "run_series.h"
 #include "sc_card.h"
+#include "sc_diag.h"
 #include "sc_metric.h"
+
+#include <json-c/json.h>
 
 #include <stdbool.h>
 
@@ -29,8 +32,19 @@ int sc_study_finish(const sc_run_series *rs, const sc_card *card, int status);
 /* Whether path is a study record (it holds study.json). */
 bool sc_study_is(const char *path);
 
+/*
+ * Reads the study record at path and checks it: its sums, and every row recomputed from
+ * its bundle beside the study (verdict, median). Problems go to problems (none: it holds);
+ * *record is study.json (to put), NULL when it is not a study record. -ENOENT when path
+ * cannot be opened.
+ */
+int sc_study_load(const char *path, sc_diag *problems, json_object **record);
+
 /* `streamcard verify STUDY`: its sums, its rows recomputed from the bundles it names
    (beside it), each bundle verified. Returns an exit status (SC_EXIT_OK when all hold). */
 int sc_study_verify(const char *path);
+
+/* `streamcard report STUDY -o FILE`: the study's page (study_page.c). An exit status. */
+int sc_study_report(const char *path, const char *output);
 
 #endif

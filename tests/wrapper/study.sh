@@ -7,6 +7,7 @@
 # edited, even re-sealed.
 BIN=$1 SRC=$2
 . "$SRC/tests/lib.sh"
+. "$SRC/tests/wrapper/screenshot_lib.sh"
 
 # Inherited by every run, removed by step 3 (unset:): the runtimes' variables are recorded
 # in environ_at_ready.txt, so the bundle shows whether the workload had it.
@@ -111,6 +112,24 @@ expect_status 1 "$BIN/streamcard" verify "$WORK/runs/edited"
 expect_contains "$WORK/err" "row 5: "
 expect_contains "$WORK/err" "recorded median"
 
+# The report page draws the study: a bar per row with its interval's whiskers, the baseline
+# line, alone and in sequence side by side; an edited record is REFUSED, with no bars.
+expect_status 0 "$BIN/streamcard" report "$study" -o "$WORK/study.html"
+expect_contains "$WORK/study.html" "Each step alone (thread_seconds)"
+expect_contains "$WORK/study.html" "The steps in sequence (thread_seconds)"
+[ "$(grep -o 'class="whisker"' "$WORK/study.html" | wc -l)" = 10 ] || fail "not one whisker per bar"
+[ "$(grep -o 'class="ref"' "$WORK/study.html" | wc -l)" = 2 ] || fail "no baseline line"
+[ "$(grep -o 'class="bar worse"' "$WORK/study.html" | wc -l)" -ge 2 ] || fail "the bad step is not drawn as worse"
+expect_status 1 "$BIN/streamcard" report "$WORK/runs/edited" -o "$WORK/edited.html"
+expect_contains "$WORK/edited.html" "REFUSED"
+expect_not_contains "$WORK/edited.html" "<svg"
+shoot "$WORK/study.html" "$WORK/study.png" 1400
+mapfile -t px < <(png_pixels "$WORK/study.png" 3182ce e53e3e)
+echo "screenshot: ${px[0]} dark pixels, ${px[1]} bar pixels, ${px[2]} worse-bar pixels"
+[ "${px[0]}" -gt 3000 ] || fail "the study page looks blank"
+# The bad step takes ten times the others' time: their bars are short, but drawn.
+[ "${px[1]}" -gt 0 ] && [ $((px[1] + px[2])) -gt 500 ] || fail "no bars rendered"
+[ "${px[2]}" -gt 100 ] || fail "the worse step's bars are not rendered"
 # A bundle the record names, edited: the study fails too.
 cp -r "$study" "$WORK/runs/named"
 echo "x" >>"$base/run-1/stream.log"
