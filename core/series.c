@@ -151,8 +151,9 @@ int sc_card_check(sc_card *card, sc_diag *diag)
     sc_series series;
 
     if (card->study_metric && !card->n_steps) {
-        sc_diag_addf(diag, "%s:%d: metric: only a study chooses its metric (valid: with "
-                           "ablation: steps; compare takes --metric)",
+        sc_diag_addf(diag,
+                     "%s:%d: metric: only a study chooses its metric (valid: with "
+                     "ablation: steps; compare takes --metric)",
                      card->source_name, card->study_metric_line);
         return -EINVAL;
     }

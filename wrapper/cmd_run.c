@@ -310,15 +310,16 @@ static int sc__execute(const sc_run_opts *opts, const sc_card *card, const sc_se
         free(causes);
         return SC_EXIT_ERROR;
     }
-    status = sc_run_series_execute(&(sc_run_series){.opts = opts,
-                                                    .series = series,
-                                                    .plans = plans,
-                                                    .bundles = bundles,
-                                                    .causes = causes},
-                                   ex);
+    status = sc_run_series_execute(
+        &(sc_run_series){
+            .opts = opts, .series = series, .plans = plans, .bundles = bundles, .causes = causes},
+        ex);
     if (study)
-        status = sc_study_finish(&(sc_run_series){.opts = opts, .series = series, .plans = plans,
-                                                  .bundles = bundles, .causes = causes},
+        status = sc_study_finish(&(sc_run_series){.opts = opts,
+                                                  .series = series,
+                                                  .plans = plans,
+                                                  .bundles = bundles,
+                                                  .causes = causes},
                                  card, status);
     for (size_t i = 0; study && i < series->n; i++) {
         free(bundles[i]);

@@ -54,8 +54,7 @@ static void sc__bars(FILE *out, int plot_w, double left, const char *title, cons
     for (size_t i = 0; i < n; i++) {
         double y = top + row * (double)i, w = width * bars[i].value / max;
         sc__text(out, left - 8, y + 16, "end", bars[i].label);
-        fprintf(out,
-                "<rect class=\"bar%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"18\"/>\n",
+        fprintf(out, "<rect class=\"bar%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"18\"/>\n",
                 bars[i].worse ? " worse" : "", left, y + 3, w > 0 ? w : 0);
         if (bars[i].hi > 0) {
             double x0 = left + width * bars[i].lo / max, x1 = left + width * bars[i].hi / max;
