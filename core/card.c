@@ -42,8 +42,9 @@ sc_card *sc_card_new(void)
     card->governor = strdup("unchanged");
     card->nt_stores = strdup("auto");
     card->cache_resident = strdup("refuse");
+    card->blas = strdup("default");
     card->source_name = strdup("command line");
-    if (!card->cpus || !card->governor || !card->nt_stores || !card->cache_resident ||
+    if (!card->cpus || !card->governor || !card->nt_stores || !card->cache_resident || !card->blas ||
         !card->source_name) {
         sc_card_free(card);
         return NULL;
@@ -75,6 +76,7 @@ void sc_card_free(sc_card *card)
     free(card->governor);
     free(card->nt_stores);
     free(card->cache_resident);
+    free(card->blas);
     free(card->nodes);
     free(card->expect_transport);
     for (size_t i = 0; i < card->n_env; i++) {
@@ -640,6 +642,7 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
     c->source = c->source_name = c->question = c->run_name = c->kernel = c->cpu_list = NULL;
     c->governor = c->nt_stores = c->nodes = c->expect_transport = c->name_suffix = NULL;
     c->cache_resident = NULL;
+    c->blas = NULL;
     c->cpus = NULL;
     c->env = NULL;
     c->n_env = 0;
@@ -668,6 +671,7 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
          sc__copy_str(&c->governor, card->governor) &&
          sc__copy_str(&c->nt_stores, card->nt_stores) &&
          sc__copy_str(&c->cache_resident, card->cache_resident) &&
+         sc__copy_str(&c->blas, card->blas) &&
          sc__copy_str(&c->nodes, card->nodes) &&
          sc__copy_str(&c->expect_transport, card->expect_transport) &&
          sc__copy_str(&c->name_suffix, card->name_suffix);

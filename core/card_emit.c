@@ -126,6 +126,8 @@ static void sc__emit_experiment(yaml_emitter_t *e, const sc_card *card)
         sc__pair_u64(e, "k", card->k);
         if (card->present[SC_CF_POOL_THREADS]) /* else the kernel's default layout */
             sc__pair_u64(e, "pool_threads", (uint64_t)card->pool_threads);
+        if (card->present[SC_CF_BLAS]) /* else the system's OpenBLAS */
+            sc__pair(e, "blas", card->blas);
     }
     if (card->workload == SC_WORKLOAD_MPI_PINGPONG) {
         sc__pair_u64(e, "ranks", (uint64_t)card->ranks);

@@ -61,6 +61,10 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
      "ipsearch: results per query"},
     {SC_CF_POOL_THREADS, "experiment.pool_threads", "pool-threads", SC__CT_LONG, 1, 65536, NULL,
      WL_IPSEARCH, "ipsearch: the application's own worker threads"},
+    {SC_CF_BLAS, "experiment.blas", "blas", SC__CT_CHOICE, 0, 0,
+     "default|openblas-pthread|openblas-openmp|openblas-serial", WL_IPSEARCH,
+     "ipsearch: the OpenBLAS build loaded: default | openblas-pthread | openblas-openmp | "
+     "openblas-serial"},
     {SC_CF_RANKS, "experiment.ranks", "ranks", SC__CT_LONG, 2, 2, NULL, WL_MPI,
      "mpi-pingpong: MPI ranks (2)"},
     {SC_CF_MIN_BYTES, "experiment.min_bytes", "min-bytes", SC__CT_U64, 0, 1LL << 30, NULL, WL_MPI,
@@ -186,6 +190,7 @@ static void *sc__card_slot(sc_card *card, sc_card_field f)
     case SC_CF_DIM: return &card->dim;
     case SC_CF_K: return &card->k;
     case SC_CF_POOL_THREADS: return &card->pool_threads;
+    case SC_CF_BLAS: return &card->blas;
     case SC_CF_RANKS: return &card->ranks;
     case SC_CF_MIN_BYTES: return &card->min_bytes;
     case SC_CF_MAX_BYTES: return &card->max_bytes;
@@ -474,6 +479,7 @@ size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX
             key->field == SC_CF_MEMORY_NODE || key->field == SC_CF_EXPECT_TRANSPORT ||
             key->field == SC_CF_EXPECT_MIN_RATE || key->field == SC_CF_EXPECT_AT_BYTES ||
             key->field == SC_CF_EXPECT_MAX_LATENCY || key->field == SC_CF_CACHE_RESIDENT ||
+            key->field == SC_CF_BLAS ||
             (key->field == SC_CF_WINDOW && !card->window))
             continue;
         /* The slot is only read: the cast drops const for the shared lookup. */

@@ -66,6 +66,7 @@ typedef enum sc_card_field {
     SC_CF_DIM,
     SC_CF_K,
     SC_CF_POOL_THREADS,
+    SC_CF_BLAS,
     SC_CF_RANKS,
     SC_CF_MIN_BYTES,
     SC_CF_MAX_BYTES,
@@ -126,6 +127,7 @@ typedef struct sc_card {
     char *cache_resident;
     uint64_t nb, nq, dim, k;
     long pool_threads;
+    char *blas; /* ipsearch: "default" or the Debian OpenBLAS build (openblas-openmp, ...) */
     long ranks;
     uint64_t min_bytes, max_bytes;
     long window; /* mpi uniband: messages in flight per window */

@@ -237,6 +237,24 @@ static void sc__warn_cache(const sc_card *card)
     free(cpus);
 }
 
+/* blas: the build the card names must be installed here (its library under the sysroot). */
+static int sc__check_blas(const sc_run_opts *opts, const sc_card *card, sc_diag *diag)
+{
+    char *dir = sc_plan_blas_dir(card), path[PATH_MAX];
+
+    if (!dir)
+        return 0;
+    snprintf(path, sizeof(path), "%s/%s/libopenblas.so.0", strcmp(opts->sysroot, "/") ? opts->sysroot : "",
+             dir);
+    int rc = access(path, R_OK) == 0 ? 0 : -EINVAL;
+    if (rc < 0)
+        sc_diag_addf(diag, "blas: %s is not installed on this machine: no %s (valid: default, or "
+                           "install Debian's libopenblas0-%s)",
+                     card->blas, path, card->blas + strlen("openblas-"));
+    free(dir);
+    return rc;
+}
+
 /* The rules of the node that runs the workload: this machine, as far as this job sees it. */
 static int sc__check_machine(const sc_run_opts *opts, const sc_card *card, sc_diag *diag)
 {
@@ -250,6 +268,8 @@ static int sc__check_machine(const sc_run_opts *opts, const sc_card *card, sc_di
     if (rc == 0) {
         sc_machine_restrict_to_self(&m);
         rc = sc_card_check_machine(card, &m, opts->platform_control, diag);
+        if (sc__check_blas(opts, card, diag) < 0)
+            rc = -EINVAL;
         sc_machine_free(&m);
         if (rc == 0)
             sc__warn_cache(card);

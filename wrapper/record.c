@@ -117,6 +117,29 @@ static void sc__add_library_hash(json_object *root, const char *info, const char
     json_object_object_add(root, name, json_object_new_string(sha));
 }
 
+int sc_record_libpath_enter(const sc_plan *plan, char **saved)
+{
+    *saved = NULL;
+    for (char **e = plan->envp; e && *e; e++) {
+        if (strncmp(*e, "LD_LIBRARY_PATH=", 16) != 0)
+            continue;
+        const char *old = getenv("LD_LIBRARY_PATH");
+        if (old && !(*saved = strdup(old)))
+            return -ENOMEM;
+        return setenv("LD_LIBRARY_PATH", *e + 16, 1) == 0 ? 1 : -errno;
+    }
+    return 0;
+}
+
+void sc_record_libpath_leave(int entered, char *saved)
+{
+    if (entered > 0 && saved)
+        setenv("LD_LIBRARY_PATH", saved, 1);
+    else if (entered > 0)
+        unsetenv("LD_LIBRARY_PATH");
+    free(saved);
+}
+
 void sc_record_build_info_discard(sc_execution *x)
 {
     char *info = NULL;
@@ -153,7 +176,10 @@ void sc_record_build(sc_execution *x)
     if (rc < 0) {
         free(info);
         info = NULL;
+        char *saved;
+        int entered = sc_record_libpath_enter(plan, &saved);
         rc = sc_spawn_capture(argv, NULL, &info);
+        sc_record_libpath_leave(entered, saved);
     }
     if (rc == 0) {
         for (const char *const *k = keys; *k; k++)

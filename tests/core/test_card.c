@@ -139,6 +139,12 @@ static const card_case static_cases[] = {
      HEAD "  workload: ipsearch\n  cpu_list: 0-1\nmetric: speed\nablation:\n  - name: a\n"
           "    set: {k: 2}\n",
      {"card.yaml:5: metric: not a metric of the registry"}},
+    {"blas for stream",
+     HEAD "  workload: stream\n  cpu_list: 0\n  blas: openblas-serial\n",
+     {"card.yaml:5: blas: not used by workload stream"}},
+    {"blas unknown",
+     HEAD "  workload: ipsearch\n  cpu_list: 0\n  blas: mkl\n",
+     {"blas: \"mkl\" is not"}},
     {"mapping where scalar",
      HEAD "  workload: stream\n  cpu_list: {a: 1}\n",
      {"card.yaml:4: cpu_list: expected a single value, got a mapping"}},

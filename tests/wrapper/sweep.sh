@@ -105,6 +105,19 @@ done
 expect_status 0 "$BIN/streamcard" compare "${envb[@]}"
 expect_contains "$WORK/out" "independent variable: env (the sweep both runs belong to)"
 
+# blas: each Debian OpenBLAS build through the library path; build.json names the library
+# the workload really loaded (asked with the workload's library path), and its log agrees.
+sed 's/^  pool_threads: \[1, 2\]$/  blas: [openblas-pthread, openblas-serial]/' "$WORK/pool.yaml" >"$WORK/blas.yaml"
+expect_status 0 "$BIN/streamcard" run "$WORK/blas.yaml" --output "$WORK/blas" --quiet
+for v in pthread serial; do
+    b=$(ls -d "$WORK"/blas/*_blas-openblas-"$v"_*) || fail "no bundle for blas=openblas-$v"
+    grep -q "\"blas_library\": *\"[^\"]*/openblas-$v/libopenblas" "$b/build.json" ||
+        fail "build.json of blas=openblas-$v names another library: $(grep -o '"blas_library[^,]*' "$b/build.json")"
+    expect_contains "$b/stream.log" "/openblas-$v/libopenblas"
+    expect_contains "$b/card.yaml" "blas: openblas-$v"
+    "$BIN/streamcard" verify "$b" >/dev/null 2>&1 || fail "verify rejects $b"
+done
+
 # The dry run shows every run and writes nothing.
 expect_status 0 "$BIN/streamcard" run "$WORK/sweep.yaml" --output "$WORK/dry" --dry-run
 expect_contains "$WORK/out" "--- run 2 of 2: threads=2"
