@@ -44,8 +44,8 @@ sc_card *sc_card_new(void)
     card->cache_resident = strdup("refuse");
     card->blas = strdup("default");
     card->source_name = strdup("command line");
-    if (!card->cpus || !card->governor || !card->nt_stores || !card->cache_resident || !card->blas ||
-        !card->source_name) {
+    if (!card->cpus || !card->governor || !card->nt_stores || !card->cache_resident ||
+        !card->blas || !card->source_name) {
         sc_card_free(card);
         return NULL;
     }
@@ -671,8 +671,7 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
          sc__copy_str(&c->governor, card->governor) &&
          sc__copy_str(&c->nt_stores, card->nt_stores) &&
          sc__copy_str(&c->cache_resident, card->cache_resident) &&
-         sc__copy_str(&c->blas, card->blas) &&
-         sc__copy_str(&c->nodes, card->nodes) &&
+         sc__copy_str(&c->blas, card->blas) && sc__copy_str(&c->nodes, card->nodes) &&
          sc__copy_str(&c->expect_transport, card->expect_transport) &&
          sc__copy_str(&c->name_suffix, card->name_suffix);
     for (size_t i = 0; ok && i < card->n_env; i++)

@@ -81,8 +81,8 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
      SC__WL_ANY, "runs: auto: stop when the median's 95% interval is within this % (default 2)"},
     {SC_CF_RUNS_MAX, "experiment.runs_max", "runs-max", SC__CT_LONG, 6, 1000, NULL, SC__WL_ANY,
      "runs: auto: at most this many runs (default 30)"},
-    {SC_CF_INTERFERENCE_ACCOUNTING, "experiment.interference_accounting",
-     "interference-accounting", SC__CT_SWITCH, 0, 0, NULL, SC__WL_ANY,
+    {SC_CF_INTERFERENCE_ACCOUNTING, "experiment.interference_accounting", "interference-accounting",
+     SC__CT_SWITCH, 0, 0, NULL, SC__WL_ANY,
      "account foreign work on the card's CPUs: on | off (default on)"},
     {SC_CF_EXPECT_TRANSPORT, "experiment.expect.transport", "expect-transport", SC__CT_CARRIERS, 0,
      0, NULL, WL_MPI,
@@ -102,8 +102,8 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
      "foreign share of any card CPU above this % fails the run (default 5)"},
     {SC_CF_ENV, "experiment.env", NULL, SC__CT_ENV, 0, 0, NULL, SC__WL_ANY,
      "variables set for the workload"},
-    {SC_CF_CONTROLLED, "experiment.controlled_variables", NULL, SC__CT_LIST, 0, 0, NULL,
-     SC__WL_ANY, "what was held constant (documentation)"},
+    {SC_CF_CONTROLLED, "experiment.controlled_variables", NULL, SC__CT_LIST, 0, 0, NULL, SC__WL_ANY,
+     "what was held constant (documentation)"},
 };
 
 const sc__card_key *sc__card_key_by_path(const char *path)
@@ -190,7 +190,8 @@ static void *sc__card_slot(sc_card *card, sc_card_field f)
     case SC_CF_DIM: return &card->dim;
     case SC_CF_K: return &card->k;
     case SC_CF_POOL_THREADS: return &card->pool_threads;
-    case SC_CF_BLAS: return &card->blas;
+    case SC_CF_BLAS:
+        return &card->blas;
     case SC_CF_RANKS: return &card->ranks;
     case SC_CF_MIN_BYTES: return &card->min_bytes;
     case SC_CF_MAX_BYTES: return &card->max_bytes;
@@ -479,8 +480,7 @@ size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX
             key->field == SC_CF_MEMORY_NODE || key->field == SC_CF_EXPECT_TRANSPORT ||
             key->field == SC_CF_EXPECT_MIN_RATE || key->field == SC_CF_EXPECT_AT_BYTES ||
             key->field == SC_CF_EXPECT_MAX_LATENCY || key->field == SC_CF_CACHE_RESIDENT ||
-            key->field == SC_CF_BLAS ||
-            (key->field == SC_CF_WINDOW && !card->window))
+            key->field == SC_CF_BLAS || (key->field == SC_CF_WINDOW && !card->window))
             continue;
         /* The slot is only read: the cast drops const for the shared lookup. */
         const void *slot = sc__card_slot((sc_card *)card, key->field);

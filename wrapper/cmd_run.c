@@ -244,12 +244,13 @@ static int sc__check_blas(const sc_run_opts *opts, const sc_card *card, sc_diag 
 
     if (!dir)
         return 0;
-    snprintf(path, sizeof(path), "%s/%s/libopenblas.so.0", strcmp(opts->sysroot, "/") ? opts->sysroot : "",
-             dir);
+    snprintf(path, sizeof(path), "%s/%s/libopenblas.so.0",
+             strcmp(opts->sysroot, "/") ? opts->sysroot : "", dir);
     int rc = access(path, R_OK) == 0 ? 0 : -EINVAL;
     if (rc < 0)
-        sc_diag_addf(diag, "blas: %s is not installed on this machine: no %s (valid: default, or "
-                           "install Debian's libopenblas0-%s)",
+        sc_diag_addf(diag,
+                     "blas: %s is not installed on this machine: no %s (valid: default, or "
+                     "install Debian's libopenblas0-%s)",
                      card->blas, path, card->blas + strlen("openblas-"));
     free(dir);
     return rc;
