@@ -77,6 +77,7 @@ void sc_card_free(sc_card *card)
     free(card->nt_stores);
     free(card->cache_resident);
     free(card->blas);
+    free(card->one_per_core_from);
     free(card->nodes);
     free(card->expect_transport);
     for (size_t i = 0; i < card->n_env; i++) {
@@ -643,6 +644,7 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
     c->governor = c->nt_stores = c->nodes = c->expect_transport = c->name_suffix = NULL;
     c->cache_resident = NULL;
     c->blas = NULL;
+    c->one_per_core_from = NULL;
     c->cpus = NULL;
     c->env = NULL;
     c->n_env = 0;
@@ -671,7 +673,8 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
          sc__copy_str(&c->governor, card->governor) &&
          sc__copy_str(&c->nt_stores, card->nt_stores) &&
          sc__copy_str(&c->cache_resident, card->cache_resident) &&
-         sc__copy_str(&c->blas, card->blas) && sc__copy_str(&c->nodes, card->nodes) &&
+         sc__copy_str(&c->blas, card->blas) &&
+         sc__copy_str(&c->one_per_core_from, card->one_per_core_from) && sc__copy_str(&c->nodes, card->nodes) &&
          sc__copy_str(&c->expect_transport, card->expect_transport) &&
          sc__copy_str(&c->name_suffix, card->name_suffix);
     for (size_t i = 0; ok && i < card->n_env; i++)

@@ -37,6 +37,8 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
      "OpenMP threads (default: the CPUs in cpu_list)"},
     {SC_CF_MEMORY_NODE, "experiment.memory_node", "memory-node", SC__CT_LONG, 0, 1023, NULL,
      WL_STREAM | WL_IPSEARCH, "NUMA node for every page (membind; not for MPI ranks)"},
+    {SC_CF_ONE_PER_CORE, "experiment.one_per_core", "one-per-core", SC__CT_SWITCH, 0, 0, NULL,
+     SC__WL_ANY, "keep one hardware thread per physical core of cpu_list: on | off (default off)"},
     {SC_CF_PREFETCH, "experiment.prefetch", "prefetch", SC__CT_PREFETCH, 0, 0, NULL, SC__WL_ANY,
      "hardware prefetchers: on | off | unchanged"},
     {SC_CF_GOVERNOR, "experiment.governor", "governor", SC__CT_NAME, 0, 0, NULL, SC__WL_ANY,
@@ -180,6 +182,7 @@ static void *sc__card_slot(sc_card *card, sc_card_field f)
     case SC_CF_CPU_LIST: return &card->cpu_list;
     case SC_CF_THREADS: return &card->threads;
     case SC_CF_MEMORY_NODE: return &card->memory_node;
+    case SC_CF_ONE_PER_CORE: return &card->one_per_core;
     case SC_CF_GOVERNOR: return &card->governor;
     case SC_CF_ARRAY_SIZE: return &card->array_size;
     case SC_CF_ITERATIONS: return &card->iterations;
@@ -388,12 +391,14 @@ static int sc__assign_value(sc_card *card, const sc__card_key *key, const char *
                      name, value);
         return -EINVAL;
     case SC__CT_SWITCH:
-        if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0) {
+        /* YAML's booleans are words too: true and false say the same. */
+        if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0 && strcmp(value, "true") != 0 &&
+            strcmp(value, "false") != 0) {
             sc_diag_addf(diag, "%s: %s: \"%s\" is not allowed (valid: on, off)", where, name,
                          value);
             return -EINVAL;
         }
-        *(bool *)slot = strcmp(value, "on") == 0;
+        *(bool *)slot = strcmp(value, "on") == 0 || strcmp(value, "true") == 0;
         return 0;
     case SC__CT_ENV:
     case SC__CT_LIST:

@@ -55,6 +55,7 @@ typedef enum sc_card_field {
     SC_CF_CPU_LIST,
     SC_CF_THREADS,
     SC_CF_MEMORY_NODE,
+    SC_CF_ONE_PER_CORE,
     SC_CF_PREFETCH,
     SC_CF_GOVERNOR,
     SC_CF_ARRAY_SIZE,
@@ -117,6 +118,10 @@ typedef struct sc_card {
     hwloc_bitmap_t cpus;
     long threads;     /* 0 until set or derived (= CPUs in cpu_list) */
     long memory_node; /* -1: not bound */
+    /* one_per_core: cpus keeps one hardware thread per physical core, resolved with hwloc on
+       the node that runs the workload; one_per_core_from is then cpu_list as written. */
+    bool one_per_core;
+    char *one_per_core_from;
     sc_prefetch prefetch;
     char *governor; /* "unchanged" or a scaling governor name */
     uint64_t array_size;

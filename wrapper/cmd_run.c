@@ -237,6 +237,55 @@ static void sc__warn_cache(const sc_card *card)
     free(cpus);
 }
 
+/*
+ * one_per_core: the card's CPUs reduced to one hardware thread per physical core, as hwloc
+ * sees this node. The run's card then names the kept CPUs as its cpu_list (its card.yaml is
+ * the resolved card) and remembers the list as written; threads not given follow the kept
+ * CPUs, threads given must fit them.
+ */
+static int sc__one_per_core(sc_card *card, sc_diag *diag)
+{
+    hwloc_topology_t topo;
+    hwloc_bitmap_t kept = NULL;
+    char *text = NULL;
+    int rc = -ENOMEM;
+
+    if (!card->one_per_core || card->one_per_core_from || !card->cpu_list)
+        return 0;
+    if (hwloc_topology_init(&topo) < 0)
+        return -ENOMEM;
+    if (hwloc_topology_load(topo) < 0) {
+        sc_diag_addf(diag, "one_per_core: hwloc cannot read this node's topology (valid: "
+                           "one_per_core: off)");
+        rc = -EINVAL;
+        goto out;
+    }
+    if (!(kept = hwloc_bitmap_alloc()) || sc_cpulist_one_per_core(topo, card->cpus, kept) < 0 ||
+        !(text = sc_cpulist_format(kept)))
+        goto out;
+    long n = hwloc_bitmap_weight(kept);
+    if (card->present[SC_CF_THREADS] && card->threads > n) {
+        sc_diag_addf(diag, "threads: %ld is more than the %ld physical cores of cpu_list %s "
+                           "(one_per_core keeps %s; valid: 1-%ld)",
+                     card->threads, n, card->cpu_list, text, n);
+        rc = -EINVAL;
+        goto out;
+    }
+    if (!card->present[SC_CF_THREADS])
+        card->threads = n;
+    hwloc_bitmap_copy(card->cpus, kept);
+    card->one_per_core_from = card->cpu_list;
+    card->cpu_list = text;
+    text = NULL;
+    card->overridden = true;
+    rc = 0;
+out:
+    free(text);
+    hwloc_bitmap_free(kept);
+    hwloc_topology_destroy(topo);
+    return rc;
+}
+
 /* blas: the build the card names must be installed here (its library under the sysroot). */
 static int sc__check_blas(const sc_run_opts *opts, const sc_card *card, sc_diag *diag)
 {
@@ -294,12 +343,12 @@ static int sc__prepare(const sc_run_opts *opts, const sc_card *card, bool proble
     int rc = sc_series_from_card(card, series, diag);
 
     for (size_t i = 0; rc != -ENOMEM && !opts->submit && i < series->n; i++) {
-        const sc_card *one = series->runs[i].card;
+        sc_card *one = series->runs[i].card;
         sc_diag found;
         if (one->workload == SC_WORKLOAD_NONE)
             continue;
         sc_diag_init(&found);
-        if (sc__check_machine(opts, one, &found) < 0)
+        if (sc__one_per_core(one, &found) < 0 || sc__check_machine(opts, one, &found) < 0)
             rc = -EINVAL;
         if (sc_diag_merge(diag, &found) < 0)
             rc = -ENOMEM;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# An ablation study on ipsearch: a baseline and four steps (pool = threads, passive wait, an
-# inherited variable removed, and a deliberately bad step: ten times the queries), each
+# An ablation study on ipsearch: a baseline and six steps (pool = threads, passive wait, a
+# BLAS build, one hardware thread per physical core, an inherited variable removed, and a
+# deliberately bad step: ten times the queries), each
 # alone and in sequence, runs: 6 interleaved (baseline, step 1, ... then again); both
 # tables give every row's median with its 95% interval and the changes with verdicts; the
 # bad step is flagged; the study record is sealed, verify accepts it and rejects it once
@@ -12,6 +13,9 @@ BIN=$1 SRC=$2
 # Inherited by every run, removed by step 3 (unset:): the runtimes' variables are recorded
 # in environ_at_ready.txt, so the bundle shows whether the workload had it.
 export OMP_MAX_ACTIVE_LEVELS=1
+# This VM has no SMT: hwloc is shown a node whose CPUs 0 and 1 are one core's two threads,
+# so one_per_core has something to drop.
+export HWLOC_SYNTHETIC="core:1 pu:2"
 cat >"$WORK/study.yaml" <<'CARD'
 version: 1
 metric: thread_seconds
@@ -35,6 +39,10 @@ ablation:
     set: { pool_threads: 2 }
   - name: passive wait
     set: { env: { OMP_WAIT_POLICY: PASSIVE } }
+  - name: serial BLAS
+    set: { blas: openblas-serial }
+  - name: one per core
+    set: { one_per_core: on, threads: 1 }
   - name: no inherited levels
     unset: [OMP_MAX_ACTIVE_LEVELS]
   - name: ten times the queries
@@ -43,9 +51,9 @@ CARD
 expect_status 0 "$BIN/streamcard" run "$WORK/study.yaml" --output "$WORK/runs" --quiet
 cp "$WORK/out" "$WORK/study.out"
 
-# Interleaved: the 8 rows once each, then each again.
-order=$(grep -E '^--- run [0-9] of 8' "$WORK/study.out" | head -n 9 | cut -c1-16 | tr '\n' '/')
-[ "$order" = "--- run 1 of 8: /--- run 2 of 8: /--- run 3 of 8: /--- run 4 of 8: /--- run 5 of 8: /--- run 6 of 8: /--- run 7 of 8: /--- run 8 of 8: /--- run 1 of 8: /" ] ||
+# Interleaved: the 12 rows once each, then each again.
+order=$(grep -E '^--- run [0-9]+ of 12' "$WORK/study.out" | head -n 13 | cut -d: -f1 | tr '\n' '/')
+[ "$order" = "$(for i in $(seq 12) 1; do printf -- '--- run %d of 12/' "$i"; done)" ] ||
     fail "the rows do not interleave: $order"
 # STUDY= comes last.
 last=$(tail -n 1 "$WORK/study.out")
@@ -55,18 +63,19 @@ study=${last#STUDY=}
 # Both tables, every usable row with its interval over 6 runs.
 expect_contains "$WORK/study.out" "Each step alone, against the baseline (thread_seconds, s, lower is better"
 expect_contains "$WORK/study.out" "| row | verdict | thread_seconds s | vs baseline | vs previous | flag | bundle |"
-for row in "baseline" "alone 1: pool = threads" "alone 2: passive wait" "alone 3: no inherited levels" \
-    "alone 4: ten times the queries" "seq 1-1: + pool = threads" "seq 1-2: + passive wait" \
-    "seq 1-3: + no inherited levels" "seq 1-4: + ten times the queries"; do
+for row in "baseline" "alone 1: pool = threads" "alone 2: passive wait" "alone 3: serial BLAS" \
+    "alone 4: one per core" "alone 5: no inherited levels" "alone 6: ten times the queries" \
+    "seq 1-1: + pool = threads" "seq 1-2: + passive wait" "seq 1-3: + serial BLAS" \
+    "seq 1-4: + one per core" "seq 1-5: + no inherited levels" "seq 1-6: + ten times the queries"; do
     re=$(sed 's/[+]/\\+/g' <<<"$row")
     grep -Eq "^\| $re \| ok \| [0-9.e-]+ \[[0-9.e-]+, [0-9.e-]+\] \(6 runs\) \|" "$WORK/study.out" ||
         fail "no row '$row' with a 6-run interval: $(cat "$WORK/study.out")"
 done
 # The bad step: ten times the work is slower beyond any noise, alone and in sequence.
-grep -Eq '^\| alone 4: ten times the queries \| ok \| .*B/A [0-9.]+ \[[0-9.]+, [0-9.]+\]: B slower \| WORSE \|' "$WORK/study.out" ||
-    fail "the bad step is not flagged: $(grep 'alone 4' "$WORK/study.out")"
-grep -Eq '^\| seq 1-4: .*: B slower \| WORSE \|' "$WORK/study.out" ||
-    fail "the bad step in sequence is not flagged: $(grep 'seq 1-4' "$WORK/study.out")"
+grep -Eq '^\| alone 6: ten times the queries \| ok \| .*B/A [0-9.]+ \[[0-9.]+, [0-9.]+\]: B slower \| WORSE \|' "$WORK/study.out" ||
+    fail "the bad step is not flagged: $(grep 'alone 6' "$WORK/study.out")"
+grep -Eq '^\| seq 1-6: .*: B slower \| WORSE \|' "$WORK/study.out" ||
+    fail "the bad step in sequence is not flagged: $(grep 'seq 1-6' "$WORK/study.out")"
 
 # Each row's bundle holds what the row says: the baseline inherited the variable and
 # waits actively, step 3's run starts without it, step 2's waits passively.
@@ -74,7 +83,12 @@ bundle_row() { grep "^| $1 |" "$WORK/study.out" | head -n 1 | awk -F'|' '{gsub(/
 base=$(bundle_row baseline)
 expect_contains "$base/run-1/environ_at_ready.txt" "OMP_MAX_ACTIVE_LEVELS=1"
 expect_contains "$base/run-1/environ_at_ready.txt" "OMP_WAIT_POLICY=ACTIVE"
-expect_not_contains "$(bundle_row "alone 3: no inherited levels")/run-1/environ_at_ready.txt" "OMP_MAX_ACTIVE_LEVELS"
+expect_not_contains "$(bundle_row "alone 5: no inherited levels")/run-1/environ_at_ready.txt" "OMP_MAX_ACTIVE_LEVELS"
+grep -q '"blas_library": *"[^"]*/openblas-serial/' "$(bundle_row "alone 3: serial BLAS")/build.json" ||
+    fail "the serial BLAS step did not load openblas-serial"
+opc=$(bundle_row "alone 4: one per core")
+expect_contains "$opc/card.yaml" "cpu_list: 0"
+expect_contains "$opc/run.conf" "one_per_core=cpu_list 0-1 -> 0 "
 expect_contains "$(bundle_row "alone 2: passive wait")/run-1/environ_at_ready.txt" "OMP_WAIT_POLICY=PASSIVE"
 expect_contains "$(bundle_row "seq 1-2: + passive wait")/card.yaml" "pool_threads: 2"
 
@@ -85,9 +99,10 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["metric"] == "thread_seconds" and r["better"] == "lower"
 rows = {x["label"]: x for x in r["rows"]}
-assert len(r["rows"]) == 8
-seq = rows["seq 1-4: + ten times the queries"]
-assert seq["differs"] == ["pool_threads", "env.OMP_WAIT_POLICY", "env.OMP_MAX_ACTIVE_LEVELS", "nq"], seq
+assert len(r["rows"]) == 12
+seq = rows["seq 1-6: + ten times the queries"]
+assert seq["differs"] == ["pool_threads", "env.OMP_WAIT_POLICY", "blas", "one_per_core", "threads",
+                          "env.OMP_MAX_ACTIVE_LEVELS", "nq"], seq
 assert seq["vs_baseline"]["worse"] and seq["runs"] == 6 and seq["ci_low"] <= seq["median"] <= seq["ci_high"]
 PY
 expect_status 0 "$BIN/streamcard" verify "$study"
@@ -117,7 +132,7 @@ expect_contains "$WORK/err" "recorded median"
 expect_status 0 "$BIN/streamcard" report "$study" -o "$WORK/study.html"
 expect_contains "$WORK/study.html" "Each step alone (thread_seconds)"
 expect_contains "$WORK/study.html" "The steps in sequence (thread_seconds)"
-[ "$(grep -o 'class="whisker"' "$WORK/study.html" | wc -l)" = 10 ] || fail "not one whisker per bar"
+[ "$(grep -o 'class="whisker"' "$WORK/study.html" | wc -l)" = 14 ] || fail "not one whisker per bar"
 [ "$(grep -o 'class="ref"' "$WORK/study.html" | wc -l)" = 2 ] || fail "no baseline line"
 [ "$(grep -o 'class="bar worse"' "$WORK/study.html" | wc -l)" -ge 2 ] || fail "the bad step is not drawn as worse"
 expect_status 1 "$BIN/streamcard" report "$WORK/runs/edited" -o "$WORK/edited.html"
