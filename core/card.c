@@ -674,7 +674,8 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
          sc__copy_str(&c->nt_stores, card->nt_stores) &&
          sc__copy_str(&c->cache_resident, card->cache_resident) &&
          sc__copy_str(&c->blas, card->blas) &&
-         sc__copy_str(&c->one_per_core_from, card->one_per_core_from) && sc__copy_str(&c->nodes, card->nodes) &&
+         sc__copy_str(&c->one_per_core_from, card->one_per_core_from) &&
+         sc__copy_str(&c->nodes, card->nodes) &&
          sc__copy_str(&c->expect_transport, card->expect_transport) &&
          sc__copy_str(&c->name_suffix, card->name_suffix);
     for (size_t i = 0; ok && i < card->n_env; i++)

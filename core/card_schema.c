@@ -182,7 +182,8 @@ static void *sc__card_slot(sc_card *card, sc_card_field f)
     case SC_CF_CPU_LIST: return &card->cpu_list;
     case SC_CF_THREADS: return &card->threads;
     case SC_CF_MEMORY_NODE: return &card->memory_node;
-    case SC_CF_ONE_PER_CORE: return &card->one_per_core;
+    case SC_CF_ONE_PER_CORE:
+        return &card->one_per_core;
     case SC_CF_GOVERNOR: return &card->governor;
     case SC_CF_ARRAY_SIZE: return &card->array_size;
     case SC_CF_ITERATIONS: return &card->iterations;

@@ -265,8 +265,9 @@ static int sc__one_per_core(sc_card *card, sc_diag *diag)
         goto out;
     long n = hwloc_bitmap_weight(kept);
     if (card->present[SC_CF_THREADS] && card->threads > n) {
-        sc_diag_addf(diag, "threads: %ld is more than the %ld physical cores of cpu_list %s "
-                           "(one_per_core keeps %s; valid: 1-%ld)",
+        sc_diag_addf(diag,
+                     "threads: %ld is more than the %ld physical cores of cpu_list %s "
+                     "(one_per_core keeps %s; valid: 1-%ld)",
                      card->threads, n, card->cpu_list, text, n);
         rc = -EINVAL;
         goto out;

@@ -304,8 +304,9 @@ static void sc__bundle_keys(sc_execution *x, sc_kv *kv)
     sc_kv_addf(kv, "binary_sha256", "%s", x->binary_sha);
     sc_kv_addf(kv, "omp_env", "%s", plan->omp_summary);
     if (c->one_per_core_from) /* one_per_core: what hwloc kept of the card's cpu_list */
-        sc_kv_addf(kv, "one_per_core", "cpu_list %s -> %s (one hardware thread per physical core, "
-                                       "hwloc on this node)",
+        sc_kv_addf(kv, "one_per_core",
+                   "cpu_list %s -> %s (one hardware thread per physical core, "
+                   "hwloc on this node)",
                    c->one_per_core_from, c->cpu_list);
     for (size_t i = 0; i < c->n_env; i++)
         sc_kv_addf(kv, "env", "%s=%s", c->env[i].key, c->env[i].value);
