@@ -272,25 +272,6 @@ static void sc__read_carriers(sc__card_reader *r, const sc__card_key *key, yaml_
         r->errors++;
 }
 
-/* Keys a sweep may vary: what a run is, not what the card is or where it may run. */
-bool sc__card_key_sweepable(const sc__card_key *key)
-{
-    switch (key->field) {
-    case SC_CF_VERSION:
-    case SC_CF_QUESTION:
-    case SC_CF_RUN_NAME:
-    case SC_CF_WORKLOAD:
-    case SC_CF_NODES:
-    case SC_CF_RUNS:
-    case SC_CF_RUNS_CI_PCT:
-    case SC_CF_RUNS_MAX:
-    case SC_CF_ENV:
-    case SC_CF_CONTROLLED:
-        return false;
-    default:
-        return true;
-    }
-}
 
 /* A list of values for one key (or, env_name set, for one env variable): the card's sweep.
    Values are checked when selected. */

@@ -355,6 +355,16 @@ static int sc__prepare(const sc_run_opts *opts, const sc_card *card, bool proble
             rc = -ENOMEM;
         sc_diag_free(&found);
     }
+    /* A job gets its card as YAML, which has no unset: the variable would stay. */
+    for (size_t i = 0; rc != -ENOMEM && opts->submit && i < series->n; i++)
+        if (series->runs[i].card && series->runs[i].card->n_env_unset) {
+            sc_diag_addf(diag, "%s: ablation: unset: %s: a job cannot start without an "
+                               "inherited variable (valid: run the study here, without "
+                               "--submit; or set the variable in the step)",
+                         card->source_name, series->runs[i].card->env_unset[0]);
+            rc = -EINVAL;
+            break;
+        }
     if (rc == 0 && (problems || diag->count))
         rc = -EINVAL;
     if (rc < 0)

@@ -48,6 +48,14 @@ ablation:
   - name: ten times the queries
     set: { nq: 400 }
 CARD
+# Through sbatch a job gets its card as YAML, without unset: refused before anything runs.
+expect_status 2 "$BIN/streamcard" run "$WORK/study.yaml" --output "$WORK/runs" --submit --dry-run
+expect_contains "$WORK/err" "ablation: unset: OMP_MAX_ACTIVE_LEVELS: a job cannot start without"
+# The dry run shows the 12 rows and writes nothing.
+expect_status 0 "$BIN/streamcard" run "$WORK/study.yaml" --output "$WORK/runs" --dry-run
+expect_contains "$WORK/out" "--- run 12 of 12: step=seq 1-6: + ten times the queries"
+[ ! -e "$WORK/runs" ] || fail "a dry study wrote files"
+
 expect_status 0 "$BIN/streamcard" run "$WORK/study.yaml" --output "$WORK/runs" --quiet
 cp "$WORK/out" "$WORK/study.out"
 
