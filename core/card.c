@@ -2,6 +2,7 @@
  * card.c: reading an experiment card with libyaml's document API (which keeps the line of
  * every node, for messages), and setting keys from command-line flags.
  */
+#include "sc_ablation_read.h"
 #include "sc_card.h"
 #include "sc_card_schema.h"
 #include "sc_file.h"
@@ -24,8 +25,10 @@ static void sc__card_drop_sweep(sc_card *card)
         free(card->sweep_values[i]);
     free(card->sweep_values);
     free(card->sweep_lines);
+    free(card->sweep_env);
     card->sweep_values = NULL;
     card->sweep_lines = NULL;
+    card->sweep_env = NULL;
     card->n_sweep = 0;
     card->sweep_field = SC_CF_COUNT;
 }
@@ -40,9 +43,10 @@ sc_card *sc_card_new(void)
     card->governor = strdup("unchanged");
     card->nt_stores = strdup("auto");
     card->cache_resident = strdup("refuse");
+    card->blas = strdup("default");
     card->source_name = strdup("command line");
     if (!card->cpus || !card->governor || !card->nt_stores || !card->cache_resident ||
-        !card->source_name) {
+        !card->blas || !card->source_name) {
         sc_card_free(card);
         return NULL;
     }
@@ -76,6 +80,8 @@ void sc_card_free(sc_card *card)
     free(card->nt_stores);
     free(card->cache_resident);
     free(card->pairs);
+    free(card->blas);
+    free(card->one_per_core_from);
     free(card->nodes);
     free(card->expect_transport);
     free(card->expect_interface);
@@ -88,6 +94,7 @@ void sc_card_free(sc_card *card)
         free(card->controlled[i]);
     free(card->controlled);
     sc__card_drop_sweep(card);
+    sc__ablation_free(card);
     free(card->name_suffix);
     free(card);
 }
@@ -167,6 +174,8 @@ static int sc__list_add(sc_card *card, const char *value)
     return 0;
 }
 
+static bool sc__read_env_sweep(sc__card_reader *r, yaml_node_t *k, yaml_node_t *seq);
+
 /* env: a mapping of NAME: value. Names are checked in sc_card_check(); a name set twice is
    found through one hash table (sc_text_find_repeats), and said once per repeat. */
 static void sc__read_env(sc__card_reader *r, yaml_node_t *map)
@@ -185,14 +194,21 @@ static void sc__read_env(sc__card_reader *r, yaml_node_t *map)
          p++) {
         yaml_node_t *k = yaml_document_get_node(r->doc, p->key);
         yaml_node_t *v = yaml_document_get_node(r->doc, p->value);
-        if (k->type != YAML_SCALAR_NODE || v->type != YAML_SCALAR_NODE) {
+        if (k->type == YAML_SCALAR_NODE && v->type == YAML_SEQUENCE_NODE) {
+            /* NAME: [a, b]: a sweep of the variable. The entry holds the first value in
+               the card as parsed (never run), so a name set twice is still found below. */
+            if (!sc__read_env_sweep(r, k, v))
+                continue;
+        } else if (k->type != YAML_SCALAR_NODE || v->type != YAML_SCALAR_NODE) {
             snprintf(where, sizeof(where), "%s:%d", r->name, sc__line(k));
             sc_diag_addf(r->diag, "%s: env: entries must be NAME: value (got %s)", where,
                          sc__node_kind(k->type != YAML_SCALAR_NODE ? k : v));
             r->errors++;
             continue;
         }
-        if (sc__env_add(r->card, sc__scalar(k), sc__scalar(v)) < 0) {
+        const char *value =
+            v->type == YAML_SEQUENCE_NODE ? r->card->sweep_values[0] : sc__scalar(v);
+        if (sc__env_add(r->card, sc__scalar(k), value) < 0) {
             r->errors++;
             goto out;
         }
@@ -261,39 +277,18 @@ static void sc__read_carriers(sc__card_reader *r, const sc__card_key *key, yaml_
         r->errors++;
 }
 
-/* Keys a sweep may vary: what a run is, not what the card is or where it may run. */
-static bool sc__sweepable(const sc__card_key *key)
-{
-    switch (key->field) {
-    case SC_CF_VERSION:
-    case SC_CF_QUESTION:
-    case SC_CF_RUN_NAME:
-    case SC_CF_WORKLOAD:
-    case SC_CF_NODES:
-    case SC_CF_RUNS:
-    case SC_CF_RUNS_CI_PCT:
-    case SC_CF_RUNS_MAX:
-    case SC_CF_PAIRS: /* one matrix is one run: its shape and its judgement stay put */
-    case SC_CF_OUTLIER_MAD:
-    case SC_CF_OUTLIER_MIN_PCT:
-    case SC_CF_ENV:
-    case SC_CF_CONTROLLED:
-        return false;
-    default:
-        return true;
-    }
-}
 
-/* A list of values for one key: the card's sweep. Values are checked when selected. */
-static void sc__read_sweep(sc__card_reader *r, const sc__card_key *key, yaml_node_t *k,
-                           yaml_node_t *seq)
+/* A list of values for one key (or, env_name set, for one env variable): the card's sweep.
+   Values are checked when selected. */
+static void sc__read_sweep_of(sc__card_reader *r, const sc__card_key *key, const char *env_name,
+                              yaml_node_t *k, yaml_node_t *seq)
 {
     sc_card *card = r->card;
     size_t n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
 
-    if (!sc__sweepable(key)) {
+    if (!env_name && !sc__card_key_sweepable(key)) {
         sc__reader_error(r, k, "%s: cannot be swept (valid: one value; sweep a key such as "
-                               "threads, prefetch, governor, pool_threads)",
+                               "threads, prefetch, governor, pool_threads, or an env variable)",
                          sc__card_key_name(key));
         return;
     }
@@ -316,6 +311,11 @@ static void sc__read_sweep(sc__card_reader *r, const sc__card_key *key, yaml_nod
         return;
     }
     card->sweep_field = key->field;
+    if (env_name && !(card->sweep_env = strdup(env_name))) {
+        sc__card_drop_sweep(card);
+        r->errors++;
+        return;
+    }
     for (yaml_node_item_t *it = seq->data.sequence.items.start; it < seq->data.sequence.items.top;
          it++) {
         yaml_node_t *v = yaml_document_get_node(r->doc, *it);
@@ -333,6 +333,20 @@ static void sc__read_sweep(sc__card_reader *r, const sc__card_key *key, yaml_nod
         else
             card->n_sweep++;
     }
+}
+
+static void sc__read_sweep(sc__card_reader *r, const sc__card_key *key, yaml_node_t *k,
+                           yaml_node_t *seq)
+{
+    sc__read_sweep_of(r, key, NULL, k, seq);
+}
+
+/* env: {NAME: [a, b]}: a sweep of one variable. True when it holds values to run. */
+static bool sc__read_env_sweep(sc__card_reader *r, yaml_node_t *k, yaml_node_t *seq)
+{
+    sc__read_sweep_of(r, &sc__card_keys[SC_CF_ENV], sc__scalar(k), k, seq);
+    return r->card->sweep_field == SC_CF_ENV && r->card->sweep_env &&
+           !strcmp(r->card->sweep_env, sc__scalar(k)) && r->card->n_sweep > 0;
 }
 
 /* sweep: {KEY: [values]}: the explicit form of a sweep. */
@@ -458,6 +472,10 @@ static void sc__read_mapping(sc__card_reader *r, yaml_node_t *map, const char *p
             sc__read_sweep_map(r, k, v);
             continue;
         }
+        if (depth == 0 && (!strcmp(path, "ablation") || !strcmp(path, "metric"))) {
+            r->errors += sc__ablation_read(r->doc, k, v, r->card, r->name, r->diag);
+            continue;
+        }
         /* A container: "experiment" at the top, "expect" inside experiment. */
         bool container = (depth == 0 && strcmp(path, "experiment") == 0) ||
                          (depth == 1 && strcmp(path, "experiment.expect") == 0);
@@ -562,11 +580,15 @@ static int sc__sweep_set(sc_card *card, sc_card_field field, const char *value, 
 
     snprintf(where, sizeof(where), "%s:%d (sweep value %zu)", card->source_name, card->line[field],
              index + 1);
-    int rc = sc__card_assign(card, key, value, where, diag);
+    /* An env sweep sets its variable (its name is checked with the others); a key's value
+       goes through the key's own conversion. */
+    int rc = field == SC_CF_ENV ? sc_card_env_set(card, card->sweep_env, value)
+                                : sc__card_assign(card, key, value, where, diag);
     if (rc < 0)
         return rc;
     free(card->name_suffix);
-    if (asprintf(&card->name_suffix, "_%s-%s", sc__card_key_name(key), value) < 0)
+    if (asprintf(&card->name_suffix, "_%s-%s",
+                 field == SC_CF_ENV ? card->sweep_env : sc__card_key_name(key), value) < 0)
         card->name_suffix = NULL;
     card->swept = field;
     card->swept_index = index;
@@ -607,6 +629,8 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
     c->source = c->source_name = c->question = c->run_name = c->kernel = c->cpu_list = NULL;
     c->governor = c->nt_stores = c->nodes = c->expect_transport = c->name_suffix = NULL;
     c->cache_resident = c->pairs = c->expect_interface = NULL;
+    c->blas = NULL;
+    c->one_per_core_from = NULL;
     c->cpus = NULL;
     c->env = NULL;
     c->n_env = 0;
@@ -614,6 +638,12 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
     c->n_controlled = 0;
     c->sweep_values = NULL;
     c->sweep_lines = NULL;
+    c->sweep_env = NULL;
+    c->steps = NULL;
+    c->n_steps = 0;
+    c->study_metric = NULL;
+    c->env_unset = NULL;
+    c->n_env_unset = 0;
     c->n_sweep = 0;
     c->sweep_field = SC_CF_COUNT;
     bool ok = (c->cpus = hwloc_bitmap_dup(card->cpus)) != NULL;
@@ -629,7 +659,10 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
          sc__copy_str(&c->governor, card->governor) &&
          sc__copy_str(&c->nt_stores, card->nt_stores) &&
          sc__copy_str(&c->cache_resident, card->cache_resident) &&
-         sc__copy_str(&c->pairs, card->pairs) && sc__copy_str(&c->nodes, card->nodes) &&
+         sc__copy_str(&c->pairs, card->pairs) &&
+         sc__copy_str(&c->blas, card->blas) &&
+         sc__copy_str(&c->one_per_core_from, card->one_per_core_from) &&
+         sc__copy_str(&c->nodes, card->nodes) &&
          sc__copy_str(&c->expect_transport, card->expect_transport) &&
          sc__copy_str(&c->expect_interface, card->expect_interface) &&
          sc__copy_str(&c->name_suffix, card->name_suffix);
@@ -637,6 +670,10 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
         ok = sc__env_add(c, card->env[i].key, card->env[i].value) == 0;
     for (size_t i = 0; ok && i < card->n_controlled; i++)
         ok = sc__list_add(c, card->controlled[i]) == 0;
+    for (size_t i = 0; ok && i < card->n_env_unset; i++)
+        ok = sc__ablation_unset_env(c, card->env_unset[i]) == 0;
+    /* A run of an env sweep keeps the variable's name until its value is set. */
+    ok = ok && sc__copy_str(&c->sweep_env, card->sweep_env);
     if (ok && whole && card->n_sweep) {
         c->sweep_values = calloc(card->n_sweep, sizeof(char *));
         c->sweep_lines = calloc(card->n_sweep, sizeof(int));
@@ -653,6 +690,29 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
         return NULL;
     }
     return c;
+}
+
+const char *sc_card_env_get(const sc_card *card, const char *name)
+{
+    for (size_t i = 0; name && i < card->n_env; i++)
+        if (!strcmp(card->env[i].key, name))
+            return card->env[i].value;
+    return NULL;
+}
+
+int sc_card_env_set(sc_card *card, const char *name, const char *value)
+{
+    for (size_t i = 0; name && i < card->n_env; i++) {
+        if (strcmp(card->env[i].key, name) != 0)
+            continue;
+        char *copy = strdup(value);
+        if (!copy)
+            return -ENOMEM;
+        free(card->env[i].value);
+        card->env[i].value = copy;
+        return 0;
+    }
+    return name ? sc__env_add(card, name, value) : -EINVAL;
 }
 
 sc_card *sc_card_dup(const sc_card *card)

@@ -110,6 +110,8 @@ static void sc__emit_experiment(yaml_emitter_t *e, const sc_card *card)
     sc__pair_u64(e, "threads", (uint64_t)card->threads);
     if (card->memory_node >= 0)
         sc__pair_u64(e, "memory_node", (uint64_t)card->memory_node);
+    if (card->one_per_core) /* cpu_list is then the resolved list (one CPU per core) */
+        sc__pair(e, "one_per_core", "on");
     sc__pair(e, "prefetch", sc_prefetch_name(card->prefetch));
     sc__pair(e, "governor", card->governor);
     if (card->workload == SC_WORKLOAD_STREAM) {
@@ -126,6 +128,8 @@ static void sc__emit_experiment(yaml_emitter_t *e, const sc_card *card)
         sc__pair_u64(e, "k", card->k);
         if (card->present[SC_CF_POOL_THREADS]) /* else the kernel's default layout */
             sc__pair_u64(e, "pool_threads", (uint64_t)card->pool_threads);
+        if (card->present[SC_CF_BLAS]) /* else the system's OpenBLAS */
+            sc__pair(e, "blas", card->blas);
     }
     if (card->workload == SC_WORKLOAD_MPI_PINGPONG) {
         if (card->ranks) /* 0: pairs: all over the allocation's nodes */

@@ -37,6 +37,8 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
      "OpenMP threads (default: the CPUs in cpu_list)"},
     {SC_CF_MEMORY_NODE, "experiment.memory_node", "memory-node", SC__CT_LONG, 0, 1023, NULL,
      WL_STREAM | WL_IPSEARCH, "NUMA node for every page (membind; not for MPI ranks)"},
+    {SC_CF_ONE_PER_CORE, "experiment.one_per_core", "one-per-core", SC__CT_SWITCH, 0, 0, NULL,
+     SC__WL_ANY, "keep one hardware thread per physical core of cpu_list: on | off (default off)"},
     {SC_CF_PREFETCH, "experiment.prefetch", "prefetch", SC__CT_PREFETCH, 0, 0, NULL, SC__WL_ANY,
      "hardware prefetchers: on | off | unchanged"},
     {SC_CF_GOVERNOR, "experiment.governor", "governor", SC__CT_NAME, 0, 0, NULL, SC__WL_ANY,
@@ -61,6 +63,10 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
      "ipsearch: results per query"},
     {SC_CF_POOL_THREADS, "experiment.pool_threads", "pool-threads", SC__CT_LONG, 1, 65536, NULL,
      WL_IPSEARCH, "ipsearch: the application's own worker threads"},
+    {SC_CF_BLAS, "experiment.blas", "blas", SC__CT_CHOICE, 0, 0,
+     "default|openblas-pthread|openblas-openmp|openblas-serial", WL_IPSEARCH,
+     "ipsearch: the OpenBLAS build loaded: default | openblas-pthread | openblas-openmp | "
+     "openblas-serial"},
     {SC_CF_RANKS, "experiment.ranks", "ranks", SC__CT_LONG, 2, 4096, NULL, WL_MPI,
      "mpi-pingpong: MPI ranks (2; pairs: all: one per node, default the nodes' count)"},
     {SC_CF_MIN_BYTES, "experiment.min_bytes", "min-bytes", SC__CT_U64, 0, 1LL << 30, NULL, WL_MPI,
@@ -83,8 +89,8 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
      SC__WL_ANY, "runs: auto: stop when the median's 95% interval is within this % (default 2)"},
     {SC_CF_RUNS_MAX, "experiment.runs_max", "runs-max", SC__CT_LONG, 6, 1000, NULL, SC__WL_ANY,
      "runs: auto: at most this many runs (default 30)"},
-    {SC_CF_INTERFERENCE_ACCOUNTING, "experiment.interference_accounting",
-     "interference-accounting", SC__CT_SWITCH, 0, 0, NULL, SC__WL_ANY,
+    {SC_CF_INTERFERENCE_ACCOUNTING, "experiment.interference_accounting", "interference-accounting",
+     SC__CT_SWITCH, 0, 0, NULL, SC__WL_ANY,
      "account foreign work on the card's CPUs: on | off (default on)"},
     {SC_CF_EXPECT_TRANSPORT, "experiment.expect.transport", "expect-transport", SC__CT_CARRIERS, 0,
      0, NULL, WL_MPI,
@@ -107,8 +113,8 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
      "foreign share of any card CPU above this % fails the run (default 5)"},
     {SC_CF_ENV, "experiment.env", NULL, SC__CT_ENV, 0, 0, NULL, SC__WL_ANY,
      "variables set for the workload"},
-    {SC_CF_CONTROLLED, "experiment.controlled_variables", NULL, SC__CT_LIST, 0, 0, NULL,
-     SC__WL_ANY, "what was held constant (documentation)"},
+    {SC_CF_CONTROLLED, "experiment.controlled_variables", NULL, SC__CT_LIST, 0, 0, NULL, SC__WL_ANY,
+     "what was held constant (documentation)"},
 };
 
 const sc__card_key *sc__card_key_by_path(const char *path)
@@ -185,6 +191,8 @@ static void *sc__card_slot(sc_card *card, sc_card_field f)
     case SC_CF_CPU_LIST: return &card->cpu_list;
     case SC_CF_THREADS: return &card->threads;
     case SC_CF_MEMORY_NODE: return &card->memory_node;
+    case SC_CF_ONE_PER_CORE:
+        return &card->one_per_core;
     case SC_CF_GOVERNOR: return &card->governor;
     case SC_CF_ARRAY_SIZE: return &card->array_size;
     case SC_CF_ITERATIONS: return &card->iterations;
@@ -195,6 +203,8 @@ static void *sc__card_slot(sc_card *card, sc_card_field f)
     case SC_CF_DIM: return &card->dim;
     case SC_CF_K: return &card->k;
     case SC_CF_POOL_THREADS: return &card->pool_threads;
+    case SC_CF_BLAS:
+        return &card->blas;
     case SC_CF_RANKS: return &card->ranks;
     case SC_CF_MIN_BYTES: return &card->min_bytes;
     case SC_CF_MAX_BYTES: return &card->max_bytes;
@@ -395,12 +405,14 @@ static int sc__assign_value(sc_card *card, const sc__card_key *key, const char *
                      name, value);
         return -EINVAL;
     case SC__CT_SWITCH:
-        if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0) {
+        /* YAML's booleans are words too: true and false say the same. */
+        if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0 && strcmp(value, "true") != 0 &&
+            strcmp(value, "false") != 0) {
             sc_diag_addf(diag, "%s: %s: \"%s\" is not allowed (valid: on, off)", where, name,
                          value);
             return -EINVAL;
         }
-        *(bool *)slot = strcmp(value, "on") == 0;
+        *(bool *)slot = strcmp(value, "on") == 0 || strcmp(value, "true") == 0;
         return 0;
     case SC__CT_ENV:
     case SC__CT_LIST:
@@ -490,7 +502,7 @@ size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX
             key->field == SC_CF_EXPECT_MIN_RATE || key->field == SC_CF_EXPECT_AT_BYTES ||
             key->field == SC_CF_EXPECT_MAX_LATENCY || key->field == SC_CF_CACHE_RESIDENT ||
             key->field == SC_CF_OUTLIER_MAD || key->field == SC_CF_OUTLIER_MIN_PCT ||
-            (key->field == SC_CF_WINDOW && !card->window))
+            key->field == SC_CF_BLAS || (key->field == SC_CF_WINDOW && !card->window))
             continue;
         /* The slot is only read: the cast drops const for the shared lookup. */
         const void *slot = sc__card_slot((sc_card *)card, key->field);
@@ -525,5 +537,28 @@ const char *sc_prefetch_name(sc_prefetch p)
     case SC_PREFETCH_ON: return "on";
     case SC_PREFETCH_OFF: return "off";
     default: return "unchanged";
+    }
+}
+
+/* Keys a sweep may vary: what a run is, not what the card is or where it may run. */
+bool sc__card_key_sweepable(const sc__card_key *key)
+{
+    switch (key->field) {
+    case SC_CF_VERSION:
+    case SC_CF_QUESTION:
+    case SC_CF_RUN_NAME:
+    case SC_CF_WORKLOAD:
+    case SC_CF_NODES:
+    case SC_CF_RUNS:
+    case SC_CF_RUNS_CI_PCT:
+    case SC_CF_RUNS_MAX:
+    case SC_CF_PAIRS: /* one matrix is one run: its shape and its judgement stay put */
+    case SC_CF_OUTLIER_MAD:
+    case SC_CF_OUTLIER_MIN_PCT:
+    case SC_CF_ENV:
+    case SC_CF_CONTROLLED:
+        return false;
+    default:
+        return true;
     }
 }

@@ -88,3 +88,26 @@ char *sc_cpulist_format(hwloc_const_bitmap_t set)
         return NULL;
     return s;
 }
+
+int sc_cpulist_one_per_core(hwloc_topology_t topo, hwloc_const_bitmap_t cpus, hwloc_bitmap_t out)
+{
+    hwloc_bitmap_t taken = hwloc_bitmap_alloc(); /* the PUs of the cores already kept */
+    unsigned cpu;
+
+    if (!taken)
+        return -ENOMEM;
+    hwloc_bitmap_zero(out);
+    hwloc_bitmap_foreach_begin(cpu, cpus)
+    {
+        if (hwloc_bitmap_isset(taken, cpu))
+            continue;
+        hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo, cpu);
+        hwloc_obj_t core = pu ? hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu) : NULL;
+        hwloc_bitmap_set(out, cpu);
+        if (core)
+            hwloc_bitmap_or(taken, taken, core->cpuset);
+    }
+    hwloc_bitmap_foreach_end();
+    hwloc_bitmap_free(taken);
+    return 0;
+}

@@ -55,6 +55,7 @@ typedef enum sc_card_field {
     SC_CF_CPU_LIST,
     SC_CF_THREADS,
     SC_CF_MEMORY_NODE,
+    SC_CF_ONE_PER_CORE,
     SC_CF_PREFETCH,
     SC_CF_GOVERNOR,
     SC_CF_ARRAY_SIZE,
@@ -66,6 +67,7 @@ typedef enum sc_card_field {
     SC_CF_DIM,
     SC_CF_K,
     SC_CF_POOL_THREADS,
+    SC_CF_BLAS,
     SC_CF_RANKS,
     SC_CF_MIN_BYTES,
     SC_CF_MAX_BYTES,
@@ -94,6 +96,18 @@ typedef struct sc_card_kv {
     char *value;
 } sc_card_kv;
 
+/* One step of an ablation study (sc_ablation.h): named card changes. */
+typedef struct sc_card_step {
+    char *name;
+    int line;
+    sc_card_kv *set; /* key as under experiment ("threads", "expect.min_rate_MBps") or
+                        "env.NAME", and its value as written */
+    int *set_lines;
+    size_t n_set;
+    char **unset; /* environment variables the step removes */
+    size_t n_unset;
+} sc_card_step;
+
 typedef struct sc_card {
     char *source; /* the YAML exactly as given; NULL for a card made of flags only */
     size_t source_len;
@@ -108,6 +122,10 @@ typedef struct sc_card {
     hwloc_bitmap_t cpus;
     long threads;     /* 0 until set or derived (= CPUs in cpu_list) */
     long memory_node; /* -1: not bound */
+    /* one_per_core: cpus keeps one hardware thread per physical core, resolved with hwloc on
+       the node that runs the workload; one_per_core_from is then cpu_list as written. */
+    bool one_per_core;
+    char *one_per_core_from;
     sc_prefetch prefetch;
     char *governor; /* "unchanged" or a scaling governor name */
     uint64_t array_size;
@@ -118,6 +136,7 @@ typedef struct sc_card {
     char *cache_resident;
     uint64_t nb, nq, dim, k;
     long pool_threads;
+    char *blas; /* ipsearch: "default" or the Debian OpenBLAS build (openblas-openmp, ...) */
     long ranks;
     uint64_t min_bytes, max_bytes;
     long window; /* mpi uniband: messages in flight per window */
@@ -146,12 +165,24 @@ typedef struct sc_card {
     /* A sweep: one key with a list of values ("threads: [1, 2]" or
        "sweep: {prefetch: [on, off]}"); each value is its own run and bundle. */
     sc_card_field sweep_field; /* SC_CF_COUNT when the card has no sweep */
+    char *sweep_env;           /* sweep_field SC_CF_ENV: the variable swept (its values below) */
     char **sweep_values;
     int *sweep_lines; /* the YAML line of each value */
     size_t n_sweep;
     char *name_suffix;   /* appended to run_name by a sweep instance ("_threads-2") */
     sc_card_field swept; /* after sc_card_sweep_select(): the key it set, for messages */
     size_t swept_index;
+
+    /* An ablation study (top-level ablation: and metric:, sc_ablation.h): the card's
+       experiment is the baseline. A run's card holds none (sc_card_dup() copies none). */
+    sc_card_step *steps;
+    size_t n_steps;
+    int ablation_line;
+    char *study_metric; /* metric: the study's figure of merit; NULL: the workload's */
+    int study_metric_line;
+    /* Inherited environment variables this run's workload starts without (a step's unset). */
+    char **env_unset;
+    size_t n_env_unset;
 
     bool present[SC_CF_COUNT]; /* given in the YAML or by a flag */
     /* Given, but the value was refused (and reported): the checks that relate it to other
@@ -204,6 +235,15 @@ int sc_card_sweep_select(sc_card *card, size_t index, sc_diag *diag);
  * the copy, for further checks); -ENOMEM (*out NULL).
  */
 int sc_card_sweep_instance(const sc_card *card, size_t index, sc_card **out, sc_diag *diag);
+
+/* The value card's env gives name, or NULL when it sets none. */
+const char *sc_card_env_get(const sc_card *card, const char *name);
+
+/*
+ * Sets name=value in card's env (replacing the value it had). 0 or -ENOMEM. The name is
+ * checked with the card's other env names by sc_card_check().
+ */
+int sc_card_env_set(sc_card *card, const char *name, const char *value);
 
 /* A copy of card that shares nothing with it (the sweep included). NULL on ENOMEM. */
 sc_card *sc_card_dup(const sc_card *card);

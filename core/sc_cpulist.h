@@ -22,4 +22,11 @@ int sc_cpulist_parse(const char *text, hwloc_bitmap_t set, char *why, size_t why
 /* Returns the cpulist text of set ("" for an empty set), malloc'd; NULL on ENOMEM. */
 char *sc_cpulist_format(hwloc_const_bitmap_t set);
 
+/*
+ * One hardware thread per physical core of cpus, as topo (loaded) groups them: of each core
+ * the lowest-numbered CPU of cpus is kept (a CPU topo does not know is kept as it is).
+ * out gets the result. 0, or -ENOMEM.
+ */
+int sc_cpulist_one_per_core(hwloc_topology_t topo, hwloc_const_bitmap_t cpus, hwloc_bitmap_t out);
+
 #endif

@@ -4,6 +4,7 @@
  * copies with the sweep's values set are card.c's; nothing here parses the card again.
  */
 #include "sc_series.h"
+#include "sc_ablation.h"
 #include "sc_card_schema.h"
 #include "sc_text.h"
 
@@ -24,6 +25,13 @@ void sc_series_free(sc_series *series)
     memset(series, 0, sizeof(*series));
 }
 
+/* The value of a run's swept env variable, malloc'd ("" when it has none). */
+static char *sc__env_text(const sc_card *run, const char *name)
+{
+    const char *value = sc_card_env_get(run, name);
+    return strdup(value ? value : "");
+}
+
 /*
  * Refuses a sweep value that makes the same run as an earlier one: the values' canonical
  * texts go through sc_text_find_repeats() (one hash table), so n values cost about n
@@ -38,7 +46,8 @@ static int sc__check_repeats(const sc_card *card, const sc_series *s, sc_diag *d
 
     for (size_t i = 0; rc == 0 && i < s->n; i++)
         if (!s->runs[i].card->invalid[field] &&
-            !(text[i] = sc__card_value_text(s->runs[i].card, field)))
+            !(text[i] = field == SC_CF_ENV ? sc__env_text(s->runs[i].card, card->sweep_env)
+                                           : sc__card_value_text(s->runs[i].card, field)))
             rc = -ENOMEM;
     if (rc == 0)
         rc = sc_text_find_repeats((const char *const *)text, s->n, first);
@@ -46,13 +55,14 @@ static int sc__check_repeats(const sc_card *card, const sc_series *s, sc_diag *d
         if (first[i] == s->n)
             continue;
         const char *value = card->sweep_values[i], *earlier = card->sweep_values[first[i]];
+        const char *name = field == SC_CF_ENV ? card->sweep_env : sc_card_field_name(field);
         if (strcmp(value, earlier) == 0)
             sc_diag_addf(diag, "%s:%d: %s: %s appears twice in the sweep", card->source_name,
-                         card->sweep_lines[i], sc_card_field_name(field), value);
+                         card->sweep_lines[i], name, value);
         else
             sc_diag_addf(diag, "%s:%d: %s: %s appears twice in the sweep (as %s, value %zu)",
-                         card->source_name, card->sweep_lines[i], sc_card_field_name(field), value,
-                         earlier, first[i] + 1);
+                         card->source_name, card->sweep_lines[i], name, value, earlier,
+                         first[i] + 1);
         rc = -EINVAL;
     }
     for (size_t i = 0; text && i < s->n; i++)
@@ -73,7 +83,13 @@ static int sc__sweep_runs(const sc_card *card, sc_series *out, sc_diag *diag)
     sc_diag *found = calloc(n, sizeof(*found));
     int rc = 0;
 
-    out->variable = strdup(sc_card_field_name(card->sweep_field));
+    /* An env sweep is named after its variable: "env.OMP_WAIT_POLICY". */
+    if (card->sweep_field == SC_CF_ENV) {
+        if (asprintf(&out->variable, "env.%s", card->sweep_env) < 0)
+            out->variable = NULL;
+    } else {
+        out->variable = strdup(sc_card_field_name(card->sweep_field));
+    }
     if (!found || !out->variable) {
         free(found);
         return -ENOMEM;
@@ -109,7 +125,7 @@ static int sc__sweep_runs(const sc_card *card, sc_series *out, sc_diag *diag)
 
 int sc_series_from_card(const sc_card *card, sc_series *out, sc_diag *diag)
 {
-    size_t n = card->n_sweep ? card->n_sweep : 1;
+    size_t n = card->n_steps ? 2 * card->n_steps : card->n_sweep ? card->n_sweep : 1;
 
     memset(out, 0, sizeof(*out));
     out->runs = calloc(n, sizeof(*out->runs));
@@ -119,6 +135,8 @@ int sc_series_from_card(const sc_card *card, sc_series *out, sc_diag *diag)
         sc_diag_addf(diag, "%s: a sweep needs a card file", card->source_name);
         return -EINVAL;
     }
+    if (card->n_steps)
+        return sc_ablation_series(card, out, diag);
     if (card->n_sweep)
         return sc__sweep_runs(card, out, diag);
     out->runs[0].card = sc_card_dup(card);
@@ -132,7 +150,14 @@ int sc_card_check(sc_card *card, sc_diag *diag)
 {
     sc_series series;
 
-    if (!card->n_sweep)
+    if (card->study_metric && !card->n_steps) {
+        sc_diag_addf(diag,
+                     "%s:%d: metric: only a study chooses its metric (valid: with "
+                     "ablation: steps; compare takes --metric)",
+                     card->source_name, card->study_metric_line);
+        return -EINVAL;
+    }
+    if (!card->n_sweep && !card->n_steps)
         return sc__card_check_run(card, diag);
     int rc = sc_series_from_card(card, &series, diag);
     sc_series_free(&series);

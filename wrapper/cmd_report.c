@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 #include "report_html.h"
+#include "study.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -16,12 +17,15 @@
 static void sc__report_usage(FILE *out)
 {
     fprintf(out, "usage: streamcard report BUNDLE... -o FILE\n"
+                 "       streamcard report STUDY -o FILE\n"
                  "\n"
                  "Writes one self-contained HTML page (inline CSS and SVG, no script, no\n"
                  "network): the recomputed verdict and gates of every bundle, its plan\n"
                  "(card.yaml, run.conf), rates, MPI bandwidth per message size, thread\n"
                  "placement, NUMA pages, the platform state before and after, and with several\n"
-                 "bundles the comparison of their controlled variables.\n"
+                 "bundles the comparison of their controlled variables. A study record\n"
+                 "(streamcard run of an ablation card) gets its own page: a bar per row\n"
+                 "with its 95%% interval, the baseline line, alone and in sequence.\n"
                  "\n"
                  "options:\n"
                  "  -o, --output FILE  the page to write (\"-\": stdout)\n"
@@ -86,6 +90,8 @@ int sc_cmd_report(int argc, char **argv)
        read, then only what the summary and the comparison read is kept: memory in
        proportion to the number of bundles, not to their files. */
     size_t n = (size_t)(argc - first);
+    if (n == 1 && sc_study_is(argv[first])) /* a study record: its own page */
+        return sc_study_report(argv[first], o.output);
     sc_analysis_bundle *ab = calloc(n ? n : 1, sizeof(*ab));
     FILE *sections = tmpfile();
     if (!ab || !sections) {

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "execute.h"
 #include "run_series.h"
+#include "study.h"
 #include "sc_machine.h"
 #include "submit.h"
 
@@ -236,6 +237,75 @@ static void sc__warn_cache(const sc_card *card)
     free(cpus);
 }
 
+/*
+ * one_per_core: the card's CPUs reduced to one hardware thread per physical core, as hwloc
+ * sees this node. The run's card then names the kept CPUs as its cpu_list (its card.yaml is
+ * the resolved card) and remembers the list as written; threads not given follow the kept
+ * CPUs, threads given must fit them.
+ */
+static int sc__one_per_core(sc_card *card, sc_diag *diag)
+{
+    hwloc_topology_t topo;
+    hwloc_bitmap_t kept = NULL;
+    char *text = NULL;
+    int rc = -ENOMEM;
+
+    if (!card->one_per_core || card->one_per_core_from || !card->cpu_list)
+        return 0;
+    if (hwloc_topology_init(&topo) < 0)
+        return -ENOMEM;
+    if (hwloc_topology_load(topo) < 0) {
+        sc_diag_addf(diag, "one_per_core: hwloc cannot read this node's topology (valid: "
+                           "one_per_core: off)");
+        rc = -EINVAL;
+        goto out;
+    }
+    if (!(kept = hwloc_bitmap_alloc()) || sc_cpulist_one_per_core(topo, card->cpus, kept) < 0 ||
+        !(text = sc_cpulist_format(kept)))
+        goto out;
+    long n = hwloc_bitmap_weight(kept);
+    if (card->present[SC_CF_THREADS] && card->threads > n) {
+        sc_diag_addf(diag,
+                     "threads: %ld is more than the %ld physical cores of cpu_list %s "
+                     "(one_per_core keeps %s; valid: 1-%ld)",
+                     card->threads, n, card->cpu_list, text, n);
+        rc = -EINVAL;
+        goto out;
+    }
+    if (!card->present[SC_CF_THREADS])
+        card->threads = n;
+    hwloc_bitmap_copy(card->cpus, kept);
+    card->one_per_core_from = card->cpu_list;
+    card->cpu_list = text;
+    text = NULL;
+    card->overridden = true;
+    rc = 0;
+out:
+    free(text);
+    hwloc_bitmap_free(kept);
+    hwloc_topology_destroy(topo);
+    return rc;
+}
+
+/* blas: the build the card names must be installed here (its library under the sysroot). */
+static int sc__check_blas(const sc_run_opts *opts, const sc_card *card, sc_diag *diag)
+{
+    char *dir = sc_plan_blas_dir(card), path[PATH_MAX];
+
+    if (!dir)
+        return 0;
+    snprintf(path, sizeof(path), "%s/%s/libopenblas.so.0",
+             strcmp(opts->sysroot, "/") ? opts->sysroot : "", dir);
+    int rc = access(path, R_OK) == 0 ? 0 : -EINVAL;
+    if (rc < 0)
+        sc_diag_addf(diag,
+                     "blas: %s is not installed on this machine: no %s (valid: default, or "
+                     "install Debian's libopenblas0-%s)",
+                     card->blas, path, card->blas + strlen("openblas-"));
+    free(dir);
+    return rc;
+}
+
 /* The rules of the node that runs the workload: this machine, as far as this job sees it. */
 static int sc__check_machine(const sc_run_opts *opts, const sc_card *card, sc_diag *diag)
 {
@@ -249,6 +319,8 @@ static int sc__check_machine(const sc_run_opts *opts, const sc_card *card, sc_di
     if (rc == 0) {
         sc_machine_restrict_to_self(&m);
         rc = sc_card_check_machine(card, &m, opts->platform_control, diag);
+        if (sc__check_blas(opts, card, diag) < 0)
+            rc = -EINVAL;
         sc_machine_free(&m);
         if (rc == 0)
             sc__warn_cache(card);
@@ -272,17 +344,27 @@ static int sc__prepare(const sc_run_opts *opts, const sc_card *card, bool proble
     int rc = sc_series_from_card(card, series, diag);
 
     for (size_t i = 0; rc != -ENOMEM && !opts->submit && i < series->n; i++) {
-        const sc_card *one = series->runs[i].card;
+        sc_card *one = series->runs[i].card;
         sc_diag found;
         if (one->workload == SC_WORKLOAD_NONE)
             continue;
         sc_diag_init(&found);
-        if (sc__check_machine(opts, one, &found) < 0)
+        if (sc__one_per_core(one, &found) < 0 || sc__check_machine(opts, one, &found) < 0)
             rc = -EINVAL;
         if (sc_diag_merge(diag, &found) < 0)
             rc = -ENOMEM;
         sc_diag_free(&found);
     }
+    /* A job gets its card as YAML, which has no unset: the variable would stay. */
+    for (size_t i = 0; rc != -ENOMEM && opts->submit && i < series->n; i++)
+        if (series->runs[i].card && series->runs[i].card->n_env_unset) {
+            sc_diag_addf(diag, "%s: ablation: unset: %s: a job cannot start without an "
+                               "inherited variable (valid: run the study here, without "
+                               "--submit; or set the variable in the step)",
+                         card->source_name, series->runs[i].card->env_unset[0]);
+            rc = -EINVAL;
+            break;
+        }
     if (rc == 0 && (problems || diag->count))
         rc = -EINVAL;
     if (rc < 0)
@@ -293,6 +375,40 @@ static int sc__prepare(const sc_run_opts *opts, const sc_card *card, bool proble
     for (size_t i = 0; i < series->n && rc == 0; i++)
         rc = sc_plan_init(&(*plans)[i], opts, series->runs[i].card, environ);
     return rc;
+}
+
+/* The series loop; a study (ablation:) then writes its table and record. */
+static int sc__execute(const sc_run_opts *opts, const sc_card *card, const sc_series *series,
+                       sc_plan *plans, const sc_executor *ex)
+{
+    bool study = card->n_steps && !opts->dry_run;
+    char **bundles = study ? calloc(series->n, sizeof(char *)) : NULL;
+    char **causes = study ? calloc(series->n, sizeof(char *)) : NULL;
+    int status;
+
+    if (study && (!bundles || !causes)) {
+        free(bundles);
+        free(causes);
+        return SC_EXIT_ERROR;
+    }
+    status = sc_run_series_execute(
+        &(sc_run_series){
+            .opts = opts, .series = series, .plans = plans, .bundles = bundles, .causes = causes},
+        ex);
+    if (study)
+        status = sc_study_finish(&(sc_run_series){.opts = opts,
+                                                  .series = series,
+                                                  .plans = plans,
+                                                  .bundles = bundles,
+                                                  .causes = causes},
+                                 card, status);
+    for (size_t i = 0; study && i < series->n; i++) {
+        free(bundles[i]);
+        free(causes[i]);
+    }
+    free(bundles);
+    free(causes);
+    return status;
 }
 
 int sc_cmd_run(int argc, char **argv)
@@ -340,8 +456,7 @@ int sc_cmd_run(int argc, char **argv)
         sc_sbatch_executor(&ex, &sbatch);
     else
         sc_local_executor(&ex, &local);
-    status = sc_run_series_execute(
-        &(sc_run_series){.opts = &opts, .series = &series, .plans = plans}, &ex);
+    status = sc__execute(&opts, card, &series, plans, &ex);
 out:
     for (size_t i = 0; plans && i < series.n; i++)
         sc_plan_free(&plans[i]);

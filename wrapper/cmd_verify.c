@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "sc_text.h"
 #include "sc_verify.h"
+#include "study.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -43,6 +44,8 @@ int sc_cmd_verify(int argc, char **argv)
     }
     if (!bundle)
         return sc__usage(stderr, SC_EXIT_USAGE);
+    if (sc_study_is(bundle)) /* a study record: its sums, rows and every bundle it names */
+        return sc_study_verify(bundle);
     /* The path may be a name a user chose (ESC, newlines): shown escaped, never raw. */
     char shown[1024];
     sc_text_escape(shown, sizeof(shown), bundle, strlen(bundle));

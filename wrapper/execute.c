@@ -174,8 +174,11 @@ static int sc__open(sc_local *st, size_t i, sc_plan *plan)
     /* The binary's build identity is asked for first: loading its libraries (a 36 MB BLAS)
        takes milliseconds, which pass while the bundle and the platform snapshot are made. */
     char *const info_argv[] = {plan->binary, "--build-info", NULL};
+    char *saved;
+    int entered = sc_record_libpath_enter(plan, &saved); /* blas: the workload's BLAS */
     if (sc_spawn_start(info_argv, NULL, &x->build_info) < 0)
         x->build_info.pid = -1; /* sc_record_build() asks again */
+    sc_record_libpath_leave(entered, saved);
     snprintf(x->tmpdir, sizeof(x->tmpdir), "/tmp/streamcard-XXXXXX");
     if (sc__open_bundle(plan, &x->b) < 0) {
         sc_record_build_info_discard(x);

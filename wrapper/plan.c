@@ -53,6 +53,21 @@ static char *sc__find_kernel(const char *name)
     return NULL;
 }
 
+#ifndef SC_MULTIARCH_LIBDIR
+#define SC_MULTIARCH_LIBDIR "/usr/lib"
+#endif
+
+char *sc_plan_blas_dir(const sc_card *card)
+{
+    char *dir = NULL;
+
+    if (card->workload != SC_WORKLOAD_IPSEARCH || !card->blas || !strcmp(card->blas, "default"))
+        return NULL;
+    /* Debian installs each OpenBLAS build in its own directory; the library path picks one
+       ahead of the alternatives' link, and build.json records the one really loaded. */
+    return asprintf(&dir, "%s/%s", SC_MULTIARCH_LIBDIR, card->blas) < 0 ? NULL : dir;
+}
+
 /* A growing NULL-terminated array of malloc'd strings. */
 typedef struct sc__strv {
     char **v;
@@ -124,6 +139,14 @@ static bool sc__env_owned(const char *entry, const sc_card *card)
             return true;
     for (size_t i = 0; i < card->n_env; i++)
         if (strlen(card->env[i].key) == n && strncmp(entry, card->env[i].key, n) == 0)
+            return true;
+    /* blas: the library path is the card's (the inherited one follows the BLAS's). */
+    if (n == 15 && !strncmp(entry, "LD_LIBRARY_PATH", n) && card->blas &&
+        strcmp(card->blas, "default") != 0 && card->workload == SC_WORKLOAD_IPSEARCH)
+        return true;
+    /* A study's step removed it (unset:): the workload starts without it. */
+    for (size_t i = 0; i < card->n_env_unset; i++)
+        if (strlen(card->env_unset[i]) == n && strncmp(entry, card->env_unset[i], n) == 0)
             return true;
     return false;
 }
@@ -328,6 +351,13 @@ static int sc__plan_build(sc_plan *plan, char **parent_env)
     }
     for (size_t i = 0; i < c->n_env; i++)
         sc__strv_addf(&env, "%s=%s", c->env[i].key, c->env[i].value);
+    char *blas_dir = sc_plan_blas_dir(c);
+    if (blas_dir) {
+        const char *inherited = getenv("LD_LIBRARY_PATH");
+        sc__strv_addf(&env, "LD_LIBRARY_PATH=%s%s%s", blas_dir, inherited && *inherited ? ":" : "",
+                      inherited && *inherited ? inherited : "");
+        free(blas_dir);
+    }
     if (asprintf(&plan->omp_summary, "OMP_NUM_THREADS=%ld OMP_PLACES=%s OMP_PROC_BIND=close",
                  c->threads, places) < 0)
         plan->omp_summary = NULL;

@@ -34,6 +34,10 @@ typedef struct sc_run_opts {
 
 void sc_run_opts_free(sc_run_opts *opts);
 
+/* The directory of the card's OpenBLAS build (blas: openblas-openmp: the multiarch
+   library directory's openblas-openmp/), malloc'd; NULL for blas: default. */
+char *sc_plan_blas_dir(const sc_card *card);
+
 /* One run: everything decided before it starts; printed by --dry-run, executed by run. */
 typedef struct sc_plan {
     const sc_run_opts *opts; /* shared by every run of the card */

@@ -117,6 +117,29 @@ static void sc__add_library_hash(json_object *root, const char *info, const char
     json_object_object_add(root, name, json_object_new_string(sha));
 }
 
+int sc_record_libpath_enter(const sc_plan *plan, char **saved)
+{
+    *saved = NULL;
+    for (char **e = plan->envp; e && *e; e++) {
+        if (strncmp(*e, "LD_LIBRARY_PATH=", 16) != 0)
+            continue;
+        const char *old = getenv("LD_LIBRARY_PATH");
+        if (old && !(*saved = strdup(old)))
+            return -ENOMEM;
+        return setenv("LD_LIBRARY_PATH", *e + 16, 1) == 0 ? 1 : -errno;
+    }
+    return 0;
+}
+
+void sc_record_libpath_leave(int entered, char *saved)
+{
+    if (entered > 0 && saved)
+        setenv("LD_LIBRARY_PATH", saved, 1);
+    else if (entered > 0)
+        unsetenv("LD_LIBRARY_PATH");
+    free(saved);
+}
+
 void sc_record_build_info_discard(sc_execution *x)
 {
     char *info = NULL;
@@ -153,7 +176,10 @@ void sc_record_build(sc_execution *x)
     if (rc < 0) {
         free(info);
         info = NULL;
+        char *saved;
+        int entered = sc_record_libpath_enter(plan, &saved);
         rc = sc_spawn_capture(argv, NULL, &info);
+        sc_record_libpath_leave(entered, saved);
     }
     if (rc == 0) {
         for (const char *const *k = keys; *k; k++)
@@ -277,6 +303,11 @@ static void sc__bundle_keys(sc_execution *x, sc_kv *kv)
     sc_kv_addf(kv, "binary", "%s", plan->binary);
     sc_kv_addf(kv, "binary_sha256", "%s", x->binary_sha);
     sc_kv_addf(kv, "omp_env", "%s", plan->omp_summary);
+    if (c->one_per_core_from) /* one_per_core: what hwloc kept of the card's cpu_list */
+        sc_kv_addf(kv, "one_per_core",
+                   "cpu_list %s -> %s (one hardware thread per physical core, "
+                   "hwloc on this node)",
+                   c->one_per_core_from, c->cpu_list);
     for (size_t i = 0; i < c->n_env; i++)
         sc_kv_addf(kv, "env", "%s=%s", c->env[i].key, c->env[i].value);
     sc_kv_addf(kv, "command", "%s", plan->argv[0]);

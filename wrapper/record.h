@@ -46,6 +46,15 @@ void sc_record_platform(sc_execution *x, const char *rel);
    --build-info answer is x->build_info's (started early) when it has one. */
 void sc_record_build(sc_execution *x);
 /* Reaps the --build-info child of a bundle that ends before its build.json is written. */
+/*
+ * The workload's library path (a card's blas: puts its OpenBLAS build first) set in this
+ * process while --build-info is asked, so the answer names the BLAS the workload loads:
+ * enter returns 1 when it set it (*saved: the old value, to give to leave), 0 when the
+ * plan sets none, -errno.
+ */
+int sc_record_libpath_enter(const sc_plan *plan, char **saved);
+void sc_record_libpath_leave(int entered, char *saved);
+
 void sc_record_build_info_discard(sc_execution *x);
 
 /* Where run i's workload writes its own results (malloc'd); NULL on ENOMEM. */

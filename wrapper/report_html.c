@@ -31,7 +31,9 @@ static const char sc__css[] =
     "svg text.ttl{font-weight:bold}.bar{fill:#3182ce}.whisker{stroke:#1a202c;stroke-width:1.5;"
     "fill:none}.axis{stroke:#1a202c;fill:none}.grid{stroke:#e2e8f0}.line{stroke:#3182ce;"
     "stroke-width:2;fill:none}.dot{fill:#2c5282}.cpu{fill:#edf2f7;stroke:#a0aec0}"
-    ".cpu.listed{fill:#bee3f8}.cpu.busy{fill:#63b3ed;stroke:#2c5282}";
+    ".cpu.listed{fill:#bee3f8}.cpu.busy{fill:#63b3ed;stroke:#2c5282}"
+    ".bar.worse{fill:#e53e3e}.ref{stroke:#c53030;stroke-width:2;stroke-dasharray:5 3;fill:none}"
+    ".side{display:flex;gap:16px;flex-wrap:wrap}";
 
 /* <td>text</td> with an optional class. */
 static void sc__td(FILE *out, const char *cls, const char *text)
@@ -118,7 +120,7 @@ static void sc__figures(FILE *out, const sc_analysis_bundle *ab, size_t n, const
                 continue;
             snprintf(names[shown], sizeof(names[shown]), "%c: %.20s", (int)('A' + i % 26),
                      ab[i].facts.name);
-            bars[shown] = (sc_svg_bar){names[shown], v, 0, 0};
+            bars[shown] = (sc_svg_bar){names[shown], v, 0, 0, false};
             shown++;
         }
         char title[96];
@@ -383,7 +385,7 @@ static void sc__rates(FILE *out, const sc_bundle_facts *f)
         fputs("</tr>\n", out);
         /* Rate of an iteration = bytes / its time = best rate * min time / its time. */
         bars[i] = (sc_svg_bar){r->name, r->MBps, r->max_s > 0 ? r->MBps * r->min_s / r->max_s : 0,
-                               r->avg_s > 0 ? r->MBps * r->min_s / r->avg_s : 0};
+                               r->avg_s > 0 ? r->MBps * r->min_s / r->avg_s : 0, false};
     }
     fputs("</table>\n", out);
     sc_svg_bars(out, "Best rate per function; whisker: slowest to average iteration", f->rate_unit,
@@ -523,7 +525,7 @@ static void sc__numa(FILE *out, const sc_bundle_facts *f)
     }
     for (int i = 0; i < f->n_nodes; i++) {
         snprintf(names[i], sizeof(names[i]), "node %d", i);
-        bars[i] = (sc_svg_bar){names[i], (double)f->node_bytes[i] / 1048576.0, 0, 0};
+        bars[i] = (sc_svg_bar){names[i], (double)f->node_bytes[i] / 1048576.0, 0, 0, false};
     }
     sc_svg_bars(out, "Anonymous memory per NUMA node (numa_maps)", "MiB", bars, (size_t)f->n_nodes);
 }
@@ -688,13 +690,22 @@ void sc_report_html_bundle(FILE *out, const sc_analysis_bundle *ab, size_t index
     sc__variables(out, f);
 }
 
-void sc_report_html_head(FILE *out, const sc_analysis_bundle *ab, size_t n, const char *metric)
+void sc_report_html_open(FILE *out, const char *title)
 {
     fprintf(out,
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<title>streamcard report</title><style>%s</style></head><body>\n"
-            "<h1>streamcard report: %zu bundle%s</h1>\n",
-            sc__css, n, n == 1 ? "" : "s");
+            "<title>streamcard report</title><style>%s</style></head><body>\n<h1>",
+            sc__css);
+    sc_html_escape(out, title);
+    fputs("</h1>\n", out);
+}
+
+void sc_report_html_head(FILE *out, const sc_analysis_bundle *ab, size_t n, const char *metric)
+{
+    char title[64];
+
+    snprintf(title, sizeof(title), "streamcard report: %zu bundle%s", n, n == 1 ? "" : "s");
+    sc_report_html_open(out, title);
     sc__summary(out, ab, n);
     if (n > 1)
         sc__comparison(out, ab, n, metric);

@@ -22,5 +22,7 @@ void sc_report_html(FILE *out, const sc_analysis_bundle *ab, size_t n, const cha
 void sc_report_html_head(FILE *out, const sc_analysis_bundle *ab, size_t n, const char *metric);
 void sc_report_html_bundle(FILE *out, const sc_analysis_bundle *ab, size_t index);
 void sc_report_html_tail(FILE *out);
+/* The page's head (its style) and title, for any page of the report (a study's too). */
+void sc_report_html_open(FILE *out, const char *title);
 
 #endif

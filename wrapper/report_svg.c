@@ -12,16 +12,21 @@
 
 #define SC__W 720 /* plot width in px */
 
-static void sc__open(FILE *out, int height, const char *title)
+static void sc__open_w(FILE *out, int width, int height, const char *title)
 {
     fprintf(out,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" width=\"%d\" "
             "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>",
-            SC__W, height, SC__W, height);
+            width, height, width, height);
     sc_html_escape(out, title);
     fprintf(out, "</title><text class=\"ttl\" x=\"0\" y=\"16\">");
     sc_html_escape(out, title);
     fprintf(out, "</text>\n");
+}
+
+static void sc__open(FILE *out, int height, const char *title)
+{
+    sc__open_w(out, SC__W, height, title);
 }
 
 static void sc__text(FILE *out, double x, double y, const char *anchor, const char *text)
@@ -31,10 +36,13 @@ static void sc__text(FILE *out, double x, double y, const char *anchor, const ch
     fprintf(out, "</text>\n");
 }
 
-void sc_svg_bars(FILE *out, const char *title, const char *unit, const sc_svg_bar *bars, size_t n)
+/* Bars in a plot of width px (left: the labels' room); ref >= 0 draws a reference line;
+   sig: the values' printed form (%.1f, or %.4g for small figures). */
+static void sc__bars(FILE *out, int plot_w, double left, const char *title, const char *unit,
+                     const sc_svg_bar *bars, size_t n, double ref, bool sig)
 {
-    const double left = 160, width = SC__W - left - 120, row = 26, top = 30;
-    double max = 0;
+    const double width = plot_w - left - 120, row = 26, top = 30;
+    double max = ref > 0 ? ref : 0;
     char buf[64];
 
     for (size_t i = 0; i < n; i++) {
@@ -42,12 +50,12 @@ void sc_svg_bars(FILE *out, const char *title, const char *unit, const sc_svg_ba
     }
     if (max <= 0)
         max = 1;
-    sc__open(out, (int)(top + row * (double)n + 10), title);
+    sc__open_w(out, plot_w, (int)(top + row * (double)n + 10), title);
     for (size_t i = 0; i < n; i++) {
         double y = top + row * (double)i, w = width * bars[i].value / max;
         sc__text(out, left - 8, y + 16, "end", bars[i].label);
-        fprintf(out, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"18\"/>\n",
-                left, y + 3, w > 0 ? w : 0);
+        fprintf(out, "<rect class=\"bar%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"18\"/>\n",
+                bars[i].worse ? " worse" : "", left, y + 3, w > 0 ? w : 0);
         if (bars[i].hi > 0) {
             double x0 = left + width * bars[i].lo / max, x1 = left + width * bars[i].hi / max;
             fprintf(
@@ -55,11 +63,30 @@ void sc_svg_bars(FILE *out, const char *title, const char *unit, const sc_svg_ba
                 "<path class=\"whisker\" d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f %.1fV%.1f\"/>\n",
                 x0, y + 12, x1, x0, y + 6, y + 18, x1, y + 6, y + 18);
         }
-        snprintf(buf, sizeof(buf), "%.1f %s", bars[i].value, unit);
+        if (sig)
+            snprintf(buf, sizeof(buf), "%.4g %s", bars[i].value, unit);
+        else
+            snprintf(buf, sizeof(buf), "%.1f %s", bars[i].value, unit);
         sc__text(out, left + fmax(w, bars[i].hi > 0 ? width * bars[i].hi / max : 0) + 6, y + 16,
                  "start", buf);
     }
+    if (ref > 0) {
+        double x = left + width * ref / max;
+        fprintf(out, "<path class=\"ref\" d=\"M%.1f %.1fV%.1f\"/>\n", x, top,
+                top + row * (double)n);
+    }
     fprintf(out, "</svg>\n");
+}
+
+void sc_svg_bars(FILE *out, const char *title, const char *unit, const sc_svg_bar *bars, size_t n)
+{
+    sc__bars(out, SC__W, 160, title, unit, bars, n, -1, false);
+}
+
+void sc_svg_bars_ref(FILE *out, const char *title, const char *unit, const sc_svg_bar *bars,
+                     size_t n, double ref)
+{
+    sc__bars(out, 540, 200, title, unit, bars, n, ref, true);
 }
 
 /* "512", "4K", "1M": a power of two as a size label. */

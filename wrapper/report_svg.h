@@ -13,10 +13,16 @@
 typedef struct sc_svg_bar {
     const char *label;
     double value, lo, hi;
+    bool worse; /* drawn in the colour of a loss */
 } sc_svg_bar;
 
 /* Horizontal bars, each with its value printed; a range is drawn as a whisker. */
 void sc_svg_bars(FILE *out, const char *title, const char *unit, const sc_svg_bar *bars, size_t n);
+
+/* Narrower bars (two fit side by side) with values to 4 significant digits and a dashed
+   reference line at ref (the baseline of a study). */
+void sc_svg_bars_ref(FILE *out, const char *title, const char *unit, const sc_svg_bar *bars,
+                     size_t n, double ref);
 
 /* y over x, points joined by a line; log2x: a log2 x axis (message sizes). */
 void sc_svg_xy(FILE *out, const char *title, const char *xlabel, const char *yunit, const double *x,

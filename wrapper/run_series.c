@@ -308,7 +308,11 @@ int sc_run_series_execute(const sc_run_series *rs, const sc_executor *ex)
                 status = one;
         }
     }
-    if (!dry && var)
+    for (size_t i = 0; !dry && rs->bundles && i < s->n; i++) {
+        rs->bundles[i] = rows[i].bundle ? strdup(rows[i].bundle) : NULL;
+        rs->causes[i] = rows[i].cause ? strdup(rows[i].cause) : NULL;
+    }
+    if (!dry && var && !rs->bundles)
         sc__report(rs->opts->output_dir, var, rows, s->n, &cols);
     if (ex->end)
         ex->end(ex->state, rs, failed);

@@ -19,6 +19,10 @@ typedef struct sc_run_series {
     const sc_run_opts *opts;
     const sc_series *series;
     sc_plan *plans;
+    /* Optional (a study): filled with each run's bundle, or why it has none (malloc'd or
+       NULL, series->n entries); the study prints its own table instead of the sweep's. */
+    char **bundles;
+    char **causes;
 } sc_run_series;
 
 /* How the runs are carried out. Each call gets state, the executor's own. */

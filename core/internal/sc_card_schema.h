@@ -79,6 +79,10 @@ void sc__card_name_sanitize(char *name);
 /* The short name of a key (last path component), for messages. */
 const char *sc__card_key_name(const sc__card_key *key);
 
+/* Whether a sweep or an ablation step may vary key: what a run is, not what the card is
+   (version, question, run_name, workload), where it may run (nodes) or how often (runs). */
+bool sc__card_key_sweepable(const sc__card_key *key);
+
 /*
  * The value card holds for field as one canonical text, whatever spelling gave it (cpu_list
  * "0,1" and "0-1" are both "0-1", threads "02" is "2"): malloc'd, NULL on ENOMEM.

@@ -74,6 +74,77 @@ static const card_case static_cases[] = {
     {"list for a key that cannot be swept",
      HEAD "  workload: [stream, ipsearch]\n  cpu_list: 0\n",
      {"card.yaml:3: workload: cannot be swept"}},
+    /* An env variable sweeps like a key; the card's identity and placement do not. */
+    {"an env sweep",
+     HEAD "  workload: stream\n  cpu_list: 0\n  env:\n    OMP_WAIT_POLICY: [ACTIVE, PASSIVE]\n",
+     {NULL}},
+    {"an env sweep of the thread count",
+     HEAD "  workload: stream\n  cpu_list: 0\n  env:\n    OMP_NUM_THREADS: [1, 2]\n",
+     {"card.yaml:5 (sweep value 1): env: OMP_NUM_THREADS is set from threads",
+      "card.yaml:5 (sweep value 2): env: OMP_NUM_THREADS is set from threads"}},
+    {"an env sweep value twice",
+     HEAD "  workload: stream\n  cpu_list: 0\n  env:\n    OMP_WAIT_POLICY: [ACTIVE, ACTIVE]\n",
+     {"card.yaml:6: OMP_WAIT_POLICY: ACTIVE appears twice in the sweep"}},
+    {"an env sweep beside a key's sweep",
+     HEAD "  workload: stream\n  cpu_list: 0-1\n  threads: [1, 2]\n  env:\n    A: [x, y]\n",
+     {"card.yaml:7: env: a card sweeps one variable, and it already sweeps threads"}},
+    {"an env sweep and the same name set",
+     HEAD "  workload: stream\n  cpu_list: 0\n  env:\n    A: [x, y]\n    A: z\n",
+     {"card.yaml:7: env: A is set twice"}},
+    {"question cannot be swept",
+     HEAD "  workload: stream\n  cpu_list: 0\n  question: [a, b]\n",
+     {"card.yaml:5: question: cannot be swept"}},
+    {"nodes cannot be swept",
+     HEAD "  workload: stream\n  cpu_list: 0\n  nodes: [a, b]\n",
+     {"card.yaml:5: nodes: cannot be swept"}},
+    {"version cannot be swept",
+     "version: [1, 1]\nexperiment:\n  workload: stream\n  cpu_list: 0\n",
+     {"card.yaml:1: version: cannot be swept"}},
+    /* An ablation study: steps of card changes, read and bounded like the card. */
+    {"an ablation study",
+     HEAD "  workload: ipsearch\n  cpu_list: 0-1\nablation:\n  - name: pool\n    set: "
+          "{pool_threads: 2}\n  - name: wait\n    set: {env: {OMP_WAIT_POLICY: PASSIVE}}\n"
+          "  - name: no spin\n    unset: [GOMP_SPINCOUNT]\nmetric: qps\n",
+     {NULL}},
+    {"an ablation step with an unknown key",
+     HEAD "  workload: ipsearch\n  cpu_list: 0-1\nablation:\n  - name: a\n    sett: {k: 2}\n",
+     {"card.yaml:7: ablation: unknown key \"sett\" in a step (valid: name, set, unset)",
+      "card.yaml:6: ablation: step \"a\" changes nothing"}},
+    {"an ablation step that changes the workload",
+     HEAD "  workload: ipsearch\n  cpu_list: 0-1\nablation:\n  - name: a\n    set: {workload: "
+          "stream}\n",
+     {"card.yaml:7: ablation: set: workload cannot be a step",
+      "card.yaml:6: ablation: step \"a\" changes nothing"}},
+    {"an ablation step of an unknown key",
+     HEAD "  workload: ipsearch\n  cpu_list: 0-1\nablation:\n  - name: a\n    set: {pool: 2}\n",
+     {"card.yaml:7: ablation: set: unknown key \"pool\"", "step \"a\" changes nothing"}},
+    {"an ablation step's bad value",
+     HEAD "  workload: ipsearch\n  cpu_list: 0-1\nablation:\n  - name: a\n    set: {threads: 3}\n",
+     {"card.yaml:7: threads: 3 is more than the 2 CPUs"}},
+    {"two steps of one name",
+     HEAD "  workload: ipsearch\n  cpu_list: 0-1\nablation:\n  - name: a\n    set: {k: 2}\n"
+          "  - name: a\n    set: {k: 3}\n",
+     {"card.yaml:8: ablation: step \"a\" is named twice (first on line 6)"}},
+    {"an ablation and a sweep",
+     HEAD "  workload: ipsearch\n  cpu_list: 0-1\n  k: [1, 2]\nablation:\n  - name: a\n"
+          "    set: {nq: 2}\n",
+     {"card.yaml:6: ablation: a study sweeps nothing"}},
+    {"an empty ablation",
+     HEAD "  workload: ipsearch\n  cpu_list: 0-1\nablation: []\n",
+     {"card.yaml:5: ablation: expected a list of 1 to 32 steps"}},
+    {"a metric without a study",
+     HEAD "  workload: ipsearch\n  cpu_list: 0-1\nmetric: qps\n",
+     {"card.yaml:5: metric: only a study chooses its metric"}},
+    {"a metric not in the registry",
+     HEAD "  workload: ipsearch\n  cpu_list: 0-1\nmetric: speed\nablation:\n  - name: a\n"
+          "    set: {k: 2}\n",
+     {"card.yaml:5: metric: not a metric of the registry"}},
+    {"blas for stream",
+     HEAD "  workload: stream\n  cpu_list: 0\n  blas: openblas-serial\n",
+     {"card.yaml:5: blas: not used by workload stream"}},
+    {"blas unknown",
+     HEAD "  workload: ipsearch\n  cpu_list: 0\n  blas: mkl\n",
+     {"blas: \"mkl\" is not"}},
     {"mapping where scalar",
      HEAD "  workload: stream\n  cpu_list: {a: 1}\n",
      {"card.yaml:4: cpu_list: expected a single value, got a mapping"}},
@@ -575,6 +646,27 @@ static void test_sweep_select(void)
         free(text);
         sc_card_free(card);
     }
+    /* An env variable's sweep: each run sets it, keeps the card's other variables, and is
+       named after it; the card as parsed is unchanged. */
+    const char *env = HEAD "  workload: stream\n  kernel: copy\n  cpu_list: 0\n  env:\n"
+                           "    A: keep\n    OMP_WAIT_POLICY: [ACTIVE, PASSIVE]\n";
+    sc_card *base = sc_card_new();
+    SC_CHECK_INT_EQ(sc_card_parse(base, env, strlen(env), "e.yaml", &d), 0);
+    SC_CHECK_INT_EQ(base->sweep_field, SC_CF_ENV);
+    SC_CHECK_STR_EQ(base->sweep_env, "OMP_WAIT_POLICY");
+    for (size_t i = 0; i < 2; i++) {
+        sc_card *run = NULL;
+        SC_CHECK_INT_EQ(sc_card_sweep_instance(base, i, &run, &d), 0);
+        SC_CHECK_INT_EQ(sc_card_check(run, &d), 0);
+        SC_CHECK_STR_EQ(sc_card_env_get(run, "OMP_WAIT_POLICY"), i ? "PASSIVE" : "ACTIVE");
+        SC_CHECK_STR_EQ(sc_card_env_get(run, "A"), "keep");
+        SC_CHECK_INT_EQ(run->n_env, 2);
+        SC_CHECK_STR_EQ(run->run_name, i ? "stream_copy_1thread_OMP_WAIT_POLICY-PASSIVE"
+                                         : "stream_copy_1thread_OMP_WAIT_POLICY-ACTIVE");
+        SC_CHECK_STR_EQ(sc_card_field_name(run->swept), "env");
+        sc_card_free(run);
+    }
+    sc_card_free(base);
     /* A flag for the swept key replaces the sweep. */
     sc_card *card = sc_card_new();
     SC_CHECK_INT_EQ(sc_card_parse(card, yaml, strlen(yaml), "s.yaml", &d), 0);

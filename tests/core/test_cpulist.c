@@ -49,8 +49,36 @@ static void test_cases(void)
     hwloc_bitmap_free(set);
 }
 
+/* One hardware thread per physical core, on a synthetic node of 2 cores x 2 threads (PUs
+   0,1 on core 0 and 2,3 on core 1, hwloc's synthetic numbering): the lowest CPU of each
+   core in the list is kept; a CPU the node does not have is kept as it is. */
+static void test_one_per_core(void)
+{
+    static const struct {
+        const char *in, *out;
+    } opc[] = {{"0-3", "0,2"}, {"1-3", "1-2"}, {"1,3", "1,3"}, {"0-1", "0"}, {"0-1,9", "0,9"}};
+    hwloc_topology_t topo;
+
+    SC_CHECK_INT_EQ(hwloc_topology_init(&topo), 0);
+    SC_CHECK_INT_EQ(hwloc_topology_set_synthetic(topo, "core:2 pu:2"), 0);
+    SC_CHECK_INT_EQ(hwloc_topology_load(topo), 0);
+    for (size_t i = 0; i < sizeof(opc) / sizeof(opc[0]); i++) {
+        hwloc_bitmap_t in = hwloc_bitmap_alloc(), out = hwloc_bitmap_alloc();
+        char why[128];
+        SC_CHECK_INT_EQ(sc_cpulist_parse(opc[i].in, in, why, sizeof(why)), 0);
+        SC_CHECK_INT_EQ(sc_cpulist_one_per_core(topo, in, out), 0);
+        char *text = sc_cpulist_format(out);
+        SC_CHECK_STR_EQ(text, opc[i].out);
+        free(text);
+        hwloc_bitmap_free(in);
+        hwloc_bitmap_free(out);
+    }
+    hwloc_topology_destroy(topo);
+}
+
 int main(void)
 {
     SC_TEST_RUN(test_cases);
+    SC_TEST_RUN(test_one_per_core);
     return SC_TEST_RESULT();
 }

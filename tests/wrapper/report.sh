@@ -6,6 +6,7 @@
 BIN=$(cd "$1" && pwd) SRC=$2
 . "$SRC/tests/lib.sh"
 . "$SRC/tests/wrapper/analysis_lib.sh"
+. "$SRC/tests/wrapper/screenshot_lib.sh"
 SC="$BIN/streamcard"
 
 base=$(small_run base)
@@ -80,58 +81,13 @@ points=$(sed -n '/<h3>Bandwidth per message size<\/h3>/,/<\/svg>/p' "$WORK/sizes
 [ "$points" = 5 ] || fail "expected 5 points on the bandwidth plot, found $points"
 expect_contains "$WORK/sizes.html" "<tr><td>4194304</td>"
 
-CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$CHROMIUM" ]; then
-    echo "skip: no chromium (Debian package chromium) to render the page"
-    exit 77
-fi
-# Offline, no profile, no sandbox (root in CI); the page is loaded from the file system and
-# rendered at half scale (a 600x3000 screenshot keeps the decoder below fast).
-timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
-    --disable-component-update --no-first-run --disable-sync --user-data-dir="$WORK/profile" \
-    --force-device-scale-factor=0.5 --window-size=1200,6000 --screenshot="$WORK/shot.png" \
-    "file://$H" \
-    >"$WORK/chromium.out" 2>&1 || { cat "$WORK/chromium.out" >&2; fail "chromium failed"; }
-# A tiny PNG decoder (zlib + the five row filters): the screenshot must be mostly page, not
-# blank, and hold the colours of the plots (bars #3182ce, busy CPUs #63b3ed).
-python3 - "$WORK/shot.png" <<'PY'
-import struct, sys, zlib
-data = open(sys.argv[1], "rb").read()
-assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-pos, idat = 8, b""
-while pos < len(data):
-    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-    body = data[pos + 8:pos + 8 + n]
-    if kind == b"IHDR":
-        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
-    elif kind == b"IDAT":
-        idat += body
-    pos += 12 + n
-assert depth == 8 and ctype in (2, 6), (depth, ctype)
-bpp = 3 if ctype == 2 else 4
-raw, stride = zlib.decompress(idat), w * bpp
-rows, prev, i = [], bytearray(stride), 0
-for _ in range(h):
-    f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
-    i += 1 + stride
-    for x in range(stride):
-        a = line[x - bpp] if x >= bpp else 0
-        b, c = prev[x], prev[x - bpp] if x >= bpp else 0
-        if f == 1: line[x] = (line[x] + a) & 255
-        elif f == 2: line[x] = (line[x] + b) & 255
-        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
-        elif f == 4:
-            p = a + b - c
-            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    rows.append(line)
-    prev = line
-count = lambda rgb: sum(1 for r in rows for x in range(0, stride, bpp) if tuple(r[x:x + 3]) == rgb)
-ink = sum(1 for r in rows for x in range(0, stride, bpp) if r[x] + r[x + 1] + r[x + 2] < 600)
-bars, cpus = count((0x31, 0x82, 0xce)), count((0x63, 0xb3, 0xed))
-print("screenshot %dx%d: %d dark pixels, %d bar pixels, %d busy-cpu pixels" % (w, h, ink, bars, cpus))
-assert ink > 5000, "the page looks blank"
-assert bars > 500, "no bar plot rendered"
-assert cpus > 250, "no CPU grid rendered"
-PY
+# Rendered at half scale (a 600x3000 screenshot keeps the decoder fast): the screenshot
+# must be mostly page, not blank, and hold the colours of the plots (bars #3182ce, busy
+# CPUs #63b3ed).
+shoot "$H" "$WORK/shot.png"
+mapfile -t px < <(png_pixels "$WORK/shot.png" 3182ce 63b3ed)
+echo "screenshot: ${px[0]} dark pixels, ${px[1]} bar pixels, ${px[2]} busy-cpu pixels"
+[ "${px[0]}" -gt 5000 ] || fail "the page looks blank"
+[ "${px[1]}" -gt 500 ] || fail "no bar plot rendered"
+[ "${px[2]}" -gt 250 ] || fail "no CPU grid rendered"
 echo "ok: report"

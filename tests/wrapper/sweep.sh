@@ -86,6 +86,38 @@ grep -Eq '^\| 1 \| ok \| [0-9.]+, 6 runs, 95% \[[0-9.]+, [0-9.]+\] \| \(baseline
 grep -Eq '^\| 2 \| ok \| [0-9.]+, 6 runs, 95% \[.*\| [-+][0-9.]+%, B/A [0-9.]+ \[[0-9.]+, [0-9.]+\]: (B faster|B slower|no detectable difference|too noisy to tell) \|' "$table" ||
     fail "no ratio and verdict for threads=2: $(cat "$table")"
 
+# An env variable sweeps like a key: each run's workload starts with its value (read back
+# from /proc at main_loop_begin), keeps the card's other variables, and the two bundles
+# compare with env as their independent variable.
+sed 's/^  iterations: 4$/  iterations: 2\n  env:\n    GOMP_SPINCOUNT: "1000"\n    OMP_WAIT_POLICY: [ACTIVE, PASSIVE]/' \
+    "$WORK/sweep.yaml" | sed 's/threads: \[1, 2\]/threads: 2/' >"$WORK/env.yaml"
+expect_status 0 "$BIN/streamcard" run "$WORK/env.yaml" --output "$WORK/env" --quiet
+expect_contains "$WORK/out" "streamcard sweep: env.OMP_WAIT_POLICY over 2 values"
+envb=()
+for v in ACTIVE PASSIVE; do
+    b=$(ls -d "$WORK"/env/*_OMP_WAIT_POLICY-"$v"_*) || fail "no bundle for OMP_WAIT_POLICY=$v"
+    expect_contains "$b/environ_at_ready.txt" "OMP_WAIT_POLICY=$v"
+    expect_contains "$b/environ_at_ready.txt" "GOMP_SPINCOUNT=1000"
+    expect_contains "$b/run.conf" "sweep_variable=env"
+    "$BIN/streamcard" verify "$b" >/dev/null 2>&1 || fail "verify rejects $b"
+    envb+=("$b")
+done
+expect_status 0 "$BIN/streamcard" compare "${envb[@]}"
+expect_contains "$WORK/out" "independent variable: env (the sweep both runs belong to)"
+
+# blas: each Debian OpenBLAS build through the library path; build.json names the library
+# the workload really loaded (asked with the workload's library path), and its log agrees.
+sed 's/^  pool_threads: \[1, 2\]$/  blas: [openblas-pthread, openblas-serial]/' "$WORK/pool.yaml" >"$WORK/blas.yaml"
+expect_status 0 "$BIN/streamcard" run "$WORK/blas.yaml" --output "$WORK/blas" --quiet
+for v in pthread serial; do
+    b=$(ls -d "$WORK"/blas/*_blas-openblas-"$v"_*) || fail "no bundle for blas=openblas-$v"
+    grep -q "\"blas_library\": *\"[^\"]*/openblas-$v/libopenblas" "$b/build.json" ||
+        fail "build.json of blas=openblas-$v names another library: $(grep -o '"blas_library[^,]*' "$b/build.json")"
+    expect_contains "$b/stream.log" "/openblas-$v/libopenblas"
+    expect_contains "$b/card.yaml" "blas: openblas-$v"
+    "$BIN/streamcard" verify "$b" >/dev/null 2>&1 || fail "verify rejects $b"
+done
+
 # The dry run shows every run and writes nothing.
 expect_status 0 "$BIN/streamcard" run "$WORK/sweep.yaml" --output "$WORK/dry" --dry-run
 expect_contains "$WORK/out" "--- run 2 of 2: threads=2"
