@@ -4,6 +4,7 @@
  * every task it saw, so a task that ends inside the window still counts.
  */
 #include "sc_sampler.h"
+#include "sc_dir.h"
 #include "sc_trace_protocol.h"
 
 #include <dirent.h>
@@ -254,16 +255,11 @@ static sc__task *sc__task_of(sc_sampler *s, const sc__reading *r, bool *is_new)
 static int sc__read_process(int procfd, const char *pid, sc__reading **rd, size_t *n, size_t *cap)
 {
     char rel[640], buf[1024];
-    int fd;
 
     snprintf(rel, sizeof(rel), "%s/task", pid);
-    fd = openat(procfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!dir) {
-        if (fd >= 0)
-            close(fd);
+    DIR *dir = sc_dir_openat(procfd, rel, 0);
+    if (!dir)
         return 0; /* gone, or not readable: nothing to account */
-    }
     struct dirent *de;
     int rc = 0;
     while (rc == 0 && (de = readdir(dir))) {
@@ -292,19 +288,14 @@ static int sc__read_process(int procfd, const char *pid, sc__reading **rd, size_
 /* Every task under procfd. *rd malloc'd. */
 static int sc__read_tasks(int procfd, sc__reading **rd, size_t *n)
 {
-    int fd = openat(procfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+    DIR *dir = sc_dir_openat(procfd, ".", 0);
     size_t cap = 0;
     int rc = 0;
 
     *rd = NULL;
     *n = 0;
-    if (!dir) {
-        rc = -errno;
-        if (fd >= 0)
-            close(fd);
-        return rc;
-    }
+    if (!dir)
+        return -errno;
     struct dirent *de;
     while (rc == 0 && (de = readdir(dir)))
         if (de->d_name[0] >= '0' && de->d_name[0] <= '9')

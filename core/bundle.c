@@ -1,5 +1,6 @@
 /* bundle.c: the evidence bundle directory (see sc_bundle.h). */
 #include "sc_bundle.h"
+#include "sc_dir.h"
 #include "sc_card.h"
 #include "sc_file.h"
 #include "sc_hash.h"
@@ -336,20 +337,14 @@ static int sc__list_add(sc__list *l, const char *prefix, const char *name)
 
 static int sc__list_dir(int dfd, const char *prefix, sc__list *l, sc_diag *problems, int depth)
 {
-    DIR *dir;
     struct dirent *de;
     int rc = 0;
 
     if (depth > 8)
         return -ELOOP;
-    int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
+    DIR *dir = sc_dir_openat(dfd, ".", 0);
+    if (!dir)
         return -errno;
-    dir = fdopendir(fd);
-    if (!dir) {
-        close(fd);
-        return -errno;
-    }
     while (rc == 0 && (de = readdir(dir))) {
         struct stat st;
         if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
