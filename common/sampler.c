@@ -413,8 +413,13 @@ static int sc__attribute(sc_sampler *s, sc__task *t, const sc__reading *r, bool 
     if (!t->on) {
         t->on = calloc(s->ncpus, sizeof(*t->on));
         t->seen = calloc(s->ncpus, sizeof(*t->seen));
-        if (!t->on || !t->seen)
+        if (!t->on || !t->seen) { /* both or neither: the readers test on alone */
+            free(t->on);
+            free(t->seen);
+            t->on = NULL;
+            t->seen = NULL;
             return -ENOMEM;
+        }
     }
     if (r->ticks > prev)
         t->on[idx] += r->ticks - prev;
@@ -434,7 +439,10 @@ static int sc__read_cpu_times(const sc_sampler *s, int procfd, sc__cpu_times *ou
     for (const char *line = buf; n > 0 && strncmp(line, "cpu", 3) == 0;) {
         int cpu;
         sc__cpu_times t = {.ok = true};
-        if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &t.v[0], &t.v[1],
+        /* "cpu  <user> ..." sums every CPU: %d would skip its blanks and take the user ticks
+           for a CPU number, standing in for an accounted CPU that is offline. */
+        if (line[3] >= '0' && line[3] <= '9' &&
+            sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &t.v[0], &t.v[1],
                    &t.v[2], &t.v[3], &t.v[4], &t.v[5], &t.v[6], &t.v[7]) == 9) {
             long idx = sc__cpu_index(s, cpu);
             if (idx >= 0)

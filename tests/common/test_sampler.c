@@ -194,6 +194,34 @@ static void test_reused_tid(void)
     sc_sampler_free(s);
 }
 
+/* /proc/stat's first line sums every CPU ("cpu  3 ..."): it is no CPU's line, not even that
+   of accounted CPU 3, offline at both ends (no line of its own): CPU 3 has no record. */
+static void test_offline_cpu(void)
+{
+    const int acct[] = {0, 3};
+    const pid_t roots[] = {100};
+    sc_sampler_opts o = {acct, 2, roots, 1, "observer", "n03", 0};
+    sc_sampler *s = sc_sampler_new(&o);
+    char *out = calloc(1, 16384);
+
+    SC_CHECK(s && out);
+    put("offline0", "stat", "cpu  3 1 1 1 1 1 1 1 0 0\ncpu0 1 0 0 0 0 0 0 0 0 0\n");
+    put("offline1", "stat", "cpu  3 9 9 9 9 9 9 9 0 0\ncpu0 5 0 0 0 0 0 0 0 0 0\n");
+    task("offline0", 100, 100, "streamcard", 'R', 1, 1, 10, 0, 0, 0, 0, "0");
+    task("offline1", 100, 100, "streamcard", 'R', 1, 2, 10, 0, 0, 0, 0, "0");
+    int a = open_moment("offline0"), b = open_moment("offline1");
+    SC_CHECK(a >= 0 && b >= 0);
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, a, SC_SAMPLE_BEGIN, 0), 0);
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, b, SC_SAMPLE_END, 10), 0);
+    SC_CHECK_INT_EQ(sc_sampler_records(s, collect, out), 0);
+    SC_CHECK_STR_CONTAINS(out, "TRACE_INTERFERENCE_CPU source=observer cpu=0 user=4 nice=0 ");
+    SC_CHECK_MSG(!strstr(out, "cpu=3 user"), "the sum of all CPUs read as CPU 3's:\n%s", out);
+    close(a);
+    close(b);
+    free(out);
+    sc_sampler_free(s);
+}
+
 /* The real /proc: this process is its own root, its thread is an own task with the CPUs it
    may use; the CPU it runs on has a record. */
 static void test_real_proc(void)
@@ -232,6 +260,7 @@ int main(void)
     write_trees();
     SC_TEST_RUN(test_window);
     SC_TEST_RUN(test_reused_tid);
+    SC_TEST_RUN(test_offline_cpu);
     SC_TEST_RUN(test_real_proc);
     char cmd[128];
     snprintf(cmd, sizeof(cmd), "rm -rf %s", g_root);
