@@ -104,7 +104,8 @@ static void test_symlinks_never_followed(void)
    a run's sub-directory read like the top, and the caps by kind of file. */
 static void test_bounded_reader(void)
 {
-    char *parent = sc_test_tmpdir("sc-bundle-test"), path[1024], *text = NULL, hex[SC_HASH_HEX_LEN + 1];
+    char *parent = sc_test_tmpdir("sc-bundle-test"), path[1024], *text = NULL,
+         hex[SC_HASH_HEX_LEN + 1];
     sc_bundle b;
     size_t size = 0;
 
