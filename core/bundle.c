@@ -510,13 +510,24 @@ int sc_bundle_check_sums(const sc_bundle *b, sc_diag *problems)
                                    : sc_bundle_read_error(SC_BUNDLE_SUMS, rc, why, sizeof(why)));
         return -EINVAL;
     }
+    /* A bundle whose files cannot all be listed is not checked line by line: that must be a
+       problem of its own, or an edit beside a deep nest of directories would pass. */
     rc = sc_bundle_list(b, &paths, &count, problems);
+    char *listed = rc < 0 ? NULL : calloc(count ? count : 1, 1);
+    if (rc == 0 && !listed)
+        rc = -ENOMEM;
     if (rc == -E2BIG)
         sc_diag_addf(problems,
                      "the bundle holds more than %u files (valid: a bundle written by "
                      "streamcard)",
                      SC_BUNDLE_MAX_FILES);
-    char *listed = rc < 0 ? NULL : calloc(count ? count : 1, 1);
+    else if (rc == -ELOOP)
+        sc_diag_addf(problems,
+                     "the bundle's directories nest too deep to be checked (valid: a bundle "
+                     "written by streamcard)");
+    else if (rc < 0)
+        sc_diag_addf(problems, "%s: the bundle's files cannot be checked: %s", SC_BUNDLE_SUMS,
+                     strerror(-rc));
     long lineno = 0;
     for (char *line = sums; listed && *line;) {
         char *nl = strchr(line, '\n');
@@ -530,13 +541,11 @@ int sc_bundle_check_sums(const sc_bundle *b, sc_diag *problems)
     for (size_t i = 0; listed && i < count; i++)
         if (!listed[i])
             sc_diag_addf(problems, "%s: added after sealing (not in %s)", paths[i], SC_BUNDLE_SUMS);
-    if (rc == 0 && !listed)
-        rc = -ENOMEM;
     bool any = problems->count + problems->more > before;
     free(listed);
     free(sums);
     sc_bundle_list_free(paths, count);
-    if (rc < 0 && rc != -E2BIG)
+    if (rc == -ENOMEM)
         return rc;
     return any ? -EINVAL : 0;
 }

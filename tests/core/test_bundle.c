@@ -184,6 +184,32 @@ static void test_sums_problems_bounded(void)
     sc_test_rmtree(parent);
 }
 
+/* An edited file beside a nest of directories too deep to list: the edit is not checked,
+   so the nest itself must be a problem (it was none: the bundle passed as intact). */
+static void test_unlistable_is_a_problem(void)
+{
+    char *parent = sc_test_tmpdir("sc-bundle-test"), path[1024];
+    sc_bundle b;
+    sc_diag d;
+    SC_CHECK(parent != NULL);
+    SC_CHECK_INT_EQ(sc_bundle_create(&b, parent, "run", 1700000000), 0);
+    SC_CHECK_INT_EQ(sc_bundle_write_str(&b, "stream.log", "Solution Validates\n"), 0);
+    SC_CHECK_INT_EQ(sc_bundle_seal(&b), 0);
+    SC_CHECK_INT_EQ(sc_bundle_write_str(&b, "stream.log", "edited\n"), 0);
+    size_t n = (size_t)snprintf(path, sizeof(path), "%s", b.path);
+    for (int i = 0; i < 12; i++) {
+        n += (size_t)snprintf(path + n, sizeof(path) - n, "/d");
+        SC_CHECK_INT_EQ(mkdir(path, 0700), 0);
+    }
+    sc_diag_init(&d);
+    SC_CHECK_INT_EQ(sc_bundle_check_sums(&b, &d), -EINVAL);
+    SC_CHECK_MSG(any_line_contains(&d, "the bundle's directories nest too deep to be checked"),
+                 "%zu problems, none about the nest", d.count);
+    sc_diag_free(&d);
+    sc_bundle_close(&b);
+    sc_test_rmtree(parent);
+}
+
 static void test_unique_names(void)
 {
     char *parent = sc_test_tmpdir("sc-bundle-test");
@@ -254,6 +280,7 @@ int main(void)
     SC_TEST_RUN(test_symlinks_never_followed);
     SC_TEST_RUN(test_bounded_reader);
     SC_TEST_RUN(test_sums_problems_bounded);
+    SC_TEST_RUN(test_unlistable_is_a_problem);
     SC_TEST_RUN(test_unique_names);
     SC_TEST_RUN(test_kv);
     SC_TEST_RUN(test_hash);
