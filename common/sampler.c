@@ -441,7 +441,7 @@ static int sc__read_cpu_times(const sc_sampler *s, int procfd, sc__cpu_times *ou
         sc__cpu_times t = {.ok = true};
         /* "cpu  <user> ..." sums every CPU: %d would skip its blanks and take the user ticks
            for a CPU number, standing in for an accounted CPU that is offline. */
-        if (line[3] >= '0' && line[3] <= '9' &&
+        if (strspn(line + 3, "0123456789") > 0 &&
             sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &t.v[0], &t.v[1],
                    &t.v[2], &t.v[3], &t.v[4], &t.v[5], &t.v[6], &t.v[7]) == 9) {
             long idx = sc__cpu_index(s, cpu);
