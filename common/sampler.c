@@ -4,6 +4,7 @@
  * every task it saw, so a task that ends inside the window still counts.
  */
 #include "sc_sampler.h"
+#include "sc_dir.h"
 #include "sc_trace_protocol.h"
 
 #include <dirent.h>
@@ -254,16 +255,11 @@ static sc__task *sc__task_of(sc_sampler *s, const sc__reading *r, bool *is_new)
 static int sc__read_process(int procfd, const char *pid, sc__reading **rd, size_t *n, size_t *cap)
 {
     char rel[640], buf[1024];
-    int fd;
 
     snprintf(rel, sizeof(rel), "%s/task", pid);
-    fd = openat(procfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!dir) {
-        if (fd >= 0)
-            close(fd);
+    DIR *dir = sc_dir_openat(procfd, rel, 0);
+    if (!dir)
         return 0; /* gone, or not readable: nothing to account */
-    }
     struct dirent *de;
     int rc = 0;
     while (rc == 0 && (de = readdir(dir))) {
@@ -292,19 +288,14 @@ static int sc__read_process(int procfd, const char *pid, sc__reading **rd, size_
 /* Every task under procfd. *rd malloc'd. */
 static int sc__read_tasks(int procfd, sc__reading **rd, size_t *n)
 {
-    int fd = openat(procfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+    DIR *dir = sc_dir_openat(procfd, ".", 0);
     size_t cap = 0;
     int rc = 0;
 
     *rd = NULL;
     *n = 0;
-    if (!dir) {
-        rc = -errno;
-        if (fd >= 0)
-            close(fd);
-        return rc;
-    }
+    if (!dir)
+        return -errno;
     struct dirent *de;
     while (rc == 0 && (de = readdir(dir)))
         if (de->d_name[0] >= '0' && de->d_name[0] <= '9')
@@ -422,8 +413,13 @@ static int sc__attribute(sc_sampler *s, sc__task *t, const sc__reading *r, bool 
     if (!t->on) {
         t->on = calloc(s->ncpus, sizeof(*t->on));
         t->seen = calloc(s->ncpus, sizeof(*t->seen));
-        if (!t->on || !t->seen)
+        if (!t->on || !t->seen) { /* both or neither: the readers test on alone */
+            free(t->on);
+            free(t->seen);
+            t->on = NULL;
+            t->seen = NULL;
             return -ENOMEM;
+        }
     }
     if (r->ticks > prev)
         t->on[idx] += r->ticks - prev;
@@ -443,7 +439,10 @@ static int sc__read_cpu_times(const sc_sampler *s, int procfd, sc__cpu_times *ou
     for (const char *line = buf; n > 0 && strncmp(line, "cpu", 3) == 0;) {
         int cpu;
         sc__cpu_times t = {.ok = true};
-        if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &t.v[0], &t.v[1],
+        /* "cpu  <user> ..." sums every CPU: %d would skip its blanks and take the user ticks
+           for a CPU number, standing in for an accounted CPU that is offline. */
+        if (strspn(line + 3, "0123456789") > 0 &&
+            sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &t.v[0], &t.v[1],
                    &t.v[2], &t.v[3], &t.v[4], &t.v[5], &t.v[6], &t.v[7]) == 9) {
             long idx = sc__cpu_index(s, cpu);
             if (idx >= 0)

@@ -4,6 +4,7 @@
  * hashes before signing; the fingerprint is SHA-256 (sc_hash.h).
  */
 #include "sc_attest.h"
+#include "sc_dir.h"
 #include "sc_codec.h"
 #include "sc_file.h"
 #include "sc_hash.h"
@@ -209,20 +210,14 @@ int sc_attest_keygen(const char *dir, char fpr[SC_ATTEST_FPR_LEN + 1], char *why
 
 int sc_attest_keyring_load(sc_attest_keyring *ring, const char *dir, char *why, size_t whylen)
 {
-    DIR *d;
     struct dirent *e;
     char path[4096];
     int rc = 0;
 
     memset(ring, 0, sizeof(*ring));
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
+    DIR *d = sc_dir_openat(AT_FDCWD, dir, O_NOFOLLOW);
+    if (!d)
         return -errno;
-    d = fdopendir(fd);
-    if (!d) {
-        close(fd);
-        return -errno;
-    }
     while ((e = readdir(d)) != NULL) {
         size_t n = strlen(e->d_name);
         sc_attest_key *k = NULL;

@@ -1,5 +1,6 @@
 /* attest_files.c: a bundle's signed statements, read bounded (sc_attest.h). */
 #include "sc_attest.h"
+#include "sc_dir.h"
 #include "sc_file.h"
 
 #include <dirent.h>
@@ -17,8 +18,7 @@ static int sc__cmp(const void *a, const void *b)
 
 int sc_attest_bundle_files(int bundle_fd, sc_attest_file **out, size_t *n, bool *more)
 {
-    int fd = openat(bundle_fd, "attest", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    DIR *d = sc_dir_openat(bundle_fd, "attest", O_NOFOLLOW);
     sc_attest_file *v = calloc(SC_ATTEST_MAX_FILES, sizeof(*v));
     struct dirent *e;
     size_t count = 0;
@@ -28,8 +28,6 @@ int sc_attest_bundle_files(int bundle_fd, sc_attest_file **out, size_t *n, bool 
     *n = 0;
     *more = false;
     if (!d) {
-        if (fd >= 0)
-            close(fd);
         free(v);
         return rc < 0 ? rc : 0; /* no attest/: no statement */
     }

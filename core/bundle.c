@@ -1,5 +1,6 @@
 /* bundle.c: the evidence bundle directory (see sc_bundle.h). */
 #include "sc_bundle.h"
+#include "sc_dir.h"
 #include "sc_card.h"
 #include "sc_file.h"
 #include "sc_hash.h"
@@ -336,20 +337,14 @@ static int sc__list_add(sc__list *l, const char *prefix, const char *name)
 
 static int sc__list_dir(int dfd, const char *prefix, sc__list *l, sc_diag *problems, int depth)
 {
-    DIR *dir;
     struct dirent *de;
     int rc = 0;
 
     if (depth > 8)
         return -ELOOP;
-    int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
+    DIR *dir = sc_dir_openat(dfd, ".", 0);
+    if (!dir)
         return -errno;
-    dir = fdopendir(fd);
-    if (!dir) {
-        close(fd);
-        return -errno;
-    }
     while (rc == 0 && (de = readdir(dir))) {
         struct stat st;
         if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
@@ -515,13 +510,24 @@ int sc_bundle_check_sums(const sc_bundle *b, sc_diag *problems)
                                    : sc_bundle_read_error(SC_BUNDLE_SUMS, rc, why, sizeof(why)));
         return -EINVAL;
     }
+    /* A bundle whose files cannot all be listed is not checked line by line: that must be a
+       problem of its own, or an edit beside a deep nest of directories would pass. */
     rc = sc_bundle_list(b, &paths, &count, problems);
+    char *listed = rc < 0 ? NULL : calloc(count ? count : 1, 1);
+    if (rc == 0 && !listed)
+        rc = -ENOMEM;
     if (rc == -E2BIG)
         sc_diag_addf(problems,
                      "the bundle holds more than %u files (valid: a bundle written by "
                      "streamcard)",
                      SC_BUNDLE_MAX_FILES);
-    char *listed = rc < 0 ? NULL : calloc(count ? count : 1, 1);
+    else if (rc == -ELOOP)
+        sc_diag_addf(problems,
+                     "the bundle's directories nest too deep to be checked (valid: a bundle "
+                     "written by streamcard)");
+    else if (rc < 0)
+        sc_diag_addf(problems, "%s: the bundle's files cannot be checked: %s", SC_BUNDLE_SUMS,
+                     strerror(-rc));
     long lineno = 0;
     for (char *line = sums; listed && *line;) {
         char *nl = strchr(line, '\n');
@@ -535,13 +541,11 @@ int sc_bundle_check_sums(const sc_bundle *b, sc_diag *problems)
     for (size_t i = 0; listed && i < count; i++)
         if (!listed[i])
             sc_diag_addf(problems, "%s: added after sealing (not in %s)", paths[i], SC_BUNDLE_SUMS);
-    if (rc == 0 && !listed)
-        rc = -ENOMEM;
     bool any = problems->count + problems->more > before;
     free(listed);
     free(sums);
     sc_bundle_list_free(paths, count);
-    if (rc < 0 && rc != -E2BIG)
+    if (rc == -ENOMEM)
         return rc;
     return any ? -EINVAL : 0;
 }

@@ -102,8 +102,10 @@ void sc_bundle_list_free(char **paths, size_t count);
 int sc_bundle_seal(const sc_bundle *b);
 
 /* Checks SHA256SUMS: appends one line per edited, missing, added or unreadable file (a
-   file over its cap is not hashed; the bundle is hashed within SC_BUNDLE_MAX_BYTES).
-   O(n log n) in the files and lines. 0 when clean. */
+   file over its cap is not hashed; the bundle is hashed within SC_BUNDLE_MAX_BYTES), and
+   one when the files cannot all be listed (too many, nested too deep, unreadable, out of
+   memory): no failure leaves the list without a line. O(n log n) in the files and lines.
+   0 when clean, -EINVAL with problems, -ENOMEM. */
 int sc_bundle_check_sums(const sc_bundle *b, sc_diag *problems);
 
 #endif

@@ -5,6 +5,7 @@
  * derive from it.
  */
 #include "sc_snapshot.h"
+#include "sc_dir.h"
 #include "sc_file.h"
 
 #include <dirent.h>
@@ -59,12 +60,9 @@ int sc_snapshot_threads(int procfd, pid_t pid, char **out)
     if (!mem)
         return -ENOMEM;
     fprintf(mem, "PID TID PSR STAT COMM\n");
-    int taskfd = openat(procfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *dir = taskfd >= 0 ? fdopendir(taskfd) : NULL;
+    DIR *dir = sc_dir_openat(procfd, "task", 0);
     if (!dir) {
         rc = -errno;
-        if (taskfd >= 0)
-            close(taskfd);
     } else {
         struct dirent *de;
         while ((de = readdir(dir))) {

@@ -3,6 +3,7 @@
  * lock, and atomic, durable load/store/remove/list of job_<jobid>.journal files in it.
  */
 #include "journal.h"
+#include "sc_dir.h"
 #include "sc_file.h"
 #include "why.h"
 
@@ -223,19 +224,14 @@ int sc_journal_set_aside(const sc_statedir *d, uint32_t job_id, char *aside, siz
 
 int sc_journal_list_damaged(const sc_statedir *d, char ***names, size_t *count)
 {
-    int fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+    DIR *dir = sc_dir_openat(d->fd, ".", 0);
     struct dirent *e;
     int rc = 0;
 
     *names = NULL;
     *count = 0;
-    if (!dir) {
-        rc = -errno;
-        if (fd >= 0)
-            close(fd);
-        return rc;
-    }
+    if (!dir)
+        return -errno;
     while ((e = readdir(dir)) && rc == 0) {
         if (strncmp(e->d_name, SC_JOURNAL_DAMAGED, strlen(SC_JOURNAL_DAMAGED)) != 0)
             continue;
@@ -285,20 +281,15 @@ static int sc__cmp_job(const void *a, const void *b)
 
 int sc_journal_list(const sc_statedir *d, uint32_t **jobs, size_t *count)
 {
-    int fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+    DIR *dir = sc_dir_openat(d->fd, ".", 0);
     struct dirent *e;
     int rc = 0;
     uint32_t job;
 
     *jobs = NULL;
     *count = 0;
-    if (!dir) {
-        rc = -errno;
-        if (fd >= 0)
-            close(fd);
-        return rc;
-    }
+    if (!dir)
+        return -errno;
     while ((e = readdir(dir))) {
         if (!sc__job_of_name(e->d_name, &job))
             continue;

@@ -78,3 +78,39 @@ expect_failed_bundle() {
     "$BIN/streamcard" verify "$1" >"$WORK/verify.out" 2>&1 && fail "$1: verify accepted it"
     expect_contains "$WORK/verify.out" "the bundle is intact and consistent, but the run FAILED"
 }
+
+# small_card FILE PREFETCH [LINE...]: the small STREAM card of the shell tests (no prefetch
+# line when PREFETCH is ""); each LINE is added under experiment: as it is (indent included).
+# Its 0.8 MiB arrays are accepted as cache-resident, and the interference gate is opened:
+# these tests run beside others under ctest -j (tests/wrapper/interference.sh tests the gate).
+small_card() {
+    local file=$1 prefetch=$2
+    shift 2
+    {
+        printf 'version: 1\nexperiment:\n  workload: stream\n  kernel: copy\n'
+        printf '  cpu_list: 0-1\n  threads: 2\n'
+        [ -z "$prefetch" ] || printf '  prefetch: %s\n' "$prefetch"
+        printf '  array_size: 100000\n  cache_resident: accept\n  iterations: 3\n'
+        [ $# -eq 0 ] || printf '%s\n' "$@"
+        printf '  expect:\n    max_interference_pct: 100\n'
+    } >"$file"
+}
+
+# plugin_bundle DIR PREFETCH OBSERVED [VALID]: what the SPANK plugin leaves in a job's bundle
+# before the job runs (the plugin's part played by the test): the card asking for PREFETCH,
+# the readback OBSERVED (VALID: 1 unless given) and a control log.
+plugin_bundle() {
+    mkdir -p "$1/prefetch/state" "$1/platform"
+    small_card "$1/card.yaml" "$2"
+    printf 'REQUESTED_PREFETCH=%s\nOBSERVED_STATE=%s\nSTATE_VALID=%s\n' "$2" "$3" "${4:-1}" \
+        >"$1/prefetch/state/state.env"
+    echo "plugin: wrote MSR 0x1a4" >"$1/prefetch/control.log"
+}
+
+# in_job DIR CMD...: CMD with the variables the plugin exports to a job whose bundle is DIR.
+in_job() {
+    local d=$1
+    shift
+    env STREAMCARD_BUNDLE="$d" STREAMCARD_CARD="$d/card.yaml" \
+        STREAMCARD_CARD_SHA256="$(sha256sum <"$d/card.yaml" | cut -d' ' -f1)" "$@"
+}

@@ -123,6 +123,13 @@ job_bundle() {
 	echo "$b"
 }
 
+# reseal BUNDLE: SHA256SUMS rewritten over the bundle's files as they are now, as a forger
+# would (tests/lib.sh's, for the cluster tests, which do not source it).
+reseal() {
+	(cd "$1" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | LC_ALL=C sort |
+		xargs sha256sum >SHA256SUMS)
+}
+
 # make_sysroot DIR VENDOR FAMILY MODEL: a fake machine for the platform code: the real
 # online CPUs, cpufreq files for each, and an 8-byte-per-register MSR device file per CPU
 # (sparse: pread/pwrite at offset = register number). Writable by root only.

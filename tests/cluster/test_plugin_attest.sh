@@ -67,7 +67,7 @@ read -r JOB_B B < <(run_job)
 cp "$A/attest/apply_$HOST.dsse.json" "$B/attest/"
 for f in prefetch/control.log prefetch/state/state.env prefetch/state/msr_readback_before.txt \
 	prefetch/state/msr_readback_after.txt platform/before.txt; do cp "$A/$f" "$B/$f"; done
-(cd "$B" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | LC_ALL=C sort | xargs sha256sum >SHA256SUMS)
+reseal "$B"
 out=$("$SC" verify --keys "$TRUSTED" "$B" 2>&1) && fail "verify accepts job $JOB_A's statement in job $JOB_B's bundle"
 grep -q "signed for job $JOB_A, but this bundle is job $JOB_B's" <<<"$out" || fail "not named: $out"
 

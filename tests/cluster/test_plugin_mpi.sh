@@ -97,7 +97,7 @@ done
 S=$WORK/swapped
 cp -r "$B" "$S"
 cp "$S/attest/apply_scn2.dsse.json" "$S/attest/apply_scn1.dsse.json"
-(cd "$S" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs sha256sum >SHA256SUMS)
+reseal "$S"
 out=$("$SC" verify --keys "$TRUSTED" "$S" 2>&1) && fail "verify accepts scn2's statement as scn1's"
 grep -q "attest/apply_scn1.dsse.json: the apply statement of node scn2, not the apply of scn1" <<<"$out" ||
 	fail "the swapped statement is not named: $out"
@@ -108,7 +108,7 @@ grep -q 'read back: prefetch off, governor unchanged, on every node' "$B/results
 F=$WORK/forged
 cp -r "$B" "$F"
 rm "$F/prefetch/state/scn2/state.env" "$F/attest/apply_scn2.dsse.json"
-(cd "$F" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs sha256sum >SHA256SUMS)
+reseal "$F"
 out=$("$SC" verify --keys "$TRUSTED" "$F" 2>&1) && fail "verify accepts a bundle without scn2's readback"
 grep -q "rank 1 ran on scn2, which has no prefetch/state/scn2/state.env readback" <<<"$out" ||
 	fail "verify does not name scn2's missing readback: $out"

@@ -167,6 +167,24 @@ static void test_window(void)
     sc_sampler_free(s);
 }
 
+/* A window of two moments, BEGIN and END, without a scan between: its records into out.
+   0, or the first failure. */
+static int begin_end(sc_sampler *s, const char *m0, const char *m1, char *out)
+{
+    int a = open_moment(m0), b = open_moment(m1);
+    int rc = a < 0 || b < 0 ? -ENOENT : sc_sampler_sample(s, a, SC_SAMPLE_BEGIN, 0);
+
+    if (rc == 0)
+        rc = sc_sampler_sample(s, b, SC_SAMPLE_END, 10);
+    if (rc == 0)
+        rc = sc_sampler_records(s, collect, out);
+    if (a >= 0)
+        close(a);
+    if (b >= 0)
+        close(b);
+    return rc;
+}
+
 /* A reused tid (another starttime) is another task: its ticks are not the old one's. */
 static void test_reused_tid(void)
 {
@@ -181,15 +199,31 @@ static void test_reused_tid(void)
     cpus("reuse1", 10, 10, 0);
     task("reuse0", 700, 700, "old", 'S', 1, 1000, 10, 0, 0, 0, 0, "0");
     task("reuse1", 700, 700, "new", 'R', 1, 3, 20, 0, 0, 0, 0, "0");
-    int a = open_moment("reuse0"), b = open_moment("reuse1");
-    SC_CHECK(a >= 0 && b >= 0);
-    SC_CHECK_INT_EQ(sc_sampler_sample(s, a, SC_SAMPLE_BEGIN, 0), 0);
-    SC_CHECK_INT_EQ(sc_sampler_sample(s, b, SC_SAMPLE_END, 10), 0);
-    SC_CHECK_INT_EQ(sc_sampler_records(s, collect, out), 0);
+    SC_CHECK_INT_EQ(begin_end(s, "reuse0", "reuse1", out), 0);
     SC_CHECK_STR_CONTAINS(out, "source=rank1 cpu=0 pid=700 tid=700 ticks=3 seen=1 comm=new\n");
     SC_CHECK(!strstr(out, "comm=old")); /* one intruder named per CPU here */
-    close(a);
-    close(b);
+    free(out);
+    sc_sampler_free(s);
+}
+
+/* /proc/stat's first line sums every CPU ("cpu  3 ..."): it is no CPU's line, not even that
+   of accounted CPU 3, offline at both ends (no line of its own): CPU 3 has no record. */
+static void test_offline_cpu(void)
+{
+    const int acct[] = {0, 3};
+    const pid_t roots[] = {100};
+    sc_sampler_opts o = {acct, 2, roots, 1, "observer", "n03", 0};
+    sc_sampler *s = sc_sampler_new(&o);
+    char *out = calloc(1, 16384);
+
+    SC_CHECK(s && out);
+    put("offline0", "stat", "cpu  3 1 1 1 1 1 1 1 0 0\ncpu0 1 0 0 0 0 0 0 0 0 0\n");
+    put("offline1", "stat", "cpu  3 9 9 9 9 9 9 9 0 0\ncpu0 5 0 0 0 0 0 0 0 0 0\n");
+    task("offline0", 100, 100, "streamcard", 'R', 1, 1, 10, 0, 0, 0, 0, "0");
+    task("offline1", 100, 100, "streamcard", 'R', 1, 2, 10, 0, 0, 0, 0, "0");
+    SC_CHECK_INT_EQ(begin_end(s, "offline0", "offline1", out), 0);
+    SC_CHECK_STR_CONTAINS(out, "TRACE_INTERFERENCE_CPU source=observer cpu=0 user=4 nice=0 ");
+    SC_CHECK_MSG(!strstr(out, "cpu=3 user"), "the sum of all CPUs read as CPU 3's:\n%s", out);
     free(out);
     sc_sampler_free(s);
 }
@@ -232,6 +266,7 @@ int main(void)
     write_trees();
     SC_TEST_RUN(test_window);
     SC_TEST_RUN(test_reused_tid);
+    SC_TEST_RUN(test_offline_cpu);
     SC_TEST_RUN(test_real_proc);
     char cmd[128];
     snprintf(cmd, sizeof(cmd), "rm -rf %s", g_root);

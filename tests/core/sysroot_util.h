@@ -5,6 +5,8 @@
 #ifndef SC_TEST_SYSROOT_UTIL_H
 #define SC_TEST_SYSROOT_UTIL_H
 
+#include "tmpdir_util.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,9 +19,7 @@
 /* Creates a temporary directory; returns its malloc'd path or NULL. */
 static inline char *sysroot_make(void)
 {
-    char tmpl[] = "/tmp/sc-sysroot-XXXXXX";
-    char *dir = mkdtemp(tmpl);
-    return dir ? strdup(dir) : NULL;
+    return sc_test_tmpdir("sc-sysroot");
 }
 
 /* Writes text to root/rel, creating parent directories. Returns 0 or -1. */
@@ -44,16 +44,10 @@ static inline int sysroot_put(const char *root, const char *rel, const char *tex
     return fclose(f) == 0 ? 0 : -1;
 }
 
-/* Removes the tree (tests only create small trees under /tmp). */
+/* Removes the tree and frees its path. */
 static inline void sysroot_remove(char *root)
 {
-    char cmd[PATH_MAX + 16];
-    if (root && strncmp(root, "/tmp/sc-sysroot-", 16) == 0) {
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-        if (system(cmd) != 0)
-            fprintf(stderr, "warning: could not remove %s\n", root);
-    }
-    free(root);
+    sc_test_rmtree(root);
 }
 
 #endif

@@ -5,27 +5,13 @@
 #include "sc_hash.h"
 #include "sc_kv.h"
 #include "sc_test.h"
+#include "tmpdir_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static char *make_parent(void)
-{
-    char tmpl[] = "/tmp/sc-bundle-test-XXXXXX";
-    return mkdtemp(tmpl) ? strdup(tmpl) : NULL;
-}
-
-static void remove_tree(char *dir)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "warning: could not remove %s\n", dir);
-    free(dir);
-}
 
 static int any_line_contains(const sc_diag *d, const char *needle)
 {
@@ -37,7 +23,7 @@ static int any_line_contains(const sc_diag *d, const char *needle)
 
 static void test_seal_and_tamper(void)
 {
-    char *parent = make_parent(), path[1024], cmd[1200];
+    char *parent = sc_test_tmpdir("sc-bundle-test"), path[1024], cmd[1200];
     sc_bundle b;
     sc_diag d;
     SC_CHECK(parent != NULL);
@@ -66,12 +52,12 @@ static void test_seal_and_tamper(void)
     SC_CHECK(!any_line_contains(&d, "prefetch/state/state.env"));
     sc_diag_free(&d);
     sc_bundle_close(&b);
-    remove_tree(parent);
+    sc_test_rmtree(parent);
 }
 
 static void test_symlinks_never_followed(void)
 {
-    char *parent = make_parent(), link[1024], target[1024];
+    char *parent = sc_test_tmpdir("sc-bundle-test"), link[1024], target[1024];
     sc_bundle b;
     sc_diag d;
     SC_CHECK(parent != NULL);
@@ -110,7 +96,7 @@ static void test_symlinks_never_followed(void)
     SC_CHECK_INT_EQ(sc_bundle_write_str(&b, "../escape", "x"), -EINVAL);
     sc_diag_free(&d);
     sc_bundle_close(&b);
-    remove_tree(parent);
+    sc_test_rmtree(parent);
 }
 
 /* The bounded reader: a fifo refused at once (never waited on), a symlink and a path through
@@ -118,7 +104,8 @@ static void test_symlinks_never_followed(void)
    a run's sub-directory read like the top, and the caps by kind of file. */
 static void test_bounded_reader(void)
 {
-    char *parent = make_parent(), path[1024], *text = NULL, hex[SC_HASH_HEX_LEN + 1];
+    char *parent = sc_test_tmpdir("sc-bundle-test"), path[1024], *text = NULL,
+         hex[SC_HASH_HEX_LEN + 1];
     sc_bundle b;
     size_t size = 0;
 
@@ -159,14 +146,14 @@ static void test_bounded_reader(void)
     SC_CHECK_INT_EQ(sc_bundle_cap("prefetch/state/state.env"), SC_BUNDLE_CAP_KV);
     SC_CHECK_INT_EQ(sc_bundle_cap("numa_maps_at_ready.txt"), SC_BUNDLE_CAP_OTHER);
     sc_bundle_close(&b);
-    remove_tree(parent);
+    sc_test_rmtree(parent);
 }
 
 /* A forged SHA256SUMS of many bad lines gives the first SC_DIAG_MAX_LINES problems and a
    count of the rest; a path listed twice is named. */
 static void test_sums_problems_bounded(void)
 {
-    char *parent = make_parent();
+    char *parent = sc_test_tmpdir("sc-bundle-test");
     sc_bundle b;
     sc_diag d;
     FILE *mem;
@@ -194,12 +181,38 @@ static void test_sums_problems_bounded(void)
     SC_CHECK(any_line_contains(&d, "SHA256SUMS:2: x listed twice"));
     sc_diag_free(&d);
     sc_bundle_close(&b);
-    remove_tree(parent);
+    sc_test_rmtree(parent);
+}
+
+/* An edited file beside a nest of directories too deep to list: the edit is not checked,
+   so the nest itself must be a problem (it was none: the bundle passed as intact). */
+static void test_unlistable_is_a_problem(void)
+{
+    char *parent = sc_test_tmpdir("sc-bundle-test"), path[1024];
+    sc_bundle b;
+    sc_diag d;
+    SC_CHECK(parent != NULL);
+    SC_CHECK_INT_EQ(sc_bundle_create(&b, parent, "run", 1700000000), 0);
+    SC_CHECK_INT_EQ(sc_bundle_write_str(&b, "stream.log", "Solution Validates\n"), 0);
+    SC_CHECK_INT_EQ(sc_bundle_seal(&b), 0);
+    SC_CHECK_INT_EQ(sc_bundle_write_str(&b, "stream.log", "edited\n"), 0);
+    size_t n = (size_t)snprintf(path, sizeof(path), "%s", b.path);
+    for (int i = 0; i < 12; i++) {
+        n += (size_t)snprintf(path + n, sizeof(path) - n, "/d");
+        SC_CHECK_INT_EQ(mkdir(path, 0700), 0);
+    }
+    sc_diag_init(&d);
+    SC_CHECK_INT_EQ(sc_bundle_check_sums(&b, &d), -EINVAL);
+    SC_CHECK_MSG(any_line_contains(&d, "the bundle's directories nest too deep to be checked"),
+                 "%zu problems, none about the nest", d.count);
+    sc_diag_free(&d);
+    sc_bundle_close(&b);
+    sc_test_rmtree(parent);
 }
 
 static void test_unique_names(void)
 {
-    char *parent = make_parent();
+    char *parent = sc_test_tmpdir("sc-bundle-test");
     sc_bundle a, b;
     SC_CHECK(parent != NULL);
     SC_CHECK_INT_EQ(sc_bundle_create(&a, parent, "run", 1700000000), 0);
@@ -208,7 +221,7 @@ static void test_unique_names(void)
     SC_CHECK_STR_CONTAINS(b.path, "_2");
     sc_bundle_close(&a);
     sc_bundle_close(&b);
-    remove_tree(parent);
+    sc_test_rmtree(parent);
 }
 
 static void test_kv(void)
@@ -267,6 +280,7 @@ int main(void)
     SC_TEST_RUN(test_symlinks_never_followed);
     SC_TEST_RUN(test_bounded_reader);
     SC_TEST_RUN(test_sums_problems_bounded);
+    SC_TEST_RUN(test_unlistable_is_a_problem);
     SC_TEST_RUN(test_unique_names);
     SC_TEST_RUN(test_kv);
     SC_TEST_RUN(test_hash);

@@ -6,6 +6,7 @@
 #include "sc_bundle.h"
 #include "sc_facts.h"
 #include "sc_test.h"
+#include "tmpdir_util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -77,16 +78,6 @@ static char *write_bundle(const bundle_files *f)
         sc_bundle_write_str(&b, "environ_at_ready.txt", f->environ_text);
     sc_bundle_close(&b);
     return strdup(tmpl);
-}
-
-static void remove_tree(char *dir)
-{
-    char cmd[512];
-
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "warning: could not remove %s\n", dir);
-    free(dir);
 }
 
 static void test_values(void)
@@ -172,7 +163,7 @@ static void test_values(void)
         sc_bundle_facts f;
         SC_CHECK_MSG(dir != NULL, "%s: cannot write the bundle", cases[i].name);
         int rc = sc_facts_load(dir, &f);
-        remove_tree(dir);
+        sc_test_rmtree(dir);
         SC_CHECK_MSG(rc == 0, "%s: sc_facts_load: %d", cases[i].name, rc);
         const char *got = sc_facts_get(&f, cases[i].var);
         bool same = got && strcmp(got, cases[i].want) == 0;
@@ -190,7 +181,7 @@ static void test_results(void)
 
     SC_CHECK(dir != NULL);
     SC_CHECK_INT_EQ(sc_facts_load(dir, &f), 0);
-    remove_tree(dir);
+    sc_test_rmtree(dir);
     /* The card's metric (kernel copy), read through the registry. */
     double v = 0;
     SC_CHECK_INT_EQ(f.n_metrics, 1);
@@ -223,7 +214,7 @@ static void test_mpi(void)
 
     SC_CHECK(dir != NULL);
     SC_CHECK_INT_EQ(sc_facts_load(dir, &f), 0);
-    remove_tree(dir);
+    sc_test_rmtree(dir);
     SC_CHECK_INT_EQ(f.workload, SC_WORKLOAD_MPI_PINGPONG);
     SC_CHECK_INT_EQ(f.n_sizes, 2);
     SC_CHECK_INT_EQ(f.sizes[1].bytes, 1048576);
@@ -256,7 +247,7 @@ static void test_transport(void)
         sc_bundle_facts f;
         SC_CHECK(dir != NULL);
         int rc = sc_facts_load(dir, &f);
-        remove_tree(dir);
+        sc_test_rmtree(dir);
         SC_CHECK_INT_EQ(rc, 0);
         SC_CHECK_MSG(!strcmp(f.transport, cases[i].want), "case %zu: \"%s\", want \"%s\"", i,
                      f.transport, cases[i].want);
@@ -275,8 +266,8 @@ static void test_env_diff(void)
     SC_CHECK(da && db);
     SC_CHECK_INT_EQ(sc_facts_load(da, &fa), 0);
     SC_CHECK_INT_EQ(sc_facts_load(db, &fb), 0);
-    remove_tree(da);
-    remove_tree(db);
+    sc_test_rmtree(da);
+    sc_test_rmtree(db);
     SC_CHECK_INT_EQ(sc_facts_env_diff(&fa, &fb, names, sizeof(names)), 2);
     SC_CHECK_STR_EQ(names, "OMP_WAIT_POLICY, UCX_TLS");
     SC_CHECK_STR_EQ(sc_facts_env_get(&fb, "UCX_TLS"), "sm");
@@ -301,8 +292,8 @@ static void test_diff(void)
     SC_CHECK(da && db);
     SC_CHECK_INT_EQ(sc_facts_load(da, &fa), 0);
     SC_CHECK_INT_EQ(sc_facts_load(db, &fb), 0);
-    remove_tree(da);
-    remove_tree(db);
+    sc_test_rmtree(da);
+    sc_test_rmtree(db);
     SC_CHECK_INT_EQ(sc_facts_diff(&fa, &fa, idx), 0);
     SC_CHECK_INT_EQ(sc_facts_diff(&fa, &fb, idx), 1);
     SC_CHECK_STR_EQ(fa.vars[idx[0]].name, "prefetch");
@@ -331,9 +322,9 @@ static void test_follows(void)
     SC_CHECK_INT_EQ(sc_facts_load(da, &fa), 0);
     SC_CHECK_INT_EQ(sc_facts_load(db, &fb), 0);
     SC_CHECK_INT_EQ(sc_facts_load(dc, &fc), 0);
-    remove_tree(da);
-    remove_tree(db);
-    remove_tree(dc);
+    sc_test_rmtree(da);
+    sc_test_rmtree(db);
+    sc_test_rmtree(dc);
     n = sc_facts_diff(&fa, &fb, idx);
     SC_CHECK_INT_EQ(n, 2);
     SC_CHECK_STR_EQ(fa.vars[idx[0]].name, "cpu_list");

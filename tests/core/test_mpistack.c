@@ -3,6 +3,7 @@
  * per library (rank 0's, and each rank's that differs), both UCX libraries, the settings
  * without the card's own env, libfabric's providers; build.json's mpi_stack from the log.
  */
+#include "card_util.h"
 #include "sc_mpistack.h"
 #include "sc_test.h"
 
@@ -57,10 +58,8 @@ static void test_settings_and_providers(void)
 {
     const char *yaml = "version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n"
                        "  env:\n    OMPI_MCA_btl: tcp,self\n";
-    sc_card *card = sc_card_new();
-    sc_diag d;
-    sc_diag_init(&d);
-    SC_CHECK_INT_EQ(sc_card_parse(card, yaml, strlen(yaml), "c.yaml", &d), 0);
+    sc_card *card = sc_test_card(yaml);
+    SC_CHECK(card);
     char *with = sc_mpistack_settings(run_conf, NULL);
     char *without = sc_mpistack_settings(run_conf, card);
     char *none = sc_mpistack_settings("transport=shm\n", card);
@@ -75,7 +74,6 @@ static void test_settings_and_providers(void)
     free(without);
     free(none);
     free(prov);
-    sc_diag_free(&d);
     sc_card_free(card);
 }
 

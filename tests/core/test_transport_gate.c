@@ -7,6 +7,7 @@
  * first refusal ofi reported); no evidence, a run the ranks disagree on, a workload line that
  * contradicts its own evidence.
  */
+#include "card_util.h"
 #include "sc_card.h"
 #include "sc_gates.h"
 #include "sc_test.h"
@@ -108,12 +109,8 @@ static void test_cases(void)
                  "version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n%s%s%s",
                  c->expect ? "  expect:\n    transport: " : "", c->expect ? c->expect : "",
                  c->expect ? "\n" : "");
-        sc_card *card = sc_card_new();
-        sc_diag d;
-        sc_diag_init(&d);
-        SC_CHECK_MSG(sc_card_parse(card, yaml, strlen(yaml), "c.yaml", &d) == 0 &&
-                         sc_card_check(card, &d) == 0,
-                     "%s: the card does not parse: %s", c->name, d.count ? d.lines[0] : "");
+        sc_card *card = sc_test_card(yaml);
+        SC_CHECK_MSG(card, "%s: the card does not parse", c->name);
         sc_evidence ev = {.log = c->log, .exit_known = true};
         sc_gates g;
         SC_CHECK_INT_EQ(sc_gates_evaluate(card, &ev, &g), 0);
@@ -121,7 +118,6 @@ static void test_cases(void)
         SC_CHECK_MSG(t->state == c->state && strstr(t->note, c->note),
                      "%s: state %d note \"%s\", want %d with \"%s\"", c->name, t->state, t->note,
                      c->state, c->note);
-        sc_diag_free(&d);
         sc_card_free(card);
     }
 }
@@ -131,17 +127,13 @@ static void test_decided_elsewhere(void)
 {
     const char *yaml = "version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n"
                        "  expect:\n    transport: shm\n";
-    sc_card *card = sc_card_new();
-    sc_diag d;
-    sc_diag_init(&d);
-    SC_CHECK_INT_EQ(sc_card_parse(card, yaml, strlen(yaml), "c.yaml", &d), 0);
-    SC_CHECK_INT_EQ(sc_card_check(card, &d), 0);
+    sc_card *card = sc_test_card(yaml);
+    SC_CHECK(card);
     sc_evidence ev = {.log = TWO("shm") BYTES("0") TRANSPORT("shm"), .transport = "tcp"};
     sc_gates g;
     SC_CHECK_INT_EQ(sc_gates_evaluate(card, &ev, &g), 0);
     SC_CHECK_INT_EQ(g.g[SC_GATE_TRANSPORT].state, SC_GATE_FAIL);
     SC_CHECK_STR_CONTAINS(g.g[SC_GATE_TRANSPORT].note, "the data went over tcp");
-    sc_diag_free(&d);
     sc_card_free(card);
 }
 

@@ -142,28 +142,11 @@ corrupt)
     ;;
 
 crash)
-    STREAMCARD_FAULT=crash OMP_NUM_THREADS=2 run "${SIZES[@]}" --iterations 4
-    [ "$RC" -eq $((128 + 11)) ] || fail "exit $RC, expected death by SIGSEGV (139)"
-    grep -qx 'TRACE_WORKLOAD_PHASE=main_loop_begin' "$TMP/out" || fail "no main_loop_begin"
-    grep -q 'main_loop_end' "$TMP/out" && fail "main_loop_end after a crash"
+    expect_crash "${SIZES[@]}" --iterations 4
     ;;
 
 hang)
-    STREAMCARD_FAULT=hang OMP_NUM_THREADS=2 "$BIN" "${SIZES[@]}" --iterations 4 \
-        >"$TMP/out" 2>"$TMP/err" &
-    pid=$!
-    for _ in $(seq 1 200); do
-        grep -q 'main_loop_begin' "$TMP/out" && break
-        sleep 0.1
-    done
-    grep -qx 'TRACE_WORKLOAD_PHASE=main_loop_begin' "$TMP/out" || { kill -KILL $pid; fail "no main_loop_begin"; }
-    sleep 1 # the run itself takes milliseconds: still alive now means it hangs
-    kill -0 $pid 2>/dev/null || fail "exited instead of hanging"
-    kill -TERM $pid
-    wait $pid
-    RC=$?
-    [ "$RC" -eq $((128 + 15)) ] || fail "exit $RC, expected death by SIGTERM (143)"
-    grep -q 'main_loop_end' "$TMP/out" && fail "main_loop_end while hanging"
+    expect_hang "${SIZES[@]}" --iterations 4
     ;;
 
 layout)

@@ -37,6 +37,16 @@ end=1
 J
 printf 'version=1\njob=42\nprefetch=off\ngovernor=unchanged\ncpus=1\nmsr=1 0x1a4 0xf 0x40\n\x01garbage\n' >"$W/state/job_42.journal"
 
+# A job of a large node with a long, sparse CPU list and no holder left: the list is cut,
+# the line still says so (it was written past the end of its buffer).
+printf 'version=1\njob=43\nprefetch=off\ngovernor=unchanged\ncpus=%s\narch=intel-core\nend=1\n' \
+	"$(seq -s, 0 2 1998)" >"$W/state/job_43.journal"
+rc=0
+out=$("$TOOL" state --state-dir "$W/state" --sysroot "$S") || rc=$?
+grep -q '^job 43: prefetch=off governor=unchanged cpus=0,2,4,[0-9,]*\.\.\. arch=intel-core, 0 register(s), 0 governor(s); no holder$' <<<"$out" ||
+	fail "job 43's long CPU list: $out"
+rm "$W/state/job_43.journal"
+
 rc=0
 out=$("$TOOL" state --state-dir "$W/state" --sysroot "$S") || rc=$?
 ((rc == 1)) || fail "state with journals exited $rc, not 1: $out"

@@ -7,30 +7,8 @@ BIN=$1 SRC=$2
 . "$SRC/tests/lib.sh"
 
 prepare() { # prepare DIR PREFETCH OBSERVED VALID: a bundle as the plugin leaves it
-    mkdir -p "$1/prefetch/state" "$1/platform"
-    cat >"$1/card.yaml" <<CARD
-version: 1
-experiment:
-  workload: stream
-  kernel: copy
-  cpu_list: 0-1
-  threads: 2
-  prefetch: $2
-  array_size: 100000
-  cache_resident: accept
-  iterations: 3
-  expect:
-    max_interference_pct: 100
-CARD
-    printf 'REQUESTED_PREFETCH=%s\nOBSERVED_STATE=%s\nSTATE_VALID=%s\n' "$2" "$3" "$4" \
-        >"$1/prefetch/state/state.env"
-    echo "plugin: wrote MSR 0x1a4" >"$1/prefetch/control.log"
+    plugin_bundle "$@"
     echo "captured_at=before the plugin's change" >"$1/platform/before.txt"
-}
-in_job() { # in_job DIR CMD...: run CMD with the variables the plugin exports to the job
-    local d=$1; shift
-    env STREAMCARD_BUNDLE="$d" STREAMCARD_CARD="$d/card.yaml" \
-        STREAMCARD_CARD_SHA256="$(sha256sum <"$d/card.yaml" | cut -d' ' -f1)" "$@"
 }
 
 B="$WORK/job_bundle"

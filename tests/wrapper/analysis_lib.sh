@@ -7,25 +7,9 @@
 KERNEL_DIR=${STREAMCARD_KERNEL_DIR:-$BIN}
 [ -x "$KERNEL_DIR/streamcard-stream" ] || fail "no kernel at $KERNEL_DIR/streamcard-stream"
 
-# write_card FILE PREFETCH: the small card every test bundle comes from. It opens the
-# interference gate (max_interference_pct: 100): these tests run beside others under
-# ctest -j, and tests/wrapper/interference.sh tests the gate.
+# write_card FILE PREFETCH: the small card every test bundle comes from (tests/lib.sh).
 write_card() {
-    cat >"$1" <<CARD
-version: 1
-experiment:
-  question: "analysis tests: does the comparison hold?"
-  workload: stream
-  kernel: copy
-  cpu_list: 0-1
-  threads: 2
-  prefetch: $2
-  array_size: 100000
-  cache_resident: accept
-  iterations: 3
-  expect:
-    max_interference_pct: 100
-CARD
+    small_card "$1" "$2" '  question: "analysis tests: does the comparison hold?"'
 }
 write_card "$WORK/card.yaml" unchanged
 
@@ -66,16 +50,11 @@ attest_as_plugin() {
 plugin_run() {
     local name=$1 observed=$2 d="$WORK/jobs/$1"
     shift 2
-    mkdir -p "$d/prefetch/state" "$d/platform"
+    plugin_bundle "$d" off "$observed"
     write_card "$d/card.yaml" off
     sed -i "s/^  question:.*/&\n  run_name: $name/" "$d/card.yaml"
-    printf 'REQUESTED_PREFETCH=off\nOBSERVED_STATE=%s\nSTATE_VALID=1\n' "$observed" \
-        >"$d/prefetch/state/state.env"
-    echo "plugin: wrote MSR" >"$d/prefetch/control.log"
     attest_as_plugin "$d" 4242 prefetch/state/state.env
-    env STREAMCARD_KERNEL_DIR="$KERNEL_DIR" "$@" SLURM_JOB_ID=4242 STREAMCARD_BUNDLE="$d" \
-        STREAMCARD_CARD="$d/card.yaml" \
-        STREAMCARD_CARD_SHA256="$(sha256sum <"$d/card.yaml" | cut -d' ' -f1)" \
+    in_job "$d" env STREAMCARD_KERNEL_DIR="$KERNEL_DIR" "$@" SLURM_JOB_ID=4242 \
         "$BIN/streamcard" run --quiet >"$WORK/run.out" 2>"$WORK/run.err" || true
     bundle_of "$WORK/run.out"
 }

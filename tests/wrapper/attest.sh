@@ -27,17 +27,12 @@ cp "$WORK/k1/node.pub" "$WORK/trust12/n1.pub"
 cp "$WORK/k2/node.pub" "$WORK/trust12/n1-2027.pub"
 
 # job NAME JOB SIGNED_OBSERVED FILE_OBSERVED KEY [NODE]: a bundle as the plugin leaves it
-# (the interference gate opened: this test runs beside others under ctest -j)
 # (card prefetch off, the readback FILE_OBSERVED), a statement signed by KEY saying
 # SIGNED_OBSERVED (none: no statement), then `streamcard run` in the job; prints the bundle.
 job() {
     local d="$WORK/jobs/$1" job=$2 signed=$3 observed=$4 key=$5 node=${6:-$HOST}
-    mkdir -p "$d/prefetch/state" "$d/platform"
-    printf 'version: 1\nexperiment:\n  workload: stream\n  kernel: copy\n  cpu_list: 0-1\n  threads: 2\n  prefetch: off\n  array_size: 100000\n  cache_resident: accept\n  iterations: 3\n  expect:\n    max_interference_pct: 100\n' >"$d/card.yaml"
-    echo "plugin: wrote MSR 0x1a4" >"$d/prefetch/control.log"
+    plugin_bundle "$d" off "$signed"
     if [ "$signed" != none ]; then
-        printf 'REQUESTED_PREFETCH=off\nOBSERVED_STATE=%s\nSTATE_VALID=1\n' "$signed" \
-            >"$d/prefetch/state/state.env"
         mkdir -p "$d/attest"
         "$BIN/sc_test_sign" "$WORK/$key/node.key" "$d" "$job" "$UID_NOW" "$node" main \
             "$d/prefetch/state/state.env" prefetch/state/state.env prefetch/control.log \
@@ -45,9 +40,8 @@ job() {
     fi
     printf 'REQUESTED_PREFETCH=off\nOBSERVED_STATE=%s\nSTATE_VALID=1\n' "$observed" \
         >"$d/prefetch/state/state.env"
-    env SLURM_JOB_ID="$job" STREAMCARD_BUNDLE="$d" STREAMCARD_CARD="$d/card.yaml" \
-        STREAMCARD_CARD_SHA256="$(sha256sum <"$d/card.yaml" | cut -d' ' -f1)" \
-        "$SC" run --quiet >"$WORK/run.out" 2>"$WORK/run.err" || true
+    in_job "$d" env SLURM_JOB_ID="$job" "$SC" run --quiet >"$WORK/run.out" 2>"$WORK/run.err" ||
+        true
     bundle_of "$WORK/run.out"
 }
 

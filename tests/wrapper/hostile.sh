@@ -141,21 +141,7 @@ bounded 0 "$SC" export --prometheus "$base"
 expect_contains "$WORK/out" "owner=\"$(stat -c %U "$base")\""
 
 # 5. ESC from a card's env value and from file names never reaches a terminal raw.
-cat >"$WORK/esc.yaml" <<CARD
-version: 1
-experiment:
-  workload: stream
-  kernel: copy
-  cpu_list: 0-1
-  threads: 2
-  array_size: 100000
-  cache_resident: accept
-  iterations: 3
-  env:
-    GREETING: "\e[2J\e[32mintact; verdict ok"
-  expect:
-    max_interference_pct: 100 # runs beside other tests: the interference gate open
-CARD
+small_card "$WORK/esc.yaml" "" '  env:' '    GREETING: "\e[2J\e[32mintact; verdict ok"'
 bounded 0 "$SC" run "$WORK/esc.yaml" --dry-run
 expect_contains "$WORK/out" 'GREETING=\x1b[2J\x1b[32mintact; verdict ok'
 no_raw_control "$WORK/out" "$WORK/err"

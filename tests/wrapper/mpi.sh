@@ -152,7 +152,8 @@ expect_contains "$WORK/err" "transport shm as expected (rank 0: candidates tcp,s
 expect_status 0 "$BIN/streamcard" verify "$B"
 # Against the plain shm run: one libmpi and one set of settings (the card's env is its own
 # variable), so only env differs.
-"$BIN/streamcard" compare "$SHM" "$B" >"$WORK/c" 2>&1 || true
+"$BIN/streamcard" compare "$SHM" "$B" >"$WORK/c" 2>&1 ||
+    fail "compare refused a comparison where env alone differs: $(cat "$WORK/c")"
 grep -q "^  *mpi_library  *Open MPI v[0-9.]* sha256:" "$WORK/c" || fail "compare: mpi_library: $(cat "$WORK/c")"
 grep -q "^\* *mpi_library " "$WORK/c" && fail "one libmpi, yet compare says it differs"
 grep -q "^\* *mpi_settings " "$WORK/c" && fail "the card's env counted twice: $(cat "$WORK/c")"

@@ -29,6 +29,14 @@ echo extra >"$B/notes.txt"
 expect_status 1 "$BIN/streamcard" verify "$B"
 expect_contains "$WORK/err" "notes.txt: added after sealing"
 
+# An edit beside a nest of empty directories too deep to list: the nest fails verify, or
+# the edit would go unchecked.
+B=$(run nested)
+echo "edited after sealing" >>"$B/numastat_at_ready.txt"
+mkdir -p "$B/a/b/c/d/e/f/g/h/i/j/k"
+expect_status 1 "$BIN/streamcard" verify "$B"
+expect_contains "$WORK/err" "the bundle's directories nest too deep to be checked"
+
 # A failed run whose run.conf and results.json are forged to say ok, then re-sealed:
 # the hashes match, but the raw log still shows the failed validation.
 B=$(run forged STREAMCARD_FAULT=corrupt)
