@@ -144,6 +144,8 @@ static void sc__reader_error(sc__card_reader *r, const yaml_node_t *node, const 
 
 static int sc__env_add(sc_card *card, const char *key, const char *value)
 {
+    if (!key || !value)
+        return -EINVAL;
     sc_card_kv *grown = realloc(card->env, (card->n_env + 1) * sizeof(*grown));
 
     if (!grown)

@@ -45,7 +45,7 @@ static int sc__check_repeats(const sc_card *card, const sc_series *s, sc_diag *d
     int rc = text && first ? 0 : -ENOMEM;
 
     for (size_t i = 0; rc == 0 && i < s->n; i++)
-        if (!s->runs[i].card->invalid[field] &&
+        if (s->runs[i].card && !s->runs[i].card->invalid[field] &&
             !(text[i] = field == SC_CF_ENV ? sc__env_text(s->runs[i].card, card->sweep_env)
                                            : sc__card_value_text(s->runs[i].card, field)))
             rc = -ENOMEM;

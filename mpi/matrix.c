@@ -48,7 +48,7 @@ static int scm__round(const struct scm_opts *o, MPI_Comm comm, int rank, int siz
         rc = scm_bench_run(&b);
         scm__account(&b, acc);
         acc->nsizes = b.nsizes;
-        for (int s = 0; rc == 0 && rank < partner && s < b.nsizes; s++) {
+        for (int s = 0; row && rc == 0 && rank < partner && s < b.nsizes; s++) {
             row[((size_t)partner * (size_t)b.nsizes + (size_t)s) * 2] = b.sizes[s].t_usec;
             row[((size_t)partner * (size_t)b.nsizes + (size_t)s) * 2 + 1] = b.sizes[s].MBps;
         }
@@ -141,7 +141,7 @@ int scm_matrix_run(const struct scm_opts *o, MPI_Comm comm, int rank, int size,
 
         ok = scm__round(o, comm, rank, size, r, row, acc) == 0;
         MPI_Barrier(comm); /* the round ends for every pair before the next begins */
-        if (rank == 0)
+        if (rank == 0 && m->round_seconds)
             m->round_seconds[r] = MPI_Wtime() - t0;
         MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
     }
@@ -154,7 +154,7 @@ int scm_matrix_run(const struct scm_opts *o, MPI_Comm comm, int rank, int size,
     }
     MPI_Gather(row, size * nsizes * 2, MPI_DOUBLE, rows, size * nsizes * 2, MPI_DOUBLE, 0, comm);
     if (rank == 0) {
-        for (size_t r = 0; r < m->rounds; r++)
+        for (size_t r = 0; m->round_seconds && r < m->rounds; r++)
             m->total_seconds += m->round_seconds[r];
         rc = scm__assemble(rows, size, m, acc);
     }

@@ -196,7 +196,7 @@ static int scm__verdict(const struct scm_bench *b, MPI_Comm comm, int size,
         MPI_Abort(comm, SCM_EXIT_FAILED); /* a few bytes per rank: nothing else would work */
     }
     MPI_Gather(&mine, (int)sizeof(mine), MPI_BYTE, all, (int)sizeof(mine), MPI_BYTE, 0, comm);
-    if (b->rank == 0) {
+    if (b->rank == 0 && all) {
         *messages = *failed = 0;
         for (int r = 0; r < size; r++) {
             *messages += all[r].messages;

@@ -99,6 +99,8 @@ static void sc__read(sc__srow *row, const char *path, const char *cause, const s
     sc_verify_report_free(&r);
     if (strcmp(row->verdict, "ok") != 0 || sc_bundle_open(&b, path) < 0)
         return;
+    /* Owned by the row, freed by its reader (sc__verify_row, sc_study_print's rows):
+       clang-analyzer loses it through the caller's struct. */
     row->x = calloc(SC_RUNS_MAX, sizeof(double));
     if (row->x && sc_bundle_read(&b, "results.json", &text, NULL) == 0) {
         json_object *root = json_tokener_parse(text);
@@ -107,7 +109,7 @@ static void sc__read(sc__srow *row, const char *path, const char *cause, const s
     }
     if (row->n && sc_stats_describe(row->x, row->n, &row->st) < 0)
         row->n = 0;
-    if (!row->n)
+    if (!row->n) // NOLINT(clang-analyzer-unix.Malloc): row->x is the row's, see above
         snprintf(row->why, sizeof(row->why), "its results hold no %s", m->name);
     free(text);
     sc_bundle_close(&b);
