@@ -244,7 +244,7 @@ sealed_failed() {
 kill_job_procs() {
 	local pid
 	for pid in $(pgrep -u scuser); do
-		if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "SLURM_JOB_ID=$1"; then
+		if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -x "SLURM_JOB_ID=$1" >/dev/null; then
 			kill -9 "$pid" 2>/dev/null || true
 		fi
 	done

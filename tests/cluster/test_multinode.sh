@@ -47,7 +47,7 @@ read -r n2 a2 _ ns2 <<<"${table[1]}"
 	fail "unexpected node table: ${table[*]}"
 [[ $(our_netns | sort | tr '\n' ' ') == "$TAG-scn1 $TAG-scn2 $TAG-switch " ]] ||
 	fail "namespaces: $(our_netns | tr '\n' ' ')"
-ip -4 -o addr show dev "$HEAD_LINK" | grep -q " inet ${a1%.*}.1/24 " || fail "$HEAD_LINK lacks ${a1%.*}.1/24"
+ip -4 -o addr show dev "$HEAD_LINK" | grep " inet ${a1%.*}.1/24 " >/dev/null || fail "$HEAD_LINK lacks ${a1%.*}.1/24"
 grep -q "^SlurmctldHost=.*(${a1%.*}.1)\$" "$SLURM_CONF" || fail "slurmctld not at the head address"
 declare -A slurmd_pid=()
 for n in scn1 scn2; do
@@ -222,7 +222,7 @@ cluster_down || fail "down after the crash failed"
 note "down after the crash took $((($(date +%s%N) - start) / 1000000)) ms"
 [[ -z $(our_netns) ]] || fail "down left namespaces: $(our_netns | tr '\n' ' ')"
 ! ip link show dev "$HEAD_LINK" >/dev/null 2>&1 || fail "down left link $HEAD_LINK"
-! ip -o link show | grep -q "streamcard-local-cluster:$CDIR\$" || fail "down left a marked link"
+! ip -o link show | grep "streamcard-local-cluster:$CDIR\$" >/dev/null || fail "down left a marked link"
 [[ ! -e $CDIR/run/network ]] || fail "down left run/network"
 if pgrep -u scuser -f "^$marker 300\$" >/dev/null; then fail "the job's processes survived down"; fi
 cluster_down || fail "a second down failed"

@@ -42,7 +42,7 @@ chown scuser:scuser "$WORK/matrix.yaml"
 write_job job.sh
 
 cluster_up --nodes 4 --plugin "$PLUGIN" --plugin-args "$(key_arg)"
-srun --mpi=list 2>&1 | grep -q pmix || skip "Slurm's mpi/pmix plugin missing"
+srun --mpi=list 2>&1 | grep pmix >/dev/null || skip "Slurm's mpi/pmix plugin missing"
 addr_of() { awk -v n="$1" '$1 == n {print $2}' "$CDIR/etc/nodes"; }
 
 # run_matrix WHAT: the job, its bundle verified and its matrix checked; prints the bundle.
@@ -83,7 +83,7 @@ in_node scn3 tc qdisc del dev eth0 root
 as_user "$SC" health "$B" >"$WORK/health.out" 2>&1 && fail "health found nothing: $(cat "$WORK/health.out")"
 note "health: $(cat "$WORK/health.out")"
 grep -q "^drain scn3: .*bw_64KiB " "$WORK/health.out" || fail "scn3 not named: $(cat "$WORK/health.out")"
-if grep "bw_64KiB" "$WORK/health.out" | grep -qv "^drain scn3: "; then
+if grep "bw_64KiB" "$WORK/health.out" | grep -v "^drain scn3: " >/dev/null; then
 	fail "more than scn3 named for its bandwidth: $(cat "$WORK/health.out")"
 fi
 
@@ -98,7 +98,7 @@ in_node scn1 tc qdisc del dev eth0 root
 as_user "$SC" health "$B" >"$WORK/health.out" 2>&1 && fail "health found nothing: $(cat "$WORK/health.out")"
 note "health: $(cat "$WORK/health.out")"
 grep -q "^link scn1 scn2: .*bw_64KiB " "$WORK/health.out" || fail "the link not named: $(cat "$WORK/health.out")"
-if grep "bw_64KiB" "$WORK/health.out" | grep -qv "^link scn1 scn2: "; then
+if grep "bw_64KiB" "$WORK/health.out" | grep -v "^link scn1 scn2: " >/dev/null; then
 	fail "more than the link named for its bandwidth: $(cat "$WORK/health.out")"
 fi
 echo "PASS $TEST_NAME"

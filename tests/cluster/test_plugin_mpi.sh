@@ -26,7 +26,7 @@ write_job job.sh
 
 # One node: both ranks over shared memory.
 plugin_up
-srun --mpi=list 2>&1 | grep -q pmix || skip "Slurm's mpi/pmix plugin missing"
+srun --mpi=list 2>&1 | grep pmix >/dev/null || skip "Slurm's mpi/pmix plugin missing"
 mpi_card one.yaml 0-1 shm
 job=$(submit one.yaml job.sh) || fail "sbatch refused"
 state=$(wait_job "$job")

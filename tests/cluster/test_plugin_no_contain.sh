@@ -15,7 +15,7 @@ msr_sysroot GenuineIntel 6 85 0x1a4 0xdeadbeef00000040
 # is "streamcard: job epilog: <timestamp> <what was done>").
 epilog_logged() {
 	logged "$1" "$CDIR/log/slurmd-"*.log
-	grep -F -- "$1" "$CDIR/log/slurmd-"*.log | grep -q "streamcard: job epilog: " ||
+	grep -F -- "$1" "$CDIR/log/slurmd-"*.log | grep "streamcard: job epilog: " >/dev/null ||
 		fail "\"$1\" was logged, but not by the job epilog"
 }
 

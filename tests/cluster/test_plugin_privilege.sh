@@ -27,7 +27,7 @@ marker=$WORK/.before-jobs
 touch "$marker"
 LOG=$(node_log) || fail "no slurmd log of the node"
 log_start=$(stat -c %s "$LOG")
-logged_here() { tail -c +$((log_start + 1)) "$LOG" | grep -qF -- "$1"; }
+logged_here() { tail -c +$((log_start + 1)) "$LOG" | grep -F -- "$1" >/dev/null; }
 job=$(submit card.yaml job.sh --exclusive) || fail "sbatch refused"
 state=$(wait_job "$job")
 [[ $state == COMPLETED ]] || fail "job $job ended $state: $(cat "$WORK/$job.out")"

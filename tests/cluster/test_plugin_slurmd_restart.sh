@@ -31,7 +31,7 @@ wait_until 30 "slurmd to stop" bash -c "! kill -0 $slurmd 2>/dev/null"
 plugin_up "${ARGS[@]}"
 [[ $(pid_of "slurmd-$(hostname -s)") != "$slurmd" ]] || fail "slurmd was not restarted"
 wait_until 10 "the new slurmd's restore pass in its log" bash -c \
-	"tail -c +$((log_offset + 1)) '$CDIR/log/slurmd-$(hostname -s).log' | grep -q 'restore: job $job: 1 of 1 holder(s) alive, left alone'"
+	"tail -c +$((log_offset + 1)) '$CDIR/log/slurmd-$(hostname -s).log' | grep 'restore: job $job: 1 of 1 holder(s) alive, left alone' >/dev/null"
 msrs_are "$SYS" 0x1a4 0xdeadbeef0000004f || fail "the slurmd restart restored the MSRs under a running job"
 [[ -n $(find "$STATE" -name "job_$job.journal") ]] || fail "the slurmd restart removed the running job's journal"
 is_running "$job" || fail "job $job is not running after the slurmd restart"

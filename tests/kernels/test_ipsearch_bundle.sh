@@ -29,7 +29,7 @@ expect_status 0 "$BIN/streamcard" run card.yaml --output "$WORK/runs" --quiet
 B=$(bundle_of "$WORK/out")
 (cd "$B" && sha256sum --quiet -c SHA256SUMS) || fail "sha256sum -c rejects the bundle"
 expect_status 0 "$BIN/streamcard" verify "$B"
-tail -n 1 "$B/run.conf" | grep -qx 'verdict=ok' || fail "run.conf does not end with verdict=ok"
+tail -n 1 "$B/run.conf" | grep -x 'verdict=ok' >/dev/null || fail "run.conf does not end with verdict=ok"
 expect_contains "$B/run.conf" "thread_binding_ok=1"
 expect_contains "$B/run.conf" "validation_ok=1"
 L=$B/stream.log

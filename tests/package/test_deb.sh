@@ -45,7 +45,7 @@ dpkg-deb -x "$DEB" "$WORK/x"
 # The plugstack example names the plugin where the package puts it, and is disabled.
 grep -qxF "#required $PLUGINDIR/spank_streamcard.so allow=none require_exclusive=yes" \
 	"$WORK/x/usr/share/streamcard/plugstack.conf" || fail "plugstack.conf example does not name $PLUGINDIR"
-grep -v '^#' "$WORK/x/usr/share/streamcard/plugstack.conf" | grep -q . &&
+grep -v '^#' "$WORK/x/usr/share/streamcard/plugstack.conf" | grep . >/dev/null &&
 	fail "the plugstack.conf example enables something: $(grep -v '^#' "$WORK/x/usr/share/streamcard/plugstack.conf")"
 grep -qF 'STREAMCARD_BIN_DEFAULT or "/usr/bin/streamcard"' "$WORK/x/usr/share/streamcard/cli_filter.lua" ||
 	fail "the packaged cli_filter.lua does not call /usr/bin/streamcard"
@@ -80,7 +80,7 @@ while read -r elf; do
 		grep -qx "$owner" <<<"$names" && continue
 		found=0
 		for d in $names; do
-			if dpkg-query -W -f '${Depends}' "$d" 2>/dev/null | dep_names | grep -qx "$owner"; then found=1; fi
+			if dpkg-query -W -f '${Depends}' "$d" 2>/dev/null | dep_names | grep -x "$owner" >/dev/null; then found=1; fi
 		done
 		((found)) || fail "Depends does not cover $owner ($soname of ${elf#"$WORK"/x}): $depends"
 	done
@@ -90,12 +90,12 @@ done < <(find "$WORK/x" -type f \( -path '*/bin/*' -o -path '*/libexec/*' -o -na
 mkdir -p /run/lock # (a fresh /run, e.g. a chroot's tmpfs, may not have it yet)
 exec 8>/run/lock/streamcard-package-test.lock
 flock -w 600 8 || fail "another package test holds /run/lock/streamcard-package-test.lock"
-if dpkg-query -W -f '${Status}' streamcard 2>/dev/null | grep -q 'install ok installed'; then
+if dpkg-query -W -f '${Status}' streamcard 2>/dev/null | grep 'install ok installed' >/dev/null; then
 	skip "a streamcard package is installed on this machine already: not replacing it"
 fi
 installed=0
 test_cleanup() {
-	if ((installed)) && dpkg-query -W -f '${Status}' streamcard 2>/dev/null | grep -q 'ok installed'; then
+	if ((installed)) && dpkg-query -W -f '${Status}' streamcard 2>/dev/null | grep 'ok installed' >/dev/null; then
 		DEBIAN_FRONTEND=noninteractive apt-get purge -y -q -o DPkg::Lock::Timeout=300 streamcard >/dev/null 2>&1
 	fi
 }
@@ -103,7 +103,7 @@ installed=1
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 	-o DPkg::Lock::Timeout=300 "$DEB" >"$WORK/install.log" 2>&1 ||
 	{ cat "$WORK/install.log" >&2; fail "apt-get install $DEB failed"; }
-dpkg-query -W -f '${Status}' streamcard | grep -q 'install ok installed' || fail "not installed after apt-get install"
+dpkg-query -W -f '${Status}' streamcard | grep 'install ok installed' >/dev/null || fail "not installed after apt-get install"
 
 version=$(dpkg-deb -f "$DEB" Version)
 [[ $(/usr/bin/streamcard --version) == "streamcard $version" ]] ||
@@ -149,7 +149,7 @@ cluster_down >/dev/null
 DEBIAN_FRONTEND=noninteractive apt-get purge -y -q -o DPkg::Lock::Timeout=300 streamcard \
 	>"$WORK/purge.log" 2>&1 || { cat "$WORK/purge.log" >&2; fail "apt-get purge streamcard failed"; }
 installed=0
-if dpkg-query -W -f '${Status}' streamcard 2>/dev/null | grep -q 'installed'; then
+if dpkg-query -W -f '${Status}' streamcard 2>/dev/null | grep 'installed' >/dev/null; then
 	fail "streamcard is still installed: $(dpkg-query -W -f '${Status}' streamcard)"
 fi
 left=$(while read -r p; do if [[ -e $p && ! -d $p ]]; then echo "$p"; fi; done <"$WORK/paths")

@@ -86,7 +86,7 @@ man -l "$SRC/contrib/man/streamcard.1" 2>/dev/null | col -b >"$WORK/man.txt" || 
 for pair in "${renamed[@]}"; do
     old=${pair%%|*} new=${pair#*|}
     for doc in "$SRC/README.md" "$WORK/man.txt"; do
-        grep -F -- "$old" "$doc" | grep -qF -- "$new" ||
+        grep -F -- "$old" "$doc" | grep -F -- "$new" >/dev/null ||
             fail "$(basename "$doc"): no line renames $old to $new"
     done
     fam=${old%%\{*}

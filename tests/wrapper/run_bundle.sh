@@ -42,7 +42,7 @@ cmp "$WORK/card.yaml" "$B/card.yaml" || fail "card.yaml is not the card as submi
 expect_status 0 "$BIN/streamcard" verify "$B"
 expect_contains "$WORK/out" "verdict ok"
 # run.conf ends with the verdicts; the card's hash and the capture latency are recorded.
-tail -n 1 "$B/run.conf" | grep -qx 'verdict=ok' || fail "run.conf does not end with verdict=ok"
+tail -n 1 "$B/run.conf" | grep -x 'verdict=ok' >/dev/null || fail "run.conf does not end with verdict=ok"
 expect_contains "$B/run.conf" "thread_binding_ok=1"
 expect_contains "$B/run.conf" "validation_ok=1"
 expect_contains "$B/run.conf" "memory_node_ok=1"
