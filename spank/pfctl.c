@@ -293,9 +293,17 @@ static int sc__check_others(sc__apply *a, char *why, size_t whylen)
         if (rc == 0)
             rc = sc_journal_load(&a->r.dir, jobs[i], &o, reason, sizeof(reason));
         if (rc == -EBADMSG && sc_journal_prune_holders(&o) == 0) {
-            /* Damaged and no step of it lives: restore what can be read, set it aside. */
-            sc__pfctl_call_restore(&a->r, &o, reason);
+            /* Damaged and no step of it lives: restore what can be read, set it aside. A
+               restore that fails leaves the platform as that job set it, so this job is not
+               given it as its originals: refused, once (the file is set aside either way). */
             rc = 0;
+            if (sc__pfctl_call_restore(&a->r, &o, reason) < 0) {
+                sc__why(why, whylen,
+                        "streamcard: node busy: the damaged journal of job %u could not be "
+                        "restored (see the control log; valid: an admin checks the node)",
+                        (unsigned)o.job_id);
+                rc = -EBUSY;
+            }
         } else if ((rc == 0 || rc == -EBADMSG) && sc_journal_prune_holders(&o) > 0) {
             cpus = sc_cpulist_format(o.cpus);
             sc__why(why, whylen,

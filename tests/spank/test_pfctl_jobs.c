@@ -242,6 +242,22 @@ static void test_damaged_journal(void)
     SC_CHECK(fake_msr_get(n.root, 1, MSR_I) == SEED); /* job 5's original of cpu 1 */
     SC_CHECK(fake_msr_get(n.root, 0, MSR_I) == (SEED | 0xf));
 
+    /* Damaged, and its restore fails (cpu 1's msr device is gone): the next job is refused
+       rather than handed job 11's values as originals; the file is set aside either way. */
+    static const char damaged11[] = "version=1\njob=11\nprefetch=off\ngovernor=unchanged\n"
+                                    "cpus=1\nmsr=1 0x1a4 0xf 0xdeadbeef00000040\ngarbage\n";
+    char msr1[PATH_MAX], msr1_aside[PATH_MAX];
+    snprintf(msr1, sizeof(msr1), "%s/dev/cpu/1/msr", n.root);
+    snprintf(msr1_aside, sizeof(msr1_aside), "%s/msr-aside", n.root);
+    SC_CHECK_INT_EQ(sysroot_put(n.root, "state/job_11.journal", damaged11), 0);
+    SC_CHECK_INT_EQ(rename(msr1, msr1_aside), 0);
+    SC_CHECK_INT_EQ(sc_pfctl_apply(&n.cfg, 12, getpid(), &n.req, &ev, why, sizeof(why)), -EBUSY);
+    SC_CHECK_STR_CONTAINS(why, "node busy: the damaged journal of job 11 could not be restored");
+    SC_CHECK_STR_CONTAINS(ev.control_log, "ERROR: restore of job 11: ");
+    sc_pfctl_evidence_free(&ev);
+    SC_CHECK(!journal_exists(&n, 11));
+    SC_CHECK_INT_EQ(rename(msr1_aside, msr1), 0);
+
     /* Damaged with a live step: that job still holds the node, by name. */
     pid_t holder = fake_holder_start();
     unsigned long long start = 0;
