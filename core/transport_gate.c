@@ -11,23 +11,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The TRACE_TRANSPORT_RANK format: rank, host, candidates. */
+#define SC__RANK_FMT                                                                               \
+    SC_TRACE_AFTER_TAG(                                                                            \
+        SC_TRACE_TRANSPORT_RANK("%d", "%63s", "%127s", "%*s", "%*s", "%*s", "%*s", ""),            \
+        SC_TRACE_TAG_TRANSPORT_RANK)
+
+/* The host rank r reported, "" when none. With the namespace it tells two ranks' interface
+   counters apart: every host's initial namespace has the same inode (4026531833). */
+static void sc__rank_host(const sc_tracelog *t, int r, char *host, size_t len)
+{
+    const sc_text_list *tr = &t->mpi[SC_MPI_TRANSPORT_RANK];
+    char h[64], cand[128];
+    int rr;
+
+    host[0] = '\0';
+    for (size_t i = 0; i < tr->n && !host[0]; i++)
+        if (sscanf(tr->items[i], SC__RANK_FMT, &rr, h, cand) == 3 && rr == r)
+            snprintf(host, len, "%s", h);
+}
+
 /* Every rank's evidence for sc_carrier_decide() from the log's lines; *n ranks. */
 static sc_carrier_rank *sc__ranks(const sc_tracelog *t, size_t *n)
 {
     const sc_text_list *tr = &t->mpi[SC_MPI_TRANSPORT_RANK];
     sc_carrier_rank *ranks = calloc(tr->n ? tr->n : 1, sizeof(*ranks));
+    char(*hosts)[64] = calloc(tr->n ? tr->n : 1, sizeof(*hosts));
 
     *n = 0;
-    for (size_t i = 0; ranks && i < tr->n; i++) {
+    for (size_t i = 0; ranks && hosts && i < tr->n; i++) {
         sc_carrier_rank *c = &ranks[*n];
-        if (sscanf(tr->items[i],
-                   SC_TRACE_AFTER_TAG(SC_TRACE_TRANSPORT_RANK("%d", "%*s", "%127s", "%*s", "%*s",
-                                                              "%*s", "%*s", ""),
-                                      SC_TRACE_TAG_TRANSPORT_RANK),
-                   &c->rank, c->candidates) == 2)
+        if (sscanf(tr->items[i], SC__RANK_FMT, &c->rank, hosts[*n], c->candidates) == 3)
             (*n)++;
     }
-    for (size_t i = 0; ranks && i < t->mpi[SC_MPI_PAYLOAD].n; i++) {
+    for (size_t i = 0; ranks && hosts && i < t->mpi[SC_MPI_PAYLOAD].n; i++) {
         int r;
         char netns[32];
         unsigned long long sent;
@@ -39,12 +56,12 @@ static sc_carrier_rank *sc__ranks(const sc_tracelog *t, size_t *n)
             continue;
         for (size_t k = 0; k < *n; k++)
             if (ranks[k].rank == r) {
-                snprintf(ranks[k].netns, sizeof(ranks[k].netns), "%s", netns);
+                snprintf(ranks[k].netns, sizeof(ranks[k].netns), "%s@%s", netns, hosts[k]);
                 ranks[k].payload_sent = sent;
                 ranks[k].bytes_known = true;
             }
     }
-    for (size_t i = 0; ranks && i < t->mpi[SC_MPI_IFACE].n; i++) {
+    for (size_t i = 0; ranks && hosts && i < t->mpi[SC_MPI_IFACE].n; i++) {
         int r;
         char netns[32], iface[32];
         unsigned long long rx, tx;
@@ -53,10 +70,13 @@ static sc_carrier_rank *sc__ranks(const sc_tracelog *t, size_t *n)
                                       SC_TRACE_TAG_IFACE_BYTES),
                    &r, netns, iface, &rx, &tx) != 5)
             continue;
+        size_t len = strlen(netns);
         for (size_t k = 0; k < *n; k++)
-            if (ranks[k].rank == r && !strcmp(ranks[k].netns, netns))
+            if (ranks[k].rank == r && !strncmp(ranks[k].netns, netns, len) &&
+                ranks[k].netns[len] == '@')
                 ranks[k].wire_tx += tx;
     }
+    free(hosts);
     return ranks;
 }
 
@@ -232,9 +252,52 @@ typedef struct sc__iface_sum {
     unsigned long long tx;
 } sc__iface_sum;
 
+/* tx more bytes through name in sums (n of them); returns the new n. */
+static size_t sc__iface_add(sc__iface_sum *sums, size_t n, const char *name, unsigned long long tx)
+{
+    size_t k = 0;
+
+    while (k < n && strcmp(sums[k].name, name) != 0)
+        k++;
+    if (k == n && n == SC__IFACES_MAX)
+        return n;
+    if (k == n) {
+        snprintf(sums[n].name, sizeof(sums[0].name), "%s", name);
+        sums[n++].tx = 0;
+    }
+    sums[k].tx += tx;
+    return n;
+}
+
+/* The TRACE_FABRIC_BYTES format: rank, host, port, rx, tx. */
+#define SC__FABRIC_FMT                                                                             \
+    SC_TRACE_AFTER_TAG(SC_TRACE_FABRIC_BYTES("%d", "%63s", "%31s", "%llu", "%llu"),                \
+                       SC_TRACE_TAG_FABRIC_BYTES)
+
+/* The fabric ports' bytes (TRACE_FABRIC_BYTES) added to sums (n so far), each host's port
+   once (ranks on one host read the same counters); returns the new n. */
+static size_t sc__fabric_sums(const sc_tracelog *t, sc__iface_sum *sums, size_t n)
+{
+    const sc_text_list *fl = &t->mpi[SC_MPI_FABRIC];
+    for (size_t i = 0; i < fl->n; i++) {
+        int r, r2;
+        char host[64], port[32], host2[64], port2[32];
+        unsigned long long rx, tx, rx2, tx2;
+        bool seen = false;
+        if (sscanf(fl->items[i], SC__FABRIC_FMT, &r, host, port, &rx, &tx) != 5)
+            continue;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = sscanf(fl->items[j], SC__FABRIC_FMT, &r2, host2, port2, &rx2, &tx2) == 5 &&
+                   !strcmp(host2, host) && !strcmp(port2, port);
+        if (!seen)
+            n = sc__iface_add(sums, n, port, tx);
+    }
+    return n;
+}
+
 /* The bytes each interface sent in the main loop, each namespace's counters once (ranks in
-   one namespace read the same ones): into sums (returns how many), and the payload every
-   rank sent into *payload. */
+   one namespace of one host read the same ones), then each fabric port's: into sums
+   (returns how many), and the payload every rank sent into *payload. */
 static size_t sc__iface_sums(const sc_tracelog *t, sc__iface_sum *sums, unsigned long long *payload)
 {
     const sc_text_list *ifs = &t->mpi[SC_MPI_IFACE], *pl = &t->mpi[SC_MPI_PAYLOAD];
@@ -262,7 +325,9 @@ static size_t sc__iface_sums(const sc_tracelog *t, sc__iface_sum *sums, unsigned
                                       SC_TRACE_TAG_IFACE_BYTES),
                    &r, netns, iface, &rx, &tx) != 5)
             continue;
-        for (size_t j = 0; j < i && !seen; j++) { /* this namespace's interface read before */
+        char host[64], host2[64];
+        sc__rank_host(t, r, host, sizeof(host));
+        for (size_t j = 0; j < i && !seen; j++) { /* this host's namespace's interface before */
             int r2;
             char ns2[32], if2[32];
             unsigned long long rx2, tx2;
@@ -272,19 +337,15 @@ static size_t sc__iface_sums(const sc_tracelog *t, sc__iface_sum *sums, unsigned
                               SC_TRACE_TAG_IFACE_BYTES),
                           &r2, ns2, if2, &rx2, &tx2) == 5 &&
                    !strcmp(ns2, netns) && !strcmp(if2, iface);
+            if (seen) {
+                sc__rank_host(t, r2, host2, sizeof(host2));
+                seen = !strcmp(host, host2);
+            }
         }
-        size_t k = 0;
-        while (!seen && k < n && strcmp(sums[k].name, iface) != 0)
-            k++;
-        if (seen || (k == n && n == SC__IFACES_MAX))
-            continue;
-        if (k == n) {
-            snprintf(sums[n].name, sizeof(sums[0].name), "%s", iface);
-            sums[n++].tx = 0;
-        }
-        sums[k].tx += tx;
+        if (!seen)
+            n = sc__iface_add(sums, n, iface, tx);
     }
-    return n;
+    return sc__fabric_sums(t, sums, n);
 }
 
 /*
