@@ -17,20 +17,6 @@
         SC_TRACE_TRANSPORT_RANK("%d", "%63s", "%127s", "%*s", "%*s", "%*s", "%*s", ""),            \
         SC_TRACE_TAG_TRANSPORT_RANK)
 
-/* The host rank r reported, "" when none. With the namespace it tells two ranks' interface
-   counters apart: every host's initial namespace has the same inode (4026531833). */
-static void sc__rank_host(const sc_tracelog *t, int r, char *host, size_t len)
-{
-    const sc_text_list *tr = &t->mpi[SC_MPI_TRANSPORT_RANK];
-    char h[64], cand[128];
-    int rr;
-
-    host[0] = '\0';
-    for (size_t i = 0; i < tr->n && !host[0]; i++)
-        if (sscanf(tr->items[i], SC__RANK_FMT, &rr, h, cand) == 3 && rr == r)
-            snprintf(host, len, "%s", h);
-}
-
 /* Every rank's evidence for sc_carrier_decide() from the log's lines; *n ranks. */
 static sc_carrier_rank *sc__ranks(const sc_tracelog *t, size_t *n)
 {
@@ -274,24 +260,57 @@ static size_t sc__iface_add(sc__iface_sum *sums, size_t n, const char *name, uns
     SC_TRACE_AFTER_TAG(SC_TRACE_FABRIC_BYTES("%d", "%63s", "%31s", "%llu", "%llu"),                \
                        SC_TRACE_TAG_FABRIC_BYTES)
 
-/* The fabric ports' bytes (TRACE_FABRIC_BYTES) added to sums (n so far), each host's port
-   once (ranks on one host read the same counters); returns the new n. */
-static size_t sc__fabric_sums(const sc_tracelog *t, sc__iface_sum *sums, size_t n)
+/* One counter read around the main loop: where ("<netns>@<host>" for an interface of a
+   namespace, "<host>" for a fabric port), its name, the bytes it sent. */
+typedef struct sc__counted {
+    char where[96], name[32];
+    unsigned long long tx;
+} sc__counted;
+
+/* The host of rank r among the TRACE_TRANSPORT_RANK lines' ranks (hosts: n of them, parsed
+   once by sc__ranks()' format), "" when none. */
+static const char *sc__host_of(const sc_carrier_rank *ranks, char (*hosts)[64], size_t n, int r)
 {
+    for (size_t k = 0; k < n; k++)
+        if (ranks[k].rank == r)
+            return hosts[k];
+    return "";
+}
+
+/* Every interface and fabric port line of t as counters, into c (room for all); returns
+   how many. */
+static size_t sc__counters(const sc_tracelog *t, sc__counted *c)
+{
+    const sc_text_list *tr = &t->mpi[SC_MPI_TRANSPORT_RANK], *ifs = &t->mpi[SC_MPI_IFACE];
     const sc_text_list *fl = &t->mpi[SC_MPI_FABRIC];
-    for (size_t i = 0; i < fl->n; i++) {
-        int r, r2;
-        char host[64], port[32], host2[64], port2[32];
-        unsigned long long rx, tx, rx2, tx2;
-        bool seen = false;
-        if (sscanf(fl->items[i], SC__FABRIC_FMT, &r, host, port, &rx, &tx) != 5)
+    sc_carrier_rank *ranks = calloc(tr->n ? tr->n : 1, sizeof(*ranks));
+    char(*hosts)[64] = calloc(tr->n ? tr->n : 1, sizeof(*hosts));
+    size_t nr = 0, n = 0;
+
+    for (size_t i = 0; ranks && hosts && i < tr->n; i++)
+        if (sscanf(tr->items[i], SC__RANK_FMT, &ranks[nr].rank, hosts[nr], ranks[nr].candidates) ==
+            3)
+            nr++;
+    for (size_t i = 0; ranks && hosts && i < ifs->n; i++) {
+        int r;
+        char netns[32];
+        unsigned long long rx;
+        if (sscanf(ifs->items[i],
+                   SC_TRACE_AFTER_TAG(SC_TRACE_IFACE_BYTES("%d", "%31s", "%31s", "%llu", "%llu"),
+                                      SC_TRACE_TAG_IFACE_BYTES),
+                   &r, netns, c[n].name, &rx, &c[n].tx) != 5)
             continue;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = sscanf(fl->items[j], SC__FABRIC_FMT, &r2, host2, port2, &rx2, &tx2) == 5 &&
-                   !strcmp(host2, host) && !strcmp(port2, port);
-        if (!seen)
-            n = sc__iface_add(sums, n, port, tx);
+        snprintf(c[n].where, sizeof(c[n].where), "%s@%s", netns, sc__host_of(ranks, hosts, nr, r));
+        n++;
     }
+    for (size_t i = 0; i < fl->n; i++) {
+        int r;
+        unsigned long long rx;
+        if (sscanf(fl->items[i], SC__FABRIC_FMT, &r, c[n].where, c[n].name, &rx, &c[n].tx) == 5)
+            n++;
+    }
+    free(ranks);
+    free(hosts);
     return n;
 }
 
@@ -300,7 +319,7 @@ static size_t sc__fabric_sums(const sc_tracelog *t, sc__iface_sum *sums, size_t 
    (returns how many), and the payload every rank sent into *payload. */
 static size_t sc__iface_sums(const sc_tracelog *t, sc__iface_sum *sums, unsigned long long *payload)
 {
-    const sc_text_list *ifs = &t->mpi[SC_MPI_IFACE], *pl = &t->mpi[SC_MPI_PAYLOAD];
+    const sc_text_list *pl = &t->mpi[SC_MPI_PAYLOAD];
     size_t n = 0;
 
     *payload = 0;
@@ -315,37 +334,18 @@ static size_t sc__iface_sums(const sc_tracelog *t, sc__iface_sum *sums, unsigned
                    &r, netns, &sent, &dropped) == 4)
             *payload += sent;
     }
-    for (size_t i = 0; i < ifs->n; i++) {
-        int r;
-        char netns[32], iface[32];
-        unsigned long long rx, tx;
+    sc__counted *c = calloc(t->mpi[SC_MPI_IFACE].n + t->mpi[SC_MPI_FABRIC].n + 1, sizeof(*c));
+    size_t nc = c ? sc__counters(t, c) : 0;
+
+    for (size_t i = 0; i < nc; i++) {
         bool seen = false;
-        if (sscanf(ifs->items[i],
-                   SC_TRACE_AFTER_TAG(SC_TRACE_IFACE_BYTES("%d", "%31s", "%31s", "%llu", "%llu"),
-                                      SC_TRACE_TAG_IFACE_BYTES),
-                   &r, netns, iface, &rx, &tx) != 5)
-            continue;
-        char host[64], host2[64];
-        sc__rank_host(t, r, host, sizeof(host));
-        for (size_t j = 0; j < i && !seen; j++) { /* this host's namespace's interface before */
-            int r2;
-            char ns2[32], if2[32];
-            unsigned long long rx2, tx2;
-            seen = sscanf(ifs->items[j],
-                          SC_TRACE_AFTER_TAG(
-                              SC_TRACE_IFACE_BYTES("%d", "%31s", "%31s", "%llu", "%llu"),
-                              SC_TRACE_TAG_IFACE_BYTES),
-                          &r2, ns2, if2, &rx2, &tx2) == 5 &&
-                   !strcmp(ns2, netns) && !strcmp(if2, iface);
-            if (seen) {
-                sc__rank_host(t, r2, host2, sizeof(host2));
-                seen = !strcmp(host, host2);
-            }
-        }
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(c[j].where, c[i].where) && !strcmp(c[j].name, c[i].name);
         if (!seen)
-            n = sc__iface_add(sums, n, iface, tx);
+            n = sc__iface_add(sums, n, c[i].name, c[i].tx);
     }
-    return sc__fabric_sums(t, sums, n);
+    free(c);
+    return n;
 }
 
 /*
