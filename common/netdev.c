@@ -28,6 +28,7 @@ static int sc__netdev_line(const char *line, size_t len, sc_netdev_if *out)
     snprintf(out->name, sizeof(out->name), "%.*s", (int)n, name);
     out->rx_bytes = v[0];
     out->tx_bytes = v[8];
+    out->kind = SC_NETDEV_KERNEL;
     return 0;
 }
 
@@ -105,10 +106,11 @@ void sc_netdev_delta(const sc_netdev *before, const sc_netdev *after, sc_netdev 
         const sc_netdev_if *a = &after->ifs[i];
         sc_netdev_if *o = &d.ifs[d.n++];
         snprintf(o->name, sizeof(o->name), "%s", a->name);
+        o->kind = a->kind;
         o->rx_bytes = o->tx_bytes = 0;
         for (size_t j = 0; j < before->n; j++) {
             const sc_netdev_if *b = &before->ifs[j];
-            if (strcmp(a->name, b->name) != 0)
+            if (strcmp(a->name, b->name) != 0 || a->kind != b->kind)
                 continue;
             o->rx_bytes = a->rx_bytes >= b->rx_bytes ? a->rx_bytes - b->rx_bytes : 0;
             o->tx_bytes = a->tx_bytes >= b->tx_bytes ? a->tx_bytes - b->tx_bytes : 0;
@@ -123,6 +125,7 @@ unsigned long long sc_netdev_tx_total(const sc_netdev *d)
     unsigned long long sum = 0;
 
     for (size_t i = 0; i < d->n; i++)
-        sum += d->ifs[i].tx_bytes;
+        if (d->ifs[i].kind == SC_NETDEV_KERNEL)
+            sum += d->ifs[i].tx_bytes;
     return sum;
 }

@@ -52,7 +52,8 @@ bool sc_carrier_on_wire(const char *carrier);
 typedef struct sc_carrier_rank {
     int rank;
     char candidates[SC_CARRIER_MAX]; /* comma list of carriers the selection allowed */
-    char netns[32];                  /* its network namespace ("4026531840"), "" unknown */
+    char netns[96]; /* its network namespace and host ("4026531833@n01"): the inode alone is
+                       the same in every host's initial namespace; "" unknown */
     unsigned long long payload_sent; /* payload bytes it sent during the main loop */
     unsigned long long wire_tx;      /* bytes sent by every interface of its namespace then */
     bool bytes_known;                /* payload_sent and wire_tx were measured */

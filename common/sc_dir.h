@@ -14,4 +14,13 @@
  */
 DIR *sc_dir_openat(int dirfd, const char *path, int flags);
 
+/*
+ * Opens rel under the root directory rootfd (hwloc's HWLOC_FSROOT idea: "/" in production,
+ * a fake tree in tests) with openat2(RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS), so that
+ * symlinks inside the tree (/sys/class/... -> ../../devices/...) stay inside it; leading
+ * '/' of rel ignored; O_CLOEXEC added. Kernels before 5.6: plain openat, which lets an
+ * absolute symlink leave the root. Returns the descriptor or -errno.
+ */
+int sc_dir_open_in_root(int rootfd, const char *rel, int flags);
+
 #endif

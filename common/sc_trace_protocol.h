@@ -95,6 +95,11 @@
 #define SC_TRACE_TAG_IFACE_BYTES SC_TRACE_TAG "IFACE_BYTES "
 #define SC_TRACE_IFACE_BYTES(RANK, NETNS, IFACE, RX, TX)                                         \
     SC_TRACE_TAG_IFACE_BYTES "rank=" RANK " netns=" NETNS " iface=" IFACE " rx=" RX " tx=" TX
+/* Then per rank, each fabric port of its host whose own counters moved bytes over the main
+   loop (sc_netdev.h: InfiniBand "mlx5_0:1", CXI "cxi0"); the host's, whatever the namespace. */
+#define SC_TRACE_TAG_FABRIC_BYTES SC_TRACE_TAG "FABRIC_BYTES "
+#define SC_TRACE_FABRIC_BYTES(RANK, HOST, PORT, RX, TX)                                          \
+    SC_TRACE_TAG_FABRIC_BYTES "rank=" RANK " host=" HOST " port=" PORT " rx=" RX " tx=" TX
 #define SC_TRACE_TAG_TRANSPORT SC_TRACE_TAG "TRANSPORT "
 #define SC_TRACE_TRANSPORT_FIRST "transport=" /* TRANSPORT's first word */
 #define SC_TRACE_TRANSPORT(TRANSPORT, PML, BTL, MTL, PROVIDER)                                   \

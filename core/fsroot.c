@@ -1,15 +1,14 @@
 /* fsroot.c: machine files under a root directory (see sc_fsroot.h). */
 #include "sc_fsroot.h"
+#include "sc_dir.h"
 #include "sc_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 int sc_fsroot_open(sc_fsroot *root, const char *path)
@@ -43,19 +42,7 @@ void sc_fsroot_close(sc_fsroot *root)
 
 int sc_fsroot_openat(const sc_fsroot *root, const char *rel, int flags)
 {
-    struct open_how how = {.flags = (unsigned long long)(flags | O_CLOEXEC),
-                           .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
-
-    while (*rel == '/')
-        rel++;
-    long fd = syscall(SYS_openat2, root->fd, rel, &how, sizeof(how));
-    if (fd >= 0)
-        return (int)fd;
-    if (errno != ENOSYS)
-        return -errno;
-    /* Kernels before 5.6: plain openat, which lets absolute symlinks leave the root. */
-    fd = openat(root->fd, rel, flags | O_CLOEXEC);
-    return fd >= 0 ? (int)fd : -errno;
+    return sc_dir_open_in_root(root->fd, rel, flags);
 }
 
 int sc_fsroot_read(const sc_fsroot *root, const char *rel, char **out)

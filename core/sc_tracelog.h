@@ -75,6 +75,7 @@ typedef enum sc_mpi_line {
     SC_MPI_IFACE,          /* TRACE_IFACE_BYTES: one interface's bytes then */
     SC_MPI_LIBRARY,        /* TRACE_MPI_LIBRARY: a library of the MPI stack */
     SC_MPI_PARAM,          /* TRACE_MPI_PARAM: a setting that steers the transport */
+    SC_MPI_FABRIC,         /* TRACE_FABRIC_BYTES: one fabric port's bytes in the main loop */
     SC_MPI_LINES
 } sc_mpi_line;
 
@@ -150,8 +151,8 @@ bool sc_tracelog_shows(double claimed, double value, double unit);
  * mpi-pingpong's transport as run.conf records it: transport=, then transport_pml=,
  * _btl=, _mtl=, _provider= from the TRACE_TRANSPORT line, then one line per per-rank line
  * of the log, in the order of sc_mpi_line: transport_rank=, transport_refused=,
- * transport_payload=, transport_iface=, mpi_library=, mpi_param=. t may be NULL (no log):
- * transport=unknown.
+ * transport_payload=, transport_iface=, mpi_library=, mpi_param=, transport_fabric=. t may
+ * be NULL (no log): transport=unknown.
  */
 struct sc_kv;
 void sc_tracelog_transport_conf(const sc_tracelog *t, struct sc_kv *kv);

@@ -238,6 +238,7 @@ static const struct {
     [SC_MPI_IFACE] = {SC_TRACE_TAG_IFACE_BYTES, "transport_iface"},
     [SC_MPI_LIBRARY] = {SC_TRACE_TAG_MPI_LIBRARY, "mpi_library"},
     [SC_MPI_PARAM] = {SC_TRACE_TAG_MPI_PARAM, "mpi_param"},
+    [SC_MPI_FABRIC] = {SC_TRACE_TAG_FABRIC_BYTES, "transport_fabric"},
 };
 
 /* One line of the trace protocol (sc_trace_protocol.h): its tag says which. */

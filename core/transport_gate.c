@@ -11,23 +11,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The TRACE_TRANSPORT_RANK format: rank, host, candidates. */
+#define SC__RANK_FMT                                                                               \
+    SC_TRACE_AFTER_TAG(                                                                            \
+        SC_TRACE_TRANSPORT_RANK("%d", "%63s", "%127s", "%*s", "%*s", "%*s", "%*s", ""),            \
+        SC_TRACE_TAG_TRANSPORT_RANK)
+
 /* Every rank's evidence for sc_carrier_decide() from the log's lines; *n ranks. */
 static sc_carrier_rank *sc__ranks(const sc_tracelog *t, size_t *n)
 {
     const sc_text_list *tr = &t->mpi[SC_MPI_TRANSPORT_RANK];
     sc_carrier_rank *ranks = calloc(tr->n ? tr->n : 1, sizeof(*ranks));
+    char(*hosts)[64] = calloc(tr->n ? tr->n : 1, sizeof(*hosts));
 
     *n = 0;
-    for (size_t i = 0; ranks && i < tr->n; i++) {
+    for (size_t i = 0; ranks && hosts && i < tr->n; i++) {
         sc_carrier_rank *c = &ranks[*n];
-        if (sscanf(tr->items[i],
-                   SC_TRACE_AFTER_TAG(SC_TRACE_TRANSPORT_RANK("%d", "%*s", "%127s", "%*s", "%*s",
-                                                              "%*s", "%*s", ""),
-                                      SC_TRACE_TAG_TRANSPORT_RANK),
-                   &c->rank, c->candidates) == 2)
+        if (sscanf(tr->items[i], SC__RANK_FMT, &c->rank, hosts[*n], c->candidates) == 3)
             (*n)++;
     }
-    for (size_t i = 0; ranks && i < t->mpi[SC_MPI_PAYLOAD].n; i++) {
+    for (size_t i = 0; ranks && hosts && i < t->mpi[SC_MPI_PAYLOAD].n; i++) {
         int r;
         char netns[32];
         unsigned long long sent;
@@ -39,12 +42,12 @@ static sc_carrier_rank *sc__ranks(const sc_tracelog *t, size_t *n)
             continue;
         for (size_t k = 0; k < *n; k++)
             if (ranks[k].rank == r) {
-                snprintf(ranks[k].netns, sizeof(ranks[k].netns), "%s", netns);
+                snprintf(ranks[k].netns, sizeof(ranks[k].netns), "%s@%s", netns, hosts[k]);
                 ranks[k].payload_sent = sent;
                 ranks[k].bytes_known = true;
             }
     }
-    for (size_t i = 0; ranks && i < t->mpi[SC_MPI_IFACE].n; i++) {
+    for (size_t i = 0; ranks && hosts && i < t->mpi[SC_MPI_IFACE].n; i++) {
         int r;
         char netns[32], iface[32];
         unsigned long long rx, tx;
@@ -53,10 +56,13 @@ static sc_carrier_rank *sc__ranks(const sc_tracelog *t, size_t *n)
                                       SC_TRACE_TAG_IFACE_BYTES),
                    &r, netns, iface, &rx, &tx) != 5)
             continue;
+        size_t len = strlen(netns);
         for (size_t k = 0; k < *n; k++)
-            if (ranks[k].rank == r && !strcmp(ranks[k].netns, netns))
+            if (ranks[k].rank == r && !strncmp(ranks[k].netns, netns, len) &&
+                ranks[k].netns[len] == '@')
                 ranks[k].wire_tx += tx;
     }
+    free(hosts);
     return ranks;
 }
 
@@ -232,12 +238,88 @@ typedef struct sc__iface_sum {
     unsigned long long tx;
 } sc__iface_sum;
 
+/* tx more bytes through name in sums (n of them); returns the new n. */
+static size_t sc__iface_add(sc__iface_sum *sums, size_t n, const char *name, unsigned long long tx)
+{
+    size_t k = 0;
+
+    while (k < n && strcmp(sums[k].name, name) != 0)
+        k++;
+    if (k == n && n == SC__IFACES_MAX)
+        return n;
+    if (k == n) {
+        snprintf(sums[n].name, sizeof(sums[0].name), "%s", name);
+        sums[n++].tx = 0;
+    }
+    sums[k].tx += tx;
+    return n;
+}
+
+/* The TRACE_FABRIC_BYTES format: rank, host, port, rx, tx. */
+#define SC__FABRIC_FMT                                                                             \
+    SC_TRACE_AFTER_TAG(SC_TRACE_FABRIC_BYTES("%d", "%63s", "%31s", "%llu", "%llu"),                \
+                       SC_TRACE_TAG_FABRIC_BYTES)
+
+/* One counter read around the main loop: where ("<netns>@<host>" for an interface of a
+   namespace, "<host>" for a fabric port), its name, the bytes it sent. */
+typedef struct sc__counted {
+    char where[96], name[32];
+    unsigned long long tx;
+} sc__counted;
+
+/* The host of rank r among the TRACE_TRANSPORT_RANK lines' ranks (hosts: n of them, parsed
+   once by sc__ranks()' format), "" when none. */
+static const char *sc__host_of(const sc_carrier_rank *ranks, char (*hosts)[64], size_t n, int r)
+{
+    for (size_t k = 0; k < n; k++)
+        if (ranks[k].rank == r)
+            return hosts[k];
+    return "";
+}
+
+/* Every interface and fabric port line of t as counters, into c (room for all); returns
+   how many. */
+static size_t sc__counters(const sc_tracelog *t, sc__counted *c)
+{
+    const sc_text_list *tr = &t->mpi[SC_MPI_TRANSPORT_RANK], *ifs = &t->mpi[SC_MPI_IFACE];
+    const sc_text_list *fl = &t->mpi[SC_MPI_FABRIC];
+    sc_carrier_rank *ranks = calloc(tr->n ? tr->n : 1, sizeof(*ranks));
+    char(*hosts)[64] = calloc(tr->n ? tr->n : 1, sizeof(*hosts));
+    size_t nr = 0, n = 0;
+
+    for (size_t i = 0; ranks && hosts && i < tr->n; i++)
+        if (sscanf(tr->items[i], SC__RANK_FMT, &ranks[nr].rank, hosts[nr], ranks[nr].candidates) ==
+            3)
+            nr++;
+    for (size_t i = 0; ranks && hosts && i < ifs->n; i++) {
+        int r;
+        char netns[32];
+        unsigned long long rx;
+        if (sscanf(ifs->items[i],
+                   SC_TRACE_AFTER_TAG(SC_TRACE_IFACE_BYTES("%d", "%31s", "%31s", "%llu", "%llu"),
+                                      SC_TRACE_TAG_IFACE_BYTES),
+                   &r, netns, c[n].name, &rx, &c[n].tx) != 5)
+            continue;
+        snprintf(c[n].where, sizeof(c[n].where), "%s@%s", netns, sc__host_of(ranks, hosts, nr, r));
+        n++;
+    }
+    for (size_t i = 0; i < fl->n; i++) {
+        int r;
+        unsigned long long rx;
+        if (sscanf(fl->items[i], SC__FABRIC_FMT, &r, c[n].where, c[n].name, &rx, &c[n].tx) == 5)
+            n++;
+    }
+    free(ranks);
+    free(hosts);
+    return n;
+}
+
 /* The bytes each interface sent in the main loop, each namespace's counters once (ranks in
-   one namespace read the same ones): into sums (returns how many), and the payload every
-   rank sent into *payload. */
+   one namespace of one host read the same ones), then each fabric port's: into sums
+   (returns how many), and the payload every rank sent into *payload. */
 static size_t sc__iface_sums(const sc_tracelog *t, sc__iface_sum *sums, unsigned long long *payload)
 {
-    const sc_text_list *ifs = &t->mpi[SC_MPI_IFACE], *pl = &t->mpi[SC_MPI_PAYLOAD];
+    const sc_text_list *pl = &t->mpi[SC_MPI_PAYLOAD];
     size_t n = 0;
 
     *payload = 0;
@@ -252,38 +334,17 @@ static size_t sc__iface_sums(const sc_tracelog *t, sc__iface_sum *sums, unsigned
                    &r, netns, &sent, &dropped) == 4)
             *payload += sent;
     }
-    for (size_t i = 0; i < ifs->n; i++) {
-        int r;
-        char netns[32], iface[32];
-        unsigned long long rx, tx;
+    sc__counted *c = calloc(t->mpi[SC_MPI_IFACE].n + t->mpi[SC_MPI_FABRIC].n + 1, sizeof(*c));
+    size_t nc = c ? sc__counters(t, c) : 0;
+
+    for (size_t i = 0; i < nc; i++) {
         bool seen = false;
-        if (sscanf(ifs->items[i],
-                   SC_TRACE_AFTER_TAG(SC_TRACE_IFACE_BYTES("%d", "%31s", "%31s", "%llu", "%llu"),
-                                      SC_TRACE_TAG_IFACE_BYTES),
-                   &r, netns, iface, &rx, &tx) != 5)
-            continue;
-        for (size_t j = 0; j < i && !seen; j++) { /* this namespace's interface read before */
-            int r2;
-            char ns2[32], if2[32];
-            unsigned long long rx2, tx2;
-            seen = sscanf(ifs->items[j],
-                          SC_TRACE_AFTER_TAG(
-                              SC_TRACE_IFACE_BYTES("%d", "%31s", "%31s", "%llu", "%llu"),
-                              SC_TRACE_TAG_IFACE_BYTES),
-                          &r2, ns2, if2, &rx2, &tx2) == 5 &&
-                   !strcmp(ns2, netns) && !strcmp(if2, iface);
-        }
-        size_t k = 0;
-        while (!seen && k < n && strcmp(sums[k].name, iface) != 0)
-            k++;
-        if (seen || (k == n && n == SC__IFACES_MAX))
-            continue;
-        if (k == n) {
-            snprintf(sums[n].name, sizeof(sums[0].name), "%s", iface);
-            sums[n++].tx = 0;
-        }
-        sums[k].tx += tx;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(c[j].where, c[i].where) && !strcmp(c[j].name, c[i].name);
+        if (!seen)
+            n = sc__iface_add(sums, n, c[i].name, c[i].tx);
     }
+    free(c);
     return n;
 }
 

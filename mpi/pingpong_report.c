@@ -118,6 +118,10 @@ static json_object *scm__bytes(const struct scm_bytes *b)
         json_object *one = json_object_new_object();
         json_object_object_add(one, "rx", json_object_new_int64((int64_t)f->rx_bytes));
         json_object_object_add(one, "tx", json_object_new_int64((int64_t)f->tx_bytes));
+        scm__add_str(one, "counted_by",
+                     f->kind == SC_NETDEV_IB    ? "infiniband"
+                     : f->kind == SC_NETDEV_CXI ? "cxi"
+                                                : "netdev");
         json_object_object_add(ifs, f->name, one);
     }
     json_object_object_add(o, "interfaces", ifs);

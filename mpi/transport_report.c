@@ -11,9 +11,11 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A field of a trace line is one word: blanks and control characters become '?'. */
 static const char *scm__word(const char *s, char *buf, size_t len)
@@ -135,9 +137,24 @@ int scm_transport_log(const struct scm_probe *p, const struct scm_transport *min
     return rc;
 }
 
+/* This rank's interfaces and its host's fabric ports now, the ports under the sysroot the
+   plugin names (STREAMCARD_SYSROOT; "/" without it). Returns 0 or -errno. */
+static int scm__bytes_read(sc_netdev *out)
+{
+    const char *sysroot = getenv("STREAMCARD_SYSROOT");
+    int rc = sc_netdev_read(out);
+    int root = open(sysroot && *sysroot ? sysroot : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+    if (rc == 0 && root >= 0)
+        sc_netdev_read_fabric(root, out);
+    if (root >= 0)
+        close(root);
+    return rc;
+}
+
 int scm_bytes_begin(sc_netdev *before)
 {
-    return sc_netdev_read(before);
+    return scm__bytes_read(before);
 }
 
 void scm_bytes_end(const sc_netdev *before, int rc, unsigned long long payload_sent,
@@ -147,13 +164,15 @@ void scm_bytes_end(const sc_netdev *before, int rc, unsigned long long payload_s
 
     memset(b, 0, sizeof(*b));
     b->payload_sent = payload_sent;
-    if (rc == 0 && sc_netdev_read(&after) == 0) {
+    if (rc == 0 && scm__bytes_read(&after) == 0) {
         sc_netdev_delta(before, &after, &b->delta);
         b->known = 1;
     }
 }
 
-static void scm__print_bytes(int rank, const struct scm_bytes *b)
+/* One rank's byte lines: its payload, its namespace's interfaces (loopback always), its
+   host's fabric ports that moved bytes. */
+static void scm__print_bytes(int rank, const char *host, const struct scm_bytes *b)
 {
     const sc_netdev *d = &b->delta;
 
@@ -163,9 +182,15 @@ static void scm__print_bytes(int rank, const struct scm_bytes *b)
            d->netns[0] ? d->netns : "-", b->payload_sent, d->dropped);
     for (size_t i = 0; i < d->n; i++) {
         const sc_netdev_if *f = &d->ifs[i];
-        if (f->rx_bytes || f->tx_bytes || !strcmp(f->name, "lo"))
+        if (f->kind == SC_NETDEV_KERNEL && (f->rx_bytes || f->tx_bytes || !strcmp(f->name, "lo")))
             printf(SC_TRACE_IFACE_BYTES("%d", "%s", "%s", "%llu", "%llu") "\n", rank,
                    d->netns[0] ? d->netns : "-", f->name, f->rx_bytes, f->tx_bytes);
+    }
+    for (size_t i = 0; i < d->n; i++) {
+        const sc_netdev_if *f = &d->ifs[i];
+        if (f->kind != SC_NETDEV_KERNEL && (f->rx_bytes || f->tx_bytes))
+            printf(SC_TRACE_FABRIC_BYTES("%d", "%s", "%s", "%llu", "%llu") "\n", rank,
+                   host[0] ? host : "-", f->name, f->rx_bytes, f->tx_bytes);
     }
 }
 
@@ -188,11 +213,11 @@ int scm_transport_decide(const struct scm_transport *all, const struct scm_bytes
         sc_carrier_rank *c = &ranks[r];
         c->rank = r;
         snprintf(c->candidates, sizeof(c->candidates), "%s", all[r].candidates);
-        snprintf(c->netns, sizeof(c->netns), "%s", bytes[r].delta.netns);
+        snprintf(c->netns, sizeof(c->netns), "%s@%s", bytes[r].delta.netns, all[r].host);
         c->payload_sent = bytes[r].payload_sent;
         c->wire_tx = sc_netdev_tx_total(&bytes[r].delta);
         c->bytes_known = bytes[r].known != 0;
-        scm__print_bytes(r, &bytes[r]);
+        scm__print_bytes(r, all[r].host, &bytes[r]);
     }
     sc_carrier_decide(ranks, (size_t)size, agreed, len, note, notelen);
     free(ranks);

@@ -117,6 +117,12 @@ lc_slurmd_log() { printf '%s/slurmd-%s.log\n' "$LC_LOG" "$1"; }
 #   netns sc<P>-scn1: eth0 10.213.X.11 --veth-- scn1 +  (ports head, scn1, scn2, ...)
 #   netns sc<P>-scn2: eth0 10.213.X.12 --veth-- scn2 +
 #
+# With --second-net, a second network between the nodes only (no head link: Slurm's own
+# traffic stays on the first), on subnet 10.214.X.0/24:
+#
+#   netns sc<P>-scn1: eth1 10.214.X.11 --veth-- scn1-eth1 +  netns sc<P>-switch: bridge br1
+#   netns sc<P>-scn2: eth1 10.214.X.12 --veth-- scn2-eth1 +
+#
 # The bridge lives in a namespace of the cluster's own; the root namespace gets exactly
 # one interface (sc<P>-head, holding the head address) and its connected /24 route, so
 # slurmctld and every client command stay in the root namespace and need no wrapper.
@@ -139,6 +145,12 @@ lc_net_vars() {
 	LC_NET_SWITCH_NS=$LC_NET_TAG-switch  # the namespace holding the bridge
 	LC_NET_BRIDGE=br0
 	LC_NET_NODE_IF=eth0                  # a node's interface, inside its namespace
+	# The second network (up --second-net): node i at $LC_NET2_PREFIX.<10+i> on its eth1.
+	LC_NET2_PREFIX=10.214.$((((port - 16817) % 256 + 256) % 256))
+	LC_NET2_SUBNET=$LC_NET2_PREFIX.0/24
+	LC_NET2_BRIDGE=br1                   # in the switch namespace too
+	LC_NET2_NODE_IF=eth1
+	LC_NET2_PORT_SUFFIX=-eth1            # scn1-eth1: node scn1's port of br1 (<= 15 chars)
 }
 
 # lc_node_table N SLURMD_PORT CTLD_PORT: prints one line per node: NAME ADDRESS PORT, plus

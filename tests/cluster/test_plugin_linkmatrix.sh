@@ -76,29 +76,34 @@ PY
 	echo "$b"
 }
 
-# One node slowed: every pair of scn3's is slow; scn3 is to drain, no link is named.
-in_node scn3 tc qdisc add dev eth0 root tbf rate 4mbit burst 16kb latency 400ms
-B=$(run_matrix "node scn3 at 4 Mbit/s")
-in_node scn3 tc qdisc del dev eth0 root
-as_user "$SC" health "$B" >"$WORK/health.out" 2>&1 && fail "health found nothing: $(cat "$WORK/health.out")"
-note "health: $(cat "$WORK/health.out")"
-grep -q "^drain scn3: .*bw_64KiB " "$WORK/health.out" || fail "scn3 not named: $(cat "$WORK/health.out")"
-if grep "bw_64KiB" "$WORK/health.out" | grep -v "^drain scn3: " >/dev/null; then
-	fail "more than scn3 named for its bandwidth: $(cat "$WORK/health.out")"
-fi
+# shaped WHAT NODE NAMED TC...: the matrix measured while NODE's eth0 is shaped by the tc
+# commands TC (each one string of tc's arguments), the shaping removed again; then health
+# must name NAMED (the start of its line: "drain scn3: ", "link scn1 scn2: ") for the
+# bandwidth, and nothing else for it.
+shaped() {
+	local what=$1 node=$2 named=$3 cmd b
+	shift 3
+	for cmd in "$@"; do
+		# shellcheck disable=SC2086 # one tc command, split into its words
+		in_node "$node" tc $cmd || fail "$what: tc $cmd"
+	done
+	b=$(run_matrix "$what")
+	in_node "$node" tc qdisc del dev eth0 root
+	as_user "$SC" health "$b" >"$WORK/health.out" 2>&1 && fail "$what: health found nothing: $(cat "$WORK/health.out")"
+	note "health: $(cat "$WORK/health.out")"
+	grep -q "^$named.*bw_64KiB " "$WORK/health.out" || fail "$what: ${named%: } not named: $(cat "$WORK/health.out")"
+	if grep "bw_64KiB" "$WORK/health.out" | grep -v "^$named" >/dev/null; then
+		fail "$what: more than ${named%: } named for its bandwidth: $(cat "$WORK/health.out")"
+	fi
+}
 
+# One node slowed: every pair of scn3's is slow; scn3 is to drain, no link is named.
+shaped "node scn3 at 4 Mbit/s" scn3 "drain scn3: " \
+	"qdisc add dev eth0 root tbf rate 4mbit burst 16kb latency 400ms"
 # One link slowed: scn1 -> scn2 only (htb, u32 on scn2's address); the link is named.
-a2=$(addr_of scn2)
-in_node scn1 tc qdisc add dev eth0 root handle 1: htb default 20
-in_node scn1 tc class add dev eth0 parent 1: classid 1:10 htb rate 4mbit burst 16kb
-in_node scn1 tc class add dev eth0 parent 1: classid 1:20 htb rate 10gbit
-in_node scn1 tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dst "$a2/32" flowid 1:10
-B=$(run_matrix "link scn1-scn2 at 4 Mbit/s")
-in_node scn1 tc qdisc del dev eth0 root
-as_user "$SC" health "$B" >"$WORK/health.out" 2>&1 && fail "health found nothing: $(cat "$WORK/health.out")"
-note "health: $(cat "$WORK/health.out")"
-grep -q "^link scn1 scn2: .*bw_64KiB " "$WORK/health.out" || fail "the link not named: $(cat "$WORK/health.out")"
-if grep "bw_64KiB" "$WORK/health.out" | grep -v "^link scn1 scn2: " >/dev/null; then
-	fail "more than the link named for its bandwidth: $(cat "$WORK/health.out")"
-fi
+shaped "link scn1-scn2 at 4 Mbit/s" scn1 "link scn1 scn2: " \
+	"qdisc add dev eth0 root handle 1: htb default 20" \
+	"class add dev eth0 parent 1: classid 1:10 htb rate 4mbit burst 16kb" \
+	"class add dev eth0 parent 1: classid 1:20 htb rate 10gbit" \
+	"filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dst $(addr_of scn2)/32 flowid 1:10"
 echo "PASS $TEST_NAME"

@@ -5,7 +5,8 @@
  * expected carriers; UCX's TCP lanes under a card expecting shared memory; the Slingshot
  * fall-back, whose failure quotes the first reason cxi was refused (or, when no line names cxi, the
  * first refusal ofi reported); no evidence, a run the ranks disagree on, a workload line that
- * contradicts its own evidence.
+ * contradicts its own evidence. expect: interface: with fabric ports' counters (InfiniBand,
+ * CXI) beside the kernel's interfaces, the 90% rule naming them.
  */
 #include "card_util.h"
 #include "sc_card.h"
@@ -100,26 +101,96 @@ static const transport_case cases[] = {
      "and no byte counts of the main loop"},
 };
 
+/* One case: a card with the expect: block's lines (NULL: none), the gate on its log. */
+static void check_case(const transport_case *c, const char *expect_lines)
+{
+    char yaml[256];
+    sc_gates g;
+
+    snprintf(yaml, sizeof(yaml),
+             "version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n%s%s",
+             expect_lines ? "  expect:\n" : "", expect_lines ? expect_lines : "");
+    sc_card *card = sc_test_card(yaml);
+    SC_CHECK_MSG(card, "%s: the card does not parse", c->name);
+    if (!card)
+        return;
+    sc_evidence ev = {.log = c->log, .exit_known = true};
+    SC_CHECK_INT_EQ(sc_gates_evaluate(card, &ev, &g), 0);
+    const sc_gate *t = &g.g[SC_GATE_TRANSPORT];
+    SC_CHECK_MSG(t->state == c->state && strstr(t->note, c->note),
+                 "%s: state %d note \"%s\", want %d with \"%s\"", c->name, t->state, t->note,
+                 c->state, c->note);
+    sc_card_free(card);
+}
+
 static void test_cases(void)
 {
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        const transport_case *c = &cases[i];
-        char yaml[256];
-        snprintf(yaml, sizeof(yaml),
-                 "version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n%s%s%s",
-                 c->expect ? "  expect:\n    transport: " : "", c->expect ? c->expect : "",
-                 c->expect ? "\n" : "");
-        sc_card *card = sc_test_card(yaml);
-        SC_CHECK_MSG(card, "%s: the card does not parse", c->name);
-        sc_evidence ev = {.log = c->log, .exit_known = true};
-        sc_gates g;
-        SC_CHECK_INT_EQ(sc_gates_evaluate(card, &ev, &g), 0);
-        const sc_gate *t = &g.g[SC_GATE_TRANSPORT];
-        SC_CHECK_MSG(t->state == c->state && strstr(t->note, c->note),
-                     "%s: state %d note \"%s\", want %d with \"%s\"", c->name, t->state, t->note,
-                     c->state, c->note);
-        sc_card_free(card);
+        char lines[128];
+        snprintf(lines, sizeof(lines), "    transport: %s\n",
+                 cases[i].expect ? cases[i].expect : "");
+        check_case(&cases[i], cases[i].expect ? lines : NULL);
     }
+}
+
+#define FABRIC(r, host, port, tx)                                                                  \
+    "TRACE_FABRIC_BYTES rank=" r " host=" host " port=" port " rx=" tx " tx=" tx "\n"
+/* Two nodes over InfiniBand verbs: loopback saw next to nothing, the HCA ports the payload. */
+#define IB_RUN                                                                                     \
+    RANKH("0", "n01", "openib")                                                                    \
+    RANKH("1", "n02", "openib") PAY("0", "13000000") LO("0", "1200") PAY("1", "13000000")          \
+        LO("1", "1200") FABRIC("0", "n01", "mlx5_0:1", "13000800")                                 \
+            FABRIC("1", "n02", "mlx5_0:1", "13000900") TRANSPORT("openib")
+
+/* Rank r on host h, and its namespace's eth0: each host's initial namespace has the same
+   inode, so only the host tells two nodes' counters apart. */
+#define RANKH(r, h, cand)                                                                          \
+    "TRACE_TRANSPORT_RANK rank=" r " host=" h " candidates=" cand " pml=ob1 btl=x mtl=none "       \
+    "provider=none fi_info=" FI "\n"
+#define ETH0(r, tx) "TRACE_IFACE_BYTES rank=" r " netns=4026531840 iface=eth0 rx=" tx " tx=" tx "\n"
+#define TWO_HOSTS(cand)                                                                            \
+    RANKH("0", "n01", cand)                                                                        \
+    RANKH("1", "n02", cand)                                                                        \
+    PAY("0", "13000000") ETH0("0", "13100000") PAY("1", "13000000") ETH0("1", "13100000")
+
+/* expect: the card's expect: lines. */
+static const transport_case iface_cases[] = {
+    {"the HCA port carried it", "    interface: mlx5_0:1\n", IB_RUN, SC_GATE_OK,
+     "interface mlx5_0:1 carried the 26000000 payload bytes: 2400 bytes through lo, 26001700 "
+     "through mlx5_0:1"},
+    {"a card that expects the Ethernet NIC", "    interface: eth0\n", IB_RUN, SC_GATE_FAIL,
+     "expected interface eth0 to carry 90% of the 26000000 payload bytes, it sent 0: 2400 bytes "
+     "through lo, 26001700 through mlx5_0:1"},
+    {"two ranks of one host read one port once", "    interface: mlx5_0:1\n",
+     TWO("openib") PAY("0", "13000000") LO("0", "0") PAY("1", "13000000")
+         FABRIC("0", "n01", "mlx5_0:1", "13000800") FABRIC("1", "n01", "mlx5_0:1", "13000800")
+             TRANSPORT("openib"),
+     SC_GATE_FAIL, "it sent 13000800: 0 bytes through lo, 13000800 through mlx5_0:1"},
+    {"Slingshot's NIC", "    interface: cxi0\n",
+     TWO("ofi:cxi") PAY("0", "13000000") LO("0", "0") PAY("1", "13000000") LO("1", "0")
+         FABRIC("0", "n01", "cxi0", "13500000") FABRIC("1", "n02", "cxi0", "13500000")
+             TRANSPORT("ofi:cxi"),
+     SC_GATE_OK,
+     "interface cxi0 carried the 26000000 payload bytes: 0 bytes through lo, 27000000 "
+     "through cxi0"},
+    {"two nodes, one inode: each node's eth0 counted", "    interface: eth0\n",
+     TWO_HOSTS("tcp") TRANSPORT("tcp"), SC_GATE_OK,
+     "interface eth0 carried the 26000000 payload bytes: 26200000 bytes through eth0"},
+    {"two nodes, one inode: the bytes decide per node", "    transport: tcp\n",
+     TWO_HOSTS("tcp,shm") TRANSPORT("tcp"), SC_GATE_OK, "transport tcp as expected"},
+    /* The fabric's bytes are not the kernel's: shm against tcp is still decided by lo. */
+    {"fabric bytes do not make tcp the carrier", "    transport: shm\n    interface: lo\n",
+     TWO("tcp,shm") PAY("0", "13000000") LO("0", "16600") PAY("1", "13000000") LO("1", "16600")
+         FABRIC("0", "n01", "mlx5_0:1", "13000800") TRANSPORT("shm"),
+     SC_GATE_FAIL,
+     "expected interface lo to carry 90% of the 26000000 payload bytes, it sent "
+     "16600"},
+};
+
+static void test_interface(void)
+{
+    for (size_t i = 0; i < sizeof(iface_cases) / sizeof(iface_cases[0]); i++)
+        check_case(&iface_cases[i], iface_cases[i].expect);
 }
 
 /* A carrier decided elsewhere (the evidence's transport) replaces the log's decision. */
@@ -141,5 +212,6 @@ int main(void)
 {
     SC_TEST_RUN(test_cases);
     SC_TEST_RUN(test_decided_elsewhere);
+    SC_TEST_RUN(test_interface);
     return SC_TEST_RESULT();
 }

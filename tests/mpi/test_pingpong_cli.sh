@@ -2,7 +2,8 @@
 # test_pingpong_cli.sh: streamcard-pingpong as the wrapper sees it, two ranks under mpirun
 # on this machine: its exit codes, trace lines, IMB table, verdict, JSON, the transport it
 # reports under the default selection and with Open MPI forced onto TCP, the test-only
-# faults, and the readiness handshake guard. No timing assertions.
+# faults, and the readiness handshake guard. The ofi and ucx cases skip only when Open MPI
+# says their PML cannot be selected here. No timing assertions.
 #
 # usage: test_pingpong_cli.sh BINARY MPIEXEC CASE
 # One ctest test per CASE (tests/mpi/CMakeLists.txt). SC_PYTHON3 parses the JSON.
@@ -34,6 +35,18 @@ mpirun2() {
 }
 
 has() { grep -qx -- "$1" "$TMP/out" || fail "no line: $1"; }
+
+# skip_unless_started PML WHAT: after mpirun2 under a forced PML, skips only when the library
+# said that PML cannot be selected here (Open MPI's pml_base_select.c: "PML cm cannot be
+# selected", a fabric this node lacks); any other failure (a crash, a hang's kill) fails.
+skip_unless_started() {
+    [ "$RC" -eq 0 ] && return 0
+    if grep -q "PML $1 cannot be selected" "$TMP/err" "$TMP/out"; then
+        echo "SKIP: $2 cannot be selected here (exit $RC)"
+        exit 77
+    fi
+    fail "$2: exit $RC, and the library did not say PML $1 cannot be selected: $(tail -n 5 "$TMP/err")"
+}
 
 # check_good SIZES: a validated run: protocol lines in order, one row per size.
 check_good() {
@@ -182,7 +195,7 @@ EOF
     ;;
 ofi) # the OFI MTL when this node's libfabric offers a provider it accepts (else skipped)
     OMPI_MCA_pml=cm OMPI_MCA_mtl=ofi mpirun2 --max-bytes 4096 --iterations 20
-    [ "$RC" -eq 0 ] || { echo "SKIP: the OFI MTL did not start here (exit $RC)"; exit 77; }
+    skip_unless_started cm "the OFI MTL"
     prov=$(sed -n 's/.*mtl:ofi:prov: \([^; ]*\).*/\1/p' "$TMP/err" | head -n 1)
     [ -n "$prov" ] || fail "no mtl:ofi:prov line from the library"
     transport_is "ofi:$prov" "ofi:$prov"
@@ -199,7 +212,7 @@ ofi) # the OFI MTL when this node's libfabric offers a provider it accepts (else
 ucx) # pml ucx: UCX's own lanes name the carrier (skipped when pml ucx cannot start here)
     export OMPI_MCA_pml=ucx OMPI_MCA_pml_ucx_tls=any OMPI_MCA_pml_ucx_devices=any
     UCX_TLS=tcp,self mpirun2 --max-bytes 4096 --iterations 20
-    [ "$RC" -eq 0 ] || { echo "SKIP: pml ucx did not start here (exit $RC)"; exit 77; }
+    skip_unless_started ucx "pml ucx"
     transport_is ucx:tcp ucx:tcp
     grep -q 'UCX  INFO' "$TMP/out" && fail "UCX's INFO lines, asked for by the probe, were forwarded"
     grep -q '^TRACE_MPI_LIBRARY rank=0 name=libucp loaded=yes sha256=[0-9a-f]\{64\} path=[^ ]* version=[0-9]' \
