@@ -626,6 +626,7 @@ int sc_record_finish(sc_execution *x)
     sc_results_run *rr = calloc(n + 1, sizeof(*rr));
     if (!runs || !each || !rr)
         rc = -ENOMEM;
+    sc_record_build_check(x, n);
     sc_platform_files_read(&x->b, &p);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         rc = sc__finish_run(x, i, &p, &runs[i]);
