@@ -10,14 +10,15 @@
 #            run.conf, SHA256SUMS)
 #   build-info  the --build-info child's execve -> exit, and how long streamcard waited for it
 # then the medians, and perf's CPU time per process and library (where the CPU goes).
+# --tmp DIR: where the bundles go (default /tmp; a tmpfs takes the file system's cost out).
 # A benchmark, not a test: it asserts nothing and is not run by ctest.
 #
 # usage: tests/bench/run_breakdown.sh [--bin DIR] [--threads N] [--rounds R] [--nb N] [--nq N]
-#                                     [--no-perf]
+#                                     [--tmp DIR] [--no-perf]
 set -euo pipefail
 
 BIN="$(cd "$(dirname "$0")/../.." && pwd)/build/bin"
-THREADS=2 ROUNDS=7 NB=1000 NQ=1 PERF=1
+THREADS=2 ROUNDS=7 NB=1000 NQ=1 PERF=1 TMP=/tmp
 while [ $# -gt 0 ]; do
     case $1 in
     --bin) BIN=$2; shift 2 ;;
@@ -26,7 +27,8 @@ while [ $# -gt 0 ]; do
     --nb) NB=$2; shift 2 ;;
     --nq) NQ=$2; shift 2 ;;
     --no-perf) PERF=0; shift ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    --tmp) TMP=$2; shift 2 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "run_breakdown: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -34,7 +36,7 @@ done
     echo "run_breakdown: build first (cmake --build build); looked in $BIN" >&2; exit 2; }
 command -v strace >/dev/null || { echo "run_breakdown: needs strace" >&2; exit 2; }
 
-WORK=$(mktemp -d /tmp/streamcard-bench.XXXXXX)
+WORK=$(mktemp -d "$TMP/streamcard-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 CPUS="0-$((THREADS - 1))"
 RUN=("$BIN/streamcard" run --workload ipsearch --cpu-list "$CPUS" --threads "$THREADS"
