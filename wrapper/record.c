@@ -60,7 +60,8 @@ void sc_record_caches(sc_execution *x)
 
     if (x->plan->card->workload != SC_WORKLOAD_STREAM)
         return;
-    int rc = sc_caches_llc(x->plan->card->cpus, &llc);
+    hwloc_topology_t topo = sc_topology_get(x->plan->opts->topology);
+    int rc = topo ? sc_caches_llc(topo, x->plan->card->cpus, &llc) : -errno;
     if (rc < 0)
         fprintf(stderr,
                 "streamcard: the last-level caches of cpu_list are unknown (hwloc: %s); "
