@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
     --nq) NQ=$2; shift 2 ;;
     --no-perf) PERF=0; shift ;;
     --tmp) TMP=$2; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "run_breakdown: unknown option $1" >&2; exit 2 ;;
     esac
 done

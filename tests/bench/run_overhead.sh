@@ -34,7 +34,7 @@ while [ $# -gt 0 ]; do
     --nb) NB=$2; shift 2 ;;
     --nq) NQ=$2; shift 2 ;;
     --tmp) TMP=$2; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "run_overhead: unknown option $1" >&2; exit 2 ;;
     esac
 done
