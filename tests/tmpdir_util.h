@@ -5,15 +5,10 @@
 #ifndef SC_TEST_TMPDIR_UTIL_H
 #define SC_TEST_TMPDIR_UTIL_H
 
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include "sc_file.h"
 
 /* Creates /tmp/<prefix>-XXXXXX (prefix starting "sc-"); its malloc'd path, or NULL. */
 static inline char *sc_test_tmpdir(const char *prefix)
@@ -35,20 +30,6 @@ static inline void sc_test_rmtree(char *dir)
             fprintf(stderr, "warning: could not remove %s\n", dir);
     }
     free(dir);
-}
-
-/* Writes text as the whole of path (created 0644, or rewritten in place: same inode).
-   0 or -errno. */
-static inline int sc_test_write_file(const char *path, const char *text)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-    if (fd < 0)
-        return -errno;
-    int rc = sc_file_write_all(fd, text, strlen(text));
-    if (close(fd) < 0 && rc == 0)
-        rc = -errno;
-    return rc;
 }
 
 #endif

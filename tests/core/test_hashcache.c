@@ -8,6 +8,7 @@
 #include "sc_hashcache.h"
 #include "sc_test.h"
 #include "tmpdir_util.h"
+#include "write_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
