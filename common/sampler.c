@@ -28,6 +28,7 @@ typedef struct sc__reading {
     pid_t tid, pid, ppid;
     unsigned long long start; /* starttime: tells a reused tid from the task it was */
     unsigned long long ticks; /* utime + stime */
+    long threads;             /* num_threads: the process's thread count */
     int cpu;                  /* the CPU it last ran on */
     char state;
     char comm[16];
@@ -136,7 +137,13 @@ void sc_sampler_free(sc_sampler *s)
     free(s);
 }
 
-/* Reads a small file under dirfd into buf (NUL-terminated). Length, or -errno. */
+/*
+ * Reads a small file under dirfd into buf (NUL-terminated). Length, or -errno. A read that
+ * leaves room in buf is the whole file: a /proc file of one record comes in one read, and
+ * so does a small regular file (a read returns less than asked only at its end), which
+ * saves the second read that would return 0 for each of the hundreds of tasks a sample
+ * reads.
+ */
 static ssize_t sc__read_at(int dirfd, const char *rel, char *buf, size_t len)
 {
     int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -153,9 +160,9 @@ static ssize_t sc__read_at(int dirfd, const char *rel, char *buf, size_t len)
             close(fd);
             return err;
         }
-        if (n == 0)
-            break;
         used += (size_t)n;
+        if (n == 0 || used + 1 < len)
+            break;
     }
     close(fd);
     buf[used] = '\0';
@@ -191,6 +198,7 @@ static int sc__parse_stat(const char *text, sc__reading *r)
     }
     r->ppid = (pid_t)f[4];
     r->ticks = f[14] + f[15];
+    r->threads = (long)f[20];
     r->start = f[22];
     r->cpu = (int)f[39];
     return 0;
@@ -251,35 +259,62 @@ static sc__task *sc__task_of(sc_sampler *s, const sc__reading *r, bool *is_new)
     return t;
 }
 
-/* Appends the readings of every task of process pid. */
+/* Appends r to the readings. 0 or -ENOMEM. */
+static int sc__add_reading(const sc__reading *r, sc__reading **rd, size_t *n, size_t *cap)
+{
+    if (*n == *cap) {
+        size_t grow = *cap ? *cap * 2 : 512;
+        sc__reading *g = realloc(*rd, grow * sizeof(*g));
+        if (!g)
+            return -ENOMEM;
+        *rd = g;
+        *cap = grow;
+    }
+    (*rd)[(*n)++] = *r;
+    return 0;
+}
+
+/* Reads the task tid's stat at rel (relative to dirfd) into r: 0, or -1 when it is gone or
+   unreadable. */
+static int sc__read_stat(int dirfd, const char *rel, pid_t pid, pid_t tid, sc__reading *r)
+{
+    char buf[1024];
+
+    memset(r, 0, sizeof(*r));
+    r->tid = tid;
+    r->pid = pid;
+    return sc__read_at(dirfd, rel, buf, sizeof(buf)) > 0 && sc__parse_stat(buf, r) == 0 ? 0 : -1;
+}
+
+/*
+ * Appends the readings of every task of process pid. Its main thread's stat comes first
+ * (<pid>/task/<pid>/stat); it says how many threads the process has, and only a process of
+ * several has its task directory listed (most processes have one thread: this halves the
+ * files a sample opens).
+ */
 static int sc__read_process(int procfd, const char *pid, sc__reading **rd, size_t *n, size_t *cap)
 {
-    char rel[640], buf[1024];
+    char rel[640];
+    sc__reading r;
+    pid_t p = (pid_t)atoi(pid);
 
+    snprintf(rel, sizeof(rel), "%s/task/%s/stat", pid, pid);
+    if (sc__read_stat(procfd, rel, p, p, &r) < 0)
+        return 0; /* gone, or not readable: nothing to account */
+    int rc = sc__add_reading(&r, rd, n, cap);
+    if (rc < 0 || r.threads <= 1)
+        return rc;
     snprintf(rel, sizeof(rel), "%s/task", pid);
     DIR *dir = sc_dir_openat(procfd, rel, 0);
     if (!dir)
-        return 0; /* gone, or not readable: nothing to account */
+        return 0;
     struct dirent *de;
-    int rc = 0;
     while (rc == 0 && (de = readdir(dir))) {
-        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+        if (de->d_name[0] < '0' || de->d_name[0] > '9' || !strcmp(de->d_name, pid))
             continue;
-        snprintf(rel, sizeof(rel), "%s/task/%s/stat", pid, de->d_name);
-        sc__reading r = {.tid = (pid_t)atoi(de->d_name), .pid = (pid_t)atoi(pid)};
-        if (sc__read_at(procfd, rel, buf, sizeof(buf)) <= 0 || sc__parse_stat(buf, &r) < 0)
-            continue;
-        if (*n == *cap) {
-            size_t grow = *cap ? *cap * 2 : 512;
-            sc__reading *g = realloc(*rd, grow * sizeof(*g));
-            if (!g) {
-                rc = -ENOMEM;
-                break;
-            }
-            *rd = g;
-            *cap = grow;
-        }
-        (*rd)[(*n)++] = r;
+        snprintf(rel, sizeof(rel), "%s/stat", de->d_name);
+        if (sc__read_stat(dirfd(dir), rel, p, (pid_t)atoi(de->d_name), &r) == 0)
+            rc = sc__add_reading(&r, rd, n, cap);
     }
     closedir(dir);
     return rc;

@@ -20,29 +20,21 @@ static hwloc_obj_t sc__last_cache(hwloc_obj_t pu)
     return best;
 }
 
-int sc_caches_llc(hwloc_const_bitmap_t cpus, sc_llc *out)
+int sc_caches_llc(hwloc_topology_t topo, hwloc_const_bitmap_t cpus, sc_llc *out)
 {
-    hwloc_topology_t topo;
     hwloc_obj_t *seen = NULL;
     size_t n_seen = 0;
     unsigned cpu;
     int rc = 0;
 
     memset(out, 0, sizeof(*out));
-    if (hwloc_bitmap_iszero(cpus))
+    if (!topo || hwloc_bitmap_iszero(cpus))
         return -EINVAL;
-    if (hwloc_topology_init(&topo) < 0)
-        return -ENOMEM;
-    if (hwloc_topology_load(topo) < 0) {
-        rc = errno ? -errno : -EIO;
-        goto out;
-    }
     /* An array of object pointers: sizeof(*seen) is a pointer, as meant. */
-    seen = calloc((size_t)hwloc_bitmap_weight(cpus), sizeof(*seen)); // NOLINT(bugprone-sizeof-expression)
-    if (!seen) {
-        rc = -ENOMEM;
-        goto out;
-    }
+    seen = calloc((size_t)hwloc_bitmap_weight(cpus),
+                  sizeof(*seen)); // NOLINT(bugprone-sizeof-expression)
+    if (!seen)
+        return -ENOMEM;
     hwloc_bitmap_foreach_begin(cpu, cpus)
     {
         hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo, cpu);
@@ -61,9 +53,7 @@ int sc_caches_llc(hwloc_const_bitmap_t cpus, sc_llc *out)
     hwloc_bitmap_foreach_end();
     if (!out->bytes)
         rc = -ENODATA;
-out:
     free(seen);
-    hwloc_topology_destroy(topo);
     return rc;
 }
 

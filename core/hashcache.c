@@ -1,5 +1,6 @@
 /* hashcache.c: file hashes remembered by file identity (see sc_hashcache.h). */
 #include "sc_hashcache.h"
+#include "sc_cachedir.h"
 #include "sc_file.h"
 
 #include <errno.h>
@@ -24,53 +25,6 @@ int sc_hashcache_default_dir(char *buf, size_t len)
     else
         return -ENOENT;
     return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
-/* What follows the hash on a file's line: " <dev> <ino> <size> <mtime> <ctime> <path>". */
-static int sc__key(const struct stat *st, const char *path, char *buf, size_t len)
-{
-    int n = snprintf(buf, len, " %llu %llu %llu %lld.%09ld %lld.%09ld %s",
-                     (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
-                     (unsigned long long)st->st_size, (long long)st->st_mtim.tv_sec,
-                     st->st_mtim.tv_nsec, (long long)st->st_ctim.tv_sec, st->st_ctim.tv_nsec, path);
-    return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
-/* A file or directory of the cache that we may trust: ours, and nobody else may write it. */
-static bool sc__ours(int fd, mode_t type)
-{
-    struct stat st;
-
-    return fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == type && st.st_uid == geteuid() &&
-           !(st.st_mode & (S_IWGRP | S_IWOTH)) &&
-           (type != S_IFREG || st.st_size <= (off_t)SC_HASHCACHE_MAX_BYTES);
-}
-
-static int sc__open_dir(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-
-    if (fd >= 0 && !sc__ours(fd, S_IFDIR)) {
-        close(fd);
-        return -EPERM;
-    }
-    return fd < 0 ? -errno : fd;
-}
-
-/* The cache's text, or NULL when there is none we trust. */
-static char *sc__read_cache(int dfd)
-{
-    char *text = NULL;
-    int fd = openat(dfd, SC_HASHCACHE_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-
-    if (fd < 0)
-        return NULL;
-    if (!sc__ours(fd, S_IFREG) || sc_file_read_fd(fd, SC_HASHCACHE_MAX_BYTES, &text, NULL) < 0) {
-        free(text);
-        text = NULL;
-    }
-    close(fd);
-    return text;
 }
 
 /*
@@ -115,22 +69,6 @@ static bool sc__lookup(const char *text, const char *key, char hex[SC_HASH_HEX_L
     return false;
 }
 
-/* mkdir -p for the cache directory, 0700 for what it creates. */
-static void sc__make_dirs(const char *dir)
-{
-    char buf[SC__LINE_MAX];
-
-    snprintf(buf, sizeof(buf), "%s", dir);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        (void)!mkdir(buf, 0700);
-        *p = '/';
-    }
-    (void)!mkdir(buf, 0700);
-}
-
 /*
  * The new cache: the old one's well-formed lines for other paths (the newest
  * SC_HASHCACHE_MAX_ENTRIES - 1), then this file's line; written to a temporary file and
@@ -139,8 +77,7 @@ static void sc__make_dirs(const char *dir)
 static void sc__store(int dfd, const char *old, const char *path, const char *line)
 {
     size_t cap = (old ? strlen(old) : 0) + strlen(line) + 1, used = 0, keep = 0, total = 0;
-    char *out = malloc(cap), tmp[64];
-    int fd;
+    char *out = malloc(cap);
 
     if (!out)
         return;
@@ -165,13 +102,7 @@ static void sc__store(int dfd, const char *old, const char *path, const char *li
     }
     memcpy(out + used, line, strlen(line) + 1); /* with its NUL: room was counted above */
     used += strlen(line);
-    snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", SC_HASHCACHE_FILE, (long)getpid());
-    fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd >= 0) {
-        int rc = sc_file_write_all(fd, out, used);
-        if (close(fd) < 0 || rc < 0 || renameat(dfd, tmp, dfd, SC_HASHCACHE_FILE) < 0)
-            unlinkat(dfd, tmp, 0);
-    }
+    sc_cachedir_replace(dfd, SC_HASHCACHE_FILE, out, used);
     free(out);
 }
 
@@ -186,9 +117,10 @@ int sc_hashcache_fd(const char *dir, int fd, const char *path, char hex[SC_HASH_
     if (hit)
         *hit = false;
     /* No cache for what a line cannot name or what is not a plain file. */
-    bool cacheable = dir && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !strchr(path, '\n') &&
-                     sc__key(&st, path, key, sizeof(key)) == 0;
-    if (cacheable && (dfd = sc__open_dir(dir)) >= 0 && (old = sc__read_cache(dfd)) &&
+    bool cacheable = dir && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                     sc_cachedir_identity(&st, path, key, sizeof(key)) == 0;
+    if (cacheable && (dfd = sc_cachedir_open(dir, false)) >= 0 &&
+        (old = sc_cachedir_read(dfd, SC_HASHCACHE_FILE, SC_HASHCACHE_MAX_BYTES)) &&
         sc__lookup(old, key, hex)) {
         if (hit)
             *hit = true;
@@ -201,10 +133,8 @@ int sc_hashcache_fd(const char *dir, int fd, const char *path, char hex[SC_HASH_
     }
     if ((rc = sc_hash_fd(fd, hex)) < 0 || !cacheable)
         goto out;
-    if (dfd == -ENOENT) {
-        sc__make_dirs(dir);
-        dfd = sc__open_dir(dir);
-    }
+    if (dfd == -ENOENT)
+        dfd = sc_cachedir_open(dir, true);
     if (dfd >= 0) {
         snprintf(line, sizeof(line), "v1 %s%s\n", hex, key);
         sc__store(dfd, old, path, line);

@@ -22,11 +22,13 @@ typedef struct sc_llc {
 } sc_llc;
 
 /*
- * The last-level caches of cpus on this machine, from hwloc: for each CPU the data or
- * unified cache farthest from it, each cache counted once. Returns 0, -ENODATA when hwloc
- * shows no cache above those CPUs, -EINVAL for an empty set, -ENOMEM.
+ * The last-level caches of cpus in topo (this machine's, loaded by the caller: loading one
+ * starts hwloc's plugins, which costs milliseconds, so a caller loads it once): for each CPU
+ * the data or unified cache farthest from it, each cache counted once. Returns 0, -ENODATA
+ * when hwloc shows no cache above those CPUs, -EINVAL for an empty set or no topology,
+ * -ENOMEM.
  */
-int sc_caches_llc(hwloc_const_bitmap_t cpus, sc_llc *out);
+int sc_caches_llc(hwloc_topology_t topo, hwloc_const_bitmap_t cpus, sc_llc *out);
 
 /* platform/caches.txt: key=value lines (llc_level, llc_instances, llc_bytes), malloc'd. */
 char *sc_caches_text(const sc_llc *llc);

@@ -367,14 +367,37 @@ static int sc__series_render(sc__series *s, const sc_analysis_bundle *ab, long l
     return rc;
 }
 
-/* Of two bundles that ended in the same second, the later is the one whose directory name
-   comes later: streamcard names a bundle <run name>_<date>_<time> and the next ones of that
-   second <...>_2, <...>_3 and on, so a longer name is later, then the larger. */
+/* The length of name without a "_<attempt>" that follows "_<YYYYMMDD>_<HHMMSS>", and that
+   attempt (1 when there is none). */
+static size_t sc__name_stamp(const char *name, long *attempt)
+{
+    size_t n = strlen(name), d = n;
+
+    *attempt = 1;
+    while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9')
+        d--;
+    /* digits after '_', and before them '_' + 8 digits + '_' + 6 digits */
+    if (d < n && d >= 17 && name[d - 1] == '_' && name[d - 8] == '_' && name[d - 17] == '_' &&
+        strspn(name + d - 16, "0123456789") == 8 && strspn(name + d - 7, "0123456789") == 6) {
+        *attempt = strtol(name + d, NULL, 10);
+        return d - 1;
+    }
+    return n;
+}
+
+/* Of two bundles that ended in the same second, the later is the one created later:
+   streamcard names a bundle <run name>_<date>_<time> and the next ones of that second
+   <...>_2, <...>_3 and on, so the later is the one of the later second (the same run name:
+   the same length), then of the larger attempt. */
 static bool sc__later_name(const char *a, const char *b)
 {
-    size_t la = strlen(a), lb = strlen(b);
+    long xa, xb;
+    size_t la = sc__name_stamp(a, &xa), lb = sc__name_stamp(b, &xb);
 
-    return la != lb ? la > lb : strcmp(a, b) > 0;
+    if (la != lb)
+        return la > lb;
+    int c = strncmp(a, b, la);
+    return c != 0 ? c > 0 : xa > xb;
 }
 
 /* Adds ab under labels (taken over): a new series, or the newer bundle of an existing one

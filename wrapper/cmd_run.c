@@ -217,12 +217,14 @@ out:
 }
 
 /* STREAM's array rule, said before anything runs: the stream_array gate would fail. */
-static void sc__warn_cache(const sc_card *card)
+static void sc__warn_cache(const sc_run_opts *opts, const sc_card *card)
 {
+    hwloc_topology_t topo;
     sc_llc llc;
     char *cpus;
 
-    if (card->workload != SC_WORKLOAD_STREAM || sc_caches_llc(card->cpus, &llc) < 0 ||
+    if (card->workload != SC_WORKLOAD_STREAM || !(topo = sc_topology_get(opts->topology)) ||
+        sc_caches_llc(topo, card->cpus, &llc) < 0 ||
         card->array_size >= sc_caches_min_array_size(&llc) ||
         strcmp(card->cache_resident, "accept") == 0)
         return;
@@ -243,7 +245,7 @@ static void sc__warn_cache(const sc_card *card)
  * the resolved card) and remembers the list as written; threads not given follow the kept
  * CPUs, threads given must fit them.
  */
-static int sc__one_per_core(sc_card *card, sc_diag *diag)
+static int sc__one_per_core(const sc_run_opts *opts, sc_card *card, sc_diag *diag)
 {
     hwloc_topology_t topo;
     hwloc_bitmap_t kept = NULL;
@@ -252,13 +254,12 @@ static int sc__one_per_core(sc_card *card, sc_diag *diag)
 
     if (!card->one_per_core || card->one_per_core_from || !card->cpu_list)
         return 0;
-    if (hwloc_topology_init(&topo) < 0)
-        return -ENOMEM;
-    if (hwloc_topology_load(topo) < 0) {
+    if (!(topo = sc_topology_get(opts->topology))) {
+        if (errno == ENOMEM)
+            return -ENOMEM;
         sc_diag_addf(diag, "one_per_core: hwloc cannot read this node's topology (valid: "
                            "one_per_core: off)");
-        rc = -EINVAL;
-        goto out;
+        return -EINVAL;
     }
     if (!(kept = hwloc_bitmap_alloc()) || sc_cpulist_one_per_core(topo, card->cpus, kept) < 0 ||
         !(text = sc_cpulist_format(kept)))
@@ -283,7 +284,6 @@ static int sc__one_per_core(sc_card *card, sc_diag *diag)
 out:
     free(text);
     hwloc_bitmap_free(kept);
-    hwloc_topology_destroy(topo);
     return rc;
 }
 
@@ -323,7 +323,7 @@ static int sc__check_machine(const sc_run_opts *opts, const sc_card *card, sc_di
             rc = -EINVAL;
         sc_machine_free(&m);
         if (rc == 0)
-            sc__warn_cache(card);
+            sc__warn_cache(opts, card);
     } else {
         sc_diag_addf(diag, "cannot read this machine's CPUs and memory under /sys: %s",
                      strerror(-rc));
@@ -349,7 +349,7 @@ static int sc__prepare(const sc_run_opts *opts, const sc_card *card, bool proble
         if (one->workload == SC_WORKLOAD_NONE)
             continue;
         sc_diag_init(&found);
-        if (sc__one_per_core(one, &found) < 0 || sc__check_machine(opts, one, &found) < 0)
+        if (sc__one_per_core(opts, one, &found) < 0 || sc__check_machine(opts, one, &found) < 0)
             rc = -EINVAL;
         if (sc_diag_merge(diag, &found) < 0)
             rc = -ENOMEM;
@@ -358,9 +358,10 @@ static int sc__prepare(const sc_run_opts *opts, const sc_card *card, bool proble
     /* A job gets its card as YAML, which has no unset: the variable would stay. */
     for (size_t i = 0; rc != -ENOMEM && opts->submit && i < series->n; i++)
         if (series->runs[i].card && series->runs[i].card->n_env_unset) {
-            sc_diag_addf(diag, "%s: ablation: unset: %s: a job cannot start without an "
-                               "inherited variable (valid: run the study here, without "
-                               "--submit; or set the variable in the step)",
+            sc_diag_addf(diag,
+                         "%s: ablation: unset: %s: a job cannot start without an "
+                         "inherited variable (valid: run the study here, without "
+                         "--submit; or set the variable in the step)",
                          card->source_name, series->runs[i].card->env_unset[0]);
             rc = -EINVAL;
             break;
@@ -413,8 +414,10 @@ static int sc__execute(const sc_run_opts *opts, const sc_card *card, const sc_se
 
 int sc_cmd_run(int argc, char **argv)
 {
+    sc_topology topology = {.rc = 1};
     sc_run_opts opts = {.sysroot =
-                            getenv("STREAMCARD_SYSROOT") ? getenv("STREAMCARD_SYSROOT") : "/"};
+                            getenv("STREAMCARD_SYSROOT") ? getenv("STREAMCARD_SYSROOT") : "/",
+                        .topology = &topology};
     sc_card *card = NULL;
     sc_series series = {0};
     sc_plan *plans = NULL;
@@ -464,6 +467,7 @@ out:
     sc_series_free(&series);
     sc_card_free(card);
     sc_run_opts_free(&opts);
+    sc_topology_free(&topology);
     sc_diag_free(&diag);
     return status;
 }

@@ -171,14 +171,10 @@ static int sc__open(sc_local *st, size_t i, sc_plan *plan)
     memset(x, 0, sizeof(*x));
     x->plan = plan;
     x->guard_fd = -1;
-    /* The binary's build identity is asked for first: loading its libraries (a 36 MB BLAS)
-       takes milliseconds, which pass while the bundle and the platform snapshot are made. */
-    char *const info_argv[] = {plan->binary, "--build-info", NULL};
-    char *saved;
-    int entered = sc_record_libpath_enter(plan, &saved); /* blas: the workload's BLAS */
-    if (sc_spawn_start(info_argv, NULL, &x->build_info) < 0)
-        x->build_info.pid = -1; /* sc_record_build() asks again */
-    sc_record_libpath_leave(entered, saved);
+    /* The binary's build identity first: remembered from an earlier run, or asked now
+       (loading a 36 MB BLAS takes milliseconds, which pass while the bundle and the
+       platform snapshot are made). */
+    sc_record_build_info_start(x);
     snprintf(x->tmpdir, sizeof(x->tmpdir), "/tmp/streamcard-XXXXXX");
     if (sc__open_bundle(plan, &x->b) < 0) {
         sc_record_build_info_discard(x);
@@ -359,6 +355,7 @@ static int sc__close(sc_local *st, size_t i)
     sc_execution *x = &st->x[i];
     int status = sc_record_finish(x);
 
+    sc_record_build_info_discard(x);
     sc__guardian_stop(x);
     sc_bundle_close(&x->b);
     st->open[i] = false;

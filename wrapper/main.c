@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "sc_text.h"
 
+#include <openssl/crypto.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,9 @@ static void sc__usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    /* OpenSSL frees its tables in an atexit handler; the process is ending and the kernel
+       frees its memory anyway, faster (this is the last step of every streamcard run). */
+    OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
     if (argc < 2) {
         sc__usage(stderr);
         return SC_EXIT_USAGE;

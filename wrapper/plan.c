@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 /* Variables streamcard sets itself; inherited values would contradict the card. */
-static const char *const sc__owned_env[] = {"OMP_NUM_THREADS", "OMP_PLACES", "OMP_PROC_BIND",
+static const char *const sc__owned_env[] = {"OMP_NUM_THREADS",   "OMP_PLACES",   "OMP_PROC_BIND",
                                             "GOMP_CPU_AFFINITY", "KMP_AFFINITY", NULL};
 
 static bool sc__is_file(const char *path)
@@ -456,12 +456,14 @@ void sc_plan_print(const sc_plan *plan, FILE *out)
     fputs("  governor:    ", out);
     sc__print_text(out, c->governor, "\n");
     if (c->workload == SC_WORKLOAD_STREAM)
-        fprintf(out, "  sizes:       array_size %llu (%s for 3 arrays), iterations %ld, "
-                     "nt_stores %s\n",
+        fprintf(out,
+                "  sizes:       array_size %llu (%s for 3 arrays), iterations %ld, "
+                "nt_stores %s\n",
                 (unsigned long long)c->array_size, mem, c->iterations, c->nt_stores);
     if (c->workload == SC_WORKLOAD_IPSEARCH)
-        fprintf(out, "  sizes:       nb %llu x dim %llu (database), nq %llu queries, k %llu, "
-                     "pool_threads %ld%s, iterations %ld (%s)\n",
+        fprintf(out,
+                "  sizes:       nb %llu x dim %llu (database), nq %llu queries, k %llu, "
+                "pool_threads %ld%s, iterations %ld (%s)\n",
                 (unsigned long long)c->nb, (unsigned long long)c->dim, (unsigned long long)c->nq,
                 (unsigned long long)c->k, c->pool_threads,
                 c->present[SC_CF_POOL_THREADS] ? "" : " (default layout)", c->iterations, mem);
@@ -505,6 +507,26 @@ void sc_plan_free(sc_plan *plan)
     free(plan->transport_log_path);
     free(plan->bundle_path);
     memset(plan, 0, sizeof(*plan));
+}
+
+hwloc_topology_t sc_topology_get(sc_topology *t)
+{
+    if (t->rc == 1) {
+        t->rc = hwloc_topology_init(&t->topo) < 0 ? -ENOMEM : 0;
+        if (t->rc == 0 && hwloc_topology_load(t->topo) < 0) {
+            t->rc = errno ? -errno : -EIO;
+            hwloc_topology_destroy(t->topo);
+        }
+    }
+    errno = t->rc < 0 ? -t->rc : 0;
+    return t->rc == 0 ? t->topo : NULL;
+}
+
+void sc_topology_free(sc_topology *t)
+{
+    if (t->rc == 0)
+        hwloc_topology_destroy(t->topo);
+    t->rc = 1;
 }
 
 void sc_run_opts_free(sc_run_opts *opts)

@@ -15,6 +15,17 @@
 #include <stdio.h>
 
 /* The options of `streamcard run`, parsed once for all the runs of its card. */
+/* The machine's hwloc topology, loaded at most once per `streamcard run`, when a run needs
+   it (one_per_core, STREAM's caches): each load starts hwloc's plugins anew (milliseconds). */
+typedef struct sc_topology {
+    hwloc_topology_t topo;
+    int rc; /* 0 loaded, -errno it could not be; 1 not asked yet */
+} sc_topology;
+
+/* The topology, loaded at the first call; NULL (errno set) when it cannot be. */
+hwloc_topology_t sc_topology_get(sc_topology *t);
+void sc_topology_free(sc_topology *t);
+
 typedef struct sc_run_opts {
     char *card_path;  /* NULL for a card made of flags only */
     char *output_dir; /* parent of the bundles */
@@ -30,6 +41,7 @@ typedef struct sc_run_opts {
     char *adopt_bundle;
     bool platform_control; /* the plugin set and read back the platform state */
     const char *sysroot;   /* where platform state is read ("/" unless the plugin says) */
+    sc_topology *topology; /* this machine's, shared by every run */
 } sc_run_opts;
 
 void sc_run_opts_free(sc_run_opts *opts);
@@ -67,6 +79,5 @@ int sc_plan_append_arg(sc_plan *plan, const char *arg);
 void sc_plan_print(const sc_plan *plan, FILE *out);
 /* Frees what the plan made (not its card or options) and empties it. */
 void sc_plan_free(sc_plan *plan);
-
 
 #endif

@@ -60,7 +60,8 @@ void sc_record_caches(sc_execution *x)
 
     if (x->plan->card->workload != SC_WORKLOAD_STREAM)
         return;
-    int rc = sc_caches_llc(x->plan->card->cpus, &llc);
+    hwloc_topology_t topo = sc_topology_get(x->plan->opts->topology);
+    int rc = topo ? sc_caches_llc(topo, x->plan->card->cpus, &llc) : -errno;
     if (rc < 0)
         fprintf(stderr,
                 "streamcard: the last-level caches of cpu_list are unknown (hwloc: %s); "
@@ -626,6 +627,7 @@ int sc_record_finish(sc_execution *x)
     sc_results_run *rr = calloc(n + 1, sizeof(*rr));
     if (!runs || !each || !rr)
         rc = -ENOMEM;
+    sc_record_build_check(x, n);
     sc_platform_files_read(&x->b, &p);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         rc = sc__finish_run(x, i, &p, &runs[i]);

@@ -34,6 +34,9 @@ typedef struct sc_execution {
     sc_observe_result last; /* how the last run ended (runs: 1: the run.conf's record) */
     char stopped[256];      /* why the runs ended */
     sc_spawned build_info;  /* the binary's --build-info, started before the bundle is made */
+    char *build_key;        /* its key in the answer cache (NULL: not remembered) */
+    char *build_answer;     /* with build_cached: the answer remembered, checked at the end */
+    bool build_cached;
 } sc_execution;
 
 /* Writes a bundle file, counting a failure as lost evidence. Returns 0 or -errno. */
@@ -42,10 +45,25 @@ int sc_record_put(sc_execution *x, const char *rel, const char *text);
 void sc_record_caches(sc_execution *x);
 /* platform/<name>.txt: the machine state now. */
 void sc_record_platform(sc_execution *x, const char *rel);
+/*
+ * The binary's --build-info, before the bundle is made: the answer remembered for this
+ * binary, its libraries, host and steering environment (sc_answercache.h), or else the
+ * binary started with the question (its answer collected by sc_record_build()).
+ */
+void sc_record_build_info_start(sc_execution *x);
 /* build.json: the binary's identity, its libraries, the run's parameters; the binary's
-   --build-info answer is x->build_info's (started early) when it has one. */
+   --build-info answer is the remembered one or x->build_info's (started early). */
 void sc_record_build(sc_execution *x);
-/* Reaps the --build-info child of a bundle that ends before its build.json is written. */
+/*
+ * At the end, before the seal (n: the runs in the bundle): a remembered answer stands only
+ * when the files it depends on are unchanged and the workload of each run that reached its
+ * main loop mapped the libraries it names (numa_maps_at_ready.txt); else the binary is
+ * asked now and build.json written again.
+ */
+void sc_record_build_check(sc_execution *x, size_t n);
+/* Reaps the --build-info child (of a bundle that ends before its build.json is written)
+   and frees what the answer left. */
+void sc_record_build_info_discard(sc_execution *x);
 /*
  * The workload's library path (a card's blas: puts its OpenBLAS build first) set in this
  * process while --build-info is asked, so the answer names the BLAS the workload loads:
@@ -54,8 +72,6 @@ void sc_record_build(sc_execution *x);
  */
 int sc_record_libpath_enter(const sc_plan *plan, char **saved);
 void sc_record_libpath_leave(int entered, char *saved);
-
-void sc_record_build_info_discard(sc_execution *x);
 
 /* Where run i's workload writes its own results (malloc'd); NULL on ENOMEM. */
 char *sc_record_json_path(const sc_execution *x, size_t i);

@@ -1,14 +1,17 @@
 /*
  * record_build.c: build.json of a bundle being written (see record.h): the workload
  * binary's and its libraries' hashes (through the per-user hash cache) and the answer of
- * its --build-info, asked with the library path the workload will run with.
+ * its --build-info, asked with the library path the workload will run with, or remembered
+ * from an earlier run (the answer cache) and then checked against what the run loaded.
  */
 #include "record.h"
 #include "cli.h"
+#include "sc_answercache.h"
 #include "sc_file.h"
 #include "sc_hashcache.h"
 #include "sc_kv.h"
 #include "sc_mpistack.h"
+#include "sc_runs.h"
 #include "sc_spawn.h"
 
 #include <errno.h>
@@ -17,6 +20,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+extern char **environ;
+
+/* The keys of --build-info that name a file the answer came from (a library it loaded). */
+static const char *const sc__answer_files[] = {"openmp_runtime", "blas_library", NULL};
+
+/* The prefixes of the variables that steer the dynamic loader, the OpenMP runtime and the
+   BLAS library: an answer is remembered for one value of each. */
+static const char *const sc__steering[] = {
+    "LD_", "GLIBC_TUNABLES=", "OMP_", "GOMP_", "KMP_", "OPENBLAS_", "GOTO", "MKL_", "BLIS_", NULL};
+
+static char *sc__cache_dir(char *buf, size_t len)
+{
+    return sc_hashcache_default_dir(buf, len) == 0 ? buf : NULL;
+}
 
 /*
  * The SHA-256 of a file of the build (the binary, its libraries) into sha, through the
@@ -30,8 +48,7 @@ static int sc__hash_build_file(const char *path, char sha[SC_HASH_HEX_LEN + 1])
 
     if (fd < 0)
         return -errno;
-    int rc = sc_hashcache_fd(sc_hashcache_default_dir(dir, sizeof(dir)) == 0 ? dir : NULL, fd, path,
-                             sha, NULL);
+    int rc = sc_hashcache_fd(sc__cache_dir(dir, sizeof(dir)), fd, path, sha, NULL);
     close(fd);
     return rc;
 }
@@ -45,6 +62,89 @@ static void sc__add_library_hash(json_object *root, const char *info, const char
         return;
     snprintf(name, sizeof(name), "%s_sha256", key);
     json_object_object_add(root, name, json_object_new_string(sha));
+}
+
+static int sc__cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * The answer cache's key of this plan's --build-info (malloc'd), made while the workload's
+ * library path is set: the binary's path, this host and boot (the CPU's features and the
+ * BLAS kernel it picks), and the steering variables (sorted). NULL when there is none: the
+ * MPI workload's answer names its MPI library by a version, not by a file to check.
+ */
+static char *sc__answer_key(const sc_plan *plan)
+{
+    char host[256] = "", boot[64] = "", *key = NULL, *text = NULL;
+    const char **vars = NULL;
+    size_t n = 0, total = 0;
+    FILE *mem;
+
+    if (plan->card->workload == SC_WORKLOAD_MPI_PINGPONG || gethostname(host, sizeof(host) - 1) ||
+        sc_file_read_at(AT_FDCWD, "/proc/sys/kernel/random/boot_id", 0, 4096, &text, NULL) < 0)
+        goto out;
+    sc_file_first_line(text, boot, sizeof(boot));
+    while (environ && environ[total])
+        total++;
+    if (!(vars = calloc(total + 1, sizeof(*vars))))
+        goto out;
+    for (size_t i = 0; i < total; i++)
+        for (const char *const *p = sc__steering; *p; p++)
+            if (!strncmp(environ[i], *p, strlen(*p))) {
+                vars[n++] = environ[i];
+                break;
+            }
+    qsort(vars, n, sizeof(*vars), sc__cmp_str);
+    size_t len = 0;
+    if (!(mem = open_memstream(&key, &len)))
+        goto out;
+    fprintf(mem, "streamcard --build-info\nbinary %s\nhost %s %s\n", plan->binary, host, boot);
+    for (size_t i = 0; i < n; i++)
+        fprintf(mem, "env %s\n", vars[i]);
+    if (fclose(mem) != 0) {
+        free(key);
+        key = NULL;
+    }
+out:
+    free(vars);
+    free(text);
+    return key;
+}
+
+/* Remembers a fresh answer with the files it depends on: the binary and what it names. */
+static void sc__remember(const sc_execution *x, const char *answer)
+{
+    char dir[4096], paths[2][1024];
+    const char *files[3] = {x->plan->binary};
+    size_t n = 1;
+
+    if (!x->build_key || !sc__cache_dir(dir, sizeof(dir)))
+        return;
+    for (size_t i = 0; sc__answer_files[i]; i++)
+        if (sc_kv_get(answer, sc__answer_files[i], paths[i], sizeof(paths[i])) &&
+            paths[i][0] == '/')
+            files[n++] = paths[i];
+    sc_answercache_put(dir, x->build_key, answer, files, n);
+}
+
+void sc_record_build_info_start(sc_execution *x)
+{
+    const sc_plan *plan = x->plan;
+    char *const argv[] = {plan->binary, "--build-info", NULL};
+    char *saved, dir[4096];
+    int entered = sc_record_libpath_enter(plan, &saved); /* blas: the workload's BLAS */
+
+    x->build_info.pid = -1;
+    x->build_key = sc__answer_key(plan);
+    if (x->build_key && sc__cache_dir(dir, sizeof(dir)) &&
+        sc_answercache_get(dir, x->build_key, &x->build_answer) == 0) {
+        x->build_cached = true;
+    } else if (sc_spawn_start(argv, NULL, &x->build_info) < 0) {
+        x->build_info.pid = -1; /* sc_record_build() asks again */
+    }
+    sc_record_libpath_leave(entered, saved);
 }
 
 int sc_record_libpath_enter(const sc_plan *plan, char **saved)
@@ -78,6 +178,10 @@ void sc_record_build_info_discard(sc_execution *x)
         sc_spawn_collect(&x->build_info, &info);
     x->build_info.pid = -1;
     free(info);
+    free(x->build_answer);
+    free(x->build_key);
+    x->build_answer = x->build_key = NULL;
+    x->build_cached = false;
 }
 
 void sc_record_build(sc_execution *x)
@@ -100,16 +204,22 @@ void sc_record_build(sc_execution *x)
        sanitizer's check at exit under load, a signal) must not cost the bundle the build's
        identity. */
     int rc = -ECHILD;
-    if (x->build_info.pid > 0)
-        rc = sc_spawn_collect(&x->build_info, &info);
-    x->build_info.pid = -1;
-    if (rc < 0) {
-        free(info);
-        info = NULL;
-        char *saved;
-        int entered = sc_record_libpath_enter(plan, &saved);
-        rc = sc_spawn_capture(argv, NULL, &info);
-        sc_record_libpath_leave(entered, saved);
+    if (x->build_cached) { /* remembered: checked against the run at the end */
+        rc = (info = strdup(x->build_answer)) ? 0 : -ENOMEM;
+    } else {
+        if (x->build_info.pid > 0)
+            rc = sc_spawn_collect(&x->build_info, &info);
+        x->build_info.pid = -1;
+        if (rc < 0) {
+            free(info);
+            info = NULL;
+            char *saved;
+            int entered = sc_record_libpath_enter(plan, &saved);
+            rc = sc_spawn_capture(argv, NULL, &info);
+            sc_record_libpath_leave(entered, saved);
+        }
+        if (rc == 0)
+            sc__remember(x, info);
     }
     if (rc == 0) {
         for (const char *const *k = keys; *k; k++)
@@ -138,4 +248,60 @@ void sc_record_build(sc_execution *x)
                   json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
                                                            JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(root);
+}
+
+/* Whether a numa_maps text shows a mapping of the file path ("file=<path>" as a word). */
+static bool sc__maps_file(const char *maps, const char *path)
+{
+    size_t n = strlen(path);
+
+    for (const char *p = maps; (p = strstr(p, " file=")); p += 6)
+        if (!strncmp(p + 6, path, n) && (p[6 + n] == ' ' || p[6 + n] == '\n' || !p[6 + n]))
+            return true;
+    return false;
+}
+
+/*
+ * Whether the workload loaded the libraries a remembered answer names: every run that
+ * reached main_loop_begin mapped each of them (its numa_maps_at_ready.txt, in the bundle),
+ * and at least one run did.
+ */
+static bool sc__loaded_as_answered(const sc_execution *x, size_t n, const char *answer)
+{
+    char rel[64], path[1024];
+    size_t seen = 0;
+    bool ok = true;
+
+    for (size_t i = 0; ok && i < n; i++) {
+        char *maps = sc_bundle_read_opt(
+            &x->b, sc_runs_path(x->plan->card, i, "numa_maps_at_ready.txt", rel, sizeof(rel)));
+        if (!maps)
+            continue;
+        seen++;
+        for (size_t k = 0; ok && sc__answer_files[k]; k++)
+            if (sc_kv_get(answer, sc__answer_files[k], path, sizeof(path)) && path[0] == '/')
+                ok = sc__maps_file(maps, path);
+        free(maps);
+    }
+    return ok && seen > 0;
+}
+
+void sc_record_build_check(sc_execution *x, size_t n)
+{
+    char dir[4096], *now = NULL;
+
+    if (!x->build_cached)
+        return;
+    /* Still the answer for these files (none changed during the run), and the run loaded
+       them: else the binary is asked now and build.json written again. */
+    bool same = sc__cache_dir(dir, sizeof(dir)) &&
+                sc_answercache_get(dir, x->build_key, &now) == 0 && !strcmp(now, x->build_answer) &&
+                sc__loaded_as_answered(x, n, x->build_answer);
+    free(now);
+    if (same)
+        return;
+    free(x->build_answer);
+    x->build_answer = NULL;
+    x->build_cached = false;
+    sc_record_build(x);
 }

@@ -10,15 +10,18 @@
 #       library): per pair watched - alone, and the difference of the fastest runs of each
 #       side (on a loaded machine the workload's own time swings by more than the overhead:
 #       keep it small, --nb 1000 --nq 1 by default, and use many rounds).
+# --tmp DIR puts the bundles and the kernel's own results there (default /tmp): on a
+# tmpfs, what creating a bundle's files costs on the disk's file system drops out.
 # A benchmark, not a test: it asserts nothing and is not run by ctest.
 #
 # usage: tests/bench/run_overhead.sh [--bin DIR] [--threads N] [--array-size N]
 #                                    [--iterations N] [--rounds R] [--kernel K]
-#                                    [--workload stream|ipsearch] [--nb N] [--nq N]
+#                                    [--workload stream|ipsearch] [--nb N] [--nq N] [--tmp DIR]
 set -euo pipefail
 
 BIN="$(cd "$(dirname "$0")/../.." && pwd)/build/bin"
 THREADS=2 ARRAY_SIZE=40000000 ITERATIONS=30 ROUNDS=7 KERNEL=copy WORKLOAD=stream NB=1000 NQ=1
+TMP=/tmp
 while [ $# -gt 0 ]; do
     case $1 in
     --bin) BIN=$2; shift 2 ;;
@@ -30,7 +33,8 @@ while [ $# -gt 0 ]; do
     --workload) WORKLOAD=$2; shift 2 ;;
     --nb) NB=$2; shift 2 ;;
     --nq) NQ=$2; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    --tmp) TMP=$2; shift 2 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "run_overhead: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -40,7 +44,7 @@ case $WORKLOAD in stream | ipsearch) ;; *) echo "run_overhead: --workload stream
 
 CPUS="0-$((THREADS - 1))"
 PLACES=$(seq -s, 0 $((THREADS - 1)) | sed 's/\([0-9]*\)/{\1}/g')
-WORK=$(mktemp -d /tmp/streamcard-bench.XXXXXX)
+WORK=$(mktemp -d "$TMP/streamcard-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 ARGS=(--kernel "$KERNEL" --array-size "$ARRAY_SIZE" --iterations "$ITERATIONS" --nt-stores auto)
 label=$(tr '[:lower:]' '[:upper:]' <<<"${KERNEL:0:1}")${KERNEL:1}
@@ -97,7 +101,8 @@ if [ "$WORKLOAD" = ipsearch ]; then
         rm -rf "$WORK/runs"
     }
     echo "run_overhead: ipsearch nb=$NB nq=$NQ dim=128 k=10, $THREADS threads on CPUs $CPUS," \
-        "$ROUNDS rounds (alone, watched interleaved); hash cache: ${XDG_CACHE_HOME:-$HOME/.cache}/streamcard"
+        "$ROUNDS rounds (alone, watched interleaved) in $TMP; load $(cut -d' ' -f1-3 /proc/loadavg);" \
+        "caches: ${XDG_CACHE_HOME:-$HOME/.cache}/streamcard"
     read -r w wc _ <<<"$(ips_watched)"
     echo "  first watched run (hash cache as found): $w ms wall, $wc ms CPU"
     for f in over alone watched cover calone cwatched; do : >"$WORK/$f"; done

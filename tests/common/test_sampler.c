@@ -8,8 +8,10 @@
 #include "sc_sampler.h"
 #include "sc_test.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,8 +42,15 @@ static void put(const char *moment, const char *rel, const char *fmt, ...)
     fclose(f);
 }
 
-/* A task: its stat (state, ppid, utime+stime as utime, starttime, processor), schedstat and
-   status. */
+/* The threads of process pid in the trees (num_threads of its tasks' stat): the workload
+   (101) has two, every other process one. */
+static int threads_of(int pid)
+{
+    return pid == 101 ? 2 : 1;
+}
+
+/* A task: its stat (state, ppid, utime+stime as utime, num_threads, starttime, processor),
+   schedstat and status. */
 static void task(const char *moment, int pid, int tid, const char *comm, char state, int ppid,
                  unsigned long long ticks, unsigned long long start, int cpu,
                  unsigned long long exec, unsigned long long delay, unsigned long long nvcsw,
@@ -51,9 +60,9 @@ static void task(const char *moment, int pid, int tid, const char *comm, char st
 
     snprintf(rel, sizeof(rel), "%d/task/%d/stat", pid, tid);
     put(moment, rel,
-        "%d (%s) %c %d %d %d 0 -1 4194304 100 0 0 0 %llu 0 0 0 20 0 1 0 %llu 1000 100 "
+        "%d (%s) %c %d %d %d 0 -1 4194304 100 0 0 0 %llu 0 0 0 20 0 %d 0 %llu 1000 100 "
         "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 %d 0 0 0 0 0\n",
-        tid, comm, state, ppid, pid, pid, ticks, start, cpu);
+        tid, comm, state, ppid, pid, pid, ticks, threads_of(pid), start, cpu);
     snprintf(rel, sizeof(rel), "%d/task/%d/schedstat", pid, tid);
     put(moment, rel, "%llu %llu 42\n", exec, delay);
     snprintf(rel, sizeof(rel), "%d/task/%d/status", pid, tid);
@@ -258,6 +267,60 @@ static void test_real_proc(void)
     sc_sampler_free(s);
 }
 
+static void *sc__wait_thread(void *arg)
+{
+    int *fd = arg;
+    char byte;
+
+    while (read(fd[0], &byte, 1) < 0 && errno == EINTR)
+        ;
+    return NULL;
+}
+
+/* The real /proc with a process of two threads: both are read (the main thread's stat says
+   there are two, so the task directory is listed), each an own task. */
+static void test_real_threads(void)
+{
+    int cpu = sched_getcpu(), fd[2];
+    const pid_t roots[] = {getpid()};
+    sc_sampler_opts o = {&cpu, 1, roots, 1, "observer", "here", 0};
+    sc_sampler *s = sc_sampler_new(&o);
+    char *out = calloc(1, 1 << 20), want[128];
+    int procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    pthread_t th;
+    pid_t tid = 0;
+
+    SC_CHECK(s && out && procfd >= 0 && cpu >= 0 && pipe(fd) == 0);
+    SC_CHECK_INT_EQ(pthread_create(&th, NULL, sc__wait_thread, fd), 0);
+    /* its tid: the task directory's other entry */
+    for (int tries = 0; !tid && tries < 1000; tries++) {
+        DIR *d = opendir("/proc/self/task");
+        struct dirent *de;
+        while (d && (de = readdir(d)))
+            if (de->d_name[0] >= '0' && de->d_name[0] <= '9' && atoi(de->d_name) != getpid())
+                tid = (pid_t)atoi(de->d_name);
+        if (d)
+            closedir(d);
+    }
+    SC_CHECK(tid > 0);
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, procfd, SC_SAMPLE_BEGIN, 0), 0);
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, procfd, SC_SAMPLE_END, 1), 0);
+    SC_CHECK_INT_EQ(sc_sampler_records(s, collect, out), 0);
+    snprintf(want, sizeof(want), "TRACE_INTERFERENCE_TASK source=observer tid=%d pid=%d ",
+             (int)getpid(), (int)getpid());
+    SC_CHECK_STR_CONTAINS(out, want);
+    snprintf(want, sizeof(want), "TRACE_INTERFERENCE_TASK source=observer tid=%d pid=%d ", (int)tid,
+             (int)getpid());
+    SC_CHECK_STR_CONTAINS(out, want);
+    SC_CHECK(write(fd[1], "x", 1) == 1);
+    pthread_join(th, NULL);
+    close(fd[0]);
+    close(fd[1]);
+    close(procfd);
+    free(out);
+    sc_sampler_free(s);
+}
+
 int main(void)
 {
     snprintf(g_root, sizeof(g_root), "/tmp/sc-sampler-XXXXXX");
@@ -268,6 +331,7 @@ int main(void)
     SC_TEST_RUN(test_reused_tid);
     SC_TEST_RUN(test_offline_cpu);
     SC_TEST_RUN(test_real_proc);
+    SC_TEST_RUN(test_real_threads);
     char cmd[128];
     snprintf(cmd, sizeof(cmd), "rm -rf %s", g_root);
     if (system(cmd) != 0)

@@ -7,6 +7,8 @@
 #include "sc_hash.h"
 #include "sc_hashcache.h"
 #include "sc_test.h"
+#include "tmpdir_util.h"
+#include "write_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,17 +42,6 @@ static void teardown(struct fixture *f)
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->root);
     if (system(cmd) != 0)
         fprintf(stderr, "warning: could not remove %s\n", f->root);
-}
-
-/* Replace path's contents in place (same inode). */
-static int write_file(const char *path, const char *text)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-        return -errno;
-    int rc = sc_file_write_all(fd, text, strlen(text));
-    close(fd);
-    return rc;
 }
 
 /* The hash of path through the cache in dir; *hit says whether it was cached. */
@@ -117,7 +108,7 @@ static void test_hit_after_miss(void)
     bool hit = true;
 
     SC_CHECK(setup(&f) == 0);
-    SC_CHECK_INT_EQ(write_file(f.file, "abc"), 0);
+    SC_CHECK_INT_EQ(sc_test_write_file(f.file, "abc"), 0);
     SC_CHECK_INT_EQ(hash_path(NULL, f.file, hex, &hit), 0);
     SC_CHECK(!hit);
     SC_CHECK_STR_EQ(hex, ABC_SHA);
@@ -148,11 +139,11 @@ static void test_changed_file_is_hashed_again(void)
     bool hit = true;
 
     SC_CHECK(setup(&f) == 0);
-    SC_CHECK_INT_EQ(write_file(f.file, "abc"), 0);
+    SC_CHECK_INT_EQ(sc_test_write_file(f.file, "abc"), 0);
     SC_CHECK_INT_EQ(hash_path(f.cache, f.file, hex, &hit), 0);
     SC_CHECK_INT_EQ(stat(f.file, &before), 0);
     next_tick();
-    SC_CHECK_INT_EQ(write_file(f.file, "abd"), 0);
+    SC_CHECK_INT_EQ(sc_test_write_file(f.file, "abd"), 0);
     struct timespec times[2] = {before.st_atim, before.st_mtim};
     SC_CHECK_INT_EQ(utimensat(AT_FDCWD, f.file, times, 0), 0);
     SC_CHECK_INT_EQ(hash_path(f.cache, f.file, hex, &hit), 0);
@@ -164,7 +155,7 @@ static void test_changed_file_is_hashed_again(void)
     /* A new file renamed over the old path (a package update): a new inode. */
     char other[160];
     snprintf(other, sizeof(other), "%s.new", f.file);
-    SC_CHECK_INT_EQ(write_file(other, "abc"), 0);
+    SC_CHECK_INT_EQ(sc_test_write_file(other, "abc"), 0);
     SC_CHECK_INT_EQ(rename(other, f.file), 0);
     SC_CHECK_INT_EQ(hash_path(f.cache, f.file, hex, &hit), 0);
     SC_CHECK(!hit);
@@ -192,7 +183,7 @@ static void test_bad_caches_are_ignored(void)
 
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
         SC_CHECK(setup(&f) == 0);
-        SC_CHECK_INT_EQ(write_file(f.file, "abc"), 0);
+        SC_CHECK_INT_EQ(sc_test_write_file(f.file, "abc"), 0);
         SC_CHECK_INT_EQ(hash_path(f.cache, f.file, hex, &hit), 0); /* a good cache entry */
         snprintf(path, sizeof(path), "%s/" SC_HASHCACHE_FILE, f.cache);
         if (cases[c].symlink) {
@@ -212,7 +203,7 @@ static void test_bad_caches_are_ignored(void)
 
     /* Corrupt lines: a forged hash of bad hex for this very file, truncated lines, junk. */
     SC_CHECK(setup(&f) == 0);
-    SC_CHECK_INT_EQ(write_file(f.file, "abc"), 0);
+    SC_CHECK_INT_EQ(sc_test_write_file(f.file, "abc"), 0);
     SC_CHECK_INT_EQ(hash_path(f.cache, f.file, hex, &hit), 0);
     read_cache(&f, text, sizeof(text));
     char *key = strchr(text + 3, ' ');
@@ -225,7 +216,7 @@ static void test_bad_caches_are_ignored(void)
              "v2 %.64s%s",
              ABD_SHA, key, ABD_SHA, key);
     snprintf(path, sizeof(path), "%s/" SC_HASHCACHE_FILE, f.cache);
-    SC_CHECK_INT_EQ(write_file(path, corrupt), 0);
+    SC_CHECK_INT_EQ(sc_test_write_file(path, corrupt), 0);
     hit = true;
     SC_CHECK_INT_EQ(hash_path(f.cache, f.file, hex, &hit), 0);
     SC_CHECK(!hit);
@@ -246,7 +237,7 @@ static void test_bounded(void)
     SC_CHECK(setup(&f) == 0);
     for (int i = 0; i < SC_HASHCACHE_MAX_ENTRIES + 6; i++) {
         snprintf(path, sizeof(path), "%s/lib%d.so", f.root, i);
-        SC_CHECK_INT_EQ(write_file(path, "abc"), 0);
+        SC_CHECK_INT_EQ(sc_test_write_file(path, "abc"), 0);
         SC_CHECK_INT_EQ(hash_path(f.cache, path, hex, &hit), 0);
     }
     read_cache(&f, text, sizeof(text));
