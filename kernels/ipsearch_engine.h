@@ -81,7 +81,7 @@ uint64_t sct_ips_results_checksum(const struct sct_ips_results *r);
 size_t sct_ips_tile_bytes_default(void);
 
 /* Rows per tile below which a block's queries are split into several sgemm calls. */
-#define SCT_IPS_TILE_MIN_ROWS 64
+#define SCT_IPS_TILE_MIN_ROWS 256
 
 /*
  * The shape of a score tile of about tile_bytes for blocks of qb queries: one sgemm call

@@ -58,15 +58,15 @@ static void profile_search(const struct sct_ips_data *d, struct config *c, int r
         size_t nt = d->nb - t0 < rows ? d->nb - t0 : rows;
         for (size_t q0 = 0; q0 < d->nq; q0 += qs) {
             size_t nq = d->nq - q0 < qs ? d->nq - q0 : qs;
-            double a = clock_of(CLOCK_MONOTONIC);
+            double a = clock_of(CLOCK_THREAD_CPUTIME_ID);
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nq, (int)nt, (int)d->dim,
                         1.0f, d->q + q0 * d->dim, (int)d->dim, d->db + t0 * d->dim, (int)d->dim,
                         0.0f, tile, (int)nt);
-            double b = clock_of(CLOCK_MONOTONIC);
+            double b = clock_of(CLOCK_THREAD_CPUTIME_ID);
             for (size_t i = 0; i < nq; i++)
                 topk(tile + i * nt, nt, (int64_t)t0, w->heap_s + (q0 + i) * k,
                      w->heap_id + (q0 + i) * k, k);
-            tk += clock_of(CLOCK_MONOTONIC) - b;
+            tk += clock_of(CLOCK_THREAD_CPUTIME_ID) - b;
             sg += b - a;
         }
     }

@@ -2,8 +2,8 @@
 # ipsearch_tile_profile.sh: where streamcard-ipsearch's sgemm path spends its time, per
 # tile size, queries per sgemm call and top-k filter variant (the portable one and the
 # widest this CPU runs): one thread, pinned to cpu 0, searching nq queries over the whole
-# database as the kernel does, with the wall clock read around every sgemm call and every
-# filter call (tests/bench/ipsearch_tile_profile.c). The combinations are interleaved
+# database as the kernel does, with the thread's CPU clock read around every sgemm call and
+# every filter pass (tests/bench/ipsearch_tile_profile.c). The combinations are interleaved
 # round by round in one process; minima and medians over the rounds. A benchmark, not a
 # test: it asserts nothing about speed and is not run by ctest. Every combination must
 # find the same ids (the "ids" column).
