@@ -224,8 +224,8 @@ static void sct__print_search(const struct sct_ips_run *r)
                r->pool_given ? "pool_threads given" : "default layout", r->block);
     const struct sct_ips_workspace *w = &r->slots[0].ws;
     if (c->path == SCT_IPS_PATH_SCAN)
-        printf("search: scan path for %zu queries per pass (%s), SIMD %s\n", c->queries,
-               c->reason, sct_ips_simd_name(c->simd));
+        printf("search: scan path for %zu queries per pass (%s), SIMD %s\n", c->queries, c->reason,
+               sct_ips_simd_name(c->simd));
     else
         printf("search: sgemm path for %zu queries per pass (%s), score tiles of %zu rows "
                "(%zu KiB), top-k filter SIMD %s\n",

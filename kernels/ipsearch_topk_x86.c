@@ -21,8 +21,8 @@
  * Offer the scores of s whose bits are set in m (bit i: s[i], id base + i) to the heap,
  * lowest bit first, each only if it still beats the root. Returns the new root score.
  */
-static float sct__offer(const float *s, uint64_t m, int64_t base, float *hs, int64_t *hi,
-                        size_t k, float thr)
+static float sct__offer(const float *s, uint64_t m, int64_t base, float *hs, int64_t *hi, size_t k,
+                        float thr)
 {
     while (m) {
         int i = __builtin_ctzll(m);
@@ -48,8 +48,8 @@ static void sct__tail(const float *s, size_t n, int64_t base, float *hs, int64_t
 }
 
 /* The bits of the 8 lanes of s above t. */
-static inline __attribute__((always_inline, target("avx2"))) unsigned
-sct__above8(const float *s, __m256 t)
+static inline __attribute__((always_inline, target("avx2"))) unsigned sct__above8(const float *s,
+                                                                                  __m256 t)
 {
     return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(s), t, _CMP_GT_OQ));
 }
@@ -85,8 +85,8 @@ SCT__AVX2 void sct_ips_topk_avx2(const float *s, size_t n, int64_t base, float *
     sct__tail(s + j, n - j, base + (int64_t)j, hs, hi, k, thr);
 }
 
-SCT__AVX512 void sct_ips_topk_avx512(const float *s, size_t n, int64_t base, float *hs,
-                                     int64_t *hi, size_t k)
+SCT__AVX512 void sct_ips_topk_avx512(const float *s, size_t n, int64_t base, float *hs, int64_t *hi,
+                                     size_t k)
 {
     float thr = hs[0];
     __m512 t = _mm512_set1_ps(thr);

@@ -372,9 +372,9 @@ static int run_gemm(size_t nb, size_t nq, size_t dim, size_t k, uint64_t seed, i
                 size_t n = hi - r0 < tile_rows ? hi - r0 : tile_rows;
                 for (size_t c0 = 0; c0 < nq; c0 += ws[t].qcall) {
                     size_t nc = nq - c0 < ws[t].qcall ? nq - c0 : ws[t].qcall;
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nc, (int)n,
-                                (int)dim, 1.0f, d.q + c0 * dim, (int)dim, d.db + r0 * dim,
-                                (int)dim, 0.0f, ws[t].tile, (int)n);
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nc, (int)n, (int)dim,
+                                1.0f, d.q + c0 * dim, (int)dim, d.db + r0 * dim, (int)dim, 0.0f,
+                                ws[t].tile, (int)n);
                 }
             }
         }

@@ -122,9 +122,8 @@ int main(int argc, char **argv)
     struct sct_ips_results res;
     float *tile;
 
-    if (argc != 10 || strcmp(argv[1], "profile") != 0 ||
-        (nt = parse_list(argv[8], tiles, 8)) < 1 || (nqs = parse_list(argv[9], qss, 8)) < 1 ||
-        (reps = atoi(argv[7])) < 2 || reps >= MAX_REPS) {
+    if (argc != 10 || strcmp(argv[1], "profile") != 0 || (nt = parse_list(argv[8], tiles, 8)) < 1 ||
+        (nqs = parse_list(argv[9], qss, 8)) < 1 || (reps = atoi(argv[7])) < 2 || reps >= MAX_REPS) {
         fprintf(stderr, "usage: ipsearch_tile_profile profile NB NQ DIM K SEED REPS(2-63) "
                         "TILES_KIB,... QUERIES_PER_CALL,...\n");
         return 2;
@@ -152,8 +151,8 @@ int main(int argc, char **argv)
     for (int rep = 0; rep <= reps; rep++)
         for (int c = 0; c < n; c++)
             profile_search(&d, &cfg[(c + rep) % n], rep, &w, tile, &res);
-    printf("nb=%zu nq=%zu dim=%zu k=%zu rounds=%d (min / median seconds per search)\n", nb, nq,
-           dim, k, reps);
+    printf("nb=%zu nq=%zu dim=%zu k=%zu rounds=%d (min / median seconds per search)\n", nb, nq, dim,
+           k, reps);
     printf("%8s %6s %-9s %17s %17s %17s %17s %s\n", "tile_KiB", "q/call", "filter", "sgemm",
            "top-k", "rest", "thread_cpu", "ids");
     for (int c = 0; c < n; c++) {

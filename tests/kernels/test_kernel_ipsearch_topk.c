@@ -29,7 +29,7 @@ static void plain_filter(const float *s, size_t n, int64_t base, float *hs, int6
 }
 
 enum pattern { RANDOM, ALL_EQUAL, ZEROS, ASCENDING, DESCENDING, FEW_VALUES, WITH_INF, NPATTERNS };
-static const char *const pattern_names[] = {"random",     "all equal",  "+0/-0",  "ascending",
+static const char *const pattern_names[] = {"random",     "all equal",  "+0/-0",     "ascending",
                                             "descending", "few values", "-inf mixed"};
 
 /* Row j of a pattern: scores of both signs, negative mostly. */
@@ -231,8 +231,8 @@ static void test_tile_shapes(void)
                          qb, kib[b], rows);
             SC_CHECK_MSG(qcall == (qb + calls - 1) / calls && qcall <= most,
                          "qb %zu, %zu KiB: %zu queries per call", qb, kib[b], qcall);
-            SC_CHECK_MSG(rows == 4096 || rows == 64 || (qcall * rows <= floats &&
-                                                        qcall * (rows + 16) > floats),
+            SC_CHECK_MSG(rows == 4096 || rows == 64 ||
+                             (qcall * rows <= floats && qcall * (rows + 16) > floats),
                          "qb %zu, %zu KiB: %zu x %zu is not the tile", qb, kib[b], qcall, rows);
         }
     /* The workspace takes that shape; one query gets the longest tile. */
