@@ -20,6 +20,19 @@
 #define MAX_N 4200
 #define MAX_K 80
 
+/* 1 when the n floats at a and b are the same bit patterns (+0 and -0 differ). */
+static int same_bits(const float *a, const float *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t x, y;
+        memcpy(&x, &a[i], sizeof(x));
+        memcpy(&y, &b[i], sizeof(y));
+        if (x != y)
+            return 0;
+    }
+    return 1;
+}
+
 /* The reference: every score above the root enters, in id order. */
 static void plain_filter(const float *s, size_t n, int64_t base, float *hs, int64_t *hi, size_t k)
 {
@@ -86,7 +99,7 @@ static int heap_is_topk(const float *s, size_t n, int64_t base, const float *hs,
     qsort(kept, k, sizeof(kept[0]), cand_cmp);
     for (size_t j = 0; j < k; j++) {
         struct cand want = j < m ? all[j] : (struct cand){-INFINITY, -1};
-        if (memcmp(&kept[j].s, &want.s, sizeof(float)) != 0 || kept[j].id != want.id)
+        if (!same_bits(&kept[j].s, &want.s, 1) || kept[j].id != want.id)
             return 0;
     }
     return 1;
@@ -123,7 +136,7 @@ static void test_filter_variants(void)
                         f(s, half, 1000, hs[0], hi[0], k);
                         f(s + half, n - half, 1000 + (int64_t)half, hs[0], hi[0], k);
                         plain_filter(s, n, 1000, hs[1], hi[1], k);
-                        SC_CHECK_MSG(memcmp(hs[0], hs[1], k * sizeof(float)) == 0 &&
+                        SC_CHECK_MSG(same_bits(hs[0], hs[1], k) &&
                                          memcmp(hi[0], hi[1], k * sizeof(int64_t)) == 0,
                                      "%s, %s, n %zu, k %zu, offset %d: heap differs from the "
                                      "plain loop's",
@@ -198,7 +211,7 @@ static void test_search_with_each_filter(void)
             sct_ips_merge(parts, 1, 0, 0, d.nq, &got);
             size_t n = d.nq * shapes[c].k;
             SC_CHECK_MSG(memcmp(ref.id, got.id, n * sizeof(int64_t)) == 0 &&
-                             memcmp(ref.score, got.score, n * sizeof(float)) == 0,
+                             same_bits(ref.score, got.score, n),
                          "shape %zu, %s: results differ from the portable filter's", c,
                          sct_ips_simd_name((enum sct_ips_simd)v));
         }
