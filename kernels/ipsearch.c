@@ -222,9 +222,15 @@ static void sct__print_search(const struct sct_ips_run *r)
         printf("layout: split-queries (%s): requests of up to %zu queries, each searched by "
                "one handler's team\n",
                r->pool_given ? "pool_threads given" : "default layout", r->block);
-    printf("search: %s path for %zu queries per pass (%s)%s%s\n", sct_ips_path_name(c->path),
-           c->queries, c->reason, c->path == SCT_IPS_PATH_SCAN ? ", SIMD " : "",
-           c->path == SCT_IPS_PATH_SCAN ? sct_ips_simd_name(c->simd) : "");
+    const struct sct_ips_workspace *w = &r->slots[0].ws;
+    if (c->path == SCT_IPS_PATH_SCAN)
+        printf("search: scan path for %zu queries per pass (%s), SIMD %s\n", c->queries, c->reason,
+               sct_ips_simd_name(c->simd));
+    else
+        printf("search: sgemm path for %zu queries per pass (%s), score tiles of %zu rows "
+               "(%zu KiB), top-k filter SIMD %s\n",
+               c->queries, c->reason, w->tile_rows,
+               w->tile_rows * c->queries * sizeof(float) / 1024, sct_ips_simd_name(w->simd));
     printf("search_path=%s search_simd=%s search_layout=%s\n", sct_ips_path_name(c->path),
            sct_ips_simd_name(c->simd), sct_ips_layout_name(r));
 }
@@ -359,6 +365,7 @@ static json_object *sct__search_json(const struct sct_ips_run *r)
     json_object_object_add(s, "queries_per_pass", json_object_new_uint64(c->queries));
     json_object_object_add(s, "reason", json_object_new_string(c->reason));
     json_object_object_add(s, "sample_rows", json_object_new_uint64(c->sample_rows));
+    json_object_object_add(s, "tile_rows", json_object_new_uint64(r->slots[0].ws.tile_rows));
     sct__add_num(s, "scan_seconds", c->scan_s);
     sct__add_num(s, "sgemm_seconds", c->sgemm_s);
     return s;

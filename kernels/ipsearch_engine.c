@@ -12,25 +12,16 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 
 #define SCT_IPS_GOLDEN 0x9e3779b97f4a7c15ULL
 #define SCT_IPS_ALIGN 4096
-/*
- * Bytes of one score tile: half of a 1 MiB L2, so the top-k scan reads the tile back from
- * the core's own cache, right after sgemm wrote it. A tile in L3 is read back at L3's rate
- * only while no neighbour evicts it: on a shared host it comes back from memory. Measured
- * on a Zen 5 VM (1 MiB L2) under load 14-16, one thread, nq = 1000 x 128 dims, the top-k
- * scan timed on its own: 4 MiB tiles 109-115 ms of CPU per search, 512 KiB 68-83 ms; the
- * whole search, interleaved: 4 MiB 1.12-1.25 s, 512 KiB 0.94-0.99 s (nq = 256: no
- * difference within the noise). Every sgemm call packs the query block again, so smaller
- * tiles pack more: sgemm alone took the same time from 64 to 1040 rows per call there. On
- * a quiet Zen 4 (1 MiB L2, 32 MiB L3) 4 MiB was 2-4% faster than 1 MiB (0.53-0.54 against
- * 0.55-0.56 CPU seconds per search, sgemm alone 0.53): on an idle host L3 keeps the tile.
- */
-#define SCT_IPS_TILE_BYTES (512 * 1024)
-
+/* Score tile bounds (see sct_ips_tile_bytes_default()). */
+#define SCT_IPS_TILE_FALLBACK (512 * 1024)
+#define SCT_IPS_TILE_MIN (64 * 1024)
+#define SCT_IPS_TILE_MAX (4 * 1024 * 1024)
 /* ---- data ------------------------------------------------------------------------------ */
 
 /* splitmix64's output function (Steele, Lea, Flood): a bijective 64-bit mixer. */
@@ -144,101 +135,53 @@ uint64_t sct_ips_results_checksum(const struct sct_ips_results *r)
     return h;
 }
 
-/* ---- the top-k heaps (see ipsearch_engine.h) ------------------------------------------- */
-
-static int sct__worse(float sa, int64_t ia, float sb, int64_t ib)
-{
-    return sa < sb || (sa == sb && ia > ib);
-}
-
-static void sct__heap_reset(float *hs, int64_t *hi, size_t k)
-{
-    for (size_t j = 0; j < k; j++) {
-        hs[j] = -INFINITY;
-        hi[j] = -1;
-    }
-}
-
 void sct_ips_heaps_reset(struct sct_ips_workspace *w, size_t nq)
 {
     for (size_t i = 0; i < nq; i++)
-        sct__heap_reset(w->heap_s + i * w->k, w->heap_id + i * w->k, w->k);
-}
-
-/* Sift (s, id) down from the root to its place. */
-void sct_ips_heap_replace_top(float *hs, int64_t *hi, size_t k, float s, int64_t id)
-{
-    size_t i = 0;
-
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= k)
-            break;
-        if (c + 1 < k && sct__worse(hs[c + 1], hi[c + 1], hs[c], hi[c]))
-            c++;
-        if (!sct__worse(hs[c], hi[c], s, id))
-            break;
-        hs[i] = hs[c];
-        hi[i] = hi[c];
-        i = c;
-    }
-    hs[i] = s;
-    hi[i] = id;
-}
-
-typedef float sct__v4f __attribute__((vector_size(16)));
-typedef int sct__v4i __attribute__((vector_size(16)));
-
-/* True when any of the 16 scores at p exceeds thr: four vector compares, one test. */
-static int sct__any_above16(const float *p, float thr)
-{
-    sct__v4f a, b, c, d, t = {thr, thr, thr, thr};
-
-    memcpy(&a, p, sizeof(a));
-    memcpy(&b, p + 4, sizeof(b));
-    memcpy(&c, p + 8, sizeof(c));
-    memcpy(&d, p + 12, sizeof(d));
-    sct__v4i m = (a > t) | (b > t) | (c > t) | (d > t);
-    return (m[0] | m[1] | m[2] | m[3]) != 0;
-}
-
-/*
- * Offer one query's n scores (database ids base..base+n-1, ascending) to its heap. A score
- * equal to the root's is never better: its id is larger than every id already kept.
- */
-static void sct__topk_row(const float *s, size_t n, int64_t base, float *hs, int64_t *hi, size_t k)
-{
-    float thr = hs[0];
-    size_t j = 0;
-
-    for (; j + 16 <= n; j += 16) {
-        if (!sct__any_above16(s + j, thr))
-            continue;
-        for (size_t t = j; t < j + 16; t++) {
-            if (s[t] > thr) {
-                sct_ips_heap_replace_top(hs, hi, k, s[t], base + (int64_t)t);
-                thr = hs[0];
-            }
-        }
-    }
-    for (; j < n; j++) {
-        if (s[j] > thr) {
-            sct_ips_heap_replace_top(hs, hi, k, s[j], base + (int64_t)j);
-            thr = hs[0];
-        }
-    }
+        sct_ips_heap_reset(w->heap_s + i * w->k, w->heap_id + i * w->k, w->k);
 }
 
 /* ---- search ------------------------------------------------------------------------------ */
 
-int sct_ips_workspace_alloc(struct sct_ips_workspace *w, size_t qb, size_t k)
+/*
+ * Half the L2: the tile, sgemm's packed operands and the filter's reads share the core's
+ * cache. Measured: on a Zen 5 VM (1 MiB L2, load 14-16, one thread, nq = 1000) 512 KiB
+ * tiles against 4 MiB, the top-k 68-83 against 109-115 ms of CPU per search, the search
+ * 0.94-0.99 against 1.12-1.25 s; on a quiet Zen 4 (1 MiB L2, 32 MiB L3) 4 MiB was 2-4%
+ * faster than 1 MiB (an idle L3 keeps the tile). On a Zen 3 VM (512 KiB L2, load 8-10,
+ * tests/bench/ipsearch_tile_profile.sh, CPU seconds per search, min-median of 5): 256 and
+ * 512 KiB alike (nq = 256: 0.227-0.256 and 0.218-0.252; nq = 1000, 250 queries per call:
+ * 0.845-0.882 and 0.893-0.934), 64 and 128 KiB slower.
+ */
+size_t sct_ips_tile_bytes_default(void)
 {
-    size_t rows = SCT_IPS_TILE_BYTES / sizeof(float) / (qb ? qb : 1);
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    size_t bytes = l2 > 0 ? (size_t)l2 / 2 : SCT_IPS_TILE_FALLBACK;
 
-    rows = rows < 64 ? 64 : rows > 4096 ? 4096 : rows;
-    rows = rows / 16 * 16; /* whole SIMD groups per row */
-    *w = (struct sct_ips_workspace){.qb = qb, .tile_rows = rows, .k = k};
-    w->tile = sct__alloc(qb * rows * sizeof(float));
+    return bytes < SCT_IPS_TILE_MIN   ? SCT_IPS_TILE_MIN
+           : bytes > SCT_IPS_TILE_MAX ? SCT_IPS_TILE_MAX
+                                      : bytes;
+}
+
+void sct_ips_tile_shape(size_t qb, size_t tile_bytes, size_t *qcall, size_t *rows)
+{
+    size_t floats = tile_bytes / sizeof(float), most = floats / SCT_IPS_TILE_MIN_ROWS;
+    size_t calls, r;
+
+    most = most ? most : 1;
+    calls = qb > most ? (qb + most - 1) / most : 1;
+    *qcall = qb ? (qb + calls - 1) / calls : 1;
+    r = floats / *qcall;
+    r = r < 64 ? 64 : r > 4096 ? 4096 : r;
+    *rows = r / 16 * 16; /* whole SIMD groups per row */
+}
+
+int sct_ips_workspace_alloc_tile(struct sct_ips_workspace *w, size_t qb, size_t k,
+                                 size_t tile_bytes)
+{
+    *w = (struct sct_ips_workspace){.qb = qb, .k = k, .simd = sct_ips_simd_best()};
+    sct_ips_tile_shape(qb, tile_bytes, &w->qcall, &w->tile_rows);
+    w->tile = sct__alloc(w->qcall * w->tile_rows * sizeof(float));
     w->heap_s = sct__alloc(qb * k * sizeof(float));
     w->heap_id = sct__alloc(qb * k * sizeof(int64_t));
     w->thr = sct__alloc(qb * sizeof(float));
@@ -247,6 +190,11 @@ int sct_ips_workspace_alloc(struct sct_ips_workspace *w, size_t qb, size_t k)
         return -ENOMEM;
     }
     return 0;
+}
+
+int sct_ips_workspace_alloc(struct sct_ips_workspace *w, size_t qb, size_t k)
+{
+    return sct_ips_workspace_alloc_tile(w, qb, k, sct_ips_tile_bytes_default());
 }
 
 void sct_ips_workspace_free(struct sct_ips_workspace *w)
@@ -265,17 +213,21 @@ void sct_ips_search_range(const struct sct_ips_data *d, size_t q0, size_t q1, si
                           struct sct_ips_workspace *w)
 {
     size_t nq = q1 - q0, k = w->k;
+    sct_ips_topk_fn topk = sct_ips_topk_variant(w->simd);
 
     sct_ips_heaps_reset(w, nq);
     for (size_t t0 = d0; t0 < d1; t0 += w->tile_rows) {
         size_t nt = d1 - t0 < w->tile_rows ? d1 - t0 : w->tile_rows;
-        /* tile[i][j] = <query q0 + i, row t0 + j>: Q (nq x dim) times rows^T (dim x nt). */
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nq, (int)nt, (int)d->dim, 1.0f,
-                    d->q + q0 * d->dim, (int)d->dim, d->db + t0 * d->dim, (int)d->dim, 0.0f,
-                    w->tile, (int)nt);
-        for (size_t i = 0; i < nq; i++)
-            sct__topk_row(w->tile + i * nt, nt, (int64_t)t0, w->heap_s + i * k, w->heap_id + i * k,
-                          k);
+        for (size_t c0 = 0; c0 < nq; c0 += w->qcall) {
+            size_t nc = nq - c0 < w->qcall ? nq - c0 : w->qcall;
+            /* tile[i][j] = <query q0 + c0 + i, row t0 + j>: Q (nc x dim) times rows^T. */
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nc, (int)nt, (int)d->dim,
+                        1.0f, d->q + (q0 + c0) * d->dim, (int)d->dim, d->db + t0 * d->dim,
+                        (int)d->dim, 0.0f, w->tile, (int)nt);
+            for (size_t i = 0; i < nc; i++)
+                topk(w->tile + i * nt, nt, (int64_t)t0, w->heap_s + (c0 + i) * k,
+                     w->heap_id + (c0 + i) * k, k);
+        }
     }
 }
 
@@ -289,9 +241,9 @@ static int sct__cand_cmp(const void *a, const void *b)
 {
     const struct sct__cand *x = a, *y = b;
 
-    if (sct__worse(y->s, y->id, x->s, x->id))
+    if (sct_ips_worse(y->s, y->id, x->s, x->id))
         return -1;
-    if (sct__worse(x->s, x->id, y->s, y->id))
+    if (sct_ips_worse(x->s, x->id, y->s, y->id))
         return 1;
     return 0;
 }

@@ -19,6 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ipsearch_simd.h"
+#include "ipsearch_topk.h"
+
 /* The vectors. */
 struct sct_ips_data {
     size_t nb, nq, dim;
@@ -36,10 +39,12 @@ struct sct_ips_results {
 /* One searching thread's scratch: a score tile and k partial results per block query. */
 struct sct_ips_workspace {
     size_t qb, tile_rows, k;
-    float *tile;      /* qb x tile_rows scores (the sgemm path) */
-    float *heap_s;    /* qb x k */
-    int64_t *heap_id; /* qb x k */
-    float *thr;       /* qb: each query's heap root, contiguous for SIMD (the scan path) */
+    size_t qcall;           /* queries per sgemm call: the tile is qcall x tile_rows */
+    enum sct_ips_simd simd; /* the top-k filter's variant (the widest this CPU runs) */
+    float *tile;            /* qcall x tile_rows scores (the sgemm path) */
+    float *heap_s;          /* qb x k */
+    int64_t *heap_id;       /* qb x k */
+    float *thr;             /* qb: each query's heap root, contiguous for SIMD (the scan path) */
 };
 
 /* The generator's streams, one per array. */
@@ -67,23 +72,40 @@ void sct_ips_results_free(struct sct_ips_results *r);
 /* Hash of every query's ids in rank order: equal results, equal hash (faiss comparisons). */
 uint64_t sct_ips_results_checksum(const struct sct_ips_results *r);
 
-/* Scratch for blocks of up to qb queries; 0 or -ENOMEM. The free takes NULL members. */
+/*
+ * Bytes of one score tile by default: half of the core's L2 as the C library reports it
+ * (sysconf(_SC_LEVEL2_CACHE_SIZE), CPUID on x86), so the top-k filter reads the tile back
+ * from the core's own cache right after sgemm wrote it, next to sgemm's packed operands;
+ * 512 KiB where the size is unknown; at least 64 KiB, at most 4 MiB.
+ */
+size_t sct_ips_tile_bytes_default(void);
+
+/* Rows per tile below which a block's queries are split into several sgemm calls (Zen 3
+ * VM, 256 KiB tiles, nq = 1000, AVX2 filter: one call of 64 rows 0.93-0.95 CPU seconds per
+ * search, four of 250 queries x 256 rows 0.84-0.88; tests/bench/ipsearch_tile_profile.sh). */
+#define SCT_IPS_TILE_MIN_ROWS 256
+
+/*
+ * The shape of a score tile of about tile_bytes for blocks of qb queries: one sgemm call
+ * per tile of rows for the whole block while that leaves at least SCT_IPS_TILE_MIN_ROWS
+ * rows, else the block's queries split evenly into calls that do (each call packs its
+ * queries again, so short tiles pay that copy over few rows); rows a multiple of 16, 64 to
+ * 4096 of them.
+ */
+void sct_ips_tile_shape(size_t qb, size_t tile_bytes, size_t *qcall, size_t *rows);
+
+/*
+ * Scratch for blocks of up to qb queries with score tiles of about tile_bytes (shaped by
+ * sct_ips_tile_shape()); 0 or -ENOMEM. sct_ips_workspace_alloc() takes the default tile.
+ * The free takes NULL members.
+ */
+int sct_ips_workspace_alloc_tile(struct sct_ips_workspace *w, size_t qb, size_t k,
+                                 size_t tile_bytes);
 int sct_ips_workspace_alloc(struct sct_ips_workspace *w, size_t qb, size_t k);
 void sct_ips_workspace_free(struct sct_ips_workspace *w);
 
-/*
- * One query's partial results are a min-heap of k (score, id) pairs, hs[0] the worst kept
- * (lowest score; among equal scores the largest id); empty slots hold -inf and id -1.
- * Reset the heaps of the first nq block queries of w.
- */
+/* Reset the heaps (ipsearch_topk.h) of the first nq block queries of w. */
 void sct_ips_heaps_reset(struct sct_ips_workspace *w, size_t nq);
-
-/*
- * Replace the root of one query's heap (hs, hi, k) with (s, id) and restore the order. For
- * a candidate that beats the root (s > hs[0]); the fused top-k offers rows in ascending id
- * order, so a score equal to the root's, whose id is larger than every kept one, never is.
- */
-void sct_ips_heap_replace_top(float *hs, int64_t *hi, size_t k, float s, int64_t id);
 
 /*
  * Search queries [q0, q1) (at most w->qb) against database rows [d0, d1), keeping each

@@ -1,47 +1,10 @@
 /*
- * ipsearch_scan.c: the scan's run-time variant choice, its portable variant and the range
- * search every variant shares (see ipsearch_scan.h).
+ * ipsearch_scan.c: the scan's portable variant, the variant table and the range search every
+ * variant shares (see ipsearch_scan.h).
  */
 #include "ipsearch_scan.h"
 
 #include <math.h>
-
-static const char *const sct__simd_names[SCT_IPS_SIMD_COUNT] = {"scalar", "avx2-fma", "avx512f"};
-
-const char *sct_ips_simd_name(enum sct_ips_simd v)
-{
-    return (unsigned)v < SCT_IPS_SIMD_COUNT ? sct__simd_names[v] : "unknown";
-}
-
-int sct_ips_simd_supported(enum sct_ips_simd v)
-{
-    switch (v) {
-    case SCT_IPS_SIMD_SCALAR:
-        return 1;
-#if SCT_IPS_SCAN_X86
-    /* libgcc's checks include the operating system's support (XCR0) for the registers. */
-    case SCT_IPS_SIMD_AVX2:
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    case SCT_IPS_SIMD_AVX512:
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") &&
-               __builtin_cpu_supports("fma");
-#endif
-    default:
-        return 0;
-    }
-}
-
-enum sct_ips_simd sct_ips_simd_best(void)
-{
-    enum sct_ips_simd best = SCT_IPS_SIMD_SCALAR;
-
-    for (int v = 0; v < SCT_IPS_SIMD_COUNT; v++)
-        if (sct_ips_simd_supported((enum sct_ips_simd)v))
-            best = (enum sct_ips_simd)v;
-    return best;
-}
 
 /*
  * The portable variant: each row against every query, four partial sums per dot product
@@ -78,7 +41,7 @@ sct_ips_scan_fn sct_ips_scan_variant(enum sct_ips_simd v)
     switch (v) {
     case SCT_IPS_SIMD_SCALAR:
         return sct__scan_scalar;
-#if SCT_IPS_SCAN_X86
+#if SCT_IPS_SIMD_X86
     case SCT_IPS_SIMD_AVX2:
         return sct_ips_scan_avx2;
     case SCT_IPS_SIMD_AVX512:

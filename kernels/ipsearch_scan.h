@@ -10,10 +10,7 @@
  * its query's threshold reaches the heap. Results: the same heaps, order and tie rule as the
  * sgemm path, so the merge and the checks are shared.
  *
- * SIMD: the variant is chosen by the CPU at run time (__builtin_cpu_supports): AVX-512F,
- * AVX2 with FMA, or portable C. The x86 variants are compiled with target attributes, so
- * the binary needs no -march flag and runs on any x86-64; elsewhere only the portable one
- * exists.
+ * SIMD: the variant is chosen by the CPU at run time (ipsearch_simd.h).
  */
 #ifndef SC_KERNELS_IPSEARCH_SCAN_H
 #define SC_KERNELS_IPSEARCH_SCAN_H
@@ -22,23 +19,7 @@
 #include <stdint.h>
 
 #include "ipsearch_engine.h"
-
-/* The scan's variants, from the portable one to the widest. */
-enum sct_ips_simd {
-    SCT_IPS_SIMD_SCALAR,
-    SCT_IPS_SIMD_AVX2,   /* AVX2 + FMA: 8 floats a vector */
-    SCT_IPS_SIMD_AVX512, /* AVX-512F: 16 floats a vector */
-    SCT_IPS_SIMD_COUNT
-};
-
-/* "scalar", "avx2-fma", "avx512f". */
-const char *sct_ips_simd_name(enum sct_ips_simd v);
-
-/* 1 when v is compiled in and this CPU (and its operating system) runs it. */
-int sct_ips_simd_supported(enum sct_ips_simd v);
-
-/* The widest supported variant. */
-enum sct_ips_simd sct_ips_simd_best(void);
+#include "ipsearch_simd.h"
 
 /*
  * One variant's work on a range of rows (all pointers valid for the whole call):
@@ -58,13 +39,9 @@ typedef void (*sct_ips_scan_fn)(const struct sct_ips_scan_job *job);
 /* The variant's function, or NULL when it is not compiled in (non-x86 builds). */
 sct_ips_scan_fn sct_ips_scan_variant(enum sct_ips_simd v);
 
-/* The x86 variants exist only where the compiler targets x86. */
-#if defined(__x86_64__) || defined(__i386__)
-#define SCT_IPS_SCAN_X86 1
+#if SCT_IPS_SIMD_X86
 void sct_ips_scan_avx2(const struct sct_ips_scan_job *job);
 void sct_ips_scan_avx512(const struct sct_ips_scan_job *job);
-#else
-#define SCT_IPS_SCAN_X86 0
 #endif
 
 /*

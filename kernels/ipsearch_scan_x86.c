@@ -18,7 +18,7 @@
  */
 #include "ipsearch_scan.h"
 
-#if SCT_IPS_SCAN_X86
+#if SCT_IPS_SIMD_X86
 
 #include <immintrin.h>
 
@@ -213,4 +213,4 @@ SCT__AVX512 void sct_ips_scan_avx512(const struct sct_ips_scan_job *j)
     }
 }
 
-#endif /* SCT_IPS_SCAN_X86 */
+#endif /* SCT_IPS_SIMD_X86 */

@@ -16,8 +16,9 @@
  *                                            same data, no top-k: (a) the whole score matrix
  *                                            (NQ x NB, inner dimension DIM) in one call with
  *                                            OPENBLAS_NUM_THREADS threads; (b) the kernel's
- *                                            own calls, its tiles of rows (from the engine's
- *                                            workspace for NQ queries), each of the OpenMP
+ *                                            own calls, its tiles of rows and queries per
+ *                                            call (from the engine's workspace for NQ
+ *                                            queries), each of the OpenMP
  *                                            threads its slice of the rows with one BLAS
  *                                            thread. The best GFLOP/s of each, per wall and
  *                                            per CPU second: the sgemm peak a search of these
@@ -369,16 +370,20 @@ static int run_gemm(size_t nb, size_t nq, size_t dim, size_t k, uint64_t seed, i
             size_t lo = nb * (size_t)t / (size_t)nt, hi = nb * (size_t)(t + 1) / (size_t)nt;
             for (size_t r0 = lo; r0 < hi; r0 += tile_rows) {
                 size_t n = hi - r0 < tile_rows ? hi - r0 : tile_rows;
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nq, (int)n, (int)dim,
-                            1.0f, d.q, (int)dim, d.db + r0 * dim, (int)dim, 0.0f, ws[t].tile,
-                            (int)n);
+                for (size_t c0 = 0; c0 < nq; c0 += ws[t].qcall) {
+                    size_t nc = nq - c0 < ws[t].qcall ? nq - c0 : ws[t].qcall;
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nc, (int)n, (int)dim,
+                                1.0f, d.q + c0 * dim, (int)dim, d.db + r0 * dim, (int)dim, 0.0f,
+                                ws[t].tile, (int)n);
+                }
             }
         }
         gemm_keep(&tiles, r, now() - t0, cpu_now() - c0);
         openblas_set_num_threads(blas);
     }
     double flop = 2.0 * (double)nb * (double)nq * (double)dim;
-    printf("gemm_threads=%d\nomp_threads=%d\ntile_rows=%zu\n", blas, threads, tile_rows);
+    printf("gemm_threads=%d\nomp_threads=%d\ntile_rows=%zu\nqueries_per_call=%zu\n", blas, threads,
+           tile_rows, ws[0].qcall);
     printf("sgemm_whole_gflops=%.2f\nsgemm_whole_gflops_per_cpu_second=%.2f\n",
            1e-9 * flop / whole.wall, 1e-9 * flop / whole.cpu);
     printf("sgemm_tiles_gflops=%.2f\nsgemm_tiles_gflops_per_cpu_second=%.2f\n",

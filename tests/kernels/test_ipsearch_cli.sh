@@ -174,10 +174,17 @@ assert s["simd"] in ("scalar", "avx2-fma", "avx512f"), s'
 assert (e["search"]["layout"], e["search"]["layout_source"]) == ("split-queries", "pool_threads")'
     [ "$(grep '^results_checksum=' "$TMP/out")" = "$sum" ] || fail "ids differ by layout"
     # Forced paths: sgemm for the small batch, the scan for one the rule would measure.
-    OMP_NUM_THREADS=2 run --nb 5003 --nq 3 --dim 24 --k 7 --iterations 3 --search-path sgemm
+    OMP_NUM_THREADS=2 run --nb 5003 --nq 3 --dim 24 --k 7 --iterations 3 --search-path sgemm \
+        --json "$TMP/g.json"
     check_ok 2 2 3
     grep -q '^search: sgemm path for 3 queries per pass (forced by --search-path sgemm)' \
         "$TMP/out" || fail "forced sgemm"
+    # The tile (4096 rows at most for 3 queries) and the top-k filter's variant are stated.
+    grep -Eq '^search: sgemm path .*, score tiles of [1-9][0-9]* rows \([0-9]+ KiB\), top-k filter SIMD (scalar|avx2-fma|avx512f)$' \
+        "$TMP/out" || fail "sgemm tile line: $(grep '^search:' "$TMP/out")"
+    check_json "$TMP/g.json" '
+t = e["search"]["tile_rows"]
+assert 64 <= t <= 4096 and t % 16 == 0, t'
     [ "$(grep '^results_checksum=' "$TMP/out")" = "$sum" ] || fail "ids differ by path"
     OMP_NUM_THREADS=2 run "${SIZES[@]}" --json "$TMP/m.json"
     check_ok 2 2 16
