@@ -99,15 +99,6 @@ void sc_card_free(sc_card *card)
     free(card);
 }
 
-/* State of one parse: the document, the card and where messages go. */
-typedef struct sc__card_reader {
-    yaml_document_t *doc;
-    sc_card *card;
-    sc_diag *diag;
-    const char *name;
-    int errors;
-} sc__card_reader;
-
 static int sc__line(const yaml_node_t *node)
 {
     return (int)node->start_mark.line + 1;
@@ -127,10 +118,8 @@ static const char *sc__scalar(const yaml_node_t *node)
     return (const char *)node->data.scalar.value;
 }
 
-/* Appends "<card>:<line>: <message>" for node and counts the error. */
-static void sc__reader_error(sc__card_reader *r, const yaml_node_t *node, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void sc__reader_error(sc__card_reader *r, const yaml_node_t *node, const char *fmt, ...)
+/* The one error line of the card's readers (sc_ablation_read.h). */
+void sc__reader_error(sc__card_reader *r, const yaml_node_t *node, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -475,7 +464,7 @@ static void sc__read_mapping(sc__card_reader *r, yaml_node_t *map, const char *p
             continue;
         }
         if (depth == 0 && (!strcmp(path, "ablation") || !strcmp(path, "metric"))) {
-            r->errors += sc__ablation_read(r->doc, k, v, r->card, r->name, r->diag);
+            sc__ablation_read(r, k, v);
             continue;
         }
         /* A container: "experiment" at the top, "expect" inside experiment. */

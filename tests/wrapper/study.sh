@@ -122,13 +122,14 @@ PY
 expect_status 0 "$BIN/streamcard" verify "$study"
 expect_contains "$WORK/out" "study intact"
 
-# Edited afterwards: the sums catch it; edited and re-sealed: the rows recomputed from the
-# bundles catch it.
-cp -r "$study" "$WORK/edited"
-sed -i 's/B slower/B faster/' "$WORK/edited/table.md"
-expect_status 1 "$BIN/streamcard" verify "$WORK/edited"
+# Edited afterwards (beside its bundles): the sums catch it, and only the edited file is a
+# problem; edited and re-sealed: the rows recomputed from the bundles catch it.
+cp -r "$study" "$WORK/runs/edited"
+sed -i 's/B slower/B faster/' "$WORK/runs/edited/table.md"
+expect_status 1 "$BIN/streamcard" verify "$WORK/runs/edited"
 expect_contains "$WORK/err" "table.md"
-rm -rf "$WORK/edited"
+expect_contains "$WORK/err" "study FAILED (1 problem)"
+rm -rf "$WORK/runs/edited"
 cp -r "$study" "$WORK/runs/edited"
 python3 - "$WORK/runs/edited/study.json" <<'PY'
 import json, sys
