@@ -3,6 +3,7 @@
  * every node, for messages), and setting keys from command-line flags.
  */
 #include "sc_ablation_read.h"
+#include "sc_card_reader.h"
 #include "sc_card.h"
 #include "sc_card_schema.h"
 #include "sc_file.h"
@@ -116,19 +117,6 @@ static const char *sc__node_kind(const yaml_node_t *node)
 static const char *sc__scalar(const yaml_node_t *node)
 {
     return (const char *)node->data.scalar.value;
-}
-
-/* The one error line of the card's readers (sc_ablation_read.h). */
-void sc__reader_error(sc__card_reader *r, const yaml_node_t *node, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    sc_diag_addf(r->diag, "%s:%d: %s", r->name, sc__line(node), msg);
-    r->errors++;
 }
 
 static int sc__env_add(sc_card *card, const char *key, const char *value)

@@ -1,29 +1,15 @@
 /*
  * sc_ablation_read.h: the card reader's side of an ablation study (ablation.c), called by
- * card.c for the top-level keys ablation: and metric:, and by its copy and free; and the
- * reader's state and error line they share.
+ * card.c for the top-level keys ablation: and metric:, and by its copy and free.
  */
 #ifndef SC_ABLATION_READ_H
 #define SC_ABLATION_READ_H
 
 #include "sc_card.h"
+#include "sc_card_reader.h"
 #include "sc_diag.h"
 
 #include <yaml.h>
-
-/* The card reader's state (card.c), which the study's reader shares. */
-typedef struct sc__card_reader {
-    yaml_document_t *doc;
-    sc_card *card;
-    sc_diag *diag;
-    const char *name; /* the card's name in messages */
-    int errors;
-} sc__card_reader;
-
-/* Appends "<card>:<line of node>: <message>" to r's problems and counts it: every problem
-   the card's readers find in its YAML. */
-void sc__reader_error(sc__card_reader *r, const yaml_node_t *node, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 /*
  * Reads the top-level key k (ablation or metric) and its value v into r's card. Every

@@ -13,7 +13,14 @@ make_workdir
 SYS=$WORK/sysroot STATE=$WORK/state
 make_sysroot "$SYS" GenuineIntel 6 85
 plugin_up allow=governor require_exclusive=yes "sysroot=$SYS" "state_dir=$STATE"
-governors() { cat "$SYS"/sys/devices/system/cpu/cpu[01]/cpufreq/scaling_governor | sort -u | tr '\n' ' '; }
+# governors: the distinct governors of cpus 0 and 1 (the plugin writes them without a newline).
+governors() {
+	local f g
+	for f in "$SYS"/sys/devices/system/cpu/cpu[01]/cpufreq/scaling_governor; do
+		read -r g <"$f" || [[ -n $g ]]
+		echo "$g"
+	done | sort -u | tr '\n' ' '
+}
 [[ $(governors) == "powersave " ]] || fail "the fake node does not start on powersave: $(governors)"
 
 write_card study.yaml '  cpu_list: 0-1' '  threads: 2' '  runs: 2'
@@ -62,14 +69,13 @@ for B in "$gov" "$seq"; do
 	grep -q "restore attested by .*: restored at .*, governor powersave" "$WORK/v.out" ||
 		fail "$B: the restore after its job is not attested: $(cat "$WORK/v.out")"
 done
-# The other rows' jobs leave the governor alone: the next job after a governor row finds
-# the node's own governor again (restored), and asks for nothing.
+# The other rows' jobs ask for nothing: the plugin leaves the platform alone (no state of
+# its own in the bundle), and their governor is the node's own.
 for B in "$base" "$one"; do
-	grep -qx "REQUESTED_GOVERNOR=unchanged" "$B/prefetch/state/state.env" ||
-		fail "$B: a row without the step asked for a governor: $(cat "$B/prefetch/state/state.env")"
+	[[ ! -e $B/prefetch/state/state.env ]] ||
+		fail "$B: the plugin acted for a row without the step: $(cat "$B/prefetch/state/state.env")"
 	grep -qx "  governor: unchanged" "$B/card.yaml" || fail "$B: the card is not the row's"
 done
-grep -q "^| alone 2: one thread | ok " "$WORK/study.out" || fail "the row after the governor row failed"
 [[ $(governors) == "powersave " ]] || fail "the governor was not restored after the study: $(governors)"
 no_journal "$STATE" || fail "a restore journal was left behind"
 
