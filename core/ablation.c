@@ -105,7 +105,7 @@ static int sc__row(const sc_card *card, size_t i, sc_card **out, sc_diag *diag)
     return rc < 0 ? rc : sc__card_check_run(c, diag);
 }
 
-static char *sc__label(const sc_card *card, size_t i)
+char *sc_ablation_label(const sc_card *card, size_t i)
 {
     size_t step;
     char *label = NULL;
@@ -143,7 +143,7 @@ int sc_ablation_series(const sc_card *card, sc_series *out, sc_diag *diag)
         sc_diag found;
         sc_diag_init(&found);
         run->variant = i;
-        run->label = sc__label(card, i);
+        run->label = sc_ablation_label(card, i);
         int r = sc__row(card, i, &run->card, &found);
         if (run->card)
             out->n++;

@@ -11,7 +11,6 @@
 #include "sc_text.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,28 +86,11 @@ int sc__ablation_unset_env(sc_card *card, const char *name)
     return 0;
 }
 
-/* The reader's state for one ablation: list. */
+/* The reader's state for one ablation: list: the card's reader and the step being read. */
 typedef struct sc__abl_reader {
-    yaml_document_t *doc;
+    sc__card_reader *in;
     sc_card_step *step;
-    const char *name;
-    sc_diag *diag;
-    int errors;
 } sc__abl_reader;
-
-static void sc__abl_error(sc__abl_reader *r, const yaml_node_t *n, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void sc__abl_error(sc__abl_reader *r, const yaml_node_t *n, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    sc_diag_addf(r->diag, "%s:%d: %s", r->name, sc__line(n), msg);
-    r->errors++;
-}
 
 static void sc__abl_add_set(sc__abl_reader *r, const char *key, yaml_node_t *v)
 {
@@ -121,7 +103,7 @@ static void sc__abl_add_set(sc__abl_reader *r, const char *key, yaml_node_t *v)
     if (lines)
         s->set_lines = lines;
     if (!grown || !lines) {
-        r->errors++;
+        r->in->errors++;
         return;
     }
     grown[s->n_set].key = strdup(key);
@@ -130,7 +112,7 @@ static void sc__abl_add_set(sc__abl_reader *r, const char *key, yaml_node_t *v)
     if (!grown[s->n_set].key || !grown[s->n_set].value) {
         free(grown[s->n_set].key);
         free(grown[s->n_set].value);
-        r->errors++;
+        r->in->errors++;
         return;
     }
     s->n_set++;
@@ -141,11 +123,11 @@ static void sc__abl_read_set(sc__abl_reader *r, yaml_node_t *map, const char *pr
 {
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
          p++) {
-        yaml_node_t *k = yaml_document_get_node(r->doc, p->key);
-        yaml_node_t *v = yaml_document_get_node(r->doc, p->value);
+        yaml_node_t *k = yaml_document_get_node(r->in->doc, p->key);
+        yaml_node_t *v = yaml_document_get_node(r->in->doc, p->value);
         char path[300];
         if (!sc__text_ok(k)) {
-            sc__abl_error(r, k, "ablation: set: keys must be names");
+            sc__reader_error(r->in, k, "ablation: set: keys must be names");
             continue;
         }
         snprintf(path, sizeof(path), "%s%s", prefix, sc__scalar(k));
@@ -159,21 +141,21 @@ static void sc__abl_read_set(sc__abl_reader *r, yaml_node_t *map, const char *pr
         snprintf(full, sizeof(full), "experiment.%s", path);
         const sc__card_key *key = env ? NULL : sc__card_key_by_path(full);
         if (!env && !key) {
-            sc__abl_error(r, k,
-                          "ablation: set: unknown key \"%s\" (valid: a card key under "
-                          "experiment, expect: {...} or env: {NAME: value})",
-                          path);
+            sc__reader_error(r->in, k,
+                             "ablation: set: unknown key \"%s\" (valid: a card key under "
+                             "experiment, expect: {...} or env: {NAME: value})",
+                             path);
             continue;
         }
         if (key && !sc__card_key_sweepable(key)) {
-            sc__abl_error(r, k,
-                          "ablation: set: %s cannot be a step (valid: keys a sweep may "
-                          "vary, such as threads, pool_threads, governor, env)",
-                          path);
+            sc__reader_error(r->in, k,
+                             "ablation: set: %s cannot be a step (valid: keys a sweep may "
+                             "vary, such as threads, pool_threads, governor, env)",
+                             path);
             continue;
         }
         if (v->type != YAML_SCALAR_NODE || strlen(sc__scalar(v)) != v->data.scalar.length) {
-            sc__abl_error(r, v, "ablation: set: %s: expected a single value", path);
+            sc__reader_error(r->in, v, "ablation: set: %s: expected a single value", path);
             continue;
         }
         sc__abl_add_set(r, path, v);
@@ -188,18 +170,18 @@ static void sc__abl_read_unset(sc__abl_reader *r, yaml_node_t *seq)
 
     s->unset = calloc(n + 1, sizeof(*s->unset));
     if (!s->unset) {
-        r->errors++;
+        r->in->errors++;
         return;
     }
     for (yaml_node_item_t *it = seq->data.sequence.items.start; it < seq->data.sequence.items.top;
          it++) {
-        yaml_node_t *v = yaml_document_get_node(r->doc, *it);
+        yaml_node_t *v = yaml_document_get_node(r->in->doc, *it);
         if (!sc__text_ok(v)) {
-            sc__abl_error(r, v, "ablation: unset: entries must be variable names");
+            sc__reader_error(r->in, v, "ablation: unset: entries must be variable names");
             continue;
         }
         if (!(s->unset[s->n_unset] = strdup(sc__scalar(v)))) {
-            r->errors++;
+            r->in->errors++;
             return;
         }
         s->n_unset++;
@@ -210,41 +192,42 @@ static void sc__abl_read_unset(sc__abl_reader *r, yaml_node_t *seq)
 static void sc__abl_read_step(sc__abl_reader *r, yaml_node_t *map)
 {
     if (map->type != YAML_MAPPING_NODE) {
-        sc__abl_error(r, map,
-                      "ablation: a step is a mapping (valid: - name: ...; set: {...}; "
-                      "unset: [...])");
+        sc__reader_error(r->in, map,
+                         "ablation: a step is a mapping (valid: - name: ...; set: {...}; "
+                         "unset: [...])");
         return;
     }
     r->step->line = sc__line(map);
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
          p++) {
-        yaml_node_t *k = yaml_document_get_node(r->doc, p->key);
-        yaml_node_t *v = yaml_document_get_node(r->doc, p->value);
+        yaml_node_t *k = yaml_document_get_node(r->in->doc, p->key);
+        yaml_node_t *v = yaml_document_get_node(r->in->doc, p->value);
         const char *key = k->type == YAML_SCALAR_NODE ? sc__scalar(k) : "";
         if (!strcmp(key, "name") && sc__text_ok(v) && !r->step->name) {
             if (!(r->step->name = strdup(sc__scalar(v))))
-                r->errors++;
+                r->in->errors++;
         } else if (!strcmp(key, "set") && v->type == YAML_MAPPING_NODE && !r->step->n_set) {
             sc__abl_read_set(r, v, "");
         } else if (!strcmp(key, "unset") && v->type == YAML_SEQUENCE_NODE && !r->step->unset) {
             sc__abl_read_unset(r, v);
         } else if (!strcmp(key, "name") || !strcmp(key, "set") || !strcmp(key, "unset")) {
-            sc__abl_error(r, k, "ablation: %s: expected %s, once", key,
-                          !strcmp(key, "name")  ? "a text"
-                          : !strcmp(key, "set") ? "a mapping of card keys"
-                                                : "a list of variable names");
+            sc__reader_error(r->in, k, "ablation: %s: expected %s, once", key,
+                             !strcmp(key, "name")  ? "a text"
+                             : !strcmp(key, "set") ? "a mapping of card keys"
+                                                   : "a list of variable names");
         } else {
-            sc__abl_error(r, k, "ablation: unknown key \"%s\" in a step (valid: name, set, unset)",
-                          key);
+            sc__reader_error(
+                r->in, k, "ablation: unknown key \"%s\" in a step (valid: name, set, unset)", key);
         }
     }
     if (!r->step->name)
-        sc__abl_error(r, map, "ablation: a step without a name (valid: name: pool = workers)");
+        sc__reader_error(r->in, map,
+                         "ablation: a step without a name (valid: name: pool = workers)");
     else if (!r->step->n_set && !r->step->n_unset)
-        sc__abl_error(r, map,
-                      "ablation: step \"%s\" changes nothing (valid: set: {...} or "
-                      "unset: [...])",
-                      r->step->name);
+        sc__reader_error(r->in, map,
+                         "ablation: step \"%s\" changes nothing (valid: set: {...} or "
+                         "unset: [...])",
+                         r->step->name);
 }
 
 /* Two steps of one name would make two rows no one can tell apart. */
@@ -256,66 +239,72 @@ static void sc__abl_check_names(sc__abl_reader *r, sc_card *card)
     for (size_t i = 0; names && i < card->n_steps; i++)
         names[i] = card->steps[i].name ? card->steps[i].name : "";
     if (!names || !first || sc_text_find_repeats(names, card->n_steps, first) < 0) {
-        r->errors++;
+        r->in->errors++;
     } else {
         for (size_t i = 0; i < card->n_steps; i++)
             if (first[i] != card->n_steps && *names[i]) {
-                sc_diag_addf(r->diag,
+                sc_diag_addf(r->in->diag,
                              "%s:%d: ablation: step \"%s\" is named twice (first on "
                              "line %d)",
-                             r->name, card->steps[i].line, names[i], card->steps[first[i]].line);
-                r->errors++;
+                             r->in->name, card->steps[i].line, names[i],
+                             card->steps[first[i]].line);
+                r->in->errors++;
             }
     }
     free(names);
     free(first);
 }
 
-static int sc__abl_read_list(sc__abl_reader *r, yaml_node_t *k, yaml_node_t *seq, sc_card *card)
+static void sc__abl_read_list(sc__abl_reader *r, yaml_node_t *k, yaml_node_t *seq)
 {
+    sc_card *card = r->in->card;
     size_t n = seq->type == YAML_SEQUENCE_NODE
                    ? (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start)
                    : 0;
 
     if (card->n_steps || card->ablation_line) {
-        sc__abl_error(r, k, "duplicate key ablation (first on line %d)", card->ablation_line);
-        return r->errors;
+        sc__reader_error(r->in, k, "duplicate key ablation (first on line %d)",
+                         card->ablation_line);
+        return;
     }
     card->ablation_line = sc__line(k);
     if (n == 0 || n > SC_ABLATION_MAX_STEPS) {
-        sc__abl_error(r, k, "ablation: expected a list of 1 to %d steps (valid: - name: ...)",
-                      SC_ABLATION_MAX_STEPS);
-        return r->errors;
+        sc__reader_error(r->in, k,
+                         "ablation: expected a list of 1 to %d steps (valid: - name: ...)",
+                         SC_ABLATION_MAX_STEPS);
+        return;
     }
     card->steps = calloc(n, sizeof(*card->steps));
-    if (!card->steps)
-        return ++r->errors;
+    if (!card->steps) {
+        r->in->errors++;
+        return;
+    }
     for (yaml_node_item_t *it = seq->data.sequence.items.start; it < seq->data.sequence.items.top;
          it++) {
         r->step = &card->steps[card->n_steps++];
-        sc__abl_read_step(r, yaml_document_get_node(r->doc, *it));
+        sc__abl_read_step(r, yaml_document_get_node(r->in->doc, *it));
     }
     sc__abl_check_names(r, card);
-    return r->errors;
 }
 
-int sc__ablation_read(yaml_document_t *doc, yaml_node_t *k, yaml_node_t *v, sc_card *card,
-                      const char *name, sc_diag *diag)
+void sc__ablation_read(sc__card_reader *r, yaml_node_t *k, yaml_node_t *v)
 {
-    sc__abl_reader r = {.doc = doc, .name = name, .diag = diag};
+    sc__abl_reader abl = {.in = r};
+    sc_card *card = r->card;
     sc_metric m;
 
-    if (!strcmp(sc__scalar(k), "ablation"))
-        return sc__abl_read_list(&r, k, v, card);
+    if (!strcmp(sc__scalar(k), "ablation")) {
+        sc__abl_read_list(&abl, k, v);
+        return;
+    }
     if (card->study_metric)
-        sc__abl_error(&r, k, "duplicate key metric (first on line %d)", card->study_metric_line);
+        sc__reader_error(r, k, "duplicate key metric (first on line %d)", card->study_metric_line);
     else if (!sc__text_ok(v) || sc_metric_lookup(sc__scalar(v), &m) < 0)
-        sc__abl_error(&r, k,
-                      "metric: not a metric of the registry (valid: qps, thread_seconds, "
-                      "copy, scale, add, triad, latency_<size>, bw_<size>)");
+        sc__reader_error(r, k,
+                         "metric: not a metric of the registry (valid: qps, thread_seconds, "
+                         "copy, scale, add, triad, latency_<size>, bw_<size>)");
     else if (!(card->study_metric = strdup(m.name)))
-        r.errors++;
+        r->errors++;
     else
         card->study_metric_line = sc__line(k);
-    return r.errors;
 }

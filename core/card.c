@@ -3,6 +3,7 @@
  * every node, for messages), and setting keys from command-line flags.
  */
 #include "sc_ablation_read.h"
+#include "sc_card_reader.h"
 #include "sc_card.h"
 #include "sc_card_schema.h"
 #include "sc_file.h"
@@ -99,15 +100,6 @@ void sc_card_free(sc_card *card)
     free(card);
 }
 
-/* State of one parse: the document, the card and where messages go. */
-typedef struct sc__card_reader {
-    yaml_document_t *doc;
-    sc_card *card;
-    sc_diag *diag;
-    const char *name;
-    int errors;
-} sc__card_reader;
-
 static int sc__line(const yaml_node_t *node)
 {
     return (int)node->start_mark.line + 1;
@@ -125,21 +117,6 @@ static const char *sc__node_kind(const yaml_node_t *node)
 static const char *sc__scalar(const yaml_node_t *node)
 {
     return (const char *)node->data.scalar.value;
-}
-
-/* Appends "<card>:<line>: <message>" for node and counts the error. */
-static void sc__reader_error(sc__card_reader *r, const yaml_node_t *node, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void sc__reader_error(sc__card_reader *r, const yaml_node_t *node, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    sc_diag_addf(r->diag, "%s:%d: %s", r->name, sc__line(node), msg);
-    r->errors++;
 }
 
 static int sc__env_add(sc_card *card, const char *key, const char *value)
@@ -475,7 +452,7 @@ static void sc__read_mapping(sc__card_reader *r, yaml_node_t *map, const char *p
             continue;
         }
         if (depth == 0 && (!strcmp(path, "ablation") || !strcmp(path, "metric"))) {
-            r->errors += sc__ablation_read(r->doc, k, v, r->card, r->name, r->diag);
+            sc__ablation_read(r, k, v);
             continue;
         }
         /* A container: "experiment" at the top, "expect" inside experiment. */

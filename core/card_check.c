@@ -189,6 +189,19 @@ static void sc__check_applicable(const sc_card *card, sc_diag *diag, int *errors
     }
 }
 
+/* The default run name's part that says the layout: "ipsearch_2thread_4pool". */
+static void sc__layout_name(const sc_card *card, char *name, size_t len)
+{
+    if (card->workload == SC_WORKLOAD_STREAM)
+        snprintf(name, len, "stream_%s_%ldthread", card->kernel, card->threads);
+    else if (card->workload == SC_WORKLOAD_IPSEARCH)
+        snprintf(name, len, "ipsearch_%ldthread_%ldpool", card->threads, card->pool_threads);
+    else if (card->pairs && strcmp(card->pairs, "all") == 0)
+        snprintf(name, len, "mpi_%s_allpairs", card->kernel);
+    else
+        snprintf(name, len, "mpi_%s_%ldrank", card->kernel, card->ranks);
+}
+
 static int sc__derive_run_name(sc_card *card)
 {
     char name[256];
@@ -205,20 +218,54 @@ static int sc__derive_run_name(sc_card *card)
     }
     if (card->run_name)
         return 0;
-    if (card->workload == SC_WORKLOAD_STREAM)
-        snprintf(name, sizeof(name), "stream_%s_%ldthread", card->kernel, card->threads);
-    else if (card->workload == SC_WORKLOAD_IPSEARCH)
-        snprintf(name, sizeof(name), "ipsearch_%ldthread_%ldpool", card->threads,
-                 card->pool_threads);
-    else if (card->pairs && strcmp(card->pairs, "all") == 0)
-        snprintf(name, sizeof(name), "mpi_%s_allpairs", card->kernel);
-    else
-        snprintf(name, sizeof(name), "mpi_%s_%ldrank", card->kernel, card->ranks);
+    sc__layout_name(card, name, sizeof(name));
     if (card->name_suffix)
         snprintf(name + strlen(name), sizeof(name) - strlen(name), "%s", card->name_suffix);
     sc__card_name_sanitize(name);
     card->run_name = strdup(name);
     return card->run_name ? 0 : -ENOMEM;
+}
+
+int sc_card_keep_cpus(sc_card *card, hwloc_const_bitmap_t kept, sc_diag *diag)
+{
+    long n = hwloc_bitmap_weight(kept);
+    char before[256], after[256], *text = sc_cpulist_format(kept), *name = NULL;
+
+    if (!text)
+        return -ENOMEM;
+    if (card->present[SC_CF_THREADS] && card->threads > n) {
+        sc_diag_addf(diag,
+                     "threads: %ld is more than the %ld physical cores of cpu_list %s "
+                     "(one_per_core keeps %s; valid: 1-%ld)",
+                     card->threads, n, card->cpu_list, text, n);
+        free(text);
+        return -EINVAL;
+    }
+    sc__layout_name(card, before, sizeof(before));
+    if (!card->present[SC_CF_THREADS])
+        card->threads = n;
+    if (card->workload == SC_WORKLOAD_IPSEARCH && !card->present[SC_CF_POOL_THREADS])
+        card->pool_threads = card->threads;
+    sc__layout_name(card, after, sizeof(after));
+    /* A name derived from the layout before (by sc_card_check() here, or on the host that
+       submitted the job, whose card.yaml then carries it) names the layout now. */
+    size_t nb = strlen(before);
+    if (card->run_name && strcmp(before, after) != 0 && !strncmp(card->run_name, before, nb) &&
+        (card->run_name[nb] == '\0' || card->run_name[nb] == '_')) {
+        if (asprintf(&name, "%s%s", after, card->run_name + nb) < 0) {
+            free(text);
+            return -ENOMEM;
+        }
+        sc__card_name_sanitize(name);
+        free(card->run_name);
+        card->run_name = name;
+    }
+    hwloc_bitmap_copy(card->cpus, kept);
+    free(card->one_per_core_from);
+    card->one_per_core_from = card->cpu_list;
+    card->cpu_list = text;
+    card->overridden = true;
+    return 0;
 }
 
 /*

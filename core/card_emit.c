@@ -107,7 +107,10 @@ static void sc__emit_experiment(yaml_emitter_t *e, const sc_card *card)
         sc__pair(e, "kernel", card->kernel);
     if (card->cpu_list)
         sc__pair(e, "cpu_list", card->cpu_list);
-    sc__pair_u64(e, "threads", (uint64_t)card->threads);
+    /* one_per_core not resolved yet (a job's card, resolved on its node): threads not
+       given follow the CPUs the node keeps, so the count derived here is not written. */
+    if (!card->one_per_core || card->one_per_core_from || card->present[SC_CF_THREADS])
+        sc__pair_u64(e, "threads", (uint64_t)card->threads);
     if (card->memory_node >= 0)
         sc__pair_u64(e, "memory_node", (uint64_t)card->memory_node);
     if (card->one_per_core) /* cpu_list is then the resolved list (one CPU per core) */

@@ -402,6 +402,28 @@ bool sc_facts_var_known(const char *name, size_t len)
     return false;
 }
 
+/* Card keys whose change shows in a controlled variable of another name. */
+static const struct {
+    const char *key, *var;
+} sc__key_vars[] = {
+    {"one_per_core", "cpu_list"}, /* the CPUs it keeps are the resolved cpu_list */
+    {"blas", "blas_core"},        /* another build may choose another core type */
+};
+
+bool sc_facts_key_changes(const char *key, const char *var)
+{
+    if (!strncmp(key, "env.", 4))
+        return !strcmp(var, "env");
+    if (!strncmp(key, "expect.", 7))
+        return !strcmp(var, "expect");
+    for (size_t i = 0; i < sizeof(sc__key_vars) / sizeof(sc__key_vars[0]); i++)
+        if (!strcmp(key, sc__key_vars[i].key) && !strcmp(var, sc__key_vars[i].var))
+            return true;
+    /* Every other variable a card key changes is named after the key (threads, nq,
+       governor, prefetch, blas, ...). */
+    return !strcmp(key, var) && sc_facts_var_known(var, strlen(var));
+}
+
 const char *sc_facts_get(const sc_bundle_facts *f, const char *name)
 {
     for (size_t i = 0; i < f->n_vars; i++)

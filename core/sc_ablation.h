@@ -32,6 +32,10 @@ size_t sc_ablation_run(size_t n_steps, sc_ablation_kind kind, size_t step);
 /* What series run i of a study of n_steps is: its kind and last step (0 for the baseline). */
 sc_ablation_kind sc_ablation_kind_of(size_t n_steps, size_t i, size_t *step);
 
+/* The label of series run i of card's study ("baseline", "alone 2: passive wait",
+   "seq 1-3: + serial BLAS"): malloc'd, NULL on ENOMEM. */
+char *sc_ablation_label(const sc_card *card, size_t i);
+
 /*
  * The series of card's study (card->n_steps > 0), its runs' cards checked; each problem
  * once in diag (a step's refused value names the step). Returns 0, -EINVAL or -ENOMEM;

@@ -258,6 +258,16 @@ const char *sc_card_field_name(sc_card_field field);
  */
 int sc_card_check(sc_card *card, sc_diag *diag);
 
+/*
+ * one_per_core resolved on the node that runs the workload: card's CPUs become kept (one
+ * hardware thread per physical core of its cpu_list, sc_cpulist_one_per_core()), cpu_list
+ * names them and one_per_core_from keeps the list as written; threads and pool_threads not
+ * given follow the kept CPUs, and a run name derived from the layout before
+ * ("ipsearch_2thread_2pool_seq-4") names the layout now ("ipsearch_1thread_1pool_seq-4").
+ * Returns 0, -EINVAL (threads given are more than the kept CPUs; a line in diag) or -ENOMEM.
+ */
+int sc_card_keep_cpus(sc_card *card, hwloc_const_bitmap_t kept, sc_diag *diag);
+
 /* Facts about the node that runs the workload (see sc_machine.h). */
 struct sc_machine;
 /*

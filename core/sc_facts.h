@@ -113,6 +113,15 @@ void sc_facts_free(sc_bundle_facts *f);
    comparison of many bundles reads (the variables, results.json, the best rates, sizes). */
 void sc_facts_drop_detail(sc_bundle_facts *f);
 
+/*
+ * Whether changing card key key (as a study's step names it: "pool_threads",
+ * "expect.min_rate_MBps", "env.OMP_WAIT_POLICY") changes the controlled variable var: the
+ * variable of that name, expect for expect.*, env for env.* (the variable's own name is
+ * then among env's differences: sc_facts_env_diff()), cpu_list for one_per_core, blas and
+ * blas_core for blas.
+ */
+bool sc_facts_key_changes(const char *key, const char *var);
+
 /* The value of a controlled variable, or NULL when name is not one. */
 const char *sc_facts_get(const sc_bundle_facts *f, const char *name);
 

@@ -15,6 +15,7 @@ int sc_analysis_load(sc_analysis_bundle *ab, const char *path)
     /* A path a user named (a glob over users' directories): shown, never printed raw. */
     sc_text_escape(ab->arg_shown, sizeof(ab->arg_shown), path, strlen(path));
     ab->arg = ab->arg_shown;
+    ab->path = path;
     ab->open_rc = sc_verify_bundle(path, &ab->verify);
     if (ab->open_rc < 0) {
         snprintf(ab->why, sizeof(ab->why), "cannot open the bundle: %s", strerror(-ab->open_rc));

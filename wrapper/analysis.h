@@ -27,7 +27,8 @@ enum {
 
 /* A bundle, verified and loaded: what every analysis command starts from. */
 typedef struct sc_analysis_bundle {
-    const char *arg; /* as named on the command line, escaped for showing (arg_shown) */
+    const char *arg;  /* as named on the command line, escaped for showing (arg_shown) */
+    const char *path; /* as named, raw: for opening again (compare --study), never shown */
     char arg_shown[1024];
     int open_rc; /* 0, or -errno when it could not be opened */
     sc_verify_report verify;

@@ -9,6 +9,7 @@
 #include "sc_kv.h"
 #include "sc_text.h"
 #include "cli.h"
+#include "study.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +20,8 @@
 static void sc__compare_usage(FILE *out)
 {
     fprintf(out,
-            "usage: streamcard compare A B [--independent VAR] [--metric NAME]\n"
-            "                              [--noise-bound PCT]\n"
+            "usage: streamcard compare A B [--independent VAR | --study STUDY]\n"
+            "                              [--metric NAME] [--noise-bound PCT]\n"
             "       streamcard compare --variables\n"
             "\n"
             "Prints the controlled variables of bundles A and B side by side (* marks a\n"
@@ -36,6 +37,10 @@ static void sc__compare_usage(FILE *out)
             "options:\n"
             "  --independent VAR  the variable the comparison is about: any other difference\n"
             "                     makes it invalid, and so does VAR not differing\n"
+            "  --study STUDY      A and B are rows of this study (the STUDY=<dir> of streamcard\n"
+            "                     run): they may differ in what the two rows' steps change\n"
+            "                     (the record's declarations), and in nothing else; the\n"
+            "                     record must pass streamcard verify\n"
             "  --metric NAME      compare this metric only (default: the card's: its kernel,\n"
             "                     every kernel of kernel all, qps, MPI latency and bandwidth)\n"
             "  --noise-bound PCT  no detectable difference: the ratio's whole interval within\n"
@@ -203,9 +208,38 @@ static void sc__names(const sc_bundle_facts *a, const sc_bundle_facts *b, const 
         }
 }
 
+/* Two rows of one study: valid when every difference is one the rows declare; then their
+   results. 0 valid, 1 invalid, and why. */
+static int sc__judge_study(const sc_bundle_facts *a, const sc_bundle_facts *b,
+                           const sc_study_pair *study, const size_t *diff, size_t n,
+                           const char *metric, double bound)
+{
+    char undeclared[1024] = "", one[512], declared[1024], what[1024];
+    size_t used = 0, count = 0;
+
+    for (size_t i = 0; i < n && used < sizeof(undeclared); i++)
+        if (!sc_study_pair_declares(study, a, b, diff[i], one, sizeof(one))) {
+            used += (size_t)snprintf(undeclared + used, sizeof(undeclared) - used, "%s%s",
+                                     used ? ", " : "", one);
+            count++;
+        }
+    sc_study_pair_keys(study, declared, sizeof(declared));
+    if (count) {
+        fprintf(stderr,
+                "streamcard: compare: the comparison is invalid: besides what the study "
+                "declares for rows \"%s\" and \"%s\" (%s), %s %s (valid: rows of the "
+                "study that differ only in what their steps change)\n",
+                study->label[0], study->label[1], declared, undeclared,
+                count > 1 ? "differ" : "differs");
+        return SC_EXIT_FAILED;
+    }
+    snprintf(what, sizeof(what), "study rows \"%s\" -> \"%s\"", study->label[0], study->label[1]);
+    return sc__print_results(a, b, metric, what, bound);
+}
+
 /* The verdict of the comparison: 0 valid (its results printed), 1 invalid, and why. */
 static int sc__judge(const sc_bundle_facts *a, const sc_bundle_facts *b, const char *independent,
-                     const char *metric, double bound)
+                     const sc_study_pair *study, const char *metric, double bound)
 {
     size_t all[SC_FACTS_MAX_VARS], diff[SC_FACTS_MAX_VARS], nall = sc_facts_diff(a, b, all);
     size_t n = sc_analysis_differences(a, b, diff);
@@ -213,6 +247,8 @@ static int sc__judge(const sc_bundle_facts *a, const sc_bundle_facts *b, const c
     bool has_independent = false;
 
     sc__print_differences(a, b, all, nall);
+    if (study)
+        return sc__judge_study(a, b, study, diff, n, metric, bound);
     for (size_t i = 0; independent && i < n; i++)
         has_independent |= !strcmp(a->vars[diff[i]].name, independent);
     sc__names(a, b, diff, n, independent, names, sizeof(names));
@@ -247,7 +283,7 @@ static int sc__judge(const sc_bundle_facts *a, const sc_bundle_facts *b, const c
 }
 
 typedef struct sc__compare_opts {
-    const char *independent, *metric;
+    const char *independent, *metric, *study;
     double bound; /* the noise bound, % */
 } sc__compare_opts;
 
@@ -261,6 +297,8 @@ static int sc__compare_option(void *ctx, int c, const char *arg)
     }
     if (c == 'm')
         o->metric = arg;
+    else if (c == 's')
+        o->study = arg;
     else if (c == 'n')
         return sc_analysis_bound_ok("compare", arg, &o->bound) ? SC_ANALYSIS_GO_ON : SC_EXIT_USAGE;
     else
@@ -279,6 +317,12 @@ static int sc__compare_check(void *ctx, size_t n)
                 n);
         return SC_EXIT_USAGE;
     }
+    if (o->independent && o->study) {
+        fprintf(stderr, "streamcard: compare: --independent and --study: one or the other "
+                        "(valid: --study STUDY lets the study's declarations name the "
+                        "differences)\n");
+        return SC_EXIT_USAGE;
+    }
     if (o->independent && !sc_facts_var_known(o->independent, strlen(o->independent))) {
         fprintf(stderr,
                 "streamcard: compare: --independent %s: not a controlled variable "
@@ -295,6 +339,7 @@ int sc_cmd_compare(int argc, char **argv)
                                          {"variables", no_argument, NULL, 'v'},
                                          {"metric", required_argument, NULL, 'm'},
                                          {"noise-bound", required_argument, NULL, 'n'},
+                                         {"study", required_argument, NULL, 's'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     static const sc_analysis_cmd cmd = {.name = "compare",
@@ -310,6 +355,8 @@ int sc_cmd_compare(int argc, char **argv)
                                             " (valid: a bundle that streamcard verify accepts)"};
     sc__compare_opts o = {.bound = SC_ANALYSIS_NOISE_BOUND};
     sc_analysis_set set;
+    sc_study_pair pair = {0};
+    bool in_study = false;
     int status;
 
     if (!sc_analysis_begin(&cmd, argc, argv, &o, &set, &status))
@@ -317,8 +364,18 @@ int sc_cmd_compare(int argc, char **argv)
     const char *independent = o.independent;
     const sc_bundle_facts *a = &set.b[0].facts, *b = &set.b[1].facts;
     /* Two runs of one sweep name their independent variable in run.conf themselves. */
-    char swept[2][64] = {"", ""};
-    if (status == SC_EXIT_OK && !independent &&
+    char swept[2][64] = {"", ""}, declared[1024];
+    if (status == SC_EXIT_OK && o.study) {
+        const char *const paths[2] = {set.b[0].path, set.b[1].path};
+        status = sc_study_pair_load(&pair, o.study, paths);
+        in_study = status == SC_EXIT_OK;
+        if (in_study) {
+            sc_study_pair_keys(&pair, declared, sizeof(declared));
+            printf("  study rows: A \"%s\", B \"%s\"; declared differences: %s\n", pair.label[0],
+                   pair.label[1], declared);
+        }
+    }
+    if (status == SC_EXIT_OK && !independent && !o.study &&
         sc_kv_get(a->run_conf, "sweep_variable", swept[0], sizeof(swept[0])) &&
         sc_kv_get(b->run_conf, "sweep_variable", swept[1], sizeof(swept[1])) &&
         strcmp(swept[0], swept[1]) == 0 && sc_facts_var_known(swept[0], strlen(swept[0]))) {
@@ -327,8 +384,10 @@ int sc_cmd_compare(int argc, char **argv)
     }
     if (status == SC_EXIT_OK) {
         sc__print_table(a, b);
-        status = sc__judge(a, b, independent, o.metric, o.bound);
+        status = sc__judge(a, b, independent, in_study ? &pair : NULL, o.metric, o.bound);
     }
+    if (in_study)
+        sc_study_pair_free(&pair);
     sc_analysis_set_free(&set);
     return status;
 }

@@ -241,15 +241,13 @@ static void sc__warn_cache(const sc_run_opts *opts, const sc_card *card)
 
 /*
  * one_per_core: the card's CPUs reduced to one hardware thread per physical core, as hwloc
- * sees this node. The run's card then names the kept CPUs as its cpu_list (its card.yaml is
- * the resolved card) and remembers the list as written; threads not given follow the kept
- * CPUs, threads given must fit them.
+ * sees this node (sc_card_keep_cpus()). The run's card then names the kept CPUs as its
+ * cpu_list (its card.yaml is the resolved card) and remembers the list as written.
  */
 static int sc__one_per_core(const sc_run_opts *opts, sc_card *card, sc_diag *diag)
 {
     hwloc_topology_t topo;
     hwloc_bitmap_t kept = NULL;
-    char *text = NULL;
     int rc = -ENOMEM;
 
     if (!card->one_per_core || card->one_per_core_from || !card->cpu_list)
@@ -261,28 +259,8 @@ static int sc__one_per_core(const sc_run_opts *opts, sc_card *card, sc_diag *dia
                            "one_per_core: off)");
         return -EINVAL;
     }
-    if (!(kept = hwloc_bitmap_alloc()) || sc_cpulist_one_per_core(topo, card->cpus, kept) < 0 ||
-        !(text = sc_cpulist_format(kept)))
-        goto out;
-    long n = hwloc_bitmap_weight(kept);
-    if (card->present[SC_CF_THREADS] && card->threads > n) {
-        sc_diag_addf(diag,
-                     "threads: %ld is more than the %ld physical cores of cpu_list %s "
-                     "(one_per_core keeps %s; valid: 1-%ld)",
-                     card->threads, n, card->cpu_list, text, n);
-        rc = -EINVAL;
-        goto out;
-    }
-    if (!card->present[SC_CF_THREADS])
-        card->threads = n;
-    hwloc_bitmap_copy(card->cpus, kept);
-    card->one_per_core_from = card->cpu_list;
-    card->cpu_list = text;
-    text = NULL;
-    card->overridden = true;
-    rc = 0;
-out:
-    free(text);
+    if ((kept = hwloc_bitmap_alloc()) && sc_cpulist_one_per_core(topo, card->cpus, kept) == 0)
+        rc = sc_card_keep_cpus(card, kept, diag);
     hwloc_bitmap_free(kept);
     return rc;
 }

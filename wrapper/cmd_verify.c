@@ -45,7 +45,7 @@ int sc_cmd_verify(int argc, char **argv)
     if (!bundle)
         return sc__usage(stderr, SC_EXIT_USAGE);
     if (sc_study_is(bundle)) /* a study record: its sums, rows and every bundle it names */
-        return sc_study_verify(bundle);
+        return sc_study_verify(bundle, &opts);
     /* The path may be a name a user chose (ESC, newlines): shown escaped, never raw. */
     char shown[1024];
     sc_text_escape(shown, sizeof(shown), bundle, strlen(bundle));

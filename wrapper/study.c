@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -70,8 +71,10 @@ static void sc__failed_gates(const sc_verify_report *r, char *buf, size_t len)
     }
 }
 
-/* Reads the row's bundle at path (NULL: none, cause says why): verdict, samples, stats. */
-static void sc__read(sc__srow *row, const char *path, const char *cause, const sc_metric *m)
+/* Reads the row's bundle at path (NULL: none, cause says why), verified with opts (NULL:
+   the defaults): verdict, samples, stats. */
+static void sc__read(sc__srow *row, const char *path, const char *cause, const sc_metric *m,
+                     const sc_verify_opts *opts)
 {
     sc_verify_report r;
     sc_bundle b;
@@ -82,7 +85,10 @@ static void sc__read(sc__srow *row, const char *path, const char *cause, const s
     row->bundle = path ? strdup(path) : NULL;
     if (!path)
         return;
-    if (sc_verify_bundle(path, &r) == 0) {
+    int rc = sc_verify_bundle_opts(path, opts, &r);
+    if (rc < 0)
+        snprintf(row->why, sizeof(row->why), "cannot open the bundle: %s", strerror(-rc));
+    if (rc == 0) {
         bool usable = sc_verify_usable(&r), intact = sc_verify_intact(&r);
         snprintf(row->verdict, sizeof(row->verdict), "%s",
                  usable   ? "ok"
@@ -405,7 +411,7 @@ int sc_study_finish(const sc_run_series *rs, const sc_card *card, int status)
     }
     for (size_t i = 0; i < nrows; i++) {
         rows[i].label = rs->series->runs[i].label;
-        sc__read(&rows[i], rs->bundles[i], rs->causes[i], &m);
+        sc__read(&rows[i], rs->bundles[i], rs->causes[i], &m, NULL);
     }
     sc__compare_all(card, &m, rows, nrows, cmp);
     FILE *mem = open_memstream(&table, &table_len);
@@ -481,9 +487,17 @@ static const char *sc__jstr(json_object *o, const char *key)
                : NULL;
 }
 
-/* Checks one recorded row against its bundle, recomputed; problems into d. */
-static void sc__verify_row(json_object *o, size_t i, const char *dir, const sc_metric *m,
-                           sc_diag *d)
+/* The checks of one study record (sc_study_load()). */
+typedef struct sc__check {
+    const char *dir; /* where its bundles are: the study's parent directory */
+    const sc_metric *m;
+    const sc_verify_opts *opts;
+    sc_diag *d;
+    size_t missing; /* rows whose bundle is not there */
+} sc__check;
+
+/* Checks one recorded row against its bundle, recomputed; problems into x->d. */
+static void sc__verify_row(json_object *o, size_t i, sc__check *x)
 {
     const char *name = sc__jstr(o, "bundle"), *verdict = sc__jstr(o, "verdict");
     char path[4096 + 260];
@@ -491,36 +505,114 @@ static void sc__verify_row(json_object *o, size_t i, const char *dir, const sc_m
     sc__srow row = {.label = ""};
 
     if (!verdict) {
-        sc_diag_addf(d, "row %zu: no verdict recorded", i + 1);
+        sc_diag_addf(x->d, "row %zu: no verdict recorded", i + 1);
         return;
     }
     if (!name) {
         if (strcmp(verdict, "no bundle") != 0)
-            sc_diag_addf(d, "row %zu: verdict %s without a bundle", i + 1, verdict);
+            sc_diag_addf(x->d, "row %zu: verdict %s without a bundle", i + 1, verdict);
         return;
     }
     if (!sc__name_ok(name)) {
-        sc_diag_addf(d, "row %zu: the bundle name is not one name beside the study", i + 1);
+        sc_diag_addf(x->d, "row %zu: the bundle name is not one name beside the study", i + 1);
         return;
     }
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
-    sc__read(&row, path, NULL, m);
+    snprintf(path, sizeof(path), "%s/%s", x->dir, name);
+    sc__read(&row, path, NULL, x->m, x->opts);
+    if (strcmp(row.verdict, "no bundle") == 0) {
+        /* One line for a bundle that is not there, not a line per figure it would give. */
+        sc_diag_addf(x->d, "row %zu: %s: %s (valid: the record beside the bundles it names)", i + 1,
+                     name, row.why);
+        x->missing++;
+        goto out;
+    }
     if (strcmp(row.verdict, verdict) != 0)
-        sc_diag_addf(d, "row %zu: %s: recorded verdict %s, the bundle's is %s", i + 1, name,
+        sc_diag_addf(x->d, "row %zu: %s: recorded verdict %s, the bundle's is %s", i + 1, name,
                      verdict, row.verdict);
-    if (strcmp(row.verdict, "unverified") == 0 || strcmp(row.verdict, "no bundle") == 0)
-        sc_diag_addf(d, "row %zu: %s: %s", i + 1, name, row.why);
+    if (strcmp(row.verdict, "unverified") == 0)
+        sc_diag_addf(x->d, "row %zu: %s: %s", i + 1, name, row.why);
     bool has = json_object_object_get_ex(o, "median", &v);
     double recorded = has ? json_object_get_double(v) : 0;
     if (has != (row.n > 0) ||
         (row.n && fabs(recorded - row.st.median) > 1e-9 * fabs(row.st.median)))
-        sc_diag_addf(d, "row %zu: %s: recorded median %s, the bundle's runs give %.6g", i + 1, name,
-                     has ? json_object_get_string(v) : "none", row.n ? row.st.median : 0.0);
+        sc_diag_addf(x->d, "row %zu: %s: recorded median %s, the bundle's runs give %.6g", i + 1,
+                     name, has ? json_object_get_string(v) : "none", row.n ? row.st.median : 0.0);
+out:
     free(row.bundle);
     free(row.x);
 }
 
-int sc_study_load(const char *path, sc_diag *problems, json_object **record)
+/* Whether a and b hold the same value at key (both missing counts as the same). */
+static bool sc__same(json_object *a, json_object *b, const char *key)
+{
+    json_object *va = NULL, *vb = NULL;
+
+    json_object_object_get_ex(a, key, &va);
+    json_object_object_get_ex(b, key, &vb);
+    return json_object_equal(va, vb);
+}
+
+/*
+ * The rows' declarations held to the study's own card.yaml: each row's label, kind, steps
+ * and declared differences are what the card's steps give, so a record whose declarations
+ * were edited fails even re-sealed (compare --study trusts them).
+ */
+static void sc__verify_declarations(sc_bundle *b, json_object *rows, sc_diag *d)
+{
+    sc_card *card = sc_card_new();
+    char *text = NULL;
+    size_t len = 0, n = json_object_array_length(rows);
+    sc_diag parse;
+
+    sc_diag_init(&parse);
+    if (!card || sc_bundle_read(b, "card.yaml", &text, &len) < 0 ||
+        sc_card_parse(card, text, len, "card.yaml", &parse) < 0 || !card->n_steps) {
+        sc_diag_addf(d,
+                     "card.yaml: %s: the rows' declared differences cannot be checked "
+                     "(valid: the study's card, as written by streamcard run)",
+                     !card   ? strerror(ENOMEM)
+                     : !text ? "missing"
+                             : "not a study card");
+        goto out;
+    }
+    if (n != 2 * card->n_steps) {
+        sc_diag_addf(d, "study.json: %zu rows, its card.yaml's %zu steps make %zu", n,
+                     card->n_steps, 2 * card->n_steps);
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_object *o = json_object_array_get_idx(rows, i), *want = json_object_new_object();
+        char *label = sc_ablation_label(card, i);
+        if (!want || !label) {
+            sc_diag_addf(d, "study.json: %s", strerror(ENOMEM));
+            json_object_put(want);
+            free(label);
+            break;
+        }
+        json_object_object_add(want, "label", json_object_new_string(label));
+        sc__row_json_steps(want, card, i);
+        bool same = true;
+        json_object_object_foreach(want, key, val)
+        {
+            (void)val;
+            same = same && sc__same(o, want, key);
+        }
+        if (!same)
+            sc_diag_addf(d,
+                         "row %zu: its label, steps or declared differences are not what "
+                         "the study's card.yaml gives row %zu (%s)",
+                         i + 1, i + 1, label);
+        json_object_put(want);
+        free(label);
+    }
+out:
+    sc_diag_free(&parse);
+    free(text);
+    sc_card_free(card);
+}
+
+int sc_study_load(const char *path, const sc_verify_opts *opts, sc_diag *problems,
+                  json_object **record)
 {
     sc_bundle b;
     char *text = NULL, dir[4096];
@@ -540,9 +632,26 @@ int sc_study_load(const char *path, sc_diag *problems, json_object **record)
         json_object_put(root);
         root = NULL;
     } else {
+        sc_diag found;
+        sc_diag_init(&found);
         sc__dirname(path, dir, sizeof(dir));
-        for (size_t i = 0; i < json_object_array_length(rows); i++)
-            sc__verify_row(json_object_array_get_idx(rows, i), i, dir, &m, problems);
+        sc__check x = {.dir = dir, .m = &m, .opts = opts, .d = &found};
+        size_t n = json_object_array_length(rows), named = 0;
+        for (size_t i = 0; i < n; i++) {
+            json_object *o = json_object_array_get_idx(rows, i);
+            named += sc__jstr(o, "bundle") != NULL;
+            sc__verify_row(o, i, &x);
+        }
+        /* A record moved away from its bundles: one line, not one per row. */
+        if (named > 1 && x.missing == named)
+            sc_diag_addf(problems,
+                         "none of the %zu bundles the study names is in %s (valid: the record "
+                         "beside the bundles it names)",
+                         named, dir);
+        else if (sc_diag_merge(problems, &found) < 0)
+            sc_diag_addf(problems, "study.json: %s", strerror(ENOMEM));
+        sc_diag_free(&found);
+        sc__verify_declarations(&b, rows, problems);
     }
     free(text);
     sc_bundle_close(&b);
@@ -550,7 +659,30 @@ int sc_study_load(const char *path, sc_diag *problems, json_object **record)
     return 0;
 }
 
-int sc_study_verify(const char *path)
+json_object *sc_study_row_of(json_object *record, const char *study, const char *bundle)
+{
+    char dir[4096], path[4096 + 260];
+    json_object *rows;
+    struct stat want, st;
+
+    if (!record || stat(bundle, &want) < 0 || !S_ISDIR(want.st_mode) ||
+        !json_object_object_get_ex(record, "rows", &rows) ||
+        !json_object_is_type(rows, json_type_array))
+        return NULL;
+    sc__dirname(study, dir, sizeof(dir));
+    for (size_t i = 0; i < json_object_array_length(rows); i++) {
+        json_object *o = json_object_array_get_idx(rows, i);
+        const char *name = sc__jstr(o, "bundle");
+        if (!name || !sc__name_ok(name))
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        if (stat(path, &st) == 0 && st.st_dev == want.st_dev && st.st_ino == want.st_ino)
+            return o;
+    }
+    return NULL;
+}
+
+int sc_study_verify(const char *path, const sc_verify_opts *opts)
 {
     sc_diag d;
     char shown[1024];
@@ -559,15 +691,15 @@ int sc_study_verify(const char *path)
 
     sc_text_escape(shown, sizeof(shown), path, strlen(path));
     sc_diag_init(&d);
-    if (sc_study_load(path, &d, &root) < 0) {
+    if (sc_study_load(path, opts, &d, &root) < 0) {
         fprintf(stderr, "streamcard: verify: %s: cannot open the study\n", shown);
         sc_diag_free(&d);
         return SC_EXIT_USAGE;
     }
     if (d.count) {
         sc_diag_print(&d, "streamcard: verify: ", stderr);
-        fprintf(stderr, "streamcard: verify: %s: study FAILED (%zu problems)\n", shown,
-                d.count + d.more);
+        fprintf(stderr, "streamcard: verify: %s: study FAILED (%zu problem%s)\n", shown,
+                d.count + d.more, d.count + d.more == 1 ? "" : "s");
     } else {
         printf("streamcard: verify: %s: study intact; every row recomputed from its bundle "
                "agrees\n",

@@ -138,7 +138,7 @@ int sc_study_report(const char *path, const char *output)
     int status;
 
     sc_diag_init(&problems);
-    if (sc_study_load(path, &problems, &record) < 0) {
+    if (sc_study_load(path, NULL, &problems, &record) < 0) {
         fprintf(stderr, "streamcard: report: %s: cannot open the study\n", path);
         sc_diag_free(&problems);
         return SC_EXIT_USAGE;

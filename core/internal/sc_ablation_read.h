@@ -6,16 +6,16 @@
 #define SC_ABLATION_READ_H
 
 #include "sc_card.h"
+#include "sc_card_reader.h"
 #include "sc_diag.h"
 
 #include <yaml.h>
 
 /*
- * Reads the top-level key k (ablation or metric) and its value v into card. Every problem
- * is one line in diag ("<name>:<line>: ..."). Returns how many problems it found.
+ * Reads the top-level key k (ablation or metric) and its value v into r's card. Every
+ * problem is one line in r's problems ("<name>:<line>: ..."), counted in r->errors.
  */
-int sc__ablation_read(yaml_document_t *doc, yaml_node_t *k, yaml_node_t *v, sc_card *card,
-                      const char *name, sc_diag *diag);
+void sc__ablation_read(sc__card_reader *r, yaml_node_t *k, yaml_node_t *v);
 
 /* Frees card's steps, its study metric and its unset list. */
 void sc__ablation_free(sc_card *card);

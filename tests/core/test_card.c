@@ -523,6 +523,97 @@ static void test_pool_threads_given_or_default(void)
     sc_diag_free(&d);
 }
 
+/* The card of a job (as submitted: one_per_core not resolved) read on its node, which keeps
+   CPUs kept of cpu_list 0-3: *out is the card after sc_card_keep_cpus() returned want_rc
+   (NULL when that was not 0). */
+static void keep_on_node(const char *body, const char *kept, int want_rc, sc_diag *d,
+                         sc_card **out)
+{
+    sc_card *card = sc_card_new(), *job = sc_card_new();
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    char *text = NULL;
+    int rc = -1;
+
+    *out = NULL;
+    if (sc_card_parse(card, body, strlen(body), "c.yaml", d) == 0 && sc_card_check(card, d) == 0)
+        text = sc_card_to_yaml(card);
+    /* The count derived from cpu_list as written is not the job's to keep. */
+    if (text && (strstr(text, "  threads:") != NULL) == (strstr(body, "  threads:") != NULL) &&
+        sc_card_parse(job, text, strlen(text), "job.yaml", d) == 0 &&
+        sc_card_check(job, d) == 0 && hwloc_bitmap_list_sscanf(set, kept) == 0)
+        rc = sc_card_keep_cpus(job, set, d);
+    SC_CHECK_MSG(rc == want_rc, "%s: returned %d, expected %d; job card:\n%s", kept, rc, want_rc,
+                 text ? text : "(none)");
+    if (rc == 0 && want_rc == 0) {
+        *out = job;
+        job = NULL;
+    }
+    free(text);
+    hwloc_bitmap_free(set);
+    sc_card_free(card);
+    sc_card_free(job);
+}
+
+/* one_per_core resolved on the node: the layout follows the kept CPUs, in the name too. */
+static const struct keep_case {
+    const char *body; /* the experiment's keys after HEAD */
+    const char *name;
+    long threads, pool; /* pool: -1 for stream */
+} keep_cases[] = {
+    /* Derived: threads, pool and the name follow the two kept CPUs. */
+    {"  workload: ipsearch\n  cpu_list: 0-3\n  one_per_core: on\n", "ipsearch_2thread_2pool", 2,
+     2},
+    /* A study row's derived name (given by the job's card) keeps its suffix; a given pool
+       stays. */
+    {"  workload: ipsearch\n  run_name: ipsearch_4thread_8pool_seq-4\n  cpu_list: 0-3\n"
+     "  one_per_core: on\n  pool_threads: 8\n",
+     "ipsearch_2thread_8pool_seq-4", 2, 8},
+    /* Threads given: kept, and so is the name. */
+    {"  workload: stream\n  cpu_list: 0-3\n  one_per_core: on\n  threads: 1\n",
+     "stream_all_1thread", 1, -1},
+    /* A name of the user's own is never changed. */
+    {"  workload: stream\n  run_name: mine\n  cpu_list: 0-3\n  one_per_core: on\n", "mine", 2,
+     -1},
+};
+
+static void test_keep_cpus(void)
+{
+    char body[512], *text;
+    sc_diag d;
+    sc_card *c;
+
+    sc_diag_init(&d);
+    for (size_t i = 0; i < sizeof(keep_cases) / sizeof(keep_cases[0]); i++) {
+        const struct keep_case *k = &keep_cases[i];
+        snprintf(body, sizeof(body), HEAD "%s", k->body);
+        keep_on_node(body, "0,2", 0, &d, &c);
+        if (!c)
+            continue;
+        SC_CHECK_STR_EQ(c->run_name, k->name);
+        SC_CHECK_STR_EQ(c->cpu_list, "0,2");
+        SC_CHECK_STR_EQ(c->one_per_core_from, "0-3");
+        SC_CHECK_INT_EQ(c->threads, k->threads);
+        if (k->pool >= 0)
+            SC_CHECK_INT_EQ(c->pool_threads, k->pool);
+        /* The bundle's card.yaml: the resolved layout. */
+        text = sc_card_to_yaml(c);
+        SC_CHECK_MSG(text && strstr(text, "  cpu_list: 0,2\n") &&
+                         strstr(text, k->threads == 2 ? "  threads: 2\n" : "  threads: 1\n"),
+                     "%s", text ? text : "(none)");
+        free(text);
+        sc_card_free(c);
+    }
+    SC_CHECK_INT_EQ(d.count, 0);
+    keep_on_node(HEAD "  workload: stream\n  cpu_list: 0-3\n  one_per_core: on\n  threads: 3\n",
+                 "0,2", -EINVAL, &d, &c);
+    SC_CHECK(c == NULL);
+    SC_CHECK_INT_EQ(d.count, 1);
+    if (d.count)
+        SC_CHECK_STR_EQ(d.lines[0], "threads: 3 is more than the 2 physical cores of cpu_list 0-3 "
+                                    "(one_per_core keeps 0,2; valid: 1-2)");
+    sc_diag_free(&d);
+}
+
 /* A 16-CPU, one-node machine with 8 GiB and no cpufreq. */
 static char *make_machine_root(int with_cpufreq)
 {
@@ -699,6 +790,7 @@ int main(void)
     SC_TEST_RUN(test_transport_values);
     SC_TEST_RUN(test_flags_override_and_roundtrip);
     SC_TEST_RUN(test_pool_threads_given_or_default);
+    SC_TEST_RUN(test_keep_cpus);
     SC_TEST_RUN(test_machine_cases);
     SC_TEST_RUN(test_machine_facts);
     SC_TEST_RUN(test_load_file_errors);

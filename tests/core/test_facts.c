@@ -357,6 +357,28 @@ static void test_table(void)
     SC_CHECK(sc_facts_var_known("threads,host", 7));
     SC_CHECK(!sc_facts_var_known("thread", 6));
     SC_CHECK(!sc_facts_var_known("", 0));
+    /* What a study's step declares, as the variables compare sees change. */
+    static const struct {
+        const char *key, *var;
+        bool changes;
+    } keys[] = {
+        {"threads", "threads", true},
+        {"threads", "pool_threads", false},
+        {"env.OMP_WAIT_POLICY", "env", true},
+        {"env.OMP_WAIT_POLICY", "threads", false},
+        {"expect.min_rate_MBps", "expect", true},
+        {"one_per_core", "cpu_list", true},
+        {"blas", "blas", true},
+        {"blas", "blas_core", true},
+        {"governor", "governor", true},
+        {"prefetch", "prefetch", true},
+        {"cache_resident", "cache_resident", false},
+        {"env", "env", true},
+        {"one_per_core", "threads", false},
+    };
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        SC_CHECK_MSG(sc_facts_key_changes(keys[i].key, keys[i].var) == keys[i].changes,
+                     "key %s, variable %s", keys[i].key, keys[i].var);
     SC_CHECK_INT_EQ(sc_facts_epoch("2026-11-30T06:48:24"), -1);
     SC_CHECK_INT_EQ(sc_facts_epoch("1970-01-01T00:01:00Z"), 60);
     SC_CHECK_INT_EQ(sc_facts_load("/nonexistent/bundle", &(sc_bundle_facts){0}), -ENOENT);
