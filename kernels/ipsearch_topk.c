@@ -1,40 +1,10 @@
 /*
- * ipsearch_topk.c: the heaps, the portable top-k filter and the variant table (see
- * ipsearch_topk.h).
+ * ipsearch_topk.c: the portable top-k filter and the variant table (see ipsearch_topk.h;
+ * the heaps are in ipsearch_heap.c, called by every variant).
  */
 #include "ipsearch_topk.h"
 
-#include <math.h>
 #include <string.h>
-
-void sct_ips_heap_reset(float *hs, int64_t *hi, size_t k)
-{
-    for (size_t j = 0; j < k; j++) {
-        hs[j] = -INFINITY;
-        hi[j] = -1;
-    }
-}
-
-/* Sift (s, id) down from the root to its place. */
-void sct_ips_heap_replace_top(float *hs, int64_t *hi, size_t k, float s, int64_t id)
-{
-    size_t i = 0;
-
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= k)
-            break;
-        if (c + 1 < k && sct_ips_worse(hs[c + 1], hi[c + 1], hs[c], hi[c]))
-            c++;
-        if (!sct_ips_worse(hs[c], hi[c], s, id))
-            break;
-        hs[i] = hs[c];
-        hi[i] = hi[c];
-        i = c;
-    }
-    hs[i] = s;
-    hi[i] = id;
-}
 
 typedef float sct__v4f __attribute__((vector_size(16)));
 typedef int sct__v4i __attribute__((vector_size(16)));

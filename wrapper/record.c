@@ -41,18 +41,6 @@ static void sc__iso_time(const struct timespec *ts, char *buf, size_t len)
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-int sc_record_put(sc_execution *x, const char *rel, const char *text)
-{
-    int rc = sc_bundle_write_str(&x->b, rel, text ? text : "");
-
-    if (rc < 0) {
-        if (!x->write_errors++)
-            snprintf(x->write_error, sizeof(x->write_error), "%s: %s", rel, strerror(-rc));
-        fprintf(stderr, "streamcard: writing %s/%s failed: %s\n", x->b.path, rel, strerror(-rc));
-    }
-    return rc;
-}
-
 void sc_record_caches(sc_execution *x)
 {
     sc_llc llc;

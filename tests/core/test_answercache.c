@@ -188,9 +188,9 @@ static void test_bad_caches_are_ignored(void)
         if (!strcmp(cuts[c], "no end"))
             text[strlen(text) - 2] = '\0'; /* the "." line */
         else if (!strcmp(cuts[c], "answer before files"))
-            memcpy(f_line + 1, "a", 1);
+            f_line[1] = 'a';
         else
-            memcpy(text + 3, "zz", 2);
+            text[3] = text[4] = 'z';
         snprintf(bad, sizeof(bad), "%s", text);
         SC_CHECK_INT_EQ(sc_test_write_file(path, bad), 0);
         SC_CHECK_MSG(hit(&f, "key") == 0, "%s: believed", cuts[c]);
