@@ -73,8 +73,10 @@ struct sc_sampler {
     size_t nslots;
     long long begin_ns, end_ns, next_ns;
     unsigned scans;
-    long long cpu_ns, loop_cpu_ns;
+    long long cpu_ns, loop_cpu_ns, full_ns;
     int phase; /* 0 before BEGIN, 1 open, 2 closed */
+    sc__proc *primed; /* the processes PRIME saw, sorted by pid (NULL: not primed) */
+    size_t nprimed;
     long clk_tck;
 };
 
@@ -130,6 +132,7 @@ void sc_sampler_free(sc_sampler *s)
     }
     free(s->tasks);
     free(s->slots);
+    free(s->primed);
     free(s->cpus);
     free(s->roots);
     free(s->cpu0);
@@ -320,25 +323,6 @@ static int sc__read_process(int procfd, const char *pid, sc__reading **rd, size_
     return rc;
 }
 
-/* Every task under procfd. *rd malloc'd. */
-static int sc__read_tasks(int procfd, sc__reading **rd, size_t *n)
-{
-    DIR *dir = sc_dir_openat(procfd, ".", 0);
-    size_t cap = 0;
-    int rc = 0;
-
-    *rd = NULL;
-    *n = 0;
-    if (!dir)
-        return -errno;
-    struct dirent *de;
-    while (rc == 0 && (de = readdir(dir)))
-        if (de->d_name[0] >= '0' && de->d_name[0] <= '9')
-            rc = sc__read_process(procfd, de->d_name, rd, n, &cap);
-    closedir(dir);
-    return rc;
-}
-
 static int sc__cmp_proc(const void *a, const void *b)
 {
     pid_t x = ((const sc__proc *)a)->pid, y = ((const sc__proc *)b)->pid;
@@ -350,7 +334,33 @@ static sc__proc *sc__proc_find(sc__proc *procs, size_t n, pid_t pid)
 {
     sc__proc key = {.pid = pid};
 
-    return bsearch(&key, procs, n, sizeof(*procs), sc__cmp_proc);
+    return n ? bsearch(&key, procs, n, sizeof(*procs), sc__cmp_proc) : NULL;
+}
+
+/*
+ * Every task under procfd. *rd malloc'd. With skip (the processes PRIME saw), a process
+ * found there as foreign is left out: only own and new processes are read.
+ */
+static int sc__read_tasks(int procfd, sc__proc *skip, size_t nskip, sc__reading **rd, size_t *n)
+{
+    DIR *dir = sc_dir_openat(procfd, ".", 0);
+    size_t cap = 0;
+    int rc = 0;
+
+    *rd = NULL;
+    *n = 0;
+    if (!dir)
+        return -errno;
+    struct dirent *de;
+    while (rc == 0 && (de = readdir(dir))) {
+        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            continue;
+        const sc__proc *seen = sc__proc_find(skip, nskip, (pid_t)atoi(de->d_name));
+        if (!seen || seen->own > 0)
+            rc = sc__read_process(procfd, de->d_name, rd, n, &cap);
+    }
+    closedir(dir);
+    return rc;
 }
 
 /* Whether process p descends from a root (or is one), remembered along the way up. */
@@ -507,6 +517,7 @@ static int sc__update_tasks(sc_sampler *s, int procfd, sc_sample_kind kind, sc__
     size_t np;
     sc__proc *procs = sc__procs(s, rd, n, &np);
     bool edge = kind != SC_SAMPLE_SCAN;
+    bool opening = kind == SC_SAMPLE_PRIME || kind == SC_SAMPLE_BEGIN; /* tasks' base ticks */
     int rc = 0;
 
     if (!procs)
@@ -521,13 +532,18 @@ static int sc__update_tasks(sc_sampler *s, int procfd, sc_sample_kind kind, sc__
         if (is_new) {
             sc__proc *p = sc__proc_find(procs, np, rd[i].pid);
             t->own = p && p->own > 0;
-            t->ticks_base = kind == SC_SAMPLE_BEGIN ? rd[i].ticks : 0;
+            t->ticks_base = opening ? rd[i].ticks : 0;
         }
-        if (t->own)
+        if (t->own && kind != SC_SAMPLE_PRIME)
             sc__read_own(procfd, t, edge || is_new, kind == SC_SAMPLE_BEGIN);
-        else if (kind != SC_SAMPLE_BEGIN)
+        else if (!t->own && !opening)
             rc = sc__attribute(s, t, &rd[i], is_new);
         t->last = rd[i];
+    }
+    if (rc == 0 && kind == SC_SAMPLE_PRIME) {
+        s->primed = procs; /* what BEGIN may skip */
+        s->nprimed = np;
+        procs = NULL;
     }
     free(procs);
     return rc;
@@ -540,14 +556,16 @@ int sc_sampler_sample(sc_sampler *s, int procfd, sc_sample_kind kind, long long 
     size_t n = 0;
     int rc;
 
-    if ((kind == SC_SAMPLE_BEGIN) != (s->phase == 0) || s->phase == 2)
+    bool before = kind == SC_SAMPLE_PRIME || kind == SC_SAMPLE_BEGIN;
+    if (before != (s->phase == 0) || s->phase == 2 || (kind == SC_SAMPLE_PRIME && s->primed))
         return -EINVAL;
-    if (kind != SC_SAMPLE_SCAN) {
+    if (kind == SC_SAMPLE_BEGIN || kind == SC_SAMPLE_END) {
         rc = sc__read_cpu_times(s, procfd, kind == SC_SAMPLE_BEGIN ? s->cpu0 : s->cpu1);
         if (rc < 0)
             return rc;
     }
-    rc = sc__read_tasks(procfd, &rd, &n);
+    bool skip = kind == SC_SAMPLE_BEGIN && s->primed;
+    rc = sc__read_tasks(procfd, skip ? s->primed : NULL, skip ? s->nprimed : 0, &rd, &n);
     if (rc == 0)
         rc = sc__update_tasks(s, procfd, kind, rd, n);
     free(rd);
@@ -555,7 +573,11 @@ int sc_sampler_sample(sc_sampler *s, int procfd, sc_sample_kind kind, long long 
         return rc;
     long long cost = sc__thread_cpu_ns() - t0;
     s->cpu_ns += cost;
-    if (kind == SC_SAMPLE_BEGIN) {
+    if (!skip)
+        s->full_ns = cost; /* what reading every task costs: the scans' pace */
+    if (kind == SC_SAMPLE_PRIME) {
+        return 0;
+    } else if (kind == SC_SAMPLE_BEGIN) {
         s->begin_ns = now_ns;
         s->phase = 1;
     } else if (kind == SC_SAMPLE_SCAN) {
@@ -565,7 +587,7 @@ int sc_sampler_sample(sc_sampler *s, int procfd, sc_sample_kind kind, long long 
         s->end_ns = now_ns;
         s->phase = 2;
     }
-    long long gap = cost * SC__SCAN_COST_FACTOR;
+    long long gap = s->full_ns * SC__SCAN_COST_FACTOR;
     s->next_ns = s->phase == 1 ? now_ns + (gap > SC__SCAN_MIN_NS ? gap : SC__SCAN_MIN_NS) : 0;
     return 0;
 }

@@ -35,6 +35,7 @@ typedef struct sc_sampler_opts {
 } sc_sampler_opts;
 
 typedef enum sc_sample_kind {
+    SC_SAMPLE_PRIME, /* optional, before BEGIN: every task's stat, so that BEGIN need not */
     SC_SAMPLE_BEGIN, /* the window opens: CPU times, every task, the own tasks' details */
     SC_SAMPLE_SCAN,  /* during the window: every task's stat */
     SC_SAMPLE_END,   /* the window closes: as BEGIN */
@@ -47,6 +48,13 @@ void sc_sampler_free(sc_sampler *s);
 /*
  * Takes a sample of the tree under procfd (the directory that holds "stat" and "<pid>/")
  * at now_ns (CLOCK_MONOTONIC). BEGIN first, END last; SCAN any number of times between.
+ *
+ * PRIME, at most once before BEGIN, moves the cost of reading every task off the moment the
+ * window opens (where a workload waits for it): an observer primes while its workload starts
+ * up. A BEGIN after PRIME reads /proc/stat, the own processes' tasks and the processes PRIME
+ * did not see, and skips the foreign ones it saw: their CPU time counts from PRIME, so an
+ * intruder's ticks may include the workload's start-up (the gate's figures do not: they come
+ * from /proc/stat and the own tasks, both read at BEGIN).
  */
 int sc_sampler_sample(sc_sampler *s, int procfd, sc_sample_kind kind, long long now_ns);
 

@@ -148,8 +148,19 @@ static void sc__release_workload(sc__obs *s)
     s->ready_wr = -1;
 }
 
-/* Opens the interference window: the last thing before the workload is released. */
-static void sc__sampler_begin(sc__obs *s)
+/* The sampler's first failure: said once, and no interference.txt (the gate says so). */
+static void sc__sampler_fail(sc__obs *s, int rc)
+{
+    sc__capture_fail(s, "interference.txt", rc);
+    sc_sampler_free(s->sampler);
+    s->sampler = NULL;
+}
+
+/*
+ * The sampler, primed while the workload starts up (right after the fork: reading every
+ * task of /proc takes milliseconds the workload would otherwise wait for at main_loop_begin).
+ */
+static void sc__sampler_prime(sc__obs *s)
 {
     char host[64] = "unknown";
     pid_t self = getpid();
@@ -165,13 +176,20 @@ static void sc__sampler_begin(sc__obs *s)
                           .host = host};
     s->proc_root = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     s->sampler = s->proc_root >= 0 ? sc_sampler_new(&so) : NULL;
-    int rc = s->sampler ? sc_sampler_sample(s->sampler, s->proc_root, SC_SAMPLE_BEGIN, sc__now_ns())
+    int rc = s->sampler ? sc_sampler_sample(s->sampler, s->proc_root, SC_SAMPLE_PRIME, sc__now_ns())
                         : -errno;
-    if (rc < 0) {
-        sc__capture_fail(s, "interference.txt", rc);
-        sc_sampler_free(s->sampler);
-        s->sampler = NULL;
-    }
+    if (rc < 0)
+        sc__sampler_fail(s, rc);
+}
+
+/* Opens the interference window: the last thing before the workload is released. */
+static void sc__sampler_begin(sc__obs *s)
+{
+    if (!s->sampler)
+        return;
+    int rc = sc_sampler_sample(s->sampler, s->proc_root, SC_SAMPLE_BEGIN, sc__now_ns());
+    if (rc < 0)
+        sc__sampler_fail(s, rc);
 }
 
 static int sc__append_line(void *ctx, const char *line)
@@ -457,86 +475,141 @@ static char **sc__ready_env(const sc_observe_opts *o, int fd, size_t *added)
     return env;
 }
 
-int sc_observe_run(const sc_observe_opts *o, sc_observe_result *r)
-{
-    int out[2] = {-1, -1}, errp[2] = {-1, -1}, ready[2] = {-1, -1}, sigfd = -1, rc;
-    sigset_t block, old;
-    sc__obs s = {.o = o, .r = r, .procfd = -1, .ready_wr = -1, .proc_root = -1};
-    char procpath[64], **envp = NULL;
-    size_t nenv = 0, added = 0;
+/* A started run: the observer's state and what the loop needs (sc_observe.h). */
+struct sc_observe {
+    sc__obs s;
+    int out_rd, err_rd, sigfd;
+    sigset_t old;
+    char **envp;
+    size_t nenv, added;
+};
 
+/* Closes what the handle holds and restores the signal mask; frees it. */
+static void sc__observe_free(sc_observe *h)
+{
+    if (h->sigfd >= 0)
+        close(h->sigfd);
+    sigprocmask(SIG_SETMASK, &h->old, NULL);
+    if (h->out_rd >= 0)
+        close(h->out_rd);
+    if (h->err_rd >= 0)
+        close(h->err_rd);
+    sc__release_workload(&h->s);
+    if (h->s.procfd >= 0)
+        close(h->s.procfd);
+    if (h->s.proc_root >= 0)
+        close(h->s.proc_root);
+    sc_sampler_free(h->s.sampler);
+    for (size_t i = 0; h->envp && i < h->added; i++)
+        free(h->envp[h->nenv - 1 - i]);
+    free(h->envp);
+    free(h);
+}
+
+int sc_observe_start(const sc_observe_opts *o, sc_observe_result *r, sc_observe **out)
+{
+    int outp[2] = {-1, -1}, errp[2] = {-1, -1}, ready[2] = {-1, -1}, rc = 0;
+    sigset_t block;
+    char procpath[64];
+    sc_observe *h = calloc(1, sizeof(*h));
+
+    *out = NULL;
     memset(r, 0, sizeof(*r));
     r->pid = -1;
-    if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(ready, O_CLOEXEC) < 0) {
+    if (!h)
+        return -ENOMEM;
+    h->s = (sc__obs){.o = o, .r = r, .procfd = -1, .ready_wr = -1, .proc_root = -1};
+    h->out_rd = h->err_rd = h->sigfd = -1;
+    sigprocmask(SIG_BLOCK, NULL, &h->old);
+    if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(ready, O_CLOEXEC) < 0) {
         rc = -errno;
-        goto out_close;
+        goto fail;
     }
-    envp = sc__ready_env(o, ready[0], &added);
-    if (!envp) {
+    h->envp = sc__ready_env(o, ready[0], &h->added);
+    if (!h->envp) {
         rc = -ENOMEM;
-        goto out_close;
+        goto fail;
     }
-    while (envp[nenv])
-        nenv++;
+    while (h->envp[h->nenv])
+        h->nenv++;
     sigemptyset(&block);
     sigaddset(&block, SIGCHLD);
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
     sigaddset(&block, SIGHUP);
     sigaddset(&block, SIGQUIT);
-    sigprocmask(SIG_BLOCK, &block, &old);
-    sigfd = signalfd(-1, &block, SFD_NONBLOCK | SFD_CLOEXEC);
-    if (sigfd < 0) {
+    sigprocmask(SIG_BLOCK, &block, NULL);
+    h->sigfd = signalfd(-1, &block, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (h->sigfd < 0) {
         rc = -errno;
-        goto out_restore;
+        goto fail;
     }
     clock_gettime(CLOCK_REALTIME, &r->started_at);
     r->pid = fork();
     if (r->pid < 0) {
         rc = -errno;
         r->spawn_error = errno;
-        goto out_restore;
+        goto fail;
     }
     if (r->pid == 0)
-        sc__child(o, envp, out[1], ready[0], errp[1]);
+        sc__child(o, h->envp, outp[1], ready[0], errp[1]);
     setpgid(r->pid, r->pid); /* also in the parent: no race with an early kill(-pid) */
-    close(out[1]);
+    close(outp[1]);
     close(errp[1]);
     close(ready[0]);
-    out[1] = errp[1] = ready[0] = -1;
-    s.ready_wr = ready[1];
-    ready[1] = -1;
+    h->out_rd = outp[0];
+    h->err_rd = errp[0];
+    h->s.ready_wr = ready[1];
     snprintf(procpath, sizeof(procpath), "/proc/%d", (int)r->pid);
-    s.procfd = open(procpath, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    int child_err = 0;
-    ssize_t n = read(errp[0], &child_err, sizeof(child_err));
-    r->started = n != (ssize_t)sizeof(child_err);
-    r->spawn_error = r->started ? 0 : child_err;
-    rc = sc__loop(&s, out[0], sigfd);
-    if (s.line_len > 0)
-        sc__scan(&s, "\n", 1); /* a last line without newline still counts */
-    sc__sampler_end(&s);       /* no main_loop_end: the window closes with the workload */
-out_restore:
-    if (sigfd >= 0)
-        close(sigfd);
-    sigprocmask(SIG_SETMASK, &old, NULL);
-out_close:
+    h->s.procfd = open(procpath, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    *out = h;
+    return 0;
+fail:
     for (int i = 0; i < 2; i++) {
-        if (out[i] >= 0)
-            close(out[i]);
+        if (outp[i] >= 0)
+            close(outp[i]);
         if (errp[i] >= 0)
             close(errp[i]);
         if (ready[i] >= 0)
             close(ready[i]);
     }
-    sc__release_workload(&s);
-    if (s.procfd >= 0)
-        close(s.procfd);
-    if (s.proc_root >= 0)
-        close(s.proc_root);
-    sc_sampler_free(s.sampler);
-    for (size_t i = 0; envp && i < added; i++)
-        free(envp[nenv - 1 - i]);
-    free(envp);
+    sc__observe_free(h);
     return rc;
+}
+
+void sc_observe_close_in_child(const sc_observe *h)
+{
+    int fds[] = {h->out_rd, h->err_rd, h->sigfd, h->s.ready_wr, h->s.procfd, h->s.proc_root};
+
+    for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
+int sc_observe_wait(sc_observe *h)
+{
+    sc__obs *s = &h->s;
+    sc_observe_result *r = s->r;
+    int child_err = 0;
+
+    /* The exec closed the pipe's other end (O_CLOEXEC), or the child wrote why it failed. */
+    ssize_t n = read(h->err_rd, &child_err, sizeof(child_err));
+    r->started = n != (ssize_t)sizeof(child_err);
+    r->spawn_error = r->started ? 0 : child_err;
+    if (r->started)
+        sc__sampler_prime(s);
+    int rc = sc__loop(s, h->out_rd, h->sigfd);
+    if (s->line_len > 0)
+        sc__scan(s, "\n", 1); /* a last line without newline still counts */
+    sc__sampler_end(s);       /* no main_loop_end: the window closes with the workload */
+    sc__observe_free(h);
+    return rc;
+}
+
+int sc_observe_run(const sc_observe_opts *o, sc_observe_result *r)
+{
+    sc_observe *h;
+    int rc = sc_observe_start(o, r, &h);
+
+    return rc < 0 ? rc : sc_observe_wait(h);
 }

@@ -65,4 +65,19 @@ typedef struct sc_observe_result {
 /* Runs the workload to its end. Returns 0 (see r for how it ended) or -errno. */
 int sc_observe_run(const sc_observe_opts *o, sc_observe_result *r);
 
+/*
+ * sc_observe_run() in two steps, so that the caller's own work overlaps the workload's
+ * start-up (loading its libraries, making its data): sc_observe_start() forks and execs it
+ * and returns at once; sc_observe_wait() watches it to its end and frees h. In between, the
+ * workload's output waits in its pipe, o and r must stay where they are, and SIGCHLD, SIGINT,
+ * SIGTERM, SIGHUP and SIGQUIT stay blocked (they are read when the watch begins). Start
+ * returns 0 with *h set, or -errno with *h NULL (r says whether the fork failed).
+ */
+typedef struct sc_observe sc_observe;
+int sc_observe_start(const sc_observe_opts *o, sc_observe_result *r, sc_observe **h);
+int sc_observe_wait(sc_observe *h);
+/* In a process forked between start and wait: closes its copies of h's descriptors (the
+   workload's pipes, so that this process keeps none of them open). */
+void sc_observe_close_in_child(const sc_observe *h);
+
 #endif

@@ -107,7 +107,7 @@ static int sc__open_bundle(const sc_plan *plan, sc_bundle *b)
  * plugin's slurmstepd waits for it (a while) before killing what is left of the step
  * (spank/guardian.h). It closes the other bundles' pipes, so each guardian sees its own end.
  */
-static int sc__guardian_start(sc_local *st, size_t i)
+static int sc__guardian_start(sc_local *st, size_t i, const sc_observe *h)
 {
     sc_execution *x = &st->x[i];
     int p[2];
@@ -129,6 +129,8 @@ static int sc__guardian_start(sc_local *st, size_t i)
         for (size_t k = 0; k < st->n; k++)
             if (k != i && st->open[k] && st->x[k].guard_fd >= 0)
                 close(st->x[k].guard_fd);
+        if (h)
+            sc_observe_close_in_child(h); /* the workload's pipes are streamcard's alone */
         while ((n = read(p[0], &byte, 1)) < 0 && errno == EINTR)
             ;
         if (n == 1)
@@ -161,8 +163,8 @@ static void sc__guardian_stop(sc_execution *x)
 
 /*
  * The bundle of series run i, before its first run: created (or adopted from the plugin),
- * space reserved for the files written last, card.yaml, platform/before.txt, build.json,
- * the workload's --json argument, the guardian. Returns 0, or the exit status to stop with.
+ * the workload's --json argument; sc__open_files() writes the rest once the first run's
+ * workload is started. Returns 0, or the exit status to stop with.
  */
 static int sc__open(sc_local *st, size_t i, sc_plan *plan)
 {
@@ -194,6 +196,27 @@ static int sc__open(sc_local *st, size_t i, sc_plan *plan)
         return SC_EXIT_ERROR;
     }
     st->open[i] = true;
+    return 0;
+}
+
+/*
+ * The rest of bundle i's first files, written while its first run's workload starts up
+ * (sc__run_once): room reserved for the files written last, card.yaml,
+ * platform/before.txt (the platform as the workload found it: its start-up does not
+ * change it), caches.txt, build.json, the guardian (h: the started workload, whose pipes it
+ * must not hold; NULL when none started: no guardian, the bundle is sealed next). Once per
+ * bundle. Nothing here stops the run: a file that cannot be written is one the evidence
+ * gate misses.
+ */
+static void sc__open_files(sc_local *st, size_t i, const sc_observe *h)
+{
+    sc_execution *x = &st->x[i];
+    sc_plan *plan = x->plan;
+
+    if (x->files_written)
+        return;
+    x->files_written = true;
+
     /* Room for the files written last, whatever fills the disk meanwhile. */
     sc_bundle_reserve(&x->b, "results.json", SC__RESERVE_BYTES);
     sc_bundle_reserve(&x->b, "run.conf", SC__RESERVE_BYTES);
@@ -205,13 +228,14 @@ static int sc__open(sc_local *st, size_t i, sc_plan *plan)
         sc_record_platform(x, "platform/before.txt");
     sc_record_caches(x);
     sc_record_build(x);
-    int rc = sc__guardian_start(st, i);
+    if (!h)
+        return;
+    int rc = sc__guardian_start(st, i, h);
     if (rc < 0)
         fprintf(stderr,
                 "streamcard: no guardian for this run (%s): if streamcard is killed, its "
                 "bundle stays unsealed\n",
                 strerror(-rc));
-    return 0;
 }
 
 /* The CPUs the observer accounts itself: the card's, except for MPI (each rank does). */
@@ -259,16 +283,19 @@ static int sc__set_run_paths(sc_execution *x, size_t i)
 }
 
 /*
- * Run i of the bundle: the workload under the observer into the run's files (at the top for
- * runs: 1, in run-<i> otherwise). *passed: every gate of this run held (several runs: from its
- * record). Returns 0, or -errno when it could not be watched.
+ * Run i of bundle k: the workload under the observer into the run's files (at the top for
+ * runs: 1, in run-<i> otherwise). The first run of a bundle writes the bundle's first files
+ * (sc__open_files) while its workload starts up. *passed: every gate of this run held
+ * (several runs: from its record). Returns 0, or -errno when it could not be watched.
  */
-static int sc__run_once(sc_execution *x, size_t i, bool *passed)
+static int sc__run_once(sc_local *st, size_t k, size_t i, bool *passed)
 {
+    sc_execution *x = &st->x[k];
     sc_plan *plan = x->plan;
     const sc_card *card = plan->card;
     char dir[32], rel[64], *log_path = NULL, guard[256];
     sc_observe_result *r = &x->last;
+    sc_observe *h = NULL;
     size_t ncpus = 0;
 
     *passed = false;
@@ -304,13 +331,16 @@ static int sc__run_once(sc_execution *x, size_t i, bool *passed)
                          .log_path = log_path,
                          .guard_extra = guard,
                          .timeout_s = plan->opts->timeout_s};
+    x->runs = i + 1;
+    int rc = sc_observe_start(&o, r, &h);
+    sc__open_files(st, k, h);
     if (sc_runs_flat(card))
         fprintf(stderr, "streamcard: running %s into %s\n", plan->argv[0], x->b.path);
     else
         fprintf(stderr, "streamcard: run %zu: %s into %s/%s\n", i + 1, plan->argv[0], x->b.path,
                 dir);
-    x->runs = i + 1;
-    int rc = sc_observe_run(&o, r);
+    if (rc == 0)
+        rc = sc_observe_wait(h);
     free(cpus);
     close(log_fd);
     free(log_path);
@@ -406,11 +436,12 @@ static int sc__local_run(void *state, const sc_run_series *rs, size_t i, size_t 
         status = sc__open(st, i, plan);
     if (status == SC_EXIT_OK) {
         sc_execution *x = &st->x[i];
-        int rc = st->stop_signal ? 0 : sc__run_once(x, round, &passed);
+        int rc = st->stop_signal ? 0 : sc__run_once(st, i, round, &passed);
         if (x->last.caller_signal && !st->stop_signal)
             st->stop_signal = x->last.caller_signal;
         *more = rc == 0 && !sc__done(x, round, passed, st->stop_signal);
         if (!*more) {
+            sc__open_files(st, i, NULL); /* when no run got as far as writing them */
             status = sc__close(st, i);
             if (rc < 0)
                 status = SC_EXIT_FAILED;

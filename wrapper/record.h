@@ -37,6 +37,7 @@ typedef struct sc_execution {
     char *build_key;        /* its key in the answer cache (NULL: not remembered) */
     char *build_answer;     /* with build_cached: the answer remembered, checked at the end */
     bool build_cached;
+    bool files_written; /* card.yaml, platform/before.txt, build.json... (execute.c) */
 } sc_execution;
 
 /* Writes a bundle file, counting a failure as lost evidence. Returns 0 or -errno. */

@@ -124,14 +124,35 @@ static int open_moment(const char *moment)
     return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
-static void test_window(void)
+/* The observer's sampler over CPUs 0 and 1 (root 100), the three moments open, a buffer for
+   the records. */
+static sc_sampler *observer_of_trees(int fds[3], char **out)
 {
     const int acct[] = {0, 1};
     const pid_t roots[] = {100};
     sc_sampler_opts o = {acct, 2, roots, 1, "observer", "n01", 0};
     sc_sampler *s = sc_sampler_new(&o);
-    char *out = calloc(1, 16384);
-    int fds[3] = {open_moment("begin"), open_moment("scan"), open_moment("end")};
+
+    *out = calloc(1, 16384);
+    fds[0] = open_moment("begin");
+    fds[1] = open_moment("scan");
+    fds[2] = open_moment("end");
+    return s;
+}
+
+static void done_with(sc_sampler *s, int fds[3], char *out)
+{
+    for (int i = 0; i < 3; i++)
+        close(fds[i]);
+    free(out);
+    sc_sampler_free(s);
+}
+
+static void test_window(void)
+{
+    int fds[3];
+    char *out;
+    sc_sampler *s = observer_of_trees(fds, &out);
 
     SC_CHECK(s && out && fds[0] >= 0 && fds[1] >= 0 && fds[2] >= 0);
     SC_CHECK_INT_EQ(sc_sampler_records(s, collect, out), -EAGAIN);
@@ -170,10 +191,42 @@ static void test_window(void)
     /* CPU 0: sleepy, 2 ticks, runnable once; nothing of CPU 2's process */
     SC_CHECK_STR_CONTAINS(out, "cpu=0 pid=300 tid=300 ticks=2 seen=1 comm=sleepy\n");
     SC_CHECK(!strstr(out, "pid=500"));
-    for (int i = 0; i < 3; i++)
-        close(fds[i]);
-    free(out);
-    sc_sampler_free(s);
+    done_with(s, fds, out);
+}
+
+/*
+ * PRIME at the first moment, BEGIN at the second, END at the third: BEGIN reads the CPU times
+ * and the own tasks (their baselines are the second moment's) and the process born since
+ * PRIME ("late"), and skips the foreign ones PRIME saw, so "busy" counts from PRIME.
+ */
+static void test_prime(void)
+{
+    int fds[3];
+    char *out;
+    sc_sampler *s = observer_of_trees(fds, &out);
+
+    SC_CHECK(s && out && fds[0] >= 0 && fds[1] >= 0 && fds[2] >= 0);
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, fds[0], SC_SAMPLE_PRIME, 1), 0);
+    SC_CHECK_INT_EQ(sc_sampler_next_scan(s), 0); /* no window yet */
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, fds[0], SC_SAMPLE_PRIME, 2), -EINVAL); /* once */
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, fds[1], SC_SAMPLE_BEGIN, 1000000000LL), 0);
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, fds[1], SC_SAMPLE_PRIME, 2), -EINVAL); /* before only */
+    SC_CHECK(sc_sampler_next_scan(s) >= 1100000000LL);
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, fds[2], SC_SAMPLE_END, 1500000000LL), 0);
+    SC_CHECK_INT_EQ(sc_sampler_records(s, collect, out), 0);
+    SC_CHECK_STR_CONTAINS(out, " ns=500000000 ");
+    SC_CHECK_STR_CONTAINS(out, " scans=0 ");
+    /* the CPU times and the own tasks: end - BEGIN's moment */
+    SC_CHECK_STR_CONTAINS(out, "cpu=0 user=40 nice=0 ");
+    SC_CHECK_STR_CONTAINS(out, "cpu=1 user=50 nice=0 system=0 idle=0 iowait=0 irq=0 softirq=0 "
+                               "steal=3\n");
+    SC_CHECK_STR_CONTAINS(out, "tid=101 pid=101 exec_ns=400000000 run_delay_ns=2000000 nvcsw=2 ");
+    SC_CHECK_STR_CONTAINS(out, "tid=102 pid=101 exec_ns=250000000 run_delay_ns=150000000 "
+                               "nvcsw=30 ");
+    /* busy from PRIME (950 - 900), late from BEGIN (14 - 7) */
+    SC_CHECK_STR_CONTAINS(out, "cpu=1 pid=200 tid=200 ticks=50 seen=1 comm=busy\n");
+    SC_CHECK_STR_CONTAINS(out, "cpu=1 pid=400 tid=400 ticks=7 seen=1 ");
+    done_with(s, fds, out);
 }
 
 /* A window of two moments, BEGIN and END, without a scan between: its records into out.
@@ -328,6 +381,7 @@ int main(void)
         return 1;
     write_trees();
     SC_TEST_RUN(test_window);
+    SC_TEST_RUN(test_prime);
     SC_TEST_RUN(test_reused_tid);
     SC_TEST_RUN(test_offline_cpu);
     SC_TEST_RUN(test_real_proc);
