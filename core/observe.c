@@ -36,6 +36,7 @@ typedef struct sc__obs {
     bool line_overflow;
     bool status_taken;   /* workload_status.txt (shortly after start) */
     sc_sampler *sampler; /* interference accounting, open from main_loop_begin to its end */
+    bool names_pending;  /* closed at main_loop_end; the foreign tasks are read at the end */
     int proc_root;       /* /proc, for the sampler */
 } sc__obs;
 
@@ -201,17 +202,39 @@ static int sc__append_line(void *ctx, const char *line)
     return kv->failed ? -ENOMEM : 0;
 }
 
-/* Closes the window (main_loop_end, or the workload's end) and writes interference.txt. */
-static void sc__sampler_end(sc__obs *s)
+/*
+ * Closes the window at main_loop_end, exactly and cheaply: the CPU times and the job's own
+ * tasks (END_OWN). The foreign tasks are read once the workload is gone (sc__sampler_write):
+ * read now, they would compete with its exit for the CPUs.
+ */
+static void sc__sampler_close(sc__obs *s)
+{
+    if (!s->sampler)
+        return;
+    int rc = sc_sampler_sample(s->sampler, s->proc_root, SC_SAMPLE_END_OWN, sc__now_ns());
+    if (rc < 0)
+        sc__sampler_fail(s, rc);
+    else
+        s->names_pending = true;
+}
+
+/* After the workload: the foreign tasks' last sample (or, without main_loop_end, the window
+   closes with the workload) and interference.txt. */
+static void sc__sampler_write(sc__obs *s)
 {
     char rel[256];
     sc_kv kv;
 
     if (!s->sampler)
         return;
+    int rc = sc_sampler_sample(s->sampler, s->proc_root,
+                               s->names_pending ? SC_SAMPLE_NAMES : SC_SAMPLE_END, sc__now_ns());
+    if (rc < 0 && s->names_pending) {
+        sc__capture_fail(s, "interference.txt (the foreign tasks' last sample)", rc);
+        rc = 0; /* the window's records stand; the intruders are the earlier samples' */
+    }
     sc_kv_init(&kv);
     sc_kv_append(&kv, "# streamcard interference records: doc/design.md, \"Interference\"\n");
-    int rc = sc_sampler_sample(s->sampler, s->proc_root, SC_SAMPLE_END, sc__now_ns());
     if (rc == 0)
         rc = sc_sampler_records(s->sampler, sc__append_line, &kv);
     if (rc < 0)
@@ -314,7 +337,7 @@ static void sc__scan(sc__obs *s, const char *buf, size_t n)
         } else if (!s->line_overflow && s->r->ready_seen && !s->r->end_seen &&
                    strcmp(s->line, SC__MARKER_END) == 0) {
             s->r->end_seen = true;
-            sc__sampler_end(s);
+            sc__sampler_close(s);
         }
         s->line_len = 0;
         s->line_overflow = false;
@@ -601,7 +624,7 @@ int sc_observe_wait(sc_observe *h)
     int rc = sc__loop(s, h->out_rd, h->sigfd);
     if (s->line_len > 0)
         sc__scan(s, "\n", 1); /* a last line without newline still counts */
-    sc__sampler_end(s);       /* no main_loop_end: the window closes with the workload */
+    sc__sampler_write(s); /* the foreign tasks now (or the window closes with the workload) */
     sc__observe_free(h);
     return rc;
 }
