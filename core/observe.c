@@ -183,14 +183,20 @@ static void sc__sampler_prime(sc__obs *s)
         sc__sampler_fail(s, rc);
 }
 
+/* A sample of the sampler's window, if there is one; the first failure ends it. */
+static bool sc__sampler_take(sc__obs *s, sc_sample_kind kind)
+{
+    int rc = s->sampler ? sc_sampler_sample(s->sampler, s->proc_root, kind, sc__now_ns()) : 0;
+
+    if (rc < 0)
+        sc__sampler_fail(s, rc);
+    return s->sampler != NULL;
+}
+
 /* Opens the interference window: the last thing before the workload is released. */
 static void sc__sampler_begin(sc__obs *s)
 {
-    if (!s->sampler)
-        return;
-    int rc = sc_sampler_sample(s->sampler, s->proc_root, SC_SAMPLE_BEGIN, sc__now_ns());
-    if (rc < 0)
-        sc__sampler_fail(s, rc);
+    sc__sampler_take(s, SC_SAMPLE_BEGIN);
 }
 
 static int sc__append_line(void *ctx, const char *line)
@@ -209,13 +215,7 @@ static int sc__append_line(void *ctx, const char *line)
  */
 static void sc__sampler_close(sc__obs *s)
 {
-    if (!s->sampler)
-        return;
-    int rc = sc_sampler_sample(s->sampler, s->proc_root, SC_SAMPLE_END_OWN, sc__now_ns());
-    if (rc < 0)
-        sc__sampler_fail(s, rc);
-    else
-        s->names_pending = true;
+    s->names_pending = sc__sampler_take(s, SC_SAMPLE_END_OWN);
 }
 
 /* After the workload: the foreign tasks' last sample (or, without main_loop_end, the window
@@ -597,7 +597,7 @@ fail:
             close(ready[i]);
     }
     sc__observe_free(h);
-    return rc;
+    return rc < 0 ? rc : -EIO;
 }
 
 void sc_observe_close_in_child(const sc_observe *h)
@@ -611,6 +611,8 @@ void sc_observe_close_in_child(const sc_observe *h)
 
 int sc_observe_wait(sc_observe *h)
 {
+    if (!h)
+        return -EINVAL;
     sc__obs *s = &h->s;
     sc_observe_result *r = s->r;
     int child_err = 0;
@@ -634,5 +636,5 @@ int sc_observe_run(const sc_observe_opts *o, sc_observe_result *r)
     sc_observe *h;
     int rc = sc_observe_start(o, r, &h);
 
-    return rc < 0 ? rc : sc_observe_wait(h);
+    return rc < 0 ? rc : sc_observe_wait(h); /* h is set when rc is 0 */
 }

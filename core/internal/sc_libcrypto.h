@@ -43,7 +43,8 @@
     X(EVP_DigestVerifyInit)                                                                    \
     X(EVP_DigestVerify)
 
-#define SC__LIBCRYPTO_MEMBER(f) __typeof__(f) *f;
+/* f names a member too: it cannot be parenthesised. */
+#define SC__LIBCRYPTO_MEMBER(f) __typeof__(f) *f; /* NOLINT(bugprone-macro-parentheses) */
 typedef struct sc_libcrypto {
     SC_LIBCRYPTO_FUNCTIONS(SC__LIBCRYPTO_MEMBER)
 } sc_libcrypto;
