@@ -74,9 +74,10 @@ struct sc_sampler {
     long long begin_ns, end_ns, next_ns;
     unsigned scans;
     long long cpu_ns, loop_cpu_ns, full_ns;
-    int phase; /* 0 before BEGIN, 1 open, 2 closed */
-    sc__proc *primed; /* the processes PRIME saw, sorted by pid (NULL: not primed) */
-    size_t nprimed;
+    int phase;    /* 0 before BEGIN, 1 open, 2 closed, 3 closed by END_OWN (NAMES to come) */
+    bool primed;  /* PRIME was taken */
+    sc__proc *seen; /* the processes of the last sample that read every task, by pid */
+    size_t nseen;
     long clk_tck;
 };
 
@@ -132,7 +133,7 @@ void sc_sampler_free(sc_sampler *s)
     }
     free(s->tasks);
     free(s->slots);
-    free(s->primed);
+    free(s->seen);
     free(s->cpus);
     free(s->roots);
     free(s->cpu0);
@@ -510,14 +511,15 @@ static long long sc__thread_cpu_ns(void)
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* Folds one sample's readings into the tasks. */
-static int sc__update_tasks(sc_sampler *s, int procfd, sc_sample_kind kind, sc__reading *rd,
-                            size_t n)
+/* Folds one sample's readings into the tasks (every: the sample read every task). */
+static int sc__update_tasks(sc_sampler *s, int procfd, sc_sample_kind kind, bool every,
+                            sc__reading *rd, size_t n)
 {
     size_t np;
     sc__proc *procs = sc__procs(s, rd, n, &np);
-    bool edge = kind != SC_SAMPLE_SCAN;
+    bool edge = kind == SC_SAMPLE_BEGIN || kind == SC_SAMPLE_END || kind == SC_SAMPLE_END_OWN;
     bool opening = kind == SC_SAMPLE_PRIME || kind == SC_SAMPLE_BEGIN; /* tasks' base ticks */
+    bool window = kind != SC_SAMPLE_PRIME && kind != SC_SAMPLE_NAMES; /* own tasks' figures */
     int rc = 0;
 
     if (!procs)
@@ -534,19 +536,38 @@ static int sc__update_tasks(sc_sampler *s, int procfd, sc_sample_kind kind, sc__
             t->own = p && p->own > 0;
             t->ticks_base = opening ? rd[i].ticks : 0;
         }
-        if (t->own && kind != SC_SAMPLE_PRIME)
+        if (t->own && window)
             sc__read_own(procfd, t, edge || is_new, kind == SC_SAMPLE_BEGIN);
         else if (!t->own && !opening)
             rc = sc__attribute(s, t, &rd[i], is_new);
         t->last = rd[i];
     }
-    if (rc == 0 && kind == SC_SAMPLE_PRIME) {
-        s->primed = procs; /* what BEGIN may skip */
-        s->nprimed = np;
+    if (rc == 0 && every) { /* what a BEGIN or an END_OWN may skip */
+        free(s->seen);
+        s->seen = procs;
+        s->nseen = np;
         procs = NULL;
     }
     free(procs);
     return rc;
+}
+
+/* Whether a sample of this kind may come now: 0, or -EINVAL. */
+static int sc__in_order(const sc_sampler *s, sc_sample_kind kind)
+{
+    switch (kind) {
+    case SC_SAMPLE_PRIME:
+        return s->phase == 0 && !s->primed ? 0 : -EINVAL;
+    case SC_SAMPLE_BEGIN:
+        return s->phase == 0 ? 0 : -EINVAL;
+    case SC_SAMPLE_SCAN:
+    case SC_SAMPLE_END:
+    case SC_SAMPLE_END_OWN:
+        return s->phase == 1 ? 0 : -EINVAL;
+    case SC_SAMPLE_NAMES:
+        return s->phase == 3 ? 0 : -EINVAL;
+    }
+    return -EINVAL;
 }
 
 int sc_sampler_sample(sc_sampler *s, int procfd, sc_sample_kind kind, long long now_ns)
@@ -554,20 +575,20 @@ int sc_sampler_sample(sc_sampler *s, int procfd, sc_sample_kind kind, long long 
     long long t0 = sc__thread_cpu_ns();
     sc__reading *rd = NULL;
     size_t n = 0;
-    int rc;
+    int rc = sc__in_order(s, kind);
 
-    bool before = kind == SC_SAMPLE_PRIME || kind == SC_SAMPLE_BEGIN;
-    if (before != (s->phase == 0) || s->phase == 2 || (kind == SC_SAMPLE_PRIME && s->primed))
-        return -EINVAL;
-    if (kind == SC_SAMPLE_BEGIN || kind == SC_SAMPLE_END) {
+    if (rc < 0)
+        return rc;
+    if (kind == SC_SAMPLE_BEGIN || kind == SC_SAMPLE_END || kind == SC_SAMPLE_END_OWN) {
         rc = sc__read_cpu_times(s, procfd, kind == SC_SAMPLE_BEGIN ? s->cpu0 : s->cpu1);
         if (rc < 0)
             return rc;
     }
-    bool skip = kind == SC_SAMPLE_BEGIN && s->primed;
-    rc = sc__read_tasks(procfd, skip ? s->primed : NULL, skip ? s->nprimed : 0, &rd, &n);
+    /* A BEGIN after PRIME and an END_OWN skip the foreign processes seen before. */
+    bool skip = (kind == SC_SAMPLE_BEGIN && s->primed) || kind == SC_SAMPLE_END_OWN;
+    rc = sc__read_tasks(procfd, skip ? s->seen : NULL, skip ? s->nseen : 0, &rd, &n);
     if (rc == 0)
-        rc = sc__update_tasks(s, procfd, kind, rd, n);
+        rc = sc__update_tasks(s, procfd, kind, !skip, rd, n);
     free(rd);
     if (rc < 0)
         return rc;
@@ -575,17 +596,26 @@ int sc_sampler_sample(sc_sampler *s, int procfd, sc_sample_kind kind, long long 
     s->cpu_ns += cost;
     if (!skip)
         s->full_ns = cost; /* what reading every task costs: the scans' pace */
-    if (kind == SC_SAMPLE_PRIME) {
-        return 0;
-    } else if (kind == SC_SAMPLE_BEGIN) {
+    switch (kind) {
+    case SC_SAMPLE_PRIME:
+        s->primed = true;
+        break;
+    case SC_SAMPLE_BEGIN:
         s->begin_ns = now_ns;
         s->phase = 1;
-    } else if (kind == SC_SAMPLE_SCAN) {
+        break;
+    case SC_SAMPLE_SCAN:
         s->scans++;
         s->loop_cpu_ns += cost;
-    } else {
+        break;
+    case SC_SAMPLE_END:
+    case SC_SAMPLE_END_OWN:
         s->end_ns = now_ns;
+        s->phase = kind == SC_SAMPLE_END ? 2 : 3;
+        break;
+    case SC_SAMPLE_NAMES:
         s->phase = 2;
+        break;
     }
     long long gap = s->full_ns * SC__SCAN_COST_FACTOR;
     s->next_ns = s->phase == 1 ? now_ns + (gap > SC__SCAN_MIN_NS ? gap : SC__SCAN_MIN_NS) : 0;
@@ -647,7 +677,7 @@ int sc_sampler_records(const sc_sampler *s, int (*emit)(void *ctx, const char *l
     char line[1024];
     int rc;
 
-    if (s->phase != 2)
+    if (s->phase < 2)
         return -EAGAIN;
     snprintf(line, sizeof(line),
              SC_TRACE_INTERFERENCE_WINDOW("%s", "%s", "%lld", "%ld", "%u", "%lld", "%lld", "%zu"),

@@ -39,6 +39,8 @@ typedef enum sc_sample_kind {
     SC_SAMPLE_BEGIN, /* the window opens: CPU times, every task, the own tasks' details */
     SC_SAMPLE_SCAN,  /* during the window: every task's stat */
     SC_SAMPLE_END,   /* the window closes: as BEGIN */
+    SC_SAMPLE_END_OWN, /* instead of END: closes it reading the own and new tasks only */
+    SC_SAMPLE_NAMES,   /* after END_OWN, when there is time: every task's stat */
 } sc_sample_kind;
 
 /* A new sampler (copies what it needs of o), or NULL (ENOMEM, or bad options: EINVAL). */
@@ -55,6 +57,13 @@ void sc_sampler_free(sc_sampler *s);
  * did not see, and skips the foreign ones it saw: their CPU time counts from PRIME, so an
  * intruder's ticks may include the workload's start-up (the gate's figures do not: they come
  * from /proc/stat and the own tasks, both read at BEGIN).
+ *
+ * END_OWN and NAMES do the same at the other end: END_OWN closes the window exactly
+ * (/proc/stat, the own tasks, the processes born since the last sample that read every
+ * task) and NAMES, taken when the workload has gone (an observer's reading competes with
+ * its exit otherwise), reads every task's stat for the foreign CPU time, whose last ticks
+ * may then be from after the window. The records are complete after END, or after
+ * END_OWN (the intruders as the samples before saw them) and better after NAMES.
  */
 int sc_sampler_sample(sc_sampler *s, int procfd, sc_sample_kind kind, long long now_ns);
 
@@ -64,7 +73,7 @@ long long sc_sampler_next_scan(const sc_sampler *s);
 /*
  * Passes every record of the window, one line each (without newline), to emit: the window,
  * one per accounted CPU, one per own task, the top intruders per CPU. Stops at emit's first
- * non-zero return and returns it; -EAGAIN before END.
+ * non-zero return and returns it; -EAGAIN before END or END_OWN.
  */
 int sc_sampler_records(const sc_sampler *s, int (*emit)(void *ctx, const char *line), void *ctx);
 

@@ -1,20 +1,20 @@
 /*
  * attest.c: node keys and DSSE envelopes with OpenSSL 3's EVP interface (sc_attest.h):
  * Ed25519 signs the message itself (EVP_DigestSign with no digest), so nothing here
- * hashes before signing; the fingerprint is SHA-256 (sc_hash.h).
+ * hashes before signing; the fingerprint is SHA-256 (sc_hash.h). libcrypto is loaded by
+ * the first call that needs it (internal/sc_libcrypto.h): C below is its table.
  */
 #include "sc_attest.h"
 #include "sc_dir.h"
 #include "sc_codec.h"
 #include "sc_file.h"
 #include "sc_hash.h"
+#include "internal/sc_libcrypto.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,22 +43,23 @@ static void sc__why(char *why, size_t whylen, const char *fmt, ...)
 /* Wraps pkey (taken over) when it is an Ed25519 key; computes its fingerprint. */
 static int sc__key_wrap(EVP_PKEY *pkey, sc_attest_key **out)
 {
+    const sc_libcrypto *C = sc_libcrypto_get(); /* loaded: pkey came from it */
     unsigned char raw[32];
     size_t len = sizeof(raw);
     sc_attest_key *k;
 
     *out = NULL;
-    if (!pkey)
+    if (!pkey || !C)
         return -EINVAL;
-    if (EVP_PKEY_get_id(pkey) != EVP_PKEY_ED25519 ||
-        EVP_PKEY_get_raw_public_key(pkey, raw, &len) != 1 || len != sizeof(raw)) {
-        EVP_PKEY_free(pkey);
+    if (C->EVP_PKEY_get_id(pkey) != EVP_PKEY_ED25519 ||
+        C->EVP_PKEY_get_raw_public_key(pkey, raw, &len) != 1 || len != sizeof(raw)) {
+        C->EVP_PKEY_free(pkey);
         return -EINVAL;
     }
     k = calloc(1, sizeof(*k));
     if (!k || sc_hash_buf(raw, len, k->fpr) < 0) {
         free(k);
-        EVP_PKEY_free(pkey);
+        C->EVP_PKEY_free(pkey);
         return -ENOMEM;
     }
     k->pkey = pkey;
@@ -68,9 +69,12 @@ static int sc__key_wrap(EVP_PKEY *pkey, sc_attest_key **out)
 
 void sc_attest_key_free(sc_attest_key *k)
 {
+    const sc_libcrypto *C = sc_libcrypto_get(); /* loaded: a key came from it */
+
     if (!k)
         return;
-    EVP_PKEY_free(k->pkey);
+    if (C)
+        C->EVP_PKEY_free(k->pkey);
     free(k);
 }
 
@@ -112,16 +116,22 @@ static int sc__load(const char *path, bool private, sc_attest_key **out, char *w
     char *text = NULL;
     size_t len = 0;
     int rc = sc__read_keyfile(path, private, &text, &len, why, whylen);
+    const sc_libcrypto *C = rc < 0 ? NULL : sc_libcrypto_get();
 
     *out = NULL;
     if (rc < 0)
         return rc;
-    BIO *bio = BIO_new_mem_buf(text, (int)len);
+    if (!C) {
+        sc__why(why, whylen, "streamcard: key %s: %s", path, sc_libcrypto_error());
+        free(text);
+        return -ENOSYS;
+    }
+    BIO *bio = C->BIO_new_mem_buf(text, (int)len);
     EVP_PKEY *pkey = !bio      ? NULL
-                     : private ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL)
-                               : PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
-    BIO_free(bio);
-    OPENSSL_cleanse(text, len);
+                     : private ? C->PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL)
+                               : C->PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
+    C->BIO_free(bio);
+    C->OPENSSL_cleanse(text, len);
     free(text);
     rc = sc__key_wrap(pkey, out);
     if (rc == -EINVAL)
@@ -143,10 +153,10 @@ int sc_attest_key_load_public(const char *path, sc_attest_key **out, char *why, 
 }
 
 /* Writes a BIO's PEM text to dir/name, created exclusively with mode. */
-static int sc__write_pem(int dirfd, const char *name, int mode, BIO *bio)
+static int sc__write_pem(const sc_libcrypto *C, int dirfd, const char *name, int mode, BIO *bio)
 {
     char *data = NULL;
-    long len = BIO_get_mem_data(bio, &data);
+    long len = C->BIO_ctrl(bio, BIO_CTRL_INFO, 0, (char *)&data); /* BIO_get_mem_data */
     int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     int rc = fd < 0 ? -errno : 0;
 
@@ -163,8 +173,14 @@ static int sc__write_pem(int dirfd, const char *name, int mode, BIO *bio)
 
 int sc_attest_keygen(const char *dir, char fpr[SC_ATTEST_FPR_LEN + 1], char *why, size_t whylen)
 {
-    EVP_PKEY *pkey = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
-    BIO *priv = BIO_new(BIO_s_mem()), *pub = BIO_new(BIO_s_mem());
+    const sc_libcrypto *C = sc_libcrypto_get();
+
+    if (!C) {
+        sc__why(why, whylen, "streamcard: keygen: %s", sc_libcrypto_error());
+        return -ENOSYS;
+    }
+    EVP_PKEY *pkey = C->EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
+    BIO *priv = C->BIO_new(C->BIO_s_mem()), *pub = C->BIO_new(C->BIO_s_mem());
     sc_attest_key *k = NULL;
     int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     int rc = dirfd < 0 ? -errno : 0;
@@ -173,11 +189,11 @@ int sc_attest_keygen(const char *dir, char fpr[SC_ATTEST_FPR_LEN + 1], char *why
         sc__why(why, whylen, "streamcard: keygen: %s: %s (valid: an existing directory)", dir,
                 strerror(-rc));
     else if (!pkey || !priv || !pub ||
-             PEM_write_bio_PrivateKey(priv, pkey, NULL, NULL, 0, NULL, NULL) != 1 ||
-             PEM_write_bio_PUBKEY(pub, pkey) != 1)
+             C->PEM_write_bio_PrivateKey(priv, pkey, NULL, NULL, 0, NULL, NULL) != 1 ||
+             C->PEM_write_bio_PUBKEY(pub, pkey) != 1)
         rc = -ENOMEM;
     if (rc == 0) {
-        rc = sc__write_pem(dirfd, "node.key", 0600, priv);
+        rc = sc__write_pem(C, dirfd, "node.key", 0600, priv);
         if (rc < 0)
             sc__why(why, whylen,
                     "streamcard: keygen: %s/node.key: %s (valid: a directory "
@@ -185,7 +201,7 @@ int sc_attest_keygen(const char *dir, char fpr[SC_ATTEST_FPR_LEN + 1], char *why
                     dir, strerror(-rc));
     }
     if (rc == 0) {
-        rc = sc__write_pem(dirfd, "node.pub", 0644, pub);
+        rc = sc__write_pem(C, dirfd, "node.pub", 0644, pub);
         if (rc < 0) {
             unlinkat(dirfd, "node.key", 0);
             sc__why(why, whylen, "streamcard: keygen: %s/node.pub: %s", dir, strerror(-rc));
@@ -197,10 +213,10 @@ int sc_attest_keygen(const char *dir, char fpr[SC_ATTEST_FPR_LEN + 1], char *why
         if (rc == 0)
             memcpy(fpr, k->fpr, SC_ATTEST_FPR_LEN + 1);
     }
-    EVP_PKEY_free(pkey);
+    C->EVP_PKEY_free(pkey);
     sc_attest_key_free(k);
-    BIO_free(priv);
-    BIO_free(pub);
+    C->BIO_free(priv);
+    C->BIO_free(pub);
     if (dirfd >= 0)
         close(dirfd);
     return rc;
@@ -268,17 +284,18 @@ static unsigned char *sc__pae(const char *payload, size_t len, size_t *out_len)
 
 int sc_attest_sign(const sc_attest_key *k, const char *payload, size_t len, char **envelope)
 {
+    const sc_libcrypto *C = sc_libcrypto_get(); /* loaded: k came from it */
     size_t pae_len = 0, sig_len = 0;
     unsigned char *pae = sc__pae(payload, len, &pae_len), sig[64];
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    EVP_MD_CTX *ctx = C ? C->EVP_MD_CTX_new() : NULL;
     char *b64_payload = sc_base64_encode(payload, len), *b64_sig = NULL;
     json_object *env = NULL, *sigs, *one;
     int rc = pae && ctx && b64_payload ? 0 : -ENOMEM;
 
     *envelope = NULL;
     sig_len = sizeof(sig);
-    if (rc == 0 && (EVP_DigestSignInit(ctx, NULL, NULL, NULL, k->pkey) != 1 ||
-                    EVP_DigestSign(ctx, sig, &sig_len, pae, pae_len) != 1))
+    if (rc == 0 && (C->EVP_DigestSignInit(ctx, NULL, NULL, NULL, k->pkey) != 1 ||
+                    C->EVP_DigestSign(ctx, sig, &sig_len, pae, pae_len) != 1))
         rc = -EIO;
     if (rc == 0 && !(b64_sig = sc_base64_encode(sig, sig_len)))
         rc = -ENOMEM;
@@ -301,7 +318,8 @@ int sc_attest_sign(const sc_attest_key *k, const char *payload, size_t len, char
             rc = -ENOMEM;
     }
     json_object_put(env);
-    EVP_MD_CTX_free(ctx);
+    if (C)
+        C->EVP_MD_CTX_free(ctx);
     free(pae);
     free(b64_payload);
     free(b64_sig);
@@ -376,14 +394,16 @@ static const sc_attest_key *sc__ring_find(const sc_attest_keyring *ring, const c
 static bool sc__sig_verifies(const sc_attest_key *k, const char *b64_sig, const unsigned char *pae,
                              size_t pae_len)
 {
+    const sc_libcrypto *C = sc_libcrypto_get(); /* loaded: k came from it */
     char *sig = NULL;
     size_t sig_len = 0;
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    EVP_MD_CTX *ctx = C ? C->EVP_MD_CTX_new() : NULL;
     bool ok = ctx && sc_base64_decode(b64_sig, &sig, &sig_len) == 0 && sig_len == 64 &&
-              EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, k->pkey) == 1 &&
-              EVP_DigestVerify(ctx, (unsigned char *)sig, sig_len, pae, pae_len) == 1;
+              C->EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, k->pkey) == 1 &&
+              C->EVP_DigestVerify(ctx, (unsigned char *)sig, sig_len, pae, pae_len) == 1;
 
-    EVP_MD_CTX_free(ctx);
+    if (C)
+        C->EVP_MD_CTX_free(ctx);
     free(sig);
     return ok;
 }

@@ -1,46 +1,45 @@
-/* codec.c: base64 with OpenSSL's EVP_EncodeBlock/EVP_DecodeBlock (see sc_codec.h). */
+/* codec.c: base64 with Nettle's base64 functions (see sc_codec.h). */
 #include "sc_codec.h"
 
 #include <errno.h>
-#include <openssl/evp.h>
+#include <nettle/base64.h>
 #include <stdlib.h>
 #include <string.h>
 
 char *sc_base64_encode(const void *data, size_t len)
 {
-    size_t outlen = 4 * ((len + 2) / 3);
+    if (len > (size_t)1 << 30)
+        return NULL;
+    size_t outlen = BASE64_ENCODE_RAW_LENGTH(len);
     char *out = malloc(outlen + 1);
 
-    if (!out || len > (size_t)1 << 30) {
-        free(out);
+    if (!out)
         return NULL;
-    }
-    EVP_EncodeBlock((unsigned char *)out, data, (int)len);
+    base64_encode_raw(out, len, data); /* with '=' padding, no line breaks */
     out[outlen] = '\0';
     return out;
 }
 
 int sc_base64_decode(const char *text, char **out, size_t *len)
 {
-    size_t n = strlen(text);
+    size_t n = strlen(text), got = 0;
+    struct base64_decode_ctx ctx;
 
-    if (n % 4 != 0 || n > (size_t)1 << 30)
+    /* Whole groups of four only: Nettle would also take unpadded text, and spaces. */
+    if (n % 4 != 0 || n > (size_t)1 << 30 ||
+        strspn(text, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=") != n)
         return -EINVAL;
-    char *buf = malloc(n / 4 * 3 + 1);
+    char *buf = malloc(BASE64_DECODE_LENGTH(n) + 1);
     if (!buf)
         return -ENOMEM;
-    int got = EVP_DecodeBlock((unsigned char *)buf, (const unsigned char *)text, (int)n);
-    if (got < 0) {
+    base64_decode_init(&ctx);
+    got = BASE64_DECODE_LENGTH(n);
+    if (!base64_decode_update(&ctx, &got, (uint8_t *)buf, n, text) || !base64_decode_final(&ctx)) {
         free(buf);
         return -EINVAL;
     }
-    /* EVP_DecodeBlock counts the '=' padding as zero bytes: take them off. */
-    if (n >= 1 && text[n - 1] == '=')
-        got--;
-    if (n >= 2 && text[n - 2] == '=')
-        got--;
     buf[got] = '\0';
     *out = buf;
-    *len = (size_t)got;
+    *len = got;
     return 0;
 }

@@ -36,6 +36,7 @@ typedef struct sc__obs {
     bool line_overflow;
     bool status_taken;   /* workload_status.txt (shortly after start) */
     sc_sampler *sampler; /* interference accounting, open from main_loop_begin to its end */
+    bool names_pending;  /* closed at main_loop_end; the foreign tasks are read at the end */
     int proc_root;       /* /proc, for the sampler */
 } sc__obs;
 
@@ -182,14 +183,20 @@ static void sc__sampler_prime(sc__obs *s)
         sc__sampler_fail(s, rc);
 }
 
+/* A sample of the sampler's window, if there is one; the first failure ends it. */
+static bool sc__sampler_take(sc__obs *s, sc_sample_kind kind)
+{
+    int rc = s->sampler ? sc_sampler_sample(s->sampler, s->proc_root, kind, sc__now_ns()) : 0;
+
+    if (rc < 0)
+        sc__sampler_fail(s, rc);
+    return s->sampler != NULL;
+}
+
 /* Opens the interference window: the last thing before the workload is released. */
 static void sc__sampler_begin(sc__obs *s)
 {
-    if (!s->sampler)
-        return;
-    int rc = sc_sampler_sample(s->sampler, s->proc_root, SC_SAMPLE_BEGIN, sc__now_ns());
-    if (rc < 0)
-        sc__sampler_fail(s, rc);
+    sc__sampler_take(s, SC_SAMPLE_BEGIN);
 }
 
 static int sc__append_line(void *ctx, const char *line)
@@ -201,17 +208,33 @@ static int sc__append_line(void *ctx, const char *line)
     return kv->failed ? -ENOMEM : 0;
 }
 
-/* Closes the window (main_loop_end, or the workload's end) and writes interference.txt. */
-static void sc__sampler_end(sc__obs *s)
+/*
+ * Closes the window at main_loop_end, exactly and cheaply: the CPU times and the job's own
+ * tasks (END_OWN). The foreign tasks are read once the workload is gone (sc__sampler_write):
+ * read now, they would compete with its exit for the CPUs.
+ */
+static void sc__sampler_close(sc__obs *s)
+{
+    s->names_pending = sc__sampler_take(s, SC_SAMPLE_END_OWN);
+}
+
+/* After the workload: the foreign tasks' last sample (or, without main_loop_end, the window
+   closes with the workload) and interference.txt. */
+static void sc__sampler_write(sc__obs *s)
 {
     char rel[256];
     sc_kv kv;
 
     if (!s->sampler)
         return;
+    int rc = sc_sampler_sample(s->sampler, s->proc_root,
+                               s->names_pending ? SC_SAMPLE_NAMES : SC_SAMPLE_END, sc__now_ns());
+    if (rc < 0 && s->names_pending) {
+        sc__capture_fail(s, "interference.txt (the foreign tasks' last sample)", rc);
+        rc = 0; /* the window's records stand; the intruders are the earlier samples' */
+    }
     sc_kv_init(&kv);
     sc_kv_append(&kv, "# streamcard interference records: doc/design.md, \"Interference\"\n");
-    int rc = sc_sampler_sample(s->sampler, s->proc_root, SC_SAMPLE_END, sc__now_ns());
     if (rc == 0)
         rc = sc_sampler_records(s->sampler, sc__append_line, &kv);
     if (rc < 0)
@@ -314,7 +337,7 @@ static void sc__scan(sc__obs *s, const char *buf, size_t n)
         } else if (!s->line_overflow && s->r->ready_seen && !s->r->end_seen &&
                    strcmp(s->line, SC__MARKER_END) == 0) {
             s->r->end_seen = true;
-            sc__sampler_end(s);
+            sc__sampler_close(s);
         }
         s->line_len = 0;
         s->line_overflow = false;
@@ -574,7 +597,7 @@ fail:
             close(ready[i]);
     }
     sc__observe_free(h);
-    return rc;
+    return rc < 0 ? rc : -EIO;
 }
 
 void sc_observe_close_in_child(const sc_observe *h)
@@ -588,6 +611,8 @@ void sc_observe_close_in_child(const sc_observe *h)
 
 int sc_observe_wait(sc_observe *h)
 {
+    if (!h)
+        return -EINVAL;
     sc__obs *s = &h->s;
     sc_observe_result *r = s->r;
     int child_err = 0;
@@ -601,7 +626,7 @@ int sc_observe_wait(sc_observe *h)
     int rc = sc__loop(s, h->out_rd, h->sigfd);
     if (s->line_len > 0)
         sc__scan(s, "\n", 1); /* a last line without newline still counts */
-    sc__sampler_end(s);       /* no main_loop_end: the window closes with the workload */
+    sc__sampler_write(s); /* the foreign tasks now (or the window closes with the workload) */
     sc__observe_free(h);
     return rc;
 }
@@ -611,5 +636,5 @@ int sc_observe_run(const sc_observe_opts *o, sc_observe_result *r)
     sc_observe *h;
     int rc = sc_observe_start(o, r, &h);
 
-    return rc < 0 ? rc : sc_observe_wait(h);
+    return rc < 0 ? rc : sc_observe_wait(h); /* h is set when rc is 0 */
 }

@@ -1,5 +1,5 @@
 /*
- * sc_hash.h: SHA-256 through OpenSSL's libcrypto (EVP), as lowercase hex.
+ * sc_hash.h: SHA-256 through Nettle (hash.c says why not OpenSSL), as lowercase hex.
  */
 #ifndef SC_HASH_H
 #define SC_HASH_H
@@ -8,7 +8,7 @@
 
 #define SC_HASH_HEX_LEN 64 /* hex digits of a SHA-256; buffers need one more for NUL */
 
-/* Hashes len bytes of buf. Returns 0 or -EIO when libcrypto fails. */
+/* Hashes len bytes of buf. Returns 0. */
 int sc_hash_buf(const void *buf, size_t len, char hex[SC_HASH_HEX_LEN + 1]);
 /* Hashes everything readable from fd (from its current offset). Returns 0 or -errno. */
 int sc_hash_fd(int fd, char hex[SC_HASH_HEX_LEN + 1]);

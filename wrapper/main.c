@@ -2,7 +2,6 @@
 #include "cli.h"
 #include "sc_text.h"
 
-#include <openssl/crypto.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,12 +34,6 @@ static void sc__usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-    /* OpenSSL frees its tables in an atexit handler; the process is ending and the kernel
-       frees its memory anyway, faster. Only commands that sign or check signatures need
-       OpenSSL initialised (attest.c); hashing (hash.c) does not, so `streamcard run` skips
-       the 1 ms this call costs. */
-    if (strcmp(argv[1] ? argv[1] : "", "run") != 0)
-        OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
     if (argc < 2) {
         sc__usage(stderr);
         return SC_EXIT_USAGE;

@@ -229,6 +229,39 @@ static void test_prime(void)
     done_with(s, fds, out);
 }
 
+/*
+ * BEGIN at the first moment, END_OWN at the second, NAMES at the third: the window's CPU
+ * times and own tasks end at the second moment (END_OWN skips "busy", seen by BEGIN, and
+ * reads "late", born since); NAMES adds the foreign CPU time up to the third.
+ */
+static void test_end_own(void)
+{
+    int fds[3];
+    char *out;
+    sc_sampler *s = observer_of_trees(fds, &out);
+
+    SC_CHECK(s && out && fds[0] >= 0 && fds[1] >= 0 && fds[2] >= 0);
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, fds[0], SC_SAMPLE_BEGIN, 1000000000LL), 0);
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, fds[1], SC_SAMPLE_NAMES, 1), -EINVAL); /* END_OWN first */
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, fds[1], SC_SAMPLE_END_OWN, 1250000000LL), 0);
+    SC_CHECK_INT_EQ(sc_sampler_next_scan(s), 0);
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, fds[1], SC_SAMPLE_END, 1), -EINVAL); /* closed */
+    SC_CHECK_INT_EQ(sc_sampler_records(s, collect, out), 0); /* complete, fewer names */
+    SC_CHECK_STR_CONTAINS(out, " ns=250000000 ");
+    SC_CHECK_STR_CONTAINS(out, "cpu=1 pid=400 tid=400 ticks=7 seen=1 ");
+    SC_CHECK(!strstr(out, "pid=200"));
+    out[0] = '\0';
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, fds[2], SC_SAMPLE_NAMES, 3000000000LL), 0);
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, fds[2], SC_SAMPLE_NAMES, 1), -EINVAL); /* once */
+    SC_CHECK_INT_EQ(sc_sampler_records(s, collect, out), 0);
+    SC_CHECK_STR_CONTAINS(out, " ns=250000000 "); /* the window ended at END_OWN */
+    SC_CHECK_STR_CONTAINS(out, "cpu=0 user=40 nice=0 ");
+    SC_CHECK_STR_CONTAINS(out, "tid=101 pid=101 exec_ns=400000000 run_delay_ns=2000000 nvcsw=2 ");
+    SC_CHECK_STR_CONTAINS(out, "cpu=1 pid=200 tid=200 ticks=50 seen=1 comm=busy\n");
+    SC_CHECK_STR_CONTAINS(out, "cpu=1 pid=400 tid=400 ticks=14 seen=2 ");
+    done_with(s, fds, out);
+}
+
 /* A window of two moments, BEGIN and END, without a scan between: its records into out.
    0, or the first failure. */
 static int begin_end(sc_sampler *s, const char *m0, const char *m1, char *out)
@@ -382,6 +415,7 @@ int main(void)
     write_trees();
     SC_TEST_RUN(test_window);
     SC_TEST_RUN(test_prime);
+    SC_TEST_RUN(test_end_own);
     SC_TEST_RUN(test_reused_tid);
     SC_TEST_RUN(test_offline_cpu);
     SC_TEST_RUN(test_real_proc);
