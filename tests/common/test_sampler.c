@@ -280,6 +280,35 @@ static int begin_end(sc_sampler *s, const char *m0, const char *m1, char *out)
     return rc;
 }
 
+/*
+ * One tree sampled twice, its files rewritten in place between the samples (as /proc's are
+ * for every read): the stat files the sampler keeps open are read again from their start,
+ * so the second sample sees the new figures.
+ */
+static void test_same_tree(void)
+{
+    const int acct[] = {0};
+    const pid_t roots[] = {100};
+    sc_sampler_opts o = {acct, 1, roots, 1, "observer", "n03", 0};
+    sc_sampler *s = sc_sampler_new(&o);
+    char *out = calloc(1, 16384);
+
+    SC_CHECK(s && out);
+    cpus("same", 0, 0, 0);
+    task("same", 800, 800, "hog", 'R', 1, 100, 30, 0, 0, 0, 0, "0");
+    int fd = open_moment("same");
+    SC_CHECK(fd >= 0);
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, fd, SC_SAMPLE_BEGIN, 0), 0);
+    cpus("same", 20, 0, 0);
+    task("same", 800, 800, "hog", 'R', 1, 117, 30, 0, 0, 0, 0, "0");
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, fd, SC_SAMPLE_END, 10), 0);
+    SC_CHECK_INT_EQ(sc_sampler_records(s, collect, out), 0);
+    SC_CHECK_STR_CONTAINS(out, "cpu=0 pid=800 tid=800 ticks=17 seen=1 comm=hog\n");
+    close(fd);
+    free(out);
+    sc_sampler_free(s);
+}
+
 /* A reused tid (another starttime) is another task: its ticks are not the old one's. */
 static void test_reused_tid(void)
 {
@@ -417,6 +446,7 @@ int main(void)
     SC_TEST_RUN(test_prime);
     SC_TEST_RUN(test_end_own);
     SC_TEST_RUN(test_reused_tid);
+    SC_TEST_RUN(test_same_tree);
     SC_TEST_RUN(test_offline_cpu);
     SC_TEST_RUN(test_real_proc);
     SC_TEST_RUN(test_real_threads);
