@@ -723,6 +723,35 @@ int sc_sampler_sample(sc_sampler *s, int procfd, sc_sample_kind kind, long long 
     return 0;
 }
 
+bool sc_sampler_quiet(const sc_sampler *s)
+{
+    unsigned long long foreign_ticks = 0, own_ns = 0;
+
+    if (s->phase < 2)
+        return false;
+    for (size_t i = 0; i < s->ncpus; i++) {
+        const sc__cpu_times *a = &s->cpu0[i], *b = &s->cpu1[i];
+        if (!a->ok || !b->ok)
+            return false;
+        unsigned long long d[8];
+        for (int v = 0; v < 8; v++)
+            d[v] = b->v[v] >= a->v[v] ? b->v[v] - a->v[v] : 0;
+        unsigned long long busy = d[0] + d[1] + d[2]; /* user, nice, system */
+        if (d[7]) /* steal: a hypervisor ran someone else */
+            return false;
+        foreign_ticks += busy > 2 ? busy - 2 : 0; /* 2 ticks: the resolution, as the gate */
+    }
+    for (size_t i = 0; i < s->ntasks; i++) {
+        const sc__task *t = &s->tasks[i];
+        bool root = false;
+        for (size_t r = 0; r < s->nroots; r++)
+            root = root || t->last.pid == s->roots[r];
+        if (t->own && !root && t->exec > t->exec0)
+            own_ns += t->exec - t->exec0;
+    }
+    return (double)foreign_ticks * 1e9 / (double)s->clk_tck <= (double)own_ns;
+}
+
 long long sc_sampler_next_scan(const sc_sampler *s)
 {
     return s->next_ns;

@@ -19,6 +19,7 @@
 #ifndef SC_SAMPLER_H
 #define SC_SAMPLER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -66,6 +67,16 @@ void sc_sampler_free(sc_sampler *s);
  * END_OWN (the intruders as the samples before saw them) and better after NAMES.
  */
 int sc_sampler_sample(sc_sampler *s, int procfd, sc_sample_kind kind, long long now_ns);
+
+/*
+ * After END or END_OWN: whether the window shows no foreign work to name. The accounted
+ * CPUs' user, nice and system ticks, less 2 per CPU (the ticks' resolution, as the gate
+ * takes it), are within the CPU time of the job's own tasks other than the roots (the
+ * workload's, pinned to those CPUs; the sampling process itself counts against it), and no
+ * CPU had steal time. Then NAMES would find no foreign CPU time to attribute: an observer
+ * skips it (sc_sampler_records() names what the samples before saw).
+ */
+bool sc_sampler_quiet(const sc_sampler *s);
 
 /* When the next scan is due (ns, the clock of sc_sampler_sample); 0 before BEGIN or after END. */
 long long sc_sampler_next_scan(const sc_sampler *s);

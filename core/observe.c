@@ -218,8 +218,8 @@ static void sc__sampler_close(sc__obs *s)
     s->names_pending = sc__sampler_take(s, SC_SAMPLE_END_OWN);
 }
 
-/* After the workload: the foreign tasks' last sample (or, without main_loop_end, the window
-   closes with the workload) and interference.txt. */
+/* After the workload: the foreign tasks' last sample when the window had foreign CPU time
+   (or, without main_loop_end, the window closes with the workload) and interference.txt. */
 static void sc__sampler_write(sc__obs *s)
 {
     char rel[256];
@@ -227,8 +227,12 @@ static void sc__sampler_write(sc__obs *s)
 
     if (!s->sampler)
         return;
-    int rc = sc_sampler_sample(s->sampler, s->proc_root,
-                               s->names_pending ? SC_SAMPLE_NAMES : SC_SAMPLE_END, sc__now_ns());
+    /* A window without foreign CPU time has nobody to name: its last reading is skipped. */
+    bool names = s->names_pending && !sc_sampler_quiet(s->sampler);
+    int rc = names || !s->names_pending
+                 ? sc_sampler_sample(s->sampler, s->proc_root,
+                                     names ? SC_SAMPLE_NAMES : SC_SAMPLE_END, sc__now_ns())
+                 : 0;
     if (rc < 0 && s->names_pending) {
         sc__capture_fail(s, "interference.txt (the foreign tasks' last sample)", rc);
         rc = 0; /* the window's records stand; the intruders are the earlier samples' */

@@ -309,6 +309,46 @@ static void test_same_tree(void)
     sc_sampler_free(s);
 }
 
+/*
+ * sc_sampler_quiet(): the workload (101, pinned, not a root) ran 0.7 s on CPUs 0 and 1 and
+ * the CPUs' ticks show 0.7 s: quiet, nothing to name. Then 0.5 s more busy ticks than the
+ * workload ran (a hog), and then steal time: not quiet.
+ */
+static void test_quiet(void)
+{
+    const int acct[] = {0, 1};
+    const pid_t roots[] = {100};
+    sc_sampler_opts o = {acct, 2, roots, 1, "observer", "n04", 0};
+    /* CPU 0 user, CPU 1 user, CPU 1 steal at the window's end; quiet or not */
+    const unsigned long long end[3][3] = {{40, 34, 0}, {80, 44, 0}, {40, 34, 1}};
+    const bool quiet[3] = {true, false, false};
+
+    for (int c = 0; c < 3; c++) {
+        sc_sampler *s = sc_sampler_new(&o);
+        char moment[16];
+        SC_CHECK(s != NULL);
+        snprintf(moment, sizeof(moment), "quiet%d", c);
+        cpus(moment, 0, 0, 0);
+        task(moment, 100, 100, "streamcard", 'S', 1, 5, 50, 0, 1000000000ULL, 0, 0, "0-1");
+        task(moment, 101, 101, "work", 'R', 100, 0, 60, 0, 0, 0, 0, "0");
+        task(moment, 101, 102, "work", 'R', 100, 0, 60, 1, 0, 0, 0, "1");
+        int fd = open_moment(moment);
+        SC_CHECK(fd >= 0);
+        SC_CHECK_INT_EQ(sc_sampler_sample(s, fd, SC_SAMPLE_BEGIN, 0), 0);
+        SC_CHECK(!sc_sampler_quiet(s)); /* not closed yet */
+        cpus(moment, end[c][0], end[c][1], end[c][2]);
+        /* the observer's own second (a root) does not count for the workload */
+        task(moment, 100, 100, "streamcard", 'S', 1, 5, 50, 0, 2000000000ULL, 0, 0, "0-1");
+        task(moment, 101, 101, "work", 'R', 100, 40, 60, 0, 400000000ULL, 0, 0, "0");
+        task(moment, 101, 102, "work", 'R', 100, 30, 60, 1, 300000000ULL, 0, 0, "1");
+        SC_CHECK_INT_EQ(sc_sampler_sample(s, fd, SC_SAMPLE_END_OWN, 10), 0);
+        if (sc_sampler_quiet(s) != quiet[c])
+            SC_CHECK(!"sc_sampler_quiet() gave the other answer");
+        close(fd);
+        sc_sampler_free(s);
+    }
+}
+
 /* A reused tid (another starttime) is another task: its ticks are not the old one's. */
 static void test_reused_tid(void)
 {
@@ -447,6 +487,7 @@ int main(void)
     SC_TEST_RUN(test_end_own);
     SC_TEST_RUN(test_reused_tid);
     SC_TEST_RUN(test_same_tree);
+    SC_TEST_RUN(test_quiet);
     SC_TEST_RUN(test_offline_cpu);
     SC_TEST_RUN(test_real_proc);
     SC_TEST_RUN(test_real_threads);
