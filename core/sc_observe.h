@@ -8,9 +8,11 @@
  * TRACE_WORKLOAD_PHASE=main_loop_begin arrives the observer snapshots the process
  * (threads and their CPUs, /proc/<pid>/status, numa_maps, per-node pages) into the
  * bundle and records how long that took. With interference accounting, a sampler
- * (common/sc_sampler.h) opens its window there, just before the workload is released, scans
- * /proc at a low rate meanwhile and closes it at TRACE_WORKLOAD_PHASE=main_loop_end (or at
- * the workload's end), then writes its records to interference.txt; the workload's
+ * (common/sc_sampler.h), primed right after the exec, opens its window there, just before
+ * the workload is released, scans /proc at a low rate meanwhile and closes it at
+ * TRACE_WORKLOAD_PHASE=main_loop_end with the job's own tasks (or at the workload's end);
+ * once the workload has gone it reads the foreign tasks a last time (when the window had
+ * foreign CPU time) and writes its records to interference.txt; the workload's
  * environment names the observer (STREAMCARD_OBSERVER), so MPI ranks sample their own CPUs
  * and count it as the job's own. Signals to the caller (Ctrl-C, scancel's
  * SIGTERM) are forwarded to the workload's process group and the run still ends with
