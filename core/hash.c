@@ -1,8 +1,8 @@
 /*
  * hash.c: SHA-256 with Nettle (see sc_hash.h). Not OpenSSL's libcrypto: loading it costs
  * every streamcard process 1.5 ms and its EVP interface 3 ms more at the first digest,
- * measured on a 2-core VM (tests/bench/run_breakdown.sh), on the path of every run
- * (issue 22: at most 10 ms added per run). Nettle loads in a tenth of that and hashes at
+ * measured on a 2-core VM (tests/bench/run_breakdown.sh), on the path of every run, whose
+ * added wall time is a budget of milliseconds. Nettle loads in a tenth of that and hashes at
  * 0.96 GB/s there (OpenSSL: 1.2), which the per-user hash cache makes a first run's cost.
  */
 #include "sc_hash.h"

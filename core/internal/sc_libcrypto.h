@@ -1,8 +1,8 @@
 /*
  * sc_libcrypto.h: OpenSSL's libcrypto, loaded the first time a signature is made or checked
  * (attest.c), not when a streamcard process starts: loading it (its relocations and pages)
- * cost 1.5 ms of every `streamcard run` on a 2-core VM, 15% of the 10 ms a run may add
- * (issue 22), and a run outside the plugin signs nothing. SHA-256 and base64 come from
+ * cost 1.5 ms of every `streamcard run` on a 2-core VM, 15% of the 10 ms a run may add,
+ * and a run outside the plugin signs nothing. SHA-256 and base64 come from
  * Nettle (hash.c, codec.c), which loads in a tenth of that.
  *
  * The prototypes are OpenSSL's own (its headers, typeof), so a call through the table is

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What `streamcard run` loads (issue 22: a run adds at most 10 ms): the command links no
+# What `streamcard run` loads (a run may add at most 10 ms of wall time): the command links no
 # OpenSSL (its relocations and pages cost every process 1.5 ms on a 2-core VM), a run
 # outside the plugin signs nothing and so never loads libcrypto, and verify, which checks
 # signatures, still loads it when a bundle holds a signed statement (wrapper.attest checks
