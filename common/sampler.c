@@ -31,6 +31,10 @@ typedef struct sc__task {
     unsigned long long ticks_base; /* CPU ticks when the window opened (0: born inside) */
     /* own tasks: schedstat and status at the window's start and at the last sample */
     unsigned long long exec0, delay0, nvcsw0, exec, delay, nvcsw;
+    /* an own process's main thread: the process's CPU clock (every thread it had, the ended
+       ones too) at the window's start and at the last sample; ok when both were read */
+    unsigned long long pcpu0, pcpu;
+    bool pcpu0_ok, pcpu_ok;
     char allowed[256];
     /* foreign tasks: per accounted CPU, ticks attributed and scans that saw it runnable */
     unsigned long long *on;
@@ -58,6 +62,7 @@ struct sc_sampler {
     long long begin_ns, end_ns, next_ns;
     unsigned scans;
     long long cpu_ns, loop_cpu_ns, full_ns;
+    long long observer_from; /* sc_sampler_observer_from(); -1: from BEGIN */
     int phase;   /* 0 before BEGIN, 1 open, 2 closed, 3 closed by END_OWN (NAMES to come) */
     bool primed; /* PRIME was taken */
     sc_proc_fds fds;
@@ -90,6 +95,7 @@ sc_sampler *sc_sampler_new(const sc_sampler_opts *o)
     sc_proc_clean(s->source, sizeof(s->source), o->source ? o->source : "sampler", SIZE_MAX);
     sc_proc_clean(s->host, sizeof(s->host), o->host ? o->host : "unknown", SIZE_MAX);
     s->top = o->top ? o->top : 3;
+    s->observer_from = -1;
     s->clk_tck = sysconf(_SC_CLK_TCK);
     if (s->clk_tck <= 0)
         s->clk_tck = 100;
@@ -214,8 +220,39 @@ static sc_proc_entry *sc__procs(const sc_sampler *s, const sc_proc_reading *rd, 
     return procs;
 }
 
-/* An own task's schedstat ("exec_ns run_delay_ns slices") and, when asked, its status. */
-static void sc__read_own(int procfd, sc__task *t, bool status, bool baseline)
+/* Whether procfd is the system's /proc of this process's pid namespace: its "self" is us. */
+static bool sc__system_proc(int procfd)
+{
+    char self[32], want[32];
+    ssize_t n = readlinkat(procfd, "self", self, sizeof(self) - 1);
+
+    if (n <= 0)
+        return false;
+    self[n] = '\0';
+    snprintf(want, sizeof(want), "%d", (int)getpid());
+    return strcmp(self, want) == 0;
+}
+
+/*
+ * The CPU clock of process pid (every thread's time, those that ended included), in *ns:
+ * 0, or -1 when it cannot be read (gone). From the kernel, not a /proc file: only for the
+ * system's own /proc (clock), never for a tree of files standing in for one.
+ */
+static int sc__process_cpu(pid_t pid, unsigned long long *ns)
+{
+    clockid_t id;
+    struct timespec ts;
+
+    if (clock_getcpuclockid(pid, &id) != 0 || clock_gettime(id, &ts) != 0)
+        return -1;
+    *ns = (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+    return 0;
+}
+
+/* An own task's schedstat ("exec_ns run_delay_ns slices") and, when asked, its status; for
+   a process's main thread on the system's /proc (clock), the process's CPU clock too. */
+static void sc__read_own(const sc_sampler *s, int procfd, sc__task *t, bool status, bool baseline,
+                         bool clock)
 {
     char rel[96], buf[4096];
     unsigned long long exec = 0, delay = 0;
@@ -240,10 +277,17 @@ static void sc__read_own(int procfd, sc__task *t, bool status, bool baseline)
             }
         }
     }
+    if (clock && t->last.tid == t->last.pid)
+        t->pcpu_ok = sc__process_cpu(t->last.pid, &t->pcpu) == 0;
     if (baseline) {
         t->exec0 = t->exec;
+        if (s->observer_from >= 0 && t->last.tid == gettid() &&
+            (unsigned long long)s->observer_from < t->exec)
+            t->exec0 = (unsigned long long)s->observer_from;
         t->delay0 = t->delay;
         t->nvcsw0 = t->nvcsw;
+        t->pcpu0 = t->pcpu;
+        t->pcpu0_ok = t->pcpu_ok;
     }
 }
 
@@ -322,6 +366,7 @@ static long long sc__thread_cpu_ns(void)
 static int sc__update_tasks(sc_sampler *s, int procfd, sc_sample_kind kind, bool every,
                             sc_proc_reading *rd, size_t n)
 {
+    bool clock = sc__system_proc(procfd);
     size_t np;
     sc_proc_entry *procs = sc__procs(s, rd, n, &np);
     bool edge = kind == SC_SAMPLE_BEGIN || kind == SC_SAMPLE_END || kind == SC_SAMPLE_END_OWN;
@@ -342,9 +387,10 @@ static int sc__update_tasks(sc_sampler *s, int procfd, sc_sample_kind kind, bool
             sc_proc_entry *p = sc_proc_find(procs, np, rd[i].pid);
             t->own = p && p->own > 0;
             t->ticks_base = opening ? rd[i].ticks : 0;
+            t->pcpu0_ok = true; /* born inside the window: from 0 (BEGIN reads it) */
         }
         if (t->own && window)
-            sc__read_own(procfd, t, edge || is_new, kind == SC_SAMPLE_BEGIN);
+            sc__read_own(s, procfd, t, edge || is_new, kind == SC_SAMPLE_BEGIN, clock);
         else if (!t->own && !opening)
             rc = sc__attribute(s, t, &rd[i], is_new);
         t->last = rd[i];
@@ -430,6 +476,30 @@ int sc_sampler_sample(sc_sampler *s, int procfd, sc_sample_kind kind, long long 
     return 0;
 }
 
+/*
+ * The CPU time of the threads of own process l (its main thread's task) that ended inside
+ * the window, or were never read: the process's CPU clock's advance less its tasks' exec.
+ * 0 when not known (no clock, or l is no process's main thread).
+ */
+static unsigned long long sc__exited_ns(const sc_sampler *s, const sc__task *l)
+{
+    unsigned long long live = 0;
+
+    if (!l->own || l->last.tid != l->last.pid || !l->pcpu_ok || !l->pcpu0_ok || l->pcpu < l->pcpu0)
+        return 0;
+    for (size_t i = 0; i < s->ntasks; i++) {
+        const sc__task *t = &s->tasks[i];
+        if (t->own && t->last.pid == l->last.pid && t->exec > t->exec0)
+            live += t->exec - t->exec0;
+    }
+    return l->pcpu - l->pcpu0 > live ? l->pcpu - l->pcpu0 - live : 0;
+}
+
+void sc_sampler_observer_from(sc_sampler *s, long long thread_cpu_ns)
+{
+    s->observer_from = thread_cpu_ns;
+}
+
 bool sc_sampler_quiet(const sc_sampler *s)
 {
     unsigned long long foreign_ticks = 0, own_ns = 0;
@@ -455,6 +525,8 @@ bool sc_sampler_quiet(const sc_sampler *s)
             root = root || t->last.pid == s->roots[r];
         if (t->own && !root && t->exec > t->exec0)
             own_ns += t->exec - t->exec0;
+        if (!root)
+            own_ns += sc__exited_ns(s, t);
     }
     return (double)foreign_ticks * 1e9 / (double)s->clk_tck <= (double)own_ns;
 }
@@ -545,6 +617,14 @@ int sc_sampler_records(const sc_sampler *s, int (*emit)(void *ctx, const char *l
                  t->delay >= t->delay0 ? t->delay - t->delay0 : 0,
                  t->nvcsw >= t->nvcsw0 ? t->nvcsw - t->nvcsw0 : 0,
                  *t->allowed ? t->allowed : "unknown", t->last.comm);
+        rc = emit(ctx, line);
+    }
+    for (size_t i = 0; i < s->ntasks && rc == 0; i++) {
+        unsigned long long gone = sc__exited_ns(s, &s->tasks[i]);
+        if (!gone)
+            continue;
+        snprintf(line, sizeof(line), SC_TRACE_INTERFERENCE_EXITED("%s", "%d", "%llu", "%s"),
+                 s->source, (int)s->tasks[i].last.pid, gone, s->tasks[i].last.comm);
         rc = emit(ctx, line);
     }
     for (size_t i = 0; i < s->ncpus && rc == 0; i++)
