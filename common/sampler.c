@@ -4,7 +4,7 @@
  * every task it saw, so a task that ends inside the window still counts.
  */
 #include "sc_sampler.h"
-#include "sc_dir.h"
+#include "sampler_proc.h"
 #include "sc_trace_protocol.h"
 
 #include <dirent.h>
@@ -22,27 +22,19 @@
 #define SC__SCAN_MIN_NS 100000000LL /* at least 100 ms between two scans */
 #define SC__SCAN_COST_FACTOR 400    /* and 400 times a scan's own cost: at most 0.25% */
 #define SC__PROC_STAT_MAX (4u << 20)
-#define SC__FDS_MAX 256 /* stat files kept open between samples (sc__fds) */
 #define SC__NAME_MAX 64
-
-/* What one read of a task's stat file gives. */
-typedef struct sc__reading {
-    pid_t tid, pid, ppid;
-    unsigned long long start; /* starttime: tells a reused tid from the task it was */
-    unsigned long long ticks; /* utime + stime */
-    long threads;             /* num_threads: the process's thread count */
-    int cpu;                  /* the CPU it last ran on */
-    char state;
-    char comm[16];
-} sc__reading;
 
 /* Every task seen in the window. */
 typedef struct sc__task {
-    sc__reading last;
+    sc_proc_reading last;
     bool own;
     unsigned long long ticks_base; /* CPU ticks when the window opened (0: born inside) */
     /* own tasks: schedstat and status at the window's start and at the last sample */
     unsigned long long exec0, delay0, nvcsw0, exec, delay, nvcsw;
+    /* an own process's main thread: the process's CPU clock (every thread it had, the ended
+       ones too) at the window's start and at the last sample; ok when both were read */
+    unsigned long long pcpu0, pcpu;
+    bool pcpu0_ok, pcpu_ok;
     char allowed[256];
     /* foreign tasks: per accounted CPU, ticks attributed and scans that saw it runnable */
     unsigned long long *on;
@@ -54,28 +46,6 @@ typedef struct sc__cpu_times {
     bool ok;
     unsigned long long v[8];
 } sc__cpu_times;
-
-/*
- * Tasks' stat files kept open between samples, by tid (sorted): re-reading one from its
- * start (pread) costs half of opening, reading and closing it (4.5 us against 10 on a 2-core
- * VM), and a sample reads every task, some while a workload waits. At most SC__FDS_MAX: the
- * process's file limit is not the sampler's to use up; the rest are opened each time. A
- * descriptor reads ESRCH once its task is gone (a tid used again is another task: opened
- * anew). dev and ino: the /proc tree they belong to (a sample of another tree drops them).
- */
-typedef struct sc__fds {
-    pid_t tid[SC__FDS_MAX];
-    int fd[SC__FDS_MAX];
-    size_t n;
-    dev_t dev;
-    ino_t ino;
-} sc__fds;
-
-/* A process of one sample and whether it descends from a root (-1: not known yet). */
-typedef struct sc__proc {
-    pid_t pid, ppid;
-    int own;
-} sc__proc;
 
 struct sc_sampler {
     int *cpus;
@@ -92,25 +62,14 @@ struct sc_sampler {
     long long begin_ns, end_ns, next_ns;
     unsigned scans;
     long long cpu_ns, loop_cpu_ns, full_ns;
-    int phase;    /* 0 before BEGIN, 1 open, 2 closed, 3 closed by END_OWN (NAMES to come) */
-    bool primed;  /* PRIME was taken */
-    sc__fds fds;
-    sc__proc *seen; /* the processes of the last sample that read every task, by pid */
+    long long observer_from; /* sc_sampler_observer_from(); -1: from BEGIN */
+    int phase;   /* 0 before BEGIN, 1 open, 2 closed, 3 closed by END_OWN (NAMES to come) */
+    bool primed; /* PRIME was taken */
+    sc_proc_fds fds;
+    sc_proc_entry *seen; /* the processes of the last sample that read every task, by pid */
     size_t nseen;
     long clk_tck;
 };
-
-/* Bytes of a name outside '!'..'~' become '?': a record stays one line of words. */
-static void sc__clean(char *dst, size_t len, const char *src, size_t n)
-{
-    size_t i;
-
-    for (i = 0; i + 1 < len && i < n && src[i]; i++)
-        dst[i] = src[i] > ' ' && src[i] <= '~' ? src[i] : '?';
-    dst[i] = '\0';
-    if (!i && len > 1)
-        snprintf(dst, len, "?");
-}
 
 sc_sampler *sc_sampler_new(const sc_sampler_opts *o)
 {
@@ -133,9 +92,10 @@ sc_sampler *sc_sampler_new(const sc_sampler_opts *o)
         memcpy(s->roots, o->roots, o->nroots * sizeof(*s->roots));
     s->ncpus = o->ncpus;
     s->nroots = o->nroots;
-    sc__clean(s->source, sizeof(s->source), o->source ? o->source : "sampler", SIZE_MAX);
-    sc__clean(s->host, sizeof(s->host), o->host ? o->host : "unknown", SIZE_MAX);
+    sc_proc_clean(s->source, sizeof(s->source), o->source ? o->source : "sampler", SIZE_MAX);
+    sc_proc_clean(s->host, sizeof(s->host), o->host ? o->host : "unknown", SIZE_MAX);
     s->top = o->top ? o->top : 3;
+    s->observer_from = -1;
     s->clk_tck = sysconf(_SC_CLK_TCK);
     if (s->clk_tck <= 0)
         s->clk_tck = 100;
@@ -150,8 +110,7 @@ void sc_sampler_free(sc_sampler *s)
         free(s->tasks[i].on);
         free(s->tasks[i].seen);
     }
-    for (size_t i = 0; i < s->fds.n; i++)
-        close(s->fds.fd[i]);
+    sc_proc_fds_close(&s->fds);
     free(s->tasks);
     free(s->slots);
     free(s->seen);
@@ -160,73 +119,6 @@ void sc_sampler_free(sc_sampler *s)
     free(s->cpu0);
     free(s->cpu1);
     free(s);
-}
-
-/*
- * Reads a small file under dirfd into buf (NUL-terminated). Length, or -errno. A read that
- * leaves room in buf is the whole file: a /proc file of one record comes in one read, and
- * so does a small regular file (a read returns less than asked only at its end), which
- * saves the second read that would return 0 for each of the hundreds of tasks a sample
- * reads.
- */
-static ssize_t sc__read_at(int dirfd, const char *rel, char *buf, size_t len)
-{
-    int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    size_t used = 0;
-
-    if (fd < 0)
-        return -errno;
-    while (used + 1 < len) {
-        ssize_t n = read(fd, buf + used, len - 1 - used);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            int err = -errno;
-            close(fd);
-            return err;
-        }
-        used += (size_t)n;
-        if (n == 0 || used + 1 < len)
-            break;
-    }
-    close(fd);
-    buf[used] = '\0';
-    return (ssize_t)used;
-}
-
-/*
- * A task's stat line: "tid (comm) S ppid ... utime(14) stime(15) ... starttime(22) ...
- * processor(39) ...". The name may hold spaces and parentheses, so fields are counted from
- * its last ')'.
- */
-static int sc__parse_stat(const char *text, sc__reading *r)
-{
-    const char *open = strchr(text, '('), *close = strrchr(text, ')'), *p;
-    unsigned long long f[40] = {0};
-
-    if (!open || !close || close < open || close[1] != ' ')
-        return -EINVAL;
-    sc__clean(r->comm, sizeof(r->comm), open + 1, (size_t)(close - open - 1));
-    p = close + 2;
-    for (int field = 3; field <= 39; field++) {
-        if (!*p || *p == ' ')
-            return -EINVAL;
-        if (field == 3)
-            r->state = *p;
-        else
-            f[field] = strtoull(p, NULL, 10);
-        p = strchr(p, ' ');
-        if (!p && field < 39)
-            return -EINVAL;
-        if (p)
-            p++;
-    }
-    r->ppid = (pid_t)f[4];
-    r->ticks = f[14] + f[15];
-    r->threads = (long)f[20];
-    r->start = f[22];
-    r->cpu = (int)f[39];
-    return 0;
 }
 
 static size_t sc__hash(pid_t tid, unsigned long long start, size_t nslots)
@@ -256,7 +148,7 @@ static int sc__rehash(sc_sampler *s)
 }
 
 /* The task of a reading: found, or added (*is_new). NULL on ENOMEM. */
-static sc__task *sc__task_of(sc_sampler *s, const sc__reading *r, bool *is_new)
+static sc__task *sc__task_of(sc_sampler *s, const sc_proc_reading *r, bool *is_new)
 {
     *is_new = false;
     if (2 * (s->ntasks + 1) > s->nslots && sc__rehash(s) < 0)
@@ -284,190 +176,10 @@ static sc__task *sc__task_of(sc_sampler *s, const sc__reading *r, bool *is_new)
     return t;
 }
 
-/* Appends r to the readings. 0 or -ENOMEM. */
-static int sc__add_reading(const sc__reading *r, sc__reading **rd, size_t *n, size_t *cap)
-{
-    if (*n == *cap) {
-        size_t grow = *cap ? *cap * 2 : 512;
-        sc__reading *g = realloc(*rd, grow * sizeof(*g));
-        if (!g)
-            return -ENOMEM;
-        *rd = g;
-        *cap = grow;
-    }
-    (*rd)[(*n)++] = *r;
-    return 0;
-}
-
-/* Where tid is, or would be inserted, in the sorted cache. */
-static size_t sc__fds_at(const sc__fds *c, pid_t tid)
-{
-    size_t lo = 0, hi = c->n;
-
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (c->tid[mid] < tid)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* The cache, emptied when procfd is another tree than the one it was filled from. */
-static void sc__fds_check_tree(sc__fds *c, int procfd)
-{
-    struct stat st;
-
-    if (fstat(procfd, &st) == 0 && st.st_dev == c->dev && st.st_ino == c->ino)
-        return;
-    for (size_t i = 0; i < c->n; i++)
-        close(c->fd[i]);
-    c->n = 0;
-    c->dev = st.st_dev;
-    c->ino = st.st_ino;
-}
-
-/* Re-reads tid's kept stat file into buf: length, or -1 (none kept, or its task is gone:
-   the descriptor is dropped). */
-static ssize_t sc__fds_read(sc__fds *c, pid_t tid, char *buf, size_t len)
-{
-    size_t i = sc__fds_at(c, tid);
-
-    if (i == c->n || c->tid[i] != tid)
-        return -1;
-    ssize_t n = pread(c->fd[i], buf, len - 1, 0);
-    if (n > 0 && (size_t)n < len - 1) {
-        buf[n] = '\0';
-        return n;
-    }
-    close(c->fd[i]);
-    memmove(&c->tid[i], &c->tid[i + 1], (c->n - i - 1) * sizeof(c->tid[0]));
-    memmove(&c->fd[i], &c->fd[i + 1], (c->n - i - 1) * sizeof(c->fd[0]));
-    c->n--;
-    return -1;
-}
-
-/* Reads the stat file rel (under dirfd) of tid into buf, keeping it open when there is room. */
-static ssize_t sc__fds_open_read(sc__fds *c, int dirfd, const char *rel, pid_t tid, char *buf,
-                                 size_t len)
-{
-    if (c->n == SC__FDS_MAX)
-        return sc__read_at(dirfd, rel, buf, len);
-    int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0)
-        return -errno;
-    ssize_t n = read(fd, buf, len - 1);
-    if (n <= 0 || (size_t)n == len - 1) { /* gone, or longer than a stat line can be */
-        close(fd);
-        return n < 0 ? -errno : -EINVAL;
-    }
-    buf[n] = '\0';
-    size_t i = sc__fds_at(c, tid);
-    memmove(&c->tid[i + 1], &c->tid[i], (c->n - i) * sizeof(c->tid[0]));
-    memmove(&c->fd[i + 1], &c->fd[i], (c->n - i) * sizeof(c->fd[0]));
-    c->tid[i] = tid;
-    c->fd[i] = fd;
-    c->n++;
-    return n;
-}
-
-/* Reads the task tid's stat at rel (relative to dirfd) into r: 0, or -1 when it is gone or
-   unreadable. */
-static int sc__read_stat(sc__fds *c, int dirfd, const char *rel, pid_t pid, pid_t tid,
-                         sc__reading *r)
-{
-    char buf[1024];
-    ssize_t n = sc__fds_read(c, tid, buf, sizeof(buf));
-
-    if (n < 0)
-        n = sc__fds_open_read(c, dirfd, rel, tid, buf, sizeof(buf));
-    memset(r, 0, sizeof(*r));
-    r->tid = tid;
-    r->pid = pid;
-    return n > 0 && sc__parse_stat(buf, r) == 0 ? 0 : -1;
-}
-
-/*
- * Appends the readings of every task of process pid. Its main thread's stat comes first
- * (<pid>/task/<pid>/stat); it says how many threads the process has, and only a process of
- * several has its task directory listed (most processes have one thread: this halves the
- * files a sample opens).
- */
-static int sc__read_process(sc__fds *c, int procfd, const char *pid, sc__reading **rd, size_t *n,
-                            size_t *cap)
-{
-    char rel[640];
-    sc__reading r;
-    pid_t p = (pid_t)atoi(pid);
-
-    snprintf(rel, sizeof(rel), "%s/task/%s/stat", pid, pid);
-    if (sc__read_stat(c, procfd, rel, p, p, &r) < 0)
-        return 0; /* gone, or not readable: nothing to account */
-    int rc = sc__add_reading(&r, rd, n, cap);
-    if (rc < 0 || r.threads <= 1)
-        return rc;
-    snprintf(rel, sizeof(rel), "%s/task", pid);
-    DIR *dir = sc_dir_openat(procfd, rel, 0);
-    if (!dir)
-        return 0;
-    struct dirent *de;
-    while (rc == 0 && (de = readdir(dir))) {
-        if (de->d_name[0] < '0' || de->d_name[0] > '9' || !strcmp(de->d_name, pid))
-            continue;
-        snprintf(rel, sizeof(rel), "%s/stat", de->d_name);
-        if (sc__read_stat(c, dirfd(dir), rel, p, (pid_t)atoi(de->d_name), &r) == 0)
-            rc = sc__add_reading(&r, rd, n, cap);
-    }
-    closedir(dir);
-    return rc;
-}
-
-static int sc__cmp_proc(const void *a, const void *b)
-{
-    pid_t x = ((const sc__proc *)a)->pid, y = ((const sc__proc *)b)->pid;
-
-    return (x > y) - (x < y);
-}
-
-static sc__proc *sc__proc_find(sc__proc *procs, size_t n, pid_t pid)
-{
-    sc__proc key = {.pid = pid};
-
-    return n ? bsearch(&key, procs, n, sizeof(*procs), sc__cmp_proc) : NULL;
-}
-
-/*
- * Every task under procfd. *rd malloc'd. With skip (the processes PRIME saw), a process
- * found there as foreign is left out: only own and new processes are read.
- */
-static int sc__read_tasks(sc__fds *c, int procfd, sc__proc *skip, size_t nskip, sc__reading **rd,
-                          size_t *n)
-{
-    DIR *dir = sc_dir_openat(procfd, ".", 0);
-    size_t cap = 0;
-    int rc = 0;
-
-    *rd = NULL;
-    *n = 0;
-    if (!dir)
-        return -errno;
-    struct dirent *de;
-    while (rc == 0 && (de = readdir(dir))) {
-        if (de->d_name[0] < '0' || de->d_name[0] > '9')
-            continue;
-        const sc__proc *seen = sc__proc_find(skip, nskip, (pid_t)atoi(de->d_name));
-        if (!seen || seen->own > 0)
-            rc = sc__read_process(c, procfd, de->d_name, rd, n, &cap);
-    }
-    closedir(dir);
-    return rc;
-}
-
 /* Whether process p descends from a root (or is one), remembered along the way up. */
-static int sc__is_own(const sc_sampler *s, sc__proc *procs, size_t n, sc__proc *p)
+static int sc__is_own(const sc_sampler *s, sc_proc_entry *procs, size_t n, sc_proc_entry *p)
 {
-    sc__proc *chain[256];
+    sc_proc_entry *chain[256];
     size_t depth = 0;
     int own = 0;
 
@@ -478,7 +190,7 @@ static int sc__is_own(const sc_sampler *s, sc__proc *procs, size_t n, sc__proc *
         if (p->own >= 0)
             break;
         chain[depth++] = p;
-        p = p->ppid > 0 && p->ppid != p->pid ? sc__proc_find(procs, n, p->ppid) : NULL;
+        p = p->ppid > 0 && p->ppid != p->pid ? sc_proc_find(procs, n, p->ppid) : NULL;
     }
     own = p && p->own > 0;
     while (depth)
@@ -487,16 +199,17 @@ static int sc__is_own(const sc_sampler *s, sc__proc *procs, size_t n, sc__proc *
 }
 
 /* The processes of the readings, each marked own or not. malloc'd, sorted by pid. */
-static sc__proc *sc__procs(const sc_sampler *s, const sc__reading *rd, size_t n, size_t *np)
+static sc_proc_entry *sc__procs(const sc_sampler *s, const sc_proc_reading *rd, size_t n,
+                                size_t *np)
 {
-    sc__proc *procs = calloc(n + 1, sizeof(*procs));
+    sc_proc_entry *procs = calloc(n + 1, sizeof(*procs));
 
     *np = 0;
     if (!procs)
         return NULL;
     for (size_t i = 0; i < n; i++)
-        procs[(*np)++] = (sc__proc){rd[i].pid, rd[i].ppid, -1};
-    qsort(procs, *np, sizeof(*procs), sc__cmp_proc);
+        procs[(*np)++] = (sc_proc_entry){rd[i].pid, rd[i].ppid, -1};
+    qsort(procs, *np, sizeof(*procs), sc_proc_cmp);
     size_t w = 0; /* one entry per pid */
     for (size_t i = 0; i < *np; i++)
         if (!w || procs[w - 1].pid != procs[i].pid)
@@ -507,21 +220,52 @@ static sc__proc *sc__procs(const sc_sampler *s, const sc__reading *rd, size_t n,
     return procs;
 }
 
-/* An own task's schedstat ("exec_ns run_delay_ns slices") and, when asked, its status. */
-static void sc__read_own(int procfd, sc__task *t, bool status, bool baseline)
+/* Whether procfd is the system's /proc of this process's pid namespace: its "self" is us. */
+static bool sc__system_proc(int procfd)
+{
+    char self[32], want[32];
+    ssize_t n = readlinkat(procfd, "self", self, sizeof(self) - 1);
+
+    if (n <= 0)
+        return false;
+    self[n] = '\0';
+    snprintf(want, sizeof(want), "%d", (int)getpid());
+    return strcmp(self, want) == 0;
+}
+
+/*
+ * The CPU clock of process pid (every thread's time, those that ended included), in *ns:
+ * 0, or -1 when it cannot be read (gone). From the kernel, not a /proc file: only for the
+ * system's own /proc (clock), never for a tree of files standing in for one.
+ */
+static int sc__process_cpu(pid_t pid, unsigned long long *ns)
+{
+    clockid_t id;
+    struct timespec ts;
+
+    if (clock_getcpuclockid(pid, &id) != 0 || clock_gettime(id, &ts) != 0)
+        return -1;
+    *ns = (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+    return 0;
+}
+
+/* An own task's schedstat ("exec_ns run_delay_ns slices") and, when asked, its status; for
+   a process's main thread on the system's /proc (clock), the process's CPU clock too. */
+static void sc__read_own(const sc_sampler *s, int procfd, sc__task *t, bool status, bool baseline,
+                         bool clock)
 {
     char rel[96], buf[4096];
     unsigned long long exec = 0, delay = 0;
 
     snprintf(rel, sizeof(rel), "%d/task/%d/schedstat", (int)t->last.pid, (int)t->last.tid);
-    if (sc__read_at(procfd, rel, buf, sizeof(buf)) > 0 &&
+    if (sc_proc_read_at(procfd, rel, buf, sizeof(buf)) > 0 &&
         sscanf(buf, "%llu %llu", &exec, &delay) == 2) {
         t->exec = exec;
         t->delay = delay;
     }
     if (status) {
         snprintf(rel, sizeof(rel), "%d/task/%d/status", (int)t->last.pid, (int)t->last.tid);
-        if (sc__read_at(procfd, rel, buf, sizeof(buf)) > 0) {
+        if (sc_proc_read_at(procfd, rel, buf, sizeof(buf)) > 0) {
             const char *v = strstr(buf, "nonvoluntary_ctxt_switches:");
             if (v)
                 t->nvcsw = strtoull(v + strlen("nonvoluntary_ctxt_switches:"), NULL, 10);
@@ -529,14 +273,21 @@ static void sc__read_own(int procfd, sc__task *t, bool status, bool baseline)
             if (v) {
                 v += strlen("Cpus_allowed_list:");
                 v += strspn(v, " \t");
-                sc__clean(t->allowed, sizeof(t->allowed), v, strcspn(v, "\n"));
+                sc_proc_clean(t->allowed, sizeof(t->allowed), v, strcspn(v, "\n"));
             }
         }
     }
+    if (clock && t->last.tid == t->last.pid)
+        t->pcpu_ok = sc__process_cpu(t->last.pid, &t->pcpu) == 0;
     if (baseline) {
         t->exec0 = t->exec;
+        if (s->observer_from >= 0 && t->last.tid == gettid() &&
+            (unsigned long long)s->observer_from < t->exec)
+            t->exec0 = (unsigned long long)s->observer_from;
         t->delay0 = t->delay;
         t->nvcsw0 = t->nvcsw;
+        t->pcpu0 = t->pcpu;
+        t->pcpu0_ok = t->pcpu_ok;
     }
 }
 
@@ -549,7 +300,7 @@ static long sc__cpu_index(const sc_sampler *s, int cpu)
 }
 
 /* A foreign task's CPU time since it was last seen goes to the CPU it is on now. */
-static int sc__attribute(sc_sampler *s, sc__task *t, const sc__reading *r, bool first)
+static int sc__attribute(sc_sampler *s, sc__task *t, const sc_proc_reading *r, bool first)
 {
     long idx = sc__cpu_index(s, r->cpu);
     unsigned long long prev = first ? t->ticks_base : t->last.ticks;
@@ -581,7 +332,7 @@ static int sc__read_cpu_times(const sc_sampler *s, int procfd, sc__cpu_times *ou
 
     if (!buf)
         return -ENOMEM;
-    ssize_t n = sc__read_at(procfd, "stat", buf, SC__PROC_STAT_MAX);
+    ssize_t n = sc_proc_read_at(procfd, "stat", buf, SC__PROC_STAT_MAX);
     for (const char *line = buf; n > 0 && strncmp(line, "cpu", 3) == 0;) {
         int cpu;
         sc__cpu_times t = {.ok = true};
@@ -613,13 +364,14 @@ static long long sc__thread_cpu_ns(void)
 
 /* Folds one sample's readings into the tasks (every: the sample read every task). */
 static int sc__update_tasks(sc_sampler *s, int procfd, sc_sample_kind kind, bool every,
-                            sc__reading *rd, size_t n)
+                            sc_proc_reading *rd, size_t n)
 {
+    bool clock = sc__system_proc(procfd);
     size_t np;
-    sc__proc *procs = sc__procs(s, rd, n, &np);
+    sc_proc_entry *procs = sc__procs(s, rd, n, &np);
     bool edge = kind == SC_SAMPLE_BEGIN || kind == SC_SAMPLE_END || kind == SC_SAMPLE_END_OWN;
     bool opening = kind == SC_SAMPLE_PRIME || kind == SC_SAMPLE_BEGIN; /* tasks' base ticks */
-    bool window = kind != SC_SAMPLE_PRIME && kind != SC_SAMPLE_NAMES; /* own tasks' figures */
+    bool window = kind != SC_SAMPLE_PRIME && kind != SC_SAMPLE_NAMES;  /* own tasks' figures */
     int rc = 0;
 
     if (!procs)
@@ -632,12 +384,13 @@ static int sc__update_tasks(sc_sampler *s, int procfd, sc_sample_kind kind, bool
             break;
         }
         if (is_new) {
-            sc__proc *p = sc__proc_find(procs, np, rd[i].pid);
+            sc_proc_entry *p = sc_proc_find(procs, np, rd[i].pid);
             t->own = p && p->own > 0;
             t->ticks_base = opening ? rd[i].ticks : 0;
+            t->pcpu0_ok = true; /* born inside the window: from 0 (BEGIN reads it) */
         }
         if (t->own && window)
-            sc__read_own(procfd, t, edge || is_new, kind == SC_SAMPLE_BEGIN);
+            sc__read_own(s, procfd, t, edge || is_new, kind == SC_SAMPLE_BEGIN, clock);
         else if (!t->own && !opening)
             rc = sc__attribute(s, t, &rd[i], is_new);
         t->last = rd[i];
@@ -673,7 +426,7 @@ static int sc__in_order(const sc_sampler *s, sc_sample_kind kind)
 int sc_sampler_sample(sc_sampler *s, int procfd, sc_sample_kind kind, long long now_ns)
 {
     long long t0 = sc__thread_cpu_ns();
-    sc__reading *rd = NULL;
+    sc_proc_reading *rd = NULL;
     size_t n = 0;
     int rc = sc__in_order(s, kind);
 
@@ -686,8 +439,8 @@ int sc_sampler_sample(sc_sampler *s, int procfd, sc_sample_kind kind, long long 
     }
     /* A BEGIN after PRIME and an END_OWN skip the foreign processes seen before. */
     bool skip = (kind == SC_SAMPLE_BEGIN && s->primed) || kind == SC_SAMPLE_END_OWN;
-    sc__fds_check_tree(&s->fds, procfd);
-    rc = sc__read_tasks(&s->fds, procfd, skip ? s->seen : NULL, skip ? s->nseen : 0, &rd, &n);
+    sc_proc_fds_check_tree(&s->fds, procfd);
+    rc = sc_proc_read_tasks(&s->fds, procfd, skip ? s->seen : NULL, skip ? s->nseen : 0, &rd, &n);
     if (rc == 0)
         rc = sc__update_tasks(s, procfd, kind, !skip, rd, n);
     free(rd);
@@ -723,6 +476,30 @@ int sc_sampler_sample(sc_sampler *s, int procfd, sc_sample_kind kind, long long 
     return 0;
 }
 
+/*
+ * The CPU time of the threads of own process l (its main thread's task) that ended inside
+ * the window, or were never read: the process's CPU clock's advance less its tasks' exec.
+ * 0 when not known (no clock, or l is no process's main thread).
+ */
+static unsigned long long sc__exited_ns(const sc_sampler *s, const sc__task *l)
+{
+    unsigned long long live = 0;
+
+    if (!l->own || l->last.tid != l->last.pid || !l->pcpu_ok || !l->pcpu0_ok || l->pcpu < l->pcpu0)
+        return 0;
+    for (size_t i = 0; i < s->ntasks; i++) {
+        const sc__task *t = &s->tasks[i];
+        if (t->own && t->last.pid == l->last.pid && t->exec > t->exec0)
+            live += t->exec - t->exec0;
+    }
+    return l->pcpu - l->pcpu0 > live ? l->pcpu - l->pcpu0 - live : 0;
+}
+
+void sc_sampler_observer_from(sc_sampler *s, long long thread_cpu_ns)
+{
+    s->observer_from = thread_cpu_ns;
+}
+
 bool sc_sampler_quiet(const sc_sampler *s)
 {
     unsigned long long foreign_ticks = 0, own_ns = 0;
@@ -737,7 +514,7 @@ bool sc_sampler_quiet(const sc_sampler *s)
         for (int v = 0; v < 8; v++)
             d[v] = b->v[v] >= a->v[v] ? b->v[v] - a->v[v] : 0;
         unsigned long long busy = d[0] + d[1] + d[2]; /* user, nice, system */
-        if (d[7]) /* steal: a hypervisor ran someone else */
+        if (d[7])                                     /* steal: a hypervisor ran someone else */
             return false;
         foreign_ticks += busy > 2 ? busy - 2 : 0; /* 2 ticks: the resolution, as the gate */
     }
@@ -748,6 +525,8 @@ bool sc_sampler_quiet(const sc_sampler *s)
             root = root || t->last.pid == s->roots[r];
         if (t->own && !root && t->exec > t->exec0)
             own_ns += t->exec - t->exec0;
+        if (!root)
+            own_ns += sc__exited_ns(s, t);
     }
     return (double)foreign_ticks * 1e9 / (double)s->clk_tck <= (double)own_ns;
 }
@@ -838,6 +617,14 @@ int sc_sampler_records(const sc_sampler *s, int (*emit)(void *ctx, const char *l
                  t->delay >= t->delay0 ? t->delay - t->delay0 : 0,
                  t->nvcsw >= t->nvcsw0 ? t->nvcsw - t->nvcsw0 : 0,
                  *t->allowed ? t->allowed : "unknown", t->last.comm);
+        rc = emit(ctx, line);
+    }
+    for (size_t i = 0; i < s->ntasks && rc == 0; i++) {
+        unsigned long long gone = sc__exited_ns(s, &s->tasks[i]);
+        if (!gone)
+            continue;
+        snprintf(line, sizeof(line), SC_TRACE_INTERFERENCE_EXITED("%s", "%d", "%llu", "%s"),
+                 s->source, (int)s->tasks[i].last.pid, gone, s->tasks[i].last.comm);
         rc = emit(ctx, line);
     }
     for (size_t i = 0; i < s->ncpus && rc == 0; i++)

@@ -36,10 +36,10 @@ typedef struct sc_sampler_opts {
 } sc_sampler_opts;
 
 typedef enum sc_sample_kind {
-    SC_SAMPLE_PRIME, /* optional, before BEGIN: every task's stat, so that BEGIN need not */
-    SC_SAMPLE_BEGIN, /* the window opens: CPU times, every task, the own tasks' details */
-    SC_SAMPLE_SCAN,  /* during the window: every task's stat */
-    SC_SAMPLE_END,   /* the window closes: as BEGIN */
+    SC_SAMPLE_PRIME,   /* optional, before BEGIN: every task's stat, so that BEGIN need not */
+    SC_SAMPLE_BEGIN,   /* the window opens: CPU times, every task, the own tasks' details */
+    SC_SAMPLE_SCAN,    /* during the window: every task's stat */
+    SC_SAMPLE_END,     /* the window closes: as BEGIN */
     SC_SAMPLE_END_OWN, /* instead of END: closes it reading the own and new tasks only */
     SC_SAMPLE_NAMES,   /* after END_OWN, when there is time: every task's stat */
 } sc_sample_kind;
@@ -67,6 +67,15 @@ void sc_sampler_free(sc_sampler *s);
  * END_OWN (the intruders as the samples before saw them) and better after NAMES.
  */
 int sc_sampler_sample(sc_sampler *s, int procfd, sc_sample_kind kind, long long now_ns);
+
+/*
+ * The calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID, ns) from which its own task counts
+ * at BEGIN, instead of from BEGIN: an observer reads it when main_loop_begin reaches it. The
+ * snapshots it takes before opening the window run on the job's CPUs, and a thread of the
+ * job they kept waiting gets that wait added to its run_delay only when it runs again,
+ * inside the window; counted as the job's own CPU time, the snapshots explain that wait.
+ */
+void sc_sampler_observer_from(sc_sampler *s, long long thread_cpu_ns);
 
 /*
  * After END or END_OWN: whether the window shows no foreign work to name. The accounted

@@ -163,6 +163,12 @@
 #define SC_TRACE_INTERFERENCE_TASK(SOURCE, TID, PID, EXEC_NS, DELAY_NS, NVCSW, ALLOWED, COMM)   \
     SC_TRACE_TAG_INTERFERENCE_TASK "source=" SOURCE " tid=" TID " pid=" PID " exec_ns=" EXEC_NS \
     " run_delay_ns=" DELAY_NS " nvcsw=" NVCSW " allowed=" ALLOWED " comm=" COMM
+/* The CPU time of a job's process's threads that ended inside the window (or were never
+   read): the process's CPU clock's advance less its TASK records' exec_ns. They may have run
+   on any CPU. */
+#define SC_TRACE_TAG_INTERFERENCE_EXITED SC_TRACE_TAG_INTERFERENCE "EXITED "
+#define SC_TRACE_INTERFERENCE_EXITED(SOURCE, PID, EXEC_NS, COMM)                                 \
+    SC_TRACE_TAG_INTERFERENCE_EXITED "source=" SOURCE " pid=" PID " exec_ns=" EXEC_NS " comm=" COMM
 /* A task that is not the job's: CPU ticks it spent while last seen on CPU, scans that saw it
    runnable there. */
 #define SC_TRACE_TAG_INTERFERENCE_INTRUDER SC_TRACE_TAG_INTERFERENCE "INTRUDER "

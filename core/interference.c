@@ -68,6 +68,13 @@ static int sc__parse_record(const char *line, sc_interference *rec)
                &used);
         return sc__keep(used == len, (void **)&rec->tasks, &rec->n_tasks, &t, sizeof(t));
     }
+    if (sc__tagged(line, SC_TRACE_TAG_INTERFERENCE_EXITED)) {
+        sc_intf_task t = {.exited = true, .allowed = "unknown"};
+        sscanf(line, SC_TRACE_INTERFERENCE_EXITED("%31s", "%d", "%llu", "%15s") "%n", t.source,
+               &t.pid, &t.exec_ns, t.comm, &used);
+        return sc__keep(used == len && t.pid > 0, (void **)&rec->tasks, &rec->n_tasks, &t,
+                        sizeof(t));
+    }
     if (sc__tagged(line, SC_TRACE_TAG_INTERFERENCE_INTRUDER)) {
         sc_intf_intruder x = {0};
         sscanf(line,
@@ -388,6 +395,8 @@ json_object *sc_interference_json(const sc_card *card, const sc_interference *re
         sc__add_num(o, "exec_ms", (double)t->exec_ns / 1e6);
         sc__add_num(o, "run_delay_ms", (double)t->delay_ns / 1e6);
         json_object_object_add(o, "nvcsw", json_object_new_int64((int64_t)t->nvcsw));
+        if (t->exited) /* the process's threads that ended in the window, together */
+            json_object_object_add(o, "exited_threads", json_object_new_boolean(1));
         json_object_array_add(tasks, o);
     }
     for (size_t i = 0; i < rec->n_windows; i++) {

@@ -276,6 +276,11 @@ static void sc__capture_ready(sc__obs *s)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     clock_gettime(CLOCK_REALTIME, &s->r->ready_at);
     s->r->ready_seen = true;
+    if (s->sampler) { /* the snapshots' CPU time is the job's own, inside the window */
+        struct timespec c;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
+        sc_sampler_observer_from(s->sampler, c.tv_sec * 1000000000LL + c.tv_nsec);
+    }
     rc = sc_snapshot_threads(s->procfd, s->r->pid, &text);
     if (rc < 0)
         sc__capture_fail(s, "threads_at_ready.txt", rc);
@@ -630,7 +635,7 @@ int sc_observe_wait(sc_observe *h)
     int rc = sc__loop(s, h->out_rd, h->sigfd);
     if (s->line_len > 0)
         sc__scan(s, "\n", 1); /* a last line without newline still counts */
-    sc__sampler_write(s); /* the foreign tasks now (or the window closes with the workload) */
+    sc__sampler_write(s);     /* the foreign tasks now (or the window closes with the workload) */
     sc__observe_free(h);
     return rc;
 }

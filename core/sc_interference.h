@@ -42,10 +42,13 @@ typedef struct sc_intf_cpu {
     unsigned long long user, nice, system, idle, iowait, irq, softirq, steal;
 } sc_intf_cpu;
 
+/* An own task; or (exited, tid 0, allowed "unknown") the time of a process's threads that
+   ended inside the window, which may have run on any CPU. */
 typedef struct sc_intf_task {
     char source[32], allowed[256], comm[16];
     int tid, pid;
     unsigned long long exec_ns, delay_ns, nvcsw;
+    bool exited;
 } sc_intf_task;
 
 typedef struct sc_intf_intruder {

@@ -228,9 +228,9 @@ static void sct__print_search(const struct sct_ips_run *r)
                sct_ips_simd_name(c->simd));
     else
         printf("search: sgemm path for %zu queries per pass (%s), score tiles of %zu rows "
-               "(%zu KiB), top-k filter SIMD %s\n",
-               c->queries, c->reason, w->tile_rows,
-               w->tile_rows * c->queries * sizeof(float) / 1024, sct_ips_simd_name(w->simd));
+               "x %zu queries per sgemm call (%zu KiB), top-k filter SIMD %s\n",
+               c->queries, c->reason, w->tile_rows, w->qcall,
+               w->tile_rows * w->qcall * sizeof(float) / 1024, sct_ips_simd_name(w->simd));
     printf("search_path=%s search_simd=%s search_layout=%s\n", sct_ips_path_name(c->path),
            sct_ips_simd_name(c->simd), sct_ips_layout_name(r));
 }

@@ -144,19 +144,22 @@ void sct_ips_heaps_reset(struct sct_ips_workspace *w, size_t nq)
 /* ---- search ------------------------------------------------------------------------------ */
 
 /*
- * Half the L2: the tile, sgemm's packed operands and the filter's reads share the core's
- * cache. Measured: on a Zen 5 VM (1 MiB L2, load 14-16, one thread, nq = 1000) 512 KiB
- * tiles against 4 MiB, the top-k 68-83 against 109-115 ms of CPU per search, the search
- * 0.94-0.99 against 1.12-1.25 s; on a quiet Zen 4 (1 MiB L2, 32 MiB L3) 4 MiB was 2-4%
- * faster than 1 MiB (an idle L3 keeps the tile). On a Zen 3 VM (512 KiB L2, load 8-10,
- * tests/bench/ipsearch_tile_profile.sh, CPU seconds per search, min-median of 5): 256 and
- * 512 KiB alike (nq = 256: 0.227-0.256 and 0.218-0.252; nq = 1000, 250 queries per call:
- * 0.845-0.882 and 0.893-0.934), 64 and 128 KiB slower.
+ * Twice the L2 (ipsearch_engine.h). Measured on a Zen 3 VM (512 KiB L2, 32 MiB L3, one
+ * thread, tests/bench/ipsearch_tile_profile.sh, minima of 9 rounds, CPU seconds per search):
+ * nq = 1000 in one call per 256 rows (1 MiB) 0.674-0.719 against 0.720-0.737 in four calls
+ * of 250 queries (the former half-L2 tile, 256 KiB) and 0.732 in one call per 512 rows
+ * (2 MiB); nq = 256 over 1024 rows (1 MiB) 0.192 against 0.198 over 256 (256 KiB). The
+ * filter costs the same either way (0.025-0.029 s per search at nq = 1000: it streams the
+ * scores at 8 per ns, wherever they are). tests/bench/ipsearch_vs_scan.sh, 7 pairs: the
+ * search 1418 against 1199 q/s at nq = 1000 on one thread. Earlier, with queries split
+ * into calls of at most 500: on a loaded Zen 5 VM (1 MiB L2) 512 KiB tiles beat 4 MiB
+ * ones of 1040 rows (0.94-0.99 against 1.12-1.25 s per search); on a quiet Zen 4 4 MiB was
+ * 2-4% faster than 1 MiB.
  */
 size_t sct_ips_tile_bytes_default(void)
 {
     long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    size_t bytes = l2 > 0 ? (size_t)l2 / 2 : SCT_IPS_TILE_FALLBACK;
+    size_t bytes = l2 > 0 ? (size_t)l2 * 2 : SCT_IPS_TILE_FALLBACK;
 
     return bytes < SCT_IPS_TILE_MIN   ? SCT_IPS_TILE_MIN
            : bytes > SCT_IPS_TILE_MAX ? SCT_IPS_TILE_MAX

@@ -73,10 +73,11 @@ void sct_ips_results_free(struct sct_ips_results *r);
 uint64_t sct_ips_results_checksum(const struct sct_ips_results *r);
 
 /*
- * Bytes of one score tile by default: half of the core's L2 as the C library reports it
- * (sysconf(_SC_LEVEL2_CACHE_SIZE), CPUID on x86), so the top-k filter reads the tile back
- * from the core's own cache right after sgemm wrote it, next to sgemm's packed operands;
- * 512 KiB where the size is unknown; at least 64 KiB, at most 4 MiB.
+ * Bytes of one score tile by default: twice the core's L2 as the C library reports it
+ * (sysconf(_SC_LEVEL2_CACHE_SIZE), CPUID on x86), so that a pass of up to a thousand
+ * queries is one sgemm call per tile of 256 rows and more (the database tile packed once
+ * for every query); the top-k filter reads the tile right after sgemm wrote it, from L2
+ * and L3. 512 KiB where the size is unknown; at least 64 KiB, at most 4 MiB.
  */
 size_t sct_ips_tile_bytes_default(void);
 

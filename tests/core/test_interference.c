@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define WIN(ns)                                                                                    \
     "TRACE_INTERFERENCE_WINDOW source=observer host=n01 ns=" ns " clk_tck=100 scans=2 "            \
@@ -59,6 +60,22 @@ static const intf_case cases[] = {
          TASK("100", "960000000", "25000000", "2") TASK("101", "990000000", "1000000", "3")
              TASK("90", "30000000", "0", "2-3"),
      SC_GATE_OK, "within max_interference_pct 5", -1},
+    /* a thread of the job, not pinned, ran 300 ms on cpu 3 and ended inside the window: the
+       thread pinned there waited 290 ms for it. Without its time (EXITED) that wait would
+       be 29% foreign; with it, 290 - 300 < 0 */
+    {"ended own thread", "",
+     WIN("1000000000") CPU("2", "99", "1", "0", "0") CPU("3", "99", "1", "0", "0")
+         TASK("100", "995000000", "2000000", "2")
+             TASK("101", "690000000", "290000000", "3") "TRACE_INTERFERENCE_EXITED source=observer "
+                                                        "pid=100 exec_ns=300000000 comm=stream\n",
+     SC_GATE_OK, "within max_interference_pct 5", -1},
+    {"ended own thread unrecorded", "",
+     WIN("1000000000") CPU("2", "99", "1", "0", "0") CPU("3", "99", "1", "0", "0")
+         TASK("100", "995000000", "2000000", "2") TASK("101", "690000000", "290000000", "3"),
+     SC_GATE_FAIL, "cpu 3: 29.0%", 29.0},
+    {"malformed exited record", "",
+     WIN("1000000000") "TRACE_INTERFERENCE_EXITED source=observer pid=0 exec_ns=1 comm=x\n",
+     SC_GATE_FAIL, "malformed interference record at line 2", -1},
     /* steal 11 ticks on cpu 2: 10 ticks after the tick's resolution: 100 ms, 10% */
     {"steal counts", "",
      WIN("1000000000") CPU("2", "89", "0", "11", "0") CPU("3", "99", "1", "0", "0")
@@ -207,6 +224,24 @@ static void test_json(void)
     /* 0.2 ms of scans during a 1 s loop: 0.02% */
     SC_CHECK(json_object_object_get_ex(json_object_array_get_idx(samplers, 0), "cost_pct", &v));
     SC_CHECK(fabs(json_object_get_double(v) - 0.02) < 1e-9);
+    json_object_put(j);
+    sc_interference_free(&rec);
+    /* the ended threads' time: one entry of the tasks, marked */
+    memset(&rec, 0, sizeof(rec));
+    SC_CHECK_INT_EQ(sc_interference_load(card,
+                                         QUIET "TRACE_INTERFERENCE_EXITED source=observer pid=100 "
+                                               "exec_ns=7000000 comm=stream\n",
+                                         NULL, &rec),
+                    0);
+    j = sc_interference_json(card, &rec);
+    json_object *tasks, *last;
+    SC_CHECK(j && json_object_object_get_ex(j, "tasks", &tasks));
+    SC_CHECK_INT_EQ(json_object_array_length(tasks), 3);
+    last = json_object_array_get_idx(tasks, 2);
+    SC_CHECK(json_object_object_get_ex(last, "exited_threads", &v) && json_object_get_boolean(v));
+    SC_CHECK(json_object_object_get_ex(last, "exec_ms", &v) &&
+             fabs(json_object_get_double(v) - 7.0) < 1e-9);
+    SC_CHECK(!json_object_object_get_ex(json_object_array_get_idx(tasks, 0), "exited_threads", &v));
     json_object_put(j);
     sc_interference_free(&rec);
     sc_card_free(card);

@@ -180,7 +180,7 @@ assert (e["search"]["layout"], e["search"]["layout_source"]) == ("split-queries"
     grep -q '^search: sgemm path for 3 queries per pass (forced by --search-path sgemm)' \
         "$TMP/out" || fail "forced sgemm"
     # The tile (4096 rows at most for 3 queries) and the top-k filter's variant are stated.
-    grep -Eq '^search: sgemm path .*, score tiles of [1-9][0-9]* rows \([0-9]+ KiB\), top-k filter SIMD (scalar|avx2-fma|avx512f)$' \
+    grep -Eq '^search: sgemm path .*, score tiles of [1-9][0-9]* rows x [1-9][0-9]* queries per sgemm call \([0-9]+ KiB\), top-k filter SIMD (scalar|avx2-fma|avx512f)$' \
         "$TMP/out" || fail "sgemm tile line: $(grep '^search:' "$TMP/out")"
     check_json "$TMP/g.json" '
 t = e["search"]["tile_rows"]
