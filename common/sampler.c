@@ -35,6 +35,7 @@ typedef struct sc__task {
        ones too) at the window's start and at the last sample; ok when both were read */
     unsigned long long pcpu0, pcpu;
     bool pcpu0_ok, pcpu_ok;
+    unsigned sample, clock_sample; /* the last sample that read it, and its clock */
     char allowed[256];
     /* foreign tasks: per accounted CPU, ticks attributed and scans that saw it runnable */
     unsigned long long *on;
@@ -62,7 +63,8 @@ struct sc_sampler {
     long long begin_ns, end_ns, next_ns;
     unsigned scans;
     long long cpu_ns, loop_cpu_ns, full_ns;
-    long long observer_from; /* sc_sampler_observer_from(); -1: from BEGIN */
+    unsigned samples;                  /* taken so far: the current one's number */
+    unsigned long long begin_boot_tck; /* CLOCK_BOOTTIME at BEGIN, in CPU ticks (starttime's) */
     int phase;   /* 0 before BEGIN, 1 open, 2 closed, 3 closed by END_OWN (NAMES to come) */
     bool primed; /* PRIME was taken */
     sc_proc_fds fds;
@@ -95,7 +97,6 @@ sc_sampler *sc_sampler_new(const sc_sampler_opts *o)
     sc_proc_clean(s->source, sizeof(s->source), o->source ? o->source : "sampler", SIZE_MAX);
     sc_proc_clean(s->host, sizeof(s->host), o->host ? o->host : "unknown", SIZE_MAX);
     s->top = o->top ? o->top : 3;
-    s->observer_from = -1;
     s->clk_tck = sysconf(_SC_CLK_TCK);
     if (s->clk_tck <= 0)
         s->clk_tck = 100;
@@ -249,10 +250,11 @@ static int sc__process_cpu(pid_t pid, unsigned long long *ns)
     return 0;
 }
 
-/* An own task's schedstat ("exec_ns run_delay_ns slices") and, when asked, its status; for
-   a process's main thread on the system's /proc (clock), the process's CPU clock too. */
-static void sc__read_own(const sc_sampler *s, int procfd, sc__task *t, bool status, bool baseline,
-                         bool clock)
+/* An own task's schedstat ("exec_ns run_delay_ns slices") and, when asked, its status. On the
+   system's /proc (clock), the sampling thread's own CPU time comes from its clock: schedstat
+   has a running thread's time only up to the scheduler's last tick, a process's clock has it
+   all, and the two are compared (sc__exited_ns). */
+static void sc__read_own(int procfd, sc__task *t, bool status, bool baseline, bool clock)
 {
     char rel[96], buf[4096];
     unsigned long long exec = 0, delay = 0;
@@ -262,6 +264,11 @@ static void sc__read_own(const sc_sampler *s, int procfd, sc__task *t, bool stat
         sscanf(buf, "%llu %llu", &exec, &delay) == 2) {
         t->exec = exec;
         t->delay = delay;
+    }
+    if (clock && t->last.tid == gettid() && t->last.pid == getpid()) {
+        struct timespec ts;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        t->exec = (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
     }
     if (status) {
         snprintf(rel, sizeof(rel), "%d/task/%d/status", (int)t->last.pid, (int)t->last.tid);
@@ -277,17 +284,39 @@ static void sc__read_own(const sc_sampler *s, int procfd, sc__task *t, bool stat
             }
         }
     }
-    if (clock && t->last.tid == t->last.pid)
-        t->pcpu_ok = sc__process_cpu(t->last.pid, &t->pcpu) == 0;
     if (baseline) {
         t->exec0 = t->exec;
-        if (s->observer_from >= 0 && t->last.tid == gettid() &&
-            (unsigned long long)s->observer_from < t->exec)
-            t->exec0 = (unsigned long long)s->observer_from;
         t->delay0 = t->delay;
         t->nvcsw0 = t->nvcsw;
-        t->pcpu0 = t->pcpu;
-        t->pcpu0_ok = t->pcpu_ok;
+    }
+}
+
+/*
+ * The CPU clocks of the own processes (their main threads' tasks). At BEGIN after their
+ * tasks' schedstat (pass 1 only, the baseline); at a later sample before them (pass 0: the
+ * processes the sample before saw) and, for a process first seen in it, after (pass 1).
+ * Threads that run on between the readings then count in their tasks' exec, never in what
+ * the clock adds beyond it (sc__exited_ns). A main thread this sample did not see (gone;
+ * its pid may be another process's now) has no clock.
+ */
+static void sc__read_clocks(sc_sampler *s, bool baseline, int pass)
+{
+    for (size_t i = 0; i < s->ntasks; i++) {
+        sc__task *t = &s->tasks[i];
+        if (!t->own || t->last.tid != t->last.pid)
+            continue;
+        if (pass == 1 && t->sample != s->samples) {
+            t->pcpu_ok = false; /* not seen by this sample */
+            continue;
+        }
+        if (t->clock_sample == s->samples || (pass == 0 && t->sample != s->samples - 1))
+            continue; /* read in pass 0; or, in pass 0, not seen by the sample before */
+        t->clock_sample = s->samples;
+        t->pcpu_ok = sc__process_cpu(t->last.pid, &t->pcpu) == 0;
+        if (baseline) {
+            t->pcpu0 = t->pcpu;
+            t->pcpu0_ok = t->pcpu_ok;
+        }
     }
 }
 
@@ -376,6 +405,16 @@ static int sc__update_tasks(sc_sampler *s, int procfd, sc_sample_kind kind, bool
 
     if (!procs)
         return -ENOMEM;
+    s->samples++;
+    if (kind == SC_SAMPLE_BEGIN) {
+        struct timespec b;
+        clock_gettime(CLOCK_BOOTTIME, &b);
+        s->begin_boot_tck =
+            (unsigned long long)b.tv_sec * (unsigned long long)s->clk_tck +
+            (unsigned long long)b.tv_nsec * (unsigned long long)s->clk_tck / 1000000000ull;
+    }
+    if (clock && window && kind != SC_SAMPLE_BEGIN)
+        sc__read_clocks(s, false, 0);
     for (size_t i = 0; i < n && rc == 0; i++) {
         bool is_new;
         sc__task *t = sc__task_of(s, &rd[i], &is_new);
@@ -387,14 +426,19 @@ static int sc__update_tasks(sc_sampler *s, int procfd, sc_sample_kind kind, bool
             sc_proc_entry *p = sc_proc_find(procs, np, rd[i].pid);
             t->own = p && p->own > 0;
             t->ticks_base = opening ? rd[i].ticks : 0;
-            t->pcpu0_ok = true; /* born inside the window: from 0 (BEGIN reads it) */
+            /* a process first seen after BEGIN and started since: its clock counts from 0
+               (one seen at PRIME or BEGIN gets its baseline at BEGIN) */
+            t->pcpu0_ok = !opening && rd[i].start >= s->begin_boot_tck;
         }
+        t->sample = s->samples;
         if (t->own && window)
-            sc__read_own(s, procfd, t, edge || is_new, kind == SC_SAMPLE_BEGIN, clock);
+            sc__read_own(procfd, t, edge || is_new, kind == SC_SAMPLE_BEGIN, clock);
         else if (!t->own && !opening)
             rc = sc__attribute(s, t, &rd[i], is_new);
         t->last = rd[i];
     }
+    if (rc == 0 && clock && window)
+        sc__read_clocks(s, kind == SC_SAMPLE_BEGIN, 1);
     if (rc == 0 && every) { /* what a BEGIN or an END_OWN may skip */
         free(s->seen);
         s->seen = procs;
@@ -423,9 +467,18 @@ static int sc__in_order(const sc_sampler *s, sc_sample_kind kind)
     return -EINVAL;
 }
 
+/* CLOCK_MONOTONIC, ns. */
+static long long sc__monotonic_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 int sc_sampler_sample(sc_sampler *s, int procfd, sc_sample_kind kind, long long now_ns)
 {
-    long long t0 = sc__thread_cpu_ns();
+    long long t0 = sc__thread_cpu_ns(), wall0 = sc__monotonic_ns();
     sc_proc_reading *rd = NULL;
     size_t n = 0;
     int rc = sc__in_order(s, kind);
@@ -464,7 +517,9 @@ int sc_sampler_sample(sc_sampler *s, int procfd, sc_sample_kind kind, long long 
         break;
     case SC_SAMPLE_END:
     case SC_SAMPLE_END_OWN:
-        s->end_ns = now_ns;
+        /* On the system's /proc the window ends when the last task has been read: the tasks'
+           times run on while the sample reads them, and the window must hold them all. */
+        s->end_ns = now_ns + (sc__system_proc(procfd) ? sc__monotonic_ns() - wall0 : 0);
         s->phase = kind == SC_SAMPLE_END ? 2 : 3;
         break;
     case SC_SAMPLE_NAMES:
@@ -495,9 +550,21 @@ static unsigned long long sc__exited_ns(const sc_sampler *s, const sc__task *l)
     return l->pcpu - l->pcpu0 > live ? l->pcpu - l->pcpu0 - live : 0;
 }
 
-void sc_sampler_observer_from(sc_sampler *s, long long thread_cpu_ns)
+/* The CPUs an own process's threads may run on, as its tasks say, when they all say the
+   same; "unknown" (any CPU) otherwise: what its ended threads may have used. */
+static const char *sc__process_allowed(const sc_sampler *s, const sc__task *l)
 {
-    s->observer_from = thread_cpu_ns;
+    const char *allowed = NULL;
+
+    for (size_t i = 0; i < s->ntasks; i++) {
+        const sc__task *t = &s->tasks[i];
+        if (!t->own || t->last.pid != l->last.pid)
+            continue;
+        if (!*t->allowed || (allowed && strcmp(allowed, t->allowed) != 0))
+            return "unknown";
+        allowed = t->allowed;
+    }
+    return allowed ? allowed : "unknown";
 }
 
 bool sc_sampler_quiet(const sc_sampler *s)
@@ -623,8 +690,9 @@ int sc_sampler_records(const sc_sampler *s, int (*emit)(void *ctx, const char *l
         unsigned long long gone = sc__exited_ns(s, &s->tasks[i]);
         if (!gone)
             continue;
-        snprintf(line, sizeof(line), SC_TRACE_INTERFERENCE_EXITED("%s", "%d", "%llu", "%s"),
-                 s->source, (int)s->tasks[i].last.pid, gone, s->tasks[i].last.comm);
+        snprintf(line, sizeof(line), SC_TRACE_INTERFERENCE_EXITED("%s", "%d", "%llu", "%s", "%s"),
+                 s->source, (int)s->tasks[i].last.pid, gone, sc__process_allowed(s, &s->tasks[i]),
+                 s->tasks[i].last.comm);
         rc = emit(ctx, line);
     }
     for (size_t i = 0; i < s->ncpus && rc == 0; i++)

@@ -69,15 +69,6 @@ void sc_sampler_free(sc_sampler *s);
 int sc_sampler_sample(sc_sampler *s, int procfd, sc_sample_kind kind, long long now_ns);
 
 /*
- * The calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID, ns) from which its own task counts
- * at BEGIN, instead of from BEGIN: an observer reads it when main_loop_begin reaches it. The
- * snapshots it takes before opening the window run on the job's CPUs, and a thread of the
- * job they kept waiting gets that wait added to its run_delay only when it runs again,
- * inside the window; counted as the job's own CPU time, the snapshots explain that wait.
- */
-void sc_sampler_observer_from(sc_sampler *s, long long thread_cpu_ns);
-
-/*
  * After END or END_OWN: whether the window shows no foreign work to name. The accounted
  * CPUs' user, nice and system ticks, less 2 per CPU (the ticks' resolution, as the gate
  * takes it), are within the CPU time of the job's own tasks other than the roots (the

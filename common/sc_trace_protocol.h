@@ -165,10 +165,11 @@
     " run_delay_ns=" DELAY_NS " nvcsw=" NVCSW " allowed=" ALLOWED " comm=" COMM
 /* The CPU time of a job's process's threads that ended inside the window (or were never
    read): the process's CPU clock's advance less its TASK records' exec_ns. They may have run
-   on any CPU. */
+   on the CPUs ALLOWED ("unknown": any), the process's tasks' when they all agree. */
 #define SC_TRACE_TAG_INTERFERENCE_EXITED SC_TRACE_TAG_INTERFERENCE "EXITED "
-#define SC_TRACE_INTERFERENCE_EXITED(SOURCE, PID, EXEC_NS, COMM)                                 \
-    SC_TRACE_TAG_INTERFERENCE_EXITED "source=" SOURCE " pid=" PID " exec_ns=" EXEC_NS " comm=" COMM
+#define SC_TRACE_INTERFERENCE_EXITED(SOURCE, PID, EXEC_NS, ALLOWED, COMM)                        \
+    SC_TRACE_TAG_INTERFERENCE_EXITED "source=" SOURCE " pid=" PID " exec_ns=" EXEC_NS            \
+                                     " allowed=" ALLOWED " comm=" COMM
 /* A task that is not the job's: CPU ticks it spent while last seen on CPU, scans that saw it
    runnable there. */
 #define SC_TRACE_TAG_INTERFERENCE_INTRUDER SC_TRACE_TAG_INTERFERENCE "INTRUDER "

@@ -33,11 +33,33 @@ static bool sc__tagged(const char *line, const char *tag)
     return strncmp(line, tag, strlen(tag)) == 0;
 }
 
+/* Whether every number of a record line is unsigned: sscanf's %llu and %u take "-1" and
+   wrap it. The words that are not numbers: the tag, source, host, allowed, comm. */
+static bool sc__unsigned_numbers(const char *line)
+{
+    static const char *const words[] = {"source=", "host=", "allowed=", "comm="};
+
+    for (const char *p = strchr(line, ' '); p; p = strchr(p + 1, ' ')) {
+        const char *eq = strchr(p + 1, '='), *next = strchr(p + 1, ' ');
+        bool text = false;
+        if (!eq || (next && eq > next))
+            continue;
+        for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+            text = text || !strncmp(p + 1, words[i], strlen(words[i]));
+        if (!text && (eq[1] < '0' || eq[1] > '9'))
+            return false;
+    }
+    return true;
+}
+
 /* Parses one record line into rec: 1 parsed, 0 malformed, -ENOMEM. A record must be read
-   to its last byte. */
+   to its last byte, its numbers unsigned. */
 static int sc__parse_record(const char *line, sc_interference *rec)
 {
     int used = -1, len = (int)strlen(line);
+
+    if (!sc__unsigned_numbers(line))
+        return 0;
 
     if (sc__tagged(line, SC_TRACE_TAG_INTERFERENCE_WINDOW)) {
         sc_intf_window w = {0};
@@ -69,9 +91,9 @@ static int sc__parse_record(const char *line, sc_interference *rec)
         return sc__keep(used == len, (void **)&rec->tasks, &rec->n_tasks, &t, sizeof(t));
     }
     if (sc__tagged(line, SC_TRACE_TAG_INTERFERENCE_EXITED)) {
-        sc_intf_task t = {.exited = true, .allowed = "unknown"};
-        sscanf(line, SC_TRACE_INTERFERENCE_EXITED("%31s", "%d", "%llu", "%15s") "%n", t.source,
-               &t.pid, &t.exec_ns, t.comm, &used);
+        sc_intf_task t = {.exited = true};
+        sscanf(line, SC_TRACE_INTERFERENCE_EXITED("%31s", "%d", "%llu", "%255s", "%15s") "%n",
+               t.source, &t.pid, &t.exec_ns, t.allowed, t.comm, &used);
         return sc__keep(used == len && t.pid > 0, (void **)&rec->tasks, &rec->n_tasks, &t,
                         sizeof(t));
     }

@@ -264,6 +264,20 @@ static void sc__sampler_tick(sc__obs *s)
 }
 
 /*
+ * Before the window opens, the observer leaves its CPU for a moment. Its snapshots preempted
+ * the job's threads on the CPUs it ran on (the main thread, which wrote main_loop_begin,
+ * often before it reached its wait for the release); the kernel adds a queued thread's wait
+ * to its run_delay only when it runs again, which would be inside the window, as a wait for a
+ * CPU that no foreign task caused. Asleep, the observer lets them run now: their wait lands
+ * before the window's first reading. 20 us asked (the timer slack makes it ~70).
+ */
+static void sc__make_way(const sc__obs *s)
+{
+    if (s->sampler)
+        nanosleep(&(struct timespec){0, 20000}, NULL);
+}
+
+/*
  * The snapshots at main_loop_begin, most time-critical first: where the threads are
  * right now, then the status, then numa_maps (a page-table walk, slower on big runs).
  */
@@ -276,11 +290,6 @@ static void sc__capture_ready(sc__obs *s)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     clock_gettime(CLOCK_REALTIME, &s->r->ready_at);
     s->r->ready_seen = true;
-    if (s->sampler) { /* the snapshots' CPU time is the job's own, inside the window */
-        struct timespec c;
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
-        sc_sampler_observer_from(s->sampler, c.tv_sec * 1000000000LL + c.tv_nsec);
-    }
     rc = sc_snapshot_threads(s->procfd, s->r->pid, &text);
     if (rc < 0)
         sc__capture_fail(s, "threads_at_ready.txt", rc);
@@ -310,6 +319,7 @@ static void sc__capture_ready(sc__obs *s)
     rc = sc_bundle_write_str(s->o->bundle, sc__rel(s, "main_loop.ready", rel, sizeof(rel)), ready);
     if (rc < 0)
         sc__write_fail(s, "main_loop.ready", rc);
+    sc__make_way(s);
     sc__sampler_begin(s);
     sc__release_workload(s);
     if (s->o->echo_fd >= 0)

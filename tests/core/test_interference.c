@@ -67,15 +67,50 @@ static const intf_case cases[] = {
      WIN("1000000000") CPU("2", "99", "1", "0", "0") CPU("3", "99", "1", "0", "0")
          TASK("100", "995000000", "2000000", "2")
              TASK("101", "690000000", "290000000", "3") "TRACE_INTERFERENCE_EXITED source=observer "
-                                                        "pid=100 exec_ns=300000000 comm=stream\n",
+                                                        "pid=100 exec_ns=300000000 "
+                                                        "allowed=unknown comm=stream\n",
      SC_GATE_OK, "within max_interference_pct 5", -1},
+    /* the same with only 100 ms ended: 290 - 100 = 190 ms foreign */
+    {"ended own thread, too little", "",
+     WIN("1000000000") CPU("2", "99", "1", "0", "0") CPU("3", "99", "1", "0", "0")
+         TASK("100", "995000000", "2000000", "2") TASK(
+             "101", "690000000", "290000000",
+             "3") "TRACE_INTERFERENCE_EXITED source=observer pid=100 exec_ns=100000000 allowed=3 "
+                  "comm=stream\n",
+     SC_GATE_FAIL, "cpu 3: 19.0%", 19.0},
+    /* 300 ms ended, but on cpu 2 only, or another sampler's: nothing of it on cpu 3 */
+    {"ended own thread elsewhere", "",
+     WIN("1000000000") CPU("2", "99", "1", "0", "0") CPU("3", "99", "1", "0", "0")
+         TASK("100", "695000000", "2000000", "2") TASK(
+             "101", "690000000", "290000000",
+             "3") "TRACE_INTERFERENCE_EXITED source=observer pid=100 exec_ns=300000000 allowed=2 "
+                  "comm=stream\n"
+                  "TRACE_INTERFERENCE_EXITED source=rank1 pid=100 exec_ns=300000000 "
+                  "allowed=unknown "
+                  "comm=stream\n",
+     SC_GATE_FAIL, "cpu 3: 29.0%", 29.0},
     {"ended own thread unrecorded", "",
      WIN("1000000000") CPU("2", "99", "1", "0", "0") CPU("3", "99", "1", "0", "0")
          TASK("100", "995000000", "2000000", "2") TASK("101", "690000000", "290000000", "3"),
      SC_GATE_FAIL, "cpu 3: 29.0%", 29.0},
     {"malformed exited record", "",
-     WIN("1000000000") "TRACE_INTERFERENCE_EXITED source=observer pid=0 exec_ns=1 comm=x\n",
+     WIN("1000000000") "TRACE_INTERFERENCE_EXITED source=observer pid=0 exec_ns=1 allowed=0 "
+                       "comm=x\n",
      SC_GATE_FAIL, "malformed interference record at line 2", -1},
+    /* a negative number would wrap to 2^64 - 1 and explain any wait: refused */
+    {"signed number", "",
+     WIN("1000000000") CPU("2", "99", "1", "0", "0") CPU("3", "99", "1", "0", "0")
+         TASK("100", "995000000", "2000000", "2") TASK("101", "-1", "290000000", "3"),
+     SC_GATE_FAIL, "malformed interference record at line 5", -1},
+    {"signed exited time", "",
+     WIN("1000000000") "TRACE_INTERFERENCE_EXITED source=observer pid=100 exec_ns=-1 "
+                       "allowed=unknown comm=x\n",
+     SC_GATE_FAIL, "malformed interference record at line 2", -1},
+    /* a name may start with a minus sign: a word, not a number */
+    {"comm with a minus sign", "",
+     QUIET "TRACE_INTERFERENCE_EXITED source=observer pid=100 exec_ns=1 allowed=unknown "
+           "comm=-bash\n",
+     SC_GATE_OK, "within max_interference_pct 5", -1},
     /* steal 11 ticks on cpu 2: 10 ticks after the tick's resolution: 100 ms, 10% */
     {"steal counts", "",
      WIN("1000000000") CPU("2", "89", "0", "11", "0") CPU("3", "99", "1", "0", "0")
@@ -230,7 +265,7 @@ static void test_json(void)
     memset(&rec, 0, sizeof(rec));
     SC_CHECK_INT_EQ(sc_interference_load(card,
                                          QUIET "TRACE_INTERFERENCE_EXITED source=observer pid=100 "
-                                               "exec_ns=7000000 comm=stream\n",
+                                               "exec_ns=7000000 allowed=2-3 comm=stream\n",
                                          NULL, &rec),
                     0);
     j = sc_interference_json(card, &rec);
