@@ -234,6 +234,16 @@ static bool sc__system_proc(int procfd)
     return strcmp(self, want) == 0;
 }
 
+/* Clock id's time in ns, or -1 when it cannot be read. */
+static long long sc__clock_ns(clockid_t id)
+{
+    struct timespec ts;
+
+    if (clock_gettime(id, &ts) != 0)
+        return -1;
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 /*
  * The CPU clock of process pid (every thread's time, those that ended included), in *ns:
  * 0, or -1 when it cannot be read (gone). From the kernel, not a /proc file: only for the
@@ -242,11 +252,11 @@ static bool sc__system_proc(int procfd)
 static int sc__process_cpu(pid_t pid, unsigned long long *ns)
 {
     clockid_t id;
-    struct timespec ts;
+    long long v = clock_getcpuclockid(pid, &id) == 0 ? sc__clock_ns(id) : -1;
 
-    if (clock_getcpuclockid(pid, &id) != 0 || clock_gettime(id, &ts) != 0)
+    if (v < 0)
         return -1;
-    *ns = (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+    *ns = (unsigned long long)v;
     return 0;
 }
 
@@ -265,11 +275,8 @@ static void sc__read_own(int procfd, sc__task *t, bool status, bool baseline, bo
         t->exec = exec;
         t->delay = delay;
     }
-    if (clock && t->last.tid == gettid() && t->last.pid == getpid()) {
-        struct timespec ts;
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-        t->exec = (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
-    }
+    if (clock && t->last.tid == gettid() && t->last.pid == getpid())
+        t->exec = (unsigned long long)sc__clock_ns(CLOCK_THREAD_CPUTIME_ID);
     if (status) {
         snprintf(rel, sizeof(rel), "%d/task/%d/status", (int)t->last.pid, (int)t->last.tid);
         if (sc_proc_read_at(procfd, rel, buf, sizeof(buf)) > 0) {
@@ -383,19 +390,11 @@ static int sc__read_cpu_times(const sc_sampler *s, int procfd, sc__cpu_times *ou
     return n < 0 ? (int)n : 0;
 }
 
-static long long sc__thread_cpu_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* Folds one sample's readings into the tasks (every: the sample read every task). */
-static int sc__update_tasks(sc_sampler *s, int procfd, sc_sample_kind kind, bool every,
+/* Folds one sample's readings into the tasks (every: the sample read every task; clock:
+   procfd is the system's /proc, sc__system_proc()). */
+static int sc__update_tasks(sc_sampler *s, int procfd, sc_sample_kind kind, bool every, bool clock,
                             sc_proc_reading *rd, size_t n)
 {
-    bool clock = sc__system_proc(procfd);
     size_t np;
     sc_proc_entry *procs = sc__procs(s, rd, n, &np);
     bool edge = kind == SC_SAMPLE_BEGIN || kind == SC_SAMPLE_END || kind == SC_SAMPLE_END_OWN;
@@ -467,18 +466,9 @@ static int sc__in_order(const sc_sampler *s, sc_sample_kind kind)
     return -EINVAL;
 }
 
-/* CLOCK_MONOTONIC, ns. */
-static long long sc__monotonic_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 int sc_sampler_sample(sc_sampler *s, int procfd, sc_sample_kind kind, long long now_ns)
 {
-    long long t0 = sc__thread_cpu_ns(), wall0 = sc__monotonic_ns();
+    long long t0 = sc__clock_ns(CLOCK_THREAD_CPUTIME_ID), wall0 = sc__clock_ns(CLOCK_MONOTONIC);
     sc_proc_reading *rd = NULL;
     size_t n = 0;
     int rc = sc__in_order(s, kind);
@@ -492,14 +482,15 @@ int sc_sampler_sample(sc_sampler *s, int procfd, sc_sample_kind kind, long long 
     }
     /* A BEGIN after PRIME and an END_OWN skip the foreign processes seen before. */
     bool skip = (kind == SC_SAMPLE_BEGIN && s->primed) || kind == SC_SAMPLE_END_OWN;
+    bool clock = sc__system_proc(procfd);
     sc_proc_fds_check_tree(&s->fds, procfd);
     rc = sc_proc_read_tasks(&s->fds, procfd, skip ? s->seen : NULL, skip ? s->nseen : 0, &rd, &n);
     if (rc == 0)
-        rc = sc__update_tasks(s, procfd, kind, !skip, rd, n);
+        rc = sc__update_tasks(s, procfd, kind, !skip, clock, rd, n);
     free(rd);
     if (rc < 0)
         return rc;
-    long long cost = sc__thread_cpu_ns() - t0;
+    long long cost = sc__clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
     s->cpu_ns += cost;
     if (!skip)
         s->full_ns = cost; /* what reading every task costs: the scans' pace */
@@ -519,7 +510,7 @@ int sc_sampler_sample(sc_sampler *s, int procfd, sc_sample_kind kind, long long 
     case SC_SAMPLE_END_OWN:
         /* On the system's /proc the window ends when the last task has been read: the tasks'
            times run on while the sample reads them, and the window must hold them all. */
-        s->end_ns = now_ns + (sc__system_proc(procfd) ? sc__monotonic_ns() - wall0 : 0);
+        s->end_ns = now_ns + (clock ? sc__clock_ns(CLOCK_MONOTONIC) - wall0 : 0);
         s->phase = kind == SC_SAMPLE_END ? 2 : 3;
         break;
     case SC_SAMPLE_NAMES:

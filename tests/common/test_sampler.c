@@ -392,20 +392,52 @@ static void test_offline_cpu(void)
     sc_sampler_free(s);
 }
 
+/* A sampler of the real /proc: this process its root, the CPU it runs on accounted, a
+   buffer for the records. */
+typedef struct real_sampler {
+    int cpu, procfd;
+    char *out;
+    sc_sampler *s;
+} real_sampler;
+
+static void real_open(real_sampler *r)
+{
+    const pid_t roots[] = {getpid()};
+
+    r->cpu = sched_getcpu();
+    sc_sampler_opts o = {&r->cpu, 1, roots, 1, "observer", "here", 0};
+    r->s = sc_sampler_new(&o);
+    r->out = calloc(1, 1 << 20);
+    r->procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+static bool real_ok(const real_sampler *r)
+{
+    return r->s && r->out && r->procfd >= 0 && r->cpu >= 0;
+}
+
+static void real_close(real_sampler *r)
+{
+    if (r->procfd >= 0)
+        close(r->procfd);
+    free(r->out);
+    sc_sampler_free(r->s);
+}
+
 /* The real /proc: this process is its own root, its thread is an own task with the CPUs it
    may use; the CPU it runs on has a record. */
 static void test_real_proc(void)
 {
-    int cpu = sched_getcpu();
-    const pid_t roots[] = {getpid()};
-    sc_sampler_opts o = {&cpu, 1, roots, 1, "observer", "here", 0};
-    sc_sampler *s = sc_sampler_new(&o);
-    char *out = calloc(1, 1 << 20), want[128];
-    int procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    real_sampler r;
+    char want[128];
     struct timespec t;
     volatile double x = 0;
 
-    SC_CHECK(s && out && procfd >= 0 && cpu >= 0);
+    real_open(&r);
+    sc_sampler *s = r.s;
+    char *out = r.out;
+    int procfd = r.procfd, cpu = r.cpu;
+    SC_CHECK(real_ok(&r));
     clock_gettime(CLOCK_MONOTONIC, &t);
     SC_CHECK_INT_EQ(sc_sampler_sample(s, procfd, SC_SAMPLE_BEGIN, t.tv_sec * 1000000000LL), 0);
     for (int i = 0; i < 5000000; i++)
@@ -417,9 +449,7 @@ static void test_real_proc(void)
     SC_CHECK_STR_CONTAINS(out, want);
     snprintf(want, sizeof(want), "TRACE_INTERFERENCE_CPU source=observer cpu=%d ", cpu);
     SC_CHECK_STR_CONTAINS(out, want);
-    close(procfd);
-    free(out);
-    sc_sampler_free(s);
+    real_close(&r);
 }
 
 static void *sc__wait_thread(void *arg)
@@ -436,16 +466,17 @@ static void *sc__wait_thread(void *arg)
    there are two, so the task directory is listed), each an own task. */
 static void test_real_threads(void)
 {
-    int cpu = sched_getcpu(), fd[2];
-    const pid_t roots[] = {getpid()};
-    sc_sampler_opts o = {&cpu, 1, roots, 1, "observer", "here", 0};
-    sc_sampler *s = sc_sampler_new(&o);
-    char *out = calloc(1, 1 << 20), want[128];
-    int procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    real_sampler r;
+    int fd[2];
+    char want[128];
     pthread_t th;
     pid_t tid = 0;
 
-    SC_CHECK(s && out && procfd >= 0 && cpu >= 0 && pipe(fd) == 0);
+    real_open(&r);
+    sc_sampler *s = r.s;
+    char *out = r.out;
+    int procfd = r.procfd;
+    SC_CHECK(real_ok(&r) && pipe(fd) == 0);
     SC_CHECK_INT_EQ(pthread_create(&th, NULL, sc__wait_thread, fd), 0);
     /* its tid: the task directory's other entry */
     for (int tries = 0; !tid && tries < 1000; tries++) {
@@ -471,9 +502,7 @@ static void test_real_threads(void)
     pthread_join(th, NULL);
     close(fd[0]);
     close(fd[1]);
-    close(procfd);
-    free(out);
-    sc_sampler_free(s);
+    real_close(&r);
 }
 
 static void *sc__burn_thread(void *arg)
@@ -509,16 +538,16 @@ static void *sc__spin_thread(void *arg)
    burning 30 ms that starts after BEGIN and ends before END: *exited, the EXITED time, or 0. */
 static void exited_window(bool burn, double *burned, unsigned long long *exited)
 {
-    int cpu = sched_getcpu();
-    const pid_t roots[] = {getpid()};
-    sc_sampler_opts o = {&cpu, 1, roots, 1, "observer", "here", 0};
-    sc_sampler *s = sc_sampler_new(&o);
-    char *out = calloc(1, 1 << 20), want[128];
-    int procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    real_sampler r;
+    char want[128];
     pthread_t spin, th;
 
     *exited = 0;
-    SC_CHECK(s && out && procfd >= 0 && cpu >= 0);
+    real_open(&r);
+    sc_sampler *s = r.s;
+    char *out = r.out;
+    int procfd = r.procfd;
+    SC_CHECK(real_ok(&r));
     g_spin = 1;
     SC_CHECK_INT_EQ(pthread_create(&spin, NULL, sc__spin_thread, NULL), 0);
     SC_CHECK_INT_EQ(sc_sampler_sample(s, procfd, SC_SAMPLE_BEGIN, 0), 0);
@@ -538,9 +567,7 @@ static void exited_window(bool burn, double *burned, unsigned long long *exited)
     if (line)
         *exited = strtoull(line + strlen(want), NULL, 10);
     SC_CHECK_MSG(!burn || line, "no EXITED record in:\n%s", out);
-    close(procfd);
-    free(out);
-    sc_sampler_free(s);
+    real_close(&r);
 }
 
 /*

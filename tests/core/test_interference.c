@@ -21,6 +21,16 @@
 #define TASK(tid, exec, delay, allowed)                                                            \
     "TRACE_INTERFERENCE_TASK source=observer tid=" tid " pid=100 exec_ns=" exec                    \
     " run_delay_ns=" delay " nvcsw=4 allowed=" allowed " comm=stream\n"
+/* The time of process 100's threads that ended inside the window, on CPUs allowed. */
+#define EXITED(source, exec, allowed)                                                              \
+    "TRACE_INTERFERENCE_EXITED source=" source " pid=100 exec_ns=" exec " allowed=" allowed        \
+    " comm=stream\n"
+/* The thread pinned to cpu 3 ran 690 ms and waited 290 ms; CPU 3 was busy the whole second. */
+#define WAIT_290                                                                                   \
+    WIN("1000000000")                                                                              \
+    CPU("2", "99", "1", "0", "0")                                                                  \
+    CPU("3", "99", "1", "0", "0")                                                                  \
+    TASK("100", "995000000", "2000000", "2") TASK("101", "690000000", "290000000", "3")
 /* The workload's two threads, pinned to 2 and 3, each alone on its CPU for 1 s. */
 #define QUIET                                                                                      \
     WIN("1000000000")                                                                              \
@@ -63,36 +73,16 @@ static const intf_case cases[] = {
     /* a thread of the job, not pinned, ran 300 ms on cpu 3 and ended inside the window: the
        thread pinned there waited 290 ms for it. Without its time (EXITED) that wait would
        be 29% foreign; with it, 290 - 300 < 0 */
-    {"ended own thread", "",
-     WIN("1000000000") CPU("2", "99", "1", "0", "0") CPU("3", "99", "1", "0", "0")
-         TASK("100", "995000000", "2000000", "2")
-             TASK("101", "690000000", "290000000", "3") "TRACE_INTERFERENCE_EXITED source=observer "
-                                                        "pid=100 exec_ns=300000000 "
-                                                        "allowed=unknown comm=stream\n",
-     SC_GATE_OK, "within max_interference_pct 5", -1},
+    {"ended own thread", "", WAIT_290 EXITED("observer", "300000000", "unknown"), SC_GATE_OK,
+     "within max_interference_pct 5", -1},
     /* the same with only 100 ms ended: 290 - 100 = 190 ms foreign */
-    {"ended own thread, too little", "",
-     WIN("1000000000") CPU("2", "99", "1", "0", "0") CPU("3", "99", "1", "0", "0")
-         TASK("100", "995000000", "2000000", "2") TASK(
-             "101", "690000000", "290000000",
-             "3") "TRACE_INTERFERENCE_EXITED source=observer pid=100 exec_ns=100000000 allowed=3 "
-                  "comm=stream\n",
+    {"ended own thread, too little", "", WAIT_290 EXITED("observer", "100000000", "3"),
      SC_GATE_FAIL, "cpu 3: 19.0%", 19.0},
     /* 300 ms ended, but on cpu 2 only, or another sampler's: nothing of it on cpu 3 */
     {"ended own thread elsewhere", "",
-     WIN("1000000000") CPU("2", "99", "1", "0", "0") CPU("3", "99", "1", "0", "0")
-         TASK("100", "695000000", "2000000", "2") TASK(
-             "101", "690000000", "290000000",
-             "3") "TRACE_INTERFERENCE_EXITED source=observer pid=100 exec_ns=300000000 allowed=2 "
-                  "comm=stream\n"
-                  "TRACE_INTERFERENCE_EXITED source=rank1 pid=100 exec_ns=300000000 "
-                  "allowed=unknown "
-                  "comm=stream\n",
+     WAIT_290 EXITED("observer", "300000000", "2") EXITED("rank1", "300000000", "unknown"),
      SC_GATE_FAIL, "cpu 3: 29.0%", 29.0},
-    {"ended own thread unrecorded", "",
-     WIN("1000000000") CPU("2", "99", "1", "0", "0") CPU("3", "99", "1", "0", "0")
-         TASK("100", "995000000", "2000000", "2") TASK("101", "690000000", "290000000", "3"),
-     SC_GATE_FAIL, "cpu 3: 29.0%", 29.0},
+    {"ended own thread unrecorded", "", WAIT_290, SC_GATE_FAIL, "cpu 3: 29.0%", 29.0},
     {"malformed exited record", "",
      WIN("1000000000") "TRACE_INTERFERENCE_EXITED source=observer pid=0 exec_ns=1 allowed=0 "
                        "comm=x\n",
@@ -102,10 +92,8 @@ static const intf_case cases[] = {
      WIN("1000000000") CPU("2", "99", "1", "0", "0") CPU("3", "99", "1", "0", "0")
          TASK("100", "995000000", "2000000", "2") TASK("101", "-1", "290000000", "3"),
      SC_GATE_FAIL, "malformed interference record at line 5", -1},
-    {"signed exited time", "",
-     WIN("1000000000") "TRACE_INTERFERENCE_EXITED source=observer pid=100 exec_ns=-1 "
-                       "allowed=unknown comm=x\n",
-     SC_GATE_FAIL, "malformed interference record at line 2", -1},
+    {"signed exited time", "", WIN("1000000000") EXITED("observer", "-1", "unknown"), SC_GATE_FAIL,
+     "malformed interference record at line 2", -1},
     /* a name may start with a minus sign: a word, not a number */
     {"comm with a minus sign", "",
      QUIET "TRACE_INTERFERENCE_EXITED source=observer pid=100 exec_ns=1 allowed=unknown "
