@@ -25,7 +25,10 @@ int sc_cmd_resources(int argc, char **argv)
                 "usage: streamcard resources CARD\n\n"
                 "Prints what CARD needs from Slurm as key=value lines: cpus (how many CPUs\n"
                 "its cpu_list names), cpu_list, threads, exclusive (yes when it changes\n"
-                "prefetch or the governor, which affect the whole node), nodes.\n");
+                "prefetch or the governor, which affect the whole node), nodes; the tasks\n"
+                "that hold those CPUs: tasks (in all; an MPI card's ranks, 0: one per node\n"
+                "of the allocation), task_nodes (0: the allocation's), tasks_per_node,\n"
+                "cpus_per_task, and sbatch (the same as sbatch's options).\n");
         return argc == 2 ? SC_EXIT_OK : SC_EXIT_USAGE;
     }
     sc_diag_init(&diag);
@@ -53,6 +56,12 @@ int sc_cmd_resources(int argc, char **argv)
         printf("threads=%ld\n", card->threads);
         printf("exclusive=%s\n", platform ? "yes" : "no");
         printf("nodes=%s\n", card->nodes ? card->nodes : "");
+        sc_card_tasks t;
+        char ask[96];
+        sc_card_tasks_of(card, &t);
+        sc_card_tasks_format(&t, ask, sizeof(ask));
+        printf("tasks=%ld\ntask_nodes=%ld\ntasks_per_node=%ld\ncpus_per_task=%ld\nsbatch=%s\n",
+               t.ntasks, t.nodes, t.per_node, t.cpus_per_task, ask);
     }
     sc_diag_free(&diag);
     sc_card_free(card);
