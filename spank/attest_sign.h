@@ -42,7 +42,9 @@ void sc_spank_restore_name(char *buf, size_t len, uint32_t job_id, const char *n
 
 /*
  * As root: the apply statement, signed (*envelope malloc'd). Returns 0, or -errno with the
- * reason in why (no key: -ENOENT; the run is then not attested, and the job goes on).
+ * reason in why (no key file: -ENOENT, why naming streamcard keygen --out DIR; the run is
+ * then not attested, and the job goes on). The plugin calls it only when
+ * sc_policy_key_wanted(): keys are opt-in.
  */
 int sc_spank_attest_apply(const sc_attest_in *in, char **envelope, char *why, size_t whylen);
 
