@@ -6,6 +6,7 @@
  * login node). Prints key=value lines; exits 2 with the card's messages when it is bad.
  */
 #include "cli.h"
+#include "options.h"
 #include "sc_card.h"
 #include "sc_cpulist.h"
 
@@ -20,6 +21,15 @@ int sc_cmd_resources(int argc, char **argv)
     sc_card *card;
     int status = SC_EXIT_OK;
 
+    static const struct option table[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+
+    if (argc == 2 && argv[1][0] == '-' && argv[1][1] == '-' && strcmp(argv[1], "--help") != 0) {
+        char line[512];
+        int next = 2;
+        sc_option_unknown(table, argc, argv, &next, line, sizeof(line));
+        fprintf(stderr, "streamcard: resources: %s (valid: streamcard resources CARD)\n", line);
+        return SC_EXIT_USAGE;
+    }
     if (argc != 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         fprintf(argc == 2 ? stdout : stderr,
                 "usage: streamcard resources CARD\n\n"
