@@ -93,4 +93,23 @@ table=$(sed -n 's/^SWEEP_TABLE=//p' "$WORK/out")
 [ -f "$table" ] || fail "no sweep table: $(cat "$WORK/out")"
 grep -q '^| 100000 | failed |.* | [^|]*/stream_copy[^|]* (gate stream_array failed: ' "$table" ||
     fail "the table does not say why the run failed: $(cat "$table")"
+# A job that made no bundle: its cause is Slurm's word that it was cancelled, not the
+# plugin's earlier notice that the bundle would not be attested; without that word, the
+# first error of its output that is not the notice. sbatch is a stand-in here that leaves
+# the output such a job leaves (a real refused job: tests/cluster/test_plugin_sweep.sh).
+mkdir -p "$WORK/fakebin"
+printf '%s\n' '#!/bin/sh' \
+    'for a in "$@"; do case $a in --output=*) out=${a#--output=} ;; esac; done' \
+    'cp "$FAKE_OUTPUT" "$(printf %s "$out" | sed s/%j/7/)"' 'echo 7' 'exit 1' >"$WORK/fakebin/sbatch"
+chmod +x "$WORK/fakebin/sbatch"
+NOTICE="error: streamcard: job 7: this node's platform statement is not signed, so its bundle's platform claims are not attested: streamcard: key /etc/streamcard/node.key: no such file"
+printf '%s\nslurmstepd: error: *** JOB 7 ON n1 CANCELLED AT 2026-01-01T00:00:00 ***\n' "$NOTICE" >"$WORK/cancelled.out"
+printf '%s\nerror: streamcard: card.yaml:4: cpu_list: CPUs 1 are outside the CPUs this job may use on n1\n' \
+    "$NOTICE" >"$WORK/refused.out"
+expect_status 1 env PATH="$WORK/fakebin:$PATH" FAKE_OUTPUT="$WORK/cancelled.out" \
+    "$BIN/streamcard" run "${SMALL[@]}" --submit --output "$WORK/submit-cancelled"
+expect_contains "$WORK/out" "job 7 ended with a failure; bundle (none: job 7: Slurm: *** JOB 7 ON n1 CANCELLED AT 2026-01-01T00:00:00 ***)"
+expect_status 1 env PATH="$WORK/fakebin:$PATH" FAKE_OUTPUT="$WORK/refused.out" \
+    "$BIN/streamcard" run "${SMALL[@]}" --submit --output "$WORK/submit-refused"
+expect_contains "$WORK/out" "(none: job 7: job output line 2: error: streamcard: card.yaml:4: cpu_list: CPUs 1 are outside"
 echo "ok: failures"
