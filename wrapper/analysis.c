@@ -60,10 +60,7 @@ static int sc__options(const sc_analysis_cmd *cmd, int argc, char **argv, void *
         }
         if (c == ':' || c == '?') {
             char line[512];
-            if (c == '?')
-                sc_option_unknown(cmd->long_opts, argc, argv, &optind, line, sizeof(line));
-            else
-                snprintf(line, sizeof(line), "%s: needs a value", argv[optind - 1]);
+            sc_option_error(cmd->long_opts, c, argc, argv, &optind, line, sizeof(line));
             fprintf(stderr, "streamcard: %s: %s (see streamcard %s --help)\n", cmd->name, line,
                     cmd->name);
             return cmd->usage_status;

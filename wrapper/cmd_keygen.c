@@ -39,10 +39,7 @@ int sc_cmd_keygen(int argc, char **argv)
             dir = optarg;
             continue;
         }
-        if (c == ':')
-            snprintf(line, sizeof(line), "%s: needs a value", argv[optind - 1]);
-        else
-            sc_option_unknown(table, argc, argv, &optind, line, sizeof(line));
+        sc_option_error(table, c, argc, argv, &optind, line, sizeof(line));
         fprintf(stderr, "streamcard: keygen: %s (valid: streamcard keygen --out DIR)\n", line);
         return SC_EXIT_USAGE;
     }

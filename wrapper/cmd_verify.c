@@ -47,10 +47,7 @@ int sc_cmd_verify(int argc, char **argv)
             *(c == 'k' ? &opts.keys_dir : &opts.state_dir) = optarg;
             continue;
         }
-        if (c == ':')
-            snprintf(line, sizeof(line), "%s: needs a value", argv[optind - 1]);
-        else
-            sc_option_unknown(table, argc, argv, &optind, line, sizeof(line));
+        sc_option_error(table, c, argc, argv, &optind, line, sizeof(line));
         fprintf(stderr, "streamcard: verify: %s (see streamcard verify --help)\n", line);
         return SC_EXIT_USAGE;
     }

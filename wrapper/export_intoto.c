@@ -64,10 +64,7 @@ int sc_export_intoto(int argc, char **argv)
             output = optarg;
             continue;
         }
-        if (c == ':')
-            snprintf(line, sizeof(line), "%s: needs a value", argv[optind - 1]);
-        else
-            sc_option_unknown(table, argc, argv, &optind, line, sizeof(line));
+        sc_option_error(table, c, argc, argv, &optind, line, sizeof(line));
         fprintf(stderr, "streamcard: export: %s (see streamcard export --help)\n", line);
         return SC_EXIT_USAGE;
     }

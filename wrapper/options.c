@@ -42,3 +42,17 @@ const struct option *sc_option_unknown(const struct option *table, int argc, cha
         (*next)++;
     return near;
 }
+
+void sc_option_error(const struct option *table, int c, int argc, char **argv, int *next, char *buf,
+                     size_t len)
+{
+    char shown[256];
+
+    if (c != ':') {
+        sc_option_unknown(table, argc, argv, next, buf, len);
+        return;
+    }
+    const char *arg = *next > 0 && *next <= argc ? argv[*next - 1] : "?";
+    sc_text_escape(shown, sizeof(shown), arg, strlen(arg));
+    snprintf(buf, len, "%s: needs a value", shown);
+}

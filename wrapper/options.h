@@ -24,4 +24,9 @@ const struct option *sc_option_suggest(const struct option *table, const char *a
 const struct option *sc_option_unknown(const struct option *table, int argc, char **argv, int *next,
                                        char *buf, size_t len);
 
+/* After getopt_long() returned ':' or '?' (c): the line for it, "ARG: needs a value" or
+   sc_option_unknown()'s (which may move *next past the value of the option meant). */
+void sc_option_error(const struct option *table, int c, int argc, char **argv, int *next, char *buf,
+                     size_t len);
+
 #endif

@@ -3,6 +3,7 @@
  * through `streamcard resources`), and the node's refusal of a job without the card's CPUs,
  * which names that request: an MPI card's ranks as tasks, not -c.
  */
+#include "card_util.h"
 #include "sc_card.h"
 #include "sc_machine.h"
 #include "sc_test.h"
@@ -13,23 +14,13 @@
 
 #define HEAD "version: 1\nexperiment:\n"
 
-/* The card of body, parsed and checked; NULL when it is not valid (its lines printed). */
+/* The card of body (after HEAD), parsed and checked; NULL when it is not valid. */
 static sc_card *checked(const char *body)
 {
     char yaml[1024];
-    sc_card *card = sc_card_new();
-    sc_diag d;
 
     snprintf(yaml, sizeof(yaml), HEAD "%s", body);
-    sc_diag_init(&d);
-    if (!card || sc_card_parse(card, yaml, strlen(yaml), "card.yaml", &d) < 0 ||
-        sc_card_check(card, &d) < 0) {
-        sc_diag_print(&d, "  ", stderr);
-        sc_card_free(card);
-        card = NULL;
-    }
-    sc_diag_free(&d);
-    return card;
+    return sc_test_card(yaml);
 }
 
 static const struct {
