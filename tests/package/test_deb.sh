@@ -75,7 +75,14 @@ while read -r elf; do
 		lib=$(ldd "$elf" | awk -v s="$soname" '$1 == s {print $3}')
 		[[ -n $lib ]] || fail "$elf: $soname not found on this machine"
 		real=$(readlink -f "$lib")
-		owner=$(dpkg -S "*/${real##*/}" 2>/dev/null | grep -v -- '-i386\|lib32' | head -n1 | cut -d: -f1)
+		# The package of this very file (its path as dpkg recorded it, before or after the
+		# /usr merge), never another architecture's copy of the same name (an arm64 cross
+		# build's libgomp1-arm64-cross owns a libgomp.so.1 too).
+		owner=
+		for p in "$real" "$lib" "${real#/usr}" "${lib#/usr}"; do
+			owner=$(dpkg -S "$p" 2>/dev/null | head -n1 | cut -d: -f1) || owner=
+			[[ -z $owner ]] || break
+		done
 		[[ -n $owner ]] || fail "no package owns $real ($soname of $elf)"
 		grep -qx "$owner" <<<"$names" && continue
 		found=0
