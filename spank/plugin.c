@@ -46,6 +46,7 @@
  * line "streamcard: <what failed>: <why> (<what would be valid>)".
  */
 #include "attest_sign.h"
+#include "card_child.h"
 #include "exclusive.h"
 #include "guardian.h"
 #include "journal.h"
@@ -212,7 +213,8 @@ static void sc__snapshot_before(void)
    fails (that would drain the node): a bad card is remembered and fails the task. */
 static int sc__step_side(spank_t sp)
 {
-    int rc = sc_jobcard_receive(sp, &sc__plug.jc, &sc__plug.card_problems);
+    int rc =
+        sc_jobcard_receive(sp, &sc__plug.jc, sc__plug.policy.check_user, &sc__plug.card_problems);
 
     if (rc < 0)
         sc__plug.card_error = true;
@@ -443,6 +445,12 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
                            sc__plug.policy.state_dir);
         sc__log_lines(log);
         free(log);
+        /* Said once at slurmd's start: without the check's account every card job fails. */
+        uid_t cu;
+        gid_t cg;
+        if (sc_card_child_account(sc__plug.policy.check_user, &cu, &cg, why, sizeof(why)) < 0)
+            sc_spank_error("streamcard: %s; every --stream-card job on this node fails until then",
+                           why);
     }
     return 0;
 }
