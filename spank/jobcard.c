@@ -4,6 +4,7 @@
  */
 #include "jobcard.h"
 #include "card_child.h"
+#include "sc_card_lines.h"
 #include "sc_codec.h"
 #include "sc_file.h"
 #include "spank_log.h"
@@ -62,6 +63,10 @@ static sc_card *sc__load(const char *text, size_t len, const char *name)
                      name, sc_card_field_name(card->sweep_field), name);
         rc = -EINVAL;
     }
+    /* The node reads cpu_list, prefetch and governor from the card's lines as well, as root:
+       a card written so that it cannot is refused here, with the node's reason. */
+    if (rc == 0)
+        rc = sc_card_lines_check(text, len, card, name, &d);
     if (rc < 0 && !d.count)
         sc__problem(NULL, "streamcard: %s: %s", name, strerror(-rc));
     sc_jobcard_report(&d, NULL);
@@ -216,14 +221,23 @@ int sc_jobcard_receive(spank_t sp, sc_jobcard *jc, const char *check_user, sc_di
     if (rc == 0) {
         rc = sc_card_record_read(record, rlen, jc->sha, (unsigned)uid, name, &jc->card, &found, why,
                                  sizeof(why));
-        if (rc == 0) /* who checked it: the audit trail of the one step that parses the card */
-            sc_spank_info("streamcard: card %s (SHA-256 %.12s...) checked as %s (uid %u)", name,
-                          jc->sha, check_user, (unsigned)uid);
-        if (rc == -EINVAL)
+        if (rc == -EINVAL) {
             sc_jobcard_report(&found, problems); /* the card's own problems */
-        else if (rc < 0)
+        } else if (rc < 0) {
             sc__problem(problems, "streamcard: %s: the card check's record is refused: %s", name,
                         rc == -EBADMSG ? why : strerror(-rc));
+        } else if (sc_card_lines_check(text, len, jc->card, name, &found) < 0) {
+            /* The record must describe these very bytes: the CPUs and settings root acts on,
+               as root reads them from the card's lines itself. */
+            sc__problem(problems, "streamcard: the card check's record is refused: %s",
+                        found.count ? found.lines[found.count - 1] : "out of memory");
+            sc_card_free(jc->card);
+            jc->card = NULL;
+            rc = -EBADMSG;
+        } else { /* who checked it: the audit trail of the one step that parses the card */
+            sc_spank_info("streamcard: card %s (SHA-256 %.12s...) checked as %s (uid %u)", name,
+                          jc->sha, check_user, (unsigned)uid);
+        }
         rc = rc < 0 ? -1 : 0;
     }
     if (rc == 0) {
