@@ -54,7 +54,11 @@ PY
 
 # The restore: signed by root into the state directory after the step's end, named for the
 # run, and naming the bundle's apply statement.
-restore_of() { compgen -G "$STATE/attest/job_${1}_${HOST}_*.restore.dsse.json" | head -n1; }
+restore_of() {
+	local f
+	f=$(compgen -G "$STATE/attest/job_${1}_${HOST}_*.restore.dsse.json") || return 1
+	head -n1 <<<"$f"
+}
 wait_until 10 "the restore statement" restore_of "$JOB_A"
 R=$(restore_of "$JOB_A")
 "$SC" export --in-toto "$A" >/dev/null # (the bundle's own statement; the restore is read by verify)
