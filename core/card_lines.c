@@ -310,7 +310,7 @@ static void sc__experiment(sc__scan *s, const char *text, const char *p, size_t 
 }
 
 /* In a block scalar: true when the line is its content (or blank inside it). */
-static bool sc__in_block(sc__scan *s, const char *p, size_t n, size_t ind, bool blank, int line)
+static bool sc__in_block(sc__scan *s, size_t ind, bool blank, int line)
 {
     if (!s->block_min)
         return false;
@@ -327,8 +327,6 @@ static bool sc__in_block(sc__scan *s, const char *p, size_t n, size_t ind, bool 
     }
     if (s->block_indent >= 0 && (int)ind >= s->block_indent)
         return true;
-    (void)p;
-    (void)n;
     s->block_min = 0; /* a less indented line ends it */
     return false;
 }
@@ -345,7 +343,7 @@ static void sc__line(sc__scan *s, const char *text, const char *p, size_t n, int
     while (first < n && sc__blank(p[first]))
         first++;
     bool blank = first == n;
-    if (sc__in_block(s, p, n, ind, blank, line) || blank)
+    if (sc__in_block(s, ind, blank, line) || blank)
         return;
     if (p[ind] == '\t') {
         sc__stop(s, line, "a tab in the indentation");

@@ -7,6 +7,7 @@
  * look: quoted text running over lines at any indentation, a lone CR or a Unicode line
  * break, a block scalar ended early by a less indented line.
  */
+#include "card_lines_util.h"
 #include "sc_card.h"
 #include "sc_card_lines.h"
 #include "sc_test.h"
@@ -135,59 +136,6 @@ static const lines_case cases[] = {
     {"escapes", HEAD "  prefetch: \"o\\x66f\"\n  cpu_list: 0\n", 0, {"0", "?", NULL}},
 };
 
-/* What YAML makes of "key: value" alone, as a card (the card schema's conversion). */
-static sc_card *one_key(const char *key, const char *value, size_t len)
-{
-    char yaml[SC_CARD_MAX_SCALAR + 128];
-    sc_card *card = sc_card_new();
-    sc_diag d;
-    sc_diag_init(&d);
-    snprintf(yaml, sizeof(yaml), "version: 1\nexperiment:\n  %s: \"%.*s\"\n", key, (int)len, value);
-    if (card && sc_card_parse(card, yaml, strlen(yaml), "one", &d) < 0) {
-        sc_card_free(card);
-        card = NULL;
-    }
-    sc_diag_free(&d);
-    return card;
-}
-
-/* The scan never disagrees with libyaml on text: a key it finds is one YAML gives, with the
-   value the scan read (what root would act on). Returns the disagreements (printed). */
-static int sound(const char *name, const char *yaml)
-{
-    sc_card_lines l;
-    sc_card *card = sc_card_new();
-    sc_diag d;
-    int bad = 0;
-
-    sc_diag_init(&d);
-    sc_card_lines_scan(yaml, strlen(yaml), &l);
-    int rc = sc_card_parse(card, yaml, strlen(yaml), "card.yaml", &d);
-    for (int k = 0; rc == 0 && !l.unclear_line && k < SC_CARD_LINES_KEYS; k++) {
-        sc_card_field f = sc_card_lines_fields[k];
-        const sc_card_line *c = &l.key[k];
-        if (c->state != SC_CARD_LINE_FOUND)
-            continue;
-        sc_card *t = one_key(k == 0   ? "cpu_list"
-                             : k == 1 ? "prefetch"
-                                      : "governor",
-                             yaml + c->off, c->len);
-        bool same = t && card->present[f] &&
-                    (k == 0   ? hwloc_bitmap_isequal(t->cpus, card->cpus)
-                     : k == 1 ? t->prefetch == card->prefetch
-                              : !strcmp(t->governor, card->governor));
-        if (!same) {
-            fprintf(stderr, "%s: the scan reads %.*s for key %d, YAML does not\n", name,
-                    (int)c->len, yaml + c->off, k);
-            bad++;
-        }
-        sc_card_free(t);
-    }
-    sc_card_free(card);
-    sc_diag_free(&d);
-    return bad;
-}
-
 static void test_cases(void)
 {
     int failures = 0;
@@ -211,7 +159,7 @@ static void test_cases(void)
             fprintf(stderr, "case \"%s\": unclear at line %d (%s), expected %d\n", c->name,
                     l.unclear_line, l.unclear_why ? l.unclear_why : "-", c->unclear_line);
         failures += !ok;
-        failures += sound(c->name, c->yaml);
+        failures += sc_test_lines_disagree(c->name, c->yaml, strlen(c->yaml));
     }
     SC_CHECK_MSG(failures == 0, "%d case(s) failed (see above)", failures);
 }
@@ -284,7 +232,7 @@ static void test_shipped_cards(void)
                          e->d_name, d.count ? d.lines[0] : "?");
             checked++;
         }
-        SC_CHECK_INT_EQ(sound(e->d_name, text), 0);
+        SC_CHECK_INT_EQ(sc_test_lines_disagree(e->d_name, text, len), 0);
         sc_card_free(card);
         sc_diag_free(&d);
         free(text);
