@@ -155,7 +155,9 @@ if(STREAMCARD_BUILD_PLUGIN AND SLURM_INCLUDE_DIR)
                             ", slurmd (<< ${_sc_slurm_major}.${_sc_slurm_next})")
 endif()
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "${_sc_depends}")
-# postinst: the card check's system account streamcard-check (contrib/package/postinst).
+# postinst: the card check's system account streamcard-check (contrib/package/postinst; not
+# executable in the tree, where nothing runs it: the strict permission makes it 0755 in the
+# package, as Debian's policy wants maintainer scripts).
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/contrib/package/postinst)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 include(CPack)
