@@ -71,9 +71,9 @@ static bool sc__blank(char c)
 static size_t sc__quoted_end(const char *p, size_t n, size_t i)
 {
     for (size_t j = i + 1; j < n; j++) {
-        if (p[i] == '"' && p[j] == '\\')
-            j++;
-        else if (p[j] == p[i] && p[i] == '\'' && j + 1 < n && p[j + 1] == '\'')
+        /* An escape in double quotes, or a doubled quote in single quotes: skip its pair. */
+        if ((p[i] == '"' && p[j] == '\\') ||
+            (p[i] == '\'' && p[j] == '\'' && j + 1 < n && p[j + 1] == '\''))
             j++;
         else if (p[j] == p[i])
             return j + 1;
