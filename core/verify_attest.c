@@ -244,8 +244,9 @@ static void sc__restore(sc__ctx *x, const sc__signed *s)
     if (!run || strspn(run, "0123456789-") != strlen(run) || !*run) {
         sc_diag_addf(x->notes,
                      "restore not attested on %s: the apply statement names no run of the job "
-                     "(a plugin before restores were bound to their run)",
-                     s->c.node);
+                     "(RUN %s: slurmctld could not say, or a plugin before restores were bound "
+                     "to their run)",
+                     s->c.node, run ? run : "missing");
         return;
     }
     snprintf(path, sizeof(path), "%s/attest/job_%u_%s_%s.restore.dsse.json", dir,
