@@ -140,11 +140,9 @@ static int sc__raise(int fd)
 static void sc__child(const sc_card_child_in *in, const struct sock_fprog *filter, pid_t parent,
                       int card_fd, int out_fd, int null_fd, int exe_fd)
 {
-    static const int limits[][2] = {{RLIMIT_CORE, 0},
-                                    {RLIMIT_FSIZE, 0},
-                                    {RLIMIT_NOFILE, 16},
-                                    {RLIMIT_MEMLOCK, 0},
-                                    {RLIMIT_NPROC, 0}};
+    static const int limits[][2] = {
+        {RLIMIT_CORE, 0}, {RLIMIT_FSIZE, 0}, {RLIMIT_NOFILE, 16}, {RLIMIT_MEMLOCK, 0}};
+    const struct rlimit zero = {0, 0};
     const struct rlimit cpu = {SC_CARD_CHILD_CPU_S, SC_CARD_CHILD_CPU_S + 1};
     const struct rlimit as = {(rlim_t)SC_CARD_CHILD_AS_MB << 20, (rlim_t)SC_CARD_CHILD_AS_MB << 20};
     char *const argv[] = {(char *)SC_CARD_CHILD_NAME, (char *)in->name, (char *)in->sha, NULL};
@@ -179,6 +177,7 @@ static void sc__child(const sc_card_child_in *in, const struct sock_fprog *filte
     }
     if (setrlimit(RLIMIT_CPU, &cpu) < 0 ||
         (SC_CARD_CHILD_LIMIT_AS && setrlimit(RLIMIT_AS, &as) < 0) ||
+        (SC_CARD_CHILD_LIMIT_NPROC && setrlimit(RLIMIT_NPROC, &zero) < 0) ||
         sc_card_sandbox_install(filter) < 0)
         _exit(125);
     fexecve(3, argv, envp);

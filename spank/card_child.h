@@ -28,12 +28,15 @@
 #define SC_CARD_CHILD_CPU_S 1                      /* RLIMIT_CPU, soft (hard: + 1) */
 #define SC_CARD_CHILD_AS_MB 256                    /* RLIMIT_AS */
 #define SC_CARD_CHILD_DEADLINE_MS 5000             /* wall clock, then SIGKILL */
-/* AddressSanitizer reserves terabytes of address space at start: a sanitizer build (tests
-   only; slurmd cannot load a sanitized plugin) sets no RLIMIT_AS. */
+/* AddressSanitizer reserves terabytes of address space at start, and its leak check at exit
+   starts a thread (which RLIMIT_NPROC 0 refuses): a sanitizer build (tests only; slurmd
+   cannot load a sanitized plugin) sets neither RLIMIT_AS nor RLIMIT_NPROC. */
 #if defined(__SANITIZE_ADDRESS__)
 #define SC_CARD_CHILD_LIMIT_AS 0
+#define SC_CARD_CHILD_LIMIT_NPROC 0
 #else
 #define SC_CARD_CHILD_LIMIT_AS 1
+#define SC_CARD_CHILD_LIMIT_NPROC 1
 #endif
 
 typedef struct sc_card_child_in {
