@@ -146,13 +146,19 @@ small_card() {
 
 # plugin_bundle DIR PREFETCH OBSERVED [VALID]: what the SPANK plugin leaves in a job's bundle
 # before the job runs (the plugin's part played by the test): the card asking for PREFETCH,
-# the readback OBSERVED (VALID: 1 unless given) and a control log.
+# the readback OBSERVED (VALID: 1 unless given) of its CPUs 0-1 and a control log. RUN is
+# what the plugin signs beside the readback (the run a restore must name).
 plugin_bundle() {
     mkdir -p "$1/prefetch/state" "$1/platform"
     small_card "$1/card.yaml" "$2"
-    printf 'REQUESTED_PREFETCH=%s\nOBSERVED_STATE=%s\nSTATE_VALID=%s\n' "$2" "$3" "${4:-1}" \
-        >"$1/prefetch/state/state.env"
+    plugin_state "$1/prefetch/state/state.env" "$2" "$3" "${4:-1}"
     echo "plugin: wrote MSR 0x1a4" >"$1/prefetch/control.log"
+}
+
+# plugin_state FILE PREFETCH OBSERVED [VALID]: the readback as plugin_bundle writes it.
+plugin_state() {
+    printf 'REQUESTED_PREFETCH=%s\nOBSERVED_STATE=%s\nSTATE_VALID=%s\nREQUESTED_GOVERNOR=unchanged\nCPUS=0-1\nRUN=0-1700000000\n' \
+        "${2:-unchanged}" "$3" "${4:-1}" >"$1"
 }
 
 # in_job DIR CMD...: CMD with the variables the plugin exports to a job whose bundle is DIR.
