@@ -3,9 +3,9 @@
  * doc/design.md, "History"): a hand-worked case, then synthetic histories of 200 bundles
  * whose answer is known: a 10% step at bundle 120 under 5% noise (Gaussian, and with one
  * disturbed run in twenty 30% low) must be found within +-3 bundles, exactly once, in each
- * of 20 trials (18 of 20 with the disturbed runs); the same noise without a step must give no change point in 20 trials (the
- * false-alarm count is printed; at alpha 0.001 about 0.02 are expected). The noise is from a
- * fixed-seed generator, so the counts are the same on every machine.
+ * of 20 trials (18 of 20 with the disturbed runs); the same noise without a step must give no
+ * change point in 20 trials (the false-alarm count is printed; at alpha 0.001 about 0.02 are
+ * expected). The noise is from a fixed-seed generator, so the counts are the same on every machine.
  */
 #include "sc_changepoint.h"
 #include "sc_test.h"
@@ -82,8 +82,8 @@ static int sc__step_trials(int outliers)
         if (off >= -3 && off <= 3)
             hits++;
         else
-            printf("trial %d: %d change points, the first at %zu (the step is at %d)\n", (int)t,
-                   n, n > 0 ? cp[0].at : 0, STEP_AT);
+            printf("trial %d: %d change points, the first at %zu (the step is at %d)\n", (int)t, n,
+                   n > 0 ? cp[0].at : 0, STEP_AT);
     }
     printf("step: %d of %d trials found it, once, within +-3 bundles (outliers: %s)\n", hits,
            TRIALS, outliers ? "one run in twenty 30% low" : "none");
