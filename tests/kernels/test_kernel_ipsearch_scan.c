@@ -2,8 +2,8 @@
  * test_kernel_ipsearch_scan.c: the single-pass scan of streamcard-ipsearch, every SIMD
  * variant this CPU runs plus the portable one, against the double-precision reference and
  * against the sgemm path: odd dimensions (shorter than a vector, vector tails), every
- * remainder of queries per group of four, one query, k larger than the rows of a split,
- * exact ties; and the choice between the two paths.
+ * remainder of queries per group of four, one to four queries (blocks of rows), k larger
+ * than the rows of a split, exact ties; and the choice between the two paths.
  */
 #include <errno.h>
 #include <math.h>
@@ -27,6 +27,10 @@ static const struct shape shapes[] = {
     {4099, 1, 1, 3, 1, 2},      {3001, 17, 64, 40, 17, 2}, {517, 5, 33, 10, 5, 4},
     {300, 6, 127, 12, 6, 3},    {129, 7, 200, 100, 7, 1},  {50, 2, 17, 3, 2, 4},
     {1000, 16, 128, 10, 16, 2}, {333, 64, 31, 10, 32, 2},  {95, 11, 16, 20, 11, 4},
+    /* Few queries: the scan's blocks of rows (16 / QP rows per block, QP 1, 2 or 4), whole
+       blocks and the rows left over, vector tails of the dimension. */
+    {1001, 1, 128, 10, 1, 2},   {517, 2, 64, 5, 2, 3},     {777, 3, 130, 7, 3, 3},
+    {1000, 4, 128, 10, 4, 2},   {37, 4, 9, 30, 4, 1},
 };
 
 /* The scan with variant v, as a path choice. */
