@@ -207,7 +207,7 @@ SCT__AVX2_INLINE void sct__avx2_rows(const struct sct_ips_scan_job *j, size_t ro
 /* Every row in blocks of 8 / QP against the nq (<= QP) queries; the last rows one by one. */
 #define SCT__AVX2_BLOCKS(QP)                                                                       \
     do {                                                                                           \
-        size_t rows_b = j->nrows / (8 / (QP)) * (8 / (QP)), row = 0;                              \
+        size_t rows_b = j->nrows / (8 / (QP)) * (8 / (QP)), row = 0;                               \
         for (; row < rows_b; row += 8 / (QP))                                                      \
             sct__avx2_rows(j, row, QP, SCT__Q, tail);                                              \
         for (; row < j->nrows; row++)                                                              \
@@ -339,8 +339,7 @@ SCT__AVX512_INLINE __m512 sct__avx512_block(const float *x, const float *q, size
 SCT__AVX512_INLINE void sct__avx512_rows(const struct sct_ips_scan_job *j, size_t row, int QP,
                                          int Q, __mmask16 tail)
 {
-    const __m512i lane =
-        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     __m512i query = _mm512_and_si512(lane, _mm512_set1_epi32(QP - 1)); /* lane % QP */
     __mmask16 used = _mm512_cmplt_epi32_mask(query, _mm512_set1_epi32(Q));
     __m512 s = sct__avx512_block(j->rows + row * j->dim, j->q, j->dim, QP, Q, tail);
@@ -358,7 +357,7 @@ SCT__AVX512_INLINE void sct__avx512_rows(const struct sct_ips_scan_job *j, size_
 /* Every row in blocks of 16 / QP against the nq (<= QP) queries; the last rows one by one. */
 #define SCT__AVX512_BLOCKS(QP)                                                                     \
     do {                                                                                           \
-        size_t rows_b = j->nrows / (16 / (QP)) * (16 / (QP)), row = 0;                            \
+        size_t rows_b = j->nrows / (16 / (QP)) * (16 / (QP)), row = 0;                             \
         for (; row < rows_b; row += 16 / (QP))                                                     \
             sct__avx512_rows(j, row, QP, SCT__Q, tail);                                            \
         for (; row < j->nrows; row++)                                                              \
