@@ -129,7 +129,8 @@ set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT) # streamcard_<version>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
-# Depends: the libraries the installed files link (dpkg-shlibdeps), libssl3 (below), man-db (the man pages)
+# Depends: the libraries the installed files link (dpkg-shlibdeps: libseccomp2 among them),
+# libssl3 (below), man-db (the man pages), adduser (postinst makes the card check's account)
 # and, for the plugin, the Slurm series it was built against: a SPANK plugin must match
 # the slurmd that loads it (Slurm checks the plugin's major.minor at load time).
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
@@ -137,7 +138,7 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # does not see; it sees streamcard-pingpong link libcrypto and then names libssl3 itself,
 # with its version. So it is named here only when the pingpong is not built: once, never
 # "libssl3, libssl3 (>= 3.0.x)" (static.lintian checks Depends for a package named twice).
-set(_sc_depends "man-db")
+set(_sc_depends "man-db, adduser")
 if(NOT TARGET streamcard-pingpong)
   string(APPEND _sc_depends ", libssl3")
 endif()
@@ -159,4 +160,9 @@ if(STREAMCARD_BUILD_PLUGIN AND SLURM_INCLUDE_DIR)
                             ", slurmd (<< ${_sc_slurm_major}.${_sc_slurm_next})")
 endif()
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "${_sc_depends}")
+# postinst: the card check's system account streamcard-check (contrib/package/postinst; not
+# executable in the tree, where nothing runs it: the strict permission makes it 0755 in the
+# package, as Debian's policy wants maintainer scripts).
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/contrib/package/postinst)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 include(CPack)

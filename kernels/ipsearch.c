@@ -364,10 +364,8 @@ static json_object *sct__search_json(const struct sct_ips_run *r)
                            json_object_new_string(r->pool_given ? "pool_threads" : "default"));
     json_object_object_add(s, "queries_per_pass", json_object_new_uint64(c->queries));
     json_object_object_add(s, "reason", json_object_new_string(c->reason));
-    json_object_object_add(s, "sample_rows", json_object_new_uint64(c->sample_rows));
+    json_object_object_add(s, "l1d_bytes", json_object_new_uint64(c->l1d_bytes));
     json_object_object_add(s, "tile_rows", json_object_new_uint64(r->slots[0].ws.tile_rows));
-    sct__add_num(s, "scan_seconds", c->scan_s);
-    sct__add_num(s, "sgemm_seconds", c->sgemm_s);
     return s;
 }
 

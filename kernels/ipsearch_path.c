@@ -7,14 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "harness.h"
-
-/* Work per measured search, in multiply-adds: enough to time (milliseconds) and at least
-   two sgemm tiles, little enough that the rounds of both paths stay well under a second. */
-#define SCT__SAMPLE_MADDS (128.0 * 1024 * 1024)
-#define SCT__SAMPLE_MIN_ROWS 8192
-#define SCT__SAMPLE_ROUNDS 3
+#include <unistd.h>
 
 static const char *const sct__path_names[] = {"auto", "scan", "sgemm"};
 
@@ -43,41 +36,16 @@ void sct_ips_search_part(const struct sct_ips_path_choice *c, const struct sct_i
         sct_ips_search_range(d, q0, q1, d0, d1, w);
 }
 
-/* The rows a measurement searches: about SCT__SAMPLE_MADDS of work, whole SIMD groups. */
-static size_t sct__sample_rows(const struct sct_ips_data *d, size_t queries)
+/* The L1 data cache of this CPU in bytes (sysconf), SCT_IPS_L1D_DEFAULT when unknown. */
+static size_t sct__l1d_bytes(void)
 {
-    double rows = SCT__SAMPLE_MADDS / ((double)queries * (double)d->dim);
-    size_t n = rows < SCT__SAMPLE_MIN_ROWS ? SCT__SAMPLE_MIN_ROWS : (size_t)rows;
+    long v = sysconf(_SC_LEVEL1_DCACHE_SIZE);
 
-    n = n > d->nb ? d->nb : n;
-    return n > 16 ? n / 16 * 16 : n;
-}
-
-/* Both paths on the sample, interleaved after one warm-up each: their minima. */
-static void sct__measure(const struct sct_ips_data *d, struct sct_ips_workspace *w,
-                         struct sct_ips_path_choice *c)
-{
-    struct sct_ips_path_choice p = *c;
-    enum sct_ips_path order[2] = {SCT_IPS_PATH_SCAN, SCT_IPS_PATH_SGEMM};
-    double best[2] = {0, 0};
-
-    for (int round = 0; round <= SCT__SAMPLE_ROUNDS; round++) {
-        for (int i = 0; i < 2; i++) {
-            p.path = order[i];
-            double t0 = sct_clock_monotonic(NULL);
-            sct_ips_search_part(&p, d, 0, c->queries, 0, c->sample_rows, w);
-            double t = sct_clock_monotonic(NULL) - t0;
-            if (round == 1 || (round > 1 && t < best[i])) /* round 0 warms up */
-                best[i] = t;
-        }
-    }
-    c->scan_s = best[0];
-    c->sgemm_s = best[1];
+    return v >= 4096 && v <= (64L << 20) ? (size_t)v : SCT_IPS_L1D_DEFAULT;
 }
 
 void sct_ips_path_choose(const struct sct_ips_data *d, size_t queries, enum sct_ips_path forced,
-                         enum sct_ips_simd simd, struct sct_ips_workspace *w,
-                         struct sct_ips_path_choice *c)
+                         enum sct_ips_simd simd, struct sct_ips_path_choice *c)
 {
     *c = (struct sct_ips_path_choice){.simd = simd, .queries = queries};
     if (forced != SCT_IPS_PATH_AUTO) {
@@ -88,20 +56,21 @@ void sct_ips_path_choose(const struct sct_ips_data *d, size_t queries, enum sct_
         c->path = SCT_IPS_PATH_SCAN;
         snprintf(c->reason, sizeof(c->reason), "rule: %zu queries per pass <= %d", queries,
                  SCT_IPS_SCAN_ALWAYS);
-    } else if (queries <= SCT_IPS_SCAN_ALWAYS_SIMD && simd != SCT_IPS_SIMD_SCALAR) {
+    } else if (simd != SCT_IPS_SIMD_SCALAR && queries <= SCT_IPS_SCAN_ALWAYS_SIMD &&
+               queries * d->dim * sizeof(float) <= (c->l1d_bytes = sct__l1d_bytes())) {
         c->path = SCT_IPS_PATH_SCAN;
-        snprintf(c->reason, sizeof(c->reason), "rule: %zu queries per pass <= %d with %s", queries,
-                 SCT_IPS_SCAN_ALWAYS_SIMD, sct_ips_simd_name(simd));
-    } else if (queries > SCT_IPS_SGEMM_ALWAYS) {
-        c->path = SCT_IPS_PATH_SGEMM;
-        snprintf(c->reason, sizeof(c->reason), "rule: %zu queries per pass > %d", queries,
-                 SCT_IPS_SGEMM_ALWAYS);
-    } else {
-        c->sample_rows = sct__sample_rows(d, queries);
-        sct__measure(d, w, c);
-        c->path = c->scan_s <= c->sgemm_s ? SCT_IPS_PATH_SCAN : SCT_IPS_PATH_SGEMM;
         snprintf(c->reason, sizeof(c->reason),
-                 "measured: %zu queries x %zu rows, scan %.6f s, sgemm %.6f s (best of %d)",
-                 queries, c->sample_rows, c->scan_s, c->sgemm_s, SCT__SAMPLE_ROUNDS);
+                 "rule: %zu queries per pass <= %d with %s, their %zu KiB within the %zu KiB "
+                 "L1d",
+                 queries, SCT_IPS_SCAN_ALWAYS_SIMD, sct_ips_simd_name(simd),
+                 queries * d->dim * sizeof(float) / 1024, c->l1d_bytes / 1024);
+    } else {
+        c->path = SCT_IPS_PATH_SGEMM;
+        c->l1d_bytes = sct__l1d_bytes();
+        snprintf(c->reason, sizeof(c->reason),
+                 "rule: %zu queries per pass (%zu KiB) beyond what the scan keeps in the %zu KiB "
+                 "L1d with %s",
+                 queries, queries * d->dim * sizeof(float) / 1024, c->l1d_bytes / 1024,
+                 sct_ips_simd_name(simd));
     }
 }

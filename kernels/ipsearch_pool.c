@@ -418,8 +418,7 @@ void sct_ips_counters(struct sct_ips_run *r, int on, struct sct_perf_counts *tot
 
 void sct_ips_run_choose_path(struct sct_ips_run *r)
 {
-    sct_ips_path_choose(&r->data, r->block, r->forced, sct_ips_simd_best(), &r->slots[0].ws,
-                        &r->path);
+    sct_ips_path_choose(&r->data, r->block, r->forced, sct_ips_simd_best(), &r->path);
 }
 
 const char *sct_ips_layout_name(const struct sct_ips_run *r)

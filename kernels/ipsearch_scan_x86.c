@@ -66,6 +66,25 @@ static void sct__offer(const struct sct_ips_scan_job *j, const float *s, unsigne
     }
 }
 
+/*
+ * As sct__offer() for a block of rows: lane l is row (row + l / QP)'s score for query
+ * l % QP. Lanes go in order, so each query's rows are offered in row order (the tie rule).
+ */
+static void sct__offer_block(const struct sct_ips_scan_job *j, const float *s, unsigned m,
+                             size_t row, int QP)
+{
+    while (m) {
+        int lane = __builtin_ctz(m);
+        size_t i = (size_t)(lane % QP), r = row + (size_t)(lane / QP);
+        m &= m - 1;
+        if (s[lane] > j->thr[i]) {
+            sct_ips_heap_replace_top(j->hs + i * j->k, j->hi + i * j->k, j->k, s[lane],
+                                     j->base + (int64_t)r);
+            j->thr[i] = j->hs[i * j->k];
+        }
+    }
+}
+
 /* ---- AVX2 + FMA: groups of 8 queries, 8 lanes ------------------------------------------- */
 
 /* Lane l of the result: the sum of a[l]'s 8 lanes (two hadd levels, one 128-bit swap). */
@@ -122,12 +141,95 @@ SCT__AVX2_INLINE void sct__avx2_group(const struct sct_ips_scan_job *j, size_t r
     }
 }
 
+/*
+ * A block of 8 / QP rows at x (contiguous) against Q <= QP queries at q (QP 1, 2 or 4):
+ * lane b * QP + i holds row b's score for query i, lanes of i >= Q zero. Few queries give a
+ * row few independent accumulators; a block gives one per row and query, so the FMA latency
+ * is covered, and one transposing reduction serves the whole block.
+ */
+SCT__AVX2_INLINE __m256 sct__avx2_block(const float *x, const float *q, size_t dim, int QP, int Q,
+                                        __m256i tail)
+{
+    __m256 acc[8], qv[4];
+    size_t t = 0;
+
+#pragma GCC unroll 8
+    for (int l = 0; l < 8; l++)
+        acc[l] = _mm256_setzero_ps();
+    for (; t + 8 <= dim; t += 8) {
+#pragma GCC unroll 4
+        for (int i = 0; i < Q; i++)
+            qv[i] = _mm256_loadu_ps(q + (size_t)i * dim + t);
+#pragma GCC unroll 8
+        for (int b = 0; b < 8 / QP; b++) {
+            __m256 xv = _mm256_loadu_ps(x + (size_t)b * dim + t);
+#pragma GCC unroll 4
+            for (int i = 0; i < Q; i++)
+                acc[b * QP + i] = _mm256_fmadd_ps(xv, qv[i], acc[b * QP + i]);
+        }
+    }
+    if (t < dim) {
+#pragma GCC unroll 4
+        for (int i = 0; i < Q; i++)
+            qv[i] = _mm256_maskload_ps(q + (size_t)i * dim + t, tail);
+#pragma GCC unroll 8
+        for (int b = 0; b < 8 / QP; b++) {
+            __m256 xv = _mm256_maskload_ps(x + (size_t)b * dim + t, tail);
+#pragma GCC unroll 4
+            for (int i = 0; i < Q; i++)
+                acc[b * QP + i] = _mm256_fmadd_ps(xv, qv[i], acc[b * QP + i]);
+        }
+    }
+    return sct__avx2_sum8(acc);
+}
+
+/* The block of 8 / QP rows from row against all Q (<= QP) queries: one compare, offers. */
+SCT__AVX2_INLINE void sct__avx2_rows(const struct sct_ips_scan_job *j, size_t row, int QP, int Q,
+                                     __m256i tail)
+{
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    __m256i query = _mm256_and_si256(lane, _mm256_set1_epi32(QP - 1)); /* lane % QP */
+    __m256i used = _mm256_cmpgt_epi32(_mm256_set1_epi32(Q), query);
+    __m256 s = sct__avx2_block(j->rows + row * j->dim, j->q, j->dim, QP, Q, tail);
+    /* Each lane's threshold: its query's (lanes of i >= Q: score 0, threshold 0). */
+    __m256 thr = _mm256_permutevar8x32_ps(
+        _mm256_maskload_ps(j->thr, _mm256_cmpgt_epi32(_mm256_set1_epi32(Q), lane)), query);
+    unsigned m = (unsigned)_mm256_movemask_ps(
+        _mm256_and_ps(_mm256_cmp_ps(s, thr, _CMP_GT_OQ), _mm256_castsi256_ps(used)));
+
+    if (m) {
+        float v[8];
+        _mm256_storeu_ps(v, s);
+        sct__offer_block(j, v, m, row, QP);
+    }
+}
+
+/* Every row in blocks of 8 / QP against the nq (<= QP) queries; the last rows one by one. */
+#define SCT__AVX2_BLOCKS(QP)                                                                       \
+    do {                                                                                           \
+        size_t rows_b = j->nrows / (8 / (QP)) * (8 / (QP)), row = 0;                               \
+        for (; row < rows_b; row += 8 / (QP))                                                      \
+            sct__avx2_rows(j, row, QP, SCT__Q, tail);                                              \
+        for (; row < j->nrows; row++)                                                              \
+            sct__avx2_group(j, row, 0, SCT__Q, tail);                                              \
+    } while (0)
+
 SCT__AVX2 void sct_ips_scan_avx2(const struct sct_ips_scan_job *j)
 {
     __m256i tail = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(j->dim % 8)),
                                       _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
     size_t nq8 = j->nq / 8 * 8;
 
+    switch (j->nq) { /* few queries: blocks of rows, Q and QP constants per instance */
+        SCT__CASE(1, SCT__AVX2_BLOCKS(1))
+        SCT__CASE(2, SCT__AVX2_BLOCKS(2))
+        SCT__CASE(3, SCT__AVX2_BLOCKS(4))
+        SCT__CASE(4, SCT__AVX2_BLOCKS(4))
+    default:
+        break;
+    }
+    if (j->nq <= 4)
+        return;
     for (size_t row = 0; row < j->nrows; row++) {
         for (size_t qg = 0; qg < nq8; qg += 8)
             sct__avx2_group(j, row, qg, 8, tail);
@@ -196,11 +298,87 @@ SCT__AVX512_INLINE void sct__avx512_group(const struct sct_ips_scan_job *j, size
     }
 }
 
+/* As sct__avx2_block(): 16 / QP rows against Q <= QP queries (QP 1, 2 or 4), 16 lanes. */
+SCT__AVX512_INLINE __m512 sct__avx512_block(const float *x, const float *q, size_t dim, int QP,
+                                            int Q, __mmask16 tail)
+{
+    __m512 acc[16], qv[4];
+    size_t t = 0;
+
+#pragma GCC unroll 16
+    for (int l = 0; l < 16; l++)
+        acc[l] = _mm512_setzero_ps();
+    for (; t + 16 <= dim; t += 16) {
+#pragma GCC unroll 4
+        for (int i = 0; i < Q; i++)
+            qv[i] = _mm512_loadu_ps(q + (size_t)i * dim + t);
+#pragma GCC unroll 16
+        for (int b = 0; b < 16 / QP; b++) {
+            __m512 xv = _mm512_loadu_ps(x + (size_t)b * dim + t);
+#pragma GCC unroll 4
+            for (int i = 0; i < Q; i++)
+                acc[b * QP + i] = _mm512_fmadd_ps(xv, qv[i], acc[b * QP + i]);
+        }
+    }
+    if (t < dim) {
+#pragma GCC unroll 4
+        for (int i = 0; i < Q; i++)
+            qv[i] = _mm512_maskz_loadu_ps(tail, q + (size_t)i * dim + t);
+#pragma GCC unroll 16
+        for (int b = 0; b < 16 / QP; b++) {
+            __m512 xv = _mm512_maskz_loadu_ps(tail, x + (size_t)b * dim + t);
+#pragma GCC unroll 4
+            for (int i = 0; i < Q; i++)
+                acc[b * QP + i] = _mm512_fmadd_ps(xv, qv[i], acc[b * QP + i]);
+        }
+    }
+    return sct__avx512_sum16(acc);
+}
+
+/* The block of 16 / QP rows from row against all Q (<= QP) queries: one compare, offers. */
+SCT__AVX512_INLINE void sct__avx512_rows(const struct sct_ips_scan_job *j, size_t row, int QP,
+                                         int Q, __mmask16 tail)
+{
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m512i query = _mm512_and_si512(lane, _mm512_set1_epi32(QP - 1)); /* lane % QP */
+    __mmask16 used = _mm512_cmplt_epi32_mask(query, _mm512_set1_epi32(Q));
+    __m512 s = sct__avx512_block(j->rows + row * j->dim, j->q, j->dim, QP, Q, tail);
+    __m512 thr =
+        _mm512_permutexvar_ps(query, _mm512_maskz_loadu_ps((__mmask16)((1u << Q) - 1), j->thr));
+    unsigned m = (unsigned)_mm512_mask_cmp_ps_mask(used, s, thr, _CMP_GT_OQ);
+
+    if (m) {
+        float v[16];
+        _mm512_storeu_ps(v, s);
+        sct__offer_block(j, v, m, row, QP);
+    }
+}
+
+/* Every row in blocks of 16 / QP against the nq (<= QP) queries; the last rows one by one. */
+#define SCT__AVX512_BLOCKS(QP)                                                                     \
+    do {                                                                                           \
+        size_t rows_b = j->nrows / (16 / (QP)) * (16 / (QP)), row = 0;                             \
+        for (; row < rows_b; row += 16 / (QP))                                                     \
+            sct__avx512_rows(j, row, QP, SCT__Q, tail);                                            \
+        for (; row < j->nrows; row++)                                                              \
+            sct__avx512_group(j, row, 0, SCT__Q, tail);                                            \
+    } while (0)
+
 SCT__AVX512 void sct_ips_scan_avx512(const struct sct_ips_scan_job *j)
 {
     __mmask16 tail = (__mmask16)((1u << (j->dim % 16)) - 1);
     size_t nq16 = j->nq / 16 * 16;
 
+    switch (j->nq) { /* few queries: blocks of rows, Q and QP constants per instance */
+        SCT__CASE(1, SCT__AVX512_BLOCKS(1))
+        SCT__CASE(2, SCT__AVX512_BLOCKS(2))
+        SCT__CASE(3, SCT__AVX512_BLOCKS(4))
+        SCT__CASE(4, SCT__AVX512_BLOCKS(4))
+    default:
+        break;
+    }
+    if (j->nq <= 4)
+        return;
     for (size_t row = 0; row < j->nrows; row++) {
         for (size_t qg = 0; qg < nq16; qg += 16)
             sct__avx512_group(j, row, qg, 16, tail);

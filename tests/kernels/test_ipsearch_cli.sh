@@ -162,7 +162,7 @@ layout)
     check_json "$TMP/l.json" '
 s = e["search"]
 assert (s["path"], s["layout"], s["layout_source"]) == ("scan", "split-database", "default"), s
-assert s["queries_per_pass"] == 3 and s["sample_rows"] == 0 and e["requests"] == 1, s
+assert s["queries_per_pass"] == 3 and e["requests"] == 1, s
 assert s["simd"] in ("scalar", "avx2-fma", "avx512f"), s'
     sum=$(grep '^results_checksum=' "$TMP/out")
     # pool_threads given: handlers take whole requests, one idle here (the card's choice).
@@ -188,13 +188,14 @@ assert 64 <= t <= 4096 and t % 16 == 0, t'
     [ "$(grep '^results_checksum=' "$TMP/out")" = "$sum" ] || fail "ids differ by path"
     OMP_NUM_THREADS=2 run "${SIZES[@]}" --json "$TMP/m.json"
     check_ok 2 2 16
-    # 37 queries: above both scan rules (4, and 32 with SIMD), at most 256: measured.
-    grep -q '^search: [a-z]* path for 37 queries per pass (measured: 37 queries x ' "$TMP/out" ||
-        fail "no measured choice for 37 queries"
+    # 37 queries: the scan with a SIMD variant (their vectors fit the L1d), sgemm with the
+    # portable one: the rule's inputs are stated.
+    grep -Eq '^search: (scan path for 37 queries per pass \(rule: 37 queries per pass <= 64 with (avx2-fma|avx512f), their [0-9]+ KiB within the [0-9]+ KiB L1d\)|sgemm path for 37 queries per pass \(rule: 37 queries per pass \([0-9]+ KiB\) beyond what the scan keeps in the [0-9]+ KiB L1d with scalar\))' "$TMP/out" ||
+        fail "the rule for 37 queries: $(grep '^search:' "$TMP/out")"
     check_json "$TMP/m.json" '
 s = e["search"]
-assert s["sample_rows"] > 0 and s["scan_seconds"] > 0 and s["sgemm_seconds"] > 0, s
-assert s["path"] == ("scan" if s["scan_seconds"] <= s["sgemm_seconds"] else "sgemm"), s'
+assert s["l1d_bytes"] >= 4096 and "sample_rows" not in s, s
+assert s["path"] == ("sgemm" if s["simd"] == "scalar" else "scan"), s'
     sum=$(grep '^results_checksum=' "$TMP/out")
     for path in scan sgemm; do
         OMP_NUM_THREADS=2 run "${SIZES[@]}" --search-path $path

@@ -2,13 +2,15 @@
  * test_kernel_ipsearch_scan.c: the single-pass scan of streamcard-ipsearch, every SIMD
  * variant this CPU runs plus the portable one, against the double-precision reference and
  * against the sgemm path: odd dimensions (shorter than a vector, vector tails), every
- * remainder of queries per group of four, one query, k larger than the rows of a split,
- * exact ties; and the choice between the two paths.
+ * remainder of queries per group of four, one to four queries (blocks of rows), k larger
+ * than the rows of a split, exact ties; and the choice between the two paths.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "ipsearch_engine.h"
 #include "ipsearch_path.h"
@@ -23,10 +25,25 @@ struct shape {
 };
 
 static const struct shape shapes[] = {
-    {1037, 9, 13, 5, 9, 3},     {7, 3, 5, 7, 2, 3},        {1, 1, 1, 1, 1, 1},
-    {4099, 1, 1, 3, 1, 2},      {3001, 17, 64, 40, 17, 2}, {517, 5, 33, 10, 5, 4},
-    {300, 6, 127, 12, 6, 3},    {129, 7, 200, 100, 7, 1},  {50, 2, 17, 3, 2, 4},
-    {1000, 16, 128, 10, 16, 2}, {333, 64, 31, 10, 32, 2},  {95, 11, 16, 20, 11, 4},
+    {1037, 9, 13, 5, 9, 3},
+    {7, 3, 5, 7, 2, 3},
+    {1, 1, 1, 1, 1, 1},
+    {4099, 1, 1, 3, 1, 2},
+    {3001, 17, 64, 40, 17, 2},
+    {517, 5, 33, 10, 5, 4},
+    {300, 6, 127, 12, 6, 3},
+    {129, 7, 200, 100, 7, 1},
+    {50, 2, 17, 3, 2, 4},
+    {1000, 16, 128, 10, 16, 2},
+    {333, 64, 31, 10, 32, 2},
+    {95, 11, 16, 20, 11, 4},
+    /* Few queries: the scan's blocks of rows (16 / QP rows per block, QP 1, 2 or 4), whole
+       blocks and the rows left over, vector tails of the dimension. */
+    {1001, 1, 128, 10, 1, 2},
+    {517, 2, 64, 5, 2, 3},
+    {777, 3, 130, 7, 3, 3},
+    {1000, 4, 128, 10, 4, 2},
+    {37, 4, 9, 30, 4, 1},
 };
 
 /* The scan with variant v, as a path choice. */
@@ -186,42 +203,47 @@ static void test_ties(void)
 /* The rule at both ends, a forced path, and a measured choice that follows its figures. */
 static void test_path_choice(void)
 {
-    struct sct_ips_data d;
-    struct sct_ips_workspace w;
-    struct sct_ips_path_choice c;
+    struct sct_ips_data d, wide;
+    struct sct_ips_path_choice c, again;
     enum sct_ips_path p;
+    long l1d = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+    size_t l1 = l1d >= 4096 && l1d <= (64L << 20) ? (size_t)l1d : SCT_IPS_L1D_DEFAULT;
 
-    SC_CHECK(sct_ips_data_alloc(&d, 5000, 16, 32) == 0);
+    SC_CHECK(sct_ips_data_alloc(&d, 5000, 64, 32) == 0);
     sct_ips_data_fill(&d, 5, 1);
-    SC_CHECK(sct_ips_workspace_alloc(&w, 16, 10) == 0);
+    /* dim such that 16 queries need more than the L1d: the scan's queries would not fit. */
+    SC_CHECK(sct_ips_data_alloc(&wide, 50, 16, l1 / 4 / 16 + 1) == 0);
 
-    sct_ips_path_choose(&d, 1, SCT_IPS_PATH_AUTO, SCT_IPS_SIMD_SCALAR, &w, &c);
-    SC_CHECK(c.path == SCT_IPS_PATH_SCAN && c.sample_rows == 0);
+    sct_ips_path_choose(&d, 1, SCT_IPS_PATH_AUTO, SCT_IPS_SIMD_SCALAR, &c);
+    SC_CHECK(c.path == SCT_IPS_PATH_SCAN);
     SC_CHECK_STR_CONTAINS(c.reason, "rule: 1 queries per pass <= 4");
-    sct_ips_path_choose(&d, 32, SCT_IPS_PATH_AUTO, SCT_IPS_SIMD_AVX2, &w, &c);
-    SC_CHECK(c.path == SCT_IPS_PATH_SCAN && c.sample_rows == 0);
-    SC_CHECK_STR_CONTAINS(c.reason, "rule: 32 queries per pass <= 32 with avx2-fma");
-    sct_ips_path_choose(&d, SCT_IPS_SGEMM_ALWAYS + 1, SCT_IPS_PATH_AUTO, SCT_IPS_SIMD_AVX2, &w, &c);
-    SC_CHECK(c.path == SCT_IPS_PATH_SGEMM && c.sample_rows == 0);
-    SC_CHECK_STR_CONTAINS(c.reason, "rule: 257 queries per pass > 256");
-    sct_ips_path_choose(&d, 2, SCT_IPS_PATH_SGEMM, SCT_IPS_SIMD_SCALAR, &w, &c);
+    sct_ips_path_choose(&d, 64, SCT_IPS_PATH_AUTO, SCT_IPS_SIMD_AVX2, &c);
+    SC_CHECK(c.path == SCT_IPS_PATH_SCAN && c.l1d_bytes == l1);
+    SC_CHECK_STR_CONTAINS(c.reason, "rule: 64 queries per pass <= 64 with avx2-fma, their 8 KiB");
+    sct_ips_path_choose(&d, 65, SCT_IPS_PATH_AUTO, SCT_IPS_SIMD_AVX2, &c);
+    SC_CHECK(c.path == SCT_IPS_PATH_SGEMM);
+    SC_CHECK_STR_CONTAINS(c.reason, "rule: 65 queries per pass (8 KiB) beyond what the scan keeps");
+    /* The portable scan past 4 queries, and queries too wide for the L1d: sgemm. */
+    sct_ips_path_choose(&d, 5, SCT_IPS_PATH_AUTO, SCT_IPS_SIMD_SCALAR, &c);
+    SC_CHECK(c.path == SCT_IPS_PATH_SGEMM);
+    sct_ips_path_choose(&wide, 16, SCT_IPS_PATH_AUTO, SCT_IPS_SIMD_AVX512, &c);
+    SC_CHECK_MSG(c.path == SCT_IPS_PATH_SGEMM, "wide queries: %s", c.reason);
+    sct_ips_path_choose(&d, 2, SCT_IPS_PATH_SGEMM, SCT_IPS_SIMD_SCALAR, &c);
     SC_CHECK(c.path == SCT_IPS_PATH_SGEMM);
     SC_CHECK_STR_CONTAINS(c.reason, "forced by --search-path sgemm");
-
-    /* Between the rules (the portable scan past 4 queries): measured, on all 5000 rows in
-       whole groups of 16, and the choice follows the figures. */
-    sct_ips_path_choose(&d, 16, SCT_IPS_PATH_AUTO, SCT_IPS_SIMD_SCALAR, &w, &c);
-    SC_CHECK_INT_EQ(c.sample_rows, 4992);
-    SC_CHECK(c.scan_s > 0 && c.sgemm_s > 0);
-    SC_CHECK(c.path == (c.scan_s <= c.sgemm_s ? SCT_IPS_PATH_SCAN : SCT_IPS_PATH_SGEMM));
-    SC_CHECK_STR_CONTAINS(c.reason, "measured: 16 queries x 4992 rows");
+    /* The shapes alone decide: the same question gives the same answer, every time. */
+    for (size_t q = 1; q <= 64; q++) {
+        sct_ips_path_choose(&d, q, SCT_IPS_PATH_AUTO, SCT_IPS_SIMD_AVX512, &c);
+        sct_ips_path_choose(&d, q, SCT_IPS_PATH_AUTO, SCT_IPS_SIMD_AVX512, &again);
+        SC_CHECK(c.path == again.path && strcmp(c.reason, again.reason) == 0);
+    }
 
     SC_CHECK(sct_ips_path_parse("scan", &p) == 0 && p == SCT_IPS_PATH_SCAN);
     SC_CHECK(sct_ips_path_parse("auto", &p) == 0 && p == SCT_IPS_PATH_AUTO);
     SC_CHECK(sct_ips_path_parse("sgemm", &p) == 0 && p == SCT_IPS_PATH_SGEMM);
     SC_CHECK_INT_EQ(sct_ips_path_parse("SCAN", &p), -EINVAL);
     SC_CHECK_INT_EQ(sct_ips_path_parse("", &p), -EINVAL);
-    sct_ips_workspace_free(&w);
+    sct_ips_data_free(&wide);
     sct_ips_data_free(&d);
 }
 
