@@ -240,12 +240,20 @@ void sc_analysis_cmp_text(const sc_analysis_cmp *c, char *buf, size_t len)
                  c->r.ratio, c->n_a, c->n_b, c->n_b == 1 ? "" : "s", SC_STATS_MIN_RUNS);
 }
 
+void sc_analysis_method_text(char *buf, size_t len, double bound_pct)
+{
+    snprintf(buf, len,
+             "ratio B/A: %s (exact below %d runs a side); no detectable difference: the "
+             "whole interval within +-%g%%",
+             SC_STATS_RATIO_METHOD, SC_STATS_EXACT_BELOW, bound_pct);
+}
+
 void sc_analysis_print_method(FILE *out, double bound_pct)
 {
-    fprintf(out,
-            "ratio B/A: %s (exact below %d runs a side); no detectable difference: the "
-            "whole interval within +-%g%%\n",
-            SC_STATS_RATIO_METHOD, SC_STATS_EXACT_BELOW, bound_pct);
+    char text[256];
+
+    sc_analysis_method_text(text, sizeof(text), bound_pct);
+    fprintf(out, "%s\n", text);
 }
 
 /* The largest share_pct of an "interference" object's cpus, or -1. */

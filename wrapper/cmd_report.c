@@ -93,7 +93,8 @@ int sc_cmd_report(int argc, char **argv)
     if (n == 1 && sc_study_is(argv[first])) /* a study record: its own page */
         return sc_study_report(argv[first], o.output);
     sc_analysis_bundle *ab = calloc(n ? n : 1, sizeof(*ab));
-    FILE *sections = tmpfile();
+    sc_html *sections = sc_html_tmp(), *page = NULL;
+    FILE *out = NULL;
     if (!ab || !sections) {
         fprintf(stderr,
                 "streamcard: report: a temporary file for the bundles' sections: %s (valid: a "
@@ -109,29 +110,32 @@ int sc_cmd_report(int argc, char **argv)
     }
     if (status != SC_EXIT_USAGE) {
         const char *output = o.output;
-        FILE *out = strcmp(output, "-") == 0 ? stdout : fopen(output, "w");
-        if (!out) {
+        out = strcmp(output, "-") == 0 ? stdout : fopen(output, "w");
+        if (!out || !(page = sc_html_open(out))) {
             fprintf(stderr, "streamcard: report: %s: %s (valid: a writable file)\n", output,
-                    strerror(errno));
+                    strerror(out ? ENOMEM : errno));
             status = SC_EXIT_ERROR;
             goto out;
         }
-        sc_report_html_head(out, ab, n, o.metric);
-        bool copied = fflush(sections) == 0 && fseek(sections, 0, SEEK_SET) == 0;
-        char buf[65536];
-        for (size_t got; copied && (got = fread(buf, 1, sizeof(buf), sections)) > 0;)
-            copied = fwrite(buf, 1, got, out) == got;
-        copied = copied && !ferror(sections);
-        sc_report_html_tail(out);
-        if ((out == stdout ? fflush(out) : fclose(out)) != 0 || !copied) {
+        sc_report_html_head(page, ab, n, o.metric);
+        int copied = sc_html_append(page, sections);
+        sc_report_html_tail(page);
+        int rc = sc_html_close(page);
+        page = NULL;
+        if (out != stdout && fclose(out) != 0 && rc == 0)
+            rc = -errno;
+        out = NULL;
+        if (rc < 0 || copied < 0) {
             fprintf(stderr, "streamcard: report: %s: %s\n", output,
-                    copied ? strerror(errno) : "the bundles' sections could not be copied");
+                    copied < 0 ? "the bundles' sections could not be copied" : strerror(-rc));
             status = SC_EXIT_ERROR;
         }
     }
 out:
-    if (sections)
-        fclose(sections);
+    sc_html_close(page);
+    if (out && out != stdout)
+        fclose(out);
+    sc_html_close(sections);
     for (size_t i = 0; ab && i < n; i++)
         sc_analysis_free(&ab[i]);
     free(ab);
