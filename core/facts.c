@@ -6,6 +6,7 @@
 #include "sc_bundle.h"
 #include "sc_cpulist.h"
 #include "sc_gates.h"
+#include "sc_num.h"
 #include "sc_runs.h"
 #include "sc_runenv.h"
 #include "sc_text.h"
@@ -35,11 +36,12 @@ static void sc__copy_json_str(json_object *o, const char *key, char *buf, size_t
     }
 }
 
+/* A figure (sc_num.h), 0 when there is none. */
 static double sc__num(json_object *o, const char *key)
 {
-    json_object *v;
+    double v;
 
-    return o && json_object_object_get_ex(o, key, &v) && v ? json_object_get_double(v) : 0;
+    return sc_num_get(o, key, &v) == 0 ? v : 0;
 }
 
 /* A function's per-repetition seconds from "rep_seconds": {"copy": [...]}. */
@@ -56,7 +58,8 @@ static void sc__load_reps(sc_fact_rate *r, json_object *metrics)
     if (!r->rep_s)
         return;
     for (size_t i = 0; i < n; i++)
-        r->rep_s[i] = json_object_get_double(json_object_array_get_idx(arr, i));
+        if (sc_num_json(json_object_array_get_idx(arr, i), &r->rep_s[i]) < 0)
+            r->rep_s[i] = 0; /* not a figure: not drawn */
     r->n_rep = n;
 }
 
@@ -74,7 +77,8 @@ static void sc__load_rates(sc_bundle_facts *f, json_object *metrics, const char 
                 break;
             sc_fact_rate *r = &f->rates[f->n_rates++];
             snprintf(r->name, sizeof(r->name), "%s", name);
-            r->MBps = json_object_get_double(rate);
+            if (sc_num_json(rate, &r->MBps) < 0)
+                r->MBps = 0;
             t = NULL;
             if (times && json_object_object_get_ex(times, name, &t)) {
                 r->avg_s = sc__num(t, "avg_time_s");

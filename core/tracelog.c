@@ -1,6 +1,7 @@
 /* tracelog.c: one pass over a workload's output (see sc_tracelog.h). */
 #include "sc_tracelog.h"
 #include "sc_kv.h"
+#include "sc_num.h"
 #include "sc_trace_protocol.h"
 
 #include <ctype.h>
@@ -45,8 +46,8 @@ static bool sc__has_nonfinite(const char *line, size_t n)
                  (strncasecmp(line + i, "nan", 3) == 0 || strncasecmp(line + i, "inf", 3) == 0))
             len = 3;
         /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.ArraySubscript) */
-        if (len && (i + len == n || !(isalnum((unsigned char)line[i + len]) ||
-                                      line[i + len] == '_')))
+        if (len &&
+            (i + len == n || !(isalnum((unsigned char)line[i + len]) || line[i + len] == '_')))
             return true;
     }
     return false;
@@ -149,12 +150,45 @@ static double sc__unit_of(const char *number)
     return unit;
 }
 
+/*
+ * The first n words of line (separated by spaces or tabs) as figures (sc_num.h: finite
+ * numbers only) into v, and each one's last printed digit's place into unit (may be NULL),
+ * with nothing after them. True when the line is exactly that.
+ */
+static bool sc__numbers(const char *line, double *v, double *unit, size_t n)
+{
+    const char *p = line;
+
+    for (size_t i = 0; i < n; i++) {
+        p += strspn(p, " \t");
+        size_t len = strcspn(p, " \t");
+        char word[64];
+        if (len == 0 || len >= sizeof(word) || sc_num_text(p, len, &v[i]) < 0)
+            return false;
+        if (unit) {
+            memcpy(word, p, len);
+            word[len] = '\0';
+            unit[i] = sc__unit_of(word);
+        }
+        p += len;
+    }
+    return p[strspn(p, " \t")] == '\0';
+}
+
+/* A count as the table prints it: decimal digits only, within 2^53 (exact as a double). */
+static bool sc__count(double v, unsigned long long *out)
+{
+    if (v < 0 || v > 9007199254740992.0 || v != floor(v))
+        return false;
+    *out = (unsigned long long)v;
+    return true;
+}
+
 /* IMB's table: a "#bytes ..." header, then rows "bytes repetitions t[usec] Mbytes/sec". */
 static int sc__imb_row(sc_tracelog *t, const char *line)
 {
     unsigned long long bytes, reps;
-    double usec, mbps;
-    int used = 0;
+    double v[4], unit[4];
 
     line += strspn(line, " \t");
     if (strncmp(line, "#bytes", 6) == 0 || strncmp(line, "# bytes", 7) == 0) {
@@ -163,12 +197,10 @@ static int sc__imb_row(sc_tracelog *t, const char *line)
     }
     if (!t->in_imb_table)
         return 0;
-    if (sscanf(line, "%llu %llu %lf %lf%n", &bytes, &reps, &usec, &mbps, &used) == 4 &&
-        line[used + strspn(line + used, " ")] == '\0') {
-        /* The columns after the repetitions, as words, for their printed precision. */
-        char w[4][64] = {{0}};
-        sscanf(line, "%63s %63s %63s %63s", w[0], w[1], w[2], w[3]);
-        sc_imb_row row = {bytes, reps, usec, mbps, sc__unit_of(w[2]), sc__unit_of(w[3])};
+    if (sc__numbers(line, v, unit, 4) && unit[0] == 1 && unit[1] == 1 && sc__count(v[0], &bytes) &&
+        sc__count(v[1], &reps)) {
+        double usec = v[2], mbps = v[3];
+        sc_imb_row row = {bytes, reps, usec, mbps, unit[2], unit[3]};
         if (sc__append((void **)&t->imb_rows, &t->n_imb_rows, &row, sizeof(row)) < 0)
             return -ENOMEM;
         if (mbps > t->imb_peak_MBps)
@@ -187,7 +219,7 @@ static void sc__figures(sc_tracelog *t, const char *line)
 
     for (const char *p = line + strspn(line, " "); *p; p += strspn(p, " ")) {
         size_t len = strcspn(p, " "), name_len = strcspn(p, "=");
-        char word[128], *end;
+        char word[128];
         if (n == sizeof(found) / sizeof(found[0]) || name_len == 0 || name_len >= len ||
             name_len >= sizeof(found[0].name) || len >= sizeof(word))
             return;
@@ -196,8 +228,7 @@ static void sc__figures(sc_tracelog *t, const char *line)
             if (!islower((unsigned char)word[i]) && !isdigit((unsigned char)word[i]) &&
                 word[i] != '_')
                 return;
-        found[n].value = strtod(word + name_len + 1, &end);
-        if (end == word + name_len + 1 || *end || !isfinite(found[n].value))
+        if (sc_num_str(word + name_len + 1, &found[n].value) < 0)
             return;
         snprintf(found[n].name, sizeof(found[n].name), "%.*s", (int)name_len, word);
         found[n++].unit = sc__unit_of(word + name_len + 1);
@@ -220,11 +251,16 @@ static void sc__table_row(sc_tracelog *t, const char *line)
 
     if (t->n_rows >= sizeof(t->rows) / sizeof(t->rows[0]))
         return;
+    double v[4];
+
     if (sscanf(line, "%31[A-Za-z]:%n", row.name, &name_len) != 1 || name_len == 0)
         return;
-    if (sscanf(line + name_len, "%lf %lf %lf %lf", &row.best_rate_MBps, &row.avg_s, &row.min_s,
-               &row.max_s) != 4)
+    if (!sc__numbers(line + name_len, v, NULL, 4))
         return;
+    row.best_rate_MBps = v[0];
+    row.avg_s = v[1];
+    row.min_s = v[2];
+    row.max_s = v[3];
     t->rows[t->n_rows++] = row;
 }
 
@@ -273,8 +309,8 @@ static int sc__trace_line(sc_tracelog *t, const char *buf, long lineno)
             t->malformed_line = lineno;
     } else if (sc__after(buf, SC_TRACE_TAG_READY_WAIT)) {
         double ms;
-        if (sscanf(buf, SC_TRACE_READY_WAIT("%lf") "%n", &ms, &used) == 1 && buf[used] == '\0' &&
-            ms >= 0 && t->ready_wait_ms < 0)
+        const char *value = sc__after(buf, SC_TRACE_READY_WAIT(""));
+        if (value && sc_num_str(value, &ms) == 0 && ms >= 0 && t->ready_wait_ms < 0)
             t->ready_wait_ms = ms;
         else if (t->ready_wait_ms < 0 && !t->malformed_line)
             t->malformed_line = lineno;
@@ -448,6 +484,9 @@ const sc_imb_row *sc_tracelog_imb_row(const sc_tracelog *t, unsigned long long b
 
 bool sc_tracelog_shows(double claimed, double value, double unit)
 {
+    /* Figures only (sc_num.h): for an infinite claim the bound below is infinite too. */
+    if (!isfinite(claimed) || !isfinite(value) || !isfinite(unit))
+        return false;
     return fabs(claimed - value) <= unit / 2 + 1e-9 * fabs(claimed);
 }
 

@@ -9,6 +9,7 @@
 #include "sc_hash.h"
 #include "sc_kv.h"
 #include "sc_mpistack.h"
+#include "sc_num.h"
 #include "sc_platform_gate.h"
 #include "sc_results.h"
 #include "sc_tracelog.h"
@@ -17,18 +18,24 @@
 #include "sc_verify_attest.h"
 #include "sc_verify_derived.h"
 #include "sc_verify_reps.h"
+#include "sc_verify_times.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
-/* The raw files of one bundle, each NULL when absent. */
-/* The bundle's own files (each run's are sc_run_files), each NULL when absent. */
+/* The bundle's own files (each run's are sc_run_files), each NULL when absent; results.json
+   parsed once (NULL when absent or not JSON); and the verifying clock (seconds since the
+   epoch), which the runs' times are held to. */
 typedef struct sc__files {
     char *card_text, *run_conf, *results, *build;
+    json_object *res;
+    long long now;
 } sc__files;
 
 /* The best rate the log's own table shows (STREAM rows), or 0. */
@@ -58,6 +65,20 @@ static bool sc__has_line(const char *text, const char *line, size_t n)
         p += len + (p[len] != '\0');
     }
     return false;
+}
+
+/* Every number of a JSON file of the bundle is a figure: finite (sc_num.h). One rule for
+   every reader after verify: a figure nobody could measure is null, never an infinity that
+   a check would let through or a statistic would leave out. */
+static void sc__check_finite(const char *name, json_object *doc, sc_diag *problems)
+{
+    char where[320];
+
+    if (doc && !sc_num_all_finite(doc, where, sizeof(where)))
+        sc_diag_addf(problems,
+                     "%s: %s, not a finite number (valid: finite numbers only; a figure the "
+                     "workload could not measure is null)",
+                     name, where);
 }
 
 /* Parses card.yaml and checks run.conf's hash of it. The card, or NULL when unusable. */
@@ -104,7 +125,7 @@ static const char *sc__json_str(json_object *root, const char *key)
  */
 static void sc__check_identity(const sc__files *f, const sc_card *card, sc_diag *problems)
 {
-    json_object *root = f->results ? json_tokener_parse(f->results) : NULL;
+    json_object *root = f->res;
     char conf_name[512] = "", conf_host[512] = "";
     const char *res_name = sc__json_str(root, "run_name"), *res_host = sc__json_str(root, "host");
     bool has_name = sc_kv_get(f->run_conf, "run_name", conf_name, sizeof(conf_name));
@@ -122,7 +143,6 @@ static void sc__check_identity(const sc__files *f, const sc_card *card, sc_diag 
     if (root && (!res_host || (has_host && strcmp(res_host, conf_host) != 0)))
         sc_diag_addf(problems, "results.json: host %s, but run.conf says %s",
                      res_host ? res_host : "(missing)", conf_host);
-    json_object_put(root);
 }
 
 static void sc__check_build(const sc__files *f, sc_diag *problems)
@@ -188,7 +208,8 @@ static void sc__check_rates(const char *log, json_object *metrics, sc_diag *prob
     json_object_object_foreach(rates, key, rate)
     {
         const sc_table_row *row = sc_tracelog_row(&t, key);
-        double claimed = json_object_get_double(rate);
+        double claimed = NAN;
+        sc_num_json(rate, &claimed); /* a figure, or NAN: shown by no log */
         if (!row)
             sc_diag_addf(problems,
                          "results.json: a %s rate, but stream.log's table has no such row", key);
@@ -209,10 +230,11 @@ static void sc__check_figures(json_object *metrics, const sc_tracelog *t, sc_dia
             !json_object_is_type(value, json_type_int))
             continue; /* null: the workload had no finite value (the log shows NaN/Inf) */
         const sc_figure *fig = sc_tracelog_figure(t, key);
-        double claimed = json_object_get_double(value);
+        double claimed = NAN;
+        sc_num_json(value, &claimed);
         if (!fig)
-            sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows no %s figure",
-                         key, claimed, key);
+            sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows no %s figure", key,
+                         claimed, key);
         else if (!sc_tracelog_shows(claimed, fig->value, fig->unit))
             sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows %s=%.9g", key,
                          claimed, key, fig->value);
@@ -227,10 +249,11 @@ static void sc__check_number(json_object *obj, const char *key, double shown, do
 
     if (!json_object_object_get_ex(obj, key, &v) || !v)
         return;
-    double claimed = json_object_get_double(v);
+    double claimed = NAN;
+    sc_num_json(v, &claimed);
     if (!sc_tracelog_shows(claimed, shown, unit))
-        sc_diag_addf(problems, "results.json: %s %s %.9g, but stream.log's table shows %.9g",
-                     what, key, claimed, shown);
+        sc_diag_addf(problems, "results.json: %s %s %.9g, but stream.log's table shows %.9g", what,
+                     key, claimed, shown);
 }
 
 /* mpi-pingpong: each size's time and bandwidth, the 8-byte latency and the peak. */
@@ -248,8 +271,10 @@ static void sc__check_sizes(json_object *metrics, const sc_tracelog *t, sc_diag 
             unsigned long long n = (unsigned long long)json_object_get_int64(bytes);
             const sc_imb_row *row = sc_tracelog_imb_row(t, n);
             if (!row) {
-                sc_diag_addf(problems, "results.json: a %llu-byte size, but stream.log's table "
-                                       "has no such row", n);
+                sc_diag_addf(problems,
+                             "results.json: a %llu-byte size, but stream.log's table "
+                             "has no such row",
+                             n);
                 continue;
             }
             snprintf(what, sizeof(what), "%llu bytes:", n);
@@ -297,8 +322,9 @@ static void sc__check_conf_figures(const char *conf, const char *build, const sc
     char claimed[64];
     sc_kv want;
 
+    double v = NAN;
     if (sc_kv_get(conf, "best_rate_MBps", claimed, sizeof(claimed)) &&
-        !sc_tracelog_shows(strtod(claimed, NULL), log_best, 0.1))
+        (sc_num_str(claimed, &v) < 0 || !sc_tracelog_shows(v, log_best, 0.1)))
         sc_diag_addf(problems, "run.conf: best_rate_MBps=%s, but stream.log shows %.1f MB/s",
                      claimed, log_best);
     /* ready_wait_ms: the log's TRACE_READY_WAIT, or none without one. */
@@ -306,7 +332,7 @@ static void sc__check_conf_figures(const char *conf, const char *build, const sc
     if (sc_kv_get(conf, "ready_wait_ms", claimed, sizeof(claimed))) {
         bool none = strcmp(claimed, "none") == 0;
         if (none != (waited < 0) ||
-            (!none && !sc_tracelog_shows(strtod(claimed, NULL), waited, 0.001)))
+            (!none && (sc_num_str(claimed, &v) < 0 || !sc_tracelog_shows(v, waited, 0.001))))
             sc_diag_addf(problems, "run.conf: ready_wait_ms=%s, but stream.log shows %s", claimed,
                          waited < 0 ? "no TRACE_READY_WAIT" : "another TRACE_READY_WAIT");
     }
@@ -319,15 +345,14 @@ static void sc__check_conf_figures(const char *conf, const char *build, const sc
     for (const char *p = want.text; p && *p;) {
         size_t n = strcspn(p, "\n");
         if (!sc__has_line(conf, p, n))
-            sc_diag_addf(problems, "run.conf: no line \"%.*s\", which stream.log shows",
-                         (int)n, p);
+            sc_diag_addf(problems, "run.conf: no line \"%.*s\", which stream.log shows", (int)n, p);
         p += n + (p[n] != '\0');
     }
     for (const char *p = conf; *p;) {
         size_t n = strcspn(p, "\n");
         if (sc_tracelog_is_transport_conf(p) && !sc__has_line(want.text, p, n))
-            sc_diag_addf(problems, "run.conf: \"%.*s\", but stream.log does not show it",
-                         (int)n, p);
+            sc_diag_addf(problems, "run.conf: \"%.*s\", but stream.log does not show it", (int)n,
+                         p);
         p += n + (p[n] != '\0');
     }
     sc_kv_free(&want);
@@ -354,8 +379,8 @@ static void sc__check_results(json_object *root, const char *log, const sc_card 
     }
     double claimed =
         json_object_object_get_ex(root, "metrics", &metrics) ? sc_results_best_rate(metrics) : 0;
-    /* The log prints one decimal: allow that rounding, nothing more. */
-    if (claimed > 0 && !sc_tracelog_shows(claimed, log_best, 0.1))
+    /* The log prints one decimal: allow that rounding, nothing more (NAN: not a figure). */
+    if (claimed != 0 && !sc_tracelog_shows(claimed, log_best, 0.1))
         sc_diag_addf(problems,
                      "results.json: best rate %.1f MB/s, but stream.log's table "
                      "shows %.1f MB/s",
@@ -372,8 +397,8 @@ static void sc__check_results(json_object *root, const char *log, const sc_card 
     }
 }
 
-static void sc__check_conf(const char *conf, const char *build, const char *log, const sc_card *card,
-                           double log_best, sc_diag *problems)
+static void sc__check_conf(const char *conf, const char *build, const char *log,
+                           const sc_card *card, double log_best, sc_diag *problems)
 {
     sc_tracelog t;
 
@@ -401,6 +426,7 @@ static void sc__files_free(sc__files *f)
     free(f->card_text);
     free(f->run_conf);
     free(f->results);
+    json_object_put(f->res);
     free(f->build);
 }
 
@@ -447,6 +473,10 @@ static int sc__verify_run(const sc_bundle *b, const sc_card *card, const sc__fil
             sc__check_results(run, rf.log, card, g, log_best, &mine);
         else if (root && (!flat || runs))
             sc_diag_addf(&mine, "results.json: no record of this run in \"runs\"");
+        /* When it ran: run.conf (the run's own) and its object of results.json (one run: the
+           top level too). */
+        json_object *records[2] = {run, flat ? root : NULL};
+        sc_verify_times(conf, records, 2, f->now, sc_gates_passed(g), &mine);
         sc__check_conf(conf, i == 0 ? f->build : NULL, rf.log, card, log_best, &mine);
         sc_tracelog t;
         if (rf.log && sc_tracelog_parse(rf.log, &t) == 0) {
@@ -462,9 +492,9 @@ static int sc__verify_run(const sc_bundle *b, const sc_card *card, const sc__fil
 }
 
 /* results.json's "stats" must be what its runs' figures give (sc_runs_stats()). */
-static void sc__check_stats(const sc_card *card, json_object *root, sc_diag *problems)
+static void sc__check_stats(const sc_card *card, json_object *root, bool passed, sc_diag *problems)
 {
-    json_object *runs = NULL, *claimed = NULL;
+    json_object *runs = NULL, *claimed = NULL, *n = NULL;
 
     if (!json_object_object_get_ex(root, "runs", &runs) ||
         !json_object_object_get_ex(root, "stats", &claimed)) {
@@ -473,6 +503,22 @@ static void sc__check_stats(const sc_card *card, json_object *root, sc_diag *pro
         return;
     }
     json_object *truth = sc_runs_stats(card, runs);
+    /* Every run that passed holds each figure: a run whose figure is missing or not a finite
+       number is not left out of the statistics (dropping runs narrows an interval). */
+    size_t nruns = json_object_is_type(runs, json_type_array) ? json_object_array_length(runs) : 0;
+    if (passed && truth) {
+        json_object_object_foreach(truth, fname, fstats)
+        {
+            if (json_object_object_get_ex(fstats, "n", &n) &&
+                (size_t)json_object_get_int64(n) < nruns) {
+                sc_diag_addf(problems,
+                             "results.json: %s has %lld values over %zu runs: a run's figure "
+                             "is missing or not a finite number (valid: one figure per run)",
+                             fname, (long long)json_object_get_int64(n), nruns);
+                break;
+            }
+        }
+    }
     if (truth && !json_object_equal(truth, claimed)) {
         json_object_object_foreach(truth, name, fig)
         {
@@ -537,6 +583,32 @@ static void sc__check_series(const sc_card *card, const sc__files *f, json_objec
     json_object_put(prefix);
 }
 
+/* Several runs: the bundle's start is its first run's, its end its last run's, in run.conf and
+   results.json alike (each run's own times are checked with the run). */
+static void sc__check_series_times(const sc__files *f, json_object *root, size_t n,
+                                   sc_diag *problems)
+{
+    json_object *runs = NULL, *v = NULL;
+    char first[128] = "", last[128] = "";
+
+    sc_verify_times(f->run_conf, &root, 1, f->now, false, problems);
+    if (!n || !root || !json_object_object_get_ex(root, "runs", &runs) ||
+        !json_object_is_type(runs, json_type_array) || json_object_array_length(runs) != n)
+        return;
+    if (json_object_object_get_ex(json_object_array_get_idx(runs, 0), "started_at", &v))
+        snprintf(first, sizeof(first), "%s", json_object_get_string(v));
+    if (json_object_object_get_ex(json_object_array_get_idx(runs, n - 1), "ended_at", &v))
+        snprintf(last, sizeof(last), "%s", json_object_get_string(v));
+    char started[128] = "", ended[128] = "";
+    sc_kv_get(f->run_conf, "started_at", started, sizeof(started));
+    sc_kv_get(f->run_conf, "ended_at", ended, sizeof(ended));
+    if (strcmp(started, first) != 0 || strcmp(ended, last) != 0)
+        sc_diag_addf(problems,
+                     "run.conf: started_at %s, ended_at %s, but its runs started at %s and ended "
+                     "at %s",
+                     started, ended, *first ? first : "(none)", *last ? last : "(none)");
+}
+
 /* The run-<i> folders of a bundle of several runs, counted from run-1 up. */
 static size_t sc__count_runs(const sc_bundle *b)
 {
@@ -556,7 +628,7 @@ static size_t sc__count_runs(const sc_bundle *b)
 static int sc__verify_runs(const sc_bundle *b, const sc_card *card, const sc__files *f,
                            sc_verify_report *out)
 {
-    json_object *root = f->results ? json_tokener_parse(f->results) : NULL, *schema = NULL;
+    json_object *root = f->res, *schema = NULL;
     bool flat = sc_runs_flat(card);
     size_t n = flat ? 1 : sc__count_runs(b);
     sc_gates *each = calloc(n + 1, sizeof(*each));
@@ -591,11 +663,12 @@ static int sc__verify_runs(const sc_bundle *b, const sc_card *card, const sc__fi
         bool v2 = root && json_object_object_get_ex(root, "schema", &schema) &&
                   json_object_get_int(schema) >= SC_RESULTS_SCHEMA;
         if (root && (v2 || !flat))
-            sc__check_stats(card, root, &out->problems);
-        if (!flat)
+            sc__check_stats(card, root, sc_gates_passed(&out->gates), &out->problems);
+        if (!flat) {
             sc__check_series(card, f, root, n, sc_gates_passed(&out->gates), &out->problems);
+            sc__check_series_times(f, root, n, &out->problems);
+        }
     }
-    json_object_put(root);
     free(each);
     return rc;
 }
@@ -624,6 +697,12 @@ int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verif
     f.run_conf = sc__read(&b, "run.conf", p);
     f.results = sc__read(&b, "results.json", p);
     f.build = sc__read(&b, "build.json", p);
+    f.now = (long long)time(NULL);
+    f.res = f.results ? json_tokener_parse(f.results) : NULL;
+    sc__check_finite("results.json", f.res, p);
+    json_object *build = f.build ? json_tokener_parse(f.build) : NULL;
+    sc__check_finite("build.json", build, p);
+    json_object_put(build);
     if (!f.run_conf)
         sc_diag_addf(&out->problems, "run.conf: missing");
     card = sc__check_card(&f, &out->problems);
@@ -646,7 +725,7 @@ int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verif
                                        .log = log,
                                        .opts = opts};
             sc_verify_attest(&ain, &out->gates.g[SC_GATE_PLATFORM_STATE], &out->problems,
-                             &out->attested);
+                             &out->attested, out->attested_host, sizeof(out->attested_host));
         }
         free(log);
     }

@@ -239,7 +239,7 @@ static void sc__gate(sc__ctx *x, sc_gate *gate)
 }
 
 void sc_verify_attest(const sc_verify_attest_in *in, sc_gate *gate, sc_diag *problems,
-                      sc_diag *notes)
+                      sc_diag *notes, char *node, size_t len)
 {
     const char *keys = in->opts && in->opts->keys_dir ? in->opts->keys_dir
                        : getenv("STREAMCARD_KEYS")    ? getenv("STREAMCARD_KEYS")
@@ -254,8 +254,13 @@ void sc_verify_attest(const sc_verify_attest_in *in, sc_gate *gate, sc_diag *pro
         snprintf(x.why_none, sizeof(x.why_none), "no trusted key in %s%s%s", keys, *why ? ": " : "",
                  why);
     sc__read_all(&x);
-    for (size_t i = 0; i < x.n_ok; i++)
+    if (len)
+        *node = '\0';
+    for (size_t i = 0; i < x.n_ok; i++) {
         sc_diag_addf(notes, "platform attested by %s key %s", x.ok[i].c.node, x.ok[i].fpr);
+        if (len && !*node && !strcmp(x.ok[i].c.role, "main")) /* sc__holds: run.conf's host */
+            snprintf(node, len, "%s", x.ok[i].c.node);
+    }
     if (x.n_ok == 0)
         sc_diag_addf(notes, "no platform claim is attested: %s",
                      *x.why_none ? x.why_none : "no statement holds");

@@ -122,14 +122,17 @@ static void sc__card_hash(const sc_bundle_facts *f, char out[SC__CARD_HASH_LEN +
 }
 
 /* The labels every sample of a bundle carries (without braces), which are also its series'
-   identity: nothing in them changes from one run of a card to the next. host and card are
-   what the bundle says; owner is where it was found (the owner of its directory), which the
-   bundle cannot fake: one user's files cannot speak for another user. */
+   identity: nothing in them changes from one run of a card to the next. host is the node
+   whose trusted key signed the bundle's main statement (host_attested="1"), else what the
+   bundle claims (host_attested="0": an unsigned bundle can name any host); card is what the
+   bundle says; owner is where it was found (the owner of its directory), which the bundle
+   cannot fake: one user's files cannot speak for another user. */
 static char *sc__labels(const sc_analysis_bundle *ab)
 {
     const sc_bundle_facts *f = &ab->facts;
     const char *kernel = sc_facts_get(f, "kernel");
-    char *buf = NULL, owner[256], hash[SC__CARD_HASH_LEN + 1];
+    const char *attested = ab->verify.attested_host;
+    char *buf = NULL, owner[256], hash[SC__CARD_HASH_LEN + 1], node[256];
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
 
@@ -137,7 +140,9 @@ static char *sc__labels(const sc_analysis_bundle *ab)
         return NULL;
     sc__owner(f->owner_uid, owner, sizeof(owner));
     sc__card_hash(f, hash);
-    sc__label(out, "host", f->host, true);
+    sc_text_escape(node, sizeof(node), attested, strlen(attested));
+    sc__label(out, "host", *attested ? node : f->host, true);
+    sc__label(out, "host_attested", *attested ? "1" : "0", false);
     sc__label(out, "owner", owner, false);
     sc__label(out, "workload", sc_workload_name(f->workload), false);
     sc__label(out, "kernel", kernel && strcmp(kernel, "n/a") ? kernel : "", false);
@@ -223,28 +228,36 @@ static void sc__emit_interference(FILE *out, const sc__family *fam, const sc__ct
         sc__sample(out, fam->name, x->labels, NULL, NULL, worst / 100);
 }
 
-/* When the bundle's run ended (else began), seconds since the epoch; -1 when unknown. */
-static long long sc__ended(const sc_bundle_facts *f)
+/* When the bundle's run ended (else began), seconds since the epoch; -1 when unknown, and
+   for a bundle that is not intact: its times are not trusted (verify holds an intact
+   bundle's to be well formed, ordered and not in the future), so a forged time cannot make
+   it the newest of its label set and shadow a newer bundle. */
+static long long sc__ended(const sc_analysis_bundle *ab)
 {
-    long long t = sc_facts_epoch(f->ended_at);
+    const sc_bundle_facts *f = &ab->facts;
 
+    if (!sc_verify_intact(&ab->verify))
+        return -1;
+    long long t = sc_facts_epoch(f->ended_at);
     return t >= 0 ? t : sc_facts_epoch(f->started_at);
 }
 
 static void sc__emit_time(FILE *out, const sc__family *fam, const sc__ctx *x)
 {
-    long long t = sc__ended(&x->ab->facts);
+    long long t = sc__ended(x->ab);
 
     if (t >= 0)
         sc__sample(out, fam->name, x->labels, NULL, NULL, (double)t);
 }
 
+/* Never below 0: an intact bundle's end is at most SC_VERIFY_CLOCK_SKEW_S ahead of this
+   clock, a node's clock a little ahead of this one's. */
 static void sc__emit_age(FILE *out, const sc__family *fam, const sc__ctx *x)
 {
-    long long t = sc__ended(&x->ab->facts);
+    long long t = sc__ended(x->ab);
 
     if (t >= 0)
-        sc__sample(out, fam->name, x->labels, NULL, NULL, (double)(x->now - t));
+        sc__sample(out, fam->name, x->labels, NULL, NULL, (double)(x->now > t ? x->now - t : 0));
 }
 
 static void sc__emit_transport(FILE *out, const sc__family *fam, const sc__ctx *x)
@@ -351,7 +364,7 @@ static int sc__series_render(sc__series *s, const sc_analysis_bundle *ab, long l
     int rc = 0;
 
     sc__series_clear(s);
-    s->ended = sc__ended(&ab->facts);
+    s->ended = sc__ended(ab);
     if (!(s->bundle = strdup(ab->facts.name)))
         return -ENOMEM;
     for (size_t f = 0; f < SC__NFAMILIES; f++) {
@@ -404,7 +417,7 @@ static bool sc__later_name(const char *a, const char *b)
    (a later end, or the same end and a later directory name). Returns 0 or -ENOMEM. */
 static int sc__export_add(sc__export *e, const sc_analysis_bundle *ab, char *labels)
 {
-    long long ended = sc__ended(&ab->facts);
+    long long ended = sc__ended(ab);
     sc__series *s = NULL;
 
     for (size_t i = 0; i < e->n && !s; i++)

@@ -122,7 +122,7 @@ static double sc__best_rate(const char *kernel_json)
         json_object_object_get_ex(kj, "metrics", &metrics);
     double best = sc_results_best_rate(metrics);
     json_object_put(kj);
-    return best;
+    return best > 0 ? best : 0; /* NAN: no figure */
 }
 
 /* Who ran what: the part of run.conf that is the same for every run of the bundle. */

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "report_html.h"
 #include "report_svg.h"
+#include "sc_num.h"
 #include "study.h"
 
 #include <errno.h>
@@ -25,10 +26,11 @@ static const char *sc__str(json_object *o, const char *key)
                : NULL;
 }
 
+/* A figure of the record (sc_num.h), 0 when there is none. */
 static double sc__num(json_object *o, const char *key)
 {
-    json_object *v;
-    return json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : 0;
+    double v;
+    return sc_num_get(o, key, &v) == 0 ? v : 0;
 }
 
 /* Whether row o is worse than the baseline or, in sequence, than the row before. */

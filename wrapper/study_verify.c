@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "sc_ablation.h"
 #include "sc_bundle.h"
+#include "sc_num.h"
 #include "sc_text.h"
 #include "study_rows.h"
 
@@ -327,6 +328,12 @@ int sc_study_load(const char *path, const sc_verify_opts *opts, sc_diag *problem
         json_object_put(root);
         root = NULL;
     } else {
+        char where[320];
+        if (!sc_num_all_finite(root, where, sizeof(where)))
+            sc_diag_addf(problems,
+                         "study.json: %s, not a finite number (valid: finite numbers "
+                         "only)",
+                         where);
         sc__verify_metric(root, &m, problems);
         sc__verify_rows(&b, path, opts, rows, &m, problems);
     }

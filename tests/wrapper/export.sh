@@ -154,10 +154,11 @@ def one(name, card, **labels):
     assert len(got) == 1, (name, card, labels, got)
     return got[0]
 for s in fams["streamcard_verdict_ok"].samples:
-    assert set(s.labels) == {"host", "owner", "workload", "kernel", "card", "card_hash"}, s.labels
+    assert set(s.labels) == {"host", "host_attested", "owner", "workload", "kernel", "card", "card_hash"}, s.labels
     # owner: who owns the bundle directory, whatever the bundle says
     assert s.labels["owner"] == pwd.getpwuid(os.stat(sys.argv[2]).st_uid).pw_name, s.labels
     assert s.labels["workload"] == "stream" and s.labels["kernel"] == "copy", s.labels
+    assert s.labels["host_attested"] == "0", s.labels  # runs outside the plugin: claimed
     assert len(s.labels["card_hash"]) == 12 and int(s.labels["card_hash"], 16) >= 0, s.labels
 assert one("streamcard_verdict_ok", "base") == 1
 assert one("streamcard_verdict_ok", "failed") == 0

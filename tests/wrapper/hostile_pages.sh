@@ -94,6 +94,16 @@ PY
 reseal_study "$figures"
 expect_status 1 "$SC" verify "$figures"
 expect_contains "$WORK/err" "row 2: recorded vs_baseline"
+# A figure of the record made infinite (the page would draw it): not a figure.
+python3 - "$figures/study.json" <<'PY'
+import json, sys
+p = sys.argv[1]; r = json.load(open(p))
+r["rows"][1]["median"] = float("inf")
+json.dump(r, open(p, "w"))
+PY
+reseal_study "$figures"
+expect_status 1 "$SC" verify "$figures"
+expect_contains "$WORK/err" "study.json: rows[1].median is Infinity, not a finite number"
 
 # 2. A real bundle whose card asks its question in a script and sets an env value to a
 # handler, whose host (run.conf and results.json alike, so verify accepts it) and a
