@@ -9,11 +9,13 @@
  * failure and the number of series stays bounded however many runs a folder holds. Bundles
  * are read one at a time and freed; only the newest bundle's samples per label set are kept.
  * A bundle that fails verification still reports its verdict (0), never its figures: numbers
- * of a failed run are not to be used. With -o the file is written atomically (a temporary
- * file renamed), as the textfile collector needs.
+ * of a failed run are not to be used. With -o the file is written whole or not at all
+ * (outfile.h: a temporary file of its own beside it, fsync'd and renamed; a symlink there
+ * refused), as the textfile collector needs, however many exports run at once.
  */
 #include "analysis.h"
 #include "cli.h"
+#include "outfile.h"
 
 #include "sc_hash.h"
 #include "sc_text.h"
@@ -495,7 +497,8 @@ static void sc__export_usage(FILE *out)
             "options:\n"
             "  --prometheus   the Prometheus text format\n"
             "  --in-toto      the bundle's signed statements, one DSSE envelope per line\n"
-            "  -o FILE        write FILE atomically (FILE.tmp, then rename) instead of stdout\n"
+            "  -o FILE        write FILE whole or not at all (a temporary file of its own beside\n"
+            "                 it, then renamed; a symlink at FILE is refused) instead of stdout\n"
             "  -h, --help     this text\n"
             "\n"
             "metrics (name, unit, better, workload):\n");
@@ -550,8 +553,8 @@ int sc_cmd_export(int argc, char **argv)
                                         .unreadable_status = SC_EXIT_FAILED};
     sc__export_opts o = {0};
     sc__export e = {.now = (long long)time(NULL)};
-    char *tmp = NULL;
-    FILE *out = stdout;
+    sc_outfile out = {0};
+    char why[4096 + 256];
     int status, first;
 
     for (int i = 1; i < argc; i++)
@@ -560,10 +563,8 @@ int sc_cmd_export(int argc, char **argv)
     if (!sc_analysis_options(&cmd, argc, argv, &o, &first, &status))
         return status;
     sc_analysis_bundle *ab = calloc(1, sizeof(*ab));
-    if (!ab || (o.output && asprintf(&tmp, "%s.tmp", o.output) < 0)) {
-        free(ab);
+    if (!ab)
         return SC_EXIT_ERROR;
-    }
     for (int i = first; i < argc; i++) {
         sc_analysis_load_named(&cmd, ab, argv[i], &status);
         char *labels = ab->loaded ? sc__labels(ab) : NULL;
@@ -572,17 +573,20 @@ int sc_cmd_export(int argc, char **argv)
         sc_analysis_free(ab);
     }
     free(ab);
-    if (tmp && !(out = fopen(tmp, "w"))) {
-        fprintf(stderr, "streamcard: export: %s: %s (valid: a writable directory)\n", tmp,
-                strerror(errno));
+    if (sc_outfile_open(&out, o.output ? o.output : "-", why, sizeof(why)) < 0) {
+        fprintf(stderr, "streamcard: export: %s\n", why);
+        sc__export_close(&e, NULL);
+        return SC_EXIT_ERROR;
+    }
+    sc__export_close(&e, out.f);
+    if (status == SC_EXIT_ERROR) { /* a bundle that could not be rendered: the file stays */
+        if (o.output)
+            fprintf(stderr, "streamcard: export: %s: not written: %s\n", o.output,
+                    strerror(ENOMEM));
+        sc_outfile_abort(&out);
+    } else if (sc_outfile_commit(&out, why, sizeof(why)) < 0) {
+        fprintf(stderr, "streamcard: export: %s\n", why);
         status = SC_EXIT_ERROR;
     }
-    sc__export_close(&e, out);
-    if (tmp && out && (fclose(out) != 0 || status == SC_EXIT_ERROR || rename(tmp, o.output) < 0)) {
-        fprintf(stderr, "streamcard: export: %s: %s\n", o.output, strerror(errno));
-        unlink(tmp);
-        status = SC_EXIT_ERROR;
-    }
-    free(tmp);
     return status;
 }

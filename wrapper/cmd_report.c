@@ -4,6 +4,7 @@
  * verification is shown, marked REFUSED with the reason, and never compared.
  */
 #include "cli.h"
+#include "outfile.h"
 #include "report_html.h"
 #include "study.h"
 
@@ -94,7 +95,8 @@ int sc_cmd_report(int argc, char **argv)
         return sc_study_report(argv[first], o.output);
     sc_analysis_bundle *ab = calloc(n ? n : 1, sizeof(*ab));
     sc_html *sections = sc_html_tmp(), *page = NULL;
-    FILE *out = NULL;
+    sc_outfile out = {0};
+    char why[4096 + 256];
     if (!ab || !sections) {
         fprintf(stderr,
                 "streamcard: report: a temporary file for the bundles' sections: %s (valid: a "
@@ -110,10 +112,10 @@ int sc_cmd_report(int argc, char **argv)
     }
     if (status != SC_EXIT_USAGE) {
         const char *output = o.output;
-        out = strcmp(output, "-") == 0 ? stdout : fopen(output, "w");
-        if (!out || !(page = sc_html_open(out))) {
-            fprintf(stderr, "streamcard: report: %s: %s (valid: a writable file)\n", output,
-                    strerror(out ? ENOMEM : errno));
+        if (sc_outfile_open(&out, output, why, sizeof(why)) < 0 || !(page = sc_html_open(out.f))) {
+            if (out.f)
+                snprintf(why, sizeof(why), "%s: %s", output, strerror(ENOMEM));
+            fprintf(stderr, "streamcard: report: %s\n", why);
             status = SC_EXIT_ERROR;
             goto out;
         }
@@ -122,19 +124,18 @@ int sc_cmd_report(int argc, char **argv)
         sc_report_html_tail(page);
         int rc = sc_html_close(page);
         page = NULL;
-        if (out != stdout && fclose(out) != 0 && rc == 0)
-            rc = -errno;
-        out = NULL;
         if (rc < 0 || copied < 0) {
             fprintf(stderr, "streamcard: report: %s: %s\n", output,
                     copied < 0 ? "the bundles' sections could not be copied" : strerror(-rc));
+            status = SC_EXIT_ERROR;
+        } else if (sc_outfile_commit(&out, why, sizeof(why)) < 0) {
+            fprintf(stderr, "streamcard: report: %s\n", why);
             status = SC_EXIT_ERROR;
         }
     }
 out:
     sc_html_close(page);
-    if (out && out != stdout)
-        fclose(out);
+    sc_outfile_abort(&out); /* nothing once committed */
     sc_html_close(sections);
     for (size_t i = 0; ab && i < n; i++)
         sc_analysis_free(&ab[i]);

@@ -6,6 +6,7 @@
  * its problems and no bars.
  */
 #include "cli.h"
+#include "outfile.h"
 #include "report_html.h"
 #include "report_svg.h"
 #include "sc_num.h"
@@ -174,20 +175,28 @@ int sc_study_report(const char *path, const char *output)
     status = problems.count ? SC_EXIT_FAILED : SC_EXIT_OK;
     if (problems.count)
         sc_diag_print(&problems, "streamcard: report: ", stderr);
-    FILE *out = strcmp(output, "-") == 0 ? stdout : fopen(output, "w");
-    sc_html *page = out ? sc_html_open(out) : NULL;
-    if (!page) {
-        fprintf(stderr, "streamcard: report: %s: %s (valid: a writable file)\n", output,
-                strerror(out ? ENOMEM : errno));
+    sc_outfile out;
+    char why[4096 + 256];
+    sc_html *page = NULL;
+    if (sc_outfile_open(&out, output, why, sizeof(why)) < 0 || !(page = sc_html_open(out.f))) {
+        if (out.f)
+            snprintf(why, sizeof(why), "%s: %s", output, strerror(ENOMEM));
+        fprintf(stderr, "streamcard: report: %s\n", why);
+        sc_outfile_abort(&out);
         status = SC_EXIT_ERROR;
     } else {
         sc__page(page, path, record, &problems);
         sc_report_html_tail(page);
-        if (sc_html_close(page) < 0)
+        int rc = sc_html_close(page);
+        if (rc < 0) {
+            fprintf(stderr, "streamcard: report: %s: %s\n", output, strerror(-rc));
+            sc_outfile_abort(&out);
             status = SC_EXIT_ERROR;
+        } else if (sc_outfile_commit(&out, why, sizeof(why)) < 0) {
+            fprintf(stderr, "streamcard: report: %s\n", why);
+            status = SC_EXIT_ERROR;
+        }
     }
-    if (out && out != stdout && fclose(out) != 0)
-        status = SC_EXIT_ERROR;
     json_object_put(record);
     sc_diag_free(&problems);
     return status;
