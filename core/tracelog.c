@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +200,11 @@ static int sc__imb_row(sc_tracelog *t, const char *line)
         return 0;
     if (sc__numbers(line, v, unit, 4) && unit[0] == 1 && unit[1] == 1 && sc__count(v[0], &bytes) &&
         sc__count(v[1], &reps)) {
+        if (t->n_imb_rows >= t->limits.imb_rows) {
+            snprintf(t->over_text, sizeof(t->over_text),
+                     "more IMB table rows than the card's %zu message sizes", t->limits.imb_rows);
+            return 1;
+        }
         double usec = v[2], mbps = v[3];
         sc_imb_row row = {bytes, reps, usec, mbps, unit[2], unit[3]};
         if (sc__append((void **)&t->imb_rows, &t->n_imb_rows, &row, sizeof(row)) < 0)
@@ -243,25 +249,32 @@ static void sc__figures(sc_tracelog *t, const char *line)
     }
 }
 
-/* "Copy:   12345.6   0.001   0.001   0.002": a result table row. */
-static void sc__table_row(sc_tracelog *t, const char *line)
+/* "Copy:   12345.6   0.001   0.001   0.002": a result table row. 1 when it is one beyond the
+   limits. */
+static int sc__table_row(sc_tracelog *t, const char *line)
 {
     sc_table_row row;
     int name_len = 0;
-
-    if (t->n_rows >= sizeof(t->rows) / sizeof(t->rows[0]))
-        return;
     double v[4];
 
     if (sscanf(line, "%31[A-Za-z]:%n", row.name, &name_len) != 1 || name_len == 0)
-        return;
+        return 0;
     if (!sc__numbers(line + name_len, v, NULL, 4))
-        return;
+        return 0;
+    if (t->n_rows >= t->limits.table_rows) {
+        snprintf(t->over_text, sizeof(t->over_text),
+                 "more STREAM table rows than the %zu function%s the card's kernel runs",
+                 t->limits.table_rows, t->limits.table_rows == 1 ? "" : "s");
+        return 1;
+    }
+    if (t->n_rows >= sizeof(t->rows) / sizeof(t->rows[0]))
+        return 0;
     row.best_rate_MBps = v[0];
     row.avg_s = v[1];
     row.min_s = v[2];
     row.max_s = v[3];
     t->rows[t->n_rows++] = row;
+    return 0;
 }
 
 /* The per-rank MPI lines: their tags and run.conf keys, in the order of sc_mpi_line. */
@@ -345,8 +358,8 @@ static int sc__line(sc_tracelog *t, const char *line, size_t n, long lineno)
     else if (sscanf(buf, SC_TRACE_CLOCK_GRANULARITY("%ld"), &a) == 1 && a > 0)
         t->clock_granularity_us = a;
     int rc = sc__imb_row(t, buf);
-    if (rc < 0)
-        return rc;
+    if (rc != 0)
+        return rc; /* out of memory, or a row beyond the limits */
     sc__figures(t, buf);
     if (sc__after(buf, SC_TRACE_VALIDATES) && !t->validates_line)
         t->validates_line = lineno;
@@ -363,11 +376,17 @@ static int sc__line(sc_tracelog *t, const char *line, size_t n, long lineno)
         t->nonfinite_line = lineno;
         sc__copy_line(t->nonfinite_text, sizeof(t->nonfinite_text), buf, strlen(buf));
     }
-    sc__table_row(t, buf);
-    return 0;
+    return sc__table_row(t, buf);
 }
 
 int sc_tracelog_parse(const char *log, sc_tracelog *out)
+{
+    static const sc_tracelog_limits none = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
+
+    return sc_tracelog_parse_bounded(log, &none, out);
+}
+
+int sc_tracelog_parse_bounded(const char *log, const sc_tracelog_limits *limits, sc_tracelog *out)
 {
     long lineno = 0;
 
@@ -376,15 +395,24 @@ int sc_tracelog_parse(const char *log, sc_tracelog *out)
     out->ranks_requested = out->ranks_counted = -1;
     out->ready_wait_ms = -1;
     out->clock_granularity_us = -1;
+    out->limits = *limits;
     for (const char *line = log; line && *line;) {
         size_t n = strcspn(line, "\n");
         size_t trimmed = n;
         while (trimmed > 0 && (line[trimmed - 1] == '\r' || line[trimmed - 1] == ' '))
             trimmed--;
-        int rc = sc__line(out, line, trimmed, ++lineno);
+        int rc = (size_t)lineno < limits->lines ? sc__line(out, line, trimmed, lineno + 1) : 1;
+        lineno++;
         if (rc < 0) {
             sc_tracelog_free(out);
             return rc;
+        }
+        if (rc > 0) { /* beyond the limits: nothing after it is read */
+            out->over_line = lineno;
+            if (!*out->over_text)
+                snprintf(out->over_text, sizeof(out->over_text),
+                         "more than %zu lines, more than a run of the card prints", limits->lines);
+            break;
         }
         line += n;
         if (*line == '\n')

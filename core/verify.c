@@ -4,6 +4,7 @@
  * the raw files show.
  */
 #include "sc_verify.h"
+#include "sc_bounds.h"
 #include "sc_bundle.h"
 #include "sc_card.h"
 #include "sc_hash.h"
@@ -38,20 +39,16 @@ typedef struct sc__files {
     long long now;
 } sc__files;
 
-/* The best rate the log's own table shows (STREAM rows), or 0. */
-static double sc__log_best_rate(const char *log)
+/* The best rate the log's own table shows (STREAM rows), or 0 (t NULL: no log). */
+static double sc__log_best_rate(const sc_tracelog *t)
 {
-    sc_tracelog t;
     double best = 0;
 
-    if (!log || sc_tracelog_parse(log, &t) < 0)
-        return 0;
-    for (size_t i = 0; i < t.n_rows; i++)
-        if (t.rows[i].best_rate_MBps > best)
-            best = t.rows[i].best_rate_MBps;
-    if (t.imb_peak_MBps > best) /* mpi-pingpong: the IMB table's highest Mbytes/sec */
-        best = t.imb_peak_MBps;
-    sc_tracelog_free(&t);
+    for (size_t i = 0; t && i < t->n_rows; i++)
+        if (t->rows[i].best_rate_MBps > best)
+            best = t->rows[i].best_rate_MBps;
+    if (t && t->imb_peak_MBps > best) /* mpi-pingpong: the IMB table's highest Mbytes/sec */
+        best = t->imb_peak_MBps;
     return best;
 }
 
@@ -154,6 +151,7 @@ static void sc__check_build(const sc__files *f, sc_diag *problems)
         sc_diag_addf(problems, "build.json: missing or not JSON");
         return;
     }
+    sc__check_finite("build.json", build, problems);
     sc_kv_get(f->run_conf, "binary_sha256", claimed, sizeof(claimed));
     if (!json_object_object_get_ex(build, "sha256", &sha) ||
         strcmp(json_object_get_string(sha), claimed) != 0)
@@ -197,17 +195,16 @@ static bool sc__gate_agrees(json_object *g, const sc_gate *gate, const char *nam
 }
 
 /* Every STREAM function's rate in results.json must be the one stream.log's table shows. */
-static void sc__check_rates(const char *log, json_object *metrics, sc_diag *problems)
+static void sc__check_rates(const sc_tracelog *t, json_object *metrics, sc_diag *problems)
 {
     json_object *rates;
-    sc_tracelog t;
 
     if (!metrics || !json_object_object_get_ex(metrics, "rates", &rates) ||
-        !json_object_is_type(rates, json_type_object) || sc_tracelog_parse(log ? log : "", &t) < 0)
+        !json_object_is_type(rates, json_type_object))
         return;
     json_object_object_foreach(rates, key, rate)
     {
-        const sc_table_row *row = sc_tracelog_row(&t, key);
+        const sc_table_row *row = sc_tracelog_row(t, key);
         double claimed = NAN;
         sc_num_json(rate, &claimed); /* a figure, or NAN: shown by no log */
         if (!row)
@@ -218,7 +215,6 @@ static void sc__check_rates(const char *log, json_object *metrics, sc_diag *prob
                          "results.json: %s rate %.1f MB/s, but stream.log's table shows %.1f MB/s",
                          key, claimed, row->best_rate_MBps);
     }
-    sc_tracelog_free(&t);
 }
 
 /* ipsearch: every figure of results.json's metrics is one the log's key=value lines show. */
@@ -358,8 +354,9 @@ static void sc__check_conf_figures(const char *conf, const char *build, const sc
     sc_kv_free(&want);
 }
 
-/* A run's object of results.json (for one run, its top level) against its log and gates. */
-static void sc__check_results(json_object *root, const char *log, const sc_card *card,
+/* A run's object of results.json (for one run, its top level) against its log as parsed (an
+   empty one when there is none) and its gates. */
+static void sc__check_results(json_object *root, const sc_tracelog *t, const sc_card *card,
                               const sc_gates *gates, double log_best, sc_diag *problems)
 {
     json_object *val = NULL, *g, *metrics = NULL;
@@ -385,27 +382,14 @@ static void sc__check_results(json_object *root, const char *log, const sc_card 
                      "results.json: best rate %.1f MB/s, but stream.log's table "
                      "shows %.1f MB/s",
                      claimed, log_best);
-    sc__check_rates(log, metrics, problems);
-    sc_tracelog t;
-    if (metrics && sc_tracelog_parse(log ? log : "", &t) == 0) {
+    sc__check_rates(t, metrics, problems);
+    if (metrics) {
         if (card->workload == SC_WORKLOAD_IPSEARCH)
-            sc__check_figures(metrics, &t, problems);
+            sc__check_figures(metrics, t, problems);
         if (card->workload == SC_WORKLOAD_MPI_PINGPONG)
-            sc__check_sizes(metrics, &t, problems);
-        sc_verify_reps(metrics, &t, card, problems);
-        sc_tracelog_free(&t);
+            sc__check_sizes(metrics, t, problems);
+        sc_verify_reps(metrics, t, card, problems);
     }
-}
-
-static void sc__check_conf(const char *conf, const char *build, const char *log,
-                           const sc_card *card, double log_best, sc_diag *problems)
-{
-    sc_tracelog t;
-
-    if (!conf || sc_tracelog_parse(log ? log : "", &t) < 0)
-        return;
-    sc__check_conf_figures(conf, build, card, log ? &t : NULL, log_best, problems);
-    sc_tracelog_free(&t);
 }
 
 /* A file of the bundle through the bounded reader; NULL when absent, and a problem when it
@@ -439,12 +423,15 @@ static void sc__merge_prefixed(sc_diag *to, const sc_diag *from, const char *pre
 
 /*
  * One run against its files: its gates recomputed, its record's claims (run.conf for one
- * run, run-<i>/run.conf for several), its object of results.json and its figures. Several
- * runs: each problem starts "run-<i>: ".
+ * run, run-<i>/run.conf for several), its object of results.json and its figures. Its log is
+ * read once, parsed once within what a run of the card can print (sc_bounds.h; a log beyond
+ * it is a problem, not read further), and freed before the next run's: one log in memory at
+ * a time. The first run's parse is kept in first (NULL: not wanted; first->over_line < 0
+ * when it had no log) for the attestation. Several runs: each problem starts "run-<i>: ".
  */
 static int sc__verify_run(const sc_bundle *b, const sc_card *card, const sc__files *f,
                           json_object *root, size_t i, const sc_platform_files *p, sc_gates *g,
-                          sc_diag *problems)
+                          sc_diag *problems, sc_tracelog *first)
 {
     bool flat = sc_runs_flat(card);
     json_object *runs = NULL, *run = NULL;
@@ -452,6 +439,9 @@ static int sc__verify_run(const sc_bundle *b, const sc_card *card, const sc__fil
     sc_run_end e;
     sc_diag mine;
     char prefix[32];
+    sc_tracelog t;
+    sc_tracelog_limits lines;
+    sc_interference_limits intf; /* sc_interference_load() holds the records to it */
 
     sc_diag_init(&mine);
     sc_run_files_read(b, card, i, &rf);
@@ -459,8 +449,20 @@ static int sc__verify_run(const sc_bundle *b, const sc_card *card, const sc__fil
     if (!conf && !flat)
         sc_diag_addf(&mine, "run.conf: missing");
     sc_run_end_from_conf(conf, &e);
-    double log_best = sc__log_best_rate(rf.log);
-    int rc = sc_run_gates(card, &rf, &e, p, log_best, g);
+    sc_bounds_of(card, &lines, &intf);
+    int rc = sc_tracelog_parse_bounded(rf.log ? rf.log : "", &lines, &t);
+    if (rc < 0) {
+        sc_run_files_free(&rf);
+        sc_diag_free(&mine);
+        return rc;
+    }
+    if (t.over_line)
+        sc_diag_addf(&mine,
+                     "stream.log: line %ld: %s (valid: what a run of the card prints; not read "
+                     "further)",
+                     t.over_line, t.over_text);
+    double log_best = sc__log_best_rate(rf.log ? &t : NULL);
+    rc = sc_run_gates(card, &rf, &e, p, log_best, &t, g);
     if (root && json_object_object_get_ex(root, "runs", &runs) &&
         json_object_is_type(runs, json_type_array))
         run = json_object_array_get_idx(runs, i);
@@ -468,25 +470,31 @@ static int sc__verify_run(const sc_bundle *b, const sc_card *card, const sc__fil
         if (conf)
             sc__check_claims(conf, g, &mine);
         if (root && flat)
-            sc__check_results(root, rf.log, card, g, log_best, &mine);
+            sc__check_results(root, &t, card, g, log_best, &mine);
         if (run)
-            sc__check_results(run, rf.log, card, g, log_best, &mine);
+            sc__check_results(run, &t, card, g, log_best, &mine);
         else if (root && (!flat || runs))
             sc_diag_addf(&mine, "results.json: no record of this run in \"runs\"");
         /* When it ran: run.conf (the run's own) and its object of results.json (one run: the
            top level too). */
         json_object *records[2] = {run, flat ? root : NULL};
         sc_verify_times(conf, records, 2, f->now, sc_gates_passed(g), &mine);
-        sc__check_conf(conf, i == 0 ? f->build : NULL, rf.log, card, log_best, &mine);
-        sc_tracelog t;
-        if (rf.log && sc_tracelog_parse(rf.log, &t) == 0) {
+        if (conf)
+            sc__check_conf_figures(conf, i == 0 ? f->build : NULL, card, rf.log ? &t : NULL,
+                                   log_best, &mine);
+        if (rf.log)
             sc_verify_derived(&t, card, &mine); /* the log's rates from its own times */
-            sc_tracelog_free(&t);
-        }
     }
     snprintf(prefix, sizeof(prefix), "run-%zu: ", i + 1);
     sc__merge_prefixed(problems, &mine, flat ? "" : prefix);
     sc_diag_free(&mine);
+    if (first && i == 0) {
+        *first = t; /* the caller frees it */
+        if (!rf.log)
+            first->over_line = -1;
+    } else {
+        sc_tracelog_free(&t);
+    }
     sc_run_files_free(&rf);
     return rc;
 }
@@ -626,7 +634,7 @@ static size_t sc__count_runs(const sc_bundle *b)
 
 /* Every run, the gates over them, the top-level claims, the statistics and the series. */
 static int sc__verify_runs(const sc_bundle *b, const sc_card *card, const sc__files *f,
-                           sc_verify_report *out)
+                           sc_verify_report *out, sc_tracelog *first_log)
 {
     json_object *root = f->res, *schema = NULL;
     bool flat = sc_runs_flat(card);
@@ -639,7 +647,7 @@ static int sc__verify_runs(const sc_bundle *b, const sc_card *card, const sc__fi
         sc_diag_addf(&out->problems, "results.json: missing or not JSON");
     sc_platform_files_read(b, &p);
     for (size_t i = 0; rc == 0 && i < n; i++)
-        rc = sc__verify_run(b, card, f, root, i, &p, &each[i], &out->problems);
+        rc = sc__verify_run(b, card, f, root, i, &p, &each[i], &out->problems, first_log);
     sc_platform_files_free(&p);
     if (rc == 0) {
         sc_runs_combine_gates(each, n, &out->gates);
@@ -657,8 +665,11 @@ static int sc__verify_runs(const sc_bundle *b, const sc_card *card, const sc__fi
         out->gates_computed = true;
         if (!flat) {
             sc__check_claims(f->run_conf, &out->gates, &out->problems);
-            if (root)
-                sc__check_results(root, NULL, card, &out->gates, 0, &out->problems);
+            sc_tracelog none; /* the bundle's own object holds no figure of a log */
+            if (root && sc_tracelog_parse("", &none) == 0) {
+                sc__check_results(root, &none, card, &out->gates, 0, &out->problems);
+                sc_tracelog_free(&none);
+            }
         }
         bool v2 = root && json_object_object_get_ex(root, "schema", &schema) &&
                   json_object_get_int(schema) >= SC_RESULTS_SCHEMA;
@@ -698,22 +709,22 @@ int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verif
     f.results = sc__read(&b, "results.json", p);
     f.build = sc__read(&b, "build.json", p);
     f.now = (long long)time(NULL);
-    f.res = f.results ? json_tokener_parse(f.results) : NULL;
-    sc__check_finite("results.json", f.res, p);
-    json_object *build = f.build ? json_tokener_parse(f.build) : NULL;
-    sc__check_finite("build.json", build, p);
-    json_object_put(build);
     if (!f.run_conf)
         sc_diag_addf(&out->problems, "run.conf: missing");
     card = sc__check_card(&f, &out->problems);
+    /* build.json parsed and released before results.json is: one 4 MiB document held as
+       json-c objects at a time (doc/design.md, section 17) */
+    sc__check_build(&f, &out->problems);
+    f.res = f.results ? json_tokener_parse(f.results) : NULL;
+    sc__check_finite("results.json", f.res, p);
     if (f.run_conf)
         sc__check_identity(&f, card, &out->problems);
-    sc__check_build(&f, &out->problems);
     if (card) {
-        char rel[64];
-        char *log = sc_bundle_read_opt(&b, sc_runs_path(card, 0, "stream.log", rel, sizeof(rel)));
-        out->log_best_rate_MBps = sc__log_best_rate(log);
-        rc = sc__verify_runs(&b, card, &f, out);
+        sc_tracelog first; /* the first run's log as parsed; over_line -1: it has none */
+        memset(&first, 0, sizeof(first));
+        rc = sc__verify_runs(&b, card, &f, out, &first);
+        bool has_log = first.over_line >= 0;
+        out->log_best_rate_MBps = sc__log_best_rate(has_log ? &first : NULL);
         if (rc == 0 && out->gates_computed) {
             /* run.conf and results.json say what the bundle's readback shows (checked
                above); the gate itself holds only on what root signed. The runs share the
@@ -722,12 +733,12 @@ int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verif
                                        .card = card,
                                        .card_text = f.card_text,
                                        .run_conf = f.run_conf ? f.run_conf : "",
-                                       .log = log,
+                                       .log = has_log ? &first : NULL,
                                        .opts = opts};
             sc_verify_attest(&ain, &out->gates.g[SC_GATE_PLATFORM_STATE], &out->problems,
                              &out->attested, out->attested_host, sizeof(out->attested_host));
         }
-        free(log);
+        sc_tracelog_free(&first);
     }
     sc_bundle_close(&b);
     sc_card_free(card);

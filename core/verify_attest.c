@@ -210,8 +210,6 @@ static void sc__gate(sc__ctx *x, sc_gate *gate)
     const sc_card *card = x->in->card;
     const sc__signed *main = NULL;
     sc_host_state *hosts = calloc(x->n_ok ? x->n_ok : 1, sizeof(*hosts));
-    sc_tracelog t;
-    bool have_log = x->in->log && sc_tracelog_parse(x->in->log, &t) == 0;
 
     for (size_t i = 0; i < x->n_ok; i++) {
         if (!strcmp(x->ok[i].c.role, "main") && !main)
@@ -227,14 +225,12 @@ static void sc__gate(sc__ctx *x, sc_gate *gate)
                                  : "no statement of the main step signed by a trusted node key "
                                    "(a run outside the plugin, or a node without a key)");
     else
-        sc_platform_gate(card, main->state_env, hosts, x->n_ok, have_log ? &t : NULL, gate);
+        sc_platform_gate(card, main->state_env, hosts, x->n_ok, x->in->log, gate);
     if (gate->state == SC_GATE_OK) {
         char note[sizeof(gate->note)];
         snprintf(note, sizeof(note), "%s", gate->note);
         sc_gate_set(gate, SC_GATE_OK, "attested, %s", note);
     }
-    if (have_log)
-        sc_tracelog_free(&t);
     free(hosts);
 }
 

@@ -254,7 +254,7 @@ static int sc__gates_of(sc_execution *x, size_t i, const sc_run_files *f, const 
 
     *best = sc__best_rate(kernel_json);
     free(kernel_json);
-    return sc_run_gates(x->plan->card, f, e, p, *best, g);
+    return sc_run_gates(x->plan->card, f, e, p, *best, NULL, g);
 }
 
 /* run-<i>/run.conf: one run's record (several runs), from how it ended. */

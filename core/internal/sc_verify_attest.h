@@ -18,12 +18,14 @@
 #include "sc_card.h"
 #include "sc_diag.h"
 #include "sc_gate_table.h"
+#include "sc_tracelog.h"
 #include "sc_verify.h"
 
 typedef struct sc_verify_attest_in {
     const sc_bundle *b;
     const sc_card *card;
-    const char *card_text, *run_conf, *log;
+    const char *card_text, *run_conf;
+    const sc_tracelog *log; /* the first run's log as parsed; NULL when it has none */
     const sc_verify_opts *opts;
 } sc_verify_attest_in;
 
