@@ -181,6 +181,18 @@ void sc_html_fixed(sc_html *h, int decimals, double v)
         sc__put(h, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
+void sc__html_path(sc_html *h, const char *shape, const double *v, size_t n)
+{
+    size_t used = 0;
+
+    for (const char *p = shape; *p; p++) {
+        if (*p == '#')
+            sc_html_fixed(h, 1, used < n ? v[used++] : 0);
+        else if (strchr("MLHVZ ,", *p)) /* a literal of path letters only, even if misused */
+            sc__put(h, p, 1);
+    }
+}
+
 void sc__html_head(sc_html *h, const char *title, const char *css)
 {
     sc_html_tag(h, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

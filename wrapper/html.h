@@ -45,6 +45,10 @@ void sc_html_text(sc_html *h, const char *text);
 #define sc_html_int(h, format, value) sc__html_int((h), "" format "", (long long)(value))
 /* v with decimals digits after the point ("%.*f"). */
 void sc_html_fixed(sc_html *h, int decimals, double v);
+/* An SVG path's d or a polyline's points: shape a literal of the path letters M L H V Z,
+   spaces and commas, each '#' one number of v[0..n) with one decimal ("M# #H#" over three
+   numbers); a '#' without a number left writes 0. */
+#define sc_html_path(h, shape, v, n) sc__html_path((h), "" shape "", (v), (n))
 
 /*
  * The start of every page: the doctype, the Content-Security-Policy <meta>
@@ -62,5 +66,6 @@ void sc__html_attr(sc_html *h, const char *name, const char *value);
 void sc__html_num(sc_html *h, const char *format, ...) __attribute__((format(printf, 2, 3)));
 void sc__html_int(sc_html *h, const char *format, ...) __attribute__((format(printf, 2, 3)));
 void sc__html_head(sc_html *h, const char *title, const char *css);
+void sc__html_path(sc_html *h, const char *shape, const double *v, size_t n);
 
 #endif

@@ -46,14 +46,21 @@ static void sc__td(sc_html *out, const char *cls, const char *text)
     sc_html_tag(out, "</td>");
 }
 
+/* <td> with an integer. */
+static void sc__td_int(sc_html *out, long long v)
+{
+    sc_html_tag(out, "<td>");
+    sc_html_int(out, "%lld", v);
+    sc_html_tag(out, "</td>");
+}
+
 /* <tr><td>a</td><td>b</td></tr> of two integers. */
 static void sc__int_row(sc_html *out, long a, long b)
 {
-    sc_html_tag(out, "<tr><td>");
-    sc_html_int(out, "%lld", a);
-    sc_html_tag(out, "</td><td>");
-    sc_html_int(out, "%lld", b);
-    sc_html_tag(out, "</td></tr>\n");
+    sc_html_tag(out, "<tr>");
+    sc__td_int(out, a);
+    sc__td_int(out, b);
+    sc_html_tag(out, "</tr>\n");
 }
 
 /* <td> with a number shown with decimals digits. */
@@ -487,13 +494,11 @@ static void sc__mpi(sc_html *out, const sc_bundle_facts *f)
               n, true);
     sc_html_tag(out, "<table><tr><th>bytes</th><th>t usec</th><th>MB/s</th></tr>\n");
     for (size_t i = 0; i < n; i++) {
-        sc_html_tag(out, "<tr><td>");
-        sc_html_int(out, "%lld", f->sizes[i].bytes);
-        sc_html_tag(out, "</td><td>");
-        sc_html_num(out, "%.2f", f->sizes[i].t_usec);
-        sc_html_tag(out, "</td><td>");
-        sc_html_num(out, "%.1f", f->sizes[i].MBps);
-        sc_html_tag(out, "</td></tr>\n");
+        sc_html_tag(out, "<tr>");
+        sc__td_int(out, (long long)f->sizes[i].bytes);
+        sc__tdf(out, f->sizes[i].t_usec, 2);
+        sc__tdf(out, f->sizes[i].MBps, 1);
+        sc_html_tag(out, "</tr>\n");
     }
     sc_html_tag(out, "</table>\n");
     sc__link_matrix(out, f);
@@ -555,15 +560,12 @@ static void sc__placement(sc_html *out, const sc_bundle_facts *f)
                     "</table><table><tr><th>rank</th><th>host</th><th>tid at main_loop_begin</th>"
                     "<th>cpu</th></tr>\n");
         for (size_t i = 0; i < f->n_rank_threads; i++) {
-            sc_html_tag(out, "<tr><td>");
-            sc_html_int(out, "%lld", f->rank_threads[i].rank);
-            sc_html_tag(out, "</td>");
+            sc_html_tag(out, "<tr>");
+            sc__td_int(out, f->rank_threads[i].rank);
             sc__td(out, NULL, f->rank_threads[i].host);
-            sc_html_tag(out, "<td>");
-            sc_html_int(out, "%lld", f->rank_threads[i].tid);
-            sc_html_tag(out, "</td><td>");
-            sc_html_int(out, "%lld", f->rank_threads[i].cpu);
-            sc_html_tag(out, "</td></tr>\n");
+            sc__td_int(out, f->rank_threads[i].tid);
+            sc__td_int(out, f->rank_threads[i].cpu);
+            sc_html_tag(out, "</tr>\n");
         }
         sc_html_tag(out, "</table>\n");
         return;

@@ -87,24 +87,9 @@ static void sc__bars(sc_html *out, int plot_w, double left, const char *title, c
         sc_html_tag(out, "\" height=\"18\"/>\n");
         if (bars[i].hi > 0) {
             double x0 = left + width * bars[i].lo / max, x1 = left + width * bars[i].hi / max;
-            sc_html_tag(out, "<path class=\"whisker\" d=\"M");
-            sc__num1(out, x0);
-            sc_html_tag(out, " ");
-            sc__num1(out, y + 12);
-            sc_html_tag(out, "H");
-            sc__num1(out, x1);
-            sc_html_tag(out, "M");
-            sc__num1(out, x0);
-            sc_html_tag(out, " ");
-            sc__num1(out, y + 6);
-            sc_html_tag(out, "V");
-            sc__num1(out, y + 18);
-            sc_html_tag(out, "M");
-            sc__num1(out, x1);
-            sc_html_tag(out, " ");
-            sc__num1(out, y + 6);
-            sc_html_tag(out, "V");
-            sc__num1(out, y + 18);
+            const double d[] = {x0, y + 12, x1, x0, y + 6, y + 18, x1, y + 6, y + 18};
+            sc_html_tag(out, "<path class=\"whisker\" d=\"");
+            sc_html_path(out, "M# #H#M# #V#M# #V#", d, 9);
             sc_html_tag(out, "\"/>\n");
         }
         if (sig)
@@ -115,12 +100,9 @@ static void sc__bars(sc_html *out, int plot_w, double left, const char *title, c
                  "start", buf);
     }
     if (ref > 0) {
-        sc_html_tag(out, "<path class=\"ref\" d=\"M");
-        sc__num1(out, left + width * ref / max);
-        sc_html_tag(out, " ");
-        sc__num1(out, top);
-        sc_html_tag(out, "V");
-        sc__num1(out, top + row * (double)n);
+        const double d[] = {left + width * ref / max, top, top + row * (double)n};
+        sc_html_tag(out, "<path class=\"ref\" d=\"");
+        sc_html_path(out, "M# #V#", d, 3);
         sc_html_tag(out, "\"/>\n");
     }
     sc_html_tag(out, "</svg>\n");
@@ -175,25 +157,17 @@ void sc_svg_xy(sc_html *out, const char *title, const char *xlabel, const char *
     if (ymax <= 0)
         ymax = 1;
     sc__open(out, (int)bottom + 40, title);
-    sc_html_tag(out, "<path class=\"axis\" d=\"M");
-    sc__num1(out, left);
-    sc_html_tag(out, " ");
-    sc__num1(out, top);
-    sc_html_tag(out, "V");
-    sc__num1(out, bottom);
-    sc_html_tag(out, "H");
-    sc__num1(out, right);
+    const double axis[] = {left, top, bottom, right};
+    sc_html_tag(out, "<path class=\"axis\" d=\"");
+    sc_html_path(out, "M# #V#H#", axis, 4);
     sc_html_tag(out, "\"/>\n");
     for (int t = 0; t <= 4; t++) {
         double v = ymax * t / 4, py = bottom - (bottom - top) * t / 4;
         snprintf(buf, sizeof(buf), "%.0f", v);
         sc__text(out, left - 6, py + 4, "end", buf);
-        sc_html_tag(out, "<path class=\"grid\" d=\"M");
-        sc__num1(out, left);
-        sc_html_tag(out, " ");
-        sc__num1(out, py);
-        sc_html_tag(out, "H");
-        sc__num1(out, right);
+        const double grid[] = {left, py, right};
+        sc_html_tag(out, "<path class=\"grid\" d=\"");
+        sc_html_path(out, "M# #H#", grid, 3);
         sc_html_tag(out, "\"/>\n");
     }
     int step = (int)ceil((lx1 - lx0) / 10);
@@ -209,10 +183,9 @@ void sc_svg_xy(sc_html *out, const char *title, const char *xlabel, const char *
     sc__text(out, left - 6, top - 14, "end", yunit);
     sc_html_tag(out, "<polyline class=\"line\" points=\"");
     for (size_t i = 0; i < n; i++) {
-        sc__num1(out, left + (right - left) * (sc__xv(x[i], log2x) - lx0) / (lx1 - lx0));
-        sc_html_tag(out, ",");
-        sc__num1(out, bottom - (bottom - top) * y[i] / ymax);
-        sc_html_tag(out, " ");
+        const double pt[] = {left + (right - left) * (sc__xv(x[i], log2x) - lx0) / (lx1 - lx0),
+                             bottom - (bottom - top) * y[i] / ymax};
+        sc_html_path(out, "#,# ", pt, 2);
     }
     sc_html_tag(out, "\"/>\n");
     for (size_t i = 0; i < n; i++) {

@@ -5,8 +5,8 @@
 # table, a million copies of its table row, and (a bundle of 6 runs) every run's log padded
 # to MIB6 MiB; and a bundle at every cap at once (the padded log, 4 MiB JSON files). Each
 # command runs R times on each bundle with each build (--old: another build, e.g. main's, for
-# a side-by-side ratio); prints the median wall time and the peak memory (RSS) of each, and
-# old/new. A benchmark, not a test: it asserts nothing and is not
+# a side-by-side ratio); prints the median CPU time (user + system) and the peak memory (RSS)
+# of each, and old/new. A benchmark, not a test: it asserts nothing and is not
 # run by ctest.
 #
 # usage: tests/bench/hostile_log_cost.sh [--bin DIR] [--old DIR] [--mib N] [--mib6 N] [--runs R]
@@ -81,22 +81,23 @@ cp -r "$six" "$WORK/six"
 for i in 1 2 3 4 5 6; do pad "$WORK/six/run-$i/stream.log" "$MIB6" padding; done
 reseal "$WORK/six"
 
-# measure BIN CMD...: the median wall seconds and the largest peak RSS (MB) of R runs.
+# measure BIN CMD...: the median CPU seconds (user + system: what the command itself costs,
+# whatever else loads the machine) and the largest peak RSS (MB) of R runs.
 measure() {
-    local bin=$1 walls=() rss=0 r
+    local bin=$1 cpus=() rss=0 r
     shift
     for ((r = 0; r < R; r++)); do
-        /usr/bin/time -o "$WORK/t" -f "%e %M" "$bin/streamcard" "$@" >/dev/null 2>&1 || true
-        read -r wall kb < <(tail -n 1 "$WORK/t") # after "Command exited with ..." when it failed
-        walls+=("$wall")
+        /usr/bin/time -o "$WORK/t" -f "%U %S %M" "$bin/streamcard" "$@" >/dev/null 2>&1 || true
+        read -r user sys kb < <(tail -n 1 "$WORK/t") # after "Command exited ..." when it failed
+        cpus+=("$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')")
         [ "$kb" -le "$rss" ] || rss=$kb
     done
-    printf '%s %s\n' "$(printf '%s\n' "${walls[@]}" | sort -g | sed -n "$(((R + 1) / 2))p")" \
+    printf '%s %s\n' "$(printf '%s\n' "${cpus[@]}" | sort -g | sed -n "$(((R + 1) / 2))p")" \
         "$((rss / 1024))"
 }
 
-printf '%-8s %-8s %10s %8s' bundle command "new s" "new MB"
-[ -z "$OLD" ] || printf ' %10s %8s %9s %9s' "old s" "old MB" "old/new s" "old/new MB"
+printf '%-8s %-8s %10s %8s' bundle command "new cpu s" "new MB"
+[ -z "$OLD" ] || printf ' %10s %8s %9s %9s' "old cpu s" "old MB" "old/new s" "old/new MB"
 echo
 for b in padding rows six caps; do
     for cmd in verify report export; do
@@ -117,4 +118,5 @@ for b in padding rows six caps; do
     done
 done
 echo "(padding, rows: stream.log of $MIB MiB; six: 6 runs, each stream.log of $MIB6 MiB; caps: the"
-echo " padded log, results.json and build.json of 4 MiB; $R tries each, median wall time, largest peak RSS)"
+echo " padded log, results.json and build.json of 4 MiB; $R tries each, median CPU time (user +"
+echo " system), largest peak RSS)"

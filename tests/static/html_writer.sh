@@ -25,6 +25,8 @@ void page(sc_html *h, const char *user, double v, long n)
     sc_html_num(h, "%.4g", v);
     sc_html_int(h, "%lld", n);
     sc_html_fixed(h, 2, v);
+    const double d[] = {v, v};
+    sc_html_path(h, "M# #", d, 2);
     sc_html_tag(h, "</p>");
 #ifdef MARKUP_FROM_A_VARIABLE
     sc_html_tag(h, user);
@@ -41,12 +43,15 @@ void page(sc_html *h, const char *user, double v, long n)
 #ifdef ATTRIBUTE_NAME_FROM_A_VARIABLE
     sc_html_attr(h, user, user);
 #endif
+#ifdef PATH_FROM_A_VARIABLE
+    sc_html_path(h, user, d, 2);
+#endif
 }
 C
 build() { "$CC" -std=gnu11 -Wall -Wextra -Werror -I"$SRC/wrapper" -c "$WORK/page.c" -o "$WORK/page.o" "$@"; }
 build 2>"$WORK/err" || fail "a page written through the writer does not build: $(cat "$WORK/err")"
 for misuse in MARKUP_FROM_A_VARIABLE TEXT_AS_A_NUMBER_FORMAT TEXT_AS_A_NUMBER TEXT_AS_AN_INTEGER \
-    ATTRIBUTE_NAME_FROM_A_VARIABLE; do
+    ATTRIBUTE_NAME_FROM_A_VARIABLE PATH_FROM_A_VARIABLE; do
     if build -D"$misuse" 2>/dev/null; then fail "$misuse builds: raw text could reach a page"; fi
 done
 

@@ -30,6 +30,20 @@ json.dump(r, open(b + "/results.json", "w"))
 PY
     reseal "$1"
 }
+# set_host BUNDLE HOST: HOST named wherever the bundle names its host (run.conf,
+# results.json, interference.txt); the caller re-seals.
+set_host() {
+    python3 - "$1" "$2" <<'PY'
+import json, re, sys
+b, host = sys.argv[1:]
+conf = re.sub(r"(?m)^host=.*$", "host=" + host, open(b + "/run.conf").read())
+open(b + "/run.conf", "w").write(conf)
+r = json.load(open(b + "/results.json")); r["host"] = host
+json.dump(r, open(b + "/results.json", "w"))
+intf = re.sub(r"host=\S+", "host=" + host, open(b + "/interference.txt").read())
+open(b + "/interference.txt", "w").write(intf)
+PY
+}
 # label SAMPLE-LINE NAME: the value of label NAME.
 label() { sed -n "s/.*[{,]$2=\"\\([^\"]*\\)\".*/\\1/p" <<<"$1"; }
 
@@ -99,16 +113,7 @@ expect_contains "$WORK/err" "run-2: run.conf: ended_at 2099-12-31T23:59:59Z is i
 # 3. Another host edited into an unsigned bundle everywhere it is named: it verifies (nothing
 # signed says otherwise) and is exported as claimed.
 n02=$(copy_bundle "$base" n02)
-python3 - "$n02" <<'PY'
-import json, re, sys
-b = sys.argv[1]
-conf = re.sub(r"(?m)^host=.*$", "host=n02", open(b + "/run.conf").read())
-open(b + "/run.conf", "w").write(conf)
-r = json.load(open(b + "/results.json")); r["host"] = "n02"
-json.dump(r, open(b + "/results.json", "w"))
-intf = re.sub(r"host=\S+", "host=n02", open(b + "/interference.txt").read())
-open(b + "/interference.txt", "w").write(intf)
-PY
+set_host "$n02" n02
 reseal "$n02"
 expect_status 0 "$SC" verify "$n02"
 expect_status 0 "$SC" export --prometheus "$n02"
@@ -126,12 +131,7 @@ line=$(grep '^streamcard_verdict_ok{' "$WORK/out")
 [ "$(label "$line" host)" = "$(hostname -s)" ] || fail "host: $line"
 [ "$(label "$line" host_attested)" = 1 ] || fail "a signed host not marked attested: $line"
 moved=$(copy_bundle "$signed" moved)
-sed -i 's/^host=.*/host=n02/' "$moved/run.conf"
-python3 - "$moved/results.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1])); r["host"] = "n02"
-json.dump(r, open(sys.argv[1], "w"))
-PY
+set_host "$moved" n02
 reseal "$moved"
 expect_status 1 "$SC" verify "$moved"
 expect_contains "$WORK/err" "signed on node $(hostname -s), but the run ran on n02"
