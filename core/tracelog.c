@@ -46,9 +46,10 @@ static bool sc__has_nonfinite(const char *line, size_t n)
         else if (n - i >= 3 &&
                  (strncasecmp(line + i, "nan", 3) == 0 || strncasecmp(line + i, "inf", 3) == 0))
             len = 3;
+        bool after = len && i + len < n; /* a character follows the word */
         /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.ArraySubscript) */
-        if (len &&
-            (i + len == n || !(isalnum((unsigned char)line[i + len]) || line[i + len] == '_')))
+        bool joined = after && (isalnum((unsigned char)line[i + len]) || line[i + len] == '_');
+        if (len && !joined)
             return true;
     }
     return false;

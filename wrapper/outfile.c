@@ -19,6 +19,7 @@ static int sc__split(const char *path, char **dir, char **base)
     if (!*dir || !*base) {
         free(*dir);
         free(*base);
+        *dir = *base = NULL;
         return -ENOMEM;
     }
     return 0;

@@ -281,14 +281,12 @@ static void sc__verify_rows(sc_bundle *b, const char *path, const sc_verify_opts
         sc__verify_row(o, i, &x, &got[i]);
     }
     /* A record moved away from its bundles: one line, not one per row. */
-    if (!got)
-        sc_diag_addf(problems, "study.json: %s", strerror(ENOMEM));
-    else if (named > 1 && x.missing == named)
+    if (got && named > 1 && x.missing == named)
         sc_diag_addf(problems,
                      "none of the %zu bundles the study names is in %s (valid: the record "
                      "beside the bundles it names)",
                      named, dir);
-    else if (sc_diag_merge(problems, &found) < 0)
+    else if (!got || sc_diag_merge(problems, &found) < 0)
         sc_diag_addf(problems, "study.json: %s", strerror(ENOMEM));
     if (card && n != 2 * card->n_steps) {
         sc_diag_addf(problems, "study.json: %zu rows, its card.yaml's %zu steps make %zu", n,
