@@ -129,13 +129,14 @@ set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT) # streamcard_<version>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
-# Depends: the libraries the installed files link (dpkg-shlibdeps), libssl3, man-db (the man pages)
+# Depends: the libraries the installed files link (dpkg-shlibdeps: libseccomp2 among them),
+# libssl3, man-db (the man pages), adduser (postinst makes the card check's account)
 # and, for the plugin, the Slurm series it was built against: a SPANK plugin must match
 # the slurmd that loads it (Slurm checks the plugin's major.minor at load time).
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # libssl3: core/libcrypto.c dlopen's libcrypto.so.3 for signatures (dpkg-shlibdeps sees
 # only what is linked).
-set(_sc_depends "man-db, libssl3")
+set(_sc_depends "man-db, libssl3, adduser")
 if(STREAMCARD_BUILD_PLUGIN AND SLURM_INCLUDE_DIR)
   file(STRINGS ${SLURM_INCLUDE_DIR}/slurm/slurm_version.h _sc_slurm_version
        REGEX "^#define[ \t]+SLURM_VERSION_NUMBER[ \t]+0x[0-9a-fA-F]+")
@@ -154,4 +155,9 @@ if(STREAMCARD_BUILD_PLUGIN AND SLURM_INCLUDE_DIR)
                             ", slurmd (<< ${_sc_slurm_major}.${_sc_slurm_next})")
 endif()
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "${_sc_depends}")
+# postinst: the card check's system account streamcard-check (contrib/package/postinst; not
+# executable in the tree, where nothing runs it: the strict permission makes it 0755 in the
+# package, as Debian's policy wants maintainer scripts).
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/contrib/package/postinst)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 include(CPack)

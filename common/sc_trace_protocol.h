@@ -180,6 +180,14 @@
    process whose tree is the job's own; an MPI rank that finds it samples its own CPUs. */
 #define SC_TRACE_OBSERVER_ENV "STREAMCARD_OBSERVER"
 
+/* The cache probe (streamcard-stream --cache-probe, kernels/cacheprobe.c; read by
+   sc_caches_probe_parse() of core/caches.c; doc/design.md, "The gates": stream_array): one
+   set-up line (the threads, the read loop's instruction set, the CPUs as a comma list), then
+   one line per working set: its bytes and the best read rate in MB/s (10^6 bytes/s). */
+#define SC_PROBE_TAG "cache_probe "
+#define SC_PROBE_SETUP(THREADS, ISA, CPUS) SC_PROBE_TAG "threads=" THREADS " isa=" ISA " cpus=" CPUS
+#define SC_PROBE_POINT(BYTES, MBPS) SC_PROBE_TAG "bytes=" BYTES " MBps=" MBPS
+
 /* clang-format on */
 
 #endif

@@ -118,7 +118,10 @@ static void sc__emit_experiment(yaml_emitter_t *e, const sc_card *card)
     sc__pair(e, "prefetch", sc_prefetch_name(card->prefetch));
     sc__pair(e, "governor", card->governor);
     if (card->workload == SC_WORKLOAD_STREAM) {
-        sc__pair_u64(e, "array_size", card->array_size);
+        if (card->array_size)
+            sc__pair_u64(e, "array_size", card->array_size);
+        else
+            sc__pair(e, "array_size", "auto"); /* resolved where it runs (sc_caches.h) */
         sc__pair(e, "nt_stores", card->nt_stores);
         sc__pair(e, "cache_resident", card->cache_resident);
     }

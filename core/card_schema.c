@@ -43,8 +43,8 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
      "hardware prefetchers: on | off | unchanged"},
     {SC_CF_GOVERNOR, "experiment.governor", "governor", SC__CT_NAME, 0, 0, NULL, SC__WL_ANY,
      "CPU frequency governor name | unchanged"},
-    {SC_CF_ARRAY_SIZE, "experiment.array_size", "array-size", SC__CT_U64, 16, 1LL << 40, NULL,
-     WL_STREAM, "stream: elements per array (8-byte doubles)"},
+    {SC_CF_ARRAY_SIZE, "experiment.array_size", "array-size", SC__CT_SIZE, 16, 1LL << 40, NULL,
+     WL_STREAM, "stream: elements per array (8-byte doubles), or auto (the cache rule's)"},
     {SC_CF_ITERATIONS, "experiment.iterations", "iterations", SC__CT_LONG, 2, 1000000000, NULL,
      WL_STREAM | WL_IPSEARCH | WL_MPI,
      "timed repetitions (stream, ipsearch: the first is a warm-up) or round trips per size (mpi)"},
@@ -348,19 +348,24 @@ static int sc__assign_value(sc_card *card, const sc__card_key *key, const char *
         return sc__replace_string(slot, value);
     case SC__CT_LONG:
     case SC__CT_U64:
+    case SC__CT_SIZE:
     case SC__CT_RUNS: {
-        if (key->type == SC__CT_RUNS && strcmp(value, "auto") == 0) {
-            *(long *)slot = 0; /* runs: auto */
+        bool autoable = key->type == SC__CT_RUNS || key->type == SC__CT_SIZE;
+        if (autoable && strcmp(value, "auto") == 0) {
+            if (key->type == SC__CT_RUNS)
+                *(long *)slot = 0; /* runs: auto */
+            else
+                *(uint64_t *)slot = 0; /* array_size: auto, resolved where it runs */
             return 0;
         }
         int rc = sc__parse_decimal(value, &u);
         if (rc < 0 || u < (unsigned long long)key->min || u > (unsigned long long)key->max) {
             sc_diag_addf(diag, "%s: %s: \"%s\" is not %s (valid: %lld-%lld%s)", where, name,
                          value, rc < 0 && rc != -ERANGE ? "a whole number" : "in range",
-                         key->min, key->max, key->type == SC__CT_RUNS ? ", or auto" : "");
+                         key->min, key->max, autoable ? ", or auto" : "");
             return -EINVAL;
         }
-        if (key->type == SC__CT_U64)
+        if (key->type != SC__CT_LONG && key->type != SC__CT_RUNS)
             *(uint64_t *)slot = (uint64_t)u;
         else
             *(long *)slot = (long)u;
@@ -442,6 +447,10 @@ char *sc__card_value_text(const sc_card *card, sc_card_field field)
     switch (key->type) {
     case SC__CT_LONG:
         return asprintf(&text, "%ld", *(const long *)slot) < 0 ? NULL : text;
+    case SC__CT_SIZE:
+        if (!*(const uint64_t *)slot)
+            return strdup("auto");
+        /* fall through */
     case SC__CT_U64:
         return asprintf(&text, "%llu", (unsigned long long)*(const uint64_t *)slot) < 0 ? NULL
                                                                                         : text;
@@ -512,7 +521,7 @@ size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX
         p->number = 0;
         if (key->type == SC__CT_LONG)
             p->number = (uint64_t) * (const long *)slot;
-        else if (key->type == SC__CT_U64)
+        else if (key->type == SC__CT_U64 || key->type == SC__CT_SIZE)
             p->number = *(const uint64_t *)slot;
         else if (!(p->text = *(char *const *)slot))
             continue; /* a word the card left unset (mpi kernel): nothing to record */

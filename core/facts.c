@@ -5,6 +5,7 @@
 #include "sc_facts_src.h"
 #include "sc_bounds.h"
 #include "sc_bundle.h"
+#include "sc_caches.h"
 #include "sc_cpulist.h"
 #include "sc_gates.h"
 #include "sc_num.h"
@@ -388,6 +389,11 @@ static void sc__load_sources(sc_bundle_facts *f, const sc_bundle *b, sc__src *sr
         src->card = NULL;
     }
     sc_diag_free(&ignored);
+    if (src->card) { /* array_size: auto: the size the run used */
+        char *caches = sc_bundle_read_opt(b, "platform/caches.txt");
+        (void)sc_caches_resolve_card(src->card, caches);
+        free(caches);
+    }
     /* The first run's files: at the top for one run, in run-1/ for several (sc_runs.h). */
     *log = sc__read_run_file(b, src->card, "stream.log");
     *maps = sc__read_run_file(b, src->card, "numa_maps_at_ready.txt");

@@ -575,18 +575,41 @@ static bool sc__cache_accepted(const sc_card *card)
     return card->cache_resident && strcmp(card->cache_resident, "accept") == 0;
 }
 
-/* STREAM's rule: each array at least 4x the last-level caches of cpu_list. */
+/* What the stream_array rule holds an array against, as its notes say it. */
+static void sc__cache_basis(const sc_llc *llc, char *buf, size_t len)
+{
+    double reported = (double)llc->bytes / 1048576.0;
+
+    if (!llc->untrusted)
+        snprintf(buf, len, "the %.1f MiB of L%u cache of cpu_list", reported, llc->level);
+    else if (llc->edge_bytes)
+        snprintf(buf, len,
+                 "the last cache's edge, measured at %.1f MiB by %u threads (reported L%u "
+                 "%.1f MiB, unverified)",
+                 (double)llc->edge_bytes / 1048576.0, llc->probe_threads, llc->level, reported);
+    else
+        snprintf(buf, len, "the %.1f MiB of L%u cache reported (unverified, and %s)", reported,
+                 llc->level, llc->n_points ? "the probe showed no edge" : "no probe was kept");
+}
+
+/* STREAM's rule: each array at least 4x the last-level caches of cpu_list (sc_caches.h). */
 static void sc__gate_stream_array(const sc_card *card, const sc_evidence *ev, sc_gate *g)
 {
     double mib = 8.0 * (double)card->array_size / 1048576.0;
+    char basis[256];
     sc_llc llc;
+    int rc;
 
     if (card->workload != SC_WORKLOAD_STREAM) {
         sc_gate_set(g, SC_GATE_NULL, "not a STREAM run");
         return;
     }
-    if (sc_caches_parse(ev->caches, &llc) < 0) {
-        if (sc__cache_accepted(card))
+    if ((rc = sc_caches_parse(ev->caches, &llc)) < 0) {
+        if (rc == -EBADMSG)
+            sc_gate_set(g, SC_GATE_FAIL,
+                        "not supported by evidence: platform/caches.txt's probe does not hold "
+                        "together (malformed points, or an edge its points do not give)");
+        else if (sc__cache_accepted(card))
             sc_gate_set(g, SC_GATE_OK,
                         "the card accepts a cache-resident array (cache_resident: "
                         "accept); the last-level cache was not recorded");
@@ -596,22 +619,23 @@ static void sc__gate_stream_array(const sc_card *card, const sc_evidence *ev, sc
                         "give the last-level caches of cpu_list");
         return;
     }
-    double llc_mib = (double)llc.bytes / 1048576.0;
-    if (card->array_size >= sc_caches_min_array_size(&llc))
-        sc_gate_set(g, SC_GATE_OK, "each array %.1f MiB >= %d x %.1f MiB of L%u cache", mib,
-                    SC_CACHES_ARRAY_FACTOR, llc_mib, llc.level);
+    sc__cache_basis(&llc, basis, sizeof(basis));
+    uint64_t need = sc_caches_min_array_size(&llc);
+    if (card->array_size >= need)
+        sc_gate_set(g, SC_GATE_OK, "each array %.1f MiB >= %d x %s", mib, SC_CACHES_ARRAY_FACTOR,
+                    basis);
     else if (sc__cache_accepted(card))
         sc_gate_set(g, SC_GATE_OK,
                     "accepted by the card (cache_resident: accept): each array %.1f MiB is "
-                    "below %d x %.1f MiB of L%u cache, so the rates are a cache's, not memory's",
-                    mib, SC_CACHES_ARRAY_FACTOR, llc_mib, llc.level);
+                    "below %d x %s, so the rates are a cache's, not memory's",
+                    mib, SC_CACHES_ARRAY_FACTOR, basis);
     else
         sc_gate_set(g, SC_GATE_FAIL,
-                    "each array %.1f MiB is below %d x the %.1f MiB of L%u cache of cpu_list: the "
-                    "rates measure the cache, not memory (valid: array_size >= %llu, or "
-                    "cache_resident: accept)",
-                    mib, SC_CACHES_ARRAY_FACTOR, llc_mib, llc.level,
-                    (unsigned long long)sc_caches_min_array_size(&llc));
+                    "each array %.1f MiB is below %d x %s: the rates measure the cache, not "
+                    "memory (valid: array_size >= %llu, %.2f GiB for 3 arrays; array_size: "
+                    "auto; or cache_resident: accept)",
+                    mib, SC_CACHES_ARRAY_FACTOR, basis, (unsigned long long)need,
+                    3.0 * 8.0 * (double)need / 1073741824.0);
 }
 
 /* STREAM's rule: every function's fastest repetition lasts at least 20 clock ticks. */

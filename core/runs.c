@@ -146,10 +146,10 @@ static bool sc__intervals_met(const sc_card *card, json_object *runs, char *wide
             met = false;
         if (pct < 0 && !unavailable) {
             unavailable = true;
-            snprintf(widest, len, "%s: interval unavailable", head[j].name);
+            snprintf(widest, len, "%.64s: interval unavailable", head[j].name);
         } else if (!unavailable && pct >= worst) {
             worst = pct;
-            snprintf(widest, len, "%s +-%.2f%%", head[j].name, pct);
+            snprintf(widest, len, "%.64s +-%.2f%%", head[j].name, pct);
         }
     }
     json_object_put(view);

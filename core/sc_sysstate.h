@@ -13,16 +13,18 @@
 #include <hwloc.h>
 
 typedef struct sc_cpu_identity {
-    char vendor[32];      /* "GenuineIntel", "AuthenticAMD" */
-    int family, model;    /* from /proc/cpuinfo ("cpu family", "model"), -1 if absent */
-    char model_name[128];
+    char vendor[32];      /* "GenuineIntel", "AuthenticAMD"; arm64: "ARM", "Fujitsu", ... */
+    int family, model;    /* x86: "cpu family", "model"; arm64: "CPU implementer", "CPU
+                             part" (hex); -1 if absent */
+    char model_name[128]; /* x86: "model name"; arm64: the part's name and r<variant>p<rev> */
     char microcode[32];
     char flags_hint[16];  /* "hypervisor" when the flags say so, else "" */
 } sc_cpu_identity;
 
 /*
- * Parses the first processor block of a /proc/cpuinfo text. Returns 0, or -EINVAL when it
- * names no vendor. A family or model that is not a plain decimal number is -1.
+ * Parses the first processor block of a /proc/cpuinfo text, x86 or arm64. Returns 0, or
+ * -EINVAL when it names no vendor (x86) nor implementer (arm64). A family or model that is
+ * not a plain decimal (x86) or 0x-hexadecimal (arm64) number is -1.
  */
 int sc_cpu_identity_parse(const char *text, sc_cpu_identity *id);
 

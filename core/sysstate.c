@@ -53,6 +53,75 @@ static int sc__cpuinfo_number(const char *text)
     return (int)v;
 }
 
+/* A "0x41"-style field of an Arm cpuinfo: 0..0xfff, else -1. */
+static int sc__cpuinfo_hex(const char *text)
+{
+    char *end = NULL;
+
+    if (strncmp(text, "0x", 2) != 0 || !text[2])
+        return -1;
+    errno = 0;
+    long v = strtol(text + 2, &end, 16);
+    if (errno || end[strspn(end, " \t\r")] || v < 0 || v > 0xfff)
+        return -1;
+    return (int)v;
+}
+
+/* Arm implementers (the MIDR's top byte), as Linux's and the Arm ARM's tables name them. */
+static const struct {
+    int implementer;
+    const char *name;
+} sc__arm_vendors[] = {
+    {0x41, "ARM"},     {0x42, "Broadcom"}, {0x43, "Cavium"}, {0x46, "Fujitsu"},
+    {0x48, "HiSilicon"}, {0x4e, "NVIDIA"}, {0x50, "APM"},    {0x51, "Qualcomm"},
+    {0x61, "Apple"},   {0xc0, "Ampere"},
+};
+
+/* Arm parts of HPC and cloud nodes (implementer, part number of the MIDR). */
+static const struct {
+    int implementer, part;
+    const char *name;
+} sc__arm_parts[] = {
+    {0x41, 0xd0c, "Neoverse-N1"}, {0x41, 0xd40, "Neoverse-V1"}, {0x41, 0xd49, "Neoverse-N2"},
+    {0x41, 0xd4f, "Neoverse-V2"}, {0x41, 0xd84, "Neoverse-V3"}, {0x41, 0xd8e, "Neoverse-N3"},
+    {0x46, 0x001, "A64FX"},       {0xc0, 0xac3, "AmpereOne"},
+};
+
+/*
+ * An arm64 cpuinfo block: the vendor is the implementer's name, family the implementer,
+ * model the part, the model name the part's with its variant and revision (r<v>p<r>).
+ * Returns 0, or -EINVAL without an implementer.
+ */
+static int sc__arm_identity(const char *text, sc_cpu_identity *id)
+{
+    char num[32], variant[32], revision[32];
+    const char *part_name = NULL;
+
+    sc__cpuinfo_value(text, "CPU implementer", num, sizeof(num));
+    if ((id->family = sc__cpuinfo_hex(num)) < 0)
+        return -EINVAL;
+    snprintf(id->vendor, sizeof(id->vendor), "Arm implementer 0x%02x", id->family);
+    for (size_t i = 0; i < sizeof(sc__arm_vendors) / sizeof(sc__arm_vendors[0]); i++)
+        if (sc__arm_vendors[i].implementer == id->family)
+            snprintf(id->vendor, sizeof(id->vendor), "%s", sc__arm_vendors[i].name);
+    sc__cpuinfo_value(text, "CPU part", num, sizeof(num));
+    id->model = sc__cpuinfo_hex(num);
+    for (size_t i = 0; i < sizeof(sc__arm_parts) / sizeof(sc__arm_parts[0]); i++)
+        if (sc__arm_parts[i].implementer == id->family && sc__arm_parts[i].part == id->model)
+            part_name = sc__arm_parts[i].name;
+    sc__cpuinfo_value(text, "CPU variant", variant, sizeof(variant));
+    sc__cpuinfo_value(text, "CPU revision", revision, sizeof(revision));
+    int v = sc__cpuinfo_hex(variant), r = sc__cpuinfo_number(revision);
+    char part[32];
+    snprintf(part, sizeof(part), "part 0x%03x", (unsigned)(id->model < 0 ? 0 : id->model));
+    if (v >= 0 && r >= 0)
+        snprintf(id->model_name, sizeof(id->model_name), "%s r%dp%d",
+                 part_name ? part_name : part, v, r);
+    else
+        snprintf(id->model_name, sizeof(id->model_name), "%s", part_name ? part_name : part);
+    return 0;
+}
+
 int sc_cpu_identity_parse(const char *text, sc_cpu_identity *id)
 {
     char num[32], flags[8192];
@@ -60,6 +129,8 @@ int sc_cpu_identity_parse(const char *text, sc_cpu_identity *id)
     memset(id, 0, sizeof(*id));
     id->family = id->model = -1;
     sc__cpuinfo_value(text, "vendor_id", id->vendor, sizeof(id->vendor));
+    if (!*id->vendor) /* arm64: no vendor_id, an implementer and a part */
+        return sc__arm_identity(text, id);
     sc__cpuinfo_value(text, "cpu family", num, sizeof(num));
     if (*num)
         id->family = sc__cpuinfo_number(num);

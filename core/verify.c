@@ -6,6 +6,7 @@
 #include "sc_verify.h"
 #include "sc_bounds.h"
 #include "sc_bundle.h"
+#include "sc_caches.h"
 #include "sc_card.h"
 #include "sc_hash.h"
 #include "sc_kv.h"
@@ -712,6 +713,13 @@ int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verif
     if (!f.run_conf)
         sc_diag_addf(&out->problems, "run.conf: missing");
     card = sc__check_card(&f, &out->problems);
+    if (card && card->workload == SC_WORKLOAD_STREAM && !card->array_size) {
+        char *caches = sc_bundle_read_opt(&b, "platform/caches.txt");
+        if (sc_caches_resolve_card(card, caches) < 0)
+            sc_diag_addf(&out->problems, "card.yaml: array_size: auto, but "
+                                         "platform/caches.txt gives no size to resolve it");
+        free(caches);
+    }
     /* build.json parsed and released before results.json is: one 4 MiB document held as
        json-c objects at a time (doc/design.md, section 17) */
     sc__check_build(&f, &out->problems);

@@ -1,6 +1,7 @@
 /* verify_attest.c: the platform_state gate from signed claims only (sc_verify_attest.h). */
 #include "sc_verify_attest.h"
 #include "sc_attest.h"
+#include "sc_cpulist.h"
 #include "sc_file.h"
 #include "sc_hash.h"
 #include "sc_kv.h"
@@ -23,7 +24,8 @@
 typedef struct sc__signed {
     sc_attest_claims c;
     char fpr[SC_ATTEST_FPR_LEN + 1];
-    char *state_env; /* its signed state, as key=value text */
+    char sha256[SC_HASH_HEX_LEN + 1]; /* of its envelope, as the bundle holds it */
+    char *state_env;                  /* its signed state, as key=value text */
 } sc__signed;
 
 typedef struct sc__ctx {
@@ -46,6 +48,46 @@ static bool sc__file_node(const char *name, char *node, size_t len)
         return false;
     snprintf(node, len, "%.*s", (int)(n - p - s), name + p);
     return true;
+}
+
+/* A signed CPU list names the card's CPUs: the same set, or for one_per_core (resolved on
+   the node, one thread per core) a part of it. within: it may hold more (the job's). */
+static bool sc__cpus_hold(const sc_card *card, const char *text, bool within)
+{
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    bool ok = set && text && sc_cpulist_parse(text, set, NULL, 0) == 0 && card->cpus;
+
+    if (ok && within)
+        ok = hwloc_bitmap_isincluded(card->cpus, set);
+    else if (ok)
+        ok = card->one_per_core
+                 ? hwloc_bitmap_isincluded(set, card->cpus) && !hwloc_bitmap_iszero(set)
+                 : hwloc_bitmap_isequal(set, card->cpus);
+    hwloc_bitmap_free(set);
+    return ok;
+}
+
+/* Every signed field that the card decides is the card's: the CPUs root read or changed, the
+   settings asked for, and the job's CPUs, which hold the card's. */
+static void sc__fields_hold(sc__ctx *x, const char *file, const sc_attest_claims *c)
+{
+    const sc_card *card = x->in->card;
+    const char *cpus = sc_attest_claims_get(c, "CPUS");
+    const char *pf = sc_attest_claims_get(c, "REQUESTED_PREFETCH");
+    const char *gov = sc_attest_claims_get(c, "REQUESTED_GOVERNOR");
+
+    if (!sc__cpus_hold(card, cpus, false))
+        sc_diag_addf(x->problems, "%s: signed for CPUs %s, but card.yaml's cpu_list is %s", file,
+                     cpus ? cpus : "(none)", card->cpu_list ? card->cpu_list : "(none)");
+    if (!pf || strcmp(pf, sc_prefetch_name(card->prefetch)) != 0)
+        sc_diag_addf(x->problems, "%s: signed for prefetch %s, but card.yaml asks for %s", file,
+                     pf ? pf : "(none)", sc_prefetch_name(card->prefetch));
+    if (!gov || strcmp(gov, card->governor) != 0)
+        sc_diag_addf(x->problems, "%s: signed for governor %s, but card.yaml asks for %s", file,
+                     gov ? gov : "(none)", card->governor);
+    if (strcmp(c->job_cpus, "unknown") != 0 && !sc__cpus_hold(card, c->job_cpus, true))
+        sc_diag_addf(x->problems, "%s: the job's CPUs %s, signed, do not hold card.yaml's %s", file,
+                     c->job_cpus, card->cpu_list ? card->cpu_list : "(none)");
 }
 
 /* The statement is true of this bundle: job, user, host, card, every file it names. */
@@ -76,6 +118,8 @@ static bool sc__holds(sc__ctx *x, const char *file, const char *node, const sc_a
     if (strcmp(hex, c->card_sha256) != 0)
         sc_diag_addf(x->problems, "%s: signed for card %s, but card.yaml is %s", file,
                      c->card_sha256, hex);
+    else
+        sc__fields_hold(x, file, c);
     for (size_t i = 0; i < c->n_subjects; i++) {
         const char *name = c->subjects[i].name;
         if (sc_hash_file_at(x->in->b->dirfd, name, hex) < 0)
@@ -128,6 +172,7 @@ static void sc__one(sc__ctx *x, const sc_attest_file *f)
             x->ok = grown;
             grown[x->n_ok].c = c;
             memcpy(grown[x->n_ok].fpr, fpr, sizeof(fpr));
+            sc_hash_buf(f->text, f->len, grown[x->n_ok].sha256);
             grown[x->n_ok].state_env = sc__state_text(&c);
             x->n_ok++;
         }
@@ -157,18 +202,55 @@ static void sc__read_all(sc__ctx *x)
     sc_attest_files_free(files, n);
 }
 
-/* The restore of one node: <state_dir>/attest/job_<id>_<node>.restore.dsse.json. */
+/* The restore is the one of this bundle's run on s's node: same job, node and card, the run
+   and apply statement the bundle's apply names, signed after it, for the card's settings and
+   CPUs. NULL, or what is not. */
+static const char *sc__restore_holds(const sc_card *card, const sc__signed *s,
+                                     const sc_attest_claims *c)
+{
+    const char *run = sc_attest_claims_get(&s->c, "RUN");
+    const char *r_run = sc_attest_claims_get(c, "RUN");
+    const char *r_apply = sc_attest_claims_get(c, "APPLY_SHA256");
+    const char *r_pf = sc_attest_claims_get(c, "REQUESTED_PREFETCH");
+    const char *r_gov = sc_attest_claims_get(c, "REQUESTED_GOVERNOR");
+
+    if (strcmp(c->phase, "restore") != 0 || c->job_id != s->c.job_id ||
+        strcmp(c->node, s->c.node) != 0 || strcmp(c->card_sha256, s->c.card_sha256) != 0)
+        return "it is not a restore of this job, node and card";
+    if (!run || !r_run || strcmp(run, r_run) != 0 || !strcmp(run, "unknown"))
+        return "it closes another run of the job";
+    if (!r_apply || strcmp(r_apply, s->sha256) != 0)
+        return "it closes another apply statement than the bundle's";
+    if (strcmp(c->time, s->c.time) < 0)
+        return "it was signed before the apply statement";
+    if (!r_pf || strcmp(r_pf, sc_prefetch_name(card->prefetch)) != 0 || !r_gov ||
+        strcmp(r_gov, card->governor) != 0 || !sc__cpus_hold(card, c->job_cpus, false))
+        return "it restores other settings or CPUs than card.yaml's";
+    return NULL;
+}
+
+/* The restore of one node: <state_dir>/attest/job_<id>_<node>_<run>.restore.dsse.json, the
+   run being the one the bundle's apply statement names. */
 static void sc__restore(sc__ctx *x, const sc__signed *s)
 {
     const char *dir = x->in->opts && x->in->opts->state_dir ? x->in->opts->state_dir
                       : getenv("STREAMCARD_STATE_DIR")      ? getenv("STREAMCARD_STATE_DIR")
                                                             : SC__STATE_DIR;
+    const char *run = sc_attest_claims_get(&s->c, "RUN");
     char path[1024], fpr[SC_ATTEST_FPR_LEN + 1], why[512] = "", *env = NULL, *payload = NULL;
     size_t len = 0;
     sc_attest_claims c;
 
-    snprintf(path, sizeof(path), "%s/attest/job_%u_%s.restore.dsse.json", dir,
-             (unsigned)s->c.job_id, s->c.node);
+    if (!run || strspn(run, "0123456789-") != strlen(run) || !*run) {
+        sc_diag_addf(x->notes,
+                     "restore not attested on %s: the apply statement names no run of the job "
+                     "(RUN %s: slurmctld could not say, or a plugin before restores were bound "
+                     "to their run)",
+                     s->c.node, run ? run : "missing");
+        return;
+    }
+    snprintf(path, sizeof(path), "%s/attest/job_%u_%s_%s.restore.dsse.json", dir,
+             (unsigned)s->c.job_id, s->c.node, run);
     int rc = sc_file_read_at(AT_FDCWD, path, O_NOFOLLOW | O_NONBLOCK, SC_ATTEST_MAX_ENVELOPE, &env,
                              &len);
     if (rc < 0) {
@@ -181,10 +263,9 @@ static void sc__restore(sc__ctx *x, const sc__signed *s)
     rc = sc_attest_open(&x->ring, env, len, &payload, fpr, why, sizeof(why));
     if (rc == 0)
         rc = sc_attest_statement_parse(payload, strlen(payload), &c, why, sizeof(why));
-    if (rc == 0 && (strcmp(c.phase, "restore") != 0 || c.job_id != s->c.job_id ||
-                    strcmp(c.node, s->c.node) != 0 || strcmp(c.card_sha256, s->c.card_sha256))) {
-        snprintf(why, sizeof(why), "not the restore of job %u on %s", (unsigned)s->c.job_id,
-                 s->c.node);
+    const char *wrong = rc == 0 ? sc__restore_holds(x->in->card, s, &c) : NULL;
+    if (wrong) {
+        snprintf(why, sizeof(why), "%s (run %s, apply statement %.12s...)", wrong, run, s->sha256);
         rc = -EINVAL;
     }
     if (rc < 0) {
@@ -202,6 +283,40 @@ static void sc__restore(sc__ctx *x, const sc__signed *s)
     }
     free(payload);
     free(env);
+}
+
+/* A card that leaves the platform alone ran on the node as the node is on its own: what root
+   read of its CPUs is the node's baseline (no job's change held over them). */
+static void sc__baseline(sc__ctx *x, sc_gate *gate)
+{
+    for (size_t i = 0; i < x->n_ok; i++) {
+        const sc_attest_claims *c = &x->ok[i].c;
+        const char *pf = sc_attest_claims_get(c, "OBSERVED_STATE");
+        const char *gov = sc_attest_claims_get(c, "OBSERVED_GOVERNOR");
+        const char *bpf = sc_attest_claims_get(c, "BASELINE_PREFETCH");
+        const char *bgov = sc_attest_claims_get(c, "BASELINE_GOVERNOR");
+        const char *by = sc_attest_claims_get(c, "CHANGED_BY");
+        if (!pf || !gov || !bpf || !bgov) {
+            sc_diag_addf(x->notes,
+                         "%s's statement reads nothing back (a plugin before readbacks "
+                         "of unchanged platforms)",
+                         c->node);
+            continue;
+        }
+        if (strcmp(pf, bpf) != 0 || strcmp(gov, bgov) != 0) {
+            sc_gate_set(gate, SC_GATE_FAIL,
+                        "the card leaves prefetch and governor unchanged, but root read back "
+                        "prefetch %s, governor %s on %s's CPUs %s, and the node's own are "
+                        "prefetch %s, governor %s (a change held by job %s)",
+                        pf, gov, c->node, sc_attest_claims_get(c, "CPUS"), bpf, bgov,
+                        by ? by : "?");
+            return;
+        }
+    }
+    if (x->n_ok)
+        sc_gate_set(gate, SC_GATE_NULL,
+                    "the card leaves prefetch and governor unchanged; root read back the node's "
+                    "own (attested)");
 }
 
 /* The gate over the signed states only: the main step's, every node's, every rank's host. */
@@ -264,6 +379,8 @@ void sc_verify_attest(const sc_verify_attest_in *in, sc_gate *gate, sc_diag *pro
         sc__gate(&x, gate);
         for (size_t i = 0; i < x.n_ok; i++)
             sc__restore(&x, &x.ok[i]);
+    } else {
+        sc__baseline(&x, gate);
     }
     for (size_t i = 0; i < x.n_ok; i++)
         free(x.ok[i].state_env);

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "buildinfo.h"
+#include "cacheprobe.h"
 #include "harness.h"
 #include "results_json.h"
 #include "stream_ops.h"
@@ -104,7 +105,8 @@ struct sct_stream_opts {
     size_t array_size;
     int iterations;
     enum sct_nt_mode nt;
-    struct sct_cli_common cli; /* --json, --build-info, --help */
+    struct sct_cli_common cli;   /* --json, --build-info, --help */
+    struct sct_probe_opts probe; /* --cache-probe: probe.max_bytes > 0, nothing else runs */
 };
 
 /* ---- the kernels ------------------------------------------------------------------- */
@@ -423,6 +425,10 @@ static void sct__usage(FILE *out)
             "  --json PATH           also write the results as JSON to PATH\n"
             "  --build-info          print compiler, flags, OpenMP runtime and exit\n"
             "  --help                print this help and exit\n"
+            "  --cache-probe BYTES   instead of STREAM: the read rate of working sets from\n"
+            "                        256 KiB to BYTES (the measured cache rule's probe)\n"
+            "  --probe-cpus LIST     the probe's CPUs, a comma list; thread t on the t-th\n"
+            "  --probe-threads N     the probe's threads (default: one per CPU of the list)\n"
             "\n"
             "Threads and binding come from the OpenMP environment (OMP_NUM_THREADS,\n"
             "OMP_PROC_BIND, OMP_PLACES). Exit status: 0 validated, 1 validation failed or\n"
@@ -474,6 +480,9 @@ static int sct__parse_options(int argc, char **argv, struct sct_stream_opts *o)
         {"array-size", required_argument, NULL, 'n'},
         {"iterations", required_argument, NULL, 'i'},
         {"nt-stores", required_argument, NULL, 't'},
+        {"cache-probe", required_argument, NULL, 'P'},
+        {"probe-cpus", required_argument, NULL, 'C'},
+        {"probe-threads", required_argument, NULL, 'T'},
         SCT_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -504,6 +513,22 @@ static int sct__parse_options(int argc, char **argv, struct sct_stream_opts *o)
             if (sct__parse_nt(optarg, &o->nt))
                 return -EINVAL;
             break;
+        case 'P':
+            if (sct_cli_count(SCT_PROG, "--cache-probe", optarg, SCT_PROBE_MIN_BYTES,
+                              SCT_PROBE_MAX_BYTES, "bytes from 262144 to 17179869184", &v))
+                return -EINVAL;
+            o->probe.max_bytes = (size_t)v;
+            break;
+        case 'C':
+            if (sct_probe_parse_cpus(SCT_PROG, optarg, &o->probe))
+                return -EINVAL;
+            break;
+        case 'T':
+            if (sct_cli_count(SCT_PROG, "--probe-threads", optarg, 1, 65536,
+                              "a whole number of threads >= 1", &v))
+                return -EINVAL;
+            o->probe.threads = (int)v;
+            break;
         default:
             if (sct_cli_common_opt(SCT_PROG, c, optarg, argv, &o->cli))
                 return -EINVAL;
@@ -511,6 +536,8 @@ static int sct__parse_options(int argc, char **argv, struct sct_stream_opts *o)
     }
     if (sct_cli_no_operands(SCT_PROG, argc, argv))
         return -EINVAL;
+    if (!o->probe.threads)
+        o->probe.threads = o->probe.n_cpus ? o->probe.n_cpus : omp_get_max_threads();
     /* `all` grows 15x per repetition: refuse a count whose expected values overflow. */
     {
         const struct sct_stream_kernel *sel[SCT_NKERNELS];
@@ -639,6 +666,8 @@ int main(int argc, char **argv)
     }
     if (o.cli.build_info)
         return sct_build_info_print(stdout, sizeof(double)) ? SCT_EXIT_FAILED : 0;
+    if (o.probe.max_bytes)
+        return sct_probe_run(SCT_PROG, &o.probe) ? SCT_EXIT_FAILED : 0;
     if (sct_fault_read(SCT_PROG, &r.fault) || sct__resolve_stores(o.nt, &r.stores))
         return SCT_EXIT_USAGE;
     /* Open the results file first: a bad path should not cost a long run. */

@@ -16,10 +16,16 @@
  * AMD: PrefetchControl MSRC000_0108 is documented in the PPRs of family 19h (Zen 3, Zen 3+,
  * Zen 4) and 1Ah (Zen 5); likwid-sysfeatures uses the same register. Family 17h (Zen 1/2)
  * has no documented prefetch control and is refused.
+ *
+ * Arm: the Neoverse technical reference manuals (N1, V1, N2, V2) place the prefetchers'
+ * enable bits in CPUECTLR_EL1, an IMPLEMENTATION DEFINED register writable at EL1 and above;
+ * Fujitsu's A64FX controls its hardware prefetch through IMP_PF_* registers its own driver
+ * writes. Every Arm part is refused, each known one with its reason.
  */
 #include "arch.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -151,10 +157,66 @@ static void sc__identify_amd(const sc_cpu_identity *id, sc_arch *arch)
     }
 }
 
+/*
+ * Arm (arm64 cpuinfo: the vendor is the implementer's name, family the implementer, model
+ * the part; core/sysstate.c). No Arm part has a prefetch control Linux lets user space or a
+ * root process write: the controls are IMPLEMENTATION DEFINED system registers that only
+ * code at EL1 or above (firmware, the kernel) can write, and arm64 Linux has no msr driver.
+ * What a node shows of them is read (cpuinfo, cpufreq); a change is refused, saying why.
+ */
+static const struct {
+    int implementer, part;
+    const char *uarch, *why;
+} sc__arm_refused[] = {
+    {0x41, 0xd0c, "Neoverse-N1 (Graviton2, Ampere Altra)",
+     "its prefetchers are set in CPUECTLR_EL1, an IMPLEMENTATION DEFINED register only EL1 "
+     "and above can write; arm64 Linux has no msr device to reach it; refusing"},
+    {0x41, 0xd40, "Neoverse-V1 (Graviton3)",
+     "its prefetchers are set in CPUECTLR_EL1, an IMPLEMENTATION DEFINED register only EL1 "
+     "and above can write; arm64 Linux has no msr device to reach it; refusing"},
+    {0x41, 0xd4f, "Neoverse-V2 (Grace, Graviton4)",
+     "its prefetchers are set in CPUECTLR_EL1, an IMPLEMENTATION DEFINED register only EL1 "
+     "and above can write; arm64 Linux has no msr device to reach it; refusing"},
+    {0x41, 0xd49, "Neoverse-N2",
+     "its prefetchers are set in CPUECTLR_EL1, an IMPLEMENTATION DEFINED register only EL1 "
+     "and above can write; arm64 Linux has no msr device to reach it; refusing"},
+    {0x46, 0x001, "A64FX",
+     "its hardware prefetch is controlled through Fujitsu's IMP_PF_* system registers, which "
+     "only Fujitsu's kernel driver writes (not in mainline Linux); refusing"},
+};
+
+static void sc__identify_arm(const sc_cpu_identity *id, sc_arch *arch)
+{
+    for (size_t i = 0; i < SC__COUNT(sc__arm_refused); i++)
+        if (sc__arm_refused[i].implementer == id->family && sc__arm_refused[i].part == id->model) {
+            snprintf(arch->uarch, sizeof(arch->uarch), "%s", sc__arm_refused[i].uarch);
+            sc__refuse(arch, sc__arm_refused[i].why);
+            return;
+        }
+    sc__refuse(arch, "no Arm part has a prefetch control that Linux lets a process write (they "
+                     "are system registers of EL1 and above, and arm64 has no msr device); "
+                     "refusing");
+}
+
+/* An arm64 identity: its vendor is an implementer's name (sysstate.c), not an x86 one. */
+static bool sc__is_arm(const sc_cpu_identity *id)
+{
+    static const char *const names[] = {"ARM",      "Broadcom", "Cavium", "Fujitsu", "HiSilicon",
+                                        "NVIDIA",   "APM",      "Qualcomm", "Apple", "Ampere"};
+
+    if (!strncmp(id->vendor, "Arm implementer ", 16))
+        return true;
+    for (size_t i = 0; i < SC__COUNT(names); i++)
+        if (!strcmp(id->vendor, names[i]))
+            return true;
+    return false;
+}
+
 void sc_arch_identify(const sc_cpu_identity *id, sc_arch *arch)
 {
     memset(arch, 0, sizeof(*arch));
-    snprintf(arch->cpu, sizeof(arch->cpu), "%s family 0x%x model 0x%x",
+    snprintf(arch->cpu, sizeof(arch->cpu),
+             sc__is_arm(id) ? "%s implementer 0x%x part 0x%x" : "%s family 0x%x model 0x%x",
              *id->vendor ? id->vendor : "unknown vendor", (unsigned)id->family,
              (unsigned)id->model);
     if (id->family < 0 || id->model < 0)
@@ -163,6 +225,8 @@ void sc_arch_identify(const sc_cpu_identity *id, sc_arch *arch)
         sc__identify_intel(id, arch);
     else if (strcmp(id->vendor, "AuthenticAMD") == 0)
         sc__identify_amd(id, arch);
+    else if (sc__is_arm(id))
+        sc__identify_arm(id, arch);
     else
         sc__refuse(arch, "no prefetch control is known for this vendor; refusing");
 }

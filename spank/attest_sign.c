@@ -1,8 +1,10 @@
 /* attest_sign.c: the plugin's signed statements, as root (see attest_sign.h). */
 #include "attest_sign.h"
+#include "attest_store.h"
 #include "journal.h"
 #include "platform.h"
 #include "sc_attest.h"
+#include "sc_cpulist.h"
 #include "sc_file.h"
 #include "sc_hash.h"
 #include "sc_kv.h"
@@ -12,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <slurm/slurm.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +35,16 @@ void sc_spank_node_name(char *buf, size_t len)
     snprintf(buf, len, "%s", host);
 }
 
-void sc_spank_restore_name(char *buf, size_t len, uint32_t job_id, const char *node)
+void sc_spank_run_id(uint32_t job_id, char *buf, size_t len)
 {
-    snprintf(buf, len, "job_%u_%s.restore.dsse.json", (unsigned)job_id, node);
+    job_info_msg_t *msg = NULL;
+
+    snprintf(buf, len, "unknown");
+    if (slurm_load_job(&msg, job_id, SHOW_DETAIL) == SLURM_SUCCESS && msg && msg->record_count > 0)
+        snprintf(buf, len, "%u-%lld", (unsigned)msg->job_array[0].restart_cnt,
+                 (long long)msg->job_array[0].start_time);
+    if (msg)
+        slurm_free_job_info_msg(msg);
 }
 
 /* The policy's key path with %n replaced by the node's short name. */
@@ -189,6 +199,28 @@ static void sc__before_prefetch(const char *text, char *out, size_t len)
     }
 }
 
+/* A card that leaves the platform alone: what root reads of its CPUs now, and the node's own
+   state (the journals' originals where a job holds a change). Never a constant. */
+static int sc__unchanged_state(const sc_attest_in *in, sc_attest_claims *c)
+{
+    const sc_card *card = in->jc->card;
+    sc_pfctl_config cfg = {.sysroot = in->policy->sysroot, .state_dir = in->policy->state_dir};
+    sc_pfctl_readback rb;
+    char state[1024];
+    char *cpus = sc_cpulist_format(card->cpus);
+
+    sc_pfctl_read(&cfg, card->cpus, &rb); /* what it could not read says unknown */
+    snprintf(state, sizeof(state),
+             "REQUESTED_PREFETCH=unchanged\nOBSERVED_STATE=%s\nSTATE_VALID=1\n"
+             "REQUESTED_GOVERNOR=unchanged\nOBSERVED_GOVERNOR=%s\nGOVERNOR_VALID=1\nARCH=%s\n"
+             "CPUS=%.200s\nBEFORE_PREFETCH=%s\nBASELINE_PREFETCH=%s\nBASELINE_GOVERNOR=%s\n"
+             "CHANGED_BY=%s\n",
+             rb.prefetch, rb.governor, rb.arch, cpus ? cpus : "unknown", rb.base_prefetch,
+             rb.base_prefetch, rb.base_governor, rb.changed_by);
+    free(cpus);
+    return sc_attest_claims_state(c, state);
+}
+
 int sc_spank_attest_apply(const sc_attest_in *in, char **envelope, char *why, size_t whylen)
 {
     sc_attest_claims c;
@@ -198,18 +230,17 @@ int sc_spank_attest_apply(const sc_attest_in *in, char **envelope, char *why, si
     *envelope = NULL;
     sc__common(in, "apply", &c);
     rc = sc__subjects(in, &c);
-    if (rc == 0 && in->ev && in->ev->state_env)
+    if (rc == 0 && in->ev && in->ev->state_env) {
         rc = sc_attest_claims_state(&c, in->ev->state_env);
-    else if (rc == 0) {
-        snprintf(state, sizeof(state),
-                 "REQUESTED_PREFETCH=unchanged\nOBSERVED_STATE=unchanged\nSTATE_VALID=1\n"
-                 "REQUESTED_GOVERNOR=unchanged\nOBSERVED_GOVERNOR=unchanged\nGOVERNOR_VALID=1\n");
-        rc = sc_attest_claims_state(&c, state);
+        sc__before_prefetch(in->ev->msr_readback_before, before, sizeof(before));
+        /* The run whose restore will close this change (restart count and start time). */
+        snprintf(state, sizeof(state), "BEFORE_PREFETCH=%s\nRUN=%s\n", before,
+                 in->run ? in->run : "unknown");
+        if (rc == 0)
+            rc = sc_attest_claims_state(&c, state);
+    } else if (rc == 0) {
+        rc = sc__unchanged_state(in, &c);
     }
-    sc__before_prefetch(in->ev ? in->ev->msr_readback_before : NULL, before, sizeof(before));
-    snprintf(state, sizeof(state), "BEFORE_PREFETCH=%s\n", before);
-    if (rc == 0)
-        rc = sc_attest_claims_state(&c, state);
     if (rc < 0) {
         snprintf(why, whylen, "streamcard: attest: the statement does not fit: %s", strerror(-rc));
         return rc;
@@ -217,115 +248,90 @@ int sc_spank_attest_apply(const sc_attest_in *in, char **envelope, char *why, si
     return sc__sign(in, &c, envelope, why, whylen);
 }
 
-/* Reads back prefetch and the governor of cpus now: "on", "off", "mixed", "unknown"; a
-   governor name, "mixed" or "unknown". */
-static void sc__readback(const char *sysroot, hwloc_const_bitmap_t cpus, char *pf, size_t pflen,
-                         char *gov, size_t govlen)
+int sc_spank_attest_note(const sc_attest_in *in, const char *envelope, char *why, size_t whylen)
 {
-    sc_platform p;
-    uint32_t reg = 0;
-    uint64_t mask = 0;
-    bool have_pf = false, pf_known = true, gov_known = true;
-    sc_pfstate state = SC_PFSTATE_ON;
-    unsigned cpu;
+    char node[64], hex[SC_HASH_HEX_LEN + 1];
+    sc_statedir d;
 
-    snprintf(pf, pflen, "unknown");
-    snprintf(gov, govlen, "unknown");
-    if (sc_platform_open(&p, sysroot, NULL, 0) < 0) {
-        sc_platform_close(&p);
-        return;
-    }
-    bool can_pf = sc_platform_prefetch_reg(&p, &reg, &mask, NULL, 0) == 0;
-    *gov = '\0';
-    hwloc_bitmap_foreach_begin(cpu, cpus)
-    {
-        uint64_t v;
-        char g[SC_GOVERNOR_MAX * 2];
-        if (can_pf && sc_platform_msr_read(&p, cpu, reg, &v, NULL, 0) == 0) {
-            sc_pfstate s = sc_pfstate_of(v, mask);
-            state = have_pf ? sc_pfstate_merge(state, s) : s;
-            have_pf = true;
-        } else {
-            pf_known = false;
-        }
-        if (sc_platform_governor_read(&p, cpu, g, sizeof(g), NULL, 0) < 0)
-            gov_known = false;
-        else if (!*gov)
-            snprintf(gov, govlen, "%s", g);
-        else if (strcmp(gov, g) != 0)
-            snprintf(gov, govlen, "mixed");
-    }
-    hwloc_bitmap_foreach_end();
-    if (have_pf && pf_known)
-        snprintf(pf, pflen, "%s", sc_pfstate_name(state));
-    if (!gov_known || !*gov)
-        snprintf(gov, govlen, "unknown");
-    sc_platform_close(&p);
+    sc_spank_node_name(node, sizeof(node));
+    int rc = sc_hash_buf(envelope, strlen(envelope), hex);
+    if (rc == 0)
+        rc = sc_statedir_open(&d, in->policy->state_dir, why, whylen);
+    if (rc < 0)
+        return rc;
+    int dirfd = sc_attest_store_open(&d);
+    rc = dirfd < 0
+             ? dirfd
+             : sc_attest_store_note(dirfd, in->job_id, node, in->run ? in->run : "unknown", hex);
+    if (rc < 0)
+        snprintf(why, whylen,
+                 "streamcard: attest: cannot note the apply statement in %s/attest: %s",
+                 in->policy->state_dir, strerror(-rc));
+    if (dirfd >= 0)
+        close(dirfd);
+    sc_statedir_close(&d);
+    return rc;
 }
 
-/* <state_dir>/attest/, made readable by all; the state directory becomes traversable by all
-   (0711: its journals stay 0600 and its names unlisted). Returns the directory or -errno. */
-static int sc__open_attest_dir(const sc_statedir *d)
+/* The restore's signed state: what it restored, what root reads back now, and the apply it
+   closes (run, statement). */
+static int sc__restore_state(const sc_attest_in *in, int result, const char *run, const char *apply,
+                             sc_attest_claims *c)
 {
-    struct stat st;
+    const sc_card *card = in->jc->card;
+    sc_pfctl_config cfg = {.sysroot = in->policy->sysroot, .state_dir = in->policy->state_dir};
+    sc_pfctl_readback rb;
+    char state[512];
 
-    if (fstat(d->fd, &st) == 0 && (st.st_mode & 0011) != 0011 &&
-        fchmod(d->fd, (st.st_mode & 07777) | 0011) < 0)
-        return -errno;
-    if (mkdirat(d->fd, "attest", 0755) < 0 && errno != EEXIST)
-        return -errno;
-    int fd = openat(d->fd, "attest", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 0022)) {
-        close(fd);
-        return -EPERM; /* not ours, or writable by others: never written into */
+    sc_pfctl_read(&cfg, card->cpus, &rb);
+    snprintf(state, sizeof(state),
+             "REQUESTED_PREFETCH=%s\nREQUESTED_GOVERNOR=%s\nRESTORED=%d\n"
+             "READBACK_PREFETCH=%s\nREADBACK_GOVERNOR=%s\nRUN=%s\nAPPLY_SHA256=%s\n",
+             sc_prefetch_name(card->prefetch), card->governor, result == 0, rb.prefetch,
+             rb.governor, run, apply);
+    int rc = sc_attest_claims_state(c, state);
+    if (rc == 0 && c->n_subjects < SC_ATTEST_MAX_SUBJECTS) {
+        sc_attest_subject *s = &c->subjects[c->n_subjects++];
+        snprintf(s->name, sizeof(s->name), "card.yaml");
+        snprintf(s->sha256, sizeof(s->sha256), "%s", in->jc->sha);
     }
-    return fd;
+    return rc;
 }
 
 int sc_spank_attest_restore(const sc_attest_in *in, int result, char *why, size_t whylen)
 {
     sc_attest_claims c;
     sc_statedir d;
-    char pf[16], gov[SC_GOVERNOR_MAX * 2], state[256], name[256], *env = NULL;
+    char name[320], tmp[336], run[SC_ATTEST_RUN_MAX] = "unknown", apply[65] = "unknown";
+    char *env = NULL;
     const sc_card *card = in->jc->card;
 
     sc__common(in, "restore", &c);
     snprintf(c.job_cpus, sizeof(c.job_cpus), "%s", card->cpu_list ? card->cpu_list : "unknown");
     snprintf(c.job_mems, sizeof(c.job_mems), "unknown"); /* slurmstepd's own are not the job's */
     c.result = result;
-    sc__readback(in->policy->sysroot, card->cpus, pf, sizeof(pf), gov, sizeof(gov));
-    snprintf(state, sizeof(state),
-             "REQUESTED_PREFETCH=%s\nREQUESTED_GOVERNOR=%s\nRESTORED=%d\n"
-             "READBACK_PREFETCH=%s\nREADBACK_GOVERNOR=%s\n",
-             sc_prefetch_name(card->prefetch), card->governor, result == 0, pf, gov);
-    int rc = sc_attest_claims_state(&c, state);
-    if (rc == 0 && c.n_subjects < SC_ATTEST_MAX_SUBJECTS) {
-        sc_attest_subject *s = &c.subjects[c.n_subjects++];
-        snprintf(s->name, sizeof(s->name), "card.yaml");
-        snprintf(s->sha256, sizeof(s->sha256), "%s", in->jc->sha);
-    }
-    if (rc == 0)
-        rc = sc__sign(in, &c, &env, why, whylen);
+    int rc = sc_statedir_open(&d, in->policy->state_dir, why, whylen);
     if (rc < 0)
         return rc;
-    rc = sc_statedir_open(&d, in->policy->state_dir, why, whylen);
-    int dirfd = rc == 0 ? sc__open_attest_dir(&d) : rc;
-    sc_spank_restore_name(name, sizeof(name), in->job_id, c.node);
-    char tmp[300];
+    int dirfd = sc_attest_store_open(&d);
+    if (dirfd >= 0) /* the apply this restore closes, noted when the change started */
+        sc_attest_store_take_note(dirfd, in->job_id, c.node, run, sizeof(run), apply);
+    rc = dirfd < 0 ? dirfd : sc__restore_state(in, result, run, apply, &c);
+    if (rc == 0)
+        rc = sc__sign(in, &c, &env, why, whylen);
+    sc_attest_store_restore_name(name, sizeof(name), in->job_id, c.node, run);
     snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
-    if (dirfd < 0)
-        rc = dirfd;
-    else if (!env) /* sc__sign gives one on success */
-        rc = -EINVAL;
-    else
-        rc = sc_file_replace_at(dirfd, name, tmp, env, strlen(env), 0644);
-    if (rc < 0)
+    if (rc == 0)
+        rc = env ? sc_file_replace_at(dirfd, name, tmp, env, strlen(env), 0644) : -EINVAL;
+    if (rc < 0 && !*why)
         snprintf(why, whylen, "streamcard: attest: cannot write %s/attest/%s: %s",
                  in->policy->state_dir, name, strerror(-rc));
-    if (dirfd >= 0)
+    /* Bounded: the newest attest_keep statements, none older than attest_days. */
+    if (dirfd >= 0) {
+        sc_attest_store_prune(dirfd, (size_t)in->policy->attest_keep,
+                              in->policy->attest_days * 86400L, time(NULL));
         close(dirfd);
+    }
     sc_statedir_close(&d);
     free(env);
     return rc;

@@ -32,24 +32,37 @@ typedef struct sc_attest_in {
     const char *role;            /* "main" or "node" */
     const char *platform_before; /* root's capture before any change; may be NULL */
     const sc_pfctl_evidence *ev; /* the change's evidence; NULL when nothing was changed */
+    const char *run;             /* apply of a change: sc_spank_run_id(); NULL: unknown */
 } sc_attest_in;
 
 /* This node's short name (up to the first dot), as bundles and statements name it. */
 void sc_spank_node_name(char *buf, size_t len);
 
-/* The statement name of a node's restore in the state directory's attest/. */
-void sc_spank_restore_name(char *buf, size_t len, uint32_t job_id, const char *node);
+/* This run of job_id as Slurm knows it: "<restart count>-<start time>" (an RPC to
+   slurmctld), or "unknown". A requeued job's next run has another. */
+void sc_spank_run_id(uint32_t job_id, char *buf, size_t len);
 
 /*
- * As root: the apply statement, signed (*envelope malloc'd). Returns 0, or -errno with the
- * reason in why (no key: -ENOENT; the run is then not attested, and the job goes on).
+ * As root: the apply statement, signed (*envelope malloc'd). For a change, its state is the
+ * platform layer's (requested, observed, CPUs), BEFORE_PREFETCH and RUN; for a card that
+ * leaves the platform alone, what root reads now of its CPUs' prefetch registers and
+ * governors, the node's own state (BASELINE_PREFETCH, BASELINE_GOVERNOR: the journals'
+ * originals where a job holds a change) and CHANGED_BY (those jobs). Returns 0, or -errno
+ * with the reason in why (no key: -ENOENT; the run is then not attested, and the job goes
+ * on).
  */
 int sc_spank_attest_apply(const sc_attest_in *in, char **envelope, char *why, size_t whylen);
 
+/* As root, after an apply that started the job's change on the node (ev->started): notes
+   the run and the SHA-256 of its envelope for the restore (attest_store.h). */
+int sc_spank_attest_note(const sc_attest_in *in, const char *envelope, char *why, size_t whylen);
+
 /*
  * As root, after the restore of in->job_id's change on this node (rc: the restore's
- * result): reads back prefetch and governors of the card's CPUs, signs, and writes
- * <state_dir>/attest/<sc_spank_restore_name()> (0644, replaced atomically).
+ * result): takes the apply note (the run, the apply statement's SHA-256), reads back
+ * prefetch and governors of the card's CPUs, signs the restore naming both, writes
+ * <state_dir>/attest/job_<id>_<node>_<run>.restore.dsse.json (0644, replaced atomically),
+ * and prunes the directory (attest_store.h).
  */
 int sc_spank_attest_restore(const sc_attest_in *in, int rc, char *why, size_t whylen);
 

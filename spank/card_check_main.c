@@ -1,16 +1,21 @@
 /*
- * card_check_main.c: streamcard-card-check, the card check of the compute node. It runs as
- * the job's user, started by the plugin in slurmstepd under rlimits (card_child.h), never as
- * root: it reads the card's bytes on stdin (at most SC_CARD_MAX_BYTES), checks that they are
- * the bytes whose SHA-256 it was given, parses and checks them with the core exactly as
- * sbatch did, and writes the card's record (core/sc_card_record.h) on stdout.
+ * card_check_main.c: streamcard-card-check, the card check of the compute node. It runs
+ * under its own account (streamcard-check), started by the plugin in slurmstepd under
+ * rlimits and a seccomp prefilter (card_child.h), never as root nor as the job's user.
+ * First thing, it makes itself not dumpable again and enters its own seccomp filter
+ * (card_sandbox.h): from there on it can read stdin, write stdout and manage memory, and any
+ * other system call kills it. It reads the card's bytes on stdin (at most
+ * SC_CARD_MAX_BYTES), checks that they are the bytes whose SHA-256 it was given, parses and
+ * checks them with the core exactly as sbatch did, and writes the card's record
+ * (core/sc_card_record.h) on stdout.
  *
  *   streamcard-card-check NAME SHA256 <card >record
  *
  * Exit status 0 when a record was written (for a refused card too: the record says why); 2
  * for a usage error or bytes that do not match SHA256; 3 when out of memory or unable to
- * read or write.
+ * read or write; 4 when it cannot enter its sandbox (it then reads nothing).
  */
+#include "card_sandbox.h"
 #include "sc_card.h"
 #include "sc_card_record.h"
 #include "sc_diag.h"
@@ -30,6 +35,8 @@ int main(int argc, char **argv)
     sc_diag d;
     int status = 3;
 
+    if (sc_card_sandbox_enter() < 0)
+        return 4;
     if (argc != 3 || strlen(argv[2]) != SC_HASH_HEX_LEN) {
         fprintf(stderr, "usage: streamcard-card-check NAME SHA256 <card >record (started by "
                         "the streamcard SPANK plugin)\n");

@@ -4,6 +4,7 @@
  */
 #include "jobcard.h"
 #include "card_child.h"
+#include "sc_card_lines.h"
 #include "sc_codec.h"
 #include "sc_file.h"
 #include "spank_log.h"
@@ -62,6 +63,10 @@ static sc_card *sc__load(const char *text, size_t len, const char *name)
                      name, sc_card_field_name(card->sweep_field), name);
         rc = -EINVAL;
     }
+    /* The node reads cpu_list, prefetch and governor from the card's lines as well, as root:
+       a card written so that it cannot is refused here, with the node's reason. */
+    if (rc == 0)
+        rc = sc_card_lines_check(text, len, card, name, &d);
     if (rc < 0 && !d.count)
         sc__problem(NULL, "streamcard: %s: %s", name, strerror(-rc));
     sc_jobcard_report(&d, NULL);
@@ -155,23 +160,32 @@ out:
     return rc;
 }
 
-/* The card's record as the card check, run as the job's user, wrote it. -1 when no record
-   could be had (the reason logged and kept). */
-static int sc__check_as_user(spank_t sp, const sc_jobcard *jc, const char *name, const char *text,
-                             size_t len, char **record, size_t *rlen, sc_diag *problems)
+/* The card's record as the card check wrote it, run under its own account (check_user:
+   *uid receives that account's uid, which the record must name). -1 when no record could be
+   had (the reason logged and kept). */
+static int sc__check_apart(spank_t sp, const sc_jobcard *jc, const char *check_user,
+                           const char *name, const char *text, size_t len, char **record,
+                           size_t *rlen, uid_t *uid, sc_diag *problems)
 {
     char helper[4096], why[512] = "";
-    uid_t uid = 0;
+    uid_t job_uid = 0;
     gid_t gid = 0;
     int rc = sc_card_child_helper(helper, sizeof(helper));
 
     if (rc < 0)
         snprintf(why, sizeof(why), "cannot find %s next to the plugin: %s", SC_CARD_CHILD_NAME,
                  strerror(-rc));
-    else if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
-             spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS) {
+    else if (spank_get_item(sp, S_JOB_UID, &job_uid) != ESPANK_SUCCESS) {
         snprintf(why, sizeof(why), "the job's user is unknown");
         rc = -ESRCH;
+    } else if ((rc = sc_card_child_account(check_user, uid, &gid, why, sizeof(why))) == 0 &&
+               *uid == job_uid) {
+        /* The job's user could reach a check of its own uid (ptrace, signals). */
+        snprintf(why, sizeof(why),
+                 "the job runs as %s, the card check's own account (valid: submit as another "
+                 "user)",
+                 check_user);
+        rc = -EPERM;
     }
     if (rc == 0) {
         sc_card_child_in in = {.helper = helper,
@@ -179,7 +193,7 @@ static int sc__check_as_user(spank_t sp, const sc_jobcard *jc, const char *name,
                                .len = len,
                                .sha = jc->sha,
                                .name = name,
-                               .uid = uid,
+                               .uid = *uid,
                                .gid = gid,
                                .deadline_ms = SC_CARD_CHILD_DEADLINE_MS};
         rc = sc_card_child_run(&in, record, rlen, why, sizeof(why));
@@ -192,7 +206,7 @@ static int sc__check_as_user(spank_t sp, const sc_jobcard *jc, const char *name,
     return rc < 0 ? -1 : 0;
 }
 
-int sc_jobcard_receive(spank_t sp, sc_jobcard *jc, sc_diag *problems)
+int sc_jobcard_receive(spank_t sp, sc_jobcard *jc, const char *check_user, sc_diag *problems)
 {
     char name[SC_JOBCARD_NAME_MAX + 1] = "card", why[600] = "", *text = NULL, *record = NULL;
     size_t len = 0, rlen = 0;
@@ -203,19 +217,27 @@ int sc_jobcard_receive(spank_t sp, sc_jobcard *jc, sc_diag *problems)
     sc_diag_init(&found);
     int rc = sc__receive_bytes(sp, jc, name, &text, &len, problems);
     if (rc == 0)
-        rc = sc__check_as_user(sp, jc, name, text, len, &record, &rlen, problems);
+        rc = sc__check_apart(sp, jc, check_user, name, text, len, &record, &rlen, &uid, problems);
     if (rc == 0) {
-        spank_get_item(sp, S_JOB_UID, &uid);
         rc = sc_card_record_read(record, rlen, jc->sha, (unsigned)uid, name, &jc->card, &found, why,
                                  sizeof(why));
-        if (rc == 0) /* who checked it: the audit trail of the one step that parses the card */
-            sc_spank_info("streamcard: card %s (SHA-256 %.12s...) checked as uid %u", name, jc->sha,
-                          (unsigned)uid);
-        if (rc == -EINVAL)
+        if (rc == -EINVAL) {
             sc_jobcard_report(&found, problems); /* the card's own problems */
-        else if (rc < 0)
+        } else if (rc < 0) {
             sc__problem(problems, "streamcard: %s: the card check's record is refused: %s", name,
                         rc == -EBADMSG ? why : strerror(-rc));
+        } else if (sc_card_lines_check(text, len, jc->card, name, &found) < 0) {
+            /* The record must describe these very bytes: the CPUs and settings root acts on,
+               as root reads them from the card's lines itself. */
+            sc__problem(problems, "streamcard: the card check's record is refused: %s",
+                        found.count ? found.lines[found.count - 1] : "out of memory");
+            sc_card_free(jc->card);
+            jc->card = NULL;
+            rc = -EBADMSG;
+        } else { /* who checked it: the audit trail of the one step that parses the card */
+            sc_spank_info("streamcard: card %s (SHA-256 %.12s...) checked as %s (uid %u)", name,
+                          jc->sha, check_user, (unsigned)uid);
+        }
         rc = rc < 0 ? -1 : 0;
     }
     if (rc == 0) {

@@ -4,9 +4,10 @@
  * into the job's environment as SLURM_STREAMCARD_CARD_* (SLURM_ variables reach the job
  * even with --export=NONE). On the node slurmstepd (root) takes the card from there, never
  * from a path the user names, checks its size before decoding it and its SHA-256 after, and
- * has it parsed and checked by the card check as the job's user (card_child.h); root reads
- * only the check's record (core/sc_card_record.h). A user can set these variables by hand
- * (plain sbatch, no --stream-card, no cli_filter): the node side stands alone.
+ * has it parsed and checked by the card check under its own account (card_child.h); root
+ * reads only the check's record (core/sc_card_record.h), and holds it to the card's bytes. A user
+ * can set these variables by hand (plain sbatch, no --stream-card, no cli_filter): the node side
+ * stands alone.
  */
 #ifndef SC_SPANK_JOBCARD_H
 #define SC_SPANK_JOBCARD_H
@@ -43,13 +44,13 @@ int sc_jobcard_send(const char *path);
 
 /*
  * slurmstepd, as root: the card from the job's environment (at most SC_JOBCARD_MAX_B64
- * bytes of base64), checked against its SHA-256, then parsed and checked as the job's user
- * (uid, gid) by the card check. Returns 1 when the job has none (not a --stream-card job),
- * 0 with jc filled, or -1 when it is unusable: each problem logged (at most
- * SC_CARD_RECORD_PROBLEMS and a count of the rest) and kept in problems, so that the task
- * can say it again in the job's output (slurmstepd's messages reach only slurmd's log).
+ * bytes of base64), checked against its SHA-256, then parsed and checked by the card check
+ * as check_user (the policy's; a node without that account refuses every card). Returns 1 when the
+ * job has none (not a --stream-card job), 0 with jc filled, or -1 when it is unusable: each problem
+ * logged (at most SC_CARD_RECORD_PROBLEMS and a count of the rest) and kept in problems, so that
+ * the task can say it again in the job's output (slurmstepd's messages reach only slurmd's log).
  */
-int sc_jobcard_receive(spank_t sp, sc_jobcard *jc, sc_diag *problems);
+int sc_jobcard_receive(spank_t sp, sc_jobcard *jc, const char *check_user, sc_diag *problems);
 
 void sc_jobcard_free(sc_jobcard *jc);
 

@@ -25,6 +25,7 @@ typedef struct sc__apply {
     uint64_t mask, value; /* its prefetch bits, and their requested value */
     sc_journal j;         /* this job's journal (the originals) */
     bool journaled;       /* j holds the originals of this change */
+    bool fresh;           /* this call journaled a new change (sc__apply_fresh) */
     bool can_read;        /* the platform is open and the CPUs valid: readback possible */
     sc_kv after;          /* msr_readback_after.txt */
     char obs_pf[16];      /* "on", "off", "mixed", "unknown", "unchanged" */
@@ -367,6 +368,7 @@ static int sc__apply_fresh(sc__apply *a, unsigned long long start, char *why, si
     if (rc < 0)
         return rc; /* nothing written yet */
     a->journaled = true;
+    a->fresh = true;
     sc__pfctl_call_logf(&a->r,
                         "journal: %s/job_%u.journal synced before any change: %zu register(s), "
                         "%zu governor(s), holder %ld",
@@ -521,6 +523,7 @@ static void sc__evidence(sc__apply *a, int rc, sc_pfctl_evidence *ev)
     ev->msr_readback_after = a->after.text;
     ev->state_env = env.text;
     ev->node_log = a->r.notes.text;
+    ev->started = a->fresh && rc == 0;
     sc_kv_init(&a->r.notes);
     sc_kv_init(&a->r.log);
     sc_kv_init(&a->after);

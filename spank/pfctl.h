@@ -54,6 +54,7 @@ typedef struct sc_pfctl_evidence {
     char *state_env;           /* prefetch/state/state.env: OBSERVED_STATE, STATE_VALID, ... */
     char *node_log; /* for the node's log (slurmd), not the bundle: what an admin must hear of,
                        such as a damaged journal of another job restored and set aside */
+    bool started;   /* this call journaled a new change (not one joined as another holder) */
 } sc_pfctl_evidence;
 
 /*
@@ -90,6 +91,23 @@ int sc_pfctl_restore_job(const sc_pfctl_config *cfg, uint32_t job_id, char **log
  * is alive). Returns 0 or the first error.
  */
 int sc_pfctl_restore_stale(const sc_pfctl_config *cfg, char **log);
+
+/* What the platform of some CPUs is now, and what it is when no job changes it. */
+typedef struct sc_pfctl_readback {
+    char arch[32];          /* the CPU class, "unknown" */
+    char prefetch[32];      /* on, off, mixed; unknown without a known prefetch control */
+    char governor[32];      /* a governor name, mixed, unknown */
+    char base_prefetch[32]; /* the node's own: a journal's original where one covers a CPU, */
+    char base_governor[32]; /* else what is read now (as prefetch and governor) */
+    char changed_by[128];   /* the jobs whose journal holds a change on the node, "1,2", or
+                               "none"; "..." past the first few */
+} sc_pfctl_readback;
+
+/*
+ * Reads, under the state directory's lock, the prefetch registers and governors of cpus and
+ * the node's journals, and fills out. Writes nothing. 0 or -errno (out then says unknown).
+ */
+int sc_pfctl_read(const sc_pfctl_config *cfg, hwloc_const_bitmap_t cpus, sc_pfctl_readback *out);
 
 /*
  * For an admin (streamcard-node state): one line per journal of the node (job, request,

@@ -46,6 +46,7 @@
  * line "streamcard: <what failed>: <why> (<what would be valid>)".
  */
 #include "attest_sign.h"
+#include "card_child.h"
 #include "exclusive.h"
 #include "guardian.h"
 #include "journal.h"
@@ -87,6 +88,7 @@ static struct {
     char *platform_before;
     hwloc_bitmap_t task_cpus; /* the task's allowed CPUs, read before a platform change */
     char *attest;             /* the signed apply statement, for the bundle; NULL: none */
+    char run[48];             /* this run of the job (sc_spank_run_id), for a change's statements */
 } sc__plug;
 
 static int sc__option_cb(int val, const char *optarg, int remote);
@@ -212,7 +214,8 @@ static void sc__snapshot_before(void)
    fails (that would drain the node): a bad card is remembered and fails the task. */
 static int sc__step_side(spank_t sp)
 {
-    int rc = sc_jobcard_receive(sp, &sc__plug.jc, &sc__plug.card_problems);
+    int rc =
+        sc_jobcard_receive(sp, &sc__plug.jc, sc__plug.policy.check_user, &sc__plug.card_problems);
 
     if (rc < 0)
         sc__plug.card_error = true;
@@ -356,23 +359,33 @@ static sc_attest_in sc__attest_in(spank_t sp, const char *role, char *step, size
                           .uid = (uid_t)uid,
                           .role = role,
                           .platform_before = sc__plug.platform_before,
-                          .ev = sc__plug.platform_changed ? &sc__plug.ev : NULL};
+                          .ev = sc__plug.platform_changed ? &sc__plug.ev : NULL,
+                          .run = sc__plug.run};
 }
 
 /* In the task, as root, after the change: the signed statement of what root did and read
-   back, for the bundle. Without a usable key the run is not attested; the job goes on. */
+   back, for the bundle. A change's statement names the run its restore will close, and,
+   when this step started the change, is noted for that restore. Without a usable key the
+   run is not attested; the job goes on. */
 static void sc__attest_apply(spank_t sp)
 {
     char step[32], why[1024] = "";
+
+    snprintf(sc__plug.run, sizeof(sc__plug.run), "unknown");
+    if (sc__plug.platform_changed)
+        sc_spank_run_id(sc__plug.job_id, sc__plug.run, sizeof(sc__plug.run));
     sc_attest_in in =
         sc__attest_in(sp, sc__role(sp) == SC_ROLE_MAIN ? "main" : "node", step, sizeof(step));
-
     free(sc__plug.attest);
     sc__plug.attest = NULL;
     if (sc_spank_attest_apply(&in, &sc__plug.attest, why, sizeof(why)) < 0)
         sc_spank_error("streamcard: job %u: this node's platform statement is not signed, so "
                        "its bundle's platform claims are not attested: %s",
                        sc__plug.job_id, *why ? why : "no key");
+    else if (sc__plug.platform_changed && sc__plug.ev.started &&
+             sc_spank_attest_note(&in, sc__plug.attest, why, sizeof(why)) < 0)
+        sc_spank_error("%s (the restore of job %u will not name this statement)", why,
+                       sc__plug.job_id);
 }
 
 /* Whether this job holds a journal on the node (a change not yet restored). */
@@ -443,6 +456,12 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
                            sc__plug.policy.state_dir);
         sc__log_lines(log);
         free(log);
+        /* Said once at slurmd's start: without the check's account every card job fails. */
+        uid_t cu;
+        gid_t cg;
+        if (sc_card_child_account(sc__plug.policy.check_user, &cu, &cg, why, sizeof(why)) < 0)
+            sc_spank_error("streamcard: %s; every --stream-card job on this node fails until then",
+                           why);
     }
     return 0;
 }

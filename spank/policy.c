@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* allow=prefetch,governor (or allow=none) */
@@ -41,6 +42,39 @@ static int sc__policy_path(char *dst, size_t dstlen, const char *key, const char
     return 0;
 }
 
+/* check_user=NAME: a POSIX-portable user name of at most 32 characters. */
+static int sc__policy_user(sc_policy *p, const char *value, char *why, size_t whylen)
+{
+    size_t n = strlen(value);
+
+    if (n == 0 || n >= sizeof(p->check_user) || value[0] == '-' ||
+        strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n) {
+        snprintf(why, whylen,
+                 "check_user=%s: not a user name (valid: 1-32 of a-z, A-Z, 0-9, '.', '_', "
+                 "'-', not starting with '-')",
+                 value);
+        return -EINVAL;
+    }
+    snprintf(p->check_user, sizeof(p->check_user), "%s", value);
+    return 0;
+}
+
+/* A whole decimal number in [1, max]. */
+static int sc__policy_count(long *out, const char *key, const char *value, long max, char *why,
+                            size_t whylen)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(value, &end, 10);
+
+    if (errno || !*value || *end || v < 1 || v > max || value[0] == '+') {
+        snprintf(why, whylen, "%s=%s: not a whole number from 1 to %ld", key, value, max);
+        return -EINVAL;
+    }
+    *out = v;
+    return 0;
+}
+
 int sc_policy_parse(sc_policy *p, int argc, char *const argv[], char *why, size_t whylen)
 {
     memset(p, 0, sizeof(*p));
@@ -48,6 +82,9 @@ int sc_policy_parse(sc_policy *p, int argc, char *const argv[], char *why, size_
     snprintf(p->state_dir, sizeof(p->state_dir), "%s", SC_POLICY_STATE_DIR);
     snprintf(p->sysroot, sizeof(p->sysroot), "/");
     snprintf(p->key, sizeof(p->key), "%s", SC_POLICY_KEY);
+    snprintf(p->check_user, sizeof(p->check_user), "%s", SC_POLICY_CHECK_USER);
+    p->attest_keep = SC_POLICY_ATTEST_KEEP;
+    p->attest_days = SC_POLICY_ATTEST_DAYS;
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i], *eq = strchr(arg, '=');
         size_t klen = eq ? (size_t)(eq - arg) : strlen(arg);
@@ -69,10 +106,17 @@ int sc_policy_parse(sc_policy *p, int argc, char *const argv[], char *why, size_
             rc = sc__policy_path(p->sysroot, sizeof(p->sysroot), "sysroot", value, why, whylen);
         } else if (klen == 3 && strncmp(arg, "key", 3) == 0) {
             rc = sc__policy_path(p->key, sizeof(p->key), "key", value, why, whylen);
+        } else if (klen == 10 && strncmp(arg, "check_user", 10) == 0) {
+            rc = sc__policy_user(p, value, why, whylen);
+        } else if (klen == 11 && strncmp(arg, "attest_keep", 11) == 0) {
+            rc = sc__policy_count(&p->attest_keep, "attest_keep", value, SC_POLICY_ATTEST_KEEP_MAX,
+                                  why, whylen);
+        } else if (klen == 11 && strncmp(arg, "attest_days", 11) == 0) {
+            rc = sc__policy_count(&p->attest_days, "attest_days", value, 3650, why, whylen);
         } else {
             snprintf(why, whylen,
                      "unknown argument \"%s\" (valid: allow=, require_exclusive=, "
-                     "state_dir=, sysroot=, key=)",
+                     "state_dir=, sysroot=, key=, check_user=, attest_keep=, attest_days=)",
                      arg);
             rc = -EINVAL;
         }

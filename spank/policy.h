@@ -7,7 +7,9 @@
  * default yes), state_dir=PATH (root-owned restore journals; default /run/streamcard),
  * sysroot=PATH (where /sys, /proc/cpuinfo and /dev/cpu are looked up; tests only),
  * key=PATH (the node's private signing key, %n the node's short name; default
- * /etc/streamcard/node.key).
+ * /etc/streamcard/node.key), check_user=NAME (the account the card check runs as; default
+ * streamcard-check), attest_keep=COUNT and attest_days=DAYS (the signed statements kept in
+ * <state_dir>/attest/: the newest COUNT, none older than DAYS; defaults 512 and 30).
  */
 #ifndef SC_POLICY_H
 #define SC_POLICY_H
@@ -18,6 +20,10 @@
 #define SC_POLICY_STATE_DIR "/run/streamcard"
 /* The node's signing key (sc_attest.h); "%n" stands for the node's short name. */
 #define SC_POLICY_KEY "/etc/streamcard/node.key"
+#define SC_POLICY_CHECK_USER "streamcard-check" /* the card check's account */
+#define SC_POLICY_ATTEST_KEEP 512               /* statements kept in <state_dir>/attest/ */
+#define SC_POLICY_ATTEST_DAYS 30                /* and none older than this */
+#define SC_POLICY_ATTEST_KEEP_MAX 65536
 
 typedef struct sc_policy {
     bool allow_prefetch, allow_governor;
@@ -25,6 +31,8 @@ typedef struct sc_policy {
     char state_dir[512];
     char sysroot[512];
     char key[512];
+    char check_user[33];
+    long attest_keep, attest_days;
 } sc_policy;
 
 /* Parses the arguments; unknown keys and bad values are errors with a reason in why. */

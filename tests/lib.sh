@@ -48,6 +48,54 @@ bundle_of() {
 
 WORK=$(mktemp -d /tmp/streamcard-test.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
+# Open MPI 4.1's session directory (mpirun, also under streamcard run) in the test's own
+# folder: two mpiruns that start at the same moment (ctest -j) race to create
+# /tmp/ompi.<host>.<uid>, and the loser fails ("mkdir ... File exists").
+export OMPI_MCA_orte_tmpdir_base="$WORK"
+
+# background_load: the busiest of CPUs 0 and 1 over one second, in % (user, nice, system,
+# irq, softirq, steal over every tick of /proc/stat), as "<pct> <cpu>". A test whose
+# verdict needs a quiet CPU measures it just before and skips (77) above its gate's limit.
+background_load() {
+    local a b
+    a=$(grep -E '^cpu[01] ' /proc/stat)
+    sleep 1
+    b=$(grep -E '^cpu[01] ' /proc/stat)
+    printf '%s\n%s\n' "$a" "$b" | awk '
+        { busy = $2 + $3 + $4 + $7 + $8 + $9; total = busy + $5 + $6
+          if ($1 in b0) { db = busy - b0[$1]; dt = total - t0[$1]
+                          p = dt > 0 ? 100 * db / dt : 0
+                          if (p >= worst) { worst = p; name = $1 } }
+          else { b0[$1] = busy; t0[$1] = total } }
+        END { printf "%.1f %s\n", worst, name }'
+}
+
+# iterations_for SECONDS KIND ARGS...: how many iterations make the main loop of the kernel
+# KIND (stream or ipsearch, in $STREAMCARD_KERNEL_DIR or $BIN) with ARGS last at least
+# SECONDS on this CPU, measured by a short run of the kernel itself (the fastest repetition
+# of STREAM's first kernel; ipsearch's fastest search), at least 5; said on stderr. The
+# caller's environment sizes it (OMP_NUM_THREADS=1 iterations_for ... for one thread). A test sized
+# in elements on one CPU is too short on the next: a test that needs a main loop of a given
+# length sizes it so.
+iterations_for() {
+    local secs=$1 kind=$2 dir=${STREAMCARD_KERNEL_DIR:-$BIN} each n
+    shift 2
+    case $kind in
+    stream)
+        each=$("$dir/streamcard-stream" "$@" --iterations 5 |
+            awk '/^(Copy|Scale|Add|Triad):/ { print $4; exit }') ;;
+    ipsearch)
+        each=$("$dir/streamcard-ipsearch" "$@" --iterations 3 |
+            sed -n 's/^qps=[0-9.]* wall_seconds=\([0-9.]*\) .*/\1/p' | tail -n 1) ;;
+    *) fail "iterations_for: no kernel $kind" ;;
+    esac
+    [ -n "$each" ] || fail "iterations_for: $kind $* printed no time per iteration"
+    n=$(awk -v s="$secs" -v e="$each" 'BEGIN { n = e > 0 ? int(s / e) + 1 : 1000000
+                                               if (n < 5) n = 5; if (n > 1000000) n = 1000000
+                                               print n }')
+    echo "$kind $*: $each s per iteration here, $n iterations for a main loop of $secs s" >&2
+    echo "$n"
+}
 
 # reseal BUNDLE: rewrites SHA256SUMS over the bundle's files as they are now, as a forger
 # would, so that only the consistency checks can tell.
@@ -98,13 +146,19 @@ small_card() {
 
 # plugin_bundle DIR PREFETCH OBSERVED [VALID]: what the SPANK plugin leaves in a job's bundle
 # before the job runs (the plugin's part played by the test): the card asking for PREFETCH,
-# the readback OBSERVED (VALID: 1 unless given) and a control log.
+# the readback OBSERVED (VALID: 1 unless given) of its CPUs 0-1 and a control log. RUN is
+# what the plugin signs beside the readback (the run a restore must name).
 plugin_bundle() {
     mkdir -p "$1/prefetch/state" "$1/platform"
     small_card "$1/card.yaml" "$2"
-    printf 'REQUESTED_PREFETCH=%s\nOBSERVED_STATE=%s\nSTATE_VALID=%s\n' "$2" "$3" "${4:-1}" \
-        >"$1/prefetch/state/state.env"
+    plugin_state "$1/prefetch/state/state.env" "$2" "$3" "${4:-1}"
     echo "plugin: wrote MSR 0x1a4" >"$1/prefetch/control.log"
+}
+
+# plugin_state FILE PREFETCH OBSERVED [VALID]: the readback as plugin_bundle writes it.
+plugin_state() {
+    printf 'REQUESTED_PREFETCH=%s\nOBSERVED_STATE=%s\nSTATE_VALID=%s\nREQUESTED_GOVERNOR=unchanged\nCPUS=0-1\nRUN=0-1700000000\n' \
+        "${2:-unchanged}" "$3" "${4:-1}" >"$1"
 }
 
 # in_job DIR CMD...: CMD with the variables the plugin exports to a job whose bundle is DIR.

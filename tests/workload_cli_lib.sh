@@ -5,6 +5,10 @@
 # Source it after setting BIN and CASE.
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# Open MPI 4.1's session directory in the test's own folder: two mpiruns that start at the
+# same moment (ctest -j) race to create /tmp/ompi.<host>.<uid>, and the loser fails with
+# "A call to mkdir was unable to create the desired directory ... File exists".
+export OMPI_MCA_orte_tmpdir_base="$TMP"
 
 fail() {
     echo "FAIL [$CASE]: $*" >&2

@@ -4,6 +4,7 @@
 #include "sc_num.h"
 #include "sc_text.h"
 #include "sc_runs.h"
+#include "sc_linkmatrix.h"
 
 #include <errno.h>
 #include <math.h>
@@ -316,4 +317,19 @@ bool sc_analysis_bound_ok(const char *cmd, const char *arg, double *bound_pct)
             "e.g. 5)\n",
             cmd, arg);
     return false;
+}
+
+/* The card's outlier bounds (the defaults when its text does not parse). */
+void sc_analysis_link_bounds(const sc_bundle_facts *f, sc_card *card)
+{
+    sc_diag diag;
+
+    sc_diag_init(&diag);
+    if (f->card_text)
+        (void)sc_card_parse(card, f->card_text, strlen(f->card_text), "card.yaml", &diag);
+    sc_diag_free(&diag);
+    if (!(card->outlier_mad > 0))
+        card->outlier_mad = SC_LINKMATRIX_MAD_DEFAULT;
+    if (!(card->outlier_min_pct > 0))
+        card->outlier_min_pct = SC_LINKMATRIX_MIN_PCT_DEFAULT;
 }

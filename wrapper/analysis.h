@@ -159,6 +159,10 @@ bool sc_analysis_metric_ok(const char *cmd, const char *name);
 /* The metric registry for help texts: one line per family, indented. */
 void sc_analysis_print_metrics(FILE *out);
 
+/* The card's outlier bounds of a link matrix (outlier_mad, outlier_min_pct) into card, the
+   defaults when its text does not parse: what health and history judge a matrix by. */
+void sc_analysis_link_bounds(const sc_bundle_facts *f, sc_card *card);
+
 /* Prints the controlled-variable table of `compare --variables`. */
 void sc_analysis_print_variables(FILE *out);
 

@@ -24,6 +24,7 @@ int sc_cmd_report(int argc, char **argv);
 int sc_cmd_export(int argc, char **argv);
 int sc_cmd_keygen(int argc, char **argv);
 int sc_cmd_health(int argc, char **argv);
+int sc_cmd_history(int argc, char **argv);
 /* export --in-toto (export_intoto.c), reached through sc_cmd_export(). */
 int sc_export_intoto(int argc, char **argv);
 

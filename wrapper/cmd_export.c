@@ -6,7 +6,9 @@
  * when each bundle ended, labelled by host, owner (of the bundle directory), workload,
  * kernel, card and the card's hash. No label carries time: of the bundles with one label set,
  * only the newest is exported, with its age, so a node that recovers stops showing its old
- * failure and the number of series stays bounded however many runs a folder holds. Bundles
+ * failure and the number of series stays bounded however many runs a folder holds; and of the
+ * label sets of one card that differ only in card_hash (the card was edited), only the one
+ * with the newest bundle, so the old card's series retire. Bundles
  * are read one at a time and freed; only the newest bundle's samples per label set are kept.
  * A bundle that fails verification still reports its verdict (0), never its figures: numbers
  * of a failed run are not to be used. With -o the file is written whole or not at all
@@ -447,21 +449,52 @@ static int sc__export_add(sc__export *e, const sc_analysis_bundle *ab, char *lab
     return sc__series_render(s, ab, e->now);
 }
 
+/* The length of labels without its last label, card_hash: a card's identity across edits. */
+static size_t sc__card_identity(const char *labels)
+{
+    const char *hash = strstr(labels, ",card_hash=\"");
+
+    return hash ? (size_t)(hash - labels) : strlen(labels);
+}
+
+/* Whether series s is superseded: a series of the same card (host, owner, workload, kernel,
+   run name) but another card_hash has a newer bundle. An edited card's old series is then
+   retired from the export, so its last verdict (an alert's 0) does not stay beside the new
+   card's. */
+static bool sc__superseded(const sc__export *e, const sc__series *s)
+{
+    size_t len = sc__card_identity(s->labels);
+
+    for (size_t i = 0; i < e->n; i++) {
+        const sc__series *o = &e->s[i];
+        if (o == s || sc__card_identity(o->labels) != len || strncmp(o->labels, s->labels, len))
+            continue;
+        if (o->ended > s->ended || (o->ended == s->ended && sc__later_name(o->bundle, s->bundle)))
+            return true;
+    }
+    return false;
+}
+
 /* Writes every family that has samples (to out, when not NULL) and frees everything. */
 static void sc__export_close(sc__export *e, FILE *out)
 {
+    bool *keep = calloc(e->n ? e->n : 1, sizeof(*keep));
+
+    for (size_t i = 0; keep && i < e->n; i++)
+        keep[i] = !sc__superseded(e, &e->s[i]);
     for (size_t f = 0; out && f < SC__NFAMILIES; f++) {
         bool any = false;
         for (size_t i = 0; i < e->n && !any; i++)
-            any = e->s[i].len[f] > 0;
+            any = (!keep || keep[i]) && e->s[i].len[f] > 0;
         if (!any)
             continue;
         fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", sc__families[f].name, sc__families[f].help,
                 sc__families[f].name);
         for (size_t i = 0; i < e->n; i++)
-            if (e->s[i].len[f])
+            if ((!keep || keep[i]) && e->s[i].len[f])
                 fwrite(e->s[i].text[f], 1, e->s[i].len[f], out);
     }
+    free(keep);
     for (size_t i = 0; i < e->n; i++) {
         sc__series_clear(&e->s[i]);
         free(e->s[i].labels);
@@ -483,7 +516,8 @@ static void sc__export_usage(FILE *out)
             "owns the bundle directory), workload, kernel, card (the run name) and card_hash\n"
             "(the card's SHA-256, 12 digits). No label carries time: of the bundles with one\n"
             "label set only the newest is exported, so `runs/*` gives one series per card\n"
-            "and metric however many runs it holds. Gauges: streamcard_verdict_ok,\n"
+            "and metric however many runs it holds; a card edited (another card_hash) retires\n"
+            "the series of its older version. Gauges: streamcard_verdict_ok,\n"
             "streamcard_bundle_intact, streamcard_gate_ok{gate},\n"
             "streamcard_metric_bytes_per_second, _queries_per_second and _seconds\n"
             "{metric,better} (every metric the run holds, in base units; the median of its\n"

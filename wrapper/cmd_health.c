@@ -124,21 +124,6 @@ static int sc__judge(const sc_linkmatrix_data *d, const double *grid, size_t s, 
     return rc;
 }
 
-/* The card's outlier bounds (the defaults when its text does not parse). */
-static void sc__card_bounds(const sc_bundle_facts *f, sc_card *card)
-{
-    sc_diag diag;
-
-    sc_diag_init(&diag);
-    if (f->card_text)
-        (void)sc_card_parse(card, f->card_text, strlen(f->card_text), "card.yaml", &diag);
-    sc_diag_free(&diag);
-    if (!(card->outlier_mad > 0))
-        card->outlier_mad = SC_LINKMATRIX_MAD_DEFAULT;
-    if (!(card->outlier_min_pct > 0))
-        card->outlier_min_pct = SC_LINKMATRIX_MIN_PCT_DEFAULT;
-}
-
 /* One bundle: its lines, and the exit status it asks for (0, 1 or 2). */
 static int sc__health_bundle(const sc_analysis_bundle *ab)
 {
@@ -161,7 +146,7 @@ static int sc__health_bundle(const sc_analysis_bundle *ab)
         json_object *kernel = NULL;
         bool pingpong = !json_object_object_get_ex(ab->facts.results, "kernel", &kernel) ||
                         strcmp(json_object_get_string(kernel), "uniband") != 0;
-        sc__card_bounds(&ab->facts, card);
+        sc_analysis_link_bounds(&ab->facts, card);
         rc = pingpong ? sc__judge(&d, d.t_usec, 0, true, card, &all, &n_nodes) : 0;
         if (rc >= 0) {
             int bw = sc__judge(&d, d.MBps, d.n_sizes - 1, false, card, &all, &n_nodes);

@@ -9,6 +9,7 @@
  */
 #include "sc_caches.h"
 #include "sc_cpulist.h"
+#include "cacheprobe.h"
 #include "cli.h"
 #include "execute.h"
 #include "run_series.h"
@@ -219,24 +220,25 @@ out:
 /* STREAM's array rule, said before anything runs: the stream_array gate would fail. */
 static void sc__warn_cache(const sc_run_opts *opts, const sc_card *card)
 {
-    hwloc_topology_t topo;
-    sc_llc llc;
-    char *cpus;
+    const sc_llc *llc;
 
-    if (card->workload != SC_WORKLOAD_STREAM || !(topo = sc_topology_get(opts->topology)) ||
-        sc_caches_llc(topo, card->cpus, &llc) < 0 ||
-        card->array_size >= sc_caches_min_array_size(&llc) ||
-        strcmp(card->cache_resident, "accept") == 0)
+    if (card->workload != SC_WORKLOAD_STREAM || !card->array_size ||
+        strcmp(card->cache_resident, "accept") == 0 ||
+        sc_cacheprobe_get(opts, card, !opts->dry_run, &llc) < 0 ||
+        card->array_size >= sc_caches_min_array_size(llc))
         return;
+    uint64_t need = sc_caches_min_array_size(llc);
     fprintf(stderr,
             "streamcard: warning: array_size: %llu elements (%.1f MiB per array) is below %d x "
-            "the %.1f MiB of L%u cache of cpu_list %s: the stream_array gate will fail the run "
-            "(valid: array_size >= %llu, or cache_resident: accept for a cache study)\n",
+            "%s %.1f MiB of cpu_list %s: the stream_array gate will fail the run (valid: "
+            "array_size >= %llu, %.2f GiB for 3 arrays; array_size: auto; or cache_resident: "
+            "accept for a cache study)\n",
             (unsigned long long)card->array_size, 8.0 * (double)card->array_size / 1048576.0,
-            SC_CACHES_ARRAY_FACTOR, (double)llc.bytes / 1048576.0, llc.level,
-            (cpus = sc_cpulist_format(card->cpus)) ? cpus : "?",
-            (unsigned long long)sc_caches_min_array_size(&llc));
-    free(cpus);
+            SC_CACHES_ARRAY_FACTOR,
+            llc->untrusted && llc->edge_bytes ? "the last cache's edge measured at"
+                                              : "the last-level caches'",
+            (double)sc_caches_rule_bytes(llc) / 1048576.0, card->cpu_list, (unsigned long long)need,
+            24.0 * (double)need / 1073741824.0);
 }
 
 /*
@@ -327,8 +329,13 @@ static int sc__prepare(const sc_run_opts *opts, const sc_card *card, bool proble
         if (one->workload == SC_WORKLOAD_NONE)
             continue;
         sc_diag_init(&found);
-        if (sc__one_per_core(opts, one, &found) < 0 || sc__check_machine(opts, one, &found) < 0)
-            rc = -EINVAL;
+        int crc = sc__one_per_core(opts, one, &found);
+        if (crc == 0)
+            crc = sc_cacheprobe_resolve(opts, one, &found);
+        if (crc == -ENOMEM)
+            rc = -ENOMEM;
+        if (crc < 0 || sc__check_machine(opts, one, &found) < 0)
+            rc = rc == -ENOMEM ? rc : -EINVAL;
         if (sc_diag_merge(diag, &found) < 0)
             rc = -ENOMEM;
         sc_diag_free(&found);
@@ -393,9 +400,11 @@ static int sc__execute(const sc_run_opts *opts, const sc_card *card, const sc_se
 int sc_cmd_run(int argc, char **argv)
 {
     sc_topology topology = {.rc = 1};
+    sc_cache_memo *caches = NULL;
     sc_run_opts opts = {.sysroot =
                             getenv("STREAMCARD_SYSROOT") ? getenv("STREAMCARD_SYSROOT") : "/",
-                        .topology = &topology};
+                        .topology = &topology,
+                        .caches = &caches};
     sc_card *card = NULL;
     sc_series series = {0};
     sc_plan *plans = NULL;
@@ -446,6 +455,7 @@ out:
     sc_card_free(card);
     sc_run_opts_free(&opts);
     sc_topology_free(&topology);
+    sc_cache_memo_free(caches);
     sc_diag_free(&diag);
     return status;
 }

@@ -197,6 +197,7 @@ void sc__html_head(sc_html *h, const char *title, const char *css)
 {
     sc_html_tag(h, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                    "<meta http-equiv=\"Content-Security-Policy\" content=\"" SC_HTML_CSP "\">"
+                   "<meta name=\"viewport\" content=\"width=device-width\">"
                    "<title>");
     sc_html_text(h, title);
     sc_html_tag(h, "</title><style>");

@@ -26,6 +26,9 @@ static void sc__usage(FILE *out)
                  "  export --in-toto BUNDLE\n"
                  "                         the bundle's signed statements (DSSE, one per line)\n"
                  "  health BUNDLE...       nodes to drain and suspect links from link matrices\n"
+                 "  history add|show|check|report\n"
+                 "                         every verified bundle in one store; trends, change "
+                 "points\n"
                  "  keygen --out DIR       a node's signing key for the plugin (as root)\n"
                  "\n"
                  "`streamcard COMMAND --help` describes each command; streamcard(1) all of them, "
@@ -65,10 +68,12 @@ int main(int argc, char **argv)
         return sc_cmd_keygen(argc - 1, argv + 1);
     if (strcmp(argv[1], "health") == 0)
         return sc_cmd_health(argc - 1, argv + 1);
+    if (strcmp(argv[1], "history") == 0)
+        return sc_cmd_history(argc - 1, argv + 1);
     char *shown = sc_text_escape_dup(argv[1], 200); /* the user's text, escaped */
     fprintf(stderr,
             "streamcard: %s: unknown command (valid: run, verify, resources, compare, classify, "
-            "report, export, health, keygen; see streamcard --help)\n",
+            "report, export, health, history, keygen; see streamcard --help)\n",
             shown ? shown : "?");
     free(shown);
     return SC_EXIT_USAGE;

@@ -53,6 +53,20 @@ static char *sc__find_kernel(const char *name)
     return NULL;
 }
 
+static const char *const sc__kernel_names[] = {
+    [SC_WORKLOAD_STREAM] = "streamcard-stream",
+    [SC_WORKLOAD_IPSEARCH] = "streamcard-ipsearch",
+    [SC_WORKLOAD_MPI_PINGPONG] = "streamcard-pingpong",
+};
+
+char *sc_plan_find_kernel(sc_workload workload)
+{
+    if ((size_t)workload >= sizeof(sc__kernel_names) / sizeof(sc__kernel_names[0]) ||
+        !sc__kernel_names[workload])
+        return NULL;
+    return sc__find_kernel(sc__kernel_names[workload]);
+}
+
 #ifndef SC_MULTIARCH_LIBDIR
 #define SC_MULTIARCH_LIBDIR "/usr/lib"
 #endif
@@ -309,22 +323,17 @@ static int sc__plan_build(sc_plan *plan, char **parent_env)
     const sc_card *c = plan->card;
     sc__strv argv = {0}, env = {0};
     char *places = sc__omp_places(c);
-    static const char *const kernel_names[] = {
-        [SC_WORKLOAD_STREAM] = "streamcard-stream",
-        [SC_WORKLOAD_IPSEARCH] = "streamcard-ipsearch",
-        [SC_WORKLOAD_MPI_PINGPONG] = "streamcard-pingpong",
-    };
 
     if (!places)
         return -ENOMEM;
-    plan->binary = sc__find_kernel(kernel_names[c->workload]);
+    plan->binary = sc_plan_find_kernel(c->workload);
     plan->binary_found = plan->binary != NULL;
     if (!plan->binary) {
         char *exe = realpath("/proc/self/exe", NULL);
         char *slash = exe ? strrchr(exe, '/') : NULL;
         if (slash)
             *slash = '\0';
-        if (asprintf(&plan->binary, "%s/%s", exe ? exe : ".", kernel_names[c->workload]) < 0)
+        if (asprintf(&plan->binary, "%s/%s", exe ? exe : ".", sc__kernel_names[c->workload]) < 0)
             plan->binary = NULL;
         free(exe);
     }
@@ -455,7 +464,12 @@ void sc_plan_print(const sc_plan *plan, FILE *out)
     fprintf(out, "  prefetch:    %s\n", sc_prefetch_name(c->prefetch));
     fputs("  governor:    ", out);
     sc__print_text(out, c->governor, "\n");
-    if (c->workload == SC_WORKLOAD_STREAM)
+    if (c->workload == SC_WORKLOAD_STREAM && !c->array_size)
+        fprintf(out,
+                "  sizes:       array_size auto (the cache probe decides when the run starts), "
+                "iterations %ld, nt_stores %s\n",
+                c->iterations, c->nt_stores);
+    else if (c->workload == SC_WORKLOAD_STREAM)
         fprintf(out,
                 "  sizes:       array_size %llu (%s for 3 arrays), iterations %ld, "
                 "nt_stores %s\n",

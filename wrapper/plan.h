@@ -26,6 +26,8 @@ typedef struct sc_topology {
 hwloc_topology_t sc_topology_get(sc_topology *t);
 void sc_topology_free(sc_topology *t);
 
+struct sc_cache_memo; /* cacheprobe.h */
+
 typedef struct sc_run_opts {
     char *card_path;  /* NULL for a card made of flags only */
     char *output_dir; /* parent of the bundles */
@@ -39,12 +41,17 @@ typedef struct sc_run_opts {
     /* Inside a job started with sbatch --stream-card: the bundle the SPANK plugin made
        (its card.yaml and platform evidence are adopted into the same SHA256SUMS). */
     char *adopt_bundle;
-    bool platform_control; /* the plugin set and read back the platform state */
-    const char *sysroot;   /* where platform state is read ("/" unless the plugin says) */
-    sc_topology *topology; /* this machine's, shared by every run */
+    bool platform_control;         /* the plugin set and read back the platform state */
+    const char *sysroot;           /* where platform state is read ("/" unless the plugin says) */
+    sc_topology *topology;         /* this machine's, shared by every run */
+    struct sc_cache_memo **caches; /* what the runs learnt of the caches (cacheprobe.h) */
 } sc_run_opts;
 
 void sc_run_opts_free(sc_run_opts *opts);
+
+/* The workload's executable: in STREAMCARD_KERNEL_DIR when set, else next to this program,
+   else in ../libexec/streamcard/ beside it; malloc'd absolute path, NULL when not found. */
+char *sc_plan_find_kernel(sc_workload workload);
 
 /* The directory of the card's OpenBLAS build (blas: openblas-openmp: the multiarch
    library directory's openblas-openmp/), malloc'd; NULL for blas: default. */

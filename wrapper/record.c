@@ -4,6 +4,7 @@
  * written (exactly what verify reads), results.json, run.conf and SHA256SUMS.
  */
 #include "record.h"
+#include "cacheprobe.h"
 #include "cli.h"
 #include "sc_attest.h"
 #include "sc_caches.h"
@@ -43,19 +44,21 @@ static void sc__iso_time(const struct timespec *ts, char *buf, size_t len)
 
 void sc_record_caches(sc_execution *x)
 {
-    sc_llc llc;
+    const sc_card *card = x->plan->card;
+    const sc_llc *llc;
     char *text;
 
-    if (x->plan->card->workload != SC_WORKLOAD_STREAM)
+    if (card->workload != SC_WORKLOAD_STREAM)
         return;
-    hwloc_topology_t topo = sc_topology_get(x->plan->opts->topology);
-    int rc = topo ? sc_caches_llc(topo, x->plan->card->cpus, &llc) : -errno;
-    if (rc < 0)
+    /* Known since the plan (cmd_run.c); a cache study needs no probe. */
+    int rc =
+        sc_cacheprobe_get(x->plan->opts, card, strcmp(card->cache_resident, "accept") != 0, &llc);
+    if (rc < 0 && rc != -ENODATA)
         fprintf(stderr,
-                "streamcard: the last-level caches of cpu_list are unknown (hwloc: %s); "
+                "streamcard: the last-level caches of cpu_list are unknown (%s); "
                 "the stream_array gate will say so\n",
                 strerror(-rc));
-    else if ((text = sc_caches_text(&llc))) {
+    else if ((text = sc_caches_text(llc))) {
         sc_record_put(x, "platform/caches.txt", text);
         free(text);
     }

@@ -23,6 +23,9 @@ LC_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 LC_USER=scuser
 LC_USER_HOME=/home/$LC_USER
 LC_USERS=(scuser scuser2)
+# The account the plugin runs the card check as (its check_user= default; the Debian
+# package's postinst makes it on a site): a system account, no home, no login.
+LC_CHECK_USER=streamcard-check
 
 # Default ports: unusual ones, so a system Slurm on 6817/6818 is never disturbed.
 LC_DEFAULT_CTLD_PORT=${STREAMCARD_CLUSTER_CTLD_PORT:-16817}

@@ -20,6 +20,7 @@ typedef enum sc__card_type {
     SC__CT_PREFETCH, /* on | off | unchanged */
     SC__CT_SWITCH,   /* on | off, as a bool */
     SC__CT_RUNS,     /* a number of runs within [min, max], or auto (stored as 0) */
+    SC__CT_SIZE,     /* as SC__CT_U64, or auto (stored as 0): array_size */
     SC__CT_ENV,      /* mapping of variable names to values */
     SC__CT_LIST,     /* sequence of strings */
     SC__CT_CARRIERS, /* carriers (sc_carrier.h), one or a list (any of them): "shm,tcp" */

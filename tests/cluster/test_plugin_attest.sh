@@ -47,13 +47,28 @@ assert p["job_id"] == int(sys.argv[2]) and p["card_sha256"] == sys.argv[3], p
 assert p["plugin"]["build"] == sys.argv[4], p["plugin"]
 assert p["state"]["OBSERVED_STATE"] == "off" and p["state"]["OBSERVED_GOVERNOR"] == "performance", p
 assert p["state"]["BEFORE_PREFETCH"] == "on", p["state"]
+assert p["state"]["CPUS"] == "0-1" and p["state"]["RUN"].startswith("0-"), p["state"]
 assert p["kernel_tainted"] == "0" and p["user"] == "scuser", p
 assert {x["name"] for x in s["subject"]} >= {"card.yaml", "prefetch/state/state.env"}, s["subject"]
 PY
 
-# The restore: signed by root into the state directory after the step's end.
-R=$STATE/attest/job_${JOB_A}_$HOST.restore.dsse.json
-wait_until 10 "the restore statement" test -s "$R"
+# The restore: signed by root into the state directory after the step's end, named for the
+# run, and naming the bundle's apply statement.
+restore_of() {
+	local f
+	f=$(compgen -G "$STATE/attest/job_${1}_${HOST}_*.restore.dsse.json") || return 1
+	head -n1 <<<"$f"
+}
+wait_until 10 "the restore statement" restore_of "$JOB_A"
+R=$(restore_of "$JOB_A")
+"$SC" export --in-toto "$A" >/dev/null # (the bundle's own statement; the restore is read by verify)
+python3 - "$R" "$(sha256sum <"$A/attest/apply_$HOST.dsse.json" | cut -d' ' -f1)" <<'PY' || fail "the restore does not name the apply statement"
+import base64, json, sys
+p = json.loads(base64.b64decode(json.load(open(sys.argv[1]))["payload"]))["predicate"]
+assert p["phase"] == "restore" and p["state"]["APPLY_SHA256"] == sys.argv[2], p["state"]
+assert sys.argv[1].endswith("_" + p["state"]["RUN"] + ".restore.dsse.json"), p["state"]
+PY
+[[ ! -e $STATE/attest/job_${JOB_A}_$HOST.apply ]] || fail "the apply note was not taken by the restore"
 [[ $(stat -c '%U %a' "$R") == "root 644" && $(stat -c '%U %a' "$STATE/attest") == "root 755" ]] ||
 	fail "the restore statement is not root's and read-only for others: $(stat -c '%U %a' "$R" "$STATE/attest")"
 as_user "$SC" verify --keys "$TRUSTED" --state-dir "$STATE" "$A" >"$WORK/v.out" 2>&1 ||

@@ -3,7 +3,8 @@
 # the governor, the only files of the fake machine (sysroot) that differ are the MSR device
 # files of the card's CPUs, and in them only the allowlisted register's masked bits, and
 # those CPUs' scaling_governor; afterwards nothing differs. The card is parsed on the node
-# by the card check as the job's user (slurmd's log says which uid), and nothing root-owned
+# by the card check as its own account, streamcard-check (slurmd's log says which uid),
+# neither root nor the job's user, and nothing root-owned
 # appears where the user controls the path (the job's directory and its bundle). Card
 # strings that could reach a path, a format string or a shell are refused at submission.
 # shellcheck source=common.sh
@@ -31,8 +32,8 @@ logged_here() { tail -c +$((log_start + 1)) "$LOG" | grep -F -- "$1" >/dev/null;
 job=$(submit card.yaml job.sh --exclusive) || fail "sbatch refused"
 state=$(wait_job "$job")
 [[ $state == COMPLETED ]] || fail "job $job ended $state: $(cat "$WORK/$job.out")"
-# The card's YAML was parsed by the check as scuser, never by root.
-checked="streamcard: card card.yaml (SHA-256 $(sha256sum "$WORK/card.yaml" | cut -c1-12)...) checked as uid $(id -u scuser)"
+# The card's YAML was parsed by the check as streamcard-check, never by root or scuser.
+checked="streamcard: card card.yaml (SHA-256 $(sha256sum "$WORK/card.yaml" | cut -c1-12)...) checked as streamcard-check (uid $(id -u streamcard-check))"
 wait_until 10 "slurmd's log to say: $checked" logged_here "$checked"
 # Root wrote nothing where the user controls the path: everything new in the job's
 # directory (the output, the bundle, the copy the job made) is scuser's.

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "openat2_util.h"
 #include "sc_netdev.h"
 #include "sc_test.h"
 #include "tmpdir_util.h"
@@ -144,6 +145,8 @@ static const sc_netdev_if *find(const sc_netdev *d, const char *name)
    the root, not on this host). */
 static void test_fabric(void)
 {
+    if (!sc_test_have_openat2("test_fabric"))
+        return;
     char *root = sc_test_tmpdir("sc-netdev");
     sc_netdev a = {.n = 0}, b = {.n = 0}, d;
     const sc_netdev_if *f;

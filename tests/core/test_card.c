@@ -371,6 +371,34 @@ static void test_defaults_and_values(void)
     sc_card_free(card);
 }
 
+/* array_size: auto is kept as 0 (resolved where the run is: sc_caches.h), emitted as auto,
+   taken by the flag; a word that is not auto is refused naming auto. */
+static void test_array_size_auto(void)
+{
+    const char *yaml = HEAD "  workload: stream\n  cpu_list: 0-1\n  array_size: auto\n";
+    sc_card *card = sc_card_new();
+    sc_diag d;
+    char *text;
+
+    sc_diag_init(&d);
+    SC_CHECK_INT_EQ(sc_card_parse(card, yaml, strlen(yaml), "c.yaml", &d), 0);
+    SC_CHECK_INT_EQ(sc_card_check(card, &d), 0);
+    SC_CHECK_INT_EQ(card->array_size, 0);
+    SC_CHECK_INT_EQ(sc_card_memory_bytes(card), 0);
+    SC_CHECK((text = sc_card_to_yaml(card)));
+    SC_CHECK_STR_CONTAINS(text, "  array_size: auto\n");
+    free(text);
+    SC_CHECK_INT_EQ(sc_card_set_flag(card, "array-size", "1000", &d), 0);
+    SC_CHECK_INT_EQ(card->array_size, 1000);
+    SC_CHECK_INT_EQ(sc_card_set_flag(card, "array-size", "auto", &d), 0);
+    SC_CHECK_INT_EQ(card->array_size, 0);
+    SC_CHECK_INT_EQ(sc_card_set_flag(card, "array-size", "big", &d), -EINVAL);
+    SC_CHECK_STR_CONTAINS(d.lines[d.count - 1], "array_size: \"big\" is not a whole number "
+                                                "(valid: 16-1099511627776, or auto)");
+    sc_diag_free(&d);
+    sc_card_free(card);
+}
+
 /* One spelling of a transport expectation: canonical carriers, each once, through the flag,
    the YAML list and the resolved card alike. */
 static void test_transport_values(void)
@@ -785,6 +813,7 @@ int main(void)
     SC_TEST_RUN(test_static_cases);
     SC_TEST_RUN(test_refused_flags);
     SC_TEST_RUN(test_defaults_and_values);
+    SC_TEST_RUN(test_array_size_auto);
     SC_TEST_RUN(test_mpi_window);
     SC_TEST_RUN(test_mpi_pairs_ranks);
     SC_TEST_RUN(test_transport_values);

@@ -37,6 +37,12 @@
 
 /* A last-level cache of 4 MiB: the default array (76 MiB each) is above 4 times it. */
 #define GOOD_CACHES "llc_level=3\nllc_instances=1\nllc_bytes=4194304\n"
+/* A report not believed, and the probe's points: the edge is at 8 MiB. */
+#define PROBED_CACHES(EDGE)                                                                        \
+    GOOD_CACHES "llc_trusted=no\nllc_untrusted=a hypervisor (cpuinfo's flags)\n"                   \
+                "probe_threads=2\nprobe_isa=avx2\nprobe_cpus=2,3\n"                                \
+                "probe_points=1048576:100000 2097152:100000 4194304:60000 8388608:15000 "          \
+                "16777216:15000 33554432:15000\nprobe_edge_bytes=" EDGE "\n"
 
 #define GOOD_THREADS "PID TID PSR STAT COMM\n100 100 2 R k\n100 101 3 R k\n"
 #define GOOD_STATUS "Name:\tk\nCpus_allowed_list:\t2-3\nMems_allowed_list:\t0\n"
@@ -281,11 +287,25 @@ static void test_validity(void)
         const char *note;
     } vcases[] = {
         {"array above 4x the cache", "stream", "", GOOD_LOG, GOOD_CACHES, SC_GATE_STREAM_ARRAY,
-         SC_GATE_OK, "each array 76.3 MiB >= 4 x 4.0 MiB of L3 cache"},
+         SC_GATE_OK, "each array 76.3 MiB >= 4 x the 4.0 MiB of L3 cache of cpu_list"},
         {"array inside 4x the cache", "stream", "  array_size: 1000000\n", GOOD_LOG, GOOD_CACHES,
          SC_GATE_STREAM_ARRAY, SC_GATE_FAIL,
          "each array 7.6 MiB is below 4 x the 4.0 MiB of L3 cache of cpu_list: the rates measure "
-         "the cache, not memory (valid: array_size >= 2097152, or cache_resident: accept)"},
+         "the cache, not memory (valid: array_size >= 2097152, 0.05 GiB for 3 arrays; "
+         "array_size: auto; or cache_resident: accept)"},
+        {"a report not believed: the measured edge", "stream", "", GOOD_LOG,
+         PROBED_CACHES("8388608"), SC_GATE_STREAM_ARRAY, SC_GATE_OK,
+         "each array 76.3 MiB >= 4 x the last cache's edge, measured at 8.0 MiB by 2 threads "
+         "(reported L3 4.0 MiB, unverified)"},
+        {"an array inside 4x the measured edge", "stream", "  array_size: 3000000\n", GOOD_LOG,
+         PROBED_CACHES("8388608"), SC_GATE_STREAM_ARRAY, SC_GATE_FAIL,
+         "each array 22.9 MiB is below 4 x the last cache's edge, measured at 8.0 MiB"},
+        {"an edge the points do not give", "stream", "  array_size: 3000000\n", GOOD_LOG,
+         PROBED_CACHES("2097152"), SC_GATE_STREAM_ARRAY, SC_GATE_FAIL,
+         "not supported by evidence: platform/caches.txt's probe does not hold together"},
+        {"a report not believed, no probe", "stream", "  array_size: 3000000\n", GOOD_LOG,
+         GOOD_CACHES "llc_trusted=no\nllc_untrusted=a hypervisor\n", SC_GATE_STREAM_ARRAY,
+         SC_GATE_OK, "the 4.0 MiB of L3 cache reported (unverified, and no probe was kept)"},
         {"array inside the cache, accepted", "stream",
          "  array_size: 1000000\n  cache_resident: accept\n", GOOD_LOG, GOOD_CACHES,
          SC_GATE_STREAM_ARRAY, SC_GATE_OK, "accepted by the card (cache_resident: accept)"},

@@ -34,8 +34,22 @@ static const cpuinfo_case cases[] = {
      0, "AuthenticAMD", 25, -1, "", "hypervisor"},
     {"not-hypervisor", "vendor_id\t: AuthenticAMD\nflags\t\t: fpu hypervisor_x\n", 0,
      "AuthenticAMD", -1, -1, "", ""},
-    {"arm64", "processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\n", -EINVAL, "", -1, -1,
-     "", ""},
+    /* arm64: the implementer and part of the MIDR (Graviton2, Grace, A64FX). */
+    {"arm64 Neoverse-N1",
+     "processor\t: 0\nBogoMIPS\t: 243.75\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 "
+     "crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp ssbs\n"
+     "CPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x3\nCPU part\t: 0xd0c\n"
+     "CPU revision\t: 1\n\nprocessor\t: 1\n",
+     0, "ARM", 0x41, 0xd0c, "Neoverse-N1 r3p1", ""},
+    {"arm64 Neoverse-V2", "CPU implementer\t: 0x41\nCPU variant\t: 0x0\nCPU part\t: 0xd4f\n"
+     "CPU revision\t: 0\n", 0, "ARM", 0x41, 0xd4f, "Neoverse-V2 r0p0", ""},
+    {"arm64 A64FX", "CPU implementer\t: 0x46\nCPU variant\t: 0x1\nCPU part\t: 0x001\n"
+     "CPU revision\t: 0\n", 0, "Fujitsu", 0x46, 0x001, "A64FX r1p0", ""},
+    {"arm64 unknown part", "CPU implementer\t: 0x99\nCPU part\t: 0x123\n", 0,
+     "Arm implementer 0x99", 0x99, 0x123, "part 0x123", ""},
+    {"arm64 no implementer", "processor\t: 0\nBogoMIPS\t: 50.00\nCPU part\t: 0xd0c\n", -EINVAL,
+     "", -1, -1, "", ""},
+    {"arm64 implementer not hex", "CPU implementer\t: 65\n", -EINVAL, "", -1, -1, "", ""},
     {"empty", "", -EINVAL, "", -1, -1, "", ""},
 };
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The Debian package as an admin uses it: its contents and Depends (dpkg-deb), then on this
 # machine `apt-get install ./streamcard_*.deb`, `streamcard --version`, a --dry-run of an
-# installed card as the job's user, `man -l` on every page, the installed plugin loaded by
-# the local cluster running a card job whose bundle verifies, and `apt-get purge` leaving
-# none of the package's files. Needs root (skipped otherwise); a streamcard package
+# installed card as the job's user, the card check's account, `man -l` on every page, the
+# installed plugin loaded by the local cluster running a card job whose bundle verifies,
+# and `apt-get purge` leaving none of the package's files. Needs root (skipped otherwise); a streamcard package
 # installed before the test is left alone (skipped). One such test at a time per machine.
 # Usage: test_deb.sh REPO_ROOT DEB_DIR   (DEB_DIR: where package.build made the .deb)
 # shellcheck source=../cluster/common.sh
@@ -56,6 +56,8 @@ dep_names() { tr ',|' '\n' | sed 's/(.*//; s/[[:space:]]//g' | grep . | sort -u;
 depends=$(dpkg-deb -f "$DEB" Depends)
 names=$(dep_names <<<"$depends")
 grep -qx man-db <<<"$names" || fail "Depends lacks man-db: $depends"
+grep -qx adduser <<<"$names" || fail "Depends lacks adduser (postinst makes the card check's account): $depends"
+dpkg-deb -I "$DEB" postinst >/dev/null || fail "the package has no postinst (the card check's account)"
 # The Slurm series: the bounds hold the whole series of the installed slurmd (the one the
 # plugin was built against here) and nothing of the next one.
 slurmd_version=$(dpkg-query -W -f '${Version}' slurmd)
@@ -75,7 +77,14 @@ while read -r elf; do
 		lib=$(ldd "$elf" | awk -v s="$soname" '$1 == s {print $3}')
 		[[ -n $lib ]] || fail "$elf: $soname not found on this machine"
 		real=$(readlink -f "$lib")
-		owner=$(dpkg -S "*/${real##*/}" 2>/dev/null | grep -v -- '-i386\|lib32' | head -n1 | cut -d: -f1)
+		# The package of this very file (its path as dpkg recorded it, before or after the
+		# /usr merge), never another architecture's copy of the same name (an arm64 cross
+		# build's libgomp1-arm64-cross owns a libgomp.so.1 too).
+		owner=
+		for p in "$real" "$lib" "${real#/usr}" "${lib#/usr}"; do
+			owner=$(dpkg -S "$p" 2>/dev/null | head -n1 | cut -d: -f1) || owner=
+			[[ -z $owner ]] || break
+		done
 		[[ -n $owner ]] || fail "no package owns $real ($soname of $elf)"
 		grep -qx "$owner" <<<"$names" && continue
 		found=0
@@ -104,6 +113,12 @@ DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 	-o DPkg::Lock::Timeout=300 "$DEB" >"$WORK/install.log" 2>&1 ||
 	{ cat "$WORK/install.log" >&2; fail "apt-get install $DEB failed"; }
 dpkg-query -W -f '${Status}' streamcard | grep 'install ok installed' >/dev/null || fail "not installed after apt-get install"
+# The card check's account, made by postinst (or left as it was when it existed before):
+# a system account, no home, no login.
+IFS=: read -r _ _ check_uid _ _ check_home check_shell < <(getent passwd streamcard-check) ||
+	fail "no account streamcard-check after installing the package"
+((check_uid > 0 && check_uid < 1000)) && [[ $check_home == /nonexistent && $check_shell == /usr/sbin/nologin ]] ||
+	fail "streamcard-check is not a system account without home and login: $(getent passwd streamcard-check)"
 
 version=$(dpkg-deb -f "$DEB" Version)
 [[ $(/usr/bin/streamcard --version) == "streamcard $version" ]] ||

@@ -9,6 +9,9 @@
  *   late   prints a line, closes stdout, then sleeps forever
  *   flood  writes without end (the output limit ends it)
  *   fail   exits 5
+ *   fork   forks (the prefilter kills it), and says so if it may
+ *   exec   execs /bin/true (killed likewise)
+ *   ptrace asks to be traced (killed likewise)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -44,10 +48,14 @@ static int ids(void)
     char *big = malloc(512u << 20);
     if (!getcwd(cwd, sizeof(cwd)))
         snprintf(cwd, sizeof(cwd), "?");
-    printf("uid=%u euid=%u gid=%u egid=%u groups=%d:%u nnp=%d cpu=%llu as=%llu fsize=%llu "
-           "nofile=%llu core=%llu wrote=%d big=%d cwd=%s fd3=%d fd4=%d card=%.*s\n",
+    int pdeath = -1;
+    prctl(PR_GET_PDEATHSIG, &pdeath, 0, 0, 0);
+    printf("uid=%u euid=%u gid=%u egid=%u groups=%d:%u nnp=%d nproc=%llu own_session=%d "
+           "pdeath=%d cpu=%llu as=%llu fsize=%llu nofile=%llu core=%llu wrote=%d big=%d cwd=%s "
+           "fd3=%d fd4=%d card=%.*s\n",
            (unsigned)getuid(), (unsigned)geteuid(), (unsigned)getgid(), (unsigned)getegid(),
            ngroups, ngroups > 0 ? (unsigned)groups[0] : 0, prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0),
+           limit(RLIMIT_NPROC), getsid(0) == getpid() && getpgrp() == getpid(), pdeath,
            limit(RLIMIT_CPU), limit(RLIMIT_AS), limit(RLIMIT_FSIZE), limit(RLIMIT_NOFILE),
            limit(RLIMIT_CORE), wrote, big != NULL, cwd, fcntl(3, F_GETFD) >= 0,
            fcntl(4, F_GETFD) >= 0, (int)(n > 0 ? n : 0), card);
@@ -77,5 +85,23 @@ int main(int argc, char **argv)
             fputs("streamcard-card-record 1 flood flood flood flood flood flood flood\n", stdout);
     if (strcmp(what, "fail") == 0)
         return 5;
+    if (strcmp(what, "fork") == 0) {
+        pid_t pid = fork();
+        if (pid == 0)
+            _exit(0);
+        printf("forked: %d\n", (int)pid);
+        return 0;
+    }
+    if (strcmp(what, "exec") == 0) {
+        char *const args[] = {(char *)"true", NULL};
+        execv("/bin/true", args);
+        printf("exec failed\n");
+        return 0;
+    }
+    if (strcmp(what, "ptrace") == 0) {
+        long r = ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+        printf("ptrace: %ld\n", r);
+        return 0;
+    }
     return 2;
 }

@@ -40,6 +40,14 @@ static const arch_case cases[] = {
     {"unknown vendor", "CentaurHauls", 6, 0x0f, SC_ARCH_UNSUPPORTED,
      "no prefetch control is known for this vendor"},
     {"no family", "GenuineIntel", -1, -1, SC_ARCH_UNSUPPORTED, "no cpu family or model"},
+    /* Arm: every part refused, the known ones with their register's reason. */
+    {"Neoverse-N1 (Graviton2)", "ARM", 0x41, 0xd0c, SC_ARCH_UNSUPPORTED,
+     "ARM implementer 0x41 part 0xd0c: its prefetchers are set in CPUECTLR_EL1"},
+    {"Neoverse-V1 (Graviton3)", "ARM", 0x41, 0xd40, SC_ARCH_UNSUPPORTED, "CPUECTLR_EL1"},
+    {"Neoverse-V2 (Grace)", "ARM", 0x41, 0xd4f, SC_ARCH_UNSUPPORTED, "no msr device"},
+    {"A64FX", "Fujitsu", 0x46, 0x001, SC_ARCH_UNSUPPORTED, "Fujitsu's IMP_PF_* system registers"},
+    {"AmpereOne", "Ampere", 0xc0, 0xac3, SC_ARCH_UNSUPPORTED,
+     "no Arm part has a prefetch control that Linux lets a process write"},
 };
 
 static void test_identify_table(void)
@@ -83,6 +91,27 @@ static void test_read_from_cpuinfo(void)
     sysroot_remove(root);
 }
 
+/* An arm64 node's cpuinfo (Graviton2) under a sysroot: read, and the change refused. */
+static void test_read_arm_cpuinfo(void)
+{
+    char *root = sysroot_make();
+    sc_fsroot fs;
+    sc_arch arch;
+
+    SC_CHECK(root);
+    SC_CHECK(sysroot_put(root, "proc/cpuinfo",
+                         "processor\t: 0\nBogoMIPS\t: 243.75\nFeatures\t: fp asimd evtstrm\n"
+                         "CPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x3\n"
+                         "CPU part\t: 0xd0c\nCPU revision\t: 1\n") == 0);
+    SC_CHECK_INT_EQ(sc_fsroot_open(&fs, root), 0);
+    SC_CHECK_INT_EQ(sc_arch_read(&fs, &arch), 0);
+    sc_fsroot_close(&fs);
+    sysroot_remove(root);
+    SC_CHECK_INT_EQ(arch.kind, SC_ARCH_UNSUPPORTED);
+    SC_CHECK_STR_EQ(arch.uarch, "Neoverse-N1 (Graviton2, Ampere Altra)");
+    SC_CHECK_STR_CONTAINS(arch.reason, "ARM implementer 0x41 part 0xd0c: its prefetchers");
+}
+
 static void test_no_cpuinfo(void)
 {
     char *root = sysroot_make();
@@ -102,6 +131,7 @@ int main(void)
 {
     SC_TEST_RUN(test_identify_table);
     SC_TEST_RUN(test_read_from_cpuinfo);
+    SC_TEST_RUN(test_read_arm_cpuinfo);
     SC_TEST_RUN(test_no_cpuinfo);
     return SC_TEST_RESULT();
 }

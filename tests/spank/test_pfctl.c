@@ -354,6 +354,50 @@ static void test_governor_apply_release(void)
     node_free(&n);
 }
 
+/* What root signs for a card that leaves the platform alone: what it reads now, and the
+   node's own state, from a journal's originals while a job holds a change. */
+static void test_read_baseline(void)
+{
+    fake_node spec = {INTEL_CORE, 4, MSR_I, SEED, GOVS, "powersave"};
+    sc_pfctl_evidence ev;
+    sc_pfctl_readback rb;
+    hwloc_bitmap_t others = hwloc_bitmap_alloc();
+    char why[512], *log = NULL;
+    node n;
+
+    SC_CHECK_INT_EQ(node_make(&n, &spec, "0-1", SC_PREFETCH_OFF, "performance"), 0);
+    hwloc_bitmap_set_range(others, 2, 3);
+    SC_CHECK_INT_EQ(sc_pfctl_read(&n.cfg, n.cpus, &rb), 0);
+    SC_CHECK_STR_EQ(rb.prefetch, "on");
+    SC_CHECK_STR_EQ(rb.governor, "powersave");
+    SC_CHECK_STR_EQ(rb.base_prefetch, "on");
+    SC_CHECK_STR_EQ(rb.changed_by, "none");
+    SC_CHECK_INT_EQ(sc_pfctl_apply(&n.cfg, 31, getpid(), &n.req, &ev, why, sizeof(why)), 0);
+    SC_CHECK(ev.started);
+    sc_pfctl_evidence_free(&ev);
+    SC_CHECK_INT_EQ(sc_pfctl_apply(&n.cfg, 31, getpid(), &n.req, &ev, why, sizeof(why)), 0);
+    SC_CHECK(!ev.started); /* joined: the change was started by the first */
+    sc_pfctl_evidence_free(&ev);
+    SC_CHECK_INT_EQ(sc_pfctl_read(&n.cfg, n.cpus, &rb), 0);
+    SC_CHECK_STR_EQ(rb.prefetch, "off");
+    SC_CHECK_STR_EQ(rb.governor, "performance");
+    SC_CHECK_STR_EQ(rb.base_prefetch, "on");
+    SC_CHECK_STR_EQ(rb.base_governor, "powersave");
+    SC_CHECK_STR_EQ(rb.changed_by, "31");
+    SC_CHECK_STR_EQ(rb.arch, "intel-core");
+    SC_CHECK_INT_EQ(sc_pfctl_read(&n.cfg, others, &rb), 0); /* CPUs the change does not cover */
+    SC_CHECK_STR_EQ(rb.prefetch, "on");
+    SC_CHECK_STR_EQ(rb.base_governor, "powersave");
+    SC_CHECK_INT_EQ(sc_pfctl_release(&n.cfg, 31, getpid(), &log), 0);
+    free(log);
+    SC_CHECK_INT_EQ(sc_pfctl_read(&n.cfg, n.cpus, &rb), 0);
+    SC_CHECK_STR_EQ(rb.prefetch, "on");
+    SC_CHECK_STR_EQ(rb.governor, "powersave");
+    SC_CHECK_STR_EQ(rb.changed_by, "none");
+    hwloc_bitmap_free(others);
+    node_free(&n);
+}
+
 static void test_nothing_to_do(void)
 {
     fake_node spec = {AMD_ZEN2, 2, MSR_A, 0, NULL, NULL};
@@ -420,6 +464,7 @@ int main(void)
     SC_TEST_RUN(test_refusals_change_nothing);
     SC_TEST_RUN(test_governor_apply_release);
     SC_TEST_RUN(test_nothing_to_do);
+    SC_TEST_RUN(test_read_baseline);
     SC_TEST_RUN(test_gate_reads_the_evidence);
     return SC_TEST_RESULT();
 }

@@ -27,6 +27,12 @@ static const policy_case cases[] = {
     {{"sysroot=/a/../etc", NULL}, 0, 0, 0, 0, NULL, NULL, "without \"..\""},
     {{"colour=red", NULL}, 0, 0, 0, 0, NULL, NULL, "unknown argument \"colour=red\""},
     {{"key=keys/node.key", NULL}, 0, 0, 0, 0, NULL, NULL, "key=keys/node.key: not an absolute"},
+    {{"check_user=", NULL}, 0, 0, 0, 0, NULL, NULL, "check_user=: not a user name"},
+    {{"check_user=a/b", NULL}, 0, 0, 0, 0, NULL, NULL, "check_user=a/b: not a user name"},
+    {{"check_user=-x", NULL}, 0, 0, 0, 0, NULL, NULL, "not starting with '-'"},
+    {{"attest_keep=0", NULL}, 0, 0, 0, 0, NULL, NULL, "attest_keep=0: not a whole number from 1"},
+    {{"attest_keep=10x", NULL}, 0, 0, 0, 0, NULL, NULL, "attest_keep=10x: not a whole number"},
+    {{"attest_days=99999", NULL}, 0, 0, 0, 0, NULL, NULL, "attest_days=99999: not a whole number"},
 };
 
 /* key=: the default, and a path with %n (the node's name, expanded when signing). */
@@ -41,6 +47,24 @@ static void test_key(void)
     SC_CHECK_STR_EQ(p.key, "/etc/streamcard/node.key");
     SC_CHECK_INT_EQ(sc_policy_parse(&p, 1, per_node, why, sizeof(why)), 0);
     SC_CHECK_STR_EQ(p.key, "/etc/streamcard/%n/node.key");
+}
+
+/* check_user=, attest_keep=, attest_days=: the defaults, and set. */
+static void test_check_user_and_attest(void)
+{
+    char *const none[] = {NULL};
+    char *const set[] = {"check_user=sc-check", "attest_keep=3", "attest_days=7", NULL};
+    sc_policy p;
+    char why[256] = "";
+
+    SC_CHECK_INT_EQ(sc_policy_parse(&p, 0, none, why, sizeof(why)), 0);
+    SC_CHECK_STR_EQ(p.check_user, "streamcard-check");
+    SC_CHECK_INT_EQ((int)p.attest_keep, 512);
+    SC_CHECK_INT_EQ((int)p.attest_days, 30);
+    SC_CHECK_INT_EQ(sc_policy_parse(&p, 3, set, why, sizeof(why)), 0);
+    SC_CHECK_STR_EQ(p.check_user, "sc-check");
+    SC_CHECK_INT_EQ((int)p.attest_keep, 3);
+    SC_CHECK_INT_EQ((int)p.attest_days, 7);
 }
 
 static void test_cases(void)
@@ -70,5 +94,6 @@ int main(void)
 {
     SC_TEST_RUN(test_cases);
     SC_TEST_RUN(test_key);
+    SC_TEST_RUN(test_check_user_and_attest);
     return SC_TEST_RESULT();
 }

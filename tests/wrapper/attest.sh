@@ -6,7 +6,9 @@
 # key and names it; a change to a signed field, a statement by an untrusted key, one of
 # another node, job A's statement in job B's bundle, and a readback edited after signing
 # all fail; two trusted keys (rotation) both work; the restore is fetched from the state
-# directory.
+# directory, and holds only for the run and the apply statement the bundle's statement names; a
+# signed CPU list other than the card's fails; a card that leaves the platform alone is held
+# to the node's own state, which root signs beside what it read.
 BIN=$1 SRC=$2
 . "$SRC/tests/lib.sh"
 SC="$BIN/streamcard"
@@ -38,8 +40,7 @@ job() {
             "$d/prefetch/state/state.env" prefetch/state/state.env prefetch/control.log \
             >"$d/attest/apply_$node.dsse.json" || fail "sc_test_sign"
     fi
-    printf 'REQUESTED_PREFETCH=off\nOBSERVED_STATE=%s\nSTATE_VALID=1\n' "$observed" \
-        >"$d/prefetch/state/state.env"
+    plugin_state "$d/prefetch/state/state.env" off "$observed"
     in_job "$d" env SLURM_JOB_ID="$job" "$SC" run --quiet >"$WORK/run.out" 2>"$WORK/run.err" ||
         true
     bundle_of "$WORK/run.out"
@@ -111,15 +112,62 @@ expect_contains "$WORK/out" "key $FPR1"
 expect_status 1 "$SC" verify --keys "$WORK/trust1" "$H2"
 
 # 9. The restore, fetched from the node's state directory: signed by a trusted key for the
-#    same job, node and card.
+#    same job, node and card, the run the apply statement names and that very statement.
 mkdir -p "$WORK/state/attest"
-printf 'REQUESTED_PREFETCH=off\nRESTORED=1\nREADBACK_PREFETCH=on\nREADBACK_GOVERNOR=unknown\n' \
-    >"$WORK/restore.env"
-SC_TEST_PHASE=restore "$BIN/sc_test_sign" "$WORK/k1/node.key" "$A" 500 "$UID_NOW" "$HOST" main \
-    "$WORK/restore.env" >"$WORK/state/attest/job_500_$HOST.restore.dsse.json"
+APPLY_SHA=$(sha256sum <"$A/attest/apply_$HOST.dsse.json" | cut -d' ' -f1)
+R="$WORK/state/attest/job_500_${HOST}_0-1700000000.restore.dsse.json"
+restore() { # restore RUN APPLY_SHA256: the restore statement of job 500, signed by k1, as $R
+    printf 'REQUESTED_PREFETCH=off\nREQUESTED_GOVERNOR=unchanged\nRESTORED=1\nREADBACK_PREFETCH=on\nREADBACK_GOVERNOR=unknown\nRUN=%s\nAPPLY_SHA256=%s\n' \
+        "$1" "$2" >"$WORK/restore.env"
+    SC_TEST_PHASE=restore "$BIN/sc_test_sign" "$WORK/k1/node.key" "$A" 500 "$UID_NOW" "$HOST" main \
+        "$WORK/restore.env" >"$R" || fail "sc_test_sign restore"
+}
+restore 0-1700000000 "$APPLY_SHA"
 expect_status 0 "$SC" verify --keys "$WORK/trust1" --state-dir "$WORK/state" "$A"
 expect_contains "$WORK/out" "restore attested by $HOST key $FPR1: restored"
 expect_contains "$WORK/out" "read back prefetch on"
+# The restore of the job's first run, where this (requeued) run's should be: not this one's.
+restore 0-1699999000 "$APPLY_SHA"
+expect_status 0 "$SC" verify --keys "$WORK/trust1" --state-dir "$WORK/state" "$A"
+expect_contains "$WORK/out" "restore not attested on $HOST: $R: it closes another run of the job"
+expect_not_contains "$WORK/out" "restore attested by"
+# A restore naming another apply statement (another step's, or another bundle's).
+restore 0-1700000000 0000000000000000000000000000000000000000000000000000000000000000
+expect_status 0 "$SC" verify --keys "$WORK/trust1" --state-dir "$WORK/state" "$A"
+expect_contains "$WORK/out" "it closes another apply statement than the bundle's"
+
+# 9b. A statement whose signed CPUs are not the card's cpu_list (a record of other CPUs).
+S="$WORK/jobs/narrow" && plugin_bundle "$S" off off
+sed 's/^CPUS=0-1$/CPUS=0/' "$S/prefetch/state/state.env" >"$WORK/narrow.env"
+mkdir -p "$S/attest"
+"$BIN/sc_test_sign" "$WORK/k1/node.key" "$S" 512 "$UID_NOW" "$HOST" main "$WORK/narrow.env" \
+    >"$S/attest/apply_$HOST.dsse.json" || fail "sc_test_sign"
+in_job "$S" env SLURM_JOB_ID=512 "$SC" run --quiet >"$WORK/run.out" 2>"$WORK/run.err" || true
+S=$(bundle_of "$WORK/run.out")
+expect_status 1 "$SC" verify --keys "$WORK/trust1" "$S"
+expect_contains "$WORK/err" "signed for CPUs 0, but card.yaml's cpu_list is 0-1"
+
+# 9c. A card that leaves the platform alone: root signs what it read of its CPUs and the
+#     node's own state; verify holds one to the other. Run while another step of the job held
+#     prefetch off and performance, the bundle fails platform_state.
+unchanged() { # unchanged NAME JOB PREFETCH GOVERNOR CHANGED_BY: prints the bundle
+    local d="$WORK/jobs/$1"
+    plugin_bundle "$d" "" x
+    rm -r "$d/prefetch"
+    printf 'REQUESTED_PREFETCH=unchanged\nOBSERVED_STATE=%s\nSTATE_VALID=1\nREQUESTED_GOVERNOR=unchanged\nOBSERVED_GOVERNOR=%s\nGOVERNOR_VALID=1\nCPUS=0-1\nBASELINE_PREFETCH=on\nBASELINE_GOVERNOR=powersave\nCHANGED_BY=%s\n' \
+        "$3" "$4" "$5" >"$WORK/$1.env"
+    mkdir -p "$d/attest"
+    "$BIN/sc_test_sign" "$WORK/k1/node.key" "$d" "$2" "$UID_NOW" "$HOST" main "$WORK/$1.env" \
+        >"$d/attest/apply_$HOST.dsse.json" || fail "sc_test_sign"
+    in_job "$d" env SLURM_JOB_ID="$2" "$SC" run --quiet >"$WORK/run.out" 2>"$WORK/run.err" || true
+    bundle_of "$WORK/run.out"
+}
+U=$(unchanged quiet 520 on powersave none)
+expect_status 0 "$SC" verify --keys "$WORK/trust1" "$U"
+expect_contains "$WORK/out" "platform attested by $HOST"
+V=$(unchanged held 521 off performance 521)
+expect_status 1 "$SC" verify --keys "$WORK/trust1" "$V"
+expect_contains "$WORK/err" "platform_state: the card leaves prefetch and governor unchanged, but root read back prefetch off, governor performance on $HOST's CPUs 0-1, and the node's own are prefetch on, governor powersave (a change held by job 521)"
 
 # 10. export --in-toto: the bundle's statements, one envelope per line.
 expect_status 0 "$SC" export --in-toto "$A"

@@ -9,8 +9,10 @@
 BIN=$1 SRC=$2
 . "$SRC/tests/lib.sh"
 
-PTHREAD=$(readlink -f "$(find /usr/lib -path '*openblas-pthread/libopenblas.so.0' | head -n 1)")
-SERIAL=$(readlink -f "$(find /usr/lib -path '*openblas-serial/libopenblas.so.0' | head -n 1)")
+# This machine's multiarch directory: an arm64 cross build's packages sit beside it.
+LIBDIR=/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+PTHREAD=$(readlink -f "$(find "$LIBDIR" -path '*openblas-pthread/libopenblas.so.0' | head -n 1)")
+SERIAL=$(readlink -f "$(find "$LIBDIR" -path '*openblas-serial/libopenblas.so.0' | head -n 1)")
 if [ ! -f "$PTHREAD" ] || [ ! -f "$SERIAL" ]; then
     echo "SKIP: needs Debian's libopenblas0-pthread and libopenblas0-serial"
     exit 77

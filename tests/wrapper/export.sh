@@ -228,4 +228,16 @@ assert not by(fams21, "streamcard_metric_bytes_per_second", "cardB")
 assert len(fams21["streamcard_verdict_ok"].samples) == 2
 print("20 runs of 2 cards: %d series" % sum(len(f.samples) for f in fams.values()))
 PY
+# A card edited after its old version failed: the old version's series (its verdict 0, which
+# an alert fires on) retires, the edited card's (another card_hash) stands alone.
+sleep 1
+series_run "$WORK/a.yaml" cardA STREAMCARD_FAULT=corrupt >/dev/null
+sleep 1
+sed 's/iterations: 3/iterations: 4/' "$WORK/a.yaml" >"$WORK/a2.yaml"
+editedA=$(series_run "$WORK/a2.yaml" cardA)
+newhash=$(sha256sum "$editedA/card.yaml" | cut -c1-12)
+expect_status 0 "$SC" export --prometheus "$WORK/series"/*
+grep '^streamcard_verdict_ok{.*card="cardA"' "$WORK/out" >"$WORK/cardA.prom"
+expect_line_count "$WORK/cardA.prom" 1
+expect_contains "$WORK/cardA.prom" "card=\"cardA\",card_hash=\"$newhash\"} 1"
 echo "ok: export"

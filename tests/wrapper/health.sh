@@ -113,4 +113,11 @@ expect_contains "$WORK/err" "refused"
 expect_status 2 "$BIN/streamcard" health
 expect_status 0 "$BIN/streamcard" health --help
 expect_contains "$WORK/out" "usage: streamcard health BUNDLE..."
+# The history store keeps a matrix's per-node and per-link figures with health's verdicts.
+expect_status 0 "$BIN/streamcard" history add --db "$WORK/h.db" "$N" "$L"
+expect_status 0 "$BIN/streamcard" history show --db "$WORK/h.db" --node n3 --metric bw_1KiB --csv
+expect_contains "$WORK/out" '"n3","",'
+expect_contains "$WORK/out" ',300,,,"drain"'
+expect_status 0 "$BIN/streamcard" history show --db "$WORK/h.db" --link n1,n4 --metric bw_1KiB --csv
+expect_contains "$WORK/out" ',350,,,"suspect"'
 echo "PASS: health"

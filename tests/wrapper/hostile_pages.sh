@@ -129,8 +129,14 @@ expect_status 0 "$SC" report "$base" "$marked" -o "$WORK/bundles.html"
 page_is_inert "$WORK/bundles.html"
 expect_contains "$WORK/bundles.html" "&lt;script&gt;document.body.setAttribute(&#39;$MARK&#39;,&#39;question&#39;)"
 
+# The history's page of the same bundles: their names, hosts and cards are text too.
+expect_status 0 "$SC" history add --db "$WORK/history.db" "$base" "$marked"
+expect_status 0 "$SC" history report --db "$WORK/history.db" -o "$WORK/history.html"
+page_is_inert "$WORK/history.html"
+
 # 3. What a browser does with each page: nothing of the attack runs.
 browse "$WORK/study.html"
 browse "$WORK/hostile_study.html"
 browse "$WORK/bundles.html"
+browse "$WORK/history.html"
 echo "ok: hostile_pages"

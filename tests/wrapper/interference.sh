@@ -10,12 +10,39 @@ SC="$BIN/streamcard"
 export STREAMCARD_KERNEL_DIR=${STREAMCARD_KERNEL_DIR:-$BIN}
 [ "$(nproc)" -ge 2 ] || { echo "SKIP: needs 2 CPUs"; exit 77; }
 
+# Main loops of a second on this CPU, whatever its speed: the sampler scans at most every
+# 100 ms, and a loop of tens of milliseconds (2M elements on a Zen 5) names no intruder.
+STREAM_ARGS=(--kernel copy --array-size 2000000)
+IPS_ARGS=(--nb 20000 --nq 200 --dim 64 --k 5)
+ITER_STREAM=$(OMP_NUM_THREADS=1 iterations_for 1 stream "${STREAM_ARGS[@]}")
+ITER_IPS=$(OMP_NUM_THREADS=1 iterations_for 1 ipsearch "${IPS_ARGS[@]}")
+
 # A busy loop on CPU 1 under its own name, so the records can name it.
 ln -s "$(command -v sh)" "$WORK/sc-busy"
 taskset -c 1 "$WORK/sc-busy" -c 'while :; do :; done' &
 BUSY=$!
 trap 'kill $BUSY 2>/dev/null; rm -rf "$WORK"' EXIT
 sleep 0.2
+
+# check_named BUNDLE SOURCE RECORDS: the gate's note names a top intruder only when the raw
+# records verify reads hold it (its pid and name, on that CPU, from whichever sampler: for
+# MPI the worst CPU may be another rank's), and "no foreign task seen" only when they hold
+# none for that CPU: the summary says nothing the records do not.
+check_named() {
+    local b=$1 records=$3 note cpu comm pid
+    note=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["notes"]["interference"])' \
+        "$b/results.json")
+    cpu=$(sed -n 's/^cpu \([0-9]*\)[: ].*/\1/p' <<<"$note")
+    [ -n "$cpu" ] || return 0 # a note naming no CPU (accounting off) names no intruder
+    if [[ $note =~ top\ intruder\ (.*),\ pid\ ([0-9]+), ]]; then
+        comm=${BASH_REMATCH[1]} pid=${BASH_REMATCH[2]}
+        grep -q "^TRACE_INTERFERENCE_INTRUDER source=[^ ]* cpu=$cpu pid=$pid .* comm=$comm\$" \
+            "$b/$records" || fail "$b: the note names $comm (pid $pid) on cpu $cpu, $records does not: $note"
+    elif [[ $note == *"no foreign task seen on it"* ]]; then
+        ! grep -q "^TRACE_INTERFERENCE_INTRUDER source=[^ ]* cpu=$cpu " "$b/$records" ||
+            fail "$b: the note names no intruder of cpu $cpu, $records does: $note"
+    fi
+}
 
 # check_busy BUNDLE SOURCE RECORDS: the run failed the interference gate, CPU 1's share is
 # over the limit with its intruders named in its records (RECORDS: interference.txt, or
@@ -34,6 +61,7 @@ check_busy() {
         "$b/$records" || echo "note: the busy loop is not among cpu 1's top intruders: $(grep \
         "^TRACE_INTERFERENCE_INTRUDER source=$source cpu=1 " "$b/$records" | sed 's/.* comm=//' |
         tr '\n' ' ')"
+    check_named "$b" "$source" "$records"
     python3 - "$b" "$source" "$BUSY" <<'PY'
 import json, sys
 b, source, busy = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -53,8 +81,8 @@ PY
 }
 
 # stream, one thread on CPU 1: the only card CPU, so the note must name it.
-expect_status 1 "$SC" run --workload stream --kernel copy --cpu-list 1 --threads 1 \
-    --array-size 2000000 --cache-resident accept --iterations 150 --output "$WORK/runs" --quiet
+expect_status 1 "$SC" run --workload stream "${STREAM_ARGS[@]}" --cpu-list 1 --threads 1 \
+    --cache-resident accept --iterations "$ITER_STREAM" --output "$WORK/runs" --quiet
 B=$(bundle_of "$WORK/out")
 expect_contains "$WORK/err" "Failed gates: interference"
 expect_contains "$WORK/err" "interference    FAIL cpu 1: "
@@ -62,8 +90,8 @@ expect_contains "$WORK/err" "top intruder "
 check_busy "$B" observer interference.txt
 
 # ipsearch, one search thread on CPU 1.
-expect_status 1 "$SC" run --workload ipsearch --cpu-list 1 --threads 1 --nb 20000 --nq 200 \
-    --dim 64 --k 5 --iterations 4 --output "$WORK/runs" --quiet
+expect_status 1 "$SC" run --workload ipsearch --cpu-list 1 --threads 1 "${IPS_ARGS[@]}" \
+    --iterations "$ITER_IPS" --output "$WORK/runs" --quiet
 B=$(bundle_of "$WORK/out")
 expect_contains "$WORK/err" "interference    FAIL cpu 1: "
 check_busy "$B" observer interference.txt
@@ -84,11 +112,12 @@ fi
 
 # The gate opened (max_interference_pct: 100): the same busy CPU, the run holds, the record
 # still says what happened; with the accounting off there is no record and no gate.
-expect_status 0 "$SC" run --workload stream --kernel copy --cpu-list 1 --threads 1 \
-    --array-size 2000000 --cache-resident accept --iterations 30 --expect-max-interference 100 --output "$WORK/open" \
-    --quiet
+expect_status 0 "$SC" run --workload stream "${STREAM_ARGS[@]}" --cpu-list 1 --threads 1 \
+    --cache-resident accept --iterations "$ITER_STREAM" --expect-max-interference 100 \
+    --output "$WORK/open" --quiet
 B=$(bundle_of "$WORK/out")
 expect_contains "$B/run.conf" "interference_ok=1"
+check_named "$B" observer interference.txt
 grep -q "^TRACE_INTERFERENCE_INTRUDER source=observer cpu=1 " "$B/interference.txt" ||
     fail "the opened gate's record names no intruder of cpu 1"
 python3 - "$B" <<'PY' || fail "the opened gate's record does not show cpu 1 busy"
@@ -99,6 +128,12 @@ assert c and c[0]["share_pct"] > 5, r["interference"]["cpus"]
 PY
 grep -q "^TRACE_INTERFERENCE_INTRUDER source=observer cpu=1 pid=$BUSY " "$B/interference.txt" ||
     echo "note: the opened gate's record does not name the busy loop among cpu 1's top intruders (other work was busier)"
+# A main loop of a few milliseconds, too short for a scan: whatever the note names (an
+# intruder from the edge samples, or none), the records hold the same.
+expect_status 0 "$SC" run --workload stream --kernel copy --cpu-list 1 --threads 1 \
+    --array-size 200000 --cache-resident accept --iterations 5 --expect-max-interference 100 \
+    --output "$WORK/short" --quiet
+check_named "$(bundle_of "$WORK/out")" observer interference.txt
 expect_status 0 "$SC" run --workload stream --kernel copy --cpu-list 1 --threads 1 \
     --array-size 200000 --cache-resident accept --iterations 3 --interference-accounting off --output "$WORK/off" --quiet
 B=$(bundle_of "$WORK/out")

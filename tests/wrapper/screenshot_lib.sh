@@ -4,7 +4,9 @@
 #   dump_dom HTML OUT: the page's DOM after Chromium ran it (scripts and event handlers
 #     included, 2 s of virtual time), into OUT; 77 without chromium, as shoot.
 #   png_pixels PNG RRGGBB...: prints the page's dark pixels, then the pixels of each colour,
-#     one number a line (a tiny PNG decoder: zlib and the five row filters).
+#     one number a line (a tiny PNG decoder: zlib and the five row filters); with
+#     PNG_EXTENT=1 each colour's line also gives the image's width and the rightmost column
+#     holding that colour ("count width rightmost").
 
 sc__chromium() {
     command -v chromium || command -v chromium-browser || {
@@ -67,8 +69,13 @@ for _ in range(h):
     prev = line
 ink = sum(1 for r in rows for x in range(0, stride, bpp) if r[x] + r[x + 1] + r[x + 2] < 600)
 print(ink)
+import os
 for colour in sys.argv[2:]:
     rgb = tuple(bytes.fromhex(colour))
-    print(sum(1 for r in rows for x in range(0, stride, bpp) if tuple(r[x:x + 3]) == rgb))
+    cols = [x // bpp for r in rows for x in range(0, stride, bpp) if tuple(r[x:x + 3]) == rgb]
+    if os.environ.get("PNG_EXTENT") == "1":
+        print(len(cols), w, max(cols) if cols else -1)
+    else:
+        print(len(cols))
 PY
 }
