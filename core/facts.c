@@ -3,10 +3,12 @@
  * once, then the controlled variables (facts_vars.c) and the results.
  */
 #include "sc_facts_src.h"
+#include "sc_bounds.h"
 #include "sc_bundle.h"
 #include "sc_caches.h"
 #include "sc_cpulist.h"
 #include "sc_gates.h"
+#include "sc_num.h"
 #include "sc_runs.h"
 #include "sc_runenv.h"
 #include "sc_text.h"
@@ -36,15 +38,17 @@ static void sc__copy_json_str(json_object *o, const char *key, char *buf, size_t
     }
 }
 
+/* A figure (sc_num.h), 0 when there is none. */
 static double sc__num(json_object *o, const char *key)
 {
-    json_object *v;
+    double v;
 
-    return o && json_object_object_get_ex(o, key, &v) && v ? json_object_get_double(v) : 0;
+    return sc_num_get(o, key, &v) == 0 ? v : 0;
 }
 
-/* A function's per-repetition seconds from "rep_seconds": {"copy": [...]}. */
-static void sc__load_reps(sc_fact_rate *r, json_object *metrics)
+/* A function's per-repetition seconds from "rep_seconds": {"copy": [...]}, one per
+   repetition of the card (iterations), or none. */
+static void sc__load_reps(sc_fact_rate *r, json_object *metrics, long iterations)
 {
     json_object *reps, *arr;
 
@@ -53,16 +57,20 @@ static void sc__load_reps(sc_fact_rate *r, json_object *metrics)
         !json_object_is_type(arr, json_type_array))
         return;
     size_t n = json_object_array_length(arr);
+    if (iterations < 0 || n != (size_t)iterations)
+        return; /* not one per repetition of the card (verify says so): not drawn */
     r->rep_s = n ? calloc(n, sizeof(double)) : NULL;
     if (!r->rep_s)
         return;
     for (size_t i = 0; i < n; i++)
-        r->rep_s[i] = json_object_get_double(json_object_array_get_idx(arr, i));
+        if (sc_num_json(json_object_array_get_idx(arr, i), &r->rep_s[i]) < 0)
+            r->rep_s[i] = 0; /* not a figure: not drawn */
     r->n_rep = n;
 }
 
 /* STREAM: one row per function from "rates"/"times", or the single best_rate_MBps. */
-static void sc__load_rates(sc_bundle_facts *f, json_object *metrics, const char *kernel)
+static void sc__load_rates(sc_bundle_facts *f, json_object *metrics, const char *kernel,
+                           long iterations)
 {
     json_object *rates, *times, *t;
 
@@ -75,14 +83,15 @@ static void sc__load_rates(sc_bundle_facts *f, json_object *metrics, const char 
                 break;
             sc_fact_rate *r = &f->rates[f->n_rates++];
             snprintf(r->name, sizeof(r->name), "%s", name);
-            r->MBps = json_object_get_double(rate);
+            if (sc_num_json(rate, &r->MBps) < 0)
+                r->MBps = 0;
             t = NULL;
             if (times && json_object_object_get_ex(times, name, &t)) {
                 r->avg_s = sc__num(t, "avg_time_s");
                 r->min_s = sc__num(t, "min_time_s");
                 r->max_s = sc__num(t, "max_time_s");
             }
-            sc__load_reps(r, metrics);
+            sc__load_reps(r, metrics, iterations);
         }
     } else if (sc__num(metrics, "best_rate_MBps") > 0) {
         sc_fact_rate *r = &f->rates[f->n_rates++];
@@ -95,7 +104,7 @@ static void sc__load_rates(sc_bundle_facts *f, json_object *metrics, const char 
 }
 
 /* ipsearch: the search as one rate row in queries/s, with every search's seconds. */
-static void sc__load_search(sc_bundle_facts *f, json_object *metrics)
+static void sc__load_search(sc_bundle_facts *f, json_object *metrics, long iterations)
 {
     if (sc__num(metrics, "qps") <= 0)
         return;
@@ -105,7 +114,7 @@ static void sc__load_search(sc_bundle_facts *f, json_object *metrics)
     r->min_s = sc__num(metrics, "wall_seconds");
     r->avg_s = sc__num(metrics, "avg_wall_seconds");
     r->max_s = sc__num(metrics, "max_wall_seconds");
-    sc__load_reps(r, metrics);
+    sc__load_reps(r, metrics, iterations);
     f->rate_unit = "queries/s";
 }
 
@@ -337,6 +346,25 @@ static char *sc__read_run_file(const sc_bundle *b, const sc_card *card, const ch
     return sc_bundle_read_opt(b, card ? sc_runs_path(card, 0, name, rel, sizeof(rel)) : name);
 }
 
+/* The top-level numbers and strings of doc, which is released: the controlled variables read
+   only those of build.json, so its arrays (a 4 MiB mpi_stack) are not held as json-c objects
+   while results.json is (doc/design.md, section 17). NULL when doc is. */
+static json_object *sc__scalars(json_object *doc)
+{
+    json_object *keep = doc ? json_object_new_object() : NULL;
+
+    if (keep && json_object_is_type(doc, json_type_object)) {
+        json_object_object_foreach(doc, key, val)
+        {
+            if (val && !json_object_is_type(val, json_type_object) &&
+                !json_object_is_type(val, json_type_array))
+                json_object_object_add(keep, key, json_object_get(val));
+        }
+    }
+    json_object_put(doc);
+    return keep;
+}
+
 /* Fills the card, the log's facts and the results; src keeps pointers into f. */
 static void sc__load_sources(sc_bundle_facts *f, const sc_bundle *b, sc__src *src, char **build,
                              char **results, char **log, char **maps, char **threads,
@@ -371,7 +399,33 @@ static void sc__load_sources(sc_bundle_facts *f, const sc_bundle *b, sc__src *sr
     *maps = sc__read_run_file(b, src->card, "numa_maps_at_ready.txt");
     *threads = sc__read_run_file(b, src->card, "threads_at_ready.txt");
     *environ_text = sc__read_run_file(b, src->card, "environ_at_ready.txt");
-    src->build = *build ? json_tokener_parse(*build) : NULL;
+    sc_tracelog_limits lines;
+    sc_interference_limits records;
+    sc_bounds_of(src->card, &lines, &records); /* what a run of the card can print */
+    if (*log && sc_tracelog_parse_bounded(*log, &lines, &t) == 0) {
+        f->bindings = t.bindings;
+        f->n_bindings = t.n_bindings;
+        f->rank_threads = t.rank_threads;
+        f->n_rank_threads = t.n_rank_threads;
+        f->rank_numa = t.rank_numa;
+        f->n_rank_numa = t.n_rank_numa;
+        t.bindings = NULL;
+        t.rank_threads = NULL;
+        t.rank_numa = NULL;
+        sc_tracelog_free(&t);
+    }
+    size_t n = 0; /* the Stores: line is near the top: looked for within the parse's bound */
+    for (const char *line = *log; line && *line && n++ < lines.lines;
+         line += strcspn(line, "\n"), line += *line == '\n')
+        if (strncmp(line, "Stores: ", 8) == 0) {
+            snprintf(src->stores, sizeof(src->stores), "%.*s", (int)strcspn(line + 8, "\n"),
+                     line + 8);
+            break;
+        }
+    free(*log); /* read: the report shows nothing else of it (one 64 MiB text less held while
+                   results.json is parsed) */
+    *log = NULL;
+    src->build = *build ? sc__scalars(json_tokener_parse(*build)) : NULL;
     src->results = *results ? json_tokener_parse(*results) : NULL;
     /* The workload's own record: the top level's (one run), else the first run's. */
     json_object *runs = NULL;
@@ -385,24 +439,6 @@ static void sc__load_sources(sc_bundle_facts *f, const sc_bundle *b, sc__src *sr
     src->after = f->platform_after;
     src->state = f->state_env;
     src->run_conf = f->run_conf;
-    if (*log && sc_tracelog_parse(*log, &t) == 0) {
-        f->bindings = t.bindings;
-        f->n_bindings = t.n_bindings;
-        f->rank_threads = t.rank_threads;
-        f->n_rank_threads = t.n_rank_threads;
-        f->rank_numa = t.rank_numa;
-        f->n_rank_numa = t.n_rank_numa;
-        t.bindings = NULL;
-        t.rank_threads = NULL;
-        t.rank_numa = NULL;
-        sc_tracelog_free(&t);
-    }
-    for (const char *line = *log; line && *line; line += strcspn(line, "\n"), line += *line == '\n')
-        if (strncmp(line, "Stores: ", 8) == 0) {
-            snprintf(src->stores, sizeof(src->stores), "%.*s", (int)strcspn(line + 8, "\n"),
-                     line + 8);
-            break;
-        }
 }
 
 int sc_facts_load(const char *path, sc_bundle_facts *f)
@@ -452,9 +488,10 @@ int sc_facts_load(const char *path, sc_bundle_facts *f)
     sc__load_transport(f, &src);
     f->rate_unit = "MB/s";
     if (f->workload == SC_WORKLOAD_STREAM)
-        sc__load_rates(f, src.metrics, src.card ? src.card->kernel : NULL);
+        sc__load_rates(f, src.metrics, src.card ? src.card->kernel : NULL,
+                       src.card ? src.card->iterations : -1);
     if (f->workload == SC_WORKLOAD_IPSEARCH)
-        sc__load_search(f, src.metrics);
+        sc__load_search(f, src.metrics, src.card ? src.card->iterations : -1);
     rc = sc__load_sizes(f, src.metrics);
     if (rc == 0 && f->workload == SC_WORKLOAD_MPI_PINGPONG)
         rc = sc__load_rank_snapshots(f);

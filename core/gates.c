@@ -1,5 +1,6 @@
 /* gates.c: the acceptance gates from raw evidence (see sc_gates.h). */
 #include "sc_gates.h"
+#include "sc_bounds.h"
 #include "sc_caches.h"
 #include "sc_transport_gate.h"
 #include "sc_cpulist.h"
@@ -418,9 +419,13 @@ static void sc__gate_exit(const sc_evidence *ev, sc_gate *g)
 
 /* Every file of the bundle was written: a full disk or a removed bundle makes a run that
    cannot show what happened, whatever the other gates say. */
-static void sc__gate_evidence(const sc_evidence *ev, sc_gate *g)
+static void sc__gate_evidence(const sc_evidence *ev, const sc_tracelog *t, sc_gate *g)
 {
-    if (ev->write_errors < 0)
+    if (t->over_line)
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "not supported by evidence: stream.log line %ld: %s (not read further)",
+                    t->over_line, t->over_text);
+    else if (ev->write_errors < 0)
         sc_gate_set(g, SC_GATE_FAIL,
                     "not supported by evidence: it is not recorded whether every "
                     "evidence file was written");
@@ -668,32 +673,40 @@ static void sc__gate_stream_timer(const sc_card *card, const sc_tracelog *t, sc_
 
 int sc_gates_evaluate(const sc_card *card, const sc_evidence *ev, sc_gates *out)
 {
-    sc_tracelog t;
-    int rc = sc_tracelog_parse(ev->log ? ev->log : "", &t);
+    sc_tracelog own;
+    sc_tracelog_limits lines;
+    sc_interference_limits records; /* unused: sc_interference_load() bounds its own */
+    int rc = 0;
 
+    if (!ev->parsed) {
+        sc_bounds_of(card, &lines, &records);
+        rc = sc_tracelog_parse_bounded(ev->log ? ev->log : "", &lines, &own);
+    }
     if (rc < 0)
         return rc;
-    sc__gate_thread_count(card, &t, &out->g[SC_GATE_THREAD_COUNT]);
-    sc__gate_phases(&t, &out->g[SC_GATE_PHASES]);
-    sc__gate_binding(card, &t, ev, &out->g[SC_GATE_BINDING]);
-    sc__gate_validation(&t, &out->g[SC_GATE_VALIDATION]);
+    const sc_tracelog *t = ev->parsed ? ev->parsed : &own;
+    sc__gate_thread_count(card, t, &out->g[SC_GATE_THREAD_COUNT]);
+    sc__gate_phases(t, &out->g[SC_GATE_PHASES]);
+    sc__gate_binding(card, t, ev, &out->g[SC_GATE_BINDING]);
+    sc__gate_validation(t, &out->g[SC_GATE_VALIDATION]);
     sc__gate_exit(ev, &out->g[SC_GATE_EXIT_CODE]);
     out->ended_from_outside =
         ev->ended_by_streamcard || (ev->exit_signal && !sc__own_signal(ev->exit_signal));
     out->signalled = ev->exit_known && ev->exit_signal != 0;
-    sc__gate_evidence(ev, &out->g[SC_GATE_EVIDENCE]);
+    sc__gate_evidence(ev, t, &out->g[SC_GATE_EVIDENCE]);
     sc__gate_memory_node(card, ev, &out->g[SC_GATE_MEMORY_NODE]);
-    sc_platform_gate(card, ev->state_env, ev->host_states, ev->n_host_states, &t,
+    sc_platform_gate(card, ev->state_env, ev->host_states, ev->n_host_states, t,
                      &out->g[SC_GATE_PLATFORM_STATE]);
-    sc_transport_gate(card, &t, ev->transport, &out->g[SC_GATE_TRANSPORT]);
-    sc__gate_min_rate(card, ev, &t, &out->g[SC_GATE_MIN_RATE]);
-    sc__gate_max_latency(card, &t, &out->g[SC_GATE_MAX_LATENCY]);
+    sc_transport_gate(card, t, ev->transport, &out->g[SC_GATE_TRANSPORT]);
+    sc__gate_min_rate(card, ev, t, &out->g[SC_GATE_MIN_RATE]);
+    sc__gate_max_latency(card, t, &out->g[SC_GATE_MAX_LATENCY]);
     sc__gate_stream_array(card, ev, &out->g[SC_GATE_STREAM_ARRAY]);
-    sc__gate_stream_timer(card, &t, &out->g[SC_GATE_STREAM_TIMER]);
-    rc = sc__gate_interference(card, ev, &t, &out->g[SC_GATE_INTERFERENCE]);
+    sc__gate_stream_timer(card, t, &out->g[SC_GATE_STREAM_TIMER]);
+    rc = sc__gate_interference(card, ev, t, &out->g[SC_GATE_INTERFERENCE]);
     if (!ev->log)
         sc_gate_set(&out->g[SC_GATE_VALIDATION], SC_GATE_FAIL,
                     "not supported by evidence: no workload log");
-    sc_tracelog_free(&t);
+    if (!ev->parsed)
+        sc_tracelog_free(&own);
     return rc;
 }

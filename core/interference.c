@@ -3,11 +3,13 @@
  * the interference gate and results.json's summary (see sc_interference.h).
  */
 #include "sc_interference.h"
+#include "sc_bounds.h"
 #include "sc_cpulist.h"
 #include "sc_trace_protocol.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,12 +109,41 @@ static int sc__parse_record(const char *line, sc_interference *rec)
     return 0;
 }
 
-int sc_interference_parse(const char *text, sc_interference *rec)
+/* a x b, saturating at SIZE_MAX. */
+static size_t sc__times(size_t a, size_t b)
+{
+    return a && b > SIZE_MAX / a ? SIZE_MAX : a * b;
+}
+
+/* Whether rec's records are beyond limits; what into rec->over_text. */
+static bool sc__over(sc_interference *rec, const sc_interference_limits *lim)
+{
+    size_t cpus = sc__times(lim->windows, lim->cpus_per_window);
+
+    if (rec->n_windows > lim->windows)
+        snprintf(rec->over_text, sizeof(rec->over_text),
+                 "more sampler windows than the %zu the card has samplers for", lim->windows);
+    else if (rec->n_cpus > cpus)
+        snprintf(rec->over_text, sizeof(rec->over_text),
+                 "more CPU records than the %zu CPUs its samplers account", cpus);
+    else if (rec->n_tasks > sc__times(lim->windows, lim->tasks_per_window))
+        snprintf(rec->over_text, sizeof(rec->over_text), "more task records than %zu per sampler",
+                 lim->tasks_per_window);
+    else if (rec->n_intruders > sc__times(cpus, lim->intruders_per_cpu))
+        snprintf(rec->over_text, sizeof(rec->over_text), "more intruder records than %zu per CPU",
+                 lim->intruders_per_cpu);
+    else
+        return false;
+    return true;
+}
+
+int sc_interference_parse_bounded(const char *text, const sc_interference_limits *limits,
+                                  sc_interference *rec)
 {
     char line[1024];
     long number = 0;
 
-    for (const char *p = text; p && *p;) {
+    for (const char *p = text; p && *p && !rec->over_line;) {
         size_t n = strcspn(p, "\n");
         number++;
         if (!strncmp(p, SC_TRACE_TAG_INTERFERENCE, strlen(SC_TRACE_TAG_INTERFERENCE))) {
@@ -128,19 +159,31 @@ int sc_interference_parse(const char *text, sc_interference *rec)
                 return rc;
             if (rc == 0 && !rec->malformed_line)
                 rec->malformed_line = number;
+            if (rc > 0 && sc__over(rec, limits)) /* no record past it is read */
+                rec->over_line = number;
         }
         p += n + (p[n] == '\n');
     }
     return 0;
 }
 
+int sc_interference_parse(const char *text, sc_interference *rec)
+{
+    static const sc_interference_limits none = {SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX};
+
+    return sc_interference_parse_bounded(text, &none, rec);
+}
+
 int sc_interference_load(const sc_card *card, const char *interference_txt, const char *log,
                          sc_interference *rec)
 {
-    int rc = sc_interference_parse(interference_txt ? interference_txt : "", rec);
+    sc_tracelog_limits lines;
+    sc_interference_limits limits;
 
+    sc_bounds_of(card, &lines, &limits);
+    int rc = sc_interference_parse_bounded(interference_txt ? interference_txt : "", &limits, rec);
     if (rc == 0 && card->workload == SC_WORKLOAD_MPI_PINGPONG && log)
-        rc = sc_interference_parse(log, rec);
+        rc = sc_interference_parse_bounded(log, &limits, rec);
     return rc;
 }
 
@@ -313,6 +356,13 @@ void sc_interference_gate(const sc_card *card, const sc_interference *rec, const
     if (rec->malformed_line) {
         sc_gate_set(g, SC_GATE_FAIL, "malformed interference record at line %ld",
                     rec->malformed_line);
+        return;
+    }
+    if (rec->over_line) {
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "not supported by evidence: interference record at line %ld: %s (not read "
+                    "further)",
+                    rec->over_line, rec->over_text);
         return;
     }
     if (sc_interference_shares(rec, &sh, &n) < 0) {

@@ -4,6 +4,7 @@
  * cell is checked.
  */
 #include "sc_linkmatrix.h"
+#include "sc_num.h"
 #include "sc_text.h"
 
 #include <errno.h>
@@ -31,10 +32,7 @@ static int sc__grid(json_object *grid, size_t n, double *cells, const char *what
             json_object *cell = json_object_array_get_idx(row, j);
             double v = NAN;
 
-            if (cell && (json_object_is_type(cell, json_type_double) ||
-                         json_object_is_type(cell, json_type_int)))
-                v = json_object_get_double(cell);
-            if (cell && !(isfinite(v) && v > 0)) {
+            if (cell && (sc_num_json(cell, &v) < 0 || !(v > 0))) {
                 snprintf(why, whylen, "%s: cell %zu,%zu is not a positive number", what, i, j);
                 return -EINVAL;
             }
@@ -130,9 +128,10 @@ int sc_linkmatrix_load(json_object *results, sc_linkmatrix_data *out, char *why,
     if (rc == 0 && json_object_object_get_ex(m, "rounds", &rounds) &&
         json_object_is_type(rounds, json_type_int) && json_object_get_int64(rounds) > 0)
         out->rounds = (size_t)json_object_get_int64(rounds);
+    double seconds;
     if (rc == 0 && json_object_object_get_ex(m, "total_seconds", &total) &&
-        (json_object_is_type(total, json_type_double) || json_object_is_type(total, json_type_int)))
-        out->total_seconds = json_object_get_double(total);
+        sc_num_json(total, &seconds) == 0)
+        out->total_seconds = seconds;
     if (rc < 0)
         sc_linkmatrix_data_free(out);
     return rc;

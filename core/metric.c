@@ -3,6 +3,7 @@
  * definition of each metric's name, unit, direction, workload and place in results.json.
  */
 #include "sc_metric.h"
+#include "sc_num.h"
 #include "sc_stats.h"
 
 #include <errno.h>
@@ -63,16 +64,10 @@ static json_object *sc__get(json_object *o, const char *key)
                : NULL;
 }
 
-/* A finite number (an integer or a double); -ENOENT otherwise. */
+/* A figure: a finite number (sc_num.h, the one rule); -ENOENT otherwise. */
 static int sc__finite(json_object *v, double *out)
 {
-    if (!v || !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-        return -ENOENT;
-    double d = json_object_get_double(v);
-    if (!isfinite(d))
-        return -ENOENT;
-    *out = d;
-    return 0;
+    return sc_num_json(v, out) == 0 ? 0 : -ENOENT;
 }
 
 static const char *sc__str(json_object *results, const char *key)

@@ -1,7 +1,9 @@
 /* results.c: results.json with json-c (see sc_results.h). */
 #include "sc_results.h"
+#include "sc_num.h"
 #include "sc_runs.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +14,17 @@ static json_object *sc__gate_value(const sc_gate *g)
     return json_object_new_boolean(g->state == SC_GATE_OK);
 }
 
+/* best: the larger of best and v, a figure (sc_num.h); NAN once one is not. */
+static double sc__best(double best, json_object *v)
+{
+    double d;
+    int rc = sc_num_json(v, &d);
+
+    if (rc == -ERANGE || rc == -EINVAL || isnan(best))
+        return NAN;
+    return rc == 0 && d > best ? d : best;
+}
+
 double sc_results_best_rate(json_object *metrics)
 {
     json_object *v, *arr;
@@ -20,14 +33,13 @@ double sc_results_best_rate(json_object *metrics)
     if (!metrics)
         return 0;
     if (json_object_object_get_ex(metrics, "best_rate_MBps", &v))
-        return json_object_get_double(v);
+        return sc__best(0, v);
     if (json_object_object_get_ex(metrics, "rates", &v) &&
         json_object_is_type(v, json_type_object)) {
         json_object_object_foreach(v, key, rate)
         {
             (void)key;
-            if (json_object_get_double(rate) > best)
-                best = json_object_get_double(rate);
+            best = sc__best(best, rate);
         }
         return best;
     }
@@ -35,9 +47,8 @@ double sc_results_best_rate(json_object *metrics)
         json_object_is_type(arr, json_type_array)) {
         for (size_t i = 0; i < json_object_array_length(arr); i++) {
             json_object *size = json_object_array_get_idx(arr, i), *mbps;
-            if (json_object_object_get_ex(size, "MBps", &mbps) &&
-                json_object_get_double(mbps) > best)
-                best = json_object_get_double(mbps);
+            if (json_object_object_get_ex(size, "MBps", &mbps))
+                best = sc__best(best, mbps);
         }
     }
     return best;

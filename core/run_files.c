@@ -80,7 +80,7 @@ void sc_platform_files_free(sc_platform_files *p)
 }
 
 int sc_run_gates(const sc_card *card, const sc_run_files *f, const sc_run_end *e,
-                 const sc_platform_files *p, double best_rate, sc_gates *out)
+                 const sc_platform_files *p, double best_rate, const sc_tracelog *t, sc_gates *out)
 {
     sc_evidence ev = {.log = f->log,
                       .exit_known = e->exit_known,
@@ -97,7 +97,8 @@ int sc_run_gates(const sc_card *card, const sc_run_files *f, const sc_run_end *e
                       .best_rate_MBps = best_rate,
                       .write_errors = e->write_errors,
                       .write_error = e->write_error,
-                      .interference = f->interference};
+                      .interference = f->interference,
+                      .parsed = t};
 
     return sc_gates_evaluate(card, &ev, out);
 }

@@ -58,6 +58,12 @@ typedef struct sc_intf_intruder {
     unsigned seen;
 } sc_intf_intruder;
 
+/* The most records a run can have written (sc_bounds.h gives a card's; SIZE_MAX: no bound):
+   samplers (windows), CPU and task records per sampler, intruders per CPU. */
+typedef struct sc_interference_limits {
+    size_t windows, cpus_per_window, tasks_per_window, intruders_per_cpu;
+} sc_interference_limits;
+
 /* Every record of one or more texts. */
 typedef struct sc_interference {
     sc_intf_window *windows;
@@ -70,6 +76,10 @@ typedef struct sc_interference {
     size_t n_intruders;
     long malformed_line; /* first record line (1-based, of the text that held it) that did not
                             parse; 0 when none */
+    /* The first record beyond the limits (1-based line of the text that held it; 0 when
+       none) and what it exceeded; the parse of that text stopped there. */
+    long over_line;
+    char over_text[160];
 } sc_interference;
 
 /*
@@ -77,11 +87,15 @@ typedef struct sc_interference {
  * which starts zeroed. Returns 0 or -ENOMEM.
  */
 int sc_interference_parse(const char *text, sc_interference *rec);
+/* The same, stopping at the first record beyond limits (over_line says which). */
+int sc_interference_parse_bounded(const char *text, const sc_interference_limits *limits,
+                                  sc_interference *rec);
 void sc_interference_free(sc_interference *rec);
 
 /*
  * The records of one run (rec starts zeroed): interference.txt (the observer's; may be NULL)
- * and, for mpi-pingpong, the ranks' in its log (may be NULL). 0 or -ENOMEM.
+ * and, for mpi-pingpong, the ranks' in its log (may be NULL), held to what a run of card can
+ * have written (sc_bounds.h). 0 or -ENOMEM.
  */
 int sc_interference_load(const sc_card *card, const char *interference_txt, const char *log,
                          sc_interference *rec);

@@ -45,7 +45,8 @@ char *sc_results_build(const sc_card *card, const sc_gates *gates, const sc_resu
 
 /*
  * The best rate a run reached, from a results.json "metrics" object: best_rate_MBps, the
- * best of "rates" (stream all), or the best "MBps" of "sizes" (mpi). <= 0 when none.
+ * best of "rates" (stream all), or the best "MBps" of "sizes" (mpi). <= 0 when none; NAN
+ * when one of them is there but not a figure (a finite number, sc_num.h).
  */
 double sc_results_best_rate(json_object *metrics);
 

@@ -47,8 +47,9 @@ typedef struct sc_platform_files {
 int sc_platform_files_read(const sc_bundle *b, sc_platform_files *p);
 void sc_platform_files_free(sc_platform_files *p);
 
-/* The gates of one run. best_rate is the figure min_rate compares. 0 or -ENOMEM. */
+/* The gates of one run. best_rate is the figure min_rate compares; t the log as the caller
+   parsed it (bounded by the card, sc_bounds.h), NULL: parsed here. 0 or -ENOMEM. */
 int sc_run_gates(const sc_card *card, const sc_run_files *f, const sc_run_end *e,
-                 const sc_platform_files *p, double best_rate, sc_gates *out);
+                 const sc_platform_files *p, double best_rate, const sc_tracelog *t, sc_gates *out);
 
 #endif

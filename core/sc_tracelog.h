@@ -84,6 +84,13 @@ typedef struct sc_text_list {
     size_t n;
 } sc_text_list;
 
+/* The most a log may hold (sc_bounds.h gives a card's); SIZE_MAX: no bound. */
+typedef struct sc_tracelog_limits {
+    size_t lines;      /* lines of the log */
+    size_t table_rows; /* STREAM result table rows ("Copy: ...") */
+    size_t imb_rows;   /* IMB table rows */
+} sc_tracelog_limits;
+
 typedef struct sc_tracelog {
     long threads_requested, threads_counted; /* -1 when not printed */
     sc_binding *bindings;
@@ -112,16 +119,25 @@ typedef struct sc_tracelog {
     char transport[128];      /* from "TRACE_TRANSPORT transport=X ..."; "" when absent */
     char transport_line[512]; /* that line after "TRACE_TRANSPORT ": pml=, btl=, mtl=, provider= */
     sc_text_list mpi[SC_MPI_LINES]; /* the per-rank transport lines, by kind */
-    sc_imb_row *imb_rows; /* "#bytes #repetitions t[usec] Mbytes/sec" rows */
+    sc_imb_row *imb_rows;           /* "#bytes #repetitions t[usec] Mbytes/sec" rows */
     size_t n_imb_rows;
     double imb_peak_MBps; /* the highest Mbytes/sec of those rows */
     bool in_imb_table;
     sc_figure figures[32]; /* from lines made only of name=number words; the last wins */
     size_t n_figures;
+    sc_tracelog_limits limits; /* what the parse held the log to */
+    /* The first line beyond the limits (1-based; 0 when none) and what it exceeded: the
+       parse stopped there, so what follows it was not read. */
+    long over_line;
+    char over_text[192];
 } sc_tracelog;
 
-/* Parses log (NUL-terminated). Returns 0 or -ENOMEM. */
+/* Parses log (NUL-terminated), without bounds but the file's cap. Returns 0 or -ENOMEM. */
 int sc_tracelog_parse(const char *log, sc_tracelog *out);
+
+/* Parses log, stopping at the first line beyond limits (over_line says which). 0 or
+   -ENOMEM. */
+int sc_tracelog_parse_bounded(const char *log, const sc_tracelog_limits *limits, sc_tracelog *out);
 void sc_tracelog_free(sc_tracelog *t);
 
 /* The table row of a function, named as the log ("Copy") or as results.json ("copy") does;

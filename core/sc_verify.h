@@ -16,6 +16,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* How far ahead of the verifying clock a run's time may be: the clocks of the node that ran
+   it and of the one that verifies differ by a little (NTP keeps them within seconds); a time
+   further ahead is not one the run can have had. */
+#define SC_VERIFY_CLOCK_SKEW_S 300
+
 typedef struct sc_verify_report {
     /* One line per problem, in the order found: first the n_hash_problems lines of
        SHA256SUMS (edited, missing, added files), then consistency problems. */
@@ -27,6 +32,10 @@ typedef struct sc_verify_report {
     /* What root vouches for (section 20): "platform attested by <node> key <fingerprint>",
        the restore, or why nothing is attested. Not problems. */
     sc_diag attested;
+    /* The node whose trusted key signed the main step's statement, which names run.conf's
+       host: the bundle's host as root vouches for it. "" when no statement of the main step
+       holds: the host is only what the bundle claims. */
+    char attested_host[256];
 } sc_verify_report;
 
 /* Where verify finds what it trusts. */

@@ -1,11 +1,13 @@
 /* tracelog.c: one pass over a workload's output (see sc_tracelog.h). */
 #include "sc_tracelog.h"
 #include "sc_kv.h"
+#include "sc_num.h"
 #include "sc_trace_protocol.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,9 +46,10 @@ static bool sc__has_nonfinite(const char *line, size_t n)
         else if (n - i >= 3 &&
                  (strncasecmp(line + i, "nan", 3) == 0 || strncasecmp(line + i, "inf", 3) == 0))
             len = 3;
+        bool after = len && i + len < n; /* a character follows the word */
         /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.ArraySubscript) */
-        if (len && (i + len == n || !(isalnum((unsigned char)line[i + len]) ||
-                                      line[i + len] == '_')))
+        bool joined = after && (isalnum((unsigned char)line[i + len]) || line[i + len] == '_');
+        if (len && !joined)
             return true;
     }
     return false;
@@ -149,12 +152,45 @@ static double sc__unit_of(const char *number)
     return unit;
 }
 
+/*
+ * The first n words of line (separated by spaces or tabs) as figures (sc_num.h: finite
+ * numbers only) into v, and each one's last printed digit's place into unit (may be NULL),
+ * with nothing after them. True when the line is exactly that.
+ */
+static bool sc__numbers(const char *line, double *v, double *unit, size_t n)
+{
+    const char *p = line;
+
+    for (size_t i = 0; i < n; i++) {
+        p += strspn(p, " \t");
+        size_t len = strcspn(p, " \t");
+        char word[64];
+        if (len == 0 || len >= sizeof(word) || sc_num_text(p, len, &v[i]) < 0)
+            return false;
+        if (unit) {
+            memcpy(word, p, len);
+            word[len] = '\0';
+            unit[i] = sc__unit_of(word);
+        }
+        p += len;
+    }
+    return p[strspn(p, " \t")] == '\0';
+}
+
+/* A count as the table prints it: decimal digits only, within 2^53 (exact as a double). */
+static bool sc__count(double v, unsigned long long *out)
+{
+    if (v < 0 || v > 9007199254740992.0 || v != floor(v))
+        return false;
+    *out = (unsigned long long)v;
+    return true;
+}
+
 /* IMB's table: a "#bytes ..." header, then rows "bytes repetitions t[usec] Mbytes/sec". */
 static int sc__imb_row(sc_tracelog *t, const char *line)
 {
     unsigned long long bytes, reps;
-    double usec, mbps;
-    int used = 0;
+    double v[4], unit[4];
 
     line += strspn(line, " \t");
     if (strncmp(line, "#bytes", 6) == 0 || strncmp(line, "# bytes", 7) == 0) {
@@ -163,12 +199,15 @@ static int sc__imb_row(sc_tracelog *t, const char *line)
     }
     if (!t->in_imb_table)
         return 0;
-    if (sscanf(line, "%llu %llu %lf %lf%n", &bytes, &reps, &usec, &mbps, &used) == 4 &&
-        line[used + strspn(line + used, " ")] == '\0') {
-        /* The columns after the repetitions, as words, for their printed precision. */
-        char w[4][64] = {{0}};
-        sscanf(line, "%63s %63s %63s %63s", w[0], w[1], w[2], w[3]);
-        sc_imb_row row = {bytes, reps, usec, mbps, sc__unit_of(w[2]), sc__unit_of(w[3])};
+    if (sc__numbers(line, v, unit, 4) && unit[0] == 1 && unit[1] == 1 && sc__count(v[0], &bytes) &&
+        sc__count(v[1], &reps)) {
+        if (t->n_imb_rows >= t->limits.imb_rows) {
+            snprintf(t->over_text, sizeof(t->over_text),
+                     "more IMB table rows than the card's %zu message sizes", t->limits.imb_rows);
+            return 1;
+        }
+        double usec = v[2], mbps = v[3];
+        sc_imb_row row = {bytes, reps, usec, mbps, unit[2], unit[3]};
         if (sc__append((void **)&t->imb_rows, &t->n_imb_rows, &row, sizeof(row)) < 0)
             return -ENOMEM;
         if (mbps > t->imb_peak_MBps)
@@ -187,7 +226,7 @@ static void sc__figures(sc_tracelog *t, const char *line)
 
     for (const char *p = line + strspn(line, " "); *p; p += strspn(p, " ")) {
         size_t len = strcspn(p, " "), name_len = strcspn(p, "=");
-        char word[128], *end;
+        char word[128];
         if (n == sizeof(found) / sizeof(found[0]) || name_len == 0 || name_len >= len ||
             name_len >= sizeof(found[0].name) || len >= sizeof(word))
             return;
@@ -196,8 +235,7 @@ static void sc__figures(sc_tracelog *t, const char *line)
             if (!islower((unsigned char)word[i]) && !isdigit((unsigned char)word[i]) &&
                 word[i] != '_')
                 return;
-        found[n].value = strtod(word + name_len + 1, &end);
-        if (end == word + name_len + 1 || *end || !isfinite(found[n].value))
+        if (sc_num_str(word + name_len + 1, &found[n].value) < 0)
             return;
         snprintf(found[n].name, sizeof(found[n].name), "%.*s", (int)name_len, word);
         found[n++].unit = sc__unit_of(word + name_len + 1);
@@ -212,20 +250,32 @@ static void sc__figures(sc_tracelog *t, const char *line)
     }
 }
 
-/* "Copy:   12345.6   0.001   0.001   0.002": a result table row. */
-static void sc__table_row(sc_tracelog *t, const char *line)
+/* "Copy:   12345.6   0.001   0.001   0.002": a result table row. 1 when it is one beyond the
+   limits. */
+static int sc__table_row(sc_tracelog *t, const char *line)
 {
     sc_table_row row;
     int name_len = 0;
+    double v[4];
 
-    if (t->n_rows >= sizeof(t->rows) / sizeof(t->rows[0]))
-        return;
     if (sscanf(line, "%31[A-Za-z]:%n", row.name, &name_len) != 1 || name_len == 0)
-        return;
-    if (sscanf(line + name_len, "%lf %lf %lf %lf", &row.best_rate_MBps, &row.avg_s, &row.min_s,
-               &row.max_s) != 4)
-        return;
+        return 0;
+    if (!sc__numbers(line + name_len, v, NULL, 4))
+        return 0;
+    if (t->n_rows >= t->limits.table_rows) {
+        snprintf(t->over_text, sizeof(t->over_text),
+                 "more STREAM table rows than the %zu function%s the card's kernel runs",
+                 t->limits.table_rows, t->limits.table_rows == 1 ? "" : "s");
+        return 1;
+    }
+    if (t->n_rows >= sizeof(t->rows) / sizeof(t->rows[0]))
+        return 0;
+    row.best_rate_MBps = v[0];
+    row.avg_s = v[1];
+    row.min_s = v[2];
+    row.max_s = v[3];
     t->rows[t->n_rows++] = row;
+    return 0;
 }
 
 /* The per-rank MPI lines: their tags and run.conf keys, in the order of sc_mpi_line. */
@@ -273,8 +323,8 @@ static int sc__trace_line(sc_tracelog *t, const char *buf, long lineno)
             t->malformed_line = lineno;
     } else if (sc__after(buf, SC_TRACE_TAG_READY_WAIT)) {
         double ms;
-        if (sscanf(buf, SC_TRACE_READY_WAIT("%lf") "%n", &ms, &used) == 1 && buf[used] == '\0' &&
-            ms >= 0 && t->ready_wait_ms < 0)
+        const char *value = sc__after(buf, SC_TRACE_READY_WAIT(""));
+        if (value && sc_num_str(value, &ms) == 0 && ms >= 0 && t->ready_wait_ms < 0)
             t->ready_wait_ms = ms;
         else if (t->ready_wait_ms < 0 && !t->malformed_line)
             t->malformed_line = lineno;
@@ -309,8 +359,8 @@ static int sc__line(sc_tracelog *t, const char *line, size_t n, long lineno)
     else if (sscanf(buf, SC_TRACE_CLOCK_GRANULARITY("%ld"), &a) == 1 && a > 0)
         t->clock_granularity_us = a;
     int rc = sc__imb_row(t, buf);
-    if (rc < 0)
-        return rc;
+    if (rc != 0)
+        return rc; /* out of memory, or a row beyond the limits */
     sc__figures(t, buf);
     if (sc__after(buf, SC_TRACE_VALIDATES) && !t->validates_line)
         t->validates_line = lineno;
@@ -327,11 +377,17 @@ static int sc__line(sc_tracelog *t, const char *line, size_t n, long lineno)
         t->nonfinite_line = lineno;
         sc__copy_line(t->nonfinite_text, sizeof(t->nonfinite_text), buf, strlen(buf));
     }
-    sc__table_row(t, buf);
-    return 0;
+    return sc__table_row(t, buf);
 }
 
 int sc_tracelog_parse(const char *log, sc_tracelog *out)
+{
+    static const sc_tracelog_limits none = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
+
+    return sc_tracelog_parse_bounded(log, &none, out);
+}
+
+int sc_tracelog_parse_bounded(const char *log, const sc_tracelog_limits *limits, sc_tracelog *out)
 {
     long lineno = 0;
 
@@ -340,15 +396,24 @@ int sc_tracelog_parse(const char *log, sc_tracelog *out)
     out->ranks_requested = out->ranks_counted = -1;
     out->ready_wait_ms = -1;
     out->clock_granularity_us = -1;
+    out->limits = *limits;
     for (const char *line = log; line && *line;) {
         size_t n = strcspn(line, "\n");
         size_t trimmed = n;
         while (trimmed > 0 && (line[trimmed - 1] == '\r' || line[trimmed - 1] == ' '))
             trimmed--;
-        int rc = sc__line(out, line, trimmed, ++lineno);
+        int rc = (size_t)lineno < limits->lines ? sc__line(out, line, trimmed, lineno + 1) : 1;
+        lineno++;
         if (rc < 0) {
             sc_tracelog_free(out);
             return rc;
+        }
+        if (rc > 0) { /* beyond the limits: nothing after it is read */
+            out->over_line = lineno;
+            if (!*out->over_text)
+                snprintf(out->over_text, sizeof(out->over_text),
+                         "more than %zu lines, more than a run of the card prints", limits->lines);
+            break;
         }
         line += n;
         if (*line == '\n')
@@ -459,6 +524,9 @@ const sc_imb_row *sc_tracelog_imb_row(const sc_tracelog *t, unsigned long long b
 
 bool sc_tracelog_shows(double claimed, double value, double unit)
 {
+    /* Figures only (sc_num.h): for an infinite claim the bound below is infinite too. */
+    if (!isfinite(claimed) || !isfinite(value) || !isfinite(unit))
+        return false;
     return fabs(claimed - value) <= unit / 2 + 1e-9 * fabs(claimed);
 }
 

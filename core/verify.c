@@ -4,12 +4,14 @@
  * the raw files show.
  */
 #include "sc_verify.h"
+#include "sc_bounds.h"
 #include "sc_bundle.h"
 #include "sc_caches.h"
 #include "sc_card.h"
 #include "sc_hash.h"
 #include "sc_kv.h"
 #include "sc_mpistack.h"
+#include "sc_num.h"
 #include "sc_platform_gate.h"
 #include "sc_results.h"
 #include "sc_tracelog.h"
@@ -18,34 +20,36 @@
 #include "sc_verify_attest.h"
 #include "sc_verify_derived.h"
 #include "sc_verify_reps.h"
+#include "sc_verify_times.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
-/* The raw files of one bundle, each NULL when absent. */
-/* The bundle's own files (each run's are sc_run_files), each NULL when absent. */
+/* The bundle's own files (each run's are sc_run_files), each NULL when absent; results.json
+   parsed once (NULL when absent or not JSON); and the verifying clock (seconds since the
+   epoch), which the runs' times are held to. */
 typedef struct sc__files {
     char *card_text, *run_conf, *results, *build;
+    json_object *res;
+    long long now;
 } sc__files;
 
-/* The best rate the log's own table shows (STREAM rows), or 0. */
-static double sc__log_best_rate(const char *log)
+/* The best rate the log's own table shows (STREAM rows), or 0 (t NULL: no log). */
+static double sc__log_best_rate(const sc_tracelog *t)
 {
-    sc_tracelog t;
     double best = 0;
 
-    if (!log || sc_tracelog_parse(log, &t) < 0)
-        return 0;
-    for (size_t i = 0; i < t.n_rows; i++)
-        if (t.rows[i].best_rate_MBps > best)
-            best = t.rows[i].best_rate_MBps;
-    if (t.imb_peak_MBps > best) /* mpi-pingpong: the IMB table's highest Mbytes/sec */
-        best = t.imb_peak_MBps;
-    sc_tracelog_free(&t);
+    for (size_t i = 0; t && i < t->n_rows; i++)
+        if (t->rows[i].best_rate_MBps > best)
+            best = t->rows[i].best_rate_MBps;
+    if (t && t->imb_peak_MBps > best) /* mpi-pingpong: the IMB table's highest Mbytes/sec */
+        best = t->imb_peak_MBps;
     return best;
 }
 
@@ -59,6 +63,20 @@ static bool sc__has_line(const char *text, const char *line, size_t n)
         p += len + (p[len] != '\0');
     }
     return false;
+}
+
+/* Every number of a JSON file of the bundle is a figure: finite (sc_num.h). One rule for
+   every reader after verify: a figure nobody could measure is null, never an infinity that
+   a check would let through or a statistic would leave out. */
+static void sc__check_finite(const char *name, json_object *doc, sc_diag *problems)
+{
+    char where[320];
+
+    if (doc && !sc_num_all_finite(doc, where, sizeof(where)))
+        sc_diag_addf(problems,
+                     "%s: %s, not a finite number (valid: finite numbers only; a figure the "
+                     "workload could not measure is null)",
+                     name, where);
 }
 
 /* Parses card.yaml and checks run.conf's hash of it. The card, or NULL when unusable. */
@@ -105,7 +123,7 @@ static const char *sc__json_str(json_object *root, const char *key)
  */
 static void sc__check_identity(const sc__files *f, const sc_card *card, sc_diag *problems)
 {
-    json_object *root = f->results ? json_tokener_parse(f->results) : NULL;
+    json_object *root = f->res;
     char conf_name[512] = "", conf_host[512] = "";
     const char *res_name = sc__json_str(root, "run_name"), *res_host = sc__json_str(root, "host");
     bool has_name = sc_kv_get(f->run_conf, "run_name", conf_name, sizeof(conf_name));
@@ -123,7 +141,6 @@ static void sc__check_identity(const sc__files *f, const sc_card *card, sc_diag 
     if (root && (!res_host || (has_host && strcmp(res_host, conf_host) != 0)))
         sc_diag_addf(problems, "results.json: host %s, but run.conf says %s",
                      res_host ? res_host : "(missing)", conf_host);
-    json_object_put(root);
 }
 
 static void sc__check_build(const sc__files *f, sc_diag *problems)
@@ -135,6 +152,7 @@ static void sc__check_build(const sc__files *f, sc_diag *problems)
         sc_diag_addf(problems, "build.json: missing or not JSON");
         return;
     }
+    sc__check_finite("build.json", build, problems);
     sc_kv_get(f->run_conf, "binary_sha256", claimed, sizeof(claimed));
     if (!json_object_object_get_ex(build, "sha256", &sha) ||
         strcmp(json_object_get_string(sha), claimed) != 0)
@@ -178,18 +196,18 @@ static bool sc__gate_agrees(json_object *g, const sc_gate *gate, const char *nam
 }
 
 /* Every STREAM function's rate in results.json must be the one stream.log's table shows. */
-static void sc__check_rates(const char *log, json_object *metrics, sc_diag *problems)
+static void sc__check_rates(const sc_tracelog *t, json_object *metrics, sc_diag *problems)
 {
     json_object *rates;
-    sc_tracelog t;
 
     if (!metrics || !json_object_object_get_ex(metrics, "rates", &rates) ||
-        !json_object_is_type(rates, json_type_object) || sc_tracelog_parse(log ? log : "", &t) < 0)
+        !json_object_is_type(rates, json_type_object))
         return;
     json_object_object_foreach(rates, key, rate)
     {
-        const sc_table_row *row = sc_tracelog_row(&t, key);
-        double claimed = json_object_get_double(rate);
+        const sc_table_row *row = sc_tracelog_row(t, key);
+        double claimed = NAN;
+        sc_num_json(rate, &claimed); /* a figure, or NAN: shown by no log */
         if (!row)
             sc_diag_addf(problems,
                          "results.json: a %s rate, but stream.log's table has no such row", key);
@@ -198,7 +216,6 @@ static void sc__check_rates(const char *log, json_object *metrics, sc_diag *prob
                          "results.json: %s rate %.1f MB/s, but stream.log's table shows %.1f MB/s",
                          key, claimed, row->best_rate_MBps);
     }
-    sc_tracelog_free(&t);
 }
 
 /* ipsearch: every figure of results.json's metrics is one the log's key=value lines show. */
@@ -210,10 +227,11 @@ static void sc__check_figures(json_object *metrics, const sc_tracelog *t, sc_dia
             !json_object_is_type(value, json_type_int))
             continue; /* null: the workload had no finite value (the log shows NaN/Inf) */
         const sc_figure *fig = sc_tracelog_figure(t, key);
-        double claimed = json_object_get_double(value);
+        double claimed = NAN;
+        sc_num_json(value, &claimed);
         if (!fig)
-            sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows no %s figure",
-                         key, claimed, key);
+            sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows no %s figure", key,
+                         claimed, key);
         else if (!sc_tracelog_shows(claimed, fig->value, fig->unit))
             sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows %s=%.9g", key,
                          claimed, key, fig->value);
@@ -228,10 +246,11 @@ static void sc__check_number(json_object *obj, const char *key, double shown, do
 
     if (!json_object_object_get_ex(obj, key, &v) || !v)
         return;
-    double claimed = json_object_get_double(v);
+    double claimed = NAN;
+    sc_num_json(v, &claimed);
     if (!sc_tracelog_shows(claimed, shown, unit))
-        sc_diag_addf(problems, "results.json: %s %s %.9g, but stream.log's table shows %.9g",
-                     what, key, claimed, shown);
+        sc_diag_addf(problems, "results.json: %s %s %.9g, but stream.log's table shows %.9g", what,
+                     key, claimed, shown);
 }
 
 /* mpi-pingpong: each size's time and bandwidth, the 8-byte latency and the peak. */
@@ -249,8 +268,10 @@ static void sc__check_sizes(json_object *metrics, const sc_tracelog *t, sc_diag 
             unsigned long long n = (unsigned long long)json_object_get_int64(bytes);
             const sc_imb_row *row = sc_tracelog_imb_row(t, n);
             if (!row) {
-                sc_diag_addf(problems, "results.json: a %llu-byte size, but stream.log's table "
-                                       "has no such row", n);
+                sc_diag_addf(problems,
+                             "results.json: a %llu-byte size, but stream.log's table "
+                             "has no such row",
+                             n);
                 continue;
             }
             snprintf(what, sizeof(what), "%llu bytes:", n);
@@ -298,8 +319,9 @@ static void sc__check_conf_figures(const char *conf, const char *build, const sc
     char claimed[64];
     sc_kv want;
 
+    double v = NAN;
     if (sc_kv_get(conf, "best_rate_MBps", claimed, sizeof(claimed)) &&
-        !sc_tracelog_shows(strtod(claimed, NULL), log_best, 0.1))
+        (sc_num_str(claimed, &v) < 0 || !sc_tracelog_shows(v, log_best, 0.1)))
         sc_diag_addf(problems, "run.conf: best_rate_MBps=%s, but stream.log shows %.1f MB/s",
                      claimed, log_best);
     /* ready_wait_ms: the log's TRACE_READY_WAIT, or none without one. */
@@ -307,7 +329,7 @@ static void sc__check_conf_figures(const char *conf, const char *build, const sc
     if (sc_kv_get(conf, "ready_wait_ms", claimed, sizeof(claimed))) {
         bool none = strcmp(claimed, "none") == 0;
         if (none != (waited < 0) ||
-            (!none && !sc_tracelog_shows(strtod(claimed, NULL), waited, 0.001)))
+            (!none && (sc_num_str(claimed, &v) < 0 || !sc_tracelog_shows(v, waited, 0.001))))
             sc_diag_addf(problems, "run.conf: ready_wait_ms=%s, but stream.log shows %s", claimed,
                          waited < 0 ? "no TRACE_READY_WAIT" : "another TRACE_READY_WAIT");
     }
@@ -320,22 +342,22 @@ static void sc__check_conf_figures(const char *conf, const char *build, const sc
     for (const char *p = want.text; p && *p;) {
         size_t n = strcspn(p, "\n");
         if (!sc__has_line(conf, p, n))
-            sc_diag_addf(problems, "run.conf: no line \"%.*s\", which stream.log shows",
-                         (int)n, p);
+            sc_diag_addf(problems, "run.conf: no line \"%.*s\", which stream.log shows", (int)n, p);
         p += n + (p[n] != '\0');
     }
     for (const char *p = conf; *p;) {
         size_t n = strcspn(p, "\n");
         if (sc_tracelog_is_transport_conf(p) && !sc__has_line(want.text, p, n))
-            sc_diag_addf(problems, "run.conf: \"%.*s\", but stream.log does not show it",
-                         (int)n, p);
+            sc_diag_addf(problems, "run.conf: \"%.*s\", but stream.log does not show it", (int)n,
+                         p);
         p += n + (p[n] != '\0');
     }
     sc_kv_free(&want);
 }
 
-/* A run's object of results.json (for one run, its top level) against its log and gates. */
-static void sc__check_results(json_object *root, const char *log, const sc_card *card,
+/* A run's object of results.json (for one run, its top level) against its log as parsed (an
+   empty one when there is none) and its gates. */
+static void sc__check_results(json_object *root, const sc_tracelog *t, const sc_card *card,
                               const sc_gates *gates, double log_best, sc_diag *problems)
 {
     json_object *val = NULL, *g, *metrics = NULL;
@@ -355,33 +377,20 @@ static void sc__check_results(json_object *root, const char *log, const sc_card 
     }
     double claimed =
         json_object_object_get_ex(root, "metrics", &metrics) ? sc_results_best_rate(metrics) : 0;
-    /* The log prints one decimal: allow that rounding, nothing more. */
-    if (claimed > 0 && !sc_tracelog_shows(claimed, log_best, 0.1))
+    /* The log prints one decimal: allow that rounding, nothing more (NAN: not a figure). */
+    if (claimed != 0 && !sc_tracelog_shows(claimed, log_best, 0.1))
         sc_diag_addf(problems,
                      "results.json: best rate %.1f MB/s, but stream.log's table "
                      "shows %.1f MB/s",
                      claimed, log_best);
-    sc__check_rates(log, metrics, problems);
-    sc_tracelog t;
-    if (metrics && sc_tracelog_parse(log ? log : "", &t) == 0) {
+    sc__check_rates(t, metrics, problems);
+    if (metrics) {
         if (card->workload == SC_WORKLOAD_IPSEARCH)
-            sc__check_figures(metrics, &t, problems);
+            sc__check_figures(metrics, t, problems);
         if (card->workload == SC_WORKLOAD_MPI_PINGPONG)
-            sc__check_sizes(metrics, &t, problems);
-        sc_verify_reps(metrics, &t, card, problems);
-        sc_tracelog_free(&t);
+            sc__check_sizes(metrics, t, problems);
+        sc_verify_reps(metrics, t, card, problems);
     }
-}
-
-static void sc__check_conf(const char *conf, const char *build, const char *log, const sc_card *card,
-                           double log_best, sc_diag *problems)
-{
-    sc_tracelog t;
-
-    if (!conf || sc_tracelog_parse(log ? log : "", &t) < 0)
-        return;
-    sc__check_conf_figures(conf, build, card, log ? &t : NULL, log_best, problems);
-    sc_tracelog_free(&t);
 }
 
 /* A file of the bundle through the bounded reader; NULL when absent, and a problem when it
@@ -402,6 +411,7 @@ static void sc__files_free(sc__files *f)
     free(f->card_text);
     free(f->run_conf);
     free(f->results);
+    json_object_put(f->res);
     free(f->build);
 }
 
@@ -414,12 +424,15 @@ static void sc__merge_prefixed(sc_diag *to, const sc_diag *from, const char *pre
 
 /*
  * One run against its files: its gates recomputed, its record's claims (run.conf for one
- * run, run-<i>/run.conf for several), its object of results.json and its figures. Several
- * runs: each problem starts "run-<i>: ".
+ * run, run-<i>/run.conf for several), its object of results.json and its figures. Its log is
+ * read once, parsed once within what a run of the card can print (sc_bounds.h; a log beyond
+ * it is a problem, not read further), and freed before the next run's: one log in memory at
+ * a time. The first run's parse is kept in first (NULL: not wanted; first->over_line < 0
+ * when it had no log) for the attestation. Several runs: each problem starts "run-<i>: ".
  */
 static int sc__verify_run(const sc_bundle *b, const sc_card *card, const sc__files *f,
                           json_object *root, size_t i, const sc_platform_files *p, sc_gates *g,
-                          sc_diag *problems)
+                          sc_diag *problems, sc_tracelog *first)
 {
     bool flat = sc_runs_flat(card);
     json_object *runs = NULL, *run = NULL;
@@ -427,6 +440,9 @@ static int sc__verify_run(const sc_bundle *b, const sc_card *card, const sc__fil
     sc_run_end e;
     sc_diag mine;
     char prefix[32];
+    sc_tracelog t;
+    sc_tracelog_limits lines;
+    sc_interference_limits intf; /* sc_interference_load() holds the records to it */
 
     sc_diag_init(&mine);
     sc_run_files_read(b, card, i, &rf);
@@ -434,8 +450,20 @@ static int sc__verify_run(const sc_bundle *b, const sc_card *card, const sc__fil
     if (!conf && !flat)
         sc_diag_addf(&mine, "run.conf: missing");
     sc_run_end_from_conf(conf, &e);
-    double log_best = sc__log_best_rate(rf.log);
-    int rc = sc_run_gates(card, &rf, &e, p, log_best, g);
+    sc_bounds_of(card, &lines, &intf);
+    int rc = sc_tracelog_parse_bounded(rf.log ? rf.log : "", &lines, &t);
+    if (rc < 0) {
+        sc_run_files_free(&rf);
+        sc_diag_free(&mine);
+        return rc;
+    }
+    if (t.over_line)
+        sc_diag_addf(&mine,
+                     "stream.log: line %ld: %s (valid: what a run of the card prints; not read "
+                     "further)",
+                     t.over_line, t.over_text);
+    double log_best = sc__log_best_rate(rf.log ? &t : NULL);
+    rc = sc_run_gates(card, &rf, &e, p, log_best, &t, g);
     if (root && json_object_object_get_ex(root, "runs", &runs) &&
         json_object_is_type(runs, json_type_array))
         run = json_object_array_get_idx(runs, i);
@@ -443,29 +471,39 @@ static int sc__verify_run(const sc_bundle *b, const sc_card *card, const sc__fil
         if (conf)
             sc__check_claims(conf, g, &mine);
         if (root && flat)
-            sc__check_results(root, rf.log, card, g, log_best, &mine);
+            sc__check_results(root, &t, card, g, log_best, &mine);
         if (run)
-            sc__check_results(run, rf.log, card, g, log_best, &mine);
+            sc__check_results(run, &t, card, g, log_best, &mine);
         else if (root && (!flat || runs))
             sc_diag_addf(&mine, "results.json: no record of this run in \"runs\"");
-        sc__check_conf(conf, i == 0 ? f->build : NULL, rf.log, card, log_best, &mine);
-        sc_tracelog t;
-        if (rf.log && sc_tracelog_parse(rf.log, &t) == 0) {
+        /* When it ran: run.conf (the run's own) and its object of results.json (one run: the
+           top level too). */
+        json_object *records[2] = {run, flat ? root : NULL};
+        sc_verify_times(conf, records, 2, f->now, sc_gates_passed(g), &mine);
+        if (conf)
+            sc__check_conf_figures(conf, i == 0 ? f->build : NULL, card, rf.log ? &t : NULL,
+                                   log_best, &mine);
+        if (rf.log)
             sc_verify_derived(&t, card, &mine); /* the log's rates from its own times */
-            sc_tracelog_free(&t);
-        }
     }
     snprintf(prefix, sizeof(prefix), "run-%zu: ", i + 1);
     sc__merge_prefixed(problems, &mine, flat ? "" : prefix);
     sc_diag_free(&mine);
+    if (first && i == 0) {
+        *first = t; /* the caller frees it */
+        if (!rf.log)
+            first->over_line = -1;
+    } else {
+        sc_tracelog_free(&t);
+    }
     sc_run_files_free(&rf);
     return rc;
 }
 
 /* results.json's "stats" must be what its runs' figures give (sc_runs_stats()). */
-static void sc__check_stats(const sc_card *card, json_object *root, sc_diag *problems)
+static void sc__check_stats(const sc_card *card, json_object *root, bool passed, sc_diag *problems)
 {
-    json_object *runs = NULL, *claimed = NULL;
+    json_object *runs = NULL, *claimed = NULL, *n = NULL;
 
     if (!json_object_object_get_ex(root, "runs", &runs) ||
         !json_object_object_get_ex(root, "stats", &claimed)) {
@@ -474,6 +512,22 @@ static void sc__check_stats(const sc_card *card, json_object *root, sc_diag *pro
         return;
     }
     json_object *truth = sc_runs_stats(card, runs);
+    /* Every run that passed holds each figure: a run whose figure is missing or not a finite
+       number is not left out of the statistics (dropping runs narrows an interval). */
+    size_t nruns = json_object_is_type(runs, json_type_array) ? json_object_array_length(runs) : 0;
+    if (passed && truth) {
+        json_object_object_foreach(truth, fname, fstats)
+        {
+            if (json_object_object_get_ex(fstats, "n", &n) &&
+                (size_t)json_object_get_int64(n) < nruns) {
+                sc_diag_addf(problems,
+                             "results.json: %s has %lld values over %zu runs: a run's figure "
+                             "is missing or not a finite number (valid: one figure per run)",
+                             fname, (long long)json_object_get_int64(n), nruns);
+                break;
+            }
+        }
+    }
     if (truth && !json_object_equal(truth, claimed)) {
         json_object_object_foreach(truth, name, fig)
         {
@@ -538,6 +592,32 @@ static void sc__check_series(const sc_card *card, const sc__files *f, json_objec
     json_object_put(prefix);
 }
 
+/* Several runs: the bundle's start is its first run's, its end its last run's, in run.conf and
+   results.json alike (each run's own times are checked with the run). */
+static void sc__check_series_times(const sc__files *f, json_object *root, size_t n,
+                                   sc_diag *problems)
+{
+    json_object *runs = NULL, *v = NULL;
+    char first[128] = "", last[128] = "";
+
+    sc_verify_times(f->run_conf, &root, 1, f->now, false, problems);
+    if (!n || !root || !json_object_object_get_ex(root, "runs", &runs) ||
+        !json_object_is_type(runs, json_type_array) || json_object_array_length(runs) != n)
+        return;
+    if (json_object_object_get_ex(json_object_array_get_idx(runs, 0), "started_at", &v))
+        snprintf(first, sizeof(first), "%s", json_object_get_string(v));
+    if (json_object_object_get_ex(json_object_array_get_idx(runs, n - 1), "ended_at", &v))
+        snprintf(last, sizeof(last), "%s", json_object_get_string(v));
+    char started[128] = "", ended[128] = "";
+    sc_kv_get(f->run_conf, "started_at", started, sizeof(started));
+    sc_kv_get(f->run_conf, "ended_at", ended, sizeof(ended));
+    if (strcmp(started, first) != 0 || strcmp(ended, last) != 0)
+        sc_diag_addf(problems,
+                     "run.conf: started_at %s, ended_at %s, but its runs started at %s and ended "
+                     "at %s",
+                     started, ended, *first ? first : "(none)", *last ? last : "(none)");
+}
+
 /* The run-<i> folders of a bundle of several runs, counted from run-1 up. */
 static size_t sc__count_runs(const sc_bundle *b)
 {
@@ -555,9 +635,9 @@ static size_t sc__count_runs(const sc_bundle *b)
 
 /* Every run, the gates over them, the top-level claims, the statistics and the series. */
 static int sc__verify_runs(const sc_bundle *b, const sc_card *card, const sc__files *f,
-                           sc_verify_report *out)
+                           sc_verify_report *out, sc_tracelog *first_log)
 {
-    json_object *root = f->results ? json_tokener_parse(f->results) : NULL, *schema = NULL;
+    json_object *root = f->res, *schema = NULL;
     bool flat = sc_runs_flat(card);
     size_t n = flat ? 1 : sc__count_runs(b);
     sc_gates *each = calloc(n + 1, sizeof(*each));
@@ -568,7 +648,7 @@ static int sc__verify_runs(const sc_bundle *b, const sc_card *card, const sc__fi
         sc_diag_addf(&out->problems, "results.json: missing or not JSON");
     sc_platform_files_read(b, &p);
     for (size_t i = 0; rc == 0 && i < n; i++)
-        rc = sc__verify_run(b, card, f, root, i, &p, &each[i], &out->problems);
+        rc = sc__verify_run(b, card, f, root, i, &p, &each[i], &out->problems, first_log);
     sc_platform_files_free(&p);
     if (rc == 0) {
         sc_runs_combine_gates(each, n, &out->gates);
@@ -586,17 +666,21 @@ static int sc__verify_runs(const sc_bundle *b, const sc_card *card, const sc__fi
         out->gates_computed = true;
         if (!flat) {
             sc__check_claims(f->run_conf, &out->gates, &out->problems);
-            if (root)
-                sc__check_results(root, NULL, card, &out->gates, 0, &out->problems);
+            sc_tracelog none; /* the bundle's own object holds no figure of a log */
+            if (root && sc_tracelog_parse("", &none) == 0) {
+                sc__check_results(root, &none, card, &out->gates, 0, &out->problems);
+                sc_tracelog_free(&none);
+            }
         }
         bool v2 = root && json_object_object_get_ex(root, "schema", &schema) &&
                   json_object_get_int(schema) >= SC_RESULTS_SCHEMA;
         if (root && (v2 || !flat))
-            sc__check_stats(card, root, &out->problems);
-        if (!flat)
+            sc__check_stats(card, root, sc_gates_passed(&out->gates), &out->problems);
+        if (!flat) {
             sc__check_series(card, f, root, n, sc_gates_passed(&out->gates), &out->problems);
+            sc__check_series_times(f, root, n, &out->problems);
+        }
     }
-    json_object_put(root);
     free(each);
     return rc;
 }
@@ -625,6 +709,7 @@ int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verif
     f.run_conf = sc__read(&b, "run.conf", p);
     f.results = sc__read(&b, "results.json", p);
     f.build = sc__read(&b, "build.json", p);
+    f.now = (long long)time(NULL);
     if (!f.run_conf)
         sc_diag_addf(&out->problems, "run.conf: missing");
     card = sc__check_card(&f, &out->problems);
@@ -635,14 +720,19 @@ int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verif
                                          "platform/caches.txt gives no size to resolve it");
         free(caches);
     }
+    /* build.json parsed and released before results.json is: one 4 MiB document held as
+       json-c objects at a time (doc/design.md, section 17) */
+    sc__check_build(&f, &out->problems);
+    f.res = f.results ? json_tokener_parse(f.results) : NULL;
+    sc__check_finite("results.json", f.res, p);
     if (f.run_conf)
         sc__check_identity(&f, card, &out->problems);
-    sc__check_build(&f, &out->problems);
     if (card) {
-        char rel[64];
-        char *log = sc_bundle_read_opt(&b, sc_runs_path(card, 0, "stream.log", rel, sizeof(rel)));
-        out->log_best_rate_MBps = sc__log_best_rate(log);
-        rc = sc__verify_runs(&b, card, &f, out);
+        sc_tracelog first; /* the first run's log as parsed; over_line -1: it has none */
+        memset(&first, 0, sizeof(first));
+        rc = sc__verify_runs(&b, card, &f, out, &first);
+        bool has_log = first.over_line >= 0;
+        out->log_best_rate_MBps = sc__log_best_rate(has_log ? &first : NULL);
         if (rc == 0 && out->gates_computed) {
             /* run.conf and results.json say what the bundle's readback shows (checked
                above); the gate itself holds only on what root signed. The runs share the
@@ -651,12 +741,12 @@ int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verif
                                        .card = card,
                                        .card_text = f.card_text,
                                        .run_conf = f.run_conf ? f.run_conf : "",
-                                       .log = log,
+                                       .log = has_log ? &first : NULL,
                                        .opts = opts};
             sc_verify_attest(&ain, &out->gates.g[SC_GATE_PLATFORM_STATE], &out->problems,
-                             &out->attested);
+                             &out->attested, out->attested_host, sizeof(out->attested_host));
         }
-        free(log);
+        sc_tracelog_free(&first);
     }
     sc_bundle_close(&b);
     sc_card_free(card);

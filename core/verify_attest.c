@@ -325,8 +325,6 @@ static void sc__gate(sc__ctx *x, sc_gate *gate)
     const sc_card *card = x->in->card;
     const sc__signed *main = NULL;
     sc_host_state *hosts = calloc(x->n_ok ? x->n_ok : 1, sizeof(*hosts));
-    sc_tracelog t;
-    bool have_log = x->in->log && sc_tracelog_parse(x->in->log, &t) == 0;
 
     for (size_t i = 0; i < x->n_ok; i++) {
         if (!strcmp(x->ok[i].c.role, "main") && !main)
@@ -342,19 +340,17 @@ static void sc__gate(sc__ctx *x, sc_gate *gate)
                                  : "no statement of the main step signed by a trusted node key "
                                    "(a run outside the plugin, or a node without a key)");
     else
-        sc_platform_gate(card, main->state_env, hosts, x->n_ok, have_log ? &t : NULL, gate);
+        sc_platform_gate(card, main->state_env, hosts, x->n_ok, x->in->log, gate);
     if (gate->state == SC_GATE_OK) {
         char note[sizeof(gate->note)];
         snprintf(note, sizeof(note), "%s", gate->note);
         sc_gate_set(gate, SC_GATE_OK, "attested, %s", note);
     }
-    if (have_log)
-        sc_tracelog_free(&t);
     free(hosts);
 }
 
 void sc_verify_attest(const sc_verify_attest_in *in, sc_gate *gate, sc_diag *problems,
-                      sc_diag *notes)
+                      sc_diag *notes, char *node, size_t len)
 {
     const char *keys = in->opts && in->opts->keys_dir ? in->opts->keys_dir
                        : getenv("STREAMCARD_KEYS")    ? getenv("STREAMCARD_KEYS")
@@ -369,8 +365,13 @@ void sc_verify_attest(const sc_verify_attest_in *in, sc_gate *gate, sc_diag *pro
         snprintf(x.why_none, sizeof(x.why_none), "no trusted key in %s%s%s", keys, *why ? ": " : "",
                  why);
     sc__read_all(&x);
-    for (size_t i = 0; i < x.n_ok; i++)
+    if (len)
+        *node = '\0';
+    for (size_t i = 0; i < x.n_ok; i++) {
         sc_diag_addf(notes, "platform attested by %s key %s", x.ok[i].c.node, x.ok[i].fpr);
+        if (len && !*node && !strcmp(x.ok[i].c.role, "main")) /* sc__holds: run.conf's host */
+            snprintf(node, len, "%s", x.ok[i].c.node);
+    }
     if (x.n_ok == 0)
         sc_diag_addf(notes, "no platform claim is attested: %s",
                      *x.why_none ? x.why_none : "no statement holds");

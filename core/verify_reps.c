@@ -1,6 +1,8 @@
 /* verify_reps.c: results.json's per-repetition times against the log (sc_verify_reps.h). */
 #include "sc_verify_reps.h"
+#include "sc_num.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,12 +18,15 @@ static void sc__check_list(json_object *list, const char *name, const sc__shown 
     double min = 0, max = 0, sum = 0;
 
     if ((long)n != iterations) {
-        sc_diag_addf(problems, "results.json: rep_seconds.%s has %zu repetitions, but the card "
-                     "ran %ld", name, n, iterations);
+        sc_diag_addf(problems,
+                     "results.json: rep_seconds.%s has %zu repetitions, but the card "
+                     "ran %ld",
+                     name, n, iterations);
         return;
     }
     for (size_t i = 1; i < n; i++) { /* repetition 0, the warm-up, is not counted */
-        double t = json_object_get_double(json_object_array_get_idx(list, i));
+        double t = NAN;              /* not a figure (sc_num.h): shown by no log */
+        sc_num_json(json_object_array_get_idx(list, i), &t);
         min = i == 1 || t < min ? t : min;
         max = i == 1 || t > max ? t : max;
         sum += t;
@@ -30,9 +35,10 @@ static void sc__check_list(json_object *list, const char *name, const sc__shown 
     if (!sc_tracelog_shows(min, shown->min_s, shown->unit) ||
         !sc_tracelog_shows(avg, shown->avg_s, shown->unit) ||
         !sc_tracelog_shows(max, shown->max_s, shown->unit))
-        sc_diag_addf(problems, "results.json: rep_seconds.%s gives min %.9g, avg %.9g, max %.9g "
-                     "s, but stream.log shows %.9g, %.9g, %.9g", name, min, avg, max,
-                     shown->min_s, shown->avg_s, shown->max_s);
+        sc_diag_addf(problems,
+                     "results.json: rep_seconds.%s gives min %.9g, avg %.9g, max %.9g "
+                     "s, but stream.log shows %.9g, %.9g, %.9g",
+                     name, min, avg, max, shown->min_s, shown->avg_s, shown->max_s);
 }
 
 void sc_verify_reps(json_object *metrics, const sc_tracelog *t, const sc_card *card,
@@ -58,8 +64,10 @@ void sc_verify_reps(json_object *metrics, const sc_tracelog *t, const sc_card *c
                 shown = (sc__shown){best->value, avg->value, max->value, best->unit};
         }
         if (shown.unit == 0)
-            sc_diag_addf(problems, "results.json: rep_seconds.%s, but stream.log shows no "
-                         "times for %s", name, name);
+            sc_diag_addf(problems,
+                         "results.json: rep_seconds.%s, but stream.log shows no "
+                         "times for %s",
+                         name, name);
         else
             sc__check_list(list, name, &shown, card->iterations, problems);
     }

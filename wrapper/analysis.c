@@ -2,6 +2,7 @@
 #include "analysis.h"
 #include "cli.h"
 #include "options.h"
+#include "sc_num.h"
 #include "sc_text.h"
 #include "sc_runs.h"
 #include "sc_linkmatrix.h"
@@ -244,34 +245,41 @@ void sc_analysis_cmp_text(const sc_analysis_cmp *c, char *buf, size_t len)
                  c->r.ratio, c->n_a, c->n_b, c->n_b == 1 ? "" : "s", SC_STATS_MIN_RUNS);
 }
 
+void sc_analysis_method_text(char *buf, size_t len, double bound_pct)
+{
+    snprintf(buf, len,
+             "ratio B/A: %s (exact below %d runs a side); no detectable difference: the "
+             "whole interval within +-%g%%",
+             SC_STATS_RATIO_METHOD, SC_STATS_EXACT_BELOW, bound_pct);
+}
+
 void sc_analysis_print_method(FILE *out, double bound_pct)
 {
-    fprintf(out,
-            "ratio B/A: %s (exact below %d runs a side); no detectable difference: the "
-            "whole interval within +-%g%%\n",
-            SC_STATS_RATIO_METHOD, SC_STATS_EXACT_BELOW, bound_pct);
+    char text[256];
+
+    sc_analysis_method_text(text, sizeof(text), bound_pct);
+    fprintf(out, "%s\n", text);
 }
 
 /* The largest share_pct of an "interference" object's cpus, or -1. */
 static double sc__worst_share(json_object *intf)
 {
-    json_object *cpus = NULL, *v;
-    double worst = -1;
+    json_object *cpus = NULL;
+    double worst = -1, v;
 
     if (!intf || !json_object_object_get_ex(intf, "cpus", &cpus) ||
         !json_object_is_type(cpus, json_type_array))
         return -1;
     for (size_t i = 0; i < json_object_array_length(cpus); i++)
-        if (json_object_object_get_ex(json_object_array_get_idx(cpus, i), "share_pct", &v) &&
-            json_object_get_double(v) > worst)
-            worst = json_object_get_double(v);
+        if (sc_num_get(json_object_array_get_idx(cpus, i), "share_pct", &v) == 0 && v > worst)
+            worst = v;
     return worst;
 }
 
 double sc_analysis_worst_share(const sc_bundle_facts *f, double *limit_pct)
 {
     json_object *runs = NULL, *intf = NULL, *limit = NULL;
-    double worst = -1;
+    double worst = -1, l = 0;
 
     if (f->results && json_object_object_get_ex(f->results, "runs", &runs) &&
         json_object_is_type(runs, json_type_array))
@@ -284,7 +292,7 @@ double sc_analysis_worst_share(const sc_bundle_facts *f, double *limit_pct)
             }
         }
     if (limit_pct)
-        *limit_pct = limit ? json_object_get_double(limit) : 0;
+        *limit_pct = sc_num_json(limit, &l) == 0 ? l : 0;
     return worst;
 }
 

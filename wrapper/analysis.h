@@ -139,8 +139,10 @@ int sc_analysis_compare(const sc_bundle_facts *a, const sc_bundle_facts *b, cons
    interval unavailable (1 and 1 runs; 6 a side give one): change unconfirmed". */
 void sc_analysis_cmp_text(const sc_analysis_cmp *c, char *buf, size_t len);
 
-/* How the ratio and its interval were computed, one line ("ratio B/A: ..."). */
+/* How the ratio and its interval were computed, one line ("ratio B/A: ..."): printed with
+   its newline, or into buf without it. */
 void sc_analysis_print_method(FILE *out, double bound_pct);
+void sc_analysis_method_text(char *buf, size_t len, double bound_pct);
 
 /* The worst foreign share (%) over the bundle's CPUs and runs, and the card's limit; -1 when
    nothing was measured (interference_accounting: off, or a bundle of schema 1). */

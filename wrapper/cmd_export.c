@@ -11,11 +11,13 @@
  * with the newest bundle, so the old card's series retire. Bundles
  * are read one at a time and freed; only the newest bundle's samples per label set are kept.
  * A bundle that fails verification still reports its verdict (0), never its figures: numbers
- * of a failed run are not to be used. With -o the file is written atomically (a temporary
- * file renamed), as the textfile collector needs.
+ * of a failed run are not to be used. With -o the file is written whole or not at all
+ * (outfile.h: a temporary file of its own beside it, fsync'd and renamed; a symlink there
+ * refused), as the textfile collector needs, however many exports run at once.
  */
 #include "analysis.h"
 #include "cli.h"
+#include "outfile.h"
 
 #include "sc_hash.h"
 #include "sc_text.h"
@@ -124,14 +126,17 @@ static void sc__card_hash(const sc_bundle_facts *f, char out[SC__CARD_HASH_LEN +
 }
 
 /* The labels every sample of a bundle carries (without braces), which are also its series'
-   identity: nothing in them changes from one run of a card to the next. host and card are
-   what the bundle says; owner is where it was found (the owner of its directory), which the
-   bundle cannot fake: one user's files cannot speak for another user. */
+   identity: nothing in them changes from one run of a card to the next. host is the node
+   whose trusted key signed the bundle's main statement (host_attested="1"), else what the
+   bundle claims (host_attested="0": an unsigned bundle can name any host); card is what the
+   bundle says; owner is where it was found (the owner of its directory), which the bundle
+   cannot fake: one user's files cannot speak for another user. */
 static char *sc__labels(const sc_analysis_bundle *ab)
 {
     const sc_bundle_facts *f = &ab->facts;
     const char *kernel = sc_facts_get(f, "kernel");
-    char *buf = NULL, owner[256], hash[SC__CARD_HASH_LEN + 1];
+    const char *attested = ab->verify.attested_host;
+    char *buf = NULL, owner[256], hash[SC__CARD_HASH_LEN + 1], node[256];
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
 
@@ -139,7 +144,9 @@ static char *sc__labels(const sc_analysis_bundle *ab)
         return NULL;
     sc__owner(f->owner_uid, owner, sizeof(owner));
     sc__card_hash(f, hash);
-    sc__label(out, "host", f->host, true);
+    sc_text_escape(node, sizeof(node), attested, strlen(attested));
+    sc__label(out, "host", *attested ? node : f->host, true);
+    sc__label(out, "host_attested", *attested ? "1" : "0", false);
     sc__label(out, "owner", owner, false);
     sc__label(out, "workload", sc_workload_name(f->workload), false);
     sc__label(out, "kernel", kernel && strcmp(kernel, "n/a") ? kernel : "", false);
@@ -225,28 +232,36 @@ static void sc__emit_interference(FILE *out, const sc__family *fam, const sc__ct
         sc__sample(out, fam->name, x->labels, NULL, NULL, worst / 100);
 }
 
-/* When the bundle's run ended (else began), seconds since the epoch; -1 when unknown. */
-static long long sc__ended(const sc_bundle_facts *f)
+/* When the bundle's run ended (else began), seconds since the epoch; -1 when unknown, and
+   for a bundle that is not intact: its times are not trusted (verify holds an intact
+   bundle's to be well formed, ordered and not in the future), so a forged time cannot make
+   it the newest of its label set and shadow a newer bundle. */
+static long long sc__ended(const sc_analysis_bundle *ab)
 {
-    long long t = sc_facts_epoch(f->ended_at);
+    const sc_bundle_facts *f = &ab->facts;
 
+    if (!sc_verify_intact(&ab->verify))
+        return -1;
+    long long t = sc_facts_epoch(f->ended_at);
     return t >= 0 ? t : sc_facts_epoch(f->started_at);
 }
 
 static void sc__emit_time(FILE *out, const sc__family *fam, const sc__ctx *x)
 {
-    long long t = sc__ended(&x->ab->facts);
+    long long t = sc__ended(x->ab);
 
     if (t >= 0)
         sc__sample(out, fam->name, x->labels, NULL, NULL, (double)t);
 }
 
+/* Never below 0: an intact bundle's end is at most SC_VERIFY_CLOCK_SKEW_S ahead of this
+   clock, a node's clock a little ahead of this one's. */
 static void sc__emit_age(FILE *out, const sc__family *fam, const sc__ctx *x)
 {
-    long long t = sc__ended(&x->ab->facts);
+    long long t = sc__ended(x->ab);
 
     if (t >= 0)
-        sc__sample(out, fam->name, x->labels, NULL, NULL, (double)(x->now - t));
+        sc__sample(out, fam->name, x->labels, NULL, NULL, (double)(x->now > t ? x->now - t : 0));
 }
 
 static void sc__emit_transport(FILE *out, const sc__family *fam, const sc__ctx *x)
@@ -353,7 +368,7 @@ static int sc__series_render(sc__series *s, const sc_analysis_bundle *ab, long l
     int rc = 0;
 
     sc__series_clear(s);
-    s->ended = sc__ended(&ab->facts);
+    s->ended = sc__ended(ab);
     if (!(s->bundle = strdup(ab->facts.name)))
         return -ENOMEM;
     for (size_t f = 0; f < SC__NFAMILIES; f++) {
@@ -406,7 +421,7 @@ static bool sc__later_name(const char *a, const char *b)
    (a later end, or the same end and a later directory name). Returns 0 or -ENOMEM. */
 static int sc__export_add(sc__export *e, const sc_analysis_bundle *ab, char *labels)
 {
-    long long ended = sc__ended(&ab->facts);
+    long long ended = sc__ended(ab);
     sc__series *s = NULL;
 
     for (size_t i = 0; i < e->n && !s; i++)
@@ -516,7 +531,8 @@ static void sc__export_usage(FILE *out)
             "options:\n"
             "  --prometheus   the Prometheus text format\n"
             "  --in-toto      the bundle's signed statements, one DSSE envelope per line\n"
-            "  -o FILE        write FILE atomically (FILE.tmp, then rename) instead of stdout\n"
+            "  -o FILE        write FILE whole or not at all (a temporary file of its own beside\n"
+            "                 it, then renamed; a symlink at FILE is refused) instead of stdout\n"
             "  -h, --help     this text\n"
             "\n"
             "metrics (name, unit, better, workload):\n");
@@ -575,8 +591,8 @@ int sc_cmd_export(int argc, char **argv)
                                         .unreadable_status = SC_EXIT_FAILED};
     sc__export_opts o = {0};
     sc__export e = {.now = (long long)time(NULL)};
-    char *tmp = NULL;
-    FILE *out = stdout;
+    sc_outfile out = {0};
+    char why[4096 + 256];
     int status, first;
 
     for (int i = 1; i < argc; i++) /* --in-toto, or its prefix as getopt takes it (--in-t) */
@@ -585,10 +601,8 @@ int sc_cmd_export(int argc, char **argv)
     if (!sc_analysis_options(&cmd, argc, argv, &o, &first, &status))
         return status;
     sc_analysis_bundle *ab = calloc(1, sizeof(*ab));
-    if (!ab || (o.output && asprintf(&tmp, "%s.tmp", o.output) < 0)) {
-        free(ab);
+    if (!ab)
         return SC_EXIT_ERROR;
-    }
     for (int i = first; i < argc; i++) {
         sc_analysis_load_named(&cmd, ab, argv[i], &status);
         char *labels = ab->loaded ? sc__labels(ab) : NULL;
@@ -597,17 +611,20 @@ int sc_cmd_export(int argc, char **argv)
         sc_analysis_free(ab);
     }
     free(ab);
-    if (tmp && !(out = fopen(tmp, "w"))) {
-        fprintf(stderr, "streamcard: export: %s: %s (valid: a writable directory)\n", tmp,
-                strerror(errno));
+    if (sc_outfile_open(&out, o.output ? o.output : "-", why, sizeof(why)) < 0) {
+        fprintf(stderr, "streamcard: export: %s\n", why);
+        sc__export_close(&e, NULL);
+        return SC_EXIT_ERROR;
+    }
+    sc__export_close(&e, out.f);
+    if (status == SC_EXIT_ERROR) { /* a bundle that could not be rendered: the file stays */
+        if (o.output)
+            fprintf(stderr, "streamcard: export: %s: not written: %s\n", o.output,
+                    strerror(ENOMEM));
+        sc_outfile_abort(&out);
+    } else if (sc_outfile_commit(&out, why, sizeof(why)) < 0) {
+        fprintf(stderr, "streamcard: export: %s\n", why);
         status = SC_EXIT_ERROR;
     }
-    sc__export_close(&e, out);
-    if (tmp && out && (fclose(out) != 0 || status == SC_EXIT_ERROR || rename(tmp, o.output) < 0)) {
-        fprintf(stderr, "streamcard: export: %s: %s\n", o.output, strerror(errno));
-        unlink(tmp);
-        status = SC_EXIT_ERROR;
-    }
-    free(tmp);
     return status;
 }

@@ -4,6 +4,7 @@
  * verification is shown, marked REFUSED with the reason, and never compared.
  */
 #include "cli.h"
+#include "outfile.h"
 #include "report_html.h"
 #include "study.h"
 
@@ -93,7 +94,9 @@ int sc_cmd_report(int argc, char **argv)
     if (n == 1 && sc_study_is(argv[first])) /* a study record: its own page */
         return sc_study_report(argv[first], o.output);
     sc_analysis_bundle *ab = calloc(n ? n : 1, sizeof(*ab));
-    FILE *sections = tmpfile();
+    sc_html *sections = sc_html_tmp(), *page = NULL;
+    sc_outfile out = {0};
+    char why[4096 + 256];
     if (!ab || !sections) {
         fprintf(stderr,
                 "streamcard: report: a temporary file for the bundles' sections: %s (valid: a "
@@ -109,29 +112,31 @@ int sc_cmd_report(int argc, char **argv)
     }
     if (status != SC_EXIT_USAGE) {
         const char *output = o.output;
-        FILE *out = strcmp(output, "-") == 0 ? stdout : fopen(output, "w");
-        if (!out) {
-            fprintf(stderr, "streamcard: report: %s: %s (valid: a writable file)\n", output,
-                    strerror(errno));
+        if (sc_outfile_open(&out, output, why, sizeof(why)) < 0 || !(page = sc_html_open(out.f))) {
+            if (out.f)
+                snprintf(why, sizeof(why), "%s: %s", output, strerror(ENOMEM));
+            fprintf(stderr, "streamcard: report: %s\n", why);
             status = SC_EXIT_ERROR;
             goto out;
         }
-        sc_report_html_head(out, ab, n, o.metric);
-        bool copied = fflush(sections) == 0 && fseek(sections, 0, SEEK_SET) == 0;
-        char buf[65536];
-        for (size_t got; copied && (got = fread(buf, 1, sizeof(buf), sections)) > 0;)
-            copied = fwrite(buf, 1, got, out) == got;
-        copied = copied && !ferror(sections);
-        sc_report_html_tail(out);
-        if ((out == stdout ? fflush(out) : fclose(out)) != 0 || !copied) {
+        sc_report_html_head(page, ab, n, o.metric);
+        int copied = sc_html_append(page, sections);
+        sc_report_html_tail(page);
+        int rc = sc_html_close(page);
+        page = NULL;
+        if (rc < 0 || copied < 0) {
             fprintf(stderr, "streamcard: report: %s: %s\n", output,
-                    copied ? strerror(errno) : "the bundles' sections could not be copied");
+                    copied < 0 ? "the bundles' sections could not be copied" : strerror(-rc));
+            status = SC_EXIT_ERROR;
+        } else if (sc_outfile_commit(&out, why, sizeof(why)) < 0) {
+            fprintf(stderr, "streamcard: report: %s\n", why);
             status = SC_EXIT_ERROR;
         }
     }
 out:
-    if (sections)
-        fclose(sections);
+    sc_html_close(page);
+    sc_outfile_abort(&out); /* nothing once committed */
+    sc_html_close(sections);
     for (size_t i = 0; ab && i < n; i++)
         sc_analysis_free(&ab[i]);
     free(ab);

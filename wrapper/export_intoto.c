@@ -6,6 +6,7 @@
  */
 #include "cli.h"
 #include "options.h"
+#include "outfile.h"
 #include "sc_attest.h"
 #include "sc_bundle.h"
 
@@ -83,16 +84,22 @@ int sc_export_intoto(int argc, char **argv)
     }
     rc = sc_attest_bundle_files(b.dirfd, &v, &n, &more);
     sc_bundle_close(&b);
-    FILE *out = rc == 0 && output ? fopen(output, "w") : stdout;
-    if (rc == 0 && !out)
-        rc = -errno;
-    if (rc == 0)
-        rc = sc__write(out, v, n, &written);
-    if (out && out != stdout && fclose(out) != 0 && rc == 0)
-        rc = -errno;
+    sc_outfile out = {0};
+    char why[4096 + 256] = "";
+    if (rc == 0 && (rc = sc_outfile_open(&out, output ? output : "-", why, sizeof(why))) == 0) {
+        rc = sc__write(out.f, v, n, &written);
+        if (rc < 0) {
+            snprintf(why, sizeof(why), "%s: %s", output ? output : "stdout", strerror(-rc));
+            sc_outfile_abort(&out);
+        } else {
+            rc = sc_outfile_commit(&out, why, sizeof(why));
+        }
+    } else if (rc < 0 && !*why) {
+        snprintf(why, sizeof(why), "%s: %s", path, strerror(-rc));
+    }
     sc_attest_files_free(v, n);
     if (rc < 0) {
-        fprintf(stderr, "streamcard: export: %s: %s\n", output ? output : "stdout", strerror(-rc));
+        fprintf(stderr, "streamcard: export: %s\n", why);
         return SC_EXIT_ERROR;
     }
     if (written == 0) {

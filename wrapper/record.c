@@ -126,7 +126,7 @@ static double sc__best_rate(const char *kernel_json)
         json_object_object_get_ex(kj, "metrics", &metrics);
     double best = sc_results_best_rate(metrics);
     json_object_put(kj);
-    return best;
+    return best > 0 ? best : 0; /* NAN: no figure */
 }
 
 /* Who ran what: the part of run.conf that is the same for every run of the bundle. */
@@ -258,7 +258,7 @@ static int sc__gates_of(sc_execution *x, size_t i, const sc_run_files *f, const 
 
     *best = sc__best_rate(kernel_json);
     free(kernel_json);
-    return sc_run_gates(x->plan->card, f, e, p, *best, g);
+    return sc_run_gates(x->plan->card, f, e, p, *best, NULL, g);
 }
 
 /* run-<i>/run.conf: one run's record (several runs), from how it ended. */

@@ -18,44 +18,66 @@
 
 #define SC__MAX_CPUS 1024
 
-static const char sc__css[] =
-    "body{font:14px/1.4 sans-serif;margin:24px;color:#1a202c;max-width:1100px}"
-    "h1{font-size:22px}h2{font-size:18px;border-bottom:2px solid #cbd5e0;margin-top:36px}"
-    "h3{font-size:15px;margin-top:22px}table{border-collapse:collapse;margin:6px 0}"
-    "td,th{border:1px solid #cbd5e0;padding:3px 8px;text-align:left;vertical-align:top}"
-    "th{background:#edf2f7}tr.diff td{background:#fefcbf}tr.chg td{background:#fed7d7}"
-    "pre{background:#f7fafc;border:1px solid #e2e8f0;padding:8px;overflow:auto;font-size:12px}"
-    ".ok{color:#276749;font-weight:bold}.fail{color:#c53030;font-weight:bold}.na{color:#718096}"
-    ".note{color:#4a5568;font-size:13px}td.mono{font-family:monospace;word-break:break-all}"
-    "svg.plot{display:block;margin:8px 0}svg text{font:12px sans-serif;fill:#1a202c}"
-    "svg text.ttl{font-weight:bold}.bar{fill:#3182ce}.whisker{stroke:#1a202c;stroke-width:1.5;"
-    "fill:none}.axis{stroke:#1a202c;fill:none}.grid{stroke:#e2e8f0}.line{stroke:#3182ce;"
-    "stroke-width:2;fill:none}.dot{fill:#2c5282}.cpu{fill:#edf2f7;stroke:#a0aec0}"
-    ".cpu.listed{fill:#bee3f8}.cpu.busy{fill:#63b3ed;stroke:#2c5282}"
-    ".bar.worse{fill:#e53e3e}.ref{stroke:#c53030;stroke-width:2;stroke-dasharray:5 3;fill:none}"
-    ".side{display:flex;gap:16px;flex-wrap:wrap}";
+#define SC__CSS                                                                                    \
+    "body{font:14px/1.4 sans-serif;margin:24px;color:#1a202c;max-width:1100px}"                    \
+    "h1{font-size:22px}h2{font-size:18px;border-bottom:2px solid #cbd5e0;margin-top:36px}"         \
+    "h3{font-size:15px;margin-top:22px}table{border-collapse:collapse;margin:6px 0}"               \
+    "td,th{border:1px solid #cbd5e0;padding:3px 8px;text-align:left;vertical-align:top}"           \
+    "th{background:#edf2f7}tr.diff td{background:#fefcbf}tr.chg td{background:#fed7d7}"            \
+    "pre{background:#f7fafc;border:1px solid #e2e8f0;padding:8px;overflow:auto;font-size:12px}"    \
+    ".ok{color:#276749;font-weight:bold}.fail{color:#c53030;font-weight:bold}.na{color:#718096}"   \
+    ".note{color:#4a5568;font-size:13px}td.mono{font-family:monospace;word-break:break-all}"       \
+    "svg.plot{display:block;margin:8px 0}svg text{font:12px sans-serif;fill:#1a202c}"              \
+    "svg text.ttl{font-weight:bold}.bar{fill:#3182ce}.whisker{stroke:#1a202c;stroke-width:1.5;"    \
+    "fill:none}.axis{stroke:#1a202c;fill:none}.grid{stroke:#e2e8f0}.line{stroke:#3182ce;"          \
+    "stroke-width:2;fill:none}.dot{fill:#2c5282}.cpu{fill:#edf2f7;stroke:#a0aec0}"                 \
+    ".cpu.listed{fill:#bee3f8}.cpu.busy{fill:#63b3ed;stroke:#2c5282}"                              \
+    ".bar.worse{fill:#e53e3e}.ref{stroke:#c53030;stroke-width:2;stroke-dasharray:5 3;fill:none}"   \
+    ".side{display:flex;gap:16px;flex-wrap:wrap}"
 
 /* <td>text</td> with an optional class. */
-static void sc__td(FILE *out, const char *cls, const char *text)
+static void sc__td(sc_html *out, const char *cls, const char *text)
 {
-    fprintf(out, cls ? "<td class=\"%s\">" : "<td>", cls);
-    sc_html_escape(out, text);
-    fputs("</td>", out);
+    sc_html_tag(out, "<td");
+    if (cls)
+        sc_html_attr(out, "class", cls);
+    sc_html_tag(out, ">");
+    sc_html_text(out, text);
+    sc_html_tag(out, "</td>");
+}
+
+/* <td> with an integer. */
+static void sc__td_int(sc_html *out, long long v)
+{
+    sc_html_tag(out, "<td>");
+    sc_html_int(out, "%lld", v);
+    sc_html_tag(out, "</td>");
+}
+
+/* <tr><td>a</td><td>b</td></tr> of two integers. */
+static void sc__int_row(sc_html *out, long a, long b)
+{
+    sc_html_tag(out, "<tr>");
+    sc__td_int(out, a);
+    sc__td_int(out, b);
+    sc_html_tag(out, "</tr>\n");
 }
 
 /* <td> with a number shown with decimals digits. */
-static void sc__tdf(FILE *out, double v, int decimals)
+static void sc__tdf(sc_html *out, double v, int decimals)
 {
-    fprintf(out, "<td>%.*f</td>", decimals, v);
+    sc_html_tag(out, "<td>");
+    sc_html_fixed(out, decimals, v);
+    sc_html_tag(out, "</td>");
 }
 
-static void sc__verdict(FILE *out, const sc_analysis_bundle *ab)
+static void sc__verdict(sc_html *out, const sc_analysis_bundle *ab)
 {
     if (ab->usable)
-        fputs("<span class=\"ok\">ok</span>", out);
+        sc_html_tag(out, "<span class=\"ok\">ok</span>");
     else {
-        fputs("<span class=\"fail\">REFUSED</span> ", out);
-        sc_html_escape(out, ab->why);
+        sc_html_tag(out, "<span class=\"fail\">REFUSED</span> ");
+        sc_html_text(out, ab->why);
     }
 }
 
@@ -83,30 +105,29 @@ static void sc__headline(char *buf, size_t len, const sc_analysis_bundle *ab)
     }
 }
 
-static void sc__summary(FILE *out, const sc_analysis_bundle *ab, size_t n)
+static void sc__summary(sc_html *out, const sc_analysis_bundle *ab, size_t n)
 {
-    fputs("<h2>Summary</h2><table><tr><th>bundle</th><th>verdict (recomputed)</th>"
-          "<th>figures</th><th>host</th><th>ended</th></tr>\n",
-          out);
+    sc_html_tag(out, "<h2>Summary</h2><table><tr><th>bundle</th><th>verdict (recomputed)</th>"
+                     "<th>figures</th><th>host</th><th>ended</th></tr>\n");
     for (size_t i = 0; i < n; i++) {
         const sc_bundle_facts *f = &ab[i].facts;
         char fig[512];
         sc__headline(fig, sizeof(fig), &ab[i]);
-        fputs("<tr>", out);
+        sc_html_tag(out, "<tr>");
         sc__td(out, "mono", ab[i].loaded ? f->name : ab[i].arg);
-        fputs("<td>", out);
+        sc_html_tag(out, "<td>");
         sc__verdict(out, &ab[i]);
-        fputs("</td>", out);
+        sc_html_tag(out, "</td>");
         sc__td(out, NULL, fig);
         sc__td(out, NULL, ab[i].loaded ? f->host : "");
         sc__td(out, NULL, ab[i].loaded ? f->ended_at : "");
-        fputs("</tr>\n", out);
+        sc_html_tag(out, "</tr>\n");
     }
-    fputs("</table>\n", out);
+    sc_html_tag(out, "</table>\n");
 }
 
 /* Each metric of a valid comparison as bars, one plot per metric. */
-static void sc__figures(FILE *out, const sc_analysis_bundle *ab, size_t n, const sc_metric *m,
+static void sc__figures(sc_html *out, const sc_analysis_bundle *ab, size_t n, const sc_metric *m,
                         size_t nm)
 {
     sc_svg_bar *bars = calloc(n, sizeof(*bars));
@@ -134,15 +155,23 @@ static void sc__figures(FILE *out, const sc_analysis_bundle *ab, size_t n, const
 }
 
 /* " (6 runs, 95% [49800.1, 50555.0])" under a figure of several runs; "" for one run. */
-static void sc__runs_note(FILE *out, const sc_stats *s)
+static void sc__runs_note(sc_html *out, const sc_stats *s)
 {
     int prec = s->median < 100 ? 3 : 1;
 
-    if (s->n > 1 && s->ci)
-        fprintf(out, "<br><small>median of %zu runs, 95%% [%.*f, %.*f]</small>", s->n, prec,
-                s->ci_low, prec, s->ci_high);
-    else if (s->n > 1)
-        fprintf(out, "<br><small>median of %zu runs, interval unavailable</small>", s->n);
+    if (s->n < 2)
+        return;
+    sc_html_tag(out, "<br><small>median of ");
+    sc_html_int(out, "%lld", s->n);
+    if (!s->ci) {
+        sc_html_tag(out, " runs, interval unavailable</small>");
+        return;
+    }
+    sc_html_tag(out, " runs, 95% [");
+    sc_html_fixed(out, prec, s->ci_low);
+    sc_html_tag(out, ", ");
+    sc_html_fixed(out, prec, s->ci_high);
+    sc_html_tag(out, "]</small>");
 }
 
 /*
@@ -150,51 +179,56 @@ static void sc__runs_note(FILE *out, const sc_stats *s)
  * with their interval), and against A its change, the ratio with its 95% interval and the
  * verdict (doc/design.md, "Statistics of runs").
  */
-static void sc__metric_rows(FILE *out, const sc_analysis_bundle *ab, size_t n, const sc_metric *m,
-                            size_t nm)
+static void sc__metric_rows(sc_html *out, const sc_analysis_bundle *ab, size_t n,
+                            const sc_metric *m, size_t nm)
 {
     char fig[64], text[256];
     double v;
 
     for (size_t k = 0; k < nm; k++) {
-        fputs("<tr><th>", out);
-        sc_html_escape(out, m[k].name);
-        fprintf(out, " %s (change vs A)</th>", m[k].unit);
+        sc_html_tag(out, "<tr><th>");
+        sc_html_text(out, m[k].name);
+        sc_html_tag(out, " ");
+        sc_html_text(out, m[k].unit);
+        sc_html_tag(out, " (change vs A)</th>");
         for (size_t i = 0; i < n; i++) {
             sc_analysis_cmp c;
             if (sc_facts_metric(&ab[i].facts, &m[k], &v) < 0) {
-                fputs("<td class=\"na\">not recorded</td>", out);
+                sc_html_tag(out, "<td class=\"na\">not recorded</td>");
                 continue;
             }
             sc__figure(fig, sizeof(fig), &m[k], v, false);
             bool cmp = sc_analysis_compare(&ab[0].facts, &ab[i].facts, &m[k],
                                            SC_ANALYSIS_NOISE_BOUND, &c) == 0;
-            fprintf(out, "<td>%s", fig);
+            sc_html_tag(out, "<td>");
+            sc_html_text(out, fig);
             if (i && cmp) {
                 sc_analysis_cmp_text(&c, text, sizeof(text));
-                fprintf(out, " (%+.1f%%)<br><small>", sc_metric_change(c.val_a, c.val_b));
-                sc_html_escape(out, text);
-                fputs("</small>", out);
+                sc_html_tag(out, " (");
+                sc_html_num(out, "%+.1f", sc_metric_change(c.val_a, c.val_b));
+                sc_html_tag(out, "%)<br><small>");
+                sc_html_text(out, text);
+                sc_html_tag(out, "</small>");
             }
             if (cmp)
                 sc__runs_note(out, &c.sb);
-            fputs("</td>", out);
+            sc_html_tag(out, "</td>");
         }
-        fputs("</tr>\n", out);
+        sc_html_tag(out, "</tr>\n");
     }
 }
 
 /* Each bundle's worst foreign share over its CPUs and runs (the interference gate). */
-static void sc__interference_row(FILE *out, const sc_analysis_bundle *ab, size_t n)
+static void sc__interference_row(sc_html *out, const sc_analysis_bundle *ab, size_t n)
 {
     char text[96];
 
-    fputs("<tr><th>interference</th>", out);
+    sc_html_tag(out, "<tr><th>interference</th>");
     for (size_t i = 0; i < n; i++) {
         sc_analysis_interference(&ab[i].facts, text, sizeof(text));
         sc__td(out, NULL, text);
     }
-    fputs("</tr>\n", out);
+    sc_html_tag(out, "</tr>\n");
 }
 
 /*
@@ -202,7 +236,7 @@ static void sc__interference_row(FILE *out, const sc_analysis_bundle *ab, size_t
  * figures and their changes only when the comparison is valid (every bundle usable, at
  * most one variable differs); otherwise only why.
  */
-static void sc__comparison(FILE *out, const sc_analysis_bundle *ab, size_t n, const char *metric)
+static void sc__comparison(sc_html *out, const sc_analysis_bundle *ab, size_t n, const char *metric)
 {
     const sc_bundle_facts *first = &ab[0].facts;
     char names[1024] = "";
@@ -211,14 +245,16 @@ static void sc__comparison(FILE *out, const sc_analysis_bundle *ab, size_t n, co
     sc_metric m[SC_METRIC_MAX];
     size_t nm = sc_analysis_metrics(first, metric, m, SC_METRIC_MAX);
 
-    fputs("<h2>Comparison</h2><table><tr><th>controlled variable</th>", out);
+    sc_html_tag(out, "<h2>Comparison</h2><table><tr><th>controlled variable</th>");
     for (size_t i = 0; i < n; i++) {
-        fprintf(out, "<th>%c: ", (int)('A' + i % 26));
-        sc_html_escape(out, ab[i].facts.name);
-        fputs("</th>", out);
+        char letter[4] = {(char)('A' + i % 26), ':', ' ', '\0'};
+        sc_html_tag(out, "<th>");
+        sc_html_text(out, letter);
+        sc_html_text(out, ab[i].facts.name);
+        sc_html_tag(out, "</th>");
         refused |= !ab[i].usable;
     }
-    fputs("</tr>\n", out);
+    sc_html_tag(out, "</tr>\n");
     for (size_t v = 0; v < first->n_vars; v++) {
         bool differs = false, counts = false, all_na = true;
         for (size_t i = 0; i < n; i++) {
@@ -236,78 +272,86 @@ static void sc__comparison(FILE *out, const sc_analysis_bundle *ab, size_t n, co
                 used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
                                          used ? ", " : "", first->vars[v].name);
         }
-        fprintf(out, "<tr%s>", differs ? " class=\"diff\"" : "");
+        sc_html_tag(out, "<tr");
+        if (differs)
+            sc_html_attr(out, "class", "diff");
+        sc_html_tag(out, ">");
         sc__td(out, NULL, first->vars[v].name);
         for (size_t i = 0; i < n; i++)
             sc__td(out, "mono", ab[i].facts.vars[v].value);
-        fputs("</tr>\n", out);
+        sc_html_tag(out, "</tr>\n");
     }
-    fprintf(out, "<tr><th>verdict</th>");
+    sc_html_tag(out, "<tr><th>verdict</th>");
     for (size_t i = 0; i < n; i++) {
-        fputs("<td>", out);
+        sc_html_tag(out, "<td>");
         sc__verdict(out, &ab[i]);
-        fputs("</td>", out);
+        sc_html_tag(out, "</td>");
     }
-    fputs("</tr>\n", out);
+    sc_html_tag(out, "</tr>\n");
     sc__interference_row(out, ab, n);
     bool valid = !refused && ndiff <= 1;
     if (valid)
         sc__metric_rows(out, ab, n, m, nm);
-    else
-        fprintf(out,
-                "<tr><th>figures</th><td colspan=\"%zu\" class=\"na\">not compared: %s</td>"
-                "</tr>\n",
-                n, refused ? "a bundle is refused" : "more than one controlled variable differs");
-    fputs("</table>\n", out);
+    else {
+        sc_html_tag(out, "<tr><th>figures</th><td colspan=\"");
+        sc_html_int(out, "%lld", n);
+        sc_html_tag(out, "\" class=\"na\">not compared: ");
+        sc_html_text(out,
+                     refused ? "a bundle is refused" : "more than one controlled variable differs");
+        sc_html_tag(out, "</td></tr>\n");
+    }
+    sc_html_tag(out, "</table>\n");
     if (valid) {
-        fputs("<p><small>", out);
-        sc_analysis_print_method(out, SC_ANALYSIS_NOISE_BOUND);
-        fputs("</small></p>\n", out);
+        char method[256];
+        sc_analysis_method_text(method, sizeof(method), SC_ANALYSIS_NOISE_BOUND);
+        sc_html_tag(out, "<p><small>");
+        sc_html_text(out, method);
+        sc_html_tag(out, "</small></p>\n");
         sc__figures(out, ab, n, m, nm);
     }
-    fputs("<p>", out);
+    sc_html_tag(out, "<p>");
     if (refused)
-        fputs("<span class=\"fail\">Not a comparison:</span> a bundle is refused (failed "
-              "verification or gates); its numbers are not to be used.",
-              out);
+        sc_html_tag(out,
+                    "<span class=\"fail\">Not a comparison:</span> a bundle is refused (failed "
+                    "verification or gates); its numbers are not to be used.");
     else if (ndiff == 0)
-        fputs("<span class=\"ok\">Repeats:</span> no controlled variable differs.", out);
-    else if (ndiff == 1)
-        fprintf(out, "<span class=\"ok\">Single-variable comparison:</span> only %s differs.",
-                names);
-    else {
-        fprintf(out,
-                "<span class=\"fail\">Invalid as a single-variable comparison:</span> %zu "
-                "controlled variables differ: ",
-                ndiff);
-        sc_html_escape(out, names);
-        fputs("; no figure is compared.", out);
+        sc_html_tag(out, "<span class=\"ok\">Repeats:</span> no controlled variable differs.");
+    else if (ndiff == 1) {
+        sc_html_tag(out, "<span class=\"ok\">Single-variable comparison:</span> only ");
+        sc_html_text(out, names);
+        sc_html_tag(out, " differs.");
+    } else {
+        sc_html_tag(out, "<span class=\"fail\">Invalid as a single-variable comparison:</span> ");
+        sc_html_int(out, "%lld", ndiff);
+        sc_html_tag(out, " controlled variables differ: ");
+        sc_html_text(out, names);
+        sc_html_tag(out, "; no figure is compared.");
     }
-    fputs("</p>\n", out);
+    sc_html_tag(out, "</p>\n");
 }
 
-static void sc__gates(FILE *out, const sc_analysis_bundle *ab)
+static void sc__gates(sc_html *out, const sc_analysis_bundle *ab)
 {
     const sc_verify_report *r = &ab->verify;
 
-    fputs("<h3>Verdict and gates</h3><p>", out);
+    sc_html_tag(out, "<h3>Verdict and gates</h3><p>");
     sc__verdict(out, ab);
-    fputs("</p>\n", out);
+    sc_html_tag(out, "</p>\n");
     if (r->problems.count) {
-        fputs("<p class=\"fail\">Verification problems:</p><ul>", out);
+        sc_html_tag(out, "<p class=\"fail\">Verification problems:</p><ul>");
         for (size_t i = 0; i < r->problems.count; i++) {
-            fputs("<li>", out);
-            sc_html_escape(out, r->problems.lines[i]);
-            fputs("</li>", out);
+            sc_html_tag(out, "<li>");
+            sc_html_text(out, r->problems.lines[i]);
+            sc_html_tag(out, "</li>");
         }
-        fputs("</ul>\n", out);
+        sc_html_tag(out, "</ul>\n");
     }
     if (!r->gates_computed)
         return;
-    fputs("<table><tr><th>gate</th><th>recomputed</th><th>evidence</th></tr>\n", out);
+    sc_html_tag(out, "<table><tr><th>gate</th><th>recomputed</th><th>evidence</th></tr>\n");
     for (int i = 0; i < SC_GATE_COUNT; i++) {
         sc_gate_state s = r->gates.g[i].state;
-        fputs("<tr>", out);
+        sc_html_tag(out, "<tr>");
         sc__td(out, NULL, sc_gate_name((sc_gate_id)i));
         sc__td(out,
                s == SC_GATE_OK     ? "ok"
@@ -317,23 +361,34 @@ static void sc__gates(FILE *out, const sc_analysis_bundle *ab)
                : s == SC_GATE_FAIL ? "FAIL"
                                    : "not asked");
         sc__td(out, "note", r->gates.g[i].note);
-        fputs("</tr>\n", out);
+        sc_html_tag(out, "</tr>\n");
     }
-    fputs("</table>\n", out);
+    sc_html_tag(out, "</table>\n");
 }
 
-static void sc__pre(FILE *out, const char *title, const char *text, bool folded)
+static void sc__pre(sc_html *out, const char *title, const char *text, bool folded)
 {
-    fprintf(out, folded ? "<details><summary>%s</summary><pre>" : "<h3>%s</h3><pre>", title);
-    sc_html_escape(out, text ? text : "(missing)");
-    fputs(folded ? "</pre></details>\n" : "</pre>\n", out);
+    if (folded)
+        sc_html_tag(out, "<details><summary>");
+    else
+        sc_html_tag(out, "<h3>");
+    sc_html_text(out, title);
+    if (folded)
+        sc_html_tag(out, "</summary><pre>");
+    else
+        sc_html_tag(out, "</h3><pre>");
+    sc_html_text(out, text ? text : "(missing)");
+    if (folded)
+        sc_html_tag(out, "</pre></details>\n");
+    else
+        sc_html_tag(out, "</pre>\n");
 }
 
 /*
  * The rate of every repetition of each function: bytes / its time, that is best rate * min
  * time / its time. The warm-up (repetition 0) is left out, as STREAM's statistics do.
  */
-static void sc__rep_rates(FILE *out, const sc_bundle_facts *f)
+static void sc__rep_rates(sc_html *out, const sc_bundle_facts *f)
 {
     bool any = false;
 
@@ -359,35 +414,35 @@ static void sc__rep_rates(FILE *out, const sc_bundle_facts *f)
         free(y);
     }
     if (!any)
-        fputs("<p class=\"note\">This bundle has no per-repetition times: the whisker above spans "
-              "the rates of the slowest and the average repetition (from max and avg time).</p>\n",
-              out);
+        sc_html_tag(
+            out,
+            "<p class=\"note\">This bundle has no per-repetition times: the whisker above spans "
+            "the rates of the slowest and the average repetition (from max and avg time).</p>\n");
 }
 
-static void sc__rates(FILE *out, const sc_bundle_facts *f)
+static void sc__rates(sc_html *out, const sc_bundle_facts *f)
 {
     sc_svg_bar bars[8];
 
     if (!f->n_rates)
         return;
-    fprintf(out,
-            "<h3>Rates</h3><table><tr><th>function</th><th>best %s</th><th>avg s</th>"
-            "<th>min s</th><th>max s</th></tr>\n",
-            f->rate_unit);
+    sc_html_tag(out, "<h3>Rates</h3><table><tr><th>function</th><th>best ");
+    sc_html_text(out, f->rate_unit);
+    sc_html_tag(out, "</th><th>avg s</th><th>min s</th><th>max s</th></tr>\n");
     for (size_t i = 0; i < f->n_rates; i++) {
         const sc_fact_rate *r = &f->rates[i];
-        fputs("<tr>", out);
+        sc_html_tag(out, "<tr>");
         sc__td(out, NULL, r->name);
         sc__tdf(out, r->MBps, 1);
         sc__tdf(out, r->avg_s, 6);
         sc__tdf(out, r->min_s, 6);
         sc__tdf(out, r->max_s, 6);
-        fputs("</tr>\n", out);
+        sc_html_tag(out, "</tr>\n");
         /* Rate of an iteration = bytes / its time = best rate * min time / its time. */
         bars[i] = (sc_svg_bar){r->name, r->MBps, r->max_s > 0 ? r->MBps * r->min_s / r->max_s : 0,
                                r->avg_s > 0 ? r->MBps * r->min_s / r->avg_s : 0, false};
     }
-    fputs("</table>\n", out);
+    sc_html_tag(out, "</table>\n");
     sc_svg_bars(out, "Best rate per function; whisker: slowest to average iteration", f->rate_unit,
                 bars, f->n_rates);
     sc__rep_rates(out, f);
@@ -395,7 +450,7 @@ static void sc__rates(FILE *out, const sc_bundle_facts *f)
 
 /* pairs: all: the latency at the smallest size and the bandwidth at the largest, per node
    pair, as heatmaps (doc/design.md, "Link matrix"). */
-static void sc__link_matrix(FILE *out, const sc_bundle_facts *f)
+static void sc__link_matrix(sc_html *out, const sc_bundle_facts *f)
 {
     sc_linkmatrix_data d;
     char why[256], size[24], title[128];
@@ -403,10 +458,13 @@ static void sc__link_matrix(FILE *out, const sc_bundle_facts *f)
 
     if (sc_linkmatrix_load(f->results, &d, why, sizeof(why)) != 0)
         return;
-    fprintf(out,
-            "<h3>Link matrix</h3>\n<p>%zu nodes, every pair in %zu rounds of disjoint pairs, "
-            "%.2f s in all; the rows above are the median time over the pairs.</p>\n",
-            d.n, d.rounds, d.total_seconds);
+    sc_html_tag(out, "<h3>Link matrix</h3>\n<p>");
+    sc_html_int(out, "%lld", d.n);
+    sc_html_tag(out, " nodes, every pair in ");
+    sc_html_int(out, "%lld", d.rounds);
+    sc_html_tag(out, " rounds of disjoint pairs, ");
+    sc_html_num(out, "%.2f", d.total_seconds);
+    sc_html_tag(out, " s in all; the rows above are the median time over the pairs.</p>\n");
     if (!json_object_object_get_ex(f->results, "kernel", &kernel) ||
         strcmp(json_object_get_string(kernel), "uniband") != 0) {
         sc_metric_size_name(d.bytes[0], size, sizeof(size));
@@ -420,25 +478,29 @@ static void sc__link_matrix(FILE *out, const sc_bundle_facts *f)
     sc_linkmatrix_data_free(&d);
 }
 
-static void sc__mpi(FILE *out, const sc_bundle_facts *f)
+static void sc__mpi(sc_html *out, const sc_bundle_facts *f)
 {
     double x[256], y[256];
     size_t n = f->n_sizes < 256 ? f->n_sizes : 256;
 
     if (!n)
         return;
-    fputs("<h3>Bandwidth per message size</h3>\n", out);
+    sc_html_tag(out, "<h3>Bandwidth per message size</h3>\n");
     for (size_t i = 0; i < n; i++) {
         x[i] = (double)f->sizes[i].bytes;
         y[i] = f->sizes[i].MBps;
     }
     sc_svg_xy(out, "MPI bandwidth vs message size", "message size (bytes, log scale)", "MB/s", x, y,
               n, true);
-    fputs("<table><tr><th>bytes</th><th>t usec</th><th>MB/s</th></tr>\n", out);
-    for (size_t i = 0; i < n; i++)
-        fprintf(out, "<tr><td>%llu</td><td>%.2f</td><td>%.1f</td></tr>\n", f->sizes[i].bytes,
-                f->sizes[i].t_usec, f->sizes[i].MBps);
-    fputs("</table>\n", out);
+    sc_html_tag(out, "<table><tr><th>bytes</th><th>t usec</th><th>MB/s</th></tr>\n");
+    for (size_t i = 0; i < n; i++) {
+        sc_html_tag(out, "<tr>");
+        sc__td_int(out, (long long)f->sizes[i].bytes);
+        sc__tdf(out, f->sizes[i].t_usec, 2);
+        sc__tdf(out, f->sizes[i].MBps, 1);
+        sc_html_tag(out, "</tr>\n");
+    }
+    sc_html_tag(out, "</table>\n");
     sc__link_matrix(out, f);
 }
 
@@ -479,48 +541,49 @@ static size_t sc__fill_cells(const sc_bundle_facts *f, sc__cpu_cells *c)
     return ncpus;
 }
 
-static void sc__placement(FILE *out, const sc_bundle_facts *f)
+static void sc__placement(sc_html *out, const sc_bundle_facts *f)
 {
     sc__cpu_cells *cells = calloc(1, sizeof(*cells));
     size_t ncpus = cells ? sc__fill_cells(f, cells) : 0;
 
-    fputs("<h3>Thread placement</h3>\n", out);
+    sc_html_tag(out, "<h3>Thread placement</h3>\n");
     if (ncpus)
         sc_svg_cpus(out, "Threads per CPU (TRACE_THREAD_BINDING); shaded: the card's cpu_list",
                     ncpus, cells->in_list, cells->label);
     free(cells);
-    fputs("<table><tr><th>thread (trace)</th><th>cpu</th></tr>\n", out);
+    sc_html_tag(out, "<table><tr><th>thread (trace)</th><th>cpu</th></tr>\n");
     for (size_t i = 0; i < f->n_bindings; i++)
-        fprintf(out, "<tr><td>%ld</td><td>%ld</td></tr>\n", f->bindings[i].thread,
-                f->bindings[i].cpu);
+        sc__int_row(out, f->bindings[i].thread, f->bindings[i].cpu);
     if (f->workload == SC_WORKLOAD_MPI_PINGPONG) {
         /* The ranks' own snapshots (TRACE_RANK_THREAD), on whichever node each ran. */
-        fputs("</table><table><tr><th>rank</th><th>host</th><th>tid at main_loop_begin</th>"
-              "<th>cpu</th></tr>\n",
-              out);
+        sc_html_tag(out,
+                    "</table><table><tr><th>rank</th><th>host</th><th>tid at main_loop_begin</th>"
+                    "<th>cpu</th></tr>\n");
         for (size_t i = 0; i < f->n_rank_threads; i++) {
-            fprintf(out, "<tr><td>%ld</td>", f->rank_threads[i].rank);
+            sc_html_tag(out, "<tr>");
+            sc__td_int(out, f->rank_threads[i].rank);
             sc__td(out, NULL, f->rank_threads[i].host);
-            fprintf(out, "<td>%ld</td><td>%ld</td></tr>\n", f->rank_threads[i].tid,
-                    f->rank_threads[i].cpu);
+            sc__td_int(out, f->rank_threads[i].tid);
+            sc__td_int(out, f->rank_threads[i].cpu);
+            sc_html_tag(out, "</tr>\n");
         }
-        fputs("</table>\n", out);
+        sc_html_tag(out, "</table>\n");
         return;
     }
-    fputs("</table><table><tr><th>tid at main_loop_begin</th><th>cpu (psr)</th></tr>\n", out);
+    sc_html_tag(out, "</table><table><tr><th>tid at main_loop_begin</th><th>cpu (psr)</th></tr>\n");
     for (size_t i = 0; i < f->n_threads; i++)
-        fprintf(out, "<tr><td>%ld</td><td>%ld</td></tr>\n", f->threads[i].tid, f->threads[i].cpu);
-    fputs("</table>\n", out);
+        sc__int_row(out, f->threads[i].tid, f->threads[i].cpu);
+    sc_html_tag(out, "</table>\n");
 }
 
-static void sc__numa(FILE *out, const sc_bundle_facts *f)
+static void sc__numa(sc_html *out, const sc_bundle_facts *f)
 {
     sc_svg_bar bars[SC_FACTS_MAX_NODES];
     char names[SC_FACTS_MAX_NODES][16];
 
-    fputs("<h3>NUMA pages at main_loop_begin</h3>\n", out);
+    sc_html_tag(out, "<h3>NUMA pages at main_loop_begin</h3>\n");
     if (!f->n_nodes) {
-        fputs("<p class=\"na\">No anonymous memory in numa_maps_at_ready.txt.</p>\n", out);
+        sc_html_tag(out, "<p class=\"na\">No anonymous memory in numa_maps_at_ready.txt.</p>\n");
         return;
     }
     for (int i = 0; i < f->n_nodes; i++) {
@@ -594,7 +657,7 @@ static sc__pair *sc__pair_find(sc__pair *v, size_t n, const char *key, size_t kl
     return lo < n && sc__key_cmp(&v[lo], key, klen) == 0 ? &v[lo] : NULL;
 }
 
-static void sc__td_n(FILE *out, const char *cls, const sc__pair *p)
+static void sc__td_n(sc_html *out, const char *cls, const sc__pair *p)
 {
     char buf[512];
 
@@ -604,16 +667,16 @@ static void sc__td_n(FILE *out, const char *cls, const sc__pair *p)
 
 /* Every key of before.txt and after.txt, in their order; rows whose values differ are
    marked. */
-static void sc__platform(FILE *out, const sc_bundle_facts *f)
+static void sc__platform(sc_html *out, const sc_bundle_facts *f)
 {
     size_t nb = 0, na = 0;
     sc__pair *before = sc__pairs(f->platform_before, &nb),
              *after = sc__pairs(f->platform_after, &na);
     char key[128];
 
-    fputs("<h3>Platform state before and after</h3><table><tr><th>key</th><th>before</th>"
-          "<th>after</th></tr>\n",
-          out);
+    sc_html_tag(out,
+                "<h3>Platform state before and after</h3><table><tr><th>key</th><th>before</th>"
+                "<th>after</th></tr>\n");
     for (int pass = 0; pass < 2; pass++) {
         const char *text = pass ? f->platform_after : f->platform_before;
         sc__pair *own = pass ? after : before;
@@ -630,48 +693,54 @@ static void sc__platform(FILE *out, const sc_bundle_facts *f)
                     bool chg = !hb || !ha || hb->vlen != ha->vlen ||
                                memcmp(hb->val, ha->val, hb->vlen) != 0;
                     snprintf(key, sizeof(key), "%.*s", (int)k, line);
-                    fprintf(out, "<tr%s>",
-                            chg && strcmp(key, "captured_at") ? " class=\"chg\"" : "");
+                    sc_html_tag(out, "<tr");
+                    if (chg && strcmp(key, "captured_at"))
+                        sc_html_attr(out, "class", "chg");
+                    sc_html_tag(out, ">");
                     sc__td(out, NULL, key);
                     sc__td_n(out, "mono", hb);
                     sc__td_n(out, "mono", ha);
-                    fputs("</tr>\n", out);
+                    sc_html_tag(out, "</tr>\n");
                 }
             }
             line += n + (line[n] == '\n');
         }
     }
-    fputs("</table>\n", out);
+    sc_html_tag(out, "</table>\n");
     free(before);
     free(after);
 }
 
-static void sc__variables(FILE *out, const sc_bundle_facts *f)
+static void sc__variables(sc_html *out, const sc_bundle_facts *f)
 {
-    fputs("<h3>Controlled variables</h3><table><tr><th>variable</th><th>group</th>"
-          "<th>value</th></tr>\n",
-          out);
+    sc_html_tag(out, "<h3>Controlled variables</h3><table><tr><th>variable</th><th>group</th>"
+                     "<th>value</th></tr>\n");
     for (size_t i = 0; i < f->n_vars; i++) {
         if (!strcmp(f->vars[i].value, "n/a"))
             continue;
-        fputs("<tr>", out);
+        sc_html_tag(out, "<tr>");
         sc__td(out, NULL, f->vars[i].name);
         sc__td(out, NULL, f->vars[i].group);
         sc__td(out, "mono", f->vars[i].value);
-        fputs("</tr>\n", out);
+        sc_html_tag(out, "</tr>\n");
     }
-    fputs("</table>\n", out);
+    sc_html_tag(out, "</table>\n");
 }
 
-void sc_report_html_bundle(FILE *out, const sc_analysis_bundle *ab, size_t index)
+void sc_report_html_bundle(sc_html *out, const sc_analysis_bundle *ab, size_t index)
 {
     const sc_bundle_facts *f = &ab->facts;
 
-    fprintf(out, "<h2 id=\"b%zu\">%c: ", index, (int)('A' + index % 26));
-    sc_html_escape(out, f->name);
-    fputs("</h2><p class=\"note\">", out);
-    sc_html_escape(out, f->path);
-    fputs("</p>\n", out);
+    char letter[4] = {(char)('A' + index % 26), ':', ' ', '\0'};
+
+    sc_html_tag(out, "<h2 id=\"b");
+    sc_html_int(out, "%lld", index);
+    sc_html_tag(out, "\">");
+    sc_html_text(out, letter);
+    sc_html_text(out, f->name);
+    sc_html_tag(out, "</h2><p class=\"note\">");
+    sc_html_text(out, f->path);
+    sc_html_tag(out, "</p>\n");
     sc__gates(out, ab);
     sc__pre(out, "The plan: card.yaml", f->card_text, false);
     sc__pre(out, "run.conf (parameters, command line, times, recorded verdicts)", f->run_conf,
@@ -690,17 +759,12 @@ void sc_report_html_bundle(FILE *out, const sc_analysis_bundle *ab, size_t index
     sc__variables(out, f);
 }
 
-void sc_report_html_open(FILE *out, const char *title)
+void sc_report_html_open(sc_html *out, const char *title)
 {
-    fprintf(out,
-            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<title>streamcard report</title><style>%s</style></head><body>\n<h1>",
-            sc__css);
-    sc_html_escape(out, title);
-    fputs("</h1>\n", out);
+    sc_html_head(out, title, SC__CSS);
 }
 
-void sc_report_html_head(FILE *out, const sc_analysis_bundle *ab, size_t n, const char *metric)
+void sc_report_html_head(sc_html *out, const sc_analysis_bundle *ab, size_t n, const char *metric)
 {
     char title[64];
 
@@ -711,14 +775,12 @@ void sc_report_html_head(FILE *out, const sc_analysis_bundle *ab, size_t n, cons
         sc__comparison(out, ab, n, metric);
 }
 
-void sc_report_html_tail(FILE *out)
+void sc_report_html_tail(sc_html *out)
 {
-    fputs("<p class=\"note\">Written by streamcard " STREAMCARD_VERSION
-          "; self-contained: no script, nothing loaded from a network.</p>\n</body></html>\n",
-          out);
+    sc_html_tail(out);
 }
 
-void sc_report_html(FILE *out, const sc_analysis_bundle *ab, size_t n, const char *metric)
+void sc_report_html(sc_html *out, const sc_analysis_bundle *ab, size_t n, const char *metric)
 {
     sc_report_html_head(out, ab, n, metric);
     for (size_t i = 0; i < n; i++)

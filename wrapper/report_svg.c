@@ -1,10 +1,10 @@
 /*
  * report_svg.c: the report's plots as inline SVG (see report_svg.h): bars with whiskers, a
  * line over a log2 axis, a grid of CPUs and the heatmap of a link matrix. Fixed sizes, no script;
- * colours come from the classes the page's CSS defines (report_html.c).
+ * colours come from the classes the page's CSS defines (report_html.c). Everything goes
+ * through the page's writer (html.h): markup as literals, numbers as numbers, text escaped.
  */
 #include "report_svg.h"
-#include "html.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -12,33 +12,58 @@
 
 #define SC__W 720 /* plot width in px */
 
-static void sc__open_w(FILE *out, int width, int height, const char *title)
+static void sc__open_w(sc_html *out, int width, int height, const char *title)
 {
-    fprintf(out,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" width=\"%d\" "
-            "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>",
-            width, height, width, height);
-    sc_html_escape(out, title);
-    fprintf(out, "</title><text class=\"ttl\" x=\"0\" y=\"16\">");
-    sc_html_escape(out, title);
-    fprintf(out, "</text>\n");
+    sc_html_tag(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" width=\"");
+    sc_html_int(out, "%lld", width);
+    sc_html_tag(out, "\" height=\"");
+    sc_html_int(out, "%lld", height);
+    sc_html_tag(out, "\" viewBox=\"0 0 ");
+    sc_html_int(out, "%lld", width);
+    sc_html_tag(out, " ");
+    sc_html_int(out, "%lld", height);
+    sc_html_tag(out, "\" role=\"img\"><title>");
+    sc_html_text(out, title);
+    sc_html_tag(out, "</title><text class=\"ttl\" x=\"0\" y=\"16\">");
+    sc_html_text(out, title);
+    sc_html_tag(out, "</text>\n");
 }
 
-static void sc__open(FILE *out, int height, const char *title)
+static void sc__open(sc_html *out, int height, const char *title)
 {
     sc__open_w(out, SC__W, height, title);
 }
 
-static void sc__text(FILE *out, double x, double y, const char *anchor, const char *text)
+/* A number of a coordinate: one decimal. */
+static void sc__num1(sc_html *out, double v)
 {
-    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, y, anchor);
-    sc_html_escape(out, text);
-    fprintf(out, "</text>\n");
+    sc_html_num(out, "%.1f", v);
+}
+
+/* x="..." y="..." (one decimal). */
+static void sc__xy(sc_html *out, double vx, double vy)
+{
+    sc_html_tag(out, " x=\"");
+    sc_html_num(out, "%.1f", vx);
+    sc_html_tag(out, "\" y=\"");
+    sc_html_num(out, "%.1f", vy);
+    sc_html_tag(out, "\"");
+}
+
+/* <text> at (x, y), anchored start, middle or end. */
+static void sc__text(sc_html *out, double x, double y, const char *anchor, const char *text)
+{
+    sc_html_tag(out, "<text");
+    sc__xy(out, x, y);
+    sc_html_attr(out, "text-anchor", anchor);
+    sc_html_tag(out, ">");
+    sc_html_text(out, text);
+    sc_html_tag(out, "</text>\n");
 }
 
 /* Bars in a plot of width px (left: the labels' room); ref >= 0 draws a reference line;
    sig: the values' printed form (%.1f, or %.4g for small figures). */
-static void sc__bars(FILE *out, int plot_w, double left, const char *title, const char *unit,
+static void sc__bars(sc_html *out, int plot_w, double left, const char *title, const char *unit,
                      const sc_svg_bar *bars, size_t n, double ref, bool sig)
 {
     const double width = plot_w - left - 120, row = 26, top = 30;
@@ -54,14 +79,18 @@ static void sc__bars(FILE *out, int plot_w, double left, const char *title, cons
     for (size_t i = 0; i < n; i++) {
         double y = top + row * (double)i, w = width * bars[i].value / max;
         sc__text(out, left - 8, y + 16, "end", bars[i].label);
-        fprintf(out, "<rect class=\"bar%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"18\"/>\n",
-                bars[i].worse ? " worse" : "", left, y + 3, w > 0 ? w : 0);
+        sc_html_tag(out, "<rect");
+        sc_html_attr(out, "class", bars[i].worse ? "bar worse" : "bar");
+        sc__xy(out, left, y + 3);
+        sc_html_tag(out, " width=\"");
+        sc__num1(out, w > 0 ? w : 0);
+        sc_html_tag(out, "\" height=\"18\"/>\n");
         if (bars[i].hi > 0) {
             double x0 = left + width * bars[i].lo / max, x1 = left + width * bars[i].hi / max;
-            fprintf(
-                out,
-                "<path class=\"whisker\" d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f %.1fV%.1f\"/>\n",
-                x0, y + 12, x1, x0, y + 6, y + 18, x1, y + 6, y + 18);
+            const double d[] = {x0, y + 12, x1, x0, y + 6, y + 18, x1, y + 6, y + 18};
+            sc_html_tag(out, "<path class=\"whisker\" d=\"");
+            sc_html_path(out, "M# #H#M# #V#M# #V#", d, 9);
+            sc_html_tag(out, "\"/>\n");
         }
         if (sig)
             snprintf(buf, sizeof(buf), "%.4g %s", bars[i].value, unit);
@@ -71,19 +100,21 @@ static void sc__bars(FILE *out, int plot_w, double left, const char *title, cons
                  "start", buf);
     }
     if (ref > 0) {
-        double x = left + width * ref / max;
-        fprintf(out, "<path class=\"ref\" d=\"M%.1f %.1fV%.1f\"/>\n", x, top,
-                top + row * (double)n);
+        const double d[] = {left + width * ref / max, top, top + row * (double)n};
+        sc_html_tag(out, "<path class=\"ref\" d=\"");
+        sc_html_path(out, "M# #V#", d, 3);
+        sc_html_tag(out, "\"/>\n");
     }
-    fprintf(out, "</svg>\n");
+    sc_html_tag(out, "</svg>\n");
 }
 
-void sc_svg_bars(FILE *out, const char *title, const char *unit, const sc_svg_bar *bars, size_t n)
+void sc_svg_bars(sc_html *out, const char *title, const char *unit, const sc_svg_bar *bars,
+                 size_t n)
 {
     sc__bars(out, SC__W, 160, title, unit, bars, n, -1, false);
 }
 
-void sc_svg_bars_ref(FILE *out, const char *title, const char *unit, const sc_svg_bar *bars,
+void sc_svg_bars_ref(sc_html *out, const char *title, const char *unit, const sc_svg_bar *bars,
                      size_t n, double ref)
 {
     sc__bars(out, 540, 200, title, unit, bars, n, ref, true);
@@ -108,7 +139,7 @@ static double sc__xv(double x, bool log2x)
     return log2x ? log2(x > 1 ? x : 1) : x;
 }
 
-void sc_svg_xy(FILE *out, const char *title, const char *xlabel, const char *yunit,
+void sc_svg_xy(sc_html *out, const char *title, const char *xlabel, const char *yunit,
                const double *x, const double *y, size_t n, bool log2x)
 {
     const double left = 70, right = SC__W - 20, top = 44, bottom = 264;
@@ -126,12 +157,18 @@ void sc_svg_xy(FILE *out, const char *title, const char *xlabel, const char *yun
     if (ymax <= 0)
         ymax = 1;
     sc__open(out, (int)bottom + 40, title);
-    fprintf(out, "<path class=\"axis\" d=\"M%.1f %.1fV%.1fH%.1f\"/>\n", left, top, bottom, right);
+    const double axis[] = {left, top, bottom, right};
+    sc_html_tag(out, "<path class=\"axis\" d=\"");
+    sc_html_path(out, "M# #V#H#", axis, 4);
+    sc_html_tag(out, "\"/>\n");
     for (int t = 0; t <= 4; t++) {
         double v = ymax * t / 4, py = bottom - (bottom - top) * t / 4;
         snprintf(buf, sizeof(buf), "%.0f", v);
         sc__text(out, left - 6, py + 4, "end", buf);
-        fprintf(out, "<path class=\"grid\" d=\"M%.1f %.1fH%.1f\"/>\n", left, py, right);
+        const double grid[] = {left, py, right};
+        sc_html_tag(out, "<path class=\"grid\" d=\"");
+        sc_html_path(out, "M# #H#", grid, 3);
+        sc_html_tag(out, "\"/>\n");
     }
     int step = (int)ceil((lx1 - lx0) / 10);
     for (int e = (int)ceil(lx0); e <= (int)lx1; e += step > 0 ? step : 1) {
@@ -144,19 +181,24 @@ void sc_svg_xy(FILE *out, const char *title, const char *xlabel, const char *yun
     }
     sc__text(out, (left + right) / 2, bottom + 34, "middle", xlabel);
     sc__text(out, left - 6, top - 14, "end", yunit);
-    fprintf(out, "<polyline class=\"line\" points=\"");
-    for (size_t i = 0; i < n; i++)
-        fprintf(out, "%.1f,%.1f ", left + (right - left) * (sc__xv(x[i], log2x) - lx0) / (lx1 - lx0),
-                bottom - (bottom - top) * y[i] / ymax);
-    fprintf(out, "\"/>\n");
-    for (size_t i = 0; i < n; i++)
-        fprintf(out, "<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\"/>\n",
-                left + (right - left) * (sc__xv(x[i], log2x) - lx0) / (lx1 - lx0),
-                bottom - (bottom - top) * y[i] / ymax);
-    fprintf(out, "</svg>\n");
+    sc_html_tag(out, "<polyline class=\"line\" points=\"");
+    for (size_t i = 0; i < n; i++) {
+        const double pt[] = {left + (right - left) * (sc__xv(x[i], log2x) - lx0) / (lx1 - lx0),
+                             bottom - (bottom - top) * y[i] / ymax};
+        sc_html_path(out, "#,# ", pt, 2);
+    }
+    sc_html_tag(out, "\"/>\n");
+    for (size_t i = 0; i < n; i++) {
+        sc_html_tag(out, "<circle class=\"dot\" cx=\"");
+        sc__num1(out, left + (right - left) * (sc__xv(x[i], log2x) - lx0) / (lx1 - lx0));
+        sc_html_tag(out, "\" cy=\"");
+        sc__num1(out, bottom - (bottom - top) * y[i] / ymax);
+        sc_html_tag(out, "\" r=\"3\"/>\n");
+    }
+    sc_html_tag(out, "</svg>\n");
 }
 
-void sc_svg_cpus(FILE *out, const char *title, size_t ncpus, const bool *in_list,
+void sc_svg_cpus(sc_html *out, const char *title, size_t ncpus, const bool *in_list,
                  const char *const *label)
 {
     const int per_row = 12, bw = 56, bh = 40, gap = 4, top = 28;
@@ -166,15 +208,23 @@ void sc_svg_cpus(FILE *out, const char *title, size_t ncpus, const bool *in_list
     sc__open(out, top + (int)rows * (bh + gap) + 4, title);
     for (size_t cpu = 0; cpu < ncpus; cpu++) {
         int x = (int)(cpu % per_row) * (bw + gap), y = top + (int)(cpu / per_row) * (bh + gap);
-        const char *cls = label && label[cpu] ? "cpu busy" : in_list[cpu] ? "cpu listed" : "cpu";
-        fprintf(out, "<rect class=\"%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n", cls, x,
-                y, bw, bh);
+        sc_html_tag(out, "<rect");
+        sc_html_attr(out, "class",
+                     label && label[cpu] ? "cpu busy"
+                     : in_list[cpu]      ? "cpu listed"
+                                         : "cpu");
+        sc__xy(out, x, y);
+        sc_html_tag(out, " width=\"");
+        sc_html_int(out, "%lld", bw);
+        sc_html_tag(out, "\" height=\"");
+        sc_html_int(out, "%lld", bh);
+        sc_html_tag(out, "\"/>\n");
         snprintf(buf, sizeof(buf), "cpu%zu", cpu);
         sc__text(out, x + bw / 2.0, y + 15, "middle", buf);
         if (label && label[cpu])
             sc__text(out, x + bw / 2.0, y + 32, "middle", label[cpu]);
     }
-    fprintf(out, "</svg>\n");
+    sc_html_tag(out, "</svg>\n");
 }
 
 /* The lowest and highest finite cell (lo > hi when none). */
@@ -189,7 +239,7 @@ static void sc__range(const double *cells, size_t count, double *lo, double *hi)
         }
 }
 
-void sc_svg_heatmap(FILE *out, const char *title, const char *unit, const char *const *names,
+void sc_svg_heatmap(sc_html *out, const char *title, const char *unit, const char *const *names,
                     size_t n, const double *cells, bool higher_better)
 {
     const int left = 110, top = 40;
@@ -197,10 +247,11 @@ void sc_svg_heatmap(FILE *out, const char *title, const char *unit, const char *
     char buf[64];
 
     if (n > SC_SVG_HEATMAP_MAX) {
-        fprintf(
-            out,
-            "<p>%zu nodes: more than the %d a heatmap draws; results.json holds the matrix.</p>\n",
-            n, SC_SVG_HEATMAP_MAX);
+        sc_html_tag(out, "<p>");
+        sc_html_int(out, "%lld", n);
+        sc_html_tag(out, " nodes: more than the ");
+        sc_html_int(out, "%lld", SC_SVG_HEATMAP_MAX);
+        sc_html_tag(out, " a heatmap draws; results.json holds the matrix.</p>\n");
         return;
     }
     int cell = n ? (SC__W - left) / (int)n : 1;
@@ -213,26 +264,33 @@ void sc_svg_heatmap(FILE *out, const char *title, const char *unit, const char *
             double v = cells[i * n + j], good = 0.5;
             if (isfinite(v) && hi > lo)
                 good = higher_better ? (v - lo) / (hi - lo) : (hi - v) / (hi - lo);
-            fprintf(out, "<rect x=\"%zu\" y=\"%zu\" width=\"%d\" height=\"%d\" ",
-                    left + j * (size_t)cell, top + i * (size_t)cell, cell - 1, cell - 1);
-            if (isfinite(v))
-                fprintf(out, "style=\"fill:hsl(%.0f,65%%,55%%)\"><title>", 120 * good);
-            else
-                fputs("style=\"fill:#ddd\"><title>", out);
-            if (isfinite(v))
+            sc_html_tag(out, "<rect x=\"");
+            sc_html_int(out, "%lld", left + j * (size_t)cell);
+            sc_html_tag(out, "\" y=\"");
+            sc_html_int(out, "%lld", top + i * (size_t)cell);
+            sc_html_tag(out, "\" width=\"");
+            sc_html_int(out, "%lld", cell - 1);
+            sc_html_tag(out, "\" height=\"");
+            sc_html_int(out, "%lld", cell - 1);
+            if (isfinite(v)) {
+                sc_html_tag(out, "\" style=\"fill:hsl(");
+                sc_html_num(out, "%.0f", 120 * good);
+                sc_html_tag(out, ",65%,55%)\"><title>");
                 snprintf(buf, sizeof(buf), "%.4g %s", v, unit);
-            else
+            } else {
+                sc_html_tag(out, "\" style=\"fill:#ddd\"><title>");
                 snprintf(buf, sizeof(buf), "not measured");
-            sc_html_escape(out, names[i]);
-            fputs(" - ", out);
-            sc_html_escape(out, names[j]);
-            fputs(": ", out);
-            sc_html_escape(out, buf);
-            fputs("</title></rect>\n", out);
+            }
+            sc_html_text(out, names[i]);
+            sc_html_tag(out, " - ");
+            sc_html_text(out, names[j]);
+            sc_html_tag(out, ": ");
+            sc_html_text(out, buf);
+            sc_html_tag(out, "</title></rect>\n");
         }
     }
     snprintf(buf, sizeof(buf), "green: best %.4g %s, red: worst %.4g %s", higher_better ? hi : lo,
              unit, higher_better ? lo : hi, unit);
     sc__text(out, left, top + (double)n * cell + 16, "start", hi >= lo ? buf : "no pair measured");
-    fprintf(out, "</svg>\n");
+    sc_html_tag(out, "</svg>\n");
 }

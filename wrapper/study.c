@@ -5,6 +5,7 @@
  * recomputed the same way by `streamcard verify STUDY`.
  */
 #include "study.h"
+#include "study_rows.h"
 #include "cli.h"
 #include "sc_ablation.h"
 #include "sc_bundle.h"
@@ -22,17 +23,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-/* One row of the study, read back from its bundle. */
-typedef struct sc__srow {
-    const char *label;
-    char *bundle; /* path, malloc'd, or NULL */
-    char verdict[16];
-    char why[512]; /* a failed row: its failed gates, or why it has no bundle */
-    double *x;     /* the metric's samples, one per run */
-    size_t n;
-    sc_stats st;
-} sc__srow;
 
 int sc_study_metric(const sc_card *card, sc_metric *m)
 {
@@ -73,8 +63,8 @@ static void sc__failed_gates(const sc_verify_report *r, char *buf, size_t len)
 
 /* Reads the row's bundle at path (NULL: none, cause says why), verified with opts (NULL:
    the defaults): verdict, samples, stats. */
-static void sc__read(sc__srow *row, const char *path, const char *cause, const sc_metric *m,
-                     const sc_verify_opts *opts)
+void sc__study_read(sc__srow *row, const char *path, const char *cause, const sc_metric *m,
+                    const sc_verify_opts *opts)
 {
     sc_verify_report r;
     sc_bundle b;
@@ -120,15 +110,6 @@ static void sc__read(sc__srow *row, const char *path, const char *cause, const s
     free(text);
     sc_bundle_close(&b);
 }
-
-/* A comparison of row against base: the change, B/A and its interval, the verdict. */
-typedef struct sc__cmp {
-    bool done;
-    double change_pct;
-    sc_ratio r;
-    const char *verdict;
-    bool worse;
-} sc__cmp;
 
 static void sc__compare(const sc__srow *base, const sc__srow *row, const sc_metric *m, sc__cmp *c)
 {
@@ -253,8 +234,8 @@ static void sc__tables(FILE *out, const sc_card *card, const sc_metric *m, const
 
 /* Fills cmp for every row: against the baseline, and a cumulative row against the one
    before it (steps 1..k-1). */
-static void sc__compare_all(const sc_card *card, const sc_metric *m, const sc__srow *rows,
-                            size_t nrows, sc__cmp (*cmp)[2])
+void sc__study_compare_all(const sc_card *card, const sc_metric *m, const sc__srow *rows,
+                           size_t nrows, sc__cmp (*cmp)[2])
 {
     size_t n = card->n_steps, step;
 
@@ -286,6 +267,22 @@ static json_object *sc__cmp_json(const sc__cmp *c)
     return o;
 }
 
+void sc__study_row_figures(json_object *o, const sc__srow *rows, size_t i, sc__cmp (*cmp)[2])
+{
+    if (rows[i].n) {
+        json_object_object_add(o, "runs", json_object_new_int64((int64_t)rows[i].n));
+        json_object_object_add(o, "median", json_object_new_double(rows[i].st.median));
+        if (rows[i].st.ci) {
+            json_object_object_add(o, "ci_low", json_object_new_double(rows[i].st.ci_low));
+            json_object_object_add(o, "ci_high", json_object_new_double(rows[i].st.ci_high));
+        }
+    }
+    if (i > 0) {
+        json_object_object_add(o, "vs_baseline", sc__cmp_json(&cmp[i][0]));
+        json_object_object_add(o, "vs_previous", sc__cmp_json(&cmp[i][1]));
+    }
+}
+
 /* The base name of a path ("runs/x_1" -> "x_1"), trailing slashes ignored. */
 static void sc__basename(const char *path, char *buf, size_t len)
 {
@@ -300,7 +297,7 @@ static void sc__basename(const char *path, char *buf, size_t len)
 
 /* The row's steps and the card keys it changes against the baseline: what the study
    declares as its intended differences. */
-static void sc__row_json_steps(json_object *o, const sc_card *card, size_t i)
+void sc__study_row_steps(json_object *o, const sc_card *card, size_t i)
 {
     size_t step;
     sc_ablation_kind kind = sc_ablation_kind_of(card->n_steps, i, &step);
@@ -341,7 +338,7 @@ static json_object *sc__record(const sc_card *card, const sc_metric *m, const sc
     for (size_t i = 0; i < nrows; i++) {
         json_object *o = json_object_new_object();
         json_object_object_add(o, "label", json_object_new_string(rows[i].label));
-        sc__row_json_steps(o, card, i);
+        sc__study_row_steps(o, card, i);
         if (rows[i].bundle) {
             sc__basename(rows[i].bundle, name, sizeof(name));
             json_object_object_add(o, "bundle", json_object_new_string(name));
@@ -349,18 +346,7 @@ static json_object *sc__record(const sc_card *card, const sc_metric *m, const sc
         json_object_object_add(o, "verdict", json_object_new_string(rows[i].verdict));
         if (rows[i].why[0])
             json_object_object_add(o, "why", json_object_new_string(rows[i].why));
-        if (rows[i].n) {
-            json_object_object_add(o, "runs", json_object_new_int64((int64_t)rows[i].n));
-            json_object_object_add(o, "median", json_object_new_double(rows[i].st.median));
-            if (rows[i].st.ci) {
-                json_object_object_add(o, "ci_low", json_object_new_double(rows[i].st.ci_low));
-                json_object_object_add(o, "ci_high", json_object_new_double(rows[i].st.ci_high));
-            }
-        }
-        if (i > 0) {
-            json_object_object_add(o, "vs_baseline", sc__cmp_json(&cmp[i][0]));
-            json_object_object_add(o, "vs_previous", sc__cmp_json(&cmp[i][1]));
-        }
+        sc__study_row_figures(o, rows, i, cmp);
         json_object_array_add(arr, o);
     }
     json_object_object_add(root, "rows", arr);
@@ -411,9 +397,9 @@ int sc_study_finish(const sc_run_series *rs, const sc_card *card, int status)
     }
     for (size_t i = 0; i < nrows; i++) {
         rows[i].label = rs->series->runs[i].label;
-        sc__read(&rows[i], rs->bundles[i], rs->causes[i], &m, NULL);
+        sc__study_read(&rows[i], rs->bundles[i], rs->causes[i], &m, NULL);
     }
-    sc__compare_all(card, &m, rows, nrows, cmp);
+    sc__study_compare_all(card, &m, rows, nrows, cmp);
     FILE *mem = open_memstream(&table, &table_len);
     if (!mem) {
         status = SC_EXIT_ERROR;
@@ -457,256 +443,4 @@ bool sc_study_is(const char *path)
         close(fd);
     sc_bundle_close(&b);
     return fd >= 0;
-}
-
-/* The parent directory of a path, where a study's bundles are. */
-static void sc__dirname(const char *path, char *buf, size_t len)
-{
-    size_t n = strlen(path);
-    while (n > 1 && path[n - 1] == '/')
-        n--;
-    while (n > 0 && path[n - 1] != '/')
-        n--;
-    while (n > 1 && path[n - 1] == '/')
-        n--;
-    snprintf(buf, len, "%.*s", (int)n, n ? path : ".");
-}
-
-/* A bundle name the record may give: one path component, never "." or "..". */
-static bool sc__name_ok(const char *name)
-{
-    return *name && strlen(name) < 256 && !strchr(name, '/') && strcmp(name, ".") != 0 &&
-           strcmp(name, "..") != 0;
-}
-
-static const char *sc__jstr(json_object *o, const char *key)
-{
-    json_object *v;
-    return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
-               ? json_object_get_string(v)
-               : NULL;
-}
-
-/* The checks of one study record (sc_study_load()). */
-typedef struct sc__check {
-    const char *dir; /* where its bundles are: the study's parent directory */
-    const sc_metric *m;
-    const sc_verify_opts *opts;
-    sc_diag *d;
-    size_t missing; /* rows whose bundle is not there */
-} sc__check;
-
-/* Checks one recorded row against its bundle, recomputed; problems into x->d. */
-static void sc__verify_row(json_object *o, size_t i, sc__check *x)
-{
-    const char *name = sc__jstr(o, "bundle"), *verdict = sc__jstr(o, "verdict");
-    char path[4096 + 260];
-    json_object *v;
-    sc__srow row = {.label = ""};
-
-    if (!verdict) {
-        sc_diag_addf(x->d, "row %zu: no verdict recorded", i + 1);
-        return;
-    }
-    if (!name) {
-        if (strcmp(verdict, "no bundle") != 0)
-            sc_diag_addf(x->d, "row %zu: verdict %s without a bundle", i + 1, verdict);
-        return;
-    }
-    if (!sc__name_ok(name)) {
-        sc_diag_addf(x->d, "row %zu: the bundle name is not one name beside the study", i + 1);
-        return;
-    }
-    snprintf(path, sizeof(path), "%s/%s", x->dir, name);
-    sc__read(&row, path, NULL, x->m, x->opts);
-    if (strcmp(row.verdict, "no bundle") == 0) {
-        /* One line for a bundle that is not there, not a line per figure it would give. */
-        sc_diag_addf(x->d, "row %zu: %s: %s (valid: the record beside the bundles it names)", i + 1,
-                     name, row.why);
-        x->missing++;
-        goto out;
-    }
-    if (strcmp(row.verdict, verdict) != 0)
-        sc_diag_addf(x->d, "row %zu: %s: recorded verdict %s, the bundle's is %s", i + 1, name,
-                     verdict, row.verdict);
-    if (strcmp(row.verdict, "unverified") == 0)
-        sc_diag_addf(x->d, "row %zu: %s: %s", i + 1, name, row.why);
-    bool has = json_object_object_get_ex(o, "median", &v);
-    double recorded = has ? json_object_get_double(v) : 0;
-    if (has != (row.n > 0) ||
-        (row.n && fabs(recorded - row.st.median) > 1e-9 * fabs(row.st.median)))
-        sc_diag_addf(x->d, "row %zu: %s: recorded median %s, the bundle's runs give %.6g", i + 1,
-                     name, has ? json_object_get_string(v) : "none", row.n ? row.st.median : 0.0);
-out:
-    free(row.bundle);
-    free(row.x);
-}
-
-/* Whether a and b hold the same value at key (both missing counts as the same). */
-static bool sc__same(json_object *a, json_object *b, const char *key)
-{
-    json_object *va = NULL, *vb = NULL;
-
-    json_object_object_get_ex(a, key, &va);
-    json_object_object_get_ex(b, key, &vb);
-    return json_object_equal(va, vb);
-}
-
-/*
- * The rows' declarations held to the study's own card.yaml: each row's label, kind, steps
- * and declared differences are what the card's steps give, so a record whose declarations
- * were edited fails even re-sealed (compare --study trusts them).
- */
-static void sc__verify_declarations(sc_bundle *b, json_object *rows, sc_diag *d)
-{
-    sc_card *card = sc_card_new();
-    char *text = NULL;
-    size_t len = 0, n = json_object_array_length(rows);
-    sc_diag parse;
-
-    sc_diag_init(&parse);
-    if (!card || sc_bundle_read(b, "card.yaml", &text, &len) < 0 ||
-        sc_card_parse(card, text, len, "card.yaml", &parse) < 0 || !card->n_steps) {
-        sc_diag_addf(d,
-                     "card.yaml: %s: the rows' declared differences cannot be checked "
-                     "(valid: the study's card, as written by streamcard run)",
-                     !card   ? strerror(ENOMEM)
-                     : !text ? "missing"
-                             : "not a study card");
-        goto out;
-    }
-    if (n != 2 * card->n_steps) {
-        sc_diag_addf(d, "study.json: %zu rows, its card.yaml's %zu steps make %zu", n,
-                     card->n_steps, 2 * card->n_steps);
-        goto out;
-    }
-    for (size_t i = 0; i < n; i++) {
-        json_object *o = json_object_array_get_idx(rows, i), *want = json_object_new_object();
-        char *label = sc_ablation_label(card, i);
-        if (!want || !label) {
-            sc_diag_addf(d, "study.json: %s", strerror(ENOMEM));
-            json_object_put(want);
-            free(label);
-            break;
-        }
-        json_object_object_add(want, "label", json_object_new_string(label));
-        sc__row_json_steps(want, card, i);
-        bool same = true;
-        json_object_object_foreach(want, key, val)
-        {
-            (void)val;
-            same = same && sc__same(o, want, key);
-        }
-        if (!same)
-            sc_diag_addf(d,
-                         "row %zu: its label, steps or declared differences are not what "
-                         "the study's card.yaml gives row %zu (%s)",
-                         i + 1, i + 1, label);
-        json_object_put(want);
-        free(label);
-    }
-out:
-    sc_diag_free(&parse);
-    free(text);
-    sc_card_free(card);
-}
-
-int sc_study_load(const char *path, const sc_verify_opts *opts, sc_diag *problems,
-                  json_object **record)
-{
-    sc_bundle b;
-    char *text = NULL, dir[4096];
-    json_object *root = NULL, *rows;
-    sc_metric m;
-
-    *record = NULL;
-    if (sc_bundle_open(&b, path) < 0)
-        return -ENOENT;
-    sc_bundle_check_sums(&b, problems);
-    if (sc_bundle_read(&b, "study.json", &text, NULL) < 0 || !(root = json_tokener_parse(text)) ||
-        !json_object_object_get_ex(root, "rows", &rows) ||
-        !json_object_is_type(rows, json_type_array) || !sc__jstr(root, "metric") ||
-        sc_metric_lookup(sc__jstr(root, "metric"), &m) < 0 ||
-        json_object_array_length(rows) > 2 * SC_ABLATION_MAX_STEPS) {
-        sc_diag_addf(problems, "study.json: not a study record (valid: rows and a metric)");
-        json_object_put(root);
-        root = NULL;
-    } else {
-        sc_diag found;
-        sc_diag_init(&found);
-        sc__dirname(path, dir, sizeof(dir));
-        sc__check x = {.dir = dir, .m = &m, .opts = opts, .d = &found};
-        size_t n = json_object_array_length(rows), named = 0;
-        for (size_t i = 0; i < n; i++) {
-            json_object *o = json_object_array_get_idx(rows, i);
-            named += sc__jstr(o, "bundle") != NULL;
-            sc__verify_row(o, i, &x);
-        }
-        /* A record moved away from its bundles: one line, not one per row. */
-        if (named > 1 && x.missing == named)
-            sc_diag_addf(problems,
-                         "none of the %zu bundles the study names is in %s (valid: the record "
-                         "beside the bundles it names)",
-                         named, dir);
-        else if (sc_diag_merge(problems, &found) < 0)
-            sc_diag_addf(problems, "study.json: %s", strerror(ENOMEM));
-        sc_diag_free(&found);
-        sc__verify_declarations(&b, rows, problems);
-    }
-    free(text);
-    sc_bundle_close(&b);
-    *record = root;
-    return 0;
-}
-
-json_object *sc_study_row_of(json_object *record, const char *study, const char *bundle)
-{
-    char dir[4096], path[4096 + 260];
-    json_object *rows;
-    struct stat want, st;
-
-    if (!record || stat(bundle, &want) < 0 || !S_ISDIR(want.st_mode) ||
-        !json_object_object_get_ex(record, "rows", &rows) ||
-        !json_object_is_type(rows, json_type_array))
-        return NULL;
-    sc__dirname(study, dir, sizeof(dir));
-    for (size_t i = 0; i < json_object_array_length(rows); i++) {
-        json_object *o = json_object_array_get_idx(rows, i);
-        const char *name = sc__jstr(o, "bundle");
-        if (!name || !sc__name_ok(name))
-            continue;
-        snprintf(path, sizeof(path), "%s/%s", dir, name);
-        if (stat(path, &st) == 0 && st.st_dev == want.st_dev && st.st_ino == want.st_ino)
-            return o;
-    }
-    return NULL;
-}
-
-int sc_study_verify(const char *path, const sc_verify_opts *opts)
-{
-    sc_diag d;
-    char shown[1024];
-    json_object *root = NULL;
-    int status = SC_EXIT_FAILED;
-
-    sc_text_escape(shown, sizeof(shown), path, strlen(path));
-    sc_diag_init(&d);
-    if (sc_study_load(path, opts, &d, &root) < 0) {
-        fprintf(stderr, "streamcard: verify: %s: cannot open the study\n", shown);
-        sc_diag_free(&d);
-        return SC_EXIT_USAGE;
-    }
-    if (d.count) {
-        sc_diag_print(&d, "streamcard: verify: ", stderr);
-        fprintf(stderr, "streamcard: verify: %s: study FAILED (%zu problem%s)\n", shown,
-                d.count + d.more, d.count + d.more == 1 ? "" : "s");
-    } else {
-        printf("streamcard: verify: %s: study intact; every row recomputed from its bundle "
-               "agrees\n",
-               shown);
-        status = SC_EXIT_OK;
-    }
-    json_object_put(root);
-    sc_diag_free(&d);
-    return status;
 }

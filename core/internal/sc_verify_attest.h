@@ -18,17 +18,21 @@
 #include "sc_card.h"
 #include "sc_diag.h"
 #include "sc_gate_table.h"
+#include "sc_tracelog.h"
 #include "sc_verify.h"
 
 typedef struct sc_verify_attest_in {
     const sc_bundle *b;
     const sc_card *card;
-    const char *card_text, *run_conf, *log;
+    const char *card_text, *run_conf;
+    const sc_tracelog *log; /* the first run's log as parsed; NULL when it has none */
     const sc_verify_opts *opts;
 } sc_verify_attest_in;
 
-/* Sets *gate (the platform_state gate), adds problems and notes (what is attested). */
+/* Sets *gate (the platform_state gate), adds problems and notes (what is attested), and puts
+   into node the node of the main step's statement that holds ("" when none: the bundle's
+   host is only claimed). */
 void sc_verify_attest(const sc_verify_attest_in *in, sc_gate *gate, sc_diag *problems,
-                      sc_diag *notes);
+                      sc_diag *notes, char *node, size_t len);
 
 #endif

@@ -36,9 +36,15 @@ enum {
 
 /* Where each part goes in the bundle. */
 static const char *const sc__file[PART_COUNT] = {
-    "results.json",         "build.json",          "platform/before.txt",
-    "platform/after.txt",   "prefetch/state/state.env", "card.yaml",
-    "stream.log",           "threads_at_ready.txt", "numa_maps_at_ready.txt",
+    "results.json",
+    "build.json",
+    "platform/before.txt",
+    "platform/after.txt",
+    "prefetch/state/state.env",
+    "card.yaml",
+    "stream.log",
+    "threads_at_ready.txt",
+    "numa_maps_at_ready.txt",
     "run.conf",
 };
 
@@ -97,7 +103,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         "sc_verify_why: not one line");
         if (ab.loaded)
             sc__facts_deterministic(dir, &ab.facts);
-        sc_report_html(sc__devnull(), &ab, 1, NULL);
+        sc_html *page = sc_html_open(sc__devnull());
+        sc_fuzz_require(page != NULL, "out of memory");
+        sc_report_html(page, &ab, 1, NULL);
+        sc_html_close(page);
     }
     sc_analysis_free(&ab);
     sc_fuzz_free_parts(part, PART_COUNT);

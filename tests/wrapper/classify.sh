@@ -63,7 +63,7 @@ cases=(
     "bad gate: another|$failed|$base|--bad-gate binding,transport|125|skip: failed_|environment gates failed: validation"
     "bad gate: none|$crashed|$base|--bad-gate none|125|skip: crashed_|environment gates failed: phases validation exit_code stream_timer (killed by signal 11"
     "bad gate: timeouts too|$hung|$base|--bad-gate exit_code|1|bad: hung_|baseline held them: exit_code (killed by signal 15"
-    "tampered|$tampered|$base||125|skip: tampered|2 problems (stream.log: edited"
+    "tampered|$tampered|$base||125|skip: tampered|8 problems (stream.log: edited"
     "no bundle|$WORK/nope|$base||125|skip: $WORK/nope: cannot open the bundle|"
     "not comparable|$thr1|$base||125|skip: thr1_|threads differs (1 here, 2 in the baseline"
     "allowed difference|$thr1|$base|--allow threads|0|good: thr1_|"

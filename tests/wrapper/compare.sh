@@ -15,6 +15,8 @@ pfoff=$(plugin_run pfoff off)
 binpf=$(plugin_run binpf off STREAMCARD_KERNEL_DIR="$(other_kernel)")
 failed=$(small_run failed STREAMCARD_FAULT=corrupt)
 tampered=$(copy_bundle "$base" tampered)
+# (a second Copy row: the sums, and a table row beyond the card's one function with the
+# claims of run.conf and results.json that then disagree: 8 problems)
 echo "Copy: 1.0 0.1 0.1 0.1" >>"$tampered/stream.log"
 
 # name|A|B|options|status|text the output must hold
@@ -30,7 +32,7 @@ cases=(
     "binary+prefetch named|$base|$binpf|--independent prefetch|1|besides prefetch, binary_sha256 differs"
     "not the named one|$base|$thr1|--independent prefetch|1|prefetch is the same in both bundles, and these differ instead: threads"
     "failed gates|$base|$failed||1|refused: failed gates: validation"
-    "tampered|$tampered|$base||1|refused: 2 problems (stream.log: edited"
+    "tampered|$tampered|$base||1|refused: 8 problems (stream.log: edited"
     "missing|$base|$WORK/nope||2|cannot open the bundle: No such file or directory"
     "unknown variable|$base|$thr1|--independent cores|2|--independent cores: not a controlled variable"
 )

@@ -53,11 +53,11 @@ expect_status 2 "$SC" export "$base"
 expect_contains "$WORK/err" "needs --prometheus"
 # -o: written whole, no temporary file left behind.
 expect_status 3 "$SC" export --prometheus -o "$WORK/textfile/streamcard.prom" "$base"
-expect_contains "$WORK/err" "streamcard.prom.tmp: No such file or directory (valid: a writable directory)"
+expect_contains "$WORK/err" "cannot make a temporary file in $WORK/textfile: No such file or directory (valid: a writable directory)"
 mkdir -p "$WORK/textfile"
 expect_status 0 "$SC" export --prometheus -o "$WORK/textfile/streamcard.prom" "$base"
 [ -s "$WORK/textfile/streamcard.prom" ] || fail "-o wrote nothing"
-[ ! -e "$WORK/textfile/streamcard.prom.tmp" ] || fail "temporary file left behind"
+[ "$(ls -A "$WORK/textfile")" = streamcard.prom ] || fail "temporary file left behind"
 
 # Every unit of the metric registry (export --help prints it) has a Prometheus family
 # (cmd_export.c's sc__units): a metric of a new unit cannot go unexported unnoticed.
@@ -154,10 +154,11 @@ def one(name, card, **labels):
     assert len(got) == 1, (name, card, labels, got)
     return got[0]
 for s in fams["streamcard_verdict_ok"].samples:
-    assert set(s.labels) == {"host", "owner", "workload", "kernel", "card", "card_hash"}, s.labels
+    assert set(s.labels) == {"host", "host_attested", "owner", "workload", "kernel", "card", "card_hash"}, s.labels
     # owner: who owns the bundle directory, whatever the bundle says
     assert s.labels["owner"] == pwd.getpwuid(os.stat(sys.argv[2]).st_uid).pw_name, s.labels
     assert s.labels["workload"] == "stream" and s.labels["kernel"] == "copy", s.labels
+    assert s.labels["host_attested"] == "0", s.labels  # runs outside the plugin: claimed
     assert len(s.labels["card_hash"]) == 12 and int(s.labels["card_hash"], 16) >= 0, s.labels
 assert one("streamcard_verdict_ok", "base") == 1
 assert one("streamcard_verdict_ok", "failed") == 0

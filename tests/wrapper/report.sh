@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# streamcard report: one self-contained page (no script, nothing from a network) with the
-# gates, the plan, rates, placement, NUMA pages, platform state and, for several bundles,
-# the comparison; headless Chromium renders it and the screenshot shows the plots.
-# Without chromium the test is skipped (77) after the checks of the HTML itself.
+# streamcard report: one self-contained page (no script, nothing from a network, a strict
+# Content-Security-Policy) with the gates, the plan, rates, placement, NUMA pages, platform
+# state and, for several bundles, the comparison; headless Chromium renders it and the
+# screenshot shows the plots. Without chromium the test is skipped (77) after the checks of
+# the HTML itself.
 BIN=$(cd "$1" && pwd) SRC=$2
 . "$SRC/tests/lib.sh"
 . "$SRC/tests/wrapper/analysis_lib.sh"
@@ -59,8 +60,10 @@ expect_not_contains "$WORK/invalid.html" "(change vs A)"
 for bad in "<script" " src=" " href=" "url(" "@import" "<link" "<iframe"; do
     expect_not_contains "$H" "$bad"
 done
-[ "$(grep -o 'http' "$H" | wc -l)" = "$(grep -o 'xmlns="http://www.w3.org/2000/svg"' "$H" | wc -l)" ] ||
+[ "$(grep -oE 'https?:' "$H" | wc -l)" = "$(grep -o 'xmlns="http://www.w3.org/2000/svg"' "$H" | wc -l)" ] ||
     fail "the page names a URL besides the SVG namespace"
+# And the browser is told so: nothing but inline style and data: images (no script at all).
+expect_contains "$H" "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">"
 
 # Bandwidth per message size: a bundle given MPI-style sizes (results.json, re-sealed; the
 # STREAM figure unchanged, so it still verifies) gets the log-scale plot and its table.

@@ -1,23 +1,37 @@
 # screenshot_lib.sh: the report pages seen as a person sees them. Source it after lib.sh.
 #   shoot HTML PNG [HEIGHT]: headless Chromium renders the page at half scale (offline, no
 #     profile, no sandbox: root in CI); exits the test with 77 (skipped) without chromium.
+#   dump_dom HTML OUT: the page's DOM after Chromium ran it (scripts and event handlers
+#     included, 2 s of virtual time), into OUT; 77 without chromium, as shoot.
 #   png_pixels PNG RRGGBB...: prints the page's dark pixels, then the pixels of each colour,
 #     one number a line (a tiny PNG decoder: zlib and the five row filters); with
 #     PNG_EXTENT=1 each colour's line also gives the image's width and the rightmost column
 #     holding that colour ("count width rightmost").
 
+sc__chromium() {
+    command -v chromium || command -v chromium-browser || {
+        echo "skip: no chromium (Debian package chromium) to render the page" >&2
+        exit 77
+    }
+}
+
 shoot() {
     local chromium
-    chromium=$(command -v chromium || command -v chromium-browser || true)
-    if [ -z "$chromium" ]; then
-        echo "skip: no chromium (Debian package chromium) to render the page"
-        exit 77
-    fi
+    chromium=$(sc__chromium) || exit 77
     timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking \
         --disable-component-update --no-first-run --disable-sync --user-data-dir="$WORK/profile" \
         --force-device-scale-factor=0.5 --window-size=1200,"${3:-6000}" --screenshot="$2" \
         "file://$1" \
         >"$WORK/chromium.out" 2>&1 || { cat "$WORK/chromium.out" >&2; fail "chromium failed"; }
+}
+
+dump_dom() {
+    local chromium
+    chromium=$(sc__chromium) || exit 77
+    timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking \
+        --disable-component-update --no-first-run --disable-sync --user-data-dir="$WORK/profile" \
+        --virtual-time-budget=2000 --dump-dom "file://$1" >"$2" 2>"$WORK/chromium.out" ||
+        { cat "$WORK/chromium.out" >&2; fail "chromium failed"; }
 }
 
 png_pixels() {

@@ -3,8 +3,8 @@
 # cumulative row differs from the baseline in several variables), and in nothing else.
 # Without the record the same pair is refused as before; a record edited (re-sealed or not)
 # is not trusted; a record moved away from its bundles says so once; a record that names a
-# bundle of another study (re-sealed, its figures made to agree) passes verify, yet compare
-# still finds the undeclared difference in the bundles themselves.
+# bundle of another study (re-sealed, its figures and comparisons made to agree) passes
+# verify, yet compare still finds the undeclared difference in the bundles themselves.
 BIN=$1 SRC=$2
 . "$SRC/tests/lib.sh"
 
@@ -99,7 +99,8 @@ seq2=$(bundle_row "$WORK/s2.out" "seq 1-2: + passive wait")
 [ "$study2" != "$study" ] && [ -d "$seq2" ] || fail "no second study: $(cat "$WORK/s2.out")"
 expect_status 1 "$BIN/streamcard" compare --study "$study" "$base" "$seq2"
 expect_contains "$WORK/err" "not a bundle of the study"
-# The first record made to name it (its figures copied, re-sealed): verify cannot tell, the
+# The first record made to name it (its figures copied, its comparisons recomputed, re-sealed):
+# verify cannot tell, the
 # declarations still match the card; compare finds the variable no row declares.
 cp -r "$study" "$WORK/runs/forged"
 python3 - "$WORK/runs/forged/study.json" "$study2/study.json" <<'PY'
@@ -110,6 +111,22 @@ mine = [x for x in r["rows"] if x["label"] == label][0]
 theirs = [x for x in other["rows"] if x["label"] == label][0]
 for k in ("bundle", "verdict", "runs", "median", "ci_low", "ci_high"):
     if k in theirs: mine[k] = theirs[k]
+# Its comparisons as verify recomputes them from the bundles (2 runs a side: the ratio is
+# the Hodges-Lehmann estimate, no interval, "unconfirmed"; worse beyond the 5% bound).
+import math, os
+runs = os.path.dirname(os.path.dirname(p))
+def values(row):
+    return json.load(open(os.path.join(runs, row["bundle"], "results.json")))["stats"]["triad"]["values"]
+def median(v):
+    v = sorted(v); n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+def cmp(a, b):
+    change = 100 * (median(b) - median(a)) / median(a)
+    ratio = math.exp(median([math.log(y) - math.log(x) for x in a for y in b]))
+    return {"change_pct": change, "ratio": ratio, "verdict": "unconfirmed", "worse": -change > 5}
+by = {x["label"]: x for x in r["rows"]}
+mine["vs_baseline"] = cmp(values(by["baseline"]), values(mine))
+mine["vs_previous"] = cmp(values(by["alone 1: one thread"]), values(mine))
 json.dump(r, open(p, "w"))
 PY
 (cd "$WORK/runs/forged" && sha256sum card.yaml study.json table.md >SHA256SUMS)
