@@ -46,11 +46,11 @@ grep -q "^command=.*/srun$" "$B/run.conf" && grep -qx "command_arg=--mpi=pmix" "
 	fail "the ranks were not launched with srun --mpi=pmix"
 as_user "$SC" verify --keys "$TRUSTED" "$B" >/dev/null || fail "one node: verify rejects the bundle"
 
-# Too few CPUs asked for by hand (the filter keeps the user's -n 1): the node refuses the
-# card naming the request that gives an MPI card its CPUs, its ranks as tasks.
-job=$(submit one.yaml job.sh -n 1 2>/dev/null) || fail "sbatch refused -n 1"
+# Too few CPUs asked for by hand (the filter keeps the user's -n 1 -c 1): the node refuses
+# the card naming the request that gives an MPI card its CPUs, its ranks as tasks.
+job=$(submit one.yaml job.sh -n 1 -c 1 2>/dev/null) || fail "sbatch refused -n 1 -c 1"
 state=$(wait_job "$job")
-[[ $state != COMPLETED ]] || fail "an MPI card with one CPU completed"
+[[ $state != COMPLETED ]] || fail "an MPI card with one CPU completed: $(scontrol -o show job "$job") $(cat "$WORK/$job.out")"
 logged "ask Slurm for the card's CPUs: sbatch --exclusive, or -n 2)" "$WORK/$job.out"
 
 # Two nodes in their own network namespaces: over TCP, one rank per node; the filter asks
