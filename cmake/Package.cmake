@@ -130,13 +130,18 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT) # streamcard_<version>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # Depends: the libraries the installed files link (dpkg-shlibdeps: libseccomp2 among them),
-# libssl3, man-db (the man pages), adduser (postinst makes the card check's account)
+# libssl3 (below), man-db (the man pages), adduser (postinst makes the card check's account)
 # and, for the plugin, the Slurm series it was built against: a SPANK plugin must match
 # the slurmd that loads it (Slurm checks the plugin's major.minor at load time).
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-# libssl3: core/libcrypto.c dlopen's libcrypto.so.3 for signatures (dpkg-shlibdeps sees
-# only what is linked).
-set(_sc_depends "man-db, libssl3, adduser")
+# libssl3: core/libcrypto.c dlopen's libcrypto.so.3 for signatures, which dpkg-shlibdeps
+# does not see; it sees streamcard-pingpong link libcrypto and then names libssl3 itself,
+# with its version. So it is named here only when the pingpong is not built: once, never
+# "libssl3, libssl3 (>= 3.0.x)" (static.lintian checks Depends for a package named twice).
+set(_sc_depends "man-db, adduser")
+if(NOT TARGET streamcard-pingpong)
+  string(APPEND _sc_depends ", libssl3")
+endif()
 if(STREAMCARD_BUILD_PLUGIN AND SLURM_INCLUDE_DIR)
   file(STRINGS ${SLURM_INCLUDE_DIR}/slurm/slurm_version.h _sc_slurm_version
        REGEX "^#define[ \t]+SLURM_VERSION_NUMBER[ \t]+0x[0-9a-fA-F]+")

@@ -467,6 +467,14 @@ static void sc__read_mapping(sc__card_reader *r, yaml_node_t *map, const char *p
                              sc__scalar(k), sc__node_kind(v));
             continue;
         }
+        /* A key of the schema in another section: where it belongs, not a "did you mean"
+           of its own name. */
+        const sc__card_key *elsewhere = sc__card_key_by_name(sc__scalar(k));
+        if (elsewhere) {
+            sc__reader_error(r, k, "%s: belongs %s, not %s (move it there)", sc__scalar(k),
+                             sc__card_section_name(elsewhere->path), sc__card_section_name(path));
+            continue;
+        }
         const sc__card_key *near = sc__card_key_suggest(sc__scalar(k));
         if (near)
             sc__reader_error(r, k, "unknown key \"%s\" (did you mean %s?)",

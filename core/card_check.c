@@ -451,9 +451,41 @@ static char *sc__missing(hwloc_const_bitmap_t set, hwloc_const_bitmap_t allowed)
     return text;
 }
 
+void sc_card_tasks_of(const sc_card *card, sc_card_tasks *t)
+{
+    long cpus = card->cpus ? hwloc_bitmap_weight(card->cpus) : 1;
+
+    *t = (sc_card_tasks){.ntasks = 1, .nodes = 1, .per_node = 1};
+    if (card->workload == SC_WORKLOAD_MPI_PINGPONG) {
+        bool all = card->pairs && strcmp(card->pairs, "all") == 0;
+        long nodes = card->nodes ? (long)sc_hostlist_count(card->nodes) : 1;
+        t->ntasks = card->ranks > 0 || all ? card->ranks : 2;
+        t->nodes = all ? t->ntasks : nodes > 0 ? nodes : 1;
+        t->per_node = all ? 1 : (t->ntasks + t->nodes - 1) / t->nodes;
+    }
+    t->cpus_per_task = cpus > t->per_node ? (cpus + t->per_node - 1) / t->per_node : 1;
+}
+
+void sc_card_tasks_format(const sc_card_tasks *t, char *buf, size_t len)
+{
+    char cpt[32] = "";
+
+    if (t->cpus_per_task > 1)
+        snprintf(cpt, sizeof(cpt), " -c %ld", t->cpus_per_task);
+    if (t->ntasks == 1 && t->nodes == 1)
+        snprintf(buf, len, "-c %ld", t->cpus_per_task);
+    else if (t->nodes == 1)
+        snprintf(buf, len, "-n %ld%s", t->ntasks, cpt);
+    else if (t->nodes > 1)
+        snprintf(buf, len, "-N %ld --ntasks-per-node=%ld%s", t->nodes, t->per_node, cpt);
+    else
+        snprintf(buf, len, "-N NODES --ntasks-per-node=%ld%s", t->per_node, cpt);
+}
+
 static void sc__check_cpus(const sc_card *card, const sc_machine *m, sc_diag *diag, int *errors)
 {
-    char where[512], *missing, *valid;
+    char where[512], ask[96], *missing, *valid;
+    sc_card_tasks tasks;
 
     sc__where(card, SC_CF_CPU_LIST, where, sizeof(where));
     if ((missing = sc__missing(card->cpus, m->cpus_online))) {
@@ -463,11 +495,12 @@ static void sc__check_cpus(const sc_card *card, const sc_machine *m, sc_diag *di
         (*errors)++;
     } else if ((missing = sc__missing(card->cpus, m->cpus_allowed))) {
         valid = sc_cpulist_format(m->cpus_allowed);
+        sc_card_tasks_of(card, &tasks);
+        sc_card_tasks_format(&tasks, ask, sizeof(ask));
         sc_diag_addf(diag,
                      "%s: cpu_list: CPUs %s are outside the CPUs this job may use on %s (valid: "
-                     "%s; ask Slurm for the card's CPUs: sbatch --exclusive, or -c %d)",
-                     where, missing, m->hostname, valid ? valid : "?",
-                     hwloc_bitmap_weight(card->cpus));
+                     "%s; ask Slurm for the card's CPUs: sbatch --exclusive, or %s)",
+                     where, missing, m->hostname, valid ? valid : "?", ask);
         (*errors)++;
     } else {
         return;

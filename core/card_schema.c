@@ -140,30 +140,21 @@ const char *sc__card_key_name(const sc__card_key *key)
     return dot ? dot + 1 : key->path;
 }
 
-/* Levenshtein distance of two short strings (capped inputs; used for suggestions). */
-static size_t sc__edit_distance(const char *a, const char *b)
+const sc__card_key *sc__card_key_by_name(const char *name)
 {
-    size_t la = strlen(a), lb = strlen(b), row[64];
+    for (size_t i = 0; i < SC_CF_COUNT; i++)
+        if (strcmp(sc__card_key_name(&sc__card_keys[i]), name) == 0)
+            return &sc__card_keys[i];
+    return NULL;
+}
 
-    if (la >= 63 || lb >= 63)
-        return SIZE_MAX;
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (row[j] + 1 < best)
-                best = row[j] + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
+const char *sc__card_section_name(const char *path)
+{
+    if (!strncmp(path, "experiment.expect.", 18))
+        return "under expect:";
+    if (!strncmp(path, "experiment.", 11))
+        return "under experiment:";
+    return "at the top level";
 }
 
 const sc__card_key *sc__card_key_suggest(const char *name)
@@ -172,7 +163,7 @@ const sc__card_key *sc__card_key_suggest(const char *name)
     size_t best_d = 3; /* suggest only close misspellings */
 
     for (size_t i = 0; i < SC_CF_COUNT; i++) {
-        size_t d = sc__edit_distance(name, sc__card_key_name(&sc__card_keys[i]));
+        size_t d = sc_text_distance(name, sc__card_key_name(&sc__card_keys[i]));
         if (d < best_d) {
             best_d = d;
             best = &sc__card_keys[i];

@@ -9,25 +9,28 @@
 #define ENV SC_GATE_ENVIRONMENT
 #define OUT SC_GATE_OUTCOME
 
+/* log: the workload's own log may say why the gate failed (a library that cannot start,
+   a crash, a refused transport); the other gates' notes say it all. */
 static const struct {
     const char *name, *conf_key;
     bool mandatory;
     sc_gate_class cls;
+    bool log;
 } sc__gate_info[SC_GATE_COUNT] = {
-    [SC_GATE_THREAD_COUNT] = {"thread_count", "thread_count_ok", true, ENV},
-    [SC_GATE_PHASES] = {"phases", "phases_ok", true, ENV},
-    [SC_GATE_BINDING] = {"binding", "thread_binding_ok", true, ENV},
-    [SC_GATE_VALIDATION] = {"validation", "validation_ok", true, OUT},
-    [SC_GATE_EXIT_CODE] = {"exit_code", "exit_code_ok", true, OUT},
-    [SC_GATE_EVIDENCE] = {"evidence", "evidence_ok", true, ENV},
-    [SC_GATE_MEMORY_NODE] = {"memory_node", "memory_node_ok", false, ENV},
-    [SC_GATE_PLATFORM_STATE] = {"platform_state", "platform_state_ok", false, ENV},
-    [SC_GATE_TRANSPORT] = {"transport", "transport_ok", false, OUT},
-    [SC_GATE_MIN_RATE] = {"min_rate", "min_rate_ok", false, OUT},
-    [SC_GATE_MAX_LATENCY] = {"max_latency", "max_latency_ok", false, OUT},
-    [SC_GATE_STREAM_ARRAY] = {"stream_array", "stream_array_ok", false, ENV},
-    [SC_GATE_STREAM_TIMER] = {"stream_timer", "stream_timer_ok", false, ENV},
-    [SC_GATE_INTERFERENCE] = {"interference", "interference_ok", false, ENV},
+    [SC_GATE_THREAD_COUNT] = {"thread_count", "thread_count_ok", true, ENV, true},
+    [SC_GATE_PHASES] = {"phases", "phases_ok", true, ENV, true},
+    [SC_GATE_BINDING] = {"binding", "thread_binding_ok", true, ENV, true},
+    [SC_GATE_VALIDATION] = {"validation", "validation_ok", true, OUT, true},
+    [SC_GATE_EXIT_CODE] = {"exit_code", "exit_code_ok", true, OUT, true},
+    [SC_GATE_EVIDENCE] = {"evidence", "evidence_ok", true, ENV, false},
+    [SC_GATE_MEMORY_NODE] = {"memory_node", "memory_node_ok", false, ENV, false},
+    [SC_GATE_PLATFORM_STATE] = {"platform_state", "platform_state_ok", false, ENV, false},
+    [SC_GATE_TRANSPORT] = {"transport", "transport_ok", false, OUT, true},
+    [SC_GATE_MIN_RATE] = {"min_rate", "min_rate_ok", false, OUT, false},
+    [SC_GATE_MAX_LATENCY] = {"max_latency", "max_latency_ok", false, OUT, false},
+    [SC_GATE_STREAM_ARRAY] = {"stream_array", "stream_array_ok", false, ENV, false},
+    [SC_GATE_STREAM_TIMER] = {"stream_timer", "stream_timer_ok", false, ENV, false},
+    [SC_GATE_INTERFERENCE] = {"interference", "interference_ok", false, ENV, false},
 };
 
 const char *sc_gate_name(sc_gate_id id)
@@ -43,6 +46,11 @@ const char *sc_gate_conf_key(sc_gate_id id)
 bool sc_gate_mandatory(sc_gate_id id)
 {
     return sc__gate_info[id].mandatory;
+}
+
+bool sc_gate_log_explains(sc_gate_id id)
+{
+    return sc__gate_info[id].log;
 }
 
 sc_gate_class sc_gate_class_of(sc_gate_id id)

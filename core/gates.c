@@ -692,6 +692,7 @@ int sc_gates_evaluate(const sc_card *card, const sc_evidence *ev, sc_gates *out)
     sc__gate_exit(ev, &out->g[SC_GATE_EXIT_CODE]);
     out->ended_from_outside =
         ev->ended_by_streamcard || (ev->exit_signal && !sc__own_signal(ev->exit_signal));
+    out->signalled = ev->exit_known && ev->exit_signal != 0;
     sc__gate_evidence(ev, t, &out->g[SC_GATE_EVIDENCE]);
     sc__gate_memory_node(card, ev, &out->g[SC_GATE_MEMORY_NODE]);
     sc_platform_gate(card, ev->state_env, ev->host_states, ev->n_host_states, t,

@@ -187,10 +187,11 @@ bool sc_runs_done(const sc_card *card, json_object *runs, bool failed, char *why
 void sc_runs_combine_gates(const sc_gates *runs, size_t n, sc_gates *out)
 {
     /* exit_code's class is the run's whose failure the bundle's gate reports (below) */
-    out->ended_from_outside = false;
+    out->ended_from_outside = out->signalled = false;
     for (size_t i = 0; i < n; i++)
         if (runs[i].g[SC_GATE_EXIT_CODE].state == SC_GATE_FAIL) {
             out->ended_from_outside = runs[i].ended_from_outside;
+            out->signalled = runs[i].signalled;
             break;
         }
     for (int g = 0; g < SC_GATE_COUNT; g++) {

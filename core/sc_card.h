@@ -278,6 +278,26 @@ struct sc_machine;
 int sc_card_check_machine(const sc_card *card, const struct sc_machine *m, bool platform_control,
                           sc_diag *diag);
 
+/*
+ * What a checked card asks of Slurm, so that the job's tasks hold the CPUs of cpu_list on
+ * each node: a threaded workload is one task holding every CPU of cpu_list; mpi-pingpong is
+ * one task per rank (each node's ranks are bound in order to cpu_list), over the card's
+ * nodes. The cli_filter asks for it (`streamcard resources`) and the node's refusal of a
+ * job without the card's CPUs names it.
+ */
+typedef struct sc_card_tasks {
+    long ntasks;        /* in all; 0: one per node of the allocation (pairs: all, no nodes) */
+    long nodes;         /* 1, the card's nodes, or 0: the allocation's (pairs: all) */
+    long per_node;      /* tasks on each node */
+    long cpus_per_task; /* at least 1 */
+} sc_card_tasks;
+
+void sc_card_tasks_of(const sc_card *card, sc_card_tasks *t);
+
+/* sbatch's options for t, into buf: "-c 2", "-n 2", "-n 2 -c 2", "-N 2 --ntasks-per-node=1",
+   "-N NODES --ntasks-per-node=1" (the allocation's nodes). */
+void sc_card_tasks_format(const sc_card_tasks *t, char *buf, size_t len);
+
 /* Emits the resolved card as YAML (every key with its effective value). malloc'd. */
 char *sc_card_to_yaml(const sc_card *card);
 

@@ -57,6 +57,9 @@ typedef struct sc_gates {
        itself killed, or a signal a program does not raise on itself ended it. A failed
        exit_code gate then belongs to the environment. */
     bool ended_from_outside;
+    /* The workload was ended by a signal, its own (a crash) or from outside: exit_code's
+       note then says more about the run than the gates its end left unmet. */
+    bool signalled;
 } sc_gates;
 
 /* Sets a gate's state and its note (printf-style). */
@@ -70,6 +73,10 @@ bool sc_gates_passed(const sc_gates *gates);
 const char *sc_gate_name(sc_gate_id id);
 const char *sc_gate_conf_key(sc_gate_id id);
 bool sc_gate_mandatory(sc_gate_id id);
+
+/* Whether the workload's own log may say why gate id failed (thread_count, phases, binding,
+   validation, exit_code, transport): the cause line then quotes its first error. */
+bool sc_gate_log_explains(sc_gate_id id);
 
 /* A gate's class as the gate table says ("outcome", "environment" by sc_gate_class_name). */
 sc_gate_class sc_gate_class_of(sc_gate_id id);

@@ -50,6 +50,10 @@ bool sc_text_is_printable(const char *s, size_t len);
  */
 size_t sc_text_truncate(char *s, size_t max_len);
 
+/* The Levenshtein distance of two short texts (for "did you mean": card keys, the commands'
+   options); SIZE_MAX when either has 63 bytes or more. */
+size_t sc_text_distance(const char *a, const char *b);
+
 /*
  * Finds repeated texts in one pass over a hash table: first[i] is the index of the first
  * text equal to texts[i] when an earlier one is, else n; a NULL text is never a repeat (its

@@ -154,7 +154,8 @@ const sc_imb_row *sc_tracelog_imb_row(const sc_tracelog *t, unsigned long long b
  * The first line of a log that says why a run failed: one that speaks of an error, a
  * failure, something unable, impossible, refused, denied, not found, aborted, killed or
  * timed out (an MPI library that cannot start, a workload's own complaint), not a trace
- * line, the validation verdict's own words or an env: record. Copies it (trimmed, cut to
+ * line, the validation verdict's own words, an env: record or a report that a measurement
+ * is unavailable ("counters: unavailable: perf_event_open ..."). Copies it (trimmed, cut to
  * fit) into buf and returns its line number; 0 when no line does.
  */
 long sc_tracelog_first_cause(const char *log, char *buf, size_t len);

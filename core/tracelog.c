@@ -460,6 +460,17 @@ static bool sc__has_word(const char *line, size_t n, const char *word)
     return false;
 }
 
+/* "counters: unavailable: perf_event_open ...": a workload's report that a measurement it
+   offers could not be made (sct_perf_print()), not an error of the run. */
+static bool sc__unavailable_report(const char *line, size_t n)
+{
+    size_t w = 0;
+
+    while (w < n && (islower((unsigned char)line[w]) || line[w] == '_'))
+        w++;
+    return w > 0 && n - w >= 15 && strncmp(line + w, ": unavailable: ", 15) == 0;
+}
+
 long sc_tracelog_first_cause(const char *log, char *buf, size_t len)
 {
     static const char *const words[] = {
@@ -474,7 +485,7 @@ long sc_tracelog_first_cause(const char *log, char *buf, size_t len)
         lineno++;
         bool skip = !strncmp(line, SC_TRACE_TAG, strlen(SC_TRACE_TAG)) ||
                     !strncmp(line, SC_TRACE_VALIDATES, strlen(SC_TRACE_VALIDATES)) ||
-                    !strncmp(line, "env: ", 5);
+                    !strncmp(line, "env: ", 5) || sc__unavailable_report(line, n);
         for (size_t i = 0; !skip && i < sizeof(words) / sizeof(words[0]); i++)
             if (sc__has_word(line, n, words[i])) {
                 while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == ' '))

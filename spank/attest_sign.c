@@ -47,25 +47,6 @@ void sc_spank_run_id(uint32_t job_id, char *buf, size_t len)
         slurm_free_job_info_msg(msg);
 }
 
-/* The policy's key path with %n replaced by the node's short name. */
-static int sc__key_path(const sc_policy *p, const char *node, char *out, size_t len)
-{
-    size_t used = 0;
-
-    for (const char *s = p->key; *s && used + 1 < len; s++) {
-        if (s[0] == '%' && s[1] == 'n') {
-            used += (size_t)snprintf(out + used, len - used, "%s", node);
-            s++;
-        } else {
-            out[used++] = *s;
-        }
-    }
-    if (used >= len)
-        return -ENAMETOOLONG;
-    out[used] = '\0';
-    return 0;
-}
-
 /* The SHA-256 of this plugin's own file: its build identity. */
 static void sc__plugin_build(char hex[SC_HASH_HEX_LEN + 1])
 {
@@ -136,11 +117,13 @@ static int sc__sign(const sc_attest_in *in, const sc_attest_claims *c, char **en
 {
     char path[1024], *json = NULL;
     sc_attest_key *k = NULL;
-    int rc = sc__key_path(in->policy, c->node, path, sizeof(path));
+    int rc = sc_policy_key_path(in->policy, c->node, path, sizeof(path));
 
     *envelope = NULL;
     if (rc == 0)
         rc = sc_attest_key_load_private(path, &k, why, whylen);
+    if (rc == -ENOENT) /* named with the command that makes it */
+        sc_policy_key_missing(path, why, whylen);
     if (rc == 0)
         rc = sc_attest_statement_make(c, &json);
     if (rc == 0)

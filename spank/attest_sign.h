@@ -48,8 +48,9 @@ void sc_spank_run_id(uint32_t job_id, char *buf, size_t len);
  * leaves the platform alone, what root reads now of its CPUs' prefetch registers and
  * governors, the node's own state (BASELINE_PREFETCH, BASELINE_GOVERNOR: the journals'
  * originals where a job holds a change) and CHANGED_BY (those jobs). Returns 0, or -errno
- * with the reason in why (no key: -ENOENT; the run is then not attested, and the job goes
- * on).
+ * with the reason in why (no key file: -ENOENT, why naming streamcard keygen --out DIR; the
+ * run is then not attested, and the job goes on). The plugin calls it only when
+ * sc_policy_key_wanted(): keys are opt-in.
  */
 int sc_spank_attest_apply(const sc_attest_in *in, char **envelope, char *why, size_t whylen);
 

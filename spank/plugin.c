@@ -365,8 +365,10 @@ static sc_attest_in sc__attest_in(spank_t sp, const char *role, char *step, size
 
 /* In the task, as root, after the change: the signed statement of what root did and read
    back, for the bundle. A change's statement names the run its restore will close, and,
-   when this step started the change, is noted for that restore. Without a usable key the
-   run is not attested; the job goes on. */
+   when this step started the change, is noted for that restore. Without a key configured
+   the node does not sign and says nothing here (slurmd said it once at its start); a
+   configured key that cannot be used is an error. Either way the run is not attested and
+   the job goes on. */
 static void sc__attest_apply(spank_t sp)
 {
     char step[32], why[1024] = "";
@@ -378,6 +380,8 @@ static void sc__attest_apply(spank_t sp)
         sc__attest_in(sp, sc__role(sp) == SC_ROLE_MAIN ? "main" : "node", step, sizeof(step));
     free(sc__plug.attest);
     sc__plug.attest = NULL;
+    if (!sc_policy_key_wanted(&sc__plug.policy))
+        return;
     if (sc_spank_attest_apply(&in, &sc__plug.attest, why, sizeof(why)) < 0)
         sc_spank_error("streamcard: job %u: this node's platform statement is not signed, so "
                        "its bundle's platform claims are not attested: %s",
@@ -416,6 +420,8 @@ static void sc__attest_restore(spank_t sp, int rc)
     char step[32], why[1024] = "";
     sc_attest_in in = sc__attest_in(sp, "main", step, sizeof(step));
 
+    if (!sc_policy_key_wanted(&sc__plug.policy))
+        return;
     if (sc_spank_attest_restore(&in, rc, why, sizeof(why)) < 0)
         sc_spank_error("streamcard: job %u: the restore is not attested: %s", sc__plug.job_id,
                        *why ? why : "no key");
@@ -429,6 +435,20 @@ static sc_user_bundle_in sc__bundle_in(void)
                                .ev = sc__plug.platform_changed ? &sc__plug.ev : NULL,
                                .sysroot = sc__plug.policy.sysroot,
                                .attest = sc__plug.attest};
+}
+
+/* slurmd's start: the node's key, said once (keys are opt-in: no key configured is an
+   info line here and nothing in the jobs; key= naming a missing file is an error). */
+static void sc__key_note(void)
+{
+    char node[256], why[1024] = "";
+    sc_spank_node_name(node, sizeof(node));
+    int rc = sc_policy_key_state(&sc__plug.policy, node, why, sizeof(why));
+
+    if (rc > 0)
+        sc_spank_info("%s", why);
+    else if (rc < 0)
+        sc_spank_error("%s", why);
 }
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
@@ -456,6 +476,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
                            sc__plug.policy.state_dir);
         sc__log_lines(log);
         free(log);
+        sc__key_note();
         /* Said once at slurmd's start: without the check's account every card job fails. */
         uid_t cu;
         gid_t cg;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* allow=prefetch,governor (or allow=none) */
 static int sc__policy_allow(sc_policy *p, const char *value, char *why, size_t whylen)
@@ -106,6 +107,7 @@ int sc_policy_parse(sc_policy *p, int argc, char *const argv[], char *why, size_
             rc = sc__policy_path(p->sysroot, sizeof(p->sysroot), "sysroot", value, why, whylen);
         } else if (klen == 3 && strncmp(arg, "key", 3) == 0) {
             rc = sc__policy_path(p->key, sizeof(p->key), "key", value, why, whylen);
+            p->key_given = rc == 0;
         } else if (klen == 10 && strncmp(arg, "check_user", 10) == 0) {
             rc = sc__policy_user(p, value, why, whylen);
         } else if (klen == 11 && strncmp(arg, "attest_keep", 11) == 0) {
@@ -122,6 +124,65 @@ int sc_policy_parse(sc_policy *p, int argc, char *const argv[], char *why, size_
         }
         if (rc < 0)
             return rc;
+    }
+    return 0;
+}
+
+int sc_policy_key_path(const sc_policy *p, const char *node, char *out, size_t len)
+{
+    size_t used = 0;
+
+    for (const char *s = p->key; *s && used + 1 < len; s++) {
+        if (s[0] == '%' && s[1] == 'n') {
+            used += (size_t)snprintf(out + used, len - used, "%s", node);
+            s++;
+        } else {
+            out[used++] = *s;
+        }
+    }
+    if (used >= len)
+        return -ENAMETOOLONG;
+    out[used] = '\0';
+    return 0;
+}
+
+bool sc_policy_key_wanted(const sc_policy *p)
+{
+    struct stat st;
+
+    /* The default names no %n. Anything at its path (a symlink, a bad mode) is a key the
+       admin meant, refused with its reason when a job signs. */
+    return p->key_given || lstat(p->key, &st) == 0 || errno != ENOENT;
+}
+
+void sc_policy_key_missing(const char *path, char *why, size_t whylen)
+{
+    const char *slash = strrchr(path, '/');
+    int dirlen = slash && slash != path ? (int)(slash - path) : 1;
+
+    snprintf(why, whylen,
+             "streamcard: key %s: no such file (valid: a node key made as root with streamcard "
+             "keygen --out %.*s, or no key= in plugstack.conf: runs are then not attested)",
+             path, dirlen, path);
+}
+
+int sc_policy_key_state(const sc_policy *p, const char *node, char *why, size_t whylen)
+{
+    char path[1024];
+    struct stat st;
+
+    if (!sc_policy_key_wanted(p)) {
+        snprintf(why, whylen,
+                 "streamcard: no node key configured (no key= in plugstack.conf, and %s is not "
+                 "there): this node's bundles are not attested (to attest them: streamcard "
+                 "keygen --out /etc/streamcard as root)",
+                 p->key);
+        return 1;
+    }
+    if (sc_policy_key_path(p, node, path, sizeof(path)) == 0 && lstat(path, &st) < 0 &&
+        errno == ENOENT) {
+        sc_policy_key_missing(path, why, whylen);
+        return -ENOENT;
     }
     return 0;
 }

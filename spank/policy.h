@@ -6,10 +6,11 @@
  * require_exclusive=yes|no (platform changes only on a node the job has to itself;
  * default yes), state_dir=PATH (root-owned restore journals; default /run/streamcard),
  * sysroot=PATH (where /sys, /proc/cpuinfo and /dev/cpu are looked up; tests only),
- * key=PATH (the node's private signing key, %n the node's short name; default
- * /etc/streamcard/node.key), check_user=NAME (the account the card check runs as; default
- * streamcard-check), attest_keep=COUNT and attest_days=DAYS (the signed statements kept in
- * <state_dir>/attest/: the newest COUNT, none older than DAYS; defaults 512 and 30).
+ * key=PATH (the node's private signing key, %n the node's short name; without key= the
+ * default /etc/streamcard/node.key when it exists, else the node does not sign: keys are
+ * opt-in, doc/design.md section 20), check_user=NAME (the account the card check runs as;
+ * default streamcard-check), attest_keep=COUNT and attest_days=DAYS (the signed statements
+ * kept in <state_dir>/attest/: the newest COUNT, none older than DAYS; defaults 512 and 30).
  */
 #ifndef SC_POLICY_H
 #define SC_POLICY_H
@@ -31,11 +32,34 @@ typedef struct sc_policy {
     char state_dir[512];
     char sysroot[512];
     char key[512];
+    bool key_given; /* key= was given: a key that is missing or unusable is an error */
     char check_user[33];
     long attest_keep, attest_days;
 } sc_policy;
 
 /* Parses the arguments; unknown keys and bad values are errors with a reason in why. */
 int sc_policy_parse(sc_policy *p, int argc, char *const argv[], char *why, size_t whylen);
+
+/* The key's path with "%n" replaced by node (the node's short name). 0 or -ENAMETOOLONG. */
+int sc_policy_key_path(const sc_policy *p, const char *node, char *out, size_t len);
+
+/*
+ * Whether the node signs (doc/design.md, section 20, "Keys"): key= was given, or there is
+ * something at the default key's path. Without either no key is configured: the node does
+ * not sign, and slurmd says so once at its start (sc_policy_key_state()), not every job.
+ */
+bool sc_policy_key_wanted(const sc_policy *p);
+
+/*
+ * The node's key as slurmd's start sees it, for one line of its log: 0 something is at the
+ * key's path (it is read and checked when a job signs); 1 no key configured (why: an info
+ * line naming streamcard keygen); -ENOENT key= names a file that is not there (why: an
+ * error line, sc_policy_key_missing()). It only looks.
+ */
+int sc_policy_key_state(const sc_policy *p, const char *node, char *why, size_t whylen);
+
+/* The line for a configured key file that is not there, naming the command that makes it:
+   streamcard keygen --out <its directory>. */
+void sc_policy_key_missing(const char *path, char *why, size_t whylen);
 
 #endif

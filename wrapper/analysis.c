@@ -1,6 +1,7 @@
 /* analysis.c: what the analysis commands share (see analysis.h). */
 #include "analysis.h"
 #include "cli.h"
+#include "options.h"
 #include "sc_num.h"
 #include "sc_text.h"
 #include "sc_runs.h"
@@ -60,8 +61,10 @@ static int sc__options(const sc_analysis_cmd *cmd, int argc, char **argv, void *
             return SC_EXIT_OK;
         }
         if (c == ':' || c == '?') {
-            fprintf(stderr, "streamcard: %s: %s: %s (see streamcard %s --help)\n", cmd->name,
-                    argv[optind - 1], c == ':' ? "needs a value" : "unknown option", cmd->name);
+            char line[512];
+            sc_option_error(cmd->long_opts, c, argc, argv, &optind, line, sizeof(line));
+            fprintf(stderr, "streamcard: %s: %s (see streamcard %s --help)\n", cmd->name, line,
+                    cmd->name);
             return cmd->usage_status;
         }
         int rc = cmd->option(ctx, c, optarg);

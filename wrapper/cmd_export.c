@@ -553,8 +553,10 @@ static int sc__export_option(void *ctx, int c, const char *arg)
 
     if (c == 'p')
         o->prometheus = true;
-    else
-        o->output = arg; /* 'o' */
+    else if (c == 'o')
+        o->output = arg;
+    else /* 't': --in-toto with a value, which it does not take */
+        return SC_EXIT_USAGE;
     return SC_ANALYSIS_GO_ON;
 }
 
@@ -571,8 +573,10 @@ static int sc__export_check(void *ctx, size_t n)
 
 int sc_cmd_export(int argc, char **argv)
 {
+    /* in-toto: export_intoto.c reads its own options; here for a misspelling's suggestion. */
     static const struct option opts[] = {{"prometheus", no_argument, NULL, 'p'},
                                          {"output", required_argument, NULL, 'o'},
+                                         {"in-toto", no_argument, NULL, 't'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     /* A bundle that cannot be read is left out; a refused one still reports its verdict. */
@@ -591,8 +595,8 @@ int sc_cmd_export(int argc, char **argv)
     char why[4096 + 256];
     int status, first;
 
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--in-toto") == 0)
+    for (int i = 1; i < argc; i++) /* --in-toto, or its prefix as getopt takes it (--in-t) */
+        if (strlen(argv[i]) >= 4 && strncmp(argv[i], "--in-toto", strlen(argv[i])) == 0)
             return sc_export_intoto(argc, argv);
     if (!sc_analysis_options(&cmd, argc, argv, &o, &first, &status))
         return status;

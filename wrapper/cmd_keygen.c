@@ -5,6 +5,7 @@
  * directory (/etc/streamcard/keys).
  */
 #include "cli.h"
+#include "options.h"
 #include "sc_attest.h"
 
 #include <errno.h>
@@ -16,26 +17,46 @@ int sc_cmd_keygen(int argc, char **argv)
 {
     char fpr[SC_ATTEST_FPR_LEN + 1], why[1024] = "";
 
-    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: streamcard keygen --out DIR\n\n"
-               "Makes a node's signing key: DIR/node.key (0600, never replaced) and DIR/node.pub.\n"
-               "The plugin's key= names the private key; verify --keys DIR trusts the *.pub.\n");
-        return SC_EXIT_OK;
+    static const struct option table[] = {{"out", required_argument, NULL, 'o'},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
+    const char *dir = NULL;
+    char line[512];
+    int c;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", table, NULL)) != -1) {
+        if (c == 'h') {
+            printf("usage: streamcard keygen --out DIR\n\n"
+                   "Makes a node's signing key: DIR/node.key (0600, never replaced) and "
+                   "DIR/node.pub.\n"
+                   "The plugin's key= names the private key; verify --keys DIR trusts the "
+                   "*.pub.\n");
+            return SC_EXIT_OK;
+        }
+        if (c == 'o') {
+            dir = optarg;
+            continue;
+        }
+        sc_option_error(table, c, argc, argv, &optind, line, sizeof(line));
+        fprintf(stderr, "streamcard: keygen: %s (valid: streamcard keygen --out DIR)\n", line);
+        return SC_EXIT_USAGE;
     }
-    if (argc != 3 || strcmp(argv[1], "--out") != 0) {
+    if (!dir || optind != argc) {
         fprintf(stderr, "streamcard: keygen: usage: streamcard keygen --out DIR\n");
         return SC_EXIT_USAGE;
     }
-    if (mkdir(argv[2], 0755) < 0 && errno != EEXIST) {
-        fprintf(stderr, "streamcard: keygen: %s: %s (valid: a directory that can be made)\n",
-                argv[2], strerror(errno));
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+        fprintf(stderr, "streamcard: keygen: %s: %s (valid: a directory that can be made)\n", dir,
+                strerror(errno));
         return SC_EXIT_ERROR;
     }
-    if (sc_attest_keygen(argv[2], fpr, why, sizeof(why)) < 0) {
+    if (sc_attest_keygen(dir, fpr, why, sizeof(why)) < 0) {
         fprintf(stderr, "%s\n", *why ? why : "streamcard: keygen: failed");
         return SC_EXIT_ERROR;
     }
-    printf("streamcard: keygen: %s/node.key (private, 0600) and %s/node.pub: key %s\n", argv[2],
-           argv[2], fpr);
+    printf("streamcard: keygen: %s/node.key (private, 0600) and %s/node.pub: key %s\n", dir, dir,
+           fpr);
     return SC_EXIT_OK;
 }

@@ -12,6 +12,7 @@
 #include "cacheprobe.h"
 #include "cli.h"
 #include "execute.h"
+#include "options.h"
 #include "run_series.h"
 #include "study.h"
 #include "sc_machine.h"
@@ -116,6 +117,7 @@ static int sc__run_parse(int argc, char **argv, sc_run_opts *opts, sc_card **car
     size_t nflags = 0;
     const char *output = ".";
     const char *job_bundle = getenv("STREAMCARD_BUNDLE"), *job_card = getenv("STREAMCARD_CARD");
+    bool unknown = false;
     int c, rc = 0;
 
     if (!table || !flags) {
@@ -168,12 +170,17 @@ static int sc__run_parse(int argc, char **argv, sc_run_opts *opts, sc_card **car
             sc_diag_addf(diag, "%s: needs a value (see streamcard run --help)", argv[optind - 1]);
             *problems = true;
         } else {
-            sc_diag_addf(diag, "%s: unknown option (see streamcard run --help)", argv[optind - 1]);
-            *problems = true;
+            char line[512];
+            sc_option_unknown(table, argc, argv, &optind, line, sizeof(line));
+            sc_diag_addf(diag, "%s (see streamcard run --help)", line);
+            *problems = unknown = true;
         }
     }
     if (optind < argc - 1) {
-        sc_diag_addf(diag, "%s: only one card per run (use a sweep for several)", argv[optind + 1]);
+        /* After an unknown option the extra word may be its value: that mistake is said. */
+        if (!unknown)
+            sc_diag_addf(diag, "%s: only one card per run (use a sweep for several)",
+                         argv[optind + 1]);
         rc = -EINVAL;
     }
     if (rc < 0)
@@ -286,8 +293,10 @@ static int sc__check_blas(const sc_run_opts *opts, const sc_card *card, sc_diag 
     return rc;
 }
 
-/* The rules of the node that runs the workload: this machine, as far as this job sees it. */
-static int sc__check_machine(const sc_run_opts *opts, const sc_card *card, sc_diag *diag)
+/* The rules of the node that runs the workload: this machine, as far as this job sees it.
+   warn: the card and options had no problem, so a warning about the run is worth saying
+   (beside a refusal it would be a second message for nothing). */
+static int sc__check_machine(const sc_run_opts *opts, const sc_card *card, bool warn, sc_diag *diag)
 {
     sc_fsroot root;
     sc_machine m;
@@ -302,7 +311,7 @@ static int sc__check_machine(const sc_run_opts *opts, const sc_card *card, sc_di
         if (sc__check_blas(opts, card, diag) < 0)
             rc = -EINVAL;
         sc_machine_free(&m);
-        if (rc == 0)
+        if (rc == 0 && warn)
             sc__warn_cache(opts, card);
     } else {
         sc_diag_addf(diag, "cannot read this machine's CPUs and memory under /sys: %s",
@@ -334,7 +343,7 @@ static int sc__prepare(const sc_run_opts *opts, const sc_card *card, bool proble
             crc = sc_cacheprobe_resolve(opts, one, &found);
         if (crc == -ENOMEM)
             rc = -ENOMEM;
-        if (crc < 0 || sc__check_machine(opts, one, &found) < 0)
+        if (crc < 0 || sc__check_machine(opts, one, !problems && rc == 0, &found) < 0)
             rc = rc == -ENOMEM ? rc : -EINVAL;
         if (sc_diag_merge(diag, &found) < 0)
             rc = -ENOMEM;

@@ -5,6 +5,7 @@
  * section 20).
  */
 #include "cli.h"
+#include "options.h"
 #include "sc_text.h"
 #include "sc_verify.h"
 #include "study.h"
@@ -30,18 +31,28 @@ int sc_cmd_verify(int argc, char **argv)
     sc_verify_report r;
     int status;
 
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+    static const struct option table[] = {{"keys", required_argument, NULL, 'k'},
+                                          {"state-dir", required_argument, NULL, 's'},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
+    char line[512];
+    int c;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", table, NULL)) != -1) {
+        if (c == 'h')
             return sc__usage(stdout, SC_EXIT_OK);
-        if ((!strcmp(argv[i], "--keys") || !strcmp(argv[i], "--state-dir")) && i + 1 < argc) {
-            *(argv[i][2] == 'k' ? &opts.keys_dir : &opts.state_dir) = argv[i + 1];
-            i++;
-        } else if (argv[i][0] != '-' && !bundle) {
-            bundle = argv[i];
-        } else {
-            return sc__usage(stderr, SC_EXIT_USAGE);
+        if (c == 'k' || c == 's') {
+            *(c == 'k' ? &opts.keys_dir : &opts.state_dir) = optarg;
+            continue;
         }
+        sc_option_error(table, c, argc, argv, &optind, line, sizeof(line));
+        fprintf(stderr, "streamcard: verify: %s (see streamcard verify --help)\n", line);
+        return SC_EXIT_USAGE;
     }
+    if (optind == argc - 1)
+        bundle = argv[optind];
     if (!bundle)
         return sc__usage(stderr, SC_EXIT_USAGE);
     if (sc_study_is(bundle)) /* a study record: its sums, rows and every bundle it names */

@@ -5,6 +5,7 @@
  * `streamcard verify` checks the signatures against trusted keys.
  */
 #include "cli.h"
+#include "options.h"
 #include "outfile.h"
 #include "sc_attest.h"
 #include "sc_bundle.h"
@@ -49,16 +50,27 @@ int sc_export_intoto(int argc, char **argv)
     bool more = false;
     sc_bundle b;
 
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--in-toto"))
+    static const struct option table[] = {{"in-toto", no_argument, NULL, 't'},
+                                          {"output", required_argument, NULL, 'o'},
+                                          {NULL, 0, NULL, 0}};
+    char line[512];
+    int c;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:", table, NULL)) != -1) {
+        if (c == 't')
             continue;
-        if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
-            output = argv[++i];
-        else if (argv[i][0] != '-' && !path)
-            path = argv[i];
-        else
-            path = NULL, i = argc; /* a usage error */
+        if (c == 'o') {
+            output = optarg;
+            continue;
+        }
+        sc_option_error(table, c, argc, argv, &optind, line, sizeof(line));
+        fprintf(stderr, "streamcard: export: %s (see streamcard export --help)\n", line);
+        return SC_EXIT_USAGE;
     }
+    if (optind == argc - 1)
+        path = argv[optind];
     if (!path) {
         fprintf(stderr,
                 "streamcard: export: usage: streamcard export --in-toto [-o FILE] BUNDLE\n");

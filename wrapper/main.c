@@ -70,11 +70,26 @@ int main(int argc, char **argv)
         return sc_cmd_health(argc - 1, argv + 1);
     if (strcmp(argv[1], "history") == 0)
         return sc_cmd_history(argc - 1, argv + 1);
+    static const char *const commands[] = {"run",    "verify", "resources", "compare", "classify",
+                                           "report", "export", "health",    "history", "keygen"};
+    const char *near = NULL;
+    size_t best = 3; /* close misspellings only, as for options and card keys */
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        size_t d = sc_text_distance(argv[1], commands[i]);
+        if (d < best) {
+            best = d;
+            near = commands[i];
+        }
+    }
     char *shown = sc_text_escape_dup(argv[1], 200); /* the user's text, escaped */
-    fprintf(stderr,
-            "streamcard: %s: unknown command (valid: run, verify, resources, compare, classify, "
-            "report, export, health, history, keygen; see streamcard --help)\n",
-            shown ? shown : "?");
+    if (near)
+        fprintf(stderr, "streamcard: %s: unknown command (did you mean %s?)\n", shown ? shown : "?",
+                near);
+    else
+        fprintf(stderr,
+                "streamcard: %s: unknown command (valid: run, verify, resources, compare, "
+                "classify, report, export, health, history, keygen; see streamcard --help)\n",
+                shown ? shown : "?");
     free(shown);
     return SC_EXIT_USAGE;
 }

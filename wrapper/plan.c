@@ -452,10 +452,22 @@ void sc_plan_print(const sc_plan *plan, FILE *out)
                    plan->binary_found ? "\n"
                                       : "  (NOT FOUND: build it, or set STREAMCARD_KERNEL_DIR)\n");
     fprintf(out, "  CPUs:        %s (%d CPUs)\n", c->cpu_list, hwloc_bitmap_weight(c->cpus));
-    if (c->workload == SC_WORKLOAD_MPI_PINGPONG)
-        fprintf(out, "  ranks:       %ld, rank i on the i-th CPU of cpu_list%s\n", c->ranks,
-                c->nodes ? ", across the card's nodes" : "");
-    else
+    if (c->workload == SC_WORKLOAD_MPI_PINGPONG) {
+        /* The count the launcher is given (pairs: all without ranks: the allocation's nodes,
+           2 on this host outside Slurm), not the card's unset 0. */
+        bool in_slurm = getenv("SLURM_JOB_ID") != NULL;
+        fprintf(out, "  ranks:       %ld, ", sc__mpi_ranks(c, in_slurm));
+        if (sc__pairs_all(c) && c->ranks <= 0)
+            fprintf(out, "%s\n",
+                    in_slurm ? "one per node of the job (pairs: all)"
+                             : "on this host's cpu_list (pairs: all; under Slurm one per node of "
+                               "the job)");
+        else if (sc__pairs_all(c))
+            fprintf(out, "one per node (pairs: all)\n");
+        else
+            fprintf(out, "rank i on the i-th CPU of cpu_list%s\n",
+                    c->nodes ? ", across the card's nodes" : "");
+    } else
         fprintf(out, "  threads:     %ld (%s)\n", c->threads, plan->omp_summary);
     if (c->memory_node >= 0)
         fprintf(out, "  memory node: %ld (membind, strict)\n", c->memory_node);

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "sc_attest.h"
 #include "sc_caches.h"
+#include "sc_cause.h"
 #include "sc_mpistack.h"
 #include "sc_text.h"
 #include "sc_spawn.h"
@@ -480,23 +481,24 @@ static void sc__print_attested(const sc_card *card, const sc_bundle *b)
     sc_attest_files_free(v, n);
 }
 
-/* A failed run's first cause line in its log (an MPI library that could not start, the
-   workload's own complaint), so that it shows even with --quiet: the first failed run's. */
+/* Why the first failed run failed, so that it shows even with --quiet: its failed gates,
+   the first with its note, then the first error of its log where the workload's words can
+   explain a gate (an MPI library that could not start; sc_cause.h). */
 static void sc__print_cause(const sc_execution *x, const sc__run_out *runs, size_t n)
 {
-    char line[512], shown[600], rel[64];
+    char cause[1024], rel[64];
 
     for (size_t i = 0; i < n; i++) {
         if (sc_gates_passed(&runs[i].gates))
             continue;
         const char *name = sc_runs_path(x->plan->card, i, "stream.log", rel, sizeof(rel));
         char *log = sc_bundle_read_opt(&x->b, name);
-        long at = log ? sc_tracelog_first_cause(log, line, sizeof(line)) : 0;
+        sc_cause_of_run(&runs[i].gates, log, cause, sizeof(cause));
         free(log);
-        if (!at)
-            continue;
-        sc_text_escape(shown, sizeof(shown), line, strlen(line));
-        fprintf(stderr, "streamcard: cause: %s (%s line %ld)\n", shown, name, at);
+        if (sc_runs_flat(x->plan->card))
+            fprintf(stderr, "streamcard: cause: %s\n", cause);
+        else
+            fprintf(stderr, "streamcard: cause: run %zu (%s): %s\n", i + 1, name, cause);
         return;
     }
 }

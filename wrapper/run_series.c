@@ -10,6 +10,7 @@
 #include "run_series.h"
 #include "cli.h"
 #include "sc_bundle.h"
+#include "sc_cause.h"
 #include "sc_metric.h"
 #include "sc_runs.h"
 #include "sc_stats.h"
@@ -76,6 +77,14 @@ static void sc__read_row(const char *path, const sc_card *card, sc__row *row, sc
                  sc_verify_usable(&report)   ? "ok"
                  : sc_verify_intact(&report) ? "failed"
                                              : "unverified");
+    /* A failed run's cause, as `streamcard: cause:` says it (one run's log: its words). */
+    if (!strcmp(row->verdict, "failed") && !row->cause) {
+        char cause[1024];
+        char *log = sc_runs_flat(card) ? sc_bundle_read_opt(&b, "stream.log") : NULL;
+        if (sc_cause_of_run(&report.gates, log, cause, sizeof(cause)) > 0)
+            row->cause = strdup(cause);
+        free(log);
+    }
     sc_verify_report_free(&report);
     if (sc_bundle_read(&b, "results.json", &text, NULL) == 0) {
         json_object *root = json_tokener_parse(text);
@@ -146,18 +155,19 @@ static void sc__change(char *buf, size_t len, const sc__row *base, const sc__row
     free(b);
 }
 
-/* The bundle, or "-" and why there is none, escaped for one cell of a markdown table. */
+/* The bundle, or "-", and why the run failed or made none, escaped for one cell of a
+   markdown table. */
 static void sc__bundle_cell(FILE *out, const sc__row *row)
 {
-    char cause[512];
+    char cause[1024];
 
-    if (row->bundle) {
-        fprintf(out, " %s |\n", row->bundle);
-        return;
-    }
-    fputs(" -", out);
+    fprintf(out, " %s", row->bundle ? row->bundle : "-");
     if (row->cause) {
-        sc_text_escape(cause, sizeof(cause), row->cause, strlen(row->cause));
+        size_t n = strlen(row->cause);
+        if (sc_text_is_printable(row->cause, n)) /* escaped once already, not twice */
+            snprintf(cause, sizeof(cause), "%s", row->cause);
+        else
+            sc_text_escape(cause, sizeof(cause), row->cause, n);
         fputs(" (", out);
         for (const char *p = cause; *p; p++) {
             if (*p == '|') /* a cell's end in markdown */

@@ -70,17 +70,66 @@ static char *sc__job_bundle(const char *out_dir, const char *run_name, const cha
     return *value ? strdup(value) : NULL;
 }
 
-/* Why a job made no bundle: the first cause line of its output (the node's refusal, the
-   job's own error), else where to look. malloc'd; NULL when out of memory. */
+/* Slurm's own line of a job ended from outside ("*** JOB 12 ON n1 CANCELLED AT ... ***",
+   "... DUE TO TIME LIMIT ***"): copied into line (trimmed); its line number, or 0. */
+static long sc__slurm_end_line(const char *text, char *line, size_t len)
+{
+    long lineno = 0;
+
+    for (const char *p = text; p && *p;) {
+        size_t n = strcspn(p, "\n");
+        lineno++;
+        const char *star = memmem(p, n, "*** JOB ", 8);
+        if (star && (memmem(p, n, " CANCELLED", 10) || memmem(p, n, " DUE TO ", 8))) {
+            n -= (size_t)(star - p);
+            snprintf(line, len, "%.*s", (int)n, star);
+            return lineno;
+        }
+        p += n + (p[n] == '\n');
+    }
+    return 0;
+}
+
+/* The first cause line of a job's output that is not the plugin's notice that the bundle is
+   not attested (a missing key never ends a job); its line number, or 0. */
+static long sc__job_output_cause(const char *text, char *line, size_t len)
+{
+    long base = 0;
+
+    for (const char *p = text; p && *p;) {
+        long at = sc_tracelog_first_cause(p, line, len);
+        if (at <= 0)
+            return 0;
+        if (!strstr(line, "not attested"))
+            return base + at;
+        for (long k = 0; k < at && p; k++) { /* past the notice */
+            p = strchr(p, '\n');
+            p = p ? p + 1 : NULL;
+        }
+        base += at;
+    }
+    return 0;
+}
+
+/* Why a job made no bundle: Slurm's word that it was cancelled (or ended by a time limit),
+   else the first cause line of its output (the node's refusal, the job's own error), else
+   where to look. malloc'd; NULL when out of memory. */
 static char *sc__job_cause(const char *out_dir, const char *run_name, const char *job)
 {
     char path[PATH_MAX * 2], line[400], shown[480], *text = NULL, *cause = NULL;
+    long at = 0;
+    bool slurm = false;
 
     snprintf(path, sizeof(path), "%s/%s-%s.out", out_dir, run_name, job);
-    if (sc_file_read_at(AT_FDCWD, path, 0, 16u << 20, &text, NULL) == 0 &&
-        sc_tracelog_first_cause(text, line, sizeof(line)) > 0) {
+    if (sc_file_read_at(AT_FDCWD, path, 0, 16u << 20, &text, NULL) == 0) {
+        slurm = (at = sc__slurm_end_line(text, line, sizeof(line))) > 0;
+        if (!slurm)
+            at = sc__job_output_cause(text, line, sizeof(line));
+    }
+    if (at > 0) {
         sc_text_escape(shown, sizeof(shown), line, strlen(line)); /* the job's own words */
-        if (asprintf(&cause, "job %s: %s", job, shown) < 0)
+        if ((slurm ? asprintf(&cause, "job %s: Slurm: %s", job, shown)
+                   : asprintf(&cause, "job %s: job output line %ld: %s", job, at, shown)) < 0)
             cause = NULL;
     } else if (asprintf(&cause, "job %s ended without a bundle; see %s", job, path) < 0) {
         cause = NULL;

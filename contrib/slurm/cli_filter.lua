@@ -5,8 +5,13 @@ user repeating the card's CPUs as `-c 2` or `--exclusive`.
 
 For sbatch, salloc and srun given --stream-card=CARD, slurm_cli_pre_submit runs
 `streamcard resources CARD` (as the submitting user, in the submission's directory) and
-  - sets --cpus-per-task to the card's CPU count (spread over the tasks per node the user
-    asked for; with --ntasks 1 when the user gave neither -n, -N nor --ntasks-per-node),
+  - asks for the card's tasks when the user gave neither -n, -N nor --ntasks-per-node: an
+    MPI card's ranks as tasks, one each (--ntasks=<ranks>, and --ntasks-per-node for a
+    card over several nodes), which `streamcard run` then starts with srun inside the job;
+    any other card is one task (--ntasks=1),
+  - sets --cpus-per-task so that each node's tasks hold the card's CPUs (the cpu_list's
+    CPU count spread over the tasks per node the user or the card asked for; nothing when
+    one CPU per task is enough),
   - sets --exclusive when the card changes prefetch or the governor (`exclusive=yes`):
     those settings affect the whole node, so no other job may share it.
 srun inside such a job sees the card too (the job's environment carries SPANK options),
@@ -248,32 +253,63 @@ local function apply(options)
 	end
 	local shared_given = shared ~= "unset" -- --exclusive[=user|mcs] or --oversubscribe
 
-	-- Tasks on each node the user asked for (at least), hence CPUs per node.
+	local layout_given = ntasks_given or per_node_given or nodes_given
+
+	-- The card's tasks (`streamcard resources`: an MPI card's ranks, one task each, each
+	-- node's ranks on its cpu_list); nil from a streamcard that does not print them.
+	local ranks = tonumber(res.tasks)
+	local rank_nodes = tonumber(res.task_nodes)
+	local ranks_per_node = tonumber(res.tasks_per_node)
+	local by_ranks = ranks ~= nil and rank_nodes ~= nil and ranks_per_node ~= nil
+		and not (ranks == 1 and rank_nodes == 1)
+
+	-- Tasks on each node the user asked for (at least), else the card's; hence CPUs per node.
 	local tasks_per_node = 1
 	if per_node_given then
 		tasks_per_node = per_node
 	elseif ntasks_given then
 		tasks_per_node = math.max(1, math.floor(ntasks / math.max(min_nodes, 1)))
+	elseif by_ranks then
+		tasks_per_node = math.max(1, ranks_per_node)
 	end
 	local cpus_per_node = tasks_per_node * (cpt_given and cpt or 1)
 
 	local added = {}
-	local card_desc = card .. " (cpu_list " .. tostring(res.cpu_list) .. ")"
+	local card_desc = card .. " (cpu_list " .. tostring(res.cpu_list)
+	if by_ranks then
+		card_desc = card_desc .. (ranks > 0 and ", " .. plural(ranks, "rank") or ", one rank per node")
+	end
+	card_desc = card_desc .. ")"
 	local gets_whole_node = shared == "exclusive" or (need_whole_node and not shared_given)
+
+	-- options[name] = value, checked; true when it took.
+	local function set(name, value)
+		options[name] = tostring(value)
+		if leading_number(options[name]) ~= value then
+			say("could not set --" .. name .. "=" .. value .. " for " .. card_desc)
+			return false
+		end
+		added[#added + 1] = "--" .. name .. "=" .. value
+		return true
+	end
+
+	-- An MPI card's ranks as tasks: srun starts them inside the job, one task each.
+	if by_ranks and not layout_given then
+		if ranks > 0 then
+			set("ntasks", ranks)
+		end
+		if rank_nodes ~= 1 then
+			set("ntasks-per-node", ranks_per_node)
+		end
+		if rank_nodes == 0 then
+			say(card_desc .. " pairs every node of the job, one rank each: give sbatch -N with the number of nodes")
+		end
+	end
 
 	if not cpt_given then
 		local want = math.ceil(cpus / tasks_per_node)
-		if want > 1 then
-			options["cpus-per-task"] = tostring(want)
-			if leading_number(options["cpus-per-task"]) ~= want then
-				say("could not set --cpus-per-task=" .. want .. " for " .. card_desc)
-			else
-				added[#added + 1] = "--cpus-per-task=" .. want
-				if not (ntasks_given or per_node_given or nodes_given) then
-					options["ntasks"] = "1"
-					added[#added + 1] = "--ntasks=1"
-				end
-			end
+		if want > 1 and set("cpus-per-task", want) and not layout_given and not by_ranks then
+			set("ntasks", 1)
 		end
 	elseif cpus_per_node < cpus and not gets_whole_node then
 		say(card_desc .. " needs " .. plural(cpus, "CPU") .. "; keeping your -c " .. cpt

@@ -46,6 +46,14 @@ extern const sc__card_key sc__card_keys[SC_CF_COUNT];
 /* Row of a dotted YAML path or of a flag name; NULL when unknown. */
 const sc__card_key *sc__card_key_by_path(const char *path);
 const sc__card_key *sc__card_key_by_flag(const char *flag);
+/* The key whose short name (the last part of its path) is name, in whichever section; NULL
+   when none is (short names are unique: test_card checks it). */
+const sc__card_key *sc__card_key_by_name(const char *name);
+
+/* Where a key of that dotted path is, as a card's reader says it: "at the top level",
+   "under experiment:", "under expect:" (which is inside experiment:). */
+const char *sc__card_section_name(const char *path);
+
 /* The key whose path ends with the closest name to name (for "did you mean"); or NULL. */
 const sc__card_key *sc__card_key_suggest(const char *name);
 

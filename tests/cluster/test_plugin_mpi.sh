@@ -24,11 +24,20 @@ mpi_card() { # mpi_card NAME CPU_LIST TRANSPORT [lines]
 }
 write_job job.sh
 
-# One node: both ranks over shared memory.
+# job_field JOBID FIELD: one field of `scontrol show job`.
+job_field() { scontrol -o show job "$1" | grep -o " $2=[^ ]*" | cut -d= -f2-; }
+
+# One node: both ranks over shared memory. A plain `sbatch --stream-card` (the cli_filter
+# on): the filter asks for the card's ranks as tasks of one CPU each, which the ranks'
+# srun step inside the job then uses.
 plugin_up
 srun --mpi=list 2>&1 | grep pmix >/dev/null || skip "Slurm's mpi/pmix plugin missing"
 mpi_card one.yaml 0-1 shm
-job=$(submit one.yaml job.sh) || fail "sbatch refused"
+job=$(submit one.yaml job.sh 2>"$WORK/one.err") || fail "sbatch refused: $(cat "$WORK/one.err")"
+grep -qx 'streamcard cli_filter: one.yaml (cpu_list 0-1, 2 ranks): added --ntasks=2' "$WORK/one.err" ||
+	fail "the filter did not ask for the ranks as tasks: $(cat "$WORK/one.err")"
+[[ $(job_field "$job" NumTasks) == 2 && $(job_field "$job" CPUs/Task) == 1 ]] ||
+	fail "one node: not 2 tasks of 1 CPU: $(scontrol -o show job "$job")"
 state=$(wait_job "$job")
 [[ $state == COMPLETED ]] || fail "one node: job $job ended $state: $(cat "$WORK/$job.out")"
 B=$(job_bundle "$job")
@@ -37,10 +46,23 @@ grep -q "^command=.*/srun$" "$B/run.conf" && grep -qx "command_arg=--mpi=pmix" "
 	fail "the ranks were not launched with srun --mpi=pmix"
 as_user "$SC" verify --keys "$TRUSTED" "$B" >/dev/null || fail "one node: verify rejects the bundle"
 
-# Two nodes in their own network namespaces: over TCP, one rank per node.
+# Too few CPUs asked for by hand (the filter keeps the user's -n 1 -c 1): the node refuses
+# the card naming the request that gives an MPI card its CPUs, its ranks as tasks.
+job=$(submit one.yaml job.sh -n 1 -c 1 2>/dev/null) || fail "sbatch refused -n 1 -c 1"
+state=$(wait_job "$job")
+[[ $state != COMPLETED ]] || fail "an MPI card with one CPU completed: $(scontrol -o show job "$job") $(cat "$WORK/$job.out")"
+logged "ask Slurm for the card's CPUs: sbatch --exclusive, or -n 2)" "$WORK/$job.out"
+
+# Two nodes in their own network namespaces: over TCP, one rank per node; the filter asks
+# for one task on each of two nodes.
 cluster_up --nodes 2 --plugin "$PLUGIN" --plugin-args "$(key_arg)"
 mpi_card two.yaml 0 tcp '  nodes: scn[1-2]'
-job=$(submit two.yaml job.sh -N2 --ntasks-per-node=1) || fail "sbatch refused"
+job=$(submit two.yaml job.sh 2>"$WORK/two.err") || fail "sbatch refused: $(cat "$WORK/two.err")"
+grep -qx 'streamcard cli_filter: two.yaml (cpu_list 0, 2 ranks): added --ntasks=2 --ntasks-per-node=1' \
+	"$WORK/two.err" || fail "the filter did not ask for a rank on each node: $(cat "$WORK/two.err")"
+nodes=$(job_field "$job" NumNodes)
+[[ ${nodes%%-*} == 2 && $(job_field "$job" NumTasks) == 2 ]] ||
+	fail "two nodes: not 2 tasks on 2 nodes: $(scontrol -o show job "$job")"
 state=$(wait_job "$job")
 [[ $state == COMPLETED ]] || fail "two nodes: job $job ended $state: $(cat "$WORK/$job.out")"
 B=$(job_bundle "$job")

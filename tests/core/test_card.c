@@ -1,5 +1,6 @@
 /* test_card.c: the experiment card: good cards, bad cards and their exact messages. */
 #include "sc_card.h"
+#include "sc_card_schema.h"
 #include "sc_machine.h"
 #include "sc_test.h"
 #include "sysroot_util.h"
@@ -808,6 +809,54 @@ static void test_load_file_errors(void)
     sc_card_free(card);
 }
 
+/*
+ * Every key of the schema, put in each section where it does not belong (the top level,
+ * experiment:, expect:), is named with where it belongs, once: not "unknown key", not a
+ * "did you mean" of its own name.
+ */
+static void test_key_in_wrong_section(void)
+{
+    static const char *const where[] = {"at the top level", "under experiment:", "under expect:"};
+    int failures = 0;
+
+    for (size_t i = 0; i < SC_CF_COUNT; i++) {
+        const sc__card_key *key = &sc__card_keys[i];
+        const char *name = sc__card_key_name(key);
+        int home = !strncmp(key->path, "experiment.expect.", 18) ? 2
+                   : !strncmp(key->path, "experiment.", 11)      ? 1
+                                                                 : 0;
+        SC_CHECK_MSG(sc__card_key_by_name(name) == key, "short name %s is not unique", name);
+        for (int place = 0; place < 3; place++) {
+            char yaml[512], expect[256];
+            if (place == home)
+                continue;
+            /* The key last: at the top level, in experiment:, or in its expect:. */
+            snprintf(yaml, sizeof(yaml),
+                     "version: 1\nexperiment:\n  workload: stream\n  cpu_list: 0\n%s%s: 1\n",
+                     place == 1   ? "  "
+                     : place == 2 ? "  expect:\n    "
+                                  : "",
+                     name);
+            snprintf(expect, sizeof(expect), "%s: belongs %s, not %s (move it there)", name,
+                     where[home], where[place]);
+            sc_card *card = sc_card_new();
+            sc_diag d;
+            sc_diag_init(&d);
+            sc_card_parse(card, yaml, strlen(yaml), "card.yaml", &d);
+            bool ok = d.count == 1 && strstr(d.lines[0], expect);
+            if (!ok) {
+                const char *const want[SC_MAX_LINES] = {expect};
+                report_case(name, want, 0, &d);
+            }
+            failures += !ok;
+            sc_diag_free(&d);
+            sc_card_free(card);
+        }
+    }
+    SC_CHECK_MSG(failures == 0, "%d of the misplaced keys were not named right (see above)",
+                 failures);
+}
+
 int main(void)
 {
     SC_TEST_RUN(test_static_cases);
@@ -824,5 +873,6 @@ int main(void)
     SC_TEST_RUN(test_machine_facts);
     SC_TEST_RUN(test_load_file_errors);
     SC_TEST_RUN(test_sweep_select);
+    SC_TEST_RUN(test_key_in_wrong_section);
     return SC_TEST_RESULT();
 }

@@ -1,10 +1,12 @@
 /* test_gates.c: every gate on synthetic evidence, table-driven: one change per case. */
 #include "sc_card.h"
+#include "sc_cause.h"
 #include "sc_gates.h"
 #include "card_util.h"
 #include "sc_test.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define GOOD_LOG                                                                                   \
     "Number of Threads requested = 2\n"                                                            \
@@ -436,6 +438,10 @@ static void test_first_cause(void)
          "env: X=fail\nmpirun: Error: node n2 not found  \r\n",
          "mpirun: Error: node n2 not found", 4},
         {"all fine\nSolution Validates (x)\n", "", 0},
+        /* A measurement the workload could not make is its report, not an error. */
+        {"counters: unavailable: perf_event_open cycles: No such file or directory (x)\n"
+         "simd_share: unavailable: no counters\nrank 1: Error: cannot reach rank 0\n",
+         "rank 1: Error: cannot reach rank 0", 3},
         {"", "", 0},
     };
     char buf[128];
@@ -445,6 +451,91 @@ static void test_first_cause(void)
         SC_CHECK_MSG(at == causes[i].at && !strcmp(buf, causes[i].line),
                      "case %zu: line %ld \"%s\"", i, at, buf);
     }
+}
+
+/* gates with every gate OK, then the failures of fail ("gate=note" pairs, NULL-ended). */
+static void cause_gates(sc_gates *g, const char *const *fail)
+{
+    memset(g, 0, sizeof(*g));
+    for (int i = 0; i < SC_GATE_COUNT; i++)
+        sc_gate_set(&g->g[i], SC_GATE_OK, "ok");
+    for (size_t i = 0; fail[i]; i++) {
+        const char *eq = strchr(fail[i], '=');
+        sc_gate_set(&g->g[sc_gate_by_name(fail[i], (size_t)(eq - fail[i]))], SC_GATE_FAIL, "%s",
+                    eq + 1);
+    }
+}
+
+/* The cause line: the failed gates first, the most telling with its note, then the first
+   error of the workload's log where its words can explain a gate, labelled as such. */
+static void test_cause(void)
+{
+    static const char *const counters_log =
+        "counters: unavailable: perf_event_open cycles: No such file or directory (x)\n"
+        "Solution Validates\n";
+    static const char *const mpi_log = "Number of Ranks requested = 2\n"
+                                       "At least one pair of MPI processes are unable to reach "
+                                       "each other\n";
+    static const struct {
+        const char *fail[4];
+        bool outside, signalled;
+        const char *log, *cause;
+    } cause_cases[] = {
+        /* Only the interference gate: its note, never the counters' report. */
+        {{"interference=cpu 1: 12.0% foreign (kworker)", NULL},
+         false,
+         false,
+         counters_log,
+         "gate interference failed: cpu 1: 12.0% foreign (kworker)"},
+        /* An MPI library that could not start: the exit first (an outcome with evidence), the
+           environment's consequences after it, then the library's words. */
+        {{"thread_count=not supported by evidence: no line", "phases=no main_loop_begin",
+          "exit_code=exit code 1", NULL},
+         false,
+         false,
+         mpi_log,
+         "gate exit_code failed: exit code 1; also failed: phases, thread_count; workload log "
+         "line 2: At least one pair of MPI processes are unable to reach each other"},
+        /* A crash: the signal, not the validation line its end left missing. */
+        {{"validation=no \"Solution Validates\" in the log", "exit_code=killed by signal 11", NULL},
+         false,
+         true,
+         NULL,
+         "gate exit_code failed: killed by signal 11; also failed: validation"},
+        /* A cancelled run: the cancellation, and nothing the workload said as it stopped. */
+        {{"validation=no \"Solution Validates\" in the log",
+          "exit_code=killed by signal 15 (Terminated)", NULL},
+         true,
+         true,
+         mpi_log,
+         "gate exit_code failed: killed by signal 15 (Terminated), from outside the workload; "
+         "also failed: validation"},
+        /* A note quoting the log's line is not followed by the same line again. */
+        {{"validation=log line 2: At least one pair of MPI processes are unable to reach each "
+          "other",
+          NULL},
+         false,
+         false,
+         mpi_log,
+         "gate validation failed: log line 2: At least one pair of MPI processes are unable to "
+         "reach each other"},
+        {{NULL}, false, false, mpi_log, ""},
+    };
+    char buf[1024];
+    sc_gates g;
+
+    for (size_t i = 0; i < sizeof(cause_cases) / sizeof(cause_cases[0]); i++) {
+        cause_gates(&g, cause_cases[i].fail);
+        g.ended_from_outside = cause_cases[i].outside;
+        g.signalled = cause_cases[i].signalled;
+        size_t n = sc_cause_of_run(&g, cause_cases[i].log, buf, sizeof(buf));
+        SC_CHECK_MSG(n == strlen(buf) && !strcmp(buf, cause_cases[i].cause), "case %zu: \"%s\"", i,
+                     buf);
+    }
+    /* Cut to a small buffer: a whole text, ending "...". */
+    cause_gates(&g, cause_cases[1].fail);
+    sc_cause_of_run(&g, mpi_log, buf, 24);
+    SC_CHECK_STR_EQ(buf, "gate exit_code fail...");
 }
 
 static void test_verdict(void)
@@ -498,6 +589,7 @@ int main(void)
     SC_TEST_RUN(test_ipsearch_cases);
     SC_TEST_RUN(test_verdict);
     SC_TEST_RUN(test_first_cause);
+    SC_TEST_RUN(test_cause);
     SC_TEST_RUN(test_validity);
     SC_TEST_RUN(test_classes);
     return SC_TEST_RESULT();

@@ -1,6 +1,12 @@
 /* test_policy.c: the plugin's plugstack.conf arguments, table-driven. */
 #include "policy.h"
 #include "sc_test.h"
+#include "tmpdir_util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 typedef struct policy_case {
     const char *args[4];
@@ -49,6 +55,54 @@ static void test_key(void)
     SC_CHECK_STR_EQ(p.key, "/etc/streamcard/%n/node.key");
 }
 
+/*
+ * Keys are opt-in (doc/design.md, section 20): without key= the default is used only when
+ * something is at its path, else nothing is configured (one info line at slurmd's start,
+ * naming streamcard keygen); key= naming a missing file is an error naming keygen --out DIR.
+ * The default path is stood in for by a path under a temporary directory.
+ */
+static void test_key_opt_in(void)
+{
+    char *dir = sc_test_tmpdir("sc-policy-key");
+    char key[512], arg[600], why[1024], path[512];
+    sc_policy p;
+
+    SC_CHECK(dir != NULL);
+    snprintf(key, sizeof(key), "%s/node.key", dir);
+    snprintf(arg, sizeof(arg), "key=%s/%%n/node.key", dir);
+    char *const given[] = {arg, NULL};
+
+    /* No key=, nothing at the default's path: not configured, said as information. */
+    SC_CHECK_INT_EQ(sc_policy_parse(&p, 0, given, why, sizeof(why)), 0);
+    SC_CHECK(!p.key_given);
+    snprintf(p.key, sizeof(p.key), "%s", key);
+    SC_CHECK(!sc_policy_key_wanted(&p));
+    SC_CHECK_INT_EQ(sc_policy_key_state(&p, "n1", why, sizeof(why)), 1);
+    SC_CHECK_STR_CONTAINS(why, "no node key configured");
+    SC_CHECK_STR_CONTAINS(why, "streamcard keygen --out /etc/streamcard");
+    /* A file at the default's path: it is the node's key. */
+    FILE *f = fopen(key, "w");
+    SC_CHECK(f != NULL);
+    fclose(f);
+    SC_CHECK(sc_policy_key_wanted(&p));
+    SC_CHECK_INT_EQ(sc_policy_key_state(&p, "n1", why, sizeof(why)), 0);
+    unlink(key);
+
+    /* key= given and missing: wanted, and an error naming the command and the directory. */
+    SC_CHECK_INT_EQ(sc_policy_parse(&p, 1, given, why, sizeof(why)), 0);
+    SC_CHECK(p.key_given);
+    SC_CHECK(sc_policy_key_wanted(&p));
+    SC_CHECK_INT_EQ(sc_policy_key_path(&p, "n1", path, sizeof(path)), 0);
+    SC_CHECK_INT_EQ(sc_policy_key_state(&p, "n1", why, sizeof(why)), -ENOENT);
+    char expect[1200];
+    snprintf(expect, sizeof(expect),
+             "streamcard: key %s: no such file (valid: a node key made as root with streamcard "
+             "keygen --out %s/n1, or no key= in plugstack.conf: runs are then not attested)",
+             path, dir);
+    SC_CHECK_STR_EQ(why, expect);
+    sc_test_rmtree(dir);
+}
+
 /* check_user=, attest_keep=, attest_days=: the defaults, and set. */
 static void test_check_user_and_attest(void)
 {
@@ -94,6 +148,7 @@ int main(void)
 {
     SC_TEST_RUN(test_cases);
     SC_TEST_RUN(test_key);
+    SC_TEST_RUN(test_key_opt_in);
     SC_TEST_RUN(test_check_user_and_attest);
     return SC_TEST_RESULT();
 }

@@ -87,7 +87,55 @@ expect_status 2 "$SC" run --bogus
 expect_contains "$WORK/err" "--bogus: unknown option"
 expect_status 2 "$SC" run
 expect_contains "$WORK/err" "no card"
+# A mistyped option: one line naming the closest option, and its value is taken as the
+# value of the option meant, not as a second card ("only one card per run").
+CARD="$SRC/contrib/cards/stream-copy.yaml"
+expect_status 2 "$SC" run "$CARD" --ouput runs --dry-run
+expect_contains "$WORK/err" "streamcard: --ouput: unknown option (did you mean --output?) (see streamcard run --help)"
+expect_line_count "$WORK/err" 1
+expect_status 2 "$SC" run --ouput=runs "$CARD" --dry-run
+expect_contains "$WORK/err" "--ouput=runs: unknown option (did you mean --output?)"
+expect_line_count "$WORK/err" 1
+expect_status 2 "$SC" run "$CARD" --threds 1 --dry-run
+expect_contains "$WORK/err" "--threds: unknown option (did you mean --threads?)"
+expect_line_count "$WORK/err" 1
+# Far from every option: its word may still be its value; nothing more is said.
+expect_status 2 "$SC" run --bogus x "$CARD" --dry-run
+expect_contains "$WORK/err" "--bogus: unknown option (see streamcard run --help)"
+expect_line_count "$WORK/err" 1
+# Every other command the same way (classify exits 128 for usage: git bisect run's abort).
+for mistake in "verify --kyes k B|verify: --kyes: unknown option (did you mean --keys?)" \
+    "keygen --ot DIR|keygen: --ot: unknown option (did you mean --out?)" \
+    "export --in-totto B|export: --in-totto: unknown option (did you mean --in-toto?)" \
+    "export --in-toto --ouptut F B|export: --ouptut: unknown option (did you mean --output?)" \
+    "export --promethues B|export: --promethues: unknown option (did you mean --prometheus?)" \
+    "resources --hepl|resources: --hepl: unknown option (did you mean --help?)" \
+    "compare --independant x A B|compare: --independant: unknown option (did you mean --independent?)" \
+    "classify B --baseline A --tolerence 5|classify: --tolerence: unknown option (did you mean --tolerance?)" \
+    "report B --ouptut F|report: --ouptut: unknown option (did you mean --output?)" \
+    "health --hlep|health: --hlep: unknown option (did you mean --help?)" \
+    "verfy B|verfy: unknown command (did you mean verify?)"; do
+    read -r -a words <<<"${mistake%%|*}"
+    status=2
+    [ "${words[0]}" != classify ] || status=128
+    expect_status "$status" "$SC" "${words[@]}"
+    expect_contains "$WORK/err" "streamcard: ${mistake#*|}"
+    expect_line_count "$WORK/err" 1
+done
+# A card key in the wrong section is named with where it belongs.
+printf 'version: 1\nexperiment:\n  workload: stream\n  cpu_list: 0\n  max_interference_pct: 5\n' >"$WORK/section.yaml"
+expect_status 2 "$SC" run "$WORK/section.yaml" --dry-run
+expect_contains "$WORK/err" "section.yaml:5: max_interference_pct: belongs under expect:, not under experiment: (move it there)"
+expect_line_count "$WORK/err" 1
 [ -z "$(ls -A "$WORK/empty")" ] || fail "a refused card wrote files"
+
+# pairs: all without ranks: the plan shows the ranks the launcher is given, not 0.
+printf 'version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0\n  pairs: all\n' >"$WORK/pairs.yaml"
+if command -v mpirun >/dev/null; then
+    expect_status 0 env -u SLURM_JOB_ID "$SC" run "$WORK/pairs.yaml" --dry-run
+    expect_contains "$WORK/out" "ranks:       2, on this host's cpu_list (pairs: all; under Slurm one per node of the job)"
+    expect_contains "$WORK/out" "mpirun -np 2 "
+fi
 
 # Flags override the card; the bundle's card.yaml is then the resolved card.
 expect_status 0 "$SC" run "$SRC/contrib/cards/stream-copy.yaml" --threads 1 --cpu-list 1 \

@@ -18,6 +18,8 @@ expect_contains "$B/run.conf" "exit_signal=11"
 # The exit gate names the signal (core/gates.c), in the bundle and on stderr.
 expect_contains "$B/results.json" "killed by signal 11 (Segmentation fault)"
 expect_contains "$WORK/err" "killed by signal 11 (Segmentation fault)"
+# The cause line names the crash first, not the phases its end left unmet.
+expect_contains "$WORK/err" "streamcard: cause: gate exit_code failed: killed by signal 11 (Segmentation fault); also failed: "
 expect_contains "$B/run.conf" "phases_ok=0"
 [ -s "$B/threads_at_ready.txt" ] || fail "no snapshot although main_loop_begin was printed"
 expect_failed_bundle "$B" exit_code_ok
@@ -44,6 +46,8 @@ status=0; wait "$pid" || status=$?
 B=$(bundle_of "$WORK/term.out")
 expect_contains "$B/run.conf" "caller_signal=15"
 expect_contains "$B/run.conf" "exit_signal=15"
+# A cancelled run's cause is the cancellation.
+expect_contains "$WORK/term.err" "streamcard: cause: gate exit_code failed: killed by signal 15 (Terminated), from outside the workload; also failed: "
 expect_failed_bundle "$B" exit_code_ok
 
 # --timeout stops a hanging kernel.
@@ -63,6 +67,11 @@ SMALL=(--workload stream --kernel copy --cpu-list 0-1 --threads 2 --array-size 1
        --expect-max-interference 100 --iterations 3 --output "$WORK/runs" --quiet)
 expect_status 1 "$BIN/streamcard" run "${SMALL[@]}" --run-name small
 expect_contains "$WORK/err" "stream_array    FAIL"
+# Only environment gates failed, which their notes explain: nothing of the workload's log.
+grep -q "^streamcard: cause: gate stream_array failed: each array 0.8 MiB is below" "$WORK/err" ||
+    grep -q "^streamcard: cause: gate stream_array failed: not supported by evidence" "$WORK/err" ||
+    fail "the cause is not the stream_array gate: $(grep cause: "$WORK/err")"
+if grep -q "workload log line" "$WORK/err"; then fail "a log line as the cause of an array rule: $(grep cause: "$WORK/err")"; fi
 B=$(bundle_of "$WORK/out")
 expect_contains "$B/run.conf" "stream_array_ok=0"
 expect_failed_bundle "$B" stream_array_ok
@@ -77,4 +86,30 @@ B=$(bundle_of "$WORK/out")
 expect_contains "$B/results.json" "cache_resident: accept"
 expect_contains "$B/card.yaml" "cache_resident: accept"
 expect_contains "$B/stream.log" "Clock granularity = "
+# In a sweep's table, each failed run's cell says its cause beside its bundle.
+printf 'version: 1\nexperiment:\n  workload: stream\n  kernel: copy\n  cpu_list: 0-1\n  threads: 2\n  iterations: 3\n  array_size: [100000, 120000]\n  expect:\n    max_interference_pct: 100\n' >"$WORK/sweep.yaml"
+expect_status 1 "$BIN/streamcard" run "$WORK/sweep.yaml" --output "$WORK/sweep" --quiet
+table=$(sed -n 's/^SWEEP_TABLE=//p' "$WORK/out")
+[ -f "$table" ] || fail "no sweep table: $(cat "$WORK/out")"
+grep -q '^| 100000 | failed |.* | [^|]*/stream_copy[^|]* (gate stream_array failed: ' "$table" ||
+    fail "the table does not say why the run failed: $(cat "$table")"
+# A job that made no bundle: its cause is Slurm's word that it was cancelled, not the
+# plugin's earlier notice that the bundle would not be attested; without that word, the
+# first error of its output that is not the notice. sbatch is a stand-in here that leaves
+# the output such a job leaves (a real refused job: tests/cluster/test_plugin_sweep.sh).
+mkdir -p "$WORK/fakebin"
+printf '%s\n' '#!/bin/sh' \
+    'for a in "$@"; do case $a in --output=*) out=${a#--output=} ;; esac; done' \
+    'cp "$FAKE_OUTPUT" "$(printf %s "$out" | sed s/%j/7/)"' 'echo 7' 'exit 1' >"$WORK/fakebin/sbatch"
+chmod +x "$WORK/fakebin/sbatch"
+NOTICE="error: streamcard: job 7: this node's platform statement is not signed, so its bundle's platform claims are not attested: streamcard: key /etc/streamcard/node.key: no such file"
+printf '%s\nslurmstepd: error: *** JOB 7 ON n1 CANCELLED AT 2026-01-01T00:00:00 ***\n' "$NOTICE" >"$WORK/cancelled.out"
+printf '%s\nerror: streamcard: card.yaml:4: cpu_list: CPUs 1 are outside the CPUs this job may use on n1\n' \
+    "$NOTICE" >"$WORK/refused.out"
+expect_status 1 env PATH="$WORK/fakebin:$PATH" FAKE_OUTPUT="$WORK/cancelled.out" \
+    "$BIN/streamcard" run "${SMALL[@]}" --submit --output "$WORK/submit-cancelled"
+expect_contains "$WORK/out" "job 7 ended with a failure; bundle (none: job 7: Slurm: *** JOB 7 ON n1 CANCELLED AT 2026-01-01T00:00:00 ***)"
+expect_status 1 env PATH="$WORK/fakebin:$PATH" FAKE_OUTPUT="$WORK/refused.out" \
+    "$BIN/streamcard" run "${SMALL[@]}" --submit --output "$WORK/submit-refused"
+expect_contains "$WORK/out" "(none: job 7: job output line 2: error: streamcard: card.yaml:4: cpu_list: CPUs 1 are outside"
 echo "ok: failures"

@@ -245,10 +245,11 @@ expect_contains "$WORK/out" "latency_1B us "
 expect_contains "$WORK/out" "interval unavailable: at least 6 runs a side"
 
 # An MPI start-up failure (no transport between the ranks): even with --quiet, the cause
-# is said in one line, not only the gates it failed.
+# is said in one line: the first failed gate with its note, then the MPI library's own
+# words, labelled as the workload's log.
 card nobtl.yaml '  env:' '    OMPI_MCA_btl: self' '    OMPI_MCA_pml: ob1'
 expect_status 1 "$BIN/streamcard" run "$WORK/nobtl.yaml" --output "$WORK/runs" --quiet
-grep -Eq '^streamcard: cause: .+ \(stream\.log line [0-9]+\)$' "$WORK/err" ||
+grep -Eq '^streamcard: cause: gate [a-z_]+ failed: .+; workload log line [0-9]+: .+$' "$WORK/err" ||
     fail "no cause line: $(cat "$WORK/err")"
 
 # memory_node is not a key for MPI ranks (their pages are not observed).
