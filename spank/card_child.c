@@ -6,7 +6,7 @@
  */
 #include "card_child.h"
 #include "sc_card_record.h"
-#include "why.h"
+#include "sc_why.h"
 
 #include <dlfcn.h>
 #include <errno.h>
