@@ -65,6 +65,10 @@ int sc_platform_files_read(const sc_bundle *b, sc_platform_files *p)
     memset(p, 0, sizeof(*p));
     p->state_env = sc_bundle_read_opt(b, "prefetch/state/state.env");
     p->caches = sc_bundle_read_opt(b, "platform/caches.txt");
+    p->before = sc_bundle_read_opt(b, "platform/before.txt");
+    p->after = sc_bundle_read_opt(b, "platform/after.txt");
+    p->msr_before = sc_bundle_read_opt(b, "prefetch/state/msr_readback_before.txt");
+    p->msr_after = sc_bundle_read_opt(b, "prefetch/state/msr_readback_after.txt");
     sc_host_states_read(b, &p->hosts, &p->n_hosts); /* none: the gate asks for what it needs */
     return 0;
 }
@@ -75,8 +79,21 @@ void sc_platform_files_free(sc_platform_files *p)
         return;
     free(p->state_env);
     free(p->caches);
+    free(p->before);
+    free(p->after);
+    free(p->msr_before);
+    free(p->msr_after);
     sc_host_states_free(p->hosts, p->n_hosts);
     memset(p, 0, sizeof(*p));
+}
+
+sc_platform_record sc_platform_files_record(const sc_platform_files *p)
+{
+    return (sc_platform_record){.before = p->before,
+                                .after = p->after,
+                                .msr_before = p->msr_before,
+                                .msr_after = p->msr_after,
+                                .state_env = p->state_env};
 }
 
 int sc_run_gates(const sc_card *card, const sc_run_files *f, const sc_run_end *e,
@@ -99,5 +116,10 @@ int sc_run_gates(const sc_card *card, const sc_run_files *f, const sc_run_end *e
                       .write_error = e->write_error,
                       .interference = f->interference};
 
-    return sc_gates_evaluate(card, &ev, out);
+    int rc = sc_gates_evaluate(card, &ev, out);
+    if (rc == 0 && sc_runs_flat(card)) {
+        sc_platform_record r = sc_platform_files_record(p);
+        sc_platform_stability(card, &r, &out->g[SC_GATE_PLATFORM_STATE]);
+    }
+    return rc;
 }

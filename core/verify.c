@@ -16,6 +16,7 @@
 #include "sc_run_files.h"
 #include "sc_runs.h"
 #include "sc_verify_attest.h"
+#include "sc_verify_platform.h"
 #include "sc_verify_derived.h"
 #include "sc_verify_reps.h"
 
@@ -212,8 +213,8 @@ static void sc__check_figures(json_object *metrics, const sc_tracelog *t, sc_dia
         const sc_figure *fig = sc_tracelog_figure(t, key);
         double claimed = json_object_get_double(value);
         if (!fig)
-            sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows no %s figure",
-                         key, claimed, key);
+            sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows no %s figure", key,
+                         claimed, key);
         else if (!sc_tracelog_shows(claimed, fig->value, fig->unit))
             sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows %s=%.9g", key,
                          claimed, key, fig->value);
@@ -230,8 +231,8 @@ static void sc__check_number(json_object *obj, const char *key, double shown, do
         return;
     double claimed = json_object_get_double(v);
     if (!sc_tracelog_shows(claimed, shown, unit))
-        sc_diag_addf(problems, "results.json: %s %s %.9g, but stream.log's table shows %.9g",
-                     what, key, claimed, shown);
+        sc_diag_addf(problems, "results.json: %s %s %.9g, but stream.log's table shows %.9g", what,
+                     key, claimed, shown);
 }
 
 /* mpi-pingpong: each size's time and bandwidth, the 8-byte latency and the peak. */
@@ -249,8 +250,10 @@ static void sc__check_sizes(json_object *metrics, const sc_tracelog *t, sc_diag 
             unsigned long long n = (unsigned long long)json_object_get_int64(bytes);
             const sc_imb_row *row = sc_tracelog_imb_row(t, n);
             if (!row) {
-                sc_diag_addf(problems, "results.json: a %llu-byte size, but stream.log's table "
-                                       "has no such row", n);
+                sc_diag_addf(problems,
+                             "results.json: a %llu-byte size, but stream.log's table "
+                             "has no such row",
+                             n);
                 continue;
             }
             snprintf(what, sizeof(what), "%llu bytes:", n);
@@ -320,15 +323,14 @@ static void sc__check_conf_figures(const char *conf, const char *build, const sc
     for (const char *p = want.text; p && *p;) {
         size_t n = strcspn(p, "\n");
         if (!sc__has_line(conf, p, n))
-            sc_diag_addf(problems, "run.conf: no line \"%.*s\", which stream.log shows",
-                         (int)n, p);
+            sc_diag_addf(problems, "run.conf: no line \"%.*s\", which stream.log shows", (int)n, p);
         p += n + (p[n] != '\0');
     }
     for (const char *p = conf; *p;) {
         size_t n = strcspn(p, "\n");
         if (sc_tracelog_is_transport_conf(p) && !sc__has_line(want.text, p, n))
-            sc_diag_addf(problems, "run.conf: \"%.*s\", but stream.log does not show it",
-                         (int)n, p);
+            sc_diag_addf(problems, "run.conf: \"%.*s\", but stream.log does not show it", (int)n,
+                         p);
         p += n + (p[n] != '\0');
     }
     sc_kv_free(&want);
@@ -373,8 +375,8 @@ static void sc__check_results(json_object *root, const char *log, const sc_card 
     }
 }
 
-static void sc__check_conf(const char *conf, const char *build, const char *log, const sc_card *card,
-                           double log_best, sc_diag *problems)
+static void sc__check_conf(const char *conf, const char *build, const char *log,
+                           const sc_card *card, double log_best, sc_diag *problems)
 {
     sc_tracelog t;
 
@@ -569,9 +571,11 @@ static int sc__verify_runs(const sc_bundle *b, const sc_card *card, const sc__fi
     sc_platform_files_read(b, &p);
     for (size_t i = 0; rc == 0 && i < n; i++)
         rc = sc__verify_run(b, card, f, root, i, &p, &each[i], &out->problems);
-    sc_platform_files_free(&p);
     if (rc == 0) {
         sc_runs_combine_gates(each, n, &out->gates);
+        sc_platform_record pr = sc_platform_files_record(&p);
+        if (!flat) /* one run held it in its own gates */
+            sc_platform_stability(card, &pr, &out->gates.g[SC_GATE_PLATFORM_STATE]);
         long lost = -1;
         char first[256] = "?";
         /* several runs: writes outside every run (results.json, platform/after.txt) */
@@ -596,6 +600,7 @@ static int sc__verify_runs(const sc_bundle *b, const sc_card *card, const sc__fi
         if (!flat)
             sc__check_series(card, f, root, n, sc_gates_passed(&out->gates), &out->problems);
     }
+    sc_platform_files_free(&p);
     json_object_put(root);
     free(each);
     return rc;
@@ -653,8 +658,16 @@ int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verif
                                        .run_conf = f.run_conf ? f.run_conf : "",
                                        .log = log,
                                        .opts = opts};
+            sc_gate readback = out->gates.g[SC_GATE_PLATFORM_STATE];
             sc_verify_attest(&ain, &out->gates.g[SC_GATE_PLATFORM_STATE], &out->problems,
                              &out->attested);
+            sc_verify_readback(&b, card, &readback, &out->gates.g[SC_GATE_PLATFORM_STATE],
+                               &out->problems, &out->attested);
+            sc_platform_files pf; /* what root signed says nothing of the run's end */
+            sc_platform_files_read(&b, &pf);
+            sc_platform_record pr = sc_platform_files_record(&pf);
+            sc_platform_stability(card, &pr, &out->gates.g[SC_GATE_PLATFORM_STATE]);
+            sc_platform_files_free(&pf);
         }
         free(log);
     }
