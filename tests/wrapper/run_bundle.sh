@@ -79,6 +79,11 @@ assert i["samplers"][0]["source"] == "observer" and i["samplers"][0]["cost_pct"]
 build = json.load(open(b + "/build.json"))
 assert build["sha256"] == hashlib.sha256(open(build["binary"], "rb").read()).hexdigest()
 assert "omp" in build["openmp_runtime"], build
+# What the binary was built from: the compiler's file by its hash, the sources' digest.
+assert build["compiler_path"].startswith("/"), build
+assert build["compiler_sha256"] == hashlib.sha256(open(build["compiler_path"], "rb").read()).hexdigest()
+assert len(build["source_sha256"]) == 64 and int(build["source_files"]) > 0, build
+assert build["source_git_dirty"] in ("yes", "no", "unknown"), build
 PY
 # Each thread's CPU at ready is in the card's list.
 awk 'NR > 1 && ($3 < 0 || $3 > 1) { exit 1 }' "$B/threads_at_ready.txt" || fail "thread off 0-1"
