@@ -21,6 +21,7 @@ int sc_run_files_read(const sc_bundle *b, const sc_card *card, size_t i, sc_run_
     f->log = sc__read(b, card, i, "stream.log");
     f->threads = sc__read(b, card, i, "threads_at_ready.txt");
     f->status = sc__read(b, card, i, "workload_status_at_ready.txt");
+    f->status_start = sc__read(b, card, i, "workload_status.txt");
     f->maps = sc__read(b, card, i, "numa_maps_at_ready.txt");
     f->interference = sc__read(b, card, i, "interference.txt");
     f->conf = sc__read(b, card, i, "run.conf");
@@ -34,6 +35,7 @@ void sc_run_files_free(sc_run_files *f)
     free(f->log);
     free(f->threads);
     free(f->status);
+    free(f->status_start);
     free(f->maps);
     free(f->interference);
     free(f->conf);
@@ -106,6 +108,9 @@ int sc_run_gates(const sc_card *card, const sc_run_files *f, const sc_run_end *e
                       .ended_by_streamcard = e->ended_by_streamcard,
                       .threads_at_ready = f->threads,
                       .status_at_ready = f->status,
+                      .status_at_start = f->status_start,
+                      .platform_before = p->before,
+                      .platform_after = p->after,
                       .numa_maps_at_ready = f->maps,
                       .state_env = p->state_env,
                       .caches = p->caches,

@@ -2,10 +2,10 @@
  * sc_gates.h: the acceptance gates (doc/design.md, "The gates"), computed from raw evidence.
  *
  * The mandatory gates (thread count, phases, binding, validation, exit code, and evidence:
- * every file of the bundle was written) must hold for any run; the others apply when the card asks for them (memory_node, a
- * platform setting, an expected transport, a minimum rate). A gate is OK, FAIL, or NULL
- * (the card does not ask for it); a mandatory gate without evidence is a FAIL whose note
- * says "not supported by evidence". `streamcard run` and `streamcard verify` both call
+ * every file of the bundle was written) must hold for any run; the others apply when the card asks
+ * for them (memory_node, a platform setting, an expected transport, a minimum rate). A gate is OK,
+ * FAIL, or NULL (the card does not ask for it); a mandatory gate without evidence is a FAIL whose
+ * note says "not supported by evidence". `streamcard run` and `streamcard verify` both call
  * sc_gates_evaluate() on the same files, so verify never trusts run.conf.
  */
 #ifndef SC_GATES_H
@@ -31,15 +31,18 @@ typedef struct sc_evidence {
                                      wrapper_killed) */
     const char *threads_at_ready; /* threads_at_ready.txt */
     const char *status_at_ready;  /* workload_status_at_ready.txt */
+    const char *status_at_start;  /* workload_status.txt (its first output or 50 ms) */
+    const char *platform_before;  /* platform/before.txt, after.txt (the NUMA counters for */
+    const char *platform_after;   /* the memory_node gate's note) */
     const char *numa_maps_at_ready;
-    const char *state_env;  /* prefetch/state/state.env from the plugin */
+    const char *state_env;                   /* prefetch/state/state.env from the plugin */
     const struct sc_host_state *host_states; /* every node's prefetch/state/<host>/state.env */
     size_t n_host_states;
-    double best_rate_MBps;  /* the workload's figure for min_rate; <= 0 when none */
-    const char *transport;  /* mpi: the carrier, decided elsewhere (NULL: from the log) */
-    const char *caches;     /* platform/caches.txt: the last-level caches of cpu_list */
-    int write_errors;       /* writes into the bundle that failed (disk full, bundle removed); */
-    const char *write_error; /* -1: not recorded (the evidence gate then fails) */
+    double best_rate_MBps;    /* the workload's figure for min_rate; <= 0 when none */
+    const char *transport;    /* mpi: the carrier, decided elsewhere (NULL: from the log) */
+    const char *caches;       /* platform/caches.txt: the last-level caches of cpu_list */
+    int write_errors;         /* writes into the bundle that failed (disk full, bundle removed); */
+    const char *write_error;  /* -1: not recorded (the evidence gate then fails) */
     const char *interference; /* interference.txt: the observer's records (MPI ranks' are in
                                  the log) */
 } sc_evidence;

@@ -18,6 +18,7 @@
    run-<i>/run.conf otherwise. */
 typedef struct sc_run_files {
     char *log, *threads, *status, *maps, *interference, *conf;
+    char *status_start; /* workload_status.txt */
 } sc_run_files;
 
 /* Reads run i (0-based) of card's layout from b. Returns 0 or -ENOMEM. */

@@ -38,6 +38,12 @@ for f in run.conf card.yaml capture_guard.env stream.log main_loop.ready workloa
     [ -s "$B/$f" ] || fail "bundle lacks $f"
 done
 cmp "$WORK/card.yaml" "$B/card.yaml" || fail "card.yaml is not the card as submitted"
+# numastat as numastat prints it (the machine's counters per node, /sys), and per node in
+# the platform before and after.
+expect_contains "$B/numastat_at_ready.txt" "node numa_hit numa_miss numa_foreign"
+grep -Eq '^node0 [0-9]+ [0-9]+ ' "$B/numastat_at_ready.txt" || fail "numastat: no node0 row"
+expect_contains "$B/platform/before.txt" "node0.numa_hit="
+expect_contains "$B/platform/after.txt" "node0.numa_miss="
 (cd "$B" && sha256sum --quiet -c SHA256SUMS) || fail "sha256sum -c rejects the bundle"
 expect_status 0 "$BIN/streamcard" verify "$B"
 expect_contains "$WORK/out" "verdict ok"
