@@ -159,6 +159,15 @@ static void sc__check_env(const sc_card *card, sc_diag *diag, int *errors)
                          "threads instead)",
                          where);
             (*errors)++;
+        } else if (strcmp(key, "GOMP_CPU_AFFINITY") == 0 || strcmp(key, "KMP_AFFINITY") == 0) {
+            /* Beside OMP_PLACES one of the two is ignored, by which runtime depends: binding
+               is the card's cpu_list, once. */
+            sc_diag_addf(diag,
+                         "%s: env: %s would contradict the OMP_PLACES streamcard sets "
+                         "from cpu_list (remove it; the threads bind to cpu_list in "
+                         "order, OMP_PROC_BIND may be set)",
+                         where, key);
+            (*errors)++;
         } else if (strcmp(key, "OMP_PLACES") == 0 || strncmp(key, "STREAMCARD_", 11) == 0 ||
                    strncmp(key, "SLURM_", 6) == 0) {
             sc_diag_addf(diag,

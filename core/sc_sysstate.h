@@ -20,6 +20,9 @@ typedef struct sc_cpu_identity {
     char model_name[128]; /* x86: "model name"; arm64: the part's name and r<variant>p<rev> */
     char microcode[32];
     char flags_hint[16]; /* "hypervisor" when the flags say so, else "" */
+    char simd[16];       /* the widest vector instructions its flags (x86) or Features (arm64)
+                            name: "avx512f", "avx2", "avx", "sse4_2", ..., "sve2", "sve",
+                            "asimd"; "" when none is named */
 } sc_cpu_identity;
 
 /*

@@ -122,6 +122,23 @@ static int sc__arm_identity(const char *text, sc_cpu_identity *id)
     return 0;
 }
 
+/* The widest vector instructions of a flags (x86) or Features (arm64) list, into id->simd. */
+static void sc__simd(const char *flags, sc_cpu_identity *id)
+{
+    static const char *const widest_first[][2] = {
+        {"avx512f", "avx512f"}, {"avx2", "avx2"},   {"avx", "avx"},   {"sse4_2", "sse4_2"},
+        {"sse4_1", "sse4_1"},   {"pni", "sse3"},    {"sse2", "sse2"}, {"sve2", "sve2"},
+        {"sve", "sve"},         {"asimd", "asimd"},
+    };
+
+    id->simd[0] = '\0';
+    for (size_t i = 0; i < sizeof(widest_first) / sizeof(widest_first[0]); i++)
+        if (sc_word_in(flags, " \t", widest_first[i][0])) {
+            snprintf(id->simd, sizeof(id->simd), "%s", widest_first[i][1]);
+            return;
+        }
+}
+
 int sc_cpu_identity_parse(const char *text, sc_cpu_identity *id)
 {
     char num[32], flags[8192];
@@ -129,8 +146,11 @@ int sc_cpu_identity_parse(const char *text, sc_cpu_identity *id)
     memset(id, 0, sizeof(*id));
     id->family = id->model = -1;
     sc__cpuinfo_value(text, "vendor_id", id->vendor, sizeof(id->vendor));
-    if (!*id->vendor) /* arm64: no vendor_id, an implementer and a part */
+    if (!*id->vendor) { /* arm64: no vendor_id, an implementer and a part */
+        sc__cpuinfo_value(text, "Features", flags, sizeof(flags));
+        sc__simd(flags, id);
         return sc__arm_identity(text, id);
+    }
     sc__cpuinfo_value(text, "cpu family", num, sizeof(num));
     if (*num)
         id->family = sc__cpuinfo_number(num);
@@ -142,6 +162,7 @@ int sc_cpu_identity_parse(const char *text, sc_cpu_identity *id)
     sc__cpuinfo_value(text, "flags", flags, sizeof(flags));
     if (sc_word_in(flags, " \t", "hypervisor"))
         snprintf(id->flags_hint, sizeof(id->flags_hint), "hypervisor");
+    sc__simd(flags, id);
     return *id->vendor ? 0 : -EINVAL;
 }
 
@@ -324,6 +345,7 @@ int sc_sysstate_capture(const sc_fsroot *root, hwloc_const_bitmap_t cpus, sc_kv 
         sc_kv_addf(out, "cpu.model_name", "%s", id.model_name);
         sc_kv_addf(out, "cpu.microcode", "%s", *id.microcode ? id.microcode : "unavailable");
         sc_kv_addf(out, "cpu.virtualized", "%s", *id.flags_hint ? "yes" : "no");
+        sc_kv_addf(out, "cpu.simd", "%s", *id.simd ? id.simd : "unavailable");
     } else {
         sc_kv_addf(out, "cpu.vendor", "unavailable");
     }

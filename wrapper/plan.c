@@ -165,6 +165,15 @@ static bool sc__env_owned(const char *entry, const sc_card *card)
     return false;
 }
 
+/* The card's value of an env variable, or NULL. */
+static const char *sc__card_env(const sc_card *card, const char *name)
+{
+    for (size_t i = 0; i < card->n_env; i++)
+        if (!strcmp(card->env[i].key, name))
+            return card->env[i].value;
+    return NULL;
+}
+
 /* OMP_PLACES with one place per CPU of the card, so thread i binds to the i-th CPU. */
 static char *sc__omp_places(const sc_card *card)
 {
@@ -350,25 +359,37 @@ static int sc__plan_build(sc_plan *plan, char **parent_env)
     for (char **e = parent_env; e && *e; e++)
         if (!sc__env_owned(*e, c))
             sc__strv_addf(&env, "%s", *e);
+    /* Each name once: the runtimes read the first of two (glibc's getenv), so a card's value
+       after streamcard's own would be recorded and never read. The card's OMP_PROC_BIND is
+       honoured in place of close; the variables that would contradict the card's CPUs are
+       refused by the card check (sc_card_check: OMP_NUM_THREADS, OMP_PLACES,
+       GOMP_CPU_AFFINITY, KMP_AFFINITY). */
+    const char *bind = sc__card_env(c, "OMP_PROC_BIND");
     sc__strv_addf(&env, "OMP_NUM_THREADS=%ld", c->threads);
     sc__strv_addf(&env, "OMP_PLACES=%s", places);
-    sc__strv_addf(&env, "OMP_PROC_BIND=close");
+    sc__strv_addf(&env, "OMP_PROC_BIND=%s", bind ? bind : "close");
     if (c->workload == SC_WORKLOAD_MPI_PINGPONG && !in_slurm && geteuid() == 0) {
         /* Open MPI refuses root without both (a test machine; clusters run as users). */
-        sc__strv_addf(&env, "OMPI_ALLOW_RUN_AS_ROOT=1");
-        sc__strv_addf(&env, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");
+        if (!sc__card_env(c, "OMPI_ALLOW_RUN_AS_ROOT"))
+            sc__strv_addf(&env, "OMPI_ALLOW_RUN_AS_ROOT=1");
+        if (!sc__card_env(c, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"))
+            sc__strv_addf(&env, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");
     }
-    for (size_t i = 0; i < c->n_env; i++)
-        sc__strv_addf(&env, "%s=%s", c->env[i].key, c->env[i].value);
     char *blas_dir = sc_plan_blas_dir(c);
-    if (blas_dir) {
-        const char *inherited = getenv("LD_LIBRARY_PATH");
-        sc__strv_addf(&env, "LD_LIBRARY_PATH=%s%s%s", blas_dir, inherited && *inherited ? ":" : "",
-                      inherited && *inherited ? inherited : "");
+    for (size_t i = 0; i < c->n_env; i++)
+        if (strcmp(c->env[i].key, "OMP_PROC_BIND") != 0 &&
+            !(blas_dir && !strcmp(c->env[i].key, "LD_LIBRARY_PATH")))
+            sc__strv_addf(&env, "%s=%s", c->env[i].key, c->env[i].value);
+    if (blas_dir) { /* the card's blas: first, then the card's path or the inherited one */
+        const char *rest = sc__card_env(c, "LD_LIBRARY_PATH");
+        if (!rest)
+            rest = getenv("LD_LIBRARY_PATH");
+        sc__strv_addf(&env, "LD_LIBRARY_PATH=%s%s%s", blas_dir, rest && *rest ? ":" : "",
+                      rest && *rest ? rest : "");
         free(blas_dir);
     }
-    if (asprintf(&plan->omp_summary, "OMP_NUM_THREADS=%ld OMP_PLACES=%s OMP_PROC_BIND=close",
-                 c->threads, places) < 0)
+    if (asprintf(&plan->omp_summary, "OMP_NUM_THREADS=%ld OMP_PLACES=%s OMP_PROC_BIND=%s%s",
+                 c->threads, places, bind ? bind : "close", bind ? " (the card's)" : "") < 0)
         plan->omp_summary = NULL;
     free(places);
     plan->argv = argv.v;

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "sc_attest.h"
 #include "sc_caches.h"
+#include "sc_envhazard.h"
 #include "sc_mpistack.h"
 #include "sc_platform_gate.h"
 #include "sc_readback.h"
@@ -596,6 +597,18 @@ static void sc__print_summary(const sc_execution *x, const sc_gates *gates, size
         fprintf(stderr, "streamcard: %zu runs (%s):\n", n, x->stopped);
         sc__print_stats(results);
     }
+    /* What the workload inherited that changes its performance, said here, not only kept. */
+    size_t hazards = 0;
+    char *lines = sc_envhazard_of_bundle(&x->b, x->plan->card, &hazards);
+    if (hazards)
+        fprintf(stderr, "streamcard: inherited environment that changes performance (not set "
+                        "by the card; doc/design.md, section 16):\n");
+    for (const char *p = hazards ? lines : NULL; p && *p;) {
+        size_t len = strcspn(p, "\n");
+        fprintf(stderr, "  %.*s\n", (int)len, p);
+        p += len + (p[len] == '\n');
+    }
+    free(lines);
     if (!sc_gates_passed(gates)) {
         sc__print_cause(x, runs, n);
         fprintf(stderr, "ERROR: workload failed; do not use its numbers. Failed gates:");

@@ -673,6 +673,8 @@ void sc_report_html_bundle(FILE *out, const sc_analysis_bundle *ab, size_t index
     sc_html_escape(out, f->path);
     fputs("</p>\n", out);
     sc__gates(out, ab);
+    if (f->n_hazards) /* what the workload inherited that changes its figures (section 16) */
+        sc__pre(out, "Inherited environment that changes performance", f->hazards, false);
     sc__pre(out, "The plan: card.yaml", f->card_text, false);
     sc__pre(out, "run.conf (parameters, command line, times, recorded verdicts)", f->run_conf,
             true);
