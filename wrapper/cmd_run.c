@@ -445,6 +445,7 @@ int sc_cmd_run(int argc, char **argv)
         snprintf(state, sizeof(state), "%s/prefetch/state/state.env", opts.adopt_bundle);
         opts.platform_control = access(state, R_OK) == 0;
     }
+    opts.display_env = rc == 0 && card->n_steps > 0;
     /* Root outside a job reads the platform before and after, and sets nothing. */
     opts.cli_readback = rc == 0 && !opts.adopt_bundle && !opts.submit && geteuid() == 0;
     if (rc == 0 && !problems && !opts.submit && opts.adopt_bundle && card->n_sweep) {

@@ -144,7 +144,19 @@ static void sc__strv_free(char **v)
     free(v);
 }
 
-static bool sc__env_owned(const char *entry, const sc_card *card)
+/* Whether streamcard sets OMP_DISPLAY_ENV=true for this run: a study's OpenMP workload whose
+   card does not set it. */
+static bool sc__display_env(const sc_card *card, const sc_run_opts *opts)
+{
+    if (!opts->display_env || card->workload == SC_WORKLOAD_MPI_PINGPONG)
+        return false;
+    for (size_t i = 0; i < card->n_env; i++)
+        if (!strcmp(card->env[i].key, "OMP_DISPLAY_ENV"))
+            return false;
+    return true;
+}
+
+static bool sc__env_owned(const char *entry, const sc_card *card, const sc_run_opts *opts)
 {
     size_t n = strcspn(entry, "=");
 
@@ -157,6 +169,9 @@ static bool sc__env_owned(const char *entry, const sc_card *card)
     /* blas: the library path is the card's (the inherited one follows the BLAS's). */
     if (n == 15 && !strncmp(entry, "LD_LIBRARY_PATH", n) && card->blas &&
         strcmp(card->blas, "default") != 0 && card->workload == SC_WORKLOAD_IPSEARCH)
+        return true;
+    /* A study: streamcard asks the OpenMP runtime to say what it read (plan.h). */
+    if (n == 15 && !strncmp(entry, "OMP_DISPLAY_ENV", n) && sc__display_env(card, opts))
         return true;
     /* A study's step removed it (unset:): the workload starts without it. */
     for (size_t i = 0; i < card->n_env_unset; i++)
@@ -357,7 +372,7 @@ static int sc__plan_build(sc_plan *plan, char **parent_env)
     else
         sc__mpi_argv(&argv, plan);
     for (char **e = parent_env; e && *e; e++)
-        if (!sc__env_owned(*e, c))
+        if (!sc__env_owned(*e, c, plan->opts))
             sc__strv_addf(&env, "%s", *e);
     /* Each name once: the runtimes read the first of two (glibc's getenv), so a card's value
        after streamcard's own would be recorded and never read. The card's OMP_PROC_BIND is
@@ -368,6 +383,8 @@ static int sc__plan_build(sc_plan *plan, char **parent_env)
     sc__strv_addf(&env, "OMP_NUM_THREADS=%ld", c->threads);
     sc__strv_addf(&env, "OMP_PLACES=%s", places);
     sc__strv_addf(&env, "OMP_PROC_BIND=%s", bind ? bind : "close");
+    if (sc__display_env(c, plan->opts)) /* a study: what the runtime read, in its words */
+        sc__strv_addf(&env, "OMP_DISPLAY_ENV=true");
     if (c->workload == SC_WORKLOAD_MPI_PINGPONG && !in_slurm && geteuid() == 0) {
         /* Open MPI refuses root without both (a test machine; clusters run as users). */
         if (!sc__card_env(c, "OMPI_ALLOW_RUN_AS_ROOT"))
@@ -451,6 +468,33 @@ static void sc__print_text(FILE *out, const char *text, const char *end)
     fprintf(out, "%s%s", buf, end);
 }
 
+/* one_per_core: what hwloc kept, and when that is every CPU, that it does nothing here. */
+static void sc__print_one_per_core(FILE *out, const sc_card *c)
+{
+    hwloc_bitmap_t from = hwloc_bitmap_alloc();
+    bool same = from && sc_cpulist_parse(c->one_per_core_from, from, NULL, 0) == 0 &&
+                hwloc_bitmap_isequal(from, c->cpus);
+
+    fputs("  one_per_core: cpu_list ", out);
+    sc__print_text(out, c->one_per_core_from, " -> ");
+    sc__print_text(out, c->cpu_list,
+                   same ? " (no effect here: no two of its CPUs share a core, no SMT)\n" : "\n");
+    hwloc_bitmap_free(from);
+}
+
+/* The BLAS the workload will load: the card's build, or what the system's alternative is. */
+static void sc__print_blas(FILE *out, const sc_card *c)
+{
+    char *dir = sc_plan_blas_dir(c), path[PATH_MAX], real[PATH_MAX];
+
+    snprintf(path, sizeof(path), "%s/libopenblas.so.0", dir ? dir : SC_MULTIARCH_LIBDIR);
+    bool found = realpath(path, real) != NULL;
+    fprintf(out, "  blas:        %s (%s%s%s)\n", dir ? c->blas : "default",
+            dir ? "" : "the system's alternative: ", found ? real : path,
+            found ? "" : ", NOT FOUND");
+    free(dir);
+}
+
 void sc_plan_print(const sc_plan *plan, FILE *out)
 {
     const sc_card *c = plan->card;
@@ -478,6 +522,10 @@ void sc_plan_print(const sc_plan *plan, FILE *out)
                 c->nodes ? ", across the card's nodes" : "");
     else
         fprintf(out, "  threads:     %ld (%s)\n", c->threads, plan->omp_summary);
+    if (c->one_per_core_from)
+        sc__print_one_per_core(out, c);
+    if (c->workload == SC_WORKLOAD_IPSEARCH)
+        sc__print_blas(out, c);
     if (c->memory_node >= 0)
         fprintf(out, "  memory node: %ld (membind, strict)\n", c->memory_node);
     else
