@@ -45,10 +45,5 @@ const char sct_build_source_git_dirty[] = \"${dirty}\";
 const char sct_build_compiler_path[] = \"${compiler_c}\";
 const char sct_build_compiler_sha256[] = \"${compiler_sha}\";
 ")
-set(old "")
-if(EXISTS ${OUT})
-  file(READ ${OUT} old)
-endif()
-if(NOT old STREQUAL text)
-  file(WRITE ${OUT} "${text}")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/WriteIfChanged.cmake)
+sc_write_if_changed(${OUT} "${text}")

@@ -97,6 +97,22 @@ iterations_for() {
     echo "$n"
 }
 
+# in_sysroot ROOT CPUINFO CMD...: CMD with STREAMCARD_SYSROOT=ROOT in a new mount namespace
+# where ROOT/sys is this machine's sysfs, ROOT/proc its /proc and ROOT/proc/cpuinfo the file
+# CPUINFO (root only; ROOT/sys and ROOT/proc must exist): a machine the test describes, read
+# through the sysroot like the real one.
+in_sysroot() {
+    # shellcheck disable=SC2016 # the inner shell expands them
+    unshare -m sh -c '
+        set -e
+        root=$1 cpuinfo=$2; shift 2
+        mount --make-rprivate /
+        mount -t sysfs sysfs "$root/sys"
+        mount --bind /proc "$root/proc"
+        mount --bind "$cpuinfo" "$root/proc/cpuinfo"
+        STREAMCARD_SYSROOT=$root exec "$@"' sh "$@"
+}
+
 # reseal BUNDLE: rewrites SHA256SUMS over the bundle's files as they are now, as a forger
 # would, so that only the consistency checks can tell.
 reseal() {

@@ -12,12 +12,7 @@
 
 static sc_card *card_with(const char *extra)
 {
-    char yaml[512];
-
-    snprintf(yaml, sizeof(yaml),
-             "version: 1\nexperiment:\n  workload: ipsearch\n  cpu_list: 0-1\n  threads: 2\n%s",
-             extra);
-    return sc_test_card(yaml);
+    return sc_test_card_with("  workload: ipsearch\n  cpu_list: 0-1\n  threads: 2\n", extra);
 }
 
 static const struct effect_case {

@@ -44,13 +44,8 @@ static char *node(uint64_t value0, uint64_t value1)
 
 static sc_card *card_with(const char *extra)
 {
-    char yaml[512];
-
-    snprintf(yaml, sizeof(yaml),
-             "version: 1\nexperiment:\n  workload: stream\n  kernel: copy\n  cpu_list: 0-1\n"
-             "  threads: 2\n%s",
-             extra);
-    return sc_test_card(yaml);
+    return sc_test_card_with("  workload: stream\n  kernel: copy\n  cpu_list: 0-1\n  threads: 2\n",
+                             extra);
 }
 
 static void test_read(void)

@@ -25,17 +25,7 @@ msr() {
         dd of="$ROOT/dev/cpu/$1/msr" bs=1 seek=420 conv=notrunc status=none
 }
 # on_node CMD...: CMD with STREAMCARD_SYSROOT=$ROOT in a new mount namespace.
-on_node() {
-    # shellcheck disable=SC2016 # the inner shell expands them
-    unshare -m sh -c '
-        set -e
-        root=$1 cpuinfo=$2; shift 2
-        mount --make-rprivate /
-        mount -t sysfs sysfs "$root/sys"
-        mount --bind /proc "$root/proc"
-        mount --bind "$cpuinfo" "$root/proc/cpuinfo"
-        STREAMCARD_SYSROOT=$root exec "$@"' sh "$ROOT" "$WORK/cpuinfo" "$@"
-}
+on_node() { in_sysroot "$ROOT" "$WORK/cpuinfo" "$@"; }
 small_card "$WORK/off.yaml" off
 small_card "$WORK/unchanged.yaml" ""
 msr 0 15
