@@ -97,6 +97,17 @@ iterations_for() {
     echo "$n"
 }
 
+# sysroot_or_skip: a test of in_sysroot below starts with it: skips (77) unless root can make
+# a mount namespace, then sets ROOT=$WORK/sysroot with its sys and proc, and a home of its own.
+sysroot_or_skip() {
+    if [ "$(id -u)" -ne 0 ] || ! unshare -m true 2>/dev/null; then
+        echo "SKIP: needs root, for a mount namespace of its own"
+        exit 77
+    fi
+    ROOT=$WORK/sysroot
+    mkdir -p "$ROOT/sys" "$ROOT/proc" "$WORK/home"
+}
+
 # in_sysroot ROOT CPUINFO CMD...: CMD with STREAMCARD_SYSROOT=ROOT in a new mount namespace
 # where ROOT/sys is this machine's sysfs, ROOT/proc its /proc and ROOT/proc/cpuinfo the file
 # CPUINFO (root only; ROOT/sys and ROOT/proc must exist): a machine the test describes, read

@@ -8,12 +8,7 @@
 # against the measured edge.
 BIN=$1 SRC=$2
 . "$SRC/tests/lib.sh"
-if [ "$(id -u)" -ne 0 ] || ! unshare -m true 2>/dev/null; then
-    echo "SKIP: needs root, for a mount namespace of its own"
-    exit 77
-fi
-ROOT=$WORK/sysroot
-mkdir -p "$ROOT/sys" "$ROOT/proc" "$WORK/home"
+sysroot_or_skip
 sed 's/^flags\(.*\)$/flags\1 hypervisor/' /proc/cpuinfo >"$WORK/cpuinfo"
 export HOME=$WORK/home XDG_CACHE_HOME=
 

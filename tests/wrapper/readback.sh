@@ -8,12 +8,7 @@
 # failed when they read on, and failed when they change during the run; nothing is written.
 BIN=$1 SRC=$2
 . "$SRC/tests/lib.sh"
-if [ "$(id -u)" -ne 0 ] || ! unshare -m true 2>/dev/null; then
-    echo "SKIP: needs root, for a mount namespace of its own"
-    exit 77
-fi
-ROOT=$WORK/sysroot
-mkdir -p "$ROOT/sys" "$ROOT/proc" "$WORK/home"
+sysroot_or_skip
 sed -e 's/^vendor_id.*/vendor_id\t: GenuineIntel/' -e 's/^cpu family.*/cpu family\t: 6/' \
     -e 's/^model\t.*/model\t\t: 85/' /proc/cpuinfo >"$WORK/cpuinfo"
 export HOME=$WORK/home XDG_CACHE_HOME=
