@@ -13,7 +13,7 @@ int sc_readback_msr(const sc_platform *p, hwloc_const_bitmap_t cpus, const char 
 {
     char line[160], reason[512] = "";
     uint32_t reg = 0;
-    uint64_t mask = 0, value;
+    uint64_t mask = 0, value = 0;
     unsigned cpu;
     int rc;
 
