@@ -96,14 +96,22 @@ void sc_record_readback(sc_execution *x, bool after)
         return;
     sc_kv_init(&kv);
     sc_kv_init(&env);
-    if (sc_platform_open(&p, plan->opts->sysroot, NULL, 0) == 0)
-        sc_readback_msr(&p, plan->card->cpus, after ? "after" : "before", &kv, NULL, 0);
+    int rc = sc_platform_open(&p, plan->opts->sysroot, NULL, 0);
+    if (rc == 0)
+        rc = sc_readback_msr(&p, plan->card->cpus, after ? "after" : "before", &kv, NULL, 0);
     else
         sc_kv_append(&kv, "# unavailable: the sysroot or its online CPUs cannot be read\n");
     sc_platform_close(&p);
-    if (!kv.failed && kv.text)
+    /* Registers that cannot be read here (no msr device) say nothing a card did not ask
+       for: the bundle then holds no readback, as any user's. */
+    bool asked = plan->card->prefetch != SC_PREFETCH_UNCHANGED ||
+                 strcmp(plan->card->governor, "unchanged") != 0;
+    bool keep = !kv.failed && kv.text && (rc == 0 || asked) &&
+                /* after: only beside a before to hold it to */
+                (!after || faccessat(x->b.dirfd, SC__MSR_BEFORE, F_OK, AT_SYMLINK_NOFOLLOW) == 0);
+    if (keep)
         sc_record_put(x, after ? SC__MSR_AFTER : SC__MSR_BEFORE, kv.text);
-    if (!after) { /* every run's gate reads the state the workload found */
+    if (!after && keep) { /* every run's gate reads the state the workload found */
         char *before = sc_bundle_read_opt(&x->b, "platform/before.txt");
         if (sc_readback_state_env(plan->card, kv.text, before, &env) == 0)
             sc_record_put(x, "prefetch/state/state.env", env.text);
