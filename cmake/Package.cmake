@@ -20,17 +20,7 @@ if(IS_ABSOLUTE "${STREAMCARD_SLURM_PLUGINDIR}")
 else()
   set(STREAMCARD_FULL_SLURM_PLUGINDIR "${CMAKE_INSTALL_PREFIX}/${STREAMCARD_SLURM_PLUGINDIR}")
 endif()
-# sc__write_if_changed FILE CONTENT: FILE holds CONTENT (not rewritten when it does: a
-# reconfigure does not make the install rules copy it again).
-function(sc__write_if_changed file content)
-  set(old "")
-  if(EXISTS ${file})
-    file(READ ${file} old)
-  endif()
-  if(NOT old STREQUAL content)
-    file(WRITE ${file} "${content}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/WriteIfChanged.cmake)
 
 # The files below are made from these sources at configure time: an edit reconfigures.
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
@@ -47,7 +37,7 @@ endif()
 string(REGEX REPLACE "${_sc_bin_re}"
        "STREAMCARD_BIN_DEFAULT = STREAMCARD_BIN_DEFAULT or \"${CMAKE_INSTALL_FULL_BINDIR}/streamcard\""
        _sc_lua "${_sc_lua}")
-sc__write_if_changed(${_sc_gen}/cli_filter.lua "${_sc_lua}")
+sc_write_if_changed(${_sc_gen}/cli_filter.lua "${_sc_lua}")
 
 # plugstack.conf example naming the installed plugins, every line commented out.
 configure_file(${PROJECT_SOURCE_DIR}/contrib/package/plugstack.conf.in
@@ -69,7 +59,7 @@ string(CONCAT _sc_copyright
   "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
   "Upstream-Name: streamcard\n\nFiles: *\nCopyright: ${_sc_holder}\n"
   "License: Expat\n ${_sc_license}\n")
-sc__write_if_changed(${_sc_gen}/copyright "${_sc_copyright}")
+sc_write_if_changed(${_sc_gen}/copyright "${_sc_copyright}")
 
 # The man pages in their sections (component "man": `cmake --install build --component man`
 # installs only them) and changelog.gz, compressed as Debian wants them (gzip -9n: no

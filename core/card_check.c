@@ -148,19 +148,31 @@ static void sc__check_env(const sc_card *card, sc_diag *diag, int *errors)
     for (size_t i = 0; i < card->n_env; i++) {
         const char *key = card->env[i].key;
         if (!sc__env_name_ok(key)) {
-            sc_diag_addf(diag, "%s: env: \"%s\" is not a variable name (valid: letters, digits "
-                               "and '_', not starting with a digit)",
+            sc_diag_addf(diag,
+                         "%s: env: \"%s\" is not a variable name (valid: letters, digits "
+                         "and '_', not starting with a digit)",
                          where, key);
             (*errors)++;
         } else if (strcmp(key, "OMP_NUM_THREADS") == 0) {
-            sc_diag_addf(diag, "%s: env: OMP_NUM_THREADS is set from threads (remove it; set "
-                               "threads instead)",
+            sc_diag_addf(diag,
+                         "%s: env: OMP_NUM_THREADS is set from threads (remove it; set "
+                         "threads instead)",
                          where);
+            (*errors)++;
+        } else if (strcmp(key, "GOMP_CPU_AFFINITY") == 0 || strcmp(key, "KMP_AFFINITY") == 0) {
+            /* Beside OMP_PLACES one of the two is ignored, by which runtime depends: binding
+               is the card's cpu_list, once. */
+            sc_diag_addf(diag,
+                         "%s: env: %s would contradict the OMP_PLACES streamcard sets "
+                         "from cpu_list (remove it; the threads bind to cpu_list in "
+                         "order, OMP_PROC_BIND may be set)",
+                         where, key);
             (*errors)++;
         } else if (strcmp(key, "OMP_PLACES") == 0 || strncmp(key, "STREAMCARD_", 11) == 0 ||
                    strncmp(key, "SLURM_", 6) == 0) {
-            sc_diag_addf(diag, "%s: env: %s is set by streamcard or Slurm (remove it; binding "
-                               "comes from cpu_list)",
+            sc_diag_addf(diag,
+                         "%s: env: %s is set by streamcard or Slurm (remove it; binding "
+                         "comes from cpu_list)",
                          where, key);
             (*errors)++;
         }
@@ -376,9 +388,8 @@ int sc__card_check_run(sc_card *card, sc_diag *diag)
     if (card->workload == SC_WORKLOAD_IPSEARCH && sc__valid(card, SC_CF_K, SC_CF_NB) &&
         card->k > card->nb) {
         sc_diag_addf(diag, "%s: k: %llu is more than the %llu database vectors nb (valid: 1-%llu)",
-                     sc__where(card, SC_CF_K, where, sizeof(where)),
-                     (unsigned long long)card->k, (unsigned long long)card->nb,
-                     (unsigned long long)card->nb);
+                     sc__where(card, SC_CF_K, where, sizeof(where)), (unsigned long long)card->k,
+                     (unsigned long long)card->nb, (unsigned long long)card->nb);
         errors++;
     }
     if (card->workload == SC_WORKLOAD_MPI_PINGPONG &&
@@ -490,8 +501,8 @@ static void sc__check_cpus(const sc_card *card, const sc_machine *m, sc_diag *di
     sc__where(card, SC_CF_CPU_LIST, where, sizeof(where));
     if ((missing = sc__missing(card->cpus, m->cpus_online))) {
         valid = sc_cpulist_format(m->cpus_online);
-        sc_diag_addf(diag, "%s: cpu_list: CPUs %s are not online on %s (valid: %s)", where,
-                     missing, m->hostname, valid ? valid : "?");
+        sc_diag_addf(diag, "%s: cpu_list: CPUs %s are not online on %s (valid: %s)", where, missing,
+                     m->hostname, valid ? valid : "?");
         (*errors)++;
     } else if ((missing = sc__missing(card->cpus, m->cpus_allowed))) {
         valid = sc_cpulist_format(m->cpus_allowed);
@@ -558,8 +569,9 @@ int sc_card_check_machine(const sc_card *card, const sc_machine *m, bool platfor
         char host[256];
         snprintf(host, sizeof(host), "%.*s", (int)strcspn(m->hostname, "."), m->hostname);
         if (!sc_hostlist_contains(card->nodes, host)) {
-            sc_diag_addf(diag, "%s: nodes: this host %s is not in %s (valid: run on those hosts, "
-                               "or change nodes:)",
+            sc_diag_addf(diag,
+                         "%s: nodes: this host %s is not in %s (valid: run on those hosts, "
+                         "or change nodes:)",
                          sc__where(card, SC_CF_NODES, where, sizeof(where)), host, card->nodes);
             errors++;
         }
@@ -570,13 +582,15 @@ int sc_card_check_machine(const sc_card *card, const sc_machine *m, bool platfor
         char *valid = sc_cpulist_format(m->mems_allowed);
         sc__where(card, SC_CF_MEMORY_NODE, where, sizeof(where));
         if (!hwloc_bitmap_isset(m->nodes, (unsigned)card->memory_node)) {
-            sc_diag_addf(diag, "%s: memory_node: %ld is not a NUMA node with memory on %s (valid: "
-                               "%s)",
+            sc_diag_addf(diag,
+                         "%s: memory_node: %ld is not a NUMA node with memory on %s (valid: "
+                         "%s)",
                          where, card->memory_node, m->hostname, valid ? valid : "?");
             errors++;
         } else if (!hwloc_bitmap_isset(m->mems_allowed, (unsigned)card->memory_node)) {
-            sc_diag_addf(diag, "%s: memory_node: %ld is outside the memory this job may use on "
-                               "%s (valid: %s)",
+            sc_diag_addf(diag,
+                         "%s: memory_node: %ld is outside the memory this job may use on "
+                         "%s (valid: %s)",
                          where, card->memory_node, m->hostname, valid ? valid : "?");
             errors++;
         }
@@ -587,8 +601,9 @@ int sc_card_check_machine(const sc_card *card, const sc_machine *m, bool platfor
     if (strcmp(card->governor, "unchanged") != 0) {
         sc__where(card, SC_CF_GOVERNOR, where, sizeof(where));
         if (!m->has_cpufreq) {
-            sc_diag_addf(diag, "%s: governor: %s cannot be set: %s has no cpufreq (valid: "
-                               "unchanged)",
+            sc_diag_addf(diag,
+                         "%s: governor: %s cannot be set: %s has no cpufreq (valid: "
+                         "unchanged)",
                          where, card->governor, m->hostname);
             errors++;
         } else if (!sc_machine_offers_governor(m, card->governor)) {
@@ -596,15 +611,19 @@ int sc_card_check_machine(const sc_card *card, const sc_machine *m, bool platfor
                          where, card->governor, m->hostname, m->governors);
             errors++;
         } else if (!platform_control) {
-            sc_diag_addf(diag, "%s: governor: %s needs the streamcard SPANK plugin to set it "
-                               "(submit with sbatch --stream-card=CARD; valid here: unchanged)",
+            sc_diag_addf(diag,
+                         "%s: governor: %s needs the streamcard SPANK plugin to set it "
+                         "(submit with sbatch --stream-card=CARD), or streamcard run as "
+                         "root to read it back as it is (valid here: unchanged)",
                          where, card->governor);
             errors++;
         }
     }
     if (card->prefetch != SC_PREFETCH_UNCHANGED && !platform_control) {
-        sc_diag_addf(diag, "%s: prefetch: %s needs the streamcard SPANK plugin to set it (submit "
-                           "with sbatch --stream-card=CARD; valid here: unchanged)",
+        sc_diag_addf(diag,
+                     "%s: prefetch: %s needs the streamcard SPANK plugin to set it (submit "
+                     "with sbatch --stream-card=CARD), or streamcard run as root to read "
+                     "it back as it is (valid here: unchanged)",
                      sc__where(card, SC_CF_PREFETCH, where, sizeof(where)),
                      sc_prefetch_name(card->prefetch));
         errors++;

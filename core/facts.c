@@ -10,6 +10,8 @@
 #include "sc_gates.h"
 #include "sc_num.h"
 #include "sc_runs.h"
+#include "sc_envhazard.h"
+#include "sc_kv.h"
 #include "sc_runenv.h"
 #include "sc_text.h"
 
@@ -475,6 +477,12 @@ int sc_facts_load(const char *path, sc_bundle_facts *f)
         goto out;
     f->workload = src.card ? src.card->workload : SC_WORKLOAD_NONE;
     f->cpu_list = src.card ? sc_cpulist_format(src.card->cpus) : NULL;
+    if (src.card && environ_text) {
+        char simd[32] = "";
+        if (f->platform_before)
+            sc_kv_get(f->platform_before, SC_ENVHAZARD_SIMD_KEY, simd, sizeof(simd));
+        f->hazards = sc_envhazard_lines(environ_text, src.card, simd, &f->n_hazards);
+    }
     snprintf(f->verdict, sizeof(f->verdict), "unknown");
     sc__copy_json_str(src.results, "host", f->host, sizeof(f->host));
     sc__copy_json_str(src.results, "run_name", f->run_name, sizeof(f->run_name));
@@ -568,5 +576,6 @@ void sc_facts_free(sc_bundle_facts *f)
     for (size_t i = 0; i < f->n_env; i++)
         free(f->env[i]);
     free(f->env);
+    free(f->hazards);
     memset(f, 0, sizeof(*f));
 }

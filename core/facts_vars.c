@@ -6,6 +6,7 @@
 #include "sc_card_schema.h"
 #include "sc_cpulist.h"
 #include "sc_kv.h"
+#include "sc_platform_gate.h"
 #include "sc_mpistack.h"
 #include "sc_text.h"
 
@@ -97,8 +98,8 @@ static const struct sc__var {
      "cpuN.governor over cpu_list",
      sc__rd_governor, NULL, 0},
     {"prefetch", "platform",
-     "prefetch/state/state.env OBSERVED_STATE (MSR readback); \"unchanged (not read back)\" "
-     "without one",
+     "prefetch/state/state.env OBSERVED_STATE (MSR readback: the plugin's, or streamcard run's "
+     "as root); \"unchanged (not read back)\" without one",
      sc__rd_prefetch, NULL, 0},
     /* The MPI stack as the ranks loaded it (run.conf, from stream.log; sc_mpistack.h). */
     {"mpi_library", "build", "run.conf mpi_library libmpi: version and SHA-256 of the one loaded",
@@ -328,8 +329,11 @@ static char *sc__rd_prefetch(const sc__src *s, const char *arg)
     char obs[64] = "", valid[16] = "";
 
     (void)arg;
+    /* A readback by the command as root that could not read the registers (no msr
+       device) knows as little as a run that did not try. */
     if (!sc_kv_get(s->state, "OBSERVED_STATE", obs, sizeof(obs)) || !*obs ||
-        strcmp(obs, "unchanged") == 0)
+        strcmp(obs, "unchanged") == 0 ||
+        (sc_platform_read_by_cli(s->state) && strcmp(obs, "unknown") == 0))
         return strdup("unchanged (not read back)");
     sc_kv_get(s->state, "STATE_VALID", valid, sizeof(valid));
     if (strcmp(valid, "1") != 0)

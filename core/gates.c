@@ -207,12 +207,35 @@ out:
     return ok;
 }
 
+/*
+ * The list of a /proc/<pid>/status line ("Cpus_allowed_list:\t0-3") into list (its text, or
+ * "(missing)", into text): 0, or -EINVAL when absent or malformed.
+ */
+static int sc__status_list(const char *status, const char *key, hwloc_bitmap_t list, char *text,
+                           size_t len)
+{
+    const char *p = NULL;
+    size_t klen = strlen(key);
+
+    for (const char *line = status; line && *line && !p;) { /* a whole key at a line's start */
+        if (!strncmp(line, key, klen) && line[klen] == ':')
+            p = line + klen + 1;
+        line = strchr(line, '\n');
+        line = line ? line + 1 : NULL;
+    }
+    snprintf(text, len, "(missing)");
+    if (!p)
+        return -EINVAL;
+    p += strspn(p, " \t");
+    snprintf(text, len, "%.*s", (int)strcspn(p, "\n"), p);
+    return sc_cpulist_parse(text, list, NULL, 0) == 0 ? 0 : -EINVAL;
+}
+
 /* The snapshot at main_loop_begin: every thread's last CPU and the affinity in the card. */
 static bool sc__check_snapshot(const sc_card *card, const sc_evidence *ev, sc_gate *g)
 {
     char allowed_text[4096];
     long nthreads = 0;
-    const char *p;
 
     if (!ev->threads_at_ready || !ev->status_at_ready) {
         sc_gate_set(g, SC_GATE_FAIL,
@@ -241,22 +264,27 @@ static bool sc__check_snapshot(const sc_card *card, const sc_evidence *ev, sc_ga
                     nthreads, card->threads);
         return false;
     }
-    p = strstr(ev->status_at_ready, "Cpus_allowed_list:");
-    hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
-    bool ok = false;
-    if (p && allowed) {
-        p += strlen("Cpus_allowed_list:");
-        p += strspn(p, " \t");
-        size_t n = strcspn(p, "\n");
-        snprintf(allowed_text, sizeof(allowed_text), "%.*s", (int)n, p);
-        ok = sc_cpulist_parse(allowed_text, allowed, NULL, 0) == 0 &&
-             hwloc_bitmap_isincluded(allowed, card->cpus);
+    /* The affinity the workload had at ready, and at its start (workload_status.txt, when
+       taken): inside cpu_list both times. */
+    for (int snap = 0; snap < 2; snap++) {
+        const char *status = snap == 0 ? ev->status_at_ready : ev->status_at_start;
+        const char *file = snap == 0 ? "" : " of workload_status.txt";
+        if (!status)
+            continue;
+        hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
+        bool in = allowed &&
+                  sc__status_list(status, "Cpus_allowed_list", allowed, allowed_text,
+                                  sizeof(allowed_text)) == 0 &&
+                  hwloc_bitmap_isincluded(allowed, card->cpus);
+        hwloc_bitmap_free(allowed);
+        if (!in) {
+            sc_gate_set(g, SC_GATE_FAIL,
+                        "snapshot%s: Cpus_allowed_list %s is not inside cpu_list %s", file,
+                        allowed_text, card->cpu_list);
+            return false;
+        }
     }
-    if (!ok)
-        sc_gate_set(g, SC_GATE_FAIL, "snapshot: Cpus_allowed_list %s is not inside cpu_list %s",
-                    p ? allowed_text : "(missing)", card->cpu_list);
-    hwloc_bitmap_free(allowed);
-    return ok;
+    return true;
 }
 
 /*
@@ -462,9 +490,36 @@ int sc_numa_maps_anon_bytes(const char *numa_maps, long node, unsigned long long
     return rc < 0 ? rc : rc > 0 ? 0 : -EINVAL;
 }
 
+/*
+ * "; during the run node 0 counted numa_hit +123, numa_miss +0, numa_foreign +0 (the
+ * machine's, /sys)" from platform/before.txt and after.txt, "" without both: the node's
+ * allocations, whoever made them, for the note of the memory_node gate.
+ */
+static const char *sc__node_counters(long node, const sc_evidence *ev, char *buf, size_t len)
+{
+    static const char *const counters[] = {"numa_hit", "numa_miss", "numa_foreign"};
+    long was[3], now[3];
+    char key[64];
+
+    *buf = '\0';
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(key, sizeof(key), "node%ld.%s", node, counters[i]);
+        if (!ev->platform_before || !ev->platform_after ||
+            !sc_kv_get_long(ev->platform_before, key, &was[i]) ||
+            !sc_kv_get_long(ev->platform_after, key, &now[i]))
+            return buf;
+    }
+    snprintf(buf, len,
+             "; during the run node %ld counted numa_hit %+ld, numa_miss %+ld, numa_foreign %+ld "
+             "(the machine's, /sys)",
+             node, now[0] - was[0], now[1] - was[1], now[2] - was[2]);
+    return buf;
+}
+
 static void sc__gate_memory_node(const sc_card *card, const sc_evidence *ev, sc_gate *g)
 {
     unsigned long long on = 0, off = 0;
+    char counters[256];
 
     if (card->memory_node < 0) {
         sc_gate_set(g, SC_GATE_NULL, "the card sets no memory_node");
@@ -475,12 +530,31 @@ static void sc__gate_memory_node(const sc_card *card, const sc_evidence *ev, sc_
         sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: no numa_maps at main_loop_begin");
         return;
     }
+    /* The node the workload was bound to must be one its cpuset allows, at ready and at
+       its start (strict membind leaves Mems_allowed to the cpuset). */
+    hwloc_bitmap_t node = hwloc_bitmap_alloc();
+    char mems[256];
+    for (int snap = 0; node && snap < 2; snap++) {
+        const char *status = snap == 0 ? ev->status_at_ready : ev->status_at_start;
+        if (!status)
+            continue;
+        if (sc__status_list(status, "Mems_allowed_list", node, mems, sizeof(mems)) == 0 &&
+            hwloc_bitmap_isset(node, (unsigned)card->memory_node))
+            continue;
+        sc_gate_set(g, SC_GATE_FAIL, "%s: Mems_allowed_list %s does not hold memory_node %ld",
+                    snap == 0 ? "workload_status_at_ready.txt" : "workload_status.txt", mems,
+                    card->memory_node);
+        hwloc_bitmap_free(node);
+        return;
+    }
+    hwloc_bitmap_free(node);
     if (off > 0 || on == 0)
         sc_gate_set(g, SC_GATE_FAIL, "%.1f MiB of anonymous memory on node %ld, %.1f MiB elsewhere",
                     on / 1048576.0, card->memory_node, off / 1048576.0);
     else
-        sc_gate_set(g, SC_GATE_OK, "all %.1f MiB of anonymous memory on node %ld", on / 1048576.0,
-                    card->memory_node);
+        sc_gate_set(g, SC_GATE_OK, "all %.1f MiB of anonymous memory on node %ld%s", on / 1048576.0,
+                    card->memory_node,
+                    sc__node_counters(card->memory_node, ev, counters, sizeof(counters)));
 }
 
 /* mpi-pingpong: the IMB row min_rate applies to: at_bytes, else the largest size. */

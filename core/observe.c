@@ -6,6 +6,7 @@
 #include "sc_sampler.h"
 #include "sc_runenv.h"
 #include "sc_snapshot.h"
+#include "sc_sysstate.h"
 #include "sc_trace_protocol.h"
 
 #include <errno.h>
@@ -284,7 +285,7 @@ static void sc__make_way(const sc__obs *s)
 static void sc__capture_ready(sc__obs *s)
 {
     struct timespec t0, t1;
-    char *text = NULL, *maps = NULL, rel[256];
+    char *text = NULL, rel[256];
     int rc;
 
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -299,17 +300,24 @@ static void sc__capture_ready(sc__obs *s)
     free(text);
     text = NULL;
     sc__copy_proc_file(s, "status", "workload_status_at_ready.txt", NULL);
-    sc__copy_proc_file(s, "numa_maps", "numa_maps_at_ready.txt", &maps);
+    sc__copy_proc_file(s, "numa_maps", "numa_maps_at_ready.txt", NULL);
     sc__copy_runenv(s);
-    if (maps && sc_snapshot_numastat(maps, s->r->pid, &text) == 0) {
-        if ((rc = sc_bundle_write_str(
-                 s->o->bundle, sc__rel(s, "numastat_at_ready.txt", rel, sizeof(rel)), text)) < 0)
-            sc__write_fail(s, "numastat_at_ready.txt", rc);
-    } else {
-        sc__capture_fail(s, "numastat_at_ready.txt", -ENODATA);
-    }
-    free(text);
-    free(maps);
+    /* The machine's NUMA counters per node, as numastat prints them (/sys, not numa_maps:
+       numa_maps_at_ready.txt already holds the process's pages). */
+    sc_fsroot root;
+    sc_kv table;
+    sc_kv_init(&table);
+    rc = sc_fsroot_open(&root, NULL);
+    if (rc == 0)
+        rc = sc_sysstate_numastat(&root, &table, NULL);
+    sc_fsroot_close(&root);
+    if (rc < 0)
+        sc__capture_fail(s, "numastat_at_ready.txt", rc);
+    else if ((rc = sc_bundle_write_str(s->o->bundle,
+                                       sc__rel(s, "numastat_at_ready.txt", rel, sizeof(rel)),
+                                       table.text)) < 0)
+        sc__write_fail(s, "numastat_at_ready.txt", rc);
+    sc_kv_free(&table);
     sc__write_guard(s);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     s->r->ready_capture_ms = sc__ms_between(&t0, &t1);

@@ -1,6 +1,7 @@
 /* platform_gate.c: the platform_state gate over every node's readback (sc_platform_gate.h). */
 #include "sc_platform_gate.h"
 #include "sc_kv.h"
+#include "sc_readback.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -116,7 +117,7 @@ void sc_platform_gate(const sc_card *card, const char *state_env, const sc_host_
     if (!state_env) {
         sc_gate_set(g, SC_GATE_FAIL,
                     "not supported by evidence: no prefetch/state/state.env "
-                    "readback from the plugin");
+                    "readback from the plugin, nor from streamcard run as root");
         return;
     }
     if (!sc__readback_holds(card, state_env, "", g, observed, sizeof(observed), governor,
@@ -142,7 +143,17 @@ void sc_platform_gate(const sc_card *card, const char *state_env, const sc_host_
             return;
         }
     }
-    sc_gate_set(g, SC_GATE_OK, "read back: prefetch %s, governor %s%s",
+    sc_gate_set(g, SC_GATE_OK, "read back: prefetch %s, governor %s%s%s%s",
                 want_prefetch ? observed : "unchanged", want_governor ? governor : "unchanged",
-                n_hosts > 1 ? ", on every node" : "");
+                n_hosts > 1 ? ", on every node" : "",
+                sc_platform_read_by_cli(state_env) ? "; " : "",
+                sc_platform_read_by_cli(state_env) ? SC_PLATFORM_CLI_NOTE : "");
+}
+
+bool sc_platform_read_by_cli(const char *state_env)
+{
+    char source[32] = "";
+
+    return state_env && sc_kv_get(state_env, "SOURCE", source, sizeof(source)) &&
+           strcmp(source, SC_READBACK_SOURCE) == 0;
 }

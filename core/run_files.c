@@ -21,6 +21,7 @@ int sc_run_files_read(const sc_bundle *b, const sc_card *card, size_t i, sc_run_
     f->log = sc__read(b, card, i, "stream.log");
     f->threads = sc__read(b, card, i, "threads_at_ready.txt");
     f->status = sc__read(b, card, i, "workload_status_at_ready.txt");
+    f->status_start = sc__read(b, card, i, "workload_status.txt");
     f->maps = sc__read(b, card, i, "numa_maps_at_ready.txt");
     f->interference = sc__read(b, card, i, "interference.txt");
     f->conf = sc__read(b, card, i, "run.conf");
@@ -34,6 +35,7 @@ void sc_run_files_free(sc_run_files *f)
     free(f->log);
     free(f->threads);
     free(f->status);
+    free(f->status_start);
     free(f->maps);
     free(f->interference);
     free(f->conf);
@@ -65,6 +67,10 @@ int sc_platform_files_read(const sc_bundle *b, sc_platform_files *p)
     memset(p, 0, sizeof(*p));
     p->state_env = sc_bundle_read_opt(b, "prefetch/state/state.env");
     p->caches = sc_bundle_read_opt(b, "platform/caches.txt");
+    p->before = sc_bundle_read_opt(b, "platform/before.txt");
+    p->after = sc_bundle_read_opt(b, "platform/after.txt");
+    p->msr_before = sc_bundle_read_opt(b, "prefetch/state/msr_readback_before.txt");
+    p->msr_after = sc_bundle_read_opt(b, "prefetch/state/msr_readback_after.txt");
     sc_host_states_read(b, &p->hosts, &p->n_hosts); /* none: the gate asks for what it needs */
     return 0;
 }
@@ -75,8 +81,21 @@ void sc_platform_files_free(sc_platform_files *p)
         return;
     free(p->state_env);
     free(p->caches);
+    free(p->before);
+    free(p->after);
+    free(p->msr_before);
+    free(p->msr_after);
     sc_host_states_free(p->hosts, p->n_hosts);
     memset(p, 0, sizeof(*p));
+}
+
+sc_platform_record sc_platform_files_record(const sc_platform_files *p)
+{
+    return (sc_platform_record){.before = p->before,
+                                .after = p->after,
+                                .msr_before = p->msr_before,
+                                .msr_after = p->msr_after,
+                                .state_env = p->state_env};
 }
 
 int sc_run_gates(const sc_card *card, const sc_run_files *f, const sc_run_end *e,
@@ -89,6 +108,9 @@ int sc_run_gates(const sc_card *card, const sc_run_files *f, const sc_run_end *e
                       .ended_by_streamcard = e->ended_by_streamcard,
                       .threads_at_ready = f->threads,
                       .status_at_ready = f->status,
+                      .status_at_start = f->status_start,
+                      .platform_before = p->before,
+                      .platform_after = p->after,
                       .numa_maps_at_ready = f->maps,
                       .state_env = p->state_env,
                       .caches = p->caches,
@@ -100,5 +122,10 @@ int sc_run_gates(const sc_card *card, const sc_run_files *f, const sc_run_end *e
                       .interference = f->interference,
                       .parsed = t};
 
-    return sc_gates_evaluate(card, &ev, out);
+    int rc = sc_gates_evaluate(card, &ev, out);
+    if (rc == 0 && sc_runs_flat(card)) {
+        sc_platform_record r = sc_platform_files_record(p);
+        sc_platform_stability(card, &r, &out->g[SC_GATE_PLATFORM_STATE]);
+    }
+    return rc;
 }

@@ -151,11 +151,11 @@ typedef struct sc_card {
     long runs_max;
     bool interference_accounting; /* the sampler runs and the interference gate is asked */
     char *expect_transport;
-    char *expect_interface; /* mpi: the NIC that must carry >= 90% of the payload bytes */
-    double expect_min_rate_MBps;        /* 0: no minimum */
-    uint64_t expect_at_bytes;           /* mpi: the size min_rate applies to (present[]: else the
-                                           largest) */
-    double expect_max_latency_us;       /* mpi pingpong: at the smallest size; 0: no maximum */
+    char *expect_interface;       /* mpi: the NIC that must carry >= 90% of the payload bytes */
+    double expect_min_rate_MBps;  /* 0: no minimum */
+    uint64_t expect_at_bytes;     /* mpi: the size min_rate applies to (present[]: else the
+                                     largest) */
+    double expect_max_latency_us; /* mpi pingpong: at the smallest size; 0: no maximum */
     double expect_max_interference_pct; /* the interference gate's limit per CPU */
     sc_card_kv *env;
     size_t n_env;
@@ -272,8 +272,9 @@ int sc_card_keep_cpus(sc_card *card, hwloc_const_bitmap_t kept, sc_diag *diag);
 struct sc_machine;
 /*
  * Rules that depend on the node: CPUs online and allowed, NUMA node present and allowed,
- * sizes fit in memory, governor offered. platform_control says whether something (the
- * SPANK plugin) can set prefetch and governor; without it they must be "unchanged".
+ * sizes fit in memory, governor offered. platform_control says whether something can set
+ * prefetch and governor (the SPANK plugin) or read them back (`streamcard run` as root outside
+ * a job, which then holds the run to them); without it they must be "unchanged".
  */
 int sc_card_check_machine(const sc_card *card, const struct sc_machine *m, bool platform_control,
                           sc_diag *diag);

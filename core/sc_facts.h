@@ -98,6 +98,10 @@ typedef struct sc_bundle_facts {
        "NAME=VALUE", sorted by name. The env controlled variable shows them joined. */
     char **env;
     size_t n_env;
+    /* The inherited variables of that environment that change performance, one line each
+       "NAME=VALUE: what it does on this CPU" (sc_envhazard.h); NULL when none or unknown. */
+    char *hazards;
+    size_t n_hazards;
     char *cpu_list;                                    /* the card's, normalised */
     unsigned long long node_bytes[SC_FACTS_MAX_NODES]; /* anonymous memory per NUMA node */
     int n_nodes;                                       /* highest node with pages + 1 */

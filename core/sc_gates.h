@@ -31,6 +31,9 @@ typedef struct sc_evidence {
                                      wrapper_killed) */
     const char *threads_at_ready; /* threads_at_ready.txt */
     const char *status_at_ready;  /* workload_status_at_ready.txt */
+    const char *status_at_start;  /* workload_status.txt (its first output or 50 ms) */
+    const char *platform_before;  /* platform/before.txt, after.txt (the NUMA counters for */
+    const char *platform_after;   /* the memory_node gate's note) */
     const char *numa_maps_at_ready;
     const char *state_env;                   /* prefetch/state/state.env from the plugin */
     const struct sc_host_state *host_states; /* every node's prefetch/state/<host>/state.env */

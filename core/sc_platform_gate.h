@@ -5,6 +5,9 @@
  * prefetch/state/state.env and, on every node where a step of the card's job ran (the
  * card's MPI ranks included), prefetch/state/<host>/state.env. The card's prefetch and
  * governor hold only when every one of those says so and every host that ran a rank has one.
+ * Outside a job, `streamcard run` as root writes prefetch/state/state.env itself from what it
+ * read before and after the workload (sc_readback.h): the card's values are then expected,
+ * not set, and a setting that changed between the two reads fails the gate.
  */
 #ifndef SC_PLATFORM_GATE_H
 #define SC_PLATFORM_GATE_H
@@ -14,7 +17,32 @@
 #include "sc_gate_table.h"
 #include "sc_tracelog.h"
 
+#include <stdbool.h>
 #include <stddef.h>
+
+/* What a gate note says of a readback by the command as root (sc_readback.h). */
+#define SC_PLATFORM_CLI_NOTE "read by the CLI as root before and after the workload, not attested"
+
+/* True when state_env is the command's own readback as root (SOURCE=cli-root), not the
+   plugin's. */
+bool sc_platform_read_by_cli(const char *state_env);
+
+/* The platform a bundle recorded before and after its workload; any may be NULL. */
+typedef struct sc_platform_record {
+    const char *before, *after;         /* platform/before.txt, platform/after.txt */
+    const char *msr_before, *msr_after; /* prefetch/state/msr_readback_*.txt */
+    const char *state_env;              /* prefetch/state/state.env */
+} sc_platform_record;
+
+/*
+ * The platform must not change while the workload runs: kernel, microcode, online CPUs, SMT,
+ * THP, numa_balancing, the MSR filter, and the cpufreq policy of the card's CPUs (the governor
+ * only where no plugin set it), and the prefetch registers where the command read them as
+ * root; a key either side could not read is not compared. A change fails g (unless it failed
+ * already), naming what changed. With several runs it is the bundle's check (before the first
+ * run, after the last), not each run's.
+ */
+void sc_platform_stability(const sc_card *card, const sc_platform_record *r, sc_gate *g);
 
 /* One node's readback: prefetch/state/<host>/state.env. */
 typedef struct sc_host_state {

@@ -18,6 +18,7 @@
    run-<i>/run.conf otherwise. */
 typedef struct sc_run_files {
     char *log, *threads, *status, *maps, *interference, *conf;
+    char *status_start; /* workload_status.txt */
 } sc_run_files;
 
 /* Reads run i (0-based) of card's layout from b. Returns 0 or -ENOMEM. */
@@ -42,13 +43,20 @@ typedef struct sc_platform_files {
     char *caches;    /* platform/caches.txt (stream) */
     sc_host_state *hosts;
     size_t n_hosts;
+    char *before, *after;         /* platform/before.txt, after.txt */
+    char *msr_before, *msr_after; /* prefetch/state/msr_readback_*.txt */
 } sc_platform_files;
+
+/* The record sc_platform_stability() reads, pointing into p. */
+sc_platform_record sc_platform_files_record(const sc_platform_files *p);
 
 int sc_platform_files_read(const sc_bundle *b, sc_platform_files *p);
 void sc_platform_files_free(sc_platform_files *p);
 
 /* The gates of one run. best_rate is the figure min_rate compares; t the log as the caller
-   parsed it (bounded by the card, sc_bounds.h), NULL: parsed here. 0 or -ENOMEM. */
+   parsed it (bounded by the card, sc_bounds.h), NULL: parsed here. A card of one run also
+   holds the platform's stability (sc_platform_stability()); with several it is the bundle's
+   check, after the runs' gates are combined. 0 or -ENOMEM. */
 int sc_run_gates(const sc_card *card, const sc_run_files *f, const sc_run_end *e,
                  const sc_platform_files *p, double best_rate, const sc_tracelog *t, sc_gates *out);
 

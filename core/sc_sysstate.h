@@ -1,7 +1,8 @@
 /*
  * sc_sysstate.h: the machine state recorded in every bundle, before and after a run:
  * kernel, CPU identity and microcode, online CPUs, SMT, THP, numa_balancing, taint, the
- * MSR write filter, and per CPU the cpufreq governor and frequencies. Everything is
+ * MSR write filter, per CPU the cpufreq governor and frequencies, and per NUMA node its
+ * allocation counters (numa_hit, numa_miss, ...). Everything is
  * read under an sc_fsroot; what a machine does not offer is recorded as "unavailable".
  */
 #ifndef SC_SYSSTATE_H
@@ -18,7 +19,10 @@ typedef struct sc_cpu_identity {
                              part" (hex); -1 if absent */
     char model_name[128]; /* x86: "model name"; arm64: the part's name and r<variant>p<rev> */
     char microcode[32];
-    char flags_hint[16];  /* "hypervisor" when the flags say so, else "" */
+    char flags_hint[16]; /* "hypervisor" when the flags say so, else "" */
+    char simd[16];       /* the widest vector instructions its flags (x86) or Features (arm64)
+                            name: "avx512f", "avx2", "avx", "sse4_2", ..., "sve2", "sve",
+                            "asimd"; "" when none is named */
 } sc_cpu_identity;
 
 /*
@@ -36,6 +40,17 @@ int sc_cpu_identity_read(const sc_fsroot *root, sc_cpu_identity *id);
  * state is recorded (NULL: every online CPU). Returns 0 or -ENOMEM.
  */
 int sc_sysstate_capture(const sc_fsroot *root, hwloc_const_bitmap_t cpus, sc_kv *out);
+
+/* The counters of a node's numastat file kept (numa_hit, numa_miss, ... : six in Linux 6). */
+#define SC_NUMASTAT_MAX_COUNTERS 16
+
+/*
+ * The NUMA allocation counters of every node under root (sys/devices/system/node/online, each
+ * node<N>/numastat): into table (may be NULL) as numastat prints them, a comment line, a
+ * header "node numa_hit numa_miss ..." and one row per node; into keys (may be NULL) as
+ * "node<N>.<counter>=<pages>" lines. 0, -ENODATA when no node has one, or -errno.
+ */
+int sc_sysstate_numastat(const sc_fsroot *root, sc_kv *table, sc_kv *keys);
 
 /* The selected value of a sysfs choice file ("always [madvise] never" -> "madvise"). */
 void sc_sysstate_selected(const char *text, char *buf, size_t buflen);

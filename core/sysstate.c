@@ -72,9 +72,9 @@ static const struct {
     int implementer;
     const char *name;
 } sc__arm_vendors[] = {
-    {0x41, "ARM"},     {0x42, "Broadcom"}, {0x43, "Cavium"}, {0x46, "Fujitsu"},
-    {0x48, "HiSilicon"}, {0x4e, "NVIDIA"}, {0x50, "APM"},    {0x51, "Qualcomm"},
-    {0x61, "Apple"},   {0xc0, "Ampere"},
+    {0x41, "ARM"},       {0x42, "Broadcom"}, {0x43, "Cavium"}, {0x46, "Fujitsu"},
+    {0x48, "HiSilicon"}, {0x4e, "NVIDIA"},   {0x50, "APM"},    {0x51, "Qualcomm"},
+    {0x61, "Apple"},     {0xc0, "Ampere"},
 };
 
 /* Arm parts of HPC and cloud nodes (implementer, part number of the MIDR). */
@@ -115,11 +115,28 @@ static int sc__arm_identity(const char *text, sc_cpu_identity *id)
     char part[32];
     snprintf(part, sizeof(part), "part 0x%03x", (unsigned)(id->model < 0 ? 0 : id->model));
     if (v >= 0 && r >= 0)
-        snprintf(id->model_name, sizeof(id->model_name), "%s r%dp%d",
-                 part_name ? part_name : part, v, r);
+        snprintf(id->model_name, sizeof(id->model_name), "%s r%dp%d", part_name ? part_name : part,
+                 v, r);
     else
         snprintf(id->model_name, sizeof(id->model_name), "%s", part_name ? part_name : part);
     return 0;
+}
+
+/* The widest vector instructions of a flags (x86) or Features (arm64) list, into id->simd. */
+static void sc__simd(const char *flags, sc_cpu_identity *id)
+{
+    static const char *const widest_first[][2] = {
+        {"avx512f", "avx512f"}, {"avx2", "avx2"},   {"avx", "avx"},   {"sse4_2", "sse4_2"},
+        {"sse4_1", "sse4_1"},   {"pni", "sse3"},    {"sse2", "sse2"}, {"sve2", "sve2"},
+        {"sve", "sve"},         {"asimd", "asimd"},
+    };
+
+    id->simd[0] = '\0';
+    for (size_t i = 0; i < sizeof(widest_first) / sizeof(widest_first[0]); i++)
+        if (sc_word_in(flags, " \t", widest_first[i][0])) {
+            snprintf(id->simd, sizeof(id->simd), "%s", widest_first[i][1]);
+            return;
+        }
 }
 
 int sc_cpu_identity_parse(const char *text, sc_cpu_identity *id)
@@ -129,8 +146,11 @@ int sc_cpu_identity_parse(const char *text, sc_cpu_identity *id)
     memset(id, 0, sizeof(*id));
     id->family = id->model = -1;
     sc__cpuinfo_value(text, "vendor_id", id->vendor, sizeof(id->vendor));
-    if (!*id->vendor) /* arm64: no vendor_id, an implementer and a part */
+    if (!*id->vendor) { /* arm64: no vendor_id, an implementer and a part */
+        sc__cpuinfo_value(text, "Features", flags, sizeof(flags));
+        sc__simd(flags, id);
         return sc__arm_identity(text, id);
+    }
     sc__cpuinfo_value(text, "cpu family", num, sizeof(num));
     if (*num)
         id->family = sc__cpuinfo_number(num);
@@ -142,6 +162,7 @@ int sc_cpu_identity_parse(const char *text, sc_cpu_identity *id)
     sc__cpuinfo_value(text, "flags", flags, sizeof(flags));
     if (sc_word_in(flags, " \t", "hypervisor"))
         snprintf(id->flags_hint, sizeof(id->flags_hint), "hypervisor");
+    sc__simd(flags, id);
     return *id->vendor ? 0 : -EINVAL;
 }
 
@@ -205,6 +226,101 @@ static void sc__record_cpu(const sc_fsroot *root, sc_kv *out, unsigned cpu)
     }
 }
 
+/* The counters of one node's numastat file ("numa_hit 123" lines), in the file's order. */
+typedef struct sc__node_counts {
+    char names[SC_NUMASTAT_MAX_COUNTERS][24];
+    unsigned long long values[SC_NUMASTAT_MAX_COUNTERS];
+    size_t n;
+} sc__node_counts;
+
+static int sc__node_numastat(const sc_fsroot *root, unsigned node, sc__node_counts *c)
+{
+    char *text = NULL, rel[96];
+
+    c->n = 0;
+    snprintf(rel, sizeof(rel), "sys/devices/system/node/node%u/numastat", node);
+    int rc = sc_fsroot_read(root, rel, &text);
+    for (const char *p = text; rc == 0 && p && *p && c->n < SC_NUMASTAT_MAX_COUNTERS;) {
+        size_t len = strcspn(p, "\n");
+        char name[24];
+        unsigned long long v;
+        char line[128];
+        snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1), p);
+        if (sscanf(line, "%23[a-z_] %llu", name, &v) == 2) {
+            snprintf(c->names[c->n], sizeof(c->names[0]), "%s", name);
+            c->values[c->n++] = v;
+        }
+        p += len + (p[len] == '\n');
+    }
+    free(text);
+    return rc < 0 ? rc : (c->n ? 0 : -ENODATA);
+}
+
+/* The NUMA nodes under the root (sys/devices/system/node/online), into nodes. */
+static int sc__nodes_online(const sc_fsroot *root, hwloc_bitmap_t nodes)
+{
+    char line[4096];
+    int rc = sc_fsroot_read_linef(root, line, sizeof(line), "sys/devices/system/node/online");
+
+    return rc < 0 ? rc : sc_cpulist_parse(line, nodes, NULL, 0);
+}
+
+/* One node's counters as a table row ("node0 123 0 ..."), its header first when asked. */
+static void sc__numastat_row(sc_kv *table, unsigned node, const sc__node_counts *c, bool header)
+{
+    char line[512];
+    size_t used;
+
+    if (header) {
+        used = (size_t)snprintf(line, sizeof(line), "node");
+        for (size_t i = 0; i < c->n && used < sizeof(line); i++)
+            used += (size_t)snprintf(line + used, sizeof(line) - used, " %s", c->names[i]);
+        sc_kv_append(table, line);
+        sc_kv_append(table, "\n");
+    }
+    used = (size_t)snprintf(line, sizeof(line), "node%u", node);
+    for (size_t i = 0; i < c->n && used < sizeof(line); i++)
+        used += (size_t)snprintf(line + used, sizeof(line) - used, " %llu", c->values[i]);
+    sc_kv_append(table, line);
+    sc_kv_append(table, "\n");
+}
+
+int sc_sysstate_numastat(const sc_fsroot *root, sc_kv *table, sc_kv *keys)
+{
+    hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
+    sc__node_counts c;
+    size_t rows = 0;
+    char key[64];
+    unsigned node;
+    int rc = nodes ? sc__nodes_online(root, nodes) : -ENOMEM;
+
+    if (rc == 0 && table)
+        sc_kv_append(table, "# NUMA allocation counters per node (pages since boot, the whole "
+                            "machine) at main_loop_begin, from "
+                            "/sys/devices/system/node/node<N>/numastat, as numastat prints them\n");
+    if (rc == 0) {
+        hwloc_bitmap_foreach_begin(node, nodes)
+        {
+            if (sc__node_numastat(root, node, &c) < 0)
+                continue;
+            if (table)
+                sc__numastat_row(table, node, &c, rows == 0);
+            for (size_t i = 0; keys && i < c.n; i++) {
+                snprintf(key, sizeof(key), "node%u.%s", node, c.names[i]);
+                sc_kv_addf(keys, key, "%llu", c.values[i]);
+            }
+            rows++;
+        }
+        hwloc_bitmap_foreach_end();
+    }
+    hwloc_bitmap_free(nodes);
+    if (rc == 0 && rows == 0)
+        rc = -ENODATA;
+    if ((table && table->failed) || (keys && keys->failed))
+        rc = -ENOMEM;
+    return rc;
+}
+
 int sc_sysstate_capture(const sc_fsroot *root, hwloc_const_bitmap_t cpus, sc_kv *out)
 {
     sc_cpu_identity id;
@@ -229,6 +345,7 @@ int sc_sysstate_capture(const sc_fsroot *root, hwloc_const_bitmap_t cpus, sc_kv 
         sc_kv_addf(out, "cpu.model_name", "%s", id.model_name);
         sc_kv_addf(out, "cpu.microcode", "%s", *id.microcode ? id.microcode : "unavailable");
         sc_kv_addf(out, "cpu.virtualized", "%s", *id.flags_hint ? "yes" : "no");
+        sc_kv_addf(out, "cpu.simd", "%s", *id.simd ? id.simd : "unavailable");
     } else {
         sc_kv_addf(out, "cpu.vendor", "unavailable");
     }
@@ -250,5 +367,9 @@ int sc_sysstate_capture(const sc_fsroot *root, hwloc_const_bitmap_t cpus, sc_kv 
     }
     hwloc_bitmap_foreach_end();
     hwloc_bitmap_free(online);
+    /* The machine's NUMA counters per node (numa_hit, numa_miss, ...): what moved between
+       before and after is the run's share and everybody else's. */
+    if (sc_sysstate_numastat(root, NULL, out) == -ENOMEM)
+        return -ENOMEM;
     return out->failed ? -ENOMEM : 0;
 }

@@ -175,6 +175,58 @@ static void sc__provider_absent(const sc_tracelog *t, const char *expected, char
     }
 }
 
+/* A setting that picks the carrier: the frameworks' selections, the OFI components' provider
+   lists, libfabric's and UCX's own. */
+static bool sc__selector(const char *name)
+{
+    static const char *const exact[] = {"pml",         "btl",     "mtl",
+                                        "FI_PROVIDER", "UCX_TLS", "UCX_NET_DEVICES"};
+    static const char *const tails[] = {"_provider_include", "_provider_exclude"};
+    size_t n = strlen(name);
+
+    for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+        if (!strcmp(name, exact[i]))
+            return true;
+    for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]); i++)
+        if (n > strlen(tails[i]) && !strcmp(name + n - strlen(tails[i]), tails[i]))
+            return true;
+    return false;
+}
+
+/*
+ * "; the selection was set by btl=tcp,self from the environment, pml=ob1 from
+ * /etc/openmpi/openmpi-mca-params.conf": the settings of the first rank that reported any
+ * that pick the carrier, and where each came from (TRACE_MPI_PARAM; streamcard's own
+ * verbosity left out). "" when none was set: the library chose alone.
+ */
+static void sc__selection(const sc_tracelog *t, char *out, size_t len)
+{
+    const sc_text_list *ps = &t->mpi[SC_MPI_PARAM];
+    char name[64], source[160], said[256];
+    size_t used = 0;
+    int first = -1, used_n = 0;
+
+    out[0] = '\0';
+    for (size_t i = 0; i < ps->n && used < len; i++) {
+        int r;
+        if (sscanf(ps->items[i],
+                   SC_TRACE_AFTER_TAG(SC_TRACE_MPI_PARAM("%d", "%63s", "%159s") "%n",
+                                      SC_TRACE_TAG_MPI_PARAM),
+                   &r, name, source, &used_n) != 3 ||
+            (first >= 0 && r != first) || !strcmp(source, "streamcard") || !sc__selector(name))
+            continue;
+        first = r;
+        const char *value = ps->items[i] + used_n;
+        const char *where = !strcmp(source, "environment") ? "the environment"
+                            : !strncmp(source, "file:", 5) ? source + 5
+                                                           : source;
+        sc_text_escape(said, sizeof(said), value, strlen(value));
+        int w = snprintf(out + used, len - used, "%s%s=%s from %s",
+                         used ? ", " : "; the selection was set by ", name, said, where);
+        used += w > 0 ? (size_t)w : len;
+    }
+}
+
 /* True when carrier is one of the comma list's. */
 static bool sc__expected(const char *list, const char *carrier)
 {
@@ -200,6 +252,7 @@ static void sc__carrier_gate(const sc_card *card, const sc_tracelog *t, const ch
                              sc_gate *g)
 {
     char carrier[SC_CARRIER_MAX], note[1024], want[256], refused[420], absent[128] = "";
+    char selection[320] = "";
 
     sc_transport_decide(t, carrier, sizeof(carrier), note, sizeof(note));
     if (decided)
@@ -220,14 +273,15 @@ static void sc__carrier_gate(const sc_card *card, const sc_tracelog *t, const ch
     if (t) {
         sc__first_refusal(t, card->expect_transport, refused, sizeof(refused));
         sc__provider_absent(t, card->expect_transport, absent, sizeof(absent));
+        sc__selection(t, selection, sizeof(selection));
     }
     if (!sc_carrier_known(carrier))
         sc_gate_set(g, SC_GATE_FAIL,
-                    "not supported by evidence: the carrier is %s, expected %s%s%s%s (%s)", carrier,
-                    want, refused[0] ? "; " : "", refused, absent, note);
+                    "not supported by evidence: the carrier is %s, expected %s%s%s%s%s (%s)",
+                    carrier, want, refused[0] ? "; " : "", refused, absent, selection, note);
     else
-        sc_gate_set(g, SC_GATE_FAIL, "expected transport %s, the data went over %s%s%s%s (%s)",
-                    want, carrier, refused[0] ? "; " : "", refused, absent, note);
+        sc_gate_set(g, SC_GATE_FAIL, "expected transport %s, the data went over %s%s%s%s%s (%s)",
+                    want, carrier, refused[0] ? "; " : "", refused, absent, selection, note);
 }
 
 /* Interfaces kept apart when the payload's bytes are counted per interface. */

@@ -18,6 +18,7 @@
 #include "sc_run_files.h"
 #include "sc_runs.h"
 #include "sc_verify_attest.h"
+#include "sc_verify_platform.h"
 #include "sc_verify_derived.h"
 #include "sc_verify_reps.h"
 #include "sc_verify_times.h"
@@ -649,9 +650,11 @@ static int sc__verify_runs(const sc_bundle *b, const sc_card *card, const sc__fi
     sc_platform_files_read(b, &p);
     for (size_t i = 0; rc == 0 && i < n; i++)
         rc = sc__verify_run(b, card, f, root, i, &p, &each[i], &out->problems, first_log);
-    sc_platform_files_free(&p);
     if (rc == 0) {
         sc_runs_combine_gates(each, n, &out->gates);
+        sc_platform_record pr = sc_platform_files_record(&p);
+        if (!flat) /* one run held it in its own gates */
+            sc_platform_stability(card, &pr, &out->gates.g[SC_GATE_PLATFORM_STATE]);
         long lost = -1;
         char first[256] = "?";
         /* several runs: writes outside every run (results.json, platform/after.txt) */
@@ -681,6 +684,7 @@ static int sc__verify_runs(const sc_bundle *b, const sc_card *card, const sc__fi
             sc__check_series_times(f, root, n, &out->problems);
         }
     }
+    sc_platform_files_free(&p);
     free(each);
     return rc;
 }
@@ -743,8 +747,16 @@ int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verif
                                        .run_conf = f.run_conf ? f.run_conf : "",
                                        .log = has_log ? &first : NULL,
                                        .opts = opts};
+            sc_gate readback = out->gates.g[SC_GATE_PLATFORM_STATE];
             sc_verify_attest(&ain, &out->gates.g[SC_GATE_PLATFORM_STATE], &out->problems,
                              &out->attested, out->attested_host, sizeof(out->attested_host));
+            sc_verify_readback(&b, card, &readback, &out->gates.g[SC_GATE_PLATFORM_STATE],
+                               &out->problems, &out->attested);
+            sc_platform_files pf; /* what root signed says nothing of the run's end */
+            sc_platform_files_read(&b, &pf);
+            sc_platform_record pr = sc_platform_files_record(&pf);
+            sc_platform_stability(card, &pr, &out->gates.g[SC_GATE_PLATFORM_STATE]);
+            sc_platform_files_free(&pf);
         }
         sc_tracelog_free(&first);
     }

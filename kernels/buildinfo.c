@@ -25,6 +25,21 @@ extern char **environ;
 #define SC_BUILD_FLAGS "unknown"
 #endif
 
+/* What the binary was built from (sources, tree, compiler): generated per workload at build
+   time by cmake/SourceDigest.cmake; weak, so a program without them (a unit test) links and
+   reports "unknown". */
+extern const char sct_build_source_sha256[] __attribute__((weak));
+extern const char sct_build_source_files[] __attribute__((weak));
+extern const char sct_build_source_git_commit[] __attribute__((weak));
+extern const char sct_build_source_git_dirty[] __attribute__((weak));
+extern const char sct_build_compiler_path[] __attribute__((weak));
+extern const char sct_build_compiler_sha256[] __attribute__((weak));
+
+static const char *sct__known(const char *value)
+{
+    return value ? value : "unknown";
+}
+
 enum sct_nt_isa sct_nt_isa_detect(void)
 {
 #if defined(__x86_64__)
@@ -124,10 +139,16 @@ int sct_build_info_print(FILE *out, size_t element_bytes)
     if (sct_openmp_runtime_path(omp_path, sizeof(omp_path)) != 0)
         strcpy(omp_path, "none");
     if (fprintf(out,
-                "compiler=%s\ncompiler_version=%s\nflags=%s\nopenmp_runtime=%s\n"
-                "openmp_version=%ld\nnt_stores_available=%s\nelement_bytes=%zu\n",
-                SC_BUILD_COMPILER_ID, SC_BUILD_COMPILER_VERSION, SC_BUILD_FLAGS, omp_path,
-                omp_version, sct_nt_isa_name(sct_nt_isa_detect()), element_bytes) < 0)
+                "compiler=%s\ncompiler_version=%s\ncompiler_path=%s\ncompiler_sha256=%s\n"
+                "flags=%s\nsource_sha256=%s\nsource_files=%s\nsource_git_commit=%s\n"
+                "source_git_dirty=%s\nopenmp_runtime=%s\nopenmp_version=%ld\n"
+                "nt_stores_available=%s\nelement_bytes=%zu\n",
+                SC_BUILD_COMPILER_ID, SC_BUILD_COMPILER_VERSION,
+                sct__known(sct_build_compiler_path), sct__known(sct_build_compiler_sha256),
+                SC_BUILD_FLAGS, sct__known(sct_build_source_sha256),
+                sct__known(sct_build_source_files), sct__known(sct_build_source_git_commit),
+                sct__known(sct_build_source_git_dirty), omp_path, omp_version,
+                sct_nt_isa_name(sct_nt_isa_detect()), element_bytes) < 0)
         return -EIO;
     return fflush(out) == 0 ? 0 : -EIO;
 }

@@ -43,9 +43,11 @@ int sct_loaded_library_path(const char *const prefixes[], char *buf, size_t len)
 int sct_openmp_runtime_path(char *buf, size_t len);
 
 /*
- * Print the build identity as key=value lines: compiler, compiler_version, flags,
- * openmp_runtime, openmp_version, nt_stores_available, element_bytes (the workload's
- * element size). Returns 0 or -EIO.
+ * Print the build identity as key=value lines: compiler, compiler_version, compiler_path,
+ * compiler_sha256, flags, source_sha256, source_files, source_git_commit, source_git_dirty
+ * (what the binary was built from: cmake/SourceDigest.cmake), openmp_runtime,
+ * openmp_version, nt_stores_available, element_bytes (the workload's element size). Returns
+ * 0 or -EIO.
  */
 int sct_build_info_print(FILE *out, size_t element_bytes);
 

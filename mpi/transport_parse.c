@@ -106,11 +106,12 @@ void scm_parse_bml(const char *text, int self, int peer, char *btl_peer, size_t 
 }
 
 /* A provider or domain name: up to the first character no libfabric name holds (a blank,
-   a comma: see scm_list_add); "tcp;ofi_rxm" is kept whole here. "none" is none. */
+   a comma: see scm_list_add); "tcp;ofi_rxm" and a linked "shm+cxi:lnx" are kept whole here.
+   "none" is none. */
 static void scm__name(char *out, size_t len, const char *from)
 {
     static const char name_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                     "0123456789_.-;";
+                                     "0123456789_.-;+:";
 
     snprintf(out, len, "%.*s", (int)strspn(from, name_chars), from);
     if (!strcmp(out, SCM_NONE))
@@ -142,7 +143,41 @@ void scm_parse_ofi(const char *text, int ompi_major, char *provider, size_t prov
             continue;
         scm__evidence(evidence, ev_len, m);
     }
-    provider[strcspn(provider, ";")] = '\0'; /* the core provider under a utility one */
+    char whole[128];
+    snprintf(whole, sizeof(whole), "%s", provider);
+    scm_ofi_core_provider(whole, provider, prov_len, NULL, 0);
+}
+
+void scm_ofi_core_provider(const char *name, char *core, size_t len, char *links, size_t llen)
+{
+    char buf[128], item[64];
+    size_t n = strcspn(name, ";"); /* the core provider under a utility one: "tcp;ofi_rxm" */
+
+    if (links && llen)
+        links[0] = '\0';
+    snprintf(buf, sizeof(buf), "%.*s", (int)(n < sizeof(buf) ? n : sizeof(buf) - 1), name);
+    char *suffix = strrchr(buf, ':');
+    if (!strchr(buf, '+') || !suffix ||
+        (strcmp(suffix, ":lnx") != 0 && strcmp(suffix, ":linkx") != 0)) {
+        snprintf(core, len, "%s", buf);
+        return;
+    }
+    /* libfabric 2's LINKx provider, "shm+cxi:lnx" ("shm+cxi:linkx" before its release): shm
+       carries to the peers on this host, the other provider to the rest; the carrier the
+       card names is the fabric's. */
+    *suffix = '\0';
+    core[0] = '\0';
+    for (const char *p = buf; *p;) {
+        size_t w = strcspn(p, "+");
+        snprintf(item, sizeof(item), "%.*s", (int)(w < sizeof(item) ? w : sizeof(item) - 1), p);
+        if (!core[0] && strcmp(item, "shm") != 0)
+            snprintf(core, len, "%s", item);
+        else if (links && llen)
+            scm_list_add(links, llen, item);
+        p += w + (p[w] == '+');
+    }
+    if (!core[0]) /* shm linked to shm only: the peers are all on this host */
+        snprintf(core, len, "shm");
 }
 
 /* A UCX transport's carrier: by class, "" for lanes that carry nothing between ranks. */
@@ -350,6 +385,31 @@ static void scm__refusal_subject(const char *s, int v5, const char *prov, char *
     }
 }
 
+/* The box of Open MPI 5's help-mtl-ofi.txt [OFI call fail], from its first line at p:
+   "Open MPI failed an OFI Libfabric library call (fi_domain): Function not implemented (38),
+   at mtl_ofi_component.c:999" into why (its Error and Location lines, within the box). */
+static void scm__ofi_call_box(const char *first, const char *p, char *why, size_t len)
+{
+    char line[512], where[256] = "", error[160] = "";
+    const char *call = strstr(first, "library call (");
+    size_t n = call ? strcspn(call + 14, ")") : 0;
+
+    for (int i = 0; i < 8 && *p; i++) {
+        p = scm__line(p, line, sizeof(line));
+        const char *s = line + strspn(line, " ");
+        if (!strncmp(s, "---", 3))
+            break;
+        if (!strncmp(s, "Location: ", 10)) {
+            const char *base = strrchr(s + 10, '/');
+            snprintf(where, sizeof(where), ", at %s", base ? base + 1 : s + 10);
+        } else if (!strncmp(s, "Error: ", 7)) {
+            snprintf(error, sizeof(error), ": %s", s + 7);
+        }
+    }
+    snprintf(why, len, "Open MPI failed an OFI Libfabric library call (%.*s)%s%s", (int)n,
+             call ? call + 14 : "?", error, where);
+}
+
 size_t scm_parse_refusals(const char *text, int ompi_major, struct scm_refusal *out, size_t max)
 {
     char line[1024], stripped[1024], prov[64] = "", dom[8], ev[8];
@@ -369,10 +429,16 @@ size_t scm_parse_refusals(const char *text, int ompi_major, struct scm_refusal *
                 snprintf(prov, sizeof(prov), "%s", got);
         }
         struct scm_refusal r = {0}; /* subject set below; the rest zeroed for the copy */
-        scm__refusal_subject(s, v5, prov, r.subject, sizeof(r.subject));
+        if (!strncmp(s, "Open MPI failed an OFI Libfabric library call (", 47)) {
+            /* 5.0's box: about the provider selected before it, when one was named */
+            snprintf(r.subject, sizeof(r.subject), *prov ? "ofi:%s" : "ofi", prov);
+            scm__ofi_call_box(s, p, r.why, sizeof(r.why));
+        } else {
+            scm__refusal_subject(s, v5, prov, r.subject, sizeof(r.subject));
+            snprintf(r.why, sizeof(r.why), "%.*s", (int)sizeof(r.why) - 1, s); /* cut */
+        }
         if (!r.subject[0])
             continue;
-        snprintf(r.why, sizeof(r.why), "%.*s", (int)sizeof(r.why) - 1, s); /* cut: a reason */
         int seen = 0;
         for (size_t i = 0; i < n && !seen; i++)
             seen = !strcmp(out[i].why, r.why);

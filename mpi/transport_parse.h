@@ -16,10 +16,16 @@
  *       1.13: "UCX  INFO    ep_cfg[1]: tag(sysv/memory cma/memory)"
  *       1.16: "UCX  INFO  ucp_context_0 intra-node cfg#1 tag(sysv/memory cma/memory)"
  *   - the reasons a fabric was refused: the OFI components' include/exclude lists,
- *     fi_getinfo() and fi_* call failures, libfabric's own warnings (FI_LOG_LEVEL=warn),
- *     UCX's warnings and errors, "PML ucx cannot be selected".
+ *     fi_getinfo() and fi_* call failures, 5.0's boxed "Open MPI failed an OFI Libfabric
+ *     library call (fi_domain)" (help-mtl-ofi.txt's [OFI call fail], one refusal with its
+ *     Error and Location lines), libfabric's own warnings (FI_LOG_LEVEL=warn), UCX's
+ *     warnings and errors, "PML ucx cannot be selected".
+ *   - libfabric 2's linked provider names ("shm+cxi:lnx"): the fabric's provider is the
+ *     carrier (scm_ofi_core_provider()).
  * The functions here need no MPI, so the tests drive them with captured output (4.1, UCX
- * 1.13) and with output built from Open MPI 5.0's format strings (tests/fuzz/corpus/transport).
+ * 1.13 here; 5.0 as its users' reports quote it) and, where no output of a case is public,
+ * with output built from Open MPI 5.0's format strings (tests/fuzz/corpus/transport, each
+ * file naming its source).
  *
  * Lists are comma-separated, without spaces, in order of first appearance.
  */
@@ -66,6 +72,15 @@ void scm_parse_bml(const char *text, int self, int peer, char *btl_peer, size_t 
  */
 void scm_parse_ofi(const char *text, int ompi_major, char *provider, size_t prov_len, char *domain,
                    size_t dom_len, char *evidence, size_t ev_len);
+
+/*
+ * The core provider of a libfabric provider name into core: "tcp;ofi_rxm" (a utility over a
+ * core provider) gives "tcp"; a name of libfabric 2's LINKx provider, "shm+cxi:lnx" (before
+ * its release "shm+cxi:linkx", open-mpi/ompi#13090), gives "cxi", the fabric's, and the
+ * providers linked beside it for the peers on this host into links ("shm"; may be NULL);
+ * anything else is kept as it is.
+ */
+void scm_ofi_core_provider(const char *name, char *core, size_t len, char *links, size_t llen);
 
 /*
  * The carriers of UCX's endpoint configurations ("ucx:sm,ucx:tcp"): each lane's transport

@@ -7,7 +7,7 @@
 #include "card_child.h"
 #include "card_sandbox.h"
 #include "sc_card_record.h"
-#include "why.h"
+#include "sc_why.h"
 
 #include <dlfcn.h>
 #include <errno.h>

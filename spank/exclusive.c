@@ -4,7 +4,7 @@
 #include "exclusive.h"
 #include "jobcpus.h"
 #include "sc_file.h"
-#include "why.h"
+#include "sc_why.h"
 
 #include <errno.h>
 #include <fcntl.h>

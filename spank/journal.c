@@ -21,7 +21,7 @@
  * well-formed record is still returned, so that it can be restored.
  */
 #include "journal.h"
-#include "why.h"
+#include "sc_why.h"
 #include "sc_cpulist.h"
 #include "sc_file.h"
 #include "sc_kv.h"

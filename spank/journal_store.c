@@ -5,7 +5,7 @@
 #include "journal.h"
 #include "sc_dir.h"
 #include "sc_file.h"
-#include "why.h"
+#include "sc_why.h"
 
 #include <ctype.h>
 #include <dirent.h>

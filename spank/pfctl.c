@@ -6,7 +6,7 @@
  */
 #include "pfctl_call.h"
 #include "scope.h"
-#include "why.h"
+#include "sc_why.h"
 #include "sc_cpulist.h"
 
 #include <errno.h>

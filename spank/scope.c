@@ -4,7 +4,7 @@
  */
 #include "scope.h"
 #include "sc_cpulist.h"
-#include "why.h"
+#include "sc_why.h"
 
 #include <errno.h>
 #include <stdio.h>

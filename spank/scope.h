@@ -9,7 +9,7 @@
 #ifndef SC_SPANK_SCOPE_H
 #define SC_SPANK_SCOPE_H
 
-#include "arch.h"
+#include "sc_arch.h"
 #include "sc_fsroot.h"
 
 #include <hwloc.h>

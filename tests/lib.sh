@@ -97,6 +97,33 @@ iterations_for() {
     echo "$n"
 }
 
+# sysroot_or_skip: a test of in_sysroot below starts with it: skips (77) unless root can make
+# a mount namespace, then sets ROOT=$WORK/sysroot with its sys and proc, and a home of its own.
+sysroot_or_skip() {
+    if [ "$(id -u)" -ne 0 ] || ! unshare -m true 2>/dev/null; then
+        echo "SKIP: needs root, for a mount namespace of its own"
+        exit 77
+    fi
+    ROOT=$WORK/sysroot
+    mkdir -p "$ROOT/sys" "$ROOT/proc" "$WORK/home"
+}
+
+# in_sysroot ROOT CPUINFO CMD...: CMD with STREAMCARD_SYSROOT=ROOT in a new mount namespace
+# where ROOT/sys is this machine's sysfs, ROOT/proc its /proc and ROOT/proc/cpuinfo the file
+# CPUINFO (root only; ROOT/sys and ROOT/proc must exist): a machine the test describes, read
+# through the sysroot like the real one.
+in_sysroot() {
+    # shellcheck disable=SC2016 # the inner shell expands them
+    unshare -m sh -c '
+        set -e
+        root=$1 cpuinfo=$2; shift 2
+        mount --make-rprivate /
+        mount -t sysfs sysfs "$root/sys"
+        mount --bind /proc "$root/proc"
+        mount --bind "$cpuinfo" "$root/proc/cpuinfo"
+        STREAMCARD_SYSROOT=$root exec "$@"' sh "$@"
+}
+
 # reseal BUNDLE: rewrites SHA256SUMS over the bundle's files as they are now, as a forger
 # would, so that only the consistency checks can tell.
 reseal() {

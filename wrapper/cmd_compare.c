@@ -82,6 +82,17 @@ static void sc__print_table(const sc_bundle_facts *a, const sc_bundle_facts *b)
         sc__cell(cb, sizeof(cb), vb);
         printf("%c %-22s %-*s %s\n", strcmp(va, vb) ? '*' : ' ', a->vars[i].name, SC__COL, ca, cb);
     }
+    /* What each side inherited that changes its figures, said in full (section 16). */
+    for (int side = 0; side < 2; side++) {
+        const sc_bundle_facts *f = side ? b : a;
+        if (f->n_hazards)
+            printf("\n  %c inherited environment that changes performance:\n", "AB"[side]);
+        for (const char *p = f->n_hazards ? f->hazards : NULL; p && *p;) {
+            size_t n = strcspn(p, "\n");
+            printf("    %.*s\n", (int)n, p);
+            p += n + (p[n] == '\n');
+        }
+    }
 }
 
 /* "6 runs, [49800.1, 50555.0]" or "1 run, interval unavailable": a side of a metric. */

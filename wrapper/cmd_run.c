@@ -16,6 +16,7 @@
 #include "run_series.h"
 #include "study.h"
 #include "sc_machine.h"
+#include "sc_readback.h"
 #include "submit.h"
 
 #include <errno.h>
@@ -293,6 +294,22 @@ static int sc__check_blas(const sc_run_opts *opts, const sc_card *card, sc_diag 
     return rc;
 }
 
+/* prefetch: expected, outside a job, as root: its registers must be readable here. */
+static int sc__check_readback(const sc_run_opts *opts, const sc_card *card, sc_diag *diag)
+{
+    char why[512];
+
+    if (!opts->cli_readback || card->prefetch == SC_PREFETCH_UNCHANGED ||
+        sc_readback_check(opts->sysroot, card->cpus, why, sizeof(why)) == 0)
+        return 0;
+    sc_diag_addf(diag,
+                 "%s: prefetch: %s cannot be read back here, so it cannot be checked: %s (valid: "
+                 "unchanged; or a CPU of doc/design.md section 14 with the msr module loaded)",
+                 card->source_name, sc_prefetch_name(card->prefetch),
+                 strncmp(why, "streamcard: ", 12) ? why : why + 12);
+    return -EINVAL;
+}
+
 /* The rules of the node that runs the workload: this machine, as far as this job sees it.
    warn: the card and options had no problem, so a warning about the run is worth saying
    (beside a refusal it would be a second message for nothing). */
@@ -307,7 +324,9 @@ static int sc__check_machine(const sc_run_opts *opts, const sc_card *card, bool 
     rc = sc_machine_load(&m, &root);
     if (rc == 0) {
         sc_machine_restrict_to_self(&m);
-        rc = sc_card_check_machine(card, &m, opts->platform_control, diag);
+        rc = sc_card_check_machine(card, &m, opts->platform_control || opts->cli_readback, diag);
+        if (sc__check_readback(opts, card, diag) < 0)
+            rc = -EINVAL;
         if (sc__check_blas(opts, card, diag) < 0)
             rc = -EINVAL;
         sc_machine_free(&m);
@@ -435,6 +454,9 @@ int sc_cmd_run(int argc, char **argv)
         snprintf(state, sizeof(state), "%s/prefetch/state/state.env", opts.adopt_bundle);
         opts.platform_control = access(state, R_OK) == 0;
     }
+    opts.display_env = rc == 0 && card->n_steps > 0;
+    /* Root outside a job reads the platform before and after, and sets nothing. */
+    opts.cli_readback = rc == 0 && !opts.adopt_bundle && !opts.submit && geteuid() == 0;
     if (rc == 0 && !problems && !opts.submit && opts.adopt_bundle && card->n_sweep) {
         fprintf(stderr, "streamcard: a sweep inside a --stream-card job cannot change the "
                         "platform between runs (valid: one job per value: streamcard run "

@@ -226,6 +226,7 @@ static void sc__open_files(sc_local *st, size_t i, const sc_observe *h)
     /* The plugin's before.txt (before it changed the platform) is kept as it is. */
     if (!plan->opts->adopt_bundle || faccessat(x->b.dirfd, "platform/before.txt", F_OK, 0) < 0)
         sc_record_platform(x, "platform/before.txt");
+    sc_record_readback(x, false); /* as root outside a job: the prefetch registers too */
     sc_record_caches(x);
     sc_record_build(x);
     if (!h)

@@ -144,7 +144,19 @@ static void sc__strv_free(char **v)
     free(v);
 }
 
-static bool sc__env_owned(const char *entry, const sc_card *card)
+/* Whether streamcard sets OMP_DISPLAY_ENV=true for this run: a study's OpenMP workload whose
+   card does not set it. */
+static bool sc__display_env(const sc_card *card, const sc_run_opts *opts)
+{
+    if (!opts->display_env || card->workload == SC_WORKLOAD_MPI_PINGPONG)
+        return false;
+    for (size_t i = 0; i < card->n_env; i++)
+        if (!strcmp(card->env[i].key, "OMP_DISPLAY_ENV"))
+            return false;
+    return true;
+}
+
+static bool sc__env_owned(const char *entry, const sc_card *card, const sc_run_opts *opts)
 {
     size_t n = strcspn(entry, "=");
 
@@ -158,11 +170,23 @@ static bool sc__env_owned(const char *entry, const sc_card *card)
     if (n == 15 && !strncmp(entry, "LD_LIBRARY_PATH", n) && card->blas &&
         strcmp(card->blas, "default") != 0 && card->workload == SC_WORKLOAD_IPSEARCH)
         return true;
+    /* A study: streamcard asks the OpenMP runtime to say what it read (plan.h). */
+    if (n == 15 && !strncmp(entry, "OMP_DISPLAY_ENV", n) && sc__display_env(card, opts))
+        return true;
     /* A study's step removed it (unset:): the workload starts without it. */
     for (size_t i = 0; i < card->n_env_unset; i++)
         if (strlen(card->env_unset[i]) == n && strncmp(entry, card->env_unset[i], n) == 0)
             return true;
     return false;
+}
+
+/* The card's value of an env variable, or NULL. */
+static const char *sc__card_env(const sc_card *card, const char *name)
+{
+    for (size_t i = 0; i < card->n_env; i++)
+        if (!strcmp(card->env[i].key, name))
+            return card->env[i].value;
+    return NULL;
 }
 
 /* OMP_PLACES with one place per CPU of the card, so thread i binds to the i-th CPU. */
@@ -348,27 +372,41 @@ static int sc__plan_build(sc_plan *plan, char **parent_env)
     else
         sc__mpi_argv(&argv, plan);
     for (char **e = parent_env; e && *e; e++)
-        if (!sc__env_owned(*e, c))
+        if (!sc__env_owned(*e, c, plan->opts))
             sc__strv_addf(&env, "%s", *e);
+    /* Each name once: the runtimes read the first of two (glibc's getenv), so a card's value
+       after streamcard's own would be recorded and never read. The card's OMP_PROC_BIND is
+       honoured in place of close; the variables that would contradict the card's CPUs are
+       refused by the card check (sc_card_check: OMP_NUM_THREADS, OMP_PLACES,
+       GOMP_CPU_AFFINITY, KMP_AFFINITY). */
+    const char *bind = sc__card_env(c, "OMP_PROC_BIND");
     sc__strv_addf(&env, "OMP_NUM_THREADS=%ld", c->threads);
     sc__strv_addf(&env, "OMP_PLACES=%s", places);
-    sc__strv_addf(&env, "OMP_PROC_BIND=close");
+    sc__strv_addf(&env, "OMP_PROC_BIND=%s", bind ? bind : "close");
+    if (sc__display_env(c, plan->opts)) /* a study: what the runtime read, in its words */
+        sc__strv_addf(&env, "OMP_DISPLAY_ENV=true");
     if (c->workload == SC_WORKLOAD_MPI_PINGPONG && !in_slurm && geteuid() == 0) {
         /* Open MPI refuses root without both (a test machine; clusters run as users). */
-        sc__strv_addf(&env, "OMPI_ALLOW_RUN_AS_ROOT=1");
-        sc__strv_addf(&env, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");
+        if (!sc__card_env(c, "OMPI_ALLOW_RUN_AS_ROOT"))
+            sc__strv_addf(&env, "OMPI_ALLOW_RUN_AS_ROOT=1");
+        if (!sc__card_env(c, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"))
+            sc__strv_addf(&env, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");
     }
-    for (size_t i = 0; i < c->n_env; i++)
-        sc__strv_addf(&env, "%s=%s", c->env[i].key, c->env[i].value);
     char *blas_dir = sc_plan_blas_dir(c);
-    if (blas_dir) {
-        const char *inherited = getenv("LD_LIBRARY_PATH");
-        sc__strv_addf(&env, "LD_LIBRARY_PATH=%s%s%s", blas_dir, inherited && *inherited ? ":" : "",
-                      inherited && *inherited ? inherited : "");
+    for (size_t i = 0; i < c->n_env; i++)
+        if (strcmp(c->env[i].key, "OMP_PROC_BIND") != 0 &&
+            !(blas_dir && !strcmp(c->env[i].key, "LD_LIBRARY_PATH")))
+            sc__strv_addf(&env, "%s=%s", c->env[i].key, c->env[i].value);
+    if (blas_dir) { /* the card's blas: first, then the card's path or the inherited one */
+        const char *rest = sc__card_env(c, "LD_LIBRARY_PATH");
+        if (!rest)
+            rest = getenv("LD_LIBRARY_PATH");
+        sc__strv_addf(&env, "LD_LIBRARY_PATH=%s%s%s", blas_dir, rest && *rest ? ":" : "",
+                      rest && *rest ? rest : "");
         free(blas_dir);
     }
-    if (asprintf(&plan->omp_summary, "OMP_NUM_THREADS=%ld OMP_PLACES=%s OMP_PROC_BIND=close",
-                 c->threads, places) < 0)
+    if (asprintf(&plan->omp_summary, "OMP_NUM_THREADS=%ld OMP_PLACES=%s OMP_PROC_BIND=%s%s",
+                 c->threads, places, bind ? bind : "close", bind ? " (the card's)" : "") < 0)
         plan->omp_summary = NULL;
     free(places);
     plan->argv = argv.v;
@@ -430,6 +468,33 @@ static void sc__print_text(FILE *out, const char *text, const char *end)
     fprintf(out, "%s%s", buf, end);
 }
 
+/* one_per_core: what hwloc kept, and when that is every CPU, that it does nothing here. */
+static void sc__print_one_per_core(FILE *out, const sc_card *c)
+{
+    hwloc_bitmap_t from = hwloc_bitmap_alloc();
+    bool same = from && sc_cpulist_parse(c->one_per_core_from, from, NULL, 0) == 0 &&
+                hwloc_bitmap_isequal(from, c->cpus);
+
+    fputs("  one_per_core: cpu_list ", out);
+    sc__print_text(out, c->one_per_core_from, " -> ");
+    sc__print_text(out, c->cpu_list,
+                   same ? " (no effect here: no two of its CPUs share a core, no SMT)\n" : "\n");
+    hwloc_bitmap_free(from);
+}
+
+/* The BLAS the workload will load: the card's build, or what the system's alternative is. */
+static void sc__print_blas(FILE *out, const sc_card *c)
+{
+    char *dir = sc_plan_blas_dir(c), path[PATH_MAX], real[PATH_MAX];
+
+    snprintf(path, sizeof(path), "%s/libopenblas.so.0", dir ? dir : SC_MULTIARCH_LIBDIR);
+    bool found = realpath(path, real) != NULL;
+    fprintf(out, "  blas:        %s (%s%s%s)\n", dir ? c->blas : "default",
+            dir ? "" : "the system's alternative: ", found ? real : path,
+            found ? "" : ", NOT FOUND");
+    free(dir);
+}
+
 void sc_plan_print(const sc_plan *plan, FILE *out)
 {
     const sc_card *c = plan->card;
@@ -469,13 +534,27 @@ void sc_plan_print(const sc_plan *plan, FILE *out)
                     c->nodes ? ", across the card's nodes" : "");
     } else
         fprintf(out, "  threads:     %ld (%s)\n", c->threads, plan->omp_summary);
+    if (c->one_per_core_from)
+        sc__print_one_per_core(out, c);
+    if (c->workload == SC_WORKLOAD_IPSEARCH)
+        sc__print_blas(out, c);
     if (c->memory_node >= 0)
         fprintf(out, "  memory node: %ld (membind, strict)\n", c->memory_node);
     else
         fprintf(out, "  memory node: not bound (the kernel's default policy)\n");
-    fprintf(out, "  prefetch:    %s\n", sc_prefetch_name(c->prefetch));
+    /* As root outside a job the platform is read before and after, never set. */
+    const char *readback = !plan->opts->cli_readback ? ""
+                           : c->prefetch == SC_PREFETCH_UNCHANGED
+                               ? " (its registers read by the CLI as root before and after)"
+                               : " (expected, not set: read back by the CLI as root before and "
+                                 "after the workload, not attested)";
+    fprintf(out, "  prefetch:    %s%s\n", sc_prefetch_name(c->prefetch), readback);
     fputs("  governor:    ", out);
-    sc__print_text(out, c->governor, "\n");
+    sc__print_text(out, c->governor,
+                   plan->opts->cli_readback && strcmp(c->governor, "unchanged") != 0
+                       ? " (expected, not set: read back by the CLI as root before and after "
+                         "the workload, not attested)\n"
+                       : "\n");
     if (c->workload == SC_WORKLOAD_STREAM && !c->array_size)
         fprintf(out,
                 "  sizes:       array_size auto (the cache probe decides when the run starts), "

@@ -41,7 +41,13 @@ typedef struct sc_run_opts {
     /* Inside a job started with sbatch --stream-card: the bundle the SPANK plugin made
        (its card.yaml and platform evidence are adopted into the same SHA256SUMS). */
     char *adopt_bundle;
-    bool platform_control;         /* the plugin set and read back the platform state */
+    bool platform_control; /* the plugin set and read back the platform state */
+    /* streamcard run as root outside a job: the prefetch registers and governors of the
+       card's CPUs read before and after the workload, never written (sc_readback.h) */
+    bool cli_readback;
+    /* an ablation study: the OpenMP workloads run with OMP_DISPLAY_ENV=true, so the table can
+       say when a step's variable changed nothing the runtime read (study_extra.h) */
+    bool display_env;
     const char *sysroot;           /* where platform state is read ("/" unless the plugin says) */
     sc_topology *topology;         /* this machine's, shared by every run */
     struct sc_cache_memo **caches; /* what the runs learnt of the caches (cacheprobe.h) */

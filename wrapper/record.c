@@ -9,7 +9,10 @@
 #include "sc_attest.h"
 #include "sc_caches.h"
 #include "sc_cause.h"
+#include "sc_envhazard.h"
 #include "sc_mpistack.h"
+#include "sc_platform_gate.h"
+#include "sc_readback.h"
 #include "sc_text.h"
 #include "sc_spawn.h"
 #include "sc_file.h"
@@ -78,6 +81,45 @@ void sc_record_platform(sc_execution *x, const char *rel)
     if (!kv.failed && kv.text)
         sc_record_put(x, rel, kv.text);
     sc_kv_free(&kv);
+}
+
+/* Where the CLI's readback as root goes: the plugin's files, marked as the CLI's. */
+#define SC__MSR_BEFORE "prefetch/state/msr_readback_before.txt"
+#define SC__MSR_AFTER "prefetch/state/msr_readback_after.txt"
+
+void sc_record_readback(sc_execution *x, bool after)
+{
+    const sc_plan *plan = x->plan;
+    sc_platform p;
+    sc_kv kv, env;
+
+    if (!plan->opts->cli_readback)
+        return;
+    sc_kv_init(&kv);
+    sc_kv_init(&env);
+    int rc = sc_platform_open(&p, plan->opts->sysroot, NULL, 0);
+    if (rc == 0)
+        rc = sc_readback_msr(&p, plan->card->cpus, after ? "after" : "before", &kv, NULL, 0);
+    else
+        sc_kv_append(&kv, "# unavailable: the sysroot or its online CPUs cannot be read\n");
+    sc_platform_close(&p);
+    /* Registers that cannot be read here (no msr device) say nothing a card did not ask
+       for: the bundle then holds no readback, as any user's. */
+    bool asked = plan->card->prefetch != SC_PREFETCH_UNCHANGED ||
+                 strcmp(plan->card->governor, "unchanged") != 0;
+    bool keep = !kv.failed && kv.text && (rc == 0 || asked) &&
+                /* after: only beside a before to hold it to */
+                (!after || faccessat(x->b.dirfd, SC__MSR_BEFORE, F_OK, AT_SYMLINK_NOFOLLOW) == 0);
+    if (keep)
+        sc_record_put(x, after ? SC__MSR_AFTER : SC__MSR_BEFORE, kv.text);
+    if (!after && keep) { /* every run's gate reads the state the workload found */
+        char *before = sc_bundle_read_opt(&x->b, "platform/before.txt");
+        if (sc_readback_state_env(plan->card, kv.text, before, &env) == 0)
+            sc_record_put(x, "prefetch/state/state.env", env.text);
+        free(before);
+    }
+    sc_kv_free(&kv);
+    sc_kv_free(&env);
 }
 
 char *sc_record_json_path(const sc_execution *x, size_t i)
@@ -471,7 +513,16 @@ static void sc__print_attested(const sc_card *card, const sc_bundle *b)
 
     if (card->prefetch == SC_PREFETCH_UNCHANGED && strcmp(card->governor, "unchanged") == 0)
         return;
-    if (sc_attest_bundle_files(b->dirfd, &v, &n, &more) == 0 && n > 0)
+    char *state = sc_bundle_read_opt(b, "prefetch/state/state.env");
+    bool cli = sc_platform_read_by_cli(state);
+    free(state);
+    if (cli)
+        fprintf(stderr,
+                "streamcard: platform_state: %s: the card's prefetch and governor were "
+                "expected, not set (streamcard verify holds the gate to this readback "
+                "and says it is not attested)\n",
+                SC_PLATFORM_CLI_NOTE);
+    else if (sc_attest_bundle_files(b->dirfd, &v, &n, &more) == 0 && n > 0)
         fprintf(stderr, "streamcard: platform_state: the readback comes with a statement signed "
                         "by the node (streamcard verify checks it against trusted keys)\n");
     else
@@ -556,6 +607,18 @@ static void sc__print_summary(const sc_execution *x, const sc_gates *gates, size
         fprintf(stderr, "streamcard: %zu runs (%s):\n", n, x->stopped);
         sc__print_stats(results);
     }
+    /* What the workload inherited that changes its performance, said here, not only kept. */
+    size_t hazards = 0;
+    char *lines = sc_envhazard_of_bundle(&x->b, x->plan->card, &hazards);
+    if (hazards)
+        fprintf(stderr, "streamcard: inherited environment that changes performance (not set "
+                        "by the card; doc/design.md, section 16):\n");
+    for (const char *p = hazards ? lines : NULL; p && *p;) {
+        size_t len = strcspn(p, "\n");
+        fprintf(stderr, "  %.*s\n", (int)len, p);
+        p += len + (p[len] == '\n');
+    }
+    free(lines);
     if (!sc_gates_passed(gates)) {
         sc__print_cause(x, runs, n);
         fprintf(stderr, "ERROR: workload failed; do not use its numbers. Failed gates:");
@@ -609,6 +672,7 @@ int sc_record_finish(sc_execution *x)
         return SC_EXIT_FAILED;
     }
     sc_record_platform(x, "platform/after.txt");
+    sc_record_readback(x, true);
     if (sc_runs_flat(plan->card)) { /* one run: its writes and the bundle's are one count */
         x->write_errors += x->last.write_errors;
         if (x->last.write_errors && !*x->write_error)
@@ -628,7 +692,7 @@ int sc_record_finish(sc_execution *x)
         rr[i] = (sc_results_run){runs[i].dir,    runs[i].started_at,  runs[i].ended_at,
                                  &runs[i].gates, runs[i].kernel_json, runs[i].interference};
     }
-    sc_platform_files_free(&p);
+    sc_platform_record pr = sc_platform_files_record(&p);
     if (!*x->stopped)
         snprintf(x->stopped, sizeof(x->stopped), "streamcard was killed after %zu run%s", n,
                  n == 1 ? "" : "s");
@@ -636,6 +700,8 @@ int sc_record_finish(sc_execution *x)
     int lost_before = x->write_errors;
     if (rc == 0) {
         sc_runs_combine_gates(each, n, &gates);
+        if (!sc_runs_flat(plan->card)) /* the bundle's: before the first run, after the last */
+            sc_platform_stability(plan->card, &pr, &gates.g[SC_GATE_PLATFORM_STATE]);
         /* several runs: a write into the bundle outside every run (results.json of a disk
            that filled, platform/after.txt) is lost evidence too */
         if (!sc_runs_flat(plan->card) && x->write_errors)
@@ -655,6 +721,7 @@ int sc_record_finish(sc_execution *x)
         sc__add_mpi_stack(x);
         sc__write_run_conf(x, &gates, runs, n);
     }
+    sc_platform_files_free(&p);
     int seal = sc_bundle_seal(&x->b);
     if (seal < 0)
         fprintf(stderr, "streamcard: sealing %s failed: %s\n", x->b.path, strerror(-seal));

@@ -47,6 +47,13 @@ void sc_record_caches(sc_execution *x);
 /* platform/<name>.txt: the machine state now. */
 void sc_record_platform(sc_execution *x, const char *rel);
 /*
+ * As root outside a job (opts->cli_readback): the prefetch registers of the card's CPUs now,
+ * read and never written, as prefetch/state/msr_readback_before.txt with state.env (from it
+ * and platform/before.txt), and after the workload as _after.txt (sc_readback.h). Nothing
+ * when the registers cannot be read and the card expects neither prefetch nor governor.
+ */
+void sc_record_readback(sc_execution *x, bool after);
+/*
  * The binary's --build-info, before the bundle is made: the answer remembered for this
  * binary, its libraries, host and steering environment (sc_answercache.h), or else the
  * binary started with the question (its answer collected by sc_record_build()).

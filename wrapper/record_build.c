@@ -190,10 +190,24 @@ void sc_record_build(sc_execution *x)
     char *info = NULL, value[1024];
     char *const argv[] = {plan->binary, "--build-info", NULL};
     json_object *root = json_object_new_object();
-    static const char *const keys[] = {"compiler",       "compiler_version", "flags",
-                                       "openmp_runtime", "openmp_version",   "nt_stores_available",
-                                       "element_bytes",  "blas_library",     "blas_config",
-                                       "blas_corename",  "blas_parallel",    NULL};
+    static const char *const keys[] = {"compiler",
+                                       "compiler_version",
+                                       "compiler_path",
+                                       "compiler_sha256",
+                                       "flags",
+                                       "source_sha256",
+                                       "source_files",
+                                       "source_git_commit",
+                                       "source_git_dirty",
+                                       "openmp_runtime",
+                                       "openmp_version",
+                                       "nt_stores_available",
+                                       "element_bytes",
+                                       "blas_library",
+                                       "blas_config",
+                                       "blas_corename",
+                                       "blas_parallel",
+                                       NULL};
 
     if (sc__hash_build_file(plan->binary, x->binary_sha) < 0)
         strcpy(x->binary_sha, "unavailable");

@@ -6,6 +6,7 @@
  */
 #include "study.h"
 #include "study_rows.h"
+#include "study_extra.h"
 #include "cli.h"
 #include "sc_ablation.h"
 #include "sc_bundle.h"
@@ -165,9 +166,16 @@ static void sc__md(FILE *out, const char *text)
     }
 }
 
-/* One line of the table: row, verdict (and why), value, comparisons, flag, bundle. */
+/* What a line adds beside the figure: the counters measured (NULL: no such column), and
+   why its step did nothing here ("" when it may have). */
+typedef struct sc__extra_cells {
+    const char *counters;
+    const char *no_effect;
+} sc__extra_cells;
+
+/* One line of the table: row, verdict (and why), value, comparisons, counters, flag, bundle. */
 static void sc__line(FILE *out, const sc__srow *row, const sc__cmp *vs_base, const sc__cmp *vs_prev,
-                     bool two)
+                     bool two, const sc__extra_cells *x)
 {
     char cell[256];
 
@@ -195,40 +203,79 @@ static void sc__line(FILE *out, const sc__srow *row, const sc__cmp *vs_base, con
     bool worse = (vs_base && vs_base->worse) || (vs_prev && vs_prev->worse);
     bool sure = (vs_base && vs_base->worse && vs_base->r.ci) ||
                 (vs_prev && vs_prev->worse && vs_prev->r.ci);
+    if (x->counters) {
+        sc__md(out, x->counters);
+        fputs(" | ", out);
+    }
     fputs(sure ? "WORSE" : worse ? "worse?" : "", out);
+    if (x->no_effect[0]) {
+        fputs(sure || worse ? "; " : "", out);
+        sc__md(out, x->no_effect);
+    }
     fputs(" | ", out);
     sc__md(out, row->bundle ? row->bundle : "-");
     fputs(" |\n", out);
 }
 
+/* The counters cell of row i (into buf), or NULL when no row measured any. */
+static const char *sc__counters(const sc_study_extra *ex, size_t nrows, size_t i, char *buf,
+                                size_t len)
+{
+    bool any = false;
+
+    for (size_t r = 0; r < nrows; r++) {
+        sc_study_extra_cell(&ex[r], buf, len);
+        any = any || buf[0];
+    }
+    if (!any)
+        return NULL;
+    sc_study_extra_cell(&ex[i], buf, len);
+    if (!buf[0])
+        snprintf(buf, len, "-");
+    return buf;
+}
+
 /* Both tables: each step alone against the baseline; the sequence against the baseline
    and the previous cumulative row. cmp[i][0]: vs the baseline, cmp[i][1]: vs previous. */
 static void sc__tables(FILE *out, const sc_card *card, const sc_metric *m, const sc__srow *rows,
-                       sc__cmp (*cmp)[2])
+                       sc__cmp (*cmp)[2], const sc_study_extra *ex)
 {
-    size_t n = card->n_steps;
+    size_t n = card->n_steps, nrows = 2 * n;
+    char counters[160], none[320];
+    bool column = sc__counters(ex, nrows, 0, counters, sizeof(counters)) != NULL;
+    const char *head = column ? " measured |" : "", *rule = column ? "---|" : "";
+    sc__extra_cells x = {NULL, ""};
 
     fprintf(out,
             "Each step alone, against the baseline (%s, %s, %s is better; median and its "
             "95%% interval):\n\n",
             m->name, m->unit, m->better == SC_METRIC_HIGHER ? "higher" : "lower");
-    fprintf(out, "| row | verdict | %s %s | vs baseline | flag | bundle |\n", m->name, m->unit);
-    fprintf(out, "|---|---|---|---|---|---|\n");
-    sc__line(out, &rows[0], NULL, NULL, false);
-    for (size_t s = 1; s <= n; s++)
-        sc__line(out, &rows[s], &cmp[s][0], NULL, false);
+    fprintf(out, "| row | verdict | %s %s | vs baseline |%s flag | bundle |\n", m->name, m->unit,
+            head);
+    fprintf(out, "|---|---|---|---|%s---|---|\n", rule);
+    x = (sc__extra_cells){sc__counters(ex, nrows, 0, counters, sizeof(counters)), ""};
+    sc__line(out, &rows[0], NULL, NULL, false, &x);
+    for (size_t s = 1; s <= n; s++) {
+        sc_study_no_effect(&card->steps[s - 1], &ex[s], &ex[0], none, sizeof(none));
+        x = (sc__extra_cells){sc__counters(ex, nrows, s, counters, sizeof(counters)), none};
+        sc__line(out, &rows[s], &cmp[s][0], NULL, false, &x);
+    }
     fprintf(out, "\nThe steps in sequence (each row adds one step to the row above):\n\n");
-    fprintf(out, "| row | verdict | %s %s | vs baseline | vs previous | flag | bundle |\n", m->name,
-            m->unit);
-    fprintf(out, "|---|---|---|---|---|---|---|\n");
-    sc__line(out, &rows[0], NULL, NULL, true);
+    fprintf(out, "| row | verdict | %s %s | vs baseline | vs previous |%s flag | bundle |\n",
+            m->name, m->unit, head);
+    fprintf(out, "|---|---|---|---|---|%s---|---|\n", rule);
+    x = (sc__extra_cells){sc__counters(ex, nrows, 0, counters, sizeof(counters)), ""};
+    sc__line(out, &rows[0], NULL, NULL, true, &x);
     for (size_t k = 1; k <= n; k++) {
         size_t i = sc_ablation_run(n, SC_ABLATION_SEQUENCE, k);
+        size_t prev = k == 1 ? 0 : sc_ablation_run(n, SC_ABLATION_SEQUENCE, k - 1);
         sc__srow shown = rows[i];
         char label[600];
         snprintf(label, sizeof(label), "seq 1-%zu: + %s", k, card->steps[k - 1].name);
         shown.label = label;
-        sc__line(out, &shown, &cmp[i][0], k == 1 ? &cmp[i][0] : &cmp[i][1], true);
+        sc_study_no_effect(&card->steps[k - 1], &ex[i], &ex[prev], none, sizeof(none));
+        x = (sc__extra_cells){sc__counters(ex, nrows, i, counters, sizeof(counters)), none};
+        sc__line(out, &shown, &cmp[i][0], k == 1 ? &cmp[i][0] : &cmp[i][1], true, &x);
     }
 }
 
@@ -384,20 +431,22 @@ int sc_study_finish(const sc_run_series *rs, const sc_card *card, int status)
     size_t nrows = rs->series->n;
     sc__srow *rows = calloc(nrows, sizeof(*rows));
     sc__cmp(*cmp)[2] = calloc(nrows, sizeof(*cmp));
+    sc_study_extra *ex = calloc(nrows, sizeof(*ex));
     sc_metric m;
     char *table = NULL, *path = NULL;
     size_t table_len = 0;
     json_object *record = NULL;
 
-    if (!rows || !cmp || sc_study_metric(card, &m) < 0) {
+    if (!rows || !cmp || !ex || sc_study_metric(card, &m) < 0) {
         fprintf(stderr, "streamcard: study: cannot make its table: %s\n",
-                !rows || !cmp ? strerror(ENOMEM) : "no metric for this workload");
+                !rows || !cmp || !ex ? strerror(ENOMEM) : "no metric for this workload");
         status = SC_EXIT_ERROR;
         goto out;
     }
     for (size_t i = 0; i < nrows; i++) {
         rows[i].label = rs->series->runs[i].label;
         sc__study_read(&rows[i], rs->bundles[i], rs->causes[i], &m, NULL);
+        sc_study_extra_read(rs->bundles[i], rs->series->runs[i].card, &ex[i]);
     }
     sc__study_compare_all(card, &m, rows, nrows, cmp);
     FILE *mem = open_memstream(&table, &table_len);
@@ -406,7 +455,7 @@ int sc_study_finish(const sc_run_series *rs, const sc_card *card, int status)
         goto out;
     }
     fprintf(mem, "# streamcard study: %zu steps, %s\n\n", card->n_steps, m.name);
-    sc__tables(mem, card, &m, rows, cmp);
+    sc__tables(mem, card, &m, rows, cmp, ex);
     fclose(mem);
     printf("\n%s", table);
     record = sc__record(card, &m, rows, nrows, cmp);
@@ -425,6 +474,7 @@ out:
     }
     free(rows);
     free(cmp);
+    free(ex);
     free(table);
     free(path);
     json_object_put(record);

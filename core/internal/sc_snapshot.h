@@ -1,6 +1,6 @@
 /*
  * sc_snapshot.h: snapshots of a running process (internal to the observer, shared with
- * tests): its threads with the CPU each last ran on, and per-node page totals.
+ * tests): its threads with the CPU each last ran on.
  */
 #ifndef SC_SNAPSHOT_H
 #define SC_SNAPSHOT_H
@@ -12,8 +12,5 @@
  * "PID TID PSR STAT COMM" lines (header first). malloc'd text in *out. 0 or -errno.
  */
 int sc_snapshot_threads(int procfd, pid_t pid, char **out);
-
-/* Per-node MiB (anonymous, other, total) from a numa_maps text. malloc'd. 0 or -ENOMEM. */
-int sc_snapshot_numastat(const char *numa_maps, pid_t pid, char **out);
 
 #endif

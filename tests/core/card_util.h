@@ -27,4 +27,13 @@ static inline sc_card *sc_test_card(const char *yaml)
     return card;
 }
 
+/* A card of head (its "experiment:" keys, indented) and extra keys appended to it. */
+static inline sc_card *sc_test_card_with(const char *head, const char *extra)
+{
+    char yaml[1024];
+
+    snprintf(yaml, sizeof(yaml), "version: 1\nexperiment:\n%s%s", head, extra);
+    return sc_test_card(yaml);
+}
+
 #endif

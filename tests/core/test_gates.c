@@ -139,9 +139,15 @@ static const gate_case cases[] = {
      SC_GATE_EXIT_CODE, SC_GATE_FAIL, "exit code 3"},
     {"killed by a signal", "", GOOD_LOG, GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 9, 0,
      SC_GATE_EXIT_CODE, SC_GATE_FAIL, "killed by signal 9"},
-    {"memory on another node", "  memory_node: 1\n", GOOD_LOG, GOOD_THREADS, GOOD_STATUS, GOOD_MAPS,
-     NULL, 0, 0, 0, SC_GATE_MEMORY_NODE, SC_GATE_FAIL,
-     "0.0 MiB of anonymous memory on node 1, 0.4 MiB elsewhere"},
+    {"memory on another node", "  memory_node: 1\n", GOOD_LOG, GOOD_THREADS,
+     "Name:\tk\nCpus_allowed_list:\t2-3\nMems_allowed_list:\t0-1\n", GOOD_MAPS, NULL, 0, 0, 0,
+     SC_GATE_MEMORY_NODE, SC_GATE_FAIL, "0.0 MiB of anonymous memory on node 1, 0.4 MiB elsewhere"},
+    {"Mems_allowed without the card's node", "  memory_node: 1\n", GOOD_LOG, GOOD_THREADS,
+     GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_MEMORY_NODE, SC_GATE_FAIL,
+     "workload_status_at_ready.txt: Mems_allowed_list 0 does not hold memory_node 1"},
+    {"Mems_allowed_list missing", "  memory_node: 0\n", GOOD_LOG, GOOD_THREADS,
+     "Name:\tk\nCpus_allowed_list:\t2-3\n", GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_MEMORY_NODE,
+     SC_GATE_FAIL, "Mems_allowed_list (missing) does not hold memory_node 0"},
     {"memory on the card's node", "  memory_node: 0\n", GOOD_LOG, GOOD_THREADS, GOOD_STATUS,
      GOOD_MAPS, NULL, 0, 0, 0, SC_GATE_MEMORY_NODE, SC_GATE_OK, "all 0.4 MiB"},
     {"no memory node asked", "", GOOD_LOG, GOOD_THREADS, GOOD_STATUS, GOOD_MAPS, NULL, 0, 0, 0,
@@ -240,6 +246,52 @@ static void run_cases(const gate_case *table, size_t n, const char *workload)
         /* A failed gate always fails the verdict. */
         if (c->expect == SC_GATE_FAIL)
             SC_CHECK_MSG(!sc_gates_passed(&gates), "case \"%s\" passed", c->name);
+    }
+}
+
+/* The snapshot at the workload's start (workload_status.txt) is held to the card as the one
+   at ready: its CPUs inside cpu_list, its memory nodes holding memory_node. */
+static void test_start_status(void)
+{
+    static const struct {
+        const char *card_extra, *start;
+        sc_gate_id gate;
+        sc_gate_state expect;
+        const char *note;
+    } starts[] = {
+        {"", GOOD_STATUS, SC_GATE_BINDING, SC_GATE_OK, "snapshot agrees"},
+        {"", "Cpus_allowed_list:\t0-7\nMems_allowed_list:\t0\n", SC_GATE_BINDING, SC_GATE_FAIL,
+         "snapshot of workload_status.txt: Cpus_allowed_list 0-7 is not inside cpu_list 2-3"},
+        {"  memory_node: 0\n", GOOD_STATUS, SC_GATE_MEMORY_NODE, SC_GATE_OK, "all 0.4 MiB"},
+        {"  memory_node: 0\n", "Cpus_allowed_list:\t2-3\nMems_allowed_list:\t1\n",
+         SC_GATE_MEMORY_NODE, SC_GATE_FAIL,
+         "workload_status.txt: Mems_allowed_list 1 does not hold memory_node 0"},
+    };
+    char yaml[512];
+
+    for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++) {
+        snprintf(yaml, sizeof(yaml),
+                 "version: 1\nexperiment:\n  workload: stream\n  kernel: copy\n"
+                 "  cpu_list: 2-3\n  threads: 2\n%s",
+                 starts[i].card_extra);
+        sc_card *card = sc_test_card(yaml);
+        sc_gates gates;
+        sc_evidence ev = {.log = GOOD_LOG,
+                          .exit_known = true,
+                          .threads_at_ready = GOOD_THREADS,
+                          .status_at_ready = GOOD_STATUS,
+                          .status_at_start = starts[i].start,
+                          .numa_maps_at_ready = GOOD_MAPS,
+                          .caches = GOOD_CACHES};
+        SC_CHECK(card != NULL);
+        if (!card)
+            continue;
+        SC_CHECK_INT_EQ(sc_gates_evaluate(card, &ev, &gates), 0);
+        const sc_gate *g = &gates.g[starts[i].gate];
+        SC_CHECK_MSG(g->state == starts[i].expect, "start %zu: %d (%s)", i, g->state, g->note);
+        SC_CHECK_MSG(strstr(g->note, starts[i].note), "start %zu: \"%s\" lacks \"%s\"", i, g->note,
+                     starts[i].note);
+        sc_card_free(card);
     }
 }
 
@@ -586,6 +638,7 @@ static void test_verdict(void)
 int main(void)
 {
     SC_TEST_RUN(test_cases);
+    SC_TEST_RUN(test_start_status);
     SC_TEST_RUN(test_ipsearch_cases);
     SC_TEST_RUN(test_verdict);
     SC_TEST_RUN(test_first_cause);

@@ -20,13 +20,8 @@
 
 static sc_card *card_with(const char *extra)
 {
-    char yaml[512];
-
-    snprintf(yaml, sizeof(yaml),
-             "version: 1\nexperiment:\n  workload: stream\n  kernel: copy\n  cpu_list: 0\n"
-             "  threads: 1\n%s",
-             extra);
-    return sc_test_card(yaml);
+    return sc_test_card_with("  workload: stream\n  kernel: copy\n  cpu_list: 0\n  threads: 1\n",
+                             extra);
 }
 
 typedef struct gate_case {
@@ -38,23 +33,63 @@ typedef struct gate_case {
 
 static const gate_case cases[] = {
     {"nothing asked", "", NULL, TWO_NODES, {NULL}, {NULL}, SC_GATE_NULL, "leaves prefetch"},
-    {"one node, its own record", "  prefetch: off\n", OFF_OK, "", {"n1"}, {OFF_OK}, SC_GATE_OK,
+    {"one node, its own record",
+     "  prefetch: off\n",
+     OFF_OK,
+     "",
+     {"n1"},
+     {OFF_OK},
+     SC_GATE_OK,
      "prefetch off"},
-    {"one node, no per-host record (older plugin)", "  prefetch: off\n", OFF_OK, "", {NULL},
-     {NULL}, SC_GATE_OK, "prefetch off"},
-    {"two nodes, both read back off", "  prefetch: off\n", OFF_OK, TWO_NODES, {"scn1", "scn2"},
-     {OFF_OK, OFF_OK}, SC_GATE_OK, "on every node"},
-    {"two nodes, the second did not change", "  prefetch: off\n", OFF_OK, TWO_NODES,
-     {"scn1", "scn2"}, {OFF_OK, OFF_BAD}, SC_GATE_FAIL, "prefetch on scn2: card off, read back on"},
-    {"a rank's node without a record", "  prefetch: off\n", OFF_OK, TWO_NODES, {"scn1"},
-     {OFF_OK}, SC_GATE_FAIL, "rank 1 ran on scn2.cluster, which has no prefetch/state/scn2/"},
-    {"governor on one node only", "  governor: performance\n",
-     "OBSERVED_GOVERNOR=performance\nGOVERNOR_VALID=1\n", TWO_NODES, {"scn1", "scn2"},
+    {"one node, no per-host record (older plugin)",
+     "  prefetch: off\n",
+     OFF_OK,
+     "",
+     {NULL},
+     {NULL},
+     SC_GATE_OK,
+     "prefetch off"},
+    {"two nodes, both read back off",
+     "  prefetch: off\n",
+     OFF_OK,
+     TWO_NODES,
+     {"scn1", "scn2"},
+     {OFF_OK, OFF_OK},
+     SC_GATE_OK,
+     "on every node"},
+    {"two nodes, the second did not change",
+     "  prefetch: off\n",
+     OFF_OK,
+     TWO_NODES,
+     {"scn1", "scn2"},
+     {OFF_OK, OFF_BAD},
+     SC_GATE_FAIL,
+     "prefetch on scn2: card off, read back on"},
+    {"a rank's node without a record",
+     "  prefetch: off\n",
+     OFF_OK,
+     TWO_NODES,
+     {"scn1"},
+     {OFF_OK},
+     SC_GATE_FAIL,
+     "rank 1 ran on scn2.cluster, which has no prefetch/state/scn2/"},
+    {"governor on one node only",
+     "  governor: performance\n",
+     "OBSERVED_GOVERNOR=performance\nGOVERNOR_VALID=1\n",
+     TWO_NODES,
+     {"scn1", "scn2"},
      {"OBSERVED_GOVERNOR=performance\nGOVERNOR_VALID=1\n",
       "OBSERVED_GOVERNOR=powersave\nGOVERNOR_VALID=0\n"},
-     SC_GATE_FAIL, "governor on scn2: card performance, read back powersave"},
-    {"no batch readback at all", "  prefetch: off\n", NULL, TWO_NODES, {"scn1", "scn2"},
-     {OFF_OK, OFF_OK}, SC_GATE_FAIL, "not supported by evidence"},
+     SC_GATE_FAIL,
+     "governor on scn2: card performance, read back powersave"},
+    {"no batch readback at all",
+     "  prefetch: off\n",
+     NULL,
+     TWO_NODES,
+     {"scn1", "scn2"},
+     {OFF_OK, OFF_OK},
+     SC_GATE_FAIL,
+     "not supported by evidence"},
 };
 
 static void test_cases(void)

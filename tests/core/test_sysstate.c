@@ -1,6 +1,10 @@
-/* test_sysstate.c: the CPU identity from /proc/cpuinfo text (sc_cpu_identity_parse). */
+/*
+ * test_sysstate.c: the CPU identity from /proc/cpuinfo text (sc_cpu_identity_parse), and the
+ * NUMA counters per node from a fake tree (sc_sysstate_numastat).
+ */
 #include "sc_sysstate.h"
 #include "sc_test.h"
+#include "sysroot_util.h"
 
 #include <errno.h>
 
@@ -41,14 +45,18 @@ static const cpuinfo_case cases[] = {
      "CPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x3\nCPU part\t: 0xd0c\n"
      "CPU revision\t: 1\n\nprocessor\t: 1\n",
      0, "ARM", 0x41, 0xd0c, "Neoverse-N1 r3p1", ""},
-    {"arm64 Neoverse-V2", "CPU implementer\t: 0x41\nCPU variant\t: 0x0\nCPU part\t: 0xd4f\n"
-     "CPU revision\t: 0\n", 0, "ARM", 0x41, 0xd4f, "Neoverse-V2 r0p0", ""},
-    {"arm64 A64FX", "CPU implementer\t: 0x46\nCPU variant\t: 0x1\nCPU part\t: 0x001\n"
-     "CPU revision\t: 0\n", 0, "Fujitsu", 0x46, 0x001, "A64FX r1p0", ""},
+    {"arm64 Neoverse-V2",
+     "CPU implementer\t: 0x41\nCPU variant\t: 0x0\nCPU part\t: 0xd4f\n"
+     "CPU revision\t: 0\n",
+     0, "ARM", 0x41, 0xd4f, "Neoverse-V2 r0p0", ""},
+    {"arm64 A64FX",
+     "CPU implementer\t: 0x46\nCPU variant\t: 0x1\nCPU part\t: 0x001\n"
+     "CPU revision\t: 0\n",
+     0, "Fujitsu", 0x46, 0x001, "A64FX r1p0", ""},
     {"arm64 unknown part", "CPU implementer\t: 0x99\nCPU part\t: 0x123\n", 0,
      "Arm implementer 0x99", 0x99, 0x123, "part 0x123", ""},
-    {"arm64 no implementer", "processor\t: 0\nBogoMIPS\t: 50.00\nCPU part\t: 0xd0c\n", -EINVAL,
-     "", -1, -1, "", ""},
+    {"arm64 no implementer", "processor\t: 0\nBogoMIPS\t: 50.00\nCPU part\t: 0xd0c\n", -EINVAL, "",
+     -1, -1, "", ""},
     {"arm64 implementer not hex", "CPU implementer\t: 65\n", -EINVAL, "", -1, -1, "", ""},
     {"empty", "", -EINVAL, "", -1, -1, "", ""},
 };
@@ -72,8 +80,47 @@ static void test_cases(void)
     }
 }
 
+/* Two nodes online, each with its numastat; the table is numastat's, the keys per node. */
+static void test_numastat(void)
+{
+    char *root = sysroot_make();
+    sc_fsroot fs;
+    sc_kv table, keys;
+
+    SC_CHECK(root != NULL);
+    if (!root)
+        return;
+    sc_kv_init(&table);
+    sc_kv_init(&keys);
+    SC_CHECK_INT_EQ(sysroot_put(root, "sys/devices/system/node/online", "0-1\n"), 0);
+    SC_CHECK_INT_EQ(sysroot_put(root, "sys/devices/system/node/node0/numastat",
+                                "numa_hit 100\nnuma_miss 2\nnuma_foreign 3\n"),
+                    0);
+    SC_CHECK_INT_EQ(sysroot_put(root, "sys/devices/system/node/node1/numastat",
+                                "numa_hit 7\nnuma_miss 0\nnuma_foreign 9\n"),
+                    0);
+    SC_CHECK_INT_EQ(sc_fsroot_open(&fs, root), 0);
+    SC_CHECK_INT_EQ(sc_sysstate_numastat(&fs, &table, &keys), 0);
+    SC_CHECK_STR_CONTAINS(table.text, "\nnode numa_hit numa_miss numa_foreign\n"
+                                      "node0 100 2 3\nnode1 7 0 9\n");
+    SC_CHECK_STR_CONTAINS(keys.text, "node0.numa_miss=2\n");
+    SC_CHECK_STR_CONTAINS(keys.text, "node1.numa_foreign=9\n");
+    sc_fsroot_close(&fs);
+    sc_kv_free(&table);
+    sc_kv_init(&table);
+    /* No node directory at all: said, not an empty table. */
+    SC_CHECK_INT_EQ(sysroot_put(root, "sys/devices/system/node/online", "4\n"), 0);
+    SC_CHECK_INT_EQ(sc_fsroot_open(&fs, root), 0);
+    SC_CHECK_INT_EQ(sc_sysstate_numastat(&fs, &table, NULL), -ENODATA);
+    sc_fsroot_close(&fs);
+    sc_kv_free(&table);
+    sc_kv_free(&keys);
+    sysroot_remove(root);
+}
+
 int main(void)
 {
+    SC_TEST_RUN(test_numastat);
     SC_TEST_RUN(test_cases);
     return SC_TEST_RESULT();
 }

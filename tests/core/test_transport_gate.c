@@ -46,6 +46,19 @@ static const transport_case cases[] = {
      "payload (0.1%)"},
     {"pure tcp: the bytes say tcp", "shm", TWO("tcp,shm") BYTES("29000000") TRANSPORT("tcp"),
      SC_GATE_FAIL, "expected transport shm, the data went over tcp (rank 0: candidates tcp,shm"},
+    /* What made the carrier: the settings that pick it, and where each came from (rank 0's;
+       streamcard's own verbosity and settings that pick nothing left out). */
+    {"tcp forced by the environment", "shm",
+     TWO("tcp") BYTES("29000000") TRANSPORT(
+         "tcp") "TRACE_MPI_PARAM rank=0 name=btl source=environment value=tcp,self\n"
+                "TRACE_MPI_PARAM rank=0 name=btl_base_verbose source=streamcard value=1\n"
+                "TRACE_MPI_PARAM rank=0 name=btl_tcp_if_include source=environment value=lo\n"
+                "TRACE_MPI_PARAM rank=0 name=pml source=file:/etc/openmpi/openmpi-mca-params.conf "
+                "value=ob1\n"
+                "TRACE_MPI_PARAM rank=1 name=btl source=environment value=tcp,self\n",
+     SC_GATE_FAIL,
+     "expected transport shm, the data went over tcp; the selection was set by btl=tcp,self from "
+     "the environment, pml=ob1 from /etc/openmpi/openmpi-mca-params.conf (rank 0: tcp"},
     {"a list: any of them", "[shm, tcp]", TWO("tcp,shm") BYTES("29000000") TRANSPORT("tcp"),
      SC_GATE_OK, "transport tcp as expected"},
     {"both carried", "shm", TWO("tcp,shm") BYTES("13000000") TRANSPORT("shm+tcp"), SC_GATE_FAIL,
@@ -138,9 +151,10 @@ static void test_cases(void)
 /* Two nodes over InfiniBand verbs: loopback saw next to nothing, the HCA ports the payload. */
 #define IB_RUN                                                                                     \
     RANKH("0", "n01", "openib")                                                                    \
-    RANKH("1", "n02", "openib") PAY("0", "13000000") LO("0", "1200") PAY("1", "13000000")          \
-        LO("1", "1200") FABRIC("0", "n01", "mlx5_0:1", "13000800")                                 \
-            FABRIC("1", "n02", "mlx5_0:1", "13000900") TRANSPORT("openib")
+    RANKH("1", "n02", "openib")                                                                    \
+    PAY("0", "13000000") LO("0", "1200") PAY("1", "13000000") LO("1", "1200")                      \
+        FABRIC("0", "n01", "mlx5_0:1", "13000800") FABRIC("1", "n02", "mlx5_0:1", "13000900")      \
+            TRANSPORT("openib")
 
 /* Rank r on host h, and its namespace's eth0: each host's initial namespace has the same
    inode, so only the host tells two nodes' counters apart. */

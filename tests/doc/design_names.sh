@@ -6,6 +6,7 @@
 #   gate        the first cell of a table row in the section "The gates", its class the
 #               start of the row's fourth cell
 #   conf key    `<gate>_ok` anywhere in that section
+#   hazard      the first cell of a table row in the section "Environment variables"
 # Then, so that no entry passes by accident, each entry's lines are removed from a copy of
 # DOC in turn: the check must fail on that copy and name the entry.
 # The awk programs are single-quoted on purpose; the loop reads names and writes out.
@@ -21,7 +22,7 @@ if ! "$prog" >"$tmp/names"; then
     echo "design_names: $prog failed"
     exit 1
 fi
-for kind in card flag gate conf; do
+for kind in card flag gate conf hazard; do
     if ! grep -q "^$kind " "$tmp/names"; then
         echo "design_names: $prog listed no $kind names"
         exit 1
@@ -49,6 +50,7 @@ check() {
             sec = ""
             if (index($0, "The experiment card")) sec = "card"
             else if (index($0, "The gates")) sec = "gates"
+            else if (index($0, "Environment variables")) sec = "env"
             if (sec != "") seen[sec] = 1
             next
         }
@@ -58,18 +60,21 @@ check() {
                 if (sec == "card" && kind[i] == "flag" && index($0, "`" name[i] "`")) found[i] = 1
                 if (sec == "gates" && kind[i] == "gate" && row($0, name[i]) && classed($0, cls[i])) found[i] = 1
                 if (sec == "gates" && kind[i] == "conf" && index($0, "`" name[i] "`")) found[i] = 1
+                if (sec == "env" && kind[i] == "hazard" && row($0, name[i])) found[i] = 1
             }
         }
         END {
             bad = 0
             if (!seen["card"]) { print "missing section: no \"## ... The experiment card\" heading"; bad = 1 }
             if (!seen["gates"]) { print "missing section: no \"## ... The gates\" heading"; bad = 1 }
+            if (!seen["env"]) { print "missing section: no \"## ... Environment variables\" heading"; bad = 1 }
             for (i = 1; i <= n; i++) {
                 if (found[i]) continue
                 bad = 1
                 if (kind[i] == "card") where = "not the first cell of a table row in \"The experiment card\""
                 else if (kind[i] == "flag") where = "not in \"The experiment card\""
                 else if (kind[i] == "gate") where = "not the first cell of a table row in \"The gates\" whose class is " cls[i]
+                else if (kind[i] == "hazard") where = "not the first cell of a table row in \"Environment variables\""
                 else where = "not in \"The gates\""
                 printf "missing %s %s: `%s` is %s\n", kind[i], name[i], name[i], where
             }
@@ -87,7 +92,7 @@ fi
 status=0
 while read -r kind name _; do
     awk -v kind="$kind" -v name="$name" "$row"'
-        (kind == "card" || kind == "gate") && row($0, name) { next }
+        (kind == "card" || kind == "gate" || kind == "hazard") && row($0, name) { next }
         (kind == "flag" || kind == "conf") && index($0, "`" name "`") { next }
         { print }' "$doc" >"$tmp/doc.md"
     if check "$tmp/names" "$tmp/doc.md" >"$tmp/out"; then

@@ -6,7 +6,7 @@
  */
 #include "support.h"
 
-#include "arch.h"
+#include "sc_arch.h"
 #include "sc_fsroot.h"
 #include "sc_sysstate.h"
 

@@ -1,19 +1,17 @@
 /*
  * fuzz_numa.c: a process's numa_maps as the observer captures it at main_loop_begin:
- * sc_numa_maps_anon_bytes() (the memory_node gate) for nodes 0 and 1, and
- * sc_snapshot_numastat() (numastat_at_ready.txt). The per-node anonymous bytes of the gate
- * must add up, whichever node is asked for.
+ * sc_numa_maps_anon_bytes() (the memory_node gate) for nodes 0 and 1. The per-node
+ * anonymous bytes of the gate must add up, whichever node is asked for.
  */
 #include "support.h"
 
 #include "sc_gates.h"
-#include "sc_snapshot.h"
 
 #include <stdlib.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *text = sc_fuzz_text(data, size), *numastat = NULL;
+    char *text = sc_fuzz_text(data, size);
     unsigned long long on0, off0, on1, off1;
 
     int rc0 = sc_numa_maps_anon_bytes(text, 0, &on0, &off0);
@@ -21,8 +19,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sc_fuzz_require(rc0 == rc1, "sc_numa_maps_anon_bytes: the result depends on the node");
     sc_fuzz_require(on0 + off0 == on1 + off1,
                     "sc_numa_maps_anon_bytes: node 0 and node 1 see different totals");
-    if (sc_snapshot_numastat(text, 4242, &numastat) == 0)
-        free(numastat);
     free(text);
     return 0;
 }

@@ -197,10 +197,19 @@ bad-options)
 build-info)
     run --build-info
     [ "$RC" -eq 0 ] || fail "exit $RC"
-    for key in compiler compiler_version flags openmp_runtime openmp_version \
+    for key in compiler compiler_version compiler_path compiler_sha256 flags source_sha256 \
+        source_files source_git_commit source_git_dirty openmp_runtime openmp_version \
         nt_stores_available element_bytes; do
         [ "$(grep -c "^$key=" "$TMP/out")" -eq 1 ] || fail "key $key"
     done
+    # What it was built from: the compiler that ran, by its hash; its sources' manifest.
+    cc=$(sed -n 's/^compiler_path=//p' "$TMP/out")
+    [ -x "$cc" ] && [ ! -L "$cc" ] || fail "compiler_path $cc is not the compiler's file"
+    grep -qx "compiler_sha256=$(sha256sum "$cc" | cut -d' ' -f1)" "$TMP/out" || fail "compiler_sha256"
+    grep -Eq '^source_sha256=[0-9a-f]{64}$' "$TMP/out" || fail "source_sha256"
+    grep -Eq '^source_files=[1-9][0-9]*$' "$TMP/out" || fail "source_files"
+    grep -Eq '^source_git_commit=([0-9a-f]{40}|none)$' "$TMP/out" || fail "source_git_commit"
+    grep -Eq '^source_git_dirty=(yes|no|unknown)$' "$TMP/out" || fail "source_git_dirty"
     grep -Eq '^compiler=.+' "$TMP/out" || fail "empty compiler"
     grep -Eq '^flags=.*-fopenmp' "$TMP/out" || fail "flags without OpenMP"
     grep -Eq '^openmp_version=[0-9]{6}$' "$TMP/out" || fail "openmp_version"

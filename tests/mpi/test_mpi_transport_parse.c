@@ -107,6 +107,16 @@ static const struct fixture_case {
      "CP, ret: -22"},
     {"ompi50-ob1-sm.txt", "", "", "", "shm", 0, NULL, NULL},
     {"ucx116-cfg-inter-node.txt", "", "", "ucx:rc", "ucx:rc", 0, NULL, NULL},
+    /* 5.0's boxed failure of an OFI call, as open-mpi/ompi#12038 quotes it: one refusal,
+       its call, error and place in one line */
+    {"ompi50-ofi-call-fail-box.txt", "", "", "", "unknown", 1, "ofi",
+     "Open MPI failed an OFI Libfabric library call (fi_domain): Function not implemented (38), "
+     "at mtl_ofi_component.c:999"},
+    /* the Guix-HPC report's own lines: cxi's failures, then the MTL's fi_enable() */
+    {"ompi50-guix-cxi-fi-enable.txt", "cxi", "cxi0", "", "unknown", 6, "ofi:cxi",
+     "libfabric:1386001:1781018439::cxi:domain:cxip_cp_get():109 c1510: Failed to allocate CP"},
+    /* libfabric 2's linked provider: the fabric's is the carrier, not shm */
+    {"ompi50-lnx-shm-cxi.txt", "cxi", "cxi0", "", "ofi:cxi", 0, NULL, NULL},
 };
 
 static void test_fixtures(void)
@@ -158,6 +168,30 @@ static void test_incident_refusals(void)
     SC_CHECK_STR_CONTAINS(r[1].why, "Unable to allocate CMDQ");
     SC_CHECK_STR_EQ(r[2].subject, "ofi:cxi"); /* the MTL's own failure, after it chose cxi */
     SC_CHECK_STR_EQ(r[2].why, "mtl_ofi_component.c:1093:fi_enable failed: Invalid resource domain");
+}
+
+/* libfabric provider names to the core provider the carrier names. */
+static void test_core_provider(void)
+{
+    static const struct {
+        const char *name, *core, *links;
+    } cases[] = {
+        {"cxi", "cxi", ""},
+        {"tcp;ofi_rxm", "tcp", ""},
+        {"shm+cxi:lnx", "cxi", "shm"},
+        {"shm+cxi:linkx", "cxi", "shm"},
+        {"cxi+shm:lnx", "cxi", "shm"},
+        {"shm+tcp;ofi_rxm:lnx", "shm+tcp", ""}, /* the utility part cut first: not LINKx */
+        {"shm+shm:lnx", "shm", "shm"},
+        {"shm+cxi", "shm+cxi", ""}, /* no :lnx: not a linked provider */
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char core[64], links[64];
+        scm_ofi_core_provider(cases[i].name, core, sizeof(core), links, sizeof(links));
+        SC_CHECK_MSG(!strcmp(core, cases[i].core) && !strcmp(links, cases[i].links),
+                     "%s: core \"%s\" links \"%s\", want \"%s\" \"%s\"", cases[i].name, core, links,
+                     cases[i].core, cases[i].links);
+    }
 }
 
 /* "mtl:ofi:provider:" names the domain in 4.1 and the provider in 5.0: the version decides,
@@ -316,6 +350,7 @@ int main(int argc, char **argv)
     SC_TEST_RUN(test_components_from_cvars);
     SC_TEST_RUN(test_ompi_major);
     SC_TEST_RUN(test_fixtures);
+    SC_TEST_RUN(test_core_provider);
     SC_TEST_RUN(test_incident_refusals);
     SC_TEST_RUN(test_version_decides);
     SC_TEST_RUN(test_candidates);

@@ -1,5 +1,5 @@
 /* test_arch.c: CPU identification -> prefetch control class, table-driven. */
-#include "arch.h"
+#include "sc_arch.h"
 #include "fake_node.h"
 #include "sc_test.h"
 

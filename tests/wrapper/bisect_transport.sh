@@ -58,7 +58,7 @@ expect_contains "$WORK/tcp.err" "expected transport shm, the data went over tcp"
 expect_status 125 "$SC" classify "$tcp" --baseline "$base"
 expect_contains "$WORK/out" "not comparable with the baseline: env (OMPI_MCA_btl, OMPI_MCA_btl_tcp_if_include) differs"
 expect_status 1 "$SC" classify "$tcp" --baseline "$base" --allow env
-expect_contains "$WORK/out" "outcome gates failed where the baseline held them: transport (expected transport shm, the data went over tcp (rank 0: tcp"
+expect_contains "$WORK/out" "outcome gates failed where the baseline held them: transport (expected transport shm, the data went over tcp; the selection was set by btl=tcp,self from the environment (rank 0: tcp"
 
 (cd "$repo" && git bisect start HEAD HEAD~5 >/dev/null &&
     git bisect run "$WORK/step.sh" >"$WORK/bisect.out" 2>&1) ||

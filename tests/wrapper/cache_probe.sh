@@ -8,28 +8,12 @@
 # against the measured edge.
 BIN=$1 SRC=$2
 . "$SRC/tests/lib.sh"
-if [ "$(id -u)" -ne 0 ] || ! unshare -m true 2>/dev/null; then
-    echo "SKIP: needs root, for a mount namespace of its own"
-    exit 77
-fi
-ROOT=$WORK/sysroot
-mkdir -p "$ROOT/sys" "$ROOT/proc" "$WORK/home"
+sysroot_or_skip
 sed 's/^flags\(.*\)$/flags\1 hypervisor/' /proc/cpuinfo >"$WORK/cpuinfo"
 export HOME=$WORK/home XDG_CACHE_HOME=
 
-# on_vm CMD...: CMD with STREAMCARD_SYSROOT=$ROOT in a new mount namespace where $ROOT/sys
-# is sysfs, $ROOT/proc this machine's /proc and $ROOT/proc/cpuinfo the hypervisor's.
-on_vm() {
-    # shellcheck disable=SC2016 # the inner shell expands them
-    unshare -m sh -c '
-        set -e
-        root=$1 cpuinfo=$2; shift 2
-        mount --make-rprivate /
-        mount -t sysfs sysfs "$root/sys"
-        mount --bind /proc "$root/proc"
-        mount --bind "$cpuinfo" "$root/proc/cpuinfo"
-        STREAMCARD_SYSROOT=$root exec "$@"' sh "$ROOT" "$WORK/cpuinfo" "$@"
-}
+# on_vm CMD...: CMD on the machine of $ROOT, whose cpuinfo names a hypervisor (in_sysroot).
+on_vm() { in_sysroot "$ROOT" "$WORK/cpuinfo" "$@"; }
 card() { # card NAME ARRAY_SIZE
     { printf 'version: 1\nexperiment:\n  workload: stream\n  kernel: copy\n  cpu_list: 0-1\n'
       printf '  threads: 2\n  array_size: %s\n  iterations: 3\n' "$2"

@@ -77,6 +77,7 @@ card tcp.yaml '  expect:' '    transport: shm' '  env:' '    OMPI_MCA_btl: "tcp,
     '    OMPI_MCA_btl_tcp_if_include: lo'
 expect_status 1 "$BIN/streamcard" run "$WORK/tcp.yaml" --output "$WORK/runs" --quiet
 expect_contains "$WORK/err" "expected transport shm, the data went over tcp"
+expect_contains "$WORK/err" "the selection was set by btl=tcp,self from the environment"
 expect_contains "$WORK/err" "ERROR: workload failed"
 B=$(bundle_of "$WORK/out")
 expect_contains "$B/run.conf" "transport=tcp"

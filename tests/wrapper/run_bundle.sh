@@ -38,6 +38,12 @@ for f in run.conf card.yaml capture_guard.env stream.log main_loop.ready workloa
     [ -s "$B/$f" ] || fail "bundle lacks $f"
 done
 cmp "$WORK/card.yaml" "$B/card.yaml" || fail "card.yaml is not the card as submitted"
+# numastat as numastat prints it (the machine's counters per node, /sys), and per node in
+# the platform before and after.
+expect_contains "$B/numastat_at_ready.txt" "node numa_hit numa_miss numa_foreign"
+grep -Eq '^node0 [0-9]+ [0-9]+ ' "$B/numastat_at_ready.txt" || fail "numastat: no node0 row"
+expect_contains "$B/platform/before.txt" "node0.numa_hit="
+expect_contains "$B/platform/after.txt" "node0.numa_miss="
 (cd "$B" && sha256sum --quiet -c SHA256SUMS) || fail "sha256sum -c rejects the bundle"
 expect_status 0 "$BIN/streamcard" verify "$B"
 expect_contains "$WORK/out" "verdict ok"
@@ -79,6 +85,11 @@ assert i["samplers"][0]["source"] == "observer" and i["samplers"][0]["cost_pct"]
 build = json.load(open(b + "/build.json"))
 assert build["sha256"] == hashlib.sha256(open(build["binary"], "rb").read()).hexdigest()
 assert "omp" in build["openmp_runtime"], build
+# What the binary was built from: the compiler's file by its hash, the sources' digest.
+assert build["compiler_path"].startswith("/"), build
+assert build["compiler_sha256"] == hashlib.sha256(open(build["compiler_path"], "rb").read()).hexdigest()
+assert len(build["source_sha256"]) == 64 and int(build["source_files"]) > 0, build
+assert build["source_git_dirty"] in ("yes", "no", "unknown"), build
 PY
 # Each thread's CPU at ready is in the card's list.
 awk 'NR > 1 && ($3 < 0 || $3 > 1) { exit 1 }' "$B/threads_at_ready.txt" || fail "thread off 0-1"

@@ -22,7 +22,7 @@
  * Fujitsu's A64FX controls its hardware prefetch through IMP_PF_* registers its own driver
  * writes. Every Arm part is refused, each known one with its reason.
  */
-#include "arch.h"
+#include "sc_arch.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -1,6 +1,7 @@
 /*
- * why.h: internal to spank/: fill a caller's one-line reason buffer. Every function of the
- * platform layer that can refuse takes (char *why, size_t whylen); NULL means "not wanted".
+ * sc_why.h: fill a caller's one-line reason buffer. Every function of the platform layer
+ * (core's readers, spank/'s writers and facade) and of the core's key handling that can refuse
+ * takes (char *why, size_t whylen); NULL means "not wanted".
  */
 #ifndef SC_WHY_H
 #define SC_WHY_H
