@@ -22,7 +22,7 @@ epilog_logged() {
 cluster_up --plugin "$PLUGIN" --no-contain \
 	--plugin-args "allow=prefetch require_exclusive=yes sysroot=$SYS state_dir=$STATE"
 grep -q '^PrologFlags=Alloc$' "$CDIR/etc/slurm.conf" || fail "up --no-contain left Contain in"
-grep -qx "required $(readlink -f "$EPILOG_PLUGIN") .*state_dir=$STATE" "$CDIR/etc/plugstack.conf" ||
+grep -qE "^required $(readlink -f "$EPILOG_PLUGIN") .*state_dir=$STATE( |$)" "$CDIR/etc/plugstack.conf" ||
 	fail "up --no-contain did not load the epilog plugin: $(cat "$CDIR/etc/plugstack.conf")"
 write_card card.yaml '  cpu_list: 0-1' '  threads: 2' '  prefetch: off'
 write_job hang.sh "export STREAMCARD_FAULT=hang" "$(printf 'exec %q run --quiet' "$SC")"

@@ -38,6 +38,7 @@ refused execute "$closed/build/bin/streamcard"
 
 # The installed tree is accepted, and its command becomes the cli_filter's.
 cluster_up --plugin "$PLUGIN"
-grep -qxF "required $(readlink -f "$PLUGIN")" "$CDIR/etc/plugstack.conf" ||
+# (up appends the node key it made: key=...)
+grep -qE "^required $(readlink -f "$PLUGIN")( |$)" "$CDIR/etc/plugstack.conf" ||
 	fail "plugstack.conf does not name the staged plugin: $(cat "$CDIR/etc/plugstack.conf")"
 echo "ok: up refuses what scuser cannot reach, accepts the staged install"
