@@ -97,6 +97,9 @@ typedef enum sc_verdict {
     SC_VERDICT_NOISY,       /* reaches across an edge of the bound: too noisy to tell */
     SC_VERDICT_UNCONFIRMED, /* no interval (fewer than 6 runs a side): the change is
                                unconfirmed */
+    /* Not the interval's: what a comparison says instead of it (sc_compare.h). */
+    SC_VERDICT_CONTAMINATED, /* a side's runs had more foreign work than the limit */
+    SC_VERDICT_DRIFTING,     /* separate sides, apart in time, and a side's series trends */
 } sc_verdict;
 
 /*
@@ -107,7 +110,8 @@ typedef enum sc_verdict {
  * (above 1 + bound_pct %, or below 1 - bound_pct %); anything else is too noisy to tell.
  */
 sc_verdict sc_stats_verdict(const sc_ratio *r, bool higher_is_better, double bound_pct);
-/* "B faster", "B slower", "no detectable difference", "too noisy to tell", "unconfirmed". */
+/* "B faster", "B slower", "no detectable difference", "too noisy to tell", "unconfirmed",
+   "contaminated", "drifting host: use --against". */
 const char *sc_stats_verdict_name(sc_verdict v);
 
 /*

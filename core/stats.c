@@ -321,6 +321,10 @@ const char *sc_stats_verdict_name(sc_verdict v)
         return "no detectable difference";
     case SC_VERDICT_NOISY:
         return "too noisy to tell";
+    case SC_VERDICT_CONTAMINATED:
+        return "contaminated";
+    case SC_VERDICT_DRIFTING:
+        return "drifting host: use --against";
     default:
         return "unconfirmed";
     }

@@ -499,7 +499,7 @@ static void sc__check_stats(const sc_card *card, json_object *root, sc_diag *pro
  * not after, unless a run failed (then the verdict fails anyway).
  */
 static void sc__check_series(const sc_card *card, const sc__files *f, json_object *root, size_t n,
-                             bool passed, sc_diag *problems)
+                             bool passed, bool pair_side, sc_diag *problems)
 {
     json_object *runs = NULL;
     char why[256], claimed[256] = "";
@@ -513,6 +513,8 @@ static void sc__check_series(const sc_card *card, const sc__files *f, json_objec
                      n);
         return;
     }
+    if (pair_side) /* the pair's verify holds the pairs to their rule (sc_pair_done()) */
+        return;
     json_object *prefix = json_object_new_array();
     for (size_t k = 0; prefix && k < n; k++) {
         json_object_array_add(prefix, json_object_get(json_object_array_get_idx(runs, k)));
@@ -554,7 +556,7 @@ static size_t sc__count_runs(const sc_bundle *b)
 
 /* Every run, the gates over them, the top-level claims, the statistics and the series. */
 static int sc__verify_runs(const sc_bundle *b, const sc_card *card, const sc__files *f,
-                           sc_verify_report *out)
+                           bool pair_side, sc_verify_report *out)
 {
     json_object *root = f->results ? json_tokener_parse(f->results) : NULL, *schema = NULL;
     bool flat = sc_runs_flat(card);
@@ -593,7 +595,8 @@ static int sc__verify_runs(const sc_bundle *b, const sc_card *card, const sc__fi
         if (root && (v2 || !flat))
             sc__check_stats(card, root, &out->problems);
         if (!flat)
-            sc__check_series(card, f, root, n, sc_gates_passed(&out->gates), &out->problems);
+            sc__check_series(card, f, root, n, sc_gates_passed(&out->gates), pair_side,
+                             &out->problems);
     }
     json_object_put(root);
     free(each);
@@ -629,12 +632,19 @@ int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verif
     card = sc__check_card(&f, &out->problems);
     if (f.run_conf)
         sc__check_identity(&f, card, &out->problems);
+    char side[8];
+    bool pair_side = f.run_conf && sc_kv_get(f.run_conf, "pair_side", side, sizeof(side));
+    if (pair_side && !(opts && opts->pair_side))
+        sc_diag_addf(&out->problems,
+                     "a side (%s) of a paired run: its runs end by the pair's rule (valid: "
+                     "streamcard verify, compare or classify of the pair's directory)",
+                     side);
     sc__check_build(&f, &out->problems);
     if (card) {
         char rel[64];
         char *log = sc_bundle_read_opt(&b, sc_runs_path(card, 0, "stream.log", rel, sizeof(rel)));
         out->log_best_rate_MBps = sc__log_best_rate(log);
-        rc = sc__verify_runs(&b, card, &f, out);
+        rc = sc__verify_runs(&b, card, &f, pair_side, out);
         if (rc == 0 && out->gates_computed) {
             /* run.conf and results.json say what the bundle's readback shows (checked
                above); the gate itself holds only on what root signed. The runs share the

@@ -168,7 +168,7 @@ static void sc__metric_rows(FILE *out, const sc_analysis_bundle *ab, size_t n, c
             }
             sc__figure(fig, sizeof(fig), &m[k], v, false);
             bool cmp = sc_analysis_compare(&ab[0].facts, &ab[i].facts, &m[k],
-                                           SC_ANALYSIS_NOISE_BOUND, &c) == 0;
+                                           &SC_ANALYSIS_OPTS_DEFAULT, &c) == 0;
             fprintf(out, "<td>%s", fig);
             if (i && cmp) {
                 sc_analysis_cmp_text(&c, text, sizeof(text));

@@ -5,7 +5,8 @@
 # against a baseline of the first commit: the transport gate is an outcome gate, so the
 # fall-back is bad (1), not skip, and the card's env, which lives in the bisected
 # repository, counts as part of the revision because --allow env names it. Without
-# --allow env the same run is skipped, naming env.
+# --allow env the same run is skipped, naming env. Then the same history bisected on its
+# gates alone (--gates-only): no figure is judged, so one run a step decides it.
 BIN=$(cd "$1" && pwd) SRC=$2
 . "$SRC/tests/lib.sh"
 SC="$BIN/streamcard"
@@ -46,7 +47,8 @@ cat >"$WORK/step.sh" <<STEP
 out=\$("$SC" run card.yaml --run-name step --output "$WORK/runs" --quiet 2>>"$WORK/steps.err")
 bundle=\$(printf '%s\n' "\$out" | sed -n 's/^BUNDLE=//p')
 [ -n "\$bundle" ] || exit 125
-exec "$SC" classify "\$bundle" --baseline "$base" --allow env --metric bw_4KiB --tolerance 99
+exec "$SC" classify "\$bundle" --baseline "$base" --allow env --metric bw_4KiB --tolerance 99 \
+    --max-interference 100
 STEP
 chmod +x "$WORK/step.sh"
 
@@ -69,4 +71,36 @@ first_bad=$(git -C "$repo" rev-parse refs/bisect/bad)
 expect_contains "$WORK/bisect.out" "is the first bad commit"
 expect_contains "$WORK/bisect.out" "bad: step_"
 expect_not_contains "$WORK/bisect.out" "skip: "
+
+# --gates-only: the transport gate decides, with one run a step and no figure (a baseline
+# of one run too). A run of the TCP commit is bad (1), one of a shared-memory commit good (0).
+expect_status 0 "$SC" run "$WORK/base.yaml" --run-name base1 --runs 1 --output "$WORK/runs" --quiet
+base1=$(bundle_of "$WORK/out")
+expect_status 1 "$SC" classify "$tcp" --baseline "$base" --allow env --gates-only
+expect_contains "$WORK/out" "gates that held on the baseline failed: transport (expected transport shm, the data went over tcp"
+"$SC" run "$WORK/base.yaml" --run-name one --runs 1 --output "$WORK/runs" --quiet \
+    >"$WORK/one.out" 2>>"$WORK/steps.err" || fail "a shared-memory run failed: $(cat "$WORK/steps.err")"
+expect_status 0 "$SC" classify "$(bundle_of "$WORK/one.out")" --baseline "$base1" --allow env \
+    --gates-only
+expect_contains "$WORK/out" "every gate that held on the baseline holds"
+git -C "$repo" bisect reset >/dev/null 2>&1
+cat >"$WORK/gates.sh" <<STEP
+#!/bin/sh
+# One bisection step on the gates alone: one run of this commit's card.
+out=\$("$SC" run card.yaml --run-name gates --runs 1 --output "$WORK/runs" --quiet \
+    2>>"$WORK/steps.err")
+bundle=\$(printf '%s\n' "\$out" | sed -n 's/^BUNDLE=//p')
+[ -n "\$bundle" ] || exit 125
+exec "$SC" classify "\$bundle" --baseline "$base1" --allow env --gates-only
+STEP
+chmod +x "$WORK/gates.sh"
+(cd "$repo" && git bisect start HEAD HEAD~5 >/dev/null &&
+    git bisect run "$WORK/gates.sh" >"$WORK/gates.out" 2>&1) ||
+    { cat "$WORK/gates.out" "$WORK/steps.err" >&2; fail "git bisect run --gates-only"; }
+first_bad=$(git -C "$repo" rev-parse refs/bisect/bad)
+[ "$(git -C "$repo" log -1 --format=%s "$first_bad")" = "commit 4 adds the TCP fall-back" ] ||
+    { cat "$WORK/gates.out" >&2; fail "--gates-only bisect blamed $(git -C "$repo" log -1 --format=%s "$first_bad")"; }
+expect_contains "$WORK/gates.out" "bad: gates_"
+expect_contains "$WORK/gates.out" "gates that held on the baseline failed: transport"
+expect_not_contains "$WORK/gates.out" "skip: "
 echo "ok: bisect_transport"
