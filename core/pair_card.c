@@ -52,6 +52,15 @@ static int sc__against_check(const sc_card *card, sc_diag *diag)
                      card->source_name, card->against_line, s->n_set, keys);
         return -EINVAL;
     }
+    if (card->prefetch != SC_PREFETCH_UNCHANGED ||
+        (card->governor && strcmp(card->governor, "unchanged") != 0)) {
+        sc_diag_addf(diag,
+                     "%s:%d: against: a pair's sides are bundles of their own inside the job's, "
+                     "without the plugin's record of the platform it set (valid: prefetch and "
+                     "governor unchanged in a pair card)",
+                     card->source_name, card->against_line);
+        return -EINVAL;
+    }
     if (s->n_set && (!strcmp(s->set[0].key, "prefetch") || !strcmp(s->set[0].key, "governor"))) {
         sc_diag_addf(diag,
                      "%s:%d: against: %s: the sides take turns in one job, whose platform the "

@@ -589,6 +589,14 @@ static int sc__classify_pair(const char *path, const sc_classify_opts *o)
         printf("skip: %s: the pair proves nothing: %s\n", p.arg_shown, p.why);
         status = SC_CLASSIFY_SKIP;
     } else {
+        /* the lines name side B within its pair: "pair_<name>_<time>/b" */
+        char name[512];
+        const char *slash = strrchr(p.side[1].facts.path, '/');
+        const char *start = slash;
+        while (start && start > p.side[1].facts.path && start[-1] != '/')
+            start--;
+        snprintf(name, sizeof(name), "%s", start ? start : p.side[1].facts.name);
+        p.side[1].facts.name = name;
         status = sc__classify_bundles(&p.side[1], &p.side[0], o, true);
     }
     sc_pair_loaded_free(&p);

@@ -228,10 +228,13 @@ static void sc__open_files(sc_local *st, size_t i, const sc_observe *h)
     sc_bundle_reserve(&x->b, "results.json", SC__RESERVE_BYTES);
     sc_bundle_reserve(&x->b, "run.conf", SC__RESERVE_BYTES);
     sc_bundle_reserve(&x->b, SC_BUNDLE_SUMS, SC__RESERVE_BYTES);
-    if (!plan->opts->adopt_bundle)
+    /* An adopted bundle holds the card the plugin wrote; a pair's side is a bundle of its own
+       inside it (pair_run.c). */
+    bool adopted = plan->opts->adopt_bundle && !plan->bundle_at;
+    if (!adopted)
         sc_record_put(x, "card.yaml", plan->card_yaml);
     /* The plugin's before.txt (before it changed the platform) is kept as it is. */
-    if (!plan->opts->adopt_bundle || faccessat(x->b.dirfd, "platform/before.txt", F_OK, 0) < 0)
+    if (!adopted || faccessat(x->b.dirfd, "platform/before.txt", F_OK, 0) < 0)
         sc_record_platform(x, "platform/before.txt");
     sc_record_caches(x);
     sc_record_build(x);

@@ -100,6 +100,8 @@ static void test_against_refused(void)
          "card.yaml:7: against: runs cannot differ between the sides (valid: keys a sweep"},
         {HEAD "  threads: [1, 2]\n  cpu_list: 0-1\nagainst:\n  nb: 1100\n", ""},
         {HEAD "against: 3\n", "card.yaml:6: against: expected a mapping of the one key"},
+        {HEAD "  prefetch: off\nagainst: {}\n",
+         "card.yaml:7: against: a pair's sides are bundles of their own inside the job's"},
         {HEAD "against:\n  nb: [1, 2]\n", "card.yaml:7: against: nb: expected a single value"},
         {HEAD "against:\n  nb: 0\n", "card.yaml:7 (against): nb:"},
         {HEAD "against: {}\nablation:\n  - name: x\n    set: {nb: 5}\n",
