@@ -263,8 +263,8 @@ static int sc__judge_metrics(const sc_bundle_facts *run, const sc_bundle_facts *
         sc__said(said, sizeof(said), &c[open]);
         if (need)
             printf("skip: %s: %s: too noisy to tell a loss beyond %.1f%% from noise%s; roughly "
-                   "%zu runs a side would decide it\n",
-                   run->name, said, tolerance, holm, need);
+                   "%zu %s would decide it\n",
+                   run->name, said, tolerance, holm, need, paired ? "pairs" : "runs a side");
         else
             printf("skip: %s: %s: too noisy to tell a loss beyond %.1f%% from noise%s (adjusted "
                    "p %.3f)\n",

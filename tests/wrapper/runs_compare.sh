@@ -2,8 +2,8 @@
 # Comparisons that speak statistics, on real runs: two bundles of one card (6 runs each,
 # made back to back) compare as "no detectable difference" or "too noisy to tell" (or
 # "contaminated", when other work took over 5% of a card CPU in a series, or "drifting host"
-# when a series trended), never faster or slower (a skip only when other work took over 5%
-# of a card CPU in a series); the same card with busy loops pinned to B's CPUs is
+# when a series trended), never faster or slower; the same card with busy loops pinned to
+# B's CPUs is
 # "contaminated" by default, and, with the contamination limit opened to 100% as the card
 # opened its gate, compares as "B slower" (both sides' interference gate opened with
 # max_interference_pct: 100, so the loaded runs are evidence; tests/wrapper/interference.sh
