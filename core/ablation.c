@@ -108,6 +108,26 @@ static int sc__row(const sc_card *card, size_t i, sc_card **out, sc_diag *diag)
     return rc < 0 ? rc : sc__card_check_run(c, diag);
 }
 
+int sc__series_add(sc_series *out, size_t i, char *label, const sc_card *card,
+                   int (*make)(const sc_card *card, size_t i, sc_card **run, sc_diag *diag),
+                   sc_diag *diag)
+{
+    sc_instance *run = &out->runs[i];
+    sc_diag found;
+    int rc;
+
+    sc_diag_init(&found);
+    run->variant = i;
+    run->label = label;
+    rc = make(card, i, &run->card, &found);
+    if (run->card)
+        out->n++;
+    if (!run->label || rc == -ENOMEM || sc_diag_merge(diag, &found) < 0)
+        rc = -ENOMEM;
+    sc_diag_free(&found);
+    return rc;
+}
+
 char *sc_ablation_label(const sc_card *card, size_t i)
 {
     size_t step;
@@ -142,19 +162,9 @@ int sc_ablation_series(const sc_card *card, sc_series *out, sc_diag *diag)
     if (!out->variable)
         return -ENOMEM;
     for (size_t i = 0; i < n && rc != -ENOMEM; i++) {
-        sc_instance *run = &out->runs[i];
-        sc_diag found;
-        sc_diag_init(&found);
-        run->variant = i;
-        run->label = sc_ablation_label(card, i);
-        int r = sc__row(card, i, &run->card, &found);
-        if (run->card)
-            out->n++;
-        if (!run->label || r == -ENOMEM || sc_diag_merge(diag, &found) < 0)
-            rc = -ENOMEM;
-        else if (r < 0)
+        int r = sc__series_add(out, i, sc_ablation_label(card, i), card, sc__row, diag);
+        if (r < 0 && rc != -ENOMEM)
             rc = r;
-        sc_diag_free(&found);
     }
     return rc;
 }

@@ -32,20 +32,6 @@ void sc_pair_compare_opts(sc_compare_opts *o)
                            .paired = true};
 }
 
-/* A results-like object over one side's runs so far (the card's workload and kernel), for
-   the metric registry. NULL on ENOMEM; the runs are shared. */
-static json_object *sc__view(const sc_card *card, json_object *runs)
-{
-    json_object *v = json_object_new_object();
-
-    if (!v)
-        return NULL;
-    json_object_object_add(v, "workload", json_object_new_string(sc_workload_name(card->workload)));
-    json_object_object_add(v, "kernel", card->kernel ? json_object_new_string(card->kernel) : NULL);
-    json_object_object_add(v, "runs", json_object_get(runs));
-    return v;
-}
-
 bool sc_pair_done(const sc_card *card, json_object *a_runs, json_object *b_runs, bool failed,
                   char *why, size_t len)
 {
@@ -66,8 +52,10 @@ bool sc_pair_done(const sc_card *card, json_object *a_runs, json_object *b_runs,
         return n >= (size_t)card->runs;
     }
     sc_pair_compare_opts(&o);
-    if (sc_metric_primary(card, NULL, &m) == 0 && (va = sc__view(card, a_runs)) &&
-        (vb = sc__view(card, b_runs)) && sc_compare_metric(va, vb, &m, &o, &c) == 0 && c.r.ci)
+    /* the sizes measured, for an MPI card's primary metric, are side A's */
+    if ((va = sc_runs_view(card, a_runs)) && (vb = sc_runs_view(card, b_runs)) &&
+        sc_metric_primary(card, va, &m) == 0 && sc_compare_metric(va, vb, &m, &o, &c) == 0 &&
+        c.r.ci)
         half = 100 * (c.r.ci_high - c.r.ci_low) / 2 / c.r.ratio;
     json_object_put(va);
     json_object_put(vb);

@@ -107,19 +107,9 @@ int sc_pair_series(const sc_card *card, sc_series *out, sc_diag *diag)
     if (!out->variable)
         return -ENOMEM;
     for (size_t i = 0; i < 2 && rc != -ENOMEM; i++) {
-        sc_instance *run = &out->runs[i];
-        sc_diag found;
-        sc_diag_init(&found);
-        run->variant = i;
-        run->label = strdup(labels[i]);
-        int r = sc__side(card, i, &run->card, &found);
-        if (run->card)
-            out->n++;
-        if (!run->label || r == -ENOMEM || sc_diag_merge(diag, &found) < 0)
-            rc = -ENOMEM;
-        else if (r < 0)
+        int r = sc__series_add(out, i, strdup(labels[i]), card, sc__side, diag);
+        if (r < 0 && rc != -ENOMEM)
             rc = r;
-        sc_diag_free(&found);
     }
     return rc;
 }

@@ -17,6 +17,14 @@ int sc__stats_cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+bool sc__stats_positive(const double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i]) || x[i] <= 0)
+            return false;
+    return true;
+}
+
 double sc__stats_phi(double x)
 {
     return 0.5 * erfc(-x / sqrt(2.0));
@@ -194,14 +202,8 @@ int sc_stats_ratio(const double *a, size_t n_a, const double *b, size_t n_b, sc_
     int rc = 0;
 
     memset(out, 0, sizeof(*out));
-    if (!n_a || !n_b)
+    if (!n_a || !n_b || !sc__stats_positive(a, n_a) || !sc__stats_positive(b, n_b))
         return -EINVAL;
-    for (size_t i = 0; i < n_a; i++)
-        if (!isfinite(a[i]) || a[i] <= 0)
-            return -EINVAL;
-    for (size_t j = 0; j < n_b; j++)
-        if (!isfinite(b[j]) || b[j] <= 0)
-            return -EINVAL;
     d = malloc(nd * sizeof(*d));
     if (!d)
         return -ENOMEM;

@@ -100,40 +100,34 @@ static int sc__signrank_rank(size_t n, size_t *k, double *level)
     return 0;
 }
 
-/* The pairs' log ratios, checked: every value finite and positive. malloc'd, or NULL with
- *rc set. */
-static double *sc__log_ratios(const double *a, const double *b, size_t n, int *rc)
-{
-    double *d;
-
-    *rc = -EINVAL;
-    if (!n)
-        return NULL;
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(a[i]) || !isfinite(b[i]) || a[i] <= 0 || b[i] <= 0)
-            return NULL;
-    *rc = -ENOMEM;
-    if (!(d = malloc(n * sizeof(*d))))
-        return NULL;
-    for (size_t i = 0; i < n; i++)
-        d[i] = log(b[i]) - log(a[i]);
-    *rc = 0;
-    return d;
-}
-
-/* The n(n+1)/2 Walsh averages (d_i + d_j) / 2, i <= j, sorted. malloc'd, or NULL. */
-static double *sc__walsh(const double *d, size_t n, size_t *count)
+/* The n(n+1)/2 Walsh averages (d_i + d_j) / 2, i <= j, of the pairs' log ratios d =
+   log(b/a), sorted: malloc'd, or NULL with *rc -EINVAL (no pair, a value not finite and
+   positive) or -ENOMEM. */
+static double *sc__walsh(const double *a, const double *b, size_t n, size_t *count, int *rc)
 {
     size_t nw = n * (n + 1) / 2, w = 0;
-    double *avg = malloc(nw * sizeof(*avg));
+    double *d, *avg;
 
-    if (!avg)
+    *rc = -EINVAL;
+    if (!n || !sc__stats_positive(a, n) || !sc__stats_positive(b, n))
         return NULL;
+    *rc = -ENOMEM;
+    d = malloc(n * sizeof(*d));
+    avg = malloc(nw * sizeof(*avg));
+    if (!d || !avg) {
+        free(d);
+        free(avg);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        d[i] = log(b[i]) - log(a[i]);
     for (size_t i = 0; i < n; i++)
         for (size_t j = i; j < n; j++)
             avg[w++] = (d[i] + d[j]) / 2;
+    free(d);
     qsort(avg, nw, sizeof(*avg), sc__stats_cmp_double);
     *count = nw;
+    *rc = 0;
     return avg;
 }
 
@@ -141,15 +135,11 @@ int sc_stats_paired(const double *a, const double *b, size_t n, sc_ratio *out)
 {
     size_t nw = 0, k;
     int rc;
-    double *d = sc__log_ratios(a, b, n, &rc), *w = NULL;
+    double *w;
 
     memset(out, 0, sizeof(*out));
-    if (!d)
+    if (!(w = sc__walsh(a, b, n, &nw, &rc)))
         return rc;
-    w = sc__walsh(d, n, &nw);
-    free(d);
-    if (!w)
-        return -ENOMEM;
     out->n_a = out->n_b = n;
     out->paired = true;
     out->ratio = exp(sc__stats_median_sorted(w, nw));
@@ -173,15 +163,11 @@ static int sc__paired_shift_p(const double *a, const double *b, size_t n, double
 {
     size_t nw = 0;
     int rc;
-    double *d = sc__log_ratios(a, b, n, &rc), *w = NULL, c = log(edge);
+    double *w = sc__walsh(a, b, n, &nw, &rc), c = log(edge);
     double at_or_above = 0, at_or_below = 0;
 
-    if (!d)
-        return rc;
-    w = sc__walsh(d, n, &nw);
-    free(d);
     if (!w)
-        return -ENOMEM;
+        return rc;
     for (size_t i = 0; i < nw; i++) {
         at_or_above += w[i] >= c;
         at_or_below += w[i] <= c;
@@ -196,14 +182,9 @@ static int sc__paired_shift_p(const double *a, const double *b, size_t n, double
 int sc_stats_shift_p(const double *a, size_t n_a, const double *b, size_t n_b, bool paired,
                      double edge, double *p_below, double *p_above)
 {
-    if (!n_a || !n_b || !(edge > 0) || !isfinite(edge) || (paired && n_a != n_b))
+    if (!n_a || !n_b || !(edge > 0) || !isfinite(edge) || (paired && n_a != n_b) ||
+        !sc__stats_positive(a, n_a) || !sc__stats_positive(b, n_b))
         return -EINVAL;
-    for (size_t i = 0; i < n_a; i++)
-        if (!isfinite(a[i]) || a[i] <= 0)
-            return -EINVAL;
-    for (size_t j = 0; j < n_b; j++)
-        if (!isfinite(b[j]) || b[j] <= 0)
-            return -EINVAL;
     if (paired)
         return sc__paired_shift_p(a, b, n_a, edge, p_below, p_above);
     return sc__stats_mw_shift_p(a, n_a, b, n_b, edge, p_below, p_above);

@@ -114,3 +114,34 @@ in_job() {
     env STREAMCARD_BUNDLE="$d" STREAMCARD_CARD="$d/card.yaml" \
         STREAMCARD_CARD_SHA256="$(sha256sum <"$d/card.yaml" | cut -d' ' -f1)" "$@"
 }
+
+# toy_history REPO BAD MESSAGE CARD: a git repository of 6 commits (a card.yaml and a notes
+# file), card.yaml the output of "CARD good" before commit BAD and of "CARD bad" from it
+# on, commit BAD's message MESSAGE (the others "commit <i>"): what a bisection searches.
+toy_history() {
+    local repo=$1 bad=$2 message=$3 card=$4 i msg
+    git init -q "$repo"
+    git -C "$repo" config user.email t@example.org
+    git -C "$repo" config user.name test
+    for i in 1 2 3 4 5 6; do
+        if [ "$i" -ge "$bad" ]; then "$card" bad; else "$card" good; fi >"$repo/card.yaml"
+        echo "change $i" >"$repo/notes"
+        git -C "$repo" add card.yaml notes
+        msg="commit $i"
+        [ "$i" = "$bad" ] && msg=$message
+        git -C "$repo" commit -q -m "$msg"
+    done
+}
+
+# bisect_blames REPO STEP OUT MESSAGE: git bisect run of STEP over REPO's six commits (its
+# output in OUT) blames the commit whose message is MESSAGE; the bisection is reset after.
+bisect_blames() {
+    local repo=$1 step=$2 out=$3 message=$4 first_bad
+    (cd "$repo" && git bisect start HEAD HEAD~5 >/dev/null && git bisect run "$step" >"$out" 2>&1) ||
+        { cat "$out" >&2; fail "git bisect run $step"; }
+    first_bad=$(git -C "$repo" rev-parse refs/bisect/bad)
+    [ "$(git -C "$repo" log -1 --format=%s "$first_bad")" = "$message" ] ||
+        { cat "$out" >&2; fail "$step blamed $(git -C "$repo" log -1 --format=%s "$first_bad")"; }
+    expect_contains "$out" "is the first bad commit"
+    git -C "$repo" bisect reset >/dev/null 2>&1
+}

@@ -366,9 +366,10 @@ static int sc__compare_pair(const char *path, sc__compare_opts *o)
     sc__print_table(a, b);
     n = sc_facts_diff(a, b, all);
     sc__print_differences(a, b, all, n);
-    snprintf(what, sizeof(what), "paired, %s %s",
-             strcmp(p.variable, SC_PAIR_NONE) ? "variable" : "",
-             strcmp(p.variable, SC_PAIR_NONE) ? p.variable : "A against A");
+    if (strcmp(p.variable, SC_PAIR_NONE) != 0)
+        snprintf(what, sizeof(what), "paired, variable %s", p.variable);
+    else
+        snprintf(what, sizeof(what), "paired, A against A");
     o->cmp.paired = true;
     status = sc__print_results(a, b, o, what);
     sc_pair_loaded_free(&p);

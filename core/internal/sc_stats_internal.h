@@ -17,6 +17,9 @@ int sc__stats_cmp_double(const void *a, const void *b);
 /* The median of n sorted values (n > 0). */
 double sc__stats_median_sorted(const double *s, size_t n);
 
+/* Whether every one of the n values is finite and positive (a rate, a time). */
+bool sc__stats_positive(const double *x, size_t n);
+
 /* The standard normal law's P(Z <= x). */
 double sc__stats_phi(double x);
 

@@ -40,35 +40,9 @@ done
 SC="$BIN/streamcard"
 export STREAMCARD_KERNEL_DIR=$BIN
 WORK=$(mktemp -d "$TMP/streamcard-bench.XXXXXX")
-DRIFT_PID=""
-stop_drift() {
-    if [ -n "$DRIFT_PID" ]; then
-        kill "$DRIFT_PID" 2>/dev/null || true
-        wait "$DRIFT_PID" 2>/dev/null || true
-    fi
-    DRIFT_PID=""
-}
-trap 'stop_drift; rm -rf "$WORK"' EXIT
-ln -s "$(command -v sh)" "$WORK/sc-busy"
-start_drift() {
-    [ "$DRIFT" = 1 ] || return 0
-    (
-        child=""
-        trap '[ -z "$child" ] || kill $child 2>/dev/null; exit 0' TERM
-        while :; do
-            taskset -c 0 "$WORK/sc-busy" -c 'while :; do :; done' &
-            child=$!
-            sleep 3 &
-            wait $!
-            kill $child 2>/dev/null
-            wait $child 2>/dev/null || true
-            child=""
-            sleep 3 &
-            wait $!
-        done
-    ) &
-    DRIFT_PID=$!
-}
+. "$(dirname "$0")/../load_lib.sh"
+trap 'drift_stop; rm -rf "$WORK"' EXIT
+start_drift() { [ "$DRIFT" = 0 ] || drift_start "$WORK" 0 3 3; }
 
 card() { # card FILE NB RUNS [LINE...]
     local file=$1 nb=$2 runs=$3
@@ -111,7 +85,7 @@ trial() {
             sed -n 's/^BUNDLE=//p' | tail -1 || true)
         b=$("$SC" run "$WORK/b.yaml" --output "$out" --quiet 2>>"$WORK/runs.err" |
             sed -n 's/^BUNDLE=//p' | tail -1 || true)
-        stop_drift
+        drift_stop
         local named=()
         [ "$factor" = 1.00 ] || named=(--independent nb)
         "$SC" compare "$a" "$b" "${named[@]}" --max-interference 100 >"$WORK/c100" 2>&1 || true
@@ -119,7 +93,7 @@ trial() {
     else
         p=$("$SC" run "$WORK/a.yaml" --against "$WORK/b.yaml" --output "$out" --quiet \
             2>>"$WORK/runs.err" | sed -n 's/^PAIR=//p' || true)
-        stop_drift
+        drift_stop
         "$SC" compare "$p" --max-interference 100 >"$WORK/c100" 2>&1 || true
         "$SC" compare "$p" >"$WORK/c5" 2>&1 || true
     fi

@@ -4,6 +4,7 @@
  * drawn from a seed; the pairs' stopping rule; the comparison of separate and paired sides
  * with what overrides the interval (contamination, drift, Holm).
  */
+#include "card_util.h"
 #include "sc_compare.h"
 #include "sc_pair.h"
 #include "sc_series.h"
@@ -16,17 +17,6 @@
 
 #define HEAD "version: 1\nexperiment:\n  workload: ipsearch\n  cpu_list: 0\n  nb: 1000\n"
 
-static sc_card *parse(const char *yaml, sc_diag *d)
-{
-    sc_card *card = sc_card_new();
-
-    if (card && sc_card_parse(card, yaml, strlen(yaml), "card.yaml", d) != 0) {
-        sc_card_free(card);
-        return NULL;
-    }
-    return card;
-}
-
 /* The first problem a card gives (parse, then its series), or "" when none. */
 static void problem_of(const char *yaml, char *buf, size_t len)
 {
@@ -35,7 +25,7 @@ static void problem_of(const char *yaml, char *buf, size_t len)
 
     sc_diag_init(&d);
     *buf = '\0';
-    sc_card *card = parse(yaml, &d);
+    sc_card *card = sc_test_card_parsed(yaml, &d);
     if (card && sc_series_from_card(card, &s, &d) == 0)
         sc_series_free(&s);
     else if (card)
@@ -53,7 +43,7 @@ static void test_against_sides(void)
     sc_series s;
 
     sc_diag_init(&d);
-    sc_card *card = parse(HEAD "against:\n  nb: 1100\n", &d);
+    sc_card *card = sc_test_card_parsed(HEAD "against:\n  nb: 1100\n", &d);
     SC_CHECK(card != NULL && card->against != NULL);
     SC_CHECK_STR_EQ(sc_pair_key(card), "nb");
     SC_CHECK_INT_EQ(sc_series_from_card(card, &s, &d), 0);
@@ -67,7 +57,7 @@ static void test_against_sides(void)
     sc_series_free(&s);
     sc_card_free(card);
     /* an env variable; an A/A pair */
-    card = parse(HEAD "against:\n  env:\n    OMP_WAIT_POLICY: passive\n", &d);
+    card = sc_test_card_parsed(HEAD "against:\n  env:\n    OMP_WAIT_POLICY: passive\n", &d);
     SC_CHECK(card != NULL);
     SC_CHECK_STR_EQ(sc_pair_key(card), "env.OMP_WAIT_POLICY");
     SC_CHECK_INT_EQ(sc_series_from_card(card, &s, &d), 0);
@@ -75,7 +65,7 @@ static void test_against_sides(void)
     SC_CHECK(sc_card_env_get(s.runs[0].card, "OMP_WAIT_POLICY") == NULL);
     sc_series_free(&s);
     sc_card_free(card);
-    card = parse(HEAD "against: {}\n", &d);
+    card = sc_test_card_parsed(HEAD "against: {}\n", &d);
     SC_CHECK(card != NULL && sc_pair_key(card) == NULL);
     SC_CHECK_INT_EQ(sc_series_from_card(card, &s, &d), 0);
     SC_CHECK_STR_EQ(s.variable, "none");
@@ -135,13 +125,13 @@ static void test_against_yaml(void)
 
     sc_diag_init(&d);
     for (size_t i = 0; i < sizeof(cards) / sizeof(cards[0]); i++) {
-        sc_card *card = parse(cards[i], &d);
+        sc_card *card = sc_test_card_parsed(cards[i], &d);
         sc_series s;
         SC_CHECK(card && sc_series_from_card(card, &s, &d) == 0);
         card->overridden = true; /* as --against makes it: emitted, not the text as given */
         char *yaml = sc_pair_card_yaml(card, s.runs[0].card);
         sc_series_free(&s);
-        sc_card *back = yaml ? parse(yaml, &d) : NULL;
+        sc_card *back = yaml ? sc_test_card_parsed(yaml, &d) : NULL;
         SC_CHECK_MSG(back && back->against, "case %zu: %s", i, yaml ? yaml : "(null)");
         SC_CHECK_MSG((sc_pair_key(back) == NULL) == (sc_pair_key(card) == NULL) &&
                          (!sc_pair_key(card) || !strcmp(sc_pair_key(back), sc_pair_key(card))) &&
@@ -247,7 +237,8 @@ static void test_done(void)
     char why[256];
 
     sc_diag_init(&d);
-    sc_card *fixed = parse(HEAD "  runs: 3\n", &d), *aut = parse(HEAD "  runs: auto\n", &d);
+    sc_card *fixed = sc_test_card_parsed(HEAD "  runs: 3\n", &d),
+            *aut = sc_test_card_parsed(HEAD "  runs: auto\n", &d);
     SC_CHECK(fixed && aut && sc_card_check(fixed, &d) == 0 && sc_card_check(aut, &d) == 0);
     json_object *a = json_object_new_array(), *b = json_object_new_array();
     for (int i = 0; i < 5; i++) { /* both sides drift by 10% a pair; B is 0.9 of A in each */

@@ -11,74 +11,36 @@
 # RUN_SERIAL (tests/wrapper/CMakeLists.txt): the loop must not slow the tests beside it.
 BIN=$(cd "$1" && pwd) SRC=$2
 . "$SRC/tests/lib.sh"
+. "$SRC/tests/load_lib.sh"
 SC="$BIN/streamcard"
 export STREAMCARD_KERNEL_DIR=${STREAMCARD_KERNEL_DIR:-$BIN}
-[ "$(nproc)" -ge 2 ] || { echo "SKIP: needs 2 CPUs"; exit 77; }
+load_need_cpus 2
 command -v git >/dev/null || { echo "SKIP: git missing"; exit 77; }
 LIMIT=10
 
-cpu0_load() { # the share of cpu0 busy over one second, in %
-    local a b
-    a=$(grep -E '^cpu0 ' /proc/stat)
-    sleep 1
-    b=$(grep -E '^cpu0 ' /proc/stat)
-    printf '%s\n%s\n' "$a" "$b" | awk '
-        { busy = $2 + $3 + $4 + $7 + $8 + $9; total = busy + $5 + $6
-          if (NR == 1) { b0 = busy; t0 = total }
-          else printf "%.1f\n", (total > t0) ? 100 * (busy - b0) / (total - t0) : 0 }'
-}
-load=$(cpu0_load)
+read -r load _ < <(cpu_busy_pct 0)
 awk -v l="$load" -v m="$LIMIT" 'BEGIN { exit !(l < m) }' ||
     { echo "SKIP: the machine is busy: other work held $load% of cpu0 (limit $LIMIT%)"; exit 77; }
 
 repo="$WORK/repo"
-git init -q "$repo"
-git -C "$repo" config user.email t@example.org
-git -C "$repo" config user.name test
 # The card opens the interference gate: the busy loop below is this test's own drift.
-card() { # card NB
+card() { # card good|bad: bad searches a database 10% larger
     printf 'version: 1\nexperiment:\n  workload: ipsearch\n  cpu_list: 0\n  threads: 1\n'
-    printf '  nb: %s\n  nq: 400\n  dim: 64\n  iterations: 5\n  runs: 8\n' "$1"
+    printf '  nb: %s\n  nq: 400\n  dim: 64\n  iterations: 5\n  runs: 8\n' \
+        "$([ "$1" = bad ] && echo 22000 || echo 20000)"
     printf '  expect:\n    max_interference_pct: 100\n'
 }
-for i in 1 2 3 4 5 6; do
-    if [ "$i" -ge 4 ]; then card 22000; else card 20000; fi >"$repo/card.yaml"
-    echo "change $i" >"$repo/notes"
-    git -C "$repo" add card.yaml notes
-    msg="commit $i"
-    [ "$i" = 4 ] && msg="commit 4 makes the database 10% larger"
-    git -C "$repo" commit -q -m "$msg"
-done
+LARGER="commit 4 makes the database 10% larger"
+toy_history "$repo" 4 "$LARGER" card
 
 # The baseline: the first commit's card, with this build (its binary stays where it is).
 git -C "$repo" show HEAD~5:card.yaml >"$WORK/base.yaml"
 expect_status 0 "$SC" run "$WORK/base.yaml" --run-name base --output "$WORK/runs" --quiet
 base=$(bundle_of "$WORK/out")
 
-# The drift: a busy loop on cpu0, 3 s on, 3 s off, for the whole bisection. Stopped (TERM),
-# the loop ends its busy child first.
-ln -s "$(command -v sh)" "$WORK/sc-busy"
-(
-    child=""
-    trap '[ -z "$child" ] || kill $child 2>/dev/null; exit 0' TERM
-    while :; do
-        taskset -c 0 "$WORK/sc-busy" -c 'while :; do :; done' &
-        child=$!
-        sleep 3 &
-        wait $!
-        kill $child 2>/dev/null
-        wait $child 2>/dev/null
-        child=""
-        sleep 3 &
-        wait $!
-    done
-) &
-DRIFT=$!
-stop_drift() {
-    [ -z "$DRIFT" ] || { kill $DRIFT 2>/dev/null; wait $DRIFT 2>/dev/null; }
-    DRIFT=""
-}
-trap 'stop_drift; rm -rf "$WORK"' EXIT
+# The drift: a busy loop on cpu0, 3 s on, 3 s off, for the whole bisection.
+drift_start "$WORK" 0 3 3
+trap 'drift_stop; rm -rf "$WORK"' EXIT
 
 cat >"$WORK/step.sh" <<STEP
 #!/bin/sh
@@ -89,14 +51,14 @@ STEP
 chmod +x "$WORK/step.sh"
 (cd "$repo" && git bisect start HEAD HEAD~5 >/dev/null &&
     git bisect run "$WORK/step.sh" >"$WORK/bisect.out" 2>&1) || true
-stop_drift
+drift_stop
 first_bad=$(git -C "$repo" rev-parse -q --verify refs/bisect/bad || true)
 blamed=$([ -z "$first_bad" ] || git -C "$repo" log -1 --format=%s "$first_bad")
 echo "bisect: $(grep -E '^(good|bad|skip): ' "$WORK/bisect.out" | cut -c1-150 | tr '\n' '|')"
-if [ "$blamed" != "commit 4 makes the database 10% larger" ] ||
+if [ "$blamed" != "$LARGER" ] ||
     ! grep -q "is the first bad commit" "$WORK/bisect.out"; then
     # Other work than the loop, measured now that the loop is gone.
-    after=$(cpu0_load)
+    read -r after _ < <(cpu_busy_pct 0)
     if awk -v s="$after" -v m="$LIMIT" 'BEGIN { exit !(s > m) }'; then
         echo "SKIP: the bisection blamed '$blamed'; other work held $after% of cpu0 just after it (above $LIMIT%)"
         exit 77

@@ -13,28 +13,19 @@ SC="$BIN/streamcard"
 command -v mpirun >/dev/null || { echo "SKIP: mpirun missing (openmpi-bin)"; exit 77; }
 
 repo="$WORK/repo"
-git init -q "$repo"
-git -C "$repo" config user.email t@example.org
-git -C "$repo" config user.name test
 # The card opens the interference gate (max_interference_pct: 100): this test runs beside
 # others under ctest -j; tests/wrapper/interference.sh tests the gate. It has 6 runs, the
 # fewest whose interval lets classify call a commit good (a failing run ends the series).
-card() {
+card() { # card good|bad: bad adds the TCP fall-back
     printf 'version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n'
     printf '  min_bytes: 1\n  max_bytes: 4096\n  iterations: 20\n  runs: 6\n'
     printf '  expect:\n    transport: shm\n    max_interference_pct: 100\n'
-    if [ "$1" = tcp ]; then
+    if [ "$1" = bad ]; then
         printf '  env:\n    OMPI_MCA_btl: "tcp,self"\n    OMPI_MCA_btl_tcp_if_include: lo\n'
     fi
 }
-for i in 1 2 3 4 5 6; do
-    if [ "$i" -ge 4 ]; then card tcp; else card shm; fi >"$repo/card.yaml"
-    echo "change $i" >"$repo/notes"
-    git -C "$repo" add card.yaml notes
-    msg="commit $i"
-    [ "$i" = 4 ] && msg="commit 4 adds the TCP fall-back"
-    git -C "$repo" commit -q -m "$msg"
-done
+TCP="commit 4 adds the TCP fall-back"
+toy_history "$repo" 4 "$TCP" card
 
 # The baseline: the first commit's card.
 git -C "$repo" show HEAD~5:card.yaml >"$WORK/base.yaml"
@@ -62,13 +53,7 @@ expect_contains "$WORK/out" "not comparable with the baseline: env (OMPI_MCA_btl
 expect_status 1 "$SC" classify "$tcp" --baseline "$base" --allow env
 expect_contains "$WORK/out" "outcome gates failed where the baseline held them: transport (expected transport shm, the data went over tcp (rank 0: tcp"
 
-(cd "$repo" && git bisect start HEAD HEAD~5 >/dev/null &&
-    git bisect run "$WORK/step.sh" >"$WORK/bisect.out" 2>&1) ||
-    { cat "$WORK/bisect.out" "$WORK/steps.err" >&2; fail "git bisect run"; }
-first_bad=$(git -C "$repo" rev-parse refs/bisect/bad)
-[ "$(git -C "$repo" log -1 --format=%s "$first_bad")" = "commit 4 adds the TCP fall-back" ] ||
-    { cat "$WORK/bisect.out" >&2; fail "bisect blamed $(git -C "$repo" log -1 --format=%s "$first_bad")"; }
-expect_contains "$WORK/bisect.out" "is the first bad commit"
+bisect_blames "$repo" "$WORK/step.sh" "$WORK/bisect.out" "$TCP"
 expect_contains "$WORK/bisect.out" "bad: step_"
 expect_not_contains "$WORK/bisect.out" "skip: "
 
@@ -83,7 +68,6 @@ expect_contains "$WORK/out" "gates that held on the baseline failed: transport (
 expect_status 0 "$SC" classify "$(bundle_of "$WORK/one.out")" --baseline "$base1" --allow env \
     --gates-only
 expect_contains "$WORK/out" "every gate that held on the baseline holds"
-git -C "$repo" bisect reset >/dev/null 2>&1
 cat >"$WORK/gates.sh" <<STEP
 #!/bin/sh
 # One bisection step on the gates alone: one run of this commit's card.
@@ -94,12 +78,7 @@ bundle=\$(printf '%s\n' "\$out" | sed -n 's/^BUNDLE=//p')
 exec "$SC" classify "\$bundle" --baseline "$base1" --allow env --gates-only
 STEP
 chmod +x "$WORK/gates.sh"
-(cd "$repo" && git bisect start HEAD HEAD~5 >/dev/null &&
-    git bisect run "$WORK/gates.sh" >"$WORK/gates.out" 2>&1) ||
-    { cat "$WORK/gates.out" "$WORK/steps.err" >&2; fail "git bisect run --gates-only"; }
-first_bad=$(git -C "$repo" rev-parse refs/bisect/bad)
-[ "$(git -C "$repo" log -1 --format=%s "$first_bad")" = "commit 4 adds the TCP fall-back" ] ||
-    { cat "$WORK/gates.out" >&2; fail "--gates-only bisect blamed $(git -C "$repo" log -1 --format=%s "$first_bad")"; }
+bisect_blames "$repo" "$WORK/gates.sh" "$WORK/gates.out" "$TCP"
 expect_contains "$WORK/gates.out" "bad: gates_"
 expect_contains "$WORK/gates.out" "gates that held on the baseline failed: transport"
 expect_not_contains "$WORK/gates.out" "skip: "

@@ -8,6 +8,7 @@
 # naming the measured share) only when that load is above what the gate allows.
 BIN=$(cd "$1" && pwd) SRC=$2
 . "$SRC/tests/lib.sh"
+. "$SRC/tests/load_lib.sh"
 SC="$BIN/streamcard"
 export STREAMCARD_KERNEL_DIR=${STREAMCARD_KERNEL_DIR:-$BIN}
 [ "$(nproc)" -ge 2 ] || { echo "SKIP: needs 2 CPUs"; exit 77; }
@@ -15,19 +16,7 @@ LIMIT=5
 
 # background: the busiest of CPUs 0 and 1 over one second, in % (user, nice, system, irq,
 # softirq, steal over every tick), as "<pct> <cpu>".
-background() {
-    local a b
-    a=$(grep -E '^cpu[01] ' /proc/stat)
-    sleep 1
-    b=$(grep -E '^cpu[01] ' /proc/stat)
-    printf '%s\n%s\n' "$a" "$b" | awk '
-        { busy = $2 + $3 + $4 + $7 + $8 + $9; total = busy + $5 + $6
-          if ($1 in b0) { db = busy - b0[$1]; dt = total - t0[$1]
-                          p = dt > 0 ? 100 * db / dt : 0
-                          if (p >= worst) { worst = p; name = $1 } }
-          else { b0[$1] = busy; t0[$1] = total } }
-        END { printf "%.1f %s\n", worst, name }'
-}
+background() { cpu_busy_pct 0 1; }
 
 quiet=0
 for attempt in 1 2 3; do

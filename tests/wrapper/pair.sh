@@ -14,28 +14,17 @@
 # RUN_SERIAL (tests/wrapper/CMakeLists.txt): the loop must not slow the tests beside it.
 BIN=$(cd "$1" && pwd) SRC=$2
 . "$SRC/tests/lib.sh"
+. "$SRC/tests/load_lib.sh"
 SC="$BIN/streamcard"
 export STREAMCARD_KERNEL_DIR=${STREAMCARD_KERNEL_DIR:-$BIN}
-[ "$(nproc)" -ge 2 ] || { echo "SKIP: needs 2 CPUs"; exit 77; }
+load_need_cpus 2
 LIMIT=10 # the other work on the card's CPU (%) above which this machine cannot show it
 PAIRS=10
 HALF=5
 
-# cpu0_load: the share of CPU 0 busy over one second, in % (user, nice, system, irq,
-# softirq, steal over every tick).
-cpu0_load() {
-    local a b
-    a=$(grep -E '^cpu0 ' /proc/stat)
-    sleep 1
-    b=$(grep -E '^cpu0 ' /proc/stat)
-    printf '%s\n%s\n' "$a" "$b" | awk '
-        { busy = $2 + $3 + $4 + $7 + $8 + $9; total = busy + $5 + $6
-          if (NR == 1) { b0 = busy; t0 = total }
-          else printf "%.1f\n", (total > t0) ? 100 * (busy - b0) / (total - t0) : 0 }'
-}
 quiet=""
 for attempt in 1 2 3; do
-    load=$(cpu0_load)
+    read -r load _ < <(cpu_busy_pct 0)
     if awk -v l="$load" -v m="$LIMIT" 'BEGIN { exit !(l < m) }'; then
         quiet=$load
         break
