@@ -28,9 +28,10 @@ bool sc_pair_is(const char *path)
 
     if (sc_bundle_open(&b, path) < 0)
         return false;
+    /* a pair cut short may hold one side only, and no pair.json */
     is = faccessat(b.dirfd, SC_PAIR_RECORD, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
-         (faccessat(b.dirfd, "a/run.conf", F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
-          faccessat(b.dirfd, "b/run.conf", F_OK, AT_SYMLINK_NOFOLLOW) == 0);
+         faccessat(b.dirfd, "a/run.conf", F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
+         faccessat(b.dirfd, "b/run.conf", F_OK, AT_SYMLINK_NOFOLLOW) == 0;
     sc_bundle_close(&b);
     return is;
 }
@@ -127,8 +128,8 @@ static long long sc__began(const char *path, const sc_card *card, size_t i)
 
 /*
  * The order: as many pairs begun as the longer side's runs, each pair AB or BA as the seed
- * draws it, a shorter side short only of the last pair's second run, and the runs' own
- * clocks (main_loop.ready) in that order.
+ * draws it, a shorter side (a stop request) short only of the last pair's second run, and
+ * the runs' own clocks (main_loop.ready) in that order.
  */
 static void sc__check_order(sc_pair_loaded *p, const char *path, uint64_t seed, const sc_series *s)
 {

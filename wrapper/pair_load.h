@@ -27,7 +27,7 @@ typedef struct sc_pair_loaded {
     char why[1024];      /* when not usable: one line */
 } sc_pair_loaded;
 
-/* Whether path is a paired run's directory: it holds pair.json, or the sides a/ and b/. */
+/* Whether path is a paired run's directory: it holds pair.json, or a side a/ or b/. */
 bool sc_pair_is(const char *path);
 
 /* Reads and checks the pair at path into out (free it in any case). Returns 0 when it was

@@ -230,18 +230,25 @@ int sc_pair_execute(const sc_run_series *rs, const sc_card *card, const sc_pair_
         started = r + 1;
         printf("--- pair %zu: %s\n", r + 1, b_first ? "B then A" : "A then B");
         fflush(stdout);
-        for (size_t k = 0; k < 2 && !stop; k++) {
+        /* A side that fails (or cannot run) ends the pairs after this one: the other side
+           still makes its run of it, so both sides hold the pair the failure happened in (a
+           candidate that crashes is judged against a baseline that ran beside it). A stop
+           request ends at once. */
+        for (size_t k = 0; k < 2 && !st.stop_signal; k++) {
             size_t s = b_first ? 1 - k : k;
             bool more = false;
+            if (bundle[s])
+                continue; /* this side ended already */
             side_status[s] = ex.run(ex.state, rs, s, r, &more, &bundle[s], &cause);
             free(cause);
             cause = NULL;
-            if (!more) { /* the side failed, could not run or was stopped: so is the pair */
+            if (!more && !stop) { /* the side failed, could not run or was stopped */
                 stop = failed = true;
                 snprintf(why, sizeof(why), "pair %zu: side %c ended (%s)", r + 1, s ? 'B' : 'A',
                          side_status[s] == SC_EXIT_OK ? "stopped" : "failed");
             }
         }
+        stop = stop || st.stop_signal;
         if (!stop && sc__enough(&st, plans[0].card, false, why, sizeof(why)))
             stop = true;
     }
@@ -252,7 +259,11 @@ int sc_pair_execute(const sc_run_series *rs, const sc_card *card, const sc_pair_
     sc_pair_info info = {
         .variable = pr->variable, .seed = pr->seed, .started = started, .stopped = why};
     if (!bundle[0] || !bundle[1] || sc__record(&pair, &info, path[0], path[1], &record) < 0) {
-        fprintf(stderr, "streamcard: the pair's record could not be written into %s\n", pair.path);
+        /* a side that never ran has no record to compare: what ran is sealed, no pair.json
+           (verify says the pair was cut short) */
+        fprintf(stderr, "streamcard: the pair's record could not be written into %s (%s)\n",
+                pair.path, !bundle[0] || !bundle[1] ? "a side made no bundle" : "see above");
+        sc_bundle_seal(&pair);
         status = SC_EXIT_FAILED;
     } else {
         sc__summary(record);
