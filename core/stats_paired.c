@@ -193,7 +193,7 @@ int sc_stats_shift_p(const double *a, size_t n_a, const double *b, size_t n_b, b
 int sc_stats_verdict_p(const double *a, size_t n_a, const double *b, size_t n_b, bool paired,
                        bool higher_is_better, double bound_pct, double *p)
 {
-    double bound = bound_pct / 100, slower, faster, below, above;
+    double bound = bound_pct / 100, slower, faster, below = 1, above = 1;
     /* The performance's edges as edges of B/A: for a figure where lower is better, B
        slower means B/A above 1 / (1 - bound). */
     double slow_edge = higher_is_better ? 1 - bound : 1 / (1 - bound);

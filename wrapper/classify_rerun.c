@@ -31,27 +31,25 @@ static int sc__baseline_build(const sc_bundle_facts *base, char *dir, size_t len
     sc_bundle b;
     char *text = NULL, hex[SC_HASH_HEX_LEN + 1];
     json_object *build = NULL, *v;
+    const char *binary = NULL, *sha = NULL;
     int rc = sc_bundle_open(&b, base->path);
 
     if (rc == 0) {
         rc = sc_bundle_read(&b, "build.json", &text, NULL);
         sc_bundle_close(&b);
     }
-    if (rc == 0 && !(build = json_tokener_parse(text)))
-        rc = -EINVAL;
-    const char *binary = rc == 0 && json_object_object_get_ex(build, "binary", &v)
-                             ? json_object_get_string(v)
-                             : NULL;
-    const char *sha = rc == 0 && json_object_object_get_ex(build, "sha256", &v)
-                          ? json_object_get_string(v)
-                          : NULL;
-    if (rc == 0 && (!binary || !sha || *binary != '/'))
-        rc = -EINVAL;
-    if (rc < 0)
+    if (rc == 0 && (build = json_tokener_parse(text))) {
+        if (json_object_object_get_ex(build, "binary", &v))
+            binary = json_object_get_string(v);
+        if (json_object_object_get_ex(build, "sha256", &v))
+            sha = json_object_get_string(v);
+    }
+    if (!binary || !sha || *binary != '/') {
         snprintf(why, wlen, "its build.json names no workload binary");
-    else if ((rc = sc_hash_file_at(AT_FDCWD, binary, hex)) < 0)
+        rc = -EINVAL;
+    } else if ((rc = sc_hash_file_at(AT_FDCWD, binary, hex)) < 0) {
         snprintf(why, wlen, "its workload %s cannot be read: %s", binary, strerror(-rc));
-    else if (strcmp(hex, sha) != 0) {
+    } else if (strcmp(hex, sha) != 0) {
         snprintf(why, wlen,
                  "its workload %s changed since the baseline was made (SHA-256 %.12s..., the "
                  "baseline's %.12s...)",

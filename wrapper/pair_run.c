@@ -25,6 +25,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 uint64_t sc_pair_new_seed(void)
 {

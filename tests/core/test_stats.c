@@ -431,7 +431,8 @@ static void test_shift_p_inverts(void)
                 sc_ratio r;
                 SC_CHECK_INT_EQ(
                     paired ? sc_stats_paired(a, b, n, &r) : sc_stats_ratio(a, n, b, n, &r), 0);
-                for (double edge = 0.8; edge < 1.25; edge += 0.01) {
+                for (int e = 80; e < 125; e++) {
+                    double edge = e / 100.0;
                     SC_CHECK_INT_EQ(sc_stats_shift_p(a, n, b, n, paired, edge, &below, &above), 0);
                     SC_CHECK_MSG((r.ci_high < edge) == (below < 0.025),
                                  "n %zu paired %d edge %.2f: [%.4f, %.4f], p below %.4f", n, paired,
