@@ -35,16 +35,19 @@ bool sc_ablation_step_env(const sc_card_step *step)
     return step->n_unset > 0;
 }
 
-/* Applies step to a row's card: each value through its key's conversion. */
-static int sc__apply(sc_card *card, const sc_card_step *step, sc_diag *diag)
+int sc__step_apply(sc_card *card, const sc_card_step *step, sc_diag *diag)
 {
     char where[600], full[320];
     int rc = 0;
 
     for (size_t i = 0; i < step->n_set && rc != -ENOMEM; i++) {
         const char *key = step->set[i].key, *value = step->set[i].value;
-        snprintf(where, sizeof(where), "%s:%d (step \"%s\")", card->source_name, step->set_lines[i],
-                 step->name);
+        if (step->name)
+            snprintf(where, sizeof(where), "%s:%d (step \"%s\")", card->source_name,
+                     step->set_lines[i], step->name);
+        else
+            snprintf(where, sizeof(where), "%s:%d (against)", card->source_name,
+                     step->set_lines[i]);
         int r;
         if (!strncmp(key, "env.", 4)) {
             r = sc_card_env_set(card, key + 4, value);
@@ -84,7 +87,7 @@ static int sc__row(const sc_card *card, size_t i, sc_card **out, sc_diag *diag)
     c->source_len = 0;
     c->overridden = true;
     for (size_t s = kind == SC_ABLATION_SEQUENCE ? 1 : step; s >= 1 && s <= step && rc == 0; s++)
-        rc = sc__apply(c, &card->steps[s - 1], diag);
+        rc = sc__step_apply(c, &card->steps[s - 1], diag);
     /* An unset that a later step set again is no unset. */
     size_t kept = 0;
     for (size_t u = 0; u < c->n_env_unset; u++) {
@@ -103,6 +106,26 @@ static int sc__row(const sc_card *card, size_t i, sc_card **out, sc_diag *diag)
     if (!c->name_suffix)
         return -ENOMEM;
     return rc < 0 ? rc : sc__card_check_run(c, diag);
+}
+
+int sc__series_add(sc_series *out, size_t i, char *label, const sc_card *card,
+                   int (*make)(const sc_card *card, size_t i, sc_card **run, sc_diag *diag),
+                   sc_diag *diag)
+{
+    sc_instance *run = &out->runs[i];
+    sc_diag found;
+    int rc;
+
+    sc_diag_init(&found);
+    run->variant = i;
+    run->label = label;
+    rc = make(card, i, &run->card, &found);
+    if (run->card)
+        out->n++;
+    if (!run->label || rc == -ENOMEM || sc_diag_merge(diag, &found) < 0)
+        rc = -ENOMEM;
+    sc_diag_free(&found);
+    return rc;
 }
 
 char *sc_ablation_label(const sc_card *card, size_t i)
@@ -139,19 +162,9 @@ int sc_ablation_series(const sc_card *card, sc_series *out, sc_diag *diag)
     if (!out->variable)
         return -ENOMEM;
     for (size_t i = 0; i < n && rc != -ENOMEM; i++) {
-        sc_instance *run = &out->runs[i];
-        sc_diag found;
-        sc_diag_init(&found);
-        run->variant = i;
-        run->label = sc_ablation_label(card, i);
-        int r = sc__row(card, i, &run->card, &found);
-        if (run->card)
-            out->n++;
-        if (!run->label || r == -ENOMEM || sc_diag_merge(diag, &found) < 0)
-            rc = -ENOMEM;
-        else if (r < 0)
+        int r = sc__series_add(out, i, sc_ablation_label(card, i), card, sc__row, diag);
+        if (r < 0 && rc != -ENOMEM)
             rc = r;
-        sc_diag_free(&found);
     }
     return rc;
 }

@@ -48,6 +48,11 @@ static void sc__step_free(sc_card_step *s)
 
 void sc__ablation_free(sc_card *card)
 {
+    if (card->against) {
+        sc__step_free(card->against);
+        free(card->against);
+        card->against = NULL;
+    }
     for (size_t i = 0; i < card->n_steps; i++)
         sc__step_free(&card->steps[i]);
     free(card->steps);
@@ -86,10 +91,12 @@ int sc__ablation_unset_env(sc_card *card, const char *name)
     return 0;
 }
 
-/* The reader's state for one ablation: list: the card's reader and the step being read. */
+/* The reader's state for one ablation: list (or against:): the card's reader, the step being
+   read and what it is called in messages ("ablation: set", "against"). */
 typedef struct sc__abl_reader {
     sc__card_reader *in;
     sc_card_step *step;
+    const char *what;
 } sc__abl_reader;
 
 static void sc__abl_add_set(sc__abl_reader *r, const char *key, yaml_node_t *v)
@@ -127,7 +134,7 @@ static void sc__abl_read_set(sc__abl_reader *r, yaml_node_t *map, const char *pr
         yaml_node_t *v = yaml_document_get_node(r->in->doc, p->value);
         char path[300];
         if (!sc__text_ok(k)) {
-            sc__reader_error(r->in, k, "ablation: set: keys must be names");
+            sc__reader_error(r->in, k, "%s: keys must be names", r->what);
             continue;
         }
         snprintf(path, sizeof(path), "%s%s", prefix, sc__scalar(k));
@@ -142,20 +149,21 @@ static void sc__abl_read_set(sc__abl_reader *r, yaml_node_t *map, const char *pr
         const sc__card_key *key = env ? NULL : sc__card_key_by_path(full);
         if (!env && !key) {
             sc__reader_error(r->in, k,
-                             "ablation: set: unknown key \"%s\" (valid: a card key under "
+                             "%s: unknown key \"%s\" (valid: a card key under "
                              "experiment, expect: {...} or env: {NAME: value})",
-                             path);
+                             r->what, path);
             continue;
         }
         if (key && !sc__card_key_sweepable(key)) {
             sc__reader_error(r->in, k,
-                             "ablation: set: %s cannot be a step (valid: keys a sweep may "
-                             "vary, such as threads, pool_threads, governor, env)",
-                             path);
+                             "%s: %s cannot %s (valid: keys a sweep may vary, such as threads, "
+                             "pool_threads, governor, env)",
+                             r->what, path,
+                             strcmp(r->what, "against") ? "be a step" : "differ between the sides");
             continue;
         }
         if (v->type != YAML_SCALAR_NODE || strlen(sc__scalar(v)) != v->data.scalar.length) {
-            sc__reader_error(r->in, v, "ablation: set: %s: expected a single value", path);
+            sc__reader_error(r->in, v, "%s: %s: expected a single value", r->what, path);
             continue;
         }
         sc__abl_add_set(r, path, v);
@@ -287,9 +295,36 @@ static void sc__abl_read_list(sc__abl_reader *r, yaml_node_t *k, yaml_node_t *se
     sc__abl_check_names(r, card);
 }
 
+void sc__against_read(sc__card_reader *r, yaml_node_t *k, yaml_node_t *v)
+{
+    sc_card *card = r->card;
+    sc__abl_reader abl = {.in = r, .what = "against"};
+
+    if (card->against || card->against_line) {
+        sc__reader_error(r, k, "duplicate key against (first on line %d)", card->against_line);
+        return;
+    }
+    card->against_line = sc__line(k);
+    /* "against: {}" reads as an empty mapping: an A/A pair */
+    if (v->type != YAML_MAPPING_NODE) {
+        sc__reader_error(r, k,
+                         "against: expected a mapping of the one key side B changes (valid: "
+                         "against: {threads: 1}, against: {env: {OMP_WAIT_POLICY: passive}}, "
+                         "or against: {} for an A/A pair)");
+        return;
+    }
+    if (!(card->against = calloc(1, sizeof(*card->against)))) {
+        r->errors++;
+        return;
+    }
+    card->against->line = card->against_line;
+    abl.step = card->against;
+    sc__abl_read_set(&abl, v, "");
+}
+
 void sc__ablation_read(sc__card_reader *r, yaml_node_t *k, yaml_node_t *v)
 {
-    sc__abl_reader abl = {.in = r};
+    sc__abl_reader abl = {.in = r, .what = "ablation: set"};
     sc_card *card = r->card;
     sc_metric m;
 

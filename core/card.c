@@ -455,6 +455,10 @@ static void sc__read_mapping(sc__card_reader *r, yaml_node_t *map, const char *p
             sc__ablation_read(r, k, v);
             continue;
         }
+        if (depth == 0 && !strcmp(path, "against")) {
+            sc__against_read(r, k, v);
+            continue;
+        }
         /* A container: "experiment" at the top, "expect" inside experiment. */
         bool container = (depth == 0 && strcmp(path, "experiment") == 0) ||
                          (depth == 1 && strcmp(path, "experiment.expect") == 0);
@@ -628,6 +632,7 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
     c->sweep_env = NULL;
     c->steps = NULL;
     c->n_steps = 0;
+    c->against = NULL;
     c->study_metric = NULL;
     c->env_unset = NULL;
     c->n_env_unset = 0;

@@ -210,6 +210,28 @@ static void sc__emit_experiment(yaml_emitter_t *e, const sc_card *card)
     sc__mapping_end(e);
 }
 
+/* against: its one key as the card would hold it under experiment: "nb: 5", "expect:
+   {min_rate_MBps: 5}", "env: {NAME: value}"; an A/A pair's empty mapping. */
+static void sc__emit_against(yaml_emitter_t *e, const sc_card_step *s)
+{
+    sc__scalar(e, "against");
+    sc__mapping_start(e);
+    for (size_t i = 0; i < s->n_set; i++) {
+        const char *key = s->set[i].key, *dot = strchr(key, '.');
+        if (!dot) {
+            sc__pair(e, key, s->set[i].value);
+            continue;
+        }
+        char group[16];
+        snprintf(group, sizeof(group), "%.*s", (int)(dot - key), key);
+        sc__scalar(e, group);
+        sc__mapping_start(e);
+        sc__pair(e, dot + 1, s->set[i].value);
+        sc__mapping_end(e);
+    }
+    sc__mapping_end(e);
+}
+
 char *sc_card_to_yaml(const sc_card *card)
 {
     yaml_emitter_t e;
@@ -226,6 +248,8 @@ char *sc_card_to_yaml(const sc_card *card)
     sc__mapping_start(&e);
     sc__pair_u64(&e, "version", (uint64_t)card->version);
     sc__emit_experiment(&e, card);
+    if (card->against)
+        sc__emit_against(&e, card->against);
     sc__mapping_end(&e);
     sc__emit(&e, &ev, yaml_document_end_event_initialize(&ev, 1));
     sc__emit(&e, &ev, yaml_stream_end_event_initialize(&ev));

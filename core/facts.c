@@ -493,6 +493,7 @@ int sc_facts_load(const char *path, sc_bundle_facts *f)
         sc_metric_defaults(src.card, src.results, SC_METRIC_ALL, f->metrics, SC_METRIC_MAX);
     f->n_headline = sc_metric_defaults(src.card, src.results, SC_METRIC_HEADLINE, f->headline,
                                        sizeof(f->headline) / sizeof(f->headline[0]));
+    f->has_primary = sc_metric_primary(src.card, src.results, &f->primary) == 0;
     sc__load_transport(f, &src);
     f->rate_unit = "MB/s";
     if (f->workload == SC_WORKLOAD_STREAM)

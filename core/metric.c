@@ -342,6 +342,35 @@ size_t sc_metric_defaults(const sc_card *card, json_object *results, unsigned wh
     return n;
 }
 
+int sc_metric_primary(const sc_card *card, json_object *results, sc_metric *out)
+{
+    unsigned long long sizes[SC_METRIC_MAX];
+    size_t n = 0, ns;
+
+    if (!card)
+        return -ENOENT;
+    if (card->workload == SC_WORKLOAD_STREAM) {
+        const char *k = card->kernel && strcmp(card->kernel, "all") != 0 ? card->kernel : "triad";
+        sc__add(k, out, 1, &n);
+    } else if (card->workload == SC_WORKLOAD_IPSEARCH) {
+        sc__add("qps", out, 1, &n);
+    } else if (card->workload == SC_WORKLOAD_MPI_PINGPONG) {
+        bool pingpong = !card->kernel || strcmp(card->kernel, "pingpong") == 0;
+        if (card->present[SC_CF_EXPECT_AT_BYTES] || card->expect_min_rate_MBps > 0) {
+            sc__add_sized("bw_",
+                          card->present[SC_CF_EXPECT_AT_BYTES] ? card->expect_at_bytes
+                                                               : card->max_bytes,
+                          out, 1, &n);
+        } else {
+            ns = sc__sizes(results, sizes, SC_METRIC_MAX);
+            unsigned long long lo = ns ? sizes[0] : card->min_bytes;
+            unsigned long long hi = ns ? sizes[ns - 1] : card->max_bytes;
+            sc__add_sized(pingpong ? "latency_" : "bw_", pingpong ? lo : hi, out, 1, &n);
+        }
+    }
+    return n ? 0 : -ENOENT;
+}
+
 size_t sc_metric_available(json_object *results, sc_metric *out, size_t max)
 {
     unsigned long long sizes[SC_METRIC_MAX];

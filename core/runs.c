@@ -34,11 +34,7 @@ const char *sc_runs_path(const sc_card *card, size_t i, const char *name, char *
     return buf;
 }
 
-/*
- * A results-like object over runs so far, for the metric registry (sc_metric.h): the card's
- * workload and kernel, and the runs. NULL on ENOMEM; the runs are shared, not copied.
- */
-static json_object *sc__view(const sc_card *card, json_object *runs)
+json_object *sc_runs_view(const sc_card *card, json_object *runs)
 {
     json_object *v = json_object_new_object();
 
@@ -100,7 +96,7 @@ static bool sc__is_headline(const sc_metric *m, const sc_metric *head, size_t nh
 json_object *sc_runs_stats(const sc_card *card, json_object *runs)
 {
     size_t nruns = runs ? json_object_array_length(runs) : 0;
-    json_object *view = sc__view(card, runs), *stats = json_object_new_object();
+    json_object *view = sc_runs_view(card, runs), *stats = json_object_new_object();
     sc_metric *all = calloc(SC_METRIC_MAX, sizeof(*all)), head[SC_METRIC_MAX];
     double *vals = calloc(nruns + 1, sizeof(*vals));
 
@@ -131,7 +127,7 @@ out:
 static bool sc__intervals_met(const sc_card *card, json_object *runs, char *widest, size_t len)
 {
     size_t nruns = json_object_array_length(runs), nhead = 0;
-    json_object *view = sc__view(card, runs);
+    json_object *view = sc_runs_view(card, runs);
     sc_metric head[SC_METRIC_MAX];
     double *vals = calloc(nruns + 1, sizeof(*vals)), worst = 0;
     bool met = true, unavailable = false;

@@ -180,6 +180,11 @@ typedef struct sc_card {
     int ablation_line;
     char *study_metric; /* metric: the study's figure of merit; NULL: the workload's */
     int study_metric_line;
+    /* A paired run (top-level against:, sc_pair.h): the one change that makes side B of
+       the card's experiment (side A), as a step without a name: set: at most one key
+       (none: an A/A pair). NULL for any other card; a run's card holds none. */
+    sc_card_step *against;
+    int against_line;
     /* Inherited environment variables this run's workload starts without (a step's unset). */
     char **env_unset;
     size_t n_env_unset;

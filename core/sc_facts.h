@@ -77,6 +77,8 @@ typedef struct sc_bundle_facts {
     size_t n_metrics;
     sc_metric headline[8];
     size_t n_headline;
+    sc_metric primary; /* the card's primary metric (sc_metric_primary()), when has_primary */
+    bool has_primary;
     sc_fact_rate rates[8];
     size_t n_rates;
     const char *rate_unit; /* of rates[].MBps: "MB/s" (stream) or "queries/s" (ipsearch) */

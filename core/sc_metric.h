@@ -83,6 +83,17 @@ size_t sc_metric_samples(const sc_metric *m, json_object *results, double *out, 
 size_t sc_metric_defaults(const sc_card *card, json_object *results, unsigned which, sc_metric *out,
                           size_t max);
 
+/*
+ * The workload's primary metric for a card: the one figure compare, classify and a paired
+ * run judge when no --metric names others (doc/design.md, "Metrics"): stream the card's
+ * kernel (triad for kernel all); ipsearch qps; mpi-pingpong the bandwidth at expect.at_bytes
+ * when the card asks for a rate there (expect.at_bytes or expect.min_rate_MBps given; the
+ * size defaults to max_bytes), else the latency at the smallest size (kernel pingpong) or
+ * the bandwidth at the largest (uniband). Sizes measured come from results (may be NULL).
+ * Returns 0, or -ENOENT for a card without a workload.
+ */
+int sc_metric_primary(const sc_card *card, json_object *results, sc_metric *out);
+
 /* Every metric results.json holds, in registry order (for export). Returns how many. */
 size_t sc_metric_available(json_object *results, sc_metric *out, size_t max);
 

@@ -31,6 +31,13 @@ const char *sc_runs_dir(const sc_card *card, size_t i, char *buf, size_t len);
 const char *sc_runs_path(const sc_card *card, size_t i, const char *name, char *buf, size_t len);
 
 /*
+ * A results-like object over runs so far (an array of run objects, shared, not copied):
+ * the card's workload and kernel and the runs, for the metric registry (sc_metric.h).
+ * NULL on ENOMEM.
+ */
+json_object *sc_runs_view(const sc_card *card, json_object *runs);
+
+/*
  * results.json's "stats": for every metric of the runs (an array of run objects, each with
  * its "metrics"; the metrics are the registry's, sc_metric.h), its unit, direction, whether
  * it is a headline of the card, the values and their median, range, coefficient of

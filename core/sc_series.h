@@ -16,6 +16,7 @@
 #include "sc_card.h"
 #include "sc_diag.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* One run of a series. */
@@ -27,7 +28,10 @@ typedef struct sc_instance {
 } sc_instance;
 
 typedef struct sc_series {
-    char *variable; /* what varies from run to run ("threads"); NULL for a lone run */
+    char *variable; /* what varies from run to run ("threads"); NULL for a lone run; a pair:
+                       the key side B changes, or "none" (A/A) */
+    bool paired;    /* a pair (against:, sc_pair.h): run 0 is side A, run 1 side B, their
+                       runs taken in turns in one process, never a table of values */
     sc_instance *runs;
     size_t n;
 } sc_series;

@@ -45,6 +45,10 @@ typedef struct sc_verify_opts {
     /* restore statements (<state_dir>/attest/); NULL: $STREAMCARD_STATE_DIR, else
        /run/streamcard */
     const char *state_dir;
+    /* Verifying a side of a paired run (sc_pair.h) as part of its pair: its runs end by the
+       pair's rule, which the pair's verify applies. A bundle whose run.conf names a
+       pair_side is refused without it: alone, nothing checks when its runs stopped. */
+    bool pair_side;
 } sc_verify_opts;
 
 /*

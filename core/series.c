@@ -5,6 +5,7 @@
  */
 #include "sc_series.h"
 #include "sc_ablation.h"
+#include "sc_pair.h"
 #include "sc_card_schema.h"
 #include "sc_text.h"
 
@@ -125,7 +126,10 @@ static int sc__sweep_runs(const sc_card *card, sc_series *out, sc_diag *diag)
 
 int sc_series_from_card(const sc_card *card, sc_series *out, sc_diag *diag)
 {
-    size_t n = card->n_steps ? 2 * card->n_steps : card->n_sweep ? card->n_sweep : 1;
+    size_t n = card->n_steps   ? 2 * card->n_steps
+               : card->against ? 2
+               : card->n_sweep ? card->n_sweep
+                               : 1;
 
     memset(out, 0, sizeof(*out));
     out->runs = calloc(n, sizeof(*out->runs));
@@ -135,6 +139,15 @@ int sc_series_from_card(const sc_card *card, sc_series *out, sc_diag *diag)
         sc_diag_addf(diag, "%s: a sweep needs a card file", card->source_name);
         return -EINVAL;
     }
+    if (card->n_steps && card->against) {
+        sc_diag_addf(diag,
+                     "%s:%d: against: a study is no pair: its rows are compared with its "
+                     "baseline (valid: ablation: or against:, not both)",
+                     card->source_name, card->against_line);
+        return -EINVAL;
+    }
+    if (card->against)
+        return sc_pair_series(card, out, diag);
     if (card->n_steps)
         return sc_ablation_series(card, out, diag);
     if (card->n_sweep)
@@ -157,7 +170,7 @@ int sc_card_check(sc_card *card, sc_diag *diag)
                      card->source_name, card->study_metric_line);
         return -EINVAL;
     }
-    if (!card->n_sweep && !card->n_steps)
+    if (!card->n_sweep && !card->n_steps && !card->against)
         return sc__card_check_run(card, diag);
     int rc = sc_series_from_card(card, &series, diag);
     sc_series_free(&series);

@@ -3,19 +3,31 @@
  * doc/design.md, "Statistics of runs").
  */
 #include "sc_stats.h"
+#include "sc_stats_internal.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define SC__Z975 1.959963984540054 /* the 0.975 quantile of the standard normal law */
-
-static int sc__cmp_double(const void *a, const void *b)
+int sc__stats_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
 
     return (x > y) - (x < y);
+}
+
+bool sc__stats_positive(const double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i]) || x[i] <= 0)
+            return false;
+    return true;
+}
+
+double sc__stats_phi(double x)
+{
+    return 0.5 * erfc(-x / sqrt(2.0));
 }
 
 /* A sorted copy of x (malloc'd), or NULL; *bad set when a value is not finite. */
@@ -30,11 +42,11 @@ static double *sc__sorted(const double *x, size_t n, bool *bad)
         s[i] = x[i];
         *bad |= !isfinite(x[i]);
     }
-    qsort(s, n, sizeof(*s), sc__cmp_double);
+    qsort(s, n, sizeof(*s), sc__stats_cmp_double);
     return s;
 }
 
-static double sc__median_sorted(const double *s, size_t n)
+double sc__stats_median_sorted(const double *s, size_t n)
 {
     return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
@@ -94,7 +106,7 @@ int sc_stats_describe(const double *x, size_t n, sc_stats *out)
     out->n = n;
     out->min = s[0];
     out->max = s[n - 1];
-    out->median = sc__median_sorted(s, n);
+    out->median = sc__stats_median_sorted(s, n);
     double sum = 0, sq = 0;
     for (size_t i = 0; i < n; i++)
         sum += s[i];
@@ -190,24 +202,18 @@ int sc_stats_ratio(const double *a, size_t n_a, const double *b, size_t n_b, sc_
     int rc = 0;
 
     memset(out, 0, sizeof(*out));
-    if (!n_a || !n_b)
+    if (!n_a || !n_b || !sc__stats_positive(a, n_a) || !sc__stats_positive(b, n_b))
         return -EINVAL;
-    for (size_t i = 0; i < n_a; i++)
-        if (!isfinite(a[i]) || a[i] <= 0)
-            return -EINVAL;
-    for (size_t j = 0; j < n_b; j++)
-        if (!isfinite(b[j]) || b[j] <= 0)
-            return -EINVAL;
     d = malloc(nd * sizeof(*d));
     if (!d)
         return -ENOMEM;
     for (size_t i = 0; i < n_a; i++)
         for (size_t j = 0; j < n_b; j++)
             d[i * n_b + j] = log(b[j]) - log(a[i]);
-    qsort(d, nd, sizeof(*d), sc__cmp_double);
+    qsort(d, nd, sizeof(*d), sc__stats_cmp_double);
     out->n_a = n_a;
     out->n_b = n_b;
-    out->ratio = exp(sc__median_sorted(d, nd));
+    out->ratio = exp(sc__stats_median_sorted(d, nd));
     if (n_a >= SC_STATS_MIN_RUNS && n_b >= SC_STATS_MIN_RUNS) {
         size_t k;
         if (n_a < SC_STATS_EXACT_BELOW && n_b < SC_STATS_EXACT_BELOW) {
@@ -225,6 +231,49 @@ int sc_stats_ratio(const double *a, size_t n_a, const double *b, size_t n_b, sc_
         }
     }
     free(d);
+    return rc;
+}
+
+/* P(U <= u) of the Mann-Whitney law of m and n: exact below SC_STATS_EXACT_BELOW a side,
+   else normal with a continuity correction. 0 or -ENOMEM. */
+static int sc__mw_cdf(size_t m, size_t n, double u, double *p)
+{
+    double mn = (double)m * (double)n;
+
+    if (m >= SC_STATS_EXACT_BELOW || n >= SC_STATS_EXACT_BELOW) {
+        *p = sc__stats_phi((u + 0.5 - mn / 2) / sqrt(mn * (double)(m + n + 1) / 12));
+        return 0;
+    }
+    double *c = sc__mann_whitney_counts(m, n), total = 0, cdf = 0;
+    if (!c)
+        return -ENOMEM;
+    for (size_t q = 0; q <= m * n; q++) {
+        total += c[q];
+        if ((double)q <= u)
+            cdf += c[q];
+    }
+    free(c);
+    *p = cdf / total;
+    return 0;
+}
+
+int sc__stats_mw_shift_p(const double *a, size_t m, const double *b, size_t n, double edge,
+                         double *p_below, double *p_above)
+{
+    double c = log(edge), at_or_above = 0, at_or_below = 0;
+    int rc;
+
+    /* The interval's upper end d(mn-k+1) lies below c exactly when fewer than k of the
+       differences reach c: P(U <= that count) is the claim's p-value. */
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++) {
+            double d = log(b[j]) - log(a[i]);
+            at_or_above += d >= c;
+            at_or_below += d <= c;
+        }
+    rc = sc__mw_cdf(m, n, at_or_above, p_below);
+    if (rc == 0)
+        rc = sc__mw_cdf(m, n, at_or_below, p_above);
     return rc;
 }
 
@@ -274,6 +323,10 @@ const char *sc_stats_verdict_name(sc_verdict v)
         return "no detectable difference";
     case SC_VERDICT_NOISY:
         return "too noisy to tell";
+    case SC_VERDICT_CONTAMINATED:
+        return "contaminated";
+    case SC_VERDICT_DRIFTING:
+        return "drifting host: use --against";
     default:
         return "unconfirmed";
     }

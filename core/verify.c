@@ -555,7 +555,7 @@ static void sc__check_stats(const sc_card *card, json_object *root, bool passed,
  * not after, unless a run failed (then the verdict fails anyway).
  */
 static void sc__check_series(const sc_card *card, const sc__files *f, json_object *root, size_t n,
-                             bool passed, sc_diag *problems)
+                             bool passed, bool pair_side, sc_diag *problems)
 {
     json_object *runs = NULL;
     char why[256], claimed[256] = "";
@@ -569,6 +569,8 @@ static void sc__check_series(const sc_card *card, const sc__files *f, json_objec
                      n);
         return;
     }
+    if (pair_side) /* the pair's verify holds the pairs to their rule (sc_pair_done()) */
+        return;
     json_object *prefix = json_object_new_array();
     for (size_t k = 0; prefix && k < n; k++) {
         json_object_array_add(prefix, json_object_get(json_object_array_get_idx(runs, k)));
@@ -636,7 +638,7 @@ static size_t sc__count_runs(const sc_bundle *b)
 
 /* Every run, the gates over them, the top-level claims, the statistics and the series. */
 static int sc__verify_runs(const sc_bundle *b, const sc_card *card, const sc__files *f,
-                           sc_verify_report *out, sc_tracelog *first_log)
+                           bool pair_side, sc_verify_report *out, sc_tracelog *first_log)
 {
     json_object *root = f->res, *schema = NULL;
     bool flat = sc_runs_flat(card);
@@ -680,7 +682,8 @@ static int sc__verify_runs(const sc_bundle *b, const sc_card *card, const sc__fi
         if (root && (v2 || !flat))
             sc__check_stats(card, root, sc_gates_passed(&out->gates), &out->problems);
         if (!flat) {
-            sc__check_series(card, f, root, n, sc_gates_passed(&out->gates), &out->problems);
+            sc__check_series(card, f, root, n, sc_gates_passed(&out->gates), pair_side,
+                             &out->problems);
             sc__check_series_times(f, root, n, &out->problems);
         }
     }
@@ -731,10 +734,17 @@ int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verif
     sc__check_finite("results.json", f.res, p);
     if (f.run_conf)
         sc__check_identity(&f, card, &out->problems);
+    char side[8];
+    bool pair_side = f.run_conf && sc_kv_get(f.run_conf, "pair_side", side, sizeof(side));
+    if (pair_side && !(opts && opts->pair_side))
+        sc_diag_addf(&out->problems,
+                     "a side (%s) of a paired run: its runs end by the pair's rule (valid: "
+                     "streamcard verify, compare or classify of the pair's directory)",
+                     side);
     if (card) {
         sc_tracelog first; /* the first run's log as parsed; over_line -1: it has none */
         memset(&first, 0, sizeof(first));
-        rc = sc__verify_runs(&b, card, &f, out, &first);
+        rc = sc__verify_runs(&b, card, &f, pair_side, out, &first);
         bool has_log = first.over_line >= 0;
         out->log_best_rate_MBps = sc__log_best_rate(has_log ? &first : NULL);
         if (rc == 0 && out->gates_computed) {

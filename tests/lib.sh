@@ -53,23 +53,6 @@ trap 'rm -rf "$WORK"' EXIT
 # /tmp/ompi.<host>.<uid>, and the loser fails ("mkdir ... File exists").
 export OMPI_MCA_orte_tmpdir_base="$WORK"
 
-# background_load: the busiest of CPUs 0 and 1 over one second, in % (user, nice, system,
-# irq, softirq, steal over every tick of /proc/stat), as "<pct> <cpu>". A test whose
-# verdict needs a quiet CPU measures it just before and skips (77) above its gate's limit.
-background_load() {
-    local a b
-    a=$(grep -E '^cpu[01] ' /proc/stat)
-    sleep 1
-    b=$(grep -E '^cpu[01] ' /proc/stat)
-    printf '%s\n%s\n' "$a" "$b" | awk '
-        { busy = $2 + $3 + $4 + $7 + $8 + $9; total = busy + $5 + $6
-          if ($1 in b0) { db = busy - b0[$1]; dt = total - t0[$1]
-                          p = dt > 0 ? 100 * db / dt : 0
-                          if (p >= worst) { worst = p; name = $1 } }
-          else { b0[$1] = busy; t0[$1] = total } }
-        END { printf "%.1f %s\n", worst, name }'
-}
-
 # iterations_for SECONDS KIND ARGS...: how many iterations make the main loop of the kernel
 # KIND (stream or ipsearch, in $STREAMCARD_KERNEL_DIR or $BIN) with ARGS last at least
 # SECONDS on this CPU, measured by a short run of the kernel itself (the fastest repetition
@@ -194,4 +177,35 @@ in_job() {
     shift
     env STREAMCARD_BUNDLE="$d" STREAMCARD_CARD="$d/card.yaml" \
         STREAMCARD_CARD_SHA256="$(sha256sum <"$d/card.yaml" | cut -d' ' -f1)" "$@"
+}
+
+# toy_history REPO BAD MESSAGE CARD: a git repository of 6 commits (a card.yaml and a notes
+# file), card.yaml the output of "CARD good" before commit BAD and of "CARD bad" from it
+# on, commit BAD's message MESSAGE (the others "commit <i>"): what a bisection searches.
+toy_history() {
+    local repo=$1 bad=$2 message=$3 card=$4 i msg
+    git init -q "$repo"
+    git -C "$repo" config user.email t@example.org
+    git -C "$repo" config user.name test
+    for i in 1 2 3 4 5 6; do
+        if [ "$i" -ge "$bad" ]; then "$card" bad; else "$card" good; fi >"$repo/card.yaml"
+        echo "change $i" >"$repo/notes"
+        git -C "$repo" add card.yaml notes
+        msg="commit $i"
+        [ "$i" = "$bad" ] && msg=$message
+        git -C "$repo" commit -q -m "$msg"
+    done
+}
+
+# bisect_blames REPO STEP OUT MESSAGE: git bisect run of STEP over REPO's six commits (its
+# output in OUT) blames the commit whose message is MESSAGE; the bisection is reset after.
+bisect_blames() {
+    local repo=$1 step=$2 out=$3 message=$4 first_bad
+    (cd "$repo" && git bisect start HEAD HEAD~5 >/dev/null && git bisect run "$step" >"$out" 2>&1) ||
+        { cat "$out" >&2; fail "git bisect run $step"; }
+    first_bad=$(git -C "$repo" rev-parse refs/bisect/bad)
+    [ "$(git -C "$repo" log -1 --format=%s "$first_bad")" = "$message" ] ||
+        { cat "$out" >&2; fail "$step blamed $(git -C "$repo" log -1 --format=%s "$first_bad")"; }
+    expect_contains "$out" "is the first bad commit"
+    git -C "$repo" bisect reset >/dev/null 2>&1
 }

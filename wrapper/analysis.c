@@ -14,12 +14,17 @@
 
 int sc_analysis_load(sc_analysis_bundle *ab, const char *path)
 {
+    return sc_analysis_load_opts(ab, path, NULL);
+}
+
+int sc_analysis_load_opts(sc_analysis_bundle *ab, const char *path, const sc_verify_opts *opts)
+{
     memset(ab, 0, sizeof(*ab));
     /* A path a user named (a glob over users' directories): shown, never printed raw. */
     sc_text_escape(ab->arg_shown, sizeof(ab->arg_shown), path, strlen(path));
     ab->arg = ab->arg_shown;
     ab->path = path;
-    ab->open_rc = sc_verify_bundle(path, &ab->verify);
+    ab->open_rc = sc_verify_bundle_opts(path, opts, &ab->verify);
     if (ab->open_rc < 0) {
         snprintf(ab->why, sizeof(ab->why), "cannot open the bundle: %s", strerror(-ab->open_rc));
         return ab->open_rc;
@@ -165,17 +170,44 @@ size_t sc_analysis_metrics(const sc_bundle_facts *f, const char *name, sc_metric
     return n;
 }
 
+size_t sc_analysis_judged(const sc_bundle_facts *f, const char *names, sc_metric *out, size_t max)
+{
+    size_t n = 0;
+
+    if (!names)
+        return max && f->has_primary ? (out[0] = f->primary, 1) : 0;
+    if (!strcmp(names, "all"))
+        return sc_analysis_metrics(f, NULL, out, max);
+    for (const char *p = names; *p && n < max;) {
+        char one[SC_METRIC_NAME_MAX + 8];
+        size_t len = strcspn(p, ",");
+        snprintf(one, sizeof(one), "%.*s", (int)len, p);
+        if (sc_metric_lookup(one, &out[n]) == 0)
+            n++;
+        p += len + (p[len] == ',');
+    }
+    return n;
+}
+
 bool sc_analysis_metric_ok(const char *cmd, const char *name)
 {
     sc_metric m;
 
-    if (!name || sc_metric_lookup(name, &m) == 0)
-        return true;
-    fprintf(stderr,
-            "streamcard: %s: --metric %s: not a metric (valid: copy, scale, add, triad, qps, "
-            "thread_seconds, latency_<size>, bw_<size> with a size like 8B, 64KiB, 1MiB)\n",
-            cmd, name);
-    return false;
+    for (const char *p = name; p && *p && strcmp(name, "all") != 0;) {
+        char one[128];
+        size_t len = strcspn(p, ",");
+        snprintf(one, sizeof(one), "%.*s", (int)len, p);
+        if (sc_metric_lookup(one, &m) < 0) {
+            fprintf(stderr,
+                    "streamcard: %s: --metric %s: not a metric (valid: copy, scale, add, triad, "
+                    "qps, thread_seconds, latency_<size>, bw_<size> with a size like 8B, 64KiB, "
+                    "1MiB; several joined by commas; or all)\n",
+                    cmd, one);
+            return false;
+        }
+        p += len + (p[len] == ',');
+    }
+    return true;
 }
 
 void sc_analysis_print_metrics(FILE *out)
@@ -195,42 +227,56 @@ void sc_analysis_print_variables(FILE *out)
         fprintf(out, "%-22s %-9s %s\n", name, group, source);
 }
 
-/* Every sample of m in f (its runs'), malloc'd into *out. How many; 0 with *out NULL. */
-static size_t sc__samples(const sc_bundle_facts *f, const sc_metric *m, double **out)
+int sc_analysis_compare(const sc_bundle_facts *a, const sc_bundle_facts *b, const sc_metric *m,
+                        const sc_analysis_opts *o, sc_analysis_cmp *c)
 {
-    double *buf = calloc(SC_RUNS_MAX, sizeof(*buf));
-    size_t n = buf ? sc_metric_samples(m, f->results, buf, SC_RUNS_MAX) : 0;
+    sc_compare_opts co = {.bound_pct = o->bound_pct,
+                          .max_interference_pct = o->max_interference_pct,
+                          .tolerance_pct = o->tolerance_pct,
+                          .paired = o->paired,
+                          .apart = !o->paired && sc_compare_apart(a->results, b->results)};
 
-    if (!n) {
-        free(buf);
-        buf = NULL;
-    }
-    *out = buf;
-    return n;
+    return sc_compare_metric(a->results, b->results, m, &co, c);
 }
 
-int sc_analysis_compare(const sc_bundle_facts *a, const sc_bundle_facts *b, const sc_metric *m,
-                        double bound_pct, sc_analysis_cmp *c)
+void sc_analysis_override_text(const sc_analysis_cmp *c, double max_interference_pct, char *buf,
+                               size_t len)
 {
-    double *va = NULL, *vb = NULL;
-    int rc = -ENOENT;
+    const sc_trend *t =
+        c->trend_a.tested && c->trend_a.p < SC_STATS_TREND_ALPHA ? &c->trend_a : &c->trend_b;
 
-    memset(c, 0, sizeof(*c));
-    c->m = *m;
-    c->n_a = sc__samples(a, m, &va);
-    c->n_b = sc__samples(b, m, &vb);
-    if (c->n_a && c->n_b && sc_stats_describe(va, c->n_a, &c->sa) == 0 &&
-        sc_stats_describe(vb, c->n_b, &c->sb) == 0) {
-        c->val_a = c->sa.median;
-        c->val_b = c->sb.median;
-        rc = sc_stats_ratio(va, c->n_a, vb, c->n_b, &c->r);
-        if (rc == -EINVAL) /* a value not positive: medians, no ratio */
-            rc = 0;
-        c->verdict = sc_stats_verdict(&c->r, m->better == SC_METRIC_HIGHER, bound_pct);
+    *buf = '\0';
+    if (c->verdict == SC_VERDICT_CONTAMINATED)
+        snprintf(buf, len,
+                 "%s's runs had up to %.1f%% foreign work on a CPU, above the %g%% that leaves a "
+                 "figure to its card (the interval alone says %s)",
+                 c->worst_a > max_interference_pct ? "A" : "B",
+                 c->worst_a > max_interference_pct ? c->worst_a : c->worst_b, max_interference_pct,
+                 sc_stats_verdict_name(c->interval));
+    else if (c->verdict == SC_VERDICT_DRIFTING)
+        snprintf(buf, len,
+                 "the sides were measured apart and %s's runs trend with their order (rho %.2f, "
+                 "p %.3f): the host moved under the series (the interval alone says %s)",
+                 t == &c->trend_a ? "A" : "B", t->rho, t->p, sc_stats_verdict_name(c->interval));
+    else if (c->verdict != c->interval)
+        snprintf(buf, len,
+                 "%s does not hold after Holm's correction for %zu metrics (p %.3f, adjusted %.3f)",
+                 sc_stats_verdict_name(c->interval), c->family, c->p, c->p_holm);
+}
+
+void sc_analysis_trend_text(const sc_analysis_cmp *c, char *buf, size_t len)
+{
+    const sc_trend *t[2] = {&c->trend_a, &c->trend_b};
+    size_t used = (size_t)snprintf(buf, len, "trend with run order:");
+
+    for (int i = 0; i < 2 && used < len; i++) {
+        if (t[i]->tested)
+            used += (size_t)snprintf(buf + used, len - used, " %c rho %.2f, p %.3f (%s)%s",
+                                     i ? 'B' : 'A', t[i]->rho, t[i]->p, t[i]->method, i ? "" : ";");
+        else
+            used += (size_t)snprintf(buf + used, len - used, " %c not tested (%zu runs)%s",
+                                     i ? 'B' : 'A', t[i]->n, i ? "" : ";");
     }
-    free(va);
-    free(vb);
-    return rc;
 }
 
 void sc_analysis_cmp_text(const sc_analysis_cmp *c, char *buf, size_t len)
@@ -240,9 +286,10 @@ void sc_analysis_cmp_text(const sc_analysis_cmp *c, char *buf, size_t len)
                  c->r.ci_high, sc_stats_verdict_name(c->verdict));
     else
         snprintf(buf, len,
-                 "B/A %.3f, interval unavailable (%zu and %zu run%s; %d a side give one): change "
-                 "unconfirmed",
-                 c->r.ratio, c->n_a, c->n_b, c->n_b == 1 ? "" : "s", SC_STATS_MIN_RUNS);
+                 "B/A %.3f, interval unavailable (%zu and %zu run%s; %d a side give one): %s",
+                 c->r.ratio, c->n_a, c->n_b, c->n_b == 1 ? "" : "s", SC_STATS_MIN_RUNS,
+                 c->verdict == SC_VERDICT_UNCONFIRMED ? "change unconfirmed"
+                                                      : sc_stats_verdict_name(c->verdict));
 }
 
 void sc_analysis_method_text(char *buf, size_t len, double bound_pct)
@@ -261,39 +308,17 @@ void sc_analysis_print_method(FILE *out, double bound_pct)
     fprintf(out, "%s\n", text);
 }
 
-/* The largest share_pct of an "interference" object's cpus, or -1. */
-static double sc__worst_share(json_object *intf)
+void sc_analysis_print_paired_method(FILE *out, double bound_pct)
 {
-    json_object *cpus = NULL;
-    double worst = -1, v;
-
-    if (!intf || !json_object_object_get_ex(intf, "cpus", &cpus) ||
-        !json_object_is_type(cpus, json_type_array))
-        return -1;
-    for (size_t i = 0; i < json_object_array_length(cpus); i++)
-        if (sc_num_get(json_object_array_get_idx(cpus, i), "share_pct", &v) == 0 && v > worst)
-            worst = v;
-    return worst;
+    fprintf(out,
+            "ratio B/A: %s (exact below %d pairs, else its normal approximation); no detectable "
+            "difference: the whole interval within +-%g%%\n",
+            SC_STATS_PAIRED_METHOD, SC_STATS_EXACT_BELOW, bound_pct);
 }
 
 double sc_analysis_worst_share(const sc_bundle_facts *f, double *limit_pct)
 {
-    json_object *runs = NULL, *intf = NULL, *limit = NULL;
-    double worst = -1, l = 0;
-
-    if (f->results && json_object_object_get_ex(f->results, "runs", &runs) &&
-        json_object_is_type(runs, json_type_array))
-        for (size_t i = 0; i < json_object_array_length(runs); i++) {
-            json_object *run = json_object_array_get_idx(runs, i);
-            if (json_object_object_get_ex(run, "interference", &intf) && intf) {
-                double w = sc__worst_share(intf);
-                worst = w > worst ? w : worst;
-                json_object_object_get_ex(intf, "max_interference_pct", &limit);
-            }
-        }
-    if (limit_pct)
-        *limit_pct = sc_num_json(limit, &l) == 0 ? l : 0;
-    return worst;
+    return sc_compare_worst_share(f->results, limit_pct);
 }
 
 void sc_analysis_interference(const sc_bundle_facts *f, char *buf, size_t len)
@@ -304,6 +329,22 @@ void sc_analysis_interference(const sc_bundle_facts *f, char *buf, size_t len)
         snprintf(buf, len, "max %.1f%% foreign (limit %g%%)", worst, limit);
     else
         snprintf(buf, len, "not measured");
+}
+
+bool sc_analysis_limit_ok(const char *cmd, const char *arg, double *pct)
+{
+    char *end = NULL;
+    double v = strtod(arg, &end);
+
+    if (end != arg && !*end && isfinite(v) && v > 0 && v <= 100) {
+        *pct = v;
+        return true;
+    }
+    fprintf(stderr,
+            "streamcard: %s: --max-interference %s: not a percentage (valid: 0 < PCT <= 100; "
+            "default %g, the interference gate's default)\n",
+            cmd, arg, SC_COMPARE_MAX_INTERFERENCE);
+    return false;
 }
 
 bool sc_analysis_bound_ok(const char *cmd, const char *arg, double *bound_pct)

@@ -7,6 +7,7 @@
 #ifndef SC_ANALYSIS_H
 #define SC_ANALYSIS_H
 
+#include "sc_compare.h"
 #include "sc_facts.h"
 #include "sc_metric.h"
 #include "sc_stats.h"
@@ -40,6 +41,8 @@ typedef struct sc_analysis_bundle {
 
 /* Verifies and loads path. Returns 0, or -errno (open_rc) when it could not be read. */
 int sc_analysis_load(sc_analysis_bundle *ab, const char *path);
+/* As sc_analysis_load(), verified with opts (NULL: the defaults; a pair's side: pair_side). */
+int sc_analysis_load_opts(sc_analysis_bundle *ab, const char *path, const sc_verify_opts *opts);
 void sc_analysis_free(sc_analysis_bundle *ab);
 
 /* What a command's callbacks return to let the preamble go on (else: an exit status). */
@@ -118,22 +121,44 @@ size_t sc_analysis_metrics(const sc_bundle_facts *f, const char *name, sc_metric
 
 /* One metric of two bundles as a comparison sees it (doc/design.md, "Statistics of runs"):
    each side's runs, their medians and intervals, the ratio B/A with its interval, the
-   verdict for the noise bound. */
-typedef struct sc_analysis_cmp {
-    sc_metric m;
-    size_t n_a, n_b;     /* runs on each side */
-    double val_a, val_b; /* each side's value: its one run's, or the median of its runs */
-    sc_stats sa, sb;
-    sc_ratio r;
-    sc_verdict verdict;
-} sc_analysis_cmp;
+   verdict, what overrides it, each side's trend (sc_compare.h). */
+typedef sc_comparison sc_analysis_cmp;
 
 /* The noise bound a comparison states, in percent, unless --noise-bound gives another. */
 #define SC_ANALYSIS_NOISE_BOUND SC_STATS_NOISE_BOUND
 
-/* Compares m in a and b. 0, -ENOENT when a side holds no value of m, -ENOMEM. */
+/* How a command compares: the noise bound, the contamination limit (--max-interference),
+   classify's tolerance (0: none), and whether the two sides are the pairs of one run. */
+typedef struct sc_analysis_opts {
+    double bound_pct, max_interference_pct, tolerance_pct;
+    bool paired;
+} sc_analysis_opts;
+
+/* The defaults: the noise bound, the contamination limit of SC_COMPARE_MAX_INTERFERENCE. */
+#define SC_ANALYSIS_OPTS_DEFAULT                                                                   \
+    ((sc_analysis_opts){.bound_pct = SC_ANALYSIS_NOISE_BOUND,                                      \
+                        .max_interference_pct = SC_COMPARE_MAX_INTERFERENCE})
+
+/* Compares m in a and b (separate sides measured apart in time are held to drift). 0,
+   -ENOENT when a side holds no value of m, -ENOMEM. */
 int sc_analysis_compare(const sc_bundle_facts *a, const sc_bundle_facts *b, const sc_metric *m,
-                        double bound_pct, sc_analysis_cmp *c);
+                        const sc_analysis_opts *o, sc_analysis_cmp *c);
+
+/*
+ * The metrics compare and classify judge in f (A's, the baseline's): the names --metric
+ * gave (a comma list; "all": every metric of the card), else the card's primary metric
+ * (sc_metric_primary()). Fills out (at most max) and returns how many.
+ */
+size_t sc_analysis_judged(const sc_bundle_facts *f, const char *names, sc_metric *out, size_t max);
+
+/* Why a comparison's verdict is not its interval's, for its line: "contaminated: B's runs
+   had up to 33.4% foreign work on a CPU (limit 5%)", "...", or "" when it is. */
+void sc_analysis_override_text(const sc_analysis_cmp *c, double max_interference_pct, char *buf,
+                               size_t len);
+
+/* Each side's trend with its run order, one phrase: "trend with run order: A rho 0.94, p
+   0.017 (exact permutation); B rho -0.20, p 0.700". */
+void sc_analysis_trend_text(const sc_analysis_cmp *c, char *buf, size_t len);
 
 /* "B/A 0.958, 95% interval [0.941, 0.972]: B slower", or without an interval "B/A 0.623,
    interval unavailable (1 and 1 runs; 6 a side give one): change unconfirmed". */
@@ -143,6 +168,7 @@ void sc_analysis_cmp_text(const sc_analysis_cmp *c, char *buf, size_t len);
    its newline, or into buf without it. */
 void sc_analysis_print_method(FILE *out, double bound_pct);
 void sc_analysis_method_text(char *buf, size_t len, double bound_pct);
+void sc_analysis_print_paired_method(FILE *out, double bound_pct);
 
 /* The worst foreign share (%) over the bundle's CPUs and runs, and the card's limit; -1 when
    nothing was measured (interference_accounting: off, or a bundle of schema 1). */
@@ -152,8 +178,11 @@ void sc_analysis_interference(const sc_bundle_facts *f, char *buf, size_t len);
 
 /* Reads a --noise-bound value; false with a one-line message on stderr for command cmd. */
 bool sc_analysis_bound_ok(const char *cmd, const char *arg, double *bound_pct);
+/* Reads a --max-interference value (0 < PCT <= 100); false with a one-line message. */
+bool sc_analysis_limit_ok(const char *cmd, const char *arg, double *pct);
 
-/* Checks a --metric value; false with a one-line message on stderr for command cmd. */
+/* Checks a --metric value (compare and classify: a comma list, or all); false with a
+   one-line message on stderr for command cmd. */
 bool sc_analysis_metric_ok(const char *cmd, const char *name);
 
 /* The metric registry for help texts: one line per family, indented. */

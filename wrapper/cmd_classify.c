@@ -10,9 +10,16 @@
  * table, doc/design.md "The gates"): an outcome gate the baseline held makes the run bad
  * (a TCP fall-back, a wrong result, a crash), an environment gate makes it skip.
  * Usage errors exit 128, which stops `git bisect run` instead of blaming a commit.
+ *
+ * The run may also be side B of a paired run (PAIR; doc/design.md "Paired runs"), its side A
+ * the baseline, or a bisection step may make that pair itself (--rerun-baseline,
+ * classify_rerun.c): then the host's drift cancels pair by pair. --gates-only judges the
+ * gates alone (a transport regression needs no statistics).
  */
 #include "analysis.h"
+#include "classify.h"
 #include "cli.h"
+#include "pair_load.h"
 #include "sc_text.h"
 
 #include <errno.h>
@@ -26,14 +33,23 @@
 static void sc__classify_usage(FILE *out)
 {
     fprintf(out,
-            "usage: streamcard classify BUNDLE --baseline BASELINE [--tolerance PCT]\n"
-            "                           [--allow VAR[,VAR...]] [--metric NAME]\n"
-            "                           [--bad-gate GATE[,GATE...]]\n"
+            "usage: streamcard classify --rerun-baseline BASELINE [CARD] [options]\n"
+            "       streamcard classify PAIR [options]\n"
+            "       streamcard classify BUNDLE --baseline BASELINE [options]\n"
+            "options: [--tolerance PCT] [--allow VAR[,VAR...]] [--metric NAME[,NAME...]|all]\n"
+            "         [--bad-gate GATE[,GATE...]] [--gates-only] [--max-interference PCT]\n"
+            "         [--output DIR] [--seed N]\n"
             "\n"
-            "Judges BUNDLE against BASELINE for `git bisect run`, in one line on stdout. Each\n"
-            "metric of the baseline's card (or the one --metric names) is compared run by run:\n"
-            "the ratio BUNDLE/BASELINE with its 95%% interval (Hodges-Lehmann, Mann-Whitney;\n"
-            "at least 6 runs a side, the card's runs: 6 or auto):\n"
+            "Judges a run against a baseline for `git bisect run`, in one line on stdout.\n"
+            "--rerun-baseline makes the step a paired run: the baseline's card and build (its\n"
+            "workload, unchanged since) take turns with CARD (default: the baseline's card)\n"
+            "and this build, and the pair is judged: the host's drift between the baseline's\n"
+            "day and now cancels pair by pair. PAIR judges side B of a paired run against its\n"
+            "side A. BUNDLE --baseline compares two separate bundles (a host that drifted\n"
+            "under them is a skip). The primary metric of the baseline's card (or --metric's)\n"
+            "is compared: the ratio BUNDLE/BASELINE with its 95%% interval (Hodges-Lehmann;\n"
+            "pairs: Wilcoxon signed-rank, separate: Mann-Whitney; at least 6 runs a side,\n"
+            "the card's runs: 6 or auto); several metrics: Holm's correction over them:\n"
             "  good  every interval excludes a loss of more than PCT %%, in the metric's own\n"
             "        direction                                                     exit 0\n"
             "  bad   a metric's whole interval lies beyond PCT %% (a significant loss), or an\n"
@@ -42,8 +58,15 @@ static void sc__classify_usage(FILE *out)
             "        runs a side: the line says roughly how many runs would decide it), or\n"
             "        the run proves nothing: BUNDLE is missing or fails verification, an\n"
             "        environment gate failed, it differs from the baseline in more than\n"
-            "        the build, or the baseline itself is not usable              exit 125\n"
-            "Usage errors and an unreadable BASELINE exit 128 (git bisect run stops).\n"
+            "        the build, a side is contaminated (foreign work above\n"
+            "        --max-interference), the host drifted under separate series, or the\n"
+            "        baseline itself is not usable                                exit 125\n"
+            "--gates-only judges no figure: bad (1) when a gate that held on the baseline fails,\n"
+            "good (0) when every gate that held still holds, skip (125) otherwise (a gate of\n"
+            "the machine failed: interference, evidence, platform_state, a workload ended from\n"
+            "outside; or a gate the baseline held was not checked).\n"
+            "Usage errors, an unreadable BASELINE and a baseline whose build changed since\n"
+            "(--rerun-baseline) exit 128 (git bisect run stops).\n"
             "\n"
             "Gates, by what their failure says:\n"
             "  outcome      what the workload did: the revision is bad\n"
@@ -58,14 +81,25 @@ static void sc__classify_usage(FILE *out)
     fprintf(out,
             "\n"
             "options:\n"
-            "  --baseline DIR     the known-good bundle (required)\n"
+            "  --baseline DIR     the known-good bundle (with BUNDLE)\n"
             "  --tolerance PCT    the loss against the baseline, in percent, that makes a run\n"
             "                     bad once its interval lies beyond it (default %.0f)\n"
             "  --allow VAR,...    controlled variables that may differ besides the build\n"
             "                     group (e.g. host; env or expect when the card lives in the\n"
             "                     bisected repository); see streamcard compare --variables\n"
-            "  --metric NAME      judge this metric only (default: the card's: its kernel,\n"
-            "                     every kernel of kernel all, qps, MPI latency and bandwidth)\n"
+            "  --metric NAME,...  judge these metrics (default: the card's primary metric:\n"
+            "                     its kernel (triad for all), qps, MPI the bandwidth at\n"
+            "                     expect.at_bytes or else the latency at the smallest size);\n"
+            "                     all: every metric of the card; several: Holm's correction\n"
+            "  --gates-only       the gates decide alone (see above)\n"
+            "  --rerun-baseline DIR\n"
+            "                     the baseline bundle to run again, paired with this step\n"
+            "  --output DIR       where --rerun-baseline's pair goes (default: beside the\n"
+            "                     baseline)\n"
+            "  --seed N           the pair's order (default: drawn, and recorded)\n"
+            "  --max-interference PCT\n"
+            "                     a side whose runs had more foreign work on a CPU is\n"
+            "                     contaminated: skip (default 5)\n"
             "  --bad-gate GATE,.. the gates whose failure makes a run bad, instead of the\n"
             "                     outcome class (none: no gate; every other failure skips)\n"
             "  -h, --help         this text\n"
@@ -133,22 +167,44 @@ static void sc__said(char *buf, size_t len, const sc_analysis_cmp *c)
                  sc_metric_change(c->val_a, c->val_b), c->n_b, c->n_a);
 }
 
+/* A comparison that is not the interval's (contaminated, drifting): skip, saying why. */
+static bool sc__overridden(const sc_bundle_facts *run, const sc_analysis_cmp *c,
+                           const sc_classify_opts *o)
+{
+    char why[400];
+
+    if (c->verdict != SC_VERDICT_CONTAMINATED && c->verdict != SC_VERDICT_DRIFTING)
+        return false;
+    sc_analysis_override_text(c, o->max_interference, why, sizeof(why));
+    printf("skip: %s: %s: %s%s\n", run->name, sc_stats_verdict_name(c->verdict), why,
+           c->verdict == SC_VERDICT_DRIFTING
+               ? " (valid: classify --rerun-baseline BASELINE, a paired run of the baseline's "
+                 "card and build against this one)"
+               : "");
+    return true;
+}
+
 /*
- * Each metric of the baseline's card (or the one --metric names), the run's runs against
+ * Each metric judged (the baseline card's primary, or --metric's), the run's runs against
  * the baseline's (doc/design.md, "Statistics of runs"): bad only when one metric's whole 95%
- * interval lies beyond the tolerance (a significant loss), good when every interval excludes
- * such a loss, skip when an interval cannot tell (or there is none: fewer than 6 runs a
- * side), saying roughly how many runs would decide it.
+ * interval lies beyond the tolerance (a significant loss; several metrics: still after
+ * Holm's correction), good when every interval excludes such a loss, skip when an interval
+ * cannot tell (or there is none: fewer than 6 runs a side), saying roughly how many runs
+ * would decide it, or when a side is contaminated or the host drifted under separate series.
  */
 static int sc__judge_metrics(const sc_bundle_facts *run, const sc_bundle_facts *base,
-                             double tolerance, const char *metric)
+                             const sc_classify_opts *o, bool paired)
 {
     sc_metric m[SC_METRIC_MAX];
-    size_t n = sc_analysis_metrics(base, metric, m, SC_METRIC_MAX), worst = n, open = n;
+    size_t n = sc_analysis_judged(base, o->metric, m, SC_METRIC_MAX), worst = n, open = n;
     sc_analysis_cmp *c = calloc(n + 1, sizeof(*c));
     sc__call call[SC_METRIC_MAX];
-    double p, low, high, worst_p = 0;
-    char said[320];
+    double p, low, high, worst_p = 0, tolerance = o->tolerance;
+    sc_analysis_opts ao = {.bound_pct = SC_ANALYSIS_NOISE_BOUND,
+                           .max_interference_pct = o->max_interference,
+                           .tolerance_pct = tolerance,
+                           .paired = paired};
+    char said[320], holm[160] = "";
     int status = SC_CLASSIFY_GOOD;
 
     if (!c)
@@ -160,14 +216,27 @@ static int sc__judge_metrics(const sc_bundle_facts *run, const sc_bundle_facts *
     }
     for (size_t i = 0; i < n; i++) {
         double v;
-        if (sc_analysis_compare(base, run, &m[i], SC_ANALYSIS_NOISE_BOUND, &c[i]) < 0 ||
-            c[i].val_a <= 0) {
+        if (sc_analysis_compare(base, run, &m[i], &ao, &c[i]) < 0 || c[i].val_a <= 0) {
             printf("skip: %s: no %s recorded in %s\n", run->name, m[i].name,
                    sc_facts_metric(run, &m[i], &v) < 0 ? "the run" : "the baseline");
             status = SC_CLASSIFY_SKIP;
             goto out;
         }
+    }
+    if (n > 1 && sc_compare_holm(c, n) < 0) {
+        status = SC_CLASSIFY_ABORT;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (sc__overridden(run, &c[i], o)) {
+            status = SC_CLASSIFY_SKIP;
+            goto out;
+        }
+    for (size_t i = 0; i < n; i++) {
         call[i] = sc__call_of(&c[i], tolerance, &p, &low, &high);
+        /* among several metrics a loss must hold after Holm's correction */
+        if (call[i] == SC__BAD && n > 1 && c[i].p_loss_holm >= 1 - SC_STATS_LEVEL)
+            call[i] = SC__UNDECIDED;
         if (call[i] == SC__BAD && (worst == n || p < worst_p)) {
             worst = i;
             worst_p = p;
@@ -175,10 +244,12 @@ static int sc__judge_metrics(const sc_bundle_facts *run, const sc_bundle_facts *
         if ((call[i] == SC__UNDECIDED || call[i] == SC__UNAVAILABLE) && open == n)
             open = i;
     }
+    if (n > 1)
+        snprintf(holm, sizeof(holm), "; Holm's correction for %zu metrics", n);
     if (worst < n) {
         sc__said(said, sizeof(said), &c[worst]);
-        printf("bad: %s: %s: a significant loss beyond the %.1f%% tolerance (%s)\n", run->name,
-               said, tolerance, c[worst].r.method);
+        printf("bad: %s: %s: a significant loss beyond the %.1f%% tolerance (%s%s)\n", run->name,
+               said, tolerance, c[worst].r.method, holm);
         status = SC_CLASSIFY_BAD;
     } else if (open < n && call[open] == SC__UNAVAILABLE) {
         sc__said(said, sizeof(said), &c[open]);
@@ -190,9 +261,14 @@ static int sc__judge_metrics(const sc_bundle_facts *run, const sc_bundle_facts *
         size_t need = sc_stats_runs_to_decide(&c[open].r, c[open].m.better == SC_METRIC_HIGHER,
                                               1 - tolerance / 100);
         sc__said(said, sizeof(said), &c[open]);
-        printf("skip: %s: %s: too noisy to tell a loss beyond %.1f%% from noise; roughly %zu "
-               "runs a side would decide it\n",
-               run->name, said, tolerance, need);
+        if (need)
+            printf("skip: %s: %s: too noisy to tell a loss beyond %.1f%% from noise%s; roughly "
+                   "%zu %s would decide it\n",
+                   run->name, said, tolerance, holm, need, paired ? "pairs" : "runs a side");
+        else
+            printf("skip: %s: %s: too noisy to tell a loss beyond %.1f%% from noise%s (adjusted "
+                   "p %.3f)\n",
+                   run->name, said, tolerance, holm, c[open].p_loss_holm);
         status = SC_CLASSIFY_SKIP;
     } else {
         /* every metric good: the one closest to the tolerance said */
@@ -207,17 +283,12 @@ static int sc__judge_metrics(const sc_bundle_facts *run, const sc_bundle_facts *
         }
         sc__said(said, sizeof(said), &c[close]);
         printf("good: %s: %s: no loss beyond the %.1f%% tolerance%s\n", run->name, said, tolerance,
-               n > 1 ? "; the closest of the card's metrics" : "");
+               n > 1 ? "; the closest of the metrics judged" : "");
     }
 out:
     free(c);
     return status;
 }
-
-typedef struct sc__classify_opts {
-    const char *baseline, *allow, *metric, *bad_gates;
-    double tolerance;
-} sc__classify_opts;
 
 /* Whether gate id's failure in gates makes the run bad: --bad-gate's list when given, else
    the gate's class in this run (sc_gates_failure_class()). */
@@ -311,14 +382,75 @@ static int sc__judge_outcome(const sc_analysis_bundle *run, const sc_analysis_bu
     return SC_CLASSIFY_BAD;
 }
 
-/* The verdict on a run whose bundle is intact against a usable baseline. */
+/* A gate whose failure says what happened to the machine, not what the revision did. */
+static bool sc__machine_gate(const sc_gates *g, sc_gate_id id)
+{
+    return id == SC_GATE_INTERFERENCE || id == SC_GATE_EVIDENCE || id == SC_GATE_PLATFORM_STATE ||
+           (id == SC_GATE_EXIT_CODE && g->ended_from_outside);
+}
+
+/*
+ * --gates-only: the gates that held on the baseline, in the run: bad when one failed (every
+ * gate but the machine's; --bad-gate: only those it names), skip when only a machine's gate
+ * failed or a gate the baseline held was not checked, good when all of them hold.
+ */
+static int sc__judge_gates_only(const sc_analysis_bundle *run_ab, const sc_analysis_bundle *base_ab,
+                                const sc_classify_opts *o)
+{
+    const sc_gates *g = &run_ab->verify.gates, *bg = &base_ab->verify.gates;
+    bool bad[SC_GATE_COUNT] = {false}, machine[SC_GATE_COUNT] = {false};
+    bool unchecked[SC_GATE_COUNT] = {false};
+    char names[256];
+    const char *note;
+    size_t held = 0;
+
+    for (int i = 0; i < SC_GATE_COUNT; i++) {
+        sc_gate_id id = (sc_gate_id)i;
+        if (bg->g[i].state != SC_GATE_OK)
+            continue;
+        held++;
+        if (g->g[i].state == SC_GATE_OK)
+            continue;
+        if (g->g[i].state != SC_GATE_FAIL)
+            unchecked[i] = true;
+        else if (o->bad_gates ? sc_word_in(o->bad_gates, ",", sc_gate_name(id))
+                              : !sc__machine_gate(g, id))
+            bad[i] = true;
+        else
+            machine[i] = true;
+    }
+    if (sc__failed(g, bad, names, sizeof(names), &note)) {
+        printf("bad: %s: gates that held on the baseline failed: %s (%s)\n", run_ab->facts.name,
+               names, note);
+        return SC_CLASSIFY_BAD;
+    }
+    if (sc__failed(g, machine, names, sizeof(names), &note)) {
+        printf("skip: %s: the run proves nothing: the machine's gates failed: %s (%s)\n",
+               run_ab->facts.name, names, note);
+        return SC_CLASSIFY_SKIP;
+    }
+    if (sc__failed(g, unchecked, names, sizeof(names), &note)) {
+        printf("skip: %s: the run did not check %s, which held on the baseline (valid: a run "
+               "whose card asks for the same gates)\n",
+               run_ab->facts.name, names);
+        return SC_CLASSIFY_SKIP;
+    }
+    printf("good: %s: every gate that held on the baseline holds (%zu gates; no figure judged: "
+           "--gates-only)\n",
+           run_ab->facts.name, held);
+    return SC_CLASSIFY_GOOD;
+}
+
+/* The verdict on a run whose bundle is intact against a usable baseline (paired: side B
+   against side A of one pair). */
 static int sc__judge(const sc_analysis_bundle *run_ab, const sc_analysis_bundle *base_ab,
-                     const sc__classify_opts *o)
+                     const sc_classify_opts *o, bool paired)
 {
     const sc_bundle_facts *run = &run_ab->facts, *base = &base_ab->facts;
     size_t diff[SC_FACTS_MAX_VARS], n = sc_facts_diff(base, run, diff);
-    bool bad;
-    int status = sc__judge_environment(run_ab, o->bad_gates, &bad);
+    bool bad = false;
+    int status =
+        o->gates_only ? SC_ANALYSIS_GO_ON : sc__judge_environment(run_ab, o->bad_gates, &bad);
 
     if (status != SC_ANALYSIS_GO_ON)
         return status;
@@ -337,14 +469,16 @@ static int sc__judge(const sc_analysis_bundle *run_ab, const sc_analysis_bundle 
             return SC_CLASSIFY_SKIP;
         }
     }
+    if (o->gates_only)
+        return sc__judge_gates_only(run_ab, base_ab, o);
     if (bad)
         return sc__judge_outcome(run_ab, base_ab, o->bad_gates);
-    return sc__judge_metrics(run, base, o->tolerance, o->metric);
+    return sc__judge_metrics(run, base, o, paired);
 }
 
 static int sc__classify_option(void *ctx, int c, const char *arg)
 {
-    sc__classify_opts *o = ctx;
+    sc_classify_opts *o = ctx;
     char *end = NULL;
 
     if (c == 'b') {
@@ -355,6 +489,25 @@ static int sc__classify_option(void *ctx, int c, const char *arg)
         o->metric = arg;
     } else if (c == 'g') {
         o->bad_gates = arg;
+    } else if (c == 'G') {
+        o->gates_only = true;
+    } else if (c == 'r') {
+        o->rerun = arg;
+    } else if (c == 'o') {
+        o->output = arg;
+    } else if (c == 'x') {
+        return sc_analysis_limit_ok("classify", arg, &o->max_interference) ? SC_ANALYSIS_GO_ON
+                                                                           : SC_CLASSIFY_ABORT;
+    } else if (c == 's') {
+        errno = 0;
+        o->seed = strtoull(arg, &end, 10);
+        o->has_seed = true;
+        if (errno || !end || end == arg || *end || *arg == '-') {
+            fprintf(stderr,
+                    "streamcard: classify: --seed %s: not a whole number (valid: 0 to 2^64-1)\n",
+                    arg);
+            return SC_CLASSIFY_ABORT;
+        }
     } else { /* 't' */
         o->tolerance = strtod(arg, &end);
         if (!end || end == arg || *end || !isfinite(o->tolerance) || o->tolerance < 0 ||
@@ -371,12 +524,16 @@ static int sc__classify_option(void *ctx, int c, const char *arg)
 
 static int sc__classify_check(void *ctx, size_t n)
 {
-    const sc__classify_opts *o = ctx;
+    const sc_classify_opts *o = ctx;
     char bad[128];
 
-    if (n != 1 || !o->baseline) {
-        fprintf(stderr, "streamcard: classify: needs one BUNDLE and --baseline (valid: "
-                        "streamcard classify BUNDLE --baseline BASELINE)\n");
+    if (o->rerun ? (n > 1 || o->baseline) : n != 1) {
+        fprintf(stderr,
+                "streamcard: classify: %s (valid: streamcard classify --rerun-baseline BASELINE "
+                "[CARD], classify PAIR, or classify BUNDLE --baseline BASELINE)\n",
+                o->rerun && o->baseline ? "--rerun-baseline is the baseline: no --baseline too"
+                : o->rerun              ? "--rerun-baseline takes at most one CARD"
+                                        : "needs one BUNDLE (with --baseline) or PAIR");
         return SC_CLASSIFY_ABORT;
     }
     if (o->allow && !sc__allow_valid(o->allow, bad, sizeof(bad))) {
@@ -400,6 +557,52 @@ static int sc__classify_check(void *ctx, size_t n)
     return sc_analysis_metric_ok("classify", o->metric) ? SC_ANALYSIS_GO_ON : SC_CLASSIFY_ABORT;
 }
 
+/* The run and its baseline, loaded: judged, or what stops it said. */
+static int sc__classify_bundles(const sc_analysis_bundle *run, const sc_analysis_bundle *base,
+                                const sc_classify_opts *o, bool paired)
+{
+    if (!base->usable) {
+        printf("skip: the baseline %s is not usable evidence: %s\n", base->arg, base->why);
+        return SC_CLASSIFY_SKIP;
+    }
+    if (!run->loaded) {
+        printf("skip: %s: %s: the run proves nothing\n", run->arg, run->why);
+        return SC_CLASSIFY_SKIP;
+    }
+    if (!sc_verify_intact(&run->verify) || !run->verify.gates_computed) {
+        printf("skip: %s: the run proves nothing: %s\n", run->facts.name, run->why);
+        return SC_CLASSIFY_SKIP;
+    }
+    return sc__judge(run, base, o, paired);
+}
+
+/* A paired run: side B against side A, once the pair itself holds (verify's checks). */
+static int sc__classify_pair(const char *path, const sc_classify_opts *o)
+{
+    sc_pair_loaded p;
+    int status;
+
+    if (sc_pair_load(path, NULL, &p) < 0) {
+        printf("skip: %s: the pair cannot be read\n", p.arg_shown);
+        status = SC_CLASSIFY_SKIP;
+    } else if (p.problems.count || !p.side[0].loaded || !p.side[1].loaded) {
+        printf("skip: %s: the pair proves nothing: %s\n", p.arg_shown, p.why);
+        status = SC_CLASSIFY_SKIP;
+    } else {
+        /* the lines name side B within its pair: "pair_<name>_<time>/b" */
+        char name[512];
+        const char *slash = strrchr(p.side[1].facts.path, '/');
+        const char *start = slash;
+        while (start && start > p.side[1].facts.path && start[-1] != '/')
+            start--;
+        snprintf(name, sizeof(name), "%s", start ? start : p.side[1].facts.name);
+        p.side[1].facts.name = name;
+        status = sc__classify_bundles(&p.side[1], &p.side[0], o, true);
+    }
+    sc_pair_loaded_free(&p);
+    return status;
+}
+
 int sc_cmd_classify(int argc, char **argv)
 {
     static const struct option opts[] = {{"baseline", required_argument, NULL, 'b'},
@@ -407,6 +610,11 @@ int sc_cmd_classify(int argc, char **argv)
                                          {"allow", required_argument, NULL, 'a'},
                                          {"metric", required_argument, NULL, 'm'},
                                          {"bad-gate", required_argument, NULL, 'g'},
+                                         {"gates-only", no_argument, NULL, 'G'},
+                                         {"rerun-baseline", required_argument, NULL, 'r'},
+                                         {"output", required_argument, NULL, 'o'},
+                                         {"seed", required_argument, NULL, 's'},
+                                         {"max-interference", required_argument, NULL, 'x'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     /* The run's own problems are a verdict (skip) on stdout, said below. */
@@ -417,31 +625,35 @@ int sc_cmd_classify(int argc, char **argv)
                                         .usage_status = SC_CLASSIFY_ABORT,
                                         .option = sc__classify_option,
                                         .check = sc__classify_check};
-    sc__classify_opts o = {.tolerance = SC__DEFAULT_TOLERANCE};
-    sc_analysis_set set;
-    sc_analysis_bundle base;
-    int status;
+    sc_classify_opts o = {.tolerance = SC__DEFAULT_TOLERANCE,
+                          .max_interference = SC_COMPARE_MAX_INTERFERENCE};
+    sc_analysis_bundle run, base;
+    char *pair = NULL;
+    int status, first;
 
-    if (!sc_analysis_begin(&cmd, argc, argv, &o, &set, &status))
+    if (!sc_analysis_options(&cmd, argc, argv, &o, &first, &status))
         return status;
-    const sc_analysis_bundle *run = &set.b[0];
-    if (sc_analysis_load(&base, o.baseline) < 0) {
+    const char *named = first < argc ? argv[first] : NULL;
+    if (!o.baseline && !o.rerun)
+        return named && sc_pair_is(named) ? sc__classify_pair(named, &o)
+                                          : sc__classify_check(&o, 0);
+    if (sc_analysis_load(&base, o.rerun ? o.rerun : o.baseline) < 0) {
         fprintf(stderr, "streamcard: classify: baseline %s: %s (valid: a bundle directory)\n",
                 base.arg, base.why);
         status = SC_CLASSIFY_ABORT;
-    } else if (!base.usable) {
+    } else if (o.rerun && !base.usable) {
         printf("skip: the baseline %s is not usable evidence: %s\n", base.arg, base.why);
         status = SC_CLASSIFY_SKIP;
-    } else if (!run->loaded) {
-        printf("skip: %s: %s: the run proves nothing\n", run->arg, run->why);
-        status = SC_CLASSIFY_SKIP;
-    } else if (!sc_verify_intact(&run->verify) || !run->verify.gates_computed) {
-        printf("skip: %s: the run proves nothing: %s\n", run->facts.name, run->why);
-        status = SC_CLASSIFY_SKIP;
+    } else if (o.rerun) {
+        status = sc_classify_rerun(&o, &base, named, &pair);
+        if (status == SC_ANALYSIS_GO_ON)
+            status = sc__classify_pair(pair, &o);
     } else {
-        status = sc__judge(run, &base, &o);
+        sc_analysis_load(&run, named);
+        status = sc__classify_bundles(&run, &base, &o, false);
+        sc_analysis_free(&run);
     }
+    free(pair);
     sc_analysis_free(&base);
-    sc_analysis_set_free(&set);
     return status;
 }

@@ -9,6 +9,8 @@
 #include "sc_kv.h"
 #include "sc_text.h"
 #include "cli.h"
+#include "pair_load.h"
+#include "sc_pair.h"
 #include "study.h"
 
 #include <stdio.h>
@@ -21,18 +23,26 @@ static void sc__compare_usage(FILE *out)
 {
     fprintf(out,
             "usage: streamcard compare A B [--independent VAR | --study STUDY]\n"
-            "                              [--metric NAME] [--noise-bound PCT]\n"
+            "                              [--metric NAME[,NAME...]|all] [--noise-bound PCT]\n"
+            "                              [--max-interference PCT]\n"
+            "       streamcard compare PAIR [--metric ...] [--noise-bound PCT]\n"
             "       streamcard compare --variables\n"
             "\n"
             "Prints the controlled variables of bundles A and B side by side (* marks a\n"
             "variable that differs). When exactly one controlled variable differs (or none:\n"
-            "a repeat), prints each metric of A's card in both (a bundle's runs: their\n"
-            "median and its 95%% interval) and its change in %%, then per metric the ratio B/A\n"
-            "with its 95%% interval and one verdict: B faster, B slower, no detectable\n"
-            "difference (the interval within the noise bound), too noisy to tell, or, below\n"
-            "6 runs a side, interval unavailable: change unconfirmed. An invalid comparison\n"
-            "or a refused bundle (its gates, interference among them) prints no figure, only\n"
-            "why. Both bundles must pass streamcard verify.\n"
+            "a repeat), prints the primary metric of A's card (or --metric's) in both (a\n"
+            "bundle's runs: their median and its 95%% interval, their trend with run order)\n"
+            "and its change in %%, then the ratio B/A with its 95%% interval and one verdict:\n"
+            "B faster, B slower, no detectable difference (the interval within the noise\n"
+            "bound), too noisy to tell, or, below 6 runs a side, interval unavailable: change\n"
+            "unconfirmed; instead of these, contaminated (a side's runs had more foreign work\n"
+            "on a CPU than --max-interference, even with the card's gate open) or drifting\n"
+            "host: use --against (the sides were measured apart and a side's runs trend with\n"
+            "their order, Spearman p < 0.05). Several metrics at once: a faster or slower\n"
+            "verdict must hold after Holm's correction over them. PAIR, the directory of a\n"
+            "paired run (streamcard run A --against B), compares its sides pair by pair.\n"
+            "An invalid comparison or a refused bundle (its gates, interference among them)\n"
+            "prints no figure, only why. Every bundle must pass streamcard verify.\n"
             "\n"
             "options:\n"
             "  --independent VAR  the variable the comparison is about: any other difference\n"
@@ -41,10 +51,15 @@ static void sc__compare_usage(FILE *out)
             "                     run): they may differ in what the two rows' steps change\n"
             "                     (the record's declarations), and in nothing else; the\n"
             "                     record must pass streamcard verify\n"
-            "  --metric NAME      compare this metric only (default: the card's: its kernel,\n"
-            "                     every kernel of kernel all, qps, MPI latency and bandwidth)\n"
+            "  --metric NAME,...  compare these metrics (default: the card's primary metric:\n"
+            "                     its kernel (triad for all), qps, MPI the bandwidth at\n"
+            "                     expect.at_bytes or else the latency at the smallest size);\n"
+            "                     all: every metric of the card; several: Holm's correction\n"
             "  --noise-bound PCT  no detectable difference: the ratio's whole interval within\n"
             "                     +-PCT %% of 1 (default 5)\n"
+            "  --max-interference PCT\n"
+            "                     a side whose runs had more foreign work on a CPU is\n"
+            "                     contaminated, never faster or slower (default 5)\n"
             "  --variables        list the controlled variables and where each is read\n"
             "  -h, --help         this text\n"
             "\n"
@@ -95,6 +110,11 @@ static void sc__print_table(const sc_bundle_facts *a, const sc_bundle_facts *b)
     }
 }
 
+typedef struct sc__compare_opts {
+    const char *independent, *metric, *study;
+    sc_analysis_opts cmp;
+} sc__compare_opts;
+
 /* "6 runs, [49800.1, 50555.0]" or "1 run, interval unavailable": a side of a metric. */
 static void sc__spread(char *buf, size_t len, const sc_stats *s)
 {
@@ -106,24 +126,40 @@ static void sc__spread(char *buf, size_t len, const sc_stats *s)
         snprintf(buf, len, "%zu run%s, interval unavailable", s->n, s->n == 1 ? "" : "s");
 }
 
+/* One side's trend with its run order: "rho 0.94, p 0.017 (exact permutation)". */
+static void sc__trend(char *buf, size_t len, const sc_trend *t)
+{
+    if (t->tested)
+        snprintf(buf, len, "rho %.2f, p %.3f%s", t->rho, t->p,
+                 t->p < SC_STATS_TREND_ALPHA ? ": drifts" : "");
+    else
+        snprintf(buf, len, "not tested (%zu runs)", t->n);
+}
+
 /*
- * The results of a valid comparison: each metric in A and B (one run's value, or the median
- * of the runs, with the runs and the median's 95% interval) and its change, then one line per
- * metric naming what changed: the ratio B/A with its interval and the verdict. Returns 0, or
- * 1 when no metric is in both bundles.
+ * The results of a valid comparison: each metric judged (the primary, or --metric's) in A
+ * and B (one run's value, or the median of the runs, with the runs, the median's 95%
+ * interval and the trend with run order) and its change, then one line per metric naming
+ * what changed: the ratio B/A with its interval and the verdict, and why when something
+ * overrides the interval's. Several metrics: Holm's correction over them. Returns 0, or 1
+ * when no metric is in both bundles.
  */
-static int sc__print_results(const sc_bundle_facts *a, const sc_bundle_facts *b, const char *metric,
-                             const char *what, double bound)
+static int sc__print_results(const sc_bundle_facts *a, const sc_bundle_facts *b,
+                             const sc__compare_opts *o, const char *what)
 {
     sc_metric m[SC_METRIC_MAX];
-    size_t n = sc_analysis_metrics(a, metric, m, SC_METRIC_MAX), shown = 0;
-    sc_analysis_cmp *c = calloc(SC_METRIC_MAX, sizeof(*c));
+    size_t n = sc_analysis_judged(a, o->metric, m, SC_METRIC_MAX), shown = 0, judged = 0;
+    sc_analysis_cmp *c = calloc(SC_METRIC_MAX, sizeof(*c)),
+                    *fam = calloc(SC_METRIC_MAX, sizeof(*c));
     bool both[SC_METRIC_MAX];
-    char label[64], sa[80], sb[80], text[256];
+    char label[64], sa[80], sb[80], text[256], why[400];
     double v;
 
-    if (!c)
+    if (!c || !fam) {
+        free(c);
+        free(fam);
         return SC_EXIT_ERROR;
+    }
     printf("\n  %-22s %-*s %-12s %s\n", "result", SC__COL, "A", "B", "change");
     printf("  %-22s %-*s %s\n", "verdict (recomputed)", SC__COL, "ok", "ok");
     sc_analysis_interference(a, sa, sizeof(sa));
@@ -131,8 +167,14 @@ static int sc__print_results(const sc_bundle_facts *a, const sc_bundle_facts *b,
     printf("  %-22s %-*s %s\n", "interference", SC__COL, sa, sb);
     if (*a->transport) /* an outcome of the run, not a condition held constant */
         printf("  %-22s %-*s %s\n", "transport", SC__COL, a->transport, b->transport);
-    for (size_t i = 0; i < n; i++) {
-        both[i] = sc_analysis_compare(a, b, &m[i], bound, &c[i]) == 0;
+    for (size_t i = 0; i < n; i++)
+        if ((both[i] = sc_analysis_compare(a, b, &m[i], &o->cmp, &c[i]) == 0))
+            fam[judged++] = c[i];
+    if (judged > 1 && sc_compare_holm(fam, judged) < 0)
+        judged = 0;
+    for (size_t i = 0, k = 0; i < n; i++) {
+        if (both[i])
+            c[i] = fam[k++];
         snprintf(label, sizeof(label), "%.31s %.16s", m[i].name, m[i].unit);
         if (!both[i]) {
             printf("  %-22s not recorded in %s\n", label,
@@ -145,26 +187,39 @@ static int sc__print_results(const sc_bundle_facts *a, const sc_bundle_facts *b,
         sc__spread(sa, sizeof(sa), &c[i].sa);
         sc__spread(sb, sizeof(sb), &c[i].sb);
         printf("  %-22s %-*s %s\n", "  median's 95%", SC__COL, sa, sb);
+        sc__trend(sa, sizeof(sa), &c[i].trend_a);
+        sc__trend(sb, sizeof(sb), &c[i].trend_b);
+        printf("  %-22s %-*s %s\n", "  trend with run order", SC__COL, sa, sb);
     }
     printf("\n");
     for (size_t i = 0; i < n; i++) {
         if (!both[i])
             continue;
-        if (!shown)
-            sc_analysis_print_method(stdout, bound);
+        if (!shown && o->cmp.paired)
+            sc_analysis_print_paired_method(stdout, o->cmp.bound_pct);
+        else if (!shown)
+            sc_analysis_print_method(stdout, o->cmp.bound_pct);
+        if (!shown && judged > 1)
+            printf("several metrics judged at once: a faster or slower verdict must hold after "
+                   "Holm's correction for %zu metrics (family-wise error 5%%)\n",
+                   judged);
         sc_analysis_cmp_text(&c[i], text, sizeof(text));
         printf("%s: %s %s %.*f -> %.*f (%+.1f%%): %s\n", what, m[i].name, m[i].unit,
                c[i].val_a < 100 ? 3 : 1, c[i].val_a, c[i].val_b < 100 ? 3 : 1, c[i].val_b,
                sc_metric_change(c[i].val_a, c[i].val_b), text);
+        sc_analysis_override_text(&c[i], o->cmp.max_interference_pct, why, sizeof(why));
+        if (*why)
+            printf("  why: %s\n", why);
         shown++;
     }
     free(c);
+    free(fam);
     if (shown)
         return SC_EXIT_OK;
     fprintf(stderr,
             "streamcard: compare: no metric%s%s recorded in both bundles (valid: bundles whose "
             "workload recorded the metric; see streamcard compare --help)\n",
-            metric ? " " : "", metric ? metric : "");
+            o->metric ? " " : "", o->metric ? o->metric : "");
     return SC_EXIT_FAILED;
 }
 
@@ -223,7 +278,7 @@ static void sc__names(const sc_bundle_facts *a, const sc_bundle_facts *b, const 
    results. 0 valid, 1 invalid, and why. */
 static int sc__judge_study(const sc_bundle_facts *a, const sc_bundle_facts *b,
                            const sc_study_pair *study, const size_t *diff, size_t n,
-                           const char *metric, double bound)
+                           const sc__compare_opts *o)
 {
     char undeclared[1024] = "", one[512], declared[1024], what[1024];
     size_t used = 0, count = 0;
@@ -245,12 +300,12 @@ static int sc__judge_study(const sc_bundle_facts *a, const sc_bundle_facts *b,
         return SC_EXIT_FAILED;
     }
     snprintf(what, sizeof(what), "study rows \"%s\" -> \"%s\"", study->label[0], study->label[1]);
-    return sc__print_results(a, b, metric, what, bound);
+    return sc__print_results(a, b, o, what);
 }
 
 /* The verdict of the comparison: 0 valid (its results printed), 1 invalid, and why. */
 static int sc__judge(const sc_bundle_facts *a, const sc_bundle_facts *b, const char *independent,
-                     const sc_study_pair *study, const char *metric, double bound)
+                     const sc_study_pair *study, const sc__compare_opts *o)
 {
     size_t all[SC_FACTS_MAX_VARS], diff[SC_FACTS_MAX_VARS], nall = sc_facts_diff(a, b, all);
     size_t n = sc_analysis_differences(a, b, diff);
@@ -259,7 +314,7 @@ static int sc__judge(const sc_bundle_facts *a, const sc_bundle_facts *b, const c
 
     sc__print_differences(a, b, all, nall);
     if (study)
-        return sc__judge_study(a, b, study, diff, n, metric, bound);
+        return sc__judge_study(a, b, study, diff, n, o);
     for (size_t i = 0; independent && i < n; i++)
         has_independent |= !strcmp(a->vars[diff[i]].name, independent);
     sc__names(a, b, diff, n, independent, names, sizeof(names));
@@ -290,13 +345,47 @@ static int sc__judge(const sc_bundle_facts *a, const sc_bundle_facts *b, const c
     else
         snprintf(what, sizeof(what), "single variable %s: %s -> %s", a->vars[diff[0]].name,
                  a->vars[diff[0]].value, b->vars[diff[0]].value);
-    return sc__print_results(a, b, metric, what, bound);
+    return sc__print_results(a, b, o, what);
 }
 
-typedef struct sc__compare_opts {
-    const char *independent, *metric, *study;
-    double bound; /* the noise bound, % */
-} sc__compare_opts;
+/* A paired run: its sides side by side, what they differ in (the pair checked it), then
+   the metrics pair by pair. 0 a usable pair; 1 refused; 2 it cannot be opened. */
+static int sc__compare_pair(const char *path, sc__compare_opts *o)
+{
+    sc_pair_loaded p;
+    size_t all[SC_FACTS_MAX_VARS], n;
+    char what[1024];
+    int status;
+
+    if (sc_pair_load(path, NULL, &p) < 0) {
+        fprintf(stderr, "streamcard: compare: %s: cannot open the pair\n", p.arg_shown);
+        sc_pair_loaded_free(&p);
+        return SC_EXIT_USAGE;
+    }
+    if (!p.usable) {
+        fprintf(stderr,
+                "streamcard: compare: %s: refused: %s (valid: a pair that streamcard verify "
+                "accepts)\n",
+                p.arg_shown, p.why);
+        sc_pair_loaded_free(&p);
+        return SC_EXIT_FAILED;
+    }
+    const sc_bundle_facts *a = &p.side[0].facts, *b = &p.side[1].facts;
+    printf("  paired run %s: variable %s, %zu pairs, each in the order its seed %s drew\n",
+           p.arg_shown, p.variable, p.pairs,
+           json_object_get_string(json_object_object_get(p.record, "seed")));
+    sc__print_table(a, b);
+    n = sc_facts_diff(a, b, all);
+    sc__print_differences(a, b, all, n);
+    if (strcmp(p.variable, SC_PAIR_NONE) != 0)
+        snprintf(what, sizeof(what), "paired, variable %s", p.variable);
+    else
+        snprintf(what, sizeof(what), "paired, A against A");
+    o->cmp.paired = true;
+    status = sc__print_results(a, b, o, what);
+    sc_pair_loaded_free(&p);
+    return status;
+}
 
 static int sc__compare_option(void *ctx, int c, const char *arg)
 {
@@ -311,7 +400,12 @@ static int sc__compare_option(void *ctx, int c, const char *arg)
     else if (c == 's')
         o->study = arg;
     else if (c == 'n')
-        return sc_analysis_bound_ok("compare", arg, &o->bound) ? SC_ANALYSIS_GO_ON : SC_EXIT_USAGE;
+        return sc_analysis_bound_ok("compare", arg, &o->cmp.bound_pct) ? SC_ANALYSIS_GO_ON
+                                                                       : SC_EXIT_USAGE;
+    else if (c == 'x')
+        return sc_analysis_limit_ok("compare", arg, &o->cmp.max_interference_pct)
+                   ? SC_ANALYSIS_GO_ON
+                   : SC_EXIT_USAGE;
     else
         o->independent = arg; /* 'i' */
     return SC_ANALYSIS_GO_ON;
@@ -321,10 +415,10 @@ static int sc__compare_check(void *ctx, size_t n)
 {
     const sc__compare_opts *o = ctx;
 
-    if (n != 2) {
+    if (n != 2 && n != 1) {
         fprintf(stderr,
-                "streamcard: compare: needs two bundles, got %zu (valid: streamcard "
-                "compare A B)\n",
+                "streamcard: compare: needs two bundles or a pair, got %zu (valid: streamcard "
+                "compare A B, or streamcard compare PAIR)\n",
                 n);
         return SC_EXIT_USAGE;
     }
@@ -351,6 +445,7 @@ int sc_cmd_compare(int argc, char **argv)
                                          {"metric", required_argument, NULL, 'm'},
                                          {"noise-bound", required_argument, NULL, 'n'},
                                          {"study", required_argument, NULL, 's'},
+                                         {"max-interference", required_argument, NULL, 'x'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     static const sc_analysis_cmd cmd = {.name = "compare",
@@ -364,14 +459,34 @@ int sc_cmd_compare(int argc, char **argv)
                                         .unreadable_status = SC_EXIT_USAGE,
                                         .refused_hint =
                                             " (valid: a bundle that streamcard verify accepts)"};
-    sc__compare_opts o = {.bound = SC_ANALYSIS_NOISE_BOUND};
-    sc_analysis_set set;
+    sc__compare_opts o = {.cmp = SC_ANALYSIS_OPTS_DEFAULT};
+    sc_analysis_set set = {0};
     sc_study_pair pair = {0};
     bool in_study = false;
-    int status;
+    int status, first;
 
-    if (!sc_analysis_begin(&cmd, argc, argv, &o, &set, &status))
+    if (!sc_analysis_options(&cmd, argc, argv, &o, &first, &status))
         return status;
+    if (argc - first == 1 && !sc_pair_is(argv[first])) {
+        fprintf(stderr,
+                "streamcard: compare: one bundle, and not a pair (valid: streamcard compare A B, "
+                "or the directory of streamcard run A --against B)\n");
+        return SC_EXIT_USAGE;
+    }
+    if (argc - first == 1) {
+        if (o.independent || o.study) {
+            fprintf(stderr, "streamcard: compare: a pair names its own variable (valid: "
+                            "streamcard compare PAIR, without --independent or --study)\n");
+            return SC_EXIT_USAGE;
+        }
+        return sc__compare_pair(argv[first], &o);
+    }
+    set.b = calloc(2, sizeof(*set.b));
+    if (!set.b)
+        return SC_EXIT_ERROR;
+    set.n = 2;
+    for (size_t i = 0; i < 2; i++)
+        sc_analysis_load_named(&cmd, &set.b[i], argv[first + (int)i], &status);
     const char *independent = o.independent;
     const sc_bundle_facts *a = &set.b[0].facts, *b = &set.b[1].facts;
     /* Two runs of one sweep name their independent variable in run.conf themselves. */
@@ -395,7 +510,7 @@ int sc_cmd_compare(int argc, char **argv)
     }
     if (status == SC_EXIT_OK) {
         sc__print_table(a, b);
-        status = sc__judge(a, b, independent, in_study ? &pair : NULL, o.metric, o.bound);
+        status = sc__judge(a, b, independent, in_study ? &pair : NULL, &o);
     }
     if (in_study)
         sc_study_pair_free(&pair);

@@ -204,7 +204,7 @@ static void sc__emit_metrics(FILE *out, const sc__family *fam, const sc__ctx *x)
         sc_analysis_cmp c;
         double v;
         if ((fam->suffix && (!u || strcmp(u->suffix, fam->suffix) != 0)) ||
-            sc_analysis_compare(f, f, &ms[i], SC_ANALYSIS_NOISE_BOUND, &c) < 0)
+            sc_analysis_compare(f, f, &ms[i], &SC_ANALYSIS_OPTS_DEFAULT, &c) < 0)
             continue;
         if (fam->stat == SC__RUNS)
             v = (double)c.n_a;

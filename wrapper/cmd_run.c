@@ -17,6 +17,8 @@
 #include "study.h"
 #include "sc_machine.h"
 #include "sc_readback.h"
+#include "sc_pair.h"
+#include "pair_run.h"
 #include "submit.h"
 
 #include <errno.h>
@@ -38,6 +40,9 @@ enum {
     OPT_SUBMIT,
     OPT_SBATCH,
     OPT_KEEP_GOING,
+    OPT_AGAINST,
+    OPT_AGAINST_KERNEL_DIR,
+    OPT_SEED,
     OPT_CARD_FLAG = 2000
 };
 
@@ -46,7 +51,7 @@ static void sc__run_usage(FILE *out)
     const char *help = NULL, *flag;
 
     fprintf(out,
-            "usage: streamcard run [CARD] [options]\n"
+            "usage: streamcard run [CARD] [--against CARD_B] [options]\n"
             "\n"
             "Runs the experiment CARD (YAML) with its CPU and memory binding, watches the\n"
             "workload, checks the acceptance gates and writes a sealed evidence bundle.\n"
@@ -63,6 +68,15 @@ static void sc__run_usage(FILE *out)
             "  --sbatch ARG       pass ARG to sbatch with --submit (repeatable)\n"
             "  --keep-going       in a series, run the next value after one that was refused\n"
             "                     or could not run (default: stop, its cause in the table)\n"
+            "  --against CARD_B   a paired run: CARD (side A) and CARD_B (side B, which must\n"
+            "                     differ from A in one key, or not at all) take turns on the\n"
+            "                     same CPUs, each pair in an order drawn from a recorded seed;\n"
+            "                     runs: N is N pairs; one directory holds both sides and\n"
+            "                     pair.json (the card form: a top-level against: {KEY: value})\n"
+            "  --against-kernel-dir DIR\n"
+            "                     side B's workloads from DIR (a pair of two builds of one\n"
+            "                     card; without --against, B is CARD itself)\n"
+            "  --seed N           the seed of the pairs' order (default: drawn, and recorded)\n"
             "  -h, --help         this text\n"
             "\n"
             "card keys as flags (override the card; without CARD they make the card):\n");
@@ -84,6 +98,9 @@ static struct option *sc__run_options(void)
         {"submit", no_argument, NULL, OPT_SUBMIT},
         {"sbatch", required_argument, NULL, OPT_SBATCH},
         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
+        {"against", required_argument, NULL, OPT_AGAINST},
+        {"against-kernel-dir", required_argument, NULL, OPT_AGAINST_KERNEL_DIR},
+        {"seed", required_argument, NULL, OPT_SEED},
     };
     size_t nfixed = sizeof(fixed) / sizeof(fixed[0]), nflags = 0;
 
@@ -102,6 +119,77 @@ static struct option *sc__run_options(void)
 typedef struct sc__flag_value {
     const char *flag, *value;
 } sc__flag_value;
+
+/*
+ * --against CARD_B and --against-kernel-dir: card becomes the pair card of both sides (its
+ * against: the one key B changes, none for two builds of one card), B read with the same
+ * card flags. A problem is a line in diag (and *problems); -errno only when B cannot be
+ * read at all.
+ */
+static int sc__against(sc_run_opts *opts, sc_card *card, const sc__flag_value *flags, size_t nflags,
+                       bool *problems, sc_diag *diag)
+{
+    sc_card *b = NULL;
+    int rc = 0;
+
+    if (card->against || card->n_sweep || card->n_steps) {
+        sc_diag_addf(diag,
+                     "--against: %s holds %s already (valid: a card of one experiment, without "
+                     "against:, a sweep or ablation:)",
+                     card->source_name,
+                     card->against   ? "against:"
+                     : card->n_sweep ? "a sweep"
+                                     : "a study");
+        *problems = true;
+        return 0;
+    }
+    if (opts->submit && opts->against_kernel_dir) {
+        sc_diag_addf(diag, "--against-kernel-dir: a job runs the workloads its node has "
+                           "(valid: the pair of two builds run here, inside an allocation)");
+        *problems = true;
+    }
+    if (!opts->against_path) { /* two builds of one card */
+        card->against = calloc(1, sizeof(*card->against));
+        card->overridden = true;
+        return card->against ? 0 : -ENOMEM;
+    }
+    if (!(b = sc_card_new()))
+        return -ENOMEM;
+    rc = sc_card_load_file(b, opts->against_path, diag);
+    for (size_t i = 0; rc >= 0 && i < nflags; i++)
+        if (sc_card_set_flag(b, flags[i].flag, flags[i].value, diag) == -ENOMEM)
+            rc = -ENOMEM;
+    if (rc == -ENOMEM) {
+        sc_card_free(b);
+        return rc;
+    }
+    if (rc < 0 || b->n_sweep || b->n_steps || b->against) {
+        if (rc >= 0)
+            sc_diag_addf(diag,
+                         "--against %s: a card of one experiment (valid: without against:, a "
+                         "sweep or ablation:)",
+                         opts->against_path);
+        *problems = true;
+        sc_card_free(b);
+        return 0;
+    }
+    rc = sc_pair_against(card, b, diag);
+    if (rc == 0 && opts->against_kernel_dir && sc_pair_key(card)) {
+        sc_diag_addf(diag,
+                     "--against-kernel-dir: side B differs in %s already: a pair has one "
+                     "variable (valid: the same card with another build, or another card with "
+                     "the same build)",
+                     sc_pair_key(card));
+        rc = -EINVAL;
+    }
+    if (rc == -EINVAL) {
+        *problems = true;
+        rc = 0;
+    }
+    card->overridden = true; /* the pair's card.yaml: A's resolved card with its against: */
+    sc_card_free(b);
+    return rc;
+}
 
 /*
  * Parses options into opts and the card into *card; card flags are applied after the card
@@ -146,6 +234,20 @@ static int sc__run_parse(int argc, char **argv, sc_run_opts *opts, sc_card **car
             opts->submit = true;
         } else if (c == OPT_KEEP_GOING) {
             opts->keep_going = true;
+        } else if (c == OPT_AGAINST) {
+            opts->against_path = optarg;
+        } else if (c == OPT_AGAINST_KERNEL_DIR) {
+            opts->against_kernel_dir = optarg;
+        } else if (c == OPT_SEED) {
+            char *end = NULL;
+            errno = 0;
+            opts->seed = strtoull(optarg, &end, 10);
+            opts->has_seed = true;
+            if (errno || !end || end == optarg || *end || *optarg == '-') {
+                sc_diag_addf(diag, "--seed: \"%s\" is not a whole number (valid: 0 to 2^64-1)",
+                             optarg);
+                *problems = true;
+            }
         } else if (c == OPT_SBATCH) {
             char **grown = realloc(opts->sbatch_args, (opts->n_sbatch_args + 2) * sizeof(char *));
             if (!grown) {
@@ -219,6 +321,8 @@ static int sc__run_parse(int argc, char **argv, sc_run_opts *opts, sc_card **car
         else if (frc < 0)
             rc = frc;
     }
+    if (rc == 0 && (opts->against_path || opts->against_kernel_dir))
+        rc = sc__against(opts, *card, flags, nflags, problems, diag);
 out:
     free(table);
     free(flags);
@@ -386,15 +490,59 @@ static int sc__prepare(const sc_run_opts *opts, const sc_card *card, bool proble
     *plans = calloc(series->n + 1, sizeof(**plans)); /* + 1: never a zero-sized allocation */
     if (!*plans)
         return -ENOMEM;
+    /* A pair's side B may take its workload from another build. */
     for (size_t i = 0; i < series->n && rc == 0; i++)
-        rc = sc_plan_init(&(*plans)[i], opts, series->runs[i].card, environ);
+        rc = sc_plan_init_in(&(*plans)[i], opts, series->runs[i].card, environ,
+                             series->paired && i == 1 ? opts->against_kernel_dir : NULL);
     return rc;
 }
 
+/*
+ * A pair card through sbatch: one job for both sides (they take turns inside it), so the
+ * job's card is the pair card itself, with its against:.
+ */
+static int sc__submit_pair(const sc_run_opts *opts, sc_card *card, const sc_series *series,
+                           const sc_executor *ex)
+{
+    sc_instance one = {.card = series->runs[0].card}; /* named after side A */
+    sc_series job = {.runs = &one, .n = 1};
+    sc_plan plan;
+    int status = SC_EXIT_ERROR;
+
+    if (sc_plan_init(&plan, opts, one.card, environ) == 0) {
+        char *text = sc_pair_card_yaml(card, one.card);
+        if (text) { /* the job's card: side A resolved, with the pair's against: */
+            free(plan.card_yaml);
+            plan.card_yaml = text;
+            sc_hash_buf(text, strlen(text), plan.card_sha256);
+            status = sc_run_series_execute(
+                &(sc_run_series){.opts = opts, .series = &job, .plans = &plan}, ex);
+        }
+    }
+    sc_plan_free(&plan);
+    return status;
+}
+
+/* The pair's variable: the key side B changes, or two builds, or none (A/A). */
+static const char *sc__pair_variable(const sc_run_opts *opts, const sc_card *card)
+{
+    const char *key = sc_pair_key(card);
+
+    return key ? key : opts->against_kernel_dir ? SC_PAIR_BUILD : SC_PAIR_NONE;
+}
+
 /* The series loop; a study (ablation:) then writes its table and record. */
-static int sc__execute(const sc_run_opts *opts, const sc_card *card, const sc_series *series,
+static int sc__execute(const sc_run_opts *opts, sc_card *card, const sc_series *series,
                        sc_plan *plans, const sc_executor *ex)
 {
+    if (series->paired && opts->submit)
+        return sc__submit_pair(opts, card, series, ex);
+    if (series->paired) {
+        sc_pair_run pr = {.seed = opts->has_seed ? opts->seed : sc_pair_new_seed(),
+                          .variable = sc__pair_variable(opts, card)};
+        return sc_pair_execute(&(sc_run_series){.opts = opts, .series = series, .plans = plans},
+                               card, &pr);
+    }
     bool study = card->n_steps && !opts->dry_run;
     char **bundles = study ? calloc(series->n, sizeof(char *)) : NULL;
     char **causes = study ? calloc(series->n, sizeof(char *)) : NULL;

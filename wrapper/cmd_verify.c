@@ -8,6 +8,7 @@
 #include "options.h"
 #include "sc_text.h"
 #include "sc_verify.h"
+#include "pair_load.h"
 #include "study.h"
 
 #include <errno.h>
@@ -16,7 +17,7 @@
 
 static int sc__usage(FILE *out, int status)
 {
-    fprintf(out, "usage: streamcard verify [--keys DIR] [--state-dir DIR] BUNDLE\n\n"
+    fprintf(out, "usage: streamcard verify [--keys DIR] [--state-dir DIR] BUNDLE|STUDY|PAIR\n\n"
                  "Re-checks SHA256SUMS and recomputes every gate from the raw files; the\n"
                  "platform_state gate only from statements signed by a node key of DIR\n"
                  "(default $STREAMCARD_KEYS, else /etc/streamcard/keys). Exits 0 when the\n"
@@ -26,7 +27,7 @@ static int sc__usage(FILE *out, int status)
 
 int sc_cmd_verify(int argc, char **argv)
 {
-    sc_verify_opts opts = {NULL, NULL};
+    sc_verify_opts opts = {.keys_dir = NULL};
     const char *bundle = NULL;
     sc_verify_report r;
     int status;
@@ -57,6 +58,8 @@ int sc_cmd_verify(int argc, char **argv)
         return sc__usage(stderr, SC_EXIT_USAGE);
     if (sc_study_is(bundle)) /* a study record: its sums, rows and every bundle it names */
         return sc_study_verify(bundle, &opts);
+    if (sc_pair_is(bundle)) /* a paired run: both sides, the order, the pairs */
+        return sc_pair_verify(bundle, &opts);
     /* The path may be a name a user chose (ESC, newlines): shown escaped, never raw. */
     char shown[1024];
     sc_text_escape(shown, sizeof(shown), bundle, strlen(bundle));

@@ -60,6 +60,13 @@ static int sc__open_bundle(const sc_plan *plan, sc_bundle *b)
 {
     int rc;
 
+    if (plan->bundle_at) { /* a side of a pair: exactly its folder in the pair's */
+        rc = mkdir(plan->bundle_at, 0755) < 0 ? -errno : sc_bundle_open(b, plan->bundle_at);
+        if (rc < 0)
+            fprintf(stderr, "streamcard: cannot create the bundle %s: %s\n", plan->bundle_at,
+                    strerror(-rc));
+        return rc;
+    }
     if (!plan->opts->adopt_bundle) {
         rc = sc__check_room(plan->opts->output_dir);
         if (rc < 0)
@@ -221,10 +228,13 @@ static void sc__open_files(sc_local *st, size_t i, const sc_observe *h)
     sc_bundle_reserve(&x->b, "results.json", SC__RESERVE_BYTES);
     sc_bundle_reserve(&x->b, "run.conf", SC__RESERVE_BYTES);
     sc_bundle_reserve(&x->b, SC_BUNDLE_SUMS, SC__RESERVE_BYTES);
-    if (!plan->opts->adopt_bundle)
+    /* An adopted bundle holds the card the plugin wrote; a pair's side is a bundle of its own
+       inside it (pair_run.c). */
+    bool adopted = plan->opts->adopt_bundle && !plan->bundle_at;
+    if (!adopted)
         sc_record_put(x, "card.yaml", plan->card_yaml);
     /* The plugin's before.txt (before it changed the platform) is kept as it is. */
-    if (!plan->opts->adopt_bundle || faccessat(x->b.dirfd, "platform/before.txt", F_OK, 0) < 0)
+    if (!adopted || faccessat(x->b.dirfd, "platform/before.txt", F_OK, 0) < 0)
         sc_record_platform(x, "platform/before.txt");
     sc_record_readback(x, false); /* as root outside a job: the prefetch registers too */
     sc_record_caches(x);
@@ -357,8 +367,23 @@ static int sc__run_once(sc_local *st, size_t k, size_t i, bool *passed)
     return rc;
 }
 
-/* Whether bundle x's runs are complete after run i: its why goes into x->stopped. */
-static bool sc__done(sc_execution *x, size_t i, bool passed, int stop_signal)
+json_object *sc_local_runs(const sc_local *st, size_t k)
+{
+    const sc_execution *x = &st->x[k];
+    json_object *runs = json_object_new_array();
+
+    for (size_t i = 0; runs && st->open[k] && i < x->runs; i++) {
+        char *text = sc_record_json(x, i);
+        json_object *kj = text ? json_tokener_parse(text) : NULL;
+        json_object_array_add(runs, kj ? kj : json_object_new_object());
+        free(text);
+    }
+    return runs;
+}
+
+/* Whether bundle x's runs are complete after run i: its why goes into x->stopped. A side of
+   a pair ends here only when it failed or was stopped: the pair decides the rest. */
+static bool sc__done(sc_execution *x, size_t i, bool passed, int stop_signal, bool paired)
 {
     json_object *runs = json_object_new_array();
     bool done;
@@ -368,6 +393,12 @@ static bool sc__done(sc_execution *x, size_t i, bool passed, int stop_signal)
                  stop_signal, x->runs, x->runs == 1 ? "" : "s");
         json_object_put(runs);
         return true;
+    }
+    if (paired) {
+        if (!passed)
+            snprintf(x->stopped, sizeof(x->stopped), "run %zu failed its gates", i + 1);
+        json_object_put(runs);
+        return !passed;
     }
     for (size_t k = 0; runs && k <= i; k++) {
         char *text = sc_record_json(x, k);
@@ -440,7 +471,7 @@ static int sc__local_run(void *state, const sc_run_series *rs, size_t i, size_t 
         int rc = st->stop_signal ? 0 : sc__run_once(st, i, round, &passed);
         if (x->last.caller_signal && !st->stop_signal)
             st->stop_signal = x->last.caller_signal;
-        *more = rc == 0 && !sc__done(x, round, passed, st->stop_signal);
+        *more = rc == 0 && !sc__done(x, round, passed, st->stop_signal, st->paired);
         if (!*more) {
             sc__open_files(st, i, NULL); /* when no run got as far as writing them */
             status = sc__close(st, i);
@@ -456,6 +487,25 @@ static int sc__local_run(void *state, const sc_run_series *rs, size_t i, size_t 
     return status;
 }
 
+int sc_local_close(sc_local *st, size_t k, const char *why, char **bundle)
+{
+    sc_execution *x = &st->x[k];
+    sigset_t old;
+    int status;
+
+    *bundle = NULL;
+    if (!st->open[k])
+        return SC_EXIT_OK;
+    sc__hold_signals(&old);
+    if (!*x->stopped)
+        snprintf(x->stopped, sizeof(x->stopped), "%s", why);
+    sc__open_files(st, k, NULL);
+    status = sc__close(st, k);
+    *bundle = x->plan->bundle_path ? strdup(x->plan->bundle_path) : NULL;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return status;
+}
+
 static int sc__local_begin(void *state, const sc_run_series *rs)
 {
     sc_local *st = state;
@@ -465,7 +515,7 @@ static int sc__local_begin(void *state, const sc_run_series *rs)
     st->open = calloc(st->n + 1, sizeof(*st->open));
     if (!st->x || !st->open)
         return SC_EXIT_ERROR;
-    if (rs->series->variable)
+    if (rs->series->variable && !rs->series->paired)
         printf("streamcard sweep: %s over %zu values\n", rs->series->variable, rs->series->n);
     return 0;
 }
@@ -475,7 +525,7 @@ static void sc__local_end(void *state, const sc_run_series *rs, bool failed)
     sc_local *st = state;
 
     /* A lone run said so in its own summary. */
-    if (failed && rs->series->variable)
+    if (failed && rs->series->variable && !rs->series->paired)
         fprintf(stderr, "ERROR: workload failed in at least one run of the sweep; its numbers "
                         "are not usable\n");
     free(st->x);
@@ -485,7 +535,10 @@ static void sc__local_end(void *state, const sc_run_series *rs, bool failed)
 
 void sc_local_executor(sc_executor *ex, sc_local *state)
 {
+    bool paired = state->paired;
+
     memset(state, 0, sizeof(*state));
+    state->paired = paired;
     *ex = (sc_executor){.begin = sc__local_begin,
                         .run = sc__local_run,
                         .end = sc__local_end,

@@ -24,12 +24,15 @@ static bool sc__is_file(const char *path)
     return access(path, X_OK) == 0;
 }
 
-/* The executable name (e.g. "streamcard-stream") next to this program or under libexec: a
-   malloc'd absolute path, or NULL when not found. */
-static char *sc__find_kernel(const char *name)
+/* The executable name (e.g. "streamcard-stream") in dir, else in STREAMCARD_KERNEL_DIR,
+   else next to this program or under libexec: a malloc'd absolute path, or NULL when not
+   found. */
+static char *sc__find_kernel(const char *name, const char *dir)
 {
     char exe[PATH_MAX], candidate[PATH_MAX * 2];
-    const char *dir = getenv("STREAMCARD_KERNEL_DIR");
+
+    if (!dir)
+        dir = getenv("STREAMCARD_KERNEL_DIR");
 
     if (dir && *dir) {
         snprintf(candidate, sizeof(candidate), "%s/%s", dir, name);
@@ -64,7 +67,7 @@ char *sc_plan_find_kernel(sc_workload workload)
     if ((size_t)workload >= sizeof(sc__kernel_names) / sizeof(sc__kernel_names[0]) ||
         !sc__kernel_names[workload])
         return NULL;
-    return sc__find_kernel(sc__kernel_names[workload]);
+    return sc__find_kernel(sc__kernel_names[workload], NULL);
 }
 
 #ifndef SC_MULTIARCH_LIBDIR
@@ -341,6 +344,17 @@ static void sc__mpi_argv(sc__strv *a, const sc_plan *plan)
         sc__strv_opt(a, "--pairs", "%s", "all");
 }
 
+char *sc_plan_kernel_dir(sc_workload w, const char *kernel_dir)
+{
+    char *path;
+
+    if (w <= SC_WORKLOAD_NONE || w > SC_WORKLOAD_MPI_PINGPONG ||
+        !(path = sc__find_kernel(sc__kernel_names[w], kernel_dir)))
+        return NULL;
+    *strrchr(path, '/') = '\0';
+    return path;
+}
+
 /* Fills argv, envp and binary of plan from its checked card. Returns 0 or -errno. */
 static int sc__plan_build(sc_plan *plan, char **parent_env)
 {
@@ -350,7 +364,7 @@ static int sc__plan_build(sc_plan *plan, char **parent_env)
 
     if (!places)
         return -ENOMEM;
-    plan->binary = sc_plan_find_kernel(c->workload);
+    plan->binary = sc__find_kernel(sc__kernel_names[c->workload], plan->kernel_dir);
     plan->binary_found = plan->binary != NULL;
     if (!plan->binary) {
         char *exe = realpath("/proc/self/exe", NULL);
@@ -434,9 +448,16 @@ static int sc__resolve_card_text(sc_plan *plan)
 
 int sc_plan_init(sc_plan *plan, const sc_run_opts *opts, sc_card *card, char **parent_env)
 {
+    return sc_plan_init_in(plan, opts, card, parent_env, NULL);
+}
+
+int sc_plan_init_in(sc_plan *plan, const sc_run_opts *opts, sc_card *card, char **parent_env,
+                    const char *kernel_dir)
+{
     memset(plan, 0, sizeof(*plan));
     plan->opts = opts;
     plan->card = card;
+    plan->kernel_dir = kernel_dir;
     int rc = sc__resolve_card_text(plan);
     if (rc == 0 && !opts->submit)
         rc = sc__plan_build(plan, parent_env);

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* The options of `streamcard run`, parsed once for all the runs of its card. */
@@ -51,6 +52,12 @@ typedef struct sc_run_opts {
     const char *sysroot;           /* where platform state is read ("/" unless the plugin says) */
     sc_topology *topology;         /* this machine's, shared by every run */
     struct sc_cache_memo **caches; /* what the runs learnt of the caches (cacheprobe.h) */
+    /* A paired run (sc_pair.h): --against CARD (side B's card), --against-kernel-dir DIR
+       (side B's workloads), --seed N (the order's seed, else drawn). */
+    const char *against_path;
+    const char *against_kernel_dir;
+    bool has_seed;
+    uint64_t seed;
 } sc_run_opts;
 
 void sc_run_opts_free(sc_run_opts *opts);
@@ -79,6 +86,12 @@ typedef struct sc_plan {
     /* mpi: where rank 0 writes what MPI_Init said, kept as transport.log */
     char *transport_log_path;
     char *bundle_path; /* after the run: the bundle it wrote */
+    /* A side of a paired run (sc_pair.h): 'A' or 'B' (0 otherwise), its bundle made at
+       exactly bundle_at (<pair>/a, <pair>/b) and, for a pair of two builds, its workload
+       from kernel_dir instead of STREAMCARD_KERNEL_DIR or the command's own folder. */
+    char side;
+    const char *bundle_at;
+    const char *kernel_dir;
 } sc_plan;
 
 /*
@@ -87,6 +100,13 @@ typedef struct sc_plan {
  * line and environment from parent_env. Returns 0 or -errno.
  */
 int sc_plan_init(sc_plan *plan, const sc_run_opts *opts, sc_card *card, char **parent_env);
+/* As sc_plan_init(), the workload taken from kernel_dir (NULL: as sc_plan_init() finds it). */
+int sc_plan_init_in(sc_plan *plan, const sc_run_opts *opts, sc_card *card, char **parent_env,
+                    const char *kernel_dir);
+/* The folder the workloads are taken from: kernel_dir, else STREAMCARD_KERNEL_DIR, else the
+   command's own folder or ../libexec/streamcard beside it, where the workload exists
+   (malloc'd, absolute); NULL when none holds it. */
+char *sc_plan_kernel_dir(sc_workload w, const char *kernel_dir);
 /* Appends one argument to the workload's command line. Returns 0 or -ENOMEM. */
 int sc_plan_append_arg(sc_plan *plan, const char *arg);
 void sc_plan_print(const sc_plan *plan, FILE *out);

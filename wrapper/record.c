@@ -192,6 +192,8 @@ static void sc__bundle_keys(sc_execution *x, sc_kv *kv)
     sc_kv_addf(kv, "card_sha256", "%s", plan->card_sha256);
     if (c->swept != SC_CF_COUNT) /* one run of a sweep: its independent variable */
         sc_kv_addf(kv, "sweep_variable", "%s", sc_card_field_name(c->swept));
+    if (plan->side) /* a side of a paired run: its runs end by the pair's rule */
+        sc_kv_addf(kv, "pair_side", "%c", plan->side);
     sc_kv_addf(kv, "workload", "%s", sc_workload_name(c->workload));
     sc_kv_addf(kv, "kernel", "%s", c->kernel ? c->kernel : "none");
     sc_kv_addf(kv, "cpu_list", "%s", c->cpu_list);

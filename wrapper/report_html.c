@@ -199,7 +199,7 @@ static void sc__metric_rows(sc_html *out, const sc_analysis_bundle *ab, size_t n
             }
             sc__figure(fig, sizeof(fig), &m[k], v, false);
             bool cmp = sc_analysis_compare(&ab[0].facts, &ab[i].facts, &m[k],
-                                           SC_ANALYSIS_NOISE_BOUND, &c) == 0;
+                                           &SC_ANALYSIS_OPTS_DEFAULT, &c) == 0;
             sc_html_tag(out, "<td>");
             sc_html_text(out, fig);
             if (i && cmp) {

@@ -9,6 +9,7 @@
  */
 #include "run_series.h"
 #include "cli.h"
+#include "pair_load.h"
 #include "sc_bundle.h"
 #include "sc_cause.h"
 #include "sc_metric.h"
@@ -71,6 +72,17 @@ static void sc__read_row(const char *path, const sc_card *card, sc__row *row, sc
     row->bundle = path ? strdup(path) : NULL;
     if (!path || sc_bundle_open(&b, path) < 0)
         return;
+    if (sc_pair_is(path)) { /* a pair card's job: the pair's verify says (pair_load.h) */
+        sc_pair_loaded p;
+        if (sc_pair_load(path, NULL, &p) == 0)
+            snprintf(row->verdict, sizeof(row->verdict), "%s",
+                     p.usable           ? "ok"
+                     : p.problems.count ? "unverified"
+                                        : "failed");
+        sc_pair_loaded_free(&p);
+        sc_bundle_close(&b);
+        return;
+    }
     /* The verdict is verify's, recomputed from the raw files, not results.json's claim. */
     if (sc_verify_bundle(path, &report) == 0)
         snprintf(row->verdict, sizeof(row->verdict), "%s",

@@ -1,7 +1,7 @@
 /*
- * card_util.h: a checked card from YAML text, for the unit tests of what reads a card
- * (gates, interference). NULL, with the card's problems on stderr, when it does not parse
- * or check.
+ * card_util.h: a card from YAML text, for the unit tests of what reads a card (gates,
+ * interference, pairs): checked (NULL, with the card's problems on stderr, when it does not
+ * parse or check), or parsed only.
  */
 #ifndef SC_TEST_CARD_UTIL_H
 #define SC_TEST_CARD_UTIL_H
@@ -34,6 +34,19 @@ static inline sc_card *sc_test_card_with(const char *head, const char *extra)
 
     snprintf(yaml, sizeof(yaml), "version: 1\nexperiment:\n%s%s", head, extra);
     return sc_test_card(yaml);
+}
+
+/* A card parsed from YAML text, not checked (a series or a pair checks its runs); NULL
+   when it does not parse, its problems in d. */
+static inline sc_card *sc_test_card_parsed(const char *yaml, sc_diag *d)
+{
+    sc_card *card = sc_card_new();
+
+    if (card && sc_card_parse(card, yaml, strlen(yaml), "card.yaml", d) != 0) {
+        sc_card_free(card);
+        return NULL;
+    }
+    return card;
 }
 
 #endif

@@ -171,6 +171,60 @@ static void test_defaults(void)
     }
 }
 
+/* The primary metric of a card given as YAML (""  when it has none). */
+static void sc__primary(const char *yaml, const char *json, char *buf, size_t len)
+{
+    sc_card *card = sc_card_new();
+    sc_diag diag;
+    json_object *root = json ? json_tokener_parse(json) : NULL;
+    sc_metric m;
+
+    sc_diag_init(&diag);
+    *buf = '\0';
+    if (card && sc_card_parse(card, yaml, strlen(yaml), "t.yaml", &diag) == 0 &&
+        sc_card_check(card, &diag) == 0 && sc_metric_primary(card, root, &m) == 0)
+        snprintf(buf, len, "%s", m.name);
+    sc_diag_free(&diag);
+    sc_card_free(card);
+    json_object_put(root);
+}
+
+/* One primary metric per workload (doc/design.md, "Metrics"). */
+static void test_primary(void)
+{
+    static const struct {
+        const char *yaml, *json, *name;
+    } cases[] = {
+        {"version: 1\nexperiment:\n  workload: stream\n  kernel: copy\n  cpu_list: 0\n", NULL,
+         "copy"},
+        {"version: 1\nexperiment:\n  workload: stream\n  kernel: all\n  cpu_list: 0\n", NULL,
+         "triad"},
+        {"version: 1\nexperiment:\n  workload: ipsearch\n  cpu_list: 0\n", NULL, "qps"},
+        /* no rate asked for: the latency at the smallest size measured */
+        {"version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n", sc__mpi,
+         "latency_1B"},
+        {"version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n  min_bytes: 8\n",
+         NULL, "latency_8B"},
+        /* a rate asked for at a size: the bandwidth there */
+        {"version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n  expect:\n"
+         "    min_rate_MBps: 100\n    at_bytes: 8\n",
+         sc__mpi, "bw_8B"},
+        {"version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n"
+         "  max_bytes: 1048576\n  expect:\n    min_rate_MBps: 100\n",
+         sc__mpi, "bw_1MiB"},
+        /* uniband has no latency: the bandwidth at the largest size */
+        {"version: 1\nexperiment:\n  workload: mpi-pingpong\n  kernel: uniband\n  cpu_list: 0-1\n",
+         sc__uniband, "bw_8B"},
+    };
+    char name[64];
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        sc__primary(cases[i].yaml, cases[i].json, name, sizeof(name));
+        SC_CHECK_MSG(strcmp(name, cases[i].name) == 0, "case %zu: \"%s\", expected \"%s\"", i, name,
+                     cases[i].name);
+    }
+}
+
 static void test_available(void)
 {
     static const struct {
@@ -238,6 +292,7 @@ int main(void)
     SC_TEST_RUN(test_lookup);
     SC_TEST_RUN(test_values);
     SC_TEST_RUN(test_defaults);
+    SC_TEST_RUN(test_primary);
     SC_TEST_RUN(test_available);
     SC_TEST_RUN(test_loss_and_samples);
     SC_TEST_RUN(test_families);

@@ -291,6 +291,222 @@ static void test_runs_to_decide(void)
     SC_CHECK_INT_EQ(sc_stats_runs_to_decide(&r, true, 0.95), 0);
 }
 
+/* The Walsh averages of d (i <= j), sorted: the paired interval's candidates, by brute. */
+static size_t sc__walsh_brute(const double *d, size_t n, double *w)
+{
+    size_t nw = 0;
+
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i; j < n; j++)
+            w[nw++] = (d[i] + d[j]) / 2;
+    for (size_t i = 1; i < nw; i++) /* insertion sort: a few hundred values */
+        for (size_t j = i; j > 0 && w[j] < w[j - 1]; j--) {
+            double t = w[j];
+            w[j] = w[j - 1];
+            w[j - 1] = t;
+        }
+    return nw;
+}
+
+/*
+ * The signed-rank interval against the tables: k = qsignrank(0.025, n) in R (n = 6: 1;
+ * 7: 3; 10: 9; 20: 53), the coverage 1 - 2 psignrank(k - 1, n) (1/64, 3/128, 25/1024,
+ * 25397/2^20, counted by brute force over the sign patterns), the interval the k-th
+ * smallest and largest Walsh average. With d = 0.01 x (1..7), R's wilcox.test(1:7,
+ * conf.int = TRUE) gives the interval [2, 6] and the estimate 4 (x 0.01 here).
+ */
+static void test_paired_tables(void)
+{
+    static const struct {
+        size_t n, k;
+        double level;
+    } rows[] = {{6, 1, 1 - 2.0 / 64},
+                {7, 3, 1 - 6.0 / 128},
+                {10, 9, 1 - 50.0 / 1024},
+                {20, 53, 1 - 2 * 25397.0 / 1048576}};
+    double a[20], b[20], d[20], w[210];
+    sc_ratio r;
+
+    for (size_t t = 0; t < sizeof(rows) / sizeof(rows[0]); t++) {
+        size_t n = rows[t].n, nw;
+        for (size_t i = 0; i < n; i++) {
+            /* distinct log ratios, not in order, on drifting sides */
+            d[i] = 0.01 * (double)((i * 7) % n + 1);
+            a[i] = 100 * (1 + 0.03 * (double)i);
+            b[i] = a[i] * exp(d[i]);
+        }
+        nw = sc__walsh_brute(d, n, w);
+        SC_CHECK_INT_EQ(sc_stats_paired(a, b, n, &r), 0);
+        SC_CHECK(r.ci && r.paired && r.n_a == n && r.n_b == n);
+        SC_CHECK_STR_EQ(r.method, "exact Wilcoxon signed-rank");
+        SC_CHECK_MSG(NEAR(r.ci_level, rows[t].level, 1e-12), "n %zu: level %.12g", n, r.ci_level);
+        SC_CHECK_MSG(NEAR(r.ci_low, exp(w[rows[t].k - 1]), 1e-12) &&
+                         NEAR(r.ci_high, exp(w[nw - rows[t].k]), 1e-12),
+                     "n %zu: [%.12g, %.12g]", n, r.ci_low, r.ci_high);
+    }
+    double a7[7] = {1, 1, 1, 1, 1, 1, 1}, b7[7];
+    for (size_t i = 0; i < 7; i++)
+        b7[i] = exp(0.01 * (double)(i + 1));
+    SC_CHECK_INT_EQ(sc_stats_paired(a7, b7, 7, &r), 0);
+    SC_CHECK_NEAR(r.ratio, exp(0.04), 1e-12);
+    SC_CHECK_NEAR(r.ci_low, exp(0.02), 1e-12);
+    SC_CHECK_NEAR(r.ci_high, exp(0.06), 1e-12);
+    /* 5 pairs: no interval; the estimate still the median of the Walsh averages */
+    SC_CHECK_INT_EQ(sc_stats_paired(a7, b7, 5, &r), 0);
+    SC_CHECK(!r.ci);
+    SC_CHECK_NEAR(r.ratio, exp(0.03), 1e-12);
+    b7[2] = 0;
+    SC_CHECK_INT_EQ(sc_stats_paired(a7, b7, 7, &r), -EINVAL);
+}
+
+/* Above 49 pairs the normal approximation: k = floor(N/2 - 1.96 sqrt(n(n+1)(2n+1)/24));
+   n = 60: N = 1830, sd = sqrt(60 * 61 * 121 / 24) = 135.84, k = floor(915 - 266.25) = 648. */
+static void test_paired_normal(void)
+{
+    double a[60], b[60], d[60], w[1830];
+    sc_ratio r;
+
+    for (size_t i = 0; i < 60; i++) {
+        d[i] = 0.001 * (double)((i * 37) % 60) - 0.02;
+        a[i] = 50;
+        b[i] = 50 * exp(d[i]);
+    }
+    size_t nw = sc__walsh_brute(d, 60, w);
+    SC_CHECK_INT_EQ(sc_stats_paired(a, b, 60, &r), 0);
+    SC_CHECK_STR_EQ(r.method, "signed-rank, normal approximation");
+    SC_CHECK_NEAR(r.ci_level, 0.95, 1e-12);
+    SC_CHECK_NEAR(r.ci_low, exp(w[647]), 1e-12);
+    SC_CHECK_NEAR(r.ci_high, exp(w[nw - 648]), 1e-12);
+}
+
+/*
+ * What pairing is for: both sides drift by 5% a run and B is 10% slower in every pair.
+ * Paired, every log ratio is log 0.9: the interval is [0.9, 0.9], B slower. The same
+ * samples as two separate sets mix the drift into the ratio: too noisy to tell.
+ */
+static void test_paired_drift(void)
+{
+    double a[8], b[8];
+    sc_ratio paired, separate;
+
+    for (size_t i = 0; i < 8; i++) {
+        a[i] = 1000 * (1 + 0.05 * (double)i);
+        b[i] = 0.9 * a[i];
+    }
+    SC_CHECK_INT_EQ(sc_stats_paired(a, b, 8, &paired), 0);
+    SC_CHECK_NEAR(paired.ci_low, 0.9, 1e-12);
+    SC_CHECK_NEAR(paired.ci_high, 0.9, 1e-12);
+    SC_CHECK_INT_EQ(sc_stats_verdict(&paired, true, 5), SC_VERDICT_SLOWER);
+    SC_CHECK_INT_EQ(sc_stats_ratio(a, 8, b, 8, &separate), 0);
+    SC_CHECK_INT_EQ(sc_stats_verdict(&separate, true, 5), SC_VERDICT_NOISY);
+}
+
+/* A small deterministic generator for the property checks (not for anything else). */
+static double sc__next(unsigned long long *state)
+{
+    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(*state >> 11) / 9007199254740992.0;
+}
+
+/*
+ * The p-values invert the intervals: over many samples (6 to 60 a side, paired and not,
+ * exact and normal laws) and edges, a 95% interval lies wholly below an edge exactly when
+ * the claim "below" has p < 0.025, and so on above; and a verdict is B faster or B slower
+ * exactly when sc_stats_verdict_p() is below 0.05.
+ */
+static void test_shift_p_inverts(void)
+{
+    static const size_t sizes[] = {6, 7, 9, 12, 30, 55};
+    unsigned long long state = 42;
+
+    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+        for (int trial = 0; trial < 20; trial++) {
+            size_t n = sizes[s];
+            double a[60], b[60], shift = 0.85 + 0.3 * sc__next(&state), below, above, p;
+            for (size_t i = 0; i < n; i++) {
+                a[i] = 100 * (1 + 0.1 * sc__next(&state));
+                b[i] = a[i] * shift * (1 + 0.05 * sc__next(&state));
+            }
+            for (int paired = 0; paired < 2; paired++) {
+                sc_ratio r;
+                SC_CHECK_INT_EQ(
+                    paired ? sc_stats_paired(a, b, n, &r) : sc_stats_ratio(a, n, b, n, &r), 0);
+                for (int e = 80; e < 125; e++) {
+                    double edge = e / 100.0;
+                    SC_CHECK_INT_EQ(sc_stats_shift_p(a, n, b, n, paired, edge, &below, &above), 0);
+                    SC_CHECK_MSG((r.ci_high < edge) == (below < 0.025),
+                                 "n %zu paired %d edge %.2f: [%.4f, %.4f], p below %.4f", n, paired,
+                                 edge, r.ci_low, r.ci_high, below);
+                    SC_CHECK_MSG((r.ci_low > edge) == (above < 0.025),
+                                 "n %zu paired %d edge %.2f: [%.4f, %.4f], p above %.4f", n, paired,
+                                 edge, r.ci_low, r.ci_high, above);
+                }
+                for (int higher = 0; higher < 2; higher++) {
+                    sc_verdict v = sc_stats_verdict(&r, higher, 5);
+                    SC_CHECK_INT_EQ(sc_stats_verdict_p(a, n, b, n, paired, higher, 5, &p), 0);
+                    SC_CHECK_MSG((v == SC_VERDICT_FASTER || v == SC_VERDICT_SLOWER) == (p < 0.05),
+                                 "n %zu paired %d: %s with p %.4f", n, paired,
+                                 sc_stats_verdict_name(v), p);
+                }
+            }
+        }
+}
+
+/* Holm, as R's p.adjust(c(0.01, 0.04, 0.03, 0.005), "holm") gives it: 0.03 0.06 0.06 0.02
+   (0.005 x 4, then max(0.02, 0.01 x 3), max(0.03, 0.03 x 2), max(0.06, 0.04 x 1)). At 0.05
+   the first two claims hold; uncorrected all four would. */
+static void test_holm(void)
+{
+    const double p[] = {0.01, 0.04, 0.03, 0.005}, want[] = {0.03, 0.06, 0.06, 0.02};
+    const double big[] = {0.5, 0.9, 0.7}, big_want[] = {1, 1, 1};
+    double adj[4];
+
+    SC_CHECK_INT_EQ(sc_stats_holm(p, 4, adj), 0);
+    for (size_t i = 0; i < 4; i++)
+        SC_CHECK_MSG(NEAR(adj[i], want[i], 1e-12), "p[%zu]: %.12g", i, adj[i]);
+    SC_CHECK_INT_EQ(sc_stats_holm(big, 3, adj), 0); /* capped at 1: 0.5 x 3 */
+    for (size_t i = 0; i < 3; i++)
+        SC_CHECK_MSG(NEAR(adj[i], big_want[i], 1e-12), "big[%zu]: %.12g", i, adj[i]);
+    SC_CHECK_INT_EQ(sc_stats_holm(p, 1, adj), 0); /* one claim: unchanged */
+    SC_CHECK_NEAR(adj[0], 0.01, 1e-12);
+    SC_CHECK_INT_EQ(sc_stats_holm(p, 0, adj), -EINVAL);
+}
+
+/*
+ * Spearman's rho with the run order. R's cor.test(1:6, c(1, 2, 3, 5, 4, 6), method =
+ * "spearman"): rho 0.9428571, p 0.01667 (12 of the 720 orders reach it); a descending
+ * series of 7: rho -1, p 2/5040; the 8 values below: rho 0.5238, p 7928/40320 (counted
+ * by brute force over the orders). 12 runs: the normal approximation, z = rho sqrt(11).
+ */
+static void test_trend(void)
+{
+    const double up[] = {1, 2, 3, 5, 4, 6}, down[] = {10, 9, 8, 7, 6, 5, 4};
+    const double mixed[] = {3, 1, 4, 1.5, 5, 9, 2, 6}, flat[] = {2, 2, 2, 2, 2, 2};
+    double twelve[12];
+    sc_trend t;
+
+    SC_CHECK_INT_EQ(sc_stats_trend(up, 6, &t), 0);
+    SC_CHECK(t.tested);
+    SC_CHECK_NEAR(t.rho, 33.0 / 35, 1e-12);
+    SC_CHECK_NEAR(t.p, 12.0 / 720, 1e-12);
+    SC_CHECK_STR_EQ(t.method, "exact permutation");
+    SC_CHECK_INT_EQ(sc_stats_trend(down, 7, &t), 0);
+    SC_CHECK_NEAR(t.rho, -1, 1e-12);
+    SC_CHECK_NEAR(t.p, 2.0 / 5040, 1e-12);
+    SC_CHECK_INT_EQ(sc_stats_trend(mixed, 8, &t), 0);
+    SC_CHECK_NEAR(t.rho, 0.5238095238095238, 1e-12);
+    SC_CHECK_NEAR(t.p, 7928.0 / 40320, 1e-12);
+    SC_CHECK_INT_EQ(sc_stats_trend(flat, 6, &t), 0);
+    SC_CHECK(!t.tested && t.p == 1);
+    SC_CHECK_INT_EQ(sc_stats_trend(up, 3, &t), 0); /* too few runs to show a trend */
+    SC_CHECK(!t.tested);
+    for (size_t i = 0; i < 12; i++)
+        twelve[i] = (double)i;
+    SC_CHECK_INT_EQ(sc_stats_trend(twelve, 12, &t), 0);
+    SC_CHECK_STR_EQ(t.method, "normal approximation");
+    SC_CHECK_NEAR(t.p, erfc(sqrt(11.0) / sqrt(2.0)), 1e-12);
+}
+
 int main(void)
 {
     SC_TEST_RUN(test_describe);
@@ -304,5 +520,11 @@ int main(void)
     SC_TEST_RUN(test_ratio_unconfirmed);
     SC_TEST_RUN(test_exact_law);
     SC_TEST_RUN(test_runs_to_decide);
+    SC_TEST_RUN(test_paired_tables);
+    SC_TEST_RUN(test_paired_normal);
+    SC_TEST_RUN(test_paired_drift);
+    SC_TEST_RUN(test_shift_p_inverts);
+    SC_TEST_RUN(test_holm);
+    SC_TEST_RUN(test_trend);
     return sc_test_failures ? 1 : 0;
 }

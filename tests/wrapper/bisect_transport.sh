@@ -5,35 +5,27 @@
 # against a baseline of the first commit: the transport gate is an outcome gate, so the
 # fall-back is bad (1), not skip, and the card's env, which lives in the bisected
 # repository, counts as part of the revision because --allow env names it. Without
-# --allow env the same run is skipped, naming env.
+# --allow env the same run is skipped, naming env. Then the same history bisected on its
+# gates alone (--gates-only): no figure is judged, so one run a step decides it.
 BIN=$(cd "$1" && pwd) SRC=$2
 . "$SRC/tests/lib.sh"
 SC="$BIN/streamcard"
 command -v mpirun >/dev/null || { echo "SKIP: mpirun missing (openmpi-bin)"; exit 77; }
 
 repo="$WORK/repo"
-git init -q "$repo"
-git -C "$repo" config user.email t@example.org
-git -C "$repo" config user.name test
 # The card opens the interference gate (max_interference_pct: 100): this test runs beside
 # others under ctest -j; tests/wrapper/interference.sh tests the gate. It has 6 runs, the
 # fewest whose interval lets classify call a commit good (a failing run ends the series).
-card() {
+card() { # card good|bad: bad adds the TCP fall-back
     printf 'version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n'
     printf '  min_bytes: 1\n  max_bytes: 4096\n  iterations: 20\n  runs: 6\n'
     printf '  expect:\n    transport: shm\n    max_interference_pct: 100\n'
-    if [ "$1" = tcp ]; then
+    if [ "$1" = bad ]; then
         printf '  env:\n    OMPI_MCA_btl: "tcp,self"\n    OMPI_MCA_btl_tcp_if_include: lo\n'
     fi
 }
-for i in 1 2 3 4 5 6; do
-    if [ "$i" -ge 4 ]; then card tcp; else card shm; fi >"$repo/card.yaml"
-    echo "change $i" >"$repo/notes"
-    git -C "$repo" add card.yaml notes
-    msg="commit $i"
-    [ "$i" = 4 ] && msg="commit 4 adds the TCP fall-back"
-    git -C "$repo" commit -q -m "$msg"
-done
+TCP="commit 4 adds the TCP fall-back"
+toy_history "$repo" 4 "$TCP" card
 
 # The baseline: the first commit's card.
 git -C "$repo" show HEAD~5:card.yaml >"$WORK/base.yaml"
@@ -46,7 +38,8 @@ cat >"$WORK/step.sh" <<STEP
 out=\$("$SC" run card.yaml --run-name step --output "$WORK/runs" --quiet 2>>"$WORK/steps.err")
 bundle=\$(printf '%s\n' "\$out" | sed -n 's/^BUNDLE=//p')
 [ -n "\$bundle" ] || exit 125
-exec "$SC" classify "\$bundle" --baseline "$base" --allow env --metric bw_4KiB --tolerance 99
+exec "$SC" classify "\$bundle" --baseline "$base" --allow env --metric bw_4KiB --tolerance 99 \
+    --max-interference 100
 STEP
 chmod +x "$WORK/step.sh"
 
@@ -60,13 +53,33 @@ expect_contains "$WORK/out" "not comparable with the baseline: env (OMPI_MCA_btl
 expect_status 1 "$SC" classify "$tcp" --baseline "$base" --allow env
 expect_contains "$WORK/out" "outcome gates failed where the baseline held them: transport (expected transport shm, the data went over tcp; the selection was set by btl=tcp,self from the environment (rank 0: tcp"
 
-(cd "$repo" && git bisect start HEAD HEAD~5 >/dev/null &&
-    git bisect run "$WORK/step.sh" >"$WORK/bisect.out" 2>&1) ||
-    { cat "$WORK/bisect.out" "$WORK/steps.err" >&2; fail "git bisect run"; }
-first_bad=$(git -C "$repo" rev-parse refs/bisect/bad)
-[ "$(git -C "$repo" log -1 --format=%s "$first_bad")" = "commit 4 adds the TCP fall-back" ] ||
-    { cat "$WORK/bisect.out" >&2; fail "bisect blamed $(git -C "$repo" log -1 --format=%s "$first_bad")"; }
-expect_contains "$WORK/bisect.out" "is the first bad commit"
+bisect_blames "$repo" "$WORK/step.sh" "$WORK/bisect.out" "$TCP"
 expect_contains "$WORK/bisect.out" "bad: step_"
 expect_not_contains "$WORK/bisect.out" "skip: "
+
+# --gates-only: the transport gate decides, with one run a step and no figure (a baseline
+# of one run too). A run of the TCP commit is bad (1), one of a shared-memory commit good (0).
+expect_status 0 "$SC" run "$WORK/base.yaml" --run-name base1 --runs 1 --output "$WORK/runs" --quiet
+base1=$(bundle_of "$WORK/out")
+expect_status 1 "$SC" classify "$tcp" --baseline "$base" --allow env --gates-only
+expect_contains "$WORK/out" "gates that held on the baseline failed: transport (expected transport shm, the data went over tcp"
+"$SC" run "$WORK/base.yaml" --run-name one --runs 1 --output "$WORK/runs" --quiet \
+    >"$WORK/one.out" 2>>"$WORK/steps.err" || fail "a shared-memory run failed: $(cat "$WORK/steps.err")"
+expect_status 0 "$SC" classify "$(bundle_of "$WORK/one.out")" --baseline "$base1" --allow env \
+    --gates-only
+expect_contains "$WORK/out" "every gate that held on the baseline holds"
+cat >"$WORK/gates.sh" <<STEP
+#!/bin/sh
+# One bisection step on the gates alone: one run of this commit's card.
+out=\$("$SC" run card.yaml --run-name gates --runs 1 --output "$WORK/runs" --quiet \
+    2>>"$WORK/steps.err")
+bundle=\$(printf '%s\n' "\$out" | sed -n 's/^BUNDLE=//p')
+[ -n "\$bundle" ] || exit 125
+exec "$SC" classify "\$bundle" --baseline "$base1" --allow env --gates-only
+STEP
+chmod +x "$WORK/gates.sh"
+bisect_blames "$repo" "$WORK/gates.sh" "$WORK/gates.out" "$TCP"
+expect_contains "$WORK/gates.out" "bad: gates_"
+expect_contains "$WORK/gates.out" "gates that held on the baseline failed: transport"
+expect_not_contains "$WORK/gates.out" "skip: "
 echo "ok: bisect_transport"

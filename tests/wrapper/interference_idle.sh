@@ -8,6 +8,7 @@
 # naming the measured share) only when that load is above what the gate allows.
 BIN=$(cd "$1" && pwd) SRC=$2
 . "$SRC/tests/lib.sh"
+. "$SRC/tests/load_lib.sh"
 SC="$BIN/streamcard"
 export STREAMCARD_KERNEL_DIR=${STREAMCARD_KERNEL_DIR:-$BIN}
 [ "$(nproc)" -ge 2 ] || { echo "SKIP: needs 2 CPUs"; exit 77; }
@@ -21,7 +22,7 @@ ITERS=$(OMP_NUM_THREADS=2 iterations_for 1 stream "${STREAM_ARGS[@]}")
 
 quiet=0
 for attempt in 1 2 3; do
-    read -r load cpu < <(background_load)
+    read -r load cpu < <(cpu_busy_pct 0 1)
     if awk -v l="$load" -v m="$LIMIT" 'BEGIN { exit !(l >= m) }'; then
         echo "attempt $attempt: background load $load% on $cpu, at or above the gate's $LIMIT%"
         sleep 5

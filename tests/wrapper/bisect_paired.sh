@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# git bisect run with classify --rerun-baseline on a drifting host: a toy repository holds
+# an ipsearch card; commit 4 of 6 makes its database 10% larger (nb, the search ~10% slower).
+# While the bisection runs, a busy loop on the card's CPU comes and goes every 3 seconds, so
+# the host a run meets depends on when it runs. Each step runs the baseline's card and build
+# against this commit's card as pairs, side by side, and classify judges the pairs: the
+# bisection blames commit 4. A baseline whose build changed since is a usage error (128),
+# which stops the bisection. Skipped (77, naming the load) only when other work than this
+# test's loop held the card's CPU just before the bisection, or, when it went wrong, just
+# after it.
+# RUN_SERIAL (tests/wrapper/CMakeLists.txt): the loop must not slow the tests beside it.
+BIN=$(cd "$1" && pwd) SRC=$2
+. "$SRC/tests/lib.sh"
+. "$SRC/tests/load_lib.sh"
+SC="$BIN/streamcard"
+export STREAMCARD_KERNEL_DIR=${STREAMCARD_KERNEL_DIR:-$BIN}
+load_need_cpus 2
+command -v git >/dev/null || { echo "SKIP: git missing"; exit 77; }
+LIMIT=10
+
+read -r load _ < <(cpu_busy_pct 0)
+awk -v l="$load" -v m="$LIMIT" 'BEGIN { exit !(l < m) }' ||
+    { echo "SKIP: the machine is busy: other work held $load% of cpu0 (limit $LIMIT%)"; exit 77; }
+
+repo="$WORK/repo"
+# The card opens the interference gate: the busy loop below is this test's own drift.
+card() { # card good|bad: bad searches a database 10% larger
+    printf 'version: 1\nexperiment:\n  workload: ipsearch\n  cpu_list: 0\n  threads: 1\n'
+    printf '  nb: %s\n  nq: 400\n  dim: 64\n  iterations: 5\n  runs: 8\n' \
+        "$([ "$1" = bad ] && echo 22000 || echo 20000)"
+    printf '  expect:\n    max_interference_pct: 100\n'
+}
+LARGER="commit 4 makes the database 10% larger"
+toy_history "$repo" 4 "$LARGER" card
+
+# The baseline: the first commit's card, with this build (its binary stays where it is).
+git -C "$repo" show HEAD~5:card.yaml >"$WORK/base.yaml"
+expect_status 0 "$SC" run "$WORK/base.yaml" --run-name base --output "$WORK/runs" --quiet
+base=$(bundle_of "$WORK/out")
+
+# The drift: a busy loop on cpu0, 3 s on, 3 s off, for the whole bisection.
+drift_start "$WORK" 0 3 3
+trap 'drift_stop; rm -rf "$WORK"' EXIT
+
+cat >"$WORK/step.sh" <<STEP
+#!/bin/sh
+# One bisection step: the baseline's card and build against this commit's card, as pairs.
+exec "$SC" classify --rerun-baseline "$base" card.yaml --allow nb --max-interference 100 \\
+    --output "$WORK/pairs"
+STEP
+chmod +x "$WORK/step.sh"
+(cd "$repo" && git bisect start HEAD HEAD~5 >/dev/null &&
+    git bisect run "$WORK/step.sh" >"$WORK/bisect.out" 2>&1) || true
+drift_stop
+first_bad=$(git -C "$repo" rev-parse -q --verify refs/bisect/bad || true)
+blamed=$([ -z "$first_bad" ] || git -C "$repo" log -1 --format=%s "$first_bad")
+echo "bisect: $(grep -E '^(good|bad|skip): ' "$WORK/bisect.out" | cut -c1-150 | tr '\n' '|')"
+if [ "$blamed" != "$LARGER" ] ||
+    ! grep -q "is the first bad commit" "$WORK/bisect.out"; then
+    # Other work than the loop, measured now that the loop is gone.
+    read -r after _ < <(cpu_busy_pct 0)
+    if awk -v s="$after" -v m="$LIMIT" 'BEGIN { exit !(s > m) }'; then
+        echo "SKIP: the bisection blamed '$blamed'; other work held $after% of cpu0 just after it (above $LIMIT%)"
+        exit 77
+    fi
+    cat "$WORK/bisect.out" >&2
+    fail "bisect blamed '$blamed'"
+fi
+expect_contains "$WORK/bisect.out" "/b: qps queries/s "
+expect_contains "$WORK/bisect.out" "a significant loss beyond the 5.0% tolerance (exact Wilcoxon signed-rank)"
+ls "$WORK"/pairs/pair_*/pair.json >/dev/null || fail "no pair kept"
+for p in "$WORK"/pairs/pair_*; do
+    "$SC" verify "$p" >/dev/null || fail "a step's pair does not verify: $p"
+done
+
+# A baseline whose build changed since cannot be run again: 128, the bisection stops.
+mkdir -p "$WORK/k2"
+cp "$STREAMCARD_KERNEL_DIR/streamcard-ipsearch" "$WORK/k2/"
+STREAMCARD_KERNEL_DIR="$WORK/k2" "$SC" run "$WORK/base.yaml" --run-name k2 --runs 1 \
+    --output "$WORK/runs" --quiet >"$WORK/k2.out" 2>&1 || fail "the k2 baseline failed"
+k2=$(bundle_of "$WORK/k2.out")
+printf '\0' >>"$WORK/k2/streamcard-ipsearch"
+expect_status 128 "$SC" classify --rerun-baseline "$k2" "$WORK/base.yaml"
+expect_contains "$WORK/out" "changed since the baseline was made"
+echo "ok: bisect_paired"
