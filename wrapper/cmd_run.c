@@ -462,7 +462,7 @@ static int sc__prepare(const sc_run_opts *opts, const sc_card *card, bool proble
             continue;
         sc_diag_init(&found);
         int crc = sc__one_per_core(opts, one, &found);
-        if (crc == 0)
+        if (crc == 0 && !problems) /* a refused card or option: no probe, no size said */
             crc = sc_cacheprobe_resolve(opts, one, &found);
         if (crc == -ENOMEM)
             rc = -ENOMEM;
