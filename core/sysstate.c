@@ -94,7 +94,7 @@ static const struct {
  */
 static int sc__arm_identity(const char *text, sc_cpu_identity *id)
 {
-    char num[32], variant[32], revision[32];
+    char num[32] = "", variant[32] = "", revision[32] = "";
     const char *part_name = NULL;
 
     sc__cpuinfo_value(text, "CPU implementer", num, sizeof(num));

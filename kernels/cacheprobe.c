@@ -16,6 +16,7 @@
 #include "workload_cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <omp.h>
 #include <sched.h>
@@ -224,7 +225,11 @@ int sct_probe_run(const char *prog, const struct sct_probe_opts *o)
     }
     sct__cpus_text(o, cpus, sizeof(cpus));
     printf(SC_PROBE_SETUP("%d", "%s", "%s") "\n", o->threads, isa, cpus);
-    for (double size = SCT_PROBE_MIN_BYTES; size <= (double)bytes * 1.0001; size *= SCT__STEP) {
+    /* Point k: 256 KiB x sqrt(2)^k, up to the buffer (an integer counter: k, not the size). */
+    for (int k = 0;; k++) {
+        double size = SCT_PROBE_MIN_BYTES * pow(SCT__STEP, k);
+        if (size > (double)bytes * 1.0001)
+            break;
         /* Whole 4 KiB pages per thread, so every thread reads its own pages. */
         size_t n = (size_t)size / sizeof(uint64_t) / SCT__GRANULE * SCT__GRANULE;
         if (n > words)

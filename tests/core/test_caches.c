@@ -8,6 +8,7 @@
 #include "sysroot_util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 
 #define MIB ((uint64_t)1 << 20)
@@ -56,10 +57,9 @@ static const curve_case curves[] = {
 
 static void curve_fill(const curve_case *c, sc_llc *llc)
 {
-    double size = 256 * 1024;
-
     memset(llc, 0, sizeof(*llc));
-    for (unsigned i = 0; i < c->n; i++, size *= 1.4142135623730951) {
+    for (unsigned i = 0; i < c->n; i++) {
+        double size = 256 * 1024 * pow(1.4142135623730951, i); /* sqrt(2)^i */
         llc->points[i].bytes = (uint64_t)size / 4096 * 4096;
         llc->points[i].mbps = c->gbps[i] * 1000;
     }
