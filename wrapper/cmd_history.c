@@ -258,26 +258,29 @@ int sc_cmd_history(int argc, char **argv)
         return SC_EXIT_USAGE;
     }
     if ((status = sc__parse(argc - 1, argv + 1, &o)) != SC_ANALYSIS_GO_ON)
-        return status;
+        goto out;
     int rest = argc - 1 - optind;
     if ((add && rest == 0) || (!add && rest > 0) || (report && !o.output)) {
         fprintf(stderr, "streamcard: history %s: %s (see streamcard history --help)\n", sub,
                 add                   ? "needs bundles or folders of them"
                 : report && !o.output ? "needs -o FILE"
                                       : "takes no bundle: filters only");
-        return SC_EXIT_USAGE;
+        status = SC_EXIT_USAGE;
+        goto out;
     }
     if (!o.db) {
         if (sc_history_default_path(path, sizeof(path)) < 0) {
             fprintf(stderr, "streamcard: history: no store: HOME is not set (valid: --db FILE)\n");
-            return SC_EXIT_USAGE;
+            status = SC_EXIT_USAGE;
+            goto out;
         }
         o.db = path;
     }
     bool write = add || (check && o.record);
     if (sc_history_open(o.db, write, add, &h, why, sizeof(why)) < 0) {
         fprintf(stderr, "streamcard: history %s: %s\n", sub, why);
-        return SC_EXIT_ERROR;
+        status = SC_EXIT_ERROR;
+        goto out;
     }
     if (add) {
         size_t counts[3] = {0};
@@ -290,7 +293,8 @@ int sc_cmd_history(int argc, char **argv)
         if (sc_history_query(h, &o.f, &set, why, sizeof(why)) < 0) {
             fprintf(stderr, "streamcard: history %s: %s: %s\n", sub, o.db, why);
             sc_history_close(h);
-            return SC_EXIT_ERROR;
+            status = SC_EXIT_ERROR;
+            goto out;
         }
         if (set.n == 0)
             fprintf(stderr, "streamcard: history %s: %s: no series matches\n", sub, o.db);
@@ -308,6 +312,7 @@ int sc_cmd_history(int argc, char **argv)
         sc_history_set_free(&set);
     }
     sc_history_close(h);
+out:
     free((char *)o.f.metric);
     return status;
 }

@@ -362,7 +362,8 @@ static int sc__add_dir(sc_history *h, const char *dir, const sc_history_add_opts
             free(p);
     }
     closedir(d);
-    qsort(names, n, sizeof(*names), sc__cmp_str);
+    if (n)
+        qsort(names, n, sizeof(*names), sc__cmp_str);
     for (size_t i = 0; i < n; i++) {
         int one = sc__add_bundle(h, names[i], o);
         if (one > status)

@@ -62,6 +62,8 @@ static sc_history_series *sc__series_of(sc_history_set *set, sqlite3_stmt *st)
         set->s = grown;
         set->cap = cap;
     }
+    if (!set->s)
+        return NULL;
     s = &set->s[set->n++];
     memset(s, 0, sizeof(*s));
     s->card = sc__dup(sqlite3_column_text(st, 0));

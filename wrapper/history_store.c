@@ -59,6 +59,8 @@ enum {
 };
 
 static const char *const sc__inserts[SC__ST_COUNT] = {
+    /* One statement in three literals: no comma is missing. */
+    // NOLINTNEXTLINE(bugprone-suspicious-missing-comma)
     "INSERT OR IGNORE INTO bundle(digest, name, path, card, card_sha256, workload, kernel, host,"
     " owner_uid, started_at, ended_at, verdict, usable, attested, streamcard_version, added_at)"
     " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -177,7 +179,7 @@ static int sc__int(sqlite3 *db, const char *sql, long long *v)
    transaction waits for it and then finds its schema). */
 static int sc__create(sqlite3 *db)
 {
-    long long tables;
+    long long tables = -1;
     char *sql = NULL;
     int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 
