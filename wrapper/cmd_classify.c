@@ -13,10 +13,12 @@
  */
 #include "analysis.h"
 #include "cli.h"
+#include "junit.h"
 #include "sc_text.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +30,7 @@ static void sc__classify_usage(FILE *out)
     fprintf(out,
             "usage: streamcard classify BUNDLE --baseline BASELINE [--tolerance PCT]\n"
             "                           [--allow VAR[,VAR...]] [--metric NAME]\n"
-            "                           [--bad-gate GATE[,GATE...]]\n"
+            "                           [--bad-gate GATE[,GATE...]] [--junit FILE]\n"
             "\n"
             "Judges BUNDLE against BASELINE for `git bisect run`, in one line on stdout. Each\n"
             "metric of the baseline's card (or the one --metric names) is compared run by run:\n"
@@ -68,6 +70,8 @@ static void sc__classify_usage(FILE *out)
             "                     every kernel of kernel all, qps, MPI latency and bandwidth)\n"
             "  --bad-gate GATE,.. the gates whose failure makes a run bad, instead of the\n"
             "                     outcome class (none: no gate; every other failure skips)\n"
+            "  --junit FILE       a JUnit XML report for CI: one test case, bad a failure and\n"
+            "                     skip skipped, with the line and every metric compared\n"
             "  -h, --help         this text\n"
             "\n"
             "metrics (name, unit, better, workload):\n",
@@ -87,6 +91,24 @@ static bool sc__allow_valid(const char *list, char *bad, size_t len)
         p += n + (p[n] == ',');
     }
     return true;
+}
+
+/* What classify says: its one line (stdout, and --junit's message) and, once metrics were
+   compared, one line per metric (--junit's text). */
+typedef struct sc__verdict {
+    char line[2048];
+    char detail[8192];
+    size_t used;
+} sc__verdict;
+
+static void sc__say(sc__verdict *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sc__say(sc__verdict *v, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(v->line, sizeof(v->line), fmt, ap);
+    va_end(ap);
 }
 
 /* What the runs say about one metric against the tolerance. */
@@ -141,7 +163,7 @@ static void sc__said(char *buf, size_t len, const sc_analysis_cmp *c)
  * side), saying roughly how many runs would decide it.
  */
 static int sc__judge_metrics(const sc_bundle_facts *run, const sc_bundle_facts *base,
-                             double tolerance, const char *metric)
+                             double tolerance, const char *metric, sc__verdict *verdict)
 {
     sc_metric m[SC_METRIC_MAX];
     size_t n = sc_analysis_metrics(base, metric, m, SC_METRIC_MAX), worst = n, open = n;
@@ -154,7 +176,7 @@ static int sc__judge_metrics(const sc_bundle_facts *run, const sc_bundle_facts *
     if (!c)
         return SC_CLASSIFY_ABORT;
     if (n == 0) {
-        printf("skip: %s: the baseline's card names no metric\n", run->name);
+        sc__say(verdict, "skip: %s: the baseline's card names no metric", run->name);
         status = SC_CLASSIFY_SKIP;
         goto out;
     }
@@ -162,12 +184,17 @@ static int sc__judge_metrics(const sc_bundle_facts *run, const sc_bundle_facts *
         double v;
         if (sc_analysis_compare(base, run, &m[i], SC_ANALYSIS_NOISE_BOUND, &c[i]) < 0 ||
             c[i].val_a <= 0) {
-            printf("skip: %s: no %s recorded in %s\n", run->name, m[i].name,
-                   sc_facts_metric(run, &m[i], &v) < 0 ? "the run" : "the baseline");
+            sc__say(verdict, "skip: %s: no %s recorded in %s", run->name, m[i].name,
+                    sc_facts_metric(run, &m[i], &v) < 0 ? "the run" : "the baseline");
             status = SC_CLASSIFY_SKIP;
             goto out;
         }
         call[i] = sc__call_of(&c[i], tolerance, &p, &low, &high);
+        sc__said(said, sizeof(said), &c[i]);
+        if (verdict->used < sizeof(verdict->detail))
+            verdict->used +=
+                (size_t)snprintf(verdict->detail + verdict->used,
+                                 sizeof(verdict->detail) - verdict->used, "%s\n", said);
         if (call[i] == SC__BAD && (worst == n || p < worst_p)) {
             worst = i;
             worst_p = p;
@@ -177,22 +204,24 @@ static int sc__judge_metrics(const sc_bundle_facts *run, const sc_bundle_facts *
     }
     if (worst < n) {
         sc__said(said, sizeof(said), &c[worst]);
-        printf("bad: %s: %s: a significant loss beyond the %.1f%% tolerance (%s)\n", run->name,
-               said, tolerance, c[worst].r.method);
+        sc__say(verdict, "bad: %s: %s: a significant loss beyond the %.1f%% tolerance (%s)",
+                run->name, said, tolerance, c[worst].r.method);
         status = SC_CLASSIFY_BAD;
     } else if (open < n && call[open] == SC__UNAVAILABLE) {
         sc__said(said, sizeof(said), &c[open]);
-        printf("skip: %s: %s: interval unavailable: at least %d runs a side are needed to "
-               "tell a loss beyond %.1f%% from noise (runs: %d or more, on both)\n",
-               run->name, said, SC_STATS_MIN_RUNS, tolerance, SC_STATS_MIN_RUNS);
+        sc__say(verdict,
+                "skip: %s: %s: interval unavailable: at least %d runs a side are needed to "
+                "tell a loss beyond %.1f%% from noise (runs: %d or more, on both)",
+                run->name, said, SC_STATS_MIN_RUNS, tolerance, SC_STATS_MIN_RUNS);
         status = SC_CLASSIFY_SKIP;
     } else if (open < n) {
         size_t need = sc_stats_runs_to_decide(&c[open].r, c[open].m.better == SC_METRIC_HIGHER,
                                               1 - tolerance / 100);
         sc__said(said, sizeof(said), &c[open]);
-        printf("skip: %s: %s: too noisy to tell a loss beyond %.1f%% from noise; roughly %zu "
-               "runs a side would decide it\n",
-               run->name, said, tolerance, need);
+        sc__say(verdict,
+                "skip: %s: %s: too noisy to tell a loss beyond %.1f%% from noise; roughly %zu "
+                "runs a side would decide it",
+                run->name, said, tolerance, need);
         status = SC_CLASSIFY_SKIP;
     } else {
         /* every metric good: the one closest to the tolerance said */
@@ -206,8 +235,8 @@ static int sc__judge_metrics(const sc_bundle_facts *run, const sc_bundle_facts *
             }
         }
         sc__said(said, sizeof(said), &c[close]);
-        printf("good: %s: %s: no loss beyond the %.1f%% tolerance%s\n", run->name, said, tolerance,
-               n > 1 ? "; the closest of the card's metrics" : "");
+        sc__say(verdict, "good: %s: %s: no loss beyond the %.1f%% tolerance%s", run->name, said,
+                tolerance, n > 1 ? "; the closest of the card's metrics" : "");
     }
 out:
     free(c);
@@ -215,7 +244,7 @@ out:
 }
 
 typedef struct sc__classify_opts {
-    const char *baseline, *allow, *metric, *bad_gates;
+    const char *baseline, *allow, *metric, *bad_gates, *junit;
     double tolerance;
 } sc__classify_opts;
 
@@ -256,7 +285,8 @@ static size_t sc__failed(const sc_gates *gates, const bool *pick, char *buf, siz
  * evidence gate always skips). Returns SC_ANALYSIS_GO_ON with *bad set when a bad gate
  * failed, else the verdict (said).
  */
-static int sc__judge_environment(const sc_analysis_bundle *run, const char *bad_gates, bool *bad)
+static int sc__judge_environment(const sc_analysis_bundle *run, const char *bad_gates, bool *bad,
+                                 sc__verdict *verdict)
 {
     const sc_gates *g = &run->verify.gates;
     bool env[SC_GATE_COUNT] = {false}, ended_bad;
@@ -279,14 +309,14 @@ static int sc__judge_environment(const sc_analysis_bundle *run, const char *bad_
     }
     if (!sc__failed(g, env, names, sizeof(names), &note))
         return SC_ANALYSIS_GO_ON;
-    printf("skip: %s: the run proves nothing: environment gates failed: %s (%s)\n", run->facts.name,
-           names, note);
+    sc__say(verdict, "skip: %s: the run proves nothing: environment gates failed: %s (%s)",
+            run->facts.name, names, note);
     return SC_CLASSIFY_SKIP;
 }
 
 /* An outcome gate failed: bad where the baseline held every such gate, else skip. */
 static int sc__judge_outcome(const sc_analysis_bundle *run, const sc_analysis_bundle *base,
-                             const char *bad_gates)
+                             const char *bad_gates, sc__verdict *verdict)
 {
     const sc_gates *g = &run->verify.gates;
     bool out[SC_GATE_COUNT] = {false}, unheld[SC_GATE_COUNT] = {false};
@@ -301,24 +331,25 @@ static int sc__judge_outcome(const sc_analysis_bundle *run, const sc_analysis_bu
     }
     sc__failed(g, out, names, sizeof(names), &note);
     if (sc__failed(g, unheld, missing, sizeof(missing), &unused)) {
-        printf("skip: %s: the run failed %s, which the baseline did not check (valid: a "
-               "baseline whose card asks for the same gates)\n",
-               run->facts.name, missing);
+        sc__say(verdict,
+                "skip: %s: the run failed %s, which the baseline did not check (valid: a "
+                "baseline whose card asks for the same gates)",
+                run->facts.name, missing);
         return SC_CLASSIFY_SKIP;
     }
-    printf("bad: %s: outcome gates failed where the baseline held them: %s (%s)\n", run->facts.name,
-           names, note);
+    sc__say(verdict, "bad: %s: outcome gates failed where the baseline held them: %s (%s)",
+            run->facts.name, names, note);
     return SC_CLASSIFY_BAD;
 }
 
 /* The verdict on a run whose bundle is intact against a usable baseline. */
 static int sc__judge(const sc_analysis_bundle *run_ab, const sc_analysis_bundle *base_ab,
-                     const sc__classify_opts *o)
+                     const sc__classify_opts *o, sc__verdict *verdict)
 {
     const sc_bundle_facts *run = &run_ab->facts, *base = &base_ab->facts;
     size_t diff[SC_FACTS_MAX_VARS], n = sc_facts_diff(base, run, diff);
     bool bad;
-    int status = sc__judge_environment(run_ab, o->bad_gates, &bad);
+    int status = sc__judge_environment(run_ab, o->bad_gates, &bad, verdict);
 
     if (status != SC_ANALYSIS_GO_ON)
         return status;
@@ -331,15 +362,16 @@ static int sc__judge(const sc_analysis_bundle *run_ab, const sc_analysis_bundle 
             !sc_facts_follows(base, run, diff[i])) {
             char what[512];
             sc_analysis_difference(base, run, diff[i], what, sizeof(what));
-            printf("skip: %s: not comparable with the baseline: %s differs (%s here, %s in the "
-                   "baseline; valid: only the build differs, or --allow %s)\n",
-                   run->name, what, v->value, base->vars[diff[i]].value, v->name);
+            sc__say(verdict,
+                    "skip: %s: not comparable with the baseline: %s differs (%s here, %s in the "
+                    "baseline; valid: only the build differs, or --allow %s)",
+                    run->name, what, v->value, base->vars[diff[i]].value, v->name);
             return SC_CLASSIFY_SKIP;
         }
     }
     if (bad)
-        return sc__judge_outcome(run_ab, base_ab, o->bad_gates);
-    return sc__judge_metrics(run, base, o->tolerance, o->metric);
+        return sc__judge_outcome(run_ab, base_ab, o->bad_gates, verdict);
+    return sc__judge_metrics(run, base, o->tolerance, o->metric, verdict);
 }
 
 static int sc__classify_option(void *ctx, int c, const char *arg)
@@ -355,6 +387,8 @@ static int sc__classify_option(void *ctx, int c, const char *arg)
         o->metric = arg;
     } else if (c == 'g') {
         o->bad_gates = arg;
+    } else if (c == 'j') {
+        o->junit = arg;
     } else { /* 't' */
         o->tolerance = strtod(arg, &end);
         if (!end || end == arg || *end || !isfinite(o->tolerance) || o->tolerance < 0 ||
@@ -400,15 +434,29 @@ static int sc__classify_check(void *ctx, size_t n)
     return sc_analysis_metric_ok("classify", o->metric) ? SC_ANALYSIS_GO_ON : SC_CLASSIFY_ABORT;
 }
 
+/* classify's outcome as a JUnit test case: bad a failure, skip skipped, 128 an error. */
+static void sc__junit_case(sc_junit *j, const char *run, int status, const sc__verdict *v)
+{
+    sc_junit_kind kind = status == SC_CLASSIFY_GOOD   ? SC_JUNIT_PASS
+                         : status == SC_CLASSIFY_BAD  ? SC_JUNIT_FAILURE
+                         : status == SC_CLASSIFY_SKIP ? SC_JUNIT_SKIPPED
+                                                      : SC_JUNIT_ERROR;
+    char *text = NULL;
+
+    if (v->used && asprintf(&text, "%s\n%s", v->line, v->detail) < 0)
+        text = NULL;
+    sc_junit_case(j, "classify", run, kind, kind == SC_JUNIT_PASS ? NULL : v->line,
+                  text ? text : v->line);
+    free(text);
+}
+
 int sc_cmd_classify(int argc, char **argv)
 {
-    static const struct option opts[] = {{"baseline", required_argument, NULL, 'b'},
-                                         {"tolerance", required_argument, NULL, 't'},
-                                         {"allow", required_argument, NULL, 'a'},
-                                         {"metric", required_argument, NULL, 'm'},
-                                         {"bad-gate", required_argument, NULL, 'g'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"baseline", required_argument, NULL, 'b'}, {"tolerance", required_argument, NULL, 't'},
+        {"allow", required_argument, NULL, 'a'},    {"metric", required_argument, NULL, 'm'},
+        {"bad-gate", required_argument, NULL, 'g'}, {"junit", required_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
     /* The run's own problems are a verdict (skip) on stdout, said below. */
     static const sc_analysis_cmd cmd = {.name = "classify",
                                         .short_opts = ":h",
@@ -418,30 +466,54 @@ int sc_cmd_classify(int argc, char **argv)
                                         .option = sc__classify_option,
                                         .check = sc__classify_check};
     sc__classify_opts o = {.tolerance = SC__DEFAULT_TOLERANCE};
-    sc_analysis_set set;
-    sc_analysis_bundle base;
-    int status;
+    sc__verdict verdict = {.line = ""};
+    sc_analysis_bundle *run = calloc(1, sizeof(*run)), *base = calloc(1, sizeof(*base));
+    sc_junit *j = NULL;
+    int status, first;
 
-    if (!sc_analysis_begin(&cmd, argc, argv, &o, &set, &status))
-        return status;
-    const sc_analysis_bundle *run = &set.b[0];
-    if (sc_analysis_load(&base, o.baseline) < 0) {
-        fprintf(stderr, "streamcard: classify: baseline %s: %s (valid: a bundle directory)\n",
-                base.arg, base.why);
+    if (!run || !base) {
+        free(run);
+        free(base);
+        return SC_CLASSIFY_ABORT;
+    }
+    if (!sc_analysis_options(&cmd, argc, argv, &o, &first, &status))
+        goto out_free;
+    /* A report that cannot be written is said before any bundle is read. */
+    if (o.junit && !(j = sc_junit_new(o.junit, "streamcard classify", "classify"))) {
         status = SC_CLASSIFY_ABORT;
-    } else if (!base.usable) {
-        printf("skip: the baseline %s is not usable evidence: %s\n", base.arg, base.why);
+        goto out_free;
+    }
+    sc_analysis_load_named(&cmd, run, argv[first], &status);
+    if (sc_analysis_load(base, o.baseline) < 0) {
+        fprintf(stderr, "streamcard: classify: baseline %s: %s (valid: a bundle directory)\n",
+                base->arg, base->why);
+        snprintf(verdict.line, sizeof(verdict.line), "the baseline %s: %s", base->arg, base->why);
+        status = SC_CLASSIFY_ABORT;
+    } else if (!base->usable) {
+        sc__say(&verdict, "skip: the baseline %s is not usable evidence: %s", base->arg, base->why);
         status = SC_CLASSIFY_SKIP;
     } else if (!run->loaded) {
-        printf("skip: %s: %s: the run proves nothing\n", run->arg, run->why);
+        sc__say(&verdict, "skip: %s: %s: the run proves nothing", run->arg, run->why);
         status = SC_CLASSIFY_SKIP;
     } else if (!sc_verify_intact(&run->verify) || !run->verify.gates_computed) {
-        printf("skip: %s: the run proves nothing: %s\n", run->facts.name, run->why);
+        sc__say(&verdict, "skip: %s: the run proves nothing: %s", run->facts.name, run->why);
         status = SC_CLASSIFY_SKIP;
     } else {
-        status = sc__judge(run, &base, &o);
+        status = sc__judge(run, base, &o, &verdict);
     }
-    sc_analysis_free(&base);
-    sc_analysis_set_free(&set);
+    if (status != SC_CLASSIFY_ABORT)
+        printf("%s\n", verdict.line);
+    if (j) {
+        sc__junit_case(j, run->arg, status, &verdict);
+        if (sc_junit_write(j) < 0)
+            status = SC_CLASSIFY_ABORT;
+        j = NULL;
+    }
+    sc_analysis_free(base);
+    sc_analysis_free(run);
+out_free:
+    sc_junit_abort(j);
+    free(run);
+    free(base);
     return status;
 }
