@@ -196,7 +196,7 @@ void sc_analysis_print_variables(FILE *out)
 }
 
 /* Every sample of m in f (its runs'), malloc'd into *out. How many; 0 with *out NULL. */
-static size_t sc__samples(const sc_bundle_facts *f, const sc_metric *m, double **out)
+size_t sc_analysis_samples(const sc_bundle_facts *f, const sc_metric *m, double **out)
 {
     double *buf = calloc(SC_RUNS_MAX, sizeof(*buf));
     size_t n = buf ? sc_metric_samples(m, f->results, buf, SC_RUNS_MAX) : 0;
@@ -217,8 +217,8 @@ int sc_analysis_compare(const sc_bundle_facts *a, const sc_bundle_facts *b, cons
 
     memset(c, 0, sizeof(*c));
     c->m = *m;
-    c->n_a = sc__samples(a, m, &va);
-    c->n_b = sc__samples(b, m, &vb);
+    c->n_a = sc_analysis_samples(a, m, &va);
+    c->n_b = sc_analysis_samples(b, m, &vb);
     if (c->n_a && c->n_b && sc_stats_describe(va, c->n_a, &c->sa) == 0 &&
         sc_stats_describe(vb, c->n_b, &c->sb) == 0) {
         c->val_a = c->sa.median;
@@ -320,6 +320,20 @@ bool sc_analysis_bound_ok(const char *cmd, const char *arg, double *bound_pct)
             "e.g. 5)\n",
             cmd, arg);
     return false;
+}
+
+void sc_analysis_finding_text(const sc_linkmatrix_finding *f, const char *metric, const char *unit,
+                              char *buf, size_t len)
+{
+    if (f->kind == SC_LINKMATRIX_NODE)
+        snprintf(buf, len,
+                 "%s %.4g %s (median of its pairs), %.0f%% worse than the nodes' median %.4g %s",
+                 metric, f->value, unit, f->effect_pct, f->expected, unit);
+    else
+        snprintf(buf, len,
+                 "%s %.4g %s, %.0f%% worse than the %.4g %s the two reach with the other "
+                 "nodes",
+                 metric, f->value, unit, f->effect_pct, f->expected, unit);
 }
 
 /* The card's outlier bounds (the defaults when its text does not parse). */
