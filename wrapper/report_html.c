@@ -1,8 +1,10 @@
 /*
- * report_html.c: the page of `streamcard report` (see report_html.h): a summary, the
- * comparison table when there are several bundles, then per bundle its verdict and gates,
- * the plan, the rates, MPI bandwidth per message size, thread placement, NUMA pages and the
- * platform state before and after. Every figure comes from the bundle's own files.
+ * report_html.c: the page of `streamcard report` (see report_html.h): a summary (each
+ * bundle's medians of runs with their intervals), the comparison when there are several
+ * bundles (the variables that differ first, the figures, their plots), then per bundle its
+ * verdict and gates, the plan, the sections drawn from its figures (report_figures.c: runs,
+ * rates, MPI sizes, link matrix), thread placement, NUMA pages and the platform state before
+ * and after. Every figure comes from the bundle's own files.
  */
 #include "report_html.h"
 #include "html.h"
