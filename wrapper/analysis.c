@@ -227,6 +227,19 @@ void sc_analysis_print_variables(FILE *out)
         fprintf(out, "%-22s %-9s %s\n", name, group, source);
 }
 
+size_t sc_analysis_samples(const sc_bundle_facts *f, const sc_metric *m, double **out)
+{
+    double *buf = calloc(SC_RUNS_MAX, sizeof(*buf));
+    size_t n = buf ? sc_metric_samples(m, f->results, buf, SC_RUNS_MAX) : 0;
+
+    if (!n) {
+        free(buf);
+        buf = NULL;
+    }
+    *out = buf;
+    return n;
+}
+
 int sc_analysis_compare(const sc_bundle_facts *a, const sc_bundle_facts *b, const sc_metric *m,
                         const sc_analysis_opts *o, sc_analysis_cmp *c)
 {
@@ -361,6 +374,20 @@ bool sc_analysis_bound_ok(const char *cmd, const char *arg, double *bound_pct)
             "e.g. 5)\n",
             cmd, arg);
     return false;
+}
+
+void sc_analysis_finding_text(const sc_linkmatrix_finding *f, const char *metric, const char *unit,
+                              char *buf, size_t len)
+{
+    if (f->kind == SC_LINKMATRIX_NODE)
+        snprintf(buf, len,
+                 "%s %.4g %s (median of its pairs), %.0f%% worse than the nodes' median %.4g %s",
+                 metric, f->value, unit, f->effect_pct, f->expected, unit);
+    else
+        snprintf(buf, len,
+                 "%s %.4g %s, %.0f%% worse than the %.4g %s the two reach with the other "
+                 "nodes",
+                 metric, f->value, unit, f->effect_pct, f->expected, unit);
 }
 
 /* The card's outlier bounds (the defaults when its text does not parse). */

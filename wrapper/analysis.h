@@ -9,6 +9,7 @@
 
 #include "sc_compare.h"
 #include "sc_facts.h"
+#include "sc_linkmatrix.h"
 #include "sc_metric.h"
 #include "sc_stats.h"
 #include "sc_verify.h"
@@ -127,6 +128,10 @@ typedef sc_comparison sc_analysis_cmp;
 /* The noise bound a comparison states, in percent, unless --noise-bound gives another. */
 #define SC_ANALYSIS_NOISE_BOUND SC_STATS_NOISE_BOUND
 
+/* The values of m in f, one per run (sc_metric_samples()), into *out (malloc'd; NULL when
+   none). Returns how many. */
+size_t sc_analysis_samples(const sc_bundle_facts *f, const sc_metric *m, double **out);
+
 /* How a command compares: the noise bound, the contamination limit (--max-interference),
    classify's tolerance (0: none), and whether the two sides are the pairs of one run. */
 typedef struct sc_analysis_opts {
@@ -191,6 +196,12 @@ void sc_analysis_print_metrics(FILE *out);
 /* The card's outlier bounds of a link matrix (outlier_mad, outlier_min_pct) into card, the
    defaults when its text does not parse: what health and history judge a matrix by. */
 void sc_analysis_link_bounds(const sc_bundle_facts *f, sc_card *card);
+
+/* One finding of a link matrix's judgement as health says it, without the nodes' names:
+   "bw_1KiB 300 MB/s (median of its pairs), 70% worse than the nodes' median 995 MB/s", or
+   for a link "... worse than the 990 MB/s the two reach with the other nodes". */
+void sc_analysis_finding_text(const sc_linkmatrix_finding *f, const char *metric, const char *unit,
+                              char *buf, size_t len);
 
 /* Prints the controlled-variable table of `compare --variables`. */
 void sc_analysis_print_variables(FILE *out);

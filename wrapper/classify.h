@@ -14,6 +14,7 @@ typedef struct sc_classify_opts {
     const char *baseline, *allow, *metric, *bad_gates;
     const char *rerun;  /* --rerun-baseline BUNDLE: the step is a paired run against it */
     const char *output; /* --output DIR: where the paired run goes (default: beside it) */
+    const char *junit;  /* --junit FILE: the verdict as a JUnit XML test case */
     double tolerance, max_interference;
     bool gates_only; /* --gates-only: the gates decide, no figure */
     bool has_seed;   /* --seed N: the paired run's order */

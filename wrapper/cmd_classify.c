@@ -19,11 +19,13 @@
 #include "analysis.h"
 #include "classify.h"
 #include "cli.h"
+#include "junit.h"
 #include "pair_load.h"
 #include "sc_text.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +40,7 @@ static void sc__classify_usage(FILE *out)
             "       streamcard classify BUNDLE --baseline BASELINE [options]\n"
             "options: [--tolerance PCT] [--allow VAR[,VAR...]] [--metric NAME[,NAME...]|all]\n"
             "         [--bad-gate GATE[,GATE...]] [--gates-only] [--max-interference PCT]\n"
-            "         [--output DIR] [--seed N]\n"
+            "         [--output DIR] [--seed N] [--junit FILE]\n"
             "\n"
             "Judges a run against a baseline for `git bisect run`, in one line on stdout.\n"
             "--rerun-baseline makes the step a paired run: the baseline's card and build (its\n"
@@ -102,6 +104,8 @@ static void sc__classify_usage(FILE *out)
             "                     contaminated: skip (default 5)\n"
             "  --bad-gate GATE,.. the gates whose failure makes a run bad, instead of the\n"
             "                     outcome class (none: no gate; every other failure skips)\n"
+            "  --junit FILE       a JUnit XML report for CI: one test case, bad a failure and\n"
+            "                     skip skipped, with the line and every metric compared\n"
             "  -h, --help         this text\n"
             "\n"
             "metrics (name, unit, better, workload):\n",
@@ -121,6 +125,41 @@ static bool sc__allow_valid(const char *list, char *bad, size_t len)
         p += n + (p[n] == ',');
     }
     return true;
+}
+
+/*
+ * What classify said: its one line (stdout, and --junit's message) and, once metrics were
+ * compared, one line per metric (--junit's text). One classify per process: the command's
+ * own record, not the core's.
+ */
+static struct {
+    char line[2048];
+    char detail[8192];
+    size_t used;
+} sc__said_now;
+
+/* Says the verdict's one line on stdout and keeps it for --junit. */
+static void sc__say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sc__say(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(sc__said_now.line, sizeof(sc__said_now.line), fmt, ap);
+    va_end(ap);
+    printf("%s\n", sc__said_now.line);
+}
+
+/* Keeps one compared metric's line for --junit's text. */
+static void sc__keep_detail(const char *line)
+{
+    size_t room = sizeof(sc__said_now.detail) - sc__said_now.used;
+
+    if (room > 1)
+        sc__said_now.used +=
+            (size_t)snprintf(sc__said_now.detail + sc__said_now.used, room, "%s\n", line);
+    if (sc__said_now.used >= sizeof(sc__said_now.detail))
+        sc__said_now.used = sizeof(sc__said_now.detail) - 1;
 }
 
 /* What the runs say about one metric against the tolerance. */
@@ -176,11 +215,11 @@ static bool sc__overridden(const sc_bundle_facts *run, const sc_analysis_cmp *c,
     if (c->verdict != SC_VERDICT_CONTAMINATED && c->verdict != SC_VERDICT_DRIFTING)
         return false;
     sc_analysis_override_text(c, o->max_interference, why, sizeof(why));
-    printf("skip: %s: %s: %s%s\n", run->name, sc_stats_verdict_name(c->verdict), why,
-           c->verdict == SC_VERDICT_DRIFTING
-               ? " (valid: classify --rerun-baseline BASELINE, a paired run of the baseline's "
-                 "card and build against this one)"
-               : "");
+    sc__say("skip: %s: %s: %s%s", run->name, sc_stats_verdict_name(c->verdict), why,
+            c->verdict == SC_VERDICT_DRIFTING
+                ? " (valid: classify --rerun-baseline BASELINE, a paired run of the baseline's "
+                  "card and build against this one)"
+                : "");
     return true;
 }
 
@@ -210,15 +249,15 @@ static int sc__judge_metrics(const sc_bundle_facts *run, const sc_bundle_facts *
     if (!c)
         return SC_CLASSIFY_ABORT;
     if (n == 0) {
-        printf("skip: %s: the baseline's card names no metric\n", run->name);
+        sc__say("skip: %s: the baseline's card names no metric", run->name);
         status = SC_CLASSIFY_SKIP;
         goto out;
     }
     for (size_t i = 0; i < n; i++) {
         double v;
         if (sc_analysis_compare(base, run, &m[i], &ao, &c[i]) < 0 || c[i].val_a <= 0) {
-            printf("skip: %s: no %s recorded in %s\n", run->name, m[i].name,
-                   sc_facts_metric(run, &m[i], &v) < 0 ? "the run" : "the baseline");
+            sc__say("skip: %s: no %s recorded in %s", run->name, m[i].name,
+                    sc_facts_metric(run, &m[i], &v) < 0 ? "the run" : "the baseline");
             status = SC_CLASSIFY_SKIP;
             goto out;
         }
@@ -234,6 +273,8 @@ static int sc__judge_metrics(const sc_bundle_facts *run, const sc_bundle_facts *
         }
     for (size_t i = 0; i < n; i++) {
         call[i] = sc__call_of(&c[i], tolerance, &p, &low, &high);
+        sc__said(said, sizeof(said), &c[i]);
+        sc__keep_detail(said);
         /* among several metrics a loss must hold after Holm's correction */
         if (call[i] == SC__BAD && n > 1 && c[i].p_loss_holm >= 1 - SC_STATS_LEVEL)
             call[i] = SC__UNDECIDED;
@@ -248,27 +289,27 @@ static int sc__judge_metrics(const sc_bundle_facts *run, const sc_bundle_facts *
         snprintf(holm, sizeof(holm), "; Holm's correction for %zu metrics", n);
     if (worst < n) {
         sc__said(said, sizeof(said), &c[worst]);
-        printf("bad: %s: %s: a significant loss beyond the %.1f%% tolerance (%s%s)\n", run->name,
-               said, tolerance, c[worst].r.method, holm);
+        sc__say("bad: %s: %s: a significant loss beyond the %.1f%% tolerance (%s%s)", run->name,
+                said, tolerance, c[worst].r.method, holm);
         status = SC_CLASSIFY_BAD;
     } else if (open < n && call[open] == SC__UNAVAILABLE) {
         sc__said(said, sizeof(said), &c[open]);
-        printf("skip: %s: %s: interval unavailable: at least %d runs a side are needed to "
-               "tell a loss beyond %.1f%% from noise (runs: %d or more, on both)\n",
-               run->name, said, SC_STATS_MIN_RUNS, tolerance, SC_STATS_MIN_RUNS);
+        sc__say("skip: %s: %s: interval unavailable: at least %d runs a side are needed to "
+                "tell a loss beyond %.1f%% from noise (runs: %d or more, on both)",
+                run->name, said, SC_STATS_MIN_RUNS, tolerance, SC_STATS_MIN_RUNS);
         status = SC_CLASSIFY_SKIP;
     } else if (open < n) {
         size_t need = sc_stats_runs_to_decide(&c[open].r, c[open].m.better == SC_METRIC_HIGHER,
                                               1 - tolerance / 100);
         sc__said(said, sizeof(said), &c[open]);
         if (need)
-            printf("skip: %s: %s: too noisy to tell a loss beyond %.1f%% from noise%s; roughly "
-                   "%zu %s would decide it\n",
-                   run->name, said, tolerance, holm, need, paired ? "pairs" : "runs a side");
+            sc__say("skip: %s: %s: too noisy to tell a loss beyond %.1f%% from noise%s; roughly "
+                    "%zu %s would decide it",
+                    run->name, said, tolerance, holm, need, paired ? "pairs" : "runs a side");
         else
-            printf("skip: %s: %s: too noisy to tell a loss beyond %.1f%% from noise%s (adjusted "
-                   "p %.3f)\n",
-                   run->name, said, tolerance, holm, c[open].p_loss_holm);
+            sc__say("skip: %s: %s: too noisy to tell a loss beyond %.1f%% from noise%s (adjusted "
+                    "p %.3f)",
+                    run->name, said, tolerance, holm, c[open].p_loss_holm);
         status = SC_CLASSIFY_SKIP;
     } else {
         /* every metric good: the one closest to the tolerance said */
@@ -282,8 +323,8 @@ static int sc__judge_metrics(const sc_bundle_facts *run, const sc_bundle_facts *
             }
         }
         sc__said(said, sizeof(said), &c[close]);
-        printf("good: %s: %s: no loss beyond the %.1f%% tolerance%s\n", run->name, said, tolerance,
-               n > 1 ? "; the closest of the metrics judged" : "");
+        sc__say("good: %s: %s: no loss beyond the %.1f%% tolerance%s", run->name, said, tolerance,
+                n > 1 ? "; the closest of the metrics judged" : "");
     }
 out:
     free(c);
@@ -350,8 +391,8 @@ static int sc__judge_environment(const sc_analysis_bundle *run, const char *bad_
     }
     if (!sc__failed(g, env, names, sizeof(names), &note))
         return SC_ANALYSIS_GO_ON;
-    printf("skip: %s: the run proves nothing: environment gates failed: %s (%s)\n", run->facts.name,
-           names, note);
+    sc__say("skip: %s: the run proves nothing: environment gates failed: %s (%s)", run->facts.name,
+            names, note);
     return SC_CLASSIFY_SKIP;
 }
 
@@ -372,13 +413,13 @@ static int sc__judge_outcome(const sc_analysis_bundle *run, const sc_analysis_bu
     }
     sc__failed(g, out, names, sizeof(names), &note);
     if (sc__failed(g, unheld, missing, sizeof(missing), &unused)) {
-        printf("skip: %s: the run failed %s, which the baseline did not check (valid: a "
-               "baseline whose card asks for the same gates)\n",
-               run->facts.name, missing);
+        sc__say("skip: %s: the run failed %s, which the baseline did not check (valid: a "
+                "baseline whose card asks for the same gates)",
+                run->facts.name, missing);
         return SC_CLASSIFY_SKIP;
     }
-    printf("bad: %s: outcome gates failed where the baseline held them: %s (%s)\n", run->facts.name,
-           names, note);
+    sc__say("bad: %s: outcome gates failed where the baseline held them: %s (%s)", run->facts.name,
+            names, note);
     return SC_CLASSIFY_BAD;
 }
 
@@ -420,24 +461,24 @@ static int sc__judge_gates_only(const sc_analysis_bundle *run_ab, const sc_analy
             machine[i] = true;
     }
     if (sc__failed(g, bad, names, sizeof(names), &note)) {
-        printf("bad: %s: gates that held on the baseline failed: %s (%s)\n", run_ab->facts.name,
-               names, note);
+        sc__say("bad: %s: gates that held on the baseline failed: %s (%s)", run_ab->facts.name,
+                names, note);
         return SC_CLASSIFY_BAD;
     }
     if (sc__failed(g, machine, names, sizeof(names), &note)) {
-        printf("skip: %s: the run proves nothing: the machine's gates failed: %s (%s)\n",
-               run_ab->facts.name, names, note);
+        sc__say("skip: %s: the run proves nothing: the machine's gates failed: %s (%s)",
+                run_ab->facts.name, names, note);
         return SC_CLASSIFY_SKIP;
     }
     if (sc__failed(g, unchecked, names, sizeof(names), &note)) {
-        printf("skip: %s: the run did not check %s, which held on the baseline (valid: a run "
-               "whose card asks for the same gates)\n",
-               run_ab->facts.name, names);
+        sc__say("skip: %s: the run did not check %s, which held on the baseline (valid: a run "
+                "whose card asks for the same gates)",
+                run_ab->facts.name, names);
         return SC_CLASSIFY_SKIP;
     }
-    printf("good: %s: every gate that held on the baseline holds (%zu gates; no figure judged: "
-           "--gates-only)\n",
-           run_ab->facts.name, held);
+    sc__say("good: %s: every gate that held on the baseline holds (%zu gates; no figure judged: "
+            "--gates-only)",
+            run_ab->facts.name, held);
     return SC_CLASSIFY_GOOD;
 }
 
@@ -463,9 +504,9 @@ static int sc__judge(const sc_analysis_bundle *run_ab, const sc_analysis_bundle 
             !sc_facts_follows(base, run, diff[i])) {
             char what[512];
             sc_analysis_difference(base, run, diff[i], what, sizeof(what));
-            printf("skip: %s: not comparable with the baseline: %s differs (%s here, %s in the "
-                   "baseline; valid: only the build differs, or --allow %s)\n",
-                   run->name, what, v->value, base->vars[diff[i]].value, v->name);
+            sc__say("skip: %s: not comparable with the baseline: %s differs (%s here, %s in the "
+                    "baseline; valid: only the build differs, or --allow %s)",
+                    run->name, what, v->value, base->vars[diff[i]].value, v->name);
             return SC_CLASSIFY_SKIP;
         }
     }
@@ -487,6 +528,8 @@ static int sc__classify_option(void *ctx, int c, const char *arg)
         o->allow = arg;
     } else if (c == 'm') {
         o->metric = arg;
+    } else if (c == 'j') {
+        o->junit = arg;
     } else if (c == 'g') {
         o->bad_gates = arg;
     } else if (c == 'G') {
@@ -562,15 +605,15 @@ static int sc__classify_bundles(const sc_analysis_bundle *run, const sc_analysis
                                 const sc_classify_opts *o, bool paired)
 {
     if (!base->usable) {
-        printf("skip: the baseline %s is not usable evidence: %s\n", base->arg, base->why);
+        sc__say("skip: the baseline %s is not usable evidence: %s", base->arg, base->why);
         return SC_CLASSIFY_SKIP;
     }
     if (!run->loaded) {
-        printf("skip: %s: %s: the run proves nothing\n", run->arg, run->why);
+        sc__say("skip: %s: %s: the run proves nothing", run->arg, run->why);
         return SC_CLASSIFY_SKIP;
     }
     if (!sc_verify_intact(&run->verify) || !run->verify.gates_computed) {
-        printf("skip: %s: the run proves nothing: %s\n", run->facts.name, run->why);
+        sc__say("skip: %s: the run proves nothing: %s", run->facts.name, run->why);
         return SC_CLASSIFY_SKIP;
     }
     return sc__judge(run, base, o, paired);
@@ -583,10 +626,10 @@ static int sc__classify_pair(const char *path, const sc_classify_opts *o)
     int status;
 
     if (sc_pair_load(path, NULL, &p) < 0) {
-        printf("skip: %s: the pair cannot be read\n", p.arg_shown);
+        sc__say("skip: %s: the pair cannot be read", p.arg_shown);
         status = SC_CLASSIFY_SKIP;
     } else if (p.problems.count || !p.side[0].loaded || !p.side[1].loaded) {
-        printf("skip: %s: the pair proves nothing: %s\n", p.arg_shown, p.why);
+        sc__say("skip: %s: the pair proves nothing: %s", p.arg_shown, p.why);
         status = SC_CLASSIFY_SKIP;
     } else {
         /* the lines name side B within its pair: "pair_<name>_<time>/b" */
@@ -603,6 +646,27 @@ static int sc__classify_pair(const char *path, const sc_classify_opts *o)
     return status;
 }
 
+/* --junit: classify's outcome as one test case (bad a failure, skip skipped, 128 an error)
+   written whole; NULL j: nothing. The status, or 128 when the report cannot be written. */
+static int sc__junit_end(sc_junit *j, const char *run, int status)
+{
+    sc_junit_kind kind = status == SC_CLASSIFY_GOOD   ? SC_JUNIT_PASS
+                         : status == SC_CLASSIFY_BAD  ? SC_JUNIT_FAILURE
+                         : status == SC_CLASSIFY_SKIP ? SC_JUNIT_SKIPPED
+                                                      : SC_JUNIT_ERROR;
+    const char *line = sc__said_now.line;
+    char *text = NULL;
+
+    if (!j)
+        return status;
+    if (sc__said_now.used && asprintf(&text, "%s\n%s", line, sc__said_now.detail) < 0)
+        text = NULL;
+    sc_junit_case(j, "classify", run ? run : "", kind, kind == SC_JUNIT_PASS ? NULL : line,
+                  text ? text : line);
+    free(text);
+    return sc_junit_write(j) < 0 ? SC_CLASSIFY_ABORT : status;
+}
+
 int sc_cmd_classify(int argc, char **argv)
 {
     static const struct option opts[] = {{"baseline", required_argument, NULL, 'b'},
@@ -615,6 +679,7 @@ int sc_cmd_classify(int argc, char **argv)
                                          {"output", required_argument, NULL, 'o'},
                                          {"seed", required_argument, NULL, 's'},
                                          {"max-interference", required_argument, NULL, 'x'},
+                                         {"junit", required_argument, NULL, 'j'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     /* The run's own problems are a verdict (skip) on stdout, said below. */
@@ -634,15 +699,23 @@ int sc_cmd_classify(int argc, char **argv)
     if (!sc_analysis_options(&cmd, argc, argv, &o, &first, &status))
         return status;
     const char *named = first < argc ? argv[first] : NULL;
-    if (!o.baseline && !o.rerun)
-        return named && sc_pair_is(named) ? sc__classify_pair(named, &o)
-                                          : sc__classify_check(&o, 0);
+    /* A report that cannot be written is said before any bundle is read. */
+    sc_junit *j = NULL;
+    if (o.junit && !(j = sc_junit_new(o.junit, "streamcard classify", "classify")))
+        return SC_CLASSIFY_ABORT;
+    if (!o.baseline && !o.rerun) {
+        status =
+            named && sc_pair_is(named) ? sc__classify_pair(named, &o) : sc__classify_check(&o, 0);
+        return sc__junit_end(j, named, status);
+    }
     if (sc_analysis_load(&base, o.rerun ? o.rerun : o.baseline) < 0) {
         fprintf(stderr, "streamcard: classify: baseline %s: %s (valid: a bundle directory)\n",
                 base.arg, base.why);
+        snprintf(sc__said_now.line, sizeof(sc__said_now.line), "the baseline %s: %s", base.arg,
+                 base.why);
         status = SC_CLASSIFY_ABORT;
     } else if (o.rerun && !base.usable) {
-        printf("skip: the baseline %s is not usable evidence: %s\n", base.arg, base.why);
+        sc__say("skip: the baseline %s is not usable evidence: %s", base.arg, base.why);
         status = SC_CLASSIFY_SKIP;
     } else if (o.rerun) {
         status = sc_classify_rerun(&o, &base, named, &pair);
@@ -655,5 +728,5 @@ int sc_cmd_classify(int argc, char **argv)
     }
     free(pair);
     sc_analysis_free(&base);
-    return status;
+    return sc__junit_end(j, named, status);
 }

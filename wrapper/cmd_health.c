@@ -107,16 +107,9 @@ static int sc__judge(const sc_linkmatrix_data *d, const double *grid, size_t s, 
             rc = -ENOMEM;
             break;
         }
-        if (f->kind == SC_LINKMATRIX_NODE)
-            snprintf(one->why + used, sizeof(one->why) - used,
-                     "%s%s %.4g %s (median of its pairs), %.0f%% worse than the nodes' median "
-                     "%.4g %s",
-                     used ? "; " : "", metric, f->value, unit, f->effect_pct, f->expected, unit);
-        else
-            snprintf(one->why + used, sizeof(one->why) - used,
-                     "%s%s %.4g %s, %.0f%% worse than the %.4g %s the two reach with the other "
-                     "nodes",
-                     used ? "; " : "", metric, f->value, unit, f->effect_pct, f->expected, unit);
+        snprintf(one->why + used, sizeof(one->why) - used, "%s", used ? "; " : "");
+        used += strlen(one->why + used);
+        sc_analysis_finding_text(f, metric, unit, one->why + used, sizeof(one->why) - used);
     }
     if (rc == 0 && !v.judged)
         rc = 1;

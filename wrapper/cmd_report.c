@@ -17,25 +17,29 @@
 
 static void sc__report_usage(FILE *out)
 {
-    fprintf(out, "usage: streamcard report BUNDLE... -o FILE\n"
-                 "       streamcard report STUDY -o FILE\n"
-                 "\n"
-                 "Writes one self-contained HTML page (inline CSS and SVG, no script, no\n"
-                 "network): the recomputed verdict and gates of every bundle, its plan\n"
-                 "(card.yaml, run.conf), rates, MPI bandwidth per message size, thread\n"
-                 "placement, NUMA pages, the platform state before and after, and with several\n"
-                 "bundles the comparison of their controlled variables. A study record\n"
-                 "(streamcard run of an ablation card) gets its own page: a bar per row\n"
-                 "with its 95%% interval, the baseline line, alone and in sequence.\n"
-                 "\n"
-                 "options:\n"
-                 "  -o, --output FILE  the page to write (\"-\": stdout)\n"
-                 "  --metric NAME      compare this metric only (default: the first card's)\n"
-                 "  -h, --help         this text\n"
-                 "\n"
-                 "Exit status: 0 written and every bundle usable, 1 written but a bundle is\n"
-                 "refused (failed verification or gates), 2 usage or a bundle that cannot be\n"
-                 "opened, 3 the page could not be written.\n");
+    fprintf(out,
+            "usage: streamcard report BUNDLE... -o FILE\n"
+            "       streamcard report STUDY -o FILE\n"
+            "\n"
+            "Writes one self-contained HTML page (inline CSS and SVG, no script, no\n"
+            "network) that takes the window's width: the recomputed verdict and gates of\n"
+            "every bundle, its plan (card.yaml, run.conf), its runs with their median and\n"
+            "95%% interval, the rates within its first run, MPI latency and bandwidth per\n"
+            "message size (log-log) and a link matrix's heatmaps with health's verdict,\n"
+            "thread placement, NUMA pages, the platform state before and after, and with\n"
+            "several bundles the comparison: the variables that differ, each metric's\n"
+            "ratio with its interval and verdict, drawn against the noise bound. A study record\n"
+            "(streamcard run of an ablation card) gets its own page: a bar per row\n"
+            "with its 95%% interval, the baseline line, alone and in sequence.\n"
+            "\n"
+            "options:\n"
+            "  -o, --output FILE  the page to write (\"-\": stdout)\n"
+            "  --metric NAME      compare this metric only (default: the first card's)\n"
+            "  -h, --help         this text\n"
+            "\n"
+            "Exit status: 0 written and every bundle usable, 1 written but a bundle is\n"
+            "refused (failed verification or gates), 2 usage or a bundle that cannot be\n"
+            "opened, 3 the page could not be written.\n");
 }
 
 typedef struct sc__report_opts {

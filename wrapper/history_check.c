@@ -256,7 +256,8 @@ static void sc__change_line(sc_history *h, const sc_history_series *s, const sc_
 
 int sc_history_check(sc_history *h, const sc_history_set *set, const sc_history_check_opts *o)
 {
-    sc_junit *j = o->junit ? sc_junit_new(o->junit, "streamcard history check") : NULL;
+    sc_junit *j =
+        o->junit ? sc_junit_new(o->junit, "streamcard history check", "history check") : NULL;
     bool new_confirmed = false, new_suspect = false;
     int status = SC_EXIT_OK;
 
@@ -313,7 +314,7 @@ int sc_history_check(sc_history *h, const sc_history_set *set, const sc_history_
         free(text);
         free(key);
     }
-    if (j && sc_junit_write(j, "history check") < 0)
+    if (j && sc_junit_write(j) < 0)
         status = SC_EXIT_ERROR;
     if (status != SC_EXIT_OK)
         return status;

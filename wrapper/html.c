@@ -3,6 +3,7 @@
 #include "sc_text.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -179,6 +180,26 @@ void sc_html_fixed(sc_html *h, int decimals, double v)
 
     if (n > 0)
         sc__put(h, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+char *sc_fmt_sig(char *buf, size_t len, double v, int digits)
+{
+    int decimals = 0;
+
+    if (isfinite(v) && v != 0) {
+        decimals = digits - 1 - (int)floor(log10(fabs(v)));
+        decimals = decimals < 0 ? 0 : decimals > 12 ? 12 : decimals;
+    }
+    snprintf(buf, len, "%.*f", decimals, v);
+    return buf;
+}
+
+void sc_html_sig(sc_html *h, int digits, double v)
+{
+    char buf[512];
+
+    sc_fmt_sig(buf, sizeof(buf), v, digits);
+    sc__put(h, buf, strlen(buf));
 }
 
 void sc__html_path(sc_html *h, const char *shape, const double *v, size_t n)

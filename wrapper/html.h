@@ -45,6 +45,11 @@ void sc_html_text(sc_html *h, const char *text);
 #define sc_html_int(h, format, value) sc__html_int((h), "" format "", (long long)(value))
 /* v with decimals digits after the point ("%.*f"). */
 void sc_html_fixed(sc_html *h, int decimals, double v);
+/* v with at least digits significant digits and no exponent: 19815, 1.800, 0.01230 (a
+   figure never shows as 0.0 because it is small). */
+void sc_html_sig(sc_html *h, int digits, double v);
+/* The same into buf ("nan", "inf" as printf says them); returns buf. */
+char *sc_fmt_sig(char *buf, size_t len, double v, int digits);
 /* An SVG path's d or a polyline's points: shape a literal of the path letters M L H V Z,
    spaces and commas, each '#' one number of v[0..n) with one decimal ("M# #H#" over three
    numbers); a '#' without a number left writes 0. */

@@ -1,15 +1,16 @@
 /* junit.c: the JUnit XML report (see junit.h). */
 #include "junit.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 struct sc_junit {
-    char *path, *suite;
-    char *body;
+    sc_outfile file; /* opened at once: a bad path is said before the command's work */
+    char *suite, *cmd, *path;
+    char *body; /* the test cases, until the counts of the suite's head are known */
     size_t len;
     FILE *mem;
     unsigned tests, failures, skipped, errors;
@@ -44,22 +45,33 @@ static void sc__xml(FILE *out, const char *s)
     }
 }
 
-sc_junit *sc_junit_new(const char *path, const char *suite)
+/* Frees j's memory (the output file already committed or aborted). */
+static void sc__free(sc_junit *j)
+{
+    if (j->mem)
+        fclose(j->mem);
+    free(j->body);
+    free(j->suite);
+    free(j->cmd);
+    free(j->path);
+    free(j);
+}
+
+sc_junit *sc_junit_new(const char *path, const char *suite, const char *cmd)
 {
     sc_junit *j = calloc(1, sizeof(*j));
+    char why[4096 + 256];
 
-    if (!j)
+    if (!j || !(j->suite = strdup(suite)) || !(j->cmd = strdup(cmd)) || !(j->path = strdup(path)) ||
+        !(j->mem = open_memstream(&j->body, &j->len))) {
+        fprintf(stderr, "streamcard: %s: --junit %s: %s\n", cmd, path, strerror(ENOMEM));
+        if (j)
+            sc__free(j);
         return NULL;
-    j->path = strdup(path);
-    j->suite = strdup(suite);
-    j->mem = open_memstream(&j->body, &j->len);
-    if (!j->path || !j->suite || !j->mem) {
-        if (j->mem)
-            fclose(j->mem);
-        free(j->body);
-        free(j->path);
-        free(j->suite);
-        free(j);
+    }
+    if (sc_outfile_open(&j->file, path, why, sizeof(why)) < 0) {
+        fprintf(stderr, "streamcard: %s: --junit %s\n", cmd, why);
+        sc__free(j);
         return NULL;
     }
     return j;
@@ -93,37 +105,39 @@ void sc_junit_case(sc_junit *j, const char *classname, const char *name, sc_juni
     fputs("  </testcase>\n", j->mem);
 }
 
-int sc_junit_write(sc_junit *j, const char *cmd)
+int sc_junit_write(sc_junit *j)
 {
-    char *tmp = NULL;
-    FILE *out = NULL;
-    int rc = 0;
+    FILE *out = j->file.f;
+    char why[4096 + 256];
+    int rc = fclose(j->mem) == 0 ? 0 : -ENOMEM;
 
-    if (fclose(j->mem) != 0 || asprintf(&tmp, "%s.tmp", j->path) < 0) {
-        tmp = NULL;
-        rc = -ENOMEM;
-    } else if (!(out = fopen(tmp, "w"))) {
-        rc = -errno;
-    } else {
+    j->mem = NULL;
+    if (rc == 0) {
         fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"", out);
         sc__xml(out, j->suite);
         fprintf(out, "\" tests=\"%u\" failures=\"%u\" errors=\"%u\" skipped=\"%u\">\n", j->tests,
                 j->failures, j->errors, j->skipped);
         fwrite(j->body, 1, j->len, out);
         fputs("</testsuite>\n</testsuites>\n", out);
-        if (fclose(out) != 0 || rename(tmp, j->path) < 0)
-            rc = -errno;
+        if (ferror(out))
+            rc = -EIO;
     }
     if (rc < 0) {
-        fprintf(stderr, "streamcard: %s: --junit %s: %s (valid: a file in a writable folder)\n",
-                cmd, j->path, strerror(-rc));
-        if (tmp)
-            unlink(tmp);
+        snprintf(why, sizeof(why), "%s: %s (the file is as it was)", j->path, strerror(-rc));
+        sc_outfile_abort(&j->file);
+    } else {
+        rc = sc_outfile_commit(&j->file, why, sizeof(why));
     }
-    free(tmp);
-    free(j->body);
-    free(j->path);
-    free(j->suite);
-    free(j);
+    if (rc < 0)
+        fprintf(stderr, "streamcard: %s: --junit %s\n", j->cmd, why);
+    sc__free(j);
     return rc;
+}
+
+void sc_junit_abort(sc_junit *j)
+{
+    if (!j)
+        return;
+    sc_outfile_abort(&j->file);
+    sc__free(j);
 }

@@ -1,15 +1,17 @@
 /*
- * report_html.c: the page of `streamcard report` (see report_html.h): a summary, the
- * comparison table when there are several bundles, then per bundle its verdict and gates,
- * the plan, the rates, MPI bandwidth per message size, thread placement, NUMA pages and the
- * platform state before and after. Every figure comes from the bundle's own files.
+ * report_html.c: the page of `streamcard report` (see report_html.h): a summary (each
+ * bundle's medians of runs with their intervals), the comparison when there are several
+ * bundles (the variables that differ first, the figures, their plots), then per bundle its
+ * verdict and gates, the plan, the sections drawn from its figures (report_figures.c: runs,
+ * rates, MPI sizes, link matrix), thread placement, NUMA pages and the platform state before
+ * and after. Every figure comes from the bundle's own files.
  */
 #include "report_html.h"
 #include "html.h"
+#include "report_parts.h"
 #include "report_svg.h"
 #include "sc_cpulist.h"
 #include "sc_kv.h"
-#include "sc_linkmatrix.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -19,21 +21,36 @@
 #define SC__MAX_CPUS 1024
 
 #define SC__CSS                                                                                    \
-    "body{font:14px/1.4 sans-serif;margin:24px;color:#1a202c;max-width:1100px}"                    \
+    "body{font:14px/1.45 sans-serif;margin:20px 28px;color:#1a202c}"                               \
     "h1{font-size:22px}h2{font-size:18px;border-bottom:2px solid #cbd5e0;margin-top:36px}"         \
-    "h3{font-size:15px;margin-top:22px}table{border-collapse:collapse;margin:6px 0}"               \
-    "td,th{border:1px solid #cbd5e0;padding:3px 8px;text-align:left;vertical-align:top}"           \
+    "h3{font-size:15px;margin-top:24px}table{border-collapse:collapse;margin:6px 0;"               \
+    "max-width:100%}td,th{border:1px solid #cbd5e0;padding:3px 8px;text-align:left;"               \
+    "vertical-align:top}td.num{text-align:right;font-variant-numeric:tabular-nums}"                \
     "th{background:#edf2f7}tr.diff td{background:#fefcbf}tr.chg td{background:#fed7d7}"            \
+    "table.cmp{width:100%}table.cmp td.mono{max-width:40ch}"                                       \
     "pre{background:#f7fafc;border:1px solid #e2e8f0;padding:8px;overflow:auto;font-size:12px}"    \
     ".ok{color:#276749;font-weight:bold}.fail{color:#c53030;font-weight:bold}.na{color:#718096}"   \
     ".note{color:#4a5568;font-size:13px}td.mono{font-family:monospace;word-break:break-all}"       \
-    "svg.plot{display:block;margin:8px 0}svg text{font:12px sans-serif;fill:#1a202c}"              \
-    "svg text.ttl{font-weight:bold}.bar{fill:#3182ce}.whisker{stroke:#1a202c;stroke-width:1.5;"    \
-    "fill:none}.axis{stroke:#1a202c;fill:none}.grid{stroke:#e2e8f0}.line{stroke:#3182ce;"          \
+    "details.equal{margin:4px 0 10px}details.equal summary{color:#4a5568;cursor:pointer}"          \
+    ".plots{display:grid;grid-template-columns:repeat(auto-fill,minmax(540px,1fr));gap:8px 32px;"  \
+    "align-items:start}svg.plot{display:block;margin:8px 0;max-width:100%;height:auto}"            \
+    "svg.fit,svg.wide{width:100%;height:auto}svg text{font:12px sans-serif;fill:#1a202c}"          \
+    "svg text.ttl{font-weight:bold;font-size:13px}svg text.axis{fill:#2d3748;stroke:none}"         \
+    "svg text.tick,svg text.legend,svg text.small{fill:#4a5568;font-size:11px}"                    \
+    "svg text.cellv{font-size:11px}svg text.drain{fill:#c53030;font-weight:bold}"                  \
+    ".bar{fill:#3182ce}.whisker{stroke:#1a202c;stroke-width:1.5;fill:none}"                        \
+    ".axis{stroke:#1a202c;fill:none}.grid{stroke:#e2e8f0}.line{stroke:#3182ce;"                    \
     "stroke-width:2;fill:none}.dot{fill:#2c5282}.cpu{fill:#edf2f7;stroke:#a0aec0}"                 \
     ".cpu.listed{fill:#bee3f8}.cpu.busy{fill:#63b3ed;stroke:#2c5282}"                              \
     ".bar.worse{fill:#e53e3e}.ref{stroke:#c53030;stroke-width:2;stroke-dasharray:5 3;fill:none}"   \
-    ".side{display:flex;gap:16px;flex-wrap:wrap}"
+    ".side{display:flex;gap:16px;flex-wrap:wrap}.band{fill:#bee3f8}.median{stroke:#2c5282;"        \
+    "stroke-width:2.5;fill:none}.run{fill:#dd6b20;stroke:#fff;stroke-width:1}"                     \
+    ".noise{fill:#e2e8f0}.one{stroke:#4a5568;stroke-width:1.5;stroke-dasharray:4 3;fill:none}"     \
+    "circle.v{stroke:#1a202c;stroke-width:1}circle.better{fill:#38a169}circle.worse{fill:#e53e3e}" \
+    "circle.noisy{fill:#dd6b20}circle.same{fill:#a0aec0}text.v{font-weight:bold}"                  \
+    "text.better{fill:#276749}text.worse{fill:#c53030}text.noisy{fill:#c05621}"                    \
+    "text.same{fill:#4a5568}.cell.suspect{stroke:#1a202c;stroke-width:3}"                          \
+    "ul.verdict{margin:4px 0 8px;padding-left:20px}"
 
 /* <td>text</td> with an optional class. */
 static void sc__td(sc_html *out, const char *cls, const char *text)
@@ -63,14 +80,6 @@ static void sc__int_row(sc_html *out, long a, long b)
     sc_html_tag(out, "</tr>\n");
 }
 
-/* <td> with a number shown with decimals digits. */
-static void sc__tdf(sc_html *out, double v, int decimals)
-{
-    sc_html_tag(out, "<td>");
-    sc_html_fixed(out, decimals, v);
-    sc_html_tag(out, "</td>");
-}
-
 static void sc__verdict(sc_html *out, const sc_analysis_bundle *ab)
 {
     if (ab->usable)
@@ -81,84 +90,67 @@ static void sc__verdict(sc_html *out, const sc_analysis_bundle *ab)
     }
 }
 
-/* "copy 123.4 MB/s": three decimals below 100 (latencies in us). */
-static void sc__figure(char *buf, size_t len, const sc_metric *m, double v, bool unit)
-{
-    snprintf(buf, len, "%.*f%s%s", v < 100 ? 3 : 1, v, unit ? " " : "", unit ? m->unit : "");
-}
-
-/* The summary's figures of a usable bundle: its headline metrics; "-" for a refused one. */
-static void sc__headline(char *buf, size_t len, const sc_analysis_bundle *ab)
+/* "copy 80908 MB/s [79628, 81450]": a headline metric as the summary shows it, the median
+   of the runs and its interval; one run's figure alone. */
+static void sc__headline(sc_html *out, const sc_analysis_bundle *ab)
 {
     const sc_bundle_facts *f = &ab->facts;
-    size_t used = 0;
-    char fig[64];
-    double v;
+    bool any = false;
+    sc_stats s;
 
-    snprintf(buf, len, "-");
-    for (size_t i = 0; ab->usable && i < f->n_headline && used < len; i++) {
-        if (sc_facts_metric(f, &f->headline[i], &v) < 0)
+    for (size_t i = 0; ab->usable && i < f->n_headline; i++) {
+        if (sc_report_stats(f, &f->headline[i], &s) < 0)
             continue;
-        sc__figure(fig, sizeof(fig), &f->headline[i], v, true);
-        used += (size_t)snprintf(buf + used, len - used, "%s%s %s", used ? ", " : "",
-                                 f->headline[i].name, fig);
+        if (any)
+            sc_html_tag(out, "<br>");
+        any = true;
+        sc_html_text(out, f->headline[i].name);
+        sc_html_tag(out, " <b>");
+        sc_html_sig(out, 5, s.median);
+        sc_html_tag(out, "</b> ");
+        sc_html_text(out, f->headline[i].unit);
+        if (s.ci) {
+            sc_html_tag(out, " [");
+            sc_html_sig(out, 4, s.ci_low);
+            sc_html_tag(out, ", ");
+            sc_html_sig(out, 4, s.ci_high);
+            sc_html_tag(out, "]");
+        }
     }
+    if (!any)
+        sc_html_tag(out, "-");
 }
 
 static void sc__summary(sc_html *out, const sc_analysis_bundle *ab, size_t n)
 {
     sc_html_tag(out, "<h2>Summary</h2><table><tr><th>bundle</th><th>verdict (recomputed)</th>"
-                     "<th>figures</th><th>host</th><th>ended</th></tr>\n");
+                     "<th>runs</th><th>figures: the median of the runs [its 95% interval]</th>"
+                     "<th>host</th><th>ended</th></tr>\n");
     for (size_t i = 0; i < n; i++) {
         const sc_bundle_facts *f = &ab[i].facts;
-        char fig[512];
-        sc__headline(fig, sizeof(fig), &ab[i]);
         sc_html_tag(out, "<tr>");
         sc__td(out, "mono", ab[i].loaded ? f->name : ab[i].arg);
         sc_html_tag(out, "<td>");
         sc__verdict(out, &ab[i]);
+        sc_html_tag(out, "</td><td class=\"num\">");
+        if (ab[i].usable)
+            sc_html_int(out, "%lld", sc_report_runs_of(f));
+        sc_html_tag(out, "</td><td>");
+        sc__headline(out, &ab[i]);
         sc_html_tag(out, "</td>");
-        sc__td(out, NULL, fig);
         sc__td(out, NULL, ab[i].loaded ? f->host : "");
         sc__td(out, NULL, ab[i].loaded ? f->ended_at : "");
         sc_html_tag(out, "</tr>\n");
     }
-    sc_html_tag(out, "</table>\n");
+    sc_html_tag(out, "</table>\n<p class=\"note\">A figure here is the median over the bundle's "
+                     "runs (a bundle of one run: that run's), with the 95% interval of that "
+                     "median from 6 runs; the Rates section of a bundle shows one run's own "
+                     "best.</p>\n");
 }
 
-/* Each metric of a valid comparison as bars, one plot per metric. */
-static void sc__figures(sc_html *out, const sc_analysis_bundle *ab, size_t n, const sc_metric *m,
-                        size_t nm)
-{
-    sc_svg_bar *bars = calloc(n, sizeof(*bars));
-    char(*names)[80] = calloc(n, sizeof(*names));
-
-    for (size_t k = 0; bars && names && k < nm; k++) {
-        size_t shown = 0;
-        for (size_t i = 0; i < n; i++) {
-            double v;
-            if (sc_facts_metric(&ab[i].facts, &m[k], &v) < 0)
-                continue;
-            snprintf(names[shown], sizeof(names[shown]), "%c: %.20s", (int)('A' + i % 26),
-                     ab[i].facts.name);
-            bars[shown] = (sc_svg_bar){names[shown], v, 0, 0, false};
-            shown++;
-        }
-        char title[96];
-        snprintf(title, sizeof(title), "%.31s (%s is better)", m[k].name,
-                 m[k].better == SC_METRIC_HIGHER ? "higher" : "lower");
-        if (shown)
-            sc_svg_bars(out, title, m[k].unit, bars, shown);
-    }
-    free(bars);
-    free(names);
-}
-
-/* " (6 runs, 95% [49800.1, 50555.0])" under a figure of several runs; "" for one run. */
+/* "median of 6 runs, 95% [49800, 50555]" under a figure of several runs; nothing for one. */
 static void sc__runs_note(sc_html *out, const sc_stats *s)
 {
-    int prec = s->median < 100 ? 3 : 1;
-
     if (s->n < 2)
         return;
     sc_html_tag(out, "<br><small>median of ");
@@ -168,9 +160,9 @@ static void sc__runs_note(sc_html *out, const sc_stats *s)
         return;
     }
     sc_html_tag(out, " runs, 95% [");
-    sc_html_fixed(out, prec, s->ci_low);
+    sc_html_sig(out, 4, s->ci_low);
     sc_html_tag(out, ", ");
-    sc_html_fixed(out, prec, s->ci_high);
+    sc_html_sig(out, 4, s->ci_high);
     sc_html_tag(out, "]</small>");
 }
 
@@ -182,8 +174,7 @@ static void sc__runs_note(sc_html *out, const sc_stats *s)
 static void sc__metric_rows(sc_html *out, const sc_analysis_bundle *ab, size_t n,
                             const sc_metric *m, size_t nm)
 {
-    char fig[64], text[256];
-    double v;
+    char text[256];
 
     for (size_t k = 0; k < nm; k++) {
         sc_html_tag(out, "<tr><th>");
@@ -193,16 +184,15 @@ static void sc__metric_rows(sc_html *out, const sc_analysis_bundle *ab, size_t n
         sc_html_tag(out, " (change vs A)</th>");
         for (size_t i = 0; i < n; i++) {
             sc_analysis_cmp c;
-            if (sc_facts_metric(&ab[i].facts, &m[k], &v) < 0) {
+            if (sc_analysis_compare(&ab[0].facts, &ab[i].facts, &m[k], &SC_ANALYSIS_OPTS_DEFAULT,
+                                    &c) < 0) {
                 sc_html_tag(out, "<td class=\"na\">not recorded</td>");
                 continue;
             }
-            sc__figure(fig, sizeof(fig), &m[k], v, false);
-            bool cmp = sc_analysis_compare(&ab[0].facts, &ab[i].facts, &m[k],
-                                           &SC_ANALYSIS_OPTS_DEFAULT, &c) == 0;
-            sc_html_tag(out, "<td>");
-            sc_html_text(out, fig);
-            if (i && cmp) {
+            sc_html_tag(out, "<td><b>");
+            sc_html_sig(out, 5, c.val_b);
+            sc_html_tag(out, "</b>");
+            if (i) {
                 sc_analysis_cmp_text(&c, text, sizeof(text));
                 sc_html_tag(out, " (");
                 sc_html_num(out, "%+.1f", sc_metric_change(c.val_a, c.val_b));
@@ -210,8 +200,7 @@ static void sc__metric_rows(sc_html *out, const sc_analysis_bundle *ab, size_t n
                 sc_html_text(out, text);
                 sc_html_tag(out, "</small>");
             }
-            if (cmp)
-                sc__runs_note(out, &c.sb);
+            sc__runs_note(out, &c.sb);
             sc_html_tag(out, "</td>");
         }
         sc_html_tag(out, "</tr>\n");
@@ -231,84 +220,64 @@ static void sc__interference_row(sc_html *out, const sc_analysis_bundle *ab, siz
     sc_html_tag(out, "</tr>\n");
 }
 
-/*
- * The controlled variables of every bundle side by side; rows that differ are marked. The
- * figures and their changes only when the comparison is valid (every bundle usable, at
- * most one variable differs); otherwise only why.
- */
-static void sc__comparison(sc_html *out, const sc_analysis_bundle *ab, size_t n, const char *metric)
+/* How a controlled variable stands across the bundles. */
+typedef enum sc__var_state {
+    SC__VAR_NA,      /* n/a in every bundle: not shown */
+    SC__VAR_EQUAL,   /* the same in every bundle */
+    SC__VAR_FOLLOWS, /* differs, at the default another differing variable gives */
+    SC__VAR_DIFFERS, /* differs: a difference the comparison counts */
+} sc__var_state;
+
+static sc__var_state sc__var_state_of(const sc_analysis_bundle *ab, size_t n, size_t v)
 {
     const sc_bundle_facts *first = &ab[0].facts;
-    char names[1024] = "";
-    size_t ndiff = 0, used = 0;
-    bool refused = false;
-    sc_metric m[SC_METRIC_MAX];
-    size_t nm = sc_analysis_metrics(first, metric, m, SC_METRIC_MAX);
+    bool differs = false, counts = false, all_na = true;
 
-    sc_html_tag(out, "<h2>Comparison</h2><table><tr><th>controlled variable</th>");
+    for (size_t i = 0; i < n; i++) {
+        bool d = strcmp(ab[i].facts.vars[v].value, first->vars[v].value) != 0;
+        differs |= d;
+        /* At the default another differing variable gives: not a second difference. */
+        counts |= d && !sc_facts_follows(first, &ab[i].facts, v);
+        all_na &= strcmp(ab[i].facts.vars[v].value, "n/a") == 0;
+    }
+    return all_na    ? SC__VAR_NA
+           : counts  ? SC__VAR_DIFFERS
+           : differs ? SC__VAR_FOLLOWS
+                     : SC__VAR_EQUAL;
+}
+
+/* A row of the variable v: its name and each bundle's value. */
+static void sc__var_row(sc_html *out, const sc_analysis_bundle *ab, size_t n, size_t v, bool diff)
+{
+    sc_html_tag(out, "<tr");
+    if (diff)
+        sc_html_attr(out, "class", "diff");
+    sc_html_tag(out, ">");
+    sc__td(out, NULL, ab[0].facts.vars[v].name);
+    for (size_t i = 0; i < n; i++)
+        sc__td(out, "mono", ab[i].facts.vars[v].value);
+    sc_html_tag(out, "</tr>\n");
+}
+
+/* The header row: "controlled variable", then "A: name", "B: name" ... */
+static void sc__cmp_header(sc_html *out, const sc_analysis_bundle *ab, size_t n, const char *first)
+{
+    sc_html_tag(out, "<tr><th>");
+    sc_html_text(out, first);
+    sc_html_tag(out, "</th>");
     for (size_t i = 0; i < n; i++) {
         char letter[4] = {(char)('A' + i % 26), ':', ' ', '\0'};
         sc_html_tag(out, "<th>");
         sc_html_text(out, letter);
         sc_html_text(out, ab[i].facts.name);
         sc_html_tag(out, "</th>");
-        refused |= !ab[i].usable;
     }
     sc_html_tag(out, "</tr>\n");
-    for (size_t v = 0; v < first->n_vars; v++) {
-        bool differs = false, counts = false, all_na = true;
-        for (size_t i = 0; i < n; i++) {
-            bool d = strcmp(ab[i].facts.vars[v].value, first->vars[v].value) != 0;
-            differs |= d;
-            /* At the default another differing variable gives: not a second difference. */
-            counts |= d && !sc_facts_follows(first, &ab[i].facts, v);
-            all_na &= strcmp(ab[i].facts.vars[v].value, "n/a") == 0;
-        }
-        if (all_na)
-            continue;
-        if (counts) {
-            ndiff++;
-            if (used < sizeof(names))
-                used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
-                                         used ? ", " : "", first->vars[v].name);
-        }
-        sc_html_tag(out, "<tr");
-        if (differs)
-            sc_html_attr(out, "class", "diff");
-        sc_html_tag(out, ">");
-        sc__td(out, NULL, first->vars[v].name);
-        for (size_t i = 0; i < n; i++)
-            sc__td(out, "mono", ab[i].facts.vars[v].value);
-        sc_html_tag(out, "</tr>\n");
-    }
-    sc_html_tag(out, "<tr><th>verdict</th>");
-    for (size_t i = 0; i < n; i++) {
-        sc_html_tag(out, "<td>");
-        sc__verdict(out, &ab[i]);
-        sc_html_tag(out, "</td>");
-    }
-    sc_html_tag(out, "</tr>\n");
-    sc__interference_row(out, ab, n);
-    bool valid = !refused && ndiff <= 1;
-    if (valid)
-        sc__metric_rows(out, ab, n, m, nm);
-    else {
-        sc_html_tag(out, "<tr><th>figures</th><td colspan=\"");
-        sc_html_int(out, "%lld", n);
-        sc_html_tag(out, "\" class=\"na\">not compared: ");
-        sc_html_text(out,
-                     refused ? "a bundle is refused" : "more than one controlled variable differs");
-        sc_html_tag(out, "</td></tr>\n");
-    }
-    sc_html_tag(out, "</table>\n");
-    if (valid) {
-        char method[256];
-        sc_analysis_method_text(method, sizeof(method), SC_ANALYSIS_NOISE_BOUND);
-        sc_html_tag(out, "<p><small>");
-        sc_html_text(out, method);
-        sc_html_tag(out, "</small></p>\n");
-        sc__figures(out, ab, n, m, nm);
-    }
+}
+
+/* What the comparison is: repeats, one variable, invalid, or not one at all. */
+static void sc__cmp_kind(sc_html *out, bool refused, size_t ndiff, const char *names)
+{
     sc_html_tag(out, "<p>");
     if (refused)
         sc_html_tag(out,
@@ -328,6 +297,91 @@ static void sc__comparison(sc_html *out, const sc_analysis_bundle *ab, size_t n,
         sc_html_tag(out, "; no figure is compared.");
     }
     sc_html_tag(out, "</p>\n");
+}
+
+/*
+ * The controlled variables that differ side by side, then the figures and their changes
+ * when the comparison is valid (every bundle usable, at most one variable differs; otherwise
+ * only why), then how many variables are equal (listed folded), and the comparison's plots.
+ */
+static void sc__comparison(sc_html *out, const sc_analysis_bundle *ab, size_t n, const char *metric)
+{
+    const sc_bundle_facts *first = &ab[0].facts;
+    sc__var_state state[SC_FACTS_MAX_VARS];
+    char names[1024] = "";
+    size_t ndiff = 0, nshown = 0, nequal = 0, used = 0;
+    bool refused = false;
+    sc_metric m[SC_METRIC_MAX];
+    size_t nm = sc_analysis_metrics(first, metric, m, SC_METRIC_MAX);
+
+    for (size_t i = 0; i < n; i++)
+        refused |= !ab[i].usable;
+    for (size_t v = 0; v < first->n_vars && v < SC_FACTS_MAX_VARS; v++) {
+        state[v] = sc__var_state_of(ab, n, v);
+        nequal += state[v] == SC__VAR_EQUAL;
+        nshown += state[v] == SC__VAR_DIFFERS || state[v] == SC__VAR_FOLLOWS;
+        if (state[v] == SC__VAR_DIFFERS) {
+            ndiff++;
+            if (used < sizeof(names))
+                used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
+                                         used ? ", " : "", first->vars[v].name);
+        }
+    }
+    bool valid = !refused && ndiff <= 1;
+    sc_html_tag(out, "<h2>Comparison</h2>\n");
+    sc__cmp_kind(out, refused, ndiff, names);
+    sc_html_tag(out, "<table class=\"cmp\">");
+    sc__cmp_header(out, ab, n, "controlled variable");
+    for (size_t v = 0; v < first->n_vars && v < SC_FACTS_MAX_VARS; v++)
+        if (state[v] == SC__VAR_DIFFERS || state[v] == SC__VAR_FOLLOWS)
+            sc__var_row(out, ab, n, v, true);
+    if (!nshown) {
+        sc_html_tag(out, "<tr><td colspan=\"");
+        sc_html_int(out, "%lld", n + 1);
+        sc_html_tag(out, "\" class=\"na\">no controlled variable differs</td></tr>\n");
+    }
+    sc_html_tag(out, "<tr><th>verdict</th>");
+    for (size_t i = 0; i < n; i++) {
+        sc_html_tag(out, "<td>");
+        sc__verdict(out, &ab[i]);
+        sc_html_tag(out, "</td>");
+    }
+    sc_html_tag(out, "</tr>\n");
+    sc__interference_row(out, ab, n);
+    if (valid) {
+        sc__metric_rows(out, ab, n, m, nm);
+    } else {
+        sc_html_tag(out, "<tr><th>figures</th><td colspan=\"");
+        sc_html_int(out, "%lld", n);
+        sc_html_tag(out, "\" class=\"na\">not compared: ");
+        sc_html_text(out,
+                     refused ? "a bundle is refused" : "more than one controlled variable differs");
+        sc_html_tag(out, "</td></tr>\n");
+    }
+    sc_html_tag(out, "</table>\n<details class=\"equal\"><summary>");
+    sc_html_int(out, "%lld", nequal);
+    if (nequal == 1)
+        sc_html_tag(out, " other controlled variable is");
+    else
+        sc_html_tag(out, " other controlled variables are");
+    sc_html_tag(out, " the same in every bundle (show them)</summary><table class=\"cmp\">");
+    sc__cmp_header(out, ab, n, "the same in every bundle");
+    for (size_t v = 0; v < first->n_vars && v < SC_FACTS_MAX_VARS; v++)
+        if (state[v] == SC__VAR_EQUAL)
+            sc__var_row(out, ab, n, v, false);
+    sc_html_tag(out, "</table></details>\n");
+    if (valid) {
+        char method[256];
+        sc_analysis_method_text(method, sizeof(method), SC_ANALYSIS_NOISE_BOUND);
+        sc_html_tag(out, "<p class=\"note\">");
+        sc_html_text(out, method);
+        sc_html_tag(out, "</p>\n");
+        /* the plots: the card's headline metrics unless --metric names one */
+        if (metric || !first->n_headline)
+            sc_report_compare_plots(out, ab, n, m, nm);
+        else
+            sc_report_compare_plots(out, ab, n, first->headline, first->n_headline);
+    }
 }
 
 static void sc__gates(sc_html *out, const sc_analysis_bundle *ab)
@@ -384,126 +438,6 @@ static void sc__pre(sc_html *out, const char *title, const char *text, bool fold
         sc_html_tag(out, "</pre>\n");
 }
 
-/*
- * The rate of every repetition of each function: bytes / its time, that is best rate * min
- * time / its time. The warm-up (repetition 0) is left out, as STREAM's statistics do.
- */
-static void sc__rep_rates(sc_html *out, const sc_bundle_facts *f)
-{
-    bool any = false;
-
-    for (size_t i = 0; i < f->n_rates; i++) {
-        const sc_fact_rate *r = &f->rates[i];
-        if (r->n_rep < 2 || r->min_s <= 0)
-            continue;
-        double *x = calloc(r->n_rep, sizeof(double)), *y = calloc(r->n_rep, sizeof(double));
-        size_t n = 0;
-        for (size_t rep = 1; x && y && rep < r->n_rep; rep++) {
-            if (r->rep_s[rep] <= 0)
-                continue;
-            x[n] = (double)rep;
-            y[n++] = r->MBps * r->min_s / r->rep_s[rep];
-        }
-        char title[96];
-        snprintf(title, sizeof(title), "%s: rate of every repetition", r->name);
-        if (n)
-            sc_svg_xy(out, title, "repetition (the warm-up, 0, left out)", f->rate_unit, x, y, n,
-                      false);
-        any = any || n;
-        free(x);
-        free(y);
-    }
-    if (!any)
-        sc_html_tag(
-            out,
-            "<p class=\"note\">This bundle has no per-repetition times: the whisker above spans "
-            "the rates of the slowest and the average repetition (from max and avg time).</p>\n");
-}
-
-static void sc__rates(sc_html *out, const sc_bundle_facts *f)
-{
-    sc_svg_bar bars[8];
-
-    if (!f->n_rates)
-        return;
-    sc_html_tag(out, "<h3>Rates</h3><table><tr><th>function</th><th>best ");
-    sc_html_text(out, f->rate_unit);
-    sc_html_tag(out, "</th><th>avg s</th><th>min s</th><th>max s</th></tr>\n");
-    for (size_t i = 0; i < f->n_rates; i++) {
-        const sc_fact_rate *r = &f->rates[i];
-        sc_html_tag(out, "<tr>");
-        sc__td(out, NULL, r->name);
-        sc__tdf(out, r->MBps, 1);
-        sc__tdf(out, r->avg_s, 6);
-        sc__tdf(out, r->min_s, 6);
-        sc__tdf(out, r->max_s, 6);
-        sc_html_tag(out, "</tr>\n");
-        /* Rate of an iteration = bytes / its time = best rate * min time / its time. */
-        bars[i] = (sc_svg_bar){r->name, r->MBps, r->max_s > 0 ? r->MBps * r->min_s / r->max_s : 0,
-                               r->avg_s > 0 ? r->MBps * r->min_s / r->avg_s : 0, false};
-    }
-    sc_html_tag(out, "</table>\n");
-    sc_svg_bars(out, "Best rate per function; whisker: slowest to average iteration", f->rate_unit,
-                bars, f->n_rates);
-    sc__rep_rates(out, f);
-}
-
-/* pairs: all: the latency at the smallest size and the bandwidth at the largest, per node
-   pair, as heatmaps (doc/design.md, "Link matrix"). */
-static void sc__link_matrix(sc_html *out, const sc_bundle_facts *f)
-{
-    sc_linkmatrix_data d;
-    char why[256], size[24], title[128];
-    json_object *kernel = NULL;
-
-    if (sc_linkmatrix_load(f->results, &d, why, sizeof(why)) != 0)
-        return;
-    sc_html_tag(out, "<h3>Link matrix</h3>\n<p>");
-    sc_html_int(out, "%lld", d.n);
-    sc_html_tag(out, " nodes, every pair in ");
-    sc_html_int(out, "%lld", d.rounds);
-    sc_html_tag(out, " rounds of disjoint pairs, ");
-    sc_html_num(out, "%.2f", d.total_seconds);
-    sc_html_tag(out, " s in all; the rows above are the median time over the pairs.</p>\n");
-    if (!json_object_object_get_ex(f->results, "kernel", &kernel) ||
-        strcmp(json_object_get_string(kernel), "uniband") != 0) {
-        sc_metric_size_name(d.bytes[0], size, sizeof(size));
-        snprintf(title, sizeof(title), "Latency per node pair: latency_%s (lower is better)", size);
-        sc_svg_heatmap(out, title, "us", (const char *const *)d.nodes, d.n, d.t_usec, false);
-    }
-    sc_metric_size_name(d.bytes[d.n_sizes - 1], size, sizeof(size));
-    snprintf(title, sizeof(title), "Bandwidth per node pair: bw_%s (higher is better)", size);
-    sc_svg_heatmap(out, title, "MB/s", (const char *const *)d.nodes, d.n,
-                   d.MBps + (d.n_sizes - 1) * d.n * d.n, true);
-    sc_linkmatrix_data_free(&d);
-}
-
-static void sc__mpi(sc_html *out, const sc_bundle_facts *f)
-{
-    double x[256], y[256];
-    size_t n = f->n_sizes < 256 ? f->n_sizes : 256;
-
-    if (!n)
-        return;
-    sc_html_tag(out, "<h3>Bandwidth per message size</h3>\n");
-    for (size_t i = 0; i < n; i++) {
-        x[i] = (double)f->sizes[i].bytes;
-        y[i] = f->sizes[i].MBps;
-    }
-    sc_svg_xy(out, "MPI bandwidth vs message size", "message size (bytes, log scale)", "MB/s", x, y,
-              n, true);
-    sc_html_tag(out, "<table><tr><th>bytes</th><th>t usec</th><th>MB/s</th></tr>\n");
-    for (size_t i = 0; i < n; i++) {
-        sc_html_tag(out, "<tr>");
-        sc__td_int(out, (long long)f->sizes[i].bytes);
-        sc__tdf(out, f->sizes[i].t_usec, 2);
-        sc__tdf(out, f->sizes[i].MBps, 1);
-        sc_html_tag(out, "</tr>\n");
-    }
-    sc_html_tag(out, "</table>\n");
-    sc__link_matrix(out, f);
-}
-
 /* Per CPU of the grid: in the card's list, and the trace's threads there ("t0,t1"). */
 typedef struct sc__cpu_cells {
     bool in_list[SC__MAX_CPUS];
@@ -546,10 +480,11 @@ static void sc__placement(sc_html *out, const sc_bundle_facts *f)
     sc__cpu_cells *cells = calloc(1, sizeof(*cells));
     size_t ncpus = cells ? sc__fill_cells(f, cells) : 0;
 
-    sc_html_tag(out, "<h3>Thread placement</h3>\n");
+    sc_html_tag(out, "<h3>Thread placement</h3>\n<div class=\"plots\"><div>");
     if (ncpus)
         sc_svg_cpus(out, "Threads per CPU (TRACE_THREAD_BINDING); shaded: the card's cpu_list",
                     ncpus, cells->in_list, cells->label);
+    sc_html_tag(out, "</div></div>\n");
     free(cells);
     sc_html_tag(out, "<table><tr><th>thread (trace)</th><th>cpu</th></tr>\n");
     for (size_t i = 0; i < f->n_bindings; i++)
@@ -590,7 +525,9 @@ static void sc__numa(sc_html *out, const sc_bundle_facts *f)
         snprintf(names[i], sizeof(names[i]), "node %d", i);
         bars[i] = (sc_svg_bar){names[i], (double)f->node_bytes[i] / 1048576.0, 0, 0, false};
     }
+    sc_html_tag(out, "<div class=\"plots\"><div>");
     sc_svg_bars(out, "Anonymous memory per NUMA node (numa_maps)", "MiB", bars, (size_t)f->n_nodes);
+    sc_html_tag(out, "</div></div>\n");
 }
 
 /* One key=value line of a platform snapshot (pointers into its text). */
@@ -747,8 +684,9 @@ void sc_report_html_bundle(sc_html *out, const sc_analysis_bundle *ab, size_t in
     sc__pre(out, "The plan: card.yaml", f->card_text, false);
     sc__pre(out, "run.conf (parameters, command line, times, recorded verdicts)", f->run_conf,
             true);
-    sc__rates(out, f);
-    sc__mpi(out, f);
+    sc_report_runs(out, f);
+    sc_report_rates(out, f);
+    sc_report_mpi(out, f);
     sc__placement(out, f);
     sc__numa(out, f);
     sc__platform(out, f);

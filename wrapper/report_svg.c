@@ -1,126 +1,119 @@
 /*
  * report_svg.c: the report's plots as inline SVG (see report_svg.h): bars with whiskers, a
- * line over a log2 axis, a grid of CPUs and the heatmap of a link matrix. Fixed sizes, no script;
+ * line over repetitions, a log-log plot of message sizes and a grid of CPUs. No script;
  * colours come from the classes the page's CSS defines (report_html.c). Everything goes
  * through the page's writer (html.h): markup as literals, numbers as numbers, text escaped.
  */
 #include "report_svg.h"
+#include "svg_util.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#define SC__W 720 /* plot width in px */
+#define SC__W 640 /* a plot's viewBox width: two side by side in a window 1400 px wide */
 
-static void sc__open_w(sc_html *out, int width, int height, const char *title)
-{
-    sc_html_tag(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" width=\"");
-    sc_html_int(out, "%lld", width);
-    sc_html_tag(out, "\" height=\"");
-    sc_html_int(out, "%lld", height);
-    sc_html_tag(out, "\" viewBox=\"0 0 ");
-    sc_html_int(out, "%lld", width);
-    sc_html_tag(out, " ");
-    sc_html_int(out, "%lld", height);
-    sc_html_tag(out, "\" role=\"img\"><title>");
-    sc_html_text(out, title);
-    sc_html_tag(out, "</title><text class=\"ttl\" x=\"0\" y=\"16\">");
-    sc_html_text(out, title);
-    sc_html_tag(out, "</text>\n");
-}
-
-static void sc__open(sc_html *out, int height, const char *title)
-{
-    sc__open_w(out, SC__W, height, title);
-}
-
-/* A number of a coordinate: one decimal. */
-static void sc__num1(sc_html *out, double v)
-{
-    sc_html_num(out, "%.1f", v);
-}
-
-/* x="..." y="..." (one decimal). */
-static void sc__xy(sc_html *out, double vx, double vy)
-{
-    sc_html_tag(out, " x=\"");
-    sc_html_num(out, "%.1f", vx);
-    sc_html_tag(out, "\" y=\"");
-    sc_html_num(out, "%.1f", vy);
-    sc_html_tag(out, "\"");
-}
-
-/* <text> at (x, y), anchored start, middle or end. */
-static void sc__text(sc_html *out, double x, double y, const char *anchor, const char *text)
-{
-    sc_html_tag(out, "<text");
-    sc__xy(out, x, y);
-    sc_html_attr(out, "text-anchor", anchor);
-    sc_html_tag(out, ">");
-    sc_html_text(out, text);
-    sc_html_tag(out, "</text>\n");
-}
-
-/* Bars in a plot of width px (left: the labels' room); ref >= 0 draws a reference line;
-   sig: the values' printed form (%.1f, or %.4g for small figures). */
+/* Bars in a plot of width plot_w (left: the labels' room); ref >= 0 draws a reference line;
+   fit: scaled to its container, else of fixed size. */
 static void sc__bars(sc_html *out, int plot_w, double left, const char *title, const char *unit,
-                     const sc_svg_bar *bars, size_t n, double ref, bool sig)
+                     const sc_svg_bar *bars, size_t n, double ref, bool fit)
 {
-    const double width = plot_w - left - 120, row = 26, top = 30;
-    double max = ref > 0 ? ref : 0;
-    char buf[64];
+    const double width = plot_w - left - 130, row = 26, top = 30;
+    double max = ref > 0 ? ref : 0, h = top + row * (double)n + 10;
+    char buf[96], num[64];
 
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         max = fmax(max, fmax(bars[i].value, bars[i].hi));
-    }
     if (max <= 0)
         max = 1;
-    sc__open_w(out, plot_w, (int)(top + row * (double)n + 10), title);
+    if (fit)
+        sc_svg_begin(out, "plot fit", plot_w, h, title);
+    else
+        sc_svg_begin_fixed(out, plot_w, h, title);
     for (size_t i = 0; i < n; i++) {
         double y = top + row * (double)i, w = width * bars[i].value / max;
-        sc__text(out, left - 8, y + 16, "end", bars[i].label);
-        sc_html_tag(out, "<rect");
-        sc_html_attr(out, "class", bars[i].worse ? "bar worse" : "bar");
-        sc__xy(out, left, y + 3);
-        sc_html_tag(out, " width=\"");
-        sc__num1(out, w > 0 ? w : 0);
-        sc_html_tag(out, "\" height=\"18\"/>\n");
+        sc_svg_label(out, NULL, left - 8, y + 16, "end", bars[i].label);
+        sc_svg_rect(out, bars[i].worse ? "bar worse" : "bar", left, y + 3, w, 18);
         if (bars[i].hi > 0) {
             double x0 = left + width * bars[i].lo / max, x1 = left + width * bars[i].hi / max;
             const double d[] = {x0, y + 12, x1, x0, y + 6, y + 18, x1, y + 6, y + 18};
-            sc_html_tag(out, "<path class=\"whisker\" d=\"");
-            sc_html_path(out, "M# #H#M# #V#M# #V#", d, 9);
-            sc_html_tag(out, "\"/>\n");
+            sc_svg_path(out, "whisker", "M# #H#M# #V#M# #V#", d, 9);
         }
-        if (sig)
-            snprintf(buf, sizeof(buf), "%.4g %s", bars[i].value, unit);
-        else
-            snprintf(buf, sizeof(buf), "%.1f %s", bars[i].value, unit);
-        sc__text(out, left + fmax(w, bars[i].hi > 0 ? width * bars[i].hi / max : 0) + 6, y + 16,
-                 "start", buf);
+        snprintf(buf, sizeof(buf), "%s %s", sc_fmt_sig(num, sizeof(num), bars[i].value, 4), unit);
+        sc_svg_label(out, NULL, left + fmax(w, bars[i].hi > 0 ? width * bars[i].hi / max : 0) + 6,
+                     y + 16, "start", buf);
     }
     if (ref > 0) {
         const double d[] = {left + width * ref / max, top, top + row * (double)n};
-        sc_html_tag(out, "<path class=\"ref\" d=\"");
-        sc_html_path(out, "M# #V#", d, 3);
-        sc_html_tag(out, "\"/>\n");
+        sc_svg_path(out, "ref", "M# #V#", d, 3);
     }
-    sc_html_tag(out, "</svg>\n");
+    sc_svg_end(out);
 }
 
 void sc_svg_bars(sc_html *out, const char *title, const char *unit, const sc_svg_bar *bars,
                  size_t n)
 {
-    sc__bars(out, SC__W, 160, title, unit, bars, n, -1, false);
+    sc__bars(out, SC__W, 110, title, unit, bars, n, -1, true);
 }
 
 void sc_svg_bars_ref(sc_html *out, const char *title, const char *unit, const sc_svg_bar *bars,
                      size_t n, double ref)
 {
-    sc__bars(out, 540, 200, title, unit, bars, n, ref, true);
+    sc__bars(out, 540, 200, title, unit, bars, n, ref, false);
 }
 
-/* "512", "4K", "1M": a power of two as a size label. */
+void sc_svg_xy(sc_html *out, const char *title, const char *xlabel, const char *yunit,
+               const double *x, const double *y, size_t n)
+{
+    const double left = 74, right = SC__W - 16, top = 44, bottom = 214;
+    double x0 = INFINITY, x1 = -INFINITY, ymax = 0, t[8];
+    char buf[64];
+
+    for (size_t i = 0; i < n; i++) {
+        x0 = fmin(x0, x[i]);
+        x1 = fmax(x1, x[i]);
+        ymax = fmax(ymax, y[i]);
+    }
+    if (!(x1 > x0))
+        x1 = x0 + 1;
+    ymax = ymax > 0 ? ymax * 1.08 : 1;
+    sc_svg_begin(out, "plot fit", SC__W, bottom + 44, title);
+#define SC__PX(v) (left + (right - left) * ((v)-x0) / (x1 - x0))
+#define SC__PY(v) (bottom - (bottom - top) * (v) / ymax)
+    size_t nt = sc_svg_lin_ticks(0, ymax, t, 5);
+    for (size_t k = 0; k < nt; k++) {
+        const double grid[] = {left, SC__PY(t[k]), right};
+        sc_svg_path(out, "grid", "M# #H#", grid, 3);
+        sc_svg_label(out, "tick", left - 6, SC__PY(t[k]) + 4, "end",
+                     sc_svg_short(buf, sizeof(buf), t[k]));
+    }
+    const double axis[] = {left, top - 6, bottom, right};
+    sc_svg_path(out, "axis", "M# #V#H#", axis, 4);
+    nt = sc_svg_lin_ticks(x0, x1, t, 8);
+    for (size_t k = 0; k < nt; k++) {
+        if (t[k] != floor(t[k])) /* repetitions are counted: whole ticks only */
+            continue;
+        snprintf(buf, sizeof(buf), "%g", t[k]);
+        sc_svg_label(out, "tick", SC__PX(t[k]), bottom + 16, "middle", buf);
+    }
+    sc_svg_label(out, "axis", (left + right) / 2, bottom + 36, "middle", xlabel);
+    sc_svg_label_turned(out, "axis", 14, (top + bottom) / 2, -90, "middle", yunit);
+    sc_html_tag(out, "<polyline class=\"line\" points=\"");
+    for (size_t i = 0; i < n; i++) {
+        const double pt[] = {SC__PX(x[i]), SC__PY(y[i])};
+        sc_html_path(out, "#,# ", pt, 2);
+    }
+    sc_html_tag(out, "\"/>\n");
+    for (size_t i = 0; i < n; i++) {
+        snprintf(buf, sizeof(buf), "%g: %.6g %s", x[i], y[i], yunit);
+        sc_svg_dot(out, "dot", SC__PX(x[i]), SC__PY(y[i]), 3, buf);
+    }
+#undef SC__PX
+#undef SC__PY
+    sc_svg_end(out);
+}
+
+/* "512", "4K", "1M": a size in bytes as an axis label. */
 static void sc__size_label(double bytes, char *buf, size_t len)
 {
     static const char *const units[] = {"", "K", "M", "G"};
@@ -133,164 +126,125 @@ static void sc__size_label(double bytes, char *buf, size_t len)
     snprintf(buf, len, "%g%s", bytes, units[u]);
 }
 
-/* x in plot units: log2 for message sizes, as is for repetitions. */
-static double sc__xv(double x, bool log2x)
+/* The y range of a log plot: the points and their intervals, padded to whole steps. */
+static void sc__log_range(const sc_svg_series *s, double *lo, double *hi)
 {
-    return log2x ? log2(x > 1 ? x : 1) : x;
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (size_t i = 0; i < s->n; i++) {
+        double a = s->y[i], b = s->y[i];
+        if (s->lo && isfinite(s->lo[i]) && s->lo[i] > 0)
+            a = fmin(a, s->lo[i]);
+        if (s->hi && isfinite(s->hi[i]))
+            b = fmax(b, s->hi[i]);
+        if (a > 0)
+            *lo = fmin(*lo, a);
+        *hi = fmax(*hi, b);
+    }
+    if (!(*lo > 0) || !(*hi >= *lo)) {
+        *lo = 1;
+        *hi = 10;
+    }
+    /* at least a factor of 4, and a margin of a tenth of it each way */
+    double span = fmax(log10(*hi / *lo), log10(4.0));
+    double mid = (log10(*lo) + log10(*hi)) / 2;
+    *lo = pow(10, mid - span * 0.6);
+    *hi = pow(10, mid + span * 0.6);
 }
 
-void sc_svg_xy(sc_html *out, const char *title, const char *xlabel, const char *yunit,
-               const double *x, const double *y, size_t n, bool log2x)
+void sc_svg_loglog(sc_html *out, const char *title, const char *xlabel, const char *ylabel,
+                   const char *unit, const sc_svg_series *s)
 {
-    const double left = 70, right = SC__W - 20, top = 44, bottom = 264;
-    double lx0 = INFINITY, lx1 = -INFINITY, ymax = 0;
-    char buf[64];
+    const double left = 78, right = SC__W - 16, top = 40, bottom = 250;
+    double lx0 = INFINITY, lx1 = -INFINITY, ylo, yhi, t[32];
+    char buf[160], num[3][64];
 
-    for (size_t i = 0; i < n; i++) {
-        double lx = sc__xv(x[i], log2x);
-        lx0 = fmin(lx0, lx);
-        lx1 = fmax(lx1, lx);
-        ymax = fmax(ymax, y[i]);
+    for (size_t i = 0; i < s->n; i++) {
+        lx0 = fmin(lx0, log2(fmax(s->x[i], 1)));
+        lx1 = fmax(lx1, log2(fmax(s->x[i], 1)));
     }
-    if (!(lx1 > lx0))
-        lx1 = lx0 + 1;
-    if (ymax <= 0)
-        ymax = 1;
-    sc__open(out, (int)bottom + 40, title);
-    const double axis[] = {left, top, bottom, right};
-    sc_html_tag(out, "<path class=\"axis\" d=\"");
-    sc_html_path(out, "M# #V#H#", axis, 4);
-    sc_html_tag(out, "\"/>\n");
-    for (int t = 0; t <= 4; t++) {
-        double v = ymax * t / 4, py = bottom - (bottom - top) * t / 4;
-        snprintf(buf, sizeof(buf), "%.0f", v);
-        sc__text(out, left - 6, py + 4, "end", buf);
-        const double grid[] = {left, py, right};
-        sc_html_tag(out, "<path class=\"grid\" d=\"");
-        sc_html_path(out, "M# #H#", grid, 3);
-        sc_html_tag(out, "\"/>\n");
+    if (!(lx1 > lx0)) {
+        lx0 = s->n ? lx0 - 1 : 0;
+        lx1 = lx0 + 2;
     }
-    int step = (int)ceil((lx1 - lx0) / 10);
-    for (int e = (int)ceil(lx0); e <= (int)lx1; e += step > 0 ? step : 1) {
+    lx0 -= 0.5;
+    lx1 += 0.5;
+    sc__log_range(s, &ylo, &yhi);
+    sc_svg_begin(out, "plot fit loglog", SC__W, bottom + 46, title);
+#define SC__PX(v) (left + (right - left) * (log2(fmax((v), 1)) - lx0) / (lx1 - lx0))
+#define SC__PY(v) (bottom - (bottom - top) * (log10(v) - log10(ylo)) / (log10(yhi) - log10(ylo)))
+    size_t nt = sc_svg_log_ticks(ylo, yhi, t, 32);
+    for (size_t k = 0; k < nt; k++) {
+        const double grid[] = {left, SC__PY(t[k]), right};
+        sc_svg_path(out, "grid", "M# #H#", grid, 3);
+        sc_svg_label(out, "tick", left - 6, SC__PY(t[k]) + 4, "end",
+                     sc_svg_short(buf, sizeof(buf), t[k]));
+    }
+    /* x: a tick every 2^step bytes, at most 9 of them */
+    int first = (int)ceil(lx0), last = (int)floor(lx1), step = (last - first) / 8 + 1;
+    for (int e = first; e <= last; e += step) {
         double px = left + (right - left) * (e - lx0) / (lx1 - lx0);
-        if (log2x)
-            sc__size_label(pow(2, e), buf, sizeof(buf));
-        else
-            snprintf(buf, sizeof(buf), "%d", e);
-        sc__text(out, px, bottom + 16, "middle", buf);
+        const double grid[] = {px, top, bottom};
+        sc_svg_path(out, "grid", "M# #V#", grid, 3);
+        sc__size_label(pow(2, e), buf, sizeof(buf));
+        sc_svg_label(out, "tick", px, bottom + 16, "middle", buf);
     }
-    sc__text(out, (left + right) / 2, bottom + 34, "middle", xlabel);
-    sc__text(out, left - 6, top - 14, "end", yunit);
+    const double axis[] = {left, top - 6, bottom, right};
+    sc_svg_path(out, "axis", "M# #V#H#", axis, 4);
+    sc_svg_label(out, "axis", (left + right) / 2, bottom + 38, "middle", xlabel);
+    snprintf(buf, sizeof(buf), "%s (%s, log scale)", ylabel, unit);
+    sc_svg_label_turned(out, "axis", 14, (top + bottom) / 2, -90, "middle", buf);
     sc_html_tag(out, "<polyline class=\"line\" points=\"");
-    for (size_t i = 0; i < n; i++) {
-        const double pt[] = {left + (right - left) * (sc__xv(x[i], log2x) - lx0) / (lx1 - lx0),
-                             bottom - (bottom - top) * y[i] / ymax};
-        sc_html_path(out, "#,# ", pt, 2);
-    }
+    for (size_t i = 0; i < s->n; i++)
+        if (s->y[i] > 0) {
+            const double pt[] = {SC__PX(s->x[i]), SC__PY(s->y[i])};
+            sc_html_path(out, "#,# ", pt, 2);
+        }
     sc_html_tag(out, "\"/>\n");
-    for (size_t i = 0; i < n; i++) {
-        sc_html_tag(out, "<circle class=\"dot\" cx=\"");
-        sc__num1(out, left + (right - left) * (sc__xv(x[i], log2x) - lx0) / (lx1 - lx0));
-        sc_html_tag(out, "\" cy=\"");
-        sc__num1(out, bottom - (bottom - top) * y[i] / ymax);
-        sc_html_tag(out, "\" r=\"3\"/>\n");
+    for (size_t i = 0; i < s->n; i++) {
+        if (!(s->y[i] > 0))
+            continue;
+        double x = SC__PX(s->x[i]);
+        bool ci = s->lo && s->hi && isfinite(s->lo[i]) && isfinite(s->hi[i]) && s->lo[i] > 0;
+        if (ci) {
+            const double d[] = {x,     SC__PY(s->lo[i]), SC__PY(s->hi[i]),
+                                x - 4, SC__PY(s->lo[i]), x + 4,
+                                x - 4, SC__PY(s->hi[i]), x + 4};
+            sc_svg_path(out, "whisker", "M# #V#M# #H#M# #H#", d, 9);
+            snprintf(buf, sizeof(buf), "%.0f bytes: %s %s, 95%% interval [%s, %s]", s->x[i],
+                     sc_fmt_sig(num[0], sizeof(num[0]), s->y[i], 4), unit,
+                     sc_fmt_sig(num[1], sizeof(num[1]), s->lo[i], 4),
+                     sc_fmt_sig(num[2], sizeof(num[2]), s->hi[i], 4));
+        } else {
+            snprintf(buf, sizeof(buf), "%.0f bytes: %s %s", s->x[i],
+                     sc_fmt_sig(num[0], sizeof(num[0]), s->y[i], 4), unit);
+        }
+        sc_svg_dot(out, "dot", x, SC__PY(s->y[i]), 3.5, buf);
     }
-    sc_html_tag(out, "</svg>\n");
+#undef SC__PX
+#undef SC__PY
+    sc_svg_end(out);
 }
 
 void sc_svg_cpus(sc_html *out, const char *title, size_t ncpus, const bool *in_list,
                  const char *const *label)
 {
-    const int per_row = 12, bw = 56, bh = 40, gap = 4, top = 28;
+    const int per_row = 12, bw = 50, bh = 40, gap = 3, top = 28;
     size_t rows = (ncpus + per_row - 1) / per_row;
     char buf[32];
 
-    sc__open(out, top + (int)rows * (bh + gap) + 4, title);
+    sc_svg_begin(out, "plot fit", SC__W, top + (int)rows * (bh + gap) + 4, title);
     for (size_t cpu = 0; cpu < ncpus; cpu++) {
         int x = (int)(cpu % per_row) * (bw + gap), y = top + (int)(cpu / per_row) * (bh + gap);
-        sc_html_tag(out, "<rect");
-        sc_html_attr(out, "class",
-                     label && label[cpu] ? "cpu busy"
-                     : in_list[cpu]      ? "cpu listed"
-                                         : "cpu");
-        sc__xy(out, x, y);
-        sc_html_tag(out, " width=\"");
-        sc_html_int(out, "%lld", bw);
-        sc_html_tag(out, "\" height=\"");
-        sc_html_int(out, "%lld", bh);
-        sc_html_tag(out, "\"/>\n");
+        sc_svg_rect(out,
+                    label && label[cpu] ? "cpu busy"
+                    : in_list[cpu]      ? "cpu listed"
+                                        : "cpu",
+                    x, y, bw, bh);
         snprintf(buf, sizeof(buf), "cpu%zu", cpu);
-        sc__text(out, x + bw / 2.0, y + 15, "middle", buf);
+        sc_svg_label(out, NULL, x + bw / 2.0, y + 15, "middle", buf);
         if (label && label[cpu])
-            sc__text(out, x + bw / 2.0, y + 32, "middle", label[cpu]);
+            sc_svg_label(out, NULL, x + bw / 2.0, y + 32, "middle", label[cpu]);
     }
-    sc_html_tag(out, "</svg>\n");
-}
-
-/* The lowest and highest finite cell (lo > hi when none). */
-static void sc__range(const double *cells, size_t count, double *lo, double *hi)
-{
-    *lo = INFINITY;
-    *hi = -INFINITY;
-    for (size_t i = 0; i < count; i++)
-        if (isfinite(cells[i])) {
-            *lo = fmin(*lo, cells[i]);
-            *hi = fmax(*hi, cells[i]);
-        }
-}
-
-void sc_svg_heatmap(sc_html *out, const char *title, const char *unit, const char *const *names,
-                    size_t n, const double *cells, bool higher_better)
-{
-    const int left = 110, top = 40;
-    double lo, hi;
-    char buf[64];
-
-    if (n > SC_SVG_HEATMAP_MAX) {
-        sc_html_tag(out, "<p>");
-        sc_html_int(out, "%lld", n);
-        sc_html_tag(out, " nodes: more than the ");
-        sc_html_int(out, "%lld", SC_SVG_HEATMAP_MAX);
-        sc_html_tag(out, " a heatmap draws; results.json holds the matrix.</p>\n");
-        return;
-    }
-    int cell = n ? (SC__W - left) / (int)n : 1;
-    cell = cell > 48 ? 48 : cell;
-    sc__range(cells, n * n, &lo, &hi);
-    sc__open(out, top + (int)n * cell + 24, title);
-    for (size_t i = 0; i < n; i++) {
-        sc__text(out, left - 6, top + (double)i * cell + cell / 2.0 + 4, "end", names[i]);
-        for (size_t j = 0; j < n; j++) {
-            double v = cells[i * n + j], good = 0.5;
-            if (isfinite(v) && hi > lo)
-                good = higher_better ? (v - lo) / (hi - lo) : (hi - v) / (hi - lo);
-            sc_html_tag(out, "<rect x=\"");
-            sc_html_int(out, "%lld", left + j * (size_t)cell);
-            sc_html_tag(out, "\" y=\"");
-            sc_html_int(out, "%lld", top + i * (size_t)cell);
-            sc_html_tag(out, "\" width=\"");
-            sc_html_int(out, "%lld", cell - 1);
-            sc_html_tag(out, "\" height=\"");
-            sc_html_int(out, "%lld", cell - 1);
-            if (isfinite(v)) {
-                sc_html_tag(out, "\" style=\"fill:hsl(");
-                sc_html_num(out, "%.0f", 120 * good);
-                sc_html_tag(out, ",65%,55%)\"><title>");
-                snprintf(buf, sizeof(buf), "%.4g %s", v, unit);
-            } else {
-                sc_html_tag(out, "\" style=\"fill:#ddd\"><title>");
-                snprintf(buf, sizeof(buf), "not measured");
-            }
-            sc_html_text(out, names[i]);
-            sc_html_tag(out, " - ");
-            sc_html_text(out, names[j]);
-            sc_html_tag(out, ": ");
-            sc_html_text(out, buf);
-            sc_html_tag(out, "</title></rect>\n");
-        }
-    }
-    snprintf(buf, sizeof(buf), "green: best %.4g %s, red: worst %.4g %s", higher_better ? hi : lo,
-             unit, higher_better ? lo : hi, unit);
-    sc__text(out, left, top + (double)n * cell + 16, "start", hi >= lo ? buf : "no pair measured");
-    sc_html_tag(out, "</svg>\n");
+    sc_svg_end(out);
 }

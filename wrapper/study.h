@@ -52,8 +52,9 @@ json_object *sc_study_row_of(json_object *record, const char *study, const char 
 
 /* `streamcard verify [--keys DIR] [--state-dir DIR] STUDY`: its sums, its rows recomputed
    from the bundles it names (beside it), each bundle verified with opts, its declarations
-   held to its card. Returns an exit status (SC_EXIT_OK when all hold). */
-int sc_study_verify(const char *path, const sc_verify_opts *opts);
+   held to its card. Returns an exit status (SC_EXIT_OK when all hold), with what it said in
+   one line into why (the first problem when it failed). */
+int sc_study_verify(const char *path, const sc_verify_opts *opts, char *why, size_t len);
 
 /* Two bundles of one verified study, as `streamcard compare --study` sees them
    (study_compare.c). */

@@ -66,10 +66,10 @@ static size_t sc__bars(json_object *rows, const char *kind, sc_svg_bar *bars)
     return n;
 }
 
-/* One figure of a cell: "%.4g". */
+/* One figure of a cell: 4 significant digits, no exponent ("82655", "0.01230"). */
 static void sc__g(sc_html *out, double v)
 {
-    sc_html_num(out, "%.4g", v);
+    sc_html_sig(out, 4, v);
 }
 
 /* The table of rows: label, verdict (and why), median, interval, change, bundle. */

@@ -364,7 +364,7 @@ json_object *sc_study_row_of(json_object *record, const char *study, const char 
     return NULL;
 }
 
-int sc_study_verify(const char *path, const sc_verify_opts *opts)
+int sc_study_verify(const char *path, const sc_verify_opts *opts, char *why, size_t len)
 {
     sc_diag d;
     char shown[1024];
@@ -375,17 +375,21 @@ int sc_study_verify(const char *path, const sc_verify_opts *opts)
     sc_diag_init(&d);
     if (sc_study_load(path, opts, &d, &root) < 0) {
         fprintf(stderr, "streamcard: verify: %s: cannot open the study\n", shown);
+        snprintf(why, len, "cannot open the study");
         sc_diag_free(&d);
         return SC_EXIT_USAGE;
     }
     if (d.count) {
+        size_t n = d.count + d.more;
         sc_diag_print(&d, "streamcard: verify: ", stderr);
-        fprintf(stderr, "streamcard: verify: %s: study FAILED (%zu problem%s)\n", shown,
-                d.count + d.more, d.count + d.more == 1 ? "" : "s");
+        fprintf(stderr, "streamcard: verify: %s: study FAILED (%zu problem%s)\n", shown, n,
+                n == 1 ? "" : "s");
+        snprintf(why, len, "study FAILED (%zu problem%s): %s", n, n == 1 ? "" : "s", d.lines[0]);
     } else {
         printf("streamcard: verify: %s: study intact; every row recomputed from its bundle "
                "agrees\n",
                shown);
+        snprintf(why, len, "study intact; every row recomputed from its bundle agrees");
         status = SC_EXIT_OK;
     }
     json_object_put(root);

@@ -1,5 +1,6 @@
 /* svg_trend.c: trend and strip plots (see svg_trend.h), through the page's writer (html.h). */
 #include "svg_trend.h"
+#include "svg_util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -8,55 +9,6 @@
 #define SC__TW 1000.0 /* the viewBox's width: the plot scales to the page's */
 #define SC__LEFT 80.0
 #define SC__RIGHT 20.0
-
-/* <path class="CLS" d="..."/>: cls and shape literals, the numbers v[0..n) (html.h). */
-#define sc__path(out, cls, shape, v, n)                                                            \
-    do {                                                                                           \
-        sc_html_tag((out), "<path class=\"" cls "\" d=\"");                                        \
-        sc_html_path((out), shape, (v), (n));                                                      \
-        sc_html_tag((out), "\"/>\n");                                                              \
-    } while (0)
-
-static void sc__svg_open(sc_html *out, const char *cls, double h, const char *title)
-{
-    sc_html_tag(out, "<svg xmlns=\"http://www.w3.org/2000/svg\"");
-    sc_html_attr(out, "class", cls);
-    sc_html_tag(out, " viewBox=\"0 0 ");
-    sc_html_num(out, "%.0f", SC__TW);
-    sc_html_tag(out, " ");
-    sc_html_num(out, "%.0f", h);
-    sc_html_tag(out, "\" preserveAspectRatio=\"xMinYMin meet\" role=\"img\"><title>");
-    sc_html_text(out, title);
-    sc_html_tag(out, "</title><text class=\"ttl\" x=\"0\" y=\"16\">");
-    sc_html_text(out, title);
-    sc_html_tag(out, "</text>\n");
-}
-
-/* cx="X" cy="Y" (one decimal). */
-static void sc__centre(sc_html *out, double x, double y)
-{
-    sc_html_tag(out, " cx=\"");
-    sc_html_num(out, "%.1f", x);
-    sc_html_tag(out, "\" cy=\"");
-    sc_html_num(out, "%.1f", y);
-    sc_html_tag(out, "\"");
-}
-
-static void sc__label(sc_html *out, const char *cls, double x, double y, const char *anchor,
-                      const char *text)
-{
-    sc_html_tag(out, "<text");
-    sc_html_attr(out, "class", cls);
-    sc_html_tag(out, " x=\"");
-    sc_html_num(out, "%.1f", x);
-    sc_html_tag(out, "\" y=\"");
-    sc_html_num(out, "%.1f", y);
-    sc_html_tag(out, "\"");
-    sc_html_attr(out, "text-anchor", anchor);
-    sc_html_tag(out, ">");
-    sc_html_text(out, text);
-    sc_html_tag(out, "</text>\n");
-}
 
 /* The y range of values lo..hi, padded by 8% (a flat series gets +-1% of its value). */
 static void sc__range(double *lo, double *hi)
@@ -77,15 +29,11 @@ static void sc__yaxis(sc_html *out, double y0, double y1, double lo, double hi, 
     for (int k = 0; k <= 2; k++) {
         double v = lo + (hi - lo) * k / 2, y = y1 - (y1 - y0) * k / 2;
         const double d[] = {SC__LEFT, y, SC__TW - SC__RIGHT};
-        sc__path(out, "grid", "M# #H#", d, 3);
+        sc_svg_path(out, "grid", "M# #H#", d, 3);
         snprintf(buf, sizeof(buf), "%.4g", v);
-        sc__label(out, "tick", SC__LEFT - 6, y + 4, "end", buf);
+        sc_svg_label(out, "tick", SC__LEFT - 6, y + 4, "end", buf);
     }
-    sc_html_tag(out, "<text class=\"axis\" transform=\"translate(14 ");
-    sc_html_num(out, "%.1f", (y0 + y1) / 2);
-    sc_html_tag(out, ") rotate(-90)\" text-anchor=\"middle\">");
-    sc_html_text(out, unit);
-    sc_html_tag(out, "</text>\n");
+    sc_svg_label_turned(out, "axis", 14, (y0 + y1) / 2, -90, "middle", unit);
 }
 
 void sc_svg_trend(sc_html *out, const char *title, const char *unit, const sc_svg_point *p,
@@ -94,7 +42,7 @@ void sc_svg_trend(sc_html *out, const char *title, const char *unit, const sc_sv
     const double top = 48, bottom = 230, h = 270;
     size_t skip = n > SC_SVG_TREND_MAX ? n - SC_SVG_TREND_MAX : 0;
     double lo = INFINITY, hi = -INFINITY;
-    char buf[256];
+    char buf[640];
 
     for (size_t i = skip; i < n; i++) {
         lo = fmin(lo, p[i].ci ? fmin(p[i].lo, p[i].median) : p[i].median);
@@ -103,7 +51,7 @@ void sc_svg_trend(sc_html *out, const char *title, const char *unit, const sc_sv
     if (n == 0)
         lo = hi = 0;
     sc__range(&lo, &hi);
-    sc__svg_open(out, "plot wide trend", h, title);
+    sc_svg_begin(out, "plot wide trend", SC__TW, h, title);
     sc__yaxis(out, top, bottom, lo, hi, unit);
     double step = n - skip > 1 ? (SC__TW - SC__LEFT - SC__RIGHT - 10) / (double)(n - skip - 1) : 0;
 #define SC__X(i) (SC__LEFT + 5 + step * (double)((i)-skip))
@@ -114,11 +62,11 @@ void sc_svg_trend(sc_html *out, const char *title, const char *unit, const sc_sv
         double x = (SC__X(c[k].at - 1) + SC__X(c[k].at)) / 2;
         const double d[] = {x, top - 8, bottom};
         if (c[k].confirmed)
-            sc__path(out, "cp confirmed", "M# #V#", d, 3);
+            sc_svg_path(out, "cp confirmed", "M# #V#", d, 3);
         else
-            sc__path(out, "cp suspect", "M# #V#", d, 3);
-        sc__label(out, c[k].confirmed ? "cplabel confirmed" : "cplabel suspect", x + 4,
-                  top - 10 + 12.0 * (double)(k % 2), "start", c[k].label);
+            sc_svg_path(out, "cp suspect", "M# #V#", d, 3);
+        sc_svg_label(out, c[k].confirmed ? "cplabel confirmed" : "cplabel suspect", x + 4,
+                     top - 10 + 12.0 * (double)(k % 2), "start", c[k].label);
     }
     sc_html_tag(out, "<path class=\"series\" d=\"");
     for (size_t i = skip; i < n; i++) {
@@ -133,76 +81,83 @@ void sc_svg_trend(sc_html *out, const char *title, const char *unit, const sc_sv
         double x = SC__X(i);
         const double d[] = {x, SC__Y(p[i].lo), SC__Y(p[i].hi)};
         if (p[i].ci)
-            sc__path(out, "whisker", "M# #V#", d, 3);
-        sc_html_tag(out, "<circle class=\"pt\"");
-        sc__centre(out, x, SC__Y(p[i].median));
-        sc_html_tag(out, " r=\"3\"><title>");
+            sc_svg_path(out, "whisker", "M# #V#", d, 3);
         if (p[i].ci)
-            snprintf(buf, sizeof(buf), ": median %.6g %s, 95%% interval [%.6g, %.6g]", p[i].median,
-                     unit, p[i].lo, p[i].hi);
+            snprintf(buf, sizeof(buf), "%s: median %.6g %s, 95%% interval [%.6g, %.6g]", p[i].label,
+                     p[i].median, unit, p[i].lo, p[i].hi);
         else
-            snprintf(buf, sizeof(buf), ": median %.6g %s, interval unavailable", p[i].median, unit);
-        sc_html_text(out, p[i].label);
-        sc_html_text(out, buf);
-        sc_html_tag(out, "</title></circle>\n");
+            snprintf(buf, sizeof(buf), "%s: median %.6g %s, interval unavailable", p[i].label,
+                     p[i].median, unit);
+        sc_svg_dot(out, "pt", x, SC__Y(p[i].median), 3, buf);
     }
 #undef SC__X
 #undef SC__Y
     snprintf(buf, sizeof(buf), "bundles, oldest to newest: %s to %s%s", first, last,
              skip ? " (the newest 2000 drawn)" : "");
-    sc__label(out, "axis", (SC__LEFT + SC__TW) / 2, h - 12, "middle", buf);
-    sc_html_tag(out, "</svg>\n");
+    sc_svg_label(out, "axis", (SC__LEFT + SC__TW) / 2, h - 12, "middle", buf);
+    sc_svg_end(out);
 }
 
 void sc_svg_strip(sc_html *out, const char *title, const char *unit, const double *runs, size_t n,
                   double median, bool ci, double lo, double hi)
 {
-    const double top = 36, bottom = 150, h = 190;
-    double ylo = ci ? fmin(lo, median) : median, yhi = ci ? fmax(hi, median) : median;
-    char buf[160];
+    const double w = 640, left = 74, right = 620, top = 54, bottom = 178, h = 226;
+    double ylo = ci ? fmin(lo, median) : median, yhi = ci ? fmax(hi, median) : median, t[8];
+    char buf[160], num[3][64];
 
     for (size_t i = 0; i < n; i++) {
         ylo = fmin(ylo, runs[i]);
         yhi = fmax(yhi, runs[i]);
     }
     sc__range(&ylo, &yhi);
-    sc__svg_open(out, "plot wide strip", h, title);
-    sc__yaxis(out, top, bottom, ylo, yhi, unit);
+    sc_svg_begin(out, "plot fit strip", w, h, title);
 #define SC__Y(v) (bottom - (bottom - top) * ((v)-ylo) / (yhi - ylo))
-    double x0 = SC__LEFT + 40, x1 = SC__TW - SC__RIGHT - 260;
+    /* The legend: what the line, the band and a dot are. */
+    const double key[] = {left, 33, left + 22};
+    sc_svg_path(out, "median", "M# #H#", key, 3);
+    snprintf(buf, sizeof(buf), "median %s", sc_fmt_sig(num[0], sizeof(num[0]), median, 4));
+    sc_svg_label(out, "legend", left + 28, 37, "start", buf);
     if (ci) {
-        sc_html_tag(out, "<rect class=\"band\" x=\"");
-        sc_html_num(out, "%.1f", x0);
-        sc_html_tag(out, "\" y=\"");
-        sc_html_num(out, "%.1f", SC__Y(hi));
-        sc_html_tag(out, "\" width=\"");
-        sc_html_num(out, "%.1f", x1 - x0);
-        sc_html_tag(out, "\" height=\"");
-        sc_html_num(out, "%.1f", fmax(SC__Y(lo) - SC__Y(hi), 1));
-        sc_html_tag(out, "\"/>\n");
+        sc_svg_rect(out, "band", left + 180, 27, 22, 12);
+        snprintf(buf, sizeof(buf), "its 95%% interval [%s, %s]",
+                 sc_fmt_sig(num[1], sizeof(num[1]), lo, 4),
+                 sc_fmt_sig(num[2], sizeof(num[2]), hi, 4));
+    } else {
+        snprintf(buf, sizeof(buf), "interval unavailable (%zu run%s; %d give one)", n,
+                 n == 1 ? "" : "s", 6);
     }
-    const double m[] = {x0, SC__Y(median), x1};
-    sc__path(out, "median", "M# #H#", m, 3);
+    sc_svg_label(out, "legend", left + (ci ? 208 : 180), 37, "start", buf);
+    sc_svg_dot(out, "run", right - 70, 33, 4, NULL);
+    sc_svg_label(out, "legend", right - 62, 37, "start", "one run");
+    size_t nt = sc_svg_lin_ticks(ylo, yhi, t, 5);
+    for (size_t k = 0; k < nt; k++) {
+        const double d[] = {left, SC__Y(t[k]), right};
+        sc_svg_path(out, "grid", "M# #H#", d, 3);
+        snprintf(buf, sizeof(buf), "%.6g", t[k]);
+        sc_svg_label(out, "tick", left - 6, SC__Y(t[k]) + 4, "end", buf);
+    }
+    sc_svg_label_turned(out, "axis", 14, (top + bottom) / 2, -90, "middle", unit);
+    if (ci)
+        sc_svg_rect(out, "band", left, SC__Y(hi), right - left, fmax(SC__Y(lo) - SC__Y(hi), 1));
+    const double m[] = {left, SC__Y(median), right};
+    sc_svg_path(out, "median", "M# #H#", m, 3);
+    const double axis[] = {left, top - 4, bottom, right};
+    sc_svg_path(out, "axis", "M# #V#H#", axis, 4);
+    size_t every = n > 20 ? (n + 19) / 20 : 1;
     for (size_t i = 0; i < n; i++) {
-        /* runs spread across in their order, so equal values stay apart */
-        double x = n > 1 ? x0 + 10 + (x1 - x0 - 20) * (double)i / (double)(n - 1) : (x0 + x1) / 2;
-        snprintf(buf, sizeof(buf), "run %zu: %.6g ", i + 1, runs[i]);
-        sc_html_tag(out, "<circle class=\"run\"");
-        sc__centre(out, x, SC__Y(runs[i]));
-        sc_html_tag(out, " r=\"4\"><title>");
-        sc_html_text(out, buf);
-        sc_html_text(out, unit);
-        sc_html_tag(out, "</title></circle>\n");
+        /* the runs in the order they ran: a drift shows as a slope */
+        double x = n > 1 ? left + 16 + (right - left - 32) * (double)i / (double)(n - 1)
+                         : (left + right) / 2;
+        snprintf(buf, sizeof(buf), "run %zu: %s %s", i + 1,
+                 sc_fmt_sig(num[0], sizeof(num[0]), runs[i], 6), unit);
+        sc_svg_dot(out, "run", x, SC__Y(runs[i]), 4.5, buf);
+        if (i % every == 0 || i + 1 == n) {
+            snprintf(buf, sizeof(buf), "%zu", i + 1);
+            sc_svg_label(out, "tick", x, bottom + 16, "middle", buf);
+        }
     }
 #undef SC__Y
-    snprintf(buf, sizeof(buf), "median %.6g", median);
-    sc__label(out, "legend", x1 + 12, top + 14, "start", buf);
-    if (ci)
-        snprintf(buf, sizeof(buf), "95%% interval [%.6g, %.6g]", lo, hi);
-    else
-        snprintf(buf, sizeof(buf), "interval unavailable (%zu runs; 6 give one)", n);
-    sc__label(out, "legend", x1 + 12, top + 32, "start", buf);
-    snprintf(buf, sizeof(buf), "%zu runs, in order", n);
-    sc__label(out, "axis", (x0 + x1) / 2, h - 12, "middle", buf);
-    sc_html_tag(out, "</svg>\n");
+    sc_svg_label(out, "axis", (left + right) / 2, h - 10, "middle",
+                 "run, in the order the runs ran");
+    sc_svg_end(out);
 }

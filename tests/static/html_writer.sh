@@ -2,8 +2,9 @@
 # The report's pages reach no raw text (doc/design.md, section 3): wrapper/html.h is the one
 # writer, and its guarantees hold at compile time. A page written through it builds under
 # -Wall -Werror; markup from a variable, a %s number format, a string as a number do not;
-# and the page code (report_html.c, report_svg.c, study_page.c, history_page.c,
-# svg_trend.c) calls no stdio writer but to stderr, so nothing reaches a page past the writer.
+# and the page code (report_html.c, report_figures.c, report_svg.c, svg_heatmap.c,
+# svg_compare.c, svg_util.c, study_page.c, history_page.c, svg_trend.c) calls no stdio writer
+# but to stderr, so nothing reaches a page past the writer.
 # Usage: html_writer.sh SRC CC
 set -euo pipefail
 SRC=$1 CC=$2
@@ -55,7 +56,8 @@ for misuse in MARKUP_FROM_A_VARIABLE TEXT_AS_A_NUMBER_FORMAT TEXT_AS_A_NUMBER TE
     if build -D"$misuse" 2>/dev/null; then fail "$misuse builds: raw text could reach a page"; fi
 done
 
-for f in report_html.c report_svg.c study_page.c history_page.c svg_trend.c; do
+for f in report_html.c report_figures.c report_svg.c svg_heatmap.c svg_compare.c svg_util.c \
+    study_page.c history_page.c svg_trend.c; do
     if grep -nE '\b(v?fprintf|fputs|fputc|putc|putchar|fwrite|v?printf|puts)[[:space:]]*\(' \
         "$SRC/wrapper/$f" | grep -v 'stderr'; then
         fail "wrapper/$f writes past the page writer (html.h)"

@@ -4,6 +4,7 @@
 # excludes it, skip when it cannot tell (too noisy, or fewer than 6 runs a side);
 # failed gates by their class: an outcome gate (validation, a crash of the workload's own)
 # is bad, an environment gate (a timeout from outside) is skip, --bad-gate overrides;
+# --junit (and verify's) says the same as a JUnit report that parses;
 # then a real `git bisect run` over a history whose runs get slower finds the first slow
 # commit and skips the commit whose run was stopped from outside.
 BIN=$(cd "$1" && pwd) SRC=$2
@@ -80,14 +81,80 @@ cases=(
     "kernel all, another metric|$allslow|$all|--metric qps|125|skip: allslow: no qps recorded|"
     "invalid baseline|$rep|$failed||125|skip: the baseline $failed is not usable evidence|failed gates: validation"
 )
+# junit_says XML KIND MESSAGE_FILE [NAME]: the JUnit report parses (xml.etree), holds one
+# test case (named NAME when given) of KIND (pass, failure, skipped, error) whose message is
+# the first line of MESSAGE_FILE, and counts it in its suite.
+junit_says() {
+    python3 - "$@" <<'PY' || fail "junit $1: not what the command said"
+import sys, xml.etree.ElementTree as ET
+xml, kind, said = sys.argv[1], sys.argv[2], open(sys.argv[3]).read().split("\n")[0]
+suite = ET.parse(xml).getroot().find("testsuite")
+cases = suite.findall("testcase")
+assert suite.get("tests") == "1" and len(cases) == 1, (suite.attrib, len(cases))
+if len(sys.argv) > 4:
+    assert cases[0].get("name") == sys.argv[4], cases[0].attrib
+for k in ("failure", "skipped", "error"):
+    found = cases[0].find(k)
+    assert (found is not None) == (k == kind), (k, kind)
+    assert suite.get(k + "s" if k != "skipped" else k) == ("1" if k == kind else "0"), suite.attrib
+    if found is not None:
+        assert found.get("message") == said, (found.get("message"), said)
+if kind == "pass":
+    assert said in cases[0].find("system-out").text, said
+PY
+}
+
+kind_of() { case $1 in 0) echo pass ;; 1) echo failure ;; 125) echo skipped ;; *) echo error ;; esac; }
 for c in "${cases[@]}"; do
     IFS='|' read -r name b baseline opts want start text <<<"$c"
     # shellcheck disable=SC2086
-    expect_status "$want" "$SC" classify "$b" --baseline "$baseline" $LIMIT $opts
+    expect_status "$want" "$SC" classify "$b" --baseline "$baseline" $LIMIT $opts --junit "$WORK/c.xml"
     [ "$(wc -l <"$WORK/out")" = 1 ] || fail "case $name: not one line: $(cat "$WORK/out")"
     case "$(cat "$WORK/out")" in "$start"*) ;; *) fail "case $name: '$(cat "$WORK/out")' does not start with '$start'";; esac
     grep -qF -- "$text" "$WORK/out" || fail "case $name: lacks '$text': $(cat "$WORK/out")"
+    # The JUnit report says the same: one test case, of the kind the status is, the line its
+    # message (escaped: XML parses it back to the line).
+    junit_says "$WORK/c.xml" "$(kind_of "$want")" "$WORK/out" "$b"
 done
+# Every metric compared is in the report's text (kernel all, --metric all: the four).
+expect_status 1 "$SC" classify "$allslow" --baseline "$all" --metric all $LIMIT --junit "$WORK/c.xml"
+python3 - "$WORK/c.xml" <<'PY' || fail "junit: the metrics compared"
+import sys, xml.etree.ElementTree as ET
+text = ET.parse(sys.argv[1]).getroot().find("testsuite/testcase/failure").text
+assert all(("\n%s MB/s " % f) in text for f in ("copy", "scale", "add", "triad")), text
+PY
+# A baseline that cannot be read: an error test case (128 stops git bisect run).
+expect_status 128 "$SC" classify "$rep" --baseline "$WORK/nope" --junit "$WORK/c.xml"
+printf 'the baseline %s: cannot open the bundle: No such file or directory\n' "$WORK/nope" >"$WORK/said"
+junit_says "$WORK/c.xml" error "$WORK/said"
+# A report that cannot be written (a symlink) is said before anything is judged: 128.
+ln -s "$WORK/elsewhere.xml" "$WORK/link.xml"
+expect_status 128 "$SC" classify "$rep" --baseline "$base" --junit "$WORK/link.xml"
+expect_contains "$WORK/err" "--junit $WORK/link.xml: a symlink, not written"
+[ ! -s "$WORK/out" ] && [ ! -e "$WORK/elsewhere.xml" ] || fail "judged or written through a link"
+
+# verify --junit: one test case per bundle, each saying what verify said on stderr; the
+# exit status is the worst (2: a bundle that cannot be opened).
+expect_status 2 "$SC" verify --junit "$WORK/v.xml" "$rep" "$failed" "$tampered" "$WORK/nope"
+python3 - "$WORK/v.xml" "$WORK/err" "$rep" "$failed" "$tampered" "$WORK/nope" <<'PY' || fail "verify --junit"
+import sys, xml.etree.ElementTree as ET
+suite = ET.parse(sys.argv[1]).getroot().find("testsuite")
+err = open(sys.argv[2]).read()
+cases = suite.findall("testcase")
+assert [c.get("name") for c in cases] == sys.argv[3:], [c.get("name") for c in cases]
+assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("4", "2", "1"), suite.attrib
+assert "verdict ok" in cases[0].find("system-out").text
+gates = cases[1].find("failure")
+assert gates.get("message") == "intact and consistent, but the run FAILED its gates: validation exit_code", gates.attrib
+assert "but the run FAILED its gates: validation exit_code\n" in err
+for line in gates.text.strip().split("\n"):
+    assert "streamcard: verify: " + line + "\n" in err, line
+problems = cases[2].find("failure")
+assert problems.get("message").startswith("FAILED (8 problems): stream.log: edited"), problems.attrib
+for line in problems.text.strip().split("\n"):
+    assert "streamcard: verify: " + line + "\n" in err, line
+assert cases[3].find("error").get("message") == "cannot open the bundle: No such file or directory"
+PY
 
 # Usage errors exit 128: git bisect run stops instead of marking commits bad.
 usage=(

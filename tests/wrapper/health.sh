@@ -120,4 +120,43 @@ expect_contains "$WORK/out" '"n3","",'
 expect_contains "$WORK/out" ',300,,,"drain"'
 expect_status 0 "$BIN/streamcard" history show --db "$WORK/h.db" --link n1,n4 --metric bw_1KiB --csv
 expect_contains "$WORK/out" ',350,,,"suspect"'
+# The report's pictures of the matrices, in the DOM headless Chromium builds (last: without
+# chromium the test ends here, skipped): per bundle a heatmap of latency and of bandwidth,
+# rows and columns named, every pair's value in its cell, the node to drain named in red
+# and its line as health says it, the suspect link outlined and said, and a legend.
+. "$SRC/tests/wrapper/screenshot_lib.sh"
+expect_status 0 "$BIN/streamcard" report "$N" "$L" -o "$WORK/r2.html"
+dump_dom "$WORK/r2.html" "$WORK/r2.dom"
+PYTHONPATH="$SRC/tests/wrapper" python3 - "$WORK/r2.dom" <<'PY' || fail "the heatmaps"
+import sys, page_dom
+root = page_dom.parse(sys.argv[1])
+maps = page_dom.pictures(root, "heatmap")
+assert [page_dom.picture(m) for m in maps] == [
+    "Latency per node pair: latency_8B (lower is better)",
+    "Bandwidth per node pair: bw_1KiB (higher is better)"] * 2, [page_dom.picture(m) for m in maps]
+names = ["n%d" % i for i in range(1, 6)]
+for k, m in enumerate(maps):
+    node = k < 2  # the first bundle's: n3 to drain; the second's: the link n1-n4
+    assert m.texts("col") == names, m.texts("col")
+    rows = m.texts("row")
+    assert rows == [n + " drain" if node and n == "n3" else n for n in names], rows
+    values = m.texts("cellv")
+    assert len(values) == 20, values  # every pair but the diagonal
+    slow = "20" if k % 2 == 0 else "300"
+    if node:
+        assert m.texts("drain") == ["n3", "n3 drain"], m.texts("drain")
+        assert values.count(slow) == 8, values
+    else:
+        assert not m.texts("drain") and len(m.all("rect", "suspect")) == 2
+        assert values.count("15" if k % 2 == 0 else "350") == 2, values
+    legend = m.texts("legend")
+    assert legend[0].startswith("worst (") and "best" in legend and "not measured" in legend
+    assert legend[-1] == ("red name: a node to drain" if node else "outlined: a suspect link"), legend
+items = [" ".join(li.text().split()) for ul in root.all("ul", "verdict") for li in ul.all("li")]
+assert items[0].startswith("drain n3: latency_8B 20 us (median of its pairs), 29"), items
+assert items[1].startswith("drain n3: bw_1KiB 300 MB/s (median of its pairs), 70% worse"), items
+assert items[2].startswith("suspect link n1 n4: latency_8B 15 us, "), items
+assert items[3].startswith("suspect link n1 n4: bw_1KiB 350 MB/s, 6"), items
+print("heatmaps: 4, labelled, valued, with the drain and the suspect link marked and said")
+PY
 echo "PASS: health"

@@ -119,6 +119,11 @@ PY
     expect_status 0 "$SC" history check --db "$WORK/s.db"
     [ ! -s "$WORK/out" ] || fail "a remembered change was reported again: $(cat "$WORK/out")"
 done
+# The JUnit report is written whole, never through a link: refused before the check.
+ln -s "$WORK/elsewhere.xml" "$WORK/link.xml"
+expect_status 3 "$SC" history check --db "$WORK/s.db" --junit "$WORK/link.xml"
+expect_contains "$WORK/err" "--junit $WORK/link.xml: a symlink, not written"
+[ ! -e "$WORK/elsewhere.xml" ] || fail "written through a link"
 cp "$WORK/s.db" "$WORK/step.db"
 # The same noise without a step, 20 histories: the false alarms are counted (0 expected: the
 # level is 0.001 per series).

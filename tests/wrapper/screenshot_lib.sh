@@ -1,6 +1,7 @@
 # screenshot_lib.sh: the report pages seen as a person sees them. Source it after lib.sh.
-#   shoot HTML PNG [HEIGHT]: headless Chromium renders the page at half scale (offline, no
-#     profile, no sandbox: root in CI); exits the test with 77 (skipped) without chromium.
+#   shoot HTML PNG [HEIGHT [WIDTH]]: headless Chromium renders the page at half scale in a
+#     window WIDTH px wide (default 1200; offline, no profile, no sandbox: root in CI); exits
+#     the test with 77 (skipped) without chromium.
 #   dump_dom HTML OUT: the page's DOM after Chromium ran it (scripts and event handlers
 #     included, 2 s of virtual time), into OUT; 77 without chromium, as shoot.
 #   png_pixels PNG RRGGBB...: prints the page's dark pixels, then the pixels of each colour,
@@ -20,7 +21,7 @@ shoot() {
     chromium=$(sc__chromium) || exit 77
     timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking \
         --disable-component-update --no-first-run --disable-sync --user-data-dir="$WORK/profile" \
-        --force-device-scale-factor=0.5 --window-size=1200,"${3:-6000}" --screenshot="$2" \
+        --force-device-scale-factor=0.5 --window-size="${4:-1200}","${3:-6000}" --screenshot="$2" \
         "file://$1" \
         >"$WORK/chromium.out" 2>&1 || { cat "$WORK/chromium.out" >&2; fail "chromium failed"; }
 }

@@ -138,9 +138,18 @@ expect_contains "$WORK/out" "study intact"
 cp -r "$study" "$WORK/runs/edited"
 sed -i 's/^# streamcard study: /# an edited study: /' "$WORK/runs/edited/table.md"
 ! cmp -s "$study/table.md" "$WORK/runs/edited/table.md" || fail "the edit changed nothing"
-expect_status 1 "$BIN/streamcard" verify "$WORK/runs/edited"
+expect_status 1 "$BIN/streamcard" verify --junit "$WORK/v.xml" "$study" "$WORK/runs/edited"
 expect_contains "$WORK/err" "table.md"
 expect_contains "$WORK/err" "study FAILED (1 problem)"
+# The JUnit report: the study that holds passes, the edited one fails saying why.
+python3 - "$WORK/v.xml" "$WORK/err" <<'PY' || fail "verify --junit of studies"
+import sys, xml.etree.ElementTree as ET
+cases = ET.parse(sys.argv[1]).getroot().findall("testsuite/testcase")
+assert len(cases) == 2 and cases[0].find("failure") is None, cases
+msg = cases[1].find("failure").get("message")
+assert msg.startswith("study FAILED (1 problem): ") and "table.md" in msg, msg
+assert msg[len("study FAILED (1 problem): "):] in open(sys.argv[2]).read(), msg
+PY
 rm -rf "$WORK/runs/edited"
 cp -r "$study" "$WORK/runs/edited"
 python3 - "$WORK/runs/edited/study.json" <<'PY'

@@ -55,7 +55,7 @@ grep -q "workload" "$WORK/out" "$WORK/err" || fail "compare does not name the wo
 # report: one page, both workloads, the MPI bandwidth plot.
 expect_status 0 "$SC" report "$A" "$M" -o "$WORK/report.html"
 R=$WORK/report.html
-expect_contains "$R" "Bandwidth per message size"
+expect_contains "$R" "<h3>Latency and bandwidth per message size</h3>"
 expect_contains "$R" "MPI bandwidth vs message size"
 grep -Eq "qps|queries/s" "$R" || fail "the report shows no ipsearch figure"
 # ipsearch's searches, each one's rate (the first, the warm-up, left out), in queries/s.
