@@ -160,7 +160,6 @@ SCT__AVX2_INLINE __m256 sct__avx2_block(const float *x, const float *q, size_t d
 #pragma GCC unroll 4
         for (int i = 0; i < Q; i++)
             qv[i] = _mm256_loadu_ps(q + (size_t)i * dim + t);
-#pragma GCC unroll 8
         for (int b = 0; b < 8 / QP; b++) {
             __m256 xv = _mm256_loadu_ps(x + (size_t)b * dim + t);
 #pragma GCC unroll 4
@@ -172,7 +171,6 @@ SCT__AVX2_INLINE __m256 sct__avx2_block(const float *x, const float *q, size_t d
 #pragma GCC unroll 4
         for (int i = 0; i < Q; i++)
             qv[i] = _mm256_maskload_ps(q + (size_t)i * dim + t, tail);
-#pragma GCC unroll 8
         for (int b = 0; b < 8 / QP; b++) {
             __m256 xv = _mm256_maskload_ps(x + (size_t)b * dim + t, tail);
 #pragma GCC unroll 4
@@ -312,7 +310,6 @@ SCT__AVX512_INLINE __m512 sct__avx512_block(const float *x, const float *q, size
 #pragma GCC unroll 4
         for (int i = 0; i < Q; i++)
             qv[i] = _mm512_loadu_ps(q + (size_t)i * dim + t);
-#pragma GCC unroll 16
         for (int b = 0; b < 16 / QP; b++) {
             __m512 xv = _mm512_loadu_ps(x + (size_t)b * dim + t);
 #pragma GCC unroll 4
@@ -324,7 +321,6 @@ SCT__AVX512_INLINE __m512 sct__avx512_block(const float *x, const float *q, size
 #pragma GCC unroll 4
         for (int i = 0; i < Q; i++)
             qv[i] = _mm512_maskz_loadu_ps(tail, q + (size_t)i * dim + t);
-#pragma GCC unroll 16
         for (int b = 0; b < 16 / QP; b++) {
             __m512 xv = _mm512_maskz_loadu_ps(tail, x + (size_t)b * dim + t);
 #pragma GCC unroll 4

@@ -159,7 +159,8 @@ void scm_ofi_core_provider(const char *name, char *core, size_t len, char *links
     char *suffix = strrchr(buf, ':');
     if (!strchr(buf, '+') || !suffix ||
         (strcmp(suffix, ":lnx") != 0 && strcmp(suffix, ":linkx") != 0)) {
-        snprintf(core, len, "%s", buf);
+        /* "+" and ":" belong to LINKx names only: anything else is no provider's name */
+        snprintf(core, len, "%s", strpbrk(buf, "+:") ? "" : buf);
         return;
     }
     /* libfabric 2's LINKx provider, "shm+cxi:lnx" ("shm+cxi:linkx" before its release): shm

@@ -35,15 +35,21 @@ static void sc__report_usage(FILE *out)
             "options:\n"
             "  -o, --output FILE  the page to write (\"-\": stdout)\n"
             "  --metric NAME      compare this metric only (default: the first card's)\n"
+            "  --max-interference PCT\n"
+            "                     foreign work on a card CPU above which a side is\n"
+            "                     contaminated, never faster or slower (default %g), as\n"
+            "                     streamcard compare judges\n"
             "  -h, --help         this text\n"
             "\n"
             "Exit status: 0 written and every bundle usable, 1 written but a bundle is\n"
             "refused (failed verification or gates), 2 usage or a bundle that cannot be\n"
-            "opened, 3 the page could not be written.\n");
+            "opened, 3 the page could not be written.\n",
+            SC_COMPARE_MAX_INTERFERENCE);
 }
 
 typedef struct sc__report_opts {
     const char *output, *metric;
+    sc_analysis_opts judge; /* how the comparison judges: compare's defaults */
 } sc__report_opts;
 
 static int sc__report_option(void *ctx, int c, const char *arg)
@@ -52,6 +58,10 @@ static int sc__report_option(void *ctx, int c, const char *arg)
 
     if (c == 'm')
         o->metric = arg;
+    else if (c == 'x')
+        return sc_analysis_limit_ok("report", arg, &o->judge.max_interference_pct)
+                   ? SC_ANALYSIS_GO_ON
+                   : SC_EXIT_USAGE;
     else
         o->output = arg; /* 'o' */
     return SC_ANALYSIS_GO_ON;
@@ -74,6 +84,7 @@ int sc_cmd_report(int argc, char **argv)
 {
     static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
                                          {"metric", required_argument, NULL, 'm'},
+                                         {"max-interference", required_argument, NULL, 'x'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     static const sc_analysis_cmd cmd = {.name = "report",
@@ -86,7 +97,7 @@ int sc_cmd_report(int argc, char **argv)
                                         .unreadable_hint = " (valid: a bundle directory)",
                                         .unreadable_status = SC_EXIT_USAGE,
                                         .refused_hint = " (shown as REFUSED)"};
-    sc__report_opts o = {0};
+    sc__report_opts o = {.judge = SC_ANALYSIS_OPTS_DEFAULT};
     int status, first;
 
     if (!sc_analysis_options(&cmd, argc, argv, &o, &first, &status))
@@ -123,7 +134,7 @@ int sc_cmd_report(int argc, char **argv)
             status = SC_EXIT_ERROR;
             goto out;
         }
-        sc_report_html_head(page, ab, n, o.metric);
+        sc_report_html_head(page, ab, n, o.metric, &o.judge);
         int copied = sc_html_append(page, sections);
         sc_report_html_tail(page);
         int rc = sc_html_close(page);

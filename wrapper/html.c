@@ -146,7 +146,7 @@ void sc__html_attr(sc_html *h, const char *name, const char *value)
 }
 
 /* printf of one number into the page. */
-static void sc__vnum(sc_html *h, const char *format, va_list ap)
+__attribute__((format(printf, 2, 0))) static void sc__vnum(sc_html *h, const char *format, va_list ap)
 {
     char buf[512];
     int n = vsnprintf(buf, sizeof(buf), format, ap);

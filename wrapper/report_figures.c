@@ -391,7 +391,7 @@ out:
 }
 
 void sc_report_compare_plots(sc_html *out, const sc_analysis_bundle *ab, size_t n,
-                             const sc_metric *m, size_t nm)
+                             const sc_metric *m, size_t nm, const sc_analysis_opts *ao)
 {
     sc_svg_cmp_row *rows = calloc(n ? n : 1, sizeof(*rows));
     char(*labels)[300] = calloc(n ? n : 1, sizeof(*labels));
@@ -401,8 +401,7 @@ void sc_report_compare_plots(sc_html *out, const sc_analysis_bundle *ab, size_t 
         size_t shown = 0;
         for (size_t i = 0; i < n; i++) {
             sc_analysis_cmp c;
-            if (sc_analysis_compare(&ab[0].facts, &ab[i].facts, &m[k], &SC_ANALYSIS_OPTS_DEFAULT,
-                                    &c) < 0)
+            if (sc_analysis_compare(&ab[0].facts, &ab[i].facts, &m[k], ao, &c) < 0)
                 continue;
             snprintf(labels[shown], sizeof(labels[shown]), "%c: %s", (int)('A' + i % 26),
                      ab[i].facts.name);

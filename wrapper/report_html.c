@@ -172,7 +172,7 @@ static void sc__runs_note(sc_html *out, const sc_stats *s)
  * verdict (doc/design.md, "Statistics of runs").
  */
 static void sc__metric_rows(sc_html *out, const sc_analysis_bundle *ab, size_t n,
-                            const sc_metric *m, size_t nm)
+                            const sc_metric *m, size_t nm, const sc_analysis_opts *ao)
 {
     char text[256];
 
@@ -184,8 +184,7 @@ static void sc__metric_rows(sc_html *out, const sc_analysis_bundle *ab, size_t n
         sc_html_tag(out, " (change vs A)</th>");
         for (size_t i = 0; i < n; i++) {
             sc_analysis_cmp c;
-            if (sc_analysis_compare(&ab[0].facts, &ab[i].facts, &m[k], &SC_ANALYSIS_OPTS_DEFAULT,
-                                    &c) < 0) {
+            if (sc_analysis_compare(&ab[0].facts, &ab[i].facts, &m[k], ao, &c) < 0) {
                 sc_html_tag(out, "<td class=\"na\">not recorded</td>");
                 continue;
             }
@@ -304,7 +303,8 @@ static void sc__cmp_kind(sc_html *out, bool refused, size_t ndiff, const char *n
  * when the comparison is valid (every bundle usable, at most one variable differs; otherwise
  * only why), then how many variables are equal (listed folded), and the comparison's plots.
  */
-static void sc__comparison(sc_html *out, const sc_analysis_bundle *ab, size_t n, const char *metric)
+static void sc__comparison(sc_html *out, const sc_analysis_bundle *ab, size_t n, const char *metric,
+                           const sc_analysis_opts *ao)
 {
     const sc_bundle_facts *first = &ab[0].facts;
     sc__var_state state[SC_FACTS_MAX_VARS];
@@ -349,7 +349,7 @@ static void sc__comparison(sc_html *out, const sc_analysis_bundle *ab, size_t n,
     sc_html_tag(out, "</tr>\n");
     sc__interference_row(out, ab, n);
     if (valid) {
-        sc__metric_rows(out, ab, n, m, nm);
+        sc__metric_rows(out, ab, n, m, nm, ao);
     } else {
         sc_html_tag(out, "<tr><th>figures</th><td colspan=\"");
         sc_html_int(out, "%lld", n);
@@ -378,9 +378,9 @@ static void sc__comparison(sc_html *out, const sc_analysis_bundle *ab, size_t n,
         sc_html_tag(out, "</p>\n");
         /* the plots: the card's headline metrics unless --metric names one */
         if (metric || !first->n_headline)
-            sc_report_compare_plots(out, ab, n, m, nm);
+            sc_report_compare_plots(out, ab, n, m, nm, ao);
         else
-            sc_report_compare_plots(out, ab, n, first->headline, first->n_headline);
+            sc_report_compare_plots(out, ab, n, first->headline, first->n_headline, ao);
     }
 }
 
@@ -704,7 +704,8 @@ void sc_report_html_open(sc_html *out, const char *title)
     sc_html_head(out, title, SC__CSS);
 }
 
-void sc_report_html_head(sc_html *out, const sc_analysis_bundle *ab, size_t n, const char *metric)
+void sc_report_html_head(sc_html *out, const sc_analysis_bundle *ab, size_t n, const char *metric,
+                         const sc_analysis_opts *ao)
 {
     char title[64];
 
@@ -712,7 +713,7 @@ void sc_report_html_head(sc_html *out, const sc_analysis_bundle *ab, size_t n, c
     sc_report_html_open(out, title);
     sc__summary(out, ab, n);
     if (n > 1)
-        sc__comparison(out, ab, n, metric);
+        sc__comparison(out, ab, n, metric, ao ? ao : &SC_ANALYSIS_OPTS_DEFAULT);
 }
 
 void sc_report_html_tail(sc_html *out)
@@ -722,7 +723,7 @@ void sc_report_html_tail(sc_html *out)
 
 void sc_report_html(sc_html *out, const sc_analysis_bundle *ab, size_t n, const char *metric)
 {
-    sc_report_html_head(out, ab, n, metric);
+    sc_report_html_head(out, ab, n, metric, NULL);
     for (size_t i = 0; i < n; i++)
         sc_report_html_bundle(out, &ab[i], i);
     sc_report_html_tail(out);

@@ -19,7 +19,10 @@ void sc_report_html(sc_html *out, const sc_analysis_bundle *ab, size_t n, const 
  * read (sc_facts_drop_detail) once each bundle's own section is written: the head (title,
  * summary, comparison of the n bundles), the section of bundle index, then the tail.
  */
-void sc_report_html_head(sc_html *out, const sc_analysis_bundle *ab, size_t n, const char *metric);
+/* ao: how the comparison judges (the contamination limit, the noise bound); NULL: the
+   defaults (SC_ANALYSIS_OPTS_DEFAULT). */
+void sc_report_html_head(sc_html *out, const sc_analysis_bundle *ab, size_t n, const char *metric,
+                         const sc_analysis_opts *ao);
 void sc_report_html_bundle(sc_html *out, const sc_analysis_bundle *ab, size_t index);
 void sc_report_html_tail(sc_html *out);
 /* The page's head (its style) and title, for any page of the report (a study's too). */

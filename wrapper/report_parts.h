@@ -29,6 +29,6 @@ void sc_report_mpi(sc_html *out, const sc_bundle_facts *f);
 /* A valid comparison's plots: per metric (m, at most 8 drawn) every bundle's median and
    interval, and its ratio to the first with its interval and verdict. */
 void sc_report_compare_plots(sc_html *out, const sc_analysis_bundle *ab, size_t n,
-                             const sc_metric *m, size_t nm);
+                             const sc_metric *m, size_t nm, const sc_analysis_opts *ao);
 
 #endif

@@ -80,4 +80,26 @@ conf = re.sub(r"^best_rate_MBps=.*$", "best_rate_MBps=" + new, conf, flags=re.M)
 expect_status 1 "$BIN/streamcard" verify "$WORK/mpi2"
 expect_contains "$WORK/err" "stream.log: 1024 bytes at"
 expect_not_contains "$WORK/err" "results.json"
+# --- The foreign work: a run's share of other work set (0 -> 55%, or a busy one to 0) in
+# results.json, which compare reads to call a side contaminated; interference.txt gives
+# another figure. And the record taken out altogether.
+for b in "$S" "$M"; do
+    n=$(basename "$b")
+    cp -r "$b" "$WORK/intf-$n"
+    scale_all "$WORK/intf-$n" '
+for run in r["runs"]:
+    for c in run["interference"]["cpus"]:
+        c["share_pct"] = 55.0 if c["share_pct"] < 50 else 0.0
+if "interference" in r and r["runs"] and not r["runs"][0].get("dir"):
+    r["interference"] = r["runs"][0]["interference"]'
+    expect_status 1 "$BIN/streamcard" verify "$WORK/intf-$n"
+    expect_contains "$WORK/err" "results.json: interference says cpu "
+    expect_contains "$WORK/err" "but the raw records (interference.txt) give cpu "
+    cp -r "$b" "$WORK/nointf-$n"
+    scale_all "$WORK/nointf-$n" '
+for run in r["runs"]:
+    run.pop("interference", None)'
+    expect_status 1 "$BIN/streamcard" verify "$WORK/nointf-$n"
+    expect_contains "$WORK/err" "results.json: interference lists 0 CPUs, but the raw records"
+done
 echo "ok: tamper_derived"
