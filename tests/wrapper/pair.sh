@@ -108,8 +108,13 @@ expect_status 0 "$SC" compare "$AA"
 expect_status 0 "$SC" compare "$AA" --max-interference 100
 cp "$WORK/out" "$WORK/aa.cmp"
 echo "A/A: $(grep -E '^paired, ' "$WORK/aa.cmp")"
-grep -Eq '^    trend with run order +rho -[0-9.]+, p [0-9.]+: drifts ' "$WORK/aa.cmp" ||
-    fail_unless_busy "side A's trend with run order does not show the step: $(cat "$WORK/aa.cmp")"
+# The step shows in side A's rank correlation with run order (a clean step half way through
+# 10 runs gives rho near -0.75 when the halves are in random order); whether p < 0.05 at 10
+# runs is left to chance (CI saw rho -0.60, p 0.072 with a 48% step), so the test asks for
+# the sign and size of rho, not for the word "drifts".
+rho=$(sed -n 's/^    trend with run order  *rho \(-\{0,1\}[0-9.]*\), p .*/\1/p' "$WORK/aa.cmp")
+awk -v r="$rho" 'BEGIN { exit !(r != "" && r <= -0.5) }' ||
+    fail_unless_busy "side A's trend with run order does not show the step (rho '$rho', want <= -0.5): $(cat "$WORK/aa.cmp")"
 v=$(verdict_of "$WORK/aa.cmp")
 case $v in
 "no detectable difference" | "too noisy to tell") ;;
