@@ -381,16 +381,18 @@ static int sc__assign_value(sc_card *card, const sc__card_key *key, const char *
             return -EINVAL;
         }
         return sc__replace_string(&card->cpu_list, value);
-    case SC__CT_WORKLOAD:
-        for (int w = SC_WORKLOAD_STREAM; w <= SC_WORKLOAD_MPI_PINGPONG; w++)
-            if (strcmp(value, sc_workload_name((sc_workload)w)) == 0) {
-                card->workload = (sc_workload)w;
-                return 0;
-            }
-        sc_diag_addf(diag, "%s: %s: \"%s\" is not a workload (valid: stream, ipsearch, "
-                           "mpi-pingpong)",
-                     where, name, value);
+    case SC__CT_WORKLOAD: {
+        const sc_workload_ops *ops = sc_workload_lookup(value);
+        char names[128];
+        if (ops) {
+            card->workload = ops->id;
+            return 0;
+        }
+        sc_workload_names(", ", names, sizeof(names));
+        sc_diag_addf(diag, "%s: %s: \"%s\" is not a workload (valid: %s)", where, name, value,
+                     names);
         return -EINVAL;
+    }
     case SC__CT_PREFETCH:
         for (int p = SC_PREFETCH_UNCHANGED; p <= SC_PREFETCH_OFF; p++)
             if (strcmp(value, sc_prefetch_name((sc_prefetch)p)) == 0) {
@@ -519,16 +521,6 @@ size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX
         n++;
     }
     return n;
-}
-
-const char *sc_workload_name(sc_workload w)
-{
-    switch (w) {
-    case SC_WORKLOAD_STREAM: return "stream";
-    case SC_WORKLOAD_IPSEARCH: return "ipsearch";
-    case SC_WORKLOAD_MPI_PINGPONG: return "mpi-pingpong";
-    default: return "none";
-    }
 }
 
 const char *sc_prefetch_name(sc_prefetch p)
