@@ -53,10 +53,9 @@ static void sc__scalar(yaml_emitter_t *e, const char *text)
     /* Quote free text that YAML could read as something else; names stay plain. An empty
        value is quoted too: plain, it would read back as "has no value" (question: ""). */
     sc__emit(e, &ev,
-             yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)text, (int)strlen(text),
-                                          1, 1,
-                                          *text ? YAML_ANY_SCALAR_STYLE
-                                                : YAML_SINGLE_QUOTED_SCALAR_STYLE));
+             yaml_scalar_event_initialize(
+                 &ev, NULL, NULL, (yaml_char_t *)text, (int)strlen(text), 1, 1,
+                 *text ? YAML_ANY_SCALAR_STYLE : YAML_SINGLE_QUOTED_SCALAR_STYLE));
 }
 
 static void sc__mapping_start(yaml_emitter_t *e)
@@ -88,8 +87,7 @@ static void sc__pair_u64(yaml_emitter_t *e, const char *key, uint64_t value)
 /* True when the key belongs in the resolved card of this workload. */
 static bool sc__emits(const sc_card *card, sc_card_field f)
 {
-    unsigned mask = sc__card_keys[f].workloads;
-    return mask == SC__WL_ANY || (mask & SC__WL_BIT(card->workload));
+    return sc_workload_reads(card->workload, f);
 }
 
 static void sc__emit_experiment(yaml_emitter_t *e, const sc_card *card)
@@ -117,7 +115,7 @@ static void sc__emit_experiment(yaml_emitter_t *e, const sc_card *card)
         sc__pair(e, "one_per_core", "on");
     sc__pair(e, "prefetch", sc_prefetch_name(card->prefetch));
     sc__pair(e, "governor", card->governor);
-    if (card->workload == SC_WORKLOAD_STREAM) {
+    if (sc__emits(card, SC_CF_ARRAY_SIZE)) {
         if (card->array_size)
             sc__pair_u64(e, "array_size", card->array_size);
         else
@@ -127,7 +125,7 @@ static void sc__emit_experiment(yaml_emitter_t *e, const sc_card *card)
     }
     if (sc__emits(card, SC_CF_ITERATIONS))
         sc__pair_u64(e, "iterations", (uint64_t)card->iterations);
-    if (card->workload == SC_WORKLOAD_IPSEARCH) {
+    if (sc__emits(card, SC_CF_NB)) {
         sc__pair_u64(e, "nb", card->nb);
         sc__pair_u64(e, "nq", card->nq);
         sc__pair_u64(e, "dim", card->dim);
@@ -137,7 +135,7 @@ static void sc__emit_experiment(yaml_emitter_t *e, const sc_card *card)
         if (card->present[SC_CF_BLAS]) /* else the system's OpenBLAS */
             sc__pair(e, "blas", card->blas);
     }
-    if (card->workload == SC_WORKLOAD_MPI_PINGPONG) {
+    if (sc__emits(card, SC_CF_RANKS)) {
         if (card->ranks) /* 0: pairs: all over the allocation's nodes */
             sc__pair_u64(e, "ranks", (uint64_t)card->ranks);
         sc__pair_u64(e, "min_bytes", card->min_bytes);
@@ -200,9 +198,9 @@ static void sc__emit_experiment(yaml_emitter_t *e, const sc_card *card)
     }
     if (card->n_controlled) {
         sc__scalar(e, "controlled_variables");
-        sc__emit(e, &ev,
-                 yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1,
-                                                      YAML_BLOCK_SEQUENCE_STYLE));
+        sc__emit(
+            e, &ev,
+            yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE));
         for (size_t i = 0; i < card->n_controlled; i++)
             sc__scalar(e, card->controlled[i]);
         sc__emit(e, &ev, yaml_sequence_end_event_initialize(&ev));

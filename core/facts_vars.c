@@ -482,31 +482,29 @@ const char *sc_facts_follows(const sc_bundle_facts *a, const sc_bundle_facts *b,
     return va && vb && strcmp(va, vb) != 0 ? from : NULL;
 }
 
-/* The workloads a variable applies to (0: all): a card key's are the schema's, the one
-   definition of which workload reads which key. */
-static unsigned sc__var_workloads(const struct sc__var *var)
+/* Whether a variable applies to the card's workload: a card key's as the workload modules
+   say (the one definition of which workload reads which key), the others' by their mask. */
+static bool sc__var_applies(const struct sc__var *var, const sc_card *card)
 {
     char path[64];
 
     if (var->read != sc__rd_card)
-        return var->workloads;
+        return !var->workloads || (card && (var->workloads & WL(card->workload)));
     snprintf(path, sizeof(path), "experiment.%s", var->arg);
     const sc__card_key *key = sc__card_key_by_path(path);
-    return key ? key->workloads : 0;
+    if (!key)
+        return true;
+    return card ? sc_workload_reads(card->workload, key->field) : !sc_workload_own_key(key->field);
 }
 
 int sc__facts_read_vars(const sc__src *src, sc_bundle_facts *f)
 {
-    unsigned wl = src->card ? 1u << src->card->workload : 0;
-
     for (size_t i = 0; i < SC__NVARS; i++) {
         const struct sc__var *var = &sc__vars[i];
         f->vars[i].name = var->name;
         f->vars[i].group = var->group;
         f->vars[i].follows = sc__follows(src, var->name);
-        char *value = sc__var_workloads(var) && !(sc__var_workloads(var) & wl)
-                          ? strdup("n/a")
-                          : var->read(src, var->arg);
+        char *value = sc__var_applies(var, src->card) ? var->read(src, var->arg) : strdup("n/a");
         /* Values are shown (compare, classify, report, export): kept as safe text (a value
            made of parts escaped already, such as env's, is not escaped twice). */
         if (value && !sc_text_is_printable(value, strlen(value))) {

@@ -89,8 +89,8 @@ size_t sc_metric_samples(const sc_metric *m, json_object *results, double *out, 
         return 0;
     fam = &sc_workload_ops_of(m->workload)->metrics[m->family];
     if (!runs)
-        return max && fam->read(m, sc__metric_get(results, "metrics"),
-                                sc__str(results, "kernel"), fam->key, &out[0]) == 0;
+        return max && fam->read(m, sc__metric_get(results, "metrics"), sc__str(results, "kernel"),
+                                fam->key, &out[0]) == 0;
     for (size_t i = 0; i < json_object_array_length(runs) && n < max; i++)
         n += fam->read(m, sc__metric_get(json_object_array_get_idx(runs, i), "metrics"),
                        sc__str(results, "kernel"), fam->key, &out[n]) == 0;

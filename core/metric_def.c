@@ -91,8 +91,7 @@ static int sc__parse_size(const char *text, unsigned long long *bytes)
     return -EINVAL;
 }
 
-void sc__metric_make(const sc_workload_ops *ops, size_t f, unsigned long long bytes,
-                     sc_metric *m)
+void sc__metric_make(const sc_workload_ops *ops, size_t f, unsigned long long bytes, sc_metric *m)
 {
     const sc_metric_def *fam = &ops->metrics[f];
     char size[24];
@@ -137,8 +136,8 @@ void sc__metric_add(const sc_workload_ops *ops, const char *name, sc_metric *out
         (*n)++;
 }
 
-void sc__metric_add_sized(const sc_workload_ops *ops, const char *prefix,
-                          unsigned long long bytes, sc_metric *out, size_t max, size_t *n)
+void sc__metric_add_sized(const sc_workload_ops *ops, const char *prefix, unsigned long long bytes,
+                          sc_metric *out, size_t max, size_t *n)
 {
     char name[SC_METRIC_NAME_MAX], size[24];
 

@@ -15,7 +15,7 @@
 #define SC_CARD_H
 
 #include "sc_diag.h"
-#include "sc_workload.h"
+#include "sc_workload_id.h"
 
 #include <hwloc.h>
 #include <stdbool.h>
@@ -327,5 +327,8 @@ size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX
 #define SC_CARD_MAX_INTERFERENCE_DEFAULT 5.0
 
 const char *sc_prefetch_name(sc_prefetch p);
+
+/* The workload modules (name, keys, checks, metrics): after the card, which they read. */
+#include "sc_workload.h"
 
 #endif

@@ -26,10 +26,6 @@ typedef enum sc__card_type {
     SC__CT_CARRIERS, /* carriers (sc_carrier.h), one or a list (any of them): "shm,tcp" */
 } sc__card_type;
 
-/* Bit per workload, for keys that only one workload reads. */
-#define SC__WL_BIT(w) (1u << (w))
-#define SC__WL_ANY 0u
-
 typedef struct sc__card_key {
     sc_card_field field;
     const char *path; /* dotted YAML path: "experiment.threads" */
@@ -37,7 +33,6 @@ typedef struct sc__card_key {
     sc__card_type type;
     long long min, max;  /* integer range (inclusive) */
     const char *choices; /* "a|b|c" for SC__CT_CHOICE */
-    unsigned workloads;  /* SC__WL_ANY or a mask of SC__WL_BIT() */
     const char *help;    /* one line for --help */
 } sc__card_key;
 
@@ -84,6 +79,12 @@ int sc__card_scan(const char *text, size_t len, const char *name, sc_diag *diag)
  * SC__CARD_NAME_MAX, so the resolved card written into a bundle reads back.
  */
 void sc__card_name_sanitize(char *name);
+
+/* Where a field came from, for messages: "card.yaml:5", "--threads" or "card.yaml" (buf). */
+const char *sc__card_where(const sc_card *card, sc_card_field f, char *buf, size_t len);
+
+/* A default for a word the card does not give: *slot = value unless set. 0 or -ENOMEM. */
+int sc__card_default_string(char **slot, const char *value);
 
 /* The short name of a key (last path component), for messages. */
 const char *sc__card_key_name(const sc__card_key *key);

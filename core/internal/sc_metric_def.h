@@ -26,8 +26,7 @@ typedef struct sc_metric_def {
 } sc_metric_def;
 
 /* The metric of ops's family f (and size bytes, for a sized family). */
-void sc__metric_make(const sc_workload_ops *ops, size_t f, unsigned long long bytes,
-                     sc_metric *m);
+void sc__metric_make(const sc_workload_ops *ops, size_t f, unsigned long long bytes, sc_metric *m);
 
 /* Resolves name against ops's families: 0, or -EINVAL when none of them has it. */
 int sc__metric_match(const sc_workload_ops *ops, const char *name, sc_metric *m);
@@ -35,8 +34,8 @@ int sc__metric_match(const sc_workload_ops *ops, const char *name, sc_metric *m)
 /* Appends ops's metric called name, or "<prefix><bytes>", to out when there is room. */
 void sc__metric_add(const sc_workload_ops *ops, const char *name, sc_metric *out, size_t max,
                     size_t *n);
-void sc__metric_add_sized(const sc_workload_ops *ops, const char *prefix,
-                          unsigned long long bytes, sc_metric *out, size_t max, size_t *n);
+void sc__metric_add_sized(const sc_workload_ops *ops, const char *prefix, unsigned long long bytes,
+                          sc_metric *out, size_t max, size_t *n);
 
 /* results.json's "runs" (schema 2), or NULL (schema 1: one run, at the top). */
 json_object *sc__metric_runs(json_object *results);

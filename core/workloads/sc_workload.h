@@ -14,16 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The workloads, in table order; NONE is a card that names none. */
-typedef enum sc_workload {
-    SC_WORKLOAD_NONE = 0,
-    SC_WORKLOAD_STREAM,
-    SC_WORKLOAD_IPSEARCH,
-    SC_WORKLOAD_MPI_PINGPONG,
-    SC_WORKLOAD_COUNT
-} sc_workload;
+#include "sc_card.h"
+#include "sc_workload_id.h"
 
-struct sc_card;
 struct sc_metric;
 struct sc_metric_def;
 
@@ -31,6 +24,30 @@ typedef struct sc_workload_ops {
     sc_workload id;
     const char *name;    /* as the card's workload: spells it ("mpi-pingpong") */
     const char *program; /* the kernel streamcard runs ("streamcard-stream") */
+
+    /* Card (sc_card.h, doc/design.md "Checks"). The keys it reads besides the ones every
+       workload reads: a key no module lists is every workload's; a listed key in the card
+       of a workload that does not list it is refused. */
+    const sc_card_field *keys;
+    size_t n_keys;
+    const char *const *kernels; /* kernel: values, NULL-terminated; NULL: no kernel key */
+    long threads;               /* threads when the card gives none; 0: its CPUs' count */
+    /* Values of the keys the card does not give: 0, or -ENOMEM. */
+    int (*defaults)(struct sc_card *card);
+    /* Again the defaults that follow threads, after one_per_core changed threads. */
+    void (*follow_threads)(struct sc_card *card);
+    /* The workload's own rules between keys: a line in diag and (*errors)++ per problem. */
+    void (*check)(const struct sc_card *card, sc_diag *diag, int *errors);
+    /* The default run name's part that says the layout: "ipsearch_2thread_4pool". */
+    void (*layout_name)(const struct sc_card *card, char *buf, size_t len);
+    /* The memory the sizes of the card take (bytes). */
+    uint64_t (*memory_bytes)(const struct sc_card *card);
+    /* The line that says need is more than limit, 90% of the have bytes of place; NULL:
+       the sizes in general. */
+    void (*memory_refused)(const struct sc_card *card, uint64_t need, uint64_t have, uint64_t limit,
+                           const char *place, sc_diag *diag);
+    /* The tasks Slurm is asked for (sc_card_tasks_of()); NULL: one task. */
+    void (*tasks)(const struct sc_card *card, sc_card_tasks *t);
 
     /* Metrics (sc_metric.h): the families its results.json holds, in registry order. */
     const struct sc_metric_def *metrics;
@@ -40,8 +57,7 @@ typedef struct sc_workload_ops {
     size_t (*metric_defaults)(const struct sc_card *card, json_object *results, unsigned which,
                               struct sc_metric *out, size_t max);
     /* The one metric compare and classify judge by default: 0, or -ENOENT. */
-    int (*metric_primary)(const struct sc_card *card, json_object *results,
-                          struct sc_metric *out);
+    int (*metric_primary)(const struct sc_card *card, json_object *results, struct sc_metric *out);
     /* The metric an ablation study ranks its steps by, when the card names none. */
     int (*metric_study)(const struct sc_card *card, struct sc_metric *out);
 } sc_workload_ops;
@@ -51,6 +67,15 @@ const sc_workload_ops *sc_workload_ops_of(sc_workload w);
 
 /* The module whose name is name; NULL when none is. */
 const sc_workload_ops *sc_workload_lookup(const char *name);
+
+/* Whether some module lists key f: a workload's own parameter, not every workload's. */
+bool sc_workload_own_key(sc_card_field f);
+
+/* Whether the card of workload w reads key f (see keys above). */
+bool sc_workload_reads(sc_workload w, sc_card_field f);
+
+/* The names of the workloads that list key f, joined by sep, into buf. */
+void sc_workload_readers(sc_card_field f, const char *sep, char *buf, size_t len);
 
 /* w's name, "none" when w names no workload. */
 const char *sc_workload_name(sc_workload w);

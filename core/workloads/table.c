@@ -30,6 +30,39 @@ const sc_workload_ops *sc_workload_lookup(const char *name)
     return NULL;
 }
 
+static bool sc__lists(const sc_workload_ops *ops, sc_card_field f)
+{
+    for (size_t i = 0; ops && i < ops->n_keys; i++)
+        if (ops->keys[i] == f)
+            return true;
+    return false;
+}
+
+bool sc_workload_own_key(sc_card_field f)
+{
+    for (unsigned w = 0; w < SC_WORKLOAD_COUNT; w++)
+        if (sc__lists(sc__workloads[w], f))
+            return true;
+    return false;
+}
+
+bool sc_workload_reads(sc_workload w, sc_card_field f)
+{
+    return !sc_workload_own_key(f) || sc__lists(sc_workload_ops_of(w), f);
+}
+
+void sc_workload_readers(sc_card_field f, const char *sep, char *buf, size_t len)
+{
+    size_t used = 0;
+
+    if (len)
+        *buf = '\0';
+    for (unsigned w = 0; w < SC_WORKLOAD_COUNT; w++)
+        if (sc__lists(sc__workloads[w], f) && used < len)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? sep : "",
+                                     sc__workloads[w]->name);
+}
+
 const char *sc_workload_name(sc_workload w)
 {
     const sc_workload_ops *ops = sc_workload_ops_of(w);

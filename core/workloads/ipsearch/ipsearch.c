@@ -2,13 +2,66 @@
  * ipsearch.c: the inner-product search workload (kernels/ipsearch): nq queries against nb
  * database vectors through the BLAS, in a pool of search threads.
  */
-#include "sc_card.h"
+#include "sc_card_schema.h"
 #include "sc_metric_def.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 extern const sc_workload_ops sc__workload_ipsearch;
+
+static const sc_card_field sc__keys[] = {
+    SC_CF_MEMORY_NODE, SC_CF_ITERATIONS, SC_CF_NB,           SC_CF_NQ,
+    SC_CF_DIM,         SC_CF_K,          SC_CF_POOL_THREADS, SC_CF_BLAS,
+};
+
+/* pool_threads not given: as many search threads in the pool as threads. */
+static void sc__follow_threads(sc_card *card)
+{
+    if (!card->present[SC_CF_POOL_THREADS])
+        card->pool_threads = card->threads;
+}
+
+static int sc__defaults(sc_card *card)
+{
+    if (!card->present[SC_CF_NB])
+        card->nb = 200000;
+    if (!card->present[SC_CF_NQ])
+        card->nq = 1000;
+    if (!card->present[SC_CF_DIM])
+        card->dim = 128;
+    if (!card->present[SC_CF_K])
+        card->k = 10;
+    sc__follow_threads(card);
+    if (!card->present[SC_CF_ITERATIONS])
+        card->iterations = 3;
+    return 0;
+}
+
+/* k is a count of database vectors: at most nb. */
+static void sc__check(const sc_card *card, sc_diag *diag, int *errors)
+{
+    char where[512];
+
+    if (card->invalid[SC_CF_K] || card->invalid[SC_CF_NB] || card->k <= card->nb)
+        return;
+    sc_diag_addf(diag, "%s: k: %llu is more than the %llu database vectors nb (valid: 1-%llu)",
+                 sc__card_where(card, SC_CF_K, where, sizeof(where)), (unsigned long long)card->k,
+                 (unsigned long long)card->nb, (unsigned long long)card->nb);
+    (*errors)++;
+}
+
+static void sc__layout_name(const sc_card *card, char *buf, size_t len)
+{
+    snprintf(buf, len, "ipsearch_%ldthread_%ldpool", card->threads, card->pool_threads);
+}
+
+/* database + queries (float32), plus per-query top-k (score + id). */
+static uint64_t sc__memory_bytes(const sc_card *card)
+{
+    return (card->nb + card->nq) * card->dim * 4 + card->nq * card->k * 12;
+}
 
 static const sc_metric_def sc__metrics[] = {
     {"qps", NULL, "queries/s", SC_METRIC_HIGHER, "metrics.qps", sc__metric_rd_number, "qps"},
@@ -46,6 +99,13 @@ const sc_workload_ops sc__workload_ipsearch = {
     .id = SC_WORKLOAD_IPSEARCH,
     .name = "ipsearch",
     .program = "streamcard-ipsearch",
+    .keys = sc__keys,
+    .n_keys = sizeof(sc__keys) / sizeof(sc__keys[0]),
+    .defaults = sc__defaults,
+    .follow_threads = sc__follow_threads,
+    .check = sc__check,
+    .layout_name = sc__layout_name,
+    .memory_bytes = sc__memory_bytes,
     .metrics = sc__metrics,
     .n_metrics = sizeof(sc__metrics) / sizeof(sc__metrics[0]),
     .metric_defaults = sc__metric_defaults,

@@ -2,18 +2,141 @@
  * mpi_pingpong.c: the MPI workload (mpi/): ping-pong latency or windowed bandwidth
  * (uniband) between rank pairs, over doubling message sizes, launched by mpirun or srun.
  */
-#include "sc_card.h"
+#include "sc_card_schema.h"
+#include "sc_hostlist.h"
 #include "sc_metric_def.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 extern const sc_workload_ops sc__workload_mpi_pingpong;
 
+static const sc_card_field sc__keys[] = {
+    SC_CF_KERNEL,
+    SC_CF_ITERATIONS,
+    SC_CF_RANKS,
+    SC_CF_MIN_BYTES,
+    SC_CF_MAX_BYTES,
+    SC_CF_WINDOW,
+    SC_CF_PAIRS,
+    SC_CF_OUTLIER_MAD,
+    SC_CF_OUTLIER_MIN_PCT,
+    SC_CF_EXPECT_TRANSPORT,
+    SC_CF_EXPECT_INTERFACE,
+    SC_CF_EXPECT_MIN_RATE,
+    SC_CF_EXPECT_AT_BYTES,
+    SC_CF_EXPECT_MAX_LATENCY,
+};
+static const char *const sc__kernels[] = {"pingpong", "uniband", NULL};
+
+/* pairs: all: every pair of the job's nodes, one rank each. */
+static bool sc__pairs_all(const sc_card *card)
+{
+    return card->pairs && strcmp(card->pairs, "all") == 0;
+}
+
+static int sc__defaults(sc_card *card)
+{
+    if (!card->present[SC_CF_RANKS])
+        card->ranks = 2;
+    if (!card->present[SC_CF_MIN_BYTES])
+        card->min_bytes = 1;
+    if (!card->present[SC_CF_MAX_BYTES])
+        card->max_bytes = 4u << 20;
+    if (!card->present[SC_CF_ITERATIONS])
+        card->iterations = 1000;
+    if (sc__card_default_string(&card->kernel, "pingpong") < 0 ||
+        sc__card_default_string(&card->pairs, "first") < 0)
+        return -ENOMEM;
+    /* pairs: all runs one rank per node: the nodes' count, or 0 for the allocation's
+       (the wrapper reads it from Slurm) */
+    if (!card->present[SC_CF_RANKS] && sc__pairs_all(card))
+        card->ranks = card->nodes ? (long)sc_hostlist_count(card->nodes) : 0;
+    /* Only uniband has a window (0: none); its default is the kernel's. */
+    if (!card->present[SC_CF_WINDOW] && strcmp(card->kernel, "uniband") == 0)
+        card->window = 64;
+    return 0;
+}
+
+/*
+ * pairs: first is one pair (exactly 2 ranks); the outlier bounds judge a link matrix, so
+ * they belong to pairs: all (doc/design.md, "Link matrix").
+ */
+static void sc__check_pairs(const sc_card *card, sc_diag *diag, int *errors)
+{
+    bool all = sc__pairs_all(card);
+    char where[512];
+
+    if (card->invalid[SC_CF_PAIRS])
+        return;
+    if (!all && card->present[SC_CF_RANKS] && !card->invalid[SC_CF_RANKS] && card->ranks != 2) {
+        sc_diag_addf(diag, "%s: ranks: %ld ranks make more than one pair (valid: 2, or pairs: all)",
+                     sc__card_where(card, SC_CF_RANKS, where, sizeof(where)), card->ranks);
+        (*errors)++;
+    }
+    for (sc_card_field f = SC_CF_OUTLIER_MAD; f <= SC_CF_OUTLIER_MIN_PCT; f++)
+        if (!all && card->present[f] && !card->invalid[f]) {
+            sc_diag_addf(diag, "%s: %s: only with pairs: all (valid: pairs: all, or no %s)",
+                         sc__card_where(card, f, where, sizeof(where)), sc_card_field_name(f),
+                         sc_card_field_name(f));
+            (*errors)++;
+        }
+    if (all && card->present[SC_CF_NODES] && card->present[SC_CF_RANKS] &&
+        !card->invalid[SC_CF_RANKS] && card->nodes &&
+        (unsigned long)card->ranks != sc_hostlist_count(card->nodes)) {
+        sc_diag_addf(diag, "%s: ranks: %ld with pairs: all is one rank per node of %s (valid: %lu)",
+                     sc__card_where(card, SC_CF_RANKS, where, sizeof(where)), card->ranks,
+                     card->nodes, sc_hostlist_count(card->nodes));
+        (*errors)++;
+    }
+}
+
+static void sc__check(const sc_card *card, sc_diag *diag, int *errors)
+{
+    char where[512];
+
+    if (!card->invalid[SC_CF_MIN_BYTES] && !card->invalid[SC_CF_MAX_BYTES] &&
+        card->min_bytes > card->max_bytes) {
+        sc_diag_addf(diag, "%s: min_bytes: %llu is more than max_bytes %llu (valid: 0-%llu)",
+                     sc__card_where(card, SC_CF_MIN_BYTES, where, sizeof(where)),
+                     (unsigned long long)card->min_bytes, (unsigned long long)card->max_bytes,
+                     (unsigned long long)card->max_bytes);
+        (*errors)++;
+    }
+    sc__check_pairs(card, diag, errors);
+}
+
+static void sc__layout_name(const sc_card *card, char *buf, size_t len)
+{
+    if (sc__pairs_all(card))
+        snprintf(buf, len, "mpi_%s_allpairs", card->kernel);
+    else
+        snprintf(buf, len, "mpi_%s_%ldrank", card->kernel, card->ranks);
+}
+
+/* Send and receive buffers; uniband's receiver holds a window of messages. */
+static uint64_t sc__memory_bytes(const sc_card *card)
+{
+    return card->max_bytes * (uint64_t)(2 + card->window) *
+           (uint64_t)(card->ranks ? card->ranks : 2);
+}
+
+/* Ranks over the card's nodes; pairs: all one per node. */
+static void sc__tasks(const sc_card *card, sc_card_tasks *t)
+{
+    bool all = sc__pairs_all(card);
+    long nodes = card->nodes ? (long)sc_hostlist_count(card->nodes) : 1;
+
+    t->ntasks = card->ranks > 0 || all ? card->ranks : 2;
+    t->nodes = all ? t->ntasks : nodes > 0 ? nodes : 1;
+    t->per_node = all ? 1 : (t->ntasks + t->nodes - 1) / t->nodes;
+}
+
 static const sc_metric_def sc__metrics[] = {
     {"latency_<size>", "latency_", "us", SC_METRIC_LOWER,
-     "metrics.sizes[bytes = size].t_usec (half a round trip; kernel pingpong)",
-     sc__metric_rd_size, "t_usec"},
+     "metrics.sizes[bytes = size].t_usec (half a round trip; kernel pingpong)", sc__metric_rd_size,
+     "t_usec"},
     {"bw_<size>", "bw_", "MB/s", SC_METRIC_HIGHER, "metrics.sizes[bytes = size].MBps",
      sc__metric_rd_size, "MBps"},
 };
@@ -80,6 +203,15 @@ const sc_workload_ops sc__workload_mpi_pingpong = {
     .id = SC_WORKLOAD_MPI_PINGPONG,
     .name = "mpi-pingpong",
     .program = "streamcard-pingpong",
+    .keys = sc__keys,
+    .n_keys = sizeof(sc__keys) / sizeof(sc__keys[0]),
+    .kernels = sc__kernels,
+    .threads = 1, /* one thread per rank */
+    .defaults = sc__defaults,
+    .check = sc__check,
+    .layout_name = sc__layout_name,
+    .memory_bytes = sc__memory_bytes,
+    .tasks = sc__tasks,
     .metrics = sc__metrics,
     .n_metrics = sizeof(sc__metrics) / sizeof(sc__metrics[0]),
     .metric_defaults = sc__metric_defaults,

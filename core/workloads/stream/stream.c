@@ -1,13 +1,58 @@
 /*
  * stream.c: the STREAM workload (kernels/stream): copy, scale, add, triad over three arrays.
  */
-#include "sc_card.h"
+#include "sc_card_schema.h"
 #include "sc_metric_def.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 extern const sc_workload_ops sc__workload_stream;
+
+static const sc_card_field sc__keys[] = {
+    SC_CF_KERNEL,    SC_CF_MEMORY_NODE,    SC_CF_ARRAY_SIZE,      SC_CF_ITERATIONS,
+    SC_CF_NT_STORES, SC_CF_CACHE_RESIDENT, SC_CF_EXPECT_MIN_RATE,
+};
+static const char *const sc__kernels[] = {"copy", "scale", "add", "triad", "all", NULL};
+
+static int sc__defaults(sc_card *card)
+{
+    if (!card->present[SC_CF_ARRAY_SIZE])
+        card->array_size = 10000000;
+    if (!card->present[SC_CF_ITERATIONS])
+        card->iterations = 10;
+    return sc__card_default_string(&card->kernel, "all");
+}
+
+static void sc__layout_name(const sc_card *card, char *buf, size_t len)
+{
+    snprintf(buf, len, "stream_%s_%ldthread", card->kernel, card->threads);
+}
+
+/* Three arrays of doubles. */
+static uint64_t sc__memory_bytes(const sc_card *card)
+{
+    return card->array_size * 3 * sizeof(double);
+}
+
+static double sc__gib(uint64_t bytes)
+{
+    return (double)bytes / (1024.0 * 1024.0 * 1024.0);
+}
+
+static void sc__memory_refused(const sc_card *card, uint64_t need, uint64_t have, uint64_t limit,
+                               const char *place, sc_diag *diag)
+{
+    char where[512];
+
+    sc_diag_addf(diag,
+                 "%s: array_size: %llu needs %.1f GiB for 3 arrays of 8-byte elements but %s "
+                 "has %.1f GiB (valid: at most %llu, 90%% of it)",
+                 sc__card_where(card, SC_CF_ARRAY_SIZE, where, sizeof(where)),
+                 (unsigned long long)card->array_size, sc__gib(need), place, sc__gib(have),
+                 (unsigned long long)(limit / 24));
+}
 
 /* A STREAM function's best rate: metrics.rates.<key>, or the one kernel's best_rate_MBps. */
 static int sc__rd_stream(const sc_metric *m, json_object *metrics, const char *kernel,
@@ -66,6 +111,13 @@ const sc_workload_ops sc__workload_stream = {
     .id = SC_WORKLOAD_STREAM,
     .name = "stream",
     .program = "streamcard-stream",
+    .keys = sc__keys,
+    .n_keys = sizeof(sc__keys) / sizeof(sc__keys[0]),
+    .kernels = sc__kernels,
+    .defaults = sc__defaults,
+    .layout_name = sc__layout_name,
+    .memory_bytes = sc__memory_bytes,
+    .memory_refused = sc__memory_refused,
     .metrics = sc__metrics,
     .n_metrics = sizeof(sc__metrics) / sizeof(sc__metrics[0]),
     .metric_defaults = sc__metric_defaults,
