@@ -13,8 +13,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sc_card.h"
+#include "sc_strv.h"
 #include "sc_workload_id.h"
 
 struct sc_metric;
@@ -49,6 +51,15 @@ typedef struct sc_workload_ops {
     /* The tasks Slurm is asked for (sc_card_tasks_of()); NULL: one task. */
     void (*tasks)(const struct sc_card *card, sc_card_tasks *t);
 
+    /* Plan (wrapper/plan.c: the command line and environment of the run). */
+    /* Whether the card's processes are MPI ranks, started by srun or mpirun and bound one
+       to a CPU (evidence per rank, the transport); NULL: one process of OpenMP threads. */
+    bool (*mpi)(const struct sc_card *card);
+    /* The options after the program, from the checked card. */
+    void (*args)(const struct sc_card *card, sc_strv *argv);
+    /* --dry-run's line(s) of the workload's sizes ("  sizes:       ..."). */
+    void (*describe)(const struct sc_card *card, FILE *out);
+
     /* Metrics (sc_metric.h): the families its results.json holds, in registry order. */
     const struct sc_metric_def *metrics;
     size_t n_metrics;
@@ -76,6 +87,9 @@ bool sc_workload_reads(sc_workload w, sc_card_field f);
 
 /* The names of the workloads that list key f, joined by sep, into buf. */
 void sc_workload_readers(sc_card_field f, const char *sep, char *buf, size_t len);
+
+/* Whether card's processes are MPI ranks (the module's mpi); false without a workload. */
+bool sc_workload_mpi(const struct sc_card *card);
 
 /* w's name, "none" when w names no workload. */
 const char *sc_workload_name(sc_workload w);

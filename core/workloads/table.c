@@ -63,6 +63,13 @@ void sc_workload_readers(sc_card_field f, const char *sep, char *buf, size_t len
                                      sc__workloads[w]->name);
 }
 
+bool sc_workload_mpi(const sc_card *card)
+{
+    const sc_workload_ops *ops = card ? sc_workload_ops_of(card->workload) : NULL;
+
+    return ops && ops->mpi && ops->mpi(card);
+}
+
 const char *sc_workload_name(sc_workload w)
 {
     const sc_workload_ops *ops = sc_workload_ops_of(w);

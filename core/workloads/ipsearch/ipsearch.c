@@ -63,6 +63,30 @@ static uint64_t sc__memory_bytes(const sc_card *card)
     return (card->nb + card->nq) * card->dim * 4 + card->nq * card->k * 12;
 }
 
+static void sc__args(const sc_card *c, sc_strv *a)
+{
+    sc_strv_opt(a, "--nb", "%llu", (unsigned long long)c->nb);
+    sc_strv_opt(a, "--nq", "%llu", (unsigned long long)c->nq);
+    sc_strv_opt(a, "--dim", "%llu", (unsigned long long)c->dim);
+    sc_strv_opt(a, "--k", "%llu", (unsigned long long)c->k);
+    /* Without pool_threads in the card the kernel takes its default layout, which also
+       keeps every cpu busy for batches smaller than the thread count. */
+    if (c->present[SC_CF_POOL_THREADS])
+        sc_strv_opt(a, "--pool-threads", "%ld", c->pool_threads);
+    sc_strv_opt(a, "--iterations", "%ld", c->iterations);
+}
+
+static void sc__describe(const sc_card *c, FILE *out)
+{
+    fprintf(out,
+            "  sizes:       nb %llu x dim %llu (database), nq %llu queries, k %llu, "
+            "pool_threads %ld%s, iterations %ld (%.1f MiB)\n",
+            (unsigned long long)c->nb, (unsigned long long)c->dim, (unsigned long long)c->nq,
+            (unsigned long long)c->k, c->pool_threads,
+            c->present[SC_CF_POOL_THREADS] ? "" : " (default layout)", c->iterations,
+            (double)sc__memory_bytes(c) / 1048576.0);
+}
+
 static const sc_metric_def sc__metrics[] = {
     {"qps", NULL, "queries/s", SC_METRIC_HIGHER, "metrics.qps", sc__metric_rd_number, "qps"},
     {"thread_seconds", NULL, "s", SC_METRIC_LOWER,
@@ -106,6 +130,8 @@ const sc_workload_ops sc__workload_ipsearch = {
     .check = sc__check,
     .layout_name = sc__layout_name,
     .memory_bytes = sc__memory_bytes,
+    .args = sc__args,
+    .describe = sc__describe,
     .metrics = sc__metrics,
     .n_metrics = sizeof(sc__metrics) / sizeof(sc__metrics[0]),
     .metric_defaults = sc__metric_defaults,

@@ -133,6 +133,36 @@ static void sc__tasks(const sc_card *card, sc_card_tasks *t)
     t->per_node = all ? 1 : (t->ntasks + t->nodes - 1) / t->nodes;
 }
 
+static bool sc__mpi(const sc_card *card)
+{
+    (void)card;
+    return true;
+}
+
+static void sc__args(const sc_card *c, sc_strv *a)
+{
+    sc_strv_opt(a, "--kernel", "%s", c->kernel);
+    sc_strv_opt(a, "--min-bytes", "%llu", (unsigned long long)c->min_bytes);
+    sc_strv_opt(a, "--max-bytes", "%llu", (unsigned long long)c->max_bytes);
+    sc_strv_opt(a, "--iterations", "%ld", c->iterations);
+    if (c->window)
+        sc_strv_opt(a, "--window", "%ld", c->window);
+    if (sc__pairs_all(c))
+        sc_strv_opt(a, "--pairs", "%s", "all");
+}
+
+static void sc__describe(const sc_card *c, FILE *out)
+{
+    char window[48] = "";
+
+    if (c->window)
+        snprintf(window, sizeof(window), ", window %ld", c->window);
+    fprintf(out, "  sizes:       %llu to %llu bytes (doubling), iterations %ld%s%s%s\n",
+            (unsigned long long)c->min_bytes, (unsigned long long)c->max_bytes, c->iterations,
+            window, c->expect_transport ? ", expected transport " : "",
+            c->expect_transport ? c->expect_transport : "");
+}
+
 static const sc_metric_def sc__metrics[] = {
     {"latency_<size>", "latency_", "us", SC_METRIC_LOWER,
      "metrics.sizes[bytes = size].t_usec (half a round trip; kernel pingpong)", sc__metric_rd_size,
@@ -212,6 +242,9 @@ const sc_workload_ops sc__workload_mpi_pingpong = {
     .layout_name = sc__layout_name,
     .memory_bytes = sc__memory_bytes,
     .tasks = sc__tasks,
+    .mpi = sc__mpi,
+    .args = sc__args,
+    .describe = sc__describe,
     .metrics = sc__metrics,
     .n_metrics = sizeof(sc__metrics) / sizeof(sc__metrics[0]),
     .metric_defaults = sc__metric_defaults,

@@ -54,6 +54,29 @@ static void sc__memory_refused(const sc_card *card, uint64_t need, uint64_t have
                  (unsigned long long)(limit / 24));
 }
 
+static void sc__args(const sc_card *c, sc_strv *a)
+{
+    sc_strv_opt(a, "--kernel", "%s", c->kernel);
+    sc_strv_opt(a, "--array-size", "%llu", (unsigned long long)c->array_size);
+    sc_strv_opt(a, "--iterations", "%ld", c->iterations);
+    sc_strv_opt(a, "--nt-stores", "%s", c->nt_stores);
+}
+
+static void sc__describe(const sc_card *c, FILE *out)
+{
+    if (!c->array_size)
+        fprintf(out,
+                "  sizes:       array_size auto (the cache probe decides when the run starts), "
+                "iterations %ld, nt_stores %s\n",
+                c->iterations, c->nt_stores);
+    else
+        fprintf(out,
+                "  sizes:       array_size %llu (%.1f MiB for 3 arrays), iterations %ld, "
+                "nt_stores %s\n",
+                (unsigned long long)c->array_size, (double)sc__memory_bytes(c) / 1048576.0,
+                c->iterations, c->nt_stores);
+}
+
 /* A STREAM function's best rate: metrics.rates.<key>, or the one kernel's best_rate_MBps. */
 static int sc__rd_stream(const sc_metric *m, json_object *metrics, const char *kernel,
                          const char *key, double *v)
@@ -118,6 +141,8 @@ const sc_workload_ops sc__workload_stream = {
     .layout_name = sc__layout_name,
     .memory_bytes = sc__memory_bytes,
     .memory_refused = sc__memory_refused,
+    .args = sc__args,
+    .describe = sc__describe,
     .metrics = sc__metrics,
     .n_metrics = sizeof(sc__metrics) / sizeof(sc__metrics[0]),
     .metric_defaults = sc__metric_defaults,
