@@ -45,7 +45,7 @@ static void sc__gate_rank_count(const sc_card *card, const sc_tracelog *t, sc_ga
 
 static void sc__gate_thread_count(const sc_card *card, const sc_tracelog *t, sc_gate *g)
 {
-    if (card->workload == SC_WORKLOAD_MPI_PINGPONG) {
+    if (sc_workload_mpi(card)) {
         sc__gate_rank_count(card, t, g);
         return;
     }
@@ -386,13 +386,13 @@ out:
 static void sc__gate_binding(const sc_card *card, const sc_tracelog *t, const sc_evidence *ev,
                              sc_gate *g)
 {
-    if (card->workload == SC_WORKLOAD_MPI_PINGPONG) {
+    if (sc_workload_mpi(card)) {
         sc__gate_rank_binding(card, t, g);
         return;
     }
     if (!sc__check_trace_bindings(card, t, g) || !sc__check_snapshot(card, ev, g))
         return;
-    if (card->workload == SC_WORKLOAD_IPSEARCH) {
+    if (sc_workload_reads(card->workload, SC_CF_POOL_THREADS)) {
         if (sc__check_pool_bindings(card, t, g))
             sc_gate_set(g, SC_GATE_OK,
                         "%zu threads and %zu pinned search threads on CPUs of %s%s; "
@@ -577,7 +577,7 @@ static void sc__gate_min_rate(const sc_card *card, const sc_evidence *ev, const 
         sc_gate_set(g, SC_GATE_NULL, "the card sets no min_rate_MBps");
         return;
     }
-    if (card->workload == SC_WORKLOAD_MPI_PINGPONG) {
+    if (sc_workload_reads(card->workload, SC_CF_EXPECT_AT_BYTES)) {
         /* Not the peak over the sizes: a slow transport can reach a fast one's peak at
            some size. The card names the size (at_bytes), or it is the largest. */
         const sc_imb_row *row = sc__min_rate_row(card, t);
@@ -612,8 +612,7 @@ static int sc__gate_interference(const sc_card *card, const sc_evidence *ev, con
     sc_interference rec = {0};
     int rc = sc_interference_load(card, ev->interference, ev->log, &rec);
 
-    if (rc == 0 && card->interference_accounting && !ev->interference &&
-        card->workload != SC_WORKLOAD_MPI_PINGPONG)
+    if (rc == 0 && card->interference_accounting && !ev->interference && !sc_workload_mpi(card))
         sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: no interference.txt");
     else if (rc == 0)
         sc_interference_gate(card, &rec, t, g);
@@ -674,7 +673,7 @@ static void sc__gate_stream_array(const sc_card *card, const sc_evidence *ev, sc
     sc_llc llc;
     int rc;
 
-    if (card->workload != SC_WORKLOAD_STREAM) {
+    if (sc_workload_foreign_gate(card->workload, SC_GATE_STREAM_ARRAY)) {
         sc_gate_set(g, SC_GATE_NULL, "not a STREAM run");
         return;
     }
@@ -717,7 +716,7 @@ static void sc__gate_stream_timer(const sc_card *card, const sc_tracelog *t, sc_
 {
     const sc_table_row *fastest = NULL;
 
-    if (card->workload != SC_WORKLOAD_STREAM) {
+    if (sc_workload_foreign_gate(card->workload, SC_GATE_STREAM_TIMER)) {
         sc_gate_set(g, SC_GATE_NULL, "not a STREAM run");
         return;
     }

@@ -18,10 +18,7 @@
    its order), and its workload; NULL past the last. */
 static const sc_metric_def *sc__family_at(size_t index, const sc_workload_ops **owner)
 {
-    for (unsigned w = 0; w < SC_WORKLOAD_COUNT; w++) {
-        const sc_workload_ops *ops = sc_workload_ops_of((sc_workload)w);
-        if (!ops)
-            continue;
+    for (const sc_workload_ops *ops = NULL; (ops = sc_workload_next(ops));) {
         if (index < ops->n_metrics) {
             *owner = ops;
             return &ops->metrics[index];
@@ -42,11 +39,9 @@ int sc_metric_lookup(const char *name, sc_metric *m)
 {
     if (!name)
         return -EINVAL;
-    for (unsigned w = 0; w < SC_WORKLOAD_COUNT; w++) {
-        const sc_workload_ops *ops = sc_workload_ops_of((sc_workload)w);
-        if (ops && sc__metric_match(ops, name, m) == 0)
+    for (const sc_workload_ops *ops = NULL; (ops = sc_workload_next(ops));)
+        if (sc__metric_match(ops, name, m) == 0)
             return 0;
-    }
     return -EINVAL;
 }
 

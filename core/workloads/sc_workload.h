@@ -16,10 +16,13 @@
 #include <stdio.h>
 
 #include "sc_card.h"
+#include "sc_gate_table.h"
+#include "sc_tracelog.h"
 #include "sc_strv.h"
 #include "sc_workload_id.h"
 
 struct sc_metric;
+struct sc_bundle_facts;
 struct sc_metric_def;
 
 typedef struct sc_workload_ops {
@@ -60,6 +63,26 @@ typedef struct sc_workload_ops {
     /* --dry-run's line(s) of the workload's sizes ("  sizes:       ..."). */
     void (*describe)(const struct sc_card *card, FILE *out);
 
+    /* Evidence and gates (doc/design.md 10). The rows of the log's result table at most
+       (sc_bounds.h); NULL: the table has no bound of its own. */
+    size_t (*table_rows)(const struct sc_card *card);
+    /* The gates only this workload can pass or fail; the others' are null for it. */
+    const sc_gate_id *gates;
+    size_t n_gates;
+
+    /* The rows of rates it adds to a bundle's facts from its results.json's metrics
+       (sc_facts.h: what compare, report and export show of a run). */
+    void (*facts)(struct sc_bundle_facts *f, json_object *metrics, const struct sc_card *card);
+
+    /* Verify (doc/design.md 11): the workload's figures against its own log. */
+    /* The log's derived figures recomputed from its raw ones: a problem per disagreement. */
+    void (*verify_derived)(const sc_tracelog *t, const struct sc_card *card, sc_diag *problems);
+    /* results.json's own figures (its metrics) against what the log printed. */
+    void (*verify_results)(json_object *metrics, const sc_tracelog *t, sc_diag *problems);
+    /* What the log printed of repetition list name: shown = {fastest, average, slowest (s),
+       the digit they show}; false when the log shows none. */
+    bool (*rep_times)(const sc_tracelog *t, const char *name, double shown[4]);
+
     /* Metrics (sc_metric.h): the families its results.json holds, in registry order. */
     const struct sc_metric_def *metrics;
     size_t n_metrics;
@@ -90,6 +113,13 @@ void sc_workload_readers(sc_card_field f, const char *sep, char *buf, size_t len
 
 /* Whether card's processes are MPI ranks (the module's mpi); false without a workload. */
 bool sc_workload_mpi(const struct sc_card *card);
+
+/* Whether gate g is some workload's own and not w's: null for w's runs. */
+bool sc_workload_foreign_gate(sc_workload w, sc_gate_id g);
+
+/* The modules in table order: NULL starts, NULL ends ("for (ops = NULL; (ops =
+   sc_workload_next(ops));)"). */
+const sc_workload_ops *sc_workload_next(const sc_workload_ops *prev);
 
 /* w's name, "none" when w names no workload. */
 const char *sc_workload_name(sc_workload w);

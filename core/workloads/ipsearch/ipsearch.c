@@ -3,9 +3,13 @@
  * database vectors through the BLAS, in a pool of search threads.
  */
 #include "sc_card_schema.h"
+#include "sc_fact_rates.h"
 #include "sc_metric_def.h"
 
+#include "sc_num.h"
+
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -87,6 +91,75 @@ static void sc__describe(const sc_card *c, FILE *out)
             (double)sc__memory_bytes(c) / 1048576.0);
 }
 
+static void sc__verify_derived(const sc_tracelog *t, const sc_card *card, sc_diag *problems)
+{
+    const sc_figure *qps = sc_tracelog_figure(t, "qps");
+    const sc_figure *wall = sc_tracelog_figure(t, "wall_seconds");
+
+    if (!qps)
+        return; /* no figures: the validation and min_rate checks say what is missing */
+    if (!wall) {
+        sc_diag_addf(problems, "stream.log: qps=%.1f, but no wall_seconds it is derived from",
+                     qps->value);
+        return;
+    }
+    double nq = (double)card->nq;
+    if (!sc_tracelog_quotient_shows(qps->value, qps->unit, nq, wall->value, wall->unit))
+        sc_diag_addf(problems, "stream.log: qps=%.1f, but nq %.0f over wall_seconds %.6f is %.1f",
+                     qps->value, nq, wall->value, wall->value > 0 ? nq / wall->value : 0.0);
+}
+
+/* results.json's figures (qps, wall_seconds, ...) are the ones the log printed. */
+static void sc__verify_results(json_object *metrics, const sc_tracelog *t, sc_diag *problems)
+{
+    json_object_object_foreach(metrics, key, value)
+    {
+        if (!json_object_is_type(value, json_type_double) &&
+            !json_object_is_type(value, json_type_int))
+            continue; /* null: the workload had no finite value (the log shows NaN/Inf) */
+        const sc_figure *fig = sc_tracelog_figure(t, key);
+        double claimed = NAN;
+        sc_num_json(value, &claimed);
+        if (!fig)
+            sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows no %s figure", key,
+                         claimed, key);
+        else if (!sc_tracelog_shows(claimed, fig->value, fig->unit))
+            sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows %s=%.9g", key,
+                         claimed, key, fig->value);
+    }
+}
+
+/* The search's repetitions: the log's wall_seconds figures. */
+static bool sc__rep_times(const sc_tracelog *t, const char *name, double shown[4])
+{
+    const sc_figure *best = sc_tracelog_figure(t, "wall_seconds");
+    const sc_figure *avg = sc_tracelog_figure(t, "avg_wall_seconds");
+    const sc_figure *max = sc_tracelog_figure(t, "max_wall_seconds");
+
+    if (strcmp(name, "search") != 0 || !best || !avg || !max)
+        return false;
+    shown[0] = best->value;
+    shown[1] = avg->value;
+    shown[2] = max->value;
+    shown[3] = best->unit;
+    return true;
+}
+
+/* ipsearch: the search as one rate row in queries/s, with every search's seconds. */
+static void sc__facts(sc_bundle_facts *f, json_object *metrics, const sc_card *card)
+{
+    sc_fact_rate *r;
+
+    if (sc__fact_num(metrics, "qps") <= 0 || !(r = sc__fact_rate_add(f, "search")))
+        return;
+    r->MBps = sc__fact_num(metrics, "qps");
+    r->min_s = sc__fact_num(metrics, "wall_seconds");
+    r->avg_s = sc__fact_num(metrics, "avg_wall_seconds");
+    r->max_s = sc__fact_num(metrics, "max_wall_seconds");
+    sc__fact_rate_reps(r, metrics, card->iterations);
+    f->rate_unit = "queries/s";
+}
+
 static const sc_metric_def sc__metrics[] = {
     {"qps", NULL, "queries/s", SC_METRIC_HIGHER, "metrics.qps", sc__metric_rd_number, "qps"},
     {"thread_seconds", NULL, "s", SC_METRIC_LOWER,
@@ -132,6 +205,10 @@ const sc_workload_ops sc__workload_ipsearch = {
     .memory_bytes = sc__memory_bytes,
     .args = sc__args,
     .describe = sc__describe,
+    .facts = sc__facts,
+    .verify_derived = sc__verify_derived,
+    .verify_results = sc__verify_results,
+    .rep_times = sc__rep_times,
     .metrics = sc__metrics,
     .n_metrics = sizeof(sc__metrics) / sizeof(sc__metrics[0]),
     .metric_defaults = sc__metric_defaults,

@@ -6,7 +6,10 @@
 #include "sc_hostlist.h"
 #include "sc_metric_def.h"
 
+#include "sc_num.h"
+
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -163,6 +166,74 @@ static void sc__describe(const sc_card *c, FILE *out)
             c->expect_transport ? c->expect_transport : "");
 }
 
+static void sc__verify_derived(const sc_tracelog *t, const sc_card *card, sc_diag *problems)
+{
+    (void)card;
+    for (size_t i = 0; i < t->n_imb_rows; i++) {
+        const sc_imb_row *r = &t->imb_rows[i];
+        /* Mbytes/sec = bytes / t[usec] for both kernels (mpi/bench.h). */
+        if (!sc_tracelog_quotient_shows(r->MBps, r->MBps_unit, (double)r->bytes, r->t_usec,
+                                        r->t_usec_unit))
+            sc_diag_addf(problems,
+                         "stream.log: %llu bytes at %.2f Mbytes/sec, but over t[usec] %.2f "
+                         "that is %.2f",
+                         r->bytes, r->MBps, r->t_usec, r->t_usec > 0 ? r->bytes / r->t_usec : 0.0);
+    }
+}
+
+/* The figure named key of a JSON object, compared with what the log printed. */
+static void sc__check_number(json_object *obj, const char *key, double shown, double unit,
+                             const char *what, sc_diag *problems)
+{
+    json_object *v;
+
+    if (!json_object_object_get_ex(obj, key, &v) || !v)
+        return;
+    double claimed = NAN;
+    sc_num_json(v, &claimed);
+    if (!sc_tracelog_shows(claimed, shown, unit))
+        sc_diag_addf(problems, "results.json: %s %s %.9g, but stream.log's table shows %.9g", what,
+                     key, claimed, shown);
+}
+
+/* mpi-pingpong: each size's time and bandwidth, the 8-byte latency and the peak. */
+static void sc__verify_results(json_object *metrics, const sc_tracelog *t, sc_diag *problems)
+{
+    json_object *sizes, *bytes;
+    char what[64];
+
+    if (json_object_object_get_ex(metrics, "sizes", &sizes) &&
+        json_object_is_type(sizes, json_type_array)) {
+        for (size_t i = 0; i < json_object_array_length(sizes); i++) {
+            json_object *size = json_object_array_get_idx(sizes, i);
+            if (!json_object_object_get_ex(size, "bytes", &bytes))
+                continue;
+            unsigned long long n = (unsigned long long)json_object_get_int64(bytes);
+            const sc_imb_row *row = sc_tracelog_imb_row(t, n);
+            if (!row) {
+                sc_diag_addf(problems,
+                             "results.json: a %llu-byte size, but stream.log's table "
+                             "has no such row",
+                             n);
+                continue;
+            }
+            snprintf(what, sizeof(what), "%llu bytes:", n);
+            sc__check_number(size, "repetitions", (double)row->repetitions, 1, what, problems);
+            sc__check_number(size, "t_usec", row->t_usec, row->t_usec_unit, what, problems);
+            sc__check_number(size, "MBps", row->MBps, row->MBps_unit, what, problems);
+        }
+    }
+    const sc_imb_row *eight = sc_tracelog_imb_row(t, 8);
+    json_object *latency;
+    if (json_object_object_get_ex(metrics, "latency_usec_8B", &latency) && latency && !eight)
+        sc_diag_addf(problems, "results.json: latency_usec_8B, but stream.log's table has no "
+                               "8-byte row");
+    else if (eight)
+        sc__check_number(metrics, "latency_usec_8B", eight->t_usec, eight->t_usec_unit,
+                         "latency:", problems);
+    sc__check_number(metrics, "peak_MBps", t->imb_peak_MBps, 0.01, "peak:", problems);
+}
+
 static const sc_metric_def sc__metrics[] = {
     {"latency_<size>", "latency_", "us", SC_METRIC_LOWER,
      "metrics.sizes[bytes = size].t_usec (half a round trip; kernel pingpong)", sc__metric_rd_size,
@@ -245,6 +316,8 @@ const sc_workload_ops sc__workload_mpi_pingpong = {
     .mpi = sc__mpi,
     .args = sc__args,
     .describe = sc__describe,
+    .verify_derived = sc__verify_derived,
+    .verify_results = sc__verify_results,
     .metrics = sc__metrics,
     .n_metrics = sizeof(sc__metrics) / sizeof(sc__metrics[0]),
     .metric_defaults = sc__metric_defaults,

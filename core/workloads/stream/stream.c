@@ -2,11 +2,14 @@
  * stream.c: the STREAM workload (kernels/stream): copy, scale, add, triad over three arrays.
  */
 #include "sc_card_schema.h"
+#include "sc_fact_rates.h"
 #include "sc_metric_def.h"
+#include "sc_num.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 extern const sc_workload_ops sc__workload_stream;
 
@@ -77,6 +80,101 @@ static void sc__describe(const sc_card *c, FILE *out)
                 c->iterations, c->nt_stores);
 }
 
+/* kernels/stream.c's arrays hold double; its header line says so ("8 bytes per array
+   element"). */
+#define SC__STREAM_ELEMENT_BYTES 8.0
+
+/* STREAM's bytes per element index for each function (stream.c's table: copy and scale
+   read one array and write one, add and triad read two and write one). */
+static const struct {
+    const char *name;
+    double arrays;
+} sc__stream_bytes[] = {{"copy", 2}, {"scale", 2}, {"add", 3}, {"triad", 3}};
+
+static double sc__stream_arrays(const char *name)
+{
+    for (size_t i = 0; i < sizeof(sc__stream_bytes) / sizeof(sc__stream_bytes[0]); i++)
+        if (!strcasecmp(name, sc__stream_bytes[i].name))
+            return sc__stream_bytes[i].arrays;
+    return 0;
+}
+
+static void sc__verify_derived(const sc_tracelog *t, const sc_card *card, sc_diag *problems)
+{
+    for (size_t i = 0; i < t->n_rows; i++) {
+        const sc_table_row *row = &t->rows[i];
+        double arrays = sc__stream_arrays(row->name);
+        if (arrays == 0) {
+            sc_diag_addf(problems, "stream.log: a %s row, which is not a STREAM function",
+                         row->name);
+            continue;
+        }
+        /* MB/s = 1e-6 x bytes / fastest time; the table prints 1 decimal and 6 for times. */
+        double mb = 1e-6 * arrays * SC__STREAM_ELEMENT_BYTES * (double)card->array_size;
+        if (!sc_tracelog_quotient_shows(row->best_rate_MBps, 0.1, mb, row->min_s, 1e-6))
+            sc_diag_addf(problems,
+                         "stream.log: %s %.1f MB/s, but %g MB over its min time %.6f s is "
+                         "%.1f MB/s",
+                         row->name, row->best_rate_MBps, mb, row->min_s,
+                         row->min_s > 0 ? mb / row->min_s : 0.0);
+    }
+}
+
+/* STREAM's table prints each function's times with 6 decimals. */
+static bool sc__rep_times(const sc_tracelog *t, const char *name, double shown[4])
+{
+    const sc_table_row *row = sc_tracelog_row(t, name);
+
+    if (!row)
+        return false;
+    shown[0] = row->min_s;
+    shown[1] = row->avg_s;
+    shown[2] = row->max_s;
+    shown[3] = 1e-6;
+    return true;
+}
+
+/* One row per function run: all is four. */
+static size_t sc__table_rows(const sc_card *card)
+{
+    return card->kernel && strcmp(card->kernel, "all") != 0 ? 1 : 4;
+}
+
+/* STREAM's rules: arrays outside the caches, repetitions longer than the clock's tick. */
+static const sc_gate_id sc__gates[] = {SC_GATE_STREAM_ARRAY, SC_GATE_STREAM_TIMER};
+
+/* STREAM: one row per function from "rates"/"times", or the single best_rate_MBps. */
+static void sc__facts(sc_bundle_facts *f, json_object *metrics, const sc_card *card)
+{
+    json_object *rates, *times, *t;
+    sc_fact_rate *r;
+
+    if (metrics && json_object_object_get_ex(metrics, "rates", &rates) &&
+        json_object_is_type(rates, json_type_object)) {
+        json_object_object_get_ex(metrics, "times", &times);
+        json_object_object_foreach(rates, name, rate)
+        {
+            if (!(r = sc__fact_rate_add(f, name)))
+                break;
+            if (sc_num_json(rate, &r->MBps) < 0)
+                r->MBps = 0;
+            t = NULL;
+            if (times && json_object_object_get_ex(times, name, &t)) {
+                r->avg_s = sc__fact_num(t, "avg_time_s");
+                r->min_s = sc__fact_num(t, "min_time_s");
+                r->max_s = sc__fact_num(t, "max_time_s");
+            }
+            sc__fact_rate_reps(r, metrics, card->iterations);
+        }
+    } else if (sc__fact_num(metrics, "best_rate_MBps") > 0 &&
+               (r = sc__fact_rate_add(f, card->kernel ? card->kernel : "best"))) {
+        r->MBps = sc__fact_num(metrics, "best_rate_MBps");
+        r->avg_s = sc__fact_num(metrics, "avg_time_s");
+        r->min_s = sc__fact_num(metrics, "min_time_s");
+        r->max_s = sc__fact_num(metrics, "max_time_s");
+    }
+}
+
 /* A STREAM function's best rate: metrics.rates.<key>, or the one kernel's best_rate_MBps. */
 static int sc__rd_stream(const sc_metric *m, json_object *metrics, const char *kernel,
                          const char *key, double *v)
@@ -143,6 +241,12 @@ const sc_workload_ops sc__workload_stream = {
     .memory_refused = sc__memory_refused,
     .args = sc__args,
     .describe = sc__describe,
+    .table_rows = sc__table_rows,
+    .gates = sc__gates,
+    .n_gates = sizeof(sc__gates) / sizeof(sc__gates[0]),
+    .facts = sc__facts,
+    .verify_derived = sc__verify_derived,
+    .rep_times = sc__rep_times,
     .metrics = sc__metrics,
     .n_metrics = sizeof(sc__metrics) / sizeof(sc__metrics[0]),
     .metric_defaults = sc__metric_defaults,
