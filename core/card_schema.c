@@ -310,6 +310,12 @@ int sc__card_assign(sc_card *card, const sc__card_key *key, const char *value, c
     return rc;
 }
 
+const void *sc__card_slot_of(const sc_card *card, sc_card_field field)
+{
+    /* The slot is only read: the cast drops const for the shared lookup. */
+    return sc__card_slot((sc_card *)card, field);
+}
+
 char *sc__card_value_text(const sc_card *card, sc_card_field field)
 {
     const sc__card_key *key = &sc__card_keys[field];
