@@ -23,6 +23,7 @@
 
 struct sc_metric;
 struct sc_bundle_facts;
+struct sc_evidence;
 struct sc_metric_def;
 
 typedef struct sc_workload_ops {
@@ -66,9 +67,12 @@ typedef struct sc_workload_ops {
     /* Evidence and gates (doc/design.md 10). The rows of the log's result table at most
        (sc_bounds.h); NULL: the table has no bound of its own. */
     size_t (*table_rows)(const struct sc_card *card);
-    /* The gates only this workload can pass or fail; the others' are null for it. */
+    /* The gates only this workload can pass or fail (rows of sc_gate_table.h), and their
+       judge, called for every run: null for another workload's. */
     const sc_gate_id *gates;
     size_t n_gates;
+    void (*gate)(sc_gate_id id, const struct sc_card *card, const struct sc_evidence *ev,
+                 const sc_tracelog *t, sc_gate *g);
 
     /* The rows of rates it adds to a bundle's facts from its results.json's metrics
        (sc_facts.h: what compare, report and export show of a run). */
@@ -113,9 +117,6 @@ void sc_workload_readers(sc_card_field f, const char *sep, char *buf, size_t len
 
 /* Whether card's processes are MPI ranks (the module's mpi); false without a workload. */
 bool sc_workload_mpi(const struct sc_card *card);
-
-/* Whether gate g is some workload's own and not w's: null for w's runs. */
-bool sc_workload_foreign_gate(sc_workload w, sc_gate_id g);
 
 /* The modules in table order: NULL starts, NULL ends ("for (ops = NULL; (ops =
    sc_workload_next(ops));)"). */

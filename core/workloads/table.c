@@ -70,22 +70,6 @@ bool sc_workload_mpi(const sc_card *card)
     return ops && ops->mpi && ops->mpi(card);
 }
 
-static bool sc__owns(const sc_workload_ops *ops, sc_gate_id g)
-{
-    for (size_t i = 0; ops && i < ops->n_gates; i++)
-        if (ops->gates[i] == g)
-            return true;
-    return false;
-}
-
-bool sc_workload_foreign_gate(sc_workload w, sc_gate_id g)
-{
-    for (unsigned v = 0; v < SC_WORKLOAD_COUNT; v++)
-        if (sc__owns(sc__workloads[v], g))
-            return !sc__owns(sc_workload_ops_of(w), g);
-    return false;
-}
-
 const sc_workload_ops *sc_workload_next(const sc_workload_ops *prev)
 {
     for (unsigned w = prev ? (unsigned)prev->id + 1 : 0; w < SC_WORKLOAD_COUNT; w++)

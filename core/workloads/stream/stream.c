@@ -1,9 +1,11 @@
 /*
  * stream.c: the STREAM workload (kernels/stream): copy, scale, add, triad over three arrays.
  */
+#include "sc_caches.h"
 #include "sc_card_schema.h"
 #include "sc_fact_rates.h"
 #include "sc_metric_def.h"
+#include "sc_gates.h"
 #include "sc_num.h"
 
 #include <errno.h>
@@ -140,8 +142,115 @@ static size_t sc__table_rows(const sc_card *card)
     return card->kernel && strcmp(card->kernel, "all") != 0 ? 1 : 4;
 }
 
+/* STREAM's rule: a timed repetition lasts at least this many clock ticks. */
+#define SC__TIMER_TICKS 20
+static bool sc__cache_accepted(const sc_card *card)
+{
+    return card->cache_resident && strcmp(card->cache_resident, "accept") == 0;
+}
+
+/* What the stream_array rule holds an array against, as its notes say it. */
+static void sc__cache_basis(const sc_llc *llc, char *buf, size_t len)
+{
+    double reported = (double)llc->bytes / 1048576.0;
+
+    if (!llc->untrusted)
+        snprintf(buf, len, "the %.1f MiB of L%u cache of cpu_list", reported, llc->level);
+    else if (llc->edge_bytes)
+        snprintf(buf, len,
+                 "the last cache's edge, measured at %.1f MiB by %u threads (reported L%u "
+                 "%.1f MiB, unverified)",
+                 (double)llc->edge_bytes / 1048576.0, llc->probe_threads, llc->level, reported);
+    else
+        snprintf(buf, len, "the %.1f MiB of L%u cache reported (unverified, and %s)", reported,
+                 llc->level, llc->n_points ? "the probe showed no edge" : "no probe was kept");
+}
+
+/* STREAM's rule: each array at least 4x the last-level caches of cpu_list (sc_caches.h). */
+static void sc__gate_stream_array(const sc_card *card, const sc_evidence *ev, sc_gate *g)
+{
+    double mib = 8.0 * (double)card->array_size / 1048576.0;
+    char basis[256];
+    sc_llc llc;
+    int rc;
+
+    if ((rc = sc_caches_parse(ev->caches, &llc)) < 0) {
+        if (rc == -EBADMSG)
+            sc_gate_set(g, SC_GATE_FAIL,
+                        "not supported by evidence: platform/caches.txt's probe does not hold "
+                        "together (malformed points, or an edge its points do not give)");
+        else if (sc__cache_accepted(card))
+            sc_gate_set(g, SC_GATE_OK,
+                        "the card accepts a cache-resident array (cache_resident: "
+                        "accept); the last-level cache was not recorded");
+        else
+            sc_gate_set(g, SC_GATE_FAIL,
+                        "not supported by evidence: platform/caches.txt does not "
+                        "give the last-level caches of cpu_list");
+        return;
+    }
+    sc__cache_basis(&llc, basis, sizeof(basis));
+    uint64_t need = sc_caches_min_array_size(&llc);
+    if (card->array_size >= need)
+        sc_gate_set(g, SC_GATE_OK, "each array %.1f MiB >= %d x %s", mib, SC_CACHES_ARRAY_FACTOR,
+                    basis);
+    else if (sc__cache_accepted(card))
+        sc_gate_set(g, SC_GATE_OK,
+                    "accepted by the card (cache_resident: accept): each array %.1f MiB is "
+                    "below %d x %s, so the rates are a cache's, not memory's",
+                    mib, SC_CACHES_ARRAY_FACTOR, basis);
+    else
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "each array %.1f MiB is below %d x %s: the rates measure the cache, not "
+                    "memory (valid: array_size >= %llu, %.2f GiB for 3 arrays; array_size: "
+                    "auto; or cache_resident: accept)",
+                    mib, SC_CACHES_ARRAY_FACTOR, basis, (unsigned long long)need,
+                    3.0 * 8.0 * (double)need / 1073741824.0);
+}
+
+/* STREAM's rule: every function's fastest repetition lasts at least 20 clock ticks. */
+static void sc__gate_stream_timer(const sc_card *card, const sc_tracelog *t, sc_gate *g)
+{
+    const sc_table_row *fastest = NULL;
+
+    for (size_t i = 0; i < t->n_rows; i++)
+        if (!fastest || t->rows[i].min_s < fastest->min_s)
+            fastest = &t->rows[i];
+    if (t->clock_granularity_us <= 0 || !fastest) {
+        sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: no %s in stream.log",
+                    !fastest ? "result table" : "clock granularity");
+        return;
+    }
+    double us = fastest->min_s * 1e6, need = SC__TIMER_TICKS * (double)t->clock_granularity_us;
+    if (us + 0.5 >= need) /* the table prints whole microseconds */
+        sc_gate_set(g, SC_GATE_OK, "the fastest repetition (%s) took %.0f us >= %d ticks of %ld us",
+                    fastest->name, us, SC__TIMER_TICKS, t->clock_granularity_us);
+    else if (sc__cache_accepted(card))
+        sc_gate_set(g, SC_GATE_OK,
+                    "accepted by the card (cache_resident: accept): the fastest repetition (%s) "
+                    "took %.0f us, below %d ticks of %ld us",
+                    fastest->name, us, SC__TIMER_TICKS, t->clock_granularity_us);
+    else
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "the fastest repetition (%s) took %.0f us, below %d ticks of the %ld us clock: "
+                    "too short to time (valid: a larger array_size)",
+                    fastest->name, us, SC__TIMER_TICKS, t->clock_granularity_us);
+}
+
 /* STREAM's rules: arrays outside the caches, repetitions longer than the clock's tick. */
 static const sc_gate_id sc__gates[] = {SC_GATE_STREAM_ARRAY, SC_GATE_STREAM_TIMER};
+
+/* Its gates, null for a run of another workload. */
+static void sc__gate(sc_gate_id id, const sc_card *card, const sc_evidence *ev,
+                     const sc_tracelog *t, sc_gate *g)
+{
+    if (card->workload != sc__workload_stream.id)
+        sc_gate_set(g, SC_GATE_NULL, "not a STREAM run");
+    else if (id == SC_GATE_STREAM_ARRAY)
+        sc__gate_stream_array(card, ev, g);
+    else if (id == SC_GATE_STREAM_TIMER)
+        sc__gate_stream_timer(card, t, g);
+}
 
 /* STREAM: one row per function from "rates"/"times", or the single best_rate_MBps. */
 static void sc__facts(sc_bundle_facts *f, json_object *metrics, const sc_card *card)
@@ -244,6 +353,7 @@ const sc_workload_ops sc__workload_stream = {
     .table_rows = sc__table_rows,
     .gates = sc__gates,
     .n_gates = sizeof(sc__gates) / sizeof(sc__gates[0]),
+    .gate = sc__gate,
     .facts = sc__facts,
     .verify_derived = sc__verify_derived,
     .rep_times = sc__rep_times,
