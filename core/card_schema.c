@@ -19,82 +19,46 @@
 static void *sc__card_slot(sc_card *card, sc_card_field f)
 {
     switch (f) {
-    case SC_CF_VERSION:
-        return &card->version;
-    case SC_CF_QUESTION:
-        return &card->question;
-    case SC_CF_RUN_NAME:
-        return &card->run_name;
-    case SC_CF_KERNEL:
-        return &card->kernel;
-    case SC_CF_CPU_LIST:
-        return &card->cpu_list;
-    case SC_CF_THREADS:
-        return &card->threads;
-    case SC_CF_MEMORY_NODE:
-        return &card->memory_node;
+    case SC_CF_VERSION: return &card->version;
+    case SC_CF_QUESTION: return &card->question;
+    case SC_CF_RUN_NAME: return &card->run_name;
+    case SC_CF_KERNEL: return &card->kernel;
+    case SC_CF_CPU_LIST: return &card->cpu_list;
+    case SC_CF_THREADS: return &card->threads;
+    case SC_CF_MEMORY_NODE: return &card->memory_node;
     case SC_CF_ONE_PER_CORE:
         return &card->one_per_core;
-    case SC_CF_GOVERNOR:
-        return &card->governor;
-    case SC_CF_ARRAY_SIZE:
-        return &card->array_size;
-    case SC_CF_ITERATIONS:
-        return &card->iterations;
-    case SC_CF_NT_STORES:
-        return &card->nt_stores;
-    case SC_CF_CACHE_RESIDENT:
-        return &card->cache_resident;
-    case SC_CF_NB:
-        return &card->nb;
-    case SC_CF_NQ:
-        return &card->nq;
-    case SC_CF_DIM:
-        return &card->dim;
-    case SC_CF_K:
-        return &card->k;
-    case SC_CF_POOL_THREADS:
-        return &card->pool_threads;
+    case SC_CF_GOVERNOR: return &card->governor;
+    case SC_CF_ARRAY_SIZE: return &card->array_size;
+    case SC_CF_ITERATIONS: return &card->iterations;
+    case SC_CF_NT_STORES: return &card->nt_stores;
+    case SC_CF_CACHE_RESIDENT: return &card->cache_resident;
+    case SC_CF_NB: return &card->nb;
+    case SC_CF_NQ: return &card->nq;
+    case SC_CF_DIM: return &card->dim;
+    case SC_CF_K: return &card->k;
+    case SC_CF_POOL_THREADS: return &card->pool_threads;
     case SC_CF_BLAS:
         return &card->blas;
-    case SC_CF_RANKS:
-        return &card->ranks;
-    case SC_CF_MIN_BYTES:
-        return &card->min_bytes;
-    case SC_CF_MAX_BYTES:
-        return &card->max_bytes;
-    case SC_CF_WINDOW:
-        return &card->window;
-    case SC_CF_PAIRS:
-        return &card->pairs;
-    case SC_CF_OUTLIER_MAD:
-        return &card->outlier_mad;
-    case SC_CF_OUTLIER_MIN_PCT:
-        return &card->outlier_min_pct;
-    case SC_CF_NODES:
-        return &card->nodes;
-    case SC_CF_EXPECT_TRANSPORT:
-        return &card->expect_transport;
-    case SC_CF_EXPECT_INTERFACE:
-        return &card->expect_interface;
-    case SC_CF_EXPECT_MIN_RATE:
-        return &card->expect_min_rate_MBps;
-    case SC_CF_RUNS:
-        return &card->runs;
-    case SC_CF_RUNS_CI_PCT:
-        return &card->runs_ci_pct;
-    case SC_CF_RUNS_MAX:
-        return &card->runs_max;
-    case SC_CF_INTERFERENCE_ACCOUNTING:
-        return &card->interference_accounting;
-    case SC_CF_EXPECT_MAX_INTERFERENCE:
-        return &card->expect_max_interference_pct;
-    case SC_CF_EXPECT_AT_BYTES:
-        return &card->expect_at_bytes;
-    case SC_CF_EXPECT_MAX_LATENCY:
-        return &card->expect_max_latency_us;
-    default:
-        return NULL;
+    case SC_CF_RANKS: return &card->ranks;
+    case SC_CF_MIN_BYTES: return &card->min_bytes;
+    case SC_CF_MAX_BYTES: return &card->max_bytes;
+    case SC_CF_WINDOW: return &card->window;
+    case SC_CF_PAIRS: return &card->pairs;
+    case SC_CF_OUTLIER_MAD: return &card->outlier_mad;
+    case SC_CF_OUTLIER_MIN_PCT: return &card->outlier_min_pct;
+    case SC_CF_NODES: return &card->nodes;
+    case SC_CF_EXPECT_TRANSPORT: return &card->expect_transport;
+    case SC_CF_EXPECT_INTERFACE: return &card->expect_interface;
+    case SC_CF_EXPECT_MIN_RATE: return &card->expect_min_rate_MBps;
+    case SC_CF_RUNS: return &card->runs;
+    case SC_CF_RUNS_CI_PCT: return &card->runs_ci_pct;
+    case SC_CF_RUNS_MAX: return &card->runs_max;
+    case SC_CF_INTERFERENCE_ACCOUNTING: return &card->interference_accounting;
+    case SC_CF_EXPECT_MAX_INTERFERENCE: return &card->expect_max_interference_pct;
+    case SC_CF_EXPECT_AT_BYTES: return &card->expect_at_bytes;
+    case SC_CF_EXPECT_MAX_LATENCY: return &card->expect_max_latency_us;
+    default: return NULL;
     }
 }
 
@@ -398,11 +362,9 @@ size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX
 const char *sc_prefetch_name(sc_prefetch p)
 {
     switch (p) {
-    case SC_PREFETCH_ON:
-        return "on";
-    case SC_PREFETCH_OFF:
-        return "off";
-    default:
-        return "unchanged";
+    case SC_PREFETCH_ON: return "on";
+    case SC_PREFETCH_OFF: return "off";
+    default: return "unchanged";
     }
 }
+
