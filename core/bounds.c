@@ -27,7 +27,8 @@ void sc_bounds_of(const sc_card *card, sc_tracelog_limits *log, sc_interference_
     size_t cpus = card->cpus ? (size_t)hwloc_bitmap_weight(card->cpus) : 0;
     size_t threads = (size_t)(card->threads > 0 ? card->threads : 1);
     size_t pool = (size_t)(card->pool_threads > 0 ? card->pool_threads : 1);
-    bool mpi = card->workload == SC_WORKLOAD_MPI_PINGPONG;
+    bool mpi = sc_workload_mpi(card);
+    const sc_workload_ops *ops = sc_workload_ops_of(card->workload);
     /* An MPI card names its ranks, or (pairs: all) runs one per node of the allocation: not
        known to the card, so its lines are bounded by the file's cap only. */
     size_t ranks = mpi ? (size_t)(card->ranks > 0 ? card->ranks : 0) : 0;
@@ -36,8 +37,8 @@ void sc_bounds_of(const sc_card *card, sc_tracelog_limits *log, sc_interference_
     if (!mpi || ranks)
         log->lines = SC_BOUNDS_BASE_LINES + SC_BOUNDS_LINES_PER_THREAD * threads * pool +
                      SC_BOUNDS_LINES_PER_RANK * ranks + SC_BOUNDS_LINES_PER_SIZE * sizes;
-    if (card->workload == SC_WORKLOAD_STREAM) /* one row per function run: all is four */
-        log->table_rows = card->kernel && strcmp(card->kernel, "all") != 0 ? 1 : 4;
+    if (ops && ops->table_rows) /* STREAM: one row per function run */
+        log->table_rows = ops->table_rows(card);
     log->imb_rows = sizes; /* none for a workload without the IMB table */
     /* The observer accounts the card's CPUs; each MPI rank its own. */
     intf->windows = mpi ? (ranks ? ranks : SIZE_MAX) : 1;

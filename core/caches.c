@@ -367,7 +367,8 @@ int sc_caches_resolve_card(sc_card *card, const char *caches_text)
     sc_llc llc;
     int rc;
 
-    if (card->workload != SC_WORKLOAD_STREAM || card->array_size)
+    /* Only a card that gives array_size (a STREAM card) can say auto; another's is 0 too. */
+    if (!card->present[SC_CF_ARRAY_SIZE] || card->array_size)
         return 0;
     if ((rc = sc_caches_parse(caches_text, &llc)) == 0)
         card->array_size = sc_caches_auto_array_size(&llc);

@@ -557,11 +557,6 @@ int sc_card_load_file(sc_card *card, const char *path, sc_diag *diag)
     return rc;
 }
 
-const char *sc_card_field_name(sc_card_field field)
-{
-    return field < SC_CF_COUNT ? sc__card_key_name(&sc__card_keys[field]) : "none";
-}
-
 /* Sets the swept key of card to value, the index-th of its sweep, and names the run after it. */
 static int sc__sweep_set(sc_card *card, sc_card_field field, const char *value, size_t index,
                          sc_diag *diag)

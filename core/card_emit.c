@@ -1,8 +1,9 @@
 /*
  * card_emit.c: the resolved card as YAML (libyaml's emitter), written into the bundle
  * when flags changed or replaced the card, so card.yaml always says what really ran.
- * Only the keys of the card's workload are written; the result parses back to the same
- * card (tests check the round trip).
+ * The keys are written by walking the card's table (card_keys.c) in its order, each by its
+ * row's emit rule, and only the keys of the card's workload; the result parses back to the
+ * same card (tests check the round trip).
  */
 #include "sc_card.h"
 #include "sc_card_schema.h"
@@ -85,128 +86,156 @@ static void sc__pair_u64(yaml_emitter_t *e, const char *key, uint64_t value)
     sc__pair(e, key, num);
 }
 
-/* True when the key belongs in the resolved card of this workload. */
-static bool sc__emits(const sc_card *card, sc_card_field f)
+/* A number or switch of the card as a double, for the emit rules; 0 for a text. */
+static double sc__number(const sc__card_key *key, const void *slot)
 {
-    unsigned mask = sc__card_keys[f].workloads;
-    return mask == SC__WL_ANY || (mask & SC__WL_BIT(card->workload));
+    switch (key->type) {
+    case SC__CT_LONG:
+    case SC__CT_RUNS:
+        return (double)*(const long *)slot;
+    case SC__CT_U64:
+    case SC__CT_SIZE:
+        return (double)*(const uint64_t *)slot;
+    case SC__CT_DOUBLE:
+        return *(const double *)slot;
+    case SC__CT_SWITCH:
+        return *(const bool *)slot;
+    default:
+        return 0;
+    }
 }
 
-static void sc__emit_experiment(yaml_emitter_t *e, const sc_card *card)
+/* A value is there to write: a text set, a list or mapping not empty, any number (slot:
+   NULL for the keys the card holds elsewhere, workload and prefetch, always set). */
+static bool sc__has_value(const sc_card *card, const sc__card_key *key, const void *slot)
+{
+    switch (key->type) {
+    case SC__CT_STRING:
+    case SC__CT_NAME:
+    case SC__CT_CHOICE:
+    case SC__CT_CPULIST:
+    case SC__CT_CARRIERS:
+        return slot && *(char *const *)slot != NULL;
+    case SC__CT_ENV:
+        return card->n_env > 0;
+    case SC__CT_LIST:
+        return card->n_controlled > 0;
+    default:
+        return true;
+    }
+}
+
+/* Whether the resolved card writes key: one its workload reads, by its row's emit rule. */
+static bool sc__emits(const sc_card *card, const sc__card_key *key)
+{
+    const void *slot = sc__card_slot_of(card, key->field);
+
+    if (!sc_workload_reads(card->workload, key->field) || !sc__has_value(card, key, slot))
+        return false;
+    switch (key->emit) {
+    case SC__EMIT_PRESENT:
+        return card->present[key->field];
+    case SC__EMIT_NONZERO:
+        return slot && sc__number(key, slot) != 0;
+    case SC__EMIT_NOT_NEGATIVE:
+        return slot && sc__number(key, slot) >= 0;
+    case SC__EMIT_THREADS: /* not resolved yet (a job's card, resolved on its node): threads
+                              not given follow the CPUs the node keeps */
+        return !card->one_per_core || card->one_per_core_from || card->present[key->field];
+    case SC__EMIT_PAIRS_ALL:
+        return card->pairs && strcmp(card->pairs, "all") == 0;
+    case SC__EMIT_RUNS_AUTO:
+        return card->runs == 0;
+    case SC__EMIT_ACCOUNTING:
+        return card->interference_accounting;
+    case SC__EMIT_SET:
+        break;
+    }
+    return true;
+}
+
+/* One key's value: its text, the env mapping, or the list of controlled variables. */
+static void sc__emit_value(yaml_emitter_t *e, const sc_card *card, const sc__card_key *key)
 {
     yaml_event_t ev;
+    char *text;
 
-    sc__scalar(e, "experiment");
-    sc__mapping_start(e);
-    if (card->question)
-        sc__pair(e, "question", card->question);
-    if (card->run_name)
-        sc__pair(e, "run_name", card->run_name);
-    sc__pair(e, "workload", sc_workload_name(card->workload));
-    if (card->kernel && sc__emits(card, SC_CF_KERNEL))
-        sc__pair(e, "kernel", card->kernel);
-    if (card->cpu_list)
-        sc__pair(e, "cpu_list", card->cpu_list);
-    /* one_per_core not resolved yet (a job's card, resolved on its node): threads not
-       given follow the CPUs the node keeps, so the count derived here is not written. */
-    if (!card->one_per_core || card->one_per_core_from || card->present[SC_CF_THREADS])
-        sc__pair_u64(e, "threads", (uint64_t)card->threads);
-    if (card->memory_node >= 0)
-        sc__pair_u64(e, "memory_node", (uint64_t)card->memory_node);
-    if (card->one_per_core) /* cpu_list is then the resolved list (one CPU per core) */
-        sc__pair(e, "one_per_core", "on");
-    sc__pair(e, "prefetch", sc_prefetch_name(card->prefetch));
-    sc__pair(e, "governor", card->governor);
-    if (card->workload == SC_WORKLOAD_STREAM) {
-        if (card->array_size)
-            sc__pair_u64(e, "array_size", card->array_size);
-        else
-            sc__pair(e, "array_size", "auto"); /* resolved where it runs (sc_caches.h) */
-        sc__pair(e, "nt_stores", card->nt_stores);
-        sc__pair(e, "cache_resident", card->cache_resident);
-    }
-    if (sc__emits(card, SC_CF_ITERATIONS))
-        sc__pair_u64(e, "iterations", (uint64_t)card->iterations);
-    if (card->workload == SC_WORKLOAD_IPSEARCH) {
-        sc__pair_u64(e, "nb", card->nb);
-        sc__pair_u64(e, "nq", card->nq);
-        sc__pair_u64(e, "dim", card->dim);
-        sc__pair_u64(e, "k", card->k);
-        if (card->present[SC_CF_POOL_THREADS]) /* else the kernel's default layout */
-            sc__pair_u64(e, "pool_threads", (uint64_t)card->pool_threads);
-        if (card->present[SC_CF_BLAS]) /* else the system's OpenBLAS */
-            sc__pair(e, "blas", card->blas);
-    }
-    if (card->workload == SC_WORKLOAD_MPI_PINGPONG) {
-        if (card->ranks) /* 0: pairs: all over the allocation's nodes */
-            sc__pair_u64(e, "ranks", (uint64_t)card->ranks);
-        sc__pair_u64(e, "min_bytes", card->min_bytes);
-        sc__pair_u64(e, "max_bytes", card->max_bytes);
-        if (card->window)
-            sc__pair_u64(e, "window", (uint64_t)card->window);
-        if (card->pairs && strcmp(card->pairs, "all") == 0) {
-            char bound[64];
-
-            sc__pair(e, "pairs", card->pairs);
-            snprintf(bound, sizeof(bound), "%.17g", card->outlier_mad);
-            sc__pair(e, "outlier_mad", bound);
-            snprintf(bound, sizeof(bound), "%.17g", card->outlier_min_pct);
-            sc__pair(e, "outlier_min_pct", bound);
-        }
-    }
-    if (card->nodes)
-        sc__pair(e, "nodes", card->nodes);
-    char num[64];
-    if (card->runs) {
-        sc__pair_u64(e, "runs", (uint64_t)card->runs);
-    } else {
-        sc__pair(e, "runs", "auto");
-        snprintf(num, sizeof(num), "%.17g", card->runs_ci_pct);
-        sc__pair(e, "runs_ci_pct", num);
-        sc__pair_u64(e, "runs_max", (uint64_t)card->runs_max);
-    }
-    sc__pair(e, "interference_accounting", card->interference_accounting ? "on" : "off");
-    if (card->expect_transport || card->expect_interface || card->expect_min_rate_MBps > 0 ||
-        card->present[SC_CF_EXPECT_AT_BYTES] || card->expect_max_latency_us > 0 ||
-        card->interference_accounting) {
-        sc__scalar(e, "expect");
-        sc__mapping_start(e);
-        if (card->expect_transport)
-            sc__pair(e, "transport", card->expect_transport);
-        if (card->expect_interface)
-            sc__pair(e, "interface", card->expect_interface);
-        if (card->expect_min_rate_MBps > 0) {
-            snprintf(num, sizeof(num), "%.17g", card->expect_min_rate_MBps);
-            sc__pair(e, "min_rate_MBps", num);
-        }
-        if (card->present[SC_CF_EXPECT_AT_BYTES])
-            sc__pair_u64(e, "at_bytes", card->expect_at_bytes);
-        if (card->expect_max_latency_us > 0) {
-            snprintf(num, sizeof(num), "%.17g", card->expect_max_latency_us);
-            sc__pair(e, "max_latency_us", num);
-        }
-        if (card->interference_accounting) {
-            snprintf(num, sizeof(num), "%.17g", card->expect_max_interference_pct);
-            sc__pair(e, "max_interference_pct", num);
-        }
-        sc__mapping_end(e);
-    }
-    if (card->n_env) {
-        sc__scalar(e, "env");
+    if (key->type == SC__CT_ENV) {
         sc__mapping_start(e);
         for (size_t i = 0; i < card->n_env; i++)
             sc__pair(e, card->env[i].key, card->env[i].value);
         sc__mapping_end(e);
-    }
-    if (card->n_controlled) {
-        sc__scalar(e, "controlled_variables");
-        sc__emit(e, &ev,
-                 yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1,
-                                                      YAML_BLOCK_SEQUENCE_STYLE));
+    } else if (key->type == SC__CT_LIST) {
+        sc__emit(
+            e, &ev,
+            yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE));
         for (size_t i = 0; i < card->n_controlled; i++)
             sc__scalar(e, card->controlled[i]);
         sc__emit(e, &ev, yaml_sequence_end_event_initialize(&ev));
+    } else if (key->type == SC__CT_CPULIST) {
+        sc__scalar(e, card->cpu_list); /* as written, or as one_per_core resolved it */
+    } else if ((text = sc__card_value_text(card, key->field))) {
+        sc__scalar(e, text);
+        free(text);
+    } else {
+        e->error = YAML_MEMORY_ERROR; /* checked once at the end */
     }
+}
+
+/* The part of a dotted path inside experiment: ("expect" of experiment.expect.at_bytes), or
+   "" for a key directly under experiment:. */
+static void sc__group(const char *path, char *buf, size_t len)
+{
+    const char *rest = path + strlen("experiment."), *dot = strchr(rest, '.');
+
+    snprintf(buf, len, "%.*s", dot ? (int)(dot - rest) : 0, rest);
+}
+
+/* Whether some key of group (from index i on, while the group lasts) is written. */
+static bool sc__group_emits(const sc_card *card, size_t i, const char *group)
+{
+    char g[32];
+
+    for (; i < SC_CF_COUNT; i++) {
+        sc__group(sc__card_keys[i].path, g, sizeof(g));
+        if (strcmp(g, group) != 0)
+            return false;
+        if (sc__emits(card, &sc__card_keys[i]))
+            return true;
+    }
+    return false;
+}
+
+/* experiment: every key of the table under it, in the table's order, by its emit rule; the
+   keys of a group (expect:) in their own mapping when one of them is written. */
+static void sc__emit_experiment(yaml_emitter_t *e, const sc_card *card)
+{
+    char open[32] = "", group[32];
+
+    sc__scalar(e, "experiment");
+    sc__mapping_start(e);
+    for (size_t i = 0; i < SC_CF_COUNT; i++) {
+        const sc__card_key *key = &sc__card_keys[i];
+        if (strncmp(key->path, "experiment.", 11) != 0)
+            continue;
+        sc__group(key->path, group, sizeof(group));
+        if (strcmp(group, open) != 0) {
+            if (*open)
+                sc__mapping_end(e);
+            *open = '\0';
+            if (*group && sc__group_emits(card, i, group)) {
+                sc__scalar(e, group);
+                sc__mapping_start(e);
+                snprintf(open, sizeof(open), "%s", group);
+            }
+        }
+        if ((*group && strcmp(group, open) != 0) || !sc__emits(card, key))
+            continue;
+        sc__scalar(e, sc__card_key_name(key));
+        sc__emit_value(e, card, key);
+    }
+    if (*open)
+        sc__mapping_end(e);
     sc__mapping_end(e);
 }
 

@@ -16,162 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WL_STREAM SC__WL_BIT(SC_WORKLOAD_STREAM)
-#define WL_IPSEARCH SC__WL_BIT(SC_WORKLOAD_IPSEARCH)
-#define WL_MPI SC__WL_BIT(SC_WORKLOAD_MPI_PINGPONG)
-
-const sc__card_key sc__card_keys[SC_CF_COUNT] = {
-    {SC_CF_VERSION, "version", NULL, SC__CT_LONG, 1, 1, NULL, SC__WL_ANY,
-     "card schema version (1)"},
-    {SC_CF_QUESTION, "experiment.question", "question", SC__CT_STRING, 0, 0, NULL, SC__WL_ANY,
-     "the one question this run answers"},
-    {SC_CF_RUN_NAME, "experiment.run_name", "run-name", SC__CT_NAME, 0, 0, NULL, SC__WL_ANY,
-     "bundle name prefix (default: <workload>_<kernel>_<threads>thread)"},
-    {SC_CF_WORKLOAD, "experiment.workload", "workload", SC__CT_WORKLOAD, 0, 0, NULL, SC__WL_ANY,
-     "stream | ipsearch | mpi-pingpong"},
-    {SC_CF_KERNEL, "experiment.kernel", "kernel", SC__CT_NAME, 0, 0, NULL, WL_STREAM | WL_MPI,
-     "stream: copy|scale|add|triad|all; mpi-pingpong: pingpong|uniband"},
-    {SC_CF_CPU_LIST, "experiment.cpu_list", "cpu-list", SC__CT_CPULIST, 0, 0, NULL, SC__WL_ANY,
-     "CPUs to bind to, Linux cpulist syntax (0-3,8,10-11)"},
-    {SC_CF_THREADS, "experiment.threads", "threads", SC__CT_LONG, 1, 65536, NULL, SC__WL_ANY,
-     "OpenMP threads (default: the CPUs in cpu_list)"},
-    {SC_CF_MEMORY_NODE, "experiment.memory_node", "memory-node", SC__CT_LONG, 0, 1023, NULL,
-     WL_STREAM | WL_IPSEARCH, "NUMA node for every page (membind; not for MPI ranks)"},
-    {SC_CF_ONE_PER_CORE, "experiment.one_per_core", "one-per-core", SC__CT_SWITCH, 0, 0, NULL,
-     SC__WL_ANY, "keep one hardware thread per physical core of cpu_list: on | off (default off)"},
-    {SC_CF_PREFETCH, "experiment.prefetch", "prefetch", SC__CT_PREFETCH, 0, 0, NULL, SC__WL_ANY,
-     "hardware prefetchers: on | off | unchanged"},
-    {SC_CF_GOVERNOR, "experiment.governor", "governor", SC__CT_NAME, 0, 0, NULL, SC__WL_ANY,
-     "CPU frequency governor name | unchanged"},
-    {SC_CF_ARRAY_SIZE, "experiment.array_size", "array-size", SC__CT_SIZE, 16, 1LL << 40, NULL,
-     WL_STREAM, "stream: elements per array (8-byte doubles), or auto (the cache rule's)"},
-    {SC_CF_ITERATIONS, "experiment.iterations", "iterations", SC__CT_LONG, 2, 1000000000, NULL,
-     WL_STREAM | WL_IPSEARCH | WL_MPI,
-     "timed repetitions (stream, ipsearch: the first is a warm-up) or round trips per size (mpi)"},
-    {SC_CF_NT_STORES, "experiment.nt_stores", "nt-stores", SC__CT_CHOICE, 0, 0, "auto|on|off",
-     WL_STREAM, "stream: non-temporal stores: auto | on | off"},
-    {SC_CF_CACHE_RESIDENT, "experiment.cache_resident", "cache-resident", SC__CT_CHOICE, 0, 0,
-     "refuse|accept", WL_STREAM,
-     "stream: accept an array inside 4x the last-level caches on purpose: refuse | accept"},
-    {SC_CF_NB, "experiment.nb", "nb", SC__CT_U64, 1, 1LL << 34, NULL, WL_IPSEARCH,
-     "ipsearch: database vectors"},
-    {SC_CF_NQ, "experiment.nq", "nq", SC__CT_U64, 1, 1LL << 30, NULL, WL_IPSEARCH,
-     "ipsearch: query vectors"},
-    {SC_CF_DIM, "experiment.dim", "dim", SC__CT_U64, 1, 65536, NULL, WL_IPSEARCH,
-     "ipsearch: vector dimension"},
-    {SC_CF_K, "experiment.k", "k", SC__CT_U64, 1, 4096, NULL, WL_IPSEARCH,
-     "ipsearch: results per query"},
-    {SC_CF_POOL_THREADS, "experiment.pool_threads", "pool-threads", SC__CT_LONG, 1, 65536, NULL,
-     WL_IPSEARCH, "ipsearch: the application's own worker threads"},
-    {SC_CF_BLAS, "experiment.blas", "blas", SC__CT_CHOICE, 0, 0,
-     "default|openblas-pthread|openblas-openmp|openblas-serial", WL_IPSEARCH,
-     "ipsearch: the OpenBLAS build loaded: default | openblas-pthread | openblas-openmp | "
-     "openblas-serial"},
-    {SC_CF_RANKS, "experiment.ranks", "ranks", SC__CT_LONG, 2, 4096, NULL, WL_MPI,
-     "mpi-pingpong: MPI ranks (2; pairs: all: one per node, default the nodes' count)"},
-    {SC_CF_MIN_BYTES, "experiment.min_bytes", "min-bytes", SC__CT_U64, 0, 1LL << 30, NULL, WL_MPI,
-     "mpi-pingpong: smallest message"},
-    {SC_CF_MAX_BYTES, "experiment.max_bytes", "max-bytes", SC__CT_U64, 1, 1LL << 30, NULL, WL_MPI,
-     "mpi-pingpong: largest message"},
-    {SC_CF_WINDOW, "experiment.window", "window", SC__CT_LONG, 1, 1024, NULL, WL_MPI,
-     "mpi-pingpong uniband: messages in flight per window"},
-    {SC_CF_PAIRS, "experiment.pairs", "pairs", SC__CT_CHOICE, 0, 0, "first|all", WL_MPI,
-     "mpi-pingpong: first (ranks 0 and 1) | all (every node pair in rounds: a link matrix)"},
-    {SC_CF_OUTLIER_MAD, "experiment.outlier_mad", "outlier-mad", SC__CT_DOUBLE, 0, 0, NULL, WL_MPI,
-     "pairs: all: a node or link is bad beyond this many MADs of the others (default 3)"},
-    {SC_CF_OUTLIER_MIN_PCT, "experiment.outlier_min_pct", "outlier-min-pct", SC__CT_DOUBLE, 0, 0,
-     NULL, WL_MPI, "pairs: all: and at least this % worse than the others (default 20)"},
-    {SC_CF_NODES, "experiment.nodes", "nodes", SC__CT_STRING, 0, 0, NULL, SC__WL_ANY,
-     "Slurm hostlist the card may run on (node[01-02])"},
-    {SC_CF_RUNS, "experiment.runs", "runs", SC__CT_RUNS, 1, 1000, NULL, SC__WL_ANY,
-     "separate runs of the workload into one bundle, or auto (default 1)"},
-    {SC_CF_RUNS_CI_PCT, "experiment.runs_ci_pct", "runs-ci-pct", SC__CT_DOUBLE, 0, 0, NULL,
-     SC__WL_ANY, "runs: auto: stop when the median's 95% interval is within this % (default 2)"},
-    {SC_CF_RUNS_MAX, "experiment.runs_max", "runs-max", SC__CT_LONG, 6, 1000, NULL, SC__WL_ANY,
-     "runs: auto: at most this many runs (default 30)"},
-    {SC_CF_INTERFERENCE_ACCOUNTING, "experiment.interference_accounting", "interference-accounting",
-     SC__CT_SWITCH, 0, 0, NULL, SC__WL_ANY,
-     "account foreign work on the card's CPUs: on | off (default on)"},
-    {SC_CF_EXPECT_TRANSPORT, "experiment.expect.transport", "expect-transport", SC__CT_CARRIERS, 0,
-     0, NULL, WL_MPI,
-     "mpi: carrier(s) the data must go over: shm, tcp, ofi:PROVIDER, ucx:TRANSPORT; a list "
-     "(shm,tcp) means any of them"},
-    {SC_CF_EXPECT_INTERFACE, "experiment.expect.interface", "expect-interface", SC__CT_NAME, 0,
-     0, NULL, WL_MPI,
-     "mpi: the network interface (eth0, hsn0, ib0) that must carry 90% of the payload bytes"},
-    {SC_CF_EXPECT_MIN_RATE, "experiment.expect.min_rate_MBps", "expect-min-rate", SC__CT_DOUBLE, 0,
-     0, NULL, WL_STREAM | WL_MPI,
-     "best rate below this (MB/s) fails the run (mpi: the rate at at_bytes)"},
-    {SC_CF_EXPECT_AT_BYTES, "experiment.expect.at_bytes", "expect-at-bytes", SC__CT_U64, 0,
-     1LL << 30, NULL, WL_MPI,
-     "mpi: the message size min_rate_MBps applies to (default: max_bytes)"},
-    {SC_CF_EXPECT_MAX_LATENCY, "experiment.expect.max_latency_us", "expect-max-latency",
-     SC__CT_DOUBLE, 0, 0, NULL, WL_MPI,
-     "mpi pingpong: a latency (us) at the smallest size above this fails the run"},
-    {SC_CF_EXPECT_MAX_INTERFERENCE, "experiment.expect.max_interference_pct",
-     "expect-max-interference", SC__CT_DOUBLE, 0, 0, NULL, SC__WL_ANY,
-     "foreign share of any card CPU above this % fails the run (default 5)"},
-    {SC_CF_ENV, "experiment.env", NULL, SC__CT_ENV, 0, 0, NULL, SC__WL_ANY,
-     "variables set for the workload"},
-    {SC_CF_CONTROLLED, "experiment.controlled_variables", NULL, SC__CT_LIST, 0, 0, NULL, SC__WL_ANY,
-     "what was held constant (documentation)"},
-};
-
-const sc__card_key *sc__card_key_by_path(const char *path)
-{
-    for (size_t i = 0; i < SC_CF_COUNT; i++)
-        if (strcmp(sc__card_keys[i].path, path) == 0)
-            return &sc__card_keys[i];
-    return NULL;
-}
-
-const sc__card_key *sc__card_key_by_flag(const char *flag)
-{
-    for (size_t i = 0; i < SC_CF_COUNT; i++)
-        if (sc__card_keys[i].flag && strcmp(sc__card_keys[i].flag, flag) == 0)
-            return &sc__card_keys[i];
-    return NULL;
-}
-
-const char *sc__card_key_name(const sc__card_key *key)
-{
-    const char *dot = strrchr(key->path, '.');
-
-    return dot ? dot + 1 : key->path;
-}
-
-const sc__card_key *sc__card_key_by_name(const char *name)
-{
-    for (size_t i = 0; i < SC_CF_COUNT; i++)
-        if (strcmp(sc__card_key_name(&sc__card_keys[i]), name) == 0)
-            return &sc__card_keys[i];
-    return NULL;
-}
-
-const char *sc__card_section_name(const char *path)
-{
-    if (!strncmp(path, "experiment.expect.", 18))
-        return "under expect:";
-    if (!strncmp(path, "experiment.", 11))
-        return "under experiment:";
-    return "at the top level";
-}
-
-const sc__card_key *sc__card_key_suggest(const char *name)
-{
-    const sc__card_key *best = NULL;
-    size_t best_d = 3; /* suggest only close misspellings */
-
-    for (size_t i = 0; i < SC_CF_COUNT; i++) {
-        size_t d = sc_text_distance(name, sc__card_key_name(&sc__card_keys[i]));
-        if (d < best_d) {
-            best_d = d;
-            best = &sc__card_keys[i];
-        }
-    }
-    return best;
-}
-
 static void *sc__card_slot(sc_card *card, sc_card_field f)
 {
     switch (f) {
@@ -351,9 +195,9 @@ static int sc__assign_value(sc_card *card, const sc__card_key *key, const char *
         }
         int rc = sc__parse_decimal(value, &u);
         if (rc < 0 || u < (unsigned long long)key->min || u > (unsigned long long)key->max) {
-            sc_diag_addf(diag, "%s: %s: \"%s\" is not %s (valid: %lld-%lld%s)", where, name,
-                         value, rc < 0 && rc != -ERANGE ? "a whole number" : "in range",
-                         key->min, key->max, autoable ? ", or auto" : "");
+            sc_diag_addf(diag, "%s: %s: \"%s\" is not %s (valid: %lld-%lld%s)", where, name, value,
+                         rc < 0 && rc != -ERANGE ? "a whole number" : "in range", key->min,
+                         key->max, autoable ? ", or auto" : "");
             return -EINVAL;
         }
         if (key->type != SC__CT_LONG && key->type != SC__CT_RUNS)
@@ -367,8 +211,8 @@ static int sc__assign_value(sc_card *card, const sc__card_key *key, const char *
         errno = 0;
         double d = strtod(value, &end);
         if (errno || end == value || *end || !isfinite(d) || d <= 0) {
-            sc_diag_addf(diag, "%s: %s: \"%s\" is not a positive number (valid: e.g. 60000)",
-                         where, name, value);
+            sc_diag_addf(diag, "%s: %s: \"%s\" is not a positive number (valid: e.g. 60000)", where,
+                         name, value);
             return -EINVAL;
         }
         *(double *)slot = d;
@@ -376,29 +220,31 @@ static int sc__assign_value(sc_card *card, const sc__card_key *key, const char *
     }
     case SC__CT_CPULIST:
         if (sc_cpulist_parse(value, card->cpus, why, sizeof(why)) < 0) {
-            sc_diag_addf(diag, "%s: %s: %s (valid: Linux cpulist such as 0-3,8,10-11)", where,
-                         name, why);
+            sc_diag_addf(diag, "%s: %s: %s (valid: Linux cpulist such as 0-3,8,10-11)", where, name,
+                         why);
             return -EINVAL;
         }
         return sc__replace_string(&card->cpu_list, value);
-    case SC__CT_WORKLOAD:
-        for (int w = SC_WORKLOAD_STREAM; w <= SC_WORKLOAD_MPI_PINGPONG; w++)
-            if (strcmp(value, sc_workload_name((sc_workload)w)) == 0) {
-                card->workload = (sc_workload)w;
-                return 0;
-            }
-        sc_diag_addf(diag, "%s: %s: \"%s\" is not a workload (valid: stream, ipsearch, "
-                           "mpi-pingpong)",
-                     where, name, value);
+    case SC__CT_WORKLOAD: {
+        const sc_workload_ops *ops = sc_workload_lookup(value);
+        char names[128];
+        if (ops) {
+            card->workload = ops->id;
+            return 0;
+        }
+        sc_workload_names(", ", names, sizeof(names));
+        sc_diag_addf(diag, "%s: %s: \"%s\" is not a workload (valid: %s)", where, name, value,
+                     names);
         return -EINVAL;
+    }
     case SC__CT_PREFETCH:
         for (int p = SC_PREFETCH_UNCHANGED; p <= SC_PREFETCH_OFF; p++)
             if (strcmp(value, sc_prefetch_name((sc_prefetch)p)) == 0) {
                 card->prefetch = (sc_prefetch)p;
                 return 0;
             }
-        sc_diag_addf(diag, "%s: %s: \"%s\" is not allowed (valid: on, off, unchanged)", where,
-                     name, value);
+        sc_diag_addf(diag, "%s: %s: \"%s\" is not allowed (valid: on, off, unchanged)", where, name,
+                     value);
         return -EINVAL;
     case SC__CT_SWITCH:
         /* YAML's booleans are words too: true and false say the same. */
@@ -426,6 +272,12 @@ int sc__card_assign(sc_card *card, const sc__card_key *key, const char *value, c
 
     card->invalid[key->field] = rc == -EINVAL;
     return rc;
+}
+
+const void *sc__card_slot_of(const sc_card *card, sc_card_field field)
+{
+    /* The slot is only read: the cast drops const for the shared lookup. */
+    return sc__card_slot((sc_card *)card, field);
 }
 
 char *sc__card_value_text(const sc_card *card, sc_card_field field)
@@ -473,20 +325,6 @@ char *sc__card_value_text(const sc_card *card, sc_card_field field)
     return strdup(""); /* not a single value: never swept */
 }
 
-const char *sc_card_flag(size_t index, const char **help)
-{
-    for (size_t i = 0; i < SC_CF_COUNT; i++) {
-        if (!sc__card_keys[i].flag)
-            continue;
-        if (index-- == 0) {
-            if (help)
-                *help = sc__card_keys[i].help;
-            return sc__card_keys[i].flag;
-        }
-    }
-    return NULL;
-}
-
 size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX_PARAMS])
 {
     size_t n = 0;
@@ -496,13 +334,13 @@ size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX
        recorded elsewhere. */
     for (size_t i = 0; i < SC_CF_COUNT && n < SC_CARD_MAX_PARAMS; i++) {
         const sc__card_key *key = &sc__card_keys[i];
-        if (key->workloads == SC__WL_ANY || !(key->workloads & SC__WL_BIT(card->workload)) ||
+        if (!sc_workload_own_key(key->field) || !sc_workload_reads(card->workload, key->field) ||
             key->field == SC_CF_MEMORY_NODE || key->field == SC_CF_EXPECT_TRANSPORT ||
-            key->field == SC_CF_EXPECT_INTERFACE ||
-            key->field == SC_CF_EXPECT_MIN_RATE || key->field == SC_CF_EXPECT_AT_BYTES ||
-            key->field == SC_CF_EXPECT_MAX_LATENCY || key->field == SC_CF_CACHE_RESIDENT ||
-            key->field == SC_CF_OUTLIER_MAD || key->field == SC_CF_OUTLIER_MIN_PCT ||
-            key->field == SC_CF_BLAS || (key->field == SC_CF_WINDOW && !card->window))
+            key->field == SC_CF_EXPECT_INTERFACE || key->field == SC_CF_EXPECT_MIN_RATE ||
+            key->field == SC_CF_EXPECT_AT_BYTES || key->field == SC_CF_EXPECT_MAX_LATENCY ||
+            key->field == SC_CF_CACHE_RESIDENT || key->field == SC_CF_OUTLIER_MAD ||
+            key->field == SC_CF_OUTLIER_MIN_PCT || key->field == SC_CF_BLAS ||
+            (key->field == SC_CF_WINDOW && !card->window))
             continue;
         /* The slot is only read: the cast drops const for the shared lookup. */
         const void *slot = sc__card_slot((sc_card *)card, key->field);
@@ -521,16 +359,6 @@ size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX
     return n;
 }
 
-const char *sc_workload_name(sc_workload w)
-{
-    switch (w) {
-    case SC_WORKLOAD_STREAM: return "stream";
-    case SC_WORKLOAD_IPSEARCH: return "ipsearch";
-    case SC_WORKLOAD_MPI_PINGPONG: return "mpi-pingpong";
-    default: return "none";
-    }
-}
-
 const char *sc_prefetch_name(sc_prefetch p)
 {
     switch (p) {
@@ -540,25 +368,3 @@ const char *sc_prefetch_name(sc_prefetch p)
     }
 }
 
-/* Keys a sweep may vary: what a run is, not what the card is or where it may run. */
-bool sc__card_key_sweepable(const sc__card_key *key)
-{
-    switch (key->field) {
-    case SC_CF_VERSION:
-    case SC_CF_QUESTION:
-    case SC_CF_RUN_NAME:
-    case SC_CF_WORKLOAD:
-    case SC_CF_NODES:
-    case SC_CF_RUNS:
-    case SC_CF_RUNS_CI_PCT:
-    case SC_CF_RUNS_MAX:
-    case SC_CF_PAIRS: /* one matrix is one run: its shape and its judgement stay put */
-    case SC_CF_OUTLIER_MAD:
-    case SC_CF_OUTLIER_MIN_PCT:
-    case SC_CF_ENV:
-    case SC_CF_CONTROLLED:
-        return false;
-    default:
-        return true;
-    }
-}

@@ -3,6 +3,7 @@
  * once, then the controlled variables (facts_vars.c) and the results.
  */
 #include "sc_facts_src.h"
+#include "sc_fact_rates.h"
 #include "sc_bounds.h"
 #include "sc_bundle.h"
 #include "sc_caches.h"
@@ -41,85 +42,6 @@ static void sc__copy_json_str(json_object *o, const char *key, char *buf, size_t
 }
 
 /* A figure (sc_num.h), 0 when there is none. */
-static double sc__num(json_object *o, const char *key)
-{
-    double v;
-
-    return sc_num_get(o, key, &v) == 0 ? v : 0;
-}
-
-/* A function's per-repetition seconds from "rep_seconds": {"copy": [...]}, one per
-   repetition of the card (iterations), or none. */
-static void sc__load_reps(sc_fact_rate *r, json_object *metrics, long iterations)
-{
-    json_object *reps, *arr;
-
-    if (!metrics || !json_object_object_get_ex(metrics, "rep_seconds", &reps) ||
-        !json_object_object_get_ex(reps, r->name, &arr) ||
-        !json_object_is_type(arr, json_type_array))
-        return;
-    size_t n = json_object_array_length(arr);
-    if (iterations < 0 || n != (size_t)iterations)
-        return; /* not one per repetition of the card (verify says so): not drawn */
-    r->rep_s = n ? calloc(n, sizeof(double)) : NULL;
-    if (!r->rep_s)
-        return;
-    for (size_t i = 0; i < n; i++)
-        if (sc_num_json(json_object_array_get_idx(arr, i), &r->rep_s[i]) < 0)
-            r->rep_s[i] = 0; /* not a figure: not drawn */
-    r->n_rep = n;
-}
-
-/* STREAM: one row per function from "rates"/"times", or the single best_rate_MBps. */
-static void sc__load_rates(sc_bundle_facts *f, json_object *metrics, const char *kernel,
-                           long iterations)
-{
-    json_object *rates, *times, *t;
-
-    if (metrics && json_object_object_get_ex(metrics, "rates", &rates) &&
-        json_object_is_type(rates, json_type_object)) {
-        json_object_object_get_ex(metrics, "times", &times);
-        json_object_object_foreach(rates, name, rate)
-        {
-            if (f->n_rates >= sizeof(f->rates) / sizeof(f->rates[0]))
-                break;
-            sc_fact_rate *r = &f->rates[f->n_rates++];
-            snprintf(r->name, sizeof(r->name), "%s", name);
-            if (sc_num_json(rate, &r->MBps) < 0)
-                r->MBps = 0;
-            t = NULL;
-            if (times && json_object_object_get_ex(times, name, &t)) {
-                r->avg_s = sc__num(t, "avg_time_s");
-                r->min_s = sc__num(t, "min_time_s");
-                r->max_s = sc__num(t, "max_time_s");
-            }
-            sc__load_reps(r, metrics, iterations);
-        }
-    } else if (sc__num(metrics, "best_rate_MBps") > 0) {
-        sc_fact_rate *r = &f->rates[f->n_rates++];
-        snprintf(r->name, sizeof(r->name), "%s", kernel ? kernel : "best");
-        r->MBps = sc__num(metrics, "best_rate_MBps");
-        r->avg_s = sc__num(metrics, "avg_time_s");
-        r->min_s = sc__num(metrics, "min_time_s");
-        r->max_s = sc__num(metrics, "max_time_s");
-    }
-}
-
-/* ipsearch: the search as one rate row in queries/s, with every search's seconds. */
-static void sc__load_search(sc_bundle_facts *f, json_object *metrics, long iterations)
-{
-    if (sc__num(metrics, "qps") <= 0)
-        return;
-    sc_fact_rate *r = &f->rates[f->n_rates++];
-    snprintf(r->name, sizeof(r->name), "search");
-    r->MBps = sc__num(metrics, "qps");
-    r->min_s = sc__num(metrics, "wall_seconds");
-    r->avg_s = sc__num(metrics, "avg_wall_seconds");
-    r->max_s = sc__num(metrics, "max_wall_seconds");
-    sc__load_reps(r, metrics, iterations);
-    f->rate_unit = "queries/s";
-}
-
 static int sc__load_sizes(sc_bundle_facts *f, json_object *metrics)
 {
     json_object *arr;
@@ -133,8 +55,8 @@ static int sc__load_sizes(sc_bundle_facts *f, json_object *metrics)
         return -ENOMEM;
     for (size_t i = 0; i < n; i++) {
         json_object *e = json_object_array_get_idx(arr, i);
-        f->sizes[f->n_sizes++] = (sc_fact_size){(unsigned long long)sc__num(e, "bytes"),
-                                                sc__num(e, "t_usec"), sc__num(e, "MBps")};
+        f->sizes[f->n_sizes++] = (sc_fact_size){(unsigned long long)sc__fact_num(e, "bytes"),
+                                                sc__fact_num(e, "t_usec"), sc__fact_num(e, "MBps")};
     }
     return 0;
 }
@@ -145,7 +67,7 @@ static void sc__load_transport(sc_bundle_facts *f, const sc__src *s)
 {
     json_object *v = NULL, *name;
 
-    if (f->workload != SC_WORKLOAD_MPI_PINGPONG)
+    if (!f->mpi)
         return;
     if (!(s->metrics && json_object_object_get_ex(s->metrics, "transport", &v) && v))
         if (s->results && !json_object_object_get_ex(s->results, "transport", &v) && s->first_run)
@@ -475,7 +397,8 @@ int sc_facts_load(const char *path, sc_bundle_facts *f)
         rc = sc__facts_read_vars(&src, f);
     if (rc < 0)
         goto out;
-    f->workload = src.card ? src.card->workload : SC_WORKLOAD_NONE;
+    f->workload = src.card ? src.card->workload : 0; /* 0: none */
+    f->mpi = sc_workload_mpi(src.card);
     f->cpu_list = src.card ? sc_cpulist_format(src.card->cpus) : NULL;
     if (src.card && environ_text) {
         char simd[32] = "";
@@ -496,13 +419,11 @@ int sc_facts_load(const char *path, sc_bundle_facts *f)
     f->has_primary = sc_metric_primary(src.card, src.results, &f->primary) == 0;
     sc__load_transport(f, &src);
     f->rate_unit = "MB/s";
-    if (f->workload == SC_WORKLOAD_STREAM)
-        sc__load_rates(f, src.metrics, src.card ? src.card->kernel : NULL,
-                       src.card ? src.card->iterations : -1);
-    if (f->workload == SC_WORKLOAD_IPSEARCH)
-        sc__load_search(f, src.metrics, src.card ? src.card->iterations : -1);
+    const sc_workload_ops *ops = src.card ? sc_workload_ops_of(src.card->workload) : NULL;
+    if (ops && ops->facts)
+        ops->facts(f, src.metrics, src.card);
     rc = sc__load_sizes(f, src.metrics);
-    if (rc == 0 && f->workload == SC_WORKLOAD_MPI_PINGPONG)
+    if (rc == 0 && f->mpi)
         rc = sc__load_rank_snapshots(f);
     else if (rc == 0) {
         rc = sc__load_threads(f, threads);

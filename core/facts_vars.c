@@ -19,7 +19,12 @@
 typedef char *(*sc__reader)(const sc__src *s, const char *arg);
 
 #define SC__ENV_UNRECORDED "(inherited: not recorded)"
-#define WL(w) (1u << (w))
+/* Which runs a variable that is not a card key applies to. */
+enum {
+    SC__VAR_ALL = 0, /* every run */
+    SC__VAR_BLAS,    /* a workload that reads blas: (its BLAS library) */
+    SC__VAR_MPI,     /* a workload whose processes are MPI ranks (its MPI stack) */
+};
 
 static char *sc__rd_build(const sc__src *s, const char *arg);
 static char *sc__rd_card(const sc__src *s, const char *arg);
@@ -33,8 +38,8 @@ static char *sc__rd_mpi(const sc__src *s, const char *arg);
 static const struct sc__var {
     const char *name, *group, *source;
     sc__reader read;
-    const char *arg;    /* keys for the reader */
-    unsigned workloads; /* 0: every workload; a card key's come from the card schema */
+    const char *arg;  /* keys for the reader */
+    unsigned applies; /* SC__VAR_*; a card key's: the workload modules' (sc_workload_reads) */
 } sc__vars[] = {
     {"binary_sha256", "build", "build.json sha256 (the ELF that ran)", sc__rd_build, "sha256", 0},
     {"compiler", "build", "build.json compiler, compiler_version", sc__rd_build,
@@ -49,11 +54,11 @@ static const struct sc__var {
     {"blas", "build",
      "build.json blas_library, blas_library_sha256 (the BLAS loaded; its configuration string "
      "names the core type, which is blas_core)",
-     sc__rd_build, "blas_library blas_library_sha256", WL(SC_WORKLOAD_IPSEARCH)},
+     sc__rd_build, "blas_library blas_library_sha256", SC__VAR_BLAS},
     {"blas_core", "build",
      "results.json evidence.blas.corename (the core type the BLAS chose in the run), else "
      "build.json blas_corename",
-     sc__rd_blas_core, NULL, WL(SC_WORKLOAD_IPSEARCH)},
+     sc__rd_blas_core, NULL, SC__VAR_BLAS},
     {"workload", "run", "card.yaml workload", sc__rd_card, "workload", 0},
     {"kernel", "run", "card.yaml kernel", sc__rd_card, "kernel", 0},
     {"array_size", "run", "card.yaml array_size (elements per array)", sc__rd_card, "array_size",
@@ -103,21 +108,21 @@ static const struct sc__var {
      sc__rd_prefetch, NULL, 0},
     /* The MPI stack as the ranks loaded it (run.conf, from stream.log; sc_mpistack.h). */
     {"mpi_library", "build", "run.conf mpi_library libmpi: version and SHA-256 of the one loaded",
-     sc__rd_mpi, "libmpi", WL(SC_WORKLOAD_MPI_PINGPONG)},
+     sc__rd_mpi, "libmpi", SC__VAR_MPI},
     {"libfabric", "build",
      "run.conf mpi_library libfabric: version and SHA-256 of the one libmpi loaded", sc__rd_mpi,
-     "libfabric", WL(SC_WORKLOAD_MPI_PINGPONG)},
+     "libfabric", SC__VAR_MPI},
     {"libcxi", "build",
      "run.conf mpi_library libcxi: SHA-256 of the one libfabric loaded (Slingshot)", sc__rd_mpi,
-     "libcxi", WL(SC_WORKLOAD_MPI_PINGPONG)},
+     "libcxi", SC__VAR_MPI},
     {"ucx", "build", "run.conf mpi_library libucp, libucs: version and SHA-256 of the ones loaded",
-     sc__rd_mpi, "libucp libucs", WL(SC_WORKLOAD_MPI_PINGPONG)},
+     sc__rd_mpi, "libucp libucs", SC__VAR_MPI},
     {"mpi_settings", "run",
      "run.conf mpi_param: rank 0's MCA, FI_* and UCX_* settings, sources; not the card's env",
-     sc__rd_mpi, "settings", WL(SC_WORKLOAD_MPI_PINGPONG)},
+     sc__rd_mpi, "settings", SC__VAR_MPI},
     {"fabric_providers", "platform",
      "run.conf transport_rank fi_info: libfabric's providers per node", sc__rd_mpi, "providers",
-     WL(SC_WORKLOAD_MPI_PINGPONG)},
+     SC__VAR_MPI},
 };
 #define SC__NVARS (sizeof(sc__vars) / sizeof(sc__vars[0]))
 _Static_assert(SC__NVARS <= SC_FACTS_MAX_VARS, "SC_FACTS_MAX_VARS too small");
@@ -458,10 +463,10 @@ static const char *sc__follows(const sc__src *src, const char *name)
 
     if (!c)
         return NULL;
-    if (!strcmp(name, "threads") && c->workload != SC_WORKLOAD_MPI_PINGPONG &&
+    if (!strcmp(name, "threads") && !sc_workload_mpi(c) &&
         c->threads == hwloc_bitmap_weight(c->cpus))
         return "cpu_list";
-    if (!strcmp(name, "pool_threads") && c->workload == SC_WORKLOAD_IPSEARCH &&
+    if (!strcmp(name, "pool_threads") && sc_workload_reads(c->workload, SC_CF_POOL_THREADS) &&
         c->pool_threads == c->threads)
         return "threads";
     /* The core type the BLAS chooses comes from the environment (OPENBLAS_CORETYPE) and
@@ -482,31 +487,33 @@ const char *sc_facts_follows(const sc_bundle_facts *a, const sc_bundle_facts *b,
     return va && vb && strcmp(va, vb) != 0 ? from : NULL;
 }
 
-/* The workloads a variable applies to (0: all): a card key's are the schema's, the one
-   definition of which workload reads which key. */
-static unsigned sc__var_workloads(const struct sc__var *var)
+/* Whether a variable applies to the card's workload: a card key's as the workload modules
+   say (the one definition of which workload reads which key), the others' by their mask. */
+static bool sc__var_applies(const struct sc__var *var, const sc_card *card)
 {
     char path[64];
 
+    if (var->applies == SC__VAR_BLAS)
+        return card && sc_workload_reads(card->workload, SC_CF_BLAS);
+    if (var->applies == SC__VAR_MPI)
+        return sc_workload_mpi(card);
     if (var->read != sc__rd_card)
-        return var->workloads;
+        return true;
     snprintf(path, sizeof(path), "experiment.%s", var->arg);
     const sc__card_key *key = sc__card_key_by_path(path);
-    return key ? key->workloads : 0;
+    if (!key)
+        return true;
+    return card ? sc_workload_reads(card->workload, key->field) : !sc_workload_own_key(key->field);
 }
 
 int sc__facts_read_vars(const sc__src *src, sc_bundle_facts *f)
 {
-    unsigned wl = src->card ? 1u << src->card->workload : 0;
-
     for (size_t i = 0; i < SC__NVARS; i++) {
         const struct sc__var *var = &sc__vars[i];
         f->vars[i].name = var->name;
         f->vars[i].group = var->group;
         f->vars[i].follows = sc__follows(src, var->name);
-        char *value = sc__var_workloads(var) && !(sc__var_workloads(var) & wl)
-                          ? strdup("n/a")
-                          : var->read(src, var->arg);
+        char *value = sc__var_applies(var, src->card) ? var->read(src, var->arg) : strdup("n/a");
         /* Values are shown (compare, classify, report, export): kept as safe text (a value
            made of parts escaped already, such as env's, is not escaped twice). */
         if (value && !sc_text_is_printable(value, strlen(value))) {

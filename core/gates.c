@@ -1,7 +1,6 @@
 /* gates.c: the acceptance gates from raw evidence (see sc_gates.h). */
 #include "sc_gates.h"
 #include "sc_bounds.h"
-#include "sc_caches.h"
 #include "sc_transport_gate.h"
 #include "sc_cpulist.h"
 #include "sc_interference.h"
@@ -14,9 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* STREAM's rule: a timed repetition lasts at least this many clock ticks. */
-#define SC__TIMER_TICKS 20
 
 /* MPI: the card's ranks; 0 (pairs: all over the allocation's nodes, known only when the
    job runs) takes the count the communicator had, when that makes at least one pair. */
@@ -45,7 +41,7 @@ static void sc__gate_rank_count(const sc_card *card, const sc_tracelog *t, sc_ga
 
 static void sc__gate_thread_count(const sc_card *card, const sc_tracelog *t, sc_gate *g)
 {
-    if (card->workload == SC_WORKLOAD_MPI_PINGPONG) {
+    if (sc_workload_mpi(card)) {
         sc__gate_rank_count(card, t, g);
         return;
     }
@@ -386,13 +382,13 @@ out:
 static void sc__gate_binding(const sc_card *card, const sc_tracelog *t, const sc_evidence *ev,
                              sc_gate *g)
 {
-    if (card->workload == SC_WORKLOAD_MPI_PINGPONG) {
+    if (sc_workload_mpi(card)) {
         sc__gate_rank_binding(card, t, g);
         return;
     }
     if (!sc__check_trace_bindings(card, t, g) || !sc__check_snapshot(card, ev, g))
         return;
-    if (card->workload == SC_WORKLOAD_IPSEARCH) {
+    if (sc_workload_reads(card->workload, SC_CF_POOL_THREADS)) {
         if (sc__check_pool_bindings(card, t, g))
             sc_gate_set(g, SC_GATE_OK,
                         "%zu threads and %zu pinned search threads on CPUs of %s%s; "
@@ -577,7 +573,7 @@ static void sc__gate_min_rate(const sc_card *card, const sc_evidence *ev, const 
         sc_gate_set(g, SC_GATE_NULL, "the card sets no min_rate_MBps");
         return;
     }
-    if (card->workload == SC_WORKLOAD_MPI_PINGPONG) {
+    if (sc_workload_reads(card->workload, SC_CF_EXPECT_AT_BYTES)) {
         /* Not the peak over the sizes: a slow transport can reach a fast one's peak at
            some size. The card names the size (at_bytes), or it is the largest. */
         const sc_imb_row *row = sc__min_rate_row(card, t);
@@ -612,8 +608,7 @@ static int sc__gate_interference(const sc_card *card, const sc_evidence *ev, con
     sc_interference rec = {0};
     int rc = sc_interference_load(card, ev->interference, ev->log, &rec);
 
-    if (rc == 0 && card->interference_accounting && !ev->interference &&
-        card->workload != SC_WORKLOAD_MPI_PINGPONG)
+    if (rc == 0 && card->interference_accounting && !ev->interference && !sc_workload_mpi(card))
         sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: no interference.txt");
     else if (rc == 0)
         sc_interference_gate(card, &rec, t, g);
@@ -644,105 +639,13 @@ static void sc__gate_max_latency(const sc_card *card, const sc_tracelog *t, sc_g
                     row->bytes, card->expect_max_latency_us);
 }
 
-static bool sc__cache_accepted(const sc_card *card)
+/* The gates a workload owns, by its module, for every run (null for another workload's). */
+static void sc__gates_owned(const sc_card *card, const sc_evidence *ev, const sc_tracelog *t,
+                            sc_gates *out)
 {
-    return card->cache_resident && strcmp(card->cache_resident, "accept") == 0;
-}
-
-/* What the stream_array rule holds an array against, as its notes say it. */
-static void sc__cache_basis(const sc_llc *llc, char *buf, size_t len)
-{
-    double reported = (double)llc->bytes / 1048576.0;
-
-    if (!llc->untrusted)
-        snprintf(buf, len, "the %.1f MiB of L%u cache of cpu_list", reported, llc->level);
-    else if (llc->edge_bytes)
-        snprintf(buf, len,
-                 "the last cache's edge, measured at %.1f MiB by %u threads (reported L%u "
-                 "%.1f MiB, unverified)",
-                 (double)llc->edge_bytes / 1048576.0, llc->probe_threads, llc->level, reported);
-    else
-        snprintf(buf, len, "the %.1f MiB of L%u cache reported (unverified, and %s)", reported,
-                 llc->level, llc->n_points ? "the probe showed no edge" : "no probe was kept");
-}
-
-/* STREAM's rule: each array at least 4x the last-level caches of cpu_list (sc_caches.h). */
-static void sc__gate_stream_array(const sc_card *card, const sc_evidence *ev, sc_gate *g)
-{
-    double mib = 8.0 * (double)card->array_size / 1048576.0;
-    char basis[256];
-    sc_llc llc;
-    int rc;
-
-    if (card->workload != SC_WORKLOAD_STREAM) {
-        sc_gate_set(g, SC_GATE_NULL, "not a STREAM run");
-        return;
-    }
-    if ((rc = sc_caches_parse(ev->caches, &llc)) < 0) {
-        if (rc == -EBADMSG)
-            sc_gate_set(g, SC_GATE_FAIL,
-                        "not supported by evidence: platform/caches.txt's probe does not hold "
-                        "together (malformed points, or an edge its points do not give)");
-        else if (sc__cache_accepted(card))
-            sc_gate_set(g, SC_GATE_OK,
-                        "the card accepts a cache-resident array (cache_resident: "
-                        "accept); the last-level cache was not recorded");
-        else
-            sc_gate_set(g, SC_GATE_FAIL,
-                        "not supported by evidence: platform/caches.txt does not "
-                        "give the last-level caches of cpu_list");
-        return;
-    }
-    sc__cache_basis(&llc, basis, sizeof(basis));
-    uint64_t need = sc_caches_min_array_size(&llc);
-    if (card->array_size >= need)
-        sc_gate_set(g, SC_GATE_OK, "each array %.1f MiB >= %d x %s", mib, SC_CACHES_ARRAY_FACTOR,
-                    basis);
-    else if (sc__cache_accepted(card))
-        sc_gate_set(g, SC_GATE_OK,
-                    "accepted by the card (cache_resident: accept): each array %.1f MiB is "
-                    "below %d x %s, so the rates are a cache's, not memory's",
-                    mib, SC_CACHES_ARRAY_FACTOR, basis);
-    else
-        sc_gate_set(g, SC_GATE_FAIL,
-                    "each array %.1f MiB is below %d x %s: the rates measure the cache, not "
-                    "memory (valid: array_size >= %llu, %.2f GiB for 3 arrays; array_size: "
-                    "auto; or cache_resident: accept)",
-                    mib, SC_CACHES_ARRAY_FACTOR, basis, (unsigned long long)need,
-                    3.0 * 8.0 * (double)need / 1073741824.0);
-}
-
-/* STREAM's rule: every function's fastest repetition lasts at least 20 clock ticks. */
-static void sc__gate_stream_timer(const sc_card *card, const sc_tracelog *t, sc_gate *g)
-{
-    const sc_table_row *fastest = NULL;
-
-    if (card->workload != SC_WORKLOAD_STREAM) {
-        sc_gate_set(g, SC_GATE_NULL, "not a STREAM run");
-        return;
-    }
-    for (size_t i = 0; i < t->n_rows; i++)
-        if (!fastest || t->rows[i].min_s < fastest->min_s)
-            fastest = &t->rows[i];
-    if (t->clock_granularity_us <= 0 || !fastest) {
-        sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: no %s in stream.log",
-                    !fastest ? "result table" : "clock granularity");
-        return;
-    }
-    double us = fastest->min_s * 1e6, need = SC__TIMER_TICKS * (double)t->clock_granularity_us;
-    if (us + 0.5 >= need) /* the table prints whole microseconds */
-        sc_gate_set(g, SC_GATE_OK, "the fastest repetition (%s) took %.0f us >= %d ticks of %ld us",
-                    fastest->name, us, SC__TIMER_TICKS, t->clock_granularity_us);
-    else if (sc__cache_accepted(card))
-        sc_gate_set(g, SC_GATE_OK,
-                    "accepted by the card (cache_resident: accept): the fastest repetition (%s) "
-                    "took %.0f us, below %d ticks of %ld us",
-                    fastest->name, us, SC__TIMER_TICKS, t->clock_granularity_us);
-    else
-        sc_gate_set(g, SC_GATE_FAIL,
-                    "the fastest repetition (%s) took %.0f us, below %d ticks of the %ld us clock: "
-                    "too short to time (valid: a larger array_size)",
-                    fastest->name, us, SC__TIMER_TICKS, t->clock_granularity_us);
+    for (const sc_workload_ops *ops = NULL; (ops = sc_workload_next(ops));)
+        for (size_t i = 0; ops->gate && i < ops->n_gates; i++)
+            ops->gate(ops->gates[i], card, ev, t, &out->g[ops->gates[i]]);
 }
 
 int sc_gates_evaluate(const sc_card *card, const sc_evidence *ev, sc_gates *out)
@@ -774,8 +677,7 @@ int sc_gates_evaluate(const sc_card *card, const sc_evidence *ev, sc_gates *out)
     sc_transport_gate(card, t, ev->transport, &out->g[SC_GATE_TRANSPORT]);
     sc__gate_min_rate(card, ev, t, &out->g[SC_GATE_MIN_RATE]);
     sc__gate_max_latency(card, t, &out->g[SC_GATE_MAX_LATENCY]);
-    sc__gate_stream_array(card, ev, &out->g[SC_GATE_STREAM_ARRAY]);
-    sc__gate_stream_timer(card, t, &out->g[SC_GATE_STREAM_TIMER]);
+    sc__gates_owned(card, ev, t, out);
     rc = sc__gate_interference(card, ev, t, &out->g[SC_GATE_INTERFERENCE]);
     if (!ev->log)
         sc_gate_set(&out->g[SC_GATE_VALIDATION], SC_GATE_FAIL,

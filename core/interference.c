@@ -182,7 +182,7 @@ int sc_interference_load(const sc_card *card, const char *interference_txt, cons
 
     sc_bounds_of(card, &lines, &limits);
     int rc = sc_interference_parse_bounded(interference_txt ? interference_txt : "", &limits, rec);
-    if (rc == 0 && card->workload == SC_WORKLOAD_MPI_PINGPONG && log)
+    if (rc == 0 && sc_workload_mpi(card) && log)
         rc = sc_interference_parse_bounded(log, &limits, rec);
     return rc;
 }
@@ -347,7 +347,7 @@ void sc_interference_gate(const sc_card *card, const sc_interference *rec, const
 {
     sc_intf_share *sh = NULL;
     size_t n = 0, k = 0;
-    bool mpi = card->workload == SC_WORKLOAD_MPI_PINGPONG;
+    bool mpi = sc_workload_mpi(card);
 
     if (!card->interference_accounting) {
         sc_gate_set(g, SC_GATE_NULL, "the card turns interference_accounting off");

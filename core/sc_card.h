@@ -15,6 +15,7 @@
 #define SC_CARD_H
 
 #include "sc_diag.h"
+#include "sc_workload_id.h"
 
 #include <hwloc.h>
 #include <stdbool.h>
@@ -31,13 +32,6 @@
 #define SC_CARD_MAX_DEPTH 8     /* mappings and lists inside each other */
 #define SC_CARD_MAX_SCALAR 4096 /* bytes of one key or value */
 #define SC_CARD_MAX_ITEMS 256   /* entries of one mapping or list */
-
-typedef enum sc_workload {
-    SC_WORKLOAD_NONE = 0,
-    SC_WORKLOAD_STREAM,
-    SC_WORKLOAD_IPSEARCH,
-    SC_WORKLOAD_MPI_PINGPONG,
-} sc_workload;
 
 typedef enum sc_prefetch {
     SC_PREFETCH_UNCHANGED = 0,
@@ -332,7 +326,9 @@ size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX
 #define SC_CARD_RUNS_MAX_DEFAULT 30
 #define SC_CARD_MAX_INTERFERENCE_DEFAULT 5.0
 
-const char *sc_workload_name(sc_workload w);
 const char *sc_prefetch_name(sc_prefetch p);
+
+/* The workload modules (name, keys, checks, metrics): after the card, which they read. */
+#include "sc_workload.h"
 
 #endif

@@ -61,6 +61,7 @@ typedef struct sc_bundle_facts {
     size_t n_vars;
 
     sc_workload workload;
+    bool mpi; /* its processes were MPI ranks (sc_workload_mpi()): rank snapshots, transport */
     /* host and run_name as results.json says (verify checks they agree with run.conf and
        the card); owner_uid: who owns the bundle directory, which the bundle cannot fake. */
     char host[256], run_name[256], verdict[16], started_at[32], ended_at[32];

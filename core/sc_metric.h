@@ -36,7 +36,7 @@ typedef struct sc_metric {
     sc_metric_better better;
     sc_workload workload;     /* the workload whose results.json holds it */
     unsigned long long bytes; /* latency_ and bw_: the message size */
-    unsigned family;          /* the registry row it comes from (internal) */
+    unsigned family;          /* its row in the workload's metrics (internal) */
 } sc_metric;
 
 /* Which of a card's metrics sc_metric_defaults() gives. */
@@ -93,6 +93,11 @@ size_t sc_metric_defaults(const sc_card *card, json_object *results, unsigned wh
  * Returns 0, or -ENOENT for a card without a workload.
  */
 int sc_metric_primary(const sc_card *card, json_object *results, sc_metric *out);
+
+/* The metric an ablation study of card ranks its steps by when the card names none: the
+   workload's (STREAM: as sc_metric_primary(); ipsearch: thread_seconds; mpi-pingpong: the
+   latency at min_bytes). 0, or -EINVAL. */
+int sc_metric_study(const sc_card *card, sc_metric *out);
 
 /* Every metric results.json holds, in registry order (for export). Returns how many. */
 size_t sc_metric_available(json_object *results, sc_metric *out, size_t max);

@@ -165,6 +165,15 @@ long sc_tracelog_first_cause(const char *log, char *buf, size_t len);
 bool sc_tracelog_shows(double claimed, double value, double unit);
 
 /*
+ * True when shown (printed with unit shown_unit) can be num / den, where den was printed
+ * as den_shown with unit den_unit: the quotient over den's whole rounding interval,
+ * widened by half of shown's last digit and a relative 1e-9. (A derived figure of the log
+ * against the raw ones it comes from.)
+ */
+bool sc_tracelog_quotient_shows(double shown, double shown_unit, double num, double den_shown,
+                                double den_unit);
+
+/*
  * mpi-pingpong's transport as run.conf records it: transport=, then transport_pml=,
  * _btl=, _mtl=, _provider= from the TRACE_TRANSPORT line, then one line per per-rank line
  * of the log, in the order of sc_mpi_line: transport_rank=, transport_refused=,

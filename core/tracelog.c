@@ -558,3 +558,16 @@ bool sc_tracelog_is_transport_conf(const char *line)
         return true;
     return !strncmp(line, "mpi_library=", 12) || !strncmp(line, "mpi_param=", 10);
 }
+
+bool sc_tracelog_quotient_shows(double shown, double shown_unit, double num, double den_shown,
+                                double den_unit)
+{
+    double lo_den = den_shown - den_unit / 2, hi_den = den_shown + den_unit / 2;
+    double slack = shown_unit / 2 + fabs(shown) * 1e-9;
+
+    if (!(hi_den > 0) || !isfinite(shown))
+        return false;
+    if (shown + slack < num / hi_den)
+        return false;
+    return lo_den <= 0 || shown - slack <= num / lo_den;
+}

@@ -19,7 +19,6 @@
 #include "sc_runs.h"
 #include "sc_verify_attest.h"
 #include "sc_verify_platform.h"
-#include "sc_verify_derived.h"
 #include "sc_verify_interference.h"
 #include "sc_verify_reps.h"
 #include "sc_verify_times.h"
@@ -220,77 +219,13 @@ static void sc__check_rates(const sc_tracelog *t, json_object *metrics, sc_diag 
     }
 }
 
-/* ipsearch: every figure of results.json's metrics is one the log's key=value lines show. */
-static void sc__check_figures(json_object *metrics, const sc_tracelog *t, sc_diag *problems)
+/* The log's derived figures recomputed from its raw ones, by the card's workload. */
+static void sc__verify_derived(const sc_tracelog *t, const sc_card *card, sc_diag *problems)
 {
-    json_object_object_foreach(metrics, key, value)
-    {
-        if (!json_object_is_type(value, json_type_double) &&
-            !json_object_is_type(value, json_type_int))
-            continue; /* null: the workload had no finite value (the log shows NaN/Inf) */
-        const sc_figure *fig = sc_tracelog_figure(t, key);
-        double claimed = NAN;
-        sc_num_json(value, &claimed);
-        if (!fig)
-            sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows no %s figure", key,
-                         claimed, key);
-        else if (!sc_tracelog_shows(claimed, fig->value, fig->unit))
-            sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows %s=%.9g", key,
-                         claimed, key, fig->value);
-    }
-}
+    const sc_workload_ops *ops = sc_workload_ops_of(card->workload);
 
-/* The figure named key of a JSON object, compared with what the log printed. */
-static void sc__check_number(json_object *obj, const char *key, double shown, double unit,
-                             const char *what, sc_diag *problems)
-{
-    json_object *v;
-
-    if (!json_object_object_get_ex(obj, key, &v) || !v)
-        return;
-    double claimed = NAN;
-    sc_num_json(v, &claimed);
-    if (!sc_tracelog_shows(claimed, shown, unit))
-        sc_diag_addf(problems, "results.json: %s %s %.9g, but stream.log's table shows %.9g", what,
-                     key, claimed, shown);
-}
-
-/* mpi-pingpong: each size's time and bandwidth, the 8-byte latency and the peak. */
-static void sc__check_sizes(json_object *metrics, const sc_tracelog *t, sc_diag *problems)
-{
-    json_object *sizes, *bytes;
-    char what[64];
-
-    if (json_object_object_get_ex(metrics, "sizes", &sizes) &&
-        json_object_is_type(sizes, json_type_array)) {
-        for (size_t i = 0; i < json_object_array_length(sizes); i++) {
-            json_object *size = json_object_array_get_idx(sizes, i);
-            if (!json_object_object_get_ex(size, "bytes", &bytes))
-                continue;
-            unsigned long long n = (unsigned long long)json_object_get_int64(bytes);
-            const sc_imb_row *row = sc_tracelog_imb_row(t, n);
-            if (!row) {
-                sc_diag_addf(problems,
-                             "results.json: a %llu-byte size, but stream.log's table "
-                             "has no such row",
-                             n);
-                continue;
-            }
-            snprintf(what, sizeof(what), "%llu bytes:", n);
-            sc__check_number(size, "repetitions", (double)row->repetitions, 1, what, problems);
-            sc__check_number(size, "t_usec", row->t_usec, row->t_usec_unit, what, problems);
-            sc__check_number(size, "MBps", row->MBps, row->MBps_unit, what, problems);
-        }
-    }
-    const sc_imb_row *eight = sc_tracelog_imb_row(t, 8);
-    json_object *latency;
-    if (json_object_object_get_ex(metrics, "latency_usec_8B", &latency) && latency && !eight)
-        sc_diag_addf(problems, "results.json: latency_usec_8B, but stream.log's table has no "
-                               "8-byte row");
-    else if (eight)
-        sc__check_number(metrics, "latency_usec_8B", eight->t_usec, eight->t_usec_unit,
-                         "latency:", problems);
-    sc__check_number(metrics, "peak_MBps", t->imb_peak_MBps, 0.01, "peak:", problems);
+    if (ops && ops->verify_derived)
+        ops->verify_derived(t, card, problems);
 }
 
 /* build.json's "mpi_stack" (mpi) is exactly what the log's TRACE_MPI_* lines give. */
@@ -335,7 +270,7 @@ static void sc__check_conf_figures(const char *conf, const char *build, const sc
             sc_diag_addf(problems, "run.conf: ready_wait_ms=%s, but stream.log shows %s", claimed,
                          waited < 0 ? "no TRACE_READY_WAIT" : "another TRACE_READY_WAIT");
     }
-    if (card->workload != SC_WORKLOAD_MPI_PINGPONG)
+    if (!sc_workload_mpi(card))
         return;
     if (build) /* the first run's: build.json's mpi_stack is from its log */
         sc__check_mpi_stack(build, t, problems);
@@ -387,10 +322,9 @@ static void sc__check_results(json_object *root, const sc_tracelog *t, const sc_
                      claimed, log_best);
     sc__check_rates(t, metrics, problems);
     if (metrics) {
-        if (card->workload == SC_WORKLOAD_IPSEARCH)
-            sc__check_figures(metrics, t, problems);
-        if (card->workload == SC_WORKLOAD_MPI_PINGPONG)
-            sc__check_sizes(metrics, t, problems);
+        const sc_workload_ops *ops = sc_workload_ops_of(card->workload);
+        if (ops && ops->verify_results)
+            ops->verify_results(metrics, t, problems);
         sc_verify_reps(metrics, t, card, problems);
     }
 }
@@ -477,8 +411,7 @@ static int sc__verify_run(const sc_bundle *b, const sc_card *card, const sc__fil
         if (run) {
             sc__check_results(run, &t, card, g, log_best, &mine);
             sc_verify_interference(card, rf.interference, rf.log, run, &mine);
-        }
-        else if (root && (!flat || runs))
+        } else if (root && (!flat || runs))
             sc_diag_addf(&mine, "results.json: no record of this run in \"runs\"");
         /* When it ran: run.conf (the run's own) and its object of results.json (one run: the
            top level too). */
@@ -488,7 +421,7 @@ static int sc__verify_run(const sc_bundle *b, const sc_card *card, const sc__fil
             sc__check_conf_figures(conf, i == 0 ? f->build : NULL, card, rf.log ? &t : NULL,
                                    log_best, &mine);
         if (rf.log)
-            sc_verify_derived(&t, card, &mine); /* the log's rates from its own times */
+            sc__verify_derived(&t, card, &mine); /* the log's rates from its own times */
     }
     snprintf(prefix, sizeof(prefix), "run-%zu: ", i + 1);
     sc__merge_prefixed(problems, &mine, flat ? "" : prefix);
@@ -723,7 +656,7 @@ int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verif
     if (!f.run_conf)
         sc_diag_addf(&out->problems, "run.conf: missing");
     card = sc__check_card(&f, &out->problems);
-    if (card && card->workload == SC_WORKLOAD_STREAM && !card->array_size) {
+    if (card && sc_workload_reads(card->workload, SC_CF_ARRAY_SIZE) && !card->array_size) {
         char *caches = sc_bundle_read_opt(&b, "platform/caches.txt");
         if (sc_caches_resolve_card(card, caches) < 0)
             sc_diag_addf(&out->problems, "card.yaml: array_size: auto, but "

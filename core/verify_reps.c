@@ -44,6 +44,7 @@ static void sc__check_list(json_object *list, const char *name, const sc__shown 
 void sc_verify_reps(json_object *metrics, const sc_tracelog *t, const sc_card *card,
                     sc_diag *problems)
 {
+    const sc_workload_ops *ops = sc_workload_ops_of(card->workload);
     json_object *reps;
 
     if (!metrics || !json_object_object_get_ex(metrics, "rep_seconds", &reps) ||
@@ -52,17 +53,9 @@ void sc_verify_reps(json_object *metrics, const sc_tracelog *t, const sc_card *c
     json_object_object_foreach(reps, name, list)
     {
         sc__shown shown = {0, 0, 0, 0};
-        if (card->workload == SC_WORKLOAD_STREAM) {
-            const sc_table_row *row = sc_tracelog_row(t, name);
-            if (row) /* STREAM's table prints its times with 6 decimals */
-                shown = (sc__shown){row->min_s, row->avg_s, row->max_s, 1e-6};
-        } else if (card->workload == SC_WORKLOAD_IPSEARCH && strcmp(name, "search") == 0) {
-            const sc_figure *best = sc_tracelog_figure(t, "wall_seconds");
-            const sc_figure *avg = sc_tracelog_figure(t, "avg_wall_seconds");
-            const sc_figure *max = sc_tracelog_figure(t, "max_wall_seconds");
-            if (best && avg && max)
-                shown = (sc__shown){best->value, avg->value, max->value, best->unit};
-        }
+        double times[4];
+        if (ops && ops->rep_times && ops->rep_times(t, name, times))
+            shown = (sc__shown){times[0], times[1], times[2], times[3]};
         if (shown.unit == 0)
             sc_diag_addf(problems,
                          "results.json: rep_seconds.%s, but stream.log shows no "

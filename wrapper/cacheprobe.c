@@ -100,12 +100,13 @@ static char *sc__comma_cpus(const sc_card *card)
 }
 
 /*
- * The probe's output for card (malloc'd): remembered, or measured now when may_probe.
+ * The probe's output for card (malloc'd), measured by the card's own kernel (a workload that
+ * reads array_size: STREAM's): remembered, or measured now when may_probe.
  * NULL when there is none.
  */
 static char *sc__probe_text(const sc_card *card, const sc_llc *llc, bool may_probe)
 {
-    char *binary = sc_plan_find_kernel(SC_WORKLOAD_STREAM), *cpus = sc__comma_cpus(card);
+    char *binary = sc_plan_find_kernel(card->workload), *cpus = sc__comma_cpus(card);
     uint64_t bytes = sc_caches_probe_bytes(llc, sc__mem_available());
     char dir[4096], size[32], threads[32], *key = NULL, *text = NULL;
 
@@ -214,7 +215,7 @@ int sc_cacheprobe_resolve(const sc_run_opts *opts, sc_card *card, sc_diag *diag)
 {
     const sc_llc *llc;
 
-    if (card->workload != SC_WORKLOAD_STREAM || card->array_size)
+    if (!sc_workload_reads(card->workload, SC_CF_ARRAY_SIZE) || card->array_size)
         return 0;
     if (card->invalid[SC_CF_CPU_LIST] || card->invalid[SC_CF_THREADS])
         return 0; /* the card's problems are said; nothing to size against */

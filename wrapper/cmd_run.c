@@ -334,7 +334,7 @@ static void sc__warn_cache(const sc_run_opts *opts, const sc_card *card)
 {
     const sc_llc *llc;
 
-    if (card->workload != SC_WORKLOAD_STREAM || !card->array_size ||
+    if (!sc_workload_reads(card->workload, SC_CF_ARRAY_SIZE) || !card->array_size ||
         strcmp(card->cache_resident, "accept") == 0 ||
         sc_cacheprobe_get(opts, card, !opts->dry_run, &llc) < 0 ||
         card->array_size >= sc_caches_min_array_size(llc))
@@ -458,7 +458,7 @@ static int sc__prepare(const sc_run_opts *opts, const sc_card *card, bool proble
     for (size_t i = 0; rc != -ENOMEM && !opts->submit && i < series->n; i++) {
         sc_card *one = series->runs[i].card;
         sc_diag found;
-        if (one->workload == SC_WORKLOAD_NONE)
+        if (!sc_workload_ops_of(one->workload))
             continue;
         sc_diag_init(&found);
         int crc = sc__one_per_core(opts, one, &found);

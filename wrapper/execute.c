@@ -192,7 +192,7 @@ static int sc__open(sc_local *st, size_t i, sc_plan *plan)
     /* The kernel writes its own results to a private file per run, merged into results.json;
        the MPI workload what MPI_Init said to another, kept as the run's transport.log. Each
        run names its own (sc__set_run_paths). */
-    bool mpi = plan->card->workload == SC_WORKLOAD_MPI_PINGPONG;
+    bool mpi = sc_workload_mpi(plan->card);
     if (!mkdtemp(x->tmpdir) || sc_plan_append_arg(plan, "--json") < 0 ||
         sc_plan_append_arg(plan, x->tmpdir) < 0 ||
         (mpi && (sc_plan_append_arg(plan, "--transport-log") < 0 ||
@@ -255,7 +255,7 @@ static int *sc__acct_cpus(const sc_card *card, size_t *n)
     int *cpus = calloc((size_t)hwloc_bitmap_weight(card->cpus) + 1, sizeof(int));
 
     *n = 0;
-    if (!cpus || card->workload == SC_WORKLOAD_MPI_PINGPONG)
+    if (!cpus || sc_workload_mpi(card))
         return cpus;
     for (int c = hwloc_bitmap_first(card->cpus); c >= 0; c = hwloc_bitmap_next(card->cpus, c))
         cpus[(*n)++] = c;
@@ -355,7 +355,7 @@ static int sc__run_once(sc_local *st, size_t k, size_t i, bool *passed)
     free(cpus);
     close(log_fd);
     free(log_path);
-    if (card->workload == SC_WORKLOAD_MPI_PINGPONG)
+    if (sc_workload_mpi(card))
         sc_record_transport_log(x, i);
     if (rc < 0)
         fprintf(stderr, "streamcard: watching the workload failed: %s\n", strerror(-rc));

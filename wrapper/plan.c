@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,18 +55,19 @@ static char *sc__find_kernel(const char *name, const char *dir)
     return NULL;
 }
 
-static const char *const sc__kernel_names[] = {
-    [SC_WORKLOAD_STREAM] = "streamcard-stream",
-    [SC_WORKLOAD_IPSEARCH] = "streamcard-ipsearch",
-    [SC_WORKLOAD_MPI_PINGPONG] = "streamcard-pingpong",
-};
+/* The program of workload w, NULL for none. */
+static const char *sc__program(sc_workload w)
+{
+    const sc_workload_ops *ops = sc_workload_ops_of(w);
+
+    return ops ? ops->program : NULL;
+}
 
 char *sc_plan_find_kernel(sc_workload workload)
 {
-    if ((size_t)workload >= sizeof(sc__kernel_names) / sizeof(sc__kernel_names[0]) ||
-        !sc__kernel_names[workload])
-        return NULL;
-    return sc__find_kernel(sc__kernel_names[workload], NULL);
+    const char *program = sc__program(workload);
+
+    return program ? sc__find_kernel(program, NULL) : NULL;
 }
 
 #ifndef SC_MULTIARCH_LIBDIR
@@ -78,80 +78,19 @@ char *sc_plan_blas_dir(const sc_card *card)
 {
     char *dir = NULL;
 
-    if (card->workload != SC_WORKLOAD_IPSEARCH || !card->blas || !strcmp(card->blas, "default"))
+    if (!sc_workload_reads(card->workload, SC_CF_BLAS) || !card->blas ||
+        !strcmp(card->blas, "default"))
         return NULL;
     /* Debian installs each OpenBLAS build in its own directory; the library path picks one
        ahead of the alternatives' link, and build.json records the one really loaded. */
     return asprintf(&dir, "%s/%s", SC_MULTIARCH_LIBDIR, card->blas) < 0 ? NULL : dir;
 }
 
-/* A growing NULL-terminated array of malloc'd strings. */
-typedef struct sc__strv {
-    char **v;
-    size_t n, cap;
-    int failed;
-} sc__strv;
-
-static void sc__strv_addf(sc__strv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sc__strv_addf(sc__strv *s, const char *fmt, ...)
-{
-    va_list ap;
-    char *str = NULL;
-
-    if (s->n + 2 > s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 32;
-        char **grown = realloc(s->v, cap * sizeof(*grown));
-        if (!grown) {
-            s->failed = 1;
-            return;
-        }
-        s->v = grown;
-        s->cap = cap;
-    }
-    va_start(ap, fmt);
-    if (vasprintf(&str, fmt, ap) < 0) {
-        s->failed = 1;
-        str = NULL;
-    }
-    va_end(ap);
-    if (!str)
-        return;
-    s->v[s->n++] = str;
-    s->v[s->n] = NULL;
-}
-
-/* Appends "--flag" and its formatted value: one option of a workload's command line. */
-static void sc__strv_opt(sc__strv *s, const char *flag, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void sc__strv_opt(sc__strv *s, const char *flag, const char *fmt, ...)
-{
-    char *value = NULL;
-    va_list ap;
-
-    va_start(ap, fmt);
-    int n = vasprintf(&value, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        s->failed = 1;
-        return;
-    }
-    sc__strv_addf(s, "%s", flag);
-    sc__strv_addf(s, "%s", value);
-    free(value);
-}
-
-static void sc__strv_free(char **v)
-{
-    for (size_t i = 0; v && v[i]; i++)
-        free(v[i]);
-    free(v);
-}
-
 /* Whether streamcard sets OMP_DISPLAY_ENV=true for this run: a study's OpenMP workload whose
    card does not set it. */
 static bool sc__display_env(const sc_card *card, const sc_run_opts *opts)
 {
-    if (!opts->display_env || card->workload == SC_WORKLOAD_MPI_PINGPONG)
+    if (!opts->display_env || sc_workload_mpi(card))
         return false;
     for (size_t i = 0; i < card->n_env; i++)
         if (!strcmp(card->env[i].key, "OMP_DISPLAY_ENV"))
@@ -171,7 +110,7 @@ static bool sc__env_owned(const char *entry, const sc_card *card, const sc_run_o
             return true;
     /* blas: the library path is the card's (the inherited one follows the BLAS's). */
     if (n == 15 && !strncmp(entry, "LD_LIBRARY_PATH", n) && card->blas &&
-        strcmp(card->blas, "default") != 0 && card->workload == SC_WORKLOAD_IPSEARCH)
+        strcmp(card->blas, "default") != 0 && sc_workload_reads(card->workload, SC_CF_BLAS))
         return true;
     /* A study: streamcard asks the OpenMP runtime to say what it read (plan.h). */
     if (n == 15 && !strncmp(entry, "OMP_DISPLAY_ENV", n) && sc__display_env(card, opts))
@@ -211,31 +150,6 @@ static char *sc__omp_places(const sc_card *card)
     hwloc_bitmap_foreach_end();
     fclose(mem);
     return text;
-}
-
-static void sc__stream_argv(sc__strv *a, const sc_plan *plan)
-{
-    const sc_card *c = plan->card;
-
-    sc__strv_opt(a, "--kernel", "%s", c->kernel);
-    sc__strv_opt(a, "--array-size", "%llu", (unsigned long long)c->array_size);
-    sc__strv_opt(a, "--iterations", "%ld", c->iterations);
-    sc__strv_opt(a, "--nt-stores", "%s", c->nt_stores);
-}
-
-static void sc__ipsearch_argv(sc__strv *a, const sc_plan *plan)
-{
-    const sc_card *c = plan->card;
-
-    sc__strv_opt(a, "--nb", "%llu", (unsigned long long)c->nb);
-    sc__strv_opt(a, "--nq", "%llu", (unsigned long long)c->nq);
-    sc__strv_opt(a, "--dim", "%llu", (unsigned long long)c->dim);
-    sc__strv_opt(a, "--k", "%llu", (unsigned long long)c->k);
-    /* Without pool_threads in the card the kernel takes its default layout, which also
-       keeps every cpu busy for batches smaller than the thread count. */
-    if (c->present[SC_CF_POOL_THREADS])
-        sc__strv_opt(a, "--pool-threads", "%ld", c->pool_threads);
-    sc__strv_opt(a, "--iterations", "%ld", c->iterations);
 }
 
 /* The absolute path of an executable looked up in PATH, malloc'd; NULL when not found. */
@@ -278,7 +192,7 @@ static long sc__mpi_ranks(const sc_card *c, bool in_slurm)
  * (on as many nodes as the card's nodes: names), each node's ranks bound in order to the
  * card's CPUs; outside, `mpirun` with the same ordered binding.
  */
-static int sc__mpi_launcher(sc__strv *a, const sc_plan *plan, bool in_slurm)
+static int sc__mpi_launcher(sc_strv *a, const sc_plan *plan, bool in_slurm)
 {
     const sc_card *c = plan->card;
     char *launcher = sc__which(in_slurm ? "srun" : "mpirun");
@@ -298,31 +212,31 @@ static int sc__mpi_launcher(sc__strv *a, const sc_plan *plan, bool in_slurm)
         hwloc_bitmap_foreach_end();
         fclose(mem);
     }
-    sc__strv_addf(a, "%s", launcher ? launcher : (in_slurm ? "srun" : "mpirun"));
+    sc_strv_addf(a, "%s", launcher ? launcher : (in_slurm ? "srun" : "mpirun"));
     if (in_slurm) {
-        sc__strv_addf(a, "--mpi=pmix");
+        sc_strv_addf(a, "--mpi=pmix");
         long ranks = sc__mpi_ranks(c, in_slurm);
-        sc__strv_addf(a, "--ntasks=%ld", ranks);
+        sc_strv_addf(a, "--ntasks=%ld", ranks);
         if (sc__pairs_all(c)) /* one rank per node, over as many nodes as ranks */
-            sc__strv_addf(a, "--nodes=%ld", ranks);
+            sc_strv_addf(a, "--nodes=%ld", ranks);
         else
-            sc__strv_addf(a, "--nodes=%lu", nodes ? nodes : 1);
+            sc_strv_addf(a, "--nodes=%lu", nodes ? nodes : 1);
         if (sc__pairs_all(c))
-            sc__strv_addf(a, "--ntasks-per-node=1");
-        sc__strv_addf(a, "--cpu-bind=map_cpu:%s", list ? list : "0");
-        sc__strv_addf(a, "--kill-on-bad-exit=1");
+            sc_strv_addf(a, "--ntasks-per-node=1");
+        sc_strv_addf(a, "--cpu-bind=map_cpu:%s", list ? list : "0");
+        sc_strv_addf(a, "--kill-on-bad-exit=1");
     } else {
         long ranks = sc__mpi_ranks(c, in_slurm);
         /* pairs: all on one host (a rehearsal of the matrix): more ranks than CPUs share the
            card's CPUs, as one host has no node per rank */
         bool shared = sc__pairs_all(c) && ranks > hwloc_bitmap_weight(c->cpus);
-        sc__strv_opt(a, "-np", "%ld", ranks);
+        sc_strv_opt(a, "-np", "%ld", ranks);
         if (shared)
-            sc__strv_addf(a, "--oversubscribe");
-        sc__strv_opt(a, "--cpu-list", "%s", list ? list : "0");
-        sc__strv_opt(a, "--bind-to", "%s", shared ? "cpu-list" : "cpu-list:ordered");
+            sc_strv_addf(a, "--oversubscribe");
+        sc_strv_opt(a, "--cpu-list", "%s", list ? list : "0");
+        sc_strv_opt(a, "--bind-to", "%s", shared ? "cpu-list" : "cpu-list:ordered");
         if (geteuid() == 0)
-            sc__strv_addf(a, "--allow-run-as-root");
+            sc_strv_addf(a, "--allow-run-as-root");
     }
     free(list);
     int found = launcher != NULL;
@@ -330,26 +244,11 @@ static int sc__mpi_launcher(sc__strv *a, const sc_plan *plan, bool in_slurm)
     return found ? 0 : -ENOENT;
 }
 
-static void sc__mpi_argv(sc__strv *a, const sc_plan *plan)
-{
-    const sc_card *c = plan->card;
-
-    sc__strv_opt(a, "--kernel", "%s", c->kernel);
-    sc__strv_opt(a, "--min-bytes", "%llu", (unsigned long long)c->min_bytes);
-    sc__strv_opt(a, "--max-bytes", "%llu", (unsigned long long)c->max_bytes);
-    sc__strv_opt(a, "--iterations", "%ld", c->iterations);
-    if (c->window)
-        sc__strv_opt(a, "--window", "%ld", c->window);
-    if (sc__pairs_all(c))
-        sc__strv_opt(a, "--pairs", "%s", "all");
-}
-
 char *sc_plan_kernel_dir(sc_workload w, const char *kernel_dir)
 {
     char *path;
 
-    if (w <= SC_WORKLOAD_NONE || w > SC_WORKLOAD_MPI_PINGPONG ||
-        !(path = sc__find_kernel(sc__kernel_names[w], kernel_dir)))
+    if (!sc__program(w) || !(path = sc__find_kernel(sc__program(w), kernel_dir)))
         return NULL;
     *strrchr(path, '/') = '\0';
     return path;
@@ -359,64 +258,66 @@ char *sc_plan_kernel_dir(sc_workload w, const char *kernel_dir)
 static int sc__plan_build(sc_plan *plan, char **parent_env)
 {
     const sc_card *c = plan->card;
-    sc__strv argv = {0}, env = {0};
+    const sc_workload_ops *ops = sc_workload_ops_of(c->workload);
+    sc_strv argv = {0}, env = {0};
     char *places = sc__omp_places(c);
 
     if (!places)
         return -ENOMEM;
-    plan->binary = sc__find_kernel(sc__kernel_names[c->workload], plan->kernel_dir);
+    if (!ops) { /* a checked card names its workload */
+        free(places);
+        return -EINVAL;
+    }
+    plan->binary = sc__find_kernel(ops->program, plan->kernel_dir);
     plan->binary_found = plan->binary != NULL;
     if (!plan->binary) {
         char *exe = realpath("/proc/self/exe", NULL);
         char *slash = exe ? strrchr(exe, '/') : NULL;
         if (slash)
             *slash = '\0';
-        if (asprintf(&plan->binary, "%s/%s", exe ? exe : ".", sc__kernel_names[c->workload]) < 0)
+        if (asprintf(&plan->binary, "%s/%s", exe ? exe : ".", ops->program) < 0)
             plan->binary = NULL;
         free(exe);
     }
     bool in_slurm = getenv("SLURM_JOB_ID") != NULL;
-    if (c->workload == SC_WORKLOAD_MPI_PINGPONG && sc__mpi_launcher(&argv, plan, in_slurm) < 0)
+    bool mpi = sc_workload_mpi(c);
+    if (mpi && sc__mpi_launcher(&argv, plan, in_slurm) < 0)
         plan->binary_found = false; /* no launcher: nothing can run (the plan says which) */
-    sc__strv_addf(&argv, "%s", plan->binary ? plan->binary : "");
-    if (c->workload == SC_WORKLOAD_STREAM)
-        sc__stream_argv(&argv, plan);
-    else if (c->workload == SC_WORKLOAD_IPSEARCH)
-        sc__ipsearch_argv(&argv, plan);
-    else
-        sc__mpi_argv(&argv, plan);
+    sc_strv_addf(&argv, "%s", plan->binary ? plan->binary : "");
+    if (ops->args)
+        ops->args(c, &argv);
     for (char **e = parent_env; e && *e; e++)
         if (!sc__env_owned(*e, c, plan->opts))
-            sc__strv_addf(&env, "%s", *e);
+            sc_strv_addf(&env, "%s", *e);
     /* Each name once: the runtimes read the first of two (glibc's getenv), so a card's value
        after streamcard's own would be recorded and never read. The card's OMP_PROC_BIND is
        honoured in place of close; the variables that would contradict the card's CPUs are
        refused by the card check (sc_card_check: OMP_NUM_THREADS, OMP_PLACES,
        GOMP_CPU_AFFINITY, KMP_AFFINITY). */
     const char *bind = sc__card_env(c, "OMP_PROC_BIND");
-    sc__strv_addf(&env, "OMP_NUM_THREADS=%ld", c->threads);
-    sc__strv_addf(&env, "OMP_PLACES=%s", places);
-    sc__strv_addf(&env, "OMP_PROC_BIND=%s", bind ? bind : "close");
+    sc_strv_addf(&env, "OMP_NUM_THREADS=%ld", c->threads);
+    sc_strv_addf(&env, "OMP_PLACES=%s", places);
+    sc_strv_addf(&env, "OMP_PROC_BIND=%s", bind ? bind : "close");
     if (sc__display_env(c, plan->opts)) /* a study: what the runtime read, in its words */
-        sc__strv_addf(&env, "OMP_DISPLAY_ENV=true");
-    if (c->workload == SC_WORKLOAD_MPI_PINGPONG && !in_slurm && geteuid() == 0) {
+        sc_strv_addf(&env, "OMP_DISPLAY_ENV=true");
+    if (mpi && !in_slurm && geteuid() == 0) {
         /* Open MPI refuses root without both (a test machine; clusters run as users). */
         if (!sc__card_env(c, "OMPI_ALLOW_RUN_AS_ROOT"))
-            sc__strv_addf(&env, "OMPI_ALLOW_RUN_AS_ROOT=1");
+            sc_strv_addf(&env, "OMPI_ALLOW_RUN_AS_ROOT=1");
         if (!sc__card_env(c, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"))
-            sc__strv_addf(&env, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");
+            sc_strv_addf(&env, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");
     }
     char *blas_dir = sc_plan_blas_dir(c);
     for (size_t i = 0; i < c->n_env; i++)
         if (strcmp(c->env[i].key, "OMP_PROC_BIND") != 0 &&
             !(blas_dir && !strcmp(c->env[i].key, "LD_LIBRARY_PATH")))
-            sc__strv_addf(&env, "%s=%s", c->env[i].key, c->env[i].value);
+            sc_strv_addf(&env, "%s=%s", c->env[i].key, c->env[i].value);
     if (blas_dir) { /* the card's blas: first, then the card's path or the inherited one */
         const char *rest = sc__card_env(c, "LD_LIBRARY_PATH");
         if (!rest)
             rest = getenv("LD_LIBRARY_PATH");
-        sc__strv_addf(&env, "LD_LIBRARY_PATH=%s%s%s", blas_dir, rest && *rest ? ":" : "",
-                      rest && *rest ? rest : "");
+        sc_strv_addf(&env, "LD_LIBRARY_PATH=%s%s%s", blas_dir, rest && *rest ? ":" : "",
+                     rest && *rest ? rest : "");
         free(blas_dir);
     }
     if (asprintf(&plan->omp_summary, "OMP_NUM_THREADS=%ld OMP_PLACES=%s OMP_PROC_BIND=%s%s",
@@ -519,9 +420,8 @@ static void sc__print_blas(FILE *out, const sc_card *c)
 void sc_plan_print(const sc_plan *plan, FILE *out)
 {
     const sc_card *c = plan->card;
-    char mem[64];
+    const sc_workload_ops *ops = sc_workload_ops_of(c->workload);
 
-    snprintf(mem, sizeof(mem), "%.1f MiB", (double)sc_card_memory_bytes(c) / 1048576.0);
     fprintf(out, "streamcard plan\n");
     fputs("  card:        ", out);
     sc__print_text(out, plan->opts->card_path ? plan->opts->card_path : "from flags", "");
@@ -538,7 +438,7 @@ void sc_plan_print(const sc_plan *plan, FILE *out)
                    plan->binary_found ? "\n"
                                       : "  (NOT FOUND: build it, or set STREAMCARD_KERNEL_DIR)\n");
     fprintf(out, "  CPUs:        %s (%d CPUs)\n", c->cpu_list, hwloc_bitmap_weight(c->cpus));
-    if (c->workload == SC_WORKLOAD_MPI_PINGPONG) {
+    if (sc_workload_mpi(c)) {
         /* The count the launcher is given (pairs: all without ranks: the allocation's nodes,
            2 on this host outside Slurm), not the card's unset 0. */
         bool in_slurm = getenv("SLURM_JOB_ID") != NULL;
@@ -557,7 +457,7 @@ void sc_plan_print(const sc_plan *plan, FILE *out)
         fprintf(out, "  threads:     %ld (%s)\n", c->threads, plan->omp_summary);
     if (c->one_per_core_from)
         sc__print_one_per_core(out, c);
-    if (c->workload == SC_WORKLOAD_IPSEARCH)
+    if (sc_workload_reads(c->workload, SC_CF_BLAS))
         sc__print_blas(out, c);
     if (c->memory_node >= 0)
         fprintf(out, "  memory node: %ld (membind, strict)\n", c->memory_node);
@@ -576,32 +476,8 @@ void sc_plan_print(const sc_plan *plan, FILE *out)
                        ? " (expected, not set: read back by the CLI as root before and after "
                          "the workload, not attested)\n"
                        : "\n");
-    if (c->workload == SC_WORKLOAD_STREAM && !c->array_size)
-        fprintf(out,
-                "  sizes:       array_size auto (the cache probe decides when the run starts), "
-                "iterations %ld, nt_stores %s\n",
-                c->iterations, c->nt_stores);
-    else if (c->workload == SC_WORKLOAD_STREAM)
-        fprintf(out,
-                "  sizes:       array_size %llu (%s for 3 arrays), iterations %ld, "
-                "nt_stores %s\n",
-                (unsigned long long)c->array_size, mem, c->iterations, c->nt_stores);
-    if (c->workload == SC_WORKLOAD_IPSEARCH)
-        fprintf(out,
-                "  sizes:       nb %llu x dim %llu (database), nq %llu queries, k %llu, "
-                "pool_threads %ld%s, iterations %ld (%s)\n",
-                (unsigned long long)c->nb, (unsigned long long)c->dim, (unsigned long long)c->nq,
-                (unsigned long long)c->k, c->pool_threads,
-                c->present[SC_CF_POOL_THREADS] ? "" : " (default layout)", c->iterations, mem);
-    if (c->workload == SC_WORKLOAD_MPI_PINGPONG) {
-        char window[48] = "";
-        if (c->window)
-            snprintf(window, sizeof(window), ", window %ld", c->window);
-        fprintf(out, "  sizes:       %llu to %llu bytes (doubling), iterations %ld%s%s%s\n",
-                (unsigned long long)c->min_bytes, (unsigned long long)c->max_bytes, c->iterations,
-                window, c->expect_transport ? ", expected transport " : "",
-                c->expect_transport ? c->expect_transport : "");
-    }
+    if (ops && ops->describe)
+        ops->describe(c, out);
     for (size_t i = 0; i < c->n_env; i++) {
         fputs("  env:         ", out);
         sc__print_text(out, c->env[i].key, "=");
@@ -626,8 +502,8 @@ void sc_plan_free(sc_plan *plan)
 {
     free(plan->card_yaml);
     free(plan->binary);
-    sc__strv_free(plan->argv);
-    sc__strv_free(plan->envp);
+    sc_strv_free(plan->argv);
+    sc_strv_free(plan->envp);
     free(plan->omp_summary);
     free(plan->json_path);
     free(plan->transport_log_path);
@@ -660,6 +536,6 @@ void sc_run_opts_free(sc_run_opts *opts)
     free(opts->card_path);
     free(opts->output_dir);
     free(opts->adopt_bundle);
-    sc__strv_free(opts->sbatch_args);
+    sc_strv_free(opts->sbatch_args);
     memset(opts, 0, sizeof(*opts));
 }

@@ -52,7 +52,7 @@ void sc_record_caches(sc_execution *x)
     const sc_llc *llc;
     char *text;
 
-    if (card->workload != SC_WORKLOAD_STREAM)
+    if (!sc_workload_reads(card->workload, SC_CF_ARRAY_SIZE))
         return;
     /* Known since the plan (cmd_run.c); a cache study needs no probe. */
     int rc =
@@ -265,7 +265,7 @@ static void sc__run_keys(sc_kv *kv, const sc_card *c, const sc_observe_result *r
     sc_kv_addf(kv, "exit_signal", "%d", r->exit_signal);
     if (best > 0)
         sc_kv_addf(kv, "best_rate_MBps", "%.1f", best);
-    if (c->workload == SC_WORKLOAD_MPI_PINGPONG)
+    if (sc_workload_mpi(c))
         sc_tracelog_transport_conf(t, kv);
 }
 
@@ -480,7 +480,7 @@ static void sc__add_mpi_stack(sc_execution *x)
 {
     char rel[64];
 
-    if (x->plan->card->workload != SC_WORKLOAD_MPI_PINGPONG)
+    if (!sc_workload_mpi(x->plan->card))
         return;
     char *log =
         sc_bundle_read_opt(&x->b, sc_runs_path(x->plan->card, 0, "stream.log", rel, sizeof(rel)));

@@ -82,7 +82,7 @@ static char *sc__answer_key(const sc_plan *plan)
     size_t n = 0, total = 0;
     FILE *mem;
 
-    if (plan->card->workload == SC_WORKLOAD_MPI_PINGPONG || gethostname(host, sizeof(host) - 1) ||
+    if (sc_workload_mpi(plan->card) || gethostname(host, sizeof(host) - 1) ||
         sc_file_read_at(AT_FDCWD, "/proc/sys/kernel/random/boot_id", 0, 4096, &text, NULL) < 0)
         goto out;
     sc_file_first_line(text, boot, sizeof(boot));

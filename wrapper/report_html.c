@@ -489,7 +489,7 @@ static void sc__placement(sc_html *out, const sc_bundle_facts *f)
     sc_html_tag(out, "<table><tr><th>thread (trace)</th><th>cpu</th></tr>\n");
     for (size_t i = 0; i < f->n_bindings; i++)
         sc__int_row(out, f->bindings[i].thread, f->bindings[i].cpu);
-    if (f->workload == SC_WORKLOAD_MPI_PINGPONG) {
+    if (f->mpi) {
         /* The ranks' own snapshots (TRACE_RANK_THREAD), on whichever node each ran. */
         sc_html_tag(out,
                     "</table><table><tr><th>rank</th><th>host</th><th>tid at main_loop_begin</th>"

@@ -27,24 +27,9 @@
 
 int sc_study_metric(const sc_card *card, sc_metric *m)
 {
-    char name[SC_METRIC_NAME_MAX + 16], size[32];
-
     if (card->study_metric)
         return sc_metric_lookup(card->study_metric, m);
-    switch (card->workload) {
-    case SC_WORKLOAD_IPSEARCH:
-        return sc_metric_lookup("thread_seconds", m);
-    case SC_WORKLOAD_STREAM:
-        return sc_metric_lookup(
-            card->kernel && strcmp(card->kernel, "all") ? card->kernel : "triad", m);
-    case SC_WORKLOAD_MPI_PINGPONG:
-        sc_metric_size_name(card->min_bytes, size, sizeof(size));
-        snprintf(name, sizeof(name), "latency_%s", size);
-        return sc_metric_lookup(name, m);
-    case SC_WORKLOAD_NONE:
-        break;
-    }
-    return -EINVAL;
+    return sc_metric_study(card, m);
 }
 
 /* The failed gates of a verified bundle, "gate: note; ...", into buf. */

@@ -26,9 +26,18 @@ typedef enum sc__card_type {
     SC__CT_CARRIERS, /* carriers (sc_carrier.h), one or a list (any of them): "shm,tcp" */
 } sc__card_type;
 
-/* Bit per workload, for keys that only one workload reads. */
-#define SC__WL_BIT(w) (1u << (w))
-#define SC__WL_ANY 0u
+/* When the resolved card (card_emit.c) writes a key: always only if the card's workload
+   reads it (sc_workload_reads()), and then when its value is... */
+typedef enum sc__card_emit {
+    SC__EMIT_SET = 0,      /* a value: a text that is set, any number or switch */
+    SC__EMIT_PRESENT,      /* given by the card (else the kernel's or the system's default) */
+    SC__EMIT_NONZERO,      /* not 0 (a switch on; 0 is "none") */
+    SC__EMIT_NOT_NEGATIVE, /* 0 or more (-1 is "not bound") */
+    SC__EMIT_THREADS,      /* threads: not left to one_per_core, which resolves on the node */
+    SC__EMIT_PAIRS_ALL,    /* pairs: all and its bounds (pairs: first is the default) */
+    SC__EMIT_RUNS_AUTO,    /* the stopping rule of runs: auto */
+    SC__EMIT_ACCOUNTING,   /* the interference limit, while interference_accounting is on */
+} sc__card_emit;
 
 typedef struct sc__card_key {
     sc_card_field field;
@@ -37,8 +46,8 @@ typedef struct sc__card_key {
     sc__card_type type;
     long long min, max;  /* integer range (inclusive) */
     const char *choices; /* "a|b|c" for SC__CT_CHOICE */
-    unsigned workloads;  /* SC__WL_ANY or a mask of SC__WL_BIT() */
     const char *help;    /* one line for --help */
+    sc__card_emit emit;  /* when the resolved card writes it */
 } sc__card_key;
 
 extern const sc__card_key sc__card_keys[SC_CF_COUNT];
@@ -85,6 +94,12 @@ int sc__card_scan(const char *text, size_t len, const char *name, sc_diag *diag)
  */
 void sc__card_name_sanitize(char *name);
 
+/* Where a field came from, for messages: "card.yaml:5", "--threads" or "card.yaml" (buf). */
+const char *sc__card_where(const sc_card *card, sc_card_field f, char *buf, size_t len);
+
+/* A default for a word the card does not give: *slot = value unless set. 0 or -ENOMEM. */
+int sc__card_default_string(char **slot, const char *value);
+
 /* The short name of a key (last path component), for messages. */
 const char *sc__card_key_name(const sc__card_key *key);
 
@@ -97,6 +112,10 @@ bool sc__card_key_sweepable(const sc__card_key *key);
  * "0,1" and "0-1" are both "0-1", threads "02" is "2"): malloc'd, NULL on ENOMEM.
  */
 char *sc__card_value_text(const sc_card *card, sc_card_field field);
+
+/* Where card holds field's value, of the type its row says (long, uint64_t, double, bool,
+   char *, ...), to read; NULL for the keys held elsewhere (workload, prefetch, env). */
+const void *sc__card_slot_of(const sc_card *card, sc_card_field field);
 
 /*
  * The machine-independent rules for the card of one run (no sweep left); derives run_name

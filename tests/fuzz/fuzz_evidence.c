@@ -110,7 +110,7 @@ static void sc__binding_holds(const sc_card *card, const char *log)
 
     if (!log || sc_tracelog_parse(log, &t) != 0)
         return;
-    if (card->workload == SC_WORKLOAD_MPI_PINGPONG) {
+    if (sc_workload_mpi(card)) {
         for (size_t i = 0; i < t.n_rank_bindings; i++)
             sc_fuzz_require(sc__card_cpu(card, t.rank_bindings[i].cpu),
                             "the binding gate holds for a rank outside cpu_list");

@@ -1,0 +1,131 @@
+/*
+ * sc_workload.h: the workloads as modules (doc/design.md, "Workloads as modules").
+ *
+ * Each workload is one sc_workload_ops in its own folder (core/workloads/<name>/), and the
+ * table (table.c) lists them in the order of this enum. Everything else asks the table
+ * (sc_workload_ops_of(), sc_workload_lookup()) and calls the ops; no other file names a
+ * workload. A hook left NULL means the workload has nothing to add there.
+ */
+#ifndef SC_WORKLOAD_H
+#define SC_WORKLOAD_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sc_card.h"
+#include "sc_gate_table.h"
+#include "sc_tracelog.h"
+#include "sc_strv.h"
+#include "sc_workload_id.h"
+
+struct sc_metric;
+struct sc_bundle_facts;
+struct sc_evidence;
+struct sc_metric_def;
+
+typedef struct sc_workload_ops {
+    sc_workload id;
+    const char *name;    /* as the card's workload: spells it ("mpi-pingpong") */
+    const char *program; /* the kernel streamcard runs ("streamcard-stream") */
+
+    /* Card (sc_card.h, doc/design.md "Checks"). The keys it reads besides the ones every
+       workload reads: a key no module lists is every workload's; a listed key in the card
+       of a workload that does not list it is refused. */
+    const sc_card_field *keys;
+    size_t n_keys;
+    const char *const *kernels; /* kernel: values, NULL-terminated; NULL: no kernel key */
+    long threads;               /* threads when the card gives none; 0: its CPUs' count */
+    /* Values of the keys the card does not give: 0, or -ENOMEM. */
+    int (*defaults)(struct sc_card *card);
+    /* Again the defaults that follow threads, after one_per_core changed threads. */
+    void (*follow_threads)(struct sc_card *card);
+    /* The workload's own rules between keys: a line in diag and (*errors)++ per problem. */
+    void (*check)(const struct sc_card *card, sc_diag *diag, int *errors);
+    /* The default run name's part that says the layout: "ipsearch_2thread_4pool". */
+    void (*layout_name)(const struct sc_card *card, char *buf, size_t len);
+    /* The memory the sizes of the card take (bytes). */
+    uint64_t (*memory_bytes)(const struct sc_card *card);
+    /* The line that says need is more than limit, 90% of the have bytes of place; NULL:
+       the sizes in general. */
+    void (*memory_refused)(const struct sc_card *card, uint64_t need, uint64_t have, uint64_t limit,
+                           const char *place, sc_diag *diag);
+    /* The tasks Slurm is asked for (sc_card_tasks_of()); NULL: one task. */
+    void (*tasks)(const struct sc_card *card, sc_card_tasks *t);
+
+    /* Plan (wrapper/plan.c: the command line and environment of the run). */
+    /* Whether the card's processes are MPI ranks, started by srun or mpirun and bound one
+       to a CPU (evidence per rank, the transport); NULL: one process of OpenMP threads. */
+    bool (*mpi)(const struct sc_card *card);
+    /* The options after the program, from the checked card. */
+    void (*args)(const struct sc_card *card, sc_strv *argv);
+    /* --dry-run's line(s) of the workload's sizes ("  sizes:       ..."). */
+    void (*describe)(const struct sc_card *card, FILE *out);
+
+    /* Evidence and gates (doc/design.md 10). The rows of the log's result table at most
+       (sc_bounds.h); NULL: the table has no bound of its own. */
+    size_t (*table_rows)(const struct sc_card *card);
+    /* The gates only this workload can pass or fail (rows of sc_gate_table.h), and their
+       judge, called for every run: null for another workload's. */
+    const sc_gate_id *gates;
+    size_t n_gates;
+    void (*gate)(sc_gate_id id, const struct sc_card *card, const struct sc_evidence *ev,
+                 const sc_tracelog *t, sc_gate *g);
+
+    /* The rows of rates it adds to a bundle's facts from its results.json's metrics
+       (sc_facts.h: what compare, report and export show of a run). */
+    void (*facts)(struct sc_bundle_facts *f, json_object *metrics, const struct sc_card *card);
+
+    /* Verify (doc/design.md 11): the workload's figures against its own log. */
+    /* The log's derived figures recomputed from its raw ones: a problem per disagreement. */
+    void (*verify_derived)(const sc_tracelog *t, const struct sc_card *card, sc_diag *problems);
+    /* results.json's own figures (its metrics) against what the log printed. */
+    void (*verify_results)(json_object *metrics, const sc_tracelog *t, sc_diag *problems);
+    /* What the log printed of repetition list name: shown = {fastest, average, slowest (s),
+       the digit they show}; false when the log shows none. */
+    bool (*rep_times)(const sc_tracelog *t, const char *name, double shown[4]);
+
+    /* Metrics (sc_metric.h): the families its results.json holds, in registry order. */
+    const struct sc_metric_def *metrics;
+    size_t n_metrics;
+    /* The metrics a card's question is about (SC_METRIC_ALL or SC_METRIC_HEADLINE), at
+       most max into out; how many. */
+    size_t (*metric_defaults)(const struct sc_card *card, json_object *results, unsigned which,
+                              struct sc_metric *out, size_t max);
+    /* The one metric compare and classify judge by default: 0, or -ENOENT. */
+    int (*metric_primary)(const struct sc_card *card, json_object *results, struct sc_metric *out);
+    /* The metric an ablation study ranks its steps by, when the card names none. */
+    int (*metric_study)(const struct sc_card *card, struct sc_metric *out);
+} sc_workload_ops;
+
+/* The module of w; NULL for SC_WORKLOAD_NONE or a value outside the enum. */
+const sc_workload_ops *sc_workload_ops_of(sc_workload w);
+
+/* The module whose name is name; NULL when none is. */
+const sc_workload_ops *sc_workload_lookup(const char *name);
+
+/* Whether some module lists key f: a workload's own parameter, not every workload's. */
+bool sc_workload_own_key(sc_card_field f);
+
+/* Whether the card of workload w reads key f (see keys above). */
+bool sc_workload_reads(sc_workload w, sc_card_field f);
+
+/* The names of the workloads that list key f, joined by sep, into buf. */
+void sc_workload_readers(sc_card_field f, const char *sep, char *buf, size_t len);
+
+/* Whether card's processes are MPI ranks (the module's mpi); false without a workload. */
+bool sc_workload_mpi(const struct sc_card *card);
+
+/* The modules in table order: NULL starts, NULL ends ("for (ops = NULL; (ops =
+   sc_workload_next(ops));)"). */
+const sc_workload_ops *sc_workload_next(const sc_workload_ops *prev);
+
+/* w's name, "none" when w names no workload. */
+const char *sc_workload_name(sc_workload w);
+
+/* Every workload's name in table order, joined by sep ("stream, ipsearch, mpi-pingpong"). */
+void sc_workload_names(const char *sep, char *buf, size_t len);
+
+#endif
