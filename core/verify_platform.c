@@ -31,7 +31,8 @@ void sc_verify_readback(const sc_bundle *b, const sc_card *card, const sc_gate *
         goto out;
     msr_before = sc_bundle_read_opt(b, "prefetch/state/msr_readback_before.txt");
     before = sc_bundle_read_opt(b, "platform/before.txt");
-    if (sc_readback_state_env(card, msr_before, before, &want) < 0)
+    if (sc_readback_state_env(card, msr_before, before, sc_platform_applied_by_cli(state), &want) <
+        0)
         goto out;
     for (size_t i = 0; i < sizeof(sc__readback_keys) / sizeof(sc__readback_keys[0]); i++) {
         const char *key = sc__readback_keys[i];
@@ -47,8 +48,10 @@ void sc_verify_readback(const sc_bundle *b, const sc_card *card, const sc_gate *
     /* Root signed nothing here: the gate is the bundle's own readback, said as such. */
     if (sc_attest_bundle_files(b->dirfd, &files, &n, &more) == 0 && n == 0) {
         *gate = *readback_gate;
-        sc_diag_addf(notes, "platform read by the CLI as root before and after the workload, not "
-                            "attested: the platform_state gate holds the run to that readback");
+        sc_diag_addf(notes,
+                     "platform %sread by the CLI as root before and after the workload, not "
+                     "attested: the platform_state gate holds the run to that readback",
+                     sc_platform_applied_by_cli(state) ? SC_READBACK_APPLIED_NOTE "; " : "");
     }
     sc_attest_files_free(files, n);
 out:
