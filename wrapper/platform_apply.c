@@ -8,6 +8,7 @@
 #include "policy.h"
 #include "sc_file.h"
 #include "sc_fsroot.h"
+#include "sc_runs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -108,6 +109,16 @@ int sc_apply_check(const sc_run_opts *opts, const sc_series *series, sc_diag *di
         want_pf |= c->prefetch != SC_PREFETCH_UNCHANGED;
         want_gov |= strcmp(c->governor, "unchanged") != 0;
     }
+    /* A value's change stays set from its bundle's first run to its last: the values of a
+       sweep of several runs each take turns run by run, so their changes would overlap. */
+    for (size_t i = 0; series->n > 1 && i < series->n; i++)
+        if (series->runs[i].card && !sc_runs_flat(series->runs[i].card)) {
+            sc_diag_addf(diag, "--platform apply: the values of a series with runs: other than 1 "
+                               "take turns run by run, and each value's platform stays set from "
+                               "its first run to its last (valid: runs: 1 in a sweep or study, or "
+                               "one value per streamcard run)");
+            return -EINVAL;
+        }
     any = want_pf || want_gov;
     if (!any) {
         sc_diag_addf(diag, "--platform apply: the card leaves prefetch and governor unchanged: "

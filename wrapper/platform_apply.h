@@ -27,8 +27,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* The journal's job id of a change by the command: Slurm never gives a job id 0. */
-#define SC_APPLY_JOB 0u
+/* The journal's job id of a change by the command (Slurm never gives a job id 0). */
+#define SC_APPLY_JOB SC_PFCTL_CLI_JOB
 
 /* One change made for one bundle. */
 typedef struct sc_apply {
@@ -44,7 +44,8 @@ typedef struct sc_apply {
 
 /*
  * Whether --platform apply may run the series: as root, outside a Slurm job, not with
- * --submit or a paired run, a run of the series that changes prefetch or the governor, and
+ * --submit or a paired run, not a sweep or study whose values take turns (runs: other than
+ * 1), a run of the series that changes prefetch or the governor, and
  * the node's policy allowing every change asked. One line per refusal in diag (each says
  * what would be valid). 0, -EINVAL (refused) or -ENOMEM.
  */

@@ -135,29 +135,34 @@ started() {
         [ -s "$WORK/kernels/seen" ] && return 0
         sleep 0.1
     done
-    fail "the workload never started: $(cat "$WORK/err")"
+    fail "the workload never started: $(cat "$WORK/bg.err")"
 }
 
 # SIGTERM to streamcard: forwarded to the workload, the bundle ends, the platform restored.
 echo hang >"$WORK/kernels/mode"
 rm -f "$WORK/kernels/seen"
 unshare -m sh -c "$NODE_SH" sh "$ROOT" "$WORK/cpuinfo" "$FAKE" env STREAMCARD_KERNEL_DIR="$WORK/kernels" \
-    "$BIN/streamcard" run "$WORK/off.yaml" --platform apply --output "$WORK/runs" --quiet >"$WORK/out" 2>"$WORK/err" &
+    "$BIN/streamcard" run "$WORK/off.yaml" --platform apply --output "$WORK/runs" --quiet >"$WORK/bg.out" 2>"$WORK/bg.err" &
 pid=$!
 started
 [ "$(gov_of 0)" = performance ] || fail "the governor was not set while the workload ran"
+# Meanwhile another change is refused by the facade, naming who holds the node.
+small_card "$WORK/on.yaml" on
+expect_status 3 on_node "$BIN/streamcard" run "$WORK/on.yaml" --platform apply --output "$WORK/runs" --quiet
+expect_contains "$WORK/err" "streamcard: node busy: streamcard run --platform apply as root holds prefetch=off governor=performance on cpus 0-1 (holder pid $pid alive)"
+[ "$(msr_of 1)" = 15 ] || fail "the refused change wrote the register"
 kill -TERM $pid
 status=0
 wait $pid || status=$?
 pid=
-[ $status = 1 ] || fail "streamcard ended with $status after SIGTERM: $(cat "$WORK/err")"
-expect_contains "$WORK/err" "streamcard: platform restored"
+[ $status = 1 ] || fail "streamcard ended with $status after SIGTERM: $(cat "$WORK/bg.err")"
+expect_contains "$WORK/bg.err" "streamcard: platform restored"
 expect_original "after SIGTERM"
 
 # SIGKILL: streamcard cannot restore; its guardian seals the bundle and restores.
 rm -f "$WORK/kernels/seen"
 unshare -m sh -c "$NODE_SH" sh "$ROOT" "$WORK/cpuinfo" "$FAKE" env STREAMCARD_KERNEL_DIR="$WORK/kernels" \
-    "$BIN/streamcard" run "$WORK/off.yaml" --platform apply --output "$WORK/runs" --quiet >"$WORK/out" 2>"$WORK/err" &
+    "$BIN/streamcard" run "$WORK/off.yaml" --platform apply --output "$WORK/runs" --quiet >"$WORK/bg.out" 2>"$WORK/bg.err" &
 pid=$!
 started
 kill -KILL $pid
@@ -167,7 +172,7 @@ for _ in $(seq 100); do
     [ -e "$STATE/job_0.journal" ] || break
     sleep 0.1
 done
-expect_contains "$WORK/err" "streamcard was killed"
+expect_contains "$WORK/bg.err" "streamcard was killed"
 expect_original "after SIGKILL (the guardian's restore)"
 
 # Refusals: one line each, saying what would be valid, and nothing is changed.
@@ -200,6 +205,21 @@ expect_contains "$WORK/err" "--platform apply: needs root: it writes the prefetc
 
 expect_status 2 on_node "$BIN/streamcard" run "$WORK/off.yaml" --platform set --dry-run
 expect_contains "$WORK/err" "--platform: \"set\" is not a mode (valid: read, apply)"
+
+# A sweep over prefetch: each value's bundle sets its own before its run and restores it at
+# its end, so the next value starts from the originals.
+small_card "$WORK/sweep.yaml" "[off, on]"
+echo run >"$WORK/kernels/mode"
+expect_status 0 kernel_run "$WORK/sweep.yaml" --platform apply --output "$WORK/sweep" --quiet
+[ "$(grep -c "streamcard: platform restored" "$WORK/err")" = 2 ] || fail "a sweep of 2 values restored $(grep -c "platform restored" "$WORK/err") times"
+[ "$(cat "$WORK/kernels/seen")" = 0 ] || fail "the sweep's last value (on) ran with register $(cat "$WORK/kernels/seen")"
+expect_contains "$(grep -l "REQUESTED_PREFETCH=off" "$WORK"/sweep/*/prefetch/state/applied.env)" "RESTORED=1"
+expect_original "after a sweep"
+
+# A sweep of several runs per value: the values take turns, so their changes would overlap.
+small_card "$WORK/sweep3.yaml" "[off, on]" "  runs: 3"
+expect_status 2 on_node "$BIN/streamcard" run "$WORK/sweep3.yaml" --platform apply --dry-run
+expect_contains "$WORK/err" "--platform apply: the values of a series with runs: other than 1 take turns run by run"
 
 # A journal left by a run whose process and guardian are both gone (the holder pid is
 # dead): the next --platform apply restores it first, then makes its own change.
