@@ -7,7 +7,7 @@
 # whose proc/cpuinfo names a Skylake-X (a class of section 14 on any machine), whose
 # dev/cpu/N/msr are regular files (read and written as the msr driver's devices), and whose
 # etc/streamcard/policy is the node's policy. Applied, read back and restored after a good
-# run, a failing workload, SIGTERM and SIGKILL; refused as a user, inside a job, by the
+# run, a failing workload, SIGTERM, SIGINT and SIGKILL; refused as a user, inside a job, by the
 # policy and for a card that changes nothing; the refusals change nothing.
 BIN=$1 SRC=$2
 . "$SRC/tests/lib.sh"
@@ -38,12 +38,6 @@ mkdir -p "$ROOT/etc/streamcard"
 policy() { echo "$1 state_dir=$STATE" >"$ROOT/etc/streamcard/policy"; }
 policy "allow=prefetch,governor"
 
-# msr CPU VALUE: register 0x1a4 (offset 420) of CPU's fake device holds VALUE (0x0-0xf).
-msr() {
-    mkdir -p "$ROOT/dev/cpu/$1"
-    printf "\\x0$(printf %x "$2")\\0\\0\\0\\0\\0\\0\\0" |
-        dd of="$ROOT/dev/cpu/$1/msr" bs=1 seek=420 conv=notrunc status=none
-}
 # msr_of CPU: the low byte of register 0x1a4 of CPU's fake device, in decimal.
 msr_of() { od -An -t u1 -j 420 -N 1 "$ROOT/dev/cpu/$1/msr" | tr -d ' '; }
 gov_of() { cat "$FAKE/cpu$1/cpufreq/scaling_governor"; }
@@ -138,33 +132,43 @@ started() {
     fail "the workload never started: $(cat "$WORK/bg.err")"
 }
 
-# SIGTERM to streamcard: forwarded to the workload, the bundle ends, the platform restored.
+# in_background: streamcard run --platform apply of off.yaml with the hanging workload, in
+# the background ($pid is streamcard's own: unshare and sh exec it), SIGINT at its default
+# (a shell's background job would ignore it), its output in bg.out and bg.err; returns once
+# the workload has started.
+in_background() {
+    rm -f "$WORK/kernels/seen"
+    unshare -m sh -c "$NODE_SH" sh "$ROOT" "$WORK/cpuinfo" "$FAKE" env --default-signal=INT \
+        STREAMCARD_KERNEL_DIR="$WORK/kernels" "$BIN/streamcard" run "$WORK/off.yaml" \
+        --platform apply --output "$WORK/runs" --quiet >"$WORK/bg.out" 2>"$WORK/bg.err" &
+    pid=$!
+    started
+}
+
+# SIGTERM or SIGINT to streamcard: forwarded to the workload, the bundle ends, the platform
+# is restored.
 echo hang >"$WORK/kernels/mode"
-rm -f "$WORK/kernels/seen"
-unshare -m sh -c "$NODE_SH" sh "$ROOT" "$WORK/cpuinfo" "$FAKE" env STREAMCARD_KERNEL_DIR="$WORK/kernels" \
-    "$BIN/streamcard" run "$WORK/off.yaml" --platform apply --output "$WORK/runs" --quiet >"$WORK/bg.out" 2>"$WORK/bg.err" &
-pid=$!
-started
-[ "$(gov_of 0)" = performance ] || fail "the governor was not set while the workload ran"
-# Meanwhile another change is refused by the facade, naming who holds the node.
-small_card "$WORK/on.yaml" on
-expect_status 3 on_node "$BIN/streamcard" run "$WORK/on.yaml" --platform apply --output "$WORK/runs" --quiet
-expect_contains "$WORK/err" "streamcard: node busy: streamcard run --platform apply as root holds prefetch=off governor=performance on cpus 0-1 (holder pid $pid alive)"
-[ "$(msr_of 1)" = 15 ] || fail "the refused change wrote the register"
-kill -TERM $pid
-status=0
-wait $pid || status=$?
-pid=
-[ $status = 1 ] || fail "streamcard ended with $status after SIGTERM: $(cat "$WORK/bg.err")"
-expect_contains "$WORK/bg.err" "streamcard: platform restored"
-expect_original "after SIGTERM"
+for sig in TERM INT; do
+    in_background
+    [ "$(gov_of 0)" = performance ] || fail "the governor was not set while the workload ran"
+    if [ $sig = TERM ]; then # meanwhile another change is refused, naming who holds the node
+        small_card "$WORK/on.yaml" on
+        expect_status 3 on_node "$BIN/streamcard" run "$WORK/on.yaml" --platform apply --output "$WORK/runs" --quiet
+        expect_contains "$WORK/err" "streamcard: node busy: streamcard run --platform apply as root holds prefetch=off governor=performance on cpus 0-1 (holder pid $pid alive)"
+        [ "$(msr_of 1)" = 15 ] || fail "the refused change wrote the register"
+    fi
+    kill -$sig $pid
+    status=0
+    wait $pid || status=$?
+    pid=
+    [ $status = 1 ] || fail "streamcard ended with $status after SIG$sig: $(cat "$WORK/bg.err")"
+    expect_contains "$WORK/bg.err" "streamcard: platform restored"
+    expect_contains "$(bundle_of "$WORK/bg.out")/prefetch/state/applied.env" "RESTORED=1"
+    expect_original "after SIG$sig"
+done
 
 # SIGKILL: streamcard cannot restore; its guardian seals the bundle and restores.
-rm -f "$WORK/kernels/seen"
-unshare -m sh -c "$NODE_SH" sh "$ROOT" "$WORK/cpuinfo" "$FAKE" env STREAMCARD_KERNEL_DIR="$WORK/kernels" \
-    "$BIN/streamcard" run "$WORK/off.yaml" --platform apply --output "$WORK/runs" --quiet >"$WORK/bg.out" 2>"$WORK/bg.err" &
-pid=$!
-started
+in_background
 kill -KILL $pid
 wait $pid || true
 pid=
