@@ -94,11 +94,36 @@ static bool sc__refuse_context(const sc_run_opts *opts, const sc_series *series,
     return true;
 }
 
-int sc_apply_check(const sc_run_opts *opts, const sc_series *series, sc_diag *diag)
+/* The node's policy must let the series change what it asks (want_pf, want_gov). */
+static int sc__check_policy(const char *sysroot, bool want_pf, bool want_gov, sc_diag *diag)
 {
     char why[512] = "", path[600];
-    bool found, any = false, want_pf = false, want_gov = false;
+    bool found;
     sc_policy policy;
+
+    sc__policy_path(sysroot, path, sizeof(path));
+    int rc = sc__policy_load(sysroot, &policy, &found, why, sizeof(why));
+    if (rc < 0) {
+        sc_diag_addf(diag, "--platform apply: the node's policy %s: %s (valid: %s)", path, why,
+                     "root's file of the plugin's arguments, e.g. allow=prefetch,governor");
+        return rc == -ENOMEM ? rc : -EINVAL;
+    }
+    const char *what = want_pf && !policy.allow_prefetch    ? "prefetch"
+                       : want_gov && !policy.allow_governor ? "governor"
+                                                            : NULL;
+    if (!what)
+        return 0;
+    sc_diag_addf(diag,
+                 "--platform apply: the node's policy %s does not let the card change %s%s "
+                 "(valid: %s: unchanged; or root adds allow=%s to %s)",
+                 path, what, found ? "" : " (no policy file: nothing may be changed)", what,
+                 want_pf && want_gov ? "prefetch,governor" : what, path);
+    return -EINVAL;
+}
+
+int sc_apply_check(const sc_run_opts *opts, const sc_series *series, sc_diag *diag)
+{
+    bool want_pf = false, want_gov = false;
 
     if (sc__refuse_context(opts, series, diag))
         return -EINVAL;
@@ -119,32 +144,13 @@ int sc_apply_check(const sc_run_opts *opts, const sc_series *series, sc_diag *di
                                "one value per streamcard run)");
             return -EINVAL;
         }
-    any = want_pf || want_gov;
-    if (!any) {
+    if (!want_pf && !want_gov) {
         sc_diag_addf(diag, "--platform apply: the card leaves prefetch and governor unchanged: "
                            "nothing to apply (valid: prefetch: on or off, or a governor, in the "
                            "card; or no --platform apply)");
         return -EINVAL;
     }
-    sc__policy_path(opts->sysroot, path, sizeof(path));
-    int rc = sc__policy_load(opts->sysroot, &policy, &found, why, sizeof(why));
-    if (rc < 0) {
-        sc_diag_addf(diag, "--platform apply: the node's policy %s: %s (valid: %s)", path, why,
-                     "root's file of the plugin's arguments, e.g. allow=prefetch,governor");
-        return rc == -ENOMEM ? rc : -EINVAL;
-    }
-    const char *what = want_pf && !policy.allow_prefetch    ? "prefetch"
-                       : want_gov && !policy.allow_governor ? "governor"
-                                                            : NULL;
-    if (what) {
-        sc_diag_addf(diag,
-                     "--platform apply: the node's policy %s does not let the card change %s%s "
-                     "(valid: %s: unchanged; or root adds allow=%s to %s)",
-                     path, what, found ? "" : " (no policy file: nothing may be changed)", what,
-                     want_pf && want_gov ? "prefetch,governor" : what, path);
-        return -EINVAL;
-    }
-    return 0;
+    return sc__check_policy(opts->sysroot, want_pf, want_gov, diag);
 }
 
 int sc_apply_start(sc_apply *a, const sc_run_opts *opts, const sc_card *card, char *why,
