@@ -98,6 +98,21 @@ expect_contains "$B/prefetch/control.log" "write: cpu 1 governor powersave -> pe
 expect_contains "$B/prefetch/control.log" "restore: job 0 cpu 1 governor powersave"
 expect_status 0 "$BIN/streamcard" verify "$B"
 expect_contains "$WORK/out" "platform applied by the CLI as root, not attested; read by the CLI as root before and after the workload, not attested"
+# The record of the change is held to its readback; one that was not restored says so.
+FORGED=$WORK/forged
+cp -r "$B" "$FORGED"
+sed -i 's/^RESTORED=1/RESTORED=0/' "$FORGED/prefetch/state/applied.env"
+reseal "$FORGED"
+expect_status 0 "$BIN/streamcard" verify "$FORGED"
+expect_contains "$WORK/out" "the platform applied by the CLI as root was not restored when the run ended (RESTORED=0"
+sed -i 's/^OBSERVED_STATE=off/OBSERVED_STATE=on/' "$FORGED/prefetch/state/applied.env"
+reseal "$FORGED"
+expect_status 1 "$BIN/streamcard" verify "$FORGED"
+expect_contains "$WORK/err" "prefetch/state/applied.env: OBSERVED_STATE=on, but the readback after the change shows off (msr_readback_applied.txt)"
+rm "$FORGED/prefetch/state/applied.env"
+reseal "$FORGED"
+expect_status 1 "$BIN/streamcard" verify "$FORGED"
+expect_contains "$WORK/err" "prefetch/state/applied.env, the record of the change, is missing"
 
 # A kernel that runs the real one, except: "fail" makes the run exit 1, "hang" waits to be
 # signalled; either way it first marks that it started, with the platform set.
