@@ -143,11 +143,20 @@ void sc_platform_gate(const sc_card *card, const char *state_env, const sc_host_
             return;
         }
     }
-    sc_gate_set(g, SC_GATE_OK, "read back: prefetch %s, governor %s%s%s%s",
+    bool cli = sc_platform_read_by_cli(state_env);
+    bool applied = sc_platform_applied_by_cli(state_env);
+    sc_gate_set(g, SC_GATE_OK, "read back: prefetch %s, governor %s%s%s%s%s",
                 want_prefetch ? observed : "unchanged", want_governor ? governor : "unchanged",
-                n_hosts > 1 ? ", on every node" : "",
-                sc_platform_read_by_cli(state_env) ? "; " : "",
-                sc_platform_read_by_cli(state_env) ? SC_PLATFORM_CLI_NOTE : "");
+                n_hosts > 1 ? ", on every node" : "", cli ? "; " : "",
+                applied ? SC_READBACK_APPLIED_NOTE "; " : "", cli ? SC_PLATFORM_CLI_NOTE : "");
+}
+
+bool sc_platform_applied_by_cli(const char *state_env)
+{
+    char applied[8] = "";
+
+    return sc_platform_read_by_cli(state_env) &&
+           sc_kv_get(state_env, "APPLIED", applied, sizeof(applied)) && strcmp(applied, "1") == 0;
 }
 
 bool sc_platform_read_by_cli(const char *state_env)

@@ -115,7 +115,7 @@ static bool sc__read_ok(bool asked, const char *observed)
 }
 
 int sc_readback_state_env(const sc_card *card, const char *msr_before, const char *plat_before,
-                          sc_kv *out)
+                          bool applied, sc_kv *out)
 {
     char pf[16], gov[64], reg[32] = "none";
     bool want_pf = card->prefetch != SC_PREFETCH_UNCHANGED;
@@ -128,9 +128,17 @@ int sc_readback_state_env(const sc_card *card, const char *msr_before, const cha
     const char *line = msr_before ? strstr(msr_before, " reg=") : NULL;
     if (line)
         snprintf(reg, sizeof(reg), "%.*s", (int)strcspn(line + 5, " \n"), line + 5);
-    sc_kv_append(out, "# read by the CLI as root before the workload, not attested: the card's "
-                      "prefetch and governor are what it expects, nothing was set\n");
+    if (applied)
+        sc_kv_append(out,
+                     "# " SC_READBACK_APPLIED_NOTE ": the card's prefetch and governor were "
+                     "set (journaled first, restored when the run ends: prefetch/control.log), "
+                     "then read by the CLI as root before the workload\n");
+    else
+        sc_kv_append(out, "# read by the CLI as root before the workload, not attested: the card's "
+                          "prefetch and governor are what it expects, nothing was set\n");
     sc_kv_addf(out, "SOURCE", "%s", SC_READBACK_SOURCE);
+    if (applied)
+        sc_kv_addf(out, "APPLIED", "1");
     sc_kv_addf(out, "REQUESTED_PREFETCH", "%s", sc_prefetch_name(card->prefetch));
     sc_kv_addf(out, "OBSERVED_STATE", "%s", pf);
     sc_kv_addf(out, "STATE_VALID", "%d", sc__read_ok(want_pf, pf));

@@ -26,6 +26,9 @@
 /* True when state_env is the command's own readback as root (SOURCE=cli-root), not the
    plugin's. */
 bool sc_platform_read_by_cli(const char *state_env);
+/* True when state_env is also the command's own setting of the platform (APPLIED=1 beside
+   SOURCE=cli-root: `streamcard run --platform apply`). */
+bool sc_platform_applied_by_cli(const char *state_env);
 
 /* The platform a bundle recorded before and after its workload; any may be NULL. */
 typedef struct sc_platform_record {

@@ -29,6 +29,10 @@
 
 /* state.env's SOURCE of a readback by the command as root. */
 #define SC_READBACK_SOURCE "cli-root"
+/* What the bundle says of a platform the command set itself (`streamcard run --platform
+   apply`, doc/design.md section 13, "Set by the CLI as root"): state.env then holds
+   APPLIED=1, and the gate's note and verify say this. */
+#define SC_READBACK_APPLIED_NOTE "applied by the CLI as root, not attested"
 
 /*
  * The prefetch registers of cpus as one msr_readback text into out, headed by the comment
@@ -56,9 +60,11 @@ void sc_readback_governor(const char *platform_txt, hwloc_const_bitmap_t cpus, c
 
 /*
  * state.env of the CLI's readback for card, from msr_readback_before.txt and
- * platform/before.txt (either may be NULL: "unknown"). 0 or -ENOMEM.
+ * platform/before.txt (either may be NULL: "unknown"). applied: the command set the card's
+ * prefetch and governor itself before that read (APPLIED=1, and its comment says so); else
+ * they are only expected. 0 or -ENOMEM.
  */
 int sc_readback_state_env(const sc_card *card, const char *msr_before, const char *plat_before,
-                          sc_kv *out);
+                          bool applied, sc_kv *out);
 
 #endif

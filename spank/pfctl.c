@@ -277,6 +277,24 @@ static int sc__write_verified(sc__apply *a, char *why, size_t whylen)
     return 0;
 }
 
+/* The refusal for a live change of another job o (its live holders pruned), or of another
+   `streamcard run --platform apply` (SC_PFCTL_CLI_JOB), named as such. */
+static void sc__busy(const sc_journal *o, char *why, size_t whylen)
+{
+    char who[64], *cpus = sc_cpulist_format(o->cpus);
+
+    if (o->job_id == SC_PFCTL_CLI_JOB)
+        snprintf(who, sizeof(who), "streamcard run --platform apply as root");
+    else
+        snprintf(who, sizeof(who), "job %u", (unsigned)o->job_id);
+    sc__why(why, whylen,
+            "streamcard: node busy: %s holds prefetch=%s governor=%s on cpus %s (holder pid %ld "
+            "alive) (valid: wait for %s to end, or leave prefetch and governor unchanged)",
+            who, sc_prefetch_name(o->prefetch), o->governor, cpus ? cpus : "?",
+            (long)o->holders[0].pid, who);
+    free(cpus);
+}
+
 /* Refuses when another job holds a live change; restores the journals of dead jobs. */
 static int sc__check_others(sc__apply *a, char *why, size_t whylen)
 {
@@ -286,7 +304,7 @@ static int sc__check_others(sc__apply *a, char *why, size_t whylen)
 
     for (size_t i = 0; rc == 0 && i < count; i++) {
         sc_journal o;
-        char reason[512] = "", *cpus = NULL;
+        char reason[512] = "";
 
         if (jobs[i] == a->job_id)
             continue;
@@ -306,13 +324,7 @@ static int sc__check_others(sc__apply *a, char *why, size_t whylen)
                 rc = -EBUSY;
             }
         } else if ((rc == 0 || rc == -EBADMSG) && sc_journal_prune_holders(&o) > 0) {
-            cpus = sc_cpulist_format(o.cpus);
-            sc__why(why, whylen,
-                    "streamcard: node busy: job %u holds prefetch=%s governor=%s on cpus %s "
-                    "(holder pid %ld alive) (valid: wait for job %u to end, or leave prefetch "
-                    "and governor unchanged)",
-                    (unsigned)o.job_id, sc_prefetch_name(o.prefetch), o.governor, cpus ? cpus : "?",
-                    (long)o.holders[0].pid, (unsigned)o.job_id);
+            sc__busy(&o, why, whylen);
             rc = -EBUSY;
         } else if (rc == 0) {
             sc__pfctl_call_logf(&a->r,
@@ -331,7 +343,6 @@ static int sc__check_others(sc__apply *a, char *why, size_t whylen)
         } else {
             rc = 0;
         }
-        free(cpus);
         sc_journal_free(&o);
     }
     free(jobs);
@@ -459,6 +470,10 @@ static int sc__apply_locked(sc__apply *a, char *why, size_t whylen)
         return rc;
     if (sc_journal_same_request(&a->j, a->req->prefetch, a->governor, a->req->cpus))
         return sc__apply_join(a, start, why, whylen);
+    if (sc_journal_prune_holders(&a->j) > 0 && a->job_id == SC_PFCTL_CLI_JOB) {
+        sc__busy(&a->j, why, whylen); /* another root command's change, not a step's */
+        return -EBUSY;
+    }
     if (sc_journal_prune_holders(&a->j) > 0) {
         sc__why(why, whylen,
                 "streamcard: node busy: job %u already holds prefetch=%s "

@@ -29,6 +29,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* The job id under which `streamcard run --platform apply` journals a change as root outside
+   Slurm (Slurm never gives a job id 0): messages name it as that command, not as a job. */
+#define SC_PFCTL_CLI_JOB 0u
+
 typedef struct sc_pfctl_config {
     const char *sysroot;   /* where /sys, /proc/cpuinfo and /dev/cpu live; NULL means "/" */
     const char *state_dir; /* absolute path of the root-owned journal directory */

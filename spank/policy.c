@@ -128,6 +128,43 @@ int sc_policy_parse(sc_policy *p, int argc, char *const argv[], char *why, size_
     return 0;
 }
 
+int sc_policy_parse_text(sc_policy *p, const char *text, char *why, size_t whylen)
+{
+    char *copy = strdup(text), *argv[SC_POLICY_FILE_ARGS];
+    int argc = 0, rc = copy ? 0 : -ENOMEM;
+
+    for (char *s = copy; rc == 0 && s && *s;) {
+        s += strspn(s, " \t\n");
+        if (*s == '#') {
+            s += strcspn(s, "\n");
+            continue;
+        }
+        if (!*s)
+            break;
+        size_t n = strcspn(s, " \t\n");
+        for (size_t i = 0; i < n; i++)
+            if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) {
+                snprintf(why, whylen, "a control character in a word (valid: key=value words)");
+                rc = -EINVAL;
+            }
+        if (rc == 0 && argc == SC_POLICY_FILE_ARGS) {
+            snprintf(why, whylen, "more than %d words (valid: the plugstack.conf arguments)",
+                     SC_POLICY_FILE_ARGS);
+            rc = -E2BIG;
+        }
+        if (rc < 0)
+            break;
+        argv[argc++] = s;
+        s += n;
+        if (*s)
+            *s++ = '\0';
+    }
+    if (rc == 0)
+        rc = sc_policy_parse(p, argc, argv, why, whylen);
+    free(copy);
+    return rc;
+}
+
 int sc_policy_key_path(const sc_policy *p, const char *node, char *out, size_t len)
 {
     size_t used = 0;

@@ -40,6 +40,18 @@ typedef struct sc_policy {
 /* Parses the arguments; unknown keys and bad values are errors with a reason in why. */
 int sc_policy_parse(sc_policy *p, int argc, char *const argv[], char *why, size_t whylen);
 
+/* The policy file of a node without Slurm, under the sysroot, for `streamcard run --platform
+   apply` as root (doc/design.md, section 13, "Set by the CLI as root"). */
+#define SC_POLICY_FILE "etc/streamcard/policy"
+#define SC_POLICY_FILE_ARGS 32 /* at most this many key=value words in it */
+
+/*
+ * The same arguments as a text (the policy file): words separated by blanks or newlines, a
+ * '#' comments out the rest of its line. More than SC_POLICY_FILE_ARGS words, or a control
+ * character, is an error; otherwise sc_policy_parse()'s rules and defaults.
+ */
+int sc_policy_parse_text(sc_policy *p, const char *text, char *why, size_t whylen);
+
 /* The key's path with "%n" replaced by node (the node's short name). 0 or -ENAMETOOLONG. */
 int sc_policy_key_path(const sc_policy *p, const char *node, char *out, size_t len);
 

@@ -91,6 +91,15 @@ sysroot_or_skip() {
     mkdir -p "$ROOT/sys" "$ROOT/proc" "$WORK/home"
 }
 
+# msr CPU VALUE: in a sysroot_or_skip test, register 0x1a4 (offset 420) of CPU's fake msr
+# device under $ROOT holds VALUE (0x0-0xf), the rest of its 8 bytes 0.
+msr() {
+    mkdir -p "$ROOT/dev/cpu/$1"
+    # shellcheck disable=SC2059 # the format is the value's byte, on purpose
+    printf "\\x0$(printf %x "$2")\\0\\0\\0\\0\\0\\0\\0" |
+        dd of="$ROOT/dev/cpu/$1/msr" bs=1 seek=420 conv=notrunc status=none
+}
+
 # in_sysroot ROOT CPUINFO CMD...: CMD with STREAMCARD_SYSROOT=ROOT in a new mount namespace
 # where ROOT/sys is this machine's sysfs, ROOT/proc its /proc and ROOT/proc/cpuinfo the file
 # CPUINFO (root only; ROOT/sys and ROOT/proc must exist): a machine the test describes, read

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "execute.h"
 #include "options.h"
+#include "platform_apply.h"
 #include "run_series.h"
 #include "study.h"
 #include "sc_machine.h"
@@ -43,6 +44,7 @@ enum {
     OPT_AGAINST,
     OPT_AGAINST_KERNEL_DIR,
     OPT_SEED,
+    OPT_PLATFORM,
     OPT_CARD_FLAG = 2000
 };
 
@@ -77,6 +79,15 @@ static void sc__run_usage(FILE *out)
             "                     side B's workloads from DIR (a pair of two builds of one\n"
             "                     card; without --against, B is CARD itself)\n"
             "  --seed N           the seed of the pairs' order (default: drawn, and recorded)\n"
+            "  --platform MODE    as root outside Slurm, the card's prefetch and governor:\n"
+            "                     read (default): the registers and governors of its CPUs are\n"
+            "                     read before and after the workload, never written;\n"
+            "                     apply: set with the plugin's journal and readback before the\n"
+            "                     workload, restored when the run ends (also when it fails or\n"
+            "                     is interrupted; when streamcard is killed, its guardian\n"
+            "                     restores, else the next --platform apply or streamcard-node\n"
+            "                     state --clear); only what /etc/streamcard/policy allows\n"
+            "                     (allow=prefetch,governor)\n"
             "  -h, --help         this text\n"
             "\n"
             "card keys as flags (override the card; without CARD they make the card):\n");
@@ -101,6 +112,7 @@ static struct option *sc__run_options(void)
         {"against", required_argument, NULL, OPT_AGAINST},
         {"against-kernel-dir", required_argument, NULL, OPT_AGAINST_KERNEL_DIR},
         {"seed", required_argument, NULL, OPT_SEED},
+        {"platform", required_argument, NULL, OPT_PLATFORM},
     };
     size_t nfixed = sizeof(fixed) / sizeof(fixed[0]), nflags = 0;
 
@@ -246,6 +258,13 @@ static int sc__run_parse(int argc, char **argv, sc_run_opts *opts, sc_card **car
             if (errno || !end || end == optarg || *end || *optarg == '-') {
                 sc_diag_addf(diag, "--seed: \"%s\" is not a whole number (valid: 0 to 2^64-1)",
                              optarg);
+                *problems = true;
+            }
+        } else if (c == OPT_PLATFORM) {
+            if (strcmp(optarg, "apply") == 0 || strcmp(optarg, "read") == 0) {
+                opts->platform_apply = strcmp(optarg, "apply") == 0;
+            } else {
+                sc_diag_addf(diag, "--platform: \"%s\" is not a mode (valid: read, apply)", optarg);
                 *problems = true;
             }
         } else if (c == OPT_SBATCH) {
@@ -483,6 +502,10 @@ static int sc__prepare(const sc_run_opts *opts, const sc_card *card, bool proble
             rc = -EINVAL;
             break;
         }
+    /* --platform apply: who may set what here, said with the card's problems. */
+    int arc = rc != -ENOMEM && opts->platform_apply ? sc_apply_check(opts, series, diag) : 0;
+    if (arc < 0)
+        rc = arc == -ENOMEM ? arc : rc == -ENOMEM ? rc : -EINVAL;
     if (rc == 0 && (problems || diag->count))
         rc = -EINVAL;
     if (rc < 0)

@@ -11,8 +11,11 @@
  *   - the bundle directory is removed during the run: said plainly, nothing to seal;
  *   - this process is killed (SIGKILL): a guardian process, waiting on a pipe from it,
  *     finishes the bundle with what was written and a failed verdict.
+ * With --platform apply the card's platform is set before a bundle is made and restored
+ * when it ends, in each of these cases (sc_record_finish(), also the guardian's).
  */
 #include "execute.h"
+#include "platform_apply.h"
 #include "cli.h"
 #include "record.h"
 #include "sc_bundle.h"
@@ -169,6 +172,53 @@ static void sc__guardian_stop(sc_execution *x)
 }
 
 /*
+ * --platform apply: the card's prefetch and governor set before the bundle is made (so
+ * platform/before.txt and the registers read before the workload show what it runs on), by
+ * the plugin's facade (platform_apply.h). A refusal prints the facade's one line.
+ */
+static int sc__apply(sc_execution *x)
+{
+    char why[1024] = "";
+    int rc;
+
+    x->apply = calloc(1, sizeof(*x->apply));
+    if (!x->apply)
+        return -ENOMEM;
+    rc = sc_apply_start(x->apply, x->plan->opts, x->plan->card, why, sizeof(why));
+    if (rc < 0) {
+        fprintf(stderr, "%s%s\n", strncmp(why, "streamcard: ", 12) ? "streamcard: " : "",
+                *why ? why : strerror(-rc));
+        sc_apply_free(x->apply);
+        free(x->apply);
+        x->apply = NULL;
+        return rc;
+    }
+    if (x->apply->applied)
+        fprintf(stderr,
+                "streamcard: platform applied by the CLI as root: prefetch %s, governor %s on "
+                "cpus %s, journaled in %s (restored when the run ends)\n",
+                sc_prefetch_name(x->plan->card->prefetch), x->plan->card->governor,
+                x->plan->card->cpu_list, x->apply->state_dir);
+    return 0;
+}
+
+/* The change restored and forgotten: the bundle that was to record it was never made, or
+   it is sealed (sc_record_finish() restored it). */
+static void sc__unapply(sc_execution *x)
+{
+    if (!x->apply)
+        return;
+    if (x->apply->applied && sc_apply_restore(x->apply) < 0)
+        fprintf(stderr,
+                "streamcard: ERROR: the platform could not be restored (the journal in "
+                "%s is kept; valid: streamcard-node state --clear as root)\n",
+                x->apply->state_dir);
+    sc_apply_free(x->apply);
+    free(x->apply);
+    x->apply = NULL;
+}
+
+/*
  * The bundle of series run i, before its first run: created (or adopted from the plugin),
  * the workload's --json argument; sc__open_files() writes the rest once the first run's
  * workload is started. Returns 0, or the exit status to stop with.
@@ -180,6 +230,8 @@ static int sc__open(sc_local *st, size_t i, sc_plan *plan)
     memset(x, 0, sizeof(*x));
     x->plan = plan;
     x->guard_fd = -1;
+    if (plan->opts->platform_apply && sc__apply(x) < 0)
+        return SC_EXIT_ERROR; /* refused or failed: nothing left changed, nothing written */
     /* The binary's build identity first: remembered from an earlier run, or asked now
        (loading a 36 MB BLAS takes milliseconds, which pass while the bundle and the
        platform snapshot are made). */
@@ -187,6 +239,7 @@ static int sc__open(sc_local *st, size_t i, sc_plan *plan)
     snprintf(x->tmpdir, sizeof(x->tmpdir), "/tmp/streamcard-XXXXXX");
     if (sc__open_bundle(plan, &x->b) < 0) {
         sc_record_build_info_discard(x);
+        sc__unapply(x);
         return SC_EXIT_ERROR;
     }
     /* The kernel writes its own results to a private file per run, merged into results.json;
@@ -200,6 +253,7 @@ static int sc__open(sc_local *st, size_t i, sc_plan *plan)
         fprintf(stderr, "streamcard: cannot create a temporary directory: %s\n", strerror(errno));
         sc_record_build_info_discard(x);
         sc_bundle_close(&x->b);
+        sc__unapply(x);
         return SC_EXIT_ERROR;
     }
     st->open[i] = true;
@@ -237,6 +291,7 @@ static void sc__open_files(sc_local *st, size_t i, const sc_observe *h)
     if (!adopted || faccessat(x->b.dirfd, "platform/before.txt", F_OK, 0) < 0)
         sc_record_platform(x, "platform/before.txt");
     sc_record_readback(x, false); /* as root outside a job: the prefetch registers too */
+    sc_record_applied(x);         /* --platform apply: what was set, as the facade read it back */
     sc_record_caches(x);
     sc_record_build(x);
     if (!h)
@@ -420,6 +475,7 @@ static int sc__close(sc_local *st, size_t i)
     sc_record_build_info_discard(x);
     sc__guardian_stop(x);
     sc_bundle_close(&x->b);
+    sc__unapply(x); /* restored by sc_record_finish(): only freed here */
     st->open[i] = false;
     return status;
 }

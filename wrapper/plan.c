@@ -463,19 +463,22 @@ void sc_plan_print(const sc_plan *plan, FILE *out)
         fprintf(out, "  memory node: %ld (membind, strict)\n", c->memory_node);
     else
         fprintf(out, "  memory node: not bound (the kernel's default policy)\n");
-    /* As root outside a job the platform is read before and after, never set. */
+    /* As root outside a job the platform is read before and after; set only with
+       --platform apply (platform_apply.h). */
+    const char *set = plan->opts->platform_apply
+                          ? " (set by the CLI as root before the workload and restored after "
+                            "it: --platform apply; read back, not attested)"
+                          : " (expected, not set: read back by the CLI as root before and after "
+                            "the workload, not attested)";
     const char *readback = !plan->opts->cli_readback ? ""
                            : c->prefetch == SC_PREFETCH_UNCHANGED
                                ? " (its registers read by the CLI as root before and after)"
-                               : " (expected, not set: read back by the CLI as root before and "
-                                 "after the workload, not attested)";
+                               : set;
     fprintf(out, "  prefetch:    %s%s\n", sc_prefetch_name(c->prefetch), readback);
     fputs("  governor:    ", out);
     sc__print_text(out, c->governor,
-                   plan->opts->cli_readback && strcmp(c->governor, "unchanged") != 0
-                       ? " (expected, not set: read back by the CLI as root before and after "
-                         "the workload, not attested)\n"
-                       : "\n");
+                   plan->opts->cli_readback && strcmp(c->governor, "unchanged") != 0 ? set : "");
+    fputs("\n", out);
     if (ops && ops->describe)
         ops->describe(c, out);
     for (size_t i = 0; i < c->n_env; i++) {

@@ -46,6 +46,9 @@ typedef struct sc_run_opts {
     /* streamcard run as root outside a job: the prefetch registers and governors of the
        card's CPUs read before and after the workload, never written (sc_readback.h) */
     bool cli_readback;
+    /* --platform apply: with cli_readback, the card's prefetch and governor set on its CPUs
+       before each bundle's first run and restored at its end (platform_apply.h) */
+    bool platform_apply;
     /* an ablation study: the OpenMP workloads run with OMP_DISPLAY_ENV=true, so the table can
        say when a step's variable changed nothing the runtime read (study_extra.h) */
     bool display_env;

@@ -4,6 +4,7 @@
  * written (exactly what verify reads), results.json, run.conf and SHA256SUMS.
  */
 #include "record.h"
+#include "platform_apply.h"
 #include "cacheprobe.h"
 #include "cli.h"
 #include "sc_attest.h"
@@ -114,7 +115,8 @@ void sc_record_readback(sc_execution *x, bool after)
         sc_record_put(x, after ? SC__MSR_AFTER : SC__MSR_BEFORE, kv.text);
     if (!after && keep) { /* every run's gate reads the state the workload found */
         char *before = sc_bundle_read_opt(&x->b, "platform/before.txt");
-        if (sc_readback_state_env(plan->card, kv.text, before, &env) == 0)
+        bool applied = x->apply && x->apply->applied; /* --platform apply set it */
+        if (sc_readback_state_env(plan->card, kv.text, before, applied, &env) == 0)
             sc_record_put(x, "prefetch/state/state.env", env.text);
         free(before);
     }
@@ -670,12 +672,14 @@ int sc_record_finish(sc_execution *x)
                 "streamcard: the bundle directory %s was removed during the run: its "
                 "evidence is lost and the run proves nothing\n",
                 x->b.path);
+        sc_record_restored(x); /* --platform apply: the machine is restored all the same */
         fprintf(stderr, "ERROR: workload failed; do not use its numbers\n");
         return SC_EXIT_FAILED;
     }
     sc_record_platform(x, "platform/after.txt");
     sc_record_readback(x, true);
-    if (sc_runs_flat(plan->card)) { /* one run: its writes and the bundle's are one count */
+    int restored = sc_record_restored(x); /* --platform apply: what the workload ran on */
+    if (sc_runs_flat(plan->card)) {       /* one run: its writes and the bundle's are one count */
         x->write_errors += x->last.write_errors;
         if (x->last.write_errors && !*x->write_error)
             snprintf(x->write_error, sizeof(x->write_error), "%s", x->last.write_error);
@@ -738,7 +742,9 @@ int sc_record_finish(sc_execution *x)
                 x->write_errors, x->write_error);
     free(plan->bundle_path);
     plan->bundle_path = strdup(x->b.path);
-    int code = (rc == 0 && seal == 0 && x->write_errors == lost_before && sc_gates_passed(&gates))
+    /* A platform left changed (a restore that did not read back) fails the run too. */
+    int code = (rc == 0 && seal == 0 && x->write_errors == lost_before && restored == 0 &&
+                sc_gates_passed(&gates))
                    ? SC_EXIT_OK
                    : SC_EXIT_FAILED;
     for (size_t i = 0; runs && i < n; i++) {

@@ -37,7 +37,8 @@ typedef struct sc_execution {
     char *build_key;        /* its key in the answer cache (NULL: not remembered) */
     char *build_answer;     /* with build_cached: the answer remembered, checked at the end */
     bool build_cached;
-    bool files_written; /* card.yaml, platform/before.txt, build.json... (execute.c) */
+    bool files_written;     /* card.yaml, platform/before.txt, build.json... (execute.c) */
+    struct sc_apply *apply; /* --platform apply: the change this bundle holds (NULL: none) */
 } sc_execution;
 
 /* Writes a bundle file, counting a failure as lost evidence. Returns 0 or -errno. */
@@ -53,6 +54,20 @@ void sc_record_platform(sc_execution *x, const char *rel);
  * when the registers cannot be read and the card expects neither prefetch nor governor.
  */
 void sc_record_readback(sc_execution *x, bool after);
+/*
+ * --platform apply (record_apply.c): what the command set before the workload, as the
+ * facade reported it: prefetch/control.log, prefetch/state/msr_readback_original.txt (the
+ * originals journaled), _applied.txt (read back after the change) and applied.env, each
+ * marked "applied by the CLI as root, not attested". Nothing when x->apply holds no change.
+ */
+void sc_record_applied(sc_execution *x);
+/*
+ * The bundle's end under --platform apply: the change restored (sc_apply_restore()), the
+ * restore's log appended to prefetch/control.log, RESTORED=1 (or 0, with why) to
+ * applied.env, and one line on stderr. Also what the guardian does when streamcard is
+ * killed. Returns 0, or -errno when an original did not read back (the journal is kept).
+ */
+int sc_record_restored(sc_execution *x);
 /*
  * The binary's --build-info, before the bundle is made: the answer remembered for this
  * binary, its libraries, host and steering environment (sc_answercache.h), or else the

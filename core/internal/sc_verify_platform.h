@@ -4,7 +4,9 @@
  *   - a readback by `streamcard run` as root outside a job (sc_readback.h): its state.env
  *     must be what its msr_readback files and platform/before.txt and after.txt give, and,
  *     when the bundle holds no signed statement, the platform_state gate is held to it and
- *     said to be not attested.
+ *     said to be not attested;
+ *   - its change with --platform apply (APPLIED=1): applied.env against its readback after
+ *     the change, and a note unless it says RESTORED=1.
  */
 #ifndef SC_VERIFY_PLATFORM_H
 #define SC_VERIFY_PLATFORM_H

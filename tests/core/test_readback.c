@@ -42,6 +42,16 @@ static char *node(uint64_t value0, uint64_t value1)
     return root;
 }
 
+/* The platform_state gate of card over a state.env text: its state and a part of its note. */
+static void check_gate(const sc_card *card, const char *state_env, int state, const char *note)
+{
+    sc_gate g = {0};
+
+    sc_platform_gate(card, state_env, NULL, 0, NULL, &g);
+    SC_CHECK_INT_EQ(g.state, state);
+    SC_CHECK_STR_CONTAINS(g.note, note);
+}
+
 static sc_card *card_with(const char *extra)
 {
     return sc_test_card_with("  workload: stream\n  kernel: copy\n  cpu_list: 0-1\n  threads: 2\n",
@@ -69,18 +79,30 @@ static void test_read(void)
     SC_CHECK_STR_EQ(state, "mixed");
     SC_CHECK_INT_EQ(sc_readback_state_env(card, kv.text,
                                           "cpu0.governor=performance\ncpu1.governor=performance\n",
-                                          &env),
+                                          false, &env),
                     0);
     SC_CHECK_STR_CONTAINS(env.text, "SOURCE=cli-root\n");
+    SC_CHECK_STR_CONTAINS(env.text, "nothing was set");
+    SC_CHECK(!sc_platform_applied_by_cli(env.text));
     SC_CHECK_STR_CONTAINS(env.text,
                           "REQUESTED_PREFETCH=off\nOBSERVED_STATE=mixed\nSTATE_VALID=1\n");
     SC_CHECK_STR_CONTAINS(env.text, "OBSERVED_GOVERNOR=performance\n");
     SC_CHECK(sc_platform_read_by_cli(env.text));
     /* The gate holds the card's expectation to what was read. */
-    sc_gate g = {0};
-    sc_platform_gate(card, env.text, NULL, 0, NULL, &g);
-    SC_CHECK_INT_EQ(g.state, SC_GATE_FAIL);
-    SC_CHECK_STR_CONTAINS(g.note, "prefetch: card off, read back mixed");
+    check_gate(card, env.text, SC_GATE_FAIL, "prefetch: card off, read back mixed");
+    /* Set by the command itself (--platform apply): said in state.env and the gate's note. */
+    sc_kv applied;
+    sc_kv_init(&applied);
+    SC_CHECK_INT_EQ(sc_readback_state_env(card, "cpu=0 reg=0x1a4 value=0xf state=off\n",
+                                          "cpu0.governor=performance\ncpu1.governor=performance\n",
+                                          true, &applied),
+                    0);
+    SC_CHECK_STR_CONTAINS(applied.text, "# applied by the CLI as root, not attested: ");
+    SC_CHECK_STR_CONTAINS(applied.text, "APPLIED=1\n");
+    SC_CHECK(sc_platform_applied_by_cli(applied.text));
+    check_gate(card, applied.text, SC_GATE_OK,
+               "applied by the CLI as root, not attested; read by the CLI");
+    sc_kv_free(&applied);
     /* Nothing was written: the registers hold their seeds. */
     SC_CHECK_INT_EQ(sc_readback_check(root, card->cpus, why, sizeof(why)), 0);
     sc_platform_close(&p);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 typedef struct policy_case {
@@ -144,8 +145,36 @@ static void test_cases(void)
     }
 }
 
+/* The policy file of a node without Slurm: the same words, blanks, newlines and comments. */
+static void test_text(void)
+{
+    char why[256] = "", many[1024] = "";
+    sc_policy p;
+
+    SC_CHECK_INT_EQ(sc_policy_parse_text(&p,
+                                         "# streamcard run --platform apply\n"
+                                         "allow=prefetch,governor  # both\n"
+                                         "\tstate_dir=/var/lib/sc\n",
+                                         why, sizeof(why)),
+                    0);
+    SC_CHECK(p.allow_prefetch && p.allow_governor);
+    SC_CHECK_STR_EQ(p.state_dir, "/var/lib/sc");
+    SC_CHECK_INT_EQ(sc_policy_parse_text(&p, "", why, sizeof(why)), 0);
+    SC_CHECK(!p.allow_prefetch && !p.allow_governor); /* no words: the defaults, nothing */
+    SC_CHECK_INT_EQ(sc_policy_parse_text(&p, "allow=governor colour=red\n", why, sizeof(why)),
+                    -EINVAL);
+    SC_CHECK_STR_CONTAINS(why, "unknown argument \"colour=red\"");
+    SC_CHECK_INT_EQ(sc_policy_parse_text(&p, "allow=prefetch\rx", why, sizeof(why)), -EINVAL);
+    SC_CHECK_STR_CONTAINS(why, "a control character");
+    for (int i = 0; i <= SC_POLICY_FILE_ARGS; i++)
+        strcat(many, "allow=none ");
+    SC_CHECK_INT_EQ(sc_policy_parse_text(&p, many, why, sizeof(why)), -E2BIG);
+    SC_CHECK_STR_CONTAINS(why, "more than 32 words");
+}
+
 int main(void)
 {
+    SC_TEST_RUN(test_text);
     SC_TEST_RUN(test_cases);
     SC_TEST_RUN(test_key);
     SC_TEST_RUN(test_key_opt_in);

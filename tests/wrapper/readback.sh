@@ -13,12 +13,6 @@ sed -e 's/^vendor_id.*/vendor_id\t: GenuineIntel/' -e 's/^cpu family.*/cpu famil
     -e 's/^model\t.*/model\t\t: 85/' /proc/cpuinfo >"$WORK/cpuinfo"
 export HOME=$WORK/home XDG_CACHE_HOME=
 
-# msr CPU VALUE: register 0x1a4 (offset 420) of CPU's fake device holds VALUE (0x0-0xf).
-msr() {
-    mkdir -p "$ROOT/dev/cpu/$1"
-    printf "\\x0$(printf %x "$2")\\0\\0\\0\\0\\0\\0\\0" |
-        dd of="$ROOT/dev/cpu/$1/msr" bs=1 seek=420 conv=notrunc status=none
-}
 # on_node CMD...: CMD with STREAMCARD_SYSROOT=$ROOT in a new mount namespace.
 on_node() { in_sysroot "$ROOT" "$WORK/cpuinfo" "$@"; }
 small_card "$WORK/off.yaml" off
