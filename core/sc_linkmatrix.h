@@ -67,6 +67,19 @@ typedef struct sc_linkmatrix_verdict {
 int sc_linkmatrix_judge(const double *m, size_t n, sc_linkmatrix_better better, double mad_factor,
                         double min_pct, sc_linkmatrix_verdict *out);
 
+/*
+ * The same judgement from the pairs alone: pairs[sc_linkmatrix_pair_index(n, i, j)] (i < j)
+ * the figure of pair i-j, NaN when not measured: n(n-1)/2 values, half of what a full matrix
+ * takes. What judge does in O(n^2) time and 6 n^2 bytes beside its input (doc/design.md,
+ * "Link matrix").
+ */
+int sc_linkmatrix_judge_pairs(const double *pairs, size_t n, sc_linkmatrix_better better,
+                              double mad_factor, double min_pct, sc_linkmatrix_verdict *out);
+
+/* Where pair i-j (i < j < n) lies in a packed list of pairs: row by row, i's pairs with
+   i+1..n-1 one after the other. */
+size_t sc_linkmatrix_pair_index(size_t n, size_t i, size_t j);
+
 /* Frees what judge allocated (takes a zeroed or already freed verdict). */
 void sc_linkmatrix_verdict_free(sc_linkmatrix_verdict *v);
 
