@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SC__POLISH_SWEEPS 20   /* median polish: at most this many sweeps */
+#define SC__POLISH_SWEEPS 20  /* median polish: at most this many sweeps */
 #define SC__POLISH_STILL 1e-4 /* ... and none once no effect moves by 0.01% (a log of 1e-4) */
 
 size_t sc_linkmatrix_pair_index(size_t n, size_t i, size_t j)

@@ -42,6 +42,35 @@ static int sc__grid(json_object *grid, size_t n, double *cells, const char *what
     return 0;
 }
 
+static int sc__cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* One rank per node (pairs: all): a name twice is two ranks of one host, or a forged list.
+   Sorted copies of the names, neighbours compared: O(n log n). Returns 0, -EINVAL or
+   -ENOMEM. */
+static int sc__unique(const sc_linkmatrix_data *d, char *why, size_t whylen)
+{
+    const char **sorted = malloc(d->n * sizeof(*sorted));
+    int rc = 0;
+
+    if (!sorted)
+        return -ENOMEM;
+    memcpy(sorted, d->nodes, d->n * sizeof(*sorted));
+    qsort(sorted, d->n, sizeof(*sorted), sc__cmp_name);
+    for (size_t i = 1; i < d->n && rc == 0; i++)
+        if (strcmp(sorted[i - 1], sorted[i]) == 0) {
+            snprintf(why, whylen,
+                     "nodes: \"%s\" is named twice (valid: one rank per node, "
+                     "each node once)",
+                     sorted[i]);
+            rc = -EINVAL;
+        }
+    free(sorted);
+    return rc;
+}
+
 static int sc__nodes(json_object *nodes, sc_linkmatrix_data *d, char *why, size_t whylen)
 {
     if (!json_object_is_type(nodes, json_type_array) || json_object_array_length(nodes) < 2 ||
@@ -62,7 +91,7 @@ static int sc__nodes(json_object *nodes, sc_linkmatrix_data *d, char *why, size_
         if (!(d->nodes[i] = sc_text_escape_dup(json_object_get_string(name), 255)))
             return -ENOMEM;
     }
-    return 0;
+    return sc__unique(d, why, whylen);
 }
 
 static int sc__sizes(json_object *sizes, sc_linkmatrix_data *d, char *why, size_t whylen)

@@ -99,7 +99,7 @@ typedef struct sc_linkmatrix_data {
 
 /*
  * The matrix of a results.json (results: the parsed object). Everything is checked, as a
- * bundle's files are the user's: at most SC_LINKMATRIX_MAX_NODES nodes and
+ * bundle's files are the user's: at most SC_LINKMATRIX_MAX_NODES nodes, no name twice, and
  * SC_LINKMATRIX_MAX_SIZES sizes, SC_LINKMATRIX_MAX_CELLS cells in all, every grid n x n, every cell
  * null or a finite positive number. Returns 0 (free out with sc_linkmatrix_data_free), -ENOENT (no
  * "matrix": a run of one pair), -EINVAL with a reason in why (a malformed one), or -ENOMEM.

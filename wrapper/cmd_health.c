@@ -9,8 +9,10 @@
 #include "cli.h"
 #include "sc_card.h"
 #include "sc_linkmatrix.h"
+#include "sc_pairs.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,14 +28,18 @@ static void sc__health_usage(FILE *out)
             "        median <m>\n"
             "  link NODE NODE: <metric> <value>, <n>%% worse than the <m> the two reach with\n"
             "        the other nodes\n"
-            "A node is judged by the median of its pairs, a link against what its two nodes do\n"
-            "with the others; each must lie beyond the card's outlier_mad MADs (default 3) and\n"
-            "be at least outlier_min_pct %% worse (default 20). Metrics: the latency at the\n"
-            "smallest size (kernel pingpong) and the bandwidth at the largest.\n"
+            "  check NODE: no measurement: check node (none of its pairs has a figure)\n"
+            "  missing NODE NODE: no figure, though the schedule planned the pair (round r)\n"
+            "The matrix must name the hosts the ranks ran on (verify refuses it otherwise),\n"
+            "each once. A node is judged by the median of its pairs, a link against what its\n"
+            "two nodes do with the others; each must lie beyond the card's outlier_mad MADs\n"
+            "(default 3) and be at least outlier_min_pct %% worse (default 20). Metrics: the\n"
+            "latency at the smallest size (kernel pingpong) and the bandwidth at the largest.\n"
             "\n"
-            "Exit status: 0 nothing to drain and no suspect link, 1 some (or a bundle refused\n"
-            "by verify, or with fewer than 4 nodes: cannot judge), 2 usage, a bundle that\n"
-            "cannot be opened or holds no link matrix.\n");
+            "Exit status: 0 nothing to drain, no suspect link and every pair measured, 1 some\n"
+            "(or a bundle refused by verify, or with fewer than 4 nodes: cannot judge), 2\n"
+            "usage, a bundle that cannot be opened or holds no link matrix (or a malformed\n"
+            "one, or a node named twice).\n");
 }
 
 static int sc__health_option(void *ctx, int c, const char *arg)
@@ -117,6 +123,64 @@ static int sc__judge(const sc_linkmatrix_data *d, const double *grid, size_t s, 
     return rc;
 }
 
+#define SC__HEALTH_MISSING_SHOWN 20 /* missing pairs named one by one; the rest counted */
+
+/* Pair i-j has a figure in grid (either reading). */
+static bool sc__has(const double *grid, size_t n, size_t i, size_t j)
+{
+    return isfinite(grid[i * n + j]) || isfinite(grid[j * n + i]);
+}
+
+/*
+ * Every pair the schedule planned (pairs: all: every pair) has its figures in the judged
+ * grids (a, and b unless NULL), or is named: a node none of whose pairs has one is "no
+ * measurement: check node" (its pairs are not listed again), any other pair without one
+ * "missing", with the round the schedule (sc_pairs.h) planned it in. Returns how many lines.
+ */
+static size_t sc__coverage(const sc_linkmatrix_data *d, const double *a, const double *b,
+                           const char *bundle)
+{
+    size_t n = d->n, named = 0, missing = 0, rounds = sc_pairs_rounds(n);
+    size_t *have = calloc(n, sizeof(*have));
+
+    if (!have)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (sc__has(a, n, i, j) && (!b || sc__has(b, n, i, j))) {
+                have[i]++;
+                have[j]++;
+            }
+    for (size_t i = 0; i < n; i++)
+        if (have[i] == 0) {
+            printf("check %s: no measurement: check node (none of its %zu pairs has a figure) "
+                   "[%s]\n",
+                   d->nodes[i], n - 1, bundle);
+            named++;
+        }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n && have[i]; j++) {
+            if (!have[j] || (sc__has(a, n, i, j) && (!b || sc__has(b, n, i, j))))
+                continue;
+            if (missing++ >= SC__HEALTH_MISSING_SHOWN)
+                continue;
+            size_t r = 0;
+            while (r < rounds && sc_pairs_partner(n, r, i) != (long)j)
+                r++;
+            printf("missing %s %s: no figure, though the schedule planned the pair (round %zu "
+                   "of %zu) [%s]\n",
+                   d->nodes[i], d->nodes[j], r + 1, rounds, bundle);
+            named++;
+        }
+    if (missing > SC__HEALTH_MISSING_SHOWN) {
+        printf("missing: %zu more pairs without a figure [%s]\n",
+               missing - SC__HEALTH_MISSING_SHOWN, bundle);
+        named++;
+    }
+    free(have);
+    return named;
+}
+
 /* One bundle: its lines, and the exit status it asks for (0, 1 or 2). */
 static int sc__health_bundle(const sc_analysis_bundle *ab)
 {
@@ -129,9 +193,10 @@ static int sc__health_bundle(const sc_analysis_bundle *ab)
 
     rc = card ? sc_linkmatrix_load(ab->facts.results, &d, why, sizeof(why)) : -ENOMEM;
     if (rc == -ENOENT || rc == -EINVAL) {
-        fprintf(stderr,
-                "streamcard: health: %s: %s (valid: a bundle of mpi-pingpong with pairs: all)\n",
-                ab->arg_shown, rc == -ENOENT ? "no link matrix" : why);
+        const char *said = rc == -ENOENT ? "no link matrix" : why;
+        fprintf(stderr, "streamcard: health: %s: %s%s\n", ab->arg_shown, said,
+                strstr(said, "(valid: ") ? ""
+                                         : " (valid: a bundle of mpi-pingpong with pairs: all)");
         sc_card_free(card);
         return SC_EXIT_USAGE;
     }
@@ -140,6 +205,9 @@ static int sc__health_bundle(const sc_analysis_bundle *ab)
         bool pingpong = !json_object_object_get_ex(ab->facts.results, "kernel", &kernel) ||
                         strcmp(json_object_get_string(kernel), "uniband") != 0;
         sc_analysis_link_bounds(&ab->facts, card);
+        if (sc__coverage(&d, d.MBps + (d.n_sizes - 1) * d.n * d.n, pingpong ? d.t_usec : NULL,
+                         ab->facts.name))
+            status = SC_EXIT_FAILED;
         rc = pingpong ? sc__judge(&d, d.t_usec, 0, true, card, &all, &n_nodes) : 0;
         if (rc >= 0) {
             int bw = sc__judge(&d, d.MBps, d.n_sizes - 1, false, card, &all, &n_nodes);

@@ -30,8 +30,7 @@ int main(int argc, char **argv)
     struct rusage ru;
 
     if (!in || n < 2 || n > SC_LINKMATRIX_MAX_NODES) {
-        fprintf(stderr, "usage: linkmatrix_bench FILE N (2 <= N <= %d)\n",
-                SC_LINKMATRIX_MAX_NODES);
+        fprintf(stderr, "usage: linkmatrix_bench FILE N (2 <= N <= %d)\n", SC_LINKMATRIX_MAX_NODES);
         return 2;
     }
     np = n * (n - 1) / 2;

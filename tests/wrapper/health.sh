@@ -16,17 +16,22 @@ mkdir -p "$WORK/runs"
 expect_status 0 "$BIN/streamcard" run "$WORK/pairs.yaml" --output "$WORK/runs" --quiet
 B=$(bundle_of "$WORK/out")
 case "$B" in */mpi_pingpong_allpairs_*) ;; *) fail "run name: $B" ;; esac
-expect_status 1 "$BIN/streamcard" health "$B"
-expect_contains "$WORK/err" "cannot judge: 2 nodes measured (valid: 4 or more)"
-[ ! -s "$WORK/out" ] || fail "cannot judge, yet lines: $(cat "$WORK/out")"
+# Its two ranks ran on this one host: a matrix of one node named twice is not judged.
+expect_status 2 "$BIN/streamcard" health "$B"
+expect_contains "$WORK/err" "nodes: \"$(hostname)\" is named twice (valid: one rank per node, each node once)"
+[ ! -s "$WORK/out" ] || fail "one host twice, yet lines: $(cat "$WORK/out")"
 
-# forge NAME SPEC [FROM]: a copy of bundle FROM (default B) whose matrix is 5 nodes n1..n5 at 1000 MB/s and
-# 5 us with a +-3% wobble, edited by SPEC ("node:2" every pair of n3 at 300 MB/s and 20 us,
-# "link:0:3" the pair n1-n4 at 350 MB/s and 15 us, "healthy", "small:0:3" n1-n4 10% slower),
-# resealed. Prints its path.
+# forge NAME SPEC [FROM]: a copy of bundle FROM (default B) made a run of 5 ranks on hosts
+# n1..n5 (forge_ranks.py: the evidence of each rank where verify looks) whose matrix is those
+# 5 nodes at 1000 MB/s and 5 us with a +-3% wobble, edited by SPEC ("node:2" every pair of n3
+# at 300 MB/s and 20 us, "link:0:3" the pair n1-n4 at 350 MB/s and 15 us, "healthy",
+# "small:0:3" n1-n4 10% slower, "dead:2" no figure of n3, "holes" the pairs n1-n2, n1-n4
+# and n2-n5 without figures, "invented" the nodes named cn101..cn105, "four" the node n5
+# left out of the matrix), resealed. Prints its path.
 forge() {
     local dst="$WORK/runs/$1"
     cp -r "${3:-$B}" "$dst"
+    python3 "$SRC/tests/wrapper/forge_ranks.py" "$dst" n1,n2,n3,n4,n5
     python3 - "$dst" "$2" <<'PY'
 import json, sys
 path, spec = sys.argv[1], sys.argv[2].split(":")
@@ -43,13 +48,20 @@ def grid(base, slow_value, effect):
                   (spec[0] in ("link", "small") and {i, j} == {int(spec[1]), int(spec[2])})
             if hit:
                 g[i][j] = effect(g[i][j]) if spec[0] == "small" else slow_value
+            if (spec[0] == "dead" and int(spec[1]) in (i, j)) or \
+               (spec[0] == "holes" and {i, j} in ({0, 1}, {0, 3}, {1, 4})):
+                g[i][j] = None
+    if spec[0] == "four":
+        g = [row[:4] for row in g[:4]]
     return g
 sizes = []
 for s in r["matrix"]["sizes"]:
     sizes.append({"bytes": s["bytes"],
                   "t_usec": grid(5.0, 20.0 if spec[0] == "node" else 15.0, lambda v: v * 1.1),
                   "MBps": grid(1000.0, 300.0 if spec[0] == "node" else 350.0, lambda v: v * 0.9)})
-r["matrix"] = {"pairs": "all", "nodes": ["n%d" % (i + 1) for i in range(n)], "rounds": 5,
+names = ["%s%d" % ("cn10" if spec[0] == "invented" else "n", i + 1)
+         for i in range(4 if spec[0] == "four" else n)]
+r["matrix"] = {"pairs": "all", "nodes": names, "rounds": 5,
                "round_seconds": [0.1] * 5, "total_seconds": 0.5, "sizes": sizes}
 if spec[0] == "none":
     del r["matrix"]
@@ -97,6 +109,29 @@ expect_status 0 "$BIN/streamcard" run "$WORK/pairs5.yaml" --output "$WORK/runs" 
 S5=$(forge small5 small:0:3 "$(bundle_of "$WORK/out")")
 expect_status 1 "$BIN/streamcard" health "$S5"
 expect_contains "$WORK/out" "link n1 n4: latency_8B"
+
+# Tied to its evidence: a matrix whose nodes are not the hosts the ranks ran on, or that
+# leaves a rank's host out, is refused by verify and not judged.
+I=$(forge invented invented)
+expect_status 1 "$BIN/streamcard" health "$I"
+expect_contains "$WORK/err" 'matrix node 0 is "cn101", but rank 0 ran on "n1" (TRACE_RANK_BINDING)'
+[ ! -s "$WORK/out" ] || fail "invented nodes judged: $(cat "$WORK/out")"
+expect_status 1 "$BIN/streamcard" verify "$I"
+F=$(forge four four)
+expect_status 1 "$BIN/streamcard" health "$F"
+expect_contains "$WORK/err" "matrix has 4 nodes, but stream.log binds 5 ranks"
+# A node without a figure is named to check, not passed over; the other four are judged.
+D=$(forge dead dead:2)
+expect_status 1 "$BIN/streamcard" health "$D"
+expect_line_count "$WORK/out" 1
+expect_contains "$WORK/out" "check n3: no measurement: check node (none of its 4 pairs has a figure) [dead]"
+# Pairs the schedule planned but without figures: each named with its round.
+O=$(forge holes holes)
+expect_status 1 "$BIN/streamcard" health "$O"
+expect_line_count "$WORK/out" 3
+expect_contains "$WORK/out" "missing n1 n2: no figure, though the schedule planned the pair (round "
+expect_contains "$WORK/out" "missing n1 n4: no figure"
+expect_contains "$WORK/out" "missing n2 n5: no figure"
 
 X=$(forge none none)
 expect_status 2 "$BIN/streamcard" health "$X"
