@@ -4,7 +4,10 @@
  * cell is checked.
  */
 #include "sc_linkmatrix.h"
+#include "sc_bundle.h"
+#include "sc_file.h"
 #include "sc_num.h"
+#include "sc_pairs_csv.h"
 #include "sc_text.h"
 
 #include <errno.h>
@@ -12,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* One n x n grid of numbers or nulls into cells. Returns 0 or -EINVAL. */
 static int sc__grid(json_object *grid, size_t n, double *cells, const char *what, char *why,
@@ -42,15 +46,65 @@ static int sc__grid(json_object *grid, size_t n, double *cells, const char *what
     return 0;
 }
 
+static int sc__cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The median of the finite values of grid's pairs a < b (n x n), as the workload takes it
+   (mpi/matrix.c: sorted, the mean of the middle two when even); NAN when none. */
+static double sc__pairs_median(const double *grid, size_t n, double *scratch)
+{
+    size_t k = 0;
+
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = a + 1; b < n; b++)
+            if (isfinite(grid[a * n + b]))
+                scratch[k++] = grid[a * n + b];
+    if (k == 0)
+        return NAN;
+    qsort(scratch, k, sizeof(*scratch), sc__cmp_double);
+    return k % 2 ? scratch[k / 2] : (scratch[k / 2 - 1] + scratch[k / 2]) / 2;
+}
+
+/* The summaries of size s (its entry one: pairs, t_usec and MBps, the medians) are what its
+   file's pairs give, exactly. Returns 0, -EINVAL (why) or -ENOMEM. */
+static int sc__size_summary(json_object *one, size_t s, sc_linkmatrix_data *d, size_t pairs,
+                            char *why, size_t whylen)
+{
+    size_t n = d->n, cells = n * n;
+    double *scratch = malloc((cells / 2 + 1) * sizeof(*scratch)), claimed[2];
+    json_object *p = NULL, *t = NULL, *bw = NULL;
+    int rc = 0;
+
+    if (!scratch)
+        return -ENOMEM;
+    double truth[2] = {sc__pairs_median(d->t_usec + s * cells, n, scratch),
+                       sc__pairs_median(d->MBps + s * cells, n, scratch)};
+    json_object_object_get_ex(one, "t_usec", &t);
+    json_object_object_get_ex(one, "MBps", &bw);
+    if (!json_object_object_get_ex(one, "pairs", &p) || !json_object_is_type(p, json_type_int) ||
+        json_object_get_int64(p) != (int64_t)pairs || sc_num_json(t, &claimed[0]) < 0 ||
+        sc_num_json(bw, &claimed[1]) < 0 || claimed[0] != truth[0] || claimed[1] != truth[1]) {
+        snprintf(why, whylen,
+                 "sizes: entry %zu: pairs, t_usec and MBps are not what its file gives (%zu "
+                 "pairs, medians %.9g us and %.9g MB/s)",
+                 s, pairs, truth[0], truth[1]);
+        rc = -EINVAL;
+    }
+    free(scratch);
+    return rc;
+}
+
 static int sc__cmp_name(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* One rank per node (pairs: all): a name twice is two ranks of one host, or a forged list.
-   Sorted copies of the names, neighbours compared: O(n log n). Returns 0, -EINVAL or
-   -ENOMEM. */
-static int sc__unique(const sc_linkmatrix_data *d, char *why, size_t whylen)
+/* Sorted copies of the names, neighbours compared: O(n log n). */
+int sc_linkmatrix_unique(const sc_linkmatrix_data *d, char *why, size_t whylen)
 {
     const char **sorted = malloc(d->n * sizeof(*sorted));
     int rc = 0;
@@ -91,10 +145,64 @@ static int sc__nodes(json_object *nodes, sc_linkmatrix_data *d, char *why, size_
         if (!(d->nodes[i] = sc_text_escape_dup(json_object_get_string(name), 255)))
             return -ENOMEM;
     }
-    return sc__unique(d, why, whylen);
+    return 0;
 }
 
-static int sc__sizes(json_object *sizes, sc_linkmatrix_data *d, char *why, size_t whylen)
+/*
+ * One size's grids from the file its entry names (sc_pairs_csv.h): exactly the name
+ * sc_pairs_csv_name() gives for its bytes, read through the bundle's reader within the cap
+ * of n nodes (checked before a byte is read), every line checked; the entry's pairs and
+ * medians must be what the file gives. Returns 0, -EINVAL (why) or -ENOMEM.
+ */
+static int sc__size_file(const sc_bundle *b, json_object *one, size_t s, sc_linkmatrix_data *d,
+                         char *why, size_t whylen)
+{
+    size_t n = d->n, cells = n * n, size = 0, pairs = 0;
+    json_object *file = NULL;
+    char want[64], *text = NULL, err[96];
+    int fd, rc;
+
+    sc_pairs_csv_name(d->bytes[s], want, sizeof(want));
+    if (!json_object_object_get_ex(one, "file", &file) ||
+        !json_object_is_type(file, json_type_string) ||
+        strcmp(json_object_get_string(file), want) != 0) {
+        snprintf(why, whylen, "sizes: entry %zu does not name its file %s", s, want);
+        return -EINVAL;
+    }
+    if (!b) {
+        snprintf(why, whylen, "%s: no bundle to read it from", want);
+        return -EINVAL;
+    }
+    fd = sc_bundle_open_read(b, want, &size);
+    if (fd >= 0 && size > sc_pairs_csv_cap(n)) {
+        close(fd);
+        fd = -EFBIG;
+    }
+    if (fd < 0) {
+        snprintf(why, whylen, "%s: %s", want,
+                 fd == -EFBIG ? "larger than its node count allows"
+                              : sc_bundle_read_error(want, fd, err, sizeof(err)));
+        return fd == -ENOMEM ? -ENOMEM : -EINVAL;
+    }
+    rc = sc_file_read_fd(fd, sc_pairs_csv_cap(n), &text, &size);
+    close(fd);
+    if (rc < 0) {
+        snprintf(why, whylen, "%s: %s", want, strerror(-rc));
+        return rc == -ENOMEM ? -ENOMEM : -EINVAL;
+    }
+    char reason[192];
+    rc = sc_pairs_csv_parse(text, size, n, d->bytes[s], d->t_usec + s * cells, d->MBps + s * cells,
+                            &pairs, reason, sizeof(reason));
+    free(text);
+    if (rc < 0)
+        snprintf(why, whylen, "%s: %s", want, reason);
+    else
+        rc = sc__size_summary(one, s, d, pairs, why, whylen);
+    return rc;
+}
+
+static int sc__sizes(const sc_bundle *b, json_object *sizes, sc_linkmatrix_data *d, char *why,
+                     size_t whylen)
 {
     size_t n = d->n, cells;
 
@@ -128,6 +236,12 @@ static int sc__sizes(json_object *sizes, sc_linkmatrix_data *d, char *why, size_
             return -EINVAL;
         }
         d->bytes[s] = (unsigned long long)json_object_get_int64(bytes);
+        if (!json_object_is_type(t, json_type_array)) { /* the raw figures in their file */
+            rc = sc__size_file(b, one, s, d, why, whylen);
+            if (rc < 0)
+                return rc;
+            continue;
+        }
         rc = sc__grid(t, n, d->t_usec + s * n * n, "t_usec", why, whylen);
         if (rc == 0)
             rc = sc__grid(bw, n, d->MBps + s * n * n, "MBps", why, whylen);
@@ -137,7 +251,8 @@ static int sc__sizes(json_object *sizes, sc_linkmatrix_data *d, char *why, size_
     return 0;
 }
 
-int sc_linkmatrix_load(json_object *results, sc_linkmatrix_data *out, char *why, size_t whylen)
+int sc_linkmatrix_load(const sc_bundle *b, json_object *results, sc_linkmatrix_data *out, char *why,
+                       size_t whylen)
 {
     json_object *m = NULL, *nodes = NULL, *sizes = NULL, *rounds = NULL, *total = NULL;
     int rc;
@@ -153,7 +268,7 @@ int sc_linkmatrix_load(json_object *results, sc_linkmatrix_data *out, char *why,
     }
     rc = sc__nodes(nodes, out, why, whylen);
     if (rc == 0)
-        rc = sc__sizes(sizes, out, why, whylen);
+        rc = sc__sizes(b, sizes, out, why, whylen);
     if (rc == 0 && json_object_object_get_ex(m, "rounds", &rounds) &&
         json_object_is_type(rounds, json_type_int) && json_object_get_int64(rounds) > 0)
         out->rounds = (size_t)json_object_get_int64(rounds);

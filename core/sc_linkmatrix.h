@@ -22,6 +22,8 @@
 #ifndef SC_LINKMATRIX_H
 #define SC_LINKMATRIX_H
 
+#include "sc_bundle.h"
+
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -98,13 +100,23 @@ typedef struct sc_linkmatrix_data {
 } sc_linkmatrix_data;
 
 /*
- * The matrix of a results.json (results: the parsed object). Everything is checked, as a
- * bundle's files are the user's: at most SC_LINKMATRIX_MAX_NODES nodes, no name twice, and
+ * The matrix of a results.json (results: the parsed object) of bundle b. A size's figures are
+ * either n x n grids in results.json (bundles before the compact files) or, as runs write
+ * them now, the file its entry names (sc_pairs_csv.h: "file": "matrix/<bytes>B.csv", read
+ * from b within the cap of n nodes), whose pairs and medians must be the entry's "pairs",
+ * "t_usec" and "MBps", exactly: verify loads it so. Everything is checked, as a
+ * bundle's files are the user's: at most SC_LINKMATRIX_MAX_NODES nodes and
  * SC_LINKMATRIX_MAX_SIZES sizes, SC_LINKMATRIX_MAX_CELLS cells in all, every grid n x n, every cell
  * null or a finite positive number. Returns 0 (free out with sc_linkmatrix_data_free), -ENOENT (no
  * "matrix": a run of one pair), -EINVAL with a reason in why (a malformed one), or -ENOMEM.
  */
-int sc_linkmatrix_load(json_object *results, sc_linkmatrix_data *out, char *why, size_t whylen);
+int sc_linkmatrix_load(const sc_bundle *b, json_object *results, sc_linkmatrix_data *out, char *why,
+                       size_t whylen);
+
+/* One rank per node (pairs: all): a node named twice is two ranks of one host, which a
+   run may do (verify accepts it) but no judgement can use. Returns 0, -EINVAL with the name
+   in why, or -ENOMEM. */
+int sc_linkmatrix_unique(const sc_linkmatrix_data *d, char *why, size_t whylen);
 
 /* Frees what load allocated (takes a zeroed or freed one). */
 void sc_linkmatrix_data_free(sc_linkmatrix_data *d);

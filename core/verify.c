@@ -475,7 +475,7 @@ static int sc__verify_run(const sc_bundle *b, const sc_card *card, const sc__fil
             sc__check_claims(conf, g, &mine);
         if (root && flat) {
             sc__check_results(root, &t, card, g, log_best, &mine);
-            sc_verify_matrix(root, &t, &mine); /* its nodes are the ranks' hosts */
+            sc_verify_matrix(b, root, &t, &mine); /* its nodes are the ranks' hosts */
         }
         if (run) {
             sc__check_results(run, &t, card, g, log_best, &mine);

@@ -2,7 +2,10 @@
  * verify_matrix.c: a link matrix's nodes against the ranks' bindings (sc_verify_matrix.h).
  */
 #include "sc_verify_matrix.h"
+#include "sc_linkmatrix.h"
 #include "sc_text.h"
+
+#include <errno.h>
 
 #include <string.h>
 
@@ -15,7 +18,22 @@ static const sc_rank_binding *sc__binding_of(const sc_tracelog *t, size_t r)
     return NULL;
 }
 
-void sc_verify_matrix(json_object *root, const sc_tracelog *t, sc_diag *problems)
+/* The matrix read back as health reads it: its files and summaries. */
+static void sc__verify_load(const sc_bundle *b, json_object *root, sc_diag *problems)
+{
+    sc_linkmatrix_data d;
+    char why[256];
+    int rc = sc_linkmatrix_load(b, root, &d, why, sizeof(why));
+
+    if (rc == -EINVAL)
+        sc_diag_addf(problems, "results.json: matrix: %s", why);
+    else if (rc < 0 && rc != -ENOENT)
+        sc_diag_addf(problems, "results.json: matrix: %s", strerror(-rc));
+    sc_linkmatrix_data_free(&d);
+}
+
+void sc_verify_matrix(const sc_bundle *b, json_object *root, const sc_tracelog *t,
+                      sc_diag *problems)
 {
     json_object *m = NULL, *nodes = NULL;
     size_t n;
@@ -27,6 +45,7 @@ void sc_verify_matrix(json_object *root, const sc_tracelog *t, sc_diag *problems
         sc_diag_addf(problems, "results.json: matrix: no list of nodes (valid: the ranks' hosts)");
         return;
     }
+    sc__verify_load(b, root, problems);
     n = json_object_array_length(nodes);
     if (n != t->n_rank_bindings) {
         sc_diag_addf(problems,
@@ -39,14 +58,14 @@ void sc_verify_matrix(json_object *root, const sc_tracelog *t, sc_diag *problems
         json_object *name = json_object_array_get_idx(nodes, r);
         const char *s =
             json_object_is_type(name, json_type_string) ? json_object_get_string(name) : "";
-        const sc_rank_binding *b = sc__binding_of(t, r);
+        const sc_rank_binding *rb = sc__binding_of(t, r);
         char shown[96], host[96];
 
-        if (b && strcmp(s, b->host) == 0)
+        if (rb && strcmp(s, rb->host) == 0)
             continue;
         sc_text_escape(shown, sizeof(shown), s, strlen(s));
-        sc_text_escape(host, sizeof(host), b ? b->host : "", b ? strlen(b->host) : 0);
-        if (b)
+        sc_text_escape(host, sizeof(host), rb ? rb->host : "", rb ? strlen(rb->host) : 0);
+        if (rb)
             sc_diag_addf(problems,
                          "results.json: matrix node %zu is \"%s\", but rank %zu ran on \"%s\" "
                          "(TRACE_RANK_BINDING) (valid: the ranks' hosts, in rank order)",

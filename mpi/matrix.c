@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sc_pairs.h"
+#include "sc_pairs_csv.h"
 
 /* This rank's figures with its higher partners: [(j * nsizes + s) * 2 + {0: t, 1: MB/s}]. */
 static double *scm__row(int size, int nsizes)
@@ -97,8 +98,10 @@ static int scm__assemble(const double *rows, int size, struct scm_matrix *m, str
             for (size_t s = 0; s < ns; s++) {
                 const double *v = &rows[i * n * ns * 2 + (j * ns + s) * 2];
 
-                m->t_usec[s * n * n + i * n + j] = m->t_usec[s * n * n + j * n + i] = v[0];
-                m->MBps[s * n * n + i * n + j] = m->MBps[s * n * n + j * n + i] = v[1];
+                /* as the file holds them: the summaries are then what verify gets */
+                double t = sc_pairs_csv_round(v[0]), bw = sc_pairs_csv_round(v[1]);
+                m->t_usec[s * n * n + i * n + j] = m->t_usec[s * n * n + j * n + i] = t;
+                m->MBps[s * n * n + i * n + j] = m->MBps[s * n * n + j * n + i] = bw;
             }
     for (size_t s = 0; s < ns; s++) {
         struct scm_size_result *r = &acc->sizes[s];
@@ -114,6 +117,19 @@ static int scm__assemble(const double *rows, int size, struct scm_matrix *m, str
            recomputes: the median time, and the rate that time gives. */
         r->t_usec = r->t_min_usec = scm__median(scratch, k);
         r->MBps = r->MBps_max = r->t_usec > 0 ? (double)m->bytes[s] / r->t_usec : 0;
+        /* the summaries of results.json's matrix: over the pairs a file lists */
+        size_t kt = 0, kb = 0;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = i + 1; j < n; j++) {
+                double t = m->t_usec[s * n * n + i * n + j], bw = m->MBps[s * n * n + i * n + j];
+                if (isfinite(t) && isfinite(bw)) {
+                    scratch[kt++] = t;
+                    scratch[n * n / 2 + kb++] = bw;
+                }
+            }
+        m->pairs[s] = kt;
+        m->med_t_usec[s] = scm__median(scratch, kt);
+        m->med_MBps[s] = scm__median(scratch + n * n / 2, kb);
     }
     acc->nsizes = m->nsizes;
     free(scratch);
@@ -163,6 +179,35 @@ out_free:
     free(row);
     free(rows);
     return rc;
+}
+
+int scm_matrix_write_files(const struct scm_matrix *m, const char *json)
+{
+    for (int s = 0; s < m->nsizes; s++) {
+        size_t cells = (size_t)m->n * (size_t)m->n;
+        char name[64], *path = NULL;
+        FILE *f;
+        int rc;
+
+        if (sc_pairs_csv_name(m->bytes[s], name, sizeof(name)) < 0)
+            return -ENAMETOOLONG;
+        *strchr(name, '/') = '-';
+        if (asprintf(&path, "%s.%s", json, name) < 0)
+            return -ENOMEM;
+        f = fopen(path, "w");
+        rc = f ? sc_pairs_csv_write(f, (size_t)m->n, m->bytes[s], m->t_usec + (size_t)s * cells,
+                                    m->MBps + (size_t)s * cells)
+               : -errno;
+        if (f && fclose(f) != 0 && rc == 0)
+            rc = -EIO;
+        if (rc < 0)
+            fprintf(stderr, SCM_PROG ": %s: %s (a writable directory with space)\n", path,
+                    strerror(-rc));
+        free(path);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
 }
 
 void scm_matrix_free(struct scm_matrix *m)

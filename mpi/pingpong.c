@@ -375,6 +375,8 @@ static int scm__run(const struct scm_opts *o, struct scm_probe *probe, const cha
             sct_cli_bad(SCM_PROG, "--json", strerror(EIO), "a writable file path with space");
             rc = SCM_EXIT_FAILED;
         }
+        if (o->pairs_all && scm_matrix_write_files(&matrix, o->cli.json) != 0)
+            rc = SCM_EXIT_FAILED; /* the raw figures the summaries stand on: said */
     }
 out_close:
     scm_rank_sampler_drop(sampler);

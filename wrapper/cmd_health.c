@@ -191,7 +191,7 @@ static int sc__health_bundle(const sc_analysis_bundle *ab)
     size_t n_nodes = 0;
     int rc, status = SC_EXIT_OK;
 
-    rc = card ? sc_linkmatrix_load(ab->facts.results, &d, why, sizeof(why)) : -ENOMEM;
+    rc = card ? sc_analysis_matrix_load(&ab->facts, &d, why, sizeof(why)) : -ENOMEM;
     if (rc == -ENOENT || rc == -EINVAL) {
         const char *said = rc == -ENOENT ? "no link matrix" : why;
         fprintf(stderr, "streamcard: health: %s: %s%s\n", ab->arg_shown, said,

@@ -7,13 +7,16 @@
 #ifndef SC_VERIFY_MATRIX_H
 #define SC_VERIFY_MATRIX_H
 
+#include "sc_bundle.h"
 #include "sc_diag.h"
 #include "sc_tracelog.h"
 
 #include <json-c/json.h>
 
-/* Checks root's "matrix" (none: nothing to check) against t's rank bindings; problems start
-   with "results.json: matrix". */
-void sc_verify_matrix(json_object *root, const sc_tracelog *t, sc_diag *problems);
+/* Checks root's "matrix" (none: nothing to check) against t's rank bindings, and reads it
+   back whole from bundle b (sc_linkmatrix_load(): every size's file within its node count's
+   cap, every line, the summaries recomputed); problems start with "results.json: matrix". */
+void sc_verify_matrix(const sc_bundle *b, json_object *root, const sc_tracelog *t,
+                      sc_diag *problems);
 
 #endif

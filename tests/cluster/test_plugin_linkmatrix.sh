@@ -60,12 +60,18 @@ r = json.load(open(sys.argv[1] + "/results.json"))
 m = r["matrix"]
 assert sorted(m["nodes"]) == ["scn1", "scn2", "scn3", "scn4"], m["nodes"]
 assert m["rounds"] == 3 == len(m["round_seconds"]), m["rounds"]
+def grid(s):  # the size's raw figures (matrix/<bytes>B.csv): MB/s per pair, both halves
+    g = [[None] * 4 for _ in range(4)]
+    for line in open(sys.argv[1] + "/" + s["file"]).read().split("\n")[2:-1]:
+        a, b, _, bw = line.split(",")
+        g[int(a)][int(b)] = g[int(b)][int(a)] = float(bw)
+    return g
 for s in m["sizes"]:
-    g = s["MBps"]
-    assert all(g[i][j] for i in range(4) for j in range(4) if i != j), g
+    g = grid(s)
+    assert s["pairs"] == 6 and all(g[i][j] for i in range(4) for j in range(4) if i != j), g
 print("%s: rounds %s s, in all %.2f s; bw_64KiB:" % (sys.argv[2], ", ".join(
     "%.2f" % t for t in m["round_seconds"]), m["total_seconds"]))
-for name, row in zip(m["nodes"], m["sizes"][-1]["MBps"]):
+for name, row in zip(m["nodes"], grid(m["sizes"][-1])):
     print("  %s %s" % (name, " ".join("%8.1f" % v if v else "       -" for v in row)))
 # Each rank's namespace sent at least its payload through eth0, nothing through another NIC.
 for rank in r["transport"]["ranks"]:

@@ -304,15 +304,19 @@ assert m["rounds"] == (n - 1 if n % 2 == 0 else n) == len(m["round_seconds"]), m
 assert [s["bytes"] for s in m["sizes"]] == [8, 16, 32, 64, 128, 256, 512, 1024]
 rows = [l.split() for l in open(sys.argv[2]) if l.strip() and l.split()[0].isdigit()]
 for k, s in enumerate(m["sizes"]):
-    for key in ("t_usec", "MBps"):
-        g = s[key]
-        assert len(g) == n and all(len(r) == n for r in g)
-        for i in range(n):
-            assert g[i][i] is None
-            for j in range(n):
-                if i != j:
-                    assert g[i][j] is not None and g[i][j] > 0 and g[i][j] == g[j][i], (key, i, j)
-    med = statistics.median(s["t_usec"][i][j] for i in range(n) for j in range(i + 1, n))
+    # the raw figures: one file per size next to the JSON, every pair once, a < b ascending
+    assert s["file"] == "matrix/%dB.csv" % s["bytes"], s["file"]
+    lines = open(sys.argv[1] + "." + s["file"].replace("/", "-")).read().split("\n")
+    assert lines[0] == "# streamcard link matrix: bytes=%d nodes=%d" % (s["bytes"], n), lines[0]
+    assert lines[1] == "a,b,t_usec,MBps" and lines[-1] == "", lines[1]
+    pairs = [l.split(",") for l in lines[2:-1]]
+    assert [(int(a), int(b)) for a, b, _, _ in pairs] == \
+        [(i, j) for i in range(n) for j in range(i + 1, n)], pairs
+    t = [float(p[2]) for p in pairs]
+    bw = [float(p[3]) for p in pairs]
+    assert all(v > 0 for v in t + bw) and s["pairs"] == len(pairs) == n * (n - 1) // 2
+    assert s["t_usec"] == statistics.median(t) and s["MBps"] == statistics.median(bw), s
+    med = statistics.median(t)
     row = d["metrics"]["sizes"][k]
     assert abs(med - row["t_usec"]) < 1e-9 * max(1, med), (med, row)
     assert abs(row["MBps"] - s["bytes"] / med) < 1e-9 * max(1, row["MBps"]), row

@@ -33,8 +33,10 @@ forge() {
     cp -r "${3:-$B}" "$dst"
     python3 "$SRC/tests/wrapper/forge_ranks.py" "$dst" n1,n2,n3,n4,n5
     python3 - "$dst" "$2" <<'PY'
-import json, sys
+import glob, json, os, statistics, sys
 path, spec = sys.argv[1], sys.argv[2].split(":")
+legacy = spec[0] == "legacy"  # the grids in results.json, as bundles before the files
+spec = spec[1:] if legacy else spec
 r = json.load(open(path + "/results.json"))
 n = 5
 def grid(base, slow_value, effect):
@@ -54,19 +56,39 @@ def grid(base, slow_value, effect):
     if spec[0] == "four":
         g = [row[:4] for row in g[:4]]
     return g
+def as_file(s, t, bw):
+    # matrix/<bytes>B.csv as the workload writes it, and the summaries from what it holds
+    m = len(t)
+    rows = [(a, b, float("%.9g" % t[a][b]), float("%.9g" % bw[a][b]))
+            for a in range(m) for b in range(a + 1, m) if t[a][b] is not None]
+    with open("%s/matrix/%dB.csv" % (path, s), "w") as f:
+        f.write("# streamcard link matrix: bytes=%d nodes=%d\na,b,t_usec,MBps\n" % (s, m))
+        for a, b, x, y in rows:
+            f.write("%d,%d,%.9g,%.9g\n" % (a, b, x, y))
+    return {"bytes": s, "file": "matrix/%dB.csv" % s, "pairs": len(rows),
+            "t_usec": statistics.median(x for _, _, x, _ in rows),
+            "MBps": statistics.median(y for _, _, _, y in rows)}
+for old in glob.glob(path + "/matrix/*.csv"):
+    os.unlink(old)
 sizes = []
 for s in r["matrix"]["sizes"]:
-    sizes.append({"bytes": s["bytes"],
-                  "t_usec": grid(5.0, 20.0 if spec[0] == "node" else 15.0, lambda v: v * 1.1),
-                  "MBps": grid(1000.0, 300.0 if spec[0] == "node" else 350.0, lambda v: v * 0.9)})
+    t = grid(5.0, 20.0 if spec[0] == "node" else 15.0, lambda v: v * 1.1)
+    bw = grid(1000.0, 300.0 if spec[0] == "node" else 350.0, lambda v: v * 0.9)
+    sizes.append({"bytes": s["bytes"], "t_usec": t, "MBps": bw} if legacy else
+                 as_file(s["bytes"], t, bw))
 names = ["%s%d" % ("cn10" if spec[0] == "invented" else "n", i + 1)
          for i in range(4 if spec[0] == "four" else n)]
 r["matrix"] = {"pairs": "all", "nodes": names, "rounds": 5,
                "round_seconds": [0.1] * 5, "total_seconds": 0.5, "sizes": sizes}
 if spec[0] == "none":
     del r["matrix"]
-if spec[0] == "short":
+if spec[0] == "short" and legacy:
     r["matrix"]["sizes"][0]["MBps"][2] = r["matrix"]["sizes"][0]["MBps"][2][:3]
+if spec[0] == "short" and not legacy:  # a pair listed twice
+    with open(path + "/matrix/8B.csv", "a") as f:
+        f.write("0,1,5,1000\n")
+if spec[0] == "summary":  # a median that its file does not give
+    r["matrix"]["sizes"][-1]["MBps"] *= 1.5
 json.dump(r, open(path + "/results.json", "w"), indent=2)
 PY
     reseal "$dst"
@@ -136,9 +158,22 @@ expect_contains "$WORK/out" "missing n2 n5: no figure"
 X=$(forge none none)
 expect_status 2 "$BIN/streamcard" health "$X"
 expect_contains "$WORK/err" "no link matrix (valid: a bundle of mpi-pingpong with pairs: all)"
+# The raw figures are one file per size (matrix/<bytes>B.csv): a malformed one, or
+# summaries its figures do not give, are refused by verify.
 M=$(forge short short)
-expect_status 2 "$BIN/streamcard" health "$M"
-expect_contains "$WORK/err" "MBps: row 2 is not 5 cells"
+expect_status 1 "$BIN/streamcard" health "$M"
+expect_contains "$WORK/err" 'results.json: matrix: matrix/8B.csv: line 13 is not "a,b,t_usec,MBps"'
+M=$(forge summary summary)
+expect_status 1 "$BIN/streamcard" health "$M"
+expect_contains "$WORK/err" "results.json: matrix: sizes: entry 7: pairs, t_usec and MBps are not what its file gives"
+# Bundles from before the files, their grids in results.json, are still read.
+G=$(forge legacy legacy:node:2)
+expect_status 1 "$BIN/streamcard" health "$G"
+expect_line_count "$WORK/out" 1
+expect_contains "$WORK/out" "drain n3: latency_8B 20 us"
+M=$(forge legacyshort legacy:short)
+expect_status 1 "$BIN/streamcard" health "$M"
+expect_contains "$WORK/err" "results.json: matrix: MBps: row 2 is not 5 cells"
 # Edited without resealing: verify refuses it, and its figures are not judged.
 T=$(forge tampered node:2)
 sed -i 's/"total_seconds": 0.5/"total_seconds": 0.25/' "$T/results.json"
