@@ -20,7 +20,7 @@
 static void sc__health_usage(FILE *out)
 {
     fprintf(out,
-            "usage: streamcard health BUNDLE...\n"
+            "usage: streamcard health [--guard] BUNDLE...\n"
             "\n"
             "Names the nodes to drain and the suspect links in bundles of mpi-pingpong with\n"
             "pairs: all (a link matrix), one per line with the reason and the figures:\n"
@@ -36,18 +36,14 @@ static void sc__health_usage(FILE *out)
             "(default 3) and be at least outlier_min_pct %% worse (default 20). Metrics: the\n"
             "latency at the smallest size (kernel pingpong) and the bandwidth at the largest.\n"
             "\n"
+            "--guard: the bundles are checks of one partition at different times (3 or\n"
+            "more): a node or link is named to drain or as a link only when every bundle\n"
+            "judged names it; what only some name is \"suspect ...: re-test\".\n"
+            "\n"
             "Exit status: 0 nothing to drain, no suspect link and every pair measured, 1 some\n"
             "(or a bundle refused by verify, or with fewer than 4 nodes: cannot judge), 2\n"
             "usage, a bundle that cannot be opened or holds no link matrix (or a malformed\n"
             "one, or a node named twice).\n");
-}
-
-static int sc__health_option(void *ctx, int c, const char *arg)
-{
-    (void)ctx;
-    (void)c;
-    (void)arg;
-    return SC_EXIT_USAGE; /* no options but --help */
 }
 
 static int sc__health_check(void *ctx, size_t n)
@@ -64,6 +60,10 @@ typedef struct sc__suspect {
     sc_linkmatrix_kind kind;
     size_t a, b;
     char why[512];
+    /* --guard: the nodes by name (bundles may list them in other orders), how many bundles
+       named it, and the first of them */
+    char a_name[256], b_name[256], bundle[256];
+    size_t times;
 } sc__suspect;
 
 typedef struct sc__suspects {
@@ -71,11 +71,29 @@ typedef struct sc__suspects {
     size_t n, cap;
 } sc__suspects;
 
-static sc__suspect *sc__suspect_get(sc__suspects *all, const sc_linkmatrix_finding *f)
+/* --guard: what every bundle named, across the bundles of one partition. */
+typedef struct sc__guard {
+    bool on;
+    size_t judged;   /* bundles judged */
+    char *nodes;     /* the first judged bundle's node names, sorted, one per line */
+    char first[256]; /* that bundle's name */
+    sc__suspects named;
+} sc__guard;
+
+static int sc__health_option(void *ctx, int c, const char *arg)
 {
-    for (size_t i = 0; i < all->n; i++)
-        if (all->s[i].kind == f->kind && all->s[i].a == f->a && all->s[i].b == f->b)
-            return &all->s[i];
+    sc__guard *g = ctx;
+
+    (void)arg;
+    if (c != 'g')
+        return SC_EXIT_USAGE;
+    g->on = true;
+    return SC_ANALYSIS_GO_ON;
+}
+
+/* A new, zeroed entry at the end of all; NULL: out of memory. */
+static sc__suspect *sc__suspect_push(sc__suspects *all)
+{
     if (all->n == all->cap) {
         size_t want = all->cap ? all->cap * 2 : 8;
         sc__suspect *grown = realloc(all->s, want * sizeof(*grown));
@@ -84,8 +102,20 @@ static sc__suspect *sc__suspect_get(sc__suspects *all, const sc_linkmatrix_findi
         all->s = grown;
         all->cap = want;
     }
-    all->s[all->n] = (sc__suspect){.kind = f->kind, .a = f->a, .b = f->b};
+    all->s[all->n] = (sc__suspect){0};
     return &all->s[all->n++];
+}
+
+static sc__suspect *sc__suspect_get(sc__suspects *all, const sc_linkmatrix_finding *f)
+{
+    sc__suspect *one;
+
+    for (size_t i = 0; i < all->n; i++)
+        if (all->s[i].kind == f->kind && all->s[i].a == f->a && all->s[i].b == f->b)
+            return &all->s[i];
+    if ((one = sc__suspect_push(all)))
+        *one = (sc__suspect){.kind = f->kind, .a = f->a, .b = f->b};
+    return one;
 }
 
 /* The findings of one metric (size s of grid) into all. Returns 0, 1 (cannot judge) or -errno. */
@@ -181,8 +211,114 @@ static size_t sc__coverage(const sc_linkmatrix_data *d, const double *a, const d
     return named;
 }
 
-/* One bundle: its lines, and the exit status it asks for (0, 1 or 2). */
-static int sc__health_bundle(const sc_analysis_bundle *ab)
+static int sc__cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* d's node names, sorted, one per line (malloc'd; NULL: out of memory). */
+static char *sc__node_set(const sc_linkmatrix_data *d)
+{
+    const char **sorted = malloc((d->n ? d->n : 1) * sizeof(*sorted));
+    size_t len = 1;
+    char *out = NULL;
+
+    for (size_t i = 0; sorted && i < d->n; i++) {
+        sorted[i] = d->nodes[i];
+        len += strlen(d->nodes[i]) + 1;
+    }
+    if (sorted && (out = malloc(len))) {
+        qsort(sorted, d->n, sizeof(*sorted), sc__cmp_str);
+        *out = '\0';
+        for (size_t i = 0, at = 0; i < d->n; i++)
+            at += (size_t)sprintf(out + at, "%s\n", sorted[i]);
+    }
+    free(sorted);
+    return out;
+}
+
+/*
+ * --guard: bundle's findings (names filled) counted into g, matched by kind and names. Its
+ * nodes must be those of the first bundle judged: one partition. Returns 0, or the exit
+ * status of a bundle of other nodes (said) or of running out of memory.
+ */
+static int sc__guard_add(sc__guard *g, const sc_linkmatrix_data *d, const sc__suspects *all,
+                         const char *bundle)
+{
+    char *set = sc__node_set(d);
+
+    if (!set)
+        return SC_EXIT_ERROR;
+    if (g->nodes && strcmp(g->nodes, set) != 0) {
+        fprintf(stderr,
+                "streamcard: health: --guard: %s measured other nodes than %s (valid: bundles "
+                "of one partition, its nodes in any order)\n",
+                bundle, g->first);
+        free(set);
+        return SC_EXIT_USAGE;
+    }
+    if (!g->nodes) {
+        g->nodes = set;
+        snprintf(g->first, sizeof(g->first), "%s", bundle);
+    } else {
+        free(set);
+    }
+    g->judged++;
+    for (size_t i = 0; i < all->n; i++) {
+        const sc__suspect *f = &all->s[i];
+        sc__suspect *mine = NULL;
+        for (size_t k = 0; k < g->named.n && !mine; k++)
+            if (g->named.s[k].kind == f->kind && !strcmp(g->named.s[k].a_name, f->a_name) &&
+                !strcmp(g->named.s[k].b_name, f->b_name))
+                mine = &g->named.s[k];
+        if (!mine) {
+            if (!(mine = sc__suspect_push(&g->named)))
+                return SC_EXIT_ERROR;
+            *mine = *f;
+            mine->times = 0;
+            snprintf(mine->bundle, sizeof(mine->bundle), "%s", bundle);
+        }
+        mine->times++;
+    }
+    return 0;
+}
+
+/* --guard's lines: drain and link for what every bundle judged named, "suspect ...: re-test"
+   for what only some did. Returns the exit status. */
+static int sc__guard_print(const sc__guard *g)
+{
+    int status = SC_EXIT_OK;
+
+    if (g->judged < 2) {
+        fprintf(stderr,
+                "streamcard: health: --guard: %zu bundle%s judged (valid: 2 or more of one "
+                "partition, measured at different times; 3 or more to trust)\n",
+                g->judged, g->judged == 1 ? "" : "s");
+        return SC_EXIT_USAGE;
+    }
+    for (size_t i = 0; i < g->named.n; i++) {
+        const sc__suspect *s = &g->named.s[i];
+        bool every = s->times == g->judged;
+        char who[540];
+
+        if (s->kind == SC_LINKMATRIX_NODE)
+            snprintf(who, sizeof(who), "%s%s", every ? "drain " : "suspect ", s->a_name);
+        else
+            snprintf(who, sizeof(who), "%slink %s %s", every ? "" : "suspect ", s->a_name,
+                     s->b_name);
+        if (every)
+            printf("%s: %s [all %zu bundles]\n", who, s->why, g->judged);
+        else
+            printf("%s: re-test: named in %zu of %zu bundles, first %s: %s\n", who, s->times,
+                   g->judged, s->bundle, s->why);
+        status = SC_EXIT_FAILED;
+    }
+    return status;
+}
+
+/* One bundle: its lines (--guard: its findings into g), and the exit status it asks for
+   (0, 1 or 2). */
+static int sc__health_bundle(const sc_analysis_bundle *ab, sc__guard *g)
 {
     sc_linkmatrix_data d;
     sc__suspects all = {0};
@@ -223,7 +359,18 @@ static int sc__health_bundle(const sc_analysis_bundle *ab)
                 ab->arg_shown, n_nodes);
         status = SC_EXIT_FAILED;
     }
-    for (size_t i = 0; rc == 0 && i < all.n; i++) {
+    for (size_t i = 0; rc == 0 && i < all.n; i++) { /* by name, a link's in order */
+        sc__suspect *s = &all.s[i];
+        const char *x = d.nodes[s->a], *y = d.nodes[s->b];
+        bool swap = s->kind == SC_LINKMATRIX_LINK && strcmp(x, y) > 0;
+        snprintf(s->a_name, sizeof(s->a_name), "%s", swap ? y : x);
+        snprintf(s->b_name, sizeof(s->b_name), "%s", swap ? x : y);
+    }
+    if (rc == 0 && g->on) {
+        int bad = sc__guard_add(g, &d, &all, ab->facts.name);
+        status = bad > status ? bad : status;
+    }
+    for (size_t i = 0; rc == 0 && !g->on && i < all.n; i++) {
         const sc__suspect *s = &all.s[i];
         if (s->kind == SC_LINKMATRIX_NODE)
             printf("drain %s: %s [%s]\n", d.nodes[s->a], s->why, ab->facts.name);
@@ -239,9 +386,10 @@ static int sc__health_bundle(const sc_analysis_bundle *ab)
 
 int sc_cmd_health(int argc, char **argv)
 {
-    static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'}, {"guard", no_argument, NULL, 'g'}, {NULL, 0, NULL, 0}};
     static const sc_analysis_cmd cmd = {.name = "health",
-                                        .short_opts = ":h",
+                                        .short_opts = ":hg",
                                         .long_opts = opts,
                                         .usage = sc__health_usage,
                                         .usage_status = SC_EXIT_USAGE,
@@ -251,23 +399,31 @@ int sc_cmd_health(int argc, char **argv)
                                         .unreadable_status = SC_EXIT_USAGE,
                                         .refused_hint = " (its figures are not judged)"};
     sc_analysis_bundle *ab = calloc(1, sizeof(*ab));
+    sc__guard guard = {0};
     int status, first;
 
     if (!ab)
         return SC_EXIT_ERROR;
-    if (!sc_analysis_options(&cmd, argc, argv, NULL, &first, &status)) {
+    if (!sc_analysis_options(&cmd, argc, argv, &guard, &first, &status)) {
         free(ab);
         return status;
     }
     for (int i = first; i < argc; i++) {
         sc_analysis_load_named(&cmd, ab, argv[i], &status);
         if (ab->loaded && ab->usable) {
-            int one = sc__health_bundle(ab);
+            int one = sc__health_bundle(ab, &guard);
             if (one > status)
                 status = one;
         }
         sc_analysis_free(ab);
     }
+    if (guard.on) {
+        int one = sc__guard_print(&guard);
+        if (one > status)
+            status = one;
+    }
+    free(guard.named.s);
+    free(guard.nodes);
     free(ab);
     return status;
 }

@@ -27,11 +27,13 @@ expect_contains "$WORK/err" "nodes: \"$(hostname)\" is named twice (valid: one r
 # at 300 MB/s and 20 us, "link:0:3" the pair n1-n4 at 350 MB/s and 15 us, "healthy",
 # "small:0:3" n1-n4 10% slower, "dead:2" no figure of n3, "holes" the pairs n1-n2, n1-n4
 # and n2-n5 without figures, "invented" the nodes named cn101..cn105, "four" the node n5
-# left out of the matrix), resealed. Prints its path.
+# left out of the matrix, "other" a healthy run on hosts m1..m5), resealed. Prints its path.
 forge() {
     local dst="$WORK/runs/$1"
     cp -r "${3:-$B}" "$dst"
-    python3 "$SRC/tests/wrapper/forge_ranks.py" "$dst" n1,n2,n3,n4,n5
+    local hosts=n1,n2,n3,n4,n5
+    [ "$2" != other ] || hosts=m1,m2,m3,m4,m5
+    python3 "$SRC/tests/wrapper/forge_ranks.py" "$dst" "$hosts"
     python3 - "$dst" "$2" <<'PY'
 import glob, json, os, statistics, sys
 path, spec = sys.argv[1], sys.argv[2].split(":")
@@ -76,7 +78,7 @@ for s in r["matrix"]["sizes"]:
     bw = grid(1000.0, 300.0 if spec[0] == "node" else 350.0, lambda v: v * 0.9)
     sizes.append({"bytes": s["bytes"], "t_usec": t, "MBps": bw} if legacy else
                  as_file(s["bytes"], t, bw))
-names = ["%s%d" % ("cn10" if spec[0] == "invented" else "n", i + 1)
+names = ["%s%d" % ({"invented": "cn10", "other": "m"}.get(spec[0], "n"), i + 1)
          for i in range(4 if spec[0] == "four" else n)]
 r["matrix"] = {"pairs": "all", "nodes": names, "rounds": 5,
                "round_seconds": [0.1] * 5, "total_seconds": 0.5, "sizes": sizes}
@@ -121,6 +123,29 @@ expect_status 0 "$BIN/streamcard" health "$H"
 # Several bundles: the worst status, every bundle's lines.
 expect_status 1 "$BIN/streamcard" health "$H" "$N" "$L"
 expect_line_count "$WORK/out" 2
+
+# --guard: checks of one partition at different times. What every bundle names is to drain
+# (or a link); what one names and the others do not is a suspect to re-test, not a drain.
+N2=$(forge node2 node:2)
+N3=$(forge node3 node:2)
+H2=$(forge healthy2 healthy)
+expect_status 1 "$BIN/streamcard" health --guard "$N" "$N2" "$N3"
+expect_line_count "$WORK/out" 1
+grep -Eq '^drain n3: latency_8B 20 us .*; bw_1KiB 300 MB/s .* \[all 3 bundles\]$' "$WORK/out" ||
+    fail "guarded drain: $(cat "$WORK/out")"
+expect_status 1 "$BIN/streamcard" health --guard "$N" "$H" "$H2"
+expect_line_count "$WORK/out" 1
+grep -Eq '^suspect n3: re-test: named in 1 of 3 bundles, first node: latency_8B 20 us' "$WORK/out" ||
+    fail "guarded suspect: $(cat "$WORK/out")"
+expect_status 1 "$BIN/streamcard" health --guard "$H" "$L" "$H2"
+expect_contains "$WORK/out" "suspect link n1 n4: re-test: named in 1 of 3 bundles, first link: "
+expect_status 0 "$BIN/streamcard" health --guard "$H" "$H2"
+[ ! -s "$WORK/out" ] || fail "guarded healthy, yet lines: $(cat "$WORK/out")"
+OT=$(forge other other)
+expect_status 2 "$BIN/streamcard" health --guard "$H" "$OT"
+expect_contains "$WORK/err" "--guard: other measured other nodes than healthy (valid: bundles of one partition"
+expect_status 2 "$BIN/streamcard" health --guard "$H"
+expect_contains "$WORK/err" "--guard: 1 bundle judged (valid: 2 or more of one partition"
 
 # A 10% slower link: not named at the default floor (20%), named by a card whose
 # outlier_min_pct is 5.
@@ -182,7 +207,7 @@ expect_contains "$WORK/err" "refused"
 [ ! -s "$WORK/out" ] || fail "a refused bundle judged: $(cat "$WORK/out")"
 expect_status 2 "$BIN/streamcard" health
 expect_status 0 "$BIN/streamcard" health --help
-expect_contains "$WORK/out" "usage: streamcard health BUNDLE..."
+expect_contains "$WORK/out" "usage: streamcard health [--guard] BUNDLE..."
 # The history store keeps a matrix's per-node and per-link figures with health's verdicts.
 expect_status 0 "$BIN/streamcard" history add --db "$WORK/h.db" "$N" "$L"
 expect_status 0 "$BIN/streamcard" history show --db "$WORK/h.db" --node n3 --metric bw_1KiB --csv
