@@ -12,6 +12,8 @@
 #include "sc_pairs.h"
 #include "sc_pairs_csv.h"
 
+#define SCM_PROGRESS_S 5.0 /* seconds between progress lines of a long check */
+
 /* This rank's figures with its higher partners: [(j * nsizes + s) * 2 + {0: t, 1: MB/s}]. */
 static double *scm__row(int size, int nsizes)
 {
@@ -152,6 +154,8 @@ int scm_matrix_run(const struct scm_opts *o, MPI_Comm comm, int rank, int size,
         ok = ok && m->round_seconds && rows;
     }
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
+    double start = MPI_Wtime(), said = start;
+    size_t per_round = (size_t)size / 2, all_pairs = (size_t)size * (size_t)(size - 1) / 2;
     for (size_t r = 0; all_ok && r < m->rounds; r++) {
         double t0 = MPI_Wtime();
 
@@ -159,6 +163,14 @@ int scm_matrix_run(const struct scm_opts *o, MPI_Comm comm, int rank, int size,
         MPI_Barrier(comm); /* the round ends for every pair before the next begins */
         if (rank == 0 && m->round_seconds)
             m->round_seconds[r] = MPI_Wtime() - t0;
+        /* progress for a long check, on stderr: every SCM_PROGRESS_S seconds and the end */
+        if (rank == 0 && (MPI_Wtime() - said >= SCM_PROGRESS_S || r + 1 == m->rounds) &&
+            MPI_Wtime() - start >= SCM_PROGRESS_S) {
+            size_t done = (r + 1) * per_round < all_pairs ? (r + 1) * per_round : all_pairs;
+            fprintf(stderr, SCM_PROG ": link matrix: round %zu of %zu, %zu of %zu pairs, %.0f s\n",
+                    r + 1, m->rounds, done, all_pairs, MPI_Wtime() - start);
+            said = MPI_Wtime();
+        }
         MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
     }
     if (!all_ok) {
