@@ -8,6 +8,7 @@
 #include "sc_card_schema.h"
 #include "sc_cpulist.h"
 #include "sc_hostlist.h"
+#include "sc_linkmatrix.h"
 #include "sc_machine.h"
 
 #include <ctype.h>
@@ -109,6 +110,10 @@ static int sc__apply_defaults(sc_card *card)
            (the wrapper reads it from Slurm) */
         if (!card->present[SC_CF_RANKS] && strcmp(card->pairs, "all") == 0)
             card->ranks = card->nodes ? (long)sc_hostlist_count(card->nodes) : 0;
+        /* a link matrix's noise guard: what one pass shows and the others do not is not a
+           fault to drain (doc/design.md, "Link matrix") */
+        if (!card->present[SC_CF_PASSES] && strcmp(card->pairs, "all") == 0)
+            card->passes = SC_LINKMATRIX_PASSES_DEFAULT;
         /* Only uniband has a window (0: none); its default is the kernel's. */
         if (!card->present[SC_CF_WINDOW] && strcmp(card->kernel, "uniband") == 0)
             card->window = 64;
@@ -296,7 +301,7 @@ static void sc__check_pairs(const sc_card *card, sc_diag *diag, int *errors)
                      sc__where(card, SC_CF_RANKS, where, sizeof(where)), card->ranks);
         (*errors)++;
     }
-    for (sc_card_field f = SC_CF_OUTLIER_MAD; f <= SC_CF_OUTLIER_MIN_PCT; f++)
+    for (sc_card_field f = SC_CF_OUTLIER_MAD; f <= SC_CF_PASSES; f++)
         if (!all && card->present[f] && !card->invalid[f]) {
             sc_diag_addf(diag, "%s: %s: only with pairs: all (valid: pairs: all, or no %s)",
                          sc__where(card, f, where, sizeof(where)), sc_card_field_name(f),

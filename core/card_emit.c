@@ -53,10 +53,9 @@ static void sc__scalar(yaml_emitter_t *e, const char *text)
     /* Quote free text that YAML could read as something else; names stay plain. An empty
        value is quoted too: plain, it would read back as "has no value" (question: ""). */
     sc__emit(e, &ev,
-             yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)text, (int)strlen(text),
-                                          1, 1,
-                                          *text ? YAML_ANY_SCALAR_STYLE
-                                                : YAML_SINGLE_QUOTED_SCALAR_STYLE));
+             yaml_scalar_event_initialize(
+                 &ev, NULL, NULL, (yaml_char_t *)text, (int)strlen(text), 1, 1,
+                 *text ? YAML_ANY_SCALAR_STYLE : YAML_SINGLE_QUOTED_SCALAR_STYLE));
 }
 
 static void sc__mapping_start(yaml_emitter_t *e)
@@ -152,6 +151,7 @@ static void sc__emit_experiment(yaml_emitter_t *e, const sc_card *card)
             sc__pair(e, "outlier_mad", bound);
             snprintf(bound, sizeof(bound), "%.17g", card->outlier_min_pct);
             sc__pair(e, "outlier_min_pct", bound);
+            sc__pair_u64(e, "passes", (uint64_t)card->passes);
         }
     }
     if (card->nodes)
@@ -200,9 +200,9 @@ static void sc__emit_experiment(yaml_emitter_t *e, const sc_card *card)
     }
     if (card->n_controlled) {
         sc__scalar(e, "controlled_variables");
-        sc__emit(e, &ev,
-                 yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1,
-                                                      YAML_BLOCK_SEQUENCE_STYLE));
+        sc__emit(
+            e, &ev,
+            yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE));
         for (size_t i = 0; i < card->n_controlled; i++)
             sc__scalar(e, card->controlled[i]);
         sc__emit(e, &ev, yaml_sequence_end_event_initialize(&ev));

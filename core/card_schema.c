@@ -81,6 +81,8 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
      "pairs: all: a node or link is bad beyond this many MADs of the others (default 3)"},
     {SC_CF_OUTLIER_MIN_PCT, "experiment.outlier_min_pct", "outlier-min-pct", SC__CT_DOUBLE, 0, 0,
      NULL, WL_MPI, "pairs: all: and at least this % worse than the others (default 20)"},
+    {SC_CF_PASSES, "experiment.passes", "passes", SC__CT_LONG, 1, 100, NULL, WL_MPI,
+     "pairs: all: passes of the schedule, each pair measured once a pass (default 3)"},
     {SC_CF_NODES, "experiment.nodes", "nodes", SC__CT_STRING, 0, 0, NULL, SC__WL_ANY,
      "Slurm hostlist the card may run on (node[01-02])"},
     {SC_CF_RUNS, "experiment.runs", "runs", SC__CT_RUNS, 1, 1000, NULL, SC__WL_ANY,
@@ -203,6 +205,7 @@ static void *sc__card_slot(sc_card *card, sc_card_field f)
     case SC_CF_PAIRS: return &card->pairs;
     case SC_CF_OUTLIER_MAD: return &card->outlier_mad;
     case SC_CF_OUTLIER_MIN_PCT: return &card->outlier_min_pct;
+    case SC_CF_PASSES: return &card->passes;
     case SC_CF_NODES: return &card->nodes;
     case SC_CF_EXPECT_TRANSPORT: return &card->expect_transport;
     case SC_CF_EXPECT_INTERFACE: return &card->expect_interface;
@@ -502,7 +505,7 @@ size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX
             key->field == SC_CF_EXPECT_MIN_RATE || key->field == SC_CF_EXPECT_AT_BYTES ||
             key->field == SC_CF_EXPECT_MAX_LATENCY || key->field == SC_CF_CACHE_RESIDENT ||
             key->field == SC_CF_OUTLIER_MAD || key->field == SC_CF_OUTLIER_MIN_PCT ||
-            key->field == SC_CF_BLAS || (key->field == SC_CF_WINDOW && !card->window))
+            key->field == SC_CF_PASSES || key->field == SC_CF_BLAS || (key->field == SC_CF_WINDOW && !card->window))
             continue;
         /* The slot is only read: the cast drops const for the shared lookup. */
         const void *slot = sc__card_slot((sc_card *)card, key->field);
@@ -555,6 +558,7 @@ bool sc__card_key_sweepable(const sc__card_key *key)
     case SC_CF_PAIRS: /* one matrix is one run: its shape and its judgement stay put */
     case SC_CF_OUTLIER_MAD:
     case SC_CF_OUTLIER_MIN_PCT:
+    case SC_CF_PASSES:
     case SC_CF_ENV:
     case SC_CF_CONTROLLED:
         return false;

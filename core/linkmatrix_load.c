@@ -53,16 +53,18 @@ static int sc__cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The median of the finite values of grid's pairs a < b (n x n), as the workload takes it
-   (mpi/matrix.c: sorted, the mean of the middle two when even); NAN when none. */
-static double sc__pairs_median(const double *grid, size_t n, double *scratch)
+/* The median of the finite values of the pairs a < b of passes n x n grids (one after the
+   other), as the workload takes it (mpi/matrix.c: sorted, the mean of the middle two when
+   even); NAN when none. */
+static double sc__pairs_median(const double *grid, size_t n, size_t passes, double *scratch)
 {
     size_t k = 0;
 
-    for (size_t a = 0; a < n; a++)
-        for (size_t b = a + 1; b < n; b++)
-            if (isfinite(grid[a * n + b]))
-                scratch[k++] = grid[a * n + b];
+    for (size_t p = 0; p < passes; p++)
+        for (size_t a = 0; a < n; a++)
+            for (size_t b = a + 1; b < n; b++)
+                if (isfinite(grid[p * n * n + a * n + b]))
+                    scratch[k++] = grid[p * n * n + a * n + b];
     if (k == 0)
         return NAN;
     qsort(scratch, k, sizeof(*scratch), sc__cmp_double);
@@ -74,15 +76,15 @@ static double sc__pairs_median(const double *grid, size_t n, double *scratch)
 static int sc__size_summary(json_object *one, size_t s, sc_linkmatrix_data *d, size_t pairs,
                             char *why, size_t whylen)
 {
-    size_t n = d->n, cells = n * n;
-    double *scratch = malloc((cells / 2 + 1) * sizeof(*scratch)), claimed[2];
+    size_t n = d->n, grids = n * n * d->passes;
+    double *scratch = malloc((grids / 2 + 1) * sizeof(*scratch)), claimed[2];
     json_object *p = NULL, *t = NULL, *bw = NULL;
     int rc = 0;
 
     if (!scratch)
         return -ENOMEM;
-    double truth[2] = {sc__pairs_median(d->t_usec + s * cells, n, scratch),
-                       sc__pairs_median(d->MBps + s * cells, n, scratch)};
+    double truth[2] = {sc__pairs_median(d->pass_t_usec + s * grids, n, d->passes, scratch),
+                       sc__pairs_median(d->pass_MBps + s * grids, n, d->passes, scratch)};
     json_object_object_get_ex(one, "t_usec", &t);
     json_object_object_get_ex(one, "MBps", &bw);
     if (!json_object_object_get_ex(one, "pairs", &p) || !json_object_is_type(p, json_type_int) ||
@@ -157,7 +159,7 @@ static int sc__nodes(json_object *nodes, sc_linkmatrix_data *d, char *why, size_
 static int sc__size_file(const sc_bundle *b, json_object *one, size_t s, sc_linkmatrix_data *d,
                          char *why, size_t whylen)
 {
-    size_t n = d->n, cells = n * n, size = 0, pairs = 0;
+    size_t n = d->n, grids = n * n * d->passes, size = 0, pairs = 0, cap;
     json_object *file = NULL;
     char want[64], *text = NULL, err[96];
     int fd, rc;
@@ -173,8 +175,9 @@ static int sc__size_file(const sc_bundle *b, json_object *one, size_t s, sc_link
         snprintf(why, whylen, "%s: no bundle to read it from", want);
         return -EINVAL;
     }
+    cap = sc_pairs_csv_cap(n, d->passes);
     fd = sc_bundle_open_read(b, want, &size);
-    if (fd >= 0 && size > sc_pairs_csv_cap(n)) {
+    if (fd >= 0 && size > cap) {
         close(fd);
         fd = -EFBIG;
     }
@@ -184,21 +187,41 @@ static int sc__size_file(const sc_bundle *b, json_object *one, size_t s, sc_link
                               : sc_bundle_read_error(want, fd, err, sizeof(err)));
         return fd == -ENOMEM ? -ENOMEM : -EINVAL;
     }
-    rc = sc_file_read_fd(fd, sc_pairs_csv_cap(n), &text, &size);
+    rc = sc_file_read_fd(fd, cap, &text, &size);
     close(fd);
     if (rc < 0) {
         snprintf(why, whylen, "%s: %s", want, strerror(-rc));
         return rc == -ENOMEM ? -ENOMEM : -EINVAL;
     }
     char reason[192];
-    rc = sc_pairs_csv_parse(text, size, n, d->bytes[s], d->t_usec + s * cells, d->MBps + s * cells,
-                            &pairs, reason, sizeof(reason));
+    rc = sc_pairs_csv_parse(text, size, n, d->passes, d->bytes[s], d->pass_t_usec + s * grids,
+                            d->pass_MBps + s * grids, &pairs, reason, sizeof(reason));
     free(text);
     if (rc < 0)
         snprintf(why, whylen, "%s: %s", want, reason);
     else
         rc = sc__size_summary(one, s, d, pairs, why, whylen);
     return rc;
+}
+
+/* Each pair's figure over the passes into out (sizes x n x n): the median of the passes
+   that measured it (the mean of the middle two when even), NaN when none did. */
+static void sc__combine(const sc_linkmatrix_data *d, const double *pass, double *out)
+{
+    size_t n = d->n, np = d->passes;
+    double v[SC_LINKMATRIX_MAX_PASSES];
+
+    for (size_t s = 0; s < d->n_sizes; s++)
+        for (size_t c = 0; c < n * n; c++) {
+            size_t k = 0;
+            for (size_t p = 0; p < np; p++) {
+                double x = pass[(s * np + p) * n * n + c];
+                if (isfinite(x))
+                    v[k++] = x;
+            }
+            qsort(v, k, sizeof(*v), sc__cmp_double);
+            out[s * n * n + c] = k == 0 ? NAN : k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+        }
 }
 
 static int sc__sizes(const sc_bundle *b, json_object *sizes, sc_linkmatrix_data *d, char *why,
@@ -213,14 +236,17 @@ static int sc__sizes(const sc_bundle *b, json_object *sizes, sc_linkmatrix_data 
     }
     d->n_sizes = json_object_array_length(sizes);
     cells = d->n_sizes * n * n;
-    if (cells > SC_LINKMATRIX_MAX_CELLS) { /* before allocating what the file only claims */
-        snprintf(why, whylen, "%zu sizes of %zu x %zu cells is more than %d cells", d->n_sizes, n,
-                 n, SC_LINKMATRIX_MAX_CELLS);
+    if (cells * (d->passes + 1) > SC_LINKMATRIX_MAX_CELLS) { /* before allocating what the
+                                                                file only claims */
+        snprintf(why, whylen, "%zu sizes of %zu x %zu cells in %zu passes is more than %d cells",
+                 d->n_sizes, n, n, d->passes, SC_LINKMATRIX_MAX_CELLS);
         return -EINVAL;
     }
     d->t_usec = malloc(cells * sizeof(double));
     d->MBps = malloc(cells * sizeof(double));
-    if (!d->t_usec || !d->MBps)
+    d->pass_t_usec = malloc(cells * d->passes * sizeof(double));
+    d->pass_MBps = malloc(cells * d->passes * sizeof(double));
+    if (!d->t_usec || !d->MBps || !d->pass_t_usec || !d->pass_MBps)
         return -ENOMEM;
     for (size_t s = 0; s < d->n_sizes; s++) {
         json_object *one = json_object_array_get_idx(sizes, s), *bytes = NULL, *t = NULL,
@@ -242,12 +268,19 @@ static int sc__sizes(const sc_bundle *b, json_object *sizes, sc_linkmatrix_data 
                 return rc;
             continue;
         }
-        rc = sc__grid(t, n, d->t_usec + s * n * n, "t_usec", why, whylen);
+        if (d->passes != 1) {
+            snprintf(why, whylen, "sizes: entry %zu: grids of one pass, but passes %zu", s,
+                     d->passes);
+            return -EINVAL;
+        }
+        rc = sc__grid(t, n, d->pass_t_usec + s * n * n, "t_usec", why, whylen);
         if (rc == 0)
-            rc = sc__grid(bw, n, d->MBps + s * n * n, "MBps", why, whylen);
+            rc = sc__grid(bw, n, d->pass_MBps + s * n * n, "MBps", why, whylen);
         if (rc < 0)
             return rc;
     }
+    sc__combine(d, d->pass_t_usec, d->t_usec);
+    sc__combine(d, d->pass_MBps, d->MBps);
     return 0;
 }
 
@@ -255,6 +288,7 @@ int sc_linkmatrix_load(const sc_bundle *b, json_object *results, sc_linkmatrix_d
                        size_t whylen)
 {
     json_object *m = NULL, *nodes = NULL, *sizes = NULL, *rounds = NULL, *total = NULL;
+    json_object *passes = NULL;
     int rc;
 
     memset(out, 0, sizeof(*out));
@@ -267,6 +301,15 @@ int sc_linkmatrix_load(const sc_bundle *b, json_object *results, sc_linkmatrix_d
         return -EINVAL;
     }
     rc = sc__nodes(nodes, out, why, whylen);
+    out->passes = 1; /* bundles before passes: one */
+    if (rc == 0 && json_object_object_get_ex(m, "passes", &passes) &&
+        (!json_object_is_type(passes, json_type_int) || json_object_get_int64(passes) < 1 ||
+         json_object_get_int64(passes) > SC_LINKMATRIX_MAX_PASSES)) {
+        snprintf(why, whylen, "passes: not a whole number from 1 to %d", SC_LINKMATRIX_MAX_PASSES);
+        rc = -EINVAL;
+    } else if (passes) {
+        out->passes = (size_t)json_object_get_int64(passes);
+    }
     if (rc == 0)
         rc = sc__sizes(b, sizes, out, why, whylen);
     if (rc == 0 && json_object_object_get_ex(m, "rounds", &rounds) &&
@@ -290,5 +333,7 @@ void sc_linkmatrix_data_free(sc_linkmatrix_data *d)
     free(d->nodes);
     free(d->t_usec);
     free(d->MBps);
+    free(d->pass_t_usec);
+    free(d->pass_MBps);
     memset(d, 0, sizeof(*d));
 }

@@ -32,6 +32,7 @@
 #define SC_LINKMATRIX_MAX_NODES 4096
 #define SC_LINKMATRIX_MAD_DEFAULT 3.0
 #define SC_LINKMATRIX_MIN_PCT_DEFAULT 20.0
+#define SC_LINKMATRIX_PASSES_DEFAULT 3 /* pairs: all: passes of the schedule */
 
 /* Which way a figure is better. */
 typedef enum sc_linkmatrix_better {
@@ -87,6 +88,7 @@ void sc_linkmatrix_verdict_free(sc_linkmatrix_verdict *v);
 
 /* A link matrix as results.json holds it ("matrix": doc/design.md, "results.json"). */
 #define SC_LINKMATRIX_MAX_SIZES 64
+#define SC_LINKMATRIX_MAX_PASSES 100      /* the card's passes: at most */
 #define SC_LINKMATRIX_MAX_CELLS (1 << 24) /* sizes x nodes x nodes: 1024 nodes, 16 sizes */
 
 typedef struct sc_linkmatrix_data {
@@ -94,7 +96,10 @@ typedef struct sc_linkmatrix_data {
     char **nodes;   /* their names, escaped for showing (sc_text_escape) */
     size_t n_sizes; /* message sizes, ascending as measured */
     unsigned long long bytes[SC_LINKMATRIX_MAX_SIZES];
-    double *t_usec, *MBps; /* [s * n * n + i * n + j]; NaN: not measured (the diagonal) */
+    double *t_usec, *MBps; /* [s * n * n + i * n + j]: each pair's median over the passes;
+                              NaN: not measured (the diagonal) */
+    size_t passes;         /* of the schedule, each pair measured once a pass (1: older) */
+    double *pass_t_usec, *pass_MBps; /* [((s * passes + p) * n + i) * n + j]: pass p's */
     size_t rounds;
     double total_seconds;
 } sc_linkmatrix_data;

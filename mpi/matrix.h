@@ -21,9 +21,12 @@ struct scm_matrix {
     int n;      /* ranks (nodes) */
     int nsizes; /* message sizes, as scm_bench_sizes() gives them */
     size_t bytes[SCM_MAX_SIZES];
-    double *t_usec, *MBps; /* rank 0: [s * n * n + i * n + j], NaN when not measured */
-    size_t rounds;
-    double *round_seconds; /* rank 0: the wall time of each round, its barrier included */
+    int passes;            /* the whole schedule this many times (--passes) */
+    double *t_usec, *MBps; /* rank 0: [((pass * nsizes + s) * n + i) * n + j], NaN when not
+                              measured */
+    size_t rounds;         /* of the schedule, one pass */
+    double *round_seconds; /* rank 0: the wall time of each round of each pass (pass-major),
+                              its barrier included */
     double total_seconds;  /* rank 0: every round */
     /* rank 0, per size, over the pairs with both figures (as the files hold them): */
     size_t pairs[SCM_MAX_SIZES];      /* how many */

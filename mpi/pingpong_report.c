@@ -201,7 +201,7 @@ static json_object *scm__matrix(const struct scm_results *r)
 
     for (int i = 0; i < r->nranks; i++)
         json_object_array_add(nodes, json_object_new_string(r->bindings[i].host));
-    for (size_t k = 0; k < m->rounds; k++)
+    for (size_t k = 0; k < m->rounds * (size_t)m->passes; k++)
         json_object_array_add(rounds, json_object_new_double(m->round_seconds[k]));
     for (int s = 0; s < m->nsizes; s++) {
         json_object *one = json_object_new_object();
@@ -216,6 +216,7 @@ static json_object *scm__matrix(const struct scm_results *r)
     }
     scm__add_str(o, "pairs", "all");
     json_object_object_add(o, "nodes", nodes);
+    json_object_object_add(o, "passes", json_object_new_int64((int64_t)m->passes));
     json_object_object_add(o, "rounds", json_object_new_int64((int64_t)m->rounds));
     json_object_object_add(o, "round_seconds", rounds);
     json_object_object_add(o, "total_seconds", json_object_new_double(m->total_seconds));

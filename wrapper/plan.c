@@ -340,8 +340,10 @@ static void sc__mpi_argv(sc__strv *a, const sc_plan *plan)
     sc__strv_opt(a, "--iterations", "%ld", c->iterations);
     if (c->window)
         sc__strv_opt(a, "--window", "%ld", c->window);
-    if (sc__pairs_all(c))
+    if (sc__pairs_all(c)) {
         sc__strv_opt(a, "--pairs", "%s", "all");
+        sc__strv_opt(a, "--passes", "%ld", c->passes > 0 ? c->passes : 1);
+    }
 }
 
 char *sc_plan_kernel_dir(sc_workload w, const char *kernel_dir)

@@ -28,11 +28,13 @@ static char *sc__tmp_path(const char *json, unsigned long long bytes)
     return asprintf(&path, "%s.%s", json, name) < 0 ? NULL : path;
 }
 
-/* The sizes of the workload's matrix (kernel_json), each as bytes; returns how many. */
-static size_t sc__sizes(const char *kernel_json, unsigned long long *bytes, size_t *nodes)
+/* The sizes of the workload's matrix (kernel_json), each as bytes, its nodes and passes;
+   returns how many sizes. */
+static size_t sc__sizes(const char *kernel_json, unsigned long long *bytes, size_t *nodes,
+                        size_t *passes)
 {
     json_object *k = kernel_json ? json_tokener_parse(kernel_json) : NULL;
-    json_object *m = NULL, *sizes = NULL, *names = NULL;
+    json_object *m = NULL, *sizes = NULL, *names = NULL, *p = NULL;
     size_t n = 0;
 
     if (k && json_object_object_get_ex(k, "matrix", &m) &&
@@ -47,6 +49,10 @@ static size_t sc__sizes(const char *kernel_json, unsigned long long *bytes, size
                 bytes[n++] = (unsigned long long)json_object_get_int64(b);
         }
     *nodes = names ? json_object_array_length(names) : 0;
+    *passes = m && json_object_object_get_ex(m, "passes", &p) && json_object_get_int64(p) >= 1 &&
+                      json_object_get_int64(p) <= SC_LINKMATRIX_MAX_PASSES
+                  ? (size_t)json_object_get_int64(p)
+                  : 1;
     json_object_put(k);
     return n;
 }
@@ -54,7 +60,7 @@ static size_t sc__sizes(const char *kernel_json, unsigned long long *bytes, size
 void sc_record_matrix(sc_execution *x, size_t i, const char *kernel_json, bool keep)
 {
     unsigned long long bytes[SC_LINKMATRIX_MAX_SIZES];
-    size_t nodes, n = sc__sizes(kernel_json, bytes, &nodes);
+    size_t nodes, passes, n = sc__sizes(kernel_json, bytes, &nodes, &passes);
     char *json = sc_record_json_path(x, i);
 
     for (size_t s = 0; json && s < n; s++) {
@@ -63,7 +69,8 @@ void sc_record_matrix(sc_execution *x, size_t i, const char *kernel_json, bool k
             continue;
         if (keep && nodes <= SC_LINKMATRIX_MAX_NODES &&
             sc_pairs_csv_name(bytes[s], rel, sizeof(rel)) == 0 &&
-            sc_file_read_at(AT_FDCWD, tmp, O_NOFOLLOW, sc_pairs_csv_cap(nodes), &text, NULL) == 0)
+            sc_file_read_at(AT_FDCWD, tmp, O_NOFOLLOW, sc_pairs_csv_cap(nodes, passes), &text,
+                            NULL) == 0)
             sc_record_put(x, rel, text);
         unlink(tmp); /* kept or not, the workload's private copy goes */
         free(text);
