@@ -231,6 +231,8 @@ size_t sc_bundle_cap(const char *rel)
         return SC_BUNDLE_CAP_JSON;
     if (sc__ends_with(base, ".log"))
         return SC_BUNDLE_CAP_LOG;
+    if (strncmp(rel, "matrix/", 7) == 0 && sc__ends_with(base, ".csv"))
+        return SC_BUNDLE_CAP_MATRIX;
     if (sc__ends_with(base, ".conf") || sc__ends_with(base, ".env") ||
         sc__ends_with(base, ".ready") || strncmp(rel, "platform/", 9) == 0)
         return SC_BUNDLE_CAP_KV;

@@ -54,10 +54,9 @@ static void sc__scalar(yaml_emitter_t *e, const char *text)
     /* Quote free text that YAML could read as something else; names stay plain. An empty
        value is quoted too: plain, it would read back as "has no value" (question: ""). */
     sc__emit(e, &ev,
-             yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)text, (int)strlen(text),
-                                          1, 1,
-                                          *text ? YAML_ANY_SCALAR_STYLE
-                                                : YAML_SINGLE_QUOTED_SCALAR_STYLE));
+             yaml_scalar_event_initialize(
+                 &ev, NULL, NULL, (yaml_char_t *)text, (int)strlen(text), 1, 1,
+                 *text ? YAML_ANY_SCALAR_STYLE : YAML_SINGLE_QUOTED_SCALAR_STYLE));
 }
 
 static void sc__mapping_start(yaml_emitter_t *e)

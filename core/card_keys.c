@@ -79,6 +79,9 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
     {SC_CF_OUTLIER_MIN_PCT, "experiment.outlier_min_pct", "outlier-min-pct", SC__CT_DOUBLE, 0, 0,
      NULL, "pairs: all: and at least this % worse than the others (default 20)",
      SC__EMIT_PAIRS_ALL},
+    {SC_CF_PASSES, "experiment.passes", "passes", SC__CT_LONG, 1, 100, NULL,
+     "pairs: all: passes of the schedule, each pair measured once a pass (default 3)",
+     SC__EMIT_PAIRS_ALL},
     {SC_CF_NODES, "experiment.nodes", "nodes", SC__CT_STRING, 0, 0, NULL,
      "Slurm hostlist the card may run on (node[01-02])", SC__EMIT_SET},
     {SC_CF_RUNS, "experiment.runs", "runs", SC__CT_RUNS, 1, 1000, NULL,
@@ -224,6 +227,7 @@ bool sc__card_key_sweepable(const sc__card_key *key)
     case SC_CF_PAIRS: /* one matrix is one run: its shape and its judgement stay put */
     case SC_CF_OUTLIER_MAD:
     case SC_CF_OUTLIER_MIN_PCT:
+    case SC_CF_PASSES:
     case SC_CF_ENV:
     case SC_CF_CONTROLLED:
         return false;

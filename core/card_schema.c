@@ -47,6 +47,7 @@ static void *sc__card_slot(sc_card *card, sc_card_field f)
     case SC_CF_PAIRS: return &card->pairs;
     case SC_CF_OUTLIER_MAD: return &card->outlier_mad;
     case SC_CF_OUTLIER_MIN_PCT: return &card->outlier_min_pct;
+    case SC_CF_PASSES: return &card->passes;
     case SC_CF_NODES: return &card->nodes;
     case SC_CF_EXPECT_TRANSPORT: return &card->expect_transport;
     case SC_CF_EXPECT_INTERFACE: return &card->expect_interface;
@@ -339,7 +340,8 @@ size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX
             key->field == SC_CF_EXPECT_INTERFACE || key->field == SC_CF_EXPECT_MIN_RATE ||
             key->field == SC_CF_EXPECT_AT_BYTES || key->field == SC_CF_EXPECT_MAX_LATENCY ||
             key->field == SC_CF_CACHE_RESIDENT || key->field == SC_CF_OUTLIER_MAD ||
-            key->field == SC_CF_OUTLIER_MIN_PCT || key->field == SC_CF_BLAS ||
+            key->field == SC_CF_OUTLIER_MIN_PCT || key->field == SC_CF_PASSES ||
+            key->field == SC_CF_BLAS ||
             (key->field == SC_CF_WINDOW && !card->window))
             continue;
         /* The slot is only read: the cast drops const for the shared lookup. */

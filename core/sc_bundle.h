@@ -57,11 +57,14 @@ int sc_bundle_reserve(const sc_bundle *b, const char *rel, size_t bytes);
  * a bundle"). A bundle as a whole is hashed within SC_BUNDLE_MAX_BYTES and listed within
  * SC_BUNDLE_MAX_FILES entries.
  */
-#define SC_BUNDLE_CAP_LOG (64u << 20)    /* *.log: stream.log, prefetch/control.log */
-#define SC_BUNDLE_CAP_JSON (4u << 20)    /* *.json: results.json, build.json */
-#define SC_BUNDLE_CAP_KV (1u << 20)      /* key=value: *.conf, *.env, *.ready, platform/ *.txt */
-#define SC_BUNDLE_CAP_SUMS (16u << 20)   /* SHA256SUMS */
-#define SC_BUNDLE_CAP_OTHER (16u << 20)  /* snapshots (numa_maps, status), anything else */
+#define SC_BUNDLE_CAP_LOG (64u << 20)   /* *.log: stream.log, prefetch/control.log */
+#define SC_BUNDLE_CAP_JSON (4u << 20)   /* *.json: results.json, build.json */
+#define SC_BUNDLE_CAP_KV (1u << 20)     /* key=value: *.conf, *.env, *.ready, platform/ *.txt */
+#define SC_BUNDLE_CAP_SUMS (16u << 20)  /* SHA256SUMS */
+#define SC_BUNDLE_CAP_OTHER (16u << 20) /* snapshots (numa_maps, status), anything else */
+/* matrix/<bytes>B.csv, one size of a link matrix: its reader holds it to the cap of its node
+   count too (sc_pairs_csv_cap()) */
+#define SC_BUNDLE_CAP_MATRIX (128u << 20)
 #define SC_BUNDLE_MAX_BYTES (256u << 20) /* all files of a bundle, hashed */
 #define SC_BUNDLE_MAX_FILES 131072u      /* entries of a bundle, listed */
 

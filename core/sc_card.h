@@ -69,6 +69,7 @@ typedef enum sc_card_field {
     SC_CF_PAIRS,
     SC_CF_OUTLIER_MAD,
     SC_CF_OUTLIER_MIN_PCT,
+    SC_CF_PASSES,
     SC_CF_NODES,
     SC_CF_RUNS,
     SC_CF_RUNS_CI_PCT,
@@ -136,7 +137,8 @@ typedef struct sc_card {
     long window; /* mpi uniband: messages in flight per window */
     char *pairs; /* mpi: "first" (ranks 0 and 1) or "all" (every node pair, "Link matrix") */
     double outlier_mad, outlier_min_pct; /* pairs: all: the bounds of a bad node or link */
-    char *nodes;                         /* Slurm hostlist the card may run on; NULL: any */
+    long passes; /* pairs: all: every pair measured in this many passes of the schedule */
+    char *nodes; /* Slurm hostlist the card may run on; NULL: any */
     /* How many times the workload runs, each a separate process, into one bundle: a number,
        or 0 for "auto": until the median's 95% interval is within runs_ci_pct % of the
        median, at most runs_max runs (doc/design.md, "Runs"). */

@@ -22,6 +22,8 @@
 #ifndef SC_LINKMATRIX_H
 #define SC_LINKMATRIX_H
 
+#include "sc_bundle.h"
+
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -30,6 +32,7 @@
 #define SC_LINKMATRIX_MAX_NODES 4096
 #define SC_LINKMATRIX_MAD_DEFAULT 3.0
 #define SC_LINKMATRIX_MIN_PCT_DEFAULT 20.0
+#define SC_LINKMATRIX_PASSES_DEFAULT 3 /* pairs: all: passes of the schedule */
 
 /* Which way a figure is better. */
 typedef enum sc_linkmatrix_better {
@@ -67,11 +70,25 @@ typedef struct sc_linkmatrix_verdict {
 int sc_linkmatrix_judge(const double *m, size_t n, sc_linkmatrix_better better, double mad_factor,
                         double min_pct, sc_linkmatrix_verdict *out);
 
+/*
+ * The same judgement from the pairs alone: pairs[sc_linkmatrix_pair_index(n, i, j)] (i < j)
+ * the figure of pair i-j, NaN when not measured: n(n-1)/2 values, half of what a full matrix
+ * takes. What judge does in O(n^2) time and 6 n^2 bytes beside its input (doc/design.md,
+ * "Link matrix").
+ */
+int sc_linkmatrix_judge_pairs(const double *pairs, size_t n, sc_linkmatrix_better better,
+                              double mad_factor, double min_pct, sc_linkmatrix_verdict *out);
+
+/* Where pair i-j (i < j < n) lies in a packed list of pairs: row by row, i's pairs with
+   i+1..n-1 one after the other. */
+size_t sc_linkmatrix_pair_index(size_t n, size_t i, size_t j);
+
 /* Frees what judge allocated (takes a zeroed or already freed verdict). */
 void sc_linkmatrix_verdict_free(sc_linkmatrix_verdict *v);
 
 /* A link matrix as results.json holds it ("matrix": doc/design.md, "results.json"). */
 #define SC_LINKMATRIX_MAX_SIZES 64
+#define SC_LINKMATRIX_MAX_PASSES 100      /* the card's passes: at most */
 #define SC_LINKMATRIX_MAX_CELLS (1 << 24) /* sizes x nodes x nodes: 1024 nodes, 16 sizes */
 
 typedef struct sc_linkmatrix_data {
@@ -79,19 +96,32 @@ typedef struct sc_linkmatrix_data {
     char **nodes;   /* their names, escaped for showing (sc_text_escape) */
     size_t n_sizes; /* message sizes, ascending as measured */
     unsigned long long bytes[SC_LINKMATRIX_MAX_SIZES];
-    double *t_usec, *MBps; /* [s * n * n + i * n + j]; NaN: not measured (the diagonal) */
+    double *t_usec, *MBps; /* [s * n * n + i * n + j]: each pair's median over the passes;
+                              NaN: not measured (the diagonal) */
+    size_t passes;         /* of the schedule, each pair measured once a pass (1: older) */
+    double *pass_t_usec, *pass_MBps; /* [((s * passes + p) * n + i) * n + j]: pass p's */
     size_t rounds;
     double total_seconds;
 } sc_linkmatrix_data;
 
 /*
- * The matrix of a results.json (results: the parsed object). Everything is checked, as a
+ * The matrix of a results.json (results: the parsed object) of bundle b. A size's figures are
+ * either n x n grids in results.json (bundles before the compact files) or, as runs write
+ * them now, the file its entry names (sc_pairs_csv.h: "file": "matrix/<bytes>B.csv", read
+ * from b within the cap of n nodes), whose pairs and medians must be the entry's "pairs",
+ * "t_usec" and "MBps", exactly: verify loads it so. Everything is checked, as a
  * bundle's files are the user's: at most SC_LINKMATRIX_MAX_NODES nodes and
  * SC_LINKMATRIX_MAX_SIZES sizes, SC_LINKMATRIX_MAX_CELLS cells in all, every grid n x n, every cell
  * null or a finite positive number. Returns 0 (free out with sc_linkmatrix_data_free), -ENOENT (no
  * "matrix": a run of one pair), -EINVAL with a reason in why (a malformed one), or -ENOMEM.
  */
-int sc_linkmatrix_load(json_object *results, sc_linkmatrix_data *out, char *why, size_t whylen);
+int sc_linkmatrix_load(const sc_bundle *b, json_object *results, sc_linkmatrix_data *out, char *why,
+                       size_t whylen);
+
+/* One rank per node (pairs: all): a node named twice is two ranks of one host, which a
+   run may do (verify accepts it) but no judgement can use. Returns 0, -EINVAL with the name
+   in why, or -ENOMEM. */
+int sc_linkmatrix_unique(const sc_linkmatrix_data *d, char *why, size_t whylen);
 
 /* Frees what load allocated (takes a zeroed or freed one). */
 void sc_linkmatrix_data_free(sc_linkmatrix_data *d);

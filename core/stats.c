@@ -51,28 +51,23 @@ double sc__stats_median_sorted(const double *s, size_t n)
     return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
-/* P(X <= k) for X binomial(n, 1/2), summed in log space (any n). */
-static double sc__binom_half_cdf(size_t n, size_t k)
-{
-    double sum = 0, lognf = lgamma((double)n + 1), ln2n = (double)n * log(2.0);
-
-    for (size_t i = 0; i <= k && i <= n; i++)
-        sum += exp(lognf - lgamma((double)i + 1) - lgamma((double)(n - i) + 1) - ln2n);
-    return sum;
-}
-
 /*
  * The interval of the median from order statistics: x(l) <= median <= x(n-l+1) holds with
  * probability 1 - 2 P(X <= l-1), X binomial(n, 1/2), whatever the distribution. The largest
- * l whose coverage is still at least 95% gives the narrowest such interval.
+ * l whose coverage is still at least 95% gives the narrowest such interval. The law is walked
+ * once, term by term (log P(X = i) from log P(X = i-1) by the ratio (n-i+1)/i, in log space
+ * so that 2^-n does not underflow): O(n) for the whole interval, not a sum per candidate l.
  */
 static void sc__median_ci(const double *s, size_t n, sc_stats *out)
 {
     size_t best = 0;
-    double level = 0;
+    double level = 0, cdf = 0, log_p = -(double)n * log(2.0); /* log P(X = 0) */
 
     for (size_t l = 1; l <= n / 2; l++) {
-        double cover = 1 - 2 * sc__binom_half_cdf(n, l - 1);
+        if (l > 1) /* P(X = l-1) from P(X = l-2) */
+            log_p += log((double)(n - l + 2)) - log((double)(l - 1));
+        cdf += exp(log_p); /* P(X <= l-1) */
+        double cover = 1 - 2 * cdf;
         if (cover < SC_STATS_LEVEL)
             break;
         best = l;

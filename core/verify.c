@@ -21,6 +21,7 @@
 #include "sc_verify_platform.h"
 #include "sc_verify_interference.h"
 #include "sc_verify_reps.h"
+#include "sc_verify_matrix.h"
 #include "sc_verify_times.h"
 
 #include <errno.h>
@@ -406,8 +407,10 @@ static int sc__verify_run(const sc_bundle *b, const sc_card *card, const sc__fil
     if (rc == 0) {
         if (conf)
             sc__check_claims(conf, g, &mine);
-        if (root && flat)
+        if (root && flat) {
             sc__check_results(root, &t, card, g, log_best, &mine);
+            sc_verify_matrix(b, root, &t, &mine); /* its nodes are the ranks' hosts */
+        }
         if (run) {
             sc__check_results(run, &t, card, g, log_best, &mine);
             sc_verify_interference(card, rf.interference, rf.log, run, &mine);

@@ -21,10 +21,17 @@ struct scm_matrix {
     int n;      /* ranks (nodes) */
     int nsizes; /* message sizes, as scm_bench_sizes() gives them */
     size_t bytes[SCM_MAX_SIZES];
-    double *t_usec, *MBps; /* rank 0: [s * n * n + i * n + j], NaN when not measured */
-    size_t rounds;
-    double *round_seconds; /* rank 0: the wall time of each round, its barrier included */
+    int passes;            /* the whole schedule this many times (--passes) */
+    double *t_usec, *MBps; /* rank 0: [((pass * nsizes + s) * n + i) * n + j], NaN when not
+                              measured */
+    size_t rounds;         /* of the schedule, one pass */
+    double *round_seconds; /* rank 0: the wall time of each round of each pass (pass-major),
+                              its barrier included */
     double total_seconds;  /* rank 0: every round */
+    /* rank 0, per size, over the pairs with both figures (as the files hold them): */
+    size_t pairs[SCM_MAX_SIZES];      /* how many */
+    double med_t_usec[SCM_MAX_SIZES]; /* the median time */
+    double med_MBps[SCM_MAX_SIZES];   /* the median rate */
 };
 
 /*
@@ -35,6 +42,13 @@ struct scm_matrix {
  */
 int scm_matrix_run(const struct scm_opts *o, MPI_Comm comm, int rank, int size,
                    struct scm_matrix *m, struct scm_bench *acc);
+
+/*
+ * Rank 0: the raw figures, one file per size (sc_pairs_csv.h), each "<json>.<name>" with
+ * name the file's name in the bundle, "/" made "-" ("run-1.json.matrix-8B.csv"): the
+ * wrapper moves them into the bundle. Returns 0 or -errno (said on stderr).
+ */
+int scm_matrix_write_files(const struct scm_matrix *m, const char *json);
 
 /* Frees what run allocated (takes a zeroed matrix). */
 void scm_matrix_free(struct scm_matrix *m);

@@ -13,6 +13,7 @@
 
 #define SCM_MAX_BYTES (1UL << 30) /* the card's limit for max_bytes */
 #define SCM_MAX_WINDOW 1024
+#define SCM_MAX_PASSES 100 /* --passes: the card allows as many */
 
 const char *scm_kernel_name(enum scm_kernel k)
 {
@@ -41,7 +42,9 @@ void scm_options_usage(FILE *out)
             "  --pairs first|all     first (default): ranks 0 and 1 of exactly 2; all: every\n"
             "                        pair of N >= 2 ranks (one per node), in rounds of\n"
             "                        disjoint pairs measured at once, a barrier between\n"
-            "                        rounds; --json then holds the N x N matrices\n"
+            "                        rounds; --json then names the raw figures' files\n"
+            "  --passes N            with --pairs all: the whole schedule N times, 1..100\n"
+            "                        (default 1), each pair once a pass\n"
             "  --json PATH           also write the results as JSON to PATH (rank 0)\n"
             "  --transport-log PATH  write what every rank's MPI library and fabric said\n"
             "                        while MPI_Init selected the transport to PATH (rank 0)\n"
@@ -99,6 +102,11 @@ static int scm__number(int c, const char *arg, struct scm_opts *o)
             return -EINVAL;
         o->iterations = (long)v;
         return 0;
+    case 'P':
+        if (sct_cli_count(SCM_PROG, "--passes", arg, 1, SCM_MAX_PASSES, "1..100 passes", &v))
+            return -EINVAL;
+        o->passes = (int)v;
+        return 0;
     default: /* 'w' */
         if (sct_cli_count(SCM_PROG, "--window", arg, 1, SCM_MAX_WINDOW, "1..1024 messages", &v))
             return -EINVAL;
@@ -115,6 +123,7 @@ static int scm__parse(int argc, char **argv, struct scm_opts *o)
         {"max-bytes", required_argument, NULL, 'M'},
         {"iterations", required_argument, NULL, 'i'},
         {"window", required_argument, NULL, 'w'},
+        {"passes", required_argument, NULL, 'P'},
         {"transport-log", required_argument, NULL, 't'},
         {"pairs", required_argument, NULL, 'p'},
         SCT_CLI_COMMON_LONGOPTS,
@@ -123,7 +132,7 @@ static int scm__parse(int argc, char **argv, struct scm_opts *o)
     int c, window_set = 0;
     char why[160];
 
-    *o = (struct scm_opts){.max_bytes = 4194304, .iterations = 1000, .window = 64};
+    *o = (struct scm_opts){.max_bytes = 4194304, .iterations = 1000, .window = 64, .passes = 1};
     opterr = 0; /* our own one-line messages */
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
@@ -149,6 +158,7 @@ static int scm__parse(int argc, char **argv, struct scm_opts *o)
         case 'm':
         case 'M':
         case 'i':
+        case 'P':
         case 'w':
             if (scm__number(c, optarg, o))
                 return -EINVAL;

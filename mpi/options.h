@@ -25,9 +25,10 @@ struct scm_opts {
     long iterations;             /* round trips (pingpong) or windows (uniband) per size */
     int window;                  /* uniband: messages in flight per repetition */
     int pairs_all;               /* --pairs all: every pair of the ranks (matrix.h) */
+    int passes;                  /* --passes: the schedule this many times (default 1) */
     struct sct_cli_common cli;   /* --json (written by rank 0), --build-info, --help */
     const char *transport_log;   /* --transport-log: rank 0 writes what MPI_Init said */
-    enum sct_fault fault; /* test-only, STREAMCARD_FAULT */
+    enum sct_fault fault;        /* test-only, STREAMCARD_FAULT */
 };
 
 /* Parse argv and STREAMCARD_FAULT into o. Returns 0, or -EINVAL after the one-line error. */

@@ -291,6 +291,11 @@ static int scm__measure(const struct scm_opts *o, struct scm_bench *bench, struc
     if (!o->pairs_all)
         return scm_bench_run(bench);
     int rc = scm_matrix_run(o, comm, rank, size, m, bench);
+    /* The table's header after the rounds: their progress lines on stderr (a check longer
+       than a few seconds) would otherwise fall between it and its rows and end the table
+       for its readers. */
+    if (rc == 0 && rank == 0)
+        scm_report_table_header(stdout, o, size);
     for (int s = 0; rc == 0 && rank == 0 && s < bench->nsizes; s++)
         scm_report_row(&bench->sizes[s], stdout);
     return rc;
@@ -339,7 +344,8 @@ static int scm__run(const struct scm_opts *o, struct scm_probe *probe, const cha
     if (rank == 0) {
         bench.row = scm_report_row;
         bench.row_ctx = stdout;
-        scm_report_table_header(stdout, o, size);
+        if (!o->pairs_all) /* the pair's rows follow as measured; the matrix's, its rounds */
+            scm_report_table_header(stdout, o, size);
     }
     MPI_Barrier(comm); /* the warm-up barrier: every rank is past MPI_Init and the probe */
     scm_rank_sampler_begin(&sampler, comm, rank); /* each rank's window over its own CPUs */
@@ -375,6 +381,8 @@ static int scm__run(const struct scm_opts *o, struct scm_probe *probe, const cha
             sct_cli_bad(SCM_PROG, "--json", strerror(EIO), "a writable file path with space");
             rc = SCM_EXIT_FAILED;
         }
+        if (o->pairs_all && scm_matrix_write_files(&matrix, o->cli.json) != 0)
+            rc = SCM_EXIT_FAILED; /* the raw figures the summaries stand on: said */
     }
 out_close:
     scm_rank_sampler_drop(sampler);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "results_json.h"
+#include "sc_pairs_csv.h"
 #include "transport_parse.h"
 
 static const char scm__rule[] = "#---------------------------------------------------";
@@ -190,43 +191,32 @@ static json_object *scm__metrics(const struct scm_results *r)
     return m;
 }
 
-/* One size's n x n figures as rows of numbers, null where not measured (the diagonal). */
-static json_object *scm__grid(const double *cells, int n)
-{
-    json_object *rows = json_object_new_array();
-
-    for (int i = 0; i < n; i++) {
-        json_object *row = json_object_new_array();
-        for (int j = 0; j < n; j++) {
-            double v = cells[(size_t)i * (size_t)n + (size_t)j];
-            json_object_array_add(row, isfinite(v) ? json_object_new_double(v) : NULL);
-        }
-        json_object_array_add(rows, row);
-    }
-    return rows;
-}
-
-/* --pairs all: the nodes in rank order, the rounds' wall times, and per size the matrices. */
+/* --pairs all: the nodes in rank order, the rounds' wall times, and per size the file of its
+   raw figures (sc_pairs_csv.h) with their count and medians. */
 static json_object *scm__matrix(const struct scm_results *r)
 {
     const struct scm_matrix *m = r->matrix;
     json_object *o = json_object_new_object(), *nodes = json_object_new_array();
     json_object *rounds = json_object_new_array(), *sizes = json_object_new_array();
-    size_t cells = (size_t)m->n * (size_t)m->n;
 
     for (int i = 0; i < r->nranks; i++)
         json_object_array_add(nodes, json_object_new_string(r->bindings[i].host));
-    for (size_t k = 0; k < m->rounds; k++)
+    for (size_t k = 0; k < m->rounds * (size_t)m->passes; k++)
         json_object_array_add(rounds, json_object_new_double(m->round_seconds[k]));
     for (int s = 0; s < m->nsizes; s++) {
         json_object *one = json_object_new_object();
         json_object_object_add(one, "bytes", json_object_new_int64((int64_t)m->bytes[s]));
-        json_object_object_add(one, "t_usec", scm__grid(m->t_usec + (size_t)s * cells, m->n));
-        json_object_object_add(one, "MBps", scm__grid(m->MBps + (size_t)s * cells, m->n));
+        char file[64];
+        sc_pairs_csv_name(m->bytes[s], file, sizeof(file));
+        scm__add_str(one, "file", file);
+        json_object_object_add(one, "pairs", json_object_new_int64((int64_t)m->pairs[s]));
+        json_object_object_add(one, "t_usec", json_object_new_double(m->med_t_usec[s]));
+        json_object_object_add(one, "MBps", json_object_new_double(m->med_MBps[s]));
         json_object_array_add(sizes, one);
     }
     scm__add_str(o, "pairs", "all");
     json_object_object_add(o, "nodes", nodes);
+    json_object_object_add(o, "passes", json_object_new_int64((int64_t)m->passes));
     json_object_object_add(o, "rounds", json_object_new_int64((int64_t)m->rounds));
     json_object_object_add(o, "round_seconds", rounds);
     json_object_object_add(o, "total_seconds", json_object_new_double(m->total_seconds));

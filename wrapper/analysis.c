@@ -390,6 +390,25 @@ void sc_analysis_finding_text(const sc_linkmatrix_finding *f, const char *metric
                  metric, f->value, unit, f->effect_pct, f->expected, unit);
 }
 
+int sc_analysis_matrix_load(const sc_bundle_facts *f, sc_linkmatrix_data *d, char *why,
+                            size_t whylen)
+{
+    sc_bundle b;
+    int rc;
+
+    memset(d, 0, sizeof(*d));
+    rc = f->path ? sc_bundle_open(&b, f->path) : -ENOENT;
+    if (rc < 0) {
+        snprintf(why, whylen, "%s", strerror(-rc));
+        return rc == -ENOMEM ? -ENOMEM : -EINVAL;
+    }
+    rc = sc_linkmatrix_load(&b, f->results, d, why, whylen);
+    sc_bundle_close(&b);
+    if (rc == 0 && (rc = sc_linkmatrix_unique(d, why, whylen)) < 0)
+        sc_linkmatrix_data_free(d);
+    return rc;
+}
+
 /* The card's outlier bounds (the defaults when its text does not parse). */
 void sc_analysis_link_bounds(const sc_bundle_facts *f, sc_card *card)
 {

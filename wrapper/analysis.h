@@ -197,6 +197,12 @@ void sc_analysis_print_metrics(FILE *out);
    defaults when its text does not parse: what health and history judge a matrix by. */
 void sc_analysis_link_bounds(const sc_bundle_facts *f, sc_card *card);
 
+/* The link matrix of a bundle's facts, its per-size files read from the bundle at f->path
+   (sc_linkmatrix_load()), no node named twice (sc_linkmatrix_unique()). Returns as load
+   does. */
+int sc_analysis_matrix_load(const sc_bundle_facts *f, sc_linkmatrix_data *d, char *why,
+                            size_t whylen);
+
 /* One finding of a link matrix's judgement as health says it, without the nodes' names:
    "bw_1KiB 300 MB/s (median of its pairs), 70% worse than the nodes' median 995 MB/s", or
    for a link "... worse than the 990 MB/s the two reach with the other nodes". */

@@ -313,6 +313,18 @@ static int sc__run_parse(int argc, char **argv, sc_run_opts *opts, sc_card **car
         rc = -ENOMEM;
         goto out;
     }
+    if ((optind < argc || nflags) && job_bundle && job_card && !opts->dry_run && !opts->submit) {
+        /* The plugin prepared this job's bundle for the card given to sbatch: a second card
+           would run into a bundle of its own and leave the prepared one unsealed. */
+        sc_diag_addf(diag,
+                     "this job's card was given to sbatch (--stream-card) and its bundle is "
+                     "prepared at %s: a second card would leave it unsealed (valid: run "
+                     "`streamcard run` without a card in the job; or unset STREAMCARD_BUNDLE "
+                     "to run another card beside it)",
+                     job_bundle);
+        rc = -EINVAL;
+        goto out;
+    }
     if (optind < argc) {
         opts->card_path = strdup(argv[optind]);
         int lrc = sc_card_load_file(*card, argv[optind], diag);

@@ -179,7 +179,7 @@ static int sc__matrix_metric(sc__rec *x, const double *grid, size_t s, bool late
 static int sc__matrix(sc__rec *x, const sc_bundle_facts *f)
 {
     char why[256];
-    int rc = sc_linkmatrix_load(f->results, &x->matrix, why, sizeof(why));
+    int rc = sc_analysis_matrix_load(f, &x->matrix, why, sizeof(why));
 
     if (rc == -ENOENT || rc == -EINVAL)
         return 0; /* no matrix, or one health refuses: no cells */

@@ -241,7 +241,7 @@ static void sc__link_matrix(sc_html *out, const sc_bundle_facts *f)
     json_object *kernel = NULL;
     sc_card *card = sc_card_new();
 
-    if (!card || sc_linkmatrix_load(f->results, &d, why, sizeof(why)) != 0) {
+    if (!card || sc_analysis_matrix_load(f, &d, why, sizeof(why)) != 0) {
         sc_card_free(card);
         return;
     }

@@ -285,34 +285,41 @@ corrupt) # one damaged payload: Failed Validation, non-zero exit, numbers still 
         json_check "$TMP/r.json" failed shm "$kernel"
     done
     ;;
-pairs-all) # every pair of 4 and 5 ranks in rounds: symmetric matrices, medians, round count
+pairs-all) # every pair of 4 ranks in 1 pass and 5 in 2: the files of raw figures, medians, rounds
     for n in 4 5; do
-        "$MPIEXEC" -np "$n" --oversubscribe "$BIN" --pairs all --min-bytes 8 --max-bytes 1024 \
-            --iterations 20 --json "$TMP/r.json" >"$TMP/out" 2>"$TMP/err"
+        p=$((n - 3))
+        "$MPIEXEC" -np "$n" --oversubscribe "$BIN" --pairs all --passes "$p" --min-bytes 8 \
+            --max-bytes 1024 --iterations 20 --json "$TMP/r.json" >"$TMP/out" 2>"$TMP/err"
         RC=$?
         [ "$RC" -eq 0 ] || fail "$n ranks: exit $RC: $(cat "$TMP/err")"
         has "Number of Ranks counted = $n"
-        has "Solution Validates (mpi-pingpong: every payload checked, $((n * (n - 1) / 2 * 8 * 2 * (20 + 2))) messages)"
+        has "Solution Validates (mpi-pingpong: every payload checked, $((p * n * (n - 1) / 2 * 8 * 2 * (20 + 2))) messages)"
         [ "$(count '^TRACE_PAYLOAD_BYTES rank=')" -eq "$n" ] || fail "$n ranks: payload lines"
-        "$PY" - "$TMP/r.json" "$TMP/out" "$n" <<'EOF' || fail "$n ranks: the matrix"
+        "$PY" - "$TMP/r.json" "$TMP/out" "$n" "$p" <<'EOF' || fail "$n ranks: the matrix"
 import json, statistics, sys
 d = json.load(open(sys.argv[1]))
-n = int(sys.argv[3])
+n, passes = int(sys.argv[3]), int(sys.argv[4])
 m = d["matrix"]
-assert d["ranks"] == n and m["pairs"] == "all" and len(m["nodes"]) == n
-assert m["rounds"] == (n - 1 if n % 2 == 0 else n) == len(m["round_seconds"]), m["rounds"]
+assert d["ranks"] == n and m["pairs"] == "all" and len(m["nodes"]) == n and m["passes"] == passes
+assert m["rounds"] == (n - 1 if n % 2 == 0 else n), m["rounds"]
+assert len(m["round_seconds"]) == m["rounds"] * passes, m["round_seconds"]
 assert [s["bytes"] for s in m["sizes"]] == [8, 16, 32, 64, 128, 256, 512, 1024]
 rows = [l.split() for l in open(sys.argv[2]) if l.strip() and l.split()[0].isdigit()]
 for k, s in enumerate(m["sizes"]):
-    for key in ("t_usec", "MBps"):
-        g = s[key]
-        assert len(g) == n and all(len(r) == n for r in g)
-        for i in range(n):
-            assert g[i][i] is None
-            for j in range(n):
-                if i != j:
-                    assert g[i][j] is not None and g[i][j] > 0 and g[i][j] == g[j][i], (key, i, j)
-    med = statistics.median(s["t_usec"][i][j] for i in range(n) for j in range(i + 1, n))
+    # the raw figures: one file per size next to the JSON, every pair once a pass, ascending
+    assert s["file"] == "matrix/%dB.csv" % s["bytes"], s["file"]
+    lines = open(sys.argv[1] + "." + s["file"].replace("/", "-")).read().split("\n")
+    assert lines[0] == "# streamcard link matrix: bytes=%d nodes=%d passes=%d" % (
+        s["bytes"], n, passes), lines[0]
+    assert lines[1] == "pass,a,b,t_usec,MBps" and lines[-1] == "", lines[1]
+    pairs = [l.split(",") for l in lines[2:-1]]
+    assert [(int(k), int(a), int(b)) for k, a, b, _, _ in pairs] == \
+        [(k, i, j) for k in range(passes) for i in range(n) for j in range(i + 1, n)], pairs
+    t = [float(p[3]) for p in pairs]
+    bw = [float(p[4]) for p in pairs]
+    assert all(v > 0 for v in t + bw) and s["pairs"] == len(pairs) == passes * n * (n - 1) // 2
+    assert s["t_usec"] == statistics.median(t) and s["MBps"] == statistics.median(bw), s
+    med = statistics.median(t)
     row = d["metrics"]["sizes"][k]
     assert abs(med - row["t_usec"]) < 1e-9 * max(1, med), (med, row)
     assert abs(row["MBps"] - s["bytes"] / med) < 1e-9 * max(1, row["MBps"]), row

@@ -49,4 +49,14 @@ expect_status 3 env STREAMCARD_BUNDLE="$B3" STREAMCARD_CARD="$B3/card.yaml" \
     STREAMCARD_CARD_SHA256="$sum" "$BIN/streamcard" run --quiet
 expect_contains "$WORK/err" "does not hold the card submitted with the job"
 [ ! -e "$B3/SHA256SUMS" ] || fail "a refused run sealed the bundle"
+# A second card in such a job is refused before anything runs: it would make a bundle of
+# its own and leave the prepared one unsealed (the README's recipe once did).
+B4="$WORK/job_bundle4"
+prepare "$B4" off off 1
+cp "$B4/card.yaml" "$WORK/second.yaml"
+expect_status 2 in_job "$B4" "$BIN/streamcard" run "$WORK/second.yaml" --quiet --output "$WORK"
+expect_contains "$WORK/err" "this job's card was given to sbatch (--stream-card) and its bundle is prepared at $B4: a second card would leave it unsealed"
+[ ! -e "$B4/SHA256SUMS" ] || fail "a refused second card sealed the prepared bundle"
+expect_status 2 in_job "$B4" "$BIN/streamcard" run --workload stream --cpu-list 0 --quiet
+expect_contains "$WORK/err" "a second card would leave it unsealed"
 echo "ok: adopt"

@@ -16,20 +16,29 @@ mkdir -p "$WORK/runs"
 expect_status 0 "$BIN/streamcard" run "$WORK/pairs.yaml" --output "$WORK/runs" --quiet
 B=$(bundle_of "$WORK/out")
 case "$B" in */mpi_pingpong_allpairs_*) ;; *) fail "run name: $B" ;; esac
-expect_status 1 "$BIN/streamcard" health "$B"
-expect_contains "$WORK/err" "cannot judge: 2 nodes measured (valid: 4 or more)"
-[ ! -s "$WORK/out" ] || fail "cannot judge, yet lines: $(cat "$WORK/out")"
+# Its two ranks ran on this one host: a matrix of one node named twice is not judged.
+expect_status 2 "$BIN/streamcard" health "$B"
+expect_contains "$WORK/err" "nodes: \"$(hostname)\" is named twice (valid: one rank per node, each node once)"
+[ ! -s "$WORK/out" ] || fail "one host twice, yet lines: $(cat "$WORK/out")"
 
-# forge NAME SPEC [FROM]: a copy of bundle FROM (default B) whose matrix is 5 nodes n1..n5 at 1000 MB/s and
-# 5 us with a +-3% wobble, edited by SPEC ("node:2" every pair of n3 at 300 MB/s and 20 us,
-# "link:0:3" the pair n1-n4 at 350 MB/s and 15 us, "healthy", "small:0:3" n1-n4 10% slower),
-# resealed. Prints its path.
+# forge NAME SPEC [FROM]: a copy of bundle FROM (default B) made a run of 5 ranks on hosts
+# n1..n5 (forge_ranks.py: the evidence of each rank where verify looks) whose matrix is those
+# 5 nodes at 1000 MB/s and 5 us with a +-3% wobble, edited by SPEC ("node:2" every pair of n3
+# at 300 MB/s and 20 us, "link:0:3" the pair n1-n4 at 350 MB/s and 15 us, "healthy",
+# "small:0:3" n1-n4 10% slower, "dead:2" no figure of n3, "holes" the pairs n1-n2, n1-n4
+# and n2-n5 without figures, "invented" the nodes named cn101..cn105, "four" the node n5
+# left out of the matrix, "other" a healthy run on hosts m1..m5), resealed. Prints its path.
 forge() {
     local dst="$WORK/runs/$1"
     cp -r "${3:-$B}" "$dst"
+    local hosts=n1,n2,n3,n4,n5
+    [ "$2" != other ] || hosts=m1,m2,m3,m4,m5
+    python3 "$SRC/tests/wrapper/forge_ranks.py" "$dst" "$hosts"
     python3 - "$dst" "$2" <<'PY'
-import json, sys
+import glob, json, os, statistics, sys
 path, spec = sys.argv[1], sys.argv[2].split(":")
+legacy = spec[0] == "legacy"  # the grids in results.json, as bundles before the files
+spec = spec[1:] if legacy else spec
 r = json.load(open(path + "/results.json"))
 n = 5
 def grid(base, slow_value, effect):
@@ -43,18 +52,46 @@ def grid(base, slow_value, effect):
                   (spec[0] in ("link", "small") and {i, j} == {int(spec[1]), int(spec[2])})
             if hit:
                 g[i][j] = effect(g[i][j]) if spec[0] == "small" else slow_value
+            if (spec[0] == "dead" and int(spec[1]) in (i, j)) or \
+               (spec[0] == "holes" and {i, j} in ({0, 1}, {0, 3}, {1, 4})):
+                g[i][j] = None
+    if spec[0] == "four":
+        g = [row[:4] for row in g[:4]]
     return g
+def as_file(s, t, bw):
+    # matrix/<bytes>B.csv as the workload writes it, and the summaries from what it holds
+    m = len(t)
+    rows = [(a, b, float("%.9g" % t[a][b]), float("%.9g" % bw[a][b]))
+            for a in range(m) for b in range(a + 1, m) if t[a][b] is not None]
+    with open("%s/matrix/%dB.csv" % (path, s), "w") as f:
+        f.write("# streamcard link matrix: bytes=%d nodes=%d passes=1\npass,a,b,t_usec,MBps\n"
+                % (s, m))
+        for a, b, x, y in rows:
+            f.write("0,%d,%d,%.9g,%.9g\n" % (a, b, x, y))
+    return {"bytes": s, "file": "matrix/%dB.csv" % s, "pairs": len(rows),
+            "t_usec": statistics.median(x for _, _, x, _ in rows),
+            "MBps": statistics.median(y for _, _, _, y in rows)}
+for old in glob.glob(path + "/matrix/*.csv"):
+    os.unlink(old)
 sizes = []
 for s in r["matrix"]["sizes"]:
-    sizes.append({"bytes": s["bytes"],
-                  "t_usec": grid(5.0, 20.0 if spec[0] == "node" else 15.0, lambda v: v * 1.1),
-                  "MBps": grid(1000.0, 300.0 if spec[0] == "node" else 350.0, lambda v: v * 0.9)})
-r["matrix"] = {"pairs": "all", "nodes": ["n%d" % (i + 1) for i in range(n)], "rounds": 5,
+    t = grid(5.0, 20.0 if spec[0] == "node" else 15.0, lambda v: v * 1.1)
+    bw = grid(1000.0, 300.0 if spec[0] == "node" else 350.0, lambda v: v * 0.9)
+    sizes.append({"bytes": s["bytes"], "t_usec": t, "MBps": bw} if legacy else
+                 as_file(s["bytes"], t, bw))
+names = ["%s%d" % ({"invented": "cn10", "other": "m"}.get(spec[0], "n"), i + 1)
+         for i in range(4 if spec[0] == "four" else n)]
+r["matrix"] = {"pairs": "all", "nodes": names, "rounds": 5, "passes": 1,
                "round_seconds": [0.1] * 5, "total_seconds": 0.5, "sizes": sizes}
 if spec[0] == "none":
     del r["matrix"]
-if spec[0] == "short":
+if spec[0] == "short" and legacy:
     r["matrix"]["sizes"][0]["MBps"][2] = r["matrix"]["sizes"][0]["MBps"][2][:3]
+if spec[0] == "short" and not legacy:  # a pair listed twice
+    with open(path + "/matrix/8B.csv", "a") as f:
+        f.write("0,0,1,5,1000\n")
+if spec[0] == "summary":  # a median that its file does not give
+    r["matrix"]["sizes"][-1]["MBps"] *= 1.5
 json.dump(r, open(path + "/results.json", "w"), indent=2)
 PY
     reseal "$dst"
@@ -88,6 +125,29 @@ expect_status 0 "$BIN/streamcard" health "$H"
 expect_status 1 "$BIN/streamcard" health "$H" "$N" "$L"
 expect_line_count "$WORK/out" 2
 
+# --guard: checks of one partition at different times. What every bundle names is to drain
+# (or a link); what one names and the others do not is a suspect to re-test, not a drain.
+N2=$(forge node2 node:2)
+N3=$(forge node3 node:2)
+H2=$(forge healthy2 healthy)
+expect_status 1 "$BIN/streamcard" health --guard "$N" "$N2" "$N3"
+expect_line_count "$WORK/out" 1
+grep -Eq '^drain n3: latency_8B 20 us .*; bw_1KiB 300 MB/s .* \[all 3 bundles\]$' "$WORK/out" ||
+    fail "guarded drain: $(cat "$WORK/out")"
+expect_status 1 "$BIN/streamcard" health --guard "$N" "$H" "$H2"
+expect_line_count "$WORK/out" 1
+grep -Eq '^suspect n3: re-test: named in 1 of 3 bundles, first node: latency_8B 20 us' "$WORK/out" ||
+    fail "guarded suspect: $(cat "$WORK/out")"
+expect_status 1 "$BIN/streamcard" health --guard "$H" "$L" "$H2"
+expect_contains "$WORK/out" "suspect link n1 n4: re-test: named in 1 of 3 bundles, first link: "
+expect_status 0 "$BIN/streamcard" health --guard "$H" "$H2"
+[ ! -s "$WORK/out" ] || fail "guarded healthy, yet lines: $(cat "$WORK/out")"
+OT=$(forge other other)
+expect_status 2 "$BIN/streamcard" health --guard "$H" "$OT"
+expect_contains "$WORK/err" "--guard: other measured other nodes than healthy (valid: bundles of one partition"
+expect_status 2 "$BIN/streamcard" health --guard "$H"
+expect_contains "$WORK/err" "--guard: 1 bundle judged (valid: 2 or more of one partition"
+
 # A 10% slower link: not named at the default floor (20%), named by a card whose
 # outlier_min_pct is 5.
 S=$(forge small small:0:3)
@@ -98,12 +158,48 @@ S5=$(forge small5 small:0:3 "$(bundle_of "$WORK/out")")
 expect_status 1 "$BIN/streamcard" health "$S5"
 expect_contains "$WORK/out" "link n1 n4: latency_8B"
 
+# Tied to its evidence: a matrix whose nodes are not the hosts the ranks ran on, or that
+# leaves a rank's host out, is refused by verify and not judged.
+I=$(forge invented invented)
+expect_status 1 "$BIN/streamcard" health "$I"
+expect_contains "$WORK/err" 'matrix node 0 is "cn101", but rank 0 ran on "n1" (TRACE_RANK_BINDING)'
+[ ! -s "$WORK/out" ] || fail "invented nodes judged: $(cat "$WORK/out")"
+expect_status 1 "$BIN/streamcard" verify "$I"
+F=$(forge four four)
+expect_status 1 "$BIN/streamcard" health "$F"
+expect_contains "$WORK/err" "matrix has 4 nodes, but stream.log binds 5 ranks"
+# A node without a figure is named to check, not passed over; the other four are judged.
+D=$(forge dead dead:2)
+expect_status 1 "$BIN/streamcard" health "$D"
+expect_line_count "$WORK/out" 1
+expect_contains "$WORK/out" "check n3: no measurement: check node (none of its 4 pairs has a figure) [dead]"
+# Pairs the schedule planned but without figures: each named with its round.
+O=$(forge holes holes)
+expect_status 1 "$BIN/streamcard" health "$O"
+expect_line_count "$WORK/out" 3
+expect_contains "$WORK/out" "missing n1 n2: no figure, though the schedule planned the pair (round "
+expect_contains "$WORK/out" "missing n1 n4: no figure"
+expect_contains "$WORK/out" "missing n2 n5: no figure"
+
 X=$(forge none none)
 expect_status 2 "$BIN/streamcard" health "$X"
 expect_contains "$WORK/err" "no link matrix (valid: a bundle of mpi-pingpong with pairs: all)"
+# The raw figures are one file per size (matrix/<bytes>B.csv): a malformed one, or
+# summaries its figures do not give, are refused by verify.
 M=$(forge short short)
-expect_status 2 "$BIN/streamcard" health "$M"
-expect_contains "$WORK/err" "MBps: row 2 is not 5 cells"
+expect_status 1 "$BIN/streamcard" health "$M"
+expect_contains "$WORK/err" 'results.json: matrix: matrix/8B.csv: line 13 is not "pass,a,b,t_usec,MBps"'
+M=$(forge summary summary)
+expect_status 1 "$BIN/streamcard" health "$M"
+expect_contains "$WORK/err" "results.json: matrix: sizes: entry 7: pairs, t_usec and MBps are not what its file gives"
+# Bundles from before the files, their grids in results.json, are still read.
+G=$(forge legacy legacy:node:2)
+expect_status 1 "$BIN/streamcard" health "$G"
+expect_line_count "$WORK/out" 1
+expect_contains "$WORK/out" "drain n3: latency_8B 20 us"
+M=$(forge legacyshort legacy:short)
+expect_status 1 "$BIN/streamcard" health "$M"
+expect_contains "$WORK/err" "results.json: matrix: MBps: row 2 is not 5 cells"
 # Edited without resealing: verify refuses it, and its figures are not judged.
 T=$(forge tampered node:2)
 sed -i 's/"total_seconds": 0.5/"total_seconds": 0.25/' "$T/results.json"
@@ -112,7 +208,7 @@ expect_contains "$WORK/err" "refused"
 [ ! -s "$WORK/out" ] || fail "a refused bundle judged: $(cat "$WORK/out")"
 expect_status 2 "$BIN/streamcard" health
 expect_status 0 "$BIN/streamcard" health --help
-expect_contains "$WORK/out" "usage: streamcard health BUNDLE..."
+expect_contains "$WORK/out" "usage: streamcard health [--guard] BUNDLE..."
 # The history store keeps a matrix's per-node and per-link figures with health's verdicts.
 expect_status 0 "$BIN/streamcard" history add --db "$WORK/h.db" "$N" "$L"
 expect_status 0 "$BIN/streamcard" history show --db "$WORK/h.db" --node n3 --metric bw_1KiB --csv

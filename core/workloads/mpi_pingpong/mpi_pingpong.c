@@ -4,6 +4,7 @@
  */
 #include "sc_card_schema.h"
 #include "sc_hostlist.h"
+#include "sc_linkmatrix.h"
 #include "sc_metric_def.h"
 
 #include "sc_num.h"
@@ -25,6 +26,7 @@ static const sc_card_field sc__keys[] = {
     SC_CF_PAIRS,
     SC_CF_OUTLIER_MAD,
     SC_CF_OUTLIER_MIN_PCT,
+    SC_CF_PASSES,
     SC_CF_EXPECT_TRANSPORT,
     SC_CF_EXPECT_INTERFACE,
     SC_CF_EXPECT_MIN_RATE,
@@ -56,6 +58,10 @@ static int sc__defaults(sc_card *card)
        (the wrapper reads it from Slurm) */
     if (!card->present[SC_CF_RANKS] && sc__pairs_all(card))
         card->ranks = card->nodes ? (long)sc_hostlist_count(card->nodes) : 0;
+    /* a link matrix's noise guard: what one pass shows and the others do not is not a
+       fault to drain (doc/design.md, "Link matrix") */
+    if (!card->present[SC_CF_PASSES] && sc__pairs_all(card))
+        card->passes = SC_LINKMATRIX_PASSES_DEFAULT;
     /* Only uniband has a window (0: none); its default is the kernel's. */
     if (!card->present[SC_CF_WINDOW] && strcmp(card->kernel, "uniband") == 0)
         card->window = 64;
@@ -78,7 +84,7 @@ static void sc__check_pairs(const sc_card *card, sc_diag *diag, int *errors)
                      sc__card_where(card, SC_CF_RANKS, where, sizeof(where)), card->ranks);
         (*errors)++;
     }
-    for (sc_card_field f = SC_CF_OUTLIER_MAD; f <= SC_CF_OUTLIER_MIN_PCT; f++)
+    for (sc_card_field f = SC_CF_OUTLIER_MAD; f <= SC_CF_PASSES; f++)
         if (!all && card->present[f] && !card->invalid[f]) {
             sc_diag_addf(diag, "%s: %s: only with pairs: all (valid: pairs: all, or no %s)",
                          sc__card_where(card, f, where, sizeof(where)), sc_card_field_name(f),
@@ -150,8 +156,10 @@ static void sc__args(const sc_card *c, sc_strv *a)
     sc_strv_opt(a, "--iterations", "%ld", c->iterations);
     if (c->window)
         sc_strv_opt(a, "--window", "%ld", c->window);
-    if (sc__pairs_all(c))
+    if (sc__pairs_all(c)) {
         sc_strv_opt(a, "--pairs", "%s", "all");
+        sc_strv_opt(a, "--passes", "%ld", c->passes > 0 ? c->passes : 1);
+    }
 }
 
 static void sc__describe(const sc_card *c, FILE *out)
