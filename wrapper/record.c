@@ -393,7 +393,9 @@ static int sc__finish_run(sc_execution *x, size_t i, const sc_platform_files *p,
     sc_run_files_read(&x->b, c, i, &f);
     sc_runs_dir(c, i, o->dir, sizeof(o->dir));
     o->kernel_json = sc_record_json(x, i);
-    sc_record_matrix(x, i, o->kernel_json, flat); /* a link matrix's raw figures */
+    char *json_path = sc_record_json_path(x, i);
+    sc_record_matrix(x, json_path, o->kernel_json, flat); /* a link matrix's raw figures */
+    free(json_path);
     bool killed = x->wrapper_killed;
     if (flat) {
         e = (sc_run_end){.exit_known = x->last.exit_known,

@@ -41,9 +41,10 @@ typedef struct sc_execution {
     struct sc_apply *apply; /* --platform apply: the change this bundle holds (NULL: none) */
 } sc_execution;
 
-/* Run i's link matrix files (pairs: all), as its workload's JSON kernel_json names them,
-   into the bundle when keep (the one-run layout), and their temporary copies removed. */
-void sc_record_matrix(sc_execution *x, size_t i, const char *kernel_json, bool keep);
+/* A run's link matrix files (pairs: all), as its workload's JSON kernel_json (written at
+   json_path, sc_record_json_path()) names them, into the bundle when keep (the one-run
+   layout), and their temporary copies removed. */
+void sc_record_matrix(sc_execution *x, const char *json_path, const char *kernel_json, bool keep);
 /* Writes a bundle file, counting a failure as lost evidence. Returns 0 or -errno. */
 int sc_record_put(sc_execution *x, const char *rel, const char *text);
 /* platform/caches.txt: the last-level caches of a STREAM run's cpu_list (its array gate). */

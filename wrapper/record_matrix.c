@@ -57,11 +57,10 @@ static size_t sc__sizes(const char *kernel_json, unsigned long long *bytes, size
     return n;
 }
 
-void sc_record_matrix(sc_execution *x, size_t i, const char *kernel_json, bool keep)
+void sc_record_matrix(sc_execution *x, const char *json, const char *kernel_json, bool keep)
 {
     unsigned long long bytes[SC_LINKMATRIX_MAX_SIZES];
     size_t nodes, passes, n = sc__sizes(kernel_json, bytes, &nodes, &passes);
-    char *json = sc_record_json_path(x, i);
 
     for (size_t s = 0; json && s < n; s++) {
         char *tmp = sc__tmp_path(json, bytes[s]), *text = NULL, rel[64];
@@ -76,5 +75,4 @@ void sc_record_matrix(sc_execution *x, size_t i, const char *kernel_json, bool k
         free(text);
         free(tmp);
     }
-    free(json);
 }

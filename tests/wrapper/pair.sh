@@ -10,7 +10,8 @@
 # (no verdict); the cards open their gate and the verdicts above are read with the
 # contamination limit opened as well (--max-interference 100). Skipped (77, naming the
 # load) only when other work than this test's loop already held the card's CPU: measured
-# just before, or in the runs before the step when a verdict is not the expected one.
+# just before (on either CPU), or in the runs before the step or on the other CPU just after
+# when a verdict is not the expected one.
 # RUN_SERIAL (tests/wrapper/CMakeLists.txt): the loop must not slow the tests beside it.
 BIN=$(cd "$1" && pwd) SRC=$2
 . "$SRC/tests/lib.sh"
@@ -19,20 +20,26 @@ SC="$BIN/streamcard"
 export STREAMCARD_KERNEL_DIR=${STREAMCARD_KERNEL_DIR:-$BIN}
 load_need_cpus 2
 LIMIT=10 # the other work on the card's CPU (%) above which this machine cannot show it
-PAIRS=10
-HALF=5
+OTHER_LIMIT=20 # cpu1's busy share (%) over a paired run above which it slows cpu0's runs
+# 14 pairs: on this kind of VM a single run now and then comes out ~40% slow (the host, not
+# a task the interference records see); the Wilcoxon interval of 10 pairs is the 9th of 55
+# Walsh averages from each end, so one such pair moves it by half its log ratio, while
+# that of 14 (the 22nd of 105) stays with the others (measured: [0.906, 1.028] at 10 pairs
+# with one pair at +0.155 and nine at -0.098).
+PAIRS=14
+HALF=7
 
 quiet=""
 for attempt in 1 2 3; do
-    read -r load _ < <(cpu_busy_pct 0)
+    read -r load cpu < <(cpu_busy_pct 0 1)
     if awk -v l="$load" -v m="$LIMIT" 'BEGIN { exit !(l < m) }'; then
         quiet=$load
         break
     fi
-    echo "attempt $attempt: other work held $load% of cpu0"
+    echo "attempt $attempt: other work held $load% of $cpu"
     sleep 5
 done
-[ -n "$quiet" ] || { echo "SKIP: the machine is busy: other work held $load% of cpu0 (this test needs the card's CPU to itself, apart from the load it makes; limit $LIMIT%)"; exit 77; }
+[ -n "$quiet" ] || { echo "SKIP: the machine is busy: other work held $load% of $cpu (this test needs the card's CPU to itself and the other one quiet, apart from the load it makes; limit $LIMIT%)"; exit 77; }
 
 card() { # card FILE [LINE...]
     local file=$1
@@ -63,15 +70,18 @@ paired_run() {
         exec taskset -c 0 "$WORK/sc-busy" -c 'while :; do :; done'
     ) &
     BUSY=$!
+    grep '^cpu1 ' /proc/stat >"$WORK/$1.cpu1"
     "$SC" run "$2" --output "$out" --quiet >"$WORK/$1.out" 2>"$WORK/$1.err" ||
         { cat "$WORK/$1.err" >&2; fail "$1: the paired run failed"; }
+    grep '^cpu1 ' /proc/stat >>"$WORK/$1.cpu1"
     kill $BUSY 2>/dev/null || true
     wait $BUSY 2>/dev/null || true
     BUSY=""
     sed -n 's/^PAIR=//p' "$WORK/$1.out"
 }
 # facts PAIR: side A's qps before and after the step, and the other work on cpu0 in the runs
-# before it (the largest foreign share of runs 1..HALF of both sides), as "drop% share%".
+# before it and after it (the largest foreign share of runs 1..HALF and HALF+2.. of both
+# sides; after it this test's loop holds about half of cpu0), as "drop% before% after%".
 facts() {
     python3 - "$1" "$HALF" <<'PY'
 import json, sys
@@ -80,27 +90,59 @@ side = lambda s: json.load(open("%s/%s/results.json" % (p, s)))["runs"]
 a = side("a")
 q = [r["metrics"]["qps"] for r in a]
 before, after = sorted(q[:half])[half // 2], sorted(q[half + 1:])[(len(q) - half - 1) // 2]
-share = max(c["share_pct"] for s in ("a", "b") for r in side(s)[:half] for c in r["interference"]["cpus"])
-print("%.1f %.1f" % (100 * (1 - after / before), share))
+share = lambda runs: max(c["share_pct"] for s in ("a", "b") for r in runs(side(s)) for c in r["interference"]["cpus"])
+print("%.1f %.1f %.1f" % (100 * (1 - after / before), share(lambda x: x[:half]), share(lambda x: x[half + 1:])))
+PY
+}
+# cpu1_pct NAME: how busy cpu1 (not the card's) was over NAME's paired run, % (this test's
+# own processes there, the wrapper and its observer, take a few).
+cpu1_pct() {
+    awk '{ busy = $2 + $3 + $4 + $7 + $8 + $9; total = busy + $5 + $6
+           if (NR == 1) { b = busy; t = total } else printf "%.1f\n", (total > t ? 100 * (busy - b) / (total - t) : 0) }' "$WORK/$1.cpu1"
+}
+# pairs_of PAIR: each pair's order and qps of A and B, and log(B/A) (for a failure's message).
+pairs_of() {
+    python3 - "$1" <<'PY'
+import json, math, sys
+p = sys.argv[1]
+side = lambda s: [r["metrics"]["qps"] for r in json.load(open("%s/%s/results.json" % (p, s)))["runs"]]
+order = json.load(open(p + "/pair.json")).get("order", [])
+for i, (a, b) in enumerate(zip(side("a"), side("b"))):
+    print("  pair %d %s: A %.1f B %.1f log(B/A) %+.3f" % (i + 1, order[i] if i < len(order) else "?", a, b, math.log(b / a)))
 PY
 }
 verdict_of() { grep -E "^paired, .*: qps queries/s [0-9.]+ -> " "$1" | sed 's/.*: //'; }
 # fail_unless_busy WHAT: a failure, or a skip when other work than this test's loop held
 # the card's CPU before the step ($share, above LIMIT): the machine, not the design.
+# The other CPU counts too: on a 2-vCPU VM a build on cpu1 slows cpu0's runs by a quarter
+# (shared caches, memory, the host's core) without showing as foreign work on cpu0; cpu1's
+# busy share over the paired run ($other, from /proc/stat) above OTHER_LIMIT is a skip.
 fail_unless_busy() {
     if awk -v s="$share" -v m="$LIMIT" 'BEGIN { exit !(s > m) }'; then
         echo "SKIP: $1, with other work holding up to $share% of cpu0 before the step (above $LIMIT%): not this test's load"
         exit 77
     fi
-    fail "$1"
+    # after the step the loop holds about half of cpu0: well beyond that, something else did
+    if awk -v s="$after" -v m="$LIMIT" 'BEGIN { exit !(s > 55 + m) }'; then
+        echo "SKIP: $1, with foreign work up to $after% of cpu0 after the step (this test's loop holds about 50%, limit 55+$LIMIT%): not only this test's load"
+        exit 77
+    fi
+    if awk -v s="$other" -v m="$OTHER_LIMIT" 'BEGIN { exit !(s > m) }'; then
+        echo "SKIP: $1, with cpu1 $other% busy over the paired run (above $OTHER_LIMIT%; this test's own processes there take a few): not this test's load"
+        exit 77
+    fi
+    fail "$1
+$(pairs_of "$PAIR_DIR")"
 }
 interval_of() { grep -E "^paired, .*: qps queries/s " "$1" | sed -n 's/.*95% interval \[\([0-9.]*\), \([0-9.]*\)\].*/\1 \2/p'; }
 
 # A against A.
 AA=$(paired_run aa "$WORK/aa.yaml")
+PAIR_DIR=$AA
 expect_status 0 "$SC" verify "$AA"
-read -r drop share < <(facts "$AA")
-echo "A/A: side A's qps fell $drop% at the step; other work before it: up to $share% of cpu0"
+read -r drop share after < <(facts "$AA")
+other=$(cpu1_pct aa)
+echo "A/A: side A's qps fell $drop% at the step; foreign work on cpu0 before it up to $share%, after it up to $after% (the loop about 50%); cpu1 $other% busy"
 awk -v d="$drop" 'BEGIN { exit !(d > 20) }' ||
     fail_unless_busy "the busy loop did not slow side A (qps fell $drop%): this test shows nothing here"
 expect_status 0 "$SC" compare "$AA"
@@ -109,9 +151,9 @@ expect_status 0 "$SC" compare "$AA" --max-interference 100
 cp "$WORK/out" "$WORK/aa.cmp"
 echo "A/A: $(grep -E '^paired, ' "$WORK/aa.cmp")"
 # The step shows in side A's rank correlation with run order (a clean step half way through
-# 10 runs gives rho near -0.75 when the halves are in random order); whether p < 0.05 at 10
-# runs is left to chance (CI saw rho -0.60, p 0.072 with a 48% step), so the test asks for
-# the sign and size of rho, not for the word "drifts".
+# the runs gives rho near -0.75 when the halves are in random order); whether p < 0.05 is
+# left to chance (CI saw rho -0.60, p 0.072 with a 48% step at 10 runs), so the test asks
+# for the sign and size of rho, not for the word "drifts".
 rho=$(sed -n 's/^    trend with run order  *rho \(-\{0,1\}[0-9.]*\), p .*/\1/p' "$WORK/aa.cmp")
 awk -v r="$rho" 'BEGIN { exit !(r != "" && r <= -0.5) }' ||
     fail_unless_busy "side A's trend with run order does not show the step (rho '$rho', want <= -0.5): $(cat "$WORK/aa.cmp")"
@@ -123,11 +165,13 @@ esac
 
 # nb 10% larger on B: B slower, the interval holding the true ratio's band.
 NB=$(paired_run nb "$WORK/nb.yaml")
+PAIR_DIR=$NB
 expect_status 0 "$SC" verify "$NB"
-read -r drop share < <(facts "$NB")
+read -r drop share after < <(facts "$NB")
+other=$(cpu1_pct nb)
 expect_status 0 "$SC" compare "$NB" --max-interference 100
 cp "$WORK/out" "$WORK/nb.cmp"
-echo "nb +10%: side A's qps fell $drop% at the step; $(grep -E '^paired, ' "$WORK/nb.cmp")"
+echo "nb +10%: side A's qps fell $drop% at the step; foreign before $share%, after $after%, cpu1 $other% busy; $(grep -E '^paired, ' "$WORK/nb.cmp")"
 v=$(verdict_of "$WORK/nb.cmp")
 read -r low high < <(interval_of "$WORK/nb.cmp")
 # The true ratio 1/1.1 = 0.909, and what 20 pairs measured on this VM (0.90): the band

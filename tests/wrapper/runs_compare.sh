@@ -128,13 +128,27 @@ if { [ "$v" = "too noisy to tell" ] || [ "$v" = "drifting host: use --against" ]
     echo "SKIP: the A series itself saw up to $a_share% foreign work on its CPUs (above the default gate's 5%): B's busy loops cannot be told from that noise here"
     exit 77
 fi
-[ "$v" = "B slower" ] || fail "busy B: '$v': $(cat "$WORK/ab.out")"
 grep -Eq "^  interference +max [0-9.]+% foreign \(limit 100%\) +max [0-9.]+% foreign" \
     "$WORK/ab.out" || fail "no interference row: $(cat "$WORK/ab.out")"
+# The busy loops' share of B's CPUs can itself change over B's six runs (the scheduler
+# favours the newly started workload at first): B's series then trends and the comparison
+# says so instead of a verdict, naming B and what the interval alone says. That, and
+# classify skipping B for it, is the product right about this test's own load.
+if [ "$v" = "drifting host: use --against" ]; then
+    expect_contains "$WORK/ab.out" "B's runs trend with their order"
+    expect_contains "$WORK/ab.out" "(the interval alone says B slower)"
+    expect_status 125 "$SC" classify "$B" --baseline "$A2" --max-interference 100
+    expect_contains "$WORK/out" ": drifting host: use --against: "
+    echo "note: B's busy series drifted (the loops' share changed over its runs): said as such"
+    v="B slower" drifted=1 # the interval's verdict checked above; classify's was the skip
+fi
+[ "$v" = "B slower" ] || fail "busy B: '$v': $(cat "$WORK/ab.out")"
 # classify agrees with that interval: bad when all of it lies below 0.95 (a loss beyond the
 # 5% tolerance), else it cannot tell and says how many runs would.
 high=$(results_of "$WORK/ab.out" | sed -n 's/.*, 95% interval \[[0-9.]*, \([0-9.]*\)\]: .*/\1/p')
-if awk -v h="$high" 'BEGIN { exit !(h < 0.95) }'; then
+if [ "${drifted:-0}" = 1 ]; then
+    : # B drifted: classify skipped it (above)
+elif awk -v h="$high" 'BEGIN { exit !(h < 0.95) }'; then
     expect_status 1 "$SC" classify "$B" --baseline "$A2" --max-interference 100
     expect_contains "$WORK/out" "a significant loss beyond the 5.0% tolerance"
 else
