@@ -281,6 +281,18 @@ const void *sc__card_slot_of(const sc_card *card, sc_card_field field)
     return sc__card_slot((sc_card *)card, field);
 }
 
+sc__card_list sc__card_list_of(sc_card *card, sc_card_field field)
+{
+    switch (field) {
+    case SC_CF_CONTROLLED:
+        return (sc__card_list){&card->controlled, &card->n_controlled};
+    case SC_CF_COMMAND:
+        return (sc__card_list){&card->command, &card->n_command};
+    default:
+        return (sc__card_list){NULL, NULL};
+    }
+}
+
 char *sc__card_value_text(const sc_card *card, sc_card_field field)
 {
     const sc__card_key *key = &sc__card_keys[field];
@@ -341,7 +353,7 @@ size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX
             key->field == SC_CF_EXPECT_AT_BYTES || key->field == SC_CF_EXPECT_MAX_LATENCY ||
             key->field == SC_CF_CACHE_RESIDENT || key->field == SC_CF_OUTLIER_MAD ||
             key->field == SC_CF_OUTLIER_MIN_PCT || key->field == SC_CF_PASSES ||
-            key->field == SC_CF_BLAS ||
+            key->field == SC_CF_BLAS || key->type == SC__CT_LIST ||
             (key->field == SC_CF_WINDOW && !card->window))
             continue;
         /* The slot is only read: the cast drops const for the shared lookup. */

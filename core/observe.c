@@ -344,7 +344,8 @@ static void sc__take_status(sc__obs *s)
     sc__copy_proc_file(s, "status", "workload_status.txt", NULL);
 }
 
-/* Feeds output bytes to the line scanner; reacts to the first main_loop_begin. */
+/* Feeds output bytes to the line scanner; reacts to the first main_loop_begin and end (not
+   with begin_at_start: a program without markers cannot end its window by printing one). */
 static void sc__scan(sc__obs *s, const char *buf, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -362,7 +363,7 @@ static void sc__scan(sc__obs *s, const char *buf, size_t n)
             sc__take_status(s);
             sc__capture_ready(s);
         } else if (!s->line_overflow && s->r->ready_seen && !s->r->end_seen &&
-                   strcmp(s->line, SC__MARKER_END) == 0) {
+                   !s->o->begin_at_start && strcmp(s->line, SC__MARKER_END) == 0) {
             s->r->end_seen = true;
             sc__sampler_close(s);
         }
@@ -406,6 +407,16 @@ static void sc__child(const sc_observe_opts *o, char *const *envp, int out_fd, i
 static void sc__reap(sc__obs *s)
 {
     int status;
+    siginfo_t info = {0};
+
+    /* Whole-process capture: the window closes at the program's end while it is still a
+       zombie, so that the CPU time of its tasks counts as the job's own. */
+    if (s->o->begin_at_start && s->r->ready_seen && !s->r->end_seen &&
+        waitid(P_PID, (id_t)s->r->pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == s->r->pid) {
+        s->r->end_seen = true;
+        sc__sampler_close(s);
+    }
     pid_t w = waitpid(s->r->pid, &status, WNOHANG);
 
     if (w != s->r->pid)
@@ -650,6 +661,10 @@ int sc_observe_wait(sc_observe *h)
     r->spawn_error = r->started ? 0 : child_err;
     if (r->started)
         sc__sampler_prime(s);
+    if (r->started && s->o->begin_at_start) {
+        sc__take_status(s);
+        sc__capture_ready(s);
+    }
     int rc = sc__loop(s, h->out_rd, h->sigfd);
     if (s->line_len > 0)
         sc__scan(s, "\n", 1); /* a last line without newline still counts */

@@ -46,6 +46,7 @@ typedef enum sc_card_field {
     SC_CF_RUN_NAME,
     SC_CF_WORKLOAD,
     SC_CF_KERNEL,
+    SC_CF_COMMAND,
     SC_CF_CPU_LIST,
     SC_CF_THREADS,
     SC_CF_MEMORY_NODE,
@@ -112,7 +113,11 @@ typedef struct sc_card {
     char *question;
     char *run_name; /* NULL until sc_card_check() derives the default */
     sc_workload workload;
-    char *kernel;   /* stream: copy|scale|add|triad|all; mpi: pingpong|uniband */
+    char *kernel; /* stream: copy|scale|add|triad|all; mpi: pingpong|uniband */
+    /* exec: the program and its arguments, no shell: command[0] is an absolute path or a
+       name looked up on PATH when the run is planned */
+    char **command;
+    size_t n_command;
     char *cpu_list; /* as written */
     hwloc_bitmap_t cpus;
     long threads;     /* 0 until set or derived (= CPUs in cpu_list) */

@@ -560,6 +560,16 @@ static void sc__check_series_times(const sc__files *f, json_object *root, size_t
                      started, ended, *first ? first : "(none)", *last ? last : "(none)");
 }
 
+/* results.json's "capture" says capture; a bundle written before it was recorded has none. */
+static bool sc__capture_agrees(json_object *root, const char *capture)
+{
+    json_object *v;
+
+    return !json_object_object_get_ex(root, "capture", &v) ||
+           (json_object_is_type(v, json_type_string) &&
+            strcmp(json_object_get_string(v), capture) == 0);
+}
+
 /* The run-<i> folders of a bundle of several runs, counted from run-1 up. */
 static size_t sc__count_runs(const sc_bundle *b)
 {
@@ -680,6 +690,12 @@ int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verif
                      "a side (%s) of a paired run: its runs end by the pair's rule (valid: "
                      "streamcard verify, compare or classify of the pair's directory)",
                      side);
+    out->capture_note = sc_workload_foreign(card) ? sc_workload_capture(card) : NULL;
+    if (card && f.res && !sc__capture_agrees(f.res, sc_workload_capture(card)))
+        sc_diag_addf(&out->problems,
+                     "results.json: capture disagrees with the card's workload "
+                     "(%s)",
+                     sc_workload_capture(card));
     if (card) {
         sc_tracelog first; /* the first run's log as parsed; over_line -1: it has none */
         memset(&first, 0, sizeof(first));

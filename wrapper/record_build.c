@@ -137,6 +137,10 @@ void sc_record_build_info_start(sc_execution *x)
     int entered = sc_record_libpath_enter(plan, &saved); /* blas: the workload's BLAS */
 
     x->build_info.pid = -1;
+    if (sc_workload_foreign(plan->card)) { /* a program we did not write is asked nothing */
+        sc_record_libpath_leave(entered, saved);
+        return;
+    }
     x->build_key = sc__answer_key(plan);
     if (x->build_key && sc__cache_dir(dir, sizeof(dir)) &&
         sc_answercache_get(dir, x->build_key, &x->build_answer) == 0) {
@@ -218,7 +222,12 @@ void sc_record_build(sc_execution *x)
        sanitizer's check at exit under load, a signal) must not cost the bundle the build's
        identity. */
     int rc = -ECHILD;
-    if (x->build_cached) { /* remembered: checked against the run at the end */
+    if (sc_workload_foreign(plan->card)) {
+        json_object_object_add(root, "build_info",
+                               json_object_new_string("none: a program streamcard did not write "
+                                                      "(workload: exec) is not asked "
+                                                      "--build-info"));
+    } else if (x->build_cached) { /* remembered: checked against the run at the end */
         rc = (info = strdup(x->build_answer)) ? 0 : -ENOMEM;
     } else {
         if (x->build_info.pid > 0)
@@ -241,7 +250,7 @@ void sc_record_build(sc_execution *x)
                 json_object_object_add(root, *k, json_object_new_string(value));
         sc__add_library_hash(root, info, "openmp_runtime");
         sc__add_library_hash(root, info, "blas_library");
-    } else {
+    } else if (!sc_workload_foreign(plan->card)) {
         json_object_object_add(root, "build_info",
                                json_object_new_string("unavailable: the binary did not answer "
                                                       "--build-info"));

@@ -117,6 +117,15 @@ char *sc__card_value_text(const sc_card *card, sc_card_field field);
    char *, ...), to read; NULL for the keys held elsewhere (workload, prefetch, env). */
 const void *sc__card_slot_of(const sc_card *card, sc_card_field field);
 
+/* A list key's items and their count in card (controlled_variables, command). */
+typedef struct sc__card_list {
+    char ***items;
+    size_t *n;
+} sc__card_list;
+
+/* The list field holds; {NULL, NULL} for a key that is not a list. */
+sc__card_list sc__card_list_of(sc_card *card, sc_card_field field);
+
 /*
  * The machine-independent rules for the card of one run (no sweep left); derives run_name
  * and threads when absent. Returns 0, -EINVAL with lines in diag, or -ENOMEM.

@@ -29,7 +29,16 @@ struct sc_metric_def;
 typedef struct sc_workload_ops {
     sc_workload id;
     const char *name;    /* as the card's workload: spells it ("mpi-pingpong") */
-    const char *program; /* the kernel streamcard runs ("streamcard-stream") */
+    const char *program; /* the kernel streamcard runs ("streamcard-stream"); NULL: the
+                            card's command, found by program_path */
+    /* A program streamcard did not write (exec): it prints no trace lines, answers no
+       --build-info and writes no results JSON. Its snapshots are taken at its start, its
+       interference window is its whole life, and the gates judge the process (doc/design.md,
+       "Workloads as modules"). */
+    bool foreign;
+    /* Without a program of ours: the absolute path of the one the card names, malloc'd, into
+     *path: 0, or -ENOENT (or -ENOMEM) with a line in diag saying what is wrong. */
+    int (*program_path)(const struct sc_card *card, char **path, sc_diag *diag);
 
     /* Card (sc_card.h, doc/design.md "Checks"). The keys it reads besides the ones every
        workload reads: a key no module lists is every workload's; a listed key in the card
@@ -117,6 +126,13 @@ void sc_workload_readers(sc_card_field f, const char *sep, char *buf, size_t len
 
 /* Whether card's processes are MPI ranks (the module's mpi); false without a workload. */
 bool sc_workload_mpi(const struct sc_card *card);
+
+/* Whether card's program is one streamcard did not write (the module's foreign). */
+bool sc_workload_foreign(const struct sc_card *card);
+
+/* How card's main loop is captured, as results.json's "capture" and verify say it: the
+   workload's phase markers, or (foreign) the whole process, which is less precise. */
+const char *sc_workload_capture(const struct sc_card *card);
 
 /* The modules in table order: NULL starts, NULL ends ("for (ops = NULL; (ops =
    sc_workload_next(ops));)"). */

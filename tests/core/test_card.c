@@ -45,7 +45,42 @@ static const card_case static_cases[] = {
      {"card.yaml:5: duplicate key cpu_list (first on line 4)"}},
     {"bad workload",
      HEAD "  workload: hpl\n  cpu_list: 0\n",
-     {"card.yaml:3: workload: \"hpl\" is not a workload (valid: stream, ipsearch, mpi-pingpong)"}},
+     {"card.yaml:3: workload: \"hpl\" is not a workload (valid: stream, ipsearch, mpi-pingpong, "
+      "exec)"}},
+    /* exec: a program and its arguments as a list, no shell; a bare name is found on PATH
+       when the run is planned (test_workloads), a relative path never. */
+    {"good exec card",
+     HEAD "  workload: exec\n  cpu_list: 0\n  command: [/usr/bin/dd, if=/dev/zero, count=1]\n"
+          "  memory_node: 0\n  env:\n    LC_ALL: C\n",
+     {NULL}},
+    {"exec card with a name on PATH",
+     HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n",
+     {NULL}},
+    {"exec without command",
+     HEAD "  workload: exec\n  cpu_list: 0\n",
+     {"card.yaml: command: missing (valid: a list, the program then its arguments: "
+      "[/usr/bin/dd, if=/dev/zero, of=/dev/null])"}},
+    {"exec relative path",
+     HEAD "  workload: exec\n  cpu_list: 0\n  command: [./bench, -n, 3]\n",
+     {"card.yaml:5: command: \"./bench\" is a relative path (valid: an absolute path, or a name "
+      "found on PATH such as \"bench\")"}},
+    {"exec command as one text",
+     HEAD "  workload: exec\n  cpu_list: 0\n  command: /usr/bin/dd if=/dev/zero\n",
+     {"card.yaml:5: command: expected a list, got a single value"}},
+    {"exec empty program",
+     HEAD "  workload: exec\n  cpu_list: 0\n  command: [\"\", x]\n",
+     {"card.yaml:5: command: the program is empty (valid: an absolute path, or a name found on "
+      "PATH)"}},
+    {"exec command with a NUL",
+     HEAD "  workload: exec\n  cpu_list: 0\n  command: [/usr/bin/dd, \"a\\0b\"]\n",
+     {"command: an entry contains a NUL byte"}},
+    {"command of another workload",
+     HEAD "  workload: stream\n  cpu_list: 0\n  command: [/usr/bin/dd]\n",
+     {"card.yaml:5: command: not used by workload stream (valid only for exec; remove it)"}},
+    {"exec takes no iterations",
+     HEAD "  workload: exec\n  cpu_list: 0\n  command: [/bin/true]\n  iterations: 3\n",
+     {"card.yaml:6: iterations: not used by workload exec (valid only for stream or ipsearch or "
+      "mpi-pingpong; remove it)"}},
     {"missing workload", HEAD "  cpu_list: 0\n", {"card.yaml: workload: missing"}},
     {"missing cpu list", HEAD "  workload: stream\n", {"card.yaml: cpu_list: missing"}},
     {"bad prefetch",

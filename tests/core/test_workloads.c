@@ -7,7 +7,11 @@
 #include "sc_metric.h"
 #include "sc_test.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void test_lookup(void)
 {
@@ -21,8 +25,12 @@ static void test_lookup(void)
         SC_CHECK(sc_workload_ops_of(ops->id) == ops);
         SC_CHECK(sc_workload_lookup(ops->name) == ops);
         SC_CHECK_STR_EQ(sc_workload_name(ops->id), ops->name);
-        SC_CHECK(ops->program && strncmp(ops->program, "streamcard-", 11) == 0);
-        SC_CHECK(ops->n_metrics > 0 && ops->metric_defaults && ops->metric_primary);
+        /* A kernel of ours, or (foreign) the card's command, found by program_path. */
+        if (ops->foreign)
+            SC_CHECK(!ops->program && ops->program_path);
+        else
+            SC_CHECK(ops->program && strncmp(ops->program, "streamcard-", 11) == 0 &&
+                     ops->n_metrics > 0 && ops->metric_defaults && ops->metric_primary);
         for (size_t k = 0; k < ops->n_keys; k++)
             SC_CHECK(ops->keys[k] > SC_CF_WORKLOAD && ops->keys[k] < SC_CF_COUNT);
     }
@@ -34,7 +42,7 @@ static void test_names(void)
     char names[128];
 
     sc_workload_names(", ", names, sizeof(names));
-    SC_CHECK_STR_EQ(names, "stream, ipsearch, mpi-pingpong");
+    SC_CHECK_STR_EQ(names, "stream, ipsearch, mpi-pingpong, exec");
     sc_workload_readers(SC_CF_KERNEL, " or ", names, sizeof(names));
     SC_CHECK_STR_EQ(names, "stream or mpi-pingpong");
     sc_workload_readers(SC_CF_THREADS, " or ", names, sizeof(names));
@@ -62,12 +70,89 @@ static void test_questions(void)
     card.workload = stream->id;
     SC_CHECK(!sc_workload_mpi(&card) && !sc_workload_mpi(NULL));
     SC_CHECK(stream->n_gates == 2 && stream->gate && ipsearch->n_gates == 0);
+    SC_CHECK(!sc_workload_foreign(&card) && !sc_workload_foreign(NULL));
+    card.workload = sc_workload_lookup("exec")->id;
+    SC_CHECK(sc_workload_foreign(&card) && !sc_workload_mpi(&card));
+    SC_CHECK(sc_workload_reads(card.workload, SC_CF_COMMAND));
+    SC_CHECK(!sc_workload_reads(stream->id, SC_CF_COMMAND));
+}
+
+typedef struct path_case {
+    const char *name;
+    const char *path_env; /* PATH while the program is looked up */
+    const char *program;  /* command[0] */
+    int rc;
+    const char *found; /* the path found (rc 0), or the message (rc < 0) */
+} path_case;
+
+/* exec: the card's program, as planned: an absolute path that is an executable file, or a
+   name found in an absolute directory of PATH; nothing else. */
+static void test_exec_program_path(void)
+{
+    static const path_case cases[] = {
+        {"absolute", "/nonexistent", "/usr/bin/dd", 0, "/usr/bin/dd"},
+        {"on PATH", "/nonexistent:/usr/bin", "dd", 0, "/usr/bin/dd"},
+        {"not on PATH", "/nonexistent:/tmp", "no-such-program-sc", -ENOENT,
+         "command: \"no-such-program-sc\" is not an executable file in any absolute directory "
+         "of PATH (valid: an absolute path, or a name found on PATH)"},
+        {"PATH's relative dirs skipped", ".:bin:", "dd", -ENOENT,
+         "command: \"dd\" is not an executable file in any absolute directory of PATH (valid: an "
+         "absolute path, or a name found on PATH)"},
+        {"a directory is no program", "/", "usr", -ENOENT,
+         "command: \"usr\" is not an executable file in any absolute directory of PATH (valid: "
+         "an absolute path, or a name found on PATH)"},
+        {"absolute, missing", "/usr/bin", "/nonexistent/bench", -ENOENT,
+         "command: /nonexistent/bench: No such file or directory (valid: an executable regular "
+         "file)"},
+        {"absolute, a directory", "/usr/bin", "/usr/bin", -ENOENT,
+         "command: /usr/bin: not an executable regular file (valid: an executable regular "
+         "file)"},
+    };
+    const sc_workload_ops *exec = sc_workload_lookup("exec");
+    char *saved = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+
+    SC_CHECK(exec && exec->program_path);
+    for (size_t i = 0; exec && i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const path_case *c = &cases[i];
+        char *argv[] = {(char *)c->program, NULL}, *found = NULL;
+        sc_card card = {.workload = exec->id, .command = argv, .n_command = 1};
+        sc_diag d;
+        sc_diag_init(&d);
+        setenv("PATH", c->path_env, 1);
+        int rc = exec->program_path(&card, &found, &d);
+        SC_CHECK_MSG(rc == c->rc, "%s: rc %d, expected %d", c->name, rc, c->rc);
+        if (rc == 0)
+            SC_CHECK_STR_EQ(found, c->found);
+        else
+            SC_CHECK_MSG(!found && d.count == 1 && !strcmp(d.lines[0], c->found), "%s: got \"%s\"",
+                         c->name, d.count ? d.lines[0] : "(no line)");
+        free(found);
+        sc_diag_free(&d);
+    }
+    if (saved)
+        setenv("PATH", saved, 1);
+    free(saved);
+
+    /* A file without execute bits, which access(X_OK) passes for root. */
+    char plain[] = "/tmp/sc-test-exec-XXXXXX", *found = NULL, *argv[] = {plain, NULL};
+    int fd = mkstemp(plain);
+    sc_card card = {.workload = exec ? exec->id : 0, .command = argv, .n_command = 1};
+    sc_diag d;
+    sc_diag_init(&d);
+    SC_CHECK(fd >= 0 && fchmod(fd, 0644) == 0 && close(fd) == 0);
+    SC_CHECK(exec && exec->program_path(&card, &found, &d) == -ENOENT && !found && d.count == 1 &&
+             strstr(d.lines[0], ": not an executable regular file (valid: an executable regular "
+                                "file)"));
+    sc_diag_free(&d);
+    unlink(plain);
 }
 
 /* Each module's metrics are found by name in the registry, as its own. */
 static void test_metrics(void)
 {
     for (const sc_workload_ops *ops = NULL; (ops = sc_workload_next(ops));) {
+        if (ops->foreign)
+            continue; /* its card declares its figures, if any */
         sc_card card = {.workload = ops->id, .min_bytes = 8, .max_bytes = 1024};
         sc_metric m[SC_METRIC_MAX], primary;
         size_t n = sc_metric_defaults(&card, NULL, SC_METRIC_ALL, m, SC_METRIC_MAX);
@@ -84,5 +169,6 @@ int main(void)
     SC_TEST_RUN(test_names);
     SC_TEST_RUN(test_questions);
     SC_TEST_RUN(test_metrics);
+    SC_TEST_RUN(test_exec_program_path);
     return SC_TEST_RESULT();
 }

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# workload: exec (doc/design.md, "Workloads as modules", "Bring your own program"): a
+# program of Debian's under a card, without a shell. The card's checks and the plan's PATH
+# lookup say plainly what is wrong; a run of dd verifies, records dd's SHA-256 and says its
+# capture is the whole process; a results.json that claims figures or another capture,
+# and a program that fails, fail. The interference gate is opened (max_interference_pct:
+# 100): this test runs beside others under ctest -j; tests/wrapper/interference.sh tests it.
+BIN=$1 SRC=$2
+. "$SRC/tests/lib.sh"
+SC="$BIN/streamcard"
+DD=$(command -v dd) || { echo "skip: no dd"; exit 77; }
+
+card() { # card NAME COMMAND: an exec card on CPU 0 running COMMAND (a YAML list)
+    cat >"$WORK/$1.yaml" <<EOF
+version: 1
+experiment:
+  workload: exec
+  command: $2
+  cpu_list: "0"
+  threads: 1
+  env:
+    LC_ALL: C
+  expect:
+    max_interference_pct: 100
+EOF
+}
+
+# The example card plans here; a relative path and an unknown name are refused, each in
+# one line that says what would be valid, before anything runs.
+expect_status 0 "$SC" run "$SRC/contrib/cards/exec-dd.yaml" --dry-run
+expect_contains "$WORK/out" "binary:      $DD"
+expect_contains "$WORK/out" "capture:     no phase markers: the whole process is the main loop"
+card relative "[./dd, if=/dev/zero]"
+expect_status 2 "$SC" run "$WORK/relative.yaml" --output "$WORK/runs"
+expect_contains "$WORK/err" 'command: "./dd" is a relative path (valid: an absolute path, or a name found on PATH such as "dd")'
+card unknown "[no-such-program-sc34]"
+expect_status 3 "$SC" run "$WORK/unknown.yaml" --output "$WORK/runs"
+expect_contains "$WORK/err" 'streamcard: command: "no-such-program-sc34" is not an executable file in any absolute directory of PATH'
+[ ! -d "$WORK/runs" ] || [ -z "$(ls -A "$WORK/runs")" ] || fail "a refused program left a bundle"
+
+# dd by its name: found on PATH, run without a shell (the '*' reaches dd as it is).
+card dd "[dd, if=/dev/zero, of=/dev/null, bs=64k, count=20000, 'status=*']"
+expect_status 1 "$SC" run "$WORK/dd.yaml" --output "$WORK/runs" --quiet
+expect_contains "$WORK/runs"/exec_dd_1thread_*/stream.log "dd: invalid status level: '*'"
+rm -rf "$WORK/runs"
+card dd "[dd, if=/dev/zero, of=/dev/null, bs=64k, count=20000]"
+expect_status 0 "$SC" run "$WORK/dd.yaml" --output "$WORK/runs" --quiet
+B=$(bundle_of "$WORK/out")
+expect_contains "$B/stream.log" "bytes"
+for f in threads_at_ready.txt workload_status_at_ready.txt numa_maps_at_ready.txt \
+         environ_at_ready.txt main_loop.ready interference.txt build.json; do
+    [ -s "$B/$f" ] || fail "no $f in the bundle of an exec run"
+done
+grep -q '^Cpus_allowed_list:[[:space:]]*0$' "$B/workload_status_at_ready.txt" ||
+    fail "the snapshot at dd's start shows another affinity than cpu_list 0"
+python3 - "$B" "$DD" <<'EOF' || fail "results.json or build.json of the exec run"
+import hashlib, json, sys
+b, dd = sys.argv[1], sys.argv[2]
+r = json.load(open(b + "/results.json"))
+bj = json.load(open(b + "/build.json"))
+assert r["workload"] == "exec" and r["verdict"] == "ok", r["verdict"]
+assert r["capture"].startswith("whole process:"), r["capture"]
+assert r["metrics"] == {}, r["metrics"]
+assert "no phase markers" in r["notes"]["phases"], r["notes"]["phases"]
+assert bj["binary"] == dd, bj["binary"]
+assert bj["sha256"] == hashlib.sha256(open(dd, "rb").read()).hexdigest(), "sha256"
+assert bj["build_info"].startswith("none:"), bj["build_info"]
+EOF
+expect_status 0 "$SC" verify "$B"
+expect_contains "$WORK/out" "streamcard: verify: capture: whole process: the program prints no phase markers"
+
+# A results.json that claims a figure, or the capture of a workload with markers, resealed.
+cp -a "$B" "$WORK/lie1"
+python3 - "$WORK/lie1/results.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["metrics"] = {"MBps": 9999.0}
+json.dump(r, open(sys.argv[1], "w"))
+EOF
+reseal "$WORK/lie1"
+expect_status 1 "$SC" verify "$WORK/lie1"
+expect_contains "$WORK/err" "results.json: metric MBps, but the card declares no figure of the program"
+cp -a "$B" "$WORK/lie2"
+sed -i 's/"capture":"whole process:[^"]*"/"capture":"phase markers"/; s/"capture": "whole process:[^"]*"/"capture": "phase markers"/' \
+    "$WORK/lie2/results.json"
+expect_contains "$WORK/lie2/results.json" '"phase markers"'
+reseal "$WORK/lie2"
+expect_status 1 "$SC" verify "$WORK/lie2"
+expect_contains "$WORK/err" "results.json: capture disagrees with the card's workload"
+
+# Trace lines a program prints are not evidence of it: a marker does not end its window, a
+# binding line does not bind it (printf, no shell, prints them).
+rm -rf "$WORK/runs"
+card printf "[printf, 'TRACE_WORKLOAD_PHASE=main_loop_end\\nTRACE_THREAD_BINDING thread=0 cpu=1\\n']"
+expect_status 0 "$SC" run "$WORK/printf.yaml" --output "$WORK/runs" --quiet
+P=$(bundle_of "$WORK/out")
+expect_contains "$P/stream.log" "TRACE_WORKLOAD_PHASE=main_loop_end"
+expect_contains "$P/results.json" "no phase markers: the whole process is the main loop"
+expect_status 0 "$SC" verify "$P"
+
+# A program that fails is a failed run, its exit code the reason; verify agrees.
+rm -rf "$WORK/runs"
+card false "[false]"
+expect_status 1 "$SC" run "$WORK/false.yaml" --output "$WORK/runs" --quiet
+expect_contains "$WORK/err" "Failed gates: exit_code"
+F=$(bundle_of "$WORK/out")
+expect_status 1 "$SC" verify "$F"
+expect_contains "$WORK/err" "the run FAILED its gates: exit_code"
+echo "ok: exec"
