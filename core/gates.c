@@ -55,23 +55,23 @@ static long sc__snapshot_threads(const sc_evidence *ev)
     return n;
 }
 
-/* A program we did not write counts no threads: what its start showed, at most the card's. */
+/* A program we did not write counts no threads: what its snapshot showed, at most the card's. */
 static void sc__gate_foreign_threads(const sc_card *card, const sc_evidence *ev, sc_gate *g)
 {
     long n = sc__snapshot_threads(ev);
 
     if (n < 0)
-        sc_gate_set(g, SC_GATE_FAIL,
-                    "not supported by evidence: no snapshot at the program's start");
+        sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: no snapshot of the program");
     else if (n < 1 || n > card->threads)
-        sc_gate_set(g, SC_GATE_FAIL, "%ld threads at the program's start, the card has %ld", n,
+        sc_gate_set(g, SC_GATE_FAIL, "%ld threads in the program's snapshot, the card has %ld", n,
                     card->threads);
     else
-        sc_gate_set(g, SC_GATE_OK,
-                    "the program prints no thread count: %ld thread(s) at its start, at most the "
-                    "card's %ld (OMP_NUM_THREADS); threads it starts later are not counted (the "
-                    "capture is less precise)",
-                    n, card->threads);
+        sc_gate_set(
+            g, SC_GATE_OK,
+            "the program prints no thread count: %ld thread(s) in its snapshot, at most the "
+            "card's %ld (OMP_NUM_THREADS); threads it starts later are not counted (the "
+            "capture is less precise)",
+            n, card->threads);
 }
 
 static void sc__gate_thread_count(const sc_card *card, const sc_evidence *ev, const sc_tracelog *t,
@@ -100,8 +100,7 @@ static void sc__gate_phases(const sc_card *card, const sc_evidence *ev, const sc
                             sc_gate *g)
 {
     if (sc_workload_foreign(card) && !ev->threads_at_ready)
-        sc_gate_set(g, SC_GATE_FAIL,
-                    "not supported by evidence: no snapshot at the program's start");
+        sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: no snapshot of the program");
     else if (sc_workload_foreign(card))
         sc_gate_set(g, SC_GATE_OK,
                     "no phase markers: the whole process is the main loop, from its start to its "
@@ -439,7 +438,7 @@ static void sc__gate_binding(const sc_card *card, const sc_tracelog *t, const sc
     if (sc_workload_foreign(card)) { /* no binding trace: the process as its start showed it */
         if (sc__check_snapshot(card, ev, 1, g))
             sc_gate_set(g, SC_GATE_OK,
-                        "no binding trace: at its start the program's threads ran on CPUs of %s "
+                        "no binding trace: in its snapshot the program's threads ran on CPUs of %s "
                         "and its affinity was inside it; a thread that changes its own affinity "
                         "later is not seen (the capture is less precise)",
                         card->cpu_list);

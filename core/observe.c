@@ -404,6 +404,17 @@ static void sc__child(const sc_observe_opts *o, char *const *envp, int out_fd, i
     _exit(127);
 }
 
+/*
+ * Whole-process capture (begin_at_start): the snapshots of main_loop_begin once the program
+ * has loaded its libraries and started its threads, at its first output or 50 ms after its
+ * exec (or at its end, when it ends before either), and the window opened there.
+ */
+static void sc__begin_whole(sc__obs *s)
+{
+    if (s->o->begin_at_start && !s->r->ready_seen)
+        sc__capture_ready(s);
+}
+
 static void sc__reap(sc__obs *s)
 {
     int status;
@@ -411,9 +422,10 @@ static void sc__reap(sc__obs *s)
 
     /* Whole-process capture: the window closes at the program's end while it is still a
        zombie, so that the CPU time of its tasks counts as the job's own. */
-    if (s->o->begin_at_start && s->r->ready_seen && !s->r->end_seen &&
+    if (s->o->begin_at_start && !s->r->end_seen &&
         waitid(P_PID, (id_t)s->r->pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
         info.si_pid == s->r->pid) {
+        sc__begin_whole(s);
         s->r->end_seen = true;
         sc__sampler_close(s);
     }
@@ -459,6 +471,8 @@ static int sc__loop(sc__obs *s, int out_rd, int sigfd)
         double elapsed = sc__ms_between(&t_start, &now);
         if (!s->status_taken && elapsed >= 50)
             sc__take_status(s);
+        if (elapsed >= 50)
+            sc__begin_whole(s);
         if (fds[1].revents & POLLIN) {
             struct signalfd_siginfo si;
             while (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
@@ -473,6 +487,7 @@ static int sc__loop(sc__obs *s, int out_rd, int sigfd)
             if (n > 0) {
                 if (!s->status_taken)
                     sc__take_status(s);
+                sc__begin_whole(s);
                 int wrc = sc_file_write_all(s->o->log_fd, buf, (size_t)n);
                 if (wrc < 0)
                     sc__write_fail(s, "stream.log", wrc);
@@ -661,10 +676,8 @@ int sc_observe_wait(sc_observe *h)
     r->spawn_error = r->started ? 0 : child_err;
     if (r->started)
         sc__sampler_prime(s);
-    if (r->started && s->o->begin_at_start) {
+    if (r->started && s->o->begin_at_start)
         sc__take_status(s);
-        sc__capture_ready(s);
-    }
     int rc = sc__loop(s, h->out_rd, h->sigfd);
     if (s->line_len > 0)
         sc__scan(s, "\n", 1); /* a last line without newline still counts */

@@ -43,8 +43,9 @@ typedef struct sc_observe_opts {
     const char *log_path;      /* for capture_guard.env and the READY line */
     const char *guard_extra;   /* more "key=value" lines for capture_guard.env; may be NULL */
     double timeout_s;          /* 0: none; else SIGTERM after it, SIGKILL 10 s later */
-    /* A program that prints no markers: its main loop begins at its start (the snapshots
-       are taken and the window opens right after the exec) and ends with it. */
+    /* A program that prints no markers: its main loop is its whole life. The snapshots are
+       taken and the window opens at its first output or 50 ms after its exec (or at its end,
+       if sooner); the window closes at its end. */
     bool begin_at_start;
 } sc_observe_opts;
 

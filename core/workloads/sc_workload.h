@@ -32,7 +32,8 @@ typedef struct sc_workload_ops {
     const char *program; /* the kernel streamcard runs ("streamcard-stream"); NULL: the
                             card's command, found by program_path */
     /* A program streamcard did not write (exec): it prints no trace lines, answers no
-       --build-info and writes no results JSON. Its snapshots are taken at its start, its
+       --build-info and writes no results JSON. Its snapshots are taken at its first output or
+       50 ms after its exec, its
        interference window is its whole life, and the gates judge the process (doc/design.md,
        "Workloads as modules"). */
     bool foreign;

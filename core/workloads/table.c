@@ -83,7 +83,7 @@ const char *sc_workload_capture(const sc_card *card)
 {
     return sc_workload_foreign(card)
                ? "whole process: the program prints no phase markers, so its start and end "
-                 "bound the main loop; snapshots at its start (less precise)"
+                 "bound the main loop; snapshots at its first output or 50 ms (less precise)"
                : "phase markers: the snapshots at main_loop_begin, the window to main_loop_end";
 }
 

@@ -2,7 +2,8 @@
 # workload: exec (doc/design.md, "Workloads as modules", "Bring your own program"): a
 # program of Debian's under a card, without a shell. The card's checks and the plan's PATH
 # lookup say plainly what is wrong; a run of dd verifies, records dd's SHA-256 and says its
-# capture is the whole process; a results.json that claims figures or another capture,
+# capture is the whole process; a run of sleep shows its snapshot and the libraries it
+# mapped, with their SHA-256; a results.json that claims figures or another capture,
 # and a program that fails, fail. The interference gate is opened (max_interference_pct:
 # 100): this test runs beside others under ctest -j; tests/wrapper/interference.sh tests it.
 BIN=$1 SRC=$2
@@ -47,12 +48,6 @@ card dd "[dd, if=/dev/zero, of=/dev/null, bs=64k, count=20000]"
 expect_status 0 "$SC" run "$WORK/dd.yaml" --output "$WORK/runs" --quiet
 B=$(bundle_of "$WORK/out")
 expect_contains "$B/stream.log" "bytes"
-for f in threads_at_ready.txt workload_status_at_ready.txt numa_maps_at_ready.txt \
-         environ_at_ready.txt main_loop.ready interference.txt build.json; do
-    [ -s "$B/$f" ] || fail "no $f in the bundle of an exec run"
-done
-grep -q '^Cpus_allowed_list:[[:space:]]*0$' "$B/workload_status_at_ready.txt" ||
-    fail "the snapshot at dd's start shows another affinity than cpu_list 0"
 python3 - "$B" "$DD" <<'EOF' || fail "results.json or build.json of the exec run"
 import hashlib, json, sys
 b, dd = sys.argv[1], sys.argv[2]
@@ -68,6 +63,27 @@ assert bj["build_info"].startswith("none:"), bj["build_info"]
 EOF
 expect_status 0 "$SC" verify "$B"
 expect_contains "$WORK/out" "streamcard: verify: capture: whole process: the program prints no phase markers"
+
+# The snapshot of a program that runs past 50 ms (sleep: sized by time, not by bytes): its
+# threads, affinity, pages and environment, and the libraries it mapped with their SHA-256.
+card sleep "[sleep, '0.3']"
+expect_status 0 "$SC" run "$WORK/sleep.yaml" --output "$WORK/runs" --quiet
+S=$(bundle_of "$WORK/out")
+for f in threads_at_ready.txt workload_status_at_ready.txt numa_maps_at_ready.txt \
+         environ_at_ready.txt main_loop.ready interference.txt build.json; do
+    [ -s "$S/$f" ] || fail "no $f in the bundle of an exec run"
+done
+grep -q '^Cpus_allowed_list:[[:space:]]*0$' "$S/workload_status_at_ready.txt" ||
+    fail "the snapshot of sleep shows another affinity than cpu_list 0"
+python3 - "$S" <<'EOF' || fail "build.json's libraries of the exec run"
+import hashlib, json, sys
+bj = json.load(open(sys.argv[1] + "/build.json"))
+libs = {l["path"]: l["sha256"] for l in bj["libraries"]}
+libc = [p for p in libs if "/libc.so" in p]
+assert libc, "libc is not among sleep's libraries: %s" % sorted(libs)
+assert libs[libc[0]] == hashlib.sha256(open(libc[0], "rb").read()).hexdigest(), "libc sha256"
+EOF
+expect_status 0 "$SC" verify "$S"
 
 # A results.json that claims a figure, or the capture of a workload with markers, resealed.
 cp -a "$B" "$WORK/lie1"
