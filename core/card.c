@@ -98,6 +98,8 @@ void sc_card_free(sc_card *card)
         if (list.items)
             free(*list.items);
     }
+    sc__card_metrics_free(card);
+    free(card->validate_pattern);
     sc__card_drop_sweep(card);
     sc__ablation_free(card);
     free(card->name_suffix);
@@ -383,19 +385,25 @@ static void sc__read_node(sc__card_reader *r, const sc__card_key *key, yaml_node
         sc__read_list(r, key, v);
         return;
     }
+    if (key->type == SC__CT_METRICS && v->type == YAML_SEQUENCE_NODE) {
+        sc__card_read_metrics(r, v);
+        return;
+    }
     if (key->type == SC__CT_CARRIERS && v->type == YAML_SEQUENCE_NODE) {
         sc__read_carriers(r, key, k, v, where);
         return;
     }
-    if (v->type == YAML_SEQUENCE_NODE && key->type != SC__CT_ENV && key->type != SC__CT_LIST) {
+    if (v->type == YAML_SEQUENCE_NODE && key->type != SC__CT_ENV && key->type != SC__CT_LIST &&
+        key->type != SC__CT_METRICS) {
         sc__read_sweep(r, key, k, v);
         return;
     }
     if (v->type != YAML_SCALAR_NODE) {
+        bool list = key->type == SC__CT_LIST || key->type == SC__CT_METRICS;
         sc_diag_addf(r->diag, "%s: %s: expected %s, got %s", where, sc__card_key_name(key),
-                     key->type == SC__CT_ENV    ? "a mapping (NAME: value)"
-                     : key->type == SC__CT_LIST ? "a list"
-                                                : "a single value",
+                     key->type == SC__CT_ENV ? "a mapping (NAME: value)"
+                     : list                  ? "a list"
+                                             : "a single value",
                      sc__node_kind(v));
         r->errors++;
         return;
@@ -630,6 +638,9 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
     c->n_env = 0;
     c->controlled = c->command = NULL;
     c->n_controlled = c->n_command = 0;
+    c->metrics = NULL;
+    c->n_metrics = 0;
+    c->validate_pattern = NULL;
     c->sweep_values = NULL;
     c->sweep_lines = NULL;
     c->sweep_env = NULL;
@@ -660,7 +671,9 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
          sc__copy_str(&c->nodes, card->nodes) &&
          sc__copy_str(&c->expect_transport, card->expect_transport) &&
          sc__copy_str(&c->expect_interface, card->expect_interface) &&
-         sc__copy_str(&c->name_suffix, card->name_suffix);
+         sc__copy_str(&c->name_suffix, card->name_suffix) &&
+         sc__copy_str(&c->validate_pattern, card->validate_pattern) &&
+         sc__card_metrics_copy(c, card) == 0;
     for (size_t i = 0; ok && i < card->n_env; i++)
         ok = sc__env_add(c, card->env[i].key, card->env[i].value) == 0;
     for (sc_card_field f = 0; ok && f < SC_CF_COUNT; f++) {

@@ -461,8 +461,11 @@ static void sc__gate_binding(const sc_card *card, const sc_tracelog *t, const sc
                 card->cpu_list);
 }
 
-static void sc__gate_validation(const sc_card *card, const sc_tracelog *t, sc_gate *g)
+static void sc__gate_validation(const sc_card *card, const sc_evidence *ev, const sc_tracelog *t,
+                                sc_gate *g)
 {
+    const sc_workload_ops *ops = sc_workload_ops_of(card->workload);
+
     if (t->failed_line)
         sc_gate_set(g, SC_GATE_FAIL, "log line %ld: %s", t->failed_line, t->failed_text);
     else if (t->nonfinite_line)
@@ -476,6 +479,8 @@ static void sc__gate_validation(const sc_card *card, const sc_tracelog *t, sc_ga
         sc_gate_set(g, SC_GATE_FAIL, "no \"Solution Validates\" in the log");
     else
         sc_gate_set(g, SC_GATE_OK, "Solution Validates at log line %ld", t->validates_line);
+    if (g->state == SC_GATE_OK && ev->log && ops && ops->validate)
+        ops->validate(card, ev->log, g); /* its own check of its log (exec: its patterns) */
 }
 
 /* Signals a program raises on itself when it crashes or aborts; any other one that ended
@@ -727,7 +732,7 @@ int sc_gates_evaluate(const sc_card *card, const sc_evidence *ev, sc_gates *out)
     sc__gate_thread_count(card, ev, t, &out->g[SC_GATE_THREAD_COUNT]);
     sc__gate_phases(card, ev, t, &out->g[SC_GATE_PHASES]);
     sc__gate_binding(card, t, ev, &out->g[SC_GATE_BINDING]);
-    sc__gate_validation(card, t, &out->g[SC_GATE_VALIDATION]);
+    sc__gate_validation(card, ev, t, &out->g[SC_GATE_VALIDATION]);
     sc__gate_exit(ev, &out->g[SC_GATE_EXIT_CODE]);
     out->ended_from_outside =
         ev->ended_by_streamcard || (ev->exit_signal && !sc__own_signal(ev->exit_signal));

@@ -91,8 +91,16 @@ typedef struct sc_workload_ops {
     /* Verify (doc/design.md 11): the workload's figures against its own log. */
     /* The log's derived figures recomputed from its raw ones: a problem per disagreement. */
     void (*verify_derived)(const sc_tracelog *t, const struct sc_card *card, sc_diag *problems);
-    /* results.json's own figures (its metrics) against what the log printed. */
-    void (*verify_results)(json_object *metrics, const sc_tracelog *t, sc_diag *problems);
+    /* results.json's own figures (its metrics) against what the log printed (t parsed, log
+       its text, "" for the bundle's object of several runs). */
+    void (*verify_results)(json_object *metrics, const sc_tracelog *t, const struct sc_card *card,
+                           const char *log, sc_diag *problems);
+    /* A foreign program's own results, made from its log (its figures by the card's
+       patterns) as the JSON a kernel writes: {"metrics": {...}}; malloc'd, NULL: none. */
+    char *(*results_of_log)(const struct sc_card *card, const char *log);
+    /* The workload's own check of its log, once the common validation held: the gate set
+       to FAIL with why, or left as it is. */
+    void (*validate)(const struct sc_card *card, const char *log, sc_gate *g);
     /* What the log printed of repetition list name: shown = {fastest, average, slowest (s),
        the digit they show}; false when the log shows none. */
     bool (*rep_times)(const sc_tracelog *t, const char *name, double shown[4]);

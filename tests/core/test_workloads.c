@@ -8,6 +8,7 @@
 #include "sc_test.h"
 
 #include <errno.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -163,6 +164,83 @@ static void test_metrics(void)
     }
 }
 
+enum { SC_TEST_LONG_LINE = 5000 }; /* above SC_EXEC_MAX_LINE, 4096 */
+
+typedef struct figure_case {
+    const char *name;
+    const char *log;
+    const char *validate; /* the card's validate_pattern, or NULL */
+    const char *note;     /* the validation gate's note holds it; NULL: the gate holds */
+    double rate;          /* the figure read (rate), when the gate holds */
+} figure_case;
+
+/* exec: a figure by pattern comes from exactly one line, is a finite number, and verify
+   recomputes it; validate_pattern must match a line. */
+static void test_exec_figures(void)
+{
+    static char long_line[SC_TEST_LONG_LINE];
+    static const figure_case cases[] = {
+        {"one line", "start\nrate: 5.5 GB/s\nend\n", NULL, NULL, 5.5},
+        {"none", "start\nend\n", NULL,
+         "metric rate: its pattern matches no line of the log (valid: exactly one)", 0},
+        {"twice", "rate: 5 GB/s\nx\nrate: 6 GB/s\n", NULL,
+         "metric rate: its pattern matches more than one line of the log (lines 1 and 3; valid: "
+         "exactly one)",
+         0},
+        {"not a number", "rate: 1.2.3 GB/s\n", NULL,
+         "metric rate: log line 1: \"1.2.3\" is not a finite number", 0},
+        {"validated", "rate: 7 GB/s\nSolution OK\n", "^Solution OK$", NULL, 7},
+        {"not validated", "rate: 7 GB/s\nSolution failed\n", "^Solution OK$",
+         "no line of the log matches validate_pattern \"^Solution OK$\" (the program's own "
+         "check)",
+         0},
+        {"a line too long is not matched", long_line, NULL, "matches no line of the log", 0},
+    };
+    const sc_workload_ops *exec = sc_workload_lookup("exec");
+    sc_card_metric rate = {.name = "rate",
+                           .pattern = "rate: ([0-9.]+) GB/s",
+                           .unit = "GB/s",
+                           .higher = true,
+                           .primary = true,
+                           .line = 7};
+
+    memset(long_line, 'x', sizeof(long_line) - 1);
+    memcpy(long_line + sizeof(long_line) - 16, "rate: 1 GB/s\n", 14);
+    SC_CHECK(exec && exec->validate && exec->results_of_log && exec->verify_results);
+    for (size_t i = 0; exec && i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const figure_case *c = &cases[i];
+        sc_card card = {.workload = exec->id,
+                        .metrics = &rate,
+                        .n_metrics = 1,
+                        .validate_pattern = (char *)c->validate};
+        sc_gate g = {.state = SC_GATE_OK};
+        exec->validate(&card, c->log, &g);
+        SC_CHECK_MSG(c->note ? g.state == SC_GATE_FAIL && strstr(g.note, c->note)
+                             : g.state == SC_GATE_OK,
+                     "%s: %s", c->name, g.note);
+        char *text = exec->results_of_log(&card, c->log);
+        json_object *res = text ? json_tokener_parse(text) : NULL, *metrics = NULL, *v;
+        SC_CHECK(res && json_object_object_get_ex(res, "metrics", &metrics));
+        if (!c->note) {
+            SC_CHECK(json_object_object_get_ex(metrics, "rate", &v) &&
+                     json_object_get_double(v) == c->rate);
+            sc_diag d;
+            sc_diag_init(&d);
+            exec->verify_results(metrics, NULL, &card, c->log, &d);
+            SC_CHECK_MSG(d.count == 0, "%s: %s", c->name, d.count ? d.lines[0] : "");
+            json_object_object_add(metrics, "rate", json_object_new_double(c->rate + 1));
+            exec->verify_results(metrics, NULL, &card, c->log, &d);
+            SC_CHECK(d.count == 1 && strstr(d.lines[0], "results.json: rate ") &&
+                     strstr(d.lines[0], ", but stream.log shows "));
+            sc_diag_free(&d);
+        } else if (c->validate == NULL) {
+            SC_CHECK_MSG(json_object_object_length(metrics) == 0, "%s: a figure read", c->name);
+        }
+        json_object_put(res);
+        free(text);
+    }
+}
+
 int main(void)
 {
     SC_TEST_RUN(test_lookup);
@@ -170,5 +248,6 @@ int main(void)
     SC_TEST_RUN(test_questions);
     SC_TEST_RUN(test_metrics);
     SC_TEST_RUN(test_exec_program_path);
+    SC_TEST_RUN(test_exec_figures);
     return SC_TEST_RESULT();
 }

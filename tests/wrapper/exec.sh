@@ -11,7 +11,8 @@ BIN=$1 SRC=$2
 SC="$BIN/streamcard"
 DD=$(command -v dd) || { echo "skip: no dd"; exit 77; }
 
-card() { # card NAME COMMAND: an exec card on CPU 0 running COMMAND (a YAML list)
+card() { # card NAME COMMAND [MORE]: an exec card on CPU 0 running COMMAND (a YAML list),
+          # MORE its further lines under experiment:
     cat >"$WORK/$1.yaml" <<EOF
 version: 1
 experiment:
@@ -23,6 +24,7 @@ experiment:
     LC_ALL: C
   expect:
     max_interference_pct: 100
+${3:-}
 EOF
 }
 
@@ -95,7 +97,7 @@ json.dump(r, open(sys.argv[1], "w"))
 EOF
 reseal "$WORK/lie1"
 expect_status 1 "$SC" verify "$WORK/lie1"
-expect_contains "$WORK/err" "results.json: metric MBps, but the card declares no figure of the program"
+expect_contains "$WORK/err" "results.json: metric MBps, but stream.log shows no such figure by the card's patterns"
 cp -a "$B" "$WORK/lie2"
 sed -i 's/"capture":"whole process:[^"]*"/"capture":"phase markers"/; s/"capture": "whole process:[^"]*"/"capture": "phase markers"/' \
     "$WORK/lie2/results.json"
@@ -103,6 +105,56 @@ expect_contains "$WORK/lie2/results.json" '"phase markers"'
 reseal "$WORK/lie2"
 expect_status 1 "$SC" verify "$WORK/lie2"
 expect_contains "$WORK/err" "results.json: capture disagrees with the card's workload"
+
+# Figures by pattern: dd's seconds from its one summary line, its "records out" line as its
+# own check; verify recomputes the figure from the log, and a results.json that says
+# another fails it.
+rm -rf "$WORK/runs"
+card figures "[dd, if=/dev/zero, of=/dev/null, bs=64k, count=20000]" "  metrics:
+    - name: seconds
+      pattern: 'copied, ([0-9.e+-]+) s,'
+      unit: s
+      better: lower
+      primary: true
+  validate_pattern: '^20000\\+0 records out\$'"
+expect_status 0 "$SC" run "$WORK/figures.yaml" --output "$WORK/runs" --quiet
+M=$(bundle_of "$WORK/out")
+shown=$(sed -n 's/.* copied, \([0-9.e+-]*\) s,.*/\1/p' "$M/stream.log")
+[ -n "$shown" ] || fail "dd printed no seconds: $(cat "$M/stream.log")"
+python3 - "$M" "$shown" <<'EOF' || fail "results.json does not hold the figure dd printed"
+import json, sys
+r = json.load(open(sys.argv[1] + "/results.json"))
+assert r["metrics"] == {"seconds": float(sys.argv[2])}, r["metrics"]
+assert r["runs"][0]["metrics"] == r["metrics"], r["runs"][0]["metrics"]
+assert "validate_pattern matched" in r["notes"]["validation"], r["notes"]["validation"]
+EOF
+expect_status 0 "$SC" verify "$M"
+cp -a "$M" "$WORK/lie3"
+python3 - "$WORK/lie3/results.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["metrics"]["seconds"] = r["runs"][0]["metrics"]["seconds"] = r["metrics"]["seconds"] / 2
+json.dump(r, open(sys.argv[1], "w"))
+EOF
+reseal "$WORK/lie3"
+expect_status 1 "$SC" verify "$WORK/lie3"
+expect_contains "$WORK/err" "results.json: seconds "
+expect_contains "$WORK/err" ", but stream.log shows $shown"
+
+# A pattern that matches twice, and a validate_pattern no line matches, fail the run, said
+# plainly (printf, no shell, prints the lines).
+rm -rf "$WORK/runs"
+card twice "[printf, 'rate=5\\nrate=6\\n']" "  metrics:
+    - {name: rate, pattern: 'rate=([0-9]+)', unit: x, better: higher}"
+expect_status 1 "$SC" run "$WORK/twice.yaml" --output "$WORK/runs" --quiet
+expect_contains "$WORK/err" "Failed gates: validation"
+expect_contains "$WORK/err" "metric rate: its pattern matches more than one line of the log (lines 1 and 2; valid: exactly one)"
+card unvalidated "[printf, 'rate=5\\n']" "  validate_pattern: 'Solution Validates'"
+expect_status 1 "$SC" run "$WORK/unvalidated.yaml" --output "$WORK/runs" --quiet
+expect_contains "$WORK/err" "no line of the log matches validate_pattern \"Solution Validates\" (the program's own check)"
+V=$(bundle_of "$WORK/out")
+expect_status 1 "$SC" verify "$V"
+expect_contains "$WORK/err" "the run FAILED its gates: validation"
 
 # Trace lines a program prints are not evidence of it: a marker does not end its window, a
 # binding line does not bind it (printf, no shell, prints them).

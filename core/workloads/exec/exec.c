@@ -4,15 +4,19 @@
  * is its main loop, and the bundle says the capture is less precise (doc/design.md,
  * "Workloads as modules").
  */
+#include "exec_figures.h"
 #include "sc_card_schema.h"
 #include "sc_file.h"
+#include "sc_num.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const sc_card_field sc__keys[] = {SC_CF_COMMAND, SC_CF_MEMORY_NODE};
+static const sc_card_field sc__keys[] = {SC_CF_COMMAND, SC_CF_METRICS, SC_CF_VALIDATE_PATTERN,
+                                         SC_CF_MEMORY_NODE};
 
 /* The program's name without its directory, for messages and the run name. */
 static const char *sc__base(const char *path)
@@ -22,12 +26,66 @@ static const char *sc__base(const char *path)
     return slash ? slash + 1 : path;
 }
 
+/* metrics: each a name given once, a pattern with one capture group; one primary at most. */
+static void sc__check_metrics(const sc_card *card, sc_diag *diag, int *errors)
+{
+    char why[256];
+    const char *where = card->source_name;
+    int primaries = 0;
+
+    if (card->n_metrics > SC_CARD_MAX_METRICS) {
+        sc_diag_addf(diag, "%s: metrics: %zu metrics (valid: at most %d)", where, card->n_metrics,
+                     SC_CARD_MAX_METRICS);
+        (*errors)++;
+    }
+    for (size_t i = 0; i < card->n_metrics; i++) {
+        const sc_card_metric *m = &card->metrics[i];
+        if (!m->name || !m->pattern || !m->unit)
+            continue; /* said where it was read */
+        primaries += m->primary;
+        if (!sc__card_is_name(m->name)) {
+            sc_diag_addf(diag,
+                         "%s:%d: metrics: \"%s\" is not a valid name (valid: letters, digits, "
+                         "'.', '_', '-', ':', at most 100, not starting with '.' or '-')",
+                         where, m->line, m->name);
+            (*errors)++;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (card->metrics[j].name && !strcmp(card->metrics[j].name, m->name)) {
+                sc_diag_addf(diag, "%s:%d: metrics: %s is declared twice (first on line %d)", where,
+                             m->line, m->name, card->metrics[j].line);
+                (*errors)++;
+            }
+        if (sc_exec_pattern_check(m->pattern, 1, why, sizeof(why)) < 0) {
+            sc_diag_addf(diag,
+                         "%s:%d: metrics: %s: pattern \"%s\": %s (valid: a POSIX extended regex "
+                         "with one capture group, the figure)",
+                         where, m->line, m->name, m->pattern, why);
+            (*errors)++;
+        }
+    }
+    if (primaries > 1) {
+        sc_diag_addf(diag, "%s: metrics: %d are primary: true (valid: at most one)", where,
+                     primaries);
+        (*errors)++;
+    }
+    if (card->validate_pattern && !card->invalid[SC_CF_VALIDATE_PATTERN] &&
+        sc_exec_pattern_check(card->validate_pattern, -1, why, sizeof(why)) < 0) {
+        char at[512];
+        sc_diag_addf(diag, "%s: validate_pattern: \"%s\": %s (valid: a POSIX extended regex)",
+                     sc__card_where(card, SC_CF_VALIDATE_PATTERN, at, sizeof(at)),
+                     card->validate_pattern, why);
+        (*errors)++;
+    }
+}
+
 /* command: given, its program named (not empty), by an absolute path or a bare name. */
 static void sc__check(const sc_card *card, sc_diag *diag, int *errors)
 {
     char where[512];
     const char *prog = card->n_command ? card->command[0] : NULL;
 
+    sc__check_metrics(card, diag, errors);
     sc__card_where(card, SC_CF_COMMAND, where, sizeof(where));
     if (card->invalid[SC_CF_COMMAND])
         return;
@@ -56,14 +114,10 @@ static void sc__check(const sc_card *card, sc_diag *diag, int *errors)
 static void sc__layout_name(const sc_card *card, char *buf, size_t len)
 {
     char prog[41] = "program";
-    size_t n = 0;
 
-    for (const char *p = card->n_command ? sc__base(card->command[0]) : ""; *p && n < 40; p++)
-        prog[n++] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *p)
-                        ? *p
-                        : '_';
-    if (n)
-        prog[n] = '\0';
+    if (card->n_command && *sc__base(card->command[0]))
+        snprintf(prog, sizeof(prog), "%s", sc__base(card->command[0]));
+    sc__card_name_sanitize(prog);
     snprintf(buf, len, "exec_%s_%ldthread", prog, card->threads);
 }
 
@@ -106,18 +160,73 @@ static int sc__program_path(const sc_card *card, char **path, sc_diag *diag)
     return -ENOENT;
 }
 
-/* The card declares no figures of the program: results.json holds none. */
-static void sc__verify_results(json_object *metrics, const sc_tracelog *t, sc_diag *problems)
+/* The program's results: the figures its log shows by the card's patterns. */
+static char *sc__results_of_log(const sc_card *card, const char *log)
 {
+    json_object *root = json_object_new_object(), *metrics = json_object_new_object();
+    char why[512], *text = NULL;
+
+    if (root && metrics &&
+        sc_exec_figures(card, log ? log : "", metrics, why, sizeof(why)) != -ENOMEM &&
+        json_object_object_add(root, "metrics", json_object_get(metrics)) == 0)
+        text = strdup(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
+    json_object_put(metrics);
+    json_object_put(root);
+    return text;
+}
+
+/* Its figures, each from exactly one line, and validate_pattern: the program's own check. */
+static void sc__validate(const sc_card *card, const char *log, sc_gate *g)
+{
+    json_object *metrics = json_object_new_object();
+    char why[512];
+    long at = 0;
+
+    if (!metrics || sc_exec_figures(card, log, metrics, why, sizeof(why)) < 0)
+        sc_gate_set(g, SC_GATE_FAIL, "%s", metrics ? why : "out of memory");
+    else if (card->validate_pattern && (at = sc_exec_first_match(log, card->validate_pattern)) <= 0)
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "no line of the log matches validate_pattern \"%s\" (the program's own check)",
+                    card->validate_pattern);
+    else if (card->validate_pattern || card->n_metrics)
+        sc_gate_set(g, SC_GATE_OK,
+                    "%zu figure(s), each read from one line of the log%s; no failed validation, "
+                    "NaN or Inf in the log",
+                    card->n_metrics, at ? "; validate_pattern matched" : "");
+    json_object_put(metrics);
+}
+
+/* results.json's figures are the ones the log shows by the card's patterns, all of them. */
+static void sc__verify_results(json_object *metrics, const sc_tracelog *t, const sc_card *card,
+                               const char *log, sc_diag *problems)
+{
+    json_object *shown = json_object_new_object(), *v;
+    char why[512];
+    double claimed = NAN, recomputed;
+
     (void)t;
+    if (!shown)
+        return;
+    sc_exec_figures(card, log, shown, why, sizeof(why)); /* the gate says what is missing */
     json_object_object_foreach(metrics, key, value)
     {
-        (void)value;
-        sc_diag_addf(problems,
-                     "results.json: metric %s, but the card declares no figure of the "
-                     "program",
-                     key);
+        if (!json_object_object_get_ex(shown, key, &v))
+            sc_diag_addf(problems,
+                         "results.json: metric %s, but stream.log shows no such figure by the "
+                         "card's patterns",
+                         key);
+        else if (sc_num_json(v, &recomputed) < 0 || sc_num_json(value, &claimed) < 0 ||
+                 fabs(claimed - recomputed) > 1e-9 * fabs(recomputed))
+            sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows %.9g", key, claimed,
+                         recomputed);
     }
+    json_object_object_foreach(shown, name, figure)
+    {
+        (void)figure;
+        if (!json_object_object_get_ex(metrics, name, NULL))
+            sc_diag_addf(problems, "results.json: no metric %s, but stream.log shows it", name);
+    }
+    json_object_put(shown);
 }
 
 const sc_workload_ops sc__workload_exec = {
@@ -133,4 +242,6 @@ const sc_workload_ops sc__workload_exec = {
     .args = sc__args,
     .describe = sc__describe,
     .verify_results = sc__verify_results,
+    .results_of_log = sc__results_of_log,
+    .validate = sc__validate,
 };
