@@ -99,13 +99,13 @@ static void sc__gate_thread_count(const sc_card *card, const sc_evidence *ev, co
 static void sc__gate_phases(const sc_card *card, const sc_evidence *ev, const sc_tracelog *t,
                             sc_gate *g)
 {
-    if (sc_workload_foreign(card) && !ev->threads_at_ready)
-        sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: no snapshot of the program");
-    else if (sc_workload_foreign(card))
-        sc_gate_set(g, SC_GATE_OK,
-                    "no phase markers: the whole process is the main loop, from its start to its "
-                    "end (the capture is less precise)");
-    else if (!t->begin_line)
+    const sc_workload_ops *ops = sc_workload_ops_of(card->workload);
+
+    if (sc_workload_foreign(card) && ops->phases) { /* its log says, then its snapshot shows */
+        ops->phases(card, ev->log ? ev->log : "", g);
+        if (g->state == SC_GATE_OK && !ev->threads_at_ready)
+            sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: no snapshot of the program");
+    } else if (!t->begin_line)
         sc_gate_set(g, SC_GATE_FAIL, "no TRACE_WORKLOAD_PHASE=main_loop_begin in the log");
     else if (!t->end_line)
         sc_gate_set(g, SC_GATE_FAIL,

@@ -49,6 +49,8 @@ typedef enum sc_card_field {
     SC_CF_COMMAND,
     SC_CF_METRICS,
     SC_CF_VALIDATE_PATTERN,
+    SC_CF_BEGIN_PATTERN,
+    SC_CF_END_PATTERN,
     SC_CF_CPU_LIST,
     SC_CF_THREADS,
     SC_CF_MEMORY_NODE,
@@ -138,6 +140,9 @@ typedef struct sc_card {
     sc_card_metric *metrics; /* exec: its figures, by pattern */
     size_t n_metrics;
     char *validate_pattern; /* exec: a line of the log must match it (the program's check) */
+    /* exec: the program's own lines as its phase markers: the first line matching
+       begin_pattern begins the main loop, the first after it matching end_pattern ends it */
+    char *begin_pattern, *end_pattern;
     char *cpu_list; /* as written */
     hwloc_bitmap_t cpus;
     long threads;     /* 0 until set or derived (= CPUs in cpu_list) */

@@ -47,6 +47,11 @@ typedef struct sc_observe_opts {
        taken and the window opens at its first output or 50 ms after its exec (or at its end,
        if sooner); the window closes at its end. */
     bool begin_at_start;
+    /* With begin_at_start, the program's own lines as its markers instead (bounded POSIX
+       extended regexes, the card's): the snapshots and the window's start at the first line
+       matching begin_pattern, the window's end at the first after it matching end_pattern
+       (lines shorter than 4096 bytes). NULL: none. */
+    const char *begin_pattern, *end_pattern;
 } sc_observe_opts;
 
 typedef struct sc_observe_result {

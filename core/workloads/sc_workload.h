@@ -101,6 +101,8 @@ typedef struct sc_workload_ops {
     /* The workload's own check of its log, once the common validation held: the gate set
        to FAIL with why, or left as it is. */
     void (*validate)(const struct sc_card *card, const char *log, sc_gate *g);
+    /* A foreign program's phases gate, once its snapshot was taken: from its log. */
+    void (*phases)(const struct sc_card *card, const char *log, sc_gate *g);
     /* What the log printed of repetition list name: shown = {fastest, average, slowest (s),
        the digit they show}; false when the log shows none. */
     bool (*rep_times)(const sc_tracelog *t, const char *name, double shown[4]);
@@ -140,7 +142,8 @@ bool sc_workload_mpi(const struct sc_card *card);
 bool sc_workload_foreign(const struct sc_card *card);
 
 /* How card's main loop is captured, as results.json's "capture" and verify say it: the
-   workload's phase markers, or (foreign) the whole process, which is less precise. */
+   workload's phase markers; (foreign) the lines its card's begin_pattern and end_pattern
+   match, or the whole process, which is less precise. */
 const char *sc_workload_capture(const struct sc_card *card);
 
 /* The modules in table order: NULL starts, NULL ends ("for (ops = NULL; (ops =

@@ -81,6 +81,9 @@ bool sc_workload_foreign(const sc_card *card)
 
 const char *sc_workload_capture(const sc_card *card)
 {
+    if (sc_workload_foreign(card) && card->begin_pattern)
+        return "output markers: the program's lines matching begin_pattern and end_pattern bound "
+               "the main loop; snapshots at the first of them";
     return sc_workload_foreign(card)
                ? "whole process: the program prints no phase markers, so its start and end "
                  "bound the main loop; snapshots at its first output or 50 ms (less precise)"

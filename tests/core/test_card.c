@@ -122,6 +122,19 @@ static const card_case static_cases[] = {
     {"validate_pattern does not compile",
      HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  validate_pattern: 'ok[('\n",
      {"card.yaml:6: validate_pattern: \"ok[(\": "}},
+    {"exec with phase patterns",
+     HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  begin_pattern: '^loop begins$'\n"
+          "  end_pattern: '^loop ends'\n",
+     {NULL}},
+    {"begin_pattern without end_pattern",
+     HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  begin_pattern: '^go$'\n",
+     {"card.yaml:6: begin_pattern without end_pattern (valid: both, the program's lines that "
+      "begin and end its main loop, or neither: the whole process)"}},
+    {"end_pattern with a back reference",
+     HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  begin_pattern: go\n"
+          "  end_pattern: '(x)\\1'\n",
+     {"card.yaml:7: end_pattern: \"(x)\\1\": a back reference (\\1) is not allowed (valid: a "
+      "POSIX extended regex)"}},
     {"metrics of another workload",
      HEAD "  workload: stream\n  cpu_list: 0\n  metrics:\n"
           "    - {name: a, pattern: 'a=([0-9]+)', unit: x, better: higher}\n",

@@ -241,6 +241,42 @@ static void test_exec_figures(void)
     }
 }
 
+typedef struct phases_case {
+    const char *name;
+    const char *begin, *end; /* the card's patterns, or NULL */
+    const char *log;
+    const char *note; /* the phases gate's note holds it */
+    bool ok;
+} phases_case;
+
+/* exec: the phases are the program's lines its patterns match, or its whole life. */
+static void test_exec_phases(void)
+{
+    static const phases_case cases[] = {
+        {"whole process", NULL, NULL, "a\nb\n", "no phase markers: the whole process", true},
+        {"begin then end", "^go$", "^stop", "set up\ngo\nwork\nstop now\n",
+         "begin_pattern at log line 2, end_pattern at log line 4", true},
+        {"an end before the begin does not count", "^go$", "^stop", "stop\ngo\nwork\n",
+         "begin_pattern at log line 2, but no line after it matches end_pattern", false},
+        {"one line is not both", "go", "go", "go\n",
+         "begin_pattern at log line 1, but no line after it matches end_pattern", false},
+        {"no begin", "^go$", "^stop", "going\nstop\n",
+         "no line of the log matches begin_pattern \"^go$\": the main loop did not begin", false},
+    };
+    const sc_workload_ops *exec = sc_workload_lookup("exec");
+
+    SC_CHECK(exec && exec->phases);
+    for (size_t i = 0; exec && i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const phases_case *c = &cases[i];
+        sc_card card = {
+            .workload = exec->id, .begin_pattern = (char *)c->begin, .end_pattern = (char *)c->end};
+        sc_gate g = {.state = SC_GATE_NULL};
+        exec->phases(&card, c->log, &g);
+        SC_CHECK_MSG(g.state == (c->ok ? SC_GATE_OK : SC_GATE_FAIL) && strstr(g.note, c->note),
+                     "%s: %s", c->name, g.note);
+    }
+}
+
 int main(void)
 {
     SC_TEST_RUN(test_lookup);
@@ -249,5 +285,6 @@ int main(void)
     SC_TEST_RUN(test_metrics);
     SC_TEST_RUN(test_exec_program_path);
     SC_TEST_RUN(test_exec_figures);
+    SC_TEST_RUN(test_exec_phases);
     return SC_TEST_RESULT();
 }

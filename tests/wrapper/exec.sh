@@ -6,7 +6,7 @@
 # mapped, with their SHA-256; a results.json that claims figures or another capture,
 # and a program that fails, fail. The interference gate is opened (max_interference_pct:
 # 100): this test runs beside others under ctest -j; tests/wrapper/interference.sh tests it.
-BIN=$1 SRC=$2
+BIN=$(cd "$1" && pwd) SRC=$2
 . "$SRC/tests/lib.sh"
 SC="$BIN/streamcard"
 DD=$(command -v dd) || { echo "skip: no dd"; exit 77; }
@@ -155,6 +155,32 @@ expect_contains "$WORK/err" "no line of the log matches validate_pattern \"Solut
 V=$(bundle_of "$WORK/out")
 expect_status 1 "$SC" verify "$V"
 expect_contains "$WORK/err" "the run FAILED its gates: validation"
+
+# The program's own lines as its markers (a program of ours that it never heard of): the
+# snapshot and the window at "loop begins", the window's end at "loop ends"; an end_pattern
+# that matches nothing after the begin, or a begin_pattern that matches nothing, fail phases.
+rm -rf "$WORK/runs"
+PH="$BIN/sc_test_exec_phases"
+card phases "[$PH, '300']" "  begin_pattern: '^loop begins\$'
+  end_pattern: '^loop ends'"
+expect_status 0 "$SC" run "$WORK/phases.yaml" --output "$WORK/runs" --quiet
+H=$(bundle_of "$WORK/out")
+expect_contains "$WORK/err" "begin_pattern at log line 2, end_pattern at log line 3"
+[ -s "$H/main_loop.ready" ] && [ -s "$H/threads_at_ready.txt" ] || fail "no snapshot at the begin line"
+expect_contains "$H/results.json" '"capture":"output markers: the program'
+expect_status 0 "$SC" verify "$H"
+expect_contains "$WORK/out" "capture: output markers:"
+card noend "[$PH, '10']" "  begin_pattern: '^loop begins\$'
+  end_pattern: '^never'"
+expect_status 1 "$SC" run "$WORK/noend.yaml" --output "$WORK/runs" --quiet
+expect_contains "$WORK/err" "begin_pattern at log line 2, but no line after it matches end_pattern"
+card nobegin "[$PH, '10']" "  begin_pattern: '^never'
+  end_pattern: '^loop ends'"
+expect_status 1 "$SC" run "$WORK/nobegin.yaml" --output "$WORK/runs" --quiet
+expect_contains "$WORK/err" "no line of the log matches begin_pattern \"^never\": the main loop did not begin"
+N=$(bundle_of "$WORK/out")
+[ ! -e "$N/main_loop.ready" ] || fail "a snapshot without the begin line"
+expect_status 1 "$SC" verify "$N"
 
 # Trace lines a program prints are not evidence of it: a marker does not end its window, a
 # binding line does not bind it (printf, no shell, prints them).

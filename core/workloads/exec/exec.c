@@ -15,8 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const sc_card_field sc__keys[] = {SC_CF_COMMAND, SC_CF_METRICS, SC_CF_VALIDATE_PATTERN,
-                                         SC_CF_MEMORY_NODE};
+static const sc_card_field sc__keys[] = {SC_CF_COMMAND,          SC_CF_METRICS,
+                                         SC_CF_VALIDATE_PATTERN, SC_CF_BEGIN_PATTERN,
+                                         SC_CF_END_PATTERN,      SC_CF_MEMORY_NODE};
 
 /* The program's name without its directory, for messages and the run name. */
 static const char *sc__base(const char *path)
@@ -69,12 +70,33 @@ static void sc__check_metrics(const sc_card *card, sc_diag *diag, int *errors)
                      primaries);
         (*errors)++;
     }
-    if (card->validate_pattern && !card->invalid[SC_CF_VALIDATE_PATTERN] &&
-        sc_exec_pattern_check(card->validate_pattern, -1, why, sizeof(why)) < 0) {
-        char at[512];
-        sc_diag_addf(diag, "%s: validate_pattern: \"%s\": %s (valid: a POSIX extended regex)",
-                     sc__card_where(card, SC_CF_VALIDATE_PATTERN, at, sizeof(at)),
-                     card->validate_pattern, why);
+}
+
+/* validate_pattern, begin_pattern and end_pattern: bounded regexes; the phases' two together. */
+static void sc__check_patterns(const sc_card *card, sc_diag *diag, int *errors)
+{
+    static const sc_card_field fields[] = {SC_CF_VALIDATE_PATTERN, SC_CF_BEGIN_PATTERN,
+                                           SC_CF_END_PATTERN};
+    const char *const patterns[] = {card->validate_pattern, card->begin_pattern, card->end_pattern};
+    char why[256], at[512];
+
+    for (size_t i = 0; i < 3; i++)
+        if (patterns[i] && !card->invalid[fields[i]] &&
+            sc_exec_pattern_check(patterns[i], -1, why, sizeof(why)) < 0) {
+            sc_diag_addf(diag, "%s: %s: \"%s\": %s (valid: a POSIX extended regex)",
+                         sc__card_where(card, fields[i], at, sizeof(at)),
+                         sc_card_field_name(fields[i]), patterns[i], why);
+            (*errors)++;
+        }
+    if (!card->begin_pattern != !card->end_pattern) {
+        sc_diag_addf(diag,
+                     "%s: %s without %s (valid: both, the program's lines that begin and end its "
+                     "main loop, or neither: the whole process)",
+                     sc__card_where(card,
+                                    card->begin_pattern ? SC_CF_BEGIN_PATTERN : SC_CF_END_PATTERN,
+                                    at, sizeof(at)),
+                     card->begin_pattern ? "begin_pattern" : "end_pattern",
+                     card->begin_pattern ? "end_pattern" : "begin_pattern");
         (*errors)++;
     }
 }
@@ -86,6 +108,7 @@ static void sc__check(const sc_card *card, sc_diag *diag, int *errors)
     const char *prog = card->n_command ? card->command[0] : NULL;
 
     sc__check_metrics(card, diag, errors);
+    sc__check_patterns(card, diag, errors);
     sc__card_where(card, SC_CF_COMMAND, where, sizeof(where));
     if (card->invalid[SC_CF_COMMAND])
         return;
@@ -184,7 +207,8 @@ static void sc__validate(const sc_card *card, const char *log, sc_gate *g)
 
     if (!metrics || sc_exec_figures(card, log, metrics, why, sizeof(why)) < 0)
         sc_gate_set(g, SC_GATE_FAIL, "%s", metrics ? why : "out of memory");
-    else if (card->validate_pattern && (at = sc_exec_first_match(log, card->validate_pattern)) <= 0)
+    else if (card->validate_pattern &&
+             (at = sc_exec_match_after(log, card->validate_pattern, 0)) <= 0)
         sc_gate_set(g, SC_GATE_FAIL,
                     "no line of the log matches validate_pattern \"%s\" (the program's own check)",
                     card->validate_pattern);
@@ -194,6 +218,33 @@ static void sc__validate(const sc_card *card, const char *log, sc_gate *g)
                     "NaN or Inf in the log",
                     card->n_metrics, at ? "; validate_pattern matched" : "");
     json_object_put(metrics);
+}
+
+/* Its phases, once its snapshot was taken: the lines its patterns match, or without them
+   the whole process. */
+static void sc__phases(const sc_card *card, const char *log, sc_gate *g)
+{
+    long begin, end;
+
+    if (!card->begin_pattern || !card->end_pattern) {
+        sc_gate_set(g, SC_GATE_OK,
+                    "no phase markers: the whole process is the main loop, from its start to its "
+                    "end (the capture is less precise)");
+    } else if ((begin = sc_exec_match_after(log, card->begin_pattern, 0)) <= 0) {
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "no line of the log matches begin_pattern \"%s\": the main loop did not begin",
+                    card->begin_pattern);
+    } else if ((end = sc_exec_match_after(log, card->end_pattern, begin)) <= 0) {
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "begin_pattern at log line %ld, but no line after it matches end_pattern "
+                    "\"%s\": the main loop did not finish",
+                    begin, card->end_pattern);
+    } else {
+        sc_gate_set(g, SC_GATE_OK,
+                    "begin_pattern at log line %ld, end_pattern at log line %ld (the program's "
+                    "own lines as its markers)",
+                    begin, end);
+    }
 }
 
 /* results.json's figures are the ones the log shows by the card's patterns, all of them. */
@@ -244,4 +295,5 @@ const sc_workload_ops sc__workload_exec = {
     .verify_results = sc__verify_results,
     .results_of_log = sc__results_of_log,
     .validate = sc__validate,
+    .phases = sc__phases,
 };

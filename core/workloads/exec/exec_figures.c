@@ -91,6 +91,7 @@ static void sc__lines(const char *log, bool (*fn)(const char *line, long no, voi
 
 typedef struct sc__match {
     regex_t re;
+    long after;           /* lines up to this one are not matched */
     long first, second;   /* the lines of the first two matches */
     char capture[64 + 1]; /* the first match's capture group */
     bool capture_long;    /* longer than 64 bytes: no figure */
@@ -101,7 +102,7 @@ static bool sc__match_line(const char *line, long no, void *ctx)
     sc__match *m = ctx;
     regmatch_t pm[2];
 
-    if (regexec(&m->re, line, 2, pm, 0) != 0)
+    if (no <= m->after || regexec(&m->re, line, 2, pm, 0) != 0)
         return true;
     if (m->first) {
         m->second = no;
@@ -118,9 +119,10 @@ static bool sc__match_line(const char *line, long no, void *ctx)
 
 /* Where pattern matches log: the first two lines and the first capture. -1 when it does not
    compile (the card check refuses it first). */
-static int sc__match_log(const char *log, const char *pattern, sc__match *m)
+static int sc__match_log(const char *log, const char *pattern, long after, sc__match *m)
 {
     memset(m, 0, sizeof(*m));
+    m->after = after;
     if (regcomp(&m->re, pattern, REG_EXTENDED) != 0)
         return -1;
     sc__lines(log, sc__match_line, m);
@@ -128,11 +130,11 @@ static int sc__match_log(const char *log, const char *pattern, sc__match *m)
     return 0;
 }
 
-long sc_exec_first_match(const char *log, const char *pattern)
+long sc_exec_match_after(const char *log, const char *pattern, long after)
 {
     sc__match m;
 
-    return sc__match_log(log, pattern, &m) < 0 ? -1 : m.first;
+    return sc__match_log(log, pattern, after, &m) < 0 ? -1 : m.first;
 }
 
 /* The figure a match captured: 0 and *v, or -EINVAL with why. */
@@ -173,7 +175,7 @@ int sc_exec_figures(const sc_card *card, const char *log, json_object *metrics, 
         sc__match m;
         double v;
         char mine[512];
-        if (sc__match_log(log, metric->pattern, &m) < 0) {
+        if (sc__match_log(log, metric->pattern, 0, &m) < 0) {
             snprintf(mine, sizeof(mine), "metric %s: its pattern does not compile", metric->name);
         } else if (sc__figure(metric, &m, &v, mine, sizeof(mine)) == 0) {
             json_object *num = json_object_new_double(v);

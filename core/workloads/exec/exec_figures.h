@@ -11,8 +11,9 @@
 #include <json-c/json.h>
 #include <stddef.h>
 
-/* The longest line of the log a pattern is matched against: a longer one is not matched. */
-#define SC_EXEC_MAX_LINE 4096
+/* The longest line of the log a pattern is matched against, as the observer's (shorter than
+   4096 bytes): a longer one is not matched. */
+#define SC_EXEC_MAX_LINE 4095
 
 /*
  * Whether pattern is one the card may hold: at most SC_CARD_MAX_PATTERN bytes, no back
@@ -29,8 +30,8 @@ int sc_exec_pattern_check(const char *pattern, int groups, char *why, size_t len
 int sc_exec_figures(const sc_card *card, const char *log, json_object *metrics, char *why,
                     size_t len);
 
-/* The first line of log that matches pattern (1-based); 0 when none does, -1 when the
-   pattern does not compile. */
-long sc_exec_first_match(const char *log, const char *pattern);
+/* The first line of log after line after (0: from the first) that matches pattern (1-based);
+   0 when none does, -1 when the pattern does not compile. */
+long sc_exec_match_after(const char *log, const char *pattern, long after);
 
 #endif
