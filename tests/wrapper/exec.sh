@@ -33,6 +33,7 @@ EOF
 expect_status 0 "$SC" run "$SRC/contrib/cards/exec-dd.yaml" --dry-run
 expect_contains "$WORK/out" "binary:      $DD"
 expect_contains "$WORK/out" "capture:     no phase markers: the whole process is the main loop"
+expect_contains "$WORK/out" "figures:     1 metric(s) by pattern from the log, validate_pattern"
 card relative "[./dd, if=/dev/zero]"
 expect_status 2 "$SC" run "$WORK/relative.yaml" --output "$WORK/runs"
 expect_contains "$WORK/err" 'command: "./dd" is a relative path (valid: an absolute path, or a name found on PATH such as "dd")'
@@ -163,6 +164,8 @@ rm -rf "$WORK/runs"
 PH="$BIN/sc_test_exec_phases"
 card phases "[$PH, '300']" "  begin_pattern: '^loop begins\$'
   end_pattern: '^loop ends'"
+expect_status 0 "$SC" run "$WORK/phases.yaml" --dry-run
+expect_contains "$WORK/out" "capture:     the program's lines matching begin_pattern and end_pattern bound the main loop"
 expect_status 0 "$SC" run "$WORK/phases.yaml" --output "$WORK/runs" --quiet
 H=$(bundle_of "$WORK/out")
 expect_contains "$WORK/err" "begin_pattern at log line 2, end_pattern at log line 3"

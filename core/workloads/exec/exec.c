@@ -153,9 +153,14 @@ static void sc__args(const sc_card *card, sc_strv *argv)
 
 static void sc__describe(const sc_card *card, FILE *out)
 {
-    (void)card;
-    fputs("  capture:     no phase markers: the whole process is the main loop (less precise)\n",
-          out);
+    fprintf(out, "  capture:     %s\n",
+            card->begin_pattern ? "the program's lines matching begin_pattern and end_pattern "
+                                  "bound the main loop"
+                                : "no phase markers: the whole process is the main loop (less "
+                                  "precise)");
+    if (card->n_metrics || card->validate_pattern)
+        fprintf(out, "  figures:     %zu metric(s) by pattern from the log%s\n", card->n_metrics,
+                card->validate_pattern ? ", validate_pattern" : "");
 }
 
 /* The card's program as an absolute path: as given, or the first on PATH with that name. */
