@@ -91,9 +91,17 @@ void sc_card_free(sc_card *card)
         free(card->env[i].value);
     }
     free(card->env);
-    for (size_t i = 0; i < card->n_controlled; i++)
-        free(card->controlled[i]);
-    free(card->controlled);
+    for (sc_card_field f = 0; f < SC_CF_COUNT; f++) {
+        sc__card_list list = sc__card_list_of(card, f);
+        for (size_t i = 0; list.items && i < *list.n; i++)
+            free((*list.items)[i]);
+        if (list.items)
+            free(*list.items);
+    }
+    sc__card_metrics_free(card);
+    free(card->validate_pattern);
+    free(card->begin_pattern);
+    free(card->end_pattern);
     sc__card_drop_sweep(card);
     sc__ablation_free(card);
     free(card->name_suffix);
@@ -139,17 +147,17 @@ static int sc__env_add(sc_card *card, const char *key, const char *value)
     return 0;
 }
 
-static int sc__list_add(sc_card *card, const char *value)
+static int sc__list_add(sc__card_list list, const char *value)
 {
-    char **grown = realloc(card->controlled, (card->n_controlled + 1) * sizeof(*grown));
+    char **grown = realloc(*list.items, (*list.n + 1) * sizeof(*grown));
 
     if (!grown)
         return -ENOMEM;
-    card->controlled = grown;
-    grown[card->n_controlled] = strdup(value);
-    if (!grown[card->n_controlled])
+    *list.items = grown;
+    grown[*list.n] = strdup(value);
+    if (!grown[*list.n])
         return -ENOMEM;
-    card->n_controlled++;
+    (*list.n)++;
     return 0;
 }
 
@@ -213,17 +221,21 @@ out:
     free(names);
 }
 
-static void sc__read_list(sc__card_reader *r, yaml_node_t *seq)
+static void sc__read_list(sc__card_reader *r, const sc__card_key *key, yaml_node_t *seq)
 {
     for (yaml_node_item_t *it = seq->data.sequence.items.start; it < seq->data.sequence.items.top;
          it++) {
         yaml_node_t *v = yaml_document_get_node(r->doc, *it);
         if (v->type != YAML_SCALAR_NODE) {
-            sc__reader_error(r, v, "controlled_variables: entries must be text (got %s)",
+            sc__reader_error(r, v, "%s: entries must be text (got %s)", sc__card_key_name(key),
                              sc__node_kind(v));
             continue;
         }
-        if (sc__list_add(r->card, sc__scalar(v)) < 0)
+        if (strlen(sc__scalar(v)) != v->data.scalar.length) {
+            sc__reader_error(r, v, "%s: an entry contains a NUL byte", sc__card_key_name(key));
+            continue;
+        }
+        if (sc__list_add(sc__card_list_of(r->card, key->field), sc__scalar(v)) < 0)
             r->errors++;
     }
 }
@@ -372,22 +384,28 @@ static void sc__read_node(sc__card_reader *r, const sc__card_key *key, yaml_node
         return;
     }
     if (key->type == SC__CT_LIST && v->type == YAML_SEQUENCE_NODE) {
-        sc__read_list(r, v);
+        sc__read_list(r, key, v);
+        return;
+    }
+    if (key->type == SC__CT_METRICS && v->type == YAML_SEQUENCE_NODE) {
+        sc__card_read_metrics(r, v);
         return;
     }
     if (key->type == SC__CT_CARRIERS && v->type == YAML_SEQUENCE_NODE) {
         sc__read_carriers(r, key, k, v, where);
         return;
     }
-    if (v->type == YAML_SEQUENCE_NODE && key->type != SC__CT_ENV && key->type != SC__CT_LIST) {
+    if (v->type == YAML_SEQUENCE_NODE && key->type != SC__CT_ENV && key->type != SC__CT_LIST &&
+        key->type != SC__CT_METRICS) {
         sc__read_sweep(r, key, k, v);
         return;
     }
     if (v->type != YAML_SCALAR_NODE) {
+        bool list = key->type == SC__CT_LIST || key->type == SC__CT_METRICS;
         sc_diag_addf(r->diag, "%s: %s: expected %s, got %s", where, sc__card_key_name(key),
-                     key->type == SC__CT_ENV    ? "a mapping (NAME: value)"
-                     : key->type == SC__CT_LIST ? "a list"
-                                                : "a single value",
+                     key->type == SC__CT_ENV ? "a mapping (NAME: value)"
+                     : list                  ? "a list"
+                                             : "a single value",
                      sc__node_kind(v));
         r->errors++;
         return;
@@ -620,8 +638,11 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
     c->cpus = NULL;
     c->env = NULL;
     c->n_env = 0;
-    c->controlled = NULL;
-    c->n_controlled = 0;
+    c->controlled = c->command = NULL;
+    c->n_controlled = c->n_command = 0;
+    c->metrics = NULL;
+    c->n_metrics = 0;
+    c->validate_pattern = c->begin_pattern = c->end_pattern = NULL;
     c->sweep_values = NULL;
     c->sweep_lines = NULL;
     c->sweep_env = NULL;
@@ -652,11 +673,18 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
          sc__copy_str(&c->nodes, card->nodes) &&
          sc__copy_str(&c->expect_transport, card->expect_transport) &&
          sc__copy_str(&c->expect_interface, card->expect_interface) &&
-         sc__copy_str(&c->name_suffix, card->name_suffix);
+         sc__copy_str(&c->name_suffix, card->name_suffix) &&
+         sc__copy_str(&c->validate_pattern, card->validate_pattern) &&
+         sc__copy_str(&c->begin_pattern, card->begin_pattern) &&
+         sc__copy_str(&c->end_pattern, card->end_pattern) &&
+         sc__card_metrics_copy(c, card) == 0;
     for (size_t i = 0; ok && i < card->n_env; i++)
         ok = sc__env_add(c, card->env[i].key, card->env[i].value) == 0;
-    for (size_t i = 0; ok && i < card->n_controlled; i++)
-        ok = sc__list_add(c, card->controlled[i]) == 0;
+    for (sc_card_field f = 0; ok && f < SC_CF_COUNT; f++) {
+        sc__card_list from = sc__card_list_of((sc_card *)card, f), to = sc__card_list_of(c, f);
+        for (size_t i = 0; from.items && i < *from.n; i++)
+            ok = ok && sc__list_add(to, (*from.items)[i]) == 0;
+    }
     for (size_t i = 0; ok && i < card->n_env_unset; i++)
         ok = sc__ablation_unset_env(c, card->env_unset[i]) == 0;
     /* A run of an env sweep keeps the variable's name until its value is set. */

@@ -118,7 +118,9 @@ static bool sc__has_value(const sc_card *card, const sc__card_key *key, const vo
     case SC__CT_ENV:
         return card->n_env > 0;
     case SC__CT_LIST:
-        return card->n_controlled > 0;
+        return *sc__card_list_of((sc_card *)card, key->field).n > 0;
+    case SC__CT_METRICS:
+        return card->n_metrics > 0;
     default:
         return true;
     }
@@ -168,8 +170,25 @@ static void sc__emit_value(yaml_emitter_t *e, const sc_card *card, const sc__car
         sc__emit(
             e, &ev,
             yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE));
-        for (size_t i = 0; i < card->n_controlled; i++)
-            sc__scalar(e, card->controlled[i]);
+        sc__card_list list = sc__card_list_of((sc_card *)card, key->field);
+        for (size_t i = 0; i < *list.n; i++)
+            sc__scalar(e, (*list.items)[i]);
+        sc__emit(e, &ev, yaml_sequence_end_event_initialize(&ev));
+    } else if (key->type == SC__CT_METRICS) {
+        sc__emit(
+            e, &ev,
+            yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE));
+        for (size_t i = 0; i < card->n_metrics; i++) {
+            const sc_card_metric *m = &card->metrics[i];
+            sc__mapping_start(e);
+            sc__pair(e, "name", m->name ? m->name : "");
+            sc__pair(e, "pattern", m->pattern ? m->pattern : "");
+            sc__pair(e, "unit", m->unit ? m->unit : "");
+            sc__pair(e, "better", m->higher ? "higher" : "lower");
+            if (m->primary)
+                sc__pair(e, "primary", "true");
+            sc__mapping_end(e);
+        }
         sc__emit(e, &ev, yaml_sequence_end_event_initialize(&ev));
     } else if (key->type == SC__CT_CPULIST) {
         sc__scalar(e, card->cpu_list); /* as written, or as one_per_core resolved it */

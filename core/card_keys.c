@@ -19,9 +19,23 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
     {SC_CF_RUN_NAME, "experiment.run_name", "run-name", SC__CT_NAME, 0, 0, NULL,
      "bundle name prefix (default: <workload>_<kernel>_<threads>thread)", SC__EMIT_SET},
     {SC_CF_WORKLOAD, "experiment.workload", "workload", SC__CT_WORKLOAD, 0, 0, NULL,
-     "stream | ipsearch | mpi-pingpong", SC__EMIT_SET},
+     "stream | ipsearch | mpi-pingpong | exec", SC__EMIT_SET},
     {SC_CF_KERNEL, "experiment.kernel", "kernel", SC__CT_NAME, 0, 0, NULL,
      "stream: copy|scale|add|triad|all; mpi-pingpong: pingpong|uniband", SC__EMIT_SET},
+    {SC_CF_COMMAND, "experiment.command", NULL, SC__CT_LIST, 0, 0, NULL,
+     "exec: the program and its arguments as a list, no shell ([/usr/bin/dd, if=/dev/zero])",
+     SC__EMIT_SET},
+    {SC_CF_METRICS, "experiment.metrics", NULL, SC__CT_METRICS, 0, 0, NULL,
+     "exec: figures read from the program's output: a list of {name, pattern (one capture "
+     "group), unit, better: higher|lower, primary: true}",
+     SC__EMIT_SET},
+    {SC_CF_VALIDATE_PATTERN, "experiment.validate_pattern", NULL, SC__CT_STRING, 0, 0, NULL,
+     "exec: a line of the program's output must match this regex (its own check)", SC__EMIT_SET},
+    {SC_CF_BEGIN_PATTERN, "experiment.begin_pattern", NULL, SC__CT_STRING, 0, 0, NULL,
+     "exec: the first line of the program's output matching this regex begins its main loop",
+     SC__EMIT_SET},
+    {SC_CF_END_PATTERN, "experiment.end_pattern", NULL, SC__CT_STRING, 0, 0, NULL,
+     "exec: the first line after it matching this regex ends its main loop", SC__EMIT_SET},
     {SC_CF_CPU_LIST, "experiment.cpu_list", "cpu-list", SC__CT_CPULIST, 0, 0, NULL,
      "CPUs to bind to, Linux cpulist syntax (0-3,8,10-11)", SC__EMIT_SET},
     {SC_CF_THREADS, "experiment.threads", "threads", SC__CT_LONG, 1, 65536, NULL,
@@ -220,6 +234,11 @@ bool sc__card_key_sweepable(const sc__card_key *key)
     case SC_CF_QUESTION:
     case SC_CF_RUN_NAME:
     case SC_CF_WORKLOAD:
+    case SC_CF_COMMAND:
+    case SC_CF_METRICS:
+    case SC_CF_VALIDATE_PATTERN:
+    case SC_CF_BEGIN_PATTERN:
+    case SC_CF_END_PATTERN:
     case SC_CF_NODES:
     case SC_CF_RUNS:
     case SC_CF_RUNS_CI_PCT:

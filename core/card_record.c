@@ -29,10 +29,13 @@ static bool sc__one_line(const char *s)
 }
 
 /* The keys root acts on: every single-valued key the card gives, and the run's name. The
-   question (free text) and the lists (env, controlled_variables) stay in the YAML. */
+   question (free text), the patterns and the lists (env, controlled_variables,
+   command, metrics) stay in the YAML. */
 static bool sc__carried(const sc_card *card, const sc__card_key *key)
 {
-    if (key->type == SC__CT_ENV || key->type == SC__CT_LIST || key->field == SC_CF_QUESTION)
+    if (key->type == SC__CT_ENV || key->type == SC__CT_LIST || key->type == SC__CT_METRICS ||
+        key->field == SC_CF_QUESTION || key->field == SC_CF_VALIDATE_PATTERN ||
+        key->field == SC_CF_BEGIN_PATTERN || key->field == SC_CF_END_PATTERN)
         return false;
     return card->present[key->field] || (key->field == SC_CF_RUN_NAME && card->run_name);
 }
@@ -132,6 +135,8 @@ static int sc__field(sc__reader *r, char *rest, char *why, size_t whylen)
     *sp1 = *sp2 = '\0';
     const sc__card_key *key = sc__card_key_by_path(rest);
     if (!key || key->type == SC__CT_ENV || key->type == SC__CT_LIST ||
+        key->type == SC__CT_METRICS || key->field == SC_CF_VALIDATE_PATTERN ||
+        key->field == SC_CF_BEGIN_PATTERN || key->field == SC_CF_END_PATTERN ||
         !sc__number(sp1 + 1, 1u << 20, &line) || !sc__one_line(sp2 + 1) ||
         strlen(sp2 + 1) > SC_CARD_MAX_SCALAR || r->given[key->field]) {
         snprintf(why, whylen, "field %.40s is not a card key given once with a line and a value",

@@ -23,6 +23,9 @@ static void *sc__card_slot(sc_card *card, sc_card_field f)
     case SC_CF_QUESTION: return &card->question;
     case SC_CF_RUN_NAME: return &card->run_name;
     case SC_CF_KERNEL: return &card->kernel;
+    case SC_CF_VALIDATE_PATTERN: return &card->validate_pattern;
+    case SC_CF_BEGIN_PATTERN: return &card->begin_pattern;
+    case SC_CF_END_PATTERN: return &card->end_pattern;
     case SC_CF_CPU_LIST: return &card->cpu_list;
     case SC_CF_THREADS: return &card->threads;
     case SC_CF_MEMORY_NODE: return &card->memory_node;
@@ -91,7 +94,7 @@ static bool sc__name_char(char c)
     return isalnum((unsigned char)c) || (c && strchr("._-:", c));
 }
 
-static bool sc__is_name(const char *s)
+bool sc__card_is_name(const char *s)
 {
     if (!*s || *s == '.' || *s == '-')
         return false;
@@ -165,7 +168,7 @@ static int sc__assign_value(sc_card *card, const sc__card_key *key, const char *
     case SC__CT_STRING:
         return sc__replace_string(slot, value);
     case SC__CT_NAME:
-        if (!sc__is_name(value)) {
+        if (!sc__card_is_name(value)) {
             sc_diag_addf(diag,
                          "%s: %s: \"%s\" is not a valid name (valid: letters, digits, '.', '_', "
                          "'-', ':', at most 100, not starting with '.' or '-')",
@@ -259,10 +262,13 @@ static int sc__assign_value(sc_card *card, const sc__card_key *key, const char *
         return 0;
     case SC__CT_ENV:
     case SC__CT_LIST:
+    case SC__CT_METRICS:
         break;
     }
     sc_diag_addf(diag, "%s: %s: expected a %s, got a single value", where, name,
-                 key->type == SC__CT_ENV ? "mapping (NAME: value)" : "list");
+                 key->type == SC__CT_ENV       ? "mapping (NAME: value)"
+                 : key->type == SC__CT_METRICS ? "list of metrics ({name, pattern, unit, better})"
+                                               : "list");
     return -EINVAL;
 }
 
@@ -279,6 +285,18 @@ const void *sc__card_slot_of(const sc_card *card, sc_card_field field)
 {
     /* The slot is only read: the cast drops const for the shared lookup. */
     return sc__card_slot((sc_card *)card, field);
+}
+
+sc__card_list sc__card_list_of(sc_card *card, sc_card_field field)
+{
+    switch (field) {
+    case SC_CF_CONTROLLED:
+        return (sc__card_list){&card->controlled, &card->n_controlled};
+    case SC_CF_COMMAND:
+        return (sc__card_list){&card->command, &card->n_command};
+    default:
+        return (sc__card_list){NULL, NULL};
+    }
 }
 
 char *sc__card_value_text(const sc_card *card, sc_card_field field)
@@ -321,6 +339,7 @@ char *sc__card_value_text(const sc_card *card, sc_card_field field)
     }
     case SC__CT_ENV:
     case SC__CT_LIST:
+    case SC__CT_METRICS:
         break;
     }
     return strdup(""); /* not a single value: never swept */
@@ -341,8 +360,9 @@ size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX
             key->field == SC_CF_EXPECT_AT_BYTES || key->field == SC_CF_EXPECT_MAX_LATENCY ||
             key->field == SC_CF_CACHE_RESIDENT || key->field == SC_CF_OUTLIER_MAD ||
             key->field == SC_CF_OUTLIER_MIN_PCT || key->field == SC_CF_PASSES ||
-            key->field == SC_CF_BLAS ||
-            (key->field == SC_CF_WINDOW && !card->window))
+            key->field == SC_CF_BLAS || key->type == SC__CT_LIST || key->type == SC__CT_METRICS ||
+            key->field == SC_CF_VALIDATE_PATTERN || key->field == SC_CF_BEGIN_PATTERN ||
+            key->field == SC_CF_END_PATTERN || (key->field == SC_CF_WINDOW && !card->window))
             continue;
         /* The slot is only read: the cast drops const for the shared lookup. */
         const void *slot = sc__card_slot((sc_card *)card, key->field);

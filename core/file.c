@@ -117,3 +117,38 @@ int sc_file_replace_at(int dirfd, const char *name, const char *tmp, const void 
         unlinkat(dirfd, tmp, 0);
     return rc;
 }
+
+int sc_file_is_program(const char *path)
+{
+    struct stat st;
+
+    if (stat(path, &st) < 0)
+        return -errno;
+    /* access() alone passes a directory, and for root any file with no execute bit. */
+    if (!S_ISREG(st.st_mode) || !(st.st_mode & 0111))
+        return -EACCES;
+    return access(path, X_OK) == 0 ? 0 : -errno;
+}
+
+char *sc_file_which(const char *name)
+{
+    const char *path = getenv("PATH");
+    char candidate[4096];
+
+    for (const char *dir = path ? path : "/usr/bin:/bin"; *dir;) {
+        size_t n = strcspn(dir, ":");
+        int len = snprintf(candidate, sizeof(candidate), "%.*s/%s", (int)n, dir, name);
+        if (*dir == '/' && len > 0 && (size_t)len < sizeof(candidate) &&
+            sc_file_is_program(candidate) == 0) {
+            char *found = strdup(candidate);
+            if (!found)
+                errno = ENOMEM;
+            return found;
+        }
+        dir += n;
+        if (*dir == ':')
+            dir++;
+    }
+    errno = ENOENT;
+    return NULL;
+}

@@ -39,10 +39,50 @@ static void sc__gate_rank_count(const sc_card *card, const sc_tracelog *t, sc_ga
         sc_gate_set(g, SC_GATE_OK, "ranks requested = counted = %ld", ranks);
 }
 
-static void sc__gate_thread_count(const sc_card *card, const sc_tracelog *t, sc_gate *g)
+/* The threads of the snapshot at main_loop_begin (threads_at_ready.txt); -1 without one. */
+static long sc__snapshot_threads(const sc_evidence *ev)
+{
+    long n = 0, pid, tid, psr;
+
+    if (!ev->threads_at_ready)
+        return -1;
+    for (const char *line = ev->threads_at_ready; *line;) {
+        n += sscanf(line, "%ld %ld %ld", &pid, &tid, &psr) == 3;
+        line += strcspn(line, "\n");
+        if (*line)
+            line++;
+    }
+    return n;
+}
+
+/* A program we did not write counts no threads: what its snapshot showed, at most the card's. */
+static void sc__gate_foreign_threads(const sc_card *card, const sc_evidence *ev, sc_gate *g)
+{
+    long n = sc__snapshot_threads(ev);
+
+    if (n < 0)
+        sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: no snapshot of the program");
+    else if (n < 1 || n > card->threads)
+        sc_gate_set(g, SC_GATE_FAIL, "%ld threads in the program's snapshot, the card has %ld", n,
+                    card->threads);
+    else
+        sc_gate_set(
+            g, SC_GATE_OK,
+            "the program prints no thread count: %ld thread(s) in its snapshot, at most the "
+            "card's %ld (OMP_NUM_THREADS); threads it starts later are not counted (the "
+            "capture is less precise)",
+            n, card->threads);
+}
+
+static void sc__gate_thread_count(const sc_card *card, const sc_evidence *ev, const sc_tracelog *t,
+                                  sc_gate *g)
 {
     if (sc_workload_mpi(card)) {
         sc__gate_rank_count(card, t, g);
+        return;
+    }
+    if (sc_workload_foreign(card)) {
+        sc__gate_foreign_threads(card, ev, g);
         return;
     }
     if (t->threads_requested < 0 || t->threads_counted < 0)
@@ -56,9 +96,16 @@ static void sc__gate_thread_count(const sc_card *card, const sc_tracelog *t, sc_
         sc_gate_set(g, SC_GATE_OK, "requested = counted = %ld", card->threads);
 }
 
-static void sc__gate_phases(const sc_tracelog *t, sc_gate *g)
+static void sc__gate_phases(const sc_card *card, const sc_evidence *ev, const sc_tracelog *t,
+                            sc_gate *g)
 {
-    if (!t->begin_line)
+    const sc_workload_ops *ops = sc_workload_ops_of(card->workload);
+
+    if (sc_workload_foreign(card) && ops->phases) { /* its log says, then its snapshot shows */
+        ops->phases(card, ev->log ? ev->log : "", g);
+        if (g->state == SC_GATE_OK && !ev->threads_at_ready)
+            sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: no snapshot of the program");
+    } else if (!t->begin_line)
         sc_gate_set(g, SC_GATE_FAIL, "no TRACE_WORKLOAD_PHASE=main_loop_begin in the log");
     else if (!t->end_line)
         sc_gate_set(g, SC_GATE_FAIL,
@@ -227,8 +274,10 @@ static int sc__status_list(const char *status, const char *key, hwloc_bitmap_t l
     return sc_cpulist_parse(text, list, NULL, 0) == 0 ? 0 : -EINVAL;
 }
 
-/* The snapshot at main_loop_begin: every thread's last CPU and the affinity in the card. */
-static bool sc__check_snapshot(const sc_card *card, const sc_evidence *ev, sc_gate *g)
+/* The snapshot at main_loop_begin: every thread's last CPU and the affinity in the card, and
+   at least min_threads threads. */
+static bool sc__check_snapshot(const sc_card *card, const sc_evidence *ev, long min_threads,
+                               sc_gate *g)
 {
     char allowed_text[4096];
     long nthreads = 0;
@@ -255,7 +304,7 @@ static bool sc__check_snapshot(const sc_card *card, const sc_evidence *ev, sc_ga
         if (*line)
             line++;
     }
-    if (nthreads < card->threads) {
+    if (nthreads < min_threads) {
         sc_gate_set(g, SC_GATE_FAIL, "snapshot: %ld threads at main_loop_begin, the card has %ld",
                     nthreads, card->threads);
         return false;
@@ -386,7 +435,16 @@ static void sc__gate_binding(const sc_card *card, const sc_tracelog *t, const sc
         sc__gate_rank_binding(card, t, g);
         return;
     }
-    if (!sc__check_trace_bindings(card, t, g) || !sc__check_snapshot(card, ev, g))
+    if (sc_workload_foreign(card)) { /* no binding trace: the process as its start showed it */
+        if (sc__check_snapshot(card, ev, 1, g))
+            sc_gate_set(g, SC_GATE_OK,
+                        "no binding trace: in its snapshot the program's threads ran on CPUs of %s "
+                        "and its affinity was inside it; a thread that changes its own affinity "
+                        "later is not seen (the capture is less precise)",
+                        card->cpu_list);
+        return;
+    }
+    if (!sc__check_trace_bindings(card, t, g) || !sc__check_snapshot(card, ev, card->threads, g))
         return;
     if (sc_workload_reads(card->workload, SC_CF_POOL_THREADS)) {
         if (sc__check_pool_bindings(card, t, g))
@@ -403,17 +461,26 @@ static void sc__gate_binding(const sc_card *card, const sc_tracelog *t, const sc
                 card->cpu_list);
 }
 
-static void sc__gate_validation(const sc_tracelog *t, sc_gate *g)
+static void sc__gate_validation(const sc_card *card, const sc_evidence *ev, const sc_tracelog *t,
+                                sc_gate *g)
 {
+    const sc_workload_ops *ops = sc_workload_ops_of(card->workload);
+
     if (t->failed_line)
         sc_gate_set(g, SC_GATE_FAIL, "log line %ld: %s", t->failed_line, t->failed_text);
     else if (t->nonfinite_line)
         sc_gate_set(g, SC_GATE_FAIL, "log line %ld holds NaN or Inf: %s", t->nonfinite_line,
                     t->nonfinite_text);
+    else if (sc_workload_foreign(card))
+        sc_gate_set(g, SC_GATE_OK,
+                    "no failed validation, NaN or Inf in the log; the program's exit code is its "
+                    "own check");
     else if (!t->validates_line)
         sc_gate_set(g, SC_GATE_FAIL, "no \"Solution Validates\" in the log");
     else
         sc_gate_set(g, SC_GATE_OK, "Solution Validates at log line %ld", t->validates_line);
+    if (g->state == SC_GATE_OK && ev->log && ops && ops->validate)
+        ops->validate(card, ev->log, g); /* its own check of its log (exec: its patterns) */
 }
 
 /* Signals a program raises on itself when it crashes or aborts; any other one that ended
@@ -662,10 +729,10 @@ int sc_gates_evaluate(const sc_card *card, const sc_evidence *ev, sc_gates *out)
     if (rc < 0)
         return rc;
     const sc_tracelog *t = ev->parsed ? ev->parsed : &own;
-    sc__gate_thread_count(card, t, &out->g[SC_GATE_THREAD_COUNT]);
-    sc__gate_phases(t, &out->g[SC_GATE_PHASES]);
+    sc__gate_thread_count(card, ev, t, &out->g[SC_GATE_THREAD_COUNT]);
+    sc__gate_phases(card, ev, t, &out->g[SC_GATE_PHASES]);
     sc__gate_binding(card, t, ev, &out->g[SC_GATE_BINDING]);
-    sc__gate_validation(t, &out->g[SC_GATE_VALIDATION]);
+    sc__gate_validation(card, ev, t, &out->g[SC_GATE_VALIDATION]);
     sc__gate_exit(ev, &out->g[SC_GATE_EXIT_CODE]);
     out->ended_from_outside =
         ev->ended_by_streamcard || (ev->exit_signal && !sc__own_signal(ev->exit_signal));

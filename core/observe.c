@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <regex.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -39,6 +40,8 @@ typedef struct sc__obs {
     sc_sampler *sampler; /* interference accounting, open from main_loop_begin to its end */
     bool names_pending;  /* closed at main_loop_end; the foreign tasks are read at the end */
     int proc_root;       /* /proc, for the sampler */
+    bool patterns;       /* begin_re and end_re compiled (sc_observe_opts.begin_pattern) */
+    regex_t begin_re, end_re;
 } sc__obs;
 
 /* A file of this run in the bundle: name, or <dir>/name for a run of several. */
@@ -344,7 +347,21 @@ static void sc__take_status(sc__obs *s)
     sc__copy_proc_file(s, "status", "workload_status.txt", NULL);
 }
 
-/* Feeds output bytes to the line scanner; reacts to the first main_loop_begin. */
+/* A program's own lines as its markers: the first matching begin_pattern, then the first
+   after it matching end_pattern. */
+static void sc__scan_patterns(sc__obs *s)
+{
+    if (!s->r->ready_seen && regexec(&s->begin_re, s->line, 0, NULL, 0) == 0) {
+        sc__capture_ready(s);
+    } else if (s->r->ready_seen && !s->r->end_seen &&
+               regexec(&s->end_re, s->line, 0, NULL, 0) == 0) {
+        s->r->end_seen = true;
+        sc__sampler_close(s);
+    }
+}
+
+/* Feeds output bytes to the line scanner; reacts to the first main_loop_begin and end (not
+   with begin_at_start: a program without markers cannot end its window by printing one). */
 static void sc__scan(sc__obs *s, const char *buf, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -358,11 +375,14 @@ static void sc__scan(sc__obs *s, const char *buf, size_t n)
         s->line[s->line_len] = '\0';
         if (s->line_len && s->line[s->line_len - 1] == '\r')
             s->line[s->line_len - 1] = '\0';
-        if (!s->line_overflow && !s->r->ready_seen && strcmp(s->line, SC__MARKER_BEGIN) == 0) {
+        if (s->patterns && !s->line_overflow) {
+            sc__scan_patterns(s);
+        } else if (!s->line_overflow && !s->r->ready_seen &&
+                   strcmp(s->line, SC__MARKER_BEGIN) == 0) {
             sc__take_status(s);
             sc__capture_ready(s);
         } else if (!s->line_overflow && s->r->ready_seen && !s->r->end_seen &&
-                   strcmp(s->line, SC__MARKER_END) == 0) {
+                   !s->o->begin_at_start && strcmp(s->line, SC__MARKER_END) == 0) {
             s->r->end_seen = true;
             sc__sampler_close(s);
         }
@@ -403,9 +423,31 @@ static void sc__child(const sc_observe_opts *o, char *const *envp, int out_fd, i
     _exit(127);
 }
 
+/*
+ * Whole-process capture (begin_at_start): the snapshots of main_loop_begin once the program
+ * has loaded its libraries and started its threads, at its first output or 50 ms after its
+ * exec (or at its end, when it ends before either), and the window opened there.
+ */
+static void sc__begin_whole(sc__obs *s)
+{
+    if (s->o->begin_at_start && !s->patterns && !s->r->ready_seen)
+        sc__capture_ready(s);
+}
+
 static void sc__reap(sc__obs *s)
 {
     int status;
+    siginfo_t info = {0};
+
+    /* Whole-process capture: the window closes at the program's end while it is still a
+       zombie, so that the CPU time of its tasks counts as the job's own. */
+    if (s->o->begin_at_start && !s->r->end_seen &&
+        waitid(P_PID, (id_t)s->r->pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == s->r->pid) {
+        sc__begin_whole(s);
+        s->r->end_seen = true;
+        sc__sampler_close(s);
+    }
     pid_t w = waitpid(s->r->pid, &status, WNOHANG);
 
     if (w != s->r->pid)
@@ -448,6 +490,8 @@ static int sc__loop(sc__obs *s, int out_rd, int sigfd)
         double elapsed = sc__ms_between(&t_start, &now);
         if (!s->status_taken && elapsed >= 50)
             sc__take_status(s);
+        if (elapsed >= 50)
+            sc__begin_whole(s);
         if (fds[1].revents & POLLIN) {
             struct signalfd_siginfo si;
             while (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
@@ -462,6 +506,7 @@ static int sc__loop(sc__obs *s, int out_rd, int sigfd)
             if (n > 0) {
                 if (!s->status_taken)
                     sc__take_status(s);
+                sc__begin_whole(s);
                 int wrc = sc_file_write_all(s->o->log_fd, buf, (size_t)n);
                 if (wrc < 0)
                     sc__write_fail(s, "stream.log", wrc);
@@ -550,6 +595,10 @@ static void sc__observe_free(sc_observe *h)
     if (h->s.proc_root >= 0)
         close(h->s.proc_root);
     sc_sampler_free(h->s.sampler);
+    if (h->s.patterns) {
+        regfree(&h->s.begin_re);
+        regfree(&h->s.end_re);
+    }
     for (size_t i = 0; h->envp && i < h->added; i++)
         free(h->envp[h->nenv - 1 - i]);
     free(h->envp);
@@ -571,6 +620,18 @@ int sc_observe_start(const sc_observe_opts *o, sc_observe_result *r, sc_observe 
     h->s = (sc__obs){.o = o, .r = r, .procfd = -1, .ready_wr = -1, .proc_root = -1};
     h->out_rd = h->err_rd = h->sigfd = -1;
     sigprocmask(SIG_BLOCK, NULL, &h->old);
+    if (o->begin_at_start && o->begin_pattern && o->end_pattern) { /* checked by the card */
+        if (regcomp(&h->s.begin_re, o->begin_pattern, REG_EXTENDED | REG_NOSUB) != 0) {
+            rc = -EINVAL;
+            goto fail;
+        }
+        if (regcomp(&h->s.end_re, o->end_pattern, REG_EXTENDED | REG_NOSUB) != 0) {
+            regfree(&h->s.begin_re);
+            rc = -EINVAL;
+            goto fail;
+        }
+        h->s.patterns = true;
+    }
     if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(ready, O_CLOEXEC) < 0) {
         rc = -errno;
         goto fail;
@@ -650,6 +711,8 @@ int sc_observe_wait(sc_observe *h)
     r->spawn_error = r->started ? 0 : child_err;
     if (r->started)
         sc__sampler_prime(s);
+    if (r->started && s->o->begin_at_start)
+        sc__take_status(s);
     int rc = sc__loop(s, h->out_rd, h->sigfd);
     if (s->line_len > 0)
         sc__scan(s, "\n", 1); /* a last line without newline still counts */

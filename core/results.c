@@ -143,6 +143,7 @@ char *sc_results_build(const sc_card *card, const sc_gates *gates, const sc_resu
     json_object_object_add(root, "kernel",
                            card->kernel ? json_object_new_string(card->kernel) : NULL);
     json_object_object_add(root, "run_name", json_object_new_string(card->run_name));
+    json_object_object_add(root, "capture", json_object_new_string(sc_workload_capture(card)));
     json_object_object_add(root, "host", json_object_new_string(info->host ? info->host : ""));
     json_object_object_add(root, "card_sha256",
                            json_object_new_string(info->card_sha256 ? info->card_sha256 : ""));

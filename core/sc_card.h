@@ -46,6 +46,11 @@ typedef enum sc_card_field {
     SC_CF_RUN_NAME,
     SC_CF_WORKLOAD,
     SC_CF_KERNEL,
+    SC_CF_COMMAND,
+    SC_CF_METRICS,
+    SC_CF_VALIDATE_PATTERN,
+    SC_CF_BEGIN_PATTERN,
+    SC_CF_END_PATTERN,
     SC_CF_CPU_LIST,
     SC_CF_THREADS,
     SC_CF_MEMORY_NODE,
@@ -86,6 +91,21 @@ typedef enum sc_card_field {
     SC_CF_COUNT
 } sc_card_field;
 
+/* exec: a figure of the program, read from its log by a pattern (doc/design.md, "Figures of
+   a program"). */
+typedef struct sc_card_metric {
+    char *name;    /* a name: [A-Za-z0-9._:-] */
+    char *pattern; /* a POSIX extended regex with one capture group, the figure */
+    char *unit;    /* as the program prints it ("GB/s") */
+    bool higher;   /* better: higher (else lower) */
+    bool primary;  /* the one compare and classify judge by (at most one) */
+    int line;      /* its YAML line */
+} sc_card_metric;
+
+/* The most metrics a card declares, and the longest pattern (validate_pattern too). */
+#define SC_CARD_MAX_METRICS 16
+#define SC_CARD_MAX_PATTERN 256
+
 typedef struct sc_card_kv {
     char *key;
     char *value;
@@ -112,7 +132,17 @@ typedef struct sc_card {
     char *question;
     char *run_name; /* NULL until sc_card_check() derives the default */
     sc_workload workload;
-    char *kernel;   /* stream: copy|scale|add|triad|all; mpi: pingpong|uniband */
+    char *kernel; /* stream: copy|scale|add|triad|all; mpi: pingpong|uniband */
+    /* exec: the program and its arguments, no shell: command[0] is an absolute path or a
+       name looked up on PATH when the run is planned */
+    char **command;
+    size_t n_command;
+    sc_card_metric *metrics; /* exec: its figures, by pattern */
+    size_t n_metrics;
+    char *validate_pattern; /* exec: a line of the log must match it (the program's check) */
+    /* exec: the program's own lines as its phase markers: the first line matching
+       begin_pattern begins the main loop, the first after it matching end_pattern ends it */
+    char *begin_pattern, *end_pattern;
     char *cpu_list; /* as written */
     hwloc_bitmap_t cpus;
     long threads;     /* 0 until set or derived (= CPUs in cpu_list) */

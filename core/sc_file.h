@@ -40,4 +40,15 @@ int sc_file_write_all(int fd, const void *buf, size_t len);
 /* Copies the first line of text (without '\n', trailing blanks removed) into buf. */
 void sc_file_first_line(const char *text, char *buf, size_t buflen);
 
+/* Whether path is a regular file this process may execute: 0, -EACCES (not a regular file,
+   or not executable), or stat()'s -errno. */
+int sc_file_is_program(const char *path);
+
+/*
+ * The executable regular file called name in the first directory of PATH that holds one
+ * (/usr/bin:/bin when PATH is unset), as a malloc'd absolute path; directories of PATH that
+ * are not absolute ("", ".") are skipped. NULL (errno ENOENT or ENOMEM) when none does.
+ */
+char *sc_file_which(const char *name);
+
 #endif

@@ -43,6 +43,15 @@ typedef struct sc_observe_opts {
     const char *log_path;      /* for capture_guard.env and the READY line */
     const char *guard_extra;   /* more "key=value" lines for capture_guard.env; may be NULL */
     double timeout_s;          /* 0: none; else SIGTERM after it, SIGKILL 10 s later */
+    /* A program that prints no markers: its main loop is its whole life. The snapshots are
+       taken and the window opens at its first output or 50 ms after its exec (or at its end,
+       if sooner); the window closes at its end. */
+    bool begin_at_start;
+    /* With begin_at_start, the program's own lines as its markers instead (bounded POSIX
+       extended regexes, the card's): the snapshots and the window's start at the first line
+       matching begin_pattern, the window's end at the first after it matching end_pattern
+       (lines shorter than 4096 bytes). NULL: none. */
+    const char *begin_pattern, *end_pattern;
 } sc_observe_opts;
 
 typedef struct sc_observe_result {

@@ -32,6 +32,9 @@ typedef struct sc_verify_report {
     /* What root vouches for (section 20): "platform attested by <node> key <fingerprint>",
        the restore, or why nothing is attested. Not problems. */
     sc_diag attested;
+    /* A program that prints no phase markers (a foreign workload): how its main loop was
+       captured, less precisely (sc_workload_capture()); NULL otherwise. */
+    const char *capture_note;
     /* The node whose trusted key signed the main step's statement, which names run.conf's
        host: the bundle's host as root vouches for it. "" when no statement of the main step
        holds: the host is only what the bundle claims. */

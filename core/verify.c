@@ -295,8 +295,9 @@ static void sc__check_conf_figures(const char *conf, const char *build, const sc
 
 /* A run's object of results.json (for one run, its top level) against its log as parsed (an
    empty one when there is none) and its gates. */
-static void sc__check_results(json_object *root, const sc_tracelog *t, const sc_card *card,
-                              const sc_gates *gates, double log_best, sc_diag *problems)
+static void sc__check_results(json_object *root, const sc_tracelog *t, const char *log,
+                              const sc_card *card, const sc_gates *gates, double log_best,
+                              sc_diag *problems)
 {
     json_object *val = NULL, *g, *metrics = NULL;
     const char *verdict = sc_gates_passed(gates) ? "ok" : "failed";
@@ -325,7 +326,7 @@ static void sc__check_results(json_object *root, const sc_tracelog *t, const sc_
     if (metrics) {
         const sc_workload_ops *ops = sc_workload_ops_of(card->workload);
         if (ops && ops->verify_results)
-            ops->verify_results(metrics, t, problems);
+            ops->verify_results(metrics, t, card, log ? log : "", problems);
         sc_verify_reps(metrics, t, card, problems);
     }
 }
@@ -408,11 +409,11 @@ static int sc__verify_run(const sc_bundle *b, const sc_card *card, const sc__fil
         if (conf)
             sc__check_claims(conf, g, &mine);
         if (root && flat) {
-            sc__check_results(root, &t, card, g, log_best, &mine);
+            sc__check_results(root, &t, rf.log, card, g, log_best, &mine);
             sc_verify_matrix(b, root, &t, &mine); /* its nodes are the ranks' hosts */
         }
         if (run) {
-            sc__check_results(run, &t, card, g, log_best, &mine);
+            sc__check_results(run, &t, rf.log, card, g, log_best, &mine);
             sc_verify_interference(card, rf.interference, rf.log, run, &mine);
         } else if (root && (!flat || runs))
             sc_diag_addf(&mine, "results.json: no record of this run in \"runs\"");
@@ -560,6 +561,16 @@ static void sc__check_series_times(const sc__files *f, json_object *root, size_t
                      started, ended, *first ? first : "(none)", *last ? last : "(none)");
 }
 
+/* results.json's "capture" says capture; a bundle written before it was recorded has none. */
+static bool sc__capture_agrees(json_object *root, const char *capture)
+{
+    json_object *v;
+
+    return !json_object_object_get_ex(root, "capture", &v) ||
+           (json_object_is_type(v, json_type_string) &&
+            strcmp(json_object_get_string(v), capture) == 0);
+}
+
 /* The run-<i> folders of a bundle of several runs, counted from run-1 up. */
 static size_t sc__count_runs(const sc_bundle *b)
 {
@@ -612,7 +623,7 @@ static int sc__verify_runs(const sc_bundle *b, const sc_card *card, const sc__fi
             sc__check_claims(f->run_conf, &out->gates, &out->problems);
             sc_tracelog none; /* the bundle's own object holds no figure of a log */
             if (root && sc_tracelog_parse("", &none) == 0) {
-                sc__check_results(root, &none, card, &out->gates, 0, &out->problems);
+                sc__check_results(root, &none, "", card, &out->gates, 0, &out->problems);
                 sc_tracelog_free(&none);
             }
         }
@@ -680,6 +691,12 @@ int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verif
                      "a side (%s) of a paired run: its runs end by the pair's rule (valid: "
                      "streamcard verify, compare or classify of the pair's directory)",
                      side);
+    out->capture_note = sc_workload_foreign(card) ? sc_workload_capture(card) : NULL;
+    if (card && f.res && !sc__capture_agrees(f.res, sc_workload_capture(card)))
+        sc_diag_addf(&out->problems,
+                     "results.json: capture disagrees with the card's workload "
+                     "(%s)",
+                     sc_workload_capture(card));
     if (card) {
         sc_tracelog first; /* the first run's log as parsed; over_line -1: it has none */
         memset(&first, 0, sizeof(first));

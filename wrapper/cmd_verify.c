@@ -104,6 +104,9 @@ static int sc__verify_bundle(const char *bundle, const sc_verify_opts *opts, sc_
             fprintf(f, "intact; every gate recomputed from the raw files holds; verdict ok\n");
         status = SC_EXIT_OK;
     }
+    if (rc == 0 && r.capture_note)
+        fprintf(status == SC_EXIT_OK ? stdout : stderr, "streamcard: verify: capture: %s\n",
+                r.capture_note);
     if (rc == 0) {
         sc_diag_print(&r.attested, "streamcard: verify: ", status == SC_EXIT_OK ? stdout : stderr);
         if (f)

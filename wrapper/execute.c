@@ -244,10 +244,10 @@ static int sc__open(sc_local *st, size_t i, sc_plan *plan)
     }
     /* The kernel writes its own results to a private file per run, merged into results.json;
        the MPI workload what MPI_Init said to another, kept as the run's transport.log. Each
-       run names its own (sc__set_run_paths). */
-    bool mpi = sc_workload_mpi(plan->card);
-    if (!mkdtemp(x->tmpdir) || sc_plan_append_arg(plan, "--json") < 0 ||
-        sc_plan_append_arg(plan, x->tmpdir) < 0 ||
+       run names its own (sc__set_run_paths). A program we did not write is given neither. */
+    bool mpi = sc_workload_mpi(plan->card), ours = !sc_workload_foreign(plan->card);
+    if (!mkdtemp(x->tmpdir) || (ours && sc_plan_append_arg(plan, "--json") < 0) ||
+        (ours && sc_plan_append_arg(plan, x->tmpdir) < 0) ||
         (mpi && (sc_plan_append_arg(plan, "--transport-log") < 0 ||
                  sc_plan_append_arg(plan, x->tmpdir) < 0))) {
         fprintf(stderr, "streamcard: cannot create a temporary directory: %s\n", strerror(errno));
@@ -396,7 +396,10 @@ static int sc__run_once(sc_local *st, size_t k, size_t i, bool *passed)
                          .n_acct_cpus = ncpus,
                          .log_path = log_path,
                          .guard_extra = guard,
-                         .timeout_s = plan->opts->timeout_s};
+                         .timeout_s = plan->opts->timeout_s,
+                         .begin_at_start = sc_workload_foreign(card),
+                         .begin_pattern = card->begin_pattern,
+                         .end_pattern = card->end_pattern};
     x->runs = i + 1;
     int rc = sc_observe_start(&o, r, &h);
     sc__open_files(st, k, h);
@@ -509,6 +512,11 @@ static int sc__local_run(void *state, const sc_run_series *rs, size_t i, size_t 
     if (rs->opts->dry_run) {
         sc_plan_print(plan, stdout);
         return plan->binary_found ? SC_EXIT_OK : SC_EXIT_ERROR;
+    }
+    if (!plan->binary_found && plan->binary_why) {
+        fprintf(stderr, "streamcard: %s\n", plan->binary_why);
+        *cause = strdup(plan->binary_why);
+        return SC_EXIT_ERROR;
     }
     if (!plan->binary_found) {
         fprintf(stderr,

@@ -4,6 +4,7 @@
  */
 #include "plan.h"
 #include "sc_text.h"
+#include "sc_file.h"
 #include "sc_cpulist.h"
 #include "sc_hostlist.h"
 
@@ -152,24 +153,6 @@ static char *sc__omp_places(const sc_card *card)
     return text;
 }
 
-/* The absolute path of an executable looked up in PATH, malloc'd; NULL when not found. */
-static char *sc__which(const char *name)
-{
-    const char *path = getenv("PATH");
-    char candidate[PATH_MAX];
-
-    for (const char *dir = path ? path : "/usr/bin:/bin"; *dir;) {
-        size_t n = strcspn(dir, ":");
-        snprintf(candidate, sizeof(candidate), "%.*s/%s", (int)n, n ? dir : ".", name);
-        if (access(candidate, X_OK) == 0)
-            return strdup(candidate);
-        dir += n;
-        if (*dir == ':')
-            dir++;
-    }
-    return NULL;
-}
-
 /* pairs: all: every pair of the job's nodes, one rank each. */
 static bool sc__pairs_all(const sc_card *c)
 {
@@ -195,7 +178,7 @@ static long sc__mpi_ranks(const sc_card *c, bool in_slurm)
 static int sc__mpi_launcher(sc_strv *a, const sc_plan *plan, bool in_slurm)
 {
     const sc_card *c = plan->card;
-    char *launcher = sc__which(in_slurm ? "srun" : "mpirun");
+    char *launcher = sc_file_which(in_slurm ? "srun" : "mpirun");
     unsigned long nodes = c->nodes ? sc_hostlist_count(c->nodes) : 1;
     /* "0-1,4" as "0,1,4": the launchers bind rank i to the i-th CPU of the list. */
     char *list = NULL;
@@ -254,6 +237,24 @@ char *sc_plan_kernel_dir(sc_workload w, const char *kernel_dir)
     return path;
 }
 
+/* A workload without a program of ours runs the card's command: its program's absolute
+   path, or the program as written and the line that says why it cannot run. */
+static void sc__program_of_card(sc_plan *plan, const sc_workload_ops *ops)
+{
+    sc_diag diag;
+    const sc_card *c = plan->card;
+
+    sc_diag_init(&diag);
+    plan->binary_found = ops->program_path && ops->program_path(c, &plan->binary, &diag) == 0;
+    if (!plan->binary_found) {
+        free(plan->binary);
+        free(plan->binary_why);
+        plan->binary = strdup(c->n_command ? c->command[0] : "");
+        plan->binary_why = diag.count ? strdup(diag.lines[0]) : NULL;
+    }
+    sc_diag_free(&diag);
+}
+
 /* Fills argv, envp and binary of plan from its checked card. Returns 0 or -errno. */
 static int sc__plan_build(sc_plan *plan, char **parent_env)
 {
@@ -268,9 +269,9 @@ static int sc__plan_build(sc_plan *plan, char **parent_env)
         free(places);
         return -EINVAL;
     }
-    plan->binary = sc__find_kernel(ops->program, plan->kernel_dir);
-    plan->binary_found = plan->binary != NULL;
-    if (!plan->binary) {
+    if (!ops->program) {
+        sc__program_of_card(plan, ops);
+    } else if (!(plan->binary = sc__find_kernel(ops->program, plan->kernel_dir))) {
         char *exe = realpath("/proc/self/exe", NULL);
         char *slash = exe ? strrchr(exe, '/') : NULL;
         if (slash)
@@ -278,6 +279,8 @@ static int sc__plan_build(sc_plan *plan, char **parent_env)
         if (asprintf(&plan->binary, "%s/%s", exe ? exe : ".", ops->program) < 0)
             plan->binary = NULL;
         free(exe);
+    } else {
+        plan->binary_found = true;
     }
     bool in_slurm = getenv("SLURM_JOB_ID") != NULL;
     bool mpi = sc_workload_mpi(c);
@@ -436,7 +439,10 @@ void sc_plan_print(const sc_plan *plan, FILE *out)
     fputs("  binary:      ", out);
     sc__print_text(out, plan->binary,
                    plan->binary_found ? "\n"
+                   : plan->binary_why ? "  (NOT FOUND: "
                                       : "  (NOT FOUND: build it, or set STREAMCARD_KERNEL_DIR)\n");
+    if (!plan->binary_found && plan->binary_why)
+        sc__print_text(out, plan->binary_why, ")\n");
     fprintf(out, "  CPUs:        %s (%d CPUs)\n", c->cpu_list, hwloc_bitmap_weight(c->cpus));
     if (sc_workload_mpi(c)) {
         /* The count the launcher is given (pairs: all without ranks: the allocation's nodes,

@@ -82,6 +82,7 @@ typedef struct sc_plan {
     char card_sha256[SC_HASH_HEX_LEN + 1];
     char *binary; /* the workload executable, absolute */
     bool binary_found;
+    char *binary_why;  /* a program of the card's command not found: the line that says why */
     char **argv;       /* the workload's command line (argv[0] = binary) */
     char **envp;       /* the workload's whole environment */
     char *omp_summary; /* the OpenMP placement variables, for the plan and run.conf */

@@ -155,8 +155,17 @@ char *sc_record_json(const sc_execution *x, size_t i)
 {
     char *path = sc_record_json_path(x, i), *text = NULL;
 
-    if (path)
+    /* A program we did not write was not asked for results: a file there is not its; its
+       results are the figures its log shows by the card's patterns. */
+    if (sc_workload_foreign(x->plan->card)) {
+        const sc_workload_ops *ops = sc_workload_ops_of(x->plan->card->workload);
+        char rel[64], *log = sc_bundle_read_opt(
+                          &x->b, sc_runs_path(x->plan->card, i, "stream.log", rel, sizeof(rel)));
+        text = log && ops->results_of_log ? ops->results_of_log(x->plan->card, log) : NULL;
+        free(log);
+    } else if (path) {
         sc_file_read_at(AT_FDCWD, path, 0, 1 << 20, &text, NULL);
+    }
     free(path);
     return text;
 }

@@ -79,13 +79,16 @@ int sc_record_restored(sc_execution *x);
  */
 void sc_record_build_info_start(sc_execution *x);
 /* build.json: the binary's identity, its libraries, the run's parameters; the binary's
-   --build-info answer is the remembered one or x->build_info's (started early). */
+   --build-info answer is the remembered one or x->build_info's (started early). A program we
+   did not write (sc_workload_foreign()) is asked nothing: its libraries are the ones its
+   first run's snapshot shows mapped. */
 void sc_record_build(sc_execution *x);
 /*
  * At the end, before the seal (n: the runs in the bundle): a remembered answer stands only
  * when the files it depends on are unchanged and the workload of each run that reached its
  * main loop mapped the libraries it names (numa_maps_at_ready.txt); else the binary is
- * asked now and build.json written again.
+ * asked now and build.json written again. A program we did not write: build.json written
+ * again with the libraries of its snapshot.
  */
 void sc_record_build_check(sc_execution *x, size_t n);
 /* Reaps the --build-info child (of a bundle that ends before its build.json is written)

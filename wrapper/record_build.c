@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -62,6 +63,64 @@ static void sc__add_library_hash(json_object *root, const char *info, const char
         return;
     snprintf(name, sizeof(name), "%s_sha256", key);
     json_object_object_add(root, name, json_object_new_string(sha));
+}
+
+/* The most libraries build.json lists of a program we did not write, and their largest. */
+#define SC__MAX_LIBRARIES 128
+#define SC__MAX_LIBRARY_BYTES (1LL << 30)
+
+static bool sc__listed(json_object *libs, const char *path)
+{
+    for (size_t i = 0; i < json_object_array_length(libs); i++) {
+        json_object *p;
+        if (json_object_object_get_ex(json_object_array_get_idx(libs, i), "path", &p) &&
+            !strcmp(json_object_get_string(p), path))
+            return true;
+    }
+    return false;
+}
+
+/*
+ * A program we did not write: the shared libraries the first run's snapshot shows mapped
+ * (numa_maps_at_ready.txt's file= words whose name holds ".so"), each once with its SHA-256,
+ * as build.json's "libraries"; a string saying why when there is no snapshot.
+ */
+static void sc__add_mapped_libraries(const sc_execution *x, json_object *root)
+{
+    char rel[64], path[1024], sha[SC_HASH_HEX_LEN + 1];
+    char *maps = sc_bundle_read_opt(
+        &x->b, sc_runs_path(x->plan->card, 0, "numa_maps_at_ready.txt", rel, sizeof(rel)));
+    json_object *libs = json_object_new_array();
+    struct stat st;
+
+    for (const char *p = maps;
+         p && (p = strstr(p, " file=")) && json_object_array_length(libs) < SC__MAX_LIBRARIES;) {
+        p += 6;
+        size_t n = strcspn(p, " \n");
+        if (!n || n >= sizeof(path))
+            continue;
+        memcpy(path, p, n);
+        path[n] = '\0';
+        if (path[0] != '/' || !strstr(strrchr(path, '/'), ".so") || sc__listed(libs, path))
+            continue;
+        json_object *lib = json_object_new_object();
+        /* The program maps what it likes: a file too large to hash is named, not read. */
+        if (stat(path, &st) < 0 || st.st_size > SC__MAX_LIBRARY_BYTES ||
+            sc__hash_build_file(path, sha) < 0)
+            snprintf(sha, sizeof(sha), "unavailable");
+        json_object_object_add(lib, "path", json_object_new_string(path));
+        json_object_object_add(lib, "sha256", json_object_new_string(sha));
+        json_object_array_add(libs, lib);
+    }
+    if (maps && strstr(maps, " file=")) {
+        json_object_object_add(root, "libraries", libs);
+    } else {
+        json_object_put(libs);
+        json_object_object_add(root, "libraries",
+                               json_object_new_string("unavailable: no snapshot of the program's "
+                                                      "mapped files (numa_maps_at_ready.txt)"));
+    }
+    free(maps);
 }
 
 static int sc__cmp_str(const void *a, const void *b)
@@ -137,6 +196,10 @@ void sc_record_build_info_start(sc_execution *x)
     int entered = sc_record_libpath_enter(plan, &saved); /* blas: the workload's BLAS */
 
     x->build_info.pid = -1;
+    if (sc_workload_foreign(plan->card)) { /* a program we did not write is asked nothing */
+        sc_record_libpath_leave(entered, saved);
+        return;
+    }
     x->build_key = sc__answer_key(plan);
     if (x->build_key && sc__cache_dir(dir, sizeof(dir)) &&
         sc_answercache_get(dir, x->build_key, &x->build_answer) == 0) {
@@ -218,7 +281,13 @@ void sc_record_build(sc_execution *x)
        sanitizer's check at exit under load, a signal) must not cost the bundle the build's
        identity. */
     int rc = -ECHILD;
-    if (x->build_cached) { /* remembered: checked against the run at the end */
+    if (sc_workload_foreign(plan->card)) {
+        json_object_object_add(root, "build_info",
+                               json_object_new_string("none: a program streamcard did not write "
+                                                      "(workload: exec) is not asked "
+                                                      "--build-info"));
+        sc__add_mapped_libraries(x, root);
+    } else if (x->build_cached) { /* remembered: checked against the run at the end */
         rc = (info = strdup(x->build_answer)) ? 0 : -ENOMEM;
     } else {
         if (x->build_info.pid > 0)
@@ -241,7 +310,7 @@ void sc_record_build(sc_execution *x)
                 json_object_object_add(root, *k, json_object_new_string(value));
         sc__add_library_hash(root, info, "openmp_runtime");
         sc__add_library_hash(root, info, "blas_library");
-    } else {
+    } else if (!sc_workload_foreign(plan->card)) {
         json_object_object_add(root, "build_info",
                                json_object_new_string("unavailable: the binary did not answer "
                                                       "--build-info"));
@@ -304,6 +373,10 @@ void sc_record_build_check(sc_execution *x, size_t n)
 {
     char dir[4096], *now = NULL;
 
+    if (sc_workload_foreign(x->plan->card)) { /* its libraries: the run's snapshot shows them */
+        sc_record_build(x);
+        return;
+    }
     if (!x->build_cached)
         return;
     /* Still the answer for these files (none changed during the run), and the run loaded

@@ -24,4 +24,7 @@ typedef struct sc__card_reader {
 void sc__reader_error(sc__card_reader *r, const yaml_node_t *node, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* metrics: a list of mappings into r's card (card_metrics.c); every problem said. */
+void sc__card_read_metrics(sc__card_reader *r, yaml_node_t *seq);
+
 #endif

@@ -23,6 +23,7 @@ typedef enum sc__card_type {
     SC__CT_SIZE,     /* as SC__CT_U64, or auto (stored as 0): array_size */
     SC__CT_ENV,      /* mapping of variable names to values */
     SC__CT_LIST,     /* sequence of strings */
+    SC__CT_METRICS,  /* sequence of mappings: name, pattern, unit, better, primary */
     SC__CT_CARRIERS, /* carriers (sc_carrier.h), one or a list (any of them): "shm,tcp" */
 } sc__card_type;
 
@@ -94,6 +95,10 @@ int sc__card_scan(const char *text, size_t len, const char *name, sc_diag *diag)
  */
 void sc__card_name_sanitize(char *name);
 
+/* Whether s is a name: [A-Za-z0-9._:-], at most SC__CARD_NAME_MAX, not starting with '.' or
+   '-'. */
+bool sc__card_is_name(const char *s);
+
 /* Where a field came from, for messages: "card.yaml:5", "--threads" or "card.yaml" (buf). */
 const char *sc__card_where(const sc_card *card, sc_card_field f, char *buf, size_t len);
 
@@ -116,6 +121,19 @@ char *sc__card_value_text(const sc_card *card, sc_card_field field);
 /* Where card holds field's value, of the type its row says (long, uint64_t, double, bool,
    char *, ...), to read; NULL for the keys held elsewhere (workload, prefetch, env). */
 const void *sc__card_slot_of(const sc_card *card, sc_card_field field);
+
+/* The card's metrics freed (card_metrics.c), or copied into to: 0 or -ENOMEM. */
+void sc__card_metrics_free(sc_card *card);
+int sc__card_metrics_copy(sc_card *to, const sc_card *from);
+
+/* A list key's items and their count in card (controlled_variables, command). */
+typedef struct sc__card_list {
+    char ***items;
+    size_t *n;
+} sc__card_list;
+
+/* The list field holds; {NULL, NULL} for a key that is not a list. */
+sc__card_list sc__card_list_of(sc_card *card, sc_card_field field);
 
 /*
  * The machine-independent rules for the card of one run (no sweep left); derives run_name

@@ -29,7 +29,17 @@ struct sc_metric_def;
 typedef struct sc_workload_ops {
     sc_workload id;
     const char *name;    /* as the card's workload: spells it ("mpi-pingpong") */
-    const char *program; /* the kernel streamcard runs ("streamcard-stream") */
+    const char *program; /* the kernel streamcard runs ("streamcard-stream"); NULL: the
+                            card's command, found by program_path */
+    /* A program streamcard did not write (exec): it prints no trace lines, answers no
+       --build-info and writes no results JSON. Its snapshots are taken at its first output or
+       50 ms after its exec, its
+       interference window is its whole life, and the gates judge the process (doc/design.md,
+       "Workloads as modules"). */
+    bool foreign;
+    /* Without a program of ours: the absolute path of the one the card names, malloc'd, into
+     *path: 0, or -ENOENT (or -ENOMEM) with a line in diag saying what is wrong. */
+    int (*program_path)(const struct sc_card *card, char **path, sc_diag *diag);
 
     /* Card (sc_card.h, doc/design.md "Checks"). The keys it reads besides the ones every
        workload reads: a key no module lists is every workload's; a listed key in the card
@@ -81,8 +91,18 @@ typedef struct sc_workload_ops {
     /* Verify (doc/design.md 11): the workload's figures against its own log. */
     /* The log's derived figures recomputed from its raw ones: a problem per disagreement. */
     void (*verify_derived)(const sc_tracelog *t, const struct sc_card *card, sc_diag *problems);
-    /* results.json's own figures (its metrics) against what the log printed. */
-    void (*verify_results)(json_object *metrics, const sc_tracelog *t, sc_diag *problems);
+    /* results.json's own figures (its metrics) against what the log printed (t parsed, log
+       its text, "" for the bundle's object of several runs). */
+    void (*verify_results)(json_object *metrics, const sc_tracelog *t, const struct sc_card *card,
+                           const char *log, sc_diag *problems);
+    /* A foreign program's own results, made from its log (its figures by the card's
+       patterns) as the JSON a kernel writes: {"metrics": {...}}; malloc'd, NULL: none. */
+    char *(*results_of_log)(const struct sc_card *card, const char *log);
+    /* The workload's own check of its log, once the common validation held: the gate set
+       to FAIL with why, or left as it is. */
+    void (*validate)(const struct sc_card *card, const char *log, sc_gate *g);
+    /* A foreign program's phases gate, once its snapshot was taken: from its log. */
+    void (*phases)(const struct sc_card *card, const char *log, sc_gate *g);
     /* What the log printed of repetition list name: shown = {fastest, average, slowest (s),
        the digit they show}; false when the log shows none. */
     bool (*rep_times)(const sc_tracelog *t, const char *name, double shown[4]);
@@ -117,6 +137,14 @@ void sc_workload_readers(sc_card_field f, const char *sep, char *buf, size_t len
 
 /* Whether card's processes are MPI ranks (the module's mpi); false without a workload. */
 bool sc_workload_mpi(const struct sc_card *card);
+
+/* Whether card's program is one streamcard did not write (the module's foreign). */
+bool sc_workload_foreign(const struct sc_card *card);
+
+/* How card's main loop is captured, as results.json's "capture" and verify say it: the
+   workload's phase markers; (foreign) the lines its card's begin_pattern and end_pattern
+   match, or the whole process, which is less precise. */
+const char *sc_workload_capture(const struct sc_card *card);
 
 /* The modules in table order: NULL starts, NULL ends ("for (ops = NULL; (ops =
    sc_workload_next(ops));)"). */

@@ -11,6 +11,7 @@ typedef enum sc_workload {
     SC_WORKLOAD_STREAM,
     SC_WORKLOAD_IPSEARCH,
     SC_WORKLOAD_MPI_PINGPONG,
+    SC_WORKLOAD_EXEC,
     SC_WORKLOAD_COUNT
 } sc_workload;
 

@@ -10,11 +10,13 @@
 extern const sc_workload_ops sc__workload_stream;
 extern const sc_workload_ops sc__workload_ipsearch;
 extern const sc_workload_ops sc__workload_mpi_pingpong;
+extern const sc_workload_ops sc__workload_exec;
 
 static const sc_workload_ops *const sc__workloads[SC_WORKLOAD_COUNT] = {
     [SC_WORKLOAD_STREAM] = &sc__workload_stream,
     [SC_WORKLOAD_IPSEARCH] = &sc__workload_ipsearch,
     [SC_WORKLOAD_MPI_PINGPONG] = &sc__workload_mpi_pingpong,
+    [SC_WORKLOAD_EXEC] = &sc__workload_exec,
 };
 
 const sc_workload_ops *sc_workload_ops_of(sc_workload w)
@@ -68,6 +70,24 @@ bool sc_workload_mpi(const sc_card *card)
     const sc_workload_ops *ops = card ? sc_workload_ops_of(card->workload) : NULL;
 
     return ops && ops->mpi && ops->mpi(card);
+}
+
+bool sc_workload_foreign(const sc_card *card)
+{
+    const sc_workload_ops *ops = card ? sc_workload_ops_of(card->workload) : NULL;
+
+    return ops && ops->foreign;
+}
+
+const char *sc_workload_capture(const sc_card *card)
+{
+    if (sc_workload_foreign(card) && card->begin_pattern)
+        return "output markers: the program's lines matching begin_pattern and end_pattern bound "
+               "the main loop; snapshots at the first of them";
+    return sc_workload_foreign(card)
+               ? "whole process: the program prints no phase markers, so its start and end "
+                 "bound the main loop; snapshots at its first output or 50 ms (less precise)"
+               : "phase markers: the snapshots at main_loop_begin, the window to main_loop_end";
 }
 
 const sc_workload_ops *sc_workload_next(const sc_workload_ops *prev)

@@ -1,0 +1,304 @@
+/*
+ * exec.c: any program the card names (command: [path, args...]), run without a shell under
+ * the card's CPUs, memory node and environment. It prints no trace lines: the whole process
+ * is its main loop, and the bundle says the capture is less precise (doc/design.md,
+ * "Workloads as modules").
+ */
+#include "exec_figures.h"
+#include "sc_card_schema.h"
+#include "sc_file.h"
+#include "sc_num.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const sc_card_field sc__keys[] = {SC_CF_COMMAND,          SC_CF_METRICS,
+                                         SC_CF_VALIDATE_PATTERN, SC_CF_BEGIN_PATTERN,
+                                         SC_CF_END_PATTERN,      SC_CF_MEMORY_NODE};
+
+/* The program's name without its directory, for messages and the run name. */
+static const char *sc__base(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    return slash ? slash + 1 : path;
+}
+
+/* metrics: each a name given once, a pattern with one capture group; one primary at most. */
+static void sc__check_metrics(const sc_card *card, sc_diag *diag, int *errors)
+{
+    char why[256];
+    const char *where = card->source_name;
+    int primaries = 0;
+
+    if (card->n_metrics > SC_CARD_MAX_METRICS) {
+        sc_diag_addf(diag, "%s: metrics: %zu metrics (valid: at most %d)", where, card->n_metrics,
+                     SC_CARD_MAX_METRICS);
+        (*errors)++;
+    }
+    for (size_t i = 0; i < card->n_metrics; i++) {
+        const sc_card_metric *m = &card->metrics[i];
+        if (!m->name || !m->pattern || !m->unit)
+            continue; /* said where it was read */
+        primaries += m->primary;
+        if (!sc__card_is_name(m->name)) {
+            sc_diag_addf(diag,
+                         "%s:%d: metrics: \"%s\" is not a valid name (valid: letters, digits, "
+                         "'.', '_', '-', ':', at most 100, not starting with '.' or '-')",
+                         where, m->line, m->name);
+            (*errors)++;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (card->metrics[j].name && !strcmp(card->metrics[j].name, m->name)) {
+                sc_diag_addf(diag, "%s:%d: metrics: %s is declared twice (first on line %d)", where,
+                             m->line, m->name, card->metrics[j].line);
+                (*errors)++;
+            }
+        if (sc_exec_pattern_check(m->pattern, 1, why, sizeof(why)) < 0) {
+            sc_diag_addf(diag,
+                         "%s:%d: metrics: %s: pattern \"%s\": %s (valid: a POSIX extended regex "
+                         "with one capture group, the figure)",
+                         where, m->line, m->name, m->pattern, why);
+            (*errors)++;
+        }
+    }
+    if (primaries > 1) {
+        sc_diag_addf(diag, "%s: metrics: %d are primary: true (valid: at most one)", where,
+                     primaries);
+        (*errors)++;
+    }
+}
+
+/* validate_pattern, begin_pattern and end_pattern: bounded regexes; the phases' two together. */
+static void sc__check_patterns(const sc_card *card, sc_diag *diag, int *errors)
+{
+    static const sc_card_field fields[] = {SC_CF_VALIDATE_PATTERN, SC_CF_BEGIN_PATTERN,
+                                           SC_CF_END_PATTERN};
+    const char *const patterns[] = {card->validate_pattern, card->begin_pattern, card->end_pattern};
+    char why[256], at[512];
+
+    for (size_t i = 0; i < 3; i++)
+        if (patterns[i] && !card->invalid[fields[i]] &&
+            sc_exec_pattern_check(patterns[i], -1, why, sizeof(why)) < 0) {
+            sc_diag_addf(diag, "%s: %s: \"%s\": %s (valid: a POSIX extended regex)",
+                         sc__card_where(card, fields[i], at, sizeof(at)),
+                         sc_card_field_name(fields[i]), patterns[i], why);
+            (*errors)++;
+        }
+    if (!card->begin_pattern != !card->end_pattern) {
+        sc_diag_addf(diag,
+                     "%s: %s without %s (valid: both, the program's lines that begin and end its "
+                     "main loop, or neither: the whole process)",
+                     sc__card_where(card,
+                                    card->begin_pattern ? SC_CF_BEGIN_PATTERN : SC_CF_END_PATTERN,
+                                    at, sizeof(at)),
+                     card->begin_pattern ? "begin_pattern" : "end_pattern",
+                     card->begin_pattern ? "end_pattern" : "begin_pattern");
+        (*errors)++;
+    }
+}
+
+/* command: given, its program named (not empty), by an absolute path or a bare name. */
+static void sc__check(const sc_card *card, sc_diag *diag, int *errors)
+{
+    char where[512];
+    const char *prog = card->n_command ? card->command[0] : NULL;
+
+    sc__check_metrics(card, diag, errors);
+    sc__check_patterns(card, diag, errors);
+    sc__card_where(card, SC_CF_COMMAND, where, sizeof(where));
+    if (card->invalid[SC_CF_COMMAND])
+        return;
+    if (!prog) {
+        sc_diag_addf(diag,
+                     "%s: command: missing (valid: a list, the program then its arguments: "
+                     "[/usr/bin/dd, if=/dev/zero, of=/dev/null])",
+                     where);
+        (*errors)++;
+    } else if (!*prog) {
+        sc_diag_addf(diag,
+                     "%s: command: the program is empty (valid: an absolute path, or a name found "
+                     "on PATH)",
+                     where);
+        (*errors)++;
+    } else if (prog[0] != '/' && strchr(prog, '/')) {
+        sc_diag_addf(diag,
+                     "%s: command: \"%s\" is a relative path (valid: an absolute path, or a name "
+                     "found on PATH such as \"%s\")",
+                     where, prog, sc__base(prog));
+        (*errors)++;
+    }
+}
+
+/* "exec_<program>_<threads>thread", the program's name kept to the characters of a name. */
+static void sc__layout_name(const sc_card *card, char *buf, size_t len)
+{
+    char prog[41] = "program";
+
+    if (card->n_command && *sc__base(card->command[0]))
+        snprintf(prog, sizeof(prog), "%s", sc__base(card->command[0]));
+    sc__card_name_sanitize(prog);
+    snprintf(buf, len, "exec_%s_%ldthread", prog, card->threads);
+}
+
+/* The program's arguments, as the card lists them. */
+static void sc__args(const sc_card *card, sc_strv *argv)
+{
+    for (size_t i = 1; i < card->n_command; i++)
+        sc_strv_addf(argv, "%s", card->command[i]);
+}
+
+static void sc__describe(const sc_card *card, FILE *out)
+{
+    fprintf(out, "  capture:     %s\n",
+            card->begin_pattern ? "the program's lines matching begin_pattern and end_pattern "
+                                  "bound the main loop"
+                                : "no phase markers: the whole process is the main loop (less "
+                                  "precise)");
+    if (card->n_metrics || card->validate_pattern)
+        fprintf(out, "  figures:     %zu metric(s) by pattern from the log%s\n", card->n_metrics,
+                card->validate_pattern ? ", validate_pattern" : "");
+}
+
+/* The card's program as an absolute path: as given, or the first on PATH with that name. */
+static int sc__program_path(const sc_card *card, char **path, sc_diag *diag)
+{
+    const char *prog = card->n_command ? card->command[0] : "";
+
+    *path = NULL;
+    if (prog[0] == '/') {
+        int rc = sc_file_is_program(prog);
+        if (rc == 0)
+            return (*path = strdup(prog)) ? 0 : -ENOMEM;
+        sc_diag_addf(diag, "command: %s: %s (valid: an executable regular file)", prog,
+                     rc == -EACCES ? "not an executable regular file" : strerror(-rc));
+        return -ENOENT;
+    }
+    if (*prog && !strchr(prog, '/') && (*path = sc_file_which(prog)))
+        return 0;
+    if (errno == ENOMEM)
+        return -ENOMEM;
+    sc_diag_addf(diag,
+                 "command: \"%s\" is not an executable file in any absolute directory of PATH "
+                 "(valid: an absolute path, or a name found on PATH)",
+                 prog);
+    return -ENOENT;
+}
+
+/* The program's results: the figures its log shows by the card's patterns. */
+static char *sc__results_of_log(const sc_card *card, const char *log)
+{
+    json_object *root = json_object_new_object(), *metrics = json_object_new_object();
+    char why[512], *text = NULL;
+
+    if (root && metrics &&
+        sc_exec_figures(card, log ? log : "", metrics, why, sizeof(why)) != -ENOMEM &&
+        json_object_object_add(root, "metrics", json_object_get(metrics)) == 0)
+        text = strdup(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
+    json_object_put(metrics);
+    json_object_put(root);
+    return text;
+}
+
+/* Its figures, each from exactly one line, and validate_pattern: the program's own check. */
+static void sc__validate(const sc_card *card, const char *log, sc_gate *g)
+{
+    json_object *metrics = json_object_new_object();
+    char why[512];
+    long at = 0;
+
+    if (!metrics || sc_exec_figures(card, log, metrics, why, sizeof(why)) < 0)
+        sc_gate_set(g, SC_GATE_FAIL, "%s", metrics ? why : "out of memory");
+    else if (card->validate_pattern &&
+             (at = sc_exec_match_after(log, card->validate_pattern, 0)) <= 0)
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "no line of the log matches validate_pattern \"%s\" (the program's own check)",
+                    card->validate_pattern);
+    else if (card->validate_pattern || card->n_metrics)
+        sc_gate_set(g, SC_GATE_OK,
+                    "%zu figure(s), each read from one line of the log%s; no failed validation, "
+                    "NaN or Inf in the log",
+                    card->n_metrics, at ? "; validate_pattern matched" : "");
+    json_object_put(metrics);
+}
+
+/* Its phases, once its snapshot was taken: the lines its patterns match, or without them
+   the whole process. */
+static void sc__phases(const sc_card *card, const char *log, sc_gate *g)
+{
+    long begin, end;
+
+    if (!card->begin_pattern || !card->end_pattern) {
+        sc_gate_set(g, SC_GATE_OK,
+                    "no phase markers: the whole process is the main loop, from its start to its "
+                    "end (the capture is less precise)");
+    } else if ((begin = sc_exec_match_after(log, card->begin_pattern, 0)) <= 0) {
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "no line of the log matches begin_pattern \"%s\": the main loop did not begin",
+                    card->begin_pattern);
+    } else if ((end = sc_exec_match_after(log, card->end_pattern, begin)) <= 0) {
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "begin_pattern at log line %ld, but no line after it matches end_pattern "
+                    "\"%s\": the main loop did not finish",
+                    begin, card->end_pattern);
+    } else {
+        sc_gate_set(g, SC_GATE_OK,
+                    "begin_pattern at log line %ld, end_pattern at log line %ld (the program's "
+                    "own lines as its markers)",
+                    begin, end);
+    }
+}
+
+/* results.json's figures are the ones the log shows by the card's patterns, all of them. */
+static void sc__verify_results(json_object *metrics, const sc_tracelog *t, const sc_card *card,
+                               const char *log, sc_diag *problems)
+{
+    json_object *shown = json_object_new_object(), *v;
+    char why[512];
+    double claimed = NAN, recomputed;
+
+    (void)t;
+    if (!shown)
+        return;
+    sc_exec_figures(card, log, shown, why, sizeof(why)); /* the gate says what is missing */
+    json_object_object_foreach(metrics, key, value)
+    {
+        if (!json_object_object_get_ex(shown, key, &v))
+            sc_diag_addf(problems,
+                         "results.json: metric %s, but stream.log shows no such figure by the "
+                         "card's patterns",
+                         key);
+        else if (sc_num_json(v, &recomputed) < 0 || sc_num_json(value, &claimed) < 0 ||
+                 fabs(claimed - recomputed) > 1e-9 * fabs(recomputed))
+            sc_diag_addf(problems, "results.json: %s %.9g, but stream.log shows %.9g", key, claimed,
+                         recomputed);
+    }
+    json_object_object_foreach(shown, name, figure)
+    {
+        (void)figure;
+        if (!json_object_object_get_ex(metrics, name, NULL))
+            sc_diag_addf(problems, "results.json: no metric %s, but stream.log shows it", name);
+    }
+    json_object_put(shown);
+}
+
+const sc_workload_ops sc__workload_exec = {
+    .id = SC_WORKLOAD_EXEC,
+    .name = "exec",
+    .program = NULL,
+    .foreign = true,
+    .program_path = sc__program_path,
+    .keys = sc__keys,
+    .n_keys = sizeof(sc__keys) / sizeof(sc__keys[0]),
+    .check = sc__check,
+    .layout_name = sc__layout_name,
+    .args = sc__args,
+    .describe = sc__describe,
+    .verify_results = sc__verify_results,
+    .results_of_log = sc__results_of_log,
+    .validate = sc__validate,
+    .phases = sc__phases,
+};

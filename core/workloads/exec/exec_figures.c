@@ -1,0 +1,191 @@
+/*
+ * exec_figures.c: a program's figures by pattern (exec_figures.h). The log and the card may
+ * both be hostile: a pattern is bounded before it is compiled (no back reference, small
+ * intervals), every line is matched only up to SC_EXEC_MAX_LINE bytes, and a pattern stops at
+ * its second match.
+ */
+#include "exec_figures.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int sc_exec_pattern_check(const char *pattern, int groups, char *why, size_t len)
+{
+    int intervals = 0, rc;
+    bool in_bracket = false;
+    regex_t re;
+
+    if (strlen(pattern) > SC_CARD_MAX_PATTERN) {
+        snprintf(why, len, "longer than %d bytes", SC_CARD_MAX_PATTERN);
+        return -EINVAL;
+    }
+    for (const char *p = pattern; *p; p++) {
+        if (in_bracket) {
+            in_bracket = *p != ']';
+        } else if (*p == '[') {
+            in_bracket = true;
+            p += p[1] == '^';
+            p += p[1] == ']'; /* a leading ] is a member */
+        } else if (*p == '\\' && isdigit((unsigned char)p[1])) {
+            snprintf(why, len, "a back reference (\\%c) is not allowed", p[1]);
+            return -EINVAL;
+        } else if (*p == '\\' && p[1]) {
+            p++;
+        } else if (*p == '{') {
+            for (const char *q = p + 1; isdigit((unsigned char)*q) || *q == ',';) {
+                char *end;
+                if (*q == ',') {
+                    q++;
+                } else if (strtol(q, &end, 10) > 100) {
+                    snprintf(why, len, "an interval above {100}");
+                    return -EINVAL;
+                } else {
+                    q = end;
+                }
+            }
+            if (++intervals > 2) {
+                snprintf(why, len, "more than two intervals ({m,n})");
+                return -EINVAL;
+            }
+        }
+    }
+    if ((rc = regcomp(&re, pattern, REG_EXTENDED)) != 0) {
+        regerror(rc, &re, why, len);
+        return -EINVAL;
+    }
+    size_t n = re.re_nsub;
+    regfree(&re);
+    if (groups >= 0 && n != (size_t)groups) {
+        snprintf(why, len, "%zu capture groups, not %d", n, groups);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* Calls fn for each line of log (at most SC_EXEC_MAX_LINE bytes; longer ones are skipped)
+   with its number, until fn returns false. */
+static void sc__lines(const char *log, bool (*fn)(const char *line, long no, void *ctx), void *ctx)
+{
+    char line[SC_EXEC_MAX_LINE + 1];
+    long no = 0;
+
+    for (const char *p = log; p && *p;) {
+        size_t n = strcspn(p, "\n");
+        no++;
+        if (n <= SC_EXEC_MAX_LINE) {
+            memcpy(line, p, n);
+            line[n] = '\0';
+            if (n && line[n - 1] == '\r')
+                line[n - 1] = '\0';
+            if (!fn(line, no, ctx))
+                return;
+        }
+        p += n + (p[n] == '\n');
+    }
+}
+
+typedef struct sc__match {
+    regex_t re;
+    long after;           /* lines up to this one are not matched */
+    long first, second;   /* the lines of the first two matches */
+    char capture[64 + 1]; /* the first match's capture group */
+    bool capture_long;    /* longer than 64 bytes: no figure */
+} sc__match;
+
+static bool sc__match_line(const char *line, long no, void *ctx)
+{
+    sc__match *m = ctx;
+    regmatch_t pm[2];
+
+    if (no <= m->after || regexec(&m->re, line, 2, pm, 0) != 0)
+        return true;
+    if (m->first) {
+        m->second = no;
+        return false; /* twice is enough to refuse it */
+    }
+    m->first = no;
+    if (pm[1].rm_so >= 0) {
+        size_t n = (size_t)(pm[1].rm_eo - pm[1].rm_so);
+        m->capture_long = n >= sizeof(m->capture);
+        snprintf(m->capture, sizeof(m->capture), "%.*s", (int)n, line + pm[1].rm_so);
+    }
+    return true;
+}
+
+/* Where pattern matches log: the first two lines and the first capture. -1 when it does not
+   compile (the card check refuses it first). */
+static int sc__match_log(const char *log, const char *pattern, long after, sc__match *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->after = after;
+    if (regcomp(&m->re, pattern, REG_EXTENDED) != 0)
+        return -1;
+    sc__lines(log, sc__match_line, m);
+    regfree(&m->re);
+    return 0;
+}
+
+long sc_exec_match_after(const char *log, const char *pattern, long after)
+{
+    sc__match m;
+
+    return sc__match_log(log, pattern, after, &m) < 0 ? -1 : m.first;
+}
+
+/* The figure a match captured: 0 and *v, or -EINVAL with why. */
+static int sc__figure(const sc_card_metric *metric, const sc__match *m, double *v, char *why,
+                      size_t len)
+{
+    char *end = NULL;
+
+    if (m->first == 0) {
+        snprintf(why, len, "metric %s: its pattern matches no line of the log (valid: exactly one)",
+                 metric->name);
+        return -EINVAL;
+    }
+    if (m->second) {
+        snprintf(why, len,
+                 "metric %s: its pattern matches more than one line of the log (lines %ld and %ld; "
+                 "valid: exactly one)",
+                 metric->name, m->first, m->second);
+        return -EINVAL;
+    }
+    errno = 0;
+    *v = m->capture_long ? NAN : strtod(m->capture, &end);
+    if (m->capture_long || end == m->capture || *end || errno || !isfinite(*v)) {
+        snprintf(why, len, "metric %s: log line %ld: \"%.64s\" is not a finite number",
+                 metric->name, m->first, m->capture);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int sc_exec_figures(const sc_card *card, const char *log, json_object *metrics, char *why,
+                    size_t len)
+{
+    int rc = 0;
+
+    for (size_t i = 0; i < card->n_metrics; i++) {
+        const sc_card_metric *metric = &card->metrics[i];
+        sc__match m;
+        double v;
+        char mine[512];
+        if (sc__match_log(log, metric->pattern, 0, &m) < 0) {
+            snprintf(mine, sizeof(mine), "metric %s: its pattern does not compile", metric->name);
+        } else if (sc__figure(metric, &m, &v, mine, sizeof(mine)) == 0) {
+            json_object *num = json_object_new_double(v);
+            if (!num || json_object_object_add(metrics, metric->name, num) < 0)
+                return -ENOMEM;
+            continue;
+        }
+        if (rc == 0)
+            snprintf(why, len, "%s", mine);
+        rc = -EINVAL;
+    }
+    return rc;
+}
