@@ -6,6 +6,7 @@
 #include "sc_card_schema.h"
 #include "sc_text.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,4 +262,30 @@ int sc__card_default_string(char **slot, const char *value)
         return 0;
     *slot = strdup(value);
     return *slot ? 0 : -ENOMEM;
+}
+
+/* Names (run names, metric names, a program's in a run name): in card_keys.c, not
+   card_schema.c, so the workload modules can ask without a call loop through the table. */
+static bool sc__name_char(char c)
+{
+    return isalnum((unsigned char)c) || (c && strchr("._-:", c));
+}
+
+bool sc__card_is_name(const char *s)
+{
+    if (!*s || *s == '.' || *s == '-')
+        return false;
+    for (const char *p = s; *p; p++)
+        if (!sc__name_char(*p))
+            return false;
+    return strlen(s) <= SC__CARD_NAME_MAX;
+}
+
+void sc__card_name_sanitize(char *name)
+{
+    for (char *p = name; *p; p++)
+        if (!sc__name_char(*p))
+            *p = '_';
+    if (strlen(name) > SC__CARD_NAME_MAX)
+        name[SC__CARD_NAME_MAX] = '\0';
 }

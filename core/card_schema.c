@@ -89,30 +89,6 @@ static int sc__parse_decimal(const char *s, unsigned long long *out)
     return 0;
 }
 
-static bool sc__name_char(char c)
-{
-    return isalnum((unsigned char)c) || (c && strchr("._-:", c));
-}
-
-bool sc__card_is_name(const char *s)
-{
-    if (!*s || *s == '.' || *s == '-')
-        return false;
-    for (const char *p = s; *p; p++)
-        if (!sc__name_char(*p))
-            return false;
-    return strlen(s) <= SC__CARD_NAME_MAX;
-}
-
-void sc__card_name_sanitize(char *name)
-{
-    for (char *p = name; *p; p++)
-        if (!sc__name_char(*p))
-            *p = '_';
-    if (strlen(name) > SC__CARD_NAME_MAX)
-        name[SC__CARD_NAME_MAX] = '\0';
-}
-
 static int sc__replace_string(char **slot, const char *value)
 {
     char *copy = strdup(value);
