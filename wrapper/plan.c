@@ -511,6 +511,7 @@ void sc_plan_free(sc_plan *plan)
 {
     free(plan->card_yaml);
     free(plan->binary);
+    free(plan->binary_why);
     sc_strv_free(plan->argv);
     sc_strv_free(plan->envp);
     free(plan->omp_summary);

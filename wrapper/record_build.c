@@ -93,8 +93,9 @@ static void sc__add_mapped_libraries(const sc_execution *x, json_object *root)
     json_object *libs = json_object_new_array();
     struct stat st;
 
-    for (const char *p = maps;
-         p && (p = strstr(p, " file=")) && json_object_array_length(libs) < SC__MAX_LIBRARIES;) {
+    const char *p = maps ? maps : "";
+
+    while (json_object_array_length(libs) < SC__MAX_LIBRARIES && (p = strstr(p, " file="))) {
         p += 6;
         size_t n = strcspn(p, " \n");
         if (!n || n >= sizeof(path))

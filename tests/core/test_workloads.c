@@ -110,7 +110,8 @@ static void test_exec_program_path(void)
          "file)"},
     };
     const sc_workload_ops *exec = sc_workload_lookup("exec");
-    char *saved = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+    const char *path = getenv("PATH");
+    char *saved = path ? strdup(path) : NULL;
 
     SC_CHECK(exec && exec->program_path);
     for (size_t i = 0; exec && i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -216,10 +216,16 @@ expect_status 2 on_node "$BIN/streamcard" run "$WORK/off.yaml" --platform apply 
 expect_contains "$WORK/err" "not a regular file owned by root that only root may write"
 chmod 644 "$ROOT/etc/streamcard/policy"
 
-# As a user: the card as flags (the user cannot read the test's folder).
+# As a user: the card as flags (the user cannot read the test's folder), the command a copy
+# in a folder the user may enter (the build tree can sit in a 0700 home, as root's).
+USERBIN=$(mktemp -d)
+chmod 755 "$USERBIN"
+cp "$BIN/streamcard" "$USERBIN/streamcard"
+chmod 755 "$USERBIN/streamcard"
 expect_status 2 on_node setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=/ \
-    "$BIN/streamcard" run --workload stream --kernel copy --cpu-list 0-1 --threads 2 \
+    "$USERBIN/streamcard" run --workload stream --kernel copy --cpu-list 0-1 --threads 2 \
     --prefetch off --platform apply --dry-run
+rm -rf "$USERBIN"
 expect_contains "$WORK/err" "--platform apply: needs root: it writes the prefetch registers and governors of the card's CPUs (valid:"
 
 expect_status 2 on_node "$BIN/streamcard" run "$WORK/off.yaml" --platform set --dry-run
