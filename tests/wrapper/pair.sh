@@ -4,8 +4,9 @@
 # about twice as slow as the earlier ones. Side A's series shows the step (its trend with run
 # order); the pairs cancel it:
 #   - A against A: no detectable difference or too noisy to tell, never faster or slower;
-#   - nb 10% larger on side B (qps ratio 0.91, 1/1.1: the search scans nb vectors; measured
-#     0.90 over 20 pairs on this VM): B slower, its interval holding the true ratio's band.
+#   - nb 25% larger on side B (qps ratio 0.80, 1/1.25: the search scans nb vectors):
+#     B slower, its interval holding the true ratio's band. (At 10% a fresh root, whose runs
+#     came out bimodal, +-12% run to run, rightly said "too noisy to tell" at 14 pairs.)
 # The busy loop is foreign work on the card's CPU: by default each pair is contaminated
 # (no verdict); the cards open their gate and the verdicts above are read with the
 # contamination limit opened as well (--max-interference 100). Skipped (77, naming the
@@ -53,7 +54,7 @@ card() { # card FILE [LINE...]
     } >"$file"
 }
 card "$WORK/aa.yaml" 'against: {}'
-card "$WORK/nb.yaml" 'against:' '  nb: 22000'
+card "$WORK/nb.yaml" 'against:' '  nb: 25000'
 
 ln -s "$(command -v sh)" "$WORK/sc-busy"
 BUSY=""
@@ -163,7 +164,7 @@ case $v in
 *) fail_unless_busy "A against A on a drifting host: '$v': $(cat "$WORK/aa.cmp")" ;;
 esac
 
-# nb 10% larger on B: B slower, the interval holding the true ratio's band.
+# nb 25% larger on B: B slower, the interval holding the true ratio's band.
 NB=$(paired_run nb "$WORK/nb.yaml")
 PAIR_DIR=$NB
 expect_status 0 "$SC" verify "$NB"
@@ -171,12 +172,12 @@ read -r drop share after < <(facts "$NB")
 other=$(cpu1_pct nb)
 expect_status 0 "$SC" compare "$NB" --max-interference 100
 cp "$WORK/out" "$WORK/nb.cmp"
-echo "nb +10%: side A's qps fell $drop% at the step; foreign before $share%, after $after%, cpu1 $other% busy; $(grep -E '^paired, ' "$WORK/nb.cmp")"
+echo "nb +25%: side A's qps fell $drop% at the step; foreign before $share%, after $after%, cpu1 $other% busy; $(grep -E '^paired, ' "$WORK/nb.cmp")"
 v=$(verdict_of "$WORK/nb.cmp")
 read -r low high < <(interval_of "$WORK/nb.cmp")
-# The true ratio 1/1.1 = 0.909, and what 20 pairs measured on this VM (0.90): the band
-# [0.88, 0.93]. The interval must reach into it.
-ok=$(awk -v l="$low" -v h="$high" 'BEGIN { print (l <= 0.93 && h >= 0.88) ? 1 : 0 }')
+# The true ratio 1/1.25 = 0.80, and what bisect_paired's steps measured on this VM (0.800,
+# 0.804): the band [0.77, 0.83]. The interval must reach into it.
+ok=$(awk -v l="$low" -v h="$high" 'BEGIN { print (l <= 0.83 && h >= 0.77) ? 1 : 0 }')
 [ "$v" = "B slower" ] && [ "$ok" = 1 ] ||
-    fail_unless_busy "nb +10% on a drifting host: '$v', interval [$low, $high] (the true ratio's band [0.88, 0.93]): $(cat "$WORK/nb.cmp")"
-echo "ok: pair (cpu0 $quiet% busy before; A/A '$(verdict_of "$WORK/aa.cmp")', nb +10% '$v' [$low, $high])"
+    fail_unless_busy "nb +25% on a drifting host: '$v', interval [$low, $high] (the true ratio's band [0.77, 0.83]): $(cat "$WORK/nb.cmp")"
+echo "ok: pair (cpu0 $quiet% busy before; A/A '$(verdict_of "$WORK/aa.cmp")', nb +25% '$v' [$low, $high])"
