@@ -61,7 +61,11 @@ R1=$(restores "$job")
 cp "$R1" "$WORK/run1.restore"
 B1=$(job_bundle "$job")
 scontrol requeue "$job" || fail "scontrol requeue $job"
-# A requeue holds the job back (BeginTime: the credentials' lifetime, 120 s): start it now.
+# A requeue holds the job back (BeginTime: the credentials' lifetime, 120 s): start it now,
+# but in a later second than run 1 ended: slurmd revoked run 1's credential at that second
+# and kills a start within it ("Killing non-startable batch job: Job credential revoked",
+# seen in a fresh root where the requeued run was allocated 0.9 s after run 1's end).
+sleep 2
 scontrol update jobid="$job" starttime=now || fail "scontrol update jobid=$job starttime=now"
 wait_until 60 "run 2 of job $job" restored_runs "$job" 2
 R2=$(restores "$job" | grep -vxF "$R1" | head -n1)
