@@ -38,6 +38,12 @@ expect_status() {
     fi
 }
 
+# verdict_name: stdin's lines reduced to the comparison verdict that ends them (one of
+# sc_stats_verdict_name's names; "drifting host: use --against" holds a colon itself).
+verdict_name() {
+    grep -oE '(B faster|B slower|no detectable difference|too noisy to tell|contaminated|drifting host: use --against|unconfirmed)$' || true
+}
+
 # bundle_of FILE: the BUNDLE= path printed into FILE.
 bundle_of() {
     local b

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -505,18 +506,25 @@ static void test_real_threads(void)
     real_close(&r);
 }
 
+/* What a burning thread reports: its tid and the CPU time it burned. */
+typedef struct burn {
+    pid_t tid;
+    double burned;
+} burn_report;
+
 static void *sc__burn_thread(void *arg)
 {
     struct timespec t;
-    double *burned = arg;
+    burn_report *b = arg;
     volatile double x = 0;
 
+    b->tid = (pid_t)syscall(SYS_gettid);
     do {
         for (int i = 0; i < 100000; i++)
             x += i;
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     } while (t.tv_sec == 0 && t.tv_nsec < 30000000);
-    *burned = (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+    b->burned = (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
     return NULL;
 }
 
@@ -552,8 +560,18 @@ static void exited_window(bool burn, double *burned, unsigned long long *exited)
     SC_CHECK_INT_EQ(pthread_create(&spin, NULL, sc__spin_thread, NULL), 0);
     SC_CHECK_INT_EQ(sc_sampler_sample(s, procfd, SC_SAMPLE_BEGIN, 0), 0);
     if (burn) {
-        SC_CHECK_INT_EQ(pthread_create(&th, NULL, sc__burn_thread, burned), 0);
+        burn_report b = {0, 0};
+        char task[64];
+        SC_CHECK_INT_EQ(pthread_create(&th, NULL, sc__burn_thread, &b), 0);
         pthread_join(th, NULL);
+        *burned = b.burned;
+        /* pthread_join returns when the thread clears its tid, which can be before the
+           kernel drops its task directory (under qemu-user by milliseconds): the window
+           ends once it is gone, as the case means. */
+        snprintf(task, sizeof(task), "/proc/self/task/%d", (int)b.tid);
+        for (int tries = 0; access(task, F_OK) == 0 && tries < 2000; tries++)
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+        SC_CHECK_MSG(access(task, F_OK) != 0, "%s still there 2 s after the join", task);
     } else {
         nanosleep(&(struct timespec){0, 30000000}, NULL);
     }

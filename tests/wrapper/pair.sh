@@ -112,7 +112,7 @@ for i, (a, b) in enumerate(zip(side("a"), side("b"))):
     print("  pair %d %s: A %.1f B %.1f log(B/A) %+.3f" % (i + 1, order[i] if i < len(order) else "?", a, b, math.log(b / a)))
 PY
 }
-verdict_of() { grep -E "^paired, .*: qps queries/s [0-9.]+ -> " "$1" | sed 's/.*: //'; }
+verdict_of() { grep -E "^paired, .*: qps queries/s [0-9.]+ -> " "$1" | verdict_name; }
 # fail_unless_busy WHAT: a failure, or a skip when other work than this test's loop held
 # the card's CPU before the step ($share, above LIMIT): the machine, not the design.
 # The other CPU counts too: on a 2-vCPU VM a build on cpu1 slows cpu0's runs by a quarter

@@ -42,7 +42,7 @@ run_card() { # run_card NAME: a bundle of the card's 6 runs
 }
 # verdict_of FILE METRIC: the verdict compare printed for METRIC (its result line ends
 # "...: <verdict>")
-verdict_of() { grep -E "^[^ ].*: $2 [^ ]+ [0-9.]+ -> " "$1" | sed 's/.*: //'; }
+verdict_of() { grep -E "^[^ ].*: $2 [^ ]+ [0-9.]+ -> " "$1" | verdict_name; }
 # results_of FILE: compare's result lines
 results_of() { grep -E "^[^ ].*: [a-z_0-9]+ [^ ]+ [0-9.]+ -> " "$1"; }
 
