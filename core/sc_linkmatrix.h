@@ -86,6 +86,50 @@ size_t sc_linkmatrix_pair_index(size_t n, size_t i, size_t j);
 /* Frees what judge allocated (takes a zeroed or already freed verdict). */
 void sc_linkmatrix_verdict_free(sc_linkmatrix_verdict *v);
 
+/*
+ * The passes' vote (doc/design.md, "Link matrix", "Passes"): a matrix measured in P passes
+ * is judged P + 1 times, once on each pair's median over the passes and once on each pass
+ * alone. A finding holds (a node to drain, a link to name) only when the medians' judgement
+ * and every pass's name it, with P >= 2: a healthy node that one pass names by chance with
+ * probability q <= 1/2 (a median-based judgement names a typical node at most as often as
+ * not) is named by all P with probability q^P <= 0.5^P, so a finding that holds does with
+ * a confidence of at least 1 - 0.5^P (87.5% at the default 3 passes, 96.9% at 5). What the
+ * medians or some passes name and not all is a suspect: re-test.
+ */
+typedef struct sc_linkmatrix_vote {
+    sc_linkmatrix_finding f; /* as the medians' judgement found it, or (not named there) as
+                                the first pass naming it did */
+    bool in_medians;         /* the medians' judgement names it */
+    size_t passes_naming;    /* how many passes' own judgements name it */
+} sc_linkmatrix_vote;
+
+typedef struct sc_linkmatrix_votes {
+    bool judged;    /* the medians' judgement: false when fewer than MIN_NODES nodes */
+    size_t n_nodes; /* ... its nodes with figures */
+    size_t passes;
+    size_t n; /* the medians' findings first (their order), then what only passes name */
+    sc_linkmatrix_vote *votes;
+} sc_linkmatrix_votes;
+
+/*
+ * Judges medians (n x n, as sc_linkmatrix_judge takes it) and each of the passes n x n grids
+ * of per_pass (pass p at p * n * n; passes >= 1) with the same bounds, and counts for every
+ * finding the passes naming it. Returns 0 (out filled; free it with
+ * sc_linkmatrix_votes_free), -EINVAL or -ENOMEM.
+ */
+int sc_linkmatrix_judge_passes(const double *medians, const double *per_pass, size_t passes,
+                               size_t n, sc_linkmatrix_better better, double mad_factor,
+                               double min_pct, sc_linkmatrix_votes *out);
+
+/* The vote holds: the medians and all of at least 2 passes name it. */
+bool sc_linkmatrix_vote_holds(const sc_linkmatrix_vote *v, size_t passes);
+
+/* The confidence of a vote that holds over passes passes: 1 - 0.5^passes (0: fewer than 2). */
+double sc_linkmatrix_vote_confidence(size_t passes);
+
+/* Frees what judge_passes allocated (takes a zeroed or already freed one). */
+void sc_linkmatrix_votes_free(sc_linkmatrix_votes *v);
+
 /* A link matrix as results.json holds it ("matrix": doc/design.md, "results.json"). */
 #define SC_LINKMATRIX_MAX_SIZES 64
 #define SC_LINKMATRIX_MAX_PASSES 100      /* the card's passes: at most */

@@ -409,6 +409,30 @@ int sc_analysis_matrix_load(const sc_bundle_facts *f, sc_linkmatrix_data *d, cha
     return rc;
 }
 
+int sc_analysis_matrix_votes(const sc_linkmatrix_data *d, bool latency, const sc_card *card,
+                             sc_linkmatrix_votes *out)
+{
+    size_t s = latency ? 0 : d->n_sizes - 1, cells = d->n * d->n;
+    const double *medians = (latency ? d->t_usec : d->MBps) + s * cells;
+    const double *passes = (latency ? d->pass_t_usec : d->pass_MBps) + s * d->passes * cells;
+
+    return sc_linkmatrix_judge_passes(medians, passes, d->passes, d->n,
+                                      latency ? SC_LINKMATRIX_LOWER : SC_LINKMATRIX_HIGHER,
+                                      card->outlier_mad, card->outlier_min_pct, out);
+}
+
+void sc_analysis_vote_text(const sc_linkmatrix_vote *v, size_t passes, char *buf, size_t len)
+{
+    if (passes < 2)
+        snprintf(buf, len, "one pass: no noise guard (valid: passes: 2 or more to drain)");
+    else if (sc_linkmatrix_vote_holds(v, passes))
+        snprintf(buf, len, "named in %zu of %zu passes and their medians: confidence >= %.1f%%",
+                 v->passes_naming, passes, 100 * sc_linkmatrix_vote_confidence(passes));
+    else
+        snprintf(buf, len, "named in %zu of %zu passes, %s their medians", v->passes_naming,
+                 passes, v->in_medians ? "and in" : "not in");
+}
+
 /* The card's outlier bounds (the defaults when its text does not parse). */
 void sc_analysis_link_bounds(const sc_bundle_facts *f, sc_card *card)
 {

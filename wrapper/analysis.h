@@ -209,6 +209,17 @@ int sc_analysis_matrix_load(const sc_bundle_facts *f, sc_linkmatrix_data *d, cha
 void sc_analysis_finding_text(const sc_linkmatrix_finding *f, const char *metric, const char *unit,
                               char *buf, size_t len);
 
+/* The passes' vote over one metric of link matrix d (sc_linkmatrix_judge_passes()): the
+   latency at the smallest size (latency) or the bandwidth at the largest, by the card's
+   bounds. Returns as judge_passes does. */
+int sc_analysis_matrix_votes(const sc_linkmatrix_data *d, bool latency, const sc_card *card,
+                             sc_linkmatrix_votes *out);
+
+/* How the passes voted on v, as health says it: "named in 3 of 3 passes and their medians:
+   confidence >= 87.5%", "named in 1 of 3 passes, not in their medians", or for one pass
+   "one pass: no noise guard (valid: passes: 2 or more to drain)". */
+void sc_analysis_vote_text(const sc_linkmatrix_vote *v, size_t passes, char *buf, size_t len);
+
 /* Prints the controlled-variable table of `compare --variables`. */
 void sc_analysis_print_variables(FILE *out);
 

@@ -28,6 +28,8 @@ static void sc__health_usage(FILE *out)
             "        median <m>\n"
             "  link NODE NODE: <metric> <value>, <n>%% worse than the <m> the two reach with\n"
             "        the other nodes\n"
+            "  suspect NODE: re-test: ..., suspect link NODE NODE: re-test: ...: what\n"
+            "        some passes name and not all (the vote below)\n"
             "  check NODE: no measurement: check node (none of its pairs has a figure)\n"
             "  missing NODE NODE: no figure, though the schedule planned the pair (round r)\n"
             "The matrix must name the hosts the ranks ran on (verify refuses it otherwise),\n"
@@ -35,10 +37,17 @@ static void sc__health_usage(FILE *out)
             "two nodes do with the others; each must lie beyond the card's outlier_mad MADs\n"
             "(default 3) and be at least outlier_min_pct %% worse (default 20). Metrics: the\n"
             "latency at the smallest size (kernel pingpong) and the bandwidth at the largest.\n"
+            "The card's passes (default 3) vote: the matrix is judged on each pair's median\n"
+            "over the passes and on every pass alone; a node is to drain (a link named) only\n"
+            "when the medians and every pass name it, with a confidence of at least\n"
+            "1 - 0.5^passes (87.5%% at 3 passes; a healthy node named by chance in a pass at\n"
+            "most every other time); one pass cannot drain anything. The drain lines are what\n"
+            "an admin may act on automatically; a suspect is re-tested.\n"
             "\n"
             "--guard: the bundles are checks of one partition at different times (3 or\n"
             "more): a node or link is named to drain or as a link only when every bundle\n"
-            "judged names it; what only some name is \"suspect ...: re-test\".\n"
+            "judged drains it (its passes' vote holds); what only some do is \"suspect ...:\n"
+            "re-test\".\n"
             "\n"
             "Exit status: 0 nothing to drain, no suspect link and every pair measured, 1 some\n"
             "(or a bundle refused by verify, or with fewer than 4 nodes: cannot judge), 2\n"
@@ -59,11 +68,12 @@ static int sc__health_check(void *ctx, size_t n)
 typedef struct sc__suspect {
     sc_linkmatrix_kind kind;
     size_t a, b;
-    char why[512];
+    char why[768];
+    bool holds; /* the passes' vote holds for one of its metrics at least */
     /* --guard: the nodes by name (bundles may list them in other orders), how many bundles
        named it, and the first of them */
     char a_name[256], b_name[256], bundle[256];
-    size_t times;
+    size_t times, suspect; /* bundles whose passes' vote held, and that named it else */
 } sc__suspect;
 
 typedef struct sc__suspects {
@@ -118,38 +128,42 @@ static sc__suspect *sc__suspect_get(sc__suspects *all, const sc_linkmatrix_findi
     return one;
 }
 
-/* The findings of one metric (size s of grid) into all. Returns 0, 1 (cannot judge) or -errno. */
-static int sc__judge(const sc_linkmatrix_data *d, const double *grid, size_t s, bool latency,
-                     const sc_card *card, sc__suspects *all, size_t *n_nodes)
+/* The findings of one metric (the latency at the smallest size or the bandwidth at the
+   largest) into all, each with how the passes voted; a finding holds when any metric's vote
+   does. Returns 0, 1 (cannot judge) or -errno. */
+static int sc__judge(const sc_linkmatrix_data *d, bool latency, const sc_card *card,
+                     sc__suspects *all, size_t *n_nodes)
 {
-    sc_linkmatrix_verdict v;
-    char metric[48], size[24];
+    sc_linkmatrix_votes v;
+    char metric[48], size[24], vote[128];
     const char *unit = latency ? "us" : "MB/s";
-    int rc = sc_linkmatrix_judge(grid + s * d->n * d->n, d->n,
-                                 latency ? SC_LINKMATRIX_LOWER : SC_LINKMATRIX_HIGHER,
-                                 card->outlier_mad, card->outlier_min_pct, &v);
+    int rc = sc_analysis_matrix_votes(d, latency, card, &v);
 
     if (rc < 0)
         return rc;
     *n_nodes = v.n_nodes;
-    sc_metric_size_name(d->bytes[s], size, sizeof(size));
+    sc_metric_size_name(d->bytes[latency ? 0 : d->n_sizes - 1], size, sizeof(size));
     snprintf(metric, sizeof(metric), "%s_%s", latency ? "latency" : "bw", size);
     for (size_t i = 0; rc == 0 && i < v.n; i++) {
-        const sc_linkmatrix_finding *f = &v.findings[i];
-        sc__suspect *one = sc__suspect_get(all, f);
+        const sc_linkmatrix_vote *f = &v.votes[i];
+        sc__suspect *one = sc__suspect_get(all, &f->f);
         size_t used = one ? strlen(one->why) : 0;
 
         if (!one) {
             rc = -ENOMEM;
             break;
         }
+        one->holds |= sc_linkmatrix_vote_holds(f, v.passes);
         snprintf(one->why + used, sizeof(one->why) - used, "%s", used ? "; " : "");
         used += strlen(one->why + used);
-        sc_analysis_finding_text(f, metric, unit, one->why + used, sizeof(one->why) - used);
+        sc_analysis_finding_text(&f->f, metric, unit, one->why + used, sizeof(one->why) - used);
+        used += strlen(one->why + used);
+        sc_analysis_vote_text(f, v.passes, vote, sizeof(vote));
+        snprintf(one->why + used, sizeof(one->why) - used, " (%s)", vote);
     }
     if (rc == 0 && !v.judged)
         rc = 1;
-    sc_linkmatrix_verdict_free(&v);
+    sc_linkmatrix_votes_free(&v);
     return rc;
 }
 
@@ -275,10 +289,13 @@ static int sc__guard_add(sc__guard *g, const sc_linkmatrix_data *d, const sc__su
             if (!(mine = sc__suspect_push(&g->named)))
                 return SC_EXIT_ERROR;
             *mine = *f;
-            mine->times = 0;
+            mine->times = mine->suspect = 0;
             snprintf(mine->bundle, sizeof(mine->bundle), "%s", bundle);
         }
-        mine->times++;
+        if (f->holds)
+            mine->times++;
+        else
+            mine->suspect++;
     }
     return 0;
 }
@@ -309,8 +326,8 @@ static int sc__guard_print(const sc__guard *g)
         if (every)
             printf("%s: %s [all %zu bundles]\n", who, s->why, g->judged);
         else
-            printf("%s: re-test: named in %zu of %zu bundles, first %s: %s\n", who, s->times,
-                   g->judged, s->bundle, s->why);
+            printf("%s: re-test: held in %zu of %zu bundles, a suspect in %zu, first %s: %s\n",
+                   who, s->times, g->judged, s->suspect, s->bundle, s->why);
         status = SC_EXIT_FAILED;
     }
     return status;
@@ -344,9 +361,9 @@ static int sc__health_bundle(const sc_analysis_bundle *ab, sc__guard *g)
         if (sc__coverage(&d, d.MBps + (d.n_sizes - 1) * d.n * d.n, pingpong ? d.t_usec : NULL,
                          ab->facts.name))
             status = SC_EXIT_FAILED;
-        rc = pingpong ? sc__judge(&d, d.t_usec, 0, true, card, &all, &n_nodes) : 0;
+        rc = pingpong ? sc__judge(&d, true, card, &all, &n_nodes) : 0;
         if (rc >= 0) {
-            int bw = sc__judge(&d, d.MBps, d.n_sizes - 1, false, card, &all, &n_nodes);
+            int bw = sc__judge(&d, false, card, &all, &n_nodes);
             rc = bw < 0 ? bw : (rc > 0 ? rc : bw);
         }
     }
@@ -372,10 +389,13 @@ static int sc__health_bundle(const sc_analysis_bundle *ab, sc__guard *g)
     }
     for (size_t i = 0; rc == 0 && !g->on && i < all.n; i++) {
         const sc__suspect *s = &all.s[i];
+        const char *retest = s->holds ? "" : "re-test: ";
         if (s->kind == SC_LINKMATRIX_NODE)
-            printf("drain %s: %s [%s]\n", d.nodes[s->a], s->why, ab->facts.name);
+            printf("%s %s: %s%s [%s]\n", s->holds ? "drain" : "suspect", d.nodes[s->a], retest,
+                   s->why, ab->facts.name);
         else
-            printf("link %s %s: %s [%s]\n", d.nodes[s->a], d.nodes[s->b], s->why, ab->facts.name);
+            printf("%slink %s %s: %s%s [%s]\n", s->holds ? "" : "suspect ", d.nodes[s->a],
+                   d.nodes[s->b], retest, s->why, ab->facts.name);
         status = SC_EXIT_FAILED;
     }
     free(all.s);

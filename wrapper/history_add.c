@@ -115,20 +115,18 @@ static int sc__cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* One metric of the matrix (size s of grid): every node's median over its pairs and every
-   pair's figure, each with the verdict of sc_linkmatrix_judge(). */
-static int sc__matrix_metric(sc__rec *x, const double *grid, size_t s, bool latency,
-                             const sc_card *card, int which)
+/* One metric of the matrix (the latency at the smallest size or the bandwidth at the
+   largest): every node's median over its pairs and every pair's figure, each with health's
+   verdict (a node "drain" when the passes' vote holds, "suspect" when only some name it). */
+static int sc__matrix_metric(sc__rec *x, bool latency, const sc_card *card, int which)
 {
     const sc_linkmatrix_data *d = &x->matrix;
-    size_t n = d->n;
-    const double *g = grid + s * n * n;
-    sc_linkmatrix_verdict v;
+    size_t n = d->n, s = latency ? 0 : d->n_sizes - 1;
+    const double *g = (latency ? d->t_usec : d->MBps) + s * n * n;
+    sc_linkmatrix_votes v;
     char size[24];
     double *row = malloc(n * sizeof(*row));
-    int rc = row ? sc_linkmatrix_judge(g, n, latency ? SC_LINKMATRIX_LOWER : SC_LINKMATRIX_HIGHER,
-                                       card->outlier_mad, card->outlier_min_pct, &v)
-                 : -ENOMEM;
+    int rc = row ? sc_analysis_matrix_votes(d, latency, card, &v) : -ENOMEM;
 
     if (rc < 0) {
         free(row);
@@ -146,8 +144,8 @@ static int sc__matrix_metric(sc__rec *x, const double *grid, size_t s, bool late
             if (j > i && isfinite(p)) {
                 const char *verdict = "ok";
                 for (size_t f = 0; f < v.n; f++)
-                    if (v.findings[f].kind == SC_LINKMATRIX_LINK && v.findings[f].a == i &&
-                        v.findings[f].b == j)
+                    if (v.votes[f].f.kind == SC_LINKMATRIX_LINK && v.votes[f].f.a == i &&
+                        v.votes[f].f.b == j)
                         verdict = "suspect";
                 x->cells[x->r.n_cells++] = (sc_history_cell){.metric = x->cell_metric[which],
                                                              .a = d->nodes[i],
@@ -161,8 +159,8 @@ static int sc__matrix_metric(sc__rec *x, const double *grid, size_t s, bool late
         qsort(row, k, sizeof(*row), sc__cmp_double);
         const char *verdict = "ok";
         for (size_t f = 0; f < v.n; f++)
-            if (v.findings[f].kind == SC_LINKMATRIX_NODE && v.findings[f].a == i)
-                verdict = "drain";
+            if (v.votes[f].f.kind == SC_LINKMATRIX_NODE && v.votes[f].f.a == i)
+                verdict = sc_linkmatrix_vote_holds(&v.votes[f], v.passes) ? "drain" : "suspect";
         x->cells[x->r.n_cells++] =
             (sc_history_cell){.metric = x->cell_metric[which],
                               .a = d->nodes[i],
@@ -170,7 +168,7 @@ static int sc__matrix_metric(sc__rec *x, const double *grid, size_t s, bool late
                               .value = k % 2 ? row[k / 2] : (row[k / 2 - 1] + row[k / 2]) / 2,
                               .verdict = verdict};
     }
-    sc_linkmatrix_verdict_free(&v);
+    sc_linkmatrix_votes_free(&v);
     free(row);
     return 0;
 }
@@ -195,9 +193,9 @@ static int sc__matrix(sc__rec *x, const sc_bundle_facts *f)
     sc_analysis_link_bounds(f, card);
     const char *kernel = sc_facts_get(f, "kernel");
     bool pingpong = !kernel || strcmp(kernel, "uniband") != 0;
-    rc = pingpong ? sc__matrix_metric(x, x->matrix.t_usec, 0, true, card, 0) : 0;
+    rc = pingpong ? sc__matrix_metric(x, true, card, 0) : 0;
     if (rc == 0)
-        rc = sc__matrix_metric(x, x->matrix.MBps, x->matrix.n_sizes - 1, false, card, 1);
+        rc = sc__matrix_metric(x, false, card, 1);
     sc_card_free(card);
     return rc;
 }

@@ -193,28 +193,32 @@ void sc_report_rates(sc_html *out, const sc_bundle_facts *f)
             "the rates of the slowest and the average repetition (from max and avg time).</p>\n");
 }
 
-/* The nodes to drain and suspect links of one metric of the matrix: marked in drain (per
-   node) and suspect (per cell), and said as health says them. Returns 0, 1 (cannot judge:
-   too few nodes) or -errno. */
-static int sc__judge(sc_html *out, const sc_linkmatrix_data *d, const double *grid,
-                     const char *metric, bool latency, const sc_card *card, bool *drain,
-                     bool *suspect, size_t *n_nodes)
+/* The nodes to drain and suspect links of one metric of the matrix (the latency at the
+   smallest size or the bandwidth at the largest): marked in drain (per node, when the
+   passes' vote holds) and suspect (per cell), and said as health says them. Returns 0, 1
+   (cannot judge: too few nodes) or -errno. */
+static int sc__judge(sc_html *out, const sc_linkmatrix_data *d, const char *metric, bool latency,
+                     const sc_card *card, bool *drain, bool *suspect, size_t *n_nodes)
 {
-    sc_linkmatrix_verdict v;
-    char why[512];
-    int rc = sc_linkmatrix_judge(grid, d->n, latency ? SC_LINKMATRIX_LOWER : SC_LINKMATRIX_HIGHER,
-                                 card->outlier_mad, card->outlier_min_pct, &v);
+    sc_linkmatrix_votes v;
+    char why[512], vote[128];
+    int rc = sc_analysis_matrix_votes(d, latency, card, &v);
 
     if (rc < 0)
         return rc;
     *n_nodes = v.n_nodes;
     for (size_t i = 0; i < v.n; i++) {
-        const sc_linkmatrix_finding *f = &v.findings[i];
+        const sc_linkmatrix_finding *f = &v.votes[i].f;
+        bool holds = sc_linkmatrix_vote_holds(&v.votes[i], v.passes);
         sc_analysis_finding_text(f, metric, latency ? "us" : "MB/s", why, sizeof(why));
+        sc_analysis_vote_text(&v.votes[i], v.passes, vote, sizeof(vote));
         sc_html_tag(out, "<li><span class=\"fail\">");
         if (f->kind == SC_LINKMATRIX_NODE) {
-            drain[f->a] = true;
-            sc_html_tag(out, "drain ");
+            drain[f->a] |= holds;
+            if (holds)
+                sc_html_tag(out, "drain ");
+            else
+                sc_html_tag(out, "suspect ");
             sc_html_text(out, d->nodes[f->a]);
         } else {
             suspect[f->a * d->n + f->b] = suspect[f->b * d->n + f->a] = true;
@@ -224,11 +228,15 @@ static int sc__judge(sc_html *out, const sc_linkmatrix_data *d, const double *gr
             sc_html_text(out, d->nodes[f->b]);
         }
         sc_html_tag(out, "</span>: ");
+        if (!holds)
+            sc_html_tag(out, "re-test: ");
         sc_html_text(out, why);
-        sc_html_tag(out, "</li>\n");
+        sc_html_tag(out, " (");
+        sc_html_text(out, vote);
+        sc_html_tag(out, ")</li>\n");
     }
     rc = v.judged ? 0 : 1;
-    sc_linkmatrix_verdict_free(&v);
+    sc_linkmatrix_votes_free(&v);
     return rc;
 }
 
@@ -269,7 +277,7 @@ static void sc__link_matrix(sc_html *out, const sc_bundle_facts *f)
     sc_html_num(out, "%g", card->outlier_min_pct);
     sc_html_tag(out, "):</p>\n<ul class=\"verdict\">\n");
     for (int k = pingpong ? 0 : 1; drain && suspect && k < 2; k++) {
-        int rc = sc__judge(out, &d, grid[k], metric[k], k == 0, card, drain + k * d.n,
+        int rc = sc__judge(out, &d, metric[k], k == 0, card, drain + k * d.n,
                            suspect + k * d.n * d.n, &n_nodes);
         judged = rc < 0 ? rc : judged > 0 ? judged : rc;
     }

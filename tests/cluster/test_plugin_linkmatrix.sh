@@ -103,7 +103,9 @@ shaped() {
 	as_user "$SC" health "$b" >"$WORK/health.out" 2>&1 && fail "$what: health found nothing: $(cat "$WORK/health.out")"
 	note "health: $(cat "$WORK/health.out")"
 	grep -q "^$named.*bw_64KiB " "$WORK/health.out" || fail "$what: ${named%: } not named: $(cat "$WORK/health.out")"
-	if grep "bw_64KiB" "$WORK/health.out" | grep -v "^$named" >/dev/null; then
+	# Nothing else is to drain or named as a link; a suspect (what some passes name and
+	# not all: re-test) is the noise guard speaking, not a finding.
+	if grep "bw_64KiB" "$WORK/health.out" | grep -v "^$named" | grep -v "^suspect " >/dev/null; then
 		fail "$what: more than ${named%: } named for its bandwidth: $(cat "$WORK/health.out")"
 	fi
 }

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A symmetric matrix of n nodes around base, with a deterministic +/-jitter_pct wobble. */
 static double *matrix(size_t n, double base, double jitter_pct)
@@ -180,8 +181,61 @@ static void test_cannot_judge(void)
     free(m);
 }
 
+/* Three passes of 6 nodes: node 4 slow in every pass, node 1 in the second pass only. The
+   medians over the passes (here: of pass values 1000-ish, 300 and 1000-ish for node 1's
+   pairs) name node 4 only; the vote holds for node 4 (3 of 3 and the medians, confidence
+   87.5%), node 1 is a suspect (1 of 3, not in the medians). One pass holds nothing. */
+static void test_vote(void)
+{
+    const size_t n = 6, passes = 3;
+    double *per = calloc(passes * n * n, sizeof(*per)), *med = matrix(n, 1000, 5);
+    sc_linkmatrix_votes v;
+
+    SC_CHECK(per && med);
+    for (size_t p = 0; p < passes; p++) {
+        double *m = matrix(n, 1000 * (1 + 0.01 * (double)p), 5);
+        SC_CHECK(m);
+        for (size_t j = 0; j < n; j++) {
+            if (j != 4)
+                set_pair(m, n, 4, j, 300);
+            if (p == 1 && j != 1 && j != 4)
+                set_pair(m, n, 1, j, 400);
+        }
+        memcpy(per + p * n * n, m, n * n * sizeof(*m));
+        free(m);
+    }
+    for (size_t j = 0; j < n; j++)
+        if (j != 4)
+            set_pair(med, n, 4, j, 300);
+    SC_CHECK_INT_EQ(sc_linkmatrix_judge_passes(med, per, passes, n, SC_LINKMATRIX_HIGHER, 3, 20,
+                                               &v),
+                    0);
+    SC_CHECK(v.judged && v.passes == passes);
+    SC_CHECK_INT_EQ(v.n, 2);
+    SC_CHECK(v.votes[0].f.kind == SC_LINKMATRIX_NODE && v.votes[0].f.a == 4);
+    SC_CHECK(v.votes[0].in_medians && v.votes[0].passes_naming == 3);
+    SC_CHECK(sc_linkmatrix_vote_holds(&v.votes[0], passes));
+    SC_CHECK(v.votes[1].f.kind == SC_LINKMATRIX_NODE && v.votes[1].f.a == 1);
+    SC_CHECK(!v.votes[1].in_medians && v.votes[1].passes_naming == 1);
+    SC_CHECK(!sc_linkmatrix_vote_holds(&v.votes[1], passes));
+    SC_CHECK(fabs(sc_linkmatrix_vote_confidence(3) - 0.875) < 1e-12);
+    SC_CHECK(fabs(sc_linkmatrix_vote_confidence(5) - 0.96875) < 1e-12);
+    SC_CHECK(sc_linkmatrix_vote_confidence(1) == 0);
+    sc_linkmatrix_votes_free(&v);
+    /* one pass: named, never held */
+    SC_CHECK_INT_EQ(sc_linkmatrix_judge_passes(med, med, 1, n, SC_LINKMATRIX_HIGHER, 3, 20, &v), 0);
+    SC_CHECK(v.n == 1 && v.votes[0].in_medians && v.votes[0].passes_naming == 1);
+    SC_CHECK(!sc_linkmatrix_vote_holds(&v.votes[0], 1));
+    sc_linkmatrix_votes_free(&v);
+    SC_CHECK_INT_EQ(sc_linkmatrix_judge_passes(med, per, 0, n, SC_LINKMATRIX_HIGHER, 3, 20, &v),
+                    -EINVAL);
+    free(per);
+    free(med);
+}
+
 int main(void)
 {
+    SC_TEST_RUN(test_vote);
     SC_TEST_RUN(test_bad_node);
     SC_TEST_RUN(test_bad_node_latency);
     SC_TEST_RUN(test_bad_link);
