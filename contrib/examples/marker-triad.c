@@ -48,6 +48,11 @@ int main(int argc, char **argv)
 
     if (n < 0 || reps < 0)
         return 2;
+    /* Said before the set-up, and flushed: a capture at the first output would see the
+       arrays not yet in memory (tests/marker/run.sh tells the two captures apart so). */
+    printf("marker-triad: %ld elements, %ld repetitions, markers %s\n", n, reps,
+           sc_marker_active() ? "on" : "off (no streamcard observer)");
+    fflush(stdout);
     double *a = malloc((size_t)n * sizeof(*a)), *b = malloc((size_t)n * sizeof(*b));
     double *c = malloc((size_t)n * sizeof(*c));
     if (!a || !b || !c) {
@@ -59,9 +64,6 @@ int main(int argc, char **argv)
         b[i] = 1.0;
         c[i] = 2.0;
     }
-    printf("marker-triad: %ld elements, %ld repetitions, markers %s\n", n, reps,
-           sc_marker_active() ? "on" : "off (no streamcard observer)");
-
     if ((rc = sc_marker_begin(SC_MARKER_MAIN_LOOP)) < 0)
         fprintf(stderr, "marker-triad: sc_marker_begin: %s\n", strerror(-rc));
     double t0 = now_s();
