@@ -127,4 +127,8 @@ card both "$WORK/honest" "  begin_pattern: '^go$'
   end_pattern: '^done$'"
 expect_status 2 "$SC" run "$WORK/both.yaml" --output "$WORK/runs" --quiet
 expect_contains "$WORK/err" "markers: library with begin_pattern (valid: markers: patterns with the patterns, or library without them)"
+card patterns "$WORK/honest"
+sed -i 's/^  markers: library$/  markers: patterns/' "$WORK/patterns.yaml"
+expect_status 2 "$SC" run "$WORK/patterns.yaml" --output "$WORK/runs" --quiet
+expect_contains "$WORK/err" "markers: patterns without begin_pattern and end_pattern (valid: both given, or markers: library | none)"
 echo "ok: marker library under streamcard run"

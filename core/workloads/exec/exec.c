@@ -85,13 +85,17 @@ static void sc__check_markers(const sc_card *card, sc_diag *diag, int *errors)
     bool patterns = !strcmp(card->markers, "patterns");
     if (patterns == !!card->begin_pattern)
         return;
-    sc_diag_addf(diag,
-                 patterns ? "%s: markers: patterns without begin_pattern and end_pattern (valid: "
-                            "both given, or markers: library | none)"
-                          : "%s: markers: %s with begin_pattern (valid: markers: patterns with "
-                            "the patterns, or %s without them)",
-                 sc__card_where(card, SC_CF_MARKERS, at, sizeof(at)), card->markers,
-                 card->markers);
+    sc__card_where(card, SC_CF_MARKERS, at, sizeof(at));
+    if (patterns)
+        sc_diag_addf(diag,
+                     "%s: markers: patterns without begin_pattern and end_pattern (valid: both "
+                     "given, or markers: library | none)",
+                     at);
+    else
+        sc_diag_addf(diag,
+                     "%s: markers: %s with begin_pattern (valid: markers: patterns with the "
+                     "patterns, or %s without them)",
+                     at, card->markers, card->markers);
     (*errors)++;
 }
 
@@ -306,7 +310,8 @@ static void sc__phases(const sc_card *card, const char *log, sc_gate *g)
     }
 }
 
-/* results.json's figures are the ones the log shows by the card's patterns, all of them. */
+/* results.json's figures are the ones the log shows by the card's patterns and its figure
+   lines (sc_marker_figure), all of them. */
 static void sc__verify_results(json_object *metrics, const sc_tracelog *t, const sc_card *card,
                                const char *log, sc_diag *problems)
 {
@@ -323,7 +328,7 @@ static void sc__verify_results(json_object *metrics, const sc_tracelog *t, const
         if (!json_object_object_get_ex(shown, key, &v))
             sc_diag_addf(problems,
                          "results.json: metric %s, but stream.log shows no such figure by the "
-                         "card's patterns",
+                         "card's patterns or its figure lines (sc_marker_figure)",
                          key);
         else if (sc_num_json(v, &recomputed) < 0 || sc_num_json(value, &claimed) < 0 ||
                  fabs(claimed - recomputed) > 1e-9 * fabs(recomputed))
