@@ -35,7 +35,7 @@ int sc_ready_wait(const struct timespec *since, double *waited_ms)
     /* The workload's own view of the capture: from writing the marker to being released,
        which includes the observer's wake-up that its own clock cannot see. */
     clock_gettime(CLOCK_MONOTONIC, &now);
-    *waited_ms = (double)(now.tv_sec - since->tv_sec) * 1e3 +
-                 (double)(now.tv_nsec - since->tv_nsec) / 1e6;
+    *waited_ms =
+        (double)(now.tv_sec - since->tv_sec) * 1e3 + (double)(now.tv_nsec - since->tv_nsec) / 1e6;
     return 1;
 }

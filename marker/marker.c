@@ -24,7 +24,7 @@
 #define SC__UNIT_MAX 32
 
 static pthread_once_t sc__once = PTHREAD_ONCE_INIT;
-static int sc__fd = -1;                                    /* -1: the calls do nothing */
+static int sc__fd = -1;                                            /* -1: the calls do nothing */
 static pthread_mutex_t sc__ready_lock = PTHREAD_MUTEX_INITIALIZER; /* the handshake, once */
 static bool sc__ready_done;
 

@@ -57,6 +57,9 @@ int main(int argc, char **argv)
     double *c = malloc((size_t)n * sizeof(*c));
     if (!a || !b || !c) {
         fprintf(stderr, "marker-triad: %ld elements: out of memory\n", n);
+        free(a);
+        free(b);
+        free(c);
         return 1;
     }
     for (long i = 0; i < n; i++) {

@@ -154,9 +154,10 @@ static void test_lines_as_written(void)
     char *got = slurp(out_fd);
     close(out_fd);
     SC_CHECK(got);
-    const char *want = SC_TRACE_PHASE SC_TRACE_MAIN_LOOP_BEGIN "\n" SC_TRACE_PHASE
-        SC_TRACE_MAIN_LOOP_END "\n" SC_TRACE_FIGURE("triad_rate", "1.5", "MB/s") "\n"
-            SC_TRACE_FIGURE("a.b:c-d_e", "-0.10000000000000001", "1") "\n";
+    const char *want = SC_TRACE_PHASE SC_TRACE_MAIN_LOOP_BEGIN
+        "\n" SC_TRACE_PHASE SC_TRACE_MAIN_LOOP_END
+        "\n" SC_TRACE_FIGURE("triad_rate", "1.5", "MB/s") "\n" SC_TRACE_FIGURE(
+            "a.b:c-d_e", "-0.10000000000000001", "1") "\n";
     if (strcmp(got, want) != 0)
         SC_FAIL_("the lines written:\n%s\nnot:\n%s", got, want);
     free(got);
@@ -198,9 +199,9 @@ static void test_begin_waits_for_the_observer(void)
     const char *begin = SC_TRACE_PHASE SC_TRACE_MAIN_LOOP_BEGIN "\n";
     SC_CHECK_MSG(strncmp(got, begin, strlen(begin)) == 0, "first line: %s", got);
     const char *wait = got + strlen(begin);
-    SC_CHECK_MSG(strncmp(wait, SC_TRACE_TAG_READY_WAIT "ms=", strlen(SC_TRACE_TAG_READY_WAIT) + 3) ==
-                     0,
-                 "no READY_WAIT line after the begin: %s", got);
+    SC_CHECK_MSG(
+        strncmp(wait, SC_TRACE_TAG_READY_WAIT "ms=", strlen(SC_TRACE_TAG_READY_WAIT) + 3) == 0,
+        "no READY_WAIT line after the begin: %s", got);
     const char *third = strchr(wait, '\n');
     SC_CHECK(third);
     SC_CHECK_STR_EQ(third + 1, begin); /* the second begin, without a wait */
@@ -210,15 +211,20 @@ static void test_begin_waits_for_the_observer(void)
 #define THREADS 4
 #define PER_THREAD 500
 
+static long thread_ids[THREADS];
+static int thread_failed[THREADS];
+
 static void *figures_of_thread(void *arg)
 {
-    long t = (long)arg;
+    long t = *(const long *)arg;
     char name[32];
 
     for (long i = 0; i < PER_THREAD; i++) {
         snprintf(name, sizeof(name), "t%ld_%ld", t, i);
-        if (sc_marker_figure(name, (double)(t * PER_THREAD + i), "1") != 0)
-            return (void *)1;
+        if (sc_marker_figure(name, (double)(t * PER_THREAD + i), "1") != 0) {
+            thread_failed[t] = 1;
+            break;
+        }
     }
     return NULL;
 }
@@ -227,15 +233,16 @@ static void case_threads(void)
 {
     char text[16];
     pthread_t th[THREADS];
-    void *ret;
 
     snprintf(text, sizeof(text), "%d", out_fd);
     setenv(SC_TRACE_FD_ENV, text, 1);
-    for (long t = 0; t < THREADS; t++)
-        SC_CHECK(pthread_create(&th[t], NULL, figures_of_thread, (void *)t) == 0);
     for (long t = 0; t < THREADS; t++) {
-        SC_CHECK(pthread_join(th[t], &ret) == 0);
-        SC_CHECK_MSG(ret == NULL, "thread %ld: a call failed", t);
+        thread_ids[t] = t;
+        SC_CHECK(pthread_create(&th[t], NULL, figures_of_thread, &thread_ids[t]) == 0);
+    }
+    for (long t = 0; t < THREADS; t++) {
+        SC_CHECK(pthread_join(th[t], NULL) == 0);
+        SC_CHECK_MSG(!thread_failed[t], "thread %ld: a call failed", t);
     }
 }
 
@@ -244,8 +251,10 @@ static void test_threads_keep_lines_whole(void)
     char path[] = "/tmp/sc_test_marker_XXXXXX";
     static unsigned char seen[THREADS * PER_THREAD];
 
-    SC_CHECK(mkstemp(path) >= 0);
-    out_fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    int made = mkstemp(path);
+    SC_CHECK(made >= 0);
+    close(made);
+    out_fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC); /* every thread's write at the end */
     SC_CHECK(out_fd >= 0);
     forked(case_threads);
     close(out_fd);
@@ -256,7 +265,9 @@ static void test_threads_keep_lines_whole(void)
     close(rd);
     SC_CHECK(got);
     long lines = 0;
-    for (char *line = strtok(got, "\n"); line; line = strtok(NULL, "\n"), lines++) {
+    char *save = NULL;
+    for (char *line = strtok_r(got, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save), lines++) {
         long t, i;
         double v;
         int used = -1;

@@ -17,10 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const sc_card_field sc__keys[] = {SC_CF_COMMAND,          SC_CF_METRICS,
-                                         SC_CF_VALIDATE_PATTERN, SC_CF_BEGIN_PATTERN,
-                                         SC_CF_END_PATTERN,      SC_CF_MARKERS,
-                                         SC_CF_MEMORY_NODE};
+static const sc_card_field sc__keys[] = {
+    SC_CF_COMMAND,     SC_CF_METRICS, SC_CF_VALIDATE_PATTERN, SC_CF_BEGIN_PATTERN,
+    SC_CF_END_PATTERN, SC_CF_MARKERS, SC_CF_MEMORY_NODE};
 
 /* The program's name without its directory, for messages and the run name. */
 static const char *sc__base(const char *path)
@@ -260,9 +259,9 @@ static void sc__validate(const sc_card *card, const char *log, sc_gate *g)
 static void sc__library_phases(const char *log, sc_gate *g)
 {
     long begin = sc_exec_match_after(log, "^" SC_TRACE_PHASE SC_TRACE_MAIN_LOOP_BEGIN "$", 0);
-    long end = begin > 0 ? sc_exec_match_after(
-                               log, "^" SC_TRACE_PHASE SC_TRACE_MAIN_LOOP_END "$", begin)
-                         : 0;
+    long end = begin > 0
+                   ? sc_exec_match_after(log, "^" SC_TRACE_PHASE SC_TRACE_MAIN_LOOP_END "$", begin)
+                   : 0;
 
     if (begin <= 0)
         sc_gate_set(g, SC_GATE_FAIL,

@@ -230,8 +230,7 @@ static bool sc__marker_line(const char *line, long no, void *ctx)
     double declared;
     if (sc__card_declares(m->card, name)) {
         if (json_object_object_get_ex(m->metrics, name, &was) &&
-            ((declared = json_object_get_double(was)) != v &&
-             fabs(declared - v) > 1e-9 * fabs(v)))
+            ((declared = json_object_get_double(was)) != v && fabs(declared - v) > 1e-9 * fabs(v)))
             return sc__marker_fail(m, -EINVAL,
                                    "figure %s: sc_marker_figure reported %.9g (log line %ld), but "
                                    "the card's metric %s reads %.9g from the log",
@@ -245,8 +244,8 @@ static bool sc__marker_line(const char *line, long no, void *ctx)
 }
 
 /* The marker library's figures into metrics; 0, -EINVAL with why, or -ENOMEM. */
-static int sc__marker_figures(const sc_card *card, const char *log, json_object *metrics,
-                              char *why, size_t len)
+static int sc__marker_figures(const sc_card *card, const char *log, json_object *metrics, char *why,
+                              size_t len)
 {
     sc__markers m = {.card = card, .metrics = metrics, .seen = json_object_new_object()};
 
