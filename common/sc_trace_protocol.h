@@ -2,8 +2,9 @@
  * sc_trace_protocol.h: the trace protocol, the lines a workload prints on its stdout for
  * the observer that runs it (doc/design.md, the trace protocol). Constants only: nothing to
  * link, so the workloads (which link nothing of libstreamcard) and the core include the same
- * text. Writers: kernels/trace.c, kernels/ipsearch_pool.c, mpi/pingpong.c, mpi/transport_report.c,
- * and the stream/ipsearch validation lines. Readers: core/tracelog.c (the whole log) and
+ * text. Writers: kernels/trace.c, kernels/ipsearch_pool.c, mpi/pingpong.c,
+ * mpi/transport_report.c, marker/marker.c (programs we did not write) and the stream/ipsearch
+ * validation lines. Readers: core/tracelog.c (the whole log) and
  * core/observe.c (main_loop_begin as it happens, and the readiness handshake).
  *
  * A line with fields is one macro whose arguments are the fields' conversions: the writer
@@ -30,6 +31,19 @@
 #define SC_TRACE_PHASE SC_TRACE_TAG "WORKLOAD_PHASE="
 #define SC_TRACE_MAIN_LOOP_BEGIN "main_loop_begin"
 #define SC_TRACE_MAIN_LOOP_END "main_loop_end"
+
+/*
+ * The marker library (marker/, streamcard/marker.h; doc/markers.md) for a program we did not
+ * write: the observer of a `workload: exec` run names in SC_TRACE_FD_ENV the descriptor the
+ * program writes its trace lines to (the same pipe as its stdout, so they land in its log in
+ * the order written). Besides the phase lines above, one line per figure the program
+ * reports: NAME as a card metric's name, VALUE a finite number ("%.17g"), UNIT a word
+ * ([!-~], no space).
+ */
+#define SC_TRACE_FD_ENV "STREAMCARD_TRACE_FD"
+#define SC_TRACE_TAG_FIGURE SC_TRACE_TAG "FIGURE "
+#define SC_TRACE_FIGURE(NAME, VALUE, UNIT)                                                       \
+    SC_TRACE_TAG_FIGURE "name=" NAME " value=" VALUE " unit=" UNIT
 
 /* One line per worker thread: which CPU it runs on. */
 #define SC_TRACE_TAG_THREAD_BINDING SC_TRACE_TAG "THREAD_BINDING "

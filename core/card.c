@@ -102,6 +102,7 @@ void sc_card_free(sc_card *card)
     free(card->validate_pattern);
     free(card->begin_pattern);
     free(card->end_pattern);
+    free(card->markers);
     sc__card_drop_sweep(card);
     sc__ablation_free(card);
     free(card->name_suffix);
@@ -642,7 +643,7 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
     c->n_controlled = c->n_command = 0;
     c->metrics = NULL;
     c->n_metrics = 0;
-    c->validate_pattern = c->begin_pattern = c->end_pattern = NULL;
+    c->validate_pattern = c->begin_pattern = c->end_pattern = c->markers = NULL;
     c->sweep_values = NULL;
     c->sweep_lines = NULL;
     c->sweep_env = NULL;
@@ -677,6 +678,7 @@ static sc_card *sc__card_copy(const sc_card *card, bool whole)
          sc__copy_str(&c->validate_pattern, card->validate_pattern) &&
          sc__copy_str(&c->begin_pattern, card->begin_pattern) &&
          sc__copy_str(&c->end_pattern, card->end_pattern) &&
+         sc__copy_str(&c->markers, card->markers) &&
          sc__card_metrics_copy(c, card) == 0;
     for (size_t i = 0; ok && i < card->n_env; i++)
         ok = sc__env_add(c, card->env[i].key, card->env[i].value) == 0;

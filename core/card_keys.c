@@ -37,6 +37,10 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
      SC__EMIT_SET},
     {SC_CF_END_PATTERN, "experiment.end_pattern", NULL, SC__CT_STRING, 0, 0, NULL,
      "exec: the first line after it matching this regex ends its main loop", SC__EMIT_SET},
+    {SC_CF_MARKERS, "experiment.markers", NULL, SC__CT_CHOICE, 0, 0, "library|patterns|none",
+     "exec: how the program marks its main loop: library (streamcard/marker.h) | patterns "
+     "(begin_pattern, end_pattern) | none (the whole process; default without patterns)",
+     SC__EMIT_SET},
     {SC_CF_CPU_LIST, "experiment.cpu_list", "cpu-list", SC__CT_CPULIST, 0, 0, NULL,
      "CPUs to bind to, Linux cpulist syntax (0-3,8,10-11)", SC__EMIT_SET},
     {SC_CF_THREADS, "experiment.threads", "threads", SC__CT_LONG, 1, 65536, NULL,
@@ -240,6 +244,7 @@ bool sc__card_key_sweepable(const sc__card_key *key)
     case SC_CF_VALIDATE_PATTERN:
     case SC_CF_BEGIN_PATTERN:
     case SC_CF_END_PATTERN:
+    case SC_CF_MARKERS:
     case SC_CF_NODES:
     case SC_CF_RUNS:
     case SC_CF_RUNS_CI_PCT:

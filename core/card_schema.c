@@ -26,6 +26,7 @@ static void *sc__card_slot(sc_card *card, sc_card_field f)
     case SC_CF_VALIDATE_PATTERN: return &card->validate_pattern;
     case SC_CF_BEGIN_PATTERN: return &card->begin_pattern;
     case SC_CF_END_PATTERN: return &card->end_pattern;
+    case SC_CF_MARKERS: return &card->markers;
     case SC_CF_CPU_LIST: return &card->cpu_list;
     case SC_CF_THREADS: return &card->threads;
     case SC_CF_MEMORY_NODE: return &card->memory_node;
@@ -338,7 +339,8 @@ size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX
             key->field == SC_CF_OUTLIER_MIN_PCT || key->field == SC_CF_PASSES ||
             key->field == SC_CF_BLAS || key->type == SC__CT_LIST || key->type == SC__CT_METRICS ||
             key->field == SC_CF_VALIDATE_PATTERN || key->field == SC_CF_BEGIN_PATTERN ||
-            key->field == SC_CF_END_PATTERN || (key->field == SC_CF_WINDOW && !card->window))
+            key->field == SC_CF_END_PATTERN || key->field == SC_CF_MARKERS ||
+            (key->field == SC_CF_WINDOW && !card->window))
             continue;
         /* The slot is only read: the cast drops const for the shared lookup. */
         const void *slot = sc__card_slot((sc_card *)card, key->field);

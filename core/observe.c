@@ -412,8 +412,9 @@ static void sc__child(const sc_observe_opts *o, char *const *envp, int out_fd, i
         int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (devnull >= 0 && devnull != 0)
             dup2(devnull, 0);
-        if (dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0 || fcntl(ready_rd, F_SETFD, 0) < 0)
-            err = errno;
+        if (dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0 || fcntl(ready_rd, F_SETFD, 0) < 0 ||
+            (o->trace_fd && fcntl(out_fd, F_SETFD, 0) < 0))
+            err = errno; /* out_fd stays open for the marker library (STREAMCARD_TRACE_FD) */
     }
     if (!err) {
         execve(o->argv[0], o->argv, envp);
@@ -541,11 +542,11 @@ static int sc__loop(sc__obs *s, int out_rd, int sigfd)
 }
 
 /*
- * The workload's environment: the caller's plus STREAMCARD_READY_FD=<fd> and, with
- * interference accounting, STREAMCARD_OBSERVER=<pid>@<host>. *added: how many were added
- * (the last ones, malloc'd).
+ * The workload's environment: the caller's plus STREAMCARD_READY_FD=<fd>, with trace_fd
+ * STREAMCARD_TRACE_FD=<out_fd> and, with interference accounting,
+ * STREAMCARD_OBSERVER=<pid>@<host>. *added: how many were added (the last ones, malloc'd).
  */
-static char **sc__ready_env(const sc_observe_opts *o, int fd, size_t *added)
+static char **sc__ready_env(const sc_observe_opts *o, int fd, int out_fd, size_t *added)
 {
     size_t n = 0;
     char host[64] = "unknown";
@@ -553,20 +554,26 @@ static char **sc__ready_env(const sc_observe_opts *o, int fd, size_t *added)
     *added = 0;
     while (o->envp && o->envp[n])
         n++;
-    char **env = calloc(n + 3, sizeof(*env));
+    char **env = calloc(n + 4, sizeof(*env));
     if (!env)
         return NULL;
     for (size_t i = 0; i < n; i++)
         env[i] = o->envp[i];
     gethostname(host, sizeof(host) - 1);
-    if (asprintf(&env[n], SC_TRACE_READY_FD_ENV "=%d", fd) < 0 ||
-        (o->interference &&
-         asprintf(&env[n + 1], SC_TRACE_OBSERVER_ENV "=%d@%s", (int)getpid(), host) < 0)) {
-        free(env[n]);
+    size_t k = n;
+    bool ok = asprintf(&env[k++], SC_TRACE_READY_FD_ENV "=%d", fd) >= 0;
+    if (ok && o->trace_fd)
+        ok = asprintf(&env[k++], SC_TRACE_FD_ENV "=%d", out_fd) >= 0;
+    if (ok && o->interference)
+        ok = asprintf(&env[k++], SC_TRACE_OBSERVER_ENV "=%d@%s", (int)getpid(), host) >= 0;
+    if (!ok) {
+        env[--k] = NULL; /* asprintf left the failed one undefined */
+        while (k > n)
+            free(env[--k]);
         free(env);
         return NULL;
     }
-    *added = o->interference ? 2 : 1;
+    *added = k - n;
     return env;
 }
 
@@ -636,7 +643,7 @@ int sc_observe_start(const sc_observe_opts *o, sc_observe_result *r, sc_observe 
         rc = -errno;
         goto fail;
     }
-    h->envp = sc__ready_env(o, ready[0], &h->added);
+    h->envp = sc__ready_env(o, ready[0], outp[1], &h->added);
     if (!h->envp) {
         rc = -ENOMEM;
         goto fail;

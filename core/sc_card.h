@@ -51,6 +51,7 @@ typedef enum sc_card_field {
     SC_CF_VALIDATE_PATTERN,
     SC_CF_BEGIN_PATTERN,
     SC_CF_END_PATTERN,
+    SC_CF_MARKERS,
     SC_CF_CPU_LIST,
     SC_CF_THREADS,
     SC_CF_MEMORY_NODE,
@@ -143,6 +144,9 @@ typedef struct sc_card {
     /* exec: the program's own lines as its phase markers: the first line matching
        begin_pattern begins the main loop, the first after it matching end_pattern ends it */
     char *begin_pattern, *end_pattern;
+    /* exec: how the program marks its main loop (doc/markers.md): "library" (marker.h),
+       "patterns" (begin_pattern), "none"; NULL: patterns with begin_pattern, else none */
+    char *markers;
     char *cpu_list; /* as written */
     hwloc_bitmap_t cpus;
     long threads;     /* 0 until set or derived (= CPUs in cpu_list) */

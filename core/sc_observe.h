@@ -52,6 +52,11 @@ typedef struct sc_observe_opts {
        matching begin_pattern, the window's end at the first after it matching end_pattern
        (lines shorter than 4096 bytes). NULL: none. */
     const char *begin_pattern, *end_pattern;
+    /* A program we did not write: its environment names its output pipe in
+       STREAMCARD_TRACE_FD, where the marker library (streamcard/marker.h) writes the trace
+       protocol's lines; they reach the log and the scanner like the kernels' (with
+       begin_at_start false, its main_loop_begin and end bound the window). */
+    bool trace_fd;
 } sc_observe_opts;
 
 typedef struct sc_observe_result {

@@ -397,7 +397,9 @@ static int sc__run_once(sc_local *st, size_t k, size_t i, bool *passed)
                          .log_path = log_path,
                          .guard_extra = guard,
                          .timeout_s = plan->opts->timeout_s,
-                         .begin_at_start = sc_workload_foreign(card),
+                         .begin_at_start = sc_workload_foreign(card) &&
+                                           sc_workload_markers(card) != SC_MARKERS_LIBRARY,
+                         .trace_fd = sc_workload_foreign(card),
                          .begin_pattern = card->begin_pattern,
                          .end_pattern = card->end_pattern};
     x->runs = i + 1;

@@ -141,6 +141,17 @@ bool sc_workload_mpi(const struct sc_card *card);
 /* Whether card's program is one streamcard did not write (the module's foreign). */
 bool sc_workload_foreign(const struct sc_card *card);
 
+/* How a foreign program marks its main loop (the card's markers:, doc/markers.md). */
+typedef enum sc_markers {
+    SC_MARKERS_NONE,     /* the whole process: less precise */
+    SC_MARKERS_PATTERNS, /* its output's lines matching begin_pattern and end_pattern */
+    SC_MARKERS_LIBRARY,  /* its calls of streamcard/marker.h: the trace protocol's phases */
+} sc_markers;
+
+/* card's markers: as given, else patterns with begin_pattern, else none; for a workload of
+   ours, SC_MARKERS_LIBRARY (it prints the trace protocol itself). */
+sc_markers sc_workload_markers(const struct sc_card *card);
+
 /* How card's main loop is captured, as results.json's "capture" and verify say it: the
    workload's phase markers; (foreign) the lines its card's begin_pattern and end_pattern
    match, or the whole process, which is less precise. */

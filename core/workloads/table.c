@@ -79,15 +79,33 @@ bool sc_workload_foreign(const sc_card *card)
     return ops && ops->foreign;
 }
 
+sc_markers sc_workload_markers(const sc_card *card)
+{
+    if (!sc_workload_foreign(card))
+        return SC_MARKERS_LIBRARY;
+    if (card->markers)
+        return !strcmp(card->markers, "library")    ? SC_MARKERS_LIBRARY
+               : !strcmp(card->markers, "patterns") ? SC_MARKERS_PATTERNS
+                                                    : SC_MARKERS_NONE;
+    return card->begin_pattern ? SC_MARKERS_PATTERNS : SC_MARKERS_NONE;
+}
+
 const char *sc_workload_capture(const sc_card *card)
 {
-    if (sc_workload_foreign(card) && card->begin_pattern)
+    if (!sc_workload_foreign(card))
+        return "phase markers: the snapshots at main_loop_begin, the window to main_loop_end";
+    switch (sc_workload_markers(card)) {
+    case SC_MARKERS_LIBRARY:
+        return "marker library: the program's sc_marker_begin and sc_marker_end "
+               "(streamcard/marker.h) bound the main loop; snapshots at its begin";
+    case SC_MARKERS_PATTERNS:
         return "output markers: the program's lines matching begin_pattern and end_pattern bound "
                "the main loop; snapshots at the first of them";
-    return sc_workload_foreign(card)
-               ? "whole process: the program prints no phase markers, so its start and end "
-                 "bound the main loop; snapshots at its first output or 50 ms (less precise)"
-               : "phase markers: the snapshots at main_loop_begin, the window to main_loop_end";
+    case SC_MARKERS_NONE:
+        break;
+    }
+    return "whole process: the program prints no phase markers, so its start and end "
+           "bound the main loop; snapshots at its first output or 50 ms (less precise)";
 }
 
 const sc_workload_ops *sc_workload_next(const sc_workload_ops *prev)

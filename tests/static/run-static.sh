@@ -51,7 +51,7 @@ fi
 # clang-tidy: headers of the tree are checked with the files that include them; a finding
 # in a header is reported once.
 xargs -P "$jobs" -n 4 clang-tidy -p "$build" --quiet \
-    --header-filter="^$src/(common|core|wrapper|spank|kernels|mpi|tests)/" \
+    --header-filter="^$src/(common|core|wrapper|spank|kernels|marker|mpi|tests)/" \
     --extra-arg=-Wno-unknown-warning-option <"$out/files" >"$out/clang-tidy.log" 2>&1 || true
 grep -E '^/[^:]+:[0-9]+:[0-9]+: (warning|error):' "$out/clang-tidy.log" | sort -u >"$out/clang-tidy.findings" || true
 

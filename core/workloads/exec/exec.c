@@ -8,6 +8,8 @@
 #include "sc_card_schema.h"
 #include "sc_file.h"
 #include "sc_num.h"
+#include "sc_trace_protocol.h"
+#include "sc_workload.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const sc_card_field sc__keys[] = {SC_CF_COMMAND,          SC_CF_METRICS,
-                                         SC_CF_VALIDATE_PATTERN, SC_CF_BEGIN_PATTERN,
-                                         SC_CF_END_PATTERN,      SC_CF_MEMORY_NODE};
+static const sc_card_field sc__keys[] = {
+    SC_CF_COMMAND,     SC_CF_METRICS, SC_CF_VALIDATE_PATTERN, SC_CF_BEGIN_PATTERN,
+    SC_CF_END_PATTERN, SC_CF_MARKERS, SC_CF_MEMORY_NODE};
 
 /* The program's name without its directory, for messages and the run name. */
 static const char *sc__base(const char *path)
@@ -72,6 +74,30 @@ static void sc__check_metrics(const sc_card *card, sc_diag *diag, int *errors)
     }
 }
 
+/* markers: library and none take no begin_pattern; patterns needs them. */
+static void sc__check_markers(const sc_card *card, sc_diag *diag, int *errors)
+{
+    char at[512];
+
+    if (!card->markers || card->invalid[SC_CF_MARKERS])
+        return;
+    bool patterns = !strcmp(card->markers, "patterns");
+    if (patterns == !!card->begin_pattern)
+        return;
+    sc__card_where(card, SC_CF_MARKERS, at, sizeof(at));
+    if (patterns)
+        sc_diag_addf(diag,
+                     "%s: markers: patterns without begin_pattern and end_pattern (valid: both "
+                     "given, or markers: library | none)",
+                     at);
+    else
+        sc_diag_addf(diag,
+                     "%s: markers: %s with begin_pattern (valid: markers: patterns with the "
+                     "patterns, or %s without them)",
+                     at, card->markers, card->markers);
+    (*errors)++;
+}
+
 /* validate_pattern, begin_pattern and end_pattern: bounded regexes; the phases' two together. */
 static void sc__check_patterns(const sc_card *card, sc_diag *diag, int *errors)
 {
@@ -99,6 +125,7 @@ static void sc__check_patterns(const sc_card *card, sc_diag *diag, int *errors)
                      card->begin_pattern ? "end_pattern" : "begin_pattern");
         (*errors)++;
     }
+    sc__check_markers(card, diag, errors);
 }
 
 /* command: given, its program named (not empty), by an absolute path or a bare name. */
@@ -153,11 +180,14 @@ static void sc__args(const sc_card *card, sc_strv *argv)
 
 static void sc__describe(const sc_card *card, FILE *out)
 {
+    sc_markers markers = sc_workload_markers(card);
+
     fprintf(out, "  capture:     %s\n",
-            card->begin_pattern ? "the program's lines matching begin_pattern and end_pattern "
-                                  "bound the main loop"
-                                : "no phase markers: the whole process is the main loop (less "
-                                  "precise)");
+            markers == SC_MARKERS_LIBRARY ? "the program's sc_marker_begin and sc_marker_end "
+                                            "(streamcard/marker.h) bound the main loop"
+            : markers == SC_MARKERS_PATTERNS
+                ? "the program's lines matching begin_pattern and end_pattern bound the main loop"
+                : "no phase markers: the whole process is the main loop (less precise)");
     if (card->n_metrics || card->validate_pattern)
         fprintf(out, "  figures:     %zu metric(s) by pattern from the log%s\n", card->n_metrics,
                 card->validate_pattern ? ", validate_pattern" : "");
@@ -217,21 +247,48 @@ static void sc__validate(const sc_card *card, const char *log, sc_gate *g)
         sc_gate_set(g, SC_GATE_FAIL,
                     "no line of the log matches validate_pattern \"%s\" (the program's own check)",
                     card->validate_pattern);
-    else if (card->validate_pattern || card->n_metrics)
+    else if (card->validate_pattern || json_object_object_length(metrics))
         sc_gate_set(g, SC_GATE_OK,
-                    "%zu figure(s), each read from one line of the log%s; no failed validation, "
-                    "NaN or Inf in the log",
-                    card->n_metrics, at ? "; validate_pattern matched" : "");
+                    "%d figure(s), each read from one line of the log (card patterns and "
+                    "sc_marker_figure)%s; no failed validation, NaN or Inf in the log",
+                    json_object_object_length(metrics), at ? "; validate_pattern matched" : "");
     json_object_put(metrics);
 }
 
-/* Its phases, once its snapshot was taken: the lines its patterns match, or without them
-   the whole process. */
+/* The marker library's phase lines (streamcard/marker.h), as whole lines of the log. */
+static void sc__library_phases(const char *log, sc_gate *g)
+{
+    long begin = sc_exec_match_after(log, "^" SC_TRACE_PHASE SC_TRACE_MAIN_LOOP_BEGIN "$", 0);
+    long end = begin > 0
+                   ? sc_exec_match_after(log, "^" SC_TRACE_PHASE SC_TRACE_MAIN_LOOP_END "$", begin)
+                   : 0;
+
+    if (begin <= 0)
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "markers: library, but the log has no " SC_TRACE_PHASE SC_TRACE_MAIN_LOOP_BEGIN
+                    " line: the program never called sc_marker_begin(\"main_loop\") (or was "
+                    "not built with the marker library)");
+    else if (end <= 0)
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "sc_marker_begin at log line %ld, but no " SC_TRACE_PHASE SC_TRACE_MAIN_LOOP_END
+                    " after it: the main loop did not finish",
+                    begin);
+    else
+        sc_gate_set(g, SC_GATE_OK,
+                    "sc_marker_begin at log line %ld, sc_marker_end at log line %ld (the marker "
+                    "library's lines)",
+                    begin, end);
+}
+
+/* Its phases, once its snapshot was taken: the marker library's lines, the lines its
+   patterns match, or without them the whole process. */
 static void sc__phases(const sc_card *card, const char *log, sc_gate *g)
 {
     long begin, end;
 
-    if (!card->begin_pattern || !card->end_pattern) {
+    if (sc_workload_markers(card) == SC_MARKERS_LIBRARY) {
+        sc__library_phases(log, g);
+    } else if (!card->begin_pattern || !card->end_pattern) {
         sc_gate_set(g, SC_GATE_OK,
                     "no phase markers: the whole process is the main loop, from its start to its "
                     "end (the capture is less precise)");
@@ -252,7 +309,8 @@ static void sc__phases(const sc_card *card, const char *log, sc_gate *g)
     }
 }
 
-/* results.json's figures are the ones the log shows by the card's patterns, all of them. */
+/* results.json's figures are the ones the log shows by the card's patterns and its figure
+   lines (sc_marker_figure), all of them. */
 static void sc__verify_results(json_object *metrics, const sc_tracelog *t, const sc_card *card,
                                const char *log, sc_diag *problems)
 {
@@ -269,7 +327,7 @@ static void sc__verify_results(json_object *metrics, const sc_tracelog *t, const
         if (!json_object_object_get_ex(shown, key, &v))
             sc_diag_addf(problems,
                          "results.json: metric %s, but stream.log shows no such figure by the "
-                         "card's patterns",
+                         "card's patterns or its figure lines (sc_marker_figure)",
                          key);
         else if (sc_num_json(v, &recomputed) < 0 || sc_num_json(value, &claimed) < 0 ||
                  fabs(claimed - recomputed) > 1e-9 * fabs(recomputed))

@@ -5,10 +5,12 @@
  * its second match.
  */
 #include "exec_figures.h"
+#include "sc_trace_protocol.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +167,97 @@ static int sc__figure(const sc_card_metric *metric, const sc__match *m, double *
     return 0;
 }
 
+/* The marker library's figures, read line by line (sc__lines). */
+typedef struct sc__markers {
+    const sc_card *card;
+    json_object *metrics;
+    json_object *seen; /* name: the line it was read from */
+    int rc;            /* the first problem's: -EINVAL or -ENOMEM */
+    char why[512];
+} sc__markers;
+
+static bool sc__marker_fail(sc__markers *m, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static bool sc__marker_fail(sc__markers *m, int rc, const char *fmt, ...)
+{
+    va_list ap;
+
+    m->rc = rc;
+    va_start(ap, fmt);
+    vsnprintf(m->why, sizeof(m->why), fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+/* Whether the card declares a metric called name. */
+static bool sc__card_declares(const sc_card *card, const char *name)
+{
+    for (size_t i = 0; i < card->n_metrics; i++)
+        if (card->metrics[i].name && !strcmp(card->metrics[i].name, name))
+            return true;
+    return false;
+}
+
+static bool sc__marker_line(const char *line, long no, void *ctx)
+{
+    sc__markers *m = ctx;
+    char name[101], value[65], unit[33], *end = NULL;
+    int used = -1;
+    json_object *was;
+
+    if (strncmp(line, SC_TRACE_TAG_FIGURE, strlen(SC_TRACE_TAG_FIGURE)) != 0)
+        return true;
+    if (sscanf(line, SC_TRACE_FIGURE("%100[^ ]", "%64[^ ]", "%32[^ ]") "%n", name, value, unit,
+               &used) != 3 ||
+        line[used] != '\0')
+        return sc__marker_fail(m, -EINVAL,
+                               "log line %ld: a figure line that is not \"" SC_TRACE_FIGURE(
+                                   "<name>", "<number>", "<unit>") "\"",
+                               no);
+    errno = 0;
+    double v = strtod(value, &end);
+    if (end == value || *end || errno || !isfinite(v))
+        return sc__marker_fail(m, -EINVAL, "log line %ld: figure %s: \"%s\" is not a finite number",
+                               no, name, value);
+    if (json_object_object_get_ex(m->seen, name, &was))
+        return sc__marker_fail(m, -EINVAL,
+                               "figure %s: reported twice by sc_marker_figure (log lines %d and "
+                               "%ld; valid: once per run)",
+                               name, json_object_get_int(was), no);
+    if (json_object_object_add(m->seen, name, json_object_new_int((int)no)) < 0)
+        return sc__marker_fail(m, -ENOMEM, "out of memory");
+    /* A card metric of the same name (read first, by its pattern) must say the same. */
+    double declared;
+    if (sc__card_declares(m->card, name)) {
+        if (json_object_object_get_ex(m->metrics, name, &was) &&
+            ((declared = json_object_get_double(was)) != v && fabs(declared - v) > 1e-9 * fabs(v)))
+            return sc__marker_fail(m, -EINVAL,
+                                   "figure %s: sc_marker_figure reported %.9g (log line %ld), but "
+                                   "the card's metric %s reads %.9g from the log",
+                                   name, v, no, name, declared);
+        return true;
+    }
+    json_object *num = json_object_new_double(v);
+    if (!num || json_object_object_add(m->metrics, name, num) < 0)
+        return sc__marker_fail(m, -ENOMEM, "out of memory");
+    return true;
+}
+
+/* The marker library's figures into metrics; 0, -EINVAL with why, or -ENOMEM. */
+static int sc__marker_figures(const sc_card *card, const char *log, json_object *metrics, char *why,
+                              size_t len)
+{
+    sc__markers m = {.card = card, .metrics = metrics, .seen = json_object_new_object()};
+
+    if (!m.seen)
+        return -ENOMEM;
+    sc__lines(log, sc__marker_line, &m);
+    json_object_put(m.seen);
+    if (m.rc)
+        snprintf(why, len, "%s", m.why);
+    return m.rc;
+}
+
 int sc_exec_figures(const sc_card *card, const char *log, json_object *metrics, char *why,
                     size_t len)
 {
@@ -186,6 +279,14 @@ int sc_exec_figures(const sc_card *card, const char *log, json_object *metrics, 
         if (rc == 0)
             snprintf(why, len, "%s", mine);
         rc = -EINVAL;
+    }
+    char mine[512];
+    int marker_rc = sc__marker_figures(card, log, metrics, mine, sizeof(mine));
+    if (marker_rc == -ENOMEM)
+        return -ENOMEM;
+    if (marker_rc < 0 && rc == 0) {
+        snprintf(why, len, "%s", mine);
+        rc = marker_rc;
     }
     return rc;
 }

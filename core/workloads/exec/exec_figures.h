@@ -23,9 +23,11 @@
 int sc_exec_pattern_check(const char *pattern, int groups, char *why, size_t len);
 
 /*
- * The card's figures from log: each metric's pattern must match exactly one line, and its
- * capture be a finite number. The ones read go into metrics (name: number); the first
- * problem into why (a sentence). 0, -EINVAL (a problem), or -ENOMEM.
+ * The run's figures from log: each card metric's pattern must match exactly one line, and its
+ * capture be a finite number; then the marker library's figure lines (TRACE_FIGURE, from
+ * sc_marker_figure()), each name once, a card metric of the same name agreeing with it
+ * (doc/markers.md). The ones read go into metrics (name: number); the first problem into why
+ * (a sentence). 0, -EINVAL (a problem), or -ENOMEM.
  */
 int sc_exec_figures(const sc_card *card, const char *log, json_object *metrics, char *why,
                     size_t len);
