@@ -1,5 +1,5 @@
 # sc_source_digest(TARGET): what a workload was built from, compiled into it and answered by
-# its --build-info (kernels/buildinfo.c; doc/design.md, section 9, build.json):
+# its --build-info (kernels/buildinfo.c; doc/contracts/results.md, build.json):
 #   source_sha256      the SHA-256 of a manifest of "<sha256>  <path>" lines, one per file the
 #                      binary is built from (its own sources, those of this project's static
 #                      libraries it links, and every header of their folders and of the

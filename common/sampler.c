@@ -1,6 +1,6 @@
 /*
  * sampler.c: interference accounting of the CPUs a workload runs on (see sc_sampler.h and
- * doc/design.md, "Interference"). Reads a /proc tree through a directory descriptor; keeps
+ * doc/contracts/gates.md, "Interference"). Reads a /proc tree through a directory descriptor; keeps
  * every task it saw, so a task that ends inside the window still counts.
  */
 #include "sc_sampler.h"

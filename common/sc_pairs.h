@@ -1,7 +1,7 @@
 /*
  * sc_pairs.h: the schedule that measures every pair of N nodes in rounds of disjoint pairs
- * (doc/design.md, "Link matrix"). libc only: every MPI rank computes its own partner with
- * it, without talking to the others.
+ * (doc/contracts/analysis.md, "Link matrix"). libc only: every MPI rank computes its own partner
+ * with it, without talking to the others.
  *
  * The circle method of round-robin tournaments: with m = N slots (N even) or N + 1 (N odd,
  * the extra slot being a bye), slot m-1 stays put and the others turn; in round r node

@@ -1,7 +1,7 @@
 /*
- * sc_pairs_csv.h: a link matrix's raw figures, one file per message size (doc/design.md,
- * "Link matrix", "Storage"). libc only: streamcard-pingpong's rank 0 writes it, verify and
- * health read it back.
+ * sc_pairs_csv.h: a link matrix's raw figures, one file per message size
+ * (doc/contracts/analysis.md, "Link matrix", "Storage"). libc only: streamcard-pingpong's rank 0
+ * writes it, verify and health read it back.
  *
  * The file, matrix/<bytes>B.csv in the bundle:
  *   # streamcard link matrix: bytes=<bytes> nodes=<n> passes=<p>

@@ -1,6 +1,6 @@
 /*
  * sc_ready.h: the workload's side of the readiness handshake (sc_trace_protocol.h,
- * SC_TRACE_READY_FD_ENV; doc/design.md, "The trace protocol"), shared by the kernels'
+ * SC_TRACE_READY_FD_ENV; doc/contracts/trace-protocol.md), shared by the kernels'
  * trace lines (kernels/trace.c) and the marker library for programs we did not write
  * (marker/marker.c), so that both wait for the observer's snapshot the same way.
  * libc only; not thread-safe (it reads and unsets the environment): callers serialize.

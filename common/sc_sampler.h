@@ -1,5 +1,5 @@
 /*
- * sc_sampler.h: interference accounting of the CPUs a workload runs on (doc/design.md,
+ * sc_sampler.h: interference accounting of the CPUs a workload runs on (doc/contracts/gates.md,
  * "Interference"). libc only, so both the observer (core/observe.c) and an MPI rank
  * (mpi/pingpong.c) run the same code and write the same records (sc_trace_protocol.h).
  *

@@ -1,6 +1,6 @@
 /*
  * sc_trace_protocol.h: the trace protocol, the lines a workload prints on its stdout for
- * the observer that runs it (doc/design.md, the trace protocol). Constants only: nothing to
+ * the observer that runs it (doc/contracts/trace-protocol.md). Constants only: nothing to
  * link, so the workloads (which link nothing of libstreamcard) and the core include the same
  * text. Writers: kernels/trace.c, kernels/ipsearch_pool.c, mpi/pingpong.c,
  * mpi/transport_report.c, marker/marker.c (programs we did not write) and the stream/ipsearch
@@ -75,7 +75,7 @@
     SC_TRACE_TAG_RANK_NUMA "rank=" RANK " host=" HOST " node=" NODE " bytes=" BYTES
 
 /*
- * MPI: how the data went (doc/design.md, "Carriers"). Before main_loop_begin, per rank
+ * MPI: how the data went (doc/contracts/gates.md, "Carriers"). Before main_loop_begin, per rank
  * (printed by rank 0): the carriers its MPI library's selection allowed, the components, and
  * libfabric's providers (fi_getinfo through the libfabric the MPI library loaded); each
  * reason a fabric was refused (the rest of the line: the library's or the fabric's words);
@@ -155,7 +155,7 @@
 #define SC_TRACE_FAILED_VALIDATION "Failed Validation"
 
 /*
- * Interference records (doc/design.md, "Interference"): what a sampler (common/sampler.c)
+ * Interference records (doc/contracts/gates.md, "Interference"): what a sampler (common/sampler.c)
  * saw on the CPUs it accounts over a workload's main loop, one record per line. The
  * observer writes them into the bundle's interference.txt; each MPI rank's are gathered and
  * printed by rank 0 after main_loop_end. SOURCE names the sampler ("observer", "rank1");
@@ -195,7 +195,7 @@
 #define SC_TRACE_OBSERVER_ENV "STREAMCARD_OBSERVER"
 
 /* The cache probe (streamcard-stream --cache-probe, kernels/cacheprobe.c; read by
-   sc_caches_probe_parse() of core/caches.c; doc/design.md, "The gates": stream_array): one
+   sc_caches_probe_parse() of core/caches.c; doc/contracts/gates.md, "The gates": stream_array): one
    set-up line (the threads, the read loop's instruction set, the CPUs as a comma list), then
    one line per working set: its bytes and the best read rate in MB/s (10^6 bytes/s). */
 #define SC_PROBE_TAG "cache_probe "

@@ -1,6 +1,6 @@
 /*
  * attest_statement.c: the in-toto statement of what root did to a node's platform for a
- * job (sc_attest.h; doc/design.md, section 20): made by the plugin, read by verify from a
+ * job (sc_attest.h; doc/contracts/attestation.md): made by the plugin, read by verify from a
  * file the user may have written, so the reader takes known fields only, each bounded.
  */
 #include "sc_attest.h"

@@ -1,6 +1,6 @@
 /*
  * card_metrics.c: the card's metrics: (exec: figures of the program read from its log by
- * pattern; doc/design.md, "Figures of a program"): read from the YAML, copied and freed.
+ * pattern; doc/contracts/layout.md, "Figures of a program"): read from the YAML, copied and freed.
  * Their rules between entries (regexes, one primary) are the exec module's check.
  */
 #include "sc_card_reader.h"

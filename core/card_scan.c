@@ -6,7 +6,7 @@
  * repeating its bytes), nesting deeper than SC_CARD_MAX_DEPTH, a key or value longer than
  * SC_CARD_MAX_SCALAR, a mapping or list of more than SC_CARD_MAX_ITEMS entries, a second
  * document. sbatch, the node and `streamcard run` read a card the same way, so these
- * limits hold on every side (doc/design.md, "The experiment card", "Limits").
+ * limits hold on every side (doc/contracts/card.md, "The experiment card", "Limits").
  */
 #include "sc_card_schema.h"
 

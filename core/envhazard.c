@@ -251,7 +251,7 @@ char *sc_envhazard_lines(const char *env, const sc_card *card, const char *simd,
         size_t len = strcspn(p, "\n"), eq = strcspn(p, "=");
         if (eq < len && eq < sizeof(name) && !sc_runenv_placement(p, eq) &&
             !sc__card_sets(card, p, eq) && sc__lookup(p, eq)) {
-            /* The bundle's words, escaped once (doc/design.md, section 3): a line each. */
+            /* The bundle's words, escaped once (doc/contracts/errors.md): a line each. */
             sc_text_escape(name, sizeof(name), p, eq);
             sc_text_escape(value, sizeof(value), p + eq + 1, len - eq - 1);
             sc_envhazard_effect(name, value, card, simd, line, sizeof(line));

@@ -272,7 +272,7 @@ static char *sc__read_run_file(const sc_bundle *b, const sc_card *card, const ch
 
 /* The top-level numbers and strings of doc, which is released: the controlled variables read
    only those of build.json, so its arrays (a 4 MiB mpi_stack) are not held as json-c objects
-   while results.json is (doc/design.md, section 17). NULL when doc is. */
+   while results.json is (doc/contracts/limits.md). NULL when doc is. */
 static json_object *sc__scalars(json_object *doc)
 {
     json_object *keep = doc ? json_object_new_object() : NULL;

@@ -1,8 +1,8 @@
 /*
  * linkmatrix.c: the judgement of a link matrix (sc_linkmatrix.h says the rules).
  *
- * Cost (doc/design.md, "Link matrix"): the judgement works on one n x n table of the pairs'
- * signed logs in float (a figure carries far fewer than float's 7 digits) and one scratch
+ * Cost (doc/contracts/analysis.md, "Link matrix"): the judgement works on one n x n table of the
+ * pairs' signed logs in float (a figure carries far fewer than float's 7 digits) and one scratch
  * of n(n-1)/2 floats; every median and MAD is an O(k) selection (no sort, no interval: the
  * judgement uses none), so each polish sweep is O(n^2) and the whole judgement O(n^2) with
  * at most SC__POLISH_SWEEPS sweeps. 4096 nodes: 64 MiB of logs, 32 MiB of scratch.

@@ -242,7 +242,8 @@ static void sc__sampler_write(sc__obs *s)
         rc = 0; /* the window's records stand; the intruders are the earlier samples' */
     }
     sc_kv_init(&kv);
-    sc_kv_append(&kv, "# streamcard interference records: doc/design.md, \"Interference\"\n");
+    sc_kv_append(&kv, "# streamcard interference records: "
+                      "doc/contracts/gates.md, \"Interference\"\n");
     if (rc == 0)
         rc = sc_sampler_records(s->sampler, sc__append_line, &kv);
     if (rc < 0)

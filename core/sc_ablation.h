@@ -1,5 +1,5 @@
 /*
- * sc_ablation.h: an ablation study (doc/design.md, "Ablation studies"): a baseline card
+ * sc_ablation.h: an ablation study (doc/contracts/card.md, "Ablation studies"): a baseline card
  * and named steps, each a set of card changes (set: keys and env entries; unset: inherited
  * or card-set environment variables), run as
  *   the baseline, every step alone on top of the baseline, and the steps in sequence

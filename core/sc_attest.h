@@ -1,5 +1,5 @@
 /*
- * sc_attest.h: node keys and signed statements (doc/design.md, section 20).
+ * sc_attest.h: node keys and signed statements (doc/contracts/attestation.md).
  *
  * A node key is an Ed25519 key pair made with OpenSSL: node.key (PEM, PKCS#8, mode 0600,
  * root's) and node.pub (PEM, SubjectPublicKeyInfo). A key is named everywhere by its

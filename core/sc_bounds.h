@@ -1,5 +1,5 @@
 /*
- * sc_bounds.h: what one run of a card can have printed (doc/design.md, section 17,
+ * sc_bounds.h: what one run of a card can have printed (doc/contracts/limits.md,
  * "Bounded work"): the most lines of its log, STREAM table rows, IMB table rows and
  * interference records. The log and interference parsers stop at the first record beyond
  * these and say where (sc_tracelog.over_line, sc_interference.over_line), so a log padded

@@ -1,5 +1,5 @@
 /*
- * sc_bundle.h: the evidence bundle directory of one run (layout in doc/design.md, "The
+ * sc_bundle.h: the evidence bundle directory of one run (layout in doc/contracts/bundle.md, "The
  * evidence bundle").
  *
  * All access goes through the bundle's directory fd: files are created with O_NOFOLLOW
@@ -53,7 +53,7 @@ int sc_bundle_reserve(const sc_bundle *b, const char *rel, size_t bytes);
  * NHC check run as an admin, often root, over users' files) is bounded: every file is
  * opened relative to the bundle's directory fd with O_NOFOLLOW in every component,
  * O_NONBLOCK (a fifo is refused, never waited on) and O_NOCTTY, checked with fstat to be
- * a regular file, and read or hashed within a cap for its kind (doc/design.md, "Reading
+ * a regular file, and read or hashed within a cap for its kind (doc/contracts/bundle.md, "Reading
  * a bundle"). A bundle as a whole is hashed within SC_BUNDLE_MAX_BYTES and listed within
  * SC_BUNDLE_MAX_FILES entries.
  */

@@ -1,5 +1,5 @@
 /*
- * sc_caches.h: the last-level caches a STREAM run's CPUs use (doc/design.md, "The gates":
+ * sc_caches.h: the last-level caches a STREAM run's CPUs use (doc/contracts/gates.md, "The gates":
  * stream_array). STREAM's rule: each array at least 4 times the last-level caches in use,
  * else the rates measure a cache, not memory.
  *
@@ -114,7 +114,7 @@ bool sc_caches_probe_disturbed(const sc_llc *llc);
    untrusted and a probe was made, else the reported size. */
 uint64_t sc_caches_rule_bytes(const sc_llc *llc);
 
-/* platform/caches.txt: key=value lines (section 7 of doc/design.md), malloc'd. */
+/* platform/caches.txt: key=value lines (doc/contracts/bundle.md), malloc'd. */
 char *sc_caches_text(const sc_llc *llc);
 
 /*

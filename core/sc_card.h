@@ -1,5 +1,5 @@
 /*
- * sc_card.h: the experiment card (schema version 1; doc/design.md, "The experiment card").
+ * sc_card.h: the experiment card (schema version 1; doc/contracts/card.md, "The experiment card").
  *
  * One card = one question = one independent variable. The card is parsed with libyaml;
  * every key is looked up in one table (card_schema.c) that also gives each key its
@@ -26,7 +26,7 @@
  * What a card may hold, the same on every side that reads one (sbatch, the compute node,
  * `streamcard run`): checked on the text before anything is built from it, so reading any
  * card costs time and memory in proportion to these, whatever it holds. A card has no
- * anchors or aliases. (doc/design.md, "Limits".)
+ * anchors or aliases. (doc/contracts/limits.md, "Limits".)
  */
 #define SC_CARD_MAX_BYTES 65536 /* the card's bytes */
 #define SC_CARD_MAX_DEPTH 8     /* mappings and lists inside each other */
@@ -92,8 +92,8 @@ typedef enum sc_card_field {
     SC_CF_COUNT
 } sc_card_field;
 
-/* exec: a figure of the program, read from its log by a pattern (doc/design.md, "Figures of
-   a program"). */
+/* exec: a figure of the program, read from its log by a pattern (doc/contracts/layout.md,
+   "Figures of a program"). */
 typedef struct sc_card_metric {
     char *name;    /* a name: [A-Za-z0-9._:-] */
     char *pattern; /* a POSIX extended regex with one capture group, the figure */
@@ -175,7 +175,7 @@ typedef struct sc_card {
     char *nodes; /* Slurm hostlist the card may run on; NULL: any */
     /* How many times the workload runs, each a separate process, into one bundle: a number,
        or 0 for "auto": until the median's 95% interval is within runs_ci_pct % of the
-       median, at most runs_max runs (doc/design.md, "Runs"). */
+       median, at most runs_max runs (doc/contracts/run.md, "Runs"). */
     long runs;
     double runs_ci_pct;
     long runs_max;
@@ -357,7 +357,7 @@ typedef struct sc_card_param {
  */
 size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX_PARAMS]);
 
-/* Defaults of the runs and interference keys (doc/design.md, "Runs", "Interference"). */
+/* Defaults of the runs and interference keys (doc/contracts/run.md, "Runs", "Interference"). */
 #define SC_CARD_RUNS_CI_PCT_DEFAULT 2.0
 #define SC_CARD_RUNS_MAX_DEFAULT 30
 #define SC_CARD_MAX_INTERFERENCE_DEFAULT 5.0

@@ -1,6 +1,6 @@
 /*
  * sc_card_lines.h: a card's platform keys as its bytes write them, read without a YAML
- * parser (doc/design.md, "The card on the node").
+ * parser (doc/contracts/spank.md, "The card on the node").
  *
  * Root acts on three keys of a card: cpu_list (the CPUs whose prefetch registers and
  * governors it changes, and those it signs), prefetch and governor. It never parses the

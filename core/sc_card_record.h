@@ -1,6 +1,6 @@
 /*
  * sc_card_record.h: a checked card as a small, flat, typed record: what the compute node's
- * root side acts on, without the YAML (doc/design.md, "The card on the node").
+ * root side acts on, without the YAML (doc/contracts/spank.md, "The card on the node").
  *
  * On the node the card's YAML is parsed and checked by an unprivileged child (the job's
  * user, under rlimits: spank/card_child.h), which writes the record; root reads only the

@@ -1,5 +1,5 @@
 /*
- * sc_cause.h: why a run failed, in one line (doc/design.md, "Runs": `streamcard: cause:`
+ * sc_cause.h: why a run failed, in one line (doc/contracts/run.md, "Runs": `streamcard: cause:`
  * and the series table's cell): the failed gates first, the first one with its note, then
  * the first error of the workload's own log, labelled as such. A gate's note says what the
  * evidence shows; the log's line only helps where the workload's words can explain the

@@ -1,6 +1,6 @@
 /*
- * sc_changepoint.h: where a series of figures changed (doc/design.md, "History"): Pettitt's
- * rank test for one change in location (Pettitt, Applied Statistics 28, 1979), applied by
+ * sc_changepoint.h: where a series of figures changed (doc/contracts/analysis.md, "History"):
+ * Pettitt's rank test for one change in location (Pettitt, Applied Statistics 28, 1979), applied by
  * binary segmentation. Distribution-free (ranks only: a heavy tail or an outlier moves one
  * rank, not the mean), deterministic (no permutation, no seed: two runs over one store give
  * the same answer) and O(n log n) per segment.

@@ -1,8 +1,8 @@
 /*
- * sc_compare.h: one figure of two sets of runs judged as a comparison does it (doc/design.md,
- * "Statistics of runs", "Paired runs"): each side's median and interval, the ratio B/A with
- * its interval (separate sides: Mann-Whitney; pairs: Wilcoxon signed-rank), the verdict of
- * the interval, and what overrides it:
+ * sc_compare.h: one figure of two sets of runs judged as a comparison does it
+ * (doc/contracts/analysis.md, "Statistics of runs", "Paired runs"): each side's median and
+ * interval, the ratio B/A with its interval (separate sides: Mann-Whitney; pairs: Wilcoxon
+ * signed-rank), the verdict of the interval, and what overrides it:
  *   - contaminated: a side's runs had more foreign work on a CPU than the limit (by default
  *     the interference gate's default, 5%), even when its card opened the gate;
  *   - drifting host: two separate sides measured apart in time, and a side's figure trends

@@ -1,6 +1,6 @@
 /*
  * sc_envhazard.h: inherited environment variables that change a workload's performance, and
- * what each does on this CPU (doc/design.md, section 16, "Environment hazards"): one row per
+ * what each does on this CPU (doc/contracts/environment.md, "Environment hazards"): one row per
  * variable or family of the table in envhazard.c, the most specific first. A run lists the
  * ones present in its summary, report and compare show them, so that a login shell's
  * OPENBLAS_CORETYPE=Haswell on an AVX-512 machine is said, not only recorded.

@@ -35,7 +35,7 @@ typedef enum sc_gate_id {
 } sc_gate_id;
 
 /*
- * What a failed gate says about the run, for classify (doc/design.md, "The gates"): an
+ * What a failed gate says about the run, for classify (doc/contracts/gates.md, "The gates"): an
  * outcome gate failed because of what the workload did (wrong results, a crash of its
  * own, data over another transport, too slow), so the revision under test is bad; an
  * environment gate failed because of what was done to the run (placement, a snapshot

@@ -1,5 +1,6 @@
 /*
- * sc_gates.h: the acceptance gates (doc/design.md, "The gates"), computed from raw evidence.
+ * sc_gates.h: the acceptance gates (doc/contracts/gates.md, "The gates"), computed from raw
+ * evidence.
  *
  * The mandatory gates (thread count, phases, binding, validation, exit code, and evidence:
  * every file of the bundle was written) must hold for any run; the others apply when the card asks

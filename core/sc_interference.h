@@ -1,9 +1,9 @@
 /*
  * sc_interference.h: how much of a card CPU something else had during the main loop
- * (doc/design.md, "Interference"), from the records the samplers wrote (common/sc_sampler.h,
- * the TRACE_INTERFERENCE_ lines of sc_trace_protocol.h): the observer's in interference.txt,
- * each MPI rank's in stream.log. `streamcard run` and `verify` compute the interference gate
- * and results.json's summary from them with the same code.
+ * (doc/contracts/gates.md, "Interference"), from the records the samplers wrote
+ * (common/sc_sampler.h, the TRACE_INTERFERENCE_ lines of sc_trace_protocol.h): the observer's in
+ * interference.txt, each MPI rank's in stream.log. `streamcard run` and `verify` compute the
+ * interference gate and results.json's summary from them with the same code.
  *
  * The foreign time of an accounted CPU c over a window of W nanoseconds is
  *   max(waited, busy_foreign) + steal

@@ -1,6 +1,6 @@
 /*
- * sc_linkmatrix.h: a partition's link matrix (doc/design.md, "Link matrix"): the judgement
- * that names a bad node or a bad link from the N x N matrix of one figure (the pairs are
+ * sc_linkmatrix.h: a partition's link matrix (doc/contracts/analysis.md, "Link matrix"): the
+ * judgement that names a bad node or a bad link from the N x N matrix of one figure (the pairs are
  * measured in the rounds of sc_pairs.h).
  *
  * The judgement is robust (median and MAD, no distribution assumed) and on a log scale (a
@@ -73,8 +73,8 @@ int sc_linkmatrix_judge(const double *m, size_t n, sc_linkmatrix_better better, 
 /*
  * The same judgement from the pairs alone: pairs[sc_linkmatrix_pair_index(n, i, j)] (i < j)
  * the figure of pair i-j, NaN when not measured: n(n-1)/2 values, half of what a full matrix
- * takes. What judge does in O(n^2) time and 6 n^2 bytes beside its input (doc/design.md,
- * "Link matrix").
+ * takes. What judge does in O(n^2) time and 6 n^2 bytes beside its input
+ * (doc/contracts/analysis.md, "Link matrix").
  */
 int sc_linkmatrix_judge_pairs(const double *pairs, size_t n, sc_linkmatrix_better better,
                               double mad_factor, double min_pct, sc_linkmatrix_verdict *out);
@@ -87,7 +87,7 @@ size_t sc_linkmatrix_pair_index(size_t n, size_t i, size_t j);
 void sc_linkmatrix_verdict_free(sc_linkmatrix_verdict *v);
 
 /*
- * The passes' vote (doc/design.md, "Link matrix", "Passes"): a matrix measured in P passes
+ * The passes' vote (doc/contracts/analysis.md, "Link matrix", "The passes vote"): a matrix measured in P passes
  * is judged P + 1 times, once on each pair's median over the passes and once on each pass
  * alone. A finding holds (a node to drain, a link to name) only when the medians' judgement
  * and every pass's name it, with P >= 2: a healthy node that one pass names by chance with
@@ -130,7 +130,7 @@ double sc_linkmatrix_vote_confidence(size_t passes);
 /* Frees what judge_passes allocated (takes a zeroed or already freed one). */
 void sc_linkmatrix_votes_free(sc_linkmatrix_votes *v);
 
-/* A link matrix as results.json holds it ("matrix": doc/design.md, "results.json"). */
+/* A link matrix as results.json holds it ("matrix": doc/contracts/results.md). */
 #define SC_LINKMATRIX_MAX_SIZES 64
 #define SC_LINKMATRIX_MAX_PASSES 100      /* the card's passes: at most */
 #define SC_LINKMATRIX_MAX_CELLS (1 << 24) /* sizes x nodes x nodes: 1024 nodes, 16 sizes */

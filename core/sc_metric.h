@@ -1,6 +1,6 @@
 /*
- * sc_metric.h: the figures runs are judged and compared by (doc/design.md, "Metrics"): one
- * registry of names, each with its unit, its direction (higher or lower is better), the
+ * sc_metric.h: the figures runs are judged and compared by (doc/contracts/analysis.md, "Metrics"):
+ * one registry of names, each with its unit, its direction (higher or lower is better), the
  * workload whose results hold it and how its value is read from a bundle's results.json.
  * compare, classify, report, export and the sweep table choose their figures only here.
  *
@@ -50,7 +50,7 @@ enum {
 int sc_metric_lookup(const char *name, sc_metric *m);
 
 /*
- * The registry's families, for help texts and doc/design.md: the index-th one's name
+ * The registry's families, for help texts and doc/contracts/analysis.md: the index-th one's name
  * pattern ("copy", "latency_<size>"), or NULL after the last. Any out pointer may be NULL:
  * its unit, "higher" or "lower", its workload's name and where results.json holds it.
  */
@@ -85,7 +85,7 @@ size_t sc_metric_defaults(const sc_card *card, json_object *results, unsigned wh
 
 /*
  * The workload's primary metric for a card: the one figure compare, classify and a paired
- * run judge when no --metric names others (doc/design.md, "Metrics"): stream the card's
+ * run judge when no --metric names others (doc/contracts/analysis.md, "Metrics"): stream the card's
  * kernel (triad for kernel all); ipsearch qps; mpi-pingpong the bandwidth at expect.at_bytes
  * when the card asks for a rate there (expect.at_bytes or expect.min_rate_MBps given; the
  * size defaults to max_bytes), else the latency at the smallest size (kernel pingpong) or

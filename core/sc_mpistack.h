@@ -1,7 +1,7 @@
 /*
  * sc_mpistack.h: the MPI stack a run used, from the workload's TRACE_MPI_LIBRARY,
  * TRACE_MPI_PARAM and TRACE_TRANSPORT_RANK lines (as run.conf keeps them: mpi_library=,
- * mpi_param=, transport_rank=): what compare holds constant (doc/design.md, "Carriers"),
+ * mpi_param=, transport_rank=): what compare holds constant (doc/contracts/gates.md, "Carriers"),
  * and build.json's "mpi_stack".
  */
 #ifndef SC_MPISTACK_H

@@ -1,7 +1,7 @@
 /*
  * sc_num.h: the one rule for a figure read from a bundle or a study record, wherever it is
  * read (results.json, build.json, a run's figures, study.json, a link matrix, the log's
- * tables, run.conf): a finite number (doc/design.md, section 9, "Figures"). NaN, Infinity
+ * tables, run.conf): a finite number (doc/contracts/results.md, "Figures"). NaN, Infinity
  * and -Infinity (json-c reads them, and 1e999 overflows to them), and the words nan, inf
  * and infinity in text, are not figures. A figure the workload could not measure is null in
  * its JSON, never an infinity.

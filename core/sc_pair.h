@@ -1,5 +1,5 @@
 /*
- * sc_pair.h: a paired run (doc/design.md, "Paired runs"): two sides of one question, A (the
+ * sc_pair.h: a paired run (doc/contracts/run.md, "Paired runs"): two sides of one question, A (the
  * card's experiment) and B (A with the one change of its top-level against:, or the same
  * card with another build), run in one process as pairs of runs, A and B one after the
  * other on the same CPUs, the order of each pair drawn from a recorded seed. A pair's log

@@ -2,7 +2,7 @@
  * sc_platform.h: the platform layer's reads, shared by the plugin (spank/, which also writes:
  * spank/platform.h) and the `streamcard` command, which as root outside a job reads the
  * prefetch registers and governors of the card's CPUs before and after the workload
- * (doc/design.md, section 13, "Read by the CLI as root"). Nothing here writes.
+ * (doc/contracts/platform.md, "Read by the CLI as root"). Nothing here writes.
  *
  * Everything is looked up under a sysroot ("/" in production, a fake tree in tests) with
  * openat2(RESOLVE_IN_ROOT) and O_NOFOLLOW, so no path ever leaves the root. The allowlist

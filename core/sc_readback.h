@@ -1,6 +1,6 @@
 /*
  * sc_readback.h: the platform as the `streamcard` command reads it as root outside a job
- * (doc/design.md, section 13, "Read by the CLI as root"): the prefetch registers of the
+ * (doc/contracts/platform.md, "Read by the CLI as root"): the prefetch registers of the
  * card's CPUs before and after the workload, through the platform layer's reads
  * (sc_platform.h), never written. The texts are the plugin's formats, marked as the CLI's:
  *
@@ -30,7 +30,7 @@
 /* state.env's SOURCE of a readback by the command as root. */
 #define SC_READBACK_SOURCE "cli-root"
 /* What the bundle says of a platform the command set itself (`streamcard run --platform
-   apply`, doc/design.md section 13, "Set by the CLI as root"): state.env then holds
+   apply`, doc/contracts/platform.md, "Set by the CLI as root"): state.env then holds
    APPLIED=1, and the gate's note and verify say this. */
 #define SC_READBACK_APPLIED_NOTE "applied by the CLI as root, not attested"
 

@@ -1,7 +1,7 @@
 /*
  * sc_results.h: results.json, the machine-readable record of one run that compare,
- * classify, report and the exporters read (schema in doc/design.md, "results.json and
- * build.json"), built with json-c.
+ * classify, report and the exporters read (schema in doc/contracts/results.md,
+ * "results.json and build.json"), built with json-c.
  */
 #ifndef SC_RESULTS_H
 #define SC_RESULTS_H

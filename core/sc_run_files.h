@@ -1,6 +1,6 @@
 /*
  * sc_run_files.h: the raw files of one run of a bundle (at the top for runs: 1, in its
- * run-<i> folder otherwise: doc/design.md, "Runs") and its gates computed from them. One
+ * run-<i> folder otherwise: doc/contracts/run.md, "Runs") and its gates computed from them. One
  * reader for `streamcard run` (on the files as written) and `streamcard verify`.
  */
 #ifndef SC_RUN_FILES_H

@@ -1,6 +1,6 @@
 /*
- * sc_runenv.h: the environment variables the workloads' runtimes read (doc/design.md,
- * "The controlled variables"): OpenMP (OMP_*, GOMP_*, KMP_*), the BLAS (OPENBLAS_*, GOTO*,
+ * sc_runenv.h: the environment variables the workloads' runtimes read (doc/contracts/analysis.md,
+ * the controlled variables): OpenMP (OMP_*, GOMP_*, KMP_*), the BLAS (OPENBLAS_*, GOTO*,
  * MKL_*), MPI and its fabrics (OMPI_*, PMIX_MCA_*, FI_*, UCX_*, I_MPI_*), the C library's
  * allocator and tunables (MALLOC_*, GLIBC_TUNABLES) and the dynamic loader (LD_PRELOAD,
  * LD_LIBRARY_PATH). Whether a card sets them or the shell passes them on, they change

@@ -1,6 +1,6 @@
 /*
  * sc_runs.h: a card's runs of its workload as separate processes in one bundle
- * (doc/design.md, "Runs"): where each run's files live, the figures each run gives, the
+ * (doc/contracts/run.md, "Runs"): where each run's files live, the figures each run gives, the
  * statistics over runs that results.json records, and when `runs: auto` stops. Both
  * `streamcard run` and `streamcard verify` use these, so verify recomputes every median,
  * interval and stopping decision.

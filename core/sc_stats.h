@@ -1,5 +1,5 @@
 /*
- * sc_stats.h: the statistics of repeated runs (doc/design.md, "Statistics of runs").
+ * sc_stats.h: the statistics of repeated runs (doc/contracts/analysis.md, "Statistics of runs").
  *
  * Nothing here assumes a distribution (Hoefler and Belli, SC15): a figure measured in n
  * separate runs is described by its median, the 95% confidence interval of the median from
@@ -62,7 +62,7 @@ int sc_stats_ratio(const double *a, size_t n_a, const double *b, size_t n_b, sc_
     "statistic"
 
 /*
- * The ratio B/A of n pairs (a[i], b[i]) measured side by side (doc/design.md, "Paired
+ * The ratio B/A of n pairs (a[i], b[i]) measured side by side (doc/contracts/run.md, "Paired
  * runs"): each pair's log ratio d = log(b/a); the ratio is exp of the Hodges-Lehmann
  * estimate (the median of the n(n+1)/2 Walsh averages (d_i + d_j) / 2, i <= j), its 95%
  * interval the k-th smallest and k-th largest Walsh average, k from the law of the

@@ -1,7 +1,7 @@
 /*
  * sc_text.h: small text helpers shared by the card, the machine facts, the plugin and the
- * commands, among them the one escape for text that comes from a user (doc/design.md,
- * "Error channels and messages").
+ * commands, among them the one escape for text that comes from a user (doc/contracts/errors.md,
+ * "Errors and messages").
  */
 #ifndef SC_TEXT_H
 #define SC_TEXT_H

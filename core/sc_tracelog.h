@@ -1,8 +1,8 @@
 /*
  * sc_tracelog.h: what a workload printed (stream.log), read back as evidence.
  *
- * One pass over the log collects the trace protocol of doc/design.md (thread bindings,
- * phase markers, thread counts, the validation verdict) and the result table rows
+ * One pass over the log collects the trace protocol of doc/contracts/trace-protocol.md (thread
+ * bindings, phase markers, thread counts, the validation verdict) and the result table rows
  * ("Copy:  12345.6  0.001  0.001  0.002"), so `streamcard run` and `streamcard verify`
  * draw their conclusions from the same parser.
  */

@@ -1,5 +1,5 @@
 /*
- * sc_transport_gate.h: the transport gate (doc/design.md, "Carriers"), recomputed from the
+ * sc_transport_gate.h: the transport gate (doc/contracts/gates.md, "Carriers"), recomputed from the
  * MPI workload's own trace lines: every rank's candidate carriers, the payload it sent and
  * the bytes of its namespace's interfaces in the main loop decide the carrier with the
  * same rule the workload used (common/sc_carrier.h); the card's expectation (one carrier or

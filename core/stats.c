@@ -1,6 +1,6 @@
 /*
  * stats.c: medians, their intervals and ratios of repeated runs (see sc_stats.h and
- * doc/design.md, "Statistics of runs").
+ * doc/contracts/analysis.md, "Statistics of runs").
  */
 #include "sc_stats.h"
 #include "sc_stats_internal.h"

@@ -1,7 +1,7 @@
 /*
  * stats_paired.c: the statistics of pairs and of several figures at once (see sc_stats.h and
- * doc/design.md, "Statistics of runs" and "Paired runs"): the Wilcoxon signed-rank interval
- * of a paired ratio, the p-values behind a verdict, Holm's correction and the trend of a
+ * doc/contracts/analysis.md, "Statistics of runs" and "Paired runs"): the Wilcoxon signed-rank
+ * interval of a paired ratio, the p-values behind a verdict, Holm's correction and the trend of a
  * series with its run order (Spearman). Deterministic, like stats.c: verify gets the same
  * numbers.
  */

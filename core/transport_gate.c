@@ -404,7 +404,7 @@ static size_t sc__iface_sums(const sc_tracelog *t, sc__iface_sum *sums, unsigned
 
 /*
  * expect: interface: the named interface must have sent at least SC_CARRIER_SHARE of the
- * payload bytes (doc/design.md, "Carriers"). Sets g, and says the bytes per interface.
+ * payload bytes (doc/contracts/gates.md, "Carriers"). Sets g, and says the bytes per interface.
  */
 static void sc__interface_gate(const sc_card *card, const sc_tracelog *t, const char *before,
                                sc_gate *g)

@@ -678,7 +678,7 @@ int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verif
         free(caches);
     }
     /* build.json parsed and released before results.json is: one 4 MiB document held as
-       json-c objects at a time (doc/design.md, section 17) */
+       json-c objects at a time (doc/contracts/limits.md) */
     sc__check_build(&f, &out->problems);
     f.res = f.results ? json_tokener_parse(f.results) : NULL;
     sc__check_finite("results.json", f.res, p);

@@ -1,7 +1,7 @@
 /*
- * cacheprobe.h: the measured cache rule's probe (doc/design.md, "The gates": stream_array).
- * `streamcard-stream --cache-probe BYTES` reads working sets of growing size, from 256 KiB
- * up to BYTES in steps of sqrt(2), with the given threads pinned one per CPU, and prints
+ * cacheprobe.h: the measured cache rule's probe (doc/contracts/gates.md, "The gates":
+ * stream_array). `streamcard-stream --cache-probe BYTES` reads working sets of growing size, from
+ * 256 KiB up to BYTES in steps of sqrt(2), with the given threads pinned one per CPU, and prints
  * the best read bandwidth of each (SC_PROBE_* lines of sc_trace_protocol.h). Where the
  * rate falls to the memory's for good is the last cache's edge: the core finds it
  * (sc_caches.h), the probe only measures.

@@ -7,7 +7,7 @@
  * the result validated by replaying the scalar recurrence. Unlike the reference source,
  * sizes are chosen at run time, every element is checked, streaming stores are an explicit,
  * reported choice, and the run prints the streamcard trace lines (sc_trace_protocol.h;
- * doc/design.md, "The trace protocol") and optionally writes its results as JSON.
+ * doc/contracts/trace-protocol.md, "The trace protocol") and optionally writes its results as JSON.
  *
  * Exit status: 0 validated, 1 validation failed or a run-time error, 2 bad usage.
  */
@@ -377,8 +377,8 @@ static json_object *sct__metrics(const struct sct_stream_kernel *const sel[], si
     return m;
 }
 
-/* results of the run, keys as in doc/design.md ("results.json and build.json"); per-kernel
-   "rates" and "times" always. */
+/* results of the run, keys as in doc/contracts/results.md ("results.json and build.json");
+   per-kernel "rates" and "times" always. */
 static int sct__write_json(FILE *f, const struct sct_stream_opts *o, int threads,
                            enum sct_nt_isa stores, const struct sct_stream_kernel *const sel[],
                            size_t nsel, const struct sct_kernel_stats st[], const double *rep_s,

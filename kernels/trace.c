@@ -1,6 +1,6 @@
 /*
- * trace.c: the trace lines of sc_trace_protocol.h (doc/design.md, "The trace protocol"),
- * written so that an observer reading a pipe sees each line whole and without delay.
+ * trace.c: the trace lines of sc_trace_protocol.h (doc/contracts/trace-protocol.md, "The trace
+ * protocol"), written so that an observer reading a pipe sees each line whole and without delay.
  */
 #include "trace.h"
 #include "sc_ready.h"

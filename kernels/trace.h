@@ -1,6 +1,6 @@
 /*
  * trace.h: the trace lines every workload prints, as sc_trace_protocol.h spells them
- * (doc/design.md, "The trace protocol").
+ * (doc/contracts/trace-protocol.md, "The trace protocol").
  *
  * An observer process reads the workload's stdout through a pipe and reacts to these lines
  * (it snapshots the process at main_loop_begin, checks bindings and thread counts), so each

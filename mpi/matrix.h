@@ -6,7 +6,7 @@
  * The lower rank of a pair keeps its figures; rank 0 gathers them into N x N matrices
  * (symmetric, NaN on the diagonal) and per size the median time over the pairs with the
  * rate that time gives (bytes / t[usec], IMB's relation, which verify recomputes from the
- * table): what results.json's metrics.sizes holds for such a run (doc/design.md, "Link
+ * table): what results.json's metrics.sizes holds for such a run (doc/contracts/analysis.md, "Link
  * matrix").
  */
 #ifndef SCM_MATRIX_H

@@ -4,7 +4,7 @@
  * the data as the MPI library reports it (transport.h).
  *
  * What rank 0 prints, in order (each line flushed at once; the trace protocol of
- * sc_trace_protocol.h, doc/design.md, with ranks in place of threads):
+ * sc_trace_protocol.h, doc/contracts/trace-protocol.md, with ranks in place of threads):
  *   Number of Ranks requested = 2
  *   TRACE_READY_HANDSHAKE rank=0 fd=<n> used=<0|1> why=<pipe|not-open|...>
  *       (only when STREAMCARD_READY_FD was set: whether main_loop_begin waits for it)

@@ -1,5 +1,5 @@
 /*
- * rank_sampler.h: interference accounting inside every MPI rank (doc/design.md,
+ * rank_sampler.h: interference accounting inside every MPI rank (doc/contracts/gates.md,
  * "Interference"). A rank's CPU may sit on a node the observer cannot see, so each rank runs
  * common/'s sampler over its own CPUs from just before the main loop to just after it, and
  * rank 0 prints every rank's records (TRACE_INTERFERENCE_*, source rank<r>) into the log.

@@ -1,5 +1,5 @@
 /*
- * attest_sign.h: the plugin's signed statements (doc/design.md, section 20): what root did
+ * attest_sign.h: the plugin's signed statements (doc/contracts/attestation.md): what root did
  * to and read back from this node's platform for a job, signed as root with the node's key
  * (the policy's key=, "%n" the node's short name).
  *

@@ -1,6 +1,6 @@
 /*
  * attest_store.h: what root keeps of its signed statements on the node, in
- * <state_dir>/attest/ (doc/design.md, section 20): a directory of root's, 0755, that users
+ * <state_dir>/attest/ (doc/contracts/attestation.md): a directory of root's, 0755, that users
  * may read a statement from by name.
  *
  *   job_<id>_<node>.apply                    the apply note: the run (restart count and

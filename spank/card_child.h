@@ -1,6 +1,6 @@
 /*
  * card_child.h: the card check on the compute node, run under an account of its own
- * (doc/design.md, "The card on the node").
+ * (doc/contracts/spank.md, "The card on the node").
  *
  * slurmstepd (root) never parses the card's YAML. It hands the card's bytes to a child that
  * takes a session of its own and the check's account (SC_CARD_CHILD_USER, the policy's

@@ -1,5 +1,5 @@
 /*
- * card_sandbox.h: the seccomp filters of the card check (doc/design.md, "The card on the
+ * card_sandbox.h: the seccomp filters of the card check (doc/contracts/spank.md, "The card on the
  * node"), made with libseccomp.
  *
  * Two filters, because one that denies execve cannot be installed before the exec it must

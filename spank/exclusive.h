@@ -1,6 +1,6 @@
 /*
  * exclusive.h: whether a job has its node to itself, as Slurm knows it (policy
- * require_exclusive=yes; doc/design.md, "The SPANK plugin", "Exclusivity"). Asked in the
+ * require_exclusive=yes; doc/contracts/spank.md, "The SPANK plugin", "Exclusivity"). Asked in the
  * task as root, before a platform change:
  *
  *   1. The jobs on the node now (sc_jobs_beside: the other job cgroups of this node), each

@@ -4,7 +4,7 @@
  * thin Slurm adapter over libstreamcard (the card, binding) and the platform layer
  * (pfctl.h: MSRs, governor, restore journal); the card's way to the node is jobcard.c, the
  * bundle's files written as the user are user_bundle.c. Where each callback runs and as
- * whom (measured on Slurm 22.05; doc/design.md, "The SPANK plugin"):
+ * whom (measured on Slurm 22.05; doc/contracts/spank.md, "The SPANK plugin"):
  *
  *   slurm_spank_init            every context: registers the option, reads the policy;
  *                               in slurmd (S_CTX_SLURMD): restores what a crash left changed

@@ -8,7 +8,7 @@
  * sysroot=PATH (where /sys, /proc/cpuinfo and /dev/cpu are looked up; tests only),
  * key=PATH (the node's private signing key, %n the node's short name; without key= the
  * default /etc/streamcard/node.key when it exists, else the node does not sign: keys are
- * opt-in, doc/design.md section 20), check_user=NAME (the account the card check runs as;
+ * opt-in, doc/contracts/attestation.md), check_user=NAME (the account the card check runs as;
  * default streamcard-check), attest_keep=COUNT and attest_days=DAYS (the signed statements
  * kept in <state_dir>/attest/: the newest COUNT, none older than DAYS; defaults 512 and 30).
  */
@@ -41,7 +41,7 @@ typedef struct sc_policy {
 int sc_policy_parse(sc_policy *p, int argc, char *const argv[], char *why, size_t whylen);
 
 /* The policy file of a node without Slurm, under the sysroot, for `streamcard run --platform
-   apply` as root (doc/design.md, section 13, "Set by the CLI as root"). */
+   apply` as root (doc/contracts/platform.md, "Set by the CLI as root"). */
 #define SC_POLICY_FILE "etc/streamcard/policy"
 #define SC_POLICY_FILE_ARGS 32 /* at most this many key=value words in it */
 
@@ -56,7 +56,7 @@ int sc_policy_parse_text(sc_policy *p, const char *text, char *why, size_t whyle
 int sc_policy_key_path(const sc_policy *p, const char *node, char *out, size_t len);
 
 /*
- * Whether the node signs (doc/design.md, section 20, "Keys"): key= was given, or there is
+ * Whether the node signs (doc/contracts/attestation.md, "Keys"): key= was given, or there is
  * something at the default key's path. Without either no key is configured: the node does
  * not sign, and slurmd says so once at its start (sc_policy_key_state()), not every job.
  */

@@ -3,8 +3,9 @@
  * core, module or package, depending on the CPU class; writing it for one CPU changes it
  * for every CPU that shares it (an Intel core's SMT siblings). A cpufreq policy covers the
  * CPUs of its related_cpus. When the job does not hold the whole node (require_exclusive=no),
- * a change is allowed only when everything it reaches is the job's (doc/design.md,
- * "Platform facts per vendor"). Read-only: every file is looked up under the sysroot.
+ * a change is allowed only when everything it reaches is the job's
+ * (doc/contracts/platform-facts.md, "Platform facts per vendor"). Read-only: every file is looked
+ * up under the sysroot.
  */
 #ifndef SC_SPANK_SCOPE_H
 #define SC_SPANK_SCOPE_H
@@ -22,7 +23,7 @@ typedef enum sc_scope {
     SC_SCOPE_PACKAGE,    /* shared by a whole package */
 } sc_scope;
 
-/* The scope of the prefetch register of a class (doc/design.md, section 14). */
+/* The scope of the prefetch register of a class (doc/contracts/platform-facts.md). */
 sc_scope sc_scope_of_prefetch(sc_arch_kind kind);
 /* "thread", "core", "module", "package". */
 const char *sc_scope_name(sc_scope scope);

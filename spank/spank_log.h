@@ -6,7 +6,7 @@
  * bidirectional overrides) it is escaped whole with sc_text_escape() (core/sc_text.h). So a
  * card name, key or value, a job variable or anything else a user chose cannot start a line
  * of its own in slurmd's log (a forged "restore: job N" record) or send a terminal control
- * sequence (doc/design.md, "Errors and messages").
+ * sequence (doc/contracts/errors.md, "Errors and messages").
  */
 #ifndef SC_SPANK_LOG_H
 #define SC_SPANK_LOG_H

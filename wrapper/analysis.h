@@ -120,8 +120,8 @@ void sc_analysis_difference(const sc_bundle_facts *a, const sc_bundle_facts *b, 
  */
 size_t sc_analysis_metrics(const sc_bundle_facts *f, const char *name, sc_metric *out, size_t max);
 
-/* One metric of two bundles as a comparison sees it (doc/design.md, "Statistics of runs"):
-   each side's runs, their medians and intervals, the ratio B/A with its interval, the
+/* One metric of two bundles as a comparison sees it (doc/contracts/analysis.md, "Statistics
+   of runs"): each side's runs, their medians and intervals, the ratio B/A with its interval, the
    verdict, what overrides it, each side's trend (sc_compare.h). */
 typedef sc_comparison sc_analysis_cmp;
 

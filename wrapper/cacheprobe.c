@@ -1,6 +1,6 @@
 /*
  * cacheprobe.c: the caches of a STREAM run's CPUs for its stream_array rule (see
- * cacheprobe.h; doc/design.md, "The gates": stream_array).
+ * cacheprobe.h; doc/contracts/gates.md, "The gates": stream_array).
  */
 #include "cacheprobe.h"
 #include "sc_answercache.h"

@@ -1,6 +1,6 @@
 /*
  * classify_rerun.c: `streamcard classify --rerun-baseline BASELINE [CARD]`: a bisection step
- * as a paired run (doc/design.md, "Paired runs"): side A the baseline's card with the
+ * as a paired run (doc/contracts/run.md, "Paired runs"): side A the baseline's card with the
  * baseline's build (the workload binary build.json names, unchanged since: its SHA-256),
  * side B the candidate: CARD (default: the baseline's card) with this build's workload.
  * Both take turns now, on the same CPUs, so the host's drift between the baseline's day and

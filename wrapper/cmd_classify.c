@@ -7,11 +7,11 @@
  * what the bisection changes), plus the variables --allow names; any other controlled
  * variable that differs makes the run prove nothing about the build, and so does a run or
  * a baseline that fails verification. A failed gate is judged by its class (the gate
- * table, doc/design.md "The gates"): an outcome gate the baseline held makes the run bad
+ * table, doc/contracts/gates.md "The gates"): an outcome gate the baseline held makes the run bad
  * (a TCP fall-back, a wrong result, a crash), an environment gate makes it skip.
  * Usage errors exit 128, which stops `git bisect run` instead of blaming a commit.
  *
- * The run may also be side B of a paired run (PAIR; doc/design.md "Paired runs"), its side A
+ * The run may also be side B of a paired run (PAIR; doc/contracts/run.md "Paired runs"), its side A
  * the baseline, or a bisection step may make that pair itself (--rerun-baseline,
  * classify_rerun.c): then the host's drift cancels pair by pair. --gates-only judges the
  * gates alone (a transport regression needs no statistics).
@@ -225,8 +225,8 @@ static bool sc__overridden(const sc_bundle_facts *run, const sc_analysis_cmp *c,
 
 /*
  * Each metric judged (the baseline card's primary, or --metric's), the run's runs against
- * the baseline's (doc/design.md, "Statistics of runs"): bad only when one metric's whole 95%
- * interval lies beyond the tolerance (a significant loss; several metrics: still after
+ * the baseline's (doc/contracts/analysis.md, "Statistics of runs"): bad only when one metric's
+ * whole 95% interval lies beyond the tolerance (a significant loss; several metrics: still after
  * Holm's correction), good when every interval excludes such a loss, skip when an interval
  * cannot tell (or there is none: fewer than 6 runs a side), saying roughly how many runs
  * would decide it, or when a side is contaminated or the host drifted under separate series.
@@ -361,7 +361,7 @@ static size_t sc__failed(const sc_gates *gates, const bool *pick, char *buf, siz
 }
 
 /*
- * The run's failed gates, in their classes (doc/design.md, "The gates"): an environment
+ * The run's failed gates, in their classes (doc/contracts/gates.md, "The gates"): an environment
  * gate makes it prove nothing (skip), except where it follows from an outcome: a workload
  * that ended by itself with a non-zero status after a bad gate (a wrong result) fails
  * exit_code too, and one that crashed could not pass its phases or snapshots either (the

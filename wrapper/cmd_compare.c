@@ -2,7 +2,7 @@
  * cmd_compare.c: `streamcard compare A B`: the controlled variables of two verified bundles
  * side by side, the variables that differ named, and when exactly one variable (the
  * independent one) differs each metric of both with its runs, the ratio B/A with its 95%
- * interval and a verdict (doc/design.md, "Statistics of runs"). Anything else makes the
+ * interval and a verdict (doc/contracts/analysis.md, "Statistics of runs"). Anything else makes the
  * comparison invalid: a rate change that two variables could explain answers no question.
  */
 #include "analysis.h"

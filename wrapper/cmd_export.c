@@ -1,8 +1,8 @@
 /*
  * cmd_export.c: `streamcard export --prometheus BUNDLE...` (and, in export_intoto.c,
  * `--in-toto BUNDLE`): node_exporter textfile metrics
- * (Prometheus text format 0.0.4) for admins (doc/design.md, "Export"): verdicts, gates, the
- * metrics of the registry (sc_metric.h) in base units named Prometheus style, transport and
+ * (Prometheus text format 0.0.4) for admins (doc/contracts/analysis.md, "export"): verdicts, gates,
+ * the metrics of the registry (sc_metric.h) in base units named Prometheus style, transport and
  * when each bundle ended, labelled by host, owner (of the bundle directory), workload,
  * kernel, card and the card's hash. No label carries time: of the bundles with one label set,
  * only the newest is exported, with its age, so a node that recovers stops showing its old

@@ -1,7 +1,7 @@
 /*
  * cmd_health.c: `streamcard health BUNDLE...`: the nodes to drain and the suspect links of
- * a partition, from bundles of mpi-pingpong with pairs: all (doc/design.md, "Link matrix").
- * Each bundle is verified first; its matrix is judged on the latency at the smallest size
+ * a partition, from bundles of mpi-pingpong with pairs: all (doc/contracts/analysis.md, "Link
+ * matrix"). Each bundle is verified first; its matrix is judged on the latency at the smallest size
  * (kernel pingpong) and the bandwidth at the largest, with the card's outlier_mad and
  * outlier_min_pct. One line per node or link, its reasons joined; exit 0 when none.
  */

@@ -1,6 +1,6 @@
 /*
- * cmd_history.c: `streamcard history add|show|check|report` (doc/design.md, "History"): the
- * options every subcommand shares (the store, the filters), then the subcommand.
+ * cmd_history.c: `streamcard history add|show|check|report` (doc/contracts/analysis.md, "History"):
+ * the options every subcommand shares (the store, the filters), then the subcommand.
  */
 #include "analysis.h"
 #include "cli.h"

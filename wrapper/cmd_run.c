@@ -439,7 +439,8 @@ static int sc__check_readback(const sc_run_opts *opts, const sc_card *card, sc_d
         return 0;
     sc_diag_addf(diag,
                  "%s: prefetch: %s cannot be read back here, so it cannot be checked: %s (valid: "
-                 "unchanged; or a CPU of doc/design.md section 14 with the msr module loaded)",
+                 "unchanged; or a CPU of doc/contracts/platform-facts.md with the msr module "
+                 "loaded)",
                  card->source_name, sc_prefetch_name(card->prefetch),
                  strncmp(why, "streamcard: ", 12) ? why : why + 12);
     return -EINVAL;

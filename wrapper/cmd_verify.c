@@ -2,7 +2,7 @@
  * cmd_verify.c: `streamcard verify [--keys DIR] [--state-dir DIR] [--junit FILE] BUNDLE...`:
  * prints what sc_verify_bundle_opts() found for each bundle (every hash and consistency
  * problem, or the gates that failed and why, or that the bundle holds) and what root vouches
- * for (doc/design.md, section 20); --junit: one test case per bundle or study, as CI
+ * for (doc/contracts/attestation.md); --junit: one test case per bundle or study, as CI
  * systems show them.
  */
 #include "cli.h"

@@ -1,6 +1,6 @@
 /*
  * export_intoto.c: `streamcard export --in-toto [-o FILE] BUNDLE`: the bundle's signed
- * statements (attest/apply_*.dsse.json, doc/design.md section 20) for provenance tools, one
+ * statements (attest/apply_*.dsse.json, doc/contracts/attestation.md) for provenance tools, one
  * DSSE envelope per line (the JSON Lines form in-toto's tools read). Nothing is judged here:
  * `streamcard verify` checks the signatures against trusted keys.
  */

@@ -1,5 +1,5 @@
 /*
- * history.h: the history store of `streamcard history` (doc/design.md, "History"): one
+ * history.h: the history store of `streamcard history` (doc/contracts/analysis.md, "History"): one
  * SQLite file that keeps every verified bundle's figures, variables, gates and, for link
  * matrices, per-node and per-link figures. The store is written only through
  * sc_history_put() (one record in one transaction, idempotent by the bundle's digest), by
@@ -25,7 +25,7 @@
 typedef struct sc_history sc_history;
 
 /*
- * The store a command uses when --db names none (doc/design.md, "History"): the site's
+ * The store a command uses when --db names none (doc/contracts/analysis.md, "History"): the site's
  * SC_HISTORY_SITE_DB when it exists and the caller may write it, else the caller's own,
  * $XDG_DATA_HOME/streamcard/history.db (an absolute XDG_DATA_HOME), else
  * $HOME/.local/share/streamcard/history.db. Fills buf; 0 or -ENOENT (no HOME).

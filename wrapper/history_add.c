@@ -1,6 +1,6 @@
 /*
- * history_add.c: `streamcard history add BUNDLE|DIR...` (doc/design.md, "History"): each
- * bundle verified as every analysis command does (sc_analysis_load()), refused with why
+ * history_add.c: `streamcard history add BUNDLE|DIR...` (doc/contracts/analysis.md, "History"):
+ * each bundle verified as every analysis command does (sc_analysis_load()), refused with why
  * when it is not intact, else put into the store as one record: its identity (the digest of
  * its SHA256SUMS), card, host, times, verdict, gates and attestation, its controlled
  * variables and env, and, when every gate held, each metric's runs with their median and

@@ -1,6 +1,6 @@
 /*
  * history_check.c: `streamcard history check`: the change points of every series selected
- * (doc/design.md, "History"): Pettitt's test by binary segmentation over the bundles'
+ * (doc/contracts/analysis.md, "History"): Pettitt's test by binary segmentation over the bundles'
  * medians (sc_changepoint.h), then per change point the ratio after/before of the bundles
  * on its two sides with its interval (sc_stats_ratio()), the verdict for the noise bound,
  * and what differs between the last bundle before and the first after (the controlled

@@ -1,7 +1,7 @@
 /*
  * history_cli.h: the parts of `streamcard history` (cmd_history.c dispatches): add
  * (history_add.c), the series a query selects (history_query.c), show, check and report
- * (history_show.c, history_check.c, history_page.c). doc/design.md, "History".
+ * (history_show.c, history_check.c, history_page.c). doc/contracts/analysis.md, "History".
  */
 #ifndef SC_HISTORY_CLI_H
 #define SC_HISTORY_CLI_H

@@ -1,7 +1,7 @@
 /*
  * history_store.c: the history store's file, schema and writes (see history.h and
- * doc/design.md, "History"). SQLite in WAL mode (readers never wait for the writer), a busy
- * timeout (writers wait for each other), and every record in one transaction: a bundle is in
+ * doc/contracts/analysis.md, "History"). SQLite in WAL mode (readers never wait for the writer), a
+ * busy timeout (writers wait for each other), and every record in one transaction: a bundle is in
  * the store whole or not at all.
  */
 #include "history.h"
@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The schema, version 1 (doc/design.md, "History", describes every table). */
+/* The schema, version 1 (doc/contracts/analysis.md, "History", describes every table). */
 static const char sc__schema[] =
     "CREATE TABLE streamcard_schema(version INTEGER NOT NULL, created_at INTEGER NOT NULL);"
     "CREATE TABLE bundle(id INTEGER PRIMARY KEY, digest TEXT NOT NULL UNIQUE,"

@@ -1,7 +1,7 @@
 /*
  * html.h: the one writer of the report's pages (report_html.c, the plots of report_svg.c,
  * a study's page in study_page.c), which show text from bundles and study records: users'
- * files (doc/design.md, section 3).
+ * files (doc/contracts/errors.md).
  *
  * A page is written through an sc_html and nothing else, and nothing can reach it raw:
  * - markup only as string literals: sc_html_tag() compiles with nothing else (a literal is

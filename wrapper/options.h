@@ -1,6 +1,6 @@
 /*
  * options.h: what every subcommand says about a long option it does not know, as the
- * card says about a key (doc/design.md, section 11): one line, naming the closest option
+ * card says about a key (doc/contracts/analysis.md): one line, naming the closest option
  * the command has ("--ouput: unknown option (did you mean --output?)"), and one error per
  * mistake: when that option takes a value, the word after the mistyped one is its value,
  * not a card or a bundle to complain about a second time.

@@ -1,6 +1,6 @@
 /*
  * outfile.h: a file a command writes for someone else to read (export -o, report -o, history
- * report -o): whole or not at all, never through a link (doc/design.md, section 11, "Output
+ * report -o): whole or not at all, never through a link (doc/contracts/analysis.md, "Output
  * files").
  *
  * The text goes to a new temporary file beside the target, made with mkstemp (a name of its

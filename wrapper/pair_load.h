@@ -1,6 +1,6 @@
 /*
  * pair_load.h: a paired run's directory read back and checked (pair_load.c; sc_pair.h,
- * doc/design.md "Paired runs"), for `streamcard verify`, compare and classify: its sums over
+ * doc/contracts/run.md "Paired runs"), for `streamcard verify`, compare and classify: its sums over
  * everything, both sides verified as bundles (as sides: their runs end by the pair's rule),
  * the sides' cards what the pair card makes, the order what the seed gives and what the
  * runs' own clocks show, the pairs stopped where the rule says, and pair.json what the

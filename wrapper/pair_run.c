@@ -1,5 +1,5 @@
 /*
- * pair_run.c: a paired run here (sc_pair.h; doc/design.md, "Paired runs"). The card's two
+ * pair_run.c: a paired run here (sc_pair.h; doc/contracts/run.md, "Paired runs"). The card's two
  * sides take turns as separate processes on the same CPUs: pair i runs A then B, or B then A,
  * as the recorded seed draws it, each side into its own bundle (the local executor,
  * execute.c, keeps both open, each with its guardian), until the pair's rule says the pairs

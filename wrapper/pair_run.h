@@ -1,5 +1,5 @@
 /*
- * pair_run.h: a paired run carried out here (pair_run.c; sc_pair.h, doc/design.md "Paired
+ * pair_run.h: a paired run carried out here (pair_run.c; sc_pair.h, doc/contracts/run.md "Paired
  * runs"): the two sides of a pair card take turns into one directory, in an order drawn
  * from a recorded seed, and pair.json says what the pairs show.
  */

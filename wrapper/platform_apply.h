@@ -2,7 +2,7 @@
  * platform_apply.h: `streamcard run --platform apply`: as root outside Slurm, the card's
  * prefetch and governor set on its CPUs by the plugin's own code (spank/pfctl.h: the policy
  * check, the journal synced before the first write, every write read back, the restore), the
- * workload run, and the platform restored when the bundle ends (doc/design.md, section 13,
+ * workload run, and the platform restored when the bundle ends (doc/contracts/platform.md,
  * "Set by the CLI as root").
  *
  * The change is journaled as job SC_APPLY_JOB (no Slurm job has that id) with this process

@@ -520,7 +520,7 @@ static void sc__add_mpi_stack(sc_execution *x)
 }
 
 /* Whether anything root signed is in the bundle: the readback a run checks is otherwise the
-   user's own word (doc/design.md, section 20), and the run says so. */
+   user's own word (doc/contracts/attestation.md), and the run says so. */
 static void sc__print_attested(const sc_card *card, const sc_bundle *b)
 {
     sc_attest_file *v = NULL;
@@ -628,7 +628,7 @@ static void sc__print_summary(const sc_execution *x, const sc_gates *gates, size
     char *lines = sc_envhazard_of_bundle(&x->b, x->plan->card, &hazards);
     if (hazards)
         fprintf(stderr, "streamcard: inherited environment that changes performance (not set "
-                        "by the card; doc/design.md, section 16):\n");
+                        "by the card; doc/contracts/environment.md):\n");
     for (const char *p = hazards ? lines : NULL; p && *p;) {
         size_t len = strcspn(p, "\n");
         fprintf(stderr, "  %.*s\n", (int)len, p);

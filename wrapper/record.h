@@ -1,7 +1,7 @@
 /*
  * record.h: one bundle being written by the local executor (execute.c) and its records
  * (record.c): build.json, the platform state, each run's record (run-<i>/run.conf), and at
- * the end the gates over every run, results.json, run.conf and SHA256SUMS (doc/design.md,
+ * the end the gates over every run, results.json, run.conf and SHA256SUMS (doc/contracts/bundle.md,
  * "The evidence bundle", "Runs"). The end is also what the guardian does when streamcard
  * run is killed: it reads what the runs left in the bundle, never what this process held.
  */

@@ -1,5 +1,5 @@
 /*
- * record_matrix.c: a link matrix's raw figures into the bundle (doc/design.md, "Link
+ * record_matrix.c: a link matrix's raw figures into the bundle (doc/contracts/analysis.md, "Link
  * matrix"). streamcard-pingpong's rank 0 writes one file per size next to its JSON
  * (sc_pairs_csv.h; "run-1.json.matrix-8B.csv"); each goes into the bundle as the file its
  * JSON names ("matrix/8B.csv"), read within the cap of its node count. The workload's JSON

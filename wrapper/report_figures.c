@@ -241,7 +241,7 @@ static int sc__judge(sc_html *out, const sc_linkmatrix_data *d, const char *metr
 }
 
 /* pairs: all: the latency at the smallest size and the bandwidth at the largest, per node
-   pair, as heatmaps with health's verdict (doc/design.md, "Link matrix"). */
+   pair, as heatmaps with health's verdict (doc/contracts/analysis.md, "Link matrix"). */
 static void sc__link_matrix(sc_html *out, const sc_bundle_facts *f)
 {
     sc_linkmatrix_data d;

@@ -169,7 +169,7 @@ static void sc__runs_note(sc_html *out, const sc_stats *s)
 /*
  * One row per metric of a valid comparison: each bundle's value (the median of its runs,
  * with their interval), and against A its change, the ratio with its 95% interval and the
- * verdict (doc/design.md, "Statistics of runs").
+ * verdict (doc/contracts/analysis.md, "Statistics of runs").
  */
 static void sc__metric_rows(sc_html *out, const sc_analysis_bundle *ab, size_t n,
                             const sc_metric *m, size_t nm, const sc_analysis_opts *ao)

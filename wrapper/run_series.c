@@ -144,7 +144,7 @@ static void sc__cell(char *buf, size_t len, const sc__row *row, size_t c, const 
 }
 
 /* The change of row against the first: in %, then B/A with its interval and the verdict
-   (doc/design.md, "Statistics of runs"). */
+   (doc/contracts/analysis.md, "Statistics of runs"). */
 static void sc__change(char *buf, size_t len, const sc__row *base, const sc__row *row, size_t c,
                        const sc_metric *m)
 {

@@ -1,5 +1,5 @@
 /*
- * study.c: the table and the record of an ablation study (see study.h, doc/design.md,
+ * study.c: the table and the record of an ablation study (see study.h, doc/contracts/card.md,
  * "Ablation studies"). Every number is read back from the bundles, through verify's
  * verdict and the metric registry, as compare reads them; the record's rows are
  * recomputed the same way by `streamcard verify STUDY`.

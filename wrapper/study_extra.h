@@ -1,5 +1,5 @@
 /*
- * study_extra.h: what a study's table says of each row beside its figure (doc/design.md,
+ * study_extra.h: what a study's table says of each row beside its figure (doc/contracts/card.md,
  * "Ablation studies"): the counters its bundle measured (IPC, the SIMD share of the FP
  * instructions, the machine's cross-NUMA share of allocations during the run) and, against the
  * row it is compared with, whether its step did anything on this machine at all ("no effect:

@@ -1,5 +1,5 @@
 /*
- * study_page.c: `streamcard report STUDY -o page.html`: a study drawn (doc/design.md,
+ * study_page.c: `streamcard report STUDY -o page.html`: a study drawn (doc/contracts/card.md,
  * "Ablation studies"): one bar per row with its 95% interval as whiskers, the baseline as a
  * dashed line, each step alone and the steps in sequence side by side, then the table.
  * The record is checked first (sc_study_load()); a record that fails is shown REFUSED with

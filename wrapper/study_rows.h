@@ -1,6 +1,6 @@
 /*
  * study_rows.h: the rows of a study as study.c makes its record and study_verify.c
- * recomputes it (doc/design.md, "Ablation studies"): one row read back from its bundle, and
+ * recomputes it (doc/contracts/card.md, "Ablation studies"): one row read back from its bundle, and
  * the comparisons of rows. Only these two files include it.
  */
 #ifndef SC_STUDY_ROWS_H

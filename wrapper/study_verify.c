@@ -1,5 +1,5 @@
 /*
- * study_verify.c: a study record checked (see study.h, doc/design.md, "Ablation studies"):
+ * study_verify.c: a study record checked (see study.h, doc/contracts/card.md, "Ablation studies"):
  * its sums; its metric, unit and direction the registry's; every row recomputed from its
  * bundle beside the study (verdict, runs, median and interval, the comparisons); its
  * declarations held to its own card.yaml. `streamcard verify STUDY`, `report STUDY` and

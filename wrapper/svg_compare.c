@@ -1,6 +1,6 @@
 /*
  * svg_compare.c: one metric of several bundles (see report_svg.h), as the comparison judges
- * it (doc/design.md, "Statistics of runs"): each bundle's median as a bar with its 95%
+ * it (doc/contracts/analysis.md, "Statistics of runs"): each bundle's median as a bar with its 95%
  * interval as a whisker; against the first bundle the ratio B/A with its interval on a ratio
  * axis, where 1 is a line and the noise bound a band, so that the verdict can be seen: an
  * interval inside the band is no detectable difference, one wholly beyond it faster or slower,

@@ -32,7 +32,7 @@ LC_DEFAULT_CTLD_PORT=${STREAMCARD_CLUSTER_CTLD_PORT:-16817}
 LC_DEFAULT_SLURMD_PORT=${STREAMCARD_CLUSTER_SLURMD_PORT:-16818}
 
 # The plugin `up` loads unless told otherwise: where `cmake --install build` puts it with
-# the default prefix, the path README.md's plugstack.conf line names.
+# the default prefix, the path doc/admin.md's plugstack.conf line names.
 LC_DEFAULT_PLUGIN=/usr/local/lib/slurm/spank_streamcard.so
 
 # The daemons, resolved once; pid checks compare /proc/PID/exe against these.

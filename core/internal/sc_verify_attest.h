@@ -1,6 +1,6 @@
 /*
  * sc_verify_attest.h: internal to verify: the platform_state gate from signed claims only
- * (doc/design.md, section 20).
+ * (doc/contracts/attestation.md).
  *
  * The bundle's attest/apply_<node>.dsse.json are read (regular files, not followed, at
  * most SC_ATTEST_MAX_ENVELOPE each, at most 64 of them), opened with the trusted keys,

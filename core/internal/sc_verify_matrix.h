@@ -1,8 +1,8 @@
 /*
- * sc_verify_matrix.h: internal to verify: a link matrix tied to its evidence (doc/design.md,
- * "Link matrix"). results.json's "matrix" names its nodes; they must be the hosts the ranks
- * ran on as stream.log's TRACE_RANK_BINDING lines say, one per rank, in rank order: a matrix
- * of invented nodes resealed into a real run's bundle is refused, not judged.
+ * sc_verify_matrix.h: internal to verify: a link matrix tied to its evidence
+ * (doc/contracts/analysis.md, "Link matrix"). results.json's "matrix" names its nodes; they must be
+ * the hosts the ranks ran on as stream.log's TRACE_RANK_BINDING lines say, one per rank, in rank
+ * order: a matrix of invented nodes resealed into a real run's bundle is refused, not judged.
  */
 #ifndef SC_VERIFY_MATRIX_H
 #define SC_VERIFY_MATRIX_H

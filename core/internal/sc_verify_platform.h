@@ -1,6 +1,6 @@
 /*
  * sc_verify_platform.h: internal to verify: the platform as the bundle recorded it, beyond
- * what root signed (doc/design.md, section 11):
+ * what root signed (doc/contracts/analysis.md):
  *   - a readback by `streamcard run` as root outside a job (sc_readback.h): its state.env
  *     must be what its msr_readback files and platform/before.txt and after.txt give, and,
  *     when the bundle holds no signed statement, the platform_state gate is held to it and

@@ -1,5 +1,5 @@
 /*
- * sc_verify_times.h: internal to verify: when a run says it ran (doc/design.md, section 11).
+ * sc_verify_times.h: internal to verify: when a run says it ran (doc/contracts/analysis.md).
  * A run's started_at and ended_at, in its run.conf and in its object of results.json, are
  * ISO 8601 UTC times as streamcard writes them ("2026-03-01T12:00:00Z", a real date) or
  * "none" (a run that never started); the two records agree; the end is not before the start;

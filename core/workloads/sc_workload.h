@@ -1,5 +1,5 @@
 /*
- * sc_workload.h: the workloads as modules (doc/design.md, "Workloads as modules").
+ * sc_workload.h: the workloads as modules (doc/contracts/layout.md, "Workloads as modules").
  *
  * Each workload is one sc_workload_ops in its own folder (core/workloads/<name>/), and the
  * table (table.c) lists them in the order of this enum. Everything else asks the table
@@ -34,14 +34,14 @@ typedef struct sc_workload_ops {
     /* A program streamcard did not write (exec): it prints no trace lines, answers no
        --build-info and writes no results JSON. Its snapshots are taken at its first output or
        50 ms after its exec, its
-       interference window is its whole life, and the gates judge the process (doc/design.md,
-       "Workloads as modules"). */
+       interference window is its whole life, and the gates judge the process
+       (doc/contracts/layout.md, "Workloads as modules"). */
     bool foreign;
     /* Without a program of ours: the absolute path of the one the card names, malloc'd, into
      *path: 0, or -ENOENT (or -ENOMEM) with a line in diag saying what is wrong. */
     int (*program_path)(const struct sc_card *card, char **path, sc_diag *diag);
 
-    /* Card (sc_card.h, doc/design.md "Checks"). The keys it reads besides the ones every
+    /* Card (sc_card.h, doc/contracts/card.md "Checks"). The keys it reads besides the ones every
        workload reads: a key no module lists is every workload's; a listed key in the card
        of a workload that does not list it is refused. */
     const sc_card_field *keys;
@@ -74,7 +74,7 @@ typedef struct sc_workload_ops {
     /* --dry-run's line(s) of the workload's sizes ("  sizes:       ..."). */
     void (*describe)(const struct sc_card *card, FILE *out);
 
-    /* Evidence and gates (doc/design.md 10). The rows of the log's result table at most
+    /* Evidence and gates (doc/contracts/gates.md). The rows of the log's result table at most
        (sc_bounds.h); NULL: the table has no bound of its own. */
     size_t (*table_rows)(const struct sc_card *card);
     /* The gates only this workload can pass or fail (rows of sc_gate_table.h), and their
@@ -88,7 +88,7 @@ typedef struct sc_workload_ops {
        (sc_facts.h: what compare, report and export show of a run). */
     void (*facts)(struct sc_bundle_facts *f, json_object *metrics, const struct sc_card *card);
 
-    /* Verify (doc/design.md 11): the workload's figures against its own log. */
+    /* Verify (doc/contracts/analysis.md): the workload's figures against its own log. */
     /* The log's derived figures recomputed from its raw ones: a problem per disagreement. */
     void (*verify_derived)(const sc_tracelog *t, const struct sc_card *card, sc_diag *problems);
     /* results.json's own figures (its metrics) against what the log printed (t parsed, log

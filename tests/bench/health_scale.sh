@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # health_scale.sh BUILD_DIR: what judging a link matrix costs from 8 to 4096 nodes
-# (doc/design.md, "Link matrix": the target is 4096 nodes in under 2 s and 200 MB). Each size
-# is a synthetic matrix of bandwidths (1000 MB/s with a deterministic +-5% wobble and 1% of
+# (doc/contracts/analysis.md, "Link matrix": the target is 4096 nodes in under 2 s and 200 MB). Each
+# size is a synthetic matrix of bandwidths (1000 MB/s with a deterministic +-5% wobble and 1% of
 # the pairs not measured), one node at 30% of the others and one link between two healthy
 # nodes at 40%: the bench fails unless exactly these two are named, so a fast wrong
 # judgement does not pass. The judgement runs in tests/core/linkmatrix_bench.c

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # health_trials.sh [BUILD_DIR]: `streamcard health` trials on NODES (default 8) namespaced
 # nodes of the local cluster (contrib/local-cluster/up --nodes N), as an admin would use it
-# (doc/design.md, "Link matrix"):
+# (doc/contracts/analysis.md, "Link matrix"):
 #   - the README's link card (linkcheck.yaml: 8 B to 1 MiB, 200 iterations) once on the
 #     healthy partition: its wall time (the target: under a minute on 8 local nodes);
 #   - TRIALS (default 5) checks of the healthy partition: no drain and no link line;

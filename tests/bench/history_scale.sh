@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# history_scale.sh BUILD_DIR: the history store at 1,000 and 100,000 bundles (doc/design.md,
-# "History"). The bundles are synthetic records (tests/wrapper/history_synth.c) put in
-# through the same write as `streamcard history add` (sc_history_put()), spread over 100
-# cards (one a day each), one metric with 6 runs each: what verify and the bundle's files
-# cost is not measured here, only the store. Reports per size: the ingest rate (one
-# transaction per bundle, as add does, and 1000 per transaction), the store's size per
-# bundle, and the time of `history show` of one card, of `history show` of everything, and of
+# history_scale.sh BUILD_DIR: the history store at 1,000 and 100,000 bundles
+# (doc/contracts/analysis.md, "History"). The bundles are synthetic records
+# (tests/wrapper/history_synth.c) put in through the same write as `streamcard history add`
+# (sc_history_put()), spread over 100 cards (one a day each), one metric with 6 runs each: what
+# verify and the bundle's files cost is not measured here, only the store. Reports per size: the
+# ingest rate (one transaction per bundle, as add does, and 1000 per transaction), the store's size
+# per bundle, and the time of `history show` of one card, of `history show` of everything, and of
 # `history check` over every series. Times are wall clock on this machine: compare the two
 # sizes, not the numbers across machines.
 set -euo pipefail

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # hostile_log_cost.sh: what verify, report and export cost on padded logs, the budget of
-# doc/design.md, section 17 ("Bounded work"). A real small STREAM run, then its stream.log
+# doc/contracts/limits.md ("Bounded work"). A real small STREAM run, then its stream.log
 # padded to MIB MiB (re-sealed, as a forger would) in three ways: padding lines after the
 # table, a million copies of its table row, and (a bundle of 6 runs) every run's log padded
 # to MIB6 MiB; and a bundle at every cap at once (the padded log, 4 MiB JSON files). Each

@@ -29,7 +29,7 @@ fi
 [[ -n $PLUGIN && $PLUGIN != *$'\n'* && -r $PLUGIN && -x ${SC:-} ]] ||
 	fail "no single plugin and command to run: '$PLUGIN' '${SC:-}'"
 
-# Node keys of the test cluster (doc/design.md, section 20): one per node name this
+# Node keys of the test cluster (doc/contracts/attestation.md): one per node name this
 # machine's nodes can have (its own short name; scn1..scn4 of up --nodes N), made once by
 # `streamcard keygen` as root in a root-owned directory beside the cluster's; the plugin
 # signs with key=$NODE_KEYS/%n/node.key, verify trusts $TRUSTED (every node's .pub).

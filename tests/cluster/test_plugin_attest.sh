@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Evidence root vouches for (doc/design.md, section 20), on the real cluster with a fake
+# Evidence root vouches for (doc/contracts/attestation.md), on the real cluster with a fake
 # machine under the plugin's sysroot: a job changing prefetch and the governor carries the
 # plugin's signed statement; verify with the node's key says it is attested and by which
 # key, and fetches the restore's statement from the state directory once the job ended;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Signed statements bind what ran (doc/design.md, section 20), on the real cluster with a
+# Signed statements bind what ran (doc/contracts/attestation.md), on the real cluster with a
 # fake machine:
 # 1. A step whose card leaves the platform unchanged, run inside a job whose batch step holds
 #    prefetch off and governor performance: root signs what it read of the step's CPUs (off,

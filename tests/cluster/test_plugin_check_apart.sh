@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The card check no job's user can take over (doc/design.md, "The card on the node"), on the
-# real cluster with a fake machine: the check runs as streamcard-check, never as the job's
+# The card check no job's user can take over (doc/contracts/spank.md, "The card on the node"), on
+# the real cluster with a fake machine: the check runs as streamcard-check, never as the job's
 # user, so a process of the job cannot attach to it with ptrace; a check that forks or
 # execs is killed by its sandbox and the job fails with one line, and nothing it started
 # outlives it; a record that does not describe the card's bytes (another SHA-256, fewer

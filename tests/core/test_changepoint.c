@@ -1,7 +1,7 @@
 /*
  * test_changepoint.c: Pettitt's test and its binary segmentation (core/changepoint.c,
- * doc/design.md, "History"): a hand-worked case, then synthetic histories of 200 bundles
- * whose answer is known: a 10% step at bundle 120 under 5% noise (Gaussian, and with one
+ * doc/contracts/analysis.md, "History"): a hand-worked case, then synthetic histories of 200
+ * bundles whose answer is known: a 10% step at bundle 120 under 5% noise (Gaussian, and with one
  * disturbed run in twenty 30% low) must be found within +-3 bundles, exactly once, in each
  * of 20 trials (18 of 20 with the disturbed runs); the same noise without a step must give no
  * change point in 20 trials (the false-alarm count is printed; at alpha 0.001 about 0.02 are

@@ -189,7 +189,7 @@ static void sc__primary(const char *yaml, const char *json, char *buf, size_t le
     json_object_put(root);
 }
 
-/* One primary metric per workload (doc/design.md, "Metrics"). */
+/* One primary metric per workload (doc/contracts/analysis.md, "Metrics"). */
 static void test_primary(void)
 {
     static const struct {

@@ -1,5 +1,6 @@
 /*
- * design_names.c: prints the names doc/design.md must hold, from the core's own tables,
+ * design_names.c: prints the names the contracts (doc/contracts/card.md, gates.md,
+ * environment.md) must hold, from the core's own tables,
  * one "<kind> <name>" line each: "card" every card key, "flag" every card flag, "gate"
  * every gate with its class ("gate <name> <class>"), "conf" every gate's run.conf key,
  * "hazard" every row of the inherited environment's hazards (sc_envhazard.h).

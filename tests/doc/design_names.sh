@@ -1,22 +1,30 @@
 #!/bin/sh
-# design_names.sh PROGRAM DOC: DOC (doc/design.md) names every card key, card flag, gate
-# and gate run.conf key that PROGRAM (design_names) prints from the core's own tables:
+# design_names.sh PROGRAM DOC...: the contract files DOC... (doc/contracts/card.md, gates.md,
+# environment.md; each a section known by its "# " title) name every card key, card flag,
+# gate, gate run.conf key and environment hazard that PROGRAM (design_names) prints from the
+# core's own tables:
 #   card key    the first cell of a table row in the section "The experiment card"
 #   card flag   `--flag` anywhere in that section
 #   gate        the first cell of a table row in the section "The gates", its class the
 #               start of the row's fourth cell
 #   conf key    `<gate>_ok` anywhere in that section
 #   hazard      the first cell of a table row in the section "Environment variables"
+# A "# " line inside a ``` fence is a comment of an example, not a title.
 # Then, so that no entry passes by accident, each entry's lines are removed from a copy of
-# DOC in turn: the check must fail on that copy and name the entry.
+# the files in turn: the check must fail on that copy and name the entry.
 # The awk programs are single-quoted on purpose; the loop reads names and writes out.
 # shellcheck disable=SC2016,SC2094
 set -u
+# shellcheck source=tests/doc/each_missing.sh
+. "$(dirname "$0")/each_missing.sh"
 
 prog=$1
-doc=$2
+shift
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
+# The files in one text, each file's title a "# " line that starts a section.
+doc=$tmp/contracts.md
+cat -- "$@" >"$doc" || { echo "design_names: cannot read $*"; exit 1; }
 
 if ! "$prog" >"$tmp/names"; then
     echo "design_names: $prog failed"
@@ -46,7 +54,8 @@ check() {
             return index(c[4], cls) == 1
         }
         FNR == NR { kind[NR] = $1; name[NR] = $2; cls[NR] = $3; n = NR; next }
-        /^## / {
+        /^```/ { fence = !fence }
+        !fence && /^# / {
             sec = ""
             if (index($0, "The experiment card")) sec = "card"
             else if (index($0, "The gates")) sec = "gates"
@@ -65,9 +74,9 @@ check() {
         }
         END {
             bad = 0
-            if (!seen["card"]) { print "missing section: no \"## ... The experiment card\" heading"; bad = 1 }
-            if (!seen["gates"]) { print "missing section: no \"## ... The gates\" heading"; bad = 1 }
-            if (!seen["env"]) { print "missing section: no \"## ... Environment variables\" heading"; bad = 1 }
+            if (!seen["card"]) { print "missing section: no \"# The experiment card\" title"; bad = 1 }
+            if (!seen["gates"]) { print "missing section: no \"# The gates\" title"; bad = 1 }
+            if (!seen["env"]) { print "missing section: no \"# Environment variables\" title"; bad = 1 }
             for (i = 1; i <= n; i++) {
                 if (found[i]) continue
                 bad = 1
@@ -84,25 +93,17 @@ check() {
 
 if ! out=$(check "$tmp/names" "$doc"); then
     printf '%s\n' "$out"
-    echo "design_names: FAIL: $doc lacks the names above (they come from core/card_schema.c" \
-         "and the gate table; see section 18 of $doc)"
+    echo "design_names: FAIL: $* lack the names above (they come from core/card_schema.c," \
+         "the gate table and sc_envhazard.h; see doc/contracts/tests.md)"
     exit 1
 fi
 
-status=0
-while read -r kind name _; do
-    awk -v kind="$kind" -v name="$name" "$row"'
+# remove KIND NAME: the document on stdin without that entry's lines.
+remove() {
+    awk -v kind="$1" -v name="$2" "$row"'
         (kind == "card" || kind == "gate" || kind == "hazard") && row($0, name) { next }
         (kind == "flag" || kind == "conf") && index($0, "`" name "`") { next }
-        { print }' "$doc" >"$tmp/doc.md"
-    if check "$tmp/names" "$tmp/doc.md" >"$tmp/out"; then
-        echo "design_names: FAIL: with $kind $name removed from a copy of $doc the check passes"
-        status=1
-    elif ! grep -qF "missing $kind $name:" "$tmp/out"; then
-        echo "design_names: FAIL: with $kind $name removed the check fails without naming it:"
-        cat "$tmp/out"
-        status=1
-    fi
-done <"$tmp/names"
-[ "$status" -eq 0 ] && echo "design_names: ok: $(wc -l <"$tmp/names") names, each present and each missing one caught"
-exit "$status"
+        { print }'
+}
+each_missing design_names "$tmp/names" "$doc" || exit 1
+echo "design_names: ok: $(wc -l <"$tmp/names") names, each present and each missing one caught"

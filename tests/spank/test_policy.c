@@ -57,7 +57,7 @@ static void test_key(void)
 }
 
 /*
- * Keys are opt-in (doc/design.md, section 20): without key= the default is used only when
+ * Keys are opt-in (doc/contracts/attestation.md): without key= the default is used only when
  * something is at its path, else nothing is configured (one info line at slurmd's start,
  * naming streamcard keygen); key= naming a missing file is an error naming keygen --out DIR.
  * The default path is stood in for by a path under a temporary directory.

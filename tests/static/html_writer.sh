@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The report's pages reach no raw text (doc/design.md, section 3): wrapper/html.h is the one
+# The report's pages reach no raw text (doc/contracts/errors.md): wrapper/html.h is the one
 # writer, and its guarantees hold at compile time. A page written through it builds under
 # -Wall -Werror; markup from a variable, a %s number format, a string as a number do not;
 # and the page code (report_html.c, report_figures.c, report_svg.c, svg_heatmap.c,

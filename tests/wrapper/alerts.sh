@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's worked example for admins: its alert rules are contrib/prometheus/
+# doc/admin.md's worked example for admins: its alert rules are contrib/prometheus/
 # streamcard.rules.yml line for line, `promtool check rules` accepts them, and `promtool
 # test rules` (tests/wrapper/alerts_test.yml) shows them firing on a node whose newest run
 # stays failed for 15 minutes and on a card that has not run for two days, and not on a
@@ -10,12 +10,12 @@ SRC=$2
 RULES="$SRC/contrib/prometheus/streamcard.rules.yml"
 
 while IFS= read -r line; do
-    [ -z "$line" ] || grep -qxF -- "    $line" "$SRC/README.md" ||
-        fail "README.md: the worked example lacks the rules line: $line"
+    [ -z "$line" ] || grep -qxF -- "    $line" "$SRC/doc/admin.md" ||
+        fail "doc/admin.md: the worked example lacks the rules line: $line"
 done <"$RULES"
 # The NHC line and the textfile directory of the example.
-expect_contains "$SRC/README.md" "|| check_streamcard /etc/nhc/streamcard/"
-expect_contains "$SRC/README.md" "-o /var/lib/prometheus/node-exporter/streamcard.prom"
+expect_contains "$SRC/doc/admin.md" "|| check_streamcard /etc/nhc/streamcard/"
+expect_contains "$SRC/doc/admin.md" "-o /var/lib/prometheus/node-exporter/streamcard.prom"
 if ! command -v promtool >/dev/null; then
     echo "skip: no promtool (Debian package prometheus) to check the rules"
     exit 77

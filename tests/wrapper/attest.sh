@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# verify trusts only platform claims root signed (doc/design.md, section 20). The plugin's
+# verify trusts only platform claims root signed (doc/contracts/attestation.md). The plugin's
 # part is played by the test: its files, and its signature made with a node key of the
 # test's through the same core functions (sc_test_sign). Without Slurm or root, anyone can
 # write the readback files: verify says "not attested". A signed readback verifies with the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The measured cache rule, end to end (doc/design.md, "The measured cache rule"):
+# The measured cache rule, end to end (doc/contracts/gates.md, "The measured cache rule"):
 # `streamcard run` with a sysroot whose /proc/cpuinfo names a hypervisor (in a mount
 # namespace of the test's own: this machine's sysfs and /proc, the cpuinfo file replaced),
 # so on any machine the report of the caches is not believed and the probe decides.

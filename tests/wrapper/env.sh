@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The workload's environment (doc/design.md, section 16): the card's OMP_PROC_BIND reaches
+# The workload's environment (doc/contracts/environment.md): the card's OMP_PROC_BIND reaches
 # the OpenMP runtime (its own OMP_DISPLAY_ENV says so), once; variables that would
 # contradict the card's CPUs are refused; inherited variables that change performance are
 # said after the gate table, in compare and in the report, with what they do on this CPU.

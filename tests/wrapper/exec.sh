@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# workload: exec (doc/design.md, "Workloads as modules", "Bring your own program"): a
+# workload: exec (doc/contracts/layout.md, "Workloads as modules", "Bring your own program"): a
 # program of Debian's under a card, without a shell. The card's checks and the plan's PATH
 # lookup say plainly what is wrong; a run of dd verifies, records dd's SHA-256 and says its
 # capture is the whole process; a run of sleep shows its snapshot and the libraries it

@@ -7,7 +7,7 @@
 # atomically. Twenty real runs of two cards in one folder give one series per (host,
 # card, metric): the newest bundle of each card, so a card that passes again stops showing
 # its old failure and a new failure shows at once. The names renamed in this version are
-# gone and the README and man page list each old name with its new one. Skipped (77)
+# gone and doc/admin.md and the man page list each old name with its new one. Skipped (77)
 # without python3-prometheus-client; the promtool part is left out without promtool.
 BIN=$(cd "$1" && pwd) SRC=$2
 . "$SRC/tests/lib.sh"
@@ -68,7 +68,7 @@ while read -r unit; do
     case $unit in MB/s | queries/s | s | us) ;; *) fail "unit $unit has no Prometheus family" ;; esac
 done <"$WORK/units"
 
-# Renamed in this version: the old names are gone from the output, and the README and the
+# Renamed in this version: the old names are gone from the output, and doc/admin.md and the
 # man page list each with its new name on one line (the "renamed" table).
 renamed=(
     "streamcard_best_rate_mbps|streamcard_metric_bytes_per_second"
@@ -85,7 +85,7 @@ renamed=(
 man -l "$SRC/contrib/man/streamcard.1" 2>/dev/null | col -b >"$WORK/man.txt" || fail "man"
 for pair in "${renamed[@]}"; do
     old=${pair%%|*} new=${pair#*|}
-    for doc in "$SRC/README.md" "$WORK/man.txt"; do
+    for doc in "$SRC/doc/admin.md" "$WORK/man.txt"; do
         grep -F -- "$old" "$doc" | grep -F -- "$new" >/dev/null ||
             fail "$(basename "$doc"): no line renames $old to $new"
     done

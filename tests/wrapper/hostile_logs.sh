@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Padded logs: records beyond what the run can have produced are refused where they start,
-# not parsed in full (doc/design.md, section 17, "Bounded work"). A real small run (kernel
+# not parsed in full (doc/contracts/limits.md, "Bounded work"). A real small run (kernel
 # copy, 2 CPUs, 3 repetitions), re-sealed after each edit as a forger would: a million
 # padding lines (60 MiB), the STREAM table row of the one function a thousand times, an IMB
 # table in a STREAM log, interference records for a CPU the card does not have and more task

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `streamcard run --platform apply` (doc/design.md, section 13, "Set by the CLI as root"): as
+# `streamcard run --platform apply` (doc/contracts/platform.md, "Set by the CLI as root"): as
 # root outside Slurm the card's prefetch and governor are set by the plugin's own facade
 # (journal, readback) before the workload and restored when the run ends. In a mount
 # namespace of the test's own, a sysroot whose sys is this machine's sysfs with each CPU's

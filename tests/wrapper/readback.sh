@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The platform read back by `streamcard run` as root outside a job (doc/design.md, section
-# 13, "Read by the CLI as root"): in a mount namespace of the test's own, a sysroot whose sys
+# The platform read back by `streamcard run` as root outside a job (doc/contracts/platform.md,
+# "Read by the CLI as root"): in a mount namespace of the test's own, a sysroot whose sys
 # is this machine's sysfs, whose proc is this machine's /proc with a cpuinfo naming a
 # Skylake-X (a class of section 14 on any machine), and whose dev/cpu/N/msr are regular files
 # the test seeds (the platform layer reads them as the msr driver's devices). A card's

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A small real run produces a complete bundle that sha256sum -c and streamcard verify
-# accept; the bundle holds every file of the layout in doc/design.md ("The evidence bundle")
-# and the card as given; with runs: 3 each run has its own folder and results.json every
+# accept; the bundle holds every file of the layout in doc/contracts/bundle.md ("The evidence
+# bundle") and the card as given; with runs: 3 each run has its own folder and results.json every
 # run's figures and their statistics. The cards open the interference gate
 # (max_interference_pct: 100): this test runs beside others under ctest -j, and the gate
 # itself is tested by tests/wrapper/interference.sh; its records are still checked here.

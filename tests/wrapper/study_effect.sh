@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A study says what did nothing on this machine (doc/design.md, "Ablation studies"): on a node
-# hwloc shows without SMT (HWLOC_SYNTHETIC: two cores of one thread), one_per_core keeps every
+# A study says what did nothing on this machine (doc/contracts/card.md, "Ablation studies"): on a
+# node hwloc shows without SMT (HWLOC_SYNTHETIC: two cores of one thread), one_per_core keeps every
 # CPU; an OpenMP variable the runtime rejects leaves what it read unchanged (its own
 # OMP_DISPLAY_ENV block, which a study's runs turn on); a card's OMP_PROC_BIND does change it.
 # The plan says the first before anything runs, and the BLAS the workload will load.

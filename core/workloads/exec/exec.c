@@ -1,7 +1,7 @@
 /*
  * exec.c: any program the card names (command: [path, args...]), run without a shell under
  * the card's CPUs, memory node and environment. It prints no trace lines: the whole process
- * is its main loop, and the bundle says the capture is less precise (doc/design.md,
+ * is its main loop, and the bundle says the capture is less precise (doc/contracts/layout.md,
  * "Workloads as modules").
  */
 #include "exec_figures.h"

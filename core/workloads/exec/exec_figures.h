@@ -1,7 +1,7 @@
 /*
  * exec_figures.h: the figures of a program we did not write, read from its log by the card's
- * patterns (doc/design.md, "Figures of a program"), shared by the exec module's check, its
- * validation, its results and verify. Internal to core/workloads/exec/.
+ * patterns (doc/contracts/layout.md, "Figures of a program"), shared by the exec module's check,
+ * its validation, its results and verify. Internal to core/workloads/exec/.
  */
 #ifndef SC_EXEC_FIGURES_H
 #define SC_EXEC_FIGURES_H

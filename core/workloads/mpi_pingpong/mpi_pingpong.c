@@ -59,7 +59,7 @@ static int sc__defaults(sc_card *card)
     if (!card->present[SC_CF_RANKS] && sc__pairs_all(card))
         card->ranks = card->nodes ? (long)sc_hostlist_count(card->nodes) : 0;
     /* a link matrix's noise guard: what one pass shows and the others do not is not a
-       fault to drain (doc/design.md, "Link matrix") */
+       fault to drain (doc/contracts/analysis.md, "Link matrix") */
     if (!card->present[SC_CF_PASSES] && sc__pairs_all(card))
         card->passes = SC_LINKMATRIX_PASSES_DEFAULT;
     /* Only uniband has a window (0: none); its default is the kernel's. */
@@ -70,7 +70,7 @@ static int sc__defaults(sc_card *card)
 
 /*
  * pairs: first is one pair (exactly 2 ranks); the outlier bounds judge a link matrix, so
- * they belong to pairs: all (doc/design.md, "Link matrix").
+ * they belong to pairs: all (doc/contracts/analysis.md, "Link matrix").
  */
 static void sc__check_pairs(const sc_card *card, sc_diag *diag, int *errors)
 {
