@@ -243,6 +243,7 @@ int sc_card_record_read(const char *text, size_t len, const char *sha, unsigned 
     } else if (!(r.card = sc_card_new())) {
         rc = -ENOMEM;
     } else {
+        r.card->from_record = true;
         free(r.card->source_name); /* messages name the card as the job named it */
         r.card->source_name = strdup(name);
         rc = r.card->source_name ? sc__read_lines(&r, text, len, reason, sizeof(reason)) : -ENOMEM;

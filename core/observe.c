@@ -256,12 +256,13 @@ static void sc__sampler_write(sc__obs *s)
     s->sampler = NULL;
 }
 
-/* A scan of /proc while the main loop runs, when one is due. */
+/* A scan of /proc while the main loop runs, when one is due (none before its window opens
+   or after it closed: next_scan is 0 then, and a scan would be refused). */
 static void sc__sampler_tick(sc__obs *s)
 {
-    long long now = sc__now_ns();
+    long long now = sc__now_ns(), due = s->sampler ? sc_sampler_next_scan(s->sampler) : 0;
 
-    if (s->sampler && now >= sc_sampler_next_scan(s->sampler)) {
+    if (due > 0 && now >= due) {
         int rc = sc_sampler_sample(s->sampler, s->proc_root, SC_SAMPLE_SCAN, now);
         if (rc < 0)
             sc__capture_fail(s, "interference.txt (scan)", rc);

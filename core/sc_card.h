@@ -128,6 +128,10 @@ typedef struct sc_card {
     char *source; /* the YAML exactly as given; NULL for a card made of flags only */
     size_t source_len;
     char *source_name; /* for messages: the file name, or "command line" */
+    /* Rebuilt from a node's card record (sc_card_record_read): the keys that stay in the
+       YAML (lists, patterns, the question) are absent from it, not missing; what they
+       require of each other was checked by the card-check child on the whole card. */
+    bool from_record;
 
     long version;
     char *question;

@@ -36,6 +36,17 @@ static char *record_of(const char *yaml, int *rc_out)
     return text;
 }
 
+/* *card: what a record of a valid card reads back as (NULL, a failed check, if it does not). */
+static void read_ok(const char *text, const char *name, sc_diag *d, sc_card **card)
+{
+    char why[600] = "";
+    int rc = text ? sc_card_record_read(text, strlen(text), SHA, 1001, name, card, d, why,
+                                        sizeof(why))
+                  : -ENOMEM;
+
+    SC_CHECK_MSG(rc == 0, "rc %d: %s", rc, why);
+}
+
 /* A valid card: the record reads back as the card, every field the node acts on. */
 static void test_round_trip(void)
 {
@@ -68,6 +79,40 @@ static void test_round_trip(void)
     SC_CHECK_STR_EQ(card->run_name, "stream_copy_2thread");
     SC_CHECK_INT_EQ(card->line[SC_CF_MEMORY_NODE], 7);
     SC_CHECK_STR_EQ(card->source_name, "forged.yaml");
+    sc_card_free(card);
+    sc_diag_free(&d);
+    free(text);
+}
+
+/* An exec card (a program's command, metrics and patterns stay in the YAML): its record
+   reads back and passes the root side's check, naming the run as the child did; the
+   card without its record's origin would be refused for its missing command. */
+static void test_exec_round_trip(void)
+{
+    const char *yaml = HEAD "  workload: exec\n  command: [/usr/bin/dd, count=1]\n"
+                            "  markers: patterns\n  begin_pattern: '^go'\n  end_pattern: '^done'\n"
+                            "  metrics:\n    - {name: s, pattern: 'in ([0-9.]+) s', unit: s,"
+                            " better: lower, primary: true}\n"
+                            "  validate_pattern: '^ok'\n  cpu_list: 0\n  threads: 1\n";
+    char *text = record_of(yaml, NULL);
+    sc_diag d;
+
+    sc_diag_init(&d);
+    SC_CHECK(text && strstr(text, "verdict=ok\n") && strstr(text, "field=experiment.markers "));
+    SC_CHECK(text && !strstr(text, "command") && !strstr(text, "begin_pattern"));
+    sc_card *card = NULL;
+    read_ok(text, "dd.yaml", &d, &card);
+    SC_CHECK(card && card->from_record && card->workload == SC_WORKLOAD_EXEC);
+    SC_CHECK_STR_EQ(card->run_name, "exec_dd_1thread");
+    if (card) { /* the same fields outside a record: the command is missing */
+        sc_diag_free(&d);
+        card->from_record = false;
+        SC_CHECK(sc_card_check(card, &d) < 0);
+        bool named = false;
+        for (size_t i = 0; i < d.count; i++)
+            named |= strstr(d.lines[i], "command: missing") != NULL;
+        SC_CHECK_MSG(named, "%zu problems, the first: %s", d.count, d.count ? d.lines[0] : "");
+    }
     sc_card_free(card);
     sc_diag_free(&d);
     free(text);
@@ -199,6 +244,7 @@ static void test_too_long(void)
 int main(void)
 {
     SC_TEST_RUN(test_round_trip);
+    SC_TEST_RUN(test_exec_round_trip);
     SC_TEST_RUN(test_refused);
     SC_TEST_RUN(test_refused_records);
     SC_TEST_RUN(test_too_long);

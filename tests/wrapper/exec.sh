@@ -51,6 +51,8 @@ card dd "[dd, if=/dev/zero, of=/dev/null, bs=64k, count=20000]"
 expect_status 0 "$SC" run "$WORK/dd.yaml" --output "$WORK/runs" --quiet
 B=$(bundle_of "$WORK/out")
 expect_contains "$B/stream.log" "bytes"
+# The whole process is the interference window: every scan inside it, none refused.
+expect_contains "$B/run.conf" "capture_errors=0"
 python3 - "$B" "$DD" <<'EOF' || fail "results.json or build.json of the exec run"
 import hashlib, json, sys
 b, dd = sys.argv[1], sys.argv[2]

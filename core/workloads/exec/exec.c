@@ -79,8 +79,8 @@ static void sc__check_markers(const sc_card *card, sc_diag *diag, int *errors)
 {
     char at[512];
 
-    if (!card->markers || card->invalid[SC_CF_MARKERS])
-        return;
+    if (!card->markers || card->invalid[SC_CF_MARKERS] || card->from_record)
+        return; /* a record carries no patterns: the child checked them with markers */
     bool patterns = !strcmp(card->markers, "patterns");
     if (patterns == !!card->begin_pattern)
         return;
@@ -137,8 +137,8 @@ static void sc__check(const sc_card *card, sc_diag *diag, int *errors)
     sc__check_metrics(card, diag, errors);
     sc__check_patterns(card, diag, errors);
     sc__card_where(card, SC_CF_COMMAND, where, sizeof(where));
-    if (card->invalid[SC_CF_COMMAND])
-        return;
+    if (card->invalid[SC_CF_COMMAND] || (!prog && card->from_record))
+        return; /* a record carries no command: the child checked it */
     if (!prog) {
         sc_diag_addf(diag,
                      "%s: command: missing (valid: a list, the program then its arguments: "
