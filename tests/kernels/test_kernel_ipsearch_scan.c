@@ -2,7 +2,7 @@
  * test_kernel_ipsearch_scan.c: the single-pass scan of streamcard-ipsearch, every SIMD
  * variant this CPU runs plus the portable one, against the double-precision reference and
  * against the sgemm path: odd dimensions (shorter than a vector, vector tails), every
- * remainder of queries per group of four, one to four queries (blocks of rows), k larger
+ * remainder of queries per group of four, one to eight queries (blocks of rows), k larger
  * than the rows of a split, exact ties; and the choice between the two paths.
  */
 #include <errno.h>
@@ -44,6 +44,14 @@ static const struct shape shapes[] = {
     {777, 3, 130, 7, 3, 3},
     {1000, 4, 128, 10, 4, 2},
     {37, 4, 9, 30, 4, 1},
+    /* 5 to 8 queries: AVX-512's blocks of two rows (odd row counts leave one row over). */
+    {1001, 8, 128, 10, 8, 2},
+    {203, 8, 37, 9, 8, 3},
+    {99, 6, 16, 5, 6, 2},
+    /* 16 queries (one full AVX-512 group, two AVX2 groups), odd rows and vector tails. */
+    {1003, 16, 37, 10, 16, 3},
+    {61, 16, 8, 4, 16, 2},
+    {513, 2, 131, 6, 2, 2},
 };
 
 /* The scan with variant v, as a path choice. */
