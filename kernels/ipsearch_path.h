@@ -14,8 +14,10 @@
  *     dim 128, OpenBLAS's SkylakeX sgemm): the scan 1.27x faster at 32 queries, 1.03x at 64,
  *     0.87x at 96 and 0.53x at 128, where the queries' 64 KiB no longer fit the L1d;
  *   - otherwise sgemm, compute bound and near the machine's peak.
- * A forced path (--search-path scan|sgemm) skips the rule. The choice and why, with its
- * inputs (the queries' bytes, the L1d), go into the output and the JSON.
+ * A forced path (--search-path scan|sgemm) skips the rule. The choice is a pure function of
+ * its inputs (struct sct_ips_path_inputs: nothing measured, nothing read inside), which the
+ * choice keeps and the output and the JSON record beside the choice and why: a recorded
+ * run's choice can be made again from its record.
  */
 #ifndef SC_KERNELS_IPSEARCH_PATH_H
 #define SC_KERNELS_IPSEARCH_PATH_H
@@ -37,21 +39,27 @@ const char *sct_ips_path_name(enum sct_ips_path p);
 /* Parse a --search-path value; 0, or -EINVAL for anything else. */
 int sct_ips_path_parse(const char *text, enum sct_ips_path *p);
 
+/* Everything the choice depends on. */
+struct sct_ips_path_inputs {
+    size_t queries;           /* queries per pass */
+    size_t dim;               /* the vectors' dimension */
+    enum sct_ips_simd simd;   /* the scan's variant (normally sct_ips_simd_best()) */
+    size_t l1d_bytes;         /* the L1 data cache (sct_ips_l1d_bytes()) */
+    enum sct_ips_path forced; /* a path to take as is, or AUTO for the rule */
+};
+
 /* What a run searches with, and why. */
 struct sct_ips_path_choice {
-    enum sct_ips_path path; /* scan or sgemm */
-    enum sct_ips_simd simd; /* the scan's variant (also recorded for sgemm runs) */
-    size_t queries;         /* queries per pass the choice was made for */
-    size_t l1d_bytes;       /* the L1 data cache the rule used (0: not asked) */
+    enum sct_ips_path path;        /* scan or sgemm */
+    struct sct_ips_path_inputs in; /* what it was chosen from (in.simd: the scan's variant) */
     char reason[160];
 };
 
-/*
- * Choose the path for passes of `queries` queries over d (forced: a path to take as is,
- * or AUTO for the rule). simd: the scan's variant to use (normally sct_ips_simd_best()).
- */
-void sct_ips_path_choose(const struct sct_ips_data *d, size_t queries, enum sct_ips_path forced,
-                         enum sct_ips_simd simd, struct sct_ips_path_choice *c);
+/* This CPU's L1 data cache in bytes (sysconf), SCT_IPS_L1D_DEFAULT when it does not say. */
+size_t sct_ips_l1d_bytes(void);
+
+/* Choose the path from in alone (see above); c keeps a copy of in. */
+void sct_ips_path_choose(const struct sct_ips_path_inputs *in, struct sct_ips_path_choice *c);
 
 /* Search queries [q0, q1) against rows [d0, d1) into w's partial results by c's path. */
 void sct_ips_search_part(const struct sct_ips_path_choice *c, const struct sct_ips_data *d,

@@ -418,7 +418,17 @@ void sct_ips_counters(struct sct_ips_run *r, int on, struct sct_perf_counts *tot
 
 void sct_ips_run_choose_path(struct sct_ips_run *r)
 {
-    sct_ips_path_choose(&r->data, r->block, r->forced, sct_ips_simd_best(), &r->path);
+    struct sct_ips_path_inputs in = {
+        .queries = r->block,
+        .dim = r->data.dim,
+        .simd = r->simd_given ? r->simd : sct_ips_simd_best(),
+        .l1d_bytes = sct_ips_l1d_bytes(),
+        .forced = r->forced,
+    };
+
+    sct_ips_path_choose(&in, &r->path);
+    for (int i = 0; i < r->pool * r->team; i++)
+        r->slots[i].ws.simd = in.simd;
 }
 
 const char *sct_ips_layout_name(const struct sct_ips_run *r)

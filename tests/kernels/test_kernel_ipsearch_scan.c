@@ -3,13 +3,16 @@
  * variant this CPU runs plus the portable one, against the double-precision reference and
  * against the sgemm path: odd dimensions (shorter than a vector, vector tails), every
  * remainder of queries per group of four, one to eight queries (blocks of rows), k larger
- * than the rows of a split, exact ties; and the choice between the two paths.
+ * than the rows of a split, exact ties; and the choice between the two paths, a pure function
+ * of its inputs (the same on a busy machine).
  */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ipsearch_engine.h"
@@ -57,7 +60,7 @@ static const struct shape shapes[] = {
 /* The scan with variant v, as a path choice. */
 static struct sct_ips_path_choice scan_with(enum sct_ips_simd v)
 {
-    return (struct sct_ips_path_choice){.path = SCT_IPS_PATH_SCAN, .simd = v};
+    return (struct sct_ips_path_choice){.path = SCT_IPS_PATH_SCAN, .in.simd = v};
 }
 
 /* Small whole numbers (0..7): every dot product of dim <= 200 is exact in float32, so every
@@ -208,51 +211,147 @@ static void test_ties(void)
     }
 }
 
-/* The rule at both ends, a forced path, and a measured choice that follows its figures. */
+/* The rule's cases: inputs, the path, and words of the reason that name the inputs. */
+struct choice_case {
+    struct sct_ips_path_inputs in;
+    enum sct_ips_path want;
+    const char *reason;
+};
+
+#define KIB(n) ((size_t)(n) << 10)
+static const struct choice_case choice_cases[] = {
+    {{1, 32, SCT_IPS_SIMD_SCALAR, KIB(48), SCT_IPS_PATH_AUTO},
+     SCT_IPS_PATH_SCAN,
+     "rule: 1 queries per pass <= 4"},
+    {{4, 65536, SCT_IPS_SIMD_SCALAR, KIB(32), SCT_IPS_PATH_AUTO},
+     SCT_IPS_PATH_SCAN,
+     "rule: 4 queries per pass <= 4"},
+    {{5, 32, SCT_IPS_SIMD_SCALAR, KIB(48), SCT_IPS_PATH_AUTO},
+     SCT_IPS_PATH_SGEMM,
+     "rule: 5 queries per pass (0 KiB) beyond what the scan keeps in the 48 KiB L1d with scalar"},
+    {{64, 32, SCT_IPS_SIMD_AVX2, KIB(48), SCT_IPS_PATH_AUTO},
+     SCT_IPS_PATH_SCAN,
+     "rule: 64 queries per pass <= 64 with avx2-fma, their 8 KiB within the 48 KiB L1d"},
+    {{65, 32, SCT_IPS_SIMD_AVX2, KIB(48), SCT_IPS_PATH_AUTO},
+     SCT_IPS_PATH_SGEMM,
+     "rule: 65 queries per pass (8 KiB) beyond what the scan keeps in the 48 KiB L1d with "
+     "avx2-fma"},
+    /* The L1d boundary, on the dimension and on the cache: 16 x 768 x 4 = 48 KiB. */
+    {{16, 768, SCT_IPS_SIMD_AVX512, KIB(48), SCT_IPS_PATH_AUTO},
+     SCT_IPS_PATH_SCAN,
+     "their 48 KiB within the 48 KiB L1d"},
+    {{16, 769, SCT_IPS_SIMD_AVX512, KIB(48), SCT_IPS_PATH_AUTO},
+     SCT_IPS_PATH_SGEMM,
+     "beyond what the scan keeps in the 48 KiB L1d with avx512f"},
+    {{64, 128, SCT_IPS_SIMD_AVX512, KIB(32), SCT_IPS_PATH_AUTO},
+     SCT_IPS_PATH_SCAN,
+     "their 32 KiB within the 32 KiB L1d"},
+    {{64, 128, SCT_IPS_SIMD_AVX512, KIB(32) - 1, SCT_IPS_PATH_AUTO},
+     SCT_IPS_PATH_SGEMM,
+     "beyond what the scan keeps in the 31 KiB L1d"},
+    {{2, 32, SCT_IPS_SIMD_SCALAR, KIB(48), SCT_IPS_PATH_SGEMM},
+     SCT_IPS_PATH_SGEMM,
+     "forced by --search-path sgemm"},
+    {{1000, 128, SCT_IPS_SIMD_AVX512, KIB(48), SCT_IPS_PATH_SCAN},
+     SCT_IPS_PATH_SCAN,
+     "forced by --search-path scan"},
+};
+
+/* The rule at its edges, from fixed inputs: the answers do not depend on this machine. */
 static void test_path_choice(void)
 {
-    struct sct_ips_data d, wide;
-    struct sct_ips_path_choice c, again;
-    enum sct_ips_path p;
+    size_t l1 = sct_ips_l1d_bytes();
     long l1d = sysconf(_SC_LEVEL1_DCACHE_SIZE);
-    size_t l1 = l1d >= 4096 && l1d <= (64L << 20) ? (size_t)l1d : SCT_IPS_L1D_DEFAULT;
+    enum sct_ips_path p;
 
-    SC_CHECK(sct_ips_data_alloc(&d, 5000, 64, 32) == 0);
-    sct_ips_data_fill(&d, 5, 1);
-    /* dim such that 16 queries need more than the L1d: the scan's queries would not fit. */
-    SC_CHECK(sct_ips_data_alloc(&wide, 50, 16, l1 / 4 / 16 + 1) == 0);
-
-    sct_ips_path_choose(&d, 1, SCT_IPS_PATH_AUTO, SCT_IPS_SIMD_SCALAR, &c);
-    SC_CHECK(c.path == SCT_IPS_PATH_SCAN);
-    SC_CHECK_STR_CONTAINS(c.reason, "rule: 1 queries per pass <= 4");
-    sct_ips_path_choose(&d, 64, SCT_IPS_PATH_AUTO, SCT_IPS_SIMD_AVX2, &c);
-    SC_CHECK(c.path == SCT_IPS_PATH_SCAN && c.l1d_bytes == l1);
-    SC_CHECK_STR_CONTAINS(c.reason, "rule: 64 queries per pass <= 64 with avx2-fma, their 8 KiB");
-    sct_ips_path_choose(&d, 65, SCT_IPS_PATH_AUTO, SCT_IPS_SIMD_AVX2, &c);
-    SC_CHECK(c.path == SCT_IPS_PATH_SGEMM);
-    SC_CHECK_STR_CONTAINS(c.reason, "rule: 65 queries per pass (8 KiB) beyond what the scan keeps");
-    /* The portable scan past 4 queries, and queries too wide for the L1d: sgemm. */
-    sct_ips_path_choose(&d, 5, SCT_IPS_PATH_AUTO, SCT_IPS_SIMD_SCALAR, &c);
-    SC_CHECK(c.path == SCT_IPS_PATH_SGEMM);
-    sct_ips_path_choose(&wide, 16, SCT_IPS_PATH_AUTO, SCT_IPS_SIMD_AVX512, &c);
-    SC_CHECK_MSG(c.path == SCT_IPS_PATH_SGEMM, "wide queries: %s", c.reason);
-    sct_ips_path_choose(&d, 2, SCT_IPS_PATH_SGEMM, SCT_IPS_SIMD_SCALAR, &c);
-    SC_CHECK(c.path == SCT_IPS_PATH_SGEMM);
-    SC_CHECK_STR_CONTAINS(c.reason, "forced by --search-path sgemm");
-    /* The shapes alone decide: the same question gives the same answer, every time. */
-    for (size_t q = 1; q <= 64; q++) {
-        sct_ips_path_choose(&d, q, SCT_IPS_PATH_AUTO, SCT_IPS_SIMD_AVX512, &c);
-        sct_ips_path_choose(&d, q, SCT_IPS_PATH_AUTO, SCT_IPS_SIMD_AVX512, &again);
-        SC_CHECK(c.path == again.path && strcmp(c.reason, again.reason) == 0);
+    SC_CHECK(l1 == (l1d >= 4096 && l1d <= (64L << 20) ? (size_t)l1d : SCT_IPS_L1D_DEFAULT));
+    for (size_t i = 0; i < sizeof(choice_cases) / sizeof(choice_cases[0]); i++) {
+        const struct choice_case *t = &choice_cases[i];
+        struct sct_ips_path_choice c;
+        sct_ips_path_choose(&t->in, &c);
+        SC_CHECK_MSG(c.path == t->want, "case %zu: %s, expected %s (%s)", i,
+                     sct_ips_path_name(c.path), sct_ips_path_name(t->want), c.reason);
+        SC_CHECK_MSG(strstr(c.reason, t->reason) != NULL, "case %zu: reason '%s' lacks '%s'", i,
+                     c.reason, t->reason);
+        SC_CHECK(memcmp(&c.in, &t->in, sizeof(c.in)) == 0);
     }
-
     SC_CHECK(sct_ips_path_parse("scan", &p) == 0 && p == SCT_IPS_PATH_SCAN);
     SC_CHECK(sct_ips_path_parse("auto", &p) == 0 && p == SCT_IPS_PATH_AUTO);
     SC_CHECK(sct_ips_path_parse("sgemm", &p) == 0 && p == SCT_IPS_PATH_SGEMM);
     SC_CHECK_INT_EQ(sct_ips_path_parse("SCAN", &p), -EINVAL);
     SC_CHECK_INT_EQ(sct_ips_path_parse("", &p), -EINVAL);
-    sct_ips_data_free(&wide);
-    sct_ips_data_free(&d);
+}
+
+/* Every choice for 1..96 queries at a few dimensions, each variant, this CPU's L1d. */
+static void choose_all(struct sct_ips_path_choice *out, size_t n)
+{
+    static const size_t dims[] = {1, 37, 128, 960};
+    size_t i = 0;
+
+    for (size_t q = 1; q <= 96; q++)
+        for (size_t d = 0; d < 4; d++)
+            for (int v = 0; v < SCT_IPS_SIMD_COUNT && i < n; v++, i++) {
+                struct sct_ips_path_inputs in = {q, dims[d], (enum sct_ips_simd)v,
+                                                 sct_ips_l1d_bytes(), SCT_IPS_PATH_AUTO};
+                sct_ips_path_choose(&in, &out[i]);
+            }
+}
+
+/* Start `n` processes that spin on the CPU (a busy machine); their pids go to pids. */
+static void busy_start(pid_t *pids, int n)
+{
+    for (int i = 0; i < n; i++) {
+        pids[i] = fork();
+        SC_CHECK(pids[i] >= 0);
+        if (pids[i] == 0) {
+            volatile unsigned long spin = 0;
+            for (;;)
+                spin++;
+        }
+    }
+}
+
+static void busy_stop(const pid_t *pids, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (pids[i] > 0) {
+            kill(pids[i], SIGKILL);
+            waitpid(pids[i], NULL, 0);
+        }
+    }
+}
+
+/*
+ * The choice is a pure function of its recorded inputs: made on an idle moment and again
+ * with a busy loop on every cpu, the same paths and reasons; made again from the inputs a
+ * choice keeps (what the run records), the same choice.
+ */
+static void test_path_choice_stable(void)
+{
+    enum { N = 96 * 4 * SCT_IPS_SIMD_COUNT };
+    static struct sct_ips_path_choice idle[N], busy[N];
+    pid_t pids[8] = {0};
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int nbusy = ncpu >= 1 && ncpu <= 8 ? (int)ncpu : 8;
+
+    choose_all(idle, N);
+    busy_start(pids, nbusy);
+    usleep(50 * 1000); /* the spinners running before the choice */
+    choose_all(busy, N);
+    busy_stop(pids, nbusy);
+    for (size_t i = 0; i < N; i++) {
+        struct sct_ips_path_choice again;
+        SC_CHECK_MSG(idle[i].path == busy[i].path && strcmp(idle[i].reason, busy[i].reason) == 0,
+                     "choice %zu: idle %s (%s), busy %s (%s)", i, sct_ips_path_name(idle[i].path),
+                     idle[i].reason, sct_ips_path_name(busy[i].path), busy[i].reason);
+        sct_ips_path_choose(&idle[i].in, &again);
+        SC_CHECK(again.path == idle[i].path && strcmp(again.reason, idle[i].reason) == 0);
+    }
+    /* Both paths occur among these shapes: the comparison above is not of constants. */
+    int scans = 0;
+    for (size_t i = 0; i < N; i++)
+        scans += idle[i].path == SCT_IPS_PATH_SCAN;
+    SC_CHECK(scans > 0 && scans < N);
 }
 
 int main(void)
@@ -262,5 +361,6 @@ int main(void)
     SC_TEST_RUN(test_scan_equals_sgemm_exactly);
     SC_TEST_RUN(test_ties);
     SC_TEST_RUN(test_path_choice);
+    SC_TEST_RUN(test_path_choice_stable);
     return SC_TEST_RESULT();
 }
