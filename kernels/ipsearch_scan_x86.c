@@ -243,18 +243,37 @@ SCT__AVX2 void sct_ips_scan_avx2(const struct sct_ips_scan_job *j)
 
 /* ---- AVX-512F: groups of 16 queries, 16 lanes -------------------------------------------- */
 
-/* Lane l of the result: the sum of a[l]'s 16 lanes (halves added, then two AVX2 trees). */
+/*
+ * Lane l of the result: the sum of a[l]'s 16 lanes, by a tree of full-width shuffles and
+ * adds: each level adds pairs of vectors after two shuffles that line up their halves
+ * (128-bit blocks, then floats), 30 shuffles and 15 adds in all, where halving each vector
+ * and two AVX2 trees take 44 and 30 (the shuffles share a port with the FMAs). The tree
+ * leaves sum(x[4 * e + k]) in lane 4 * k + e, so it is fed the vectors in that transposed
+ * order (x[i] = a[4 * (i % 4) + i / 4]) and its lanes come out in order.
+ */
+static const int sct__sum16_order[16] = {0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15};
+
 SCT__AVX512_INLINE __m512 sct__avx512_sum16(const __m512 a[16])
 {
-    __m256 h[16];
+    __m512 s[8], w[4], y[2];
 
-#pragma GCC unroll 16
-    for (int l = 0; l < 16; l++)
-        h[l] = _mm256_add_ps(_mm512_castps512_ps256(a[l]),
-                             _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a[l]), 1)));
-    __m256 lo = sct__avx2_sum8(h), hi = sct__avx2_sum8(h + 8);
-    return _mm512_castpd_ps(
-        _mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; j++) {
+        __m512 x0 = a[sct__sum16_order[2 * j]], x1 = a[sct__sum16_order[2 * j + 1]];
+        /* lanes 0-7: x0's halves added, lanes 8-15: x1's */
+        s[j] = _mm512_add_ps(_mm512_shuffle_f32x4(x0, x1, _MM_SHUFFLE(1, 0, 1, 0)),
+                             _mm512_shuffle_f32x4(x0, x1, _MM_SHUFFLE(3, 2, 3, 2)));
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; j++) /* 128-bit block b: one vector's four partial sums */
+        w[j] = _mm512_add_ps(_mm512_shuffle_f32x4(s[2 * j], s[2 * j + 1], _MM_SHUFFLE(2, 0, 2, 0)),
+                             _mm512_shuffle_f32x4(s[2 * j], s[2 * j + 1], _MM_SHUFFLE(3, 1, 3, 1)));
+#pragma GCC unroll 2
+    for (int j = 0; j < 2; j++) /* in each block: two vectors' two partial sums */
+        y[j] = _mm512_add_ps(_mm512_shuffle_ps(w[2 * j], w[2 * j + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+                             _mm512_shuffle_ps(w[2 * j], w[2 * j + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+    return _mm512_add_ps(_mm512_shuffle_ps(y[0], y[1], _MM_SHUFFLE(2, 0, 2, 0)),
+                         _mm512_shuffle_ps(y[0], y[1], _MM_SHUFFLE(3, 1, 3, 1)));
 }
 
 /* Row x against the Q (1..16) queries at q: lane i holds query i's score, lanes >= Q zero. */
