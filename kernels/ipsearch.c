@@ -237,9 +237,10 @@ static void sct__print_search(const struct sct_ips_run *r)
            sct_ips_simd_name(c->in.simd), sct_ips_layout_name(r));
     /* Everything the choice was made from (ipsearch_path.h): the same inputs, the same path. */
     printf("search_inputs: queries_per_pass=%zu dim=%zu simd=%s simd_source=%s l1d_bytes=%zu "
-           "forced=%s\n",
+           "l2_bytes=%zu forced=%s blas_core=%s\n",
            c->in.queries, c->in.dim, sct_ips_simd_name(c->in.simd),
-           r->simd_given ? "option" : "cpuid", c->in.l1d_bytes, sct_ips_path_name(c->in.forced));
+           r->simd_given ? "option" : "cpuid", c->in.l1d_bytes, c->in.l2_bytes,
+           sct_ips_path_name(c->in.forced), c->in.blas_core ? c->in.blas_core : "unknown");
 }
 
 static void sct__print_model(const struct sct_ips_run *r)
@@ -374,8 +375,11 @@ static json_object *sct__search_json(const struct sct_ips_run *r)
     json_object_object_add(s, "queries_per_pass", json_object_new_uint64(c->in.queries));
     json_object_object_add(s, "dim", json_object_new_uint64(c->in.dim));
     json_object_object_add(s, "forced", json_object_new_string(sct_ips_path_name(c->in.forced)));
+    json_object_object_add(s, "blas_core",
+                           json_object_new_string(c->in.blas_core ? c->in.blas_core : "unknown"));
     json_object_object_add(s, "reason", json_object_new_string(c->reason));
     json_object_object_add(s, "l1d_bytes", json_object_new_uint64(c->in.l1d_bytes));
+    json_object_object_add(s, "l2_bytes", json_object_new_uint64(c->in.l2_bytes));
     json_object_object_add(s, "tile_rows", json_object_new_uint64(r->slots[0].ws.tile_rows));
     return s;
 }
@@ -675,7 +679,7 @@ static int sct__ips_execute(const struct sct_ips_opts *o, struct sct_ips_run *r,
     r->forced = o->path;
     r->simd_given = o->simd_given;
     r->simd = o->simd;
-    sct_ips_run_choose_path(r);
+    sct_ips_run_choose_path(r, blas.corename);
     sct__print_search(r);
     if (sct_ips_pool_start(r) != 0) {
         fprintf(stderr, SCT_PROG ": starting %d request handlers: %s (fewer --pool-threads)\n",

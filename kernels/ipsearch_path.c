@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 static const char *const sct__path_names[] = {"auto", "scan", "sgemm"};
@@ -36,11 +37,29 @@ void sct_ips_search_part(const struct sct_ips_path_choice *c, const struct sct_i
         sct_ips_search_range(d, q0, q1, d0, d1, w);
 }
 
-size_t sct_ips_l1d_bytes(void)
-{
-    long v = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+/* OpenBLAS's x86 kernel sets (its DYNAMIC_ARCH core names) that use no AVX. */
+static const char *const sct__sse_only_cores[] = {
+    "Katmai",       "Coppermine", "Northwood",  "Prescott", "Banias", "Atom",
+    "Core2",        "Penryn",     "Dunnington", "Nehalem",  "Athlon", "Opteron",
+    "Opteron_SSE3", "Barcelona",  "Nano",       "Bobcat",
+};
 
-    return v >= 4096 && v <= (64L << 20) ? (size_t)v : SCT_IPS_L1D_DEFAULT;
+int sct_ips_blas_core_sse_only(const char *core)
+{
+    for (size_t i = 0; core && i < sizeof(sct__sse_only_cores) / sizeof(sct__sse_only_cores[0]);
+         i++)
+        if (strcasecmp(core, sct__sse_only_cores[i]) == 0)
+            return 1;
+    return 0;
+}
+
+size_t sct_ips_cache_bytes(int level)
+{
+    long v = sysconf(level == 1 ? _SC_LEVEL1_DCACHE_SIZE : _SC_LEVEL2_CACHE_SIZE);
+
+    if (v >= 4096 && v <= (64L << 20))
+        return (size_t)v;
+    return level == 1 ? SCT_IPS_L1D_DEFAULT : SCT_IPS_L2_DEFAULT;
 }
 
 void sct_ips_path_choose(const struct sct_ips_path_inputs *in, struct sct_ips_path_choice *c)
@@ -64,6 +83,14 @@ void sct_ips_path_choose(const struct sct_ips_path_inputs *in, struct sct_ips_pa
                  "L1d",
                  in->queries, SCT_IPS_SCAN_ALWAYS_SIMD, sct_ips_simd_name(in->simd), bytes / 1024,
                  in->l1d_bytes / 1024);
+    } else if (in->simd != SCT_IPS_SIMD_SCALAR && bytes <= in->l2_bytes / 2 &&
+               sct_ips_blas_core_sse_only(in->blas_core)) {
+        c->path = SCT_IPS_PATH_SCAN;
+        snprintf(c->reason, sizeof(c->reason),
+                 "rule: %zu queries per pass with %s, their %zu KiB within half the %zu KiB L2, "
+                 "OpenBLAS's %s kernels SSE-only",
+                 in->queries, sct_ips_simd_name(in->simd), bytes / 1024, in->l2_bytes / 1024,
+                 in->blas_core);
     } else {
         c->path = SCT_IPS_PATH_SGEMM;
         snprintf(c->reason, sizeof(c->reason),

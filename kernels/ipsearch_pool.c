@@ -416,14 +416,16 @@ void sct_ips_counters(struct sct_ips_run *r, int on, struct sct_perf_counts *tot
     }
 }
 
-void sct_ips_run_choose_path(struct sct_ips_run *r)
+void sct_ips_run_choose_path(struct sct_ips_run *r, const char *blas_core)
 {
     struct sct_ips_path_inputs in = {
         .queries = r->block,
         .dim = r->data.dim,
         .simd = r->simd_given ? r->simd : sct_ips_simd_best(),
-        .l1d_bytes = sct_ips_l1d_bytes(),
+        .l1d_bytes = sct_ips_cache_bytes(1),
+        .l2_bytes = sct_ips_cache_bytes(2),
         .forced = r->forced,
+        .blas_core = blas_core,
     };
 
     sct_ips_path_choose(&in, &r->path);

@@ -94,8 +94,9 @@ struct sct_ips_run {
 int sct_ips_run_setup(struct sct_ips_run *r, int pool, size_t k);
 
 /* Choose the search path for the run's passes (after the data and BLAS threads are set) and
- * the SIMD variant of the scan and of the sgemm tiles' top-k filter. */
-void sct_ips_run_choose_path(struct sct_ips_run *r);
+ * the SIMD variant of the scan and of the sgemm tiles' top-k filter; blas_core: OpenBLAS's
+ * kernel set (openblas_get_corename()), or NULL. */
+void sct_ips_run_choose_path(struct sct_ips_run *r, const char *blas_core);
 
 /* "split-database" or "split-queries". */
 const char *sct_ips_layout_name(const struct sct_ips_run *r);

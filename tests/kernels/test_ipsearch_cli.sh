@@ -217,7 +217,7 @@ simd)
     OMP_NUM_THREADS=2 run "${SIZES[@]}" --json "$TMP/a.json"
     check_ok 2 2 16
     sum=$(grep '^results_checksum=' "$TMP/out")
-    grep -Eq '^search_inputs: queries_per_pass=37 dim=24 simd=[a-z0-9-]+ simd_source=cpuid l1d_bytes=[0-9]+ forced=auto$' \
+    grep -Eq '^search_inputs: queries_per_pass=37 dim=24 simd=[a-z0-9-]+ simd_source=cpuid l1d_bytes=[0-9]+ l2_bytes=[0-9]+ forced=auto blas_core=[^ ]+$' \
         "$TMP/out" || fail "inputs line: $(grep '^search_inputs' "$TMP/out")"
     check_json "$TMP/a.json" 'assert e["search"]["simd_source"] == "cpuid", e["search"]'
     for v in $variants; do
@@ -267,8 +267,17 @@ idle, busy = (json.load(open(f))["evidence"]["search"] for f in sys.argv[1:3])
 assert idle == busy, (idle, busy)
 # The inputs the choice was made from are all recorded.
 assert (idle["queries_per_pass"], idle["dim"], idle["forced"]) == (int(sys.argv[3]), 24, "auto"), idle
-assert idle["l1d_bytes"] >= 4096 and idle["simd"] in ("scalar", "avx2-fma", "avx512f"), idle
-assert idle["path"] == ("sgemm" if int(sys.argv[3]) > 64 or idle["simd"] == "scalar" else "scan"), idle
+assert idle["l1d_bytes"] >= 4096 and idle["l2_bytes"] >= 4096 and idle["simd"] in ("scalar", "avx2-fma", "avx512f"), idle
+assert idle["blas_core"] == json.load(open(sys.argv[1]))["evidence"]["blas"]["corename"], idle
+# Past 64 queries the SIMD scan only against an OpenBLAS without AVX kernels (its reason
+# says so); the portable scan never past 4.
+sse = "SSE-only" in idle["reason"]
+if idle["simd"] == "scalar":
+    assert idle["path"] == "sgemm", idle
+elif int(sys.argv[3]) > 64:
+    assert idle["path"] == ("scan" if sse else "sgemm"), idle
+else:
+    assert idle["path"] == "scan" and not sse, idle
 PY
     done
     ;;

@@ -220,51 +220,85 @@ struct choice_case {
 
 #define KIB(n) ((size_t)(n) << 10)
 static const struct choice_case choice_cases[] = {
-    {{1, 32, SCT_IPS_SIMD_SCALAR, KIB(48), SCT_IPS_PATH_AUTO},
+    {{1, 32, SCT_IPS_SIMD_SCALAR, KIB(48), KIB(2048), SCT_IPS_PATH_AUTO, NULL},
      SCT_IPS_PATH_SCAN,
      "rule: 1 queries per pass <= 4"},
-    {{4, 65536, SCT_IPS_SIMD_SCALAR, KIB(32), SCT_IPS_PATH_AUTO},
+    {{4, 65536, SCT_IPS_SIMD_SCALAR, KIB(32), KIB(2048), SCT_IPS_PATH_AUTO, NULL},
      SCT_IPS_PATH_SCAN,
      "rule: 4 queries per pass <= 4"},
-    {{5, 32, SCT_IPS_SIMD_SCALAR, KIB(48), SCT_IPS_PATH_AUTO},
+    {{5, 32, SCT_IPS_SIMD_SCALAR, KIB(48), KIB(2048), SCT_IPS_PATH_AUTO, NULL},
      SCT_IPS_PATH_SGEMM,
      "rule: 5 queries per pass (0 KiB) beyond what the scan keeps in the 48 KiB L1d with scalar"},
-    {{64, 32, SCT_IPS_SIMD_AVX2, KIB(48), SCT_IPS_PATH_AUTO},
+    {{64, 32, SCT_IPS_SIMD_AVX2, KIB(48), KIB(2048), SCT_IPS_PATH_AUTO, NULL},
      SCT_IPS_PATH_SCAN,
      "rule: 64 queries per pass <= 64 with avx2-fma, their 8 KiB within the 48 KiB L1d"},
-    {{65, 32, SCT_IPS_SIMD_AVX2, KIB(48), SCT_IPS_PATH_AUTO},
+    {{65, 32, SCT_IPS_SIMD_AVX2, KIB(48), KIB(2048), SCT_IPS_PATH_AUTO, NULL},
      SCT_IPS_PATH_SGEMM,
      "rule: 65 queries per pass (8 KiB) beyond what the scan keeps in the 48 KiB L1d with "
      "avx2-fma"},
     /* The L1d boundary, on the dimension and on the cache: 16 x 768 x 4 = 48 KiB. */
-    {{16, 768, SCT_IPS_SIMD_AVX512, KIB(48), SCT_IPS_PATH_AUTO},
+    {{16, 768, SCT_IPS_SIMD_AVX512, KIB(48), KIB(2048), SCT_IPS_PATH_AUTO, NULL},
      SCT_IPS_PATH_SCAN,
      "their 48 KiB within the 48 KiB L1d"},
-    {{16, 769, SCT_IPS_SIMD_AVX512, KIB(48), SCT_IPS_PATH_AUTO},
+    {{16, 769, SCT_IPS_SIMD_AVX512, KIB(48), KIB(2048), SCT_IPS_PATH_AUTO, NULL},
      SCT_IPS_PATH_SGEMM,
      "beyond what the scan keeps in the 48 KiB L1d with avx512f"},
-    {{64, 128, SCT_IPS_SIMD_AVX512, KIB(32), SCT_IPS_PATH_AUTO},
+    {{64, 128, SCT_IPS_SIMD_AVX512, KIB(32), KIB(2048), SCT_IPS_PATH_AUTO, NULL},
      SCT_IPS_PATH_SCAN,
      "their 32 KiB within the 32 KiB L1d"},
-    {{64, 128, SCT_IPS_SIMD_AVX512, KIB(32) - 1, SCT_IPS_PATH_AUTO},
+    {{64, 128, SCT_IPS_SIMD_AVX512, KIB(32) - 1, KIB(2048), SCT_IPS_PATH_AUTO, NULL},
      SCT_IPS_PATH_SGEMM,
      "beyond what the scan keeps in the 31 KiB L1d"},
-    {{2, 32, SCT_IPS_SIMD_SCALAR, KIB(48), SCT_IPS_PATH_SGEMM},
+    {{2, 32, SCT_IPS_SIMD_SCALAR, KIB(48), KIB(2048), SCT_IPS_PATH_SGEMM, NULL},
      SCT_IPS_PATH_SGEMM,
      "forced by --search-path sgemm"},
-    {{1000, 128, SCT_IPS_SIMD_AVX512, KIB(48), SCT_IPS_PATH_SCAN},
+    {{1000, 128, SCT_IPS_SIMD_AVX512, KIB(48), KIB(2048), SCT_IPS_PATH_SCAN, NULL},
      SCT_IPS_PATH_SCAN,
      "forced by --search-path scan"},
+    /* An OpenBLAS running SSE-only kernels: the SIMD scan while the queries fit half the L2
+       (the L1d rule first: its reason is the same with any BLAS). */
+    {{1000, 128, SCT_IPS_SIMD_AVX512, KIB(48), KIB(2048), SCT_IPS_PATH_AUTO, "Prescott"},
+     SCT_IPS_PATH_SCAN,
+     "rule: 1000 queries per pass with avx512f, their 500 KiB within half the 2048 KiB L2, "
+     "OpenBLAS's Prescott kernels SSE-only"},
+    {{256, 1024, SCT_IPS_SIMD_AVX2, KIB(48), KIB(2048), SCT_IPS_PATH_AUTO, "nehalem"},
+     SCT_IPS_PATH_SCAN,
+     "their 1024 KiB within half the 2048 KiB L2, OpenBLAS's nehalem"},
+    {{256, 1024, SCT_IPS_SIMD_AVX2, KIB(48), KIB(2048) - 1, SCT_IPS_PATH_AUTO, "nehalem"},
+     SCT_IPS_PATH_SGEMM,
+     "rule: 256 queries per pass (1024 KiB) beyond what the scan keeps"},
+    {{1000, 960, SCT_IPS_SIMD_AVX512, KIB(48), KIB(2048), SCT_IPS_PATH_AUTO, "Prescott"},
+     SCT_IPS_PATH_SGEMM,
+     "rule: 1000 queries per pass (3750 KiB) beyond what the scan keeps"},
+    {{37, 24, SCT_IPS_SIMD_AVX2, KIB(48), KIB(2048), SCT_IPS_PATH_AUTO, "Prescott"},
+     SCT_IPS_PATH_SCAN,
+     "rule: 37 queries per pass <= 64 with avx2-fma, their 3 KiB within the 48 KiB L1d"},
+    {{65, 128, SCT_IPS_SIMD_SCALAR, KIB(48), KIB(2048), SCT_IPS_PATH_AUTO, "Prescott"},
+     SCT_IPS_PATH_SGEMM,
+     "with scalar"},
+    {{1000, 128, SCT_IPS_SIMD_AVX512, KIB(48), KIB(2048), SCT_IPS_PATH_AUTO, "SkylakeX"},
+     SCT_IPS_PATH_SGEMM,
+     "rule: 1000 queries per pass (500 KiB) beyond what the scan keeps in the 48 KiB L1d"},
+    {{1000, 128, SCT_IPS_SIMD_AVX512, KIB(48), KIB(2048), SCT_IPS_PATH_AUTO, "unknown"},
+     SCT_IPS_PATH_SGEMM,
+     "beyond what the scan keeps"},
+    {{2, 128, SCT_IPS_SIMD_AVX512, KIB(48), KIB(2048), SCT_IPS_PATH_SGEMM, "Prescott"},
+     SCT_IPS_PATH_SGEMM,
+     "forced by --search-path sgemm"},
 };
 
 /* The rule at its edges, from fixed inputs: the answers do not depend on this machine. */
 static void test_path_choice(void)
 {
-    size_t l1 = sct_ips_l1d_bytes();
-    long l1d = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+    size_t l1 = sct_ips_cache_bytes(1), l2 = sct_ips_cache_bytes(2);
+    long l1d = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2s = sysconf(_SC_LEVEL2_CACHE_SIZE);
     enum sct_ips_path p;
 
     SC_CHECK(l1 == (l1d >= 4096 && l1d <= (64L << 20) ? (size_t)l1d : SCT_IPS_L1D_DEFAULT));
+    SC_CHECK(l2 == (l2s >= 4096 && l2s <= (64L << 20) ? (size_t)l2s : SCT_IPS_L2_DEFAULT));
+    SC_CHECK(sct_ips_blas_core_sse_only("Prescott") && sct_ips_blas_core_sse_only("core2"));
+    SC_CHECK(!sct_ips_blas_core_sse_only("Haswell") && !sct_ips_blas_core_sse_only("Sandybridge"));
+    SC_CHECK(!sct_ips_blas_core_sse_only(NULL) && !sct_ips_blas_core_sse_only("unknown"));
     for (size_t i = 0; i < sizeof(choice_cases) / sizeof(choice_cases[0]); i++) {
         const struct choice_case *t = &choice_cases[i];
         struct sct_ips_path_choice c;
@@ -282,19 +316,29 @@ static void test_path_choice(void)
     SC_CHECK_INT_EQ(sct_ips_path_parse("", &p), -EINVAL);
 }
 
-/* Every choice for 1..96 queries at a few dimensions, each variant, this CPU's L1d. */
+/* Every choice for 1..96 queries at a few dimensions, each variant, this CPU's L1d, an
+ * SSE-only and an AVX-512 BLAS. */
 static void choose_all(struct sct_ips_path_choice *out, size_t n)
 {
     static const size_t dims[] = {1, 37, 128, 960};
+    static const char *const cores[] = {"Prescott", "SkylakeX"};
     size_t i = 0;
 
     for (size_t q = 1; q <= 96; q++)
         for (size_t d = 0; d < 4; d++)
-            for (int v = 0; v < SCT_IPS_SIMD_COUNT && i < n; v++, i++) {
-                struct sct_ips_path_inputs in = {q, dims[d], (enum sct_ips_simd)v,
-                                                 sct_ips_l1d_bytes(), SCT_IPS_PATH_AUTO};
-                sct_ips_path_choose(&in, &out[i]);
-            }
+            for (int v = 0; v < SCT_IPS_SIMD_COUNT; v++)
+                for (int b = 0; b < 2 && i < n; b++, i++) {
+                    struct sct_ips_path_inputs in = {
+                        .queries = q,
+                        .dim = dims[d],
+                        .simd = (enum sct_ips_simd)v,
+                        .l1d_bytes = sct_ips_cache_bytes(1),
+                        .l2_bytes = sct_ips_cache_bytes(2),
+                        .forced = SCT_IPS_PATH_AUTO,
+                        .blas_core = cores[b],
+                    };
+                    sct_ips_path_choose(&in, &out[i]);
+                }
 }
 
 /* Start `n` processes that spin on the CPU (a busy machine); their pids go to pids. */
@@ -328,7 +372,7 @@ static void busy_stop(const pid_t *pids, int n)
  */
 static void test_path_choice_stable(void)
 {
-    enum { N = 96 * 4 * SCT_IPS_SIMD_COUNT };
+    enum { N = 96 * 4 * SCT_IPS_SIMD_COUNT * 2 };
     static struct sct_ips_path_choice idle[N], busy[N];
     pid_t pids[8] = {0};
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
