@@ -95,7 +95,8 @@ void sct_ips_path_choose(const struct sct_ips_path_inputs *in, struct sct_ips_pa
         c->path = SCT_IPS_PATH_SGEMM;
         snprintf(c->reason, sizeof(c->reason),
                  "rule: %zu queries per pass (%zu KiB) beyond what the scan keeps in the %zu KiB "
-                 "L1d with %s",
-                 in->queries, bytes / 1024, in->l1d_bytes / 1024, sct_ips_simd_name(in->simd));
+                 "L1d with %s%s",
+                 in->queries, bytes / 1024, in->l1d_bytes / 1024, sct_ips_simd_name(in->simd),
+                 sct_ips_blas_core_sse_only(in->blas_core) ? ", or in half the L2" : "");
     }
 }

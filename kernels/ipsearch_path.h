@@ -3,10 +3,10 @@
  * single-pass scan (ipsearch_scan.h) or the sgemm tiles (ipsearch_engine.h), and which.
  *
  * The choice is per run, for the number of queries each compute thread searches at once
- * (its "queries per pass"), from the shapes and the node's software alone (nothing timed), so
- * the same card takes the same path on
- * a busy machine and an idle one (a choice measured before the main loop flipped between
- * runs under load, and the two paths' costs differ by a third there):
+ * (its "queries per pass"), from the shapes, the CPU's caches and SIMD, and the BLAS's
+ * kernel set alone, nothing timed, so the same card takes the same path on a busy machine
+ * and an idle one (a choice measured before the main loop flipped between runs under load,
+ * and the two paths' costs differ by a third there):
  *   - at most SCT_IPS_SCAN_ALWAYS queries: the scan, whatever its variant;
  *   - with a SIMD variant, at most SCT_IPS_SCAN_ALWAYS_SIMD queries whose vectors fit the
  *     L1 data cache (queries x dim x 4 bytes): the scan. It reads each database row once
@@ -38,7 +38,6 @@
 
 #define SCT_IPS_SCAN_ALWAYS 4
 #define SCT_IPS_SCAN_ALWAYS_SIMD 64
-#define SCT_IPS_SCAN_SSE_BLAS 1024      /* a whole pass of the default layout */
 #define SCT_IPS_L1D_DEFAULT (32u << 10) /* when sysconf does not say */
 #define SCT_IPS_L2_DEFAULT (512u << 10)
 

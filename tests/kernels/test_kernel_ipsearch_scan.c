@@ -269,7 +269,8 @@ static const struct choice_case choice_cases[] = {
      "rule: 256 queries per pass (1024 KiB) beyond what the scan keeps"},
     {{1000, 960, SCT_IPS_SIMD_AVX512, KIB(48), KIB(2048), SCT_IPS_PATH_AUTO, "Prescott"},
      SCT_IPS_PATH_SGEMM,
-     "rule: 1000 queries per pass (3750 KiB) beyond what the scan keeps"},
+     "rule: 1000 queries per pass (3750 KiB) beyond what the scan keeps in the 48 KiB L1d with "
+     "avx512f, or in half the L2"},
     {{37, 24, SCT_IPS_SIMD_AVX2, KIB(48), KIB(2048), SCT_IPS_PATH_AUTO, "Prescott"},
      SCT_IPS_PATH_SCAN,
      "rule: 37 queries per pass <= 64 with avx2-fma, their 3 KiB within the 48 KiB L1d"},
