@@ -78,6 +78,8 @@ struct sct_ips_opts {
     size_t nb, nq, dim, k;
     int pool; /* 0: the default layout */
     enum sct_ips_path path;
+    int simd_given; /* --search-simd other than auto */
+    enum sct_ips_simd simd;
     int iterations;
     unsigned long long seed;
     struct sct_cli_common cli; /* --json, --build-info, --help */
@@ -224,15 +226,21 @@ static void sct__print_search(const struct sct_ips_run *r)
                r->pool_given ? "pool_threads given" : "default layout", r->block);
     const struct sct_ips_workspace *w = &r->slots[0].ws;
     if (c->path == SCT_IPS_PATH_SCAN)
-        printf("search: scan path for %zu queries per pass (%s), SIMD %s\n", c->queries, c->reason,
-               sct_ips_simd_name(c->simd));
+        printf("search: scan path for %zu queries per pass (%s), SIMD %s\n", c->in.queries,
+               c->reason, sct_ips_simd_name(c->in.simd));
     else
         printf("search: sgemm path for %zu queries per pass (%s), score tiles of %zu rows "
                "x %zu queries per sgemm call (%zu KiB), top-k filter SIMD %s\n",
-               c->queries, c->reason, w->tile_rows, w->qcall,
+               c->in.queries, c->reason, w->tile_rows, w->qcall,
                w->tile_rows * w->qcall * sizeof(float) / 1024, sct_ips_simd_name(w->simd));
     printf("search_path=%s search_simd=%s search_layout=%s\n", sct_ips_path_name(c->path),
-           sct_ips_simd_name(c->simd), sct_ips_layout_name(r));
+           sct_ips_simd_name(c->in.simd), sct_ips_layout_name(r));
+    /* Everything the choice was made from (ipsearch_path.h): the same inputs, the same path. */
+    printf("search_inputs: queries_per_pass=%zu dim=%zu simd=%s simd_source=%s l1d_bytes=%zu "
+           "l2_bytes=%zu forced=%s blas_core=%s\n",
+           c->in.queries, c->in.dim, sct_ips_simd_name(c->in.simd),
+           r->simd_given ? "option" : "cpuid", c->in.l1d_bytes, c->in.l2_bytes,
+           sct_ips_path_name(c->in.forced), c->in.blas_core ? c->in.blas_core : "unknown");
 }
 
 static void sct__print_model(const struct sct_ips_run *r)
@@ -358,13 +366,20 @@ static json_object *sct__search_json(const struct sct_ips_run *r)
     if (!s)
         return NULL;
     json_object_object_add(s, "path", json_object_new_string(sct_ips_path_name(c->path)));
-    json_object_object_add(s, "simd", json_object_new_string(sct_ips_simd_name(c->simd)));
+    json_object_object_add(s, "simd", json_object_new_string(sct_ips_simd_name(c->in.simd)));
+    json_object_object_add(s, "simd_source",
+                           json_object_new_string(r->simd_given ? "option" : "cpuid"));
     json_object_object_add(s, "layout", json_object_new_string(sct_ips_layout_name(r)));
     json_object_object_add(s, "layout_source",
                            json_object_new_string(r->pool_given ? "pool_threads" : "default"));
-    json_object_object_add(s, "queries_per_pass", json_object_new_uint64(c->queries));
+    json_object_object_add(s, "queries_per_pass", json_object_new_uint64(c->in.queries));
+    json_object_object_add(s, "dim", json_object_new_uint64(c->in.dim));
+    json_object_object_add(s, "forced", json_object_new_string(sct_ips_path_name(c->in.forced)));
+    json_object_object_add(s, "blas_core",
+                           json_object_new_string(c->in.blas_core ? c->in.blas_core : "unknown"));
     json_object_object_add(s, "reason", json_object_new_string(c->reason));
-    json_object_object_add(s, "l1d_bytes", json_object_new_uint64(c->l1d_bytes));
+    json_object_object_add(s, "l1d_bytes", json_object_new_uint64(c->in.l1d_bytes));
+    json_object_object_add(s, "l2_bytes", json_object_new_uint64(c->in.l2_bytes));
     json_object_object_add(s, "tile_rows", json_object_new_uint64(r->slots[0].ws.tile_rows));
     return s;
 }
@@ -463,7 +478,11 @@ static void sct__usage(FILE *out)
             "                    taking whole requests (default: one per OpenMP thread, and\n"
             "                    for small batches they split the database instead)\n"
             "  --search-path P   auto | scan | sgemm: the single-pass SIMD scan, or sgemm\n"
-            "                    tiles (default auto: by batch size, measured in between)\n"
+            "                    tiles (default auto: a rule on the queries per pass, the\n"
+            "                    dimension, the SIMD variant and the L1d)\n"
+            "  --search-simd V   auto | scalar | avx2-fma | avx512f: the SIMD variant of the\n"
+            "                    scan and of the tiles' top-k filter, one this CPU runs\n"
+            "                    (default auto: the widest, by CPUID)\n"
             "  --iterations N    searches of all queries, N >= 2; the first is a warm-up and\n"
             "                    not counted (default 3)\n"
             "  --seed N          data generator seed (default 1)\n"
@@ -480,6 +499,27 @@ static void sct__usage(FILE *out)
             "sleeps forever, both halfway through the main loop.\n");
 }
 
+/* --search-simd: auto, or a variant this CPU runs; 0 or -EINVAL after the one-line error. */
+static int sct__parse_simd(const char *text, struct sct_ips_opts *o)
+{
+    char valid[96] = "this CPU runs auto";
+    size_t n = strlen(valid);
+    int known;
+
+    o->simd_given = strcmp(text, "auto") != 0;
+    if (!o->simd_given)
+        return 0;
+    known = sct_ips_simd_parse(text, &o->simd) == 0;
+    if (known && sct_ips_simd_supported(o->simd))
+        return 0;
+    for (int v = 0; v < SCT_IPS_SIMD_COUNT && n < sizeof(valid); v++)
+        if (sct_ips_simd_supported((enum sct_ips_simd)v))
+            n += (size_t)snprintf(valid + n, sizeof(valid) - n, ", %s",
+                                  sct_ips_simd_name((enum sct_ips_simd)v));
+    return sct_cli_bad(SCT_PROG, "--search-simd",
+                       known ? "this CPU does not run it" : "not a SIMD variant", valid);
+}
+
 /* Parse argv into o; 0 or -EINVAL after printing the one-line error. */
 static int sct__parse_options(int argc, char **argv, struct sct_ips_opts *o)
 {
@@ -492,6 +532,7 @@ static int sct__parse_options(int argc, char **argv, struct sct_ips_opts *o)
         {"iterations", required_argument, NULL, 'i'},
         {"seed", required_argument, NULL, 's'},
         {"search-path", required_argument, NULL, 'P'},
+        {"search-simd", required_argument, NULL, 'S'},
         SCT_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -536,6 +577,9 @@ static int sct__parse_options(int argc, char **argv, struct sct_ips_opts *o)
             if (sct_ips_path_parse(optarg, &o->path) != 0)
                 rc = sct_cli_bad(SCT_PROG, "--search-path", "not a search path",
                                  "auto, scan or sgemm");
+            break;
+        case 'S':
+            rc = sct__parse_simd(optarg, o);
             break;
         default:
             rc = sct_cli_common_opt(SCT_PROG, c, optarg, argv, &o->cli);
@@ -633,7 +677,9 @@ static int sct__ips_execute(const struct sct_ips_opts *o, struct sct_ips_run *r,
     sct_thread_env_print(stdout, "env: ");
     sct__print_model(r);
     r->forced = o->path;
-    sct_ips_run_choose_path(r);
+    r->simd_given = o->simd_given;
+    r->simd = o->simd;
+    sct_ips_run_choose_path(r, blas.corename);
     sct__print_search(r);
     if (sct_ips_pool_start(r) != 0) {
         fprintf(stderr, SCT_PROG ": starting %d request handlers: %s (fewer --pool-threads)\n",

@@ -416,9 +416,21 @@ void sct_ips_counters(struct sct_ips_run *r, int on, struct sct_perf_counts *tot
     }
 }
 
-void sct_ips_run_choose_path(struct sct_ips_run *r)
+void sct_ips_run_choose_path(struct sct_ips_run *r, const char *blas_core)
 {
-    sct_ips_path_choose(&r->data, r->block, r->forced, sct_ips_simd_best(), &r->path);
+    struct sct_ips_path_inputs in = {
+        .queries = r->block,
+        .dim = r->data.dim,
+        .simd = r->simd_given ? r->simd : sct_ips_simd_best(),
+        .l1d_bytes = sct_ips_cache_bytes(1),
+        .l2_bytes = sct_ips_cache_bytes(2),
+        .forced = r->forced,
+        .blas_core = blas_core,
+    };
+
+    sct_ips_path_choose(&in, &r->path);
+    for (int i = 0; i < r->pool * r->team; i++)
+        r->slots[i].ws.simd = in.simd;
 }
 
 const char *sct_ips_layout_name(const struct sct_ips_run *r)

@@ -58,10 +58,12 @@ struct sct_ips_run {
     struct sct_ips_results res;
     size_t block, nreq; /* queries per request, requests per search */
     int omp_threads, pool, team, iterations;
-    int pool_given;           /* --pool-threads: handlers take whole requests, as asked */
-    int split;                /* one pass per search: handler p searches rows slice p */
+    int pool_given;                  /* --pool-threads: handlers take whole requests, as asked */
+    int split;                       /* one pass per search: handler p searches rows slice p */
     pthread_barrier_t split_barrier; /* split: every slice searched before any merge */
-    enum sct_ips_path forced; /* --search-path */
+    enum sct_ips_path forced;        /* --search-path */
+    int simd_given;                  /* --search-simd: simd below, else the widest this CPU runs */
+    enum sct_ips_simd simd;
     struct sct_ips_path_choice path;
     int blas_threads; /* as set for the search */
     const char *blas_source;
@@ -69,10 +71,10 @@ struct sct_ips_run {
     pid_t *omp_tids;  /* the main OpenMP team's threads, by thread number */
     struct sct_ips_slot *slots;
     struct sct_ips_workspace **parts; /* &slots[i].ws, for the merge */
-    pthread_t *handlers;       /* handler p's thread (p >= caller_is_first) */
+    pthread_t *handlers;              /* handler p's thread (p >= caller_is_first) */
     struct sct_handler_arg *args;
-    int caller_is_first;       /* handler 0 is the thread that calls sct_ips_search() */
-    int started; /* the handlers are running */
+    int caller_is_first; /* handler 0 is the thread that calls sct_ips_search() */
+    int started;         /* the handlers are running */
     pthread_mutex_t lock;
     pthread_cond_t go, done;
     unsigned long generation;
@@ -91,8 +93,10 @@ struct sct_ips_run {
  */
 int sct_ips_run_setup(struct sct_ips_run *r, int pool, size_t k);
 
-/* Choose the search path for the run's passes (after the data and BLAS threads are set). */
-void sct_ips_run_choose_path(struct sct_ips_run *r);
+/* Choose the search path for the run's passes (after the data and BLAS threads are set) and
+ * the SIMD variant of the scan and of the sgemm tiles' top-k filter; blas_core: OpenBLAS's
+ * kernel set (openblas_get_corename()), or NULL. */
+void sct_ips_run_choose_path(struct sct_ips_run *r, const char *blas_core);
 
 /* "split-database" or "split-queries". */
 const char *sct_ips_layout_name(const struct sct_ips_run *r);

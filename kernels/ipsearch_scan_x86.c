@@ -9,7 +9,9 @@
  * queries come from L1, and independent accumulators cover the FMA latency. A transposing
  * reduction turns the group's accumulators into one vector of scores (lane i: query i),
  * compared in one instruction with those queries' thresholds (contiguous in the
- * workspace); the last group takes the nq % 8 (16) queries left. A dimension that is not a
+ * workspace); the last group takes the nq % 8 (16) queries left. Few queries would leave
+ * too few independent sums per row: up to 4 (AVX2) or 8 (AVX-512) queries take blocks of
+ * adjacent rows instead, one sum per row and query, 8 (16) in all. A dimension that is not a
  * multiple of the vector length ends with masked loads (no read past a row, no scalar
  * tail).
  *
@@ -241,18 +243,37 @@ SCT__AVX2 void sct_ips_scan_avx2(const struct sct_ips_scan_job *j)
 
 /* ---- AVX-512F: groups of 16 queries, 16 lanes -------------------------------------------- */
 
-/* Lane l of the result: the sum of a[l]'s 16 lanes (halves added, then two AVX2 trees). */
+/*
+ * Lane l of the result: the sum of a[l]'s 16 lanes, by a tree of full-width shuffles and
+ * adds: each level adds pairs of vectors after two shuffles that line up their halves
+ * (128-bit blocks, then floats), 30 shuffles and 15 adds in all, where halving each vector
+ * and two AVX2 trees take 44 and 30 (the shuffles share a port with the FMAs). The tree
+ * leaves sum(x[4 * e + k]) in lane 4 * k + e, so it is fed the vectors in that transposed
+ * order (x[i] = a[4 * (i % 4) + i / 4]) and its lanes come out in order.
+ */
+static const int sct__sum16_order[16] = {0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15};
+
 SCT__AVX512_INLINE __m512 sct__avx512_sum16(const __m512 a[16])
 {
-    __m256 h[16];
+    __m512 s[8], w[4], y[2];
 
-#pragma GCC unroll 16
-    for (int l = 0; l < 16; l++)
-        h[l] = _mm256_add_ps(_mm512_castps512_ps256(a[l]),
-                             _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a[l]), 1)));
-    __m256 lo = sct__avx2_sum8(h), hi = sct__avx2_sum8(h + 8);
-    return _mm512_castpd_ps(
-        _mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; j++) {
+        __m512 x0 = a[sct__sum16_order[2 * j]], x1 = a[sct__sum16_order[2 * j + 1]];
+        /* lanes 0-7: x0's halves added, lanes 8-15: x1's */
+        s[j] = _mm512_add_ps(_mm512_shuffle_f32x4(x0, x1, _MM_SHUFFLE(1, 0, 1, 0)),
+                             _mm512_shuffle_f32x4(x0, x1, _MM_SHUFFLE(3, 2, 3, 2)));
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; j++) /* 128-bit block b: one vector's four partial sums */
+        w[j] = _mm512_add_ps(_mm512_shuffle_f32x4(s[2 * j], s[2 * j + 1], _MM_SHUFFLE(2, 0, 2, 0)),
+                             _mm512_shuffle_f32x4(s[2 * j], s[2 * j + 1], _MM_SHUFFLE(3, 1, 3, 1)));
+#pragma GCC unroll 2
+    for (int j = 0; j < 2; j++) /* in each block: two vectors' two partial sums */
+        y[j] = _mm512_add_ps(_mm512_shuffle_ps(w[2 * j], w[2 * j + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+                             _mm512_shuffle_ps(w[2 * j], w[2 * j + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+    return _mm512_add_ps(_mm512_shuffle_ps(y[0], y[1], _MM_SHUFFLE(2, 0, 2, 0)),
+                         _mm512_shuffle_ps(y[0], y[1], _MM_SHUFFLE(3, 1, 3, 1)));
 }
 
 /* Row x against the Q (1..16) queries at q: lane i holds query i's score, lanes >= Q zero. */
@@ -296,34 +317,39 @@ SCT__AVX512_INLINE void sct__avx512_group(const struct sct_ips_scan_job *j, size
     }
 }
 
-/* As sct__avx2_block(): 16 / QP rows against Q <= QP queries (QP 1, 2 or 4), 16 lanes. */
+/*
+ * As sct__avx2_block(): 16 / QP rows against Q <= QP queries (QP 1, 2, 4 or 8), 16 lanes.
+ * QP 8 (5 to 8 queries) is two rows: 16 independent chains where one row would give 5 to 8,
+ * fewer than the two FMA units' four-cycle latency needs, and one reduction per two rows.
+ * Registers: 16 sums, 8 query vectors and the row's: 25 of the 32.
+ */
 SCT__AVX512_INLINE __m512 sct__avx512_block(const float *x, const float *q, size_t dim, int QP,
                                             int Q, __mmask16 tail)
 {
-    __m512 acc[16], qv[4];
+    __m512 acc[16], qv[8];
     size_t t = 0;
 
 #pragma GCC unroll 16
     for (int l = 0; l < 16; l++)
         acc[l] = _mm512_setzero_ps();
     for (; t + 16 <= dim; t += 16) {
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int i = 0; i < Q; i++)
             qv[i] = _mm512_loadu_ps(q + (size_t)i * dim + t);
         for (int b = 0; b < 16 / QP; b++) {
             __m512 xv = _mm512_loadu_ps(x + (size_t)b * dim + t);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
             for (int i = 0; i < Q; i++)
                 acc[b * QP + i] = _mm512_fmadd_ps(xv, qv[i], acc[b * QP + i]);
         }
     }
     if (t < dim) {
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int i = 0; i < Q; i++)
             qv[i] = _mm512_maskz_loadu_ps(tail, q + (size_t)i * dim + t);
         for (int b = 0; b < 16 / QP; b++) {
             __m512 xv = _mm512_maskz_loadu_ps(tail, x + (size_t)b * dim + t);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
             for (int i = 0; i < Q; i++)
                 acc[b * QP + i] = _mm512_fmadd_ps(xv, qv[i], acc[b * QP + i]);
         }
@@ -331,7 +357,8 @@ SCT__AVX512_INLINE __m512 sct__avx512_block(const float *x, const float *q, size
     return sct__avx512_sum16(acc);
 }
 
-/* The block of 16 / QP rows from row against all Q (<= QP) queries: one compare, offers. */
+/* The block of 16 / QP rows from row against all Q (<= QP) queries: one compare, offers
+ * (QP a power of two: lane & (QP - 1) is the lane's query). */
 SCT__AVX512_INLINE void sct__avx512_rows(const struct sct_ips_scan_job *j, size_t row, int QP,
                                          int Q, __mmask16 tail)
 {
@@ -370,10 +397,14 @@ SCT__AVX512 void sct_ips_scan_avx512(const struct sct_ips_scan_job *j)
         SCT__CASE(2, SCT__AVX512_BLOCKS(2))
         SCT__CASE(3, SCT__AVX512_BLOCKS(4))
         SCT__CASE(4, SCT__AVX512_BLOCKS(4))
+        SCT__CASE(5, SCT__AVX512_BLOCKS(8))
+        SCT__CASE(6, SCT__AVX512_BLOCKS(8))
+        SCT__CASE(7, SCT__AVX512_BLOCKS(8))
+        SCT__CASE(8, SCT__AVX512_BLOCKS(8))
     default:
         break;
     }
-    if (j->nq <= 4)
+    if (j->nq <= 8)
         return;
     for (size_t row = 0; row < j->nrows; row++) {
         for (size_t qg = 0; qg < nq16; qg += 16)

@@ -3,11 +3,25 @@
  */
 #include "ipsearch_simd.h"
 
+#include <errno.h>
+#include <string.h>
+
 static const char *const sct__simd_names[SCT_IPS_SIMD_COUNT] = {"scalar", "avx2-fma", "avx512f"};
 
 const char *sct_ips_simd_name(enum sct_ips_simd v)
 {
     return (unsigned)v < SCT_IPS_SIMD_COUNT ? sct__simd_names[v] : "unknown";
+}
+
+int sct_ips_simd_parse(const char *text, enum sct_ips_simd *v)
+{
+    for (int i = 0; i < SCT_IPS_SIMD_COUNT; i++) {
+        if (strcmp(text, sct__simd_names[i]) == 0) {
+            *v = (enum sct_ips_simd)i;
+            return 0;
+        }
+    }
+    return -EINVAL;
 }
 
 int sct_ips_simd_supported(enum sct_ips_simd v)

@@ -27,6 +27,9 @@ enum sct_ips_simd {
 /* "scalar", "avx2-fma", "avx512f". */
 const char *sct_ips_simd_name(enum sct_ips_simd v);
 
+/* Parse a variant's name (as sct_ips_simd_name() gives it); 0, or -EINVAL. */
+int sct_ips_simd_parse(const char *text, enum sct_ips_simd *v);
+
 /* 1 when v is compiled in and this CPU (and its operating system) runs it. */
 int sct_ips_simd_supported(enum sct_ips_simd v);
 

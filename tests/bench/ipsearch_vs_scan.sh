@@ -6,7 +6,9 @@
 #
 #   streamcard-ipsearch --nb NB --nq NQ --dim DIM --k K --seed SEED   as the default card
 #       runs it (no pool_threads: the kernel's default layout and search path), pinned as
-#       `streamcard run` pins it: OMP_PLACES={0}:T OMP_PROC_BIND=close, taskset 0..T-1
+#       `streamcard run` pins it: OMP_PLACES={0}:T OMP_PROC_BIND=close, taskset 0..T-1;
+#       with --simd V also --search-simd V (e.g. avx2-fma: the AVX2 path on an AVX-512
+#       machine; the default is the widest variant the CPU runs)
 #   the reference scan (tests/bench/ipsearch_scan_ref.c, compiled here with -O3
 #       -march=native against the built kernel libraries, which give it the data): every
 #       thread a slice of rows, every query dotted with a row while it is in L1, compiler-
@@ -37,13 +39,14 @@
 #       seconds over ipsearch's: the rest is top-k, merge and the pool; equal to the per
 #       CPU second ratio when the tile calls are the better sgemm); and the same GFLOP/s
 #       over the 2048^3 ceiling.
+# The 1-minute load average after each pair is printed with it and summarised at the end.
 # Both sides must report the same data checksums (the script stops otherwise), and it says
 # whether they found the same top-k ids. Needs: cc, a built tree (streamcard-ipsearch and
 # build/lib's kernel libraries), libopenblas-dev. Figures on a shared or virtual machine are
 # noisy: run at a quiet moment, and compare ratios from one run.
 #
 # usage: tests/bench/ipsearch_vs_scan.sh [--build DIR] [--threads "1 2"] [--nqs "1 4 16 64 256 1000"]
-#            [--rounds R] [--nb N] [--dim N] [--k N] [--seed N]
+#            [--rounds R] [--nb N] [--dim N] [--k N] [--seed N] [--simd auto|scalar|avx2-fma|avx512f]
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -53,6 +56,7 @@ THREADS="1 2"
 NQS="1 4 16 64 256 1000"
 ROUNDS=7
 NB=200000 DIM=128 K=10 SEED=1
+SIMD=auto
 
 die() {
     echo "ipsearch_vs_scan: $*" >&2
@@ -69,8 +73,9 @@ while [ $# -gt 0 ]; do
     --dim) DIM=$2; shift 2 ;;
     --k) K=$2; shift 2 ;;
     --seed) SEED=$2; shift 2 ;;
+    --simd) SIMD=$2; shift 2 ;;
     -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
-    *) die "$1: unknown option (--build --threads --nqs --rounds --nb --dim --k --seed)" ;;
+    *) die "$1: unknown option (--build --threads --nqs --rounds --nb --dim --k --seed --simd)" ;;
     esac
 done
 
@@ -91,6 +96,8 @@ done
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# The kernel refuses a variant this CPU does not run, with the list of those it does.
+"$BIN" --search-simd "$SIMD" --help >/dev/null 2>"$TMP/simd.err" || die "--simd $SIMD: $(cat "$TMP/simd.err")"
 REF=$TMP/scan_ref
 cc -O3 -march=native -fopenmp -I"$SRC/kernels" "$HERE/ipsearch_scan_ref.c" \
     "$BUILD/lib/libsc_ipsearch_engine.a" "$BUILD/lib/libsc_kernel_support.a" -lopenblas -lm \
@@ -119,10 +126,10 @@ pinned() {
 ours() {
     local out=$TMP/ours.$1.$2
     pinned "$1" "$BIN" --nb "$NB" --nq "$2" --dim "$DIM" --k "$K" --seed "$SEED" \
-        --iterations "$(iterations "$2")" >"$out" 2>&1 ||
+        --search-simd "$SIMD" --iterations "$(iterations "$2")" >"$out" 2>&1 ||
         die "streamcard-ipsearch ($1 threads, nq $2) failed: $(tail -3 "$out")"
     grep -q '^Solution Validates' "$out" || die "streamcard-ipsearch did not validate"
-    echo "$(key "$out" qps) $(key "$out" gflops) $(key "$out" search_path)/$(key "$out" search_layout)" \
+    echo "$(key "$out" qps) $(key "$out" gflops) $(key "$out" search_path)/$(key "$out" search_simd)/$(key "$out" search_layout)" \
         "$(key "$out" total_thread_cpu_seconds)"
 }
 
@@ -170,12 +177,13 @@ stats() {
 
 echo "ipsearch_vs_scan: nb=$NB dim=$DIM k=$K seed=$SEED, nq: $NQS, threads: $THREADS," \
     "$ROUNDS interleaved pairs per point, best search of each run"
-echo "ipsearch: $BIN (default layout and path), BLAS $("$BIN" --build-info | sed -n 's/^blas_library=//p')"
+echo "ipsearch: $BIN (default layout and path, --search-simd $SIMD), BLAS $("$BIN" --build-info | sed -n 's/^blas_library=//p')"
 echo "reference: ipsearch_scan_ref.c, $(cc --version | head -1), -O3 -march=native -fopenmp"
 echo "machine: $(nproc) cpus, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)," \
     "load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 
+LOADS=""
 declare -A RATIO OQ RQ WAY SAME EFF PK MEM RB CEFF CRATIO GP SHARE CEIL
 for r in $(seq 1 "$ROUNDS"); do
     for t in $THREADS; do
@@ -226,8 +234,10 @@ for r in $(seq 1 "$ROUNDS"); do
             RQ[$t.$nq]+="$rq "
             WAY[$t.$nq]=$path
             SAME[$t.$nq]+="$same "
-            printf 'round %d  T=%d nq=%-5d ipsearch %9.1f q/s (%s)  scan %9.1f q/s  ratio %.3f (per CPU s %.3f) | %.3f of read %.1f GB/s | %7.2f GFLOP/s = %.3f of same-shape sgemm %.2f (per CPU s %.3f; sgemm share %.3f), %.3f of 2048^3 %.2f  same ids: %s\n' \
-                "$r" "$t" "$nq" "$oq" "$path" "$rq" "$ratio" "$cratio" "$mem" "$rb" "$og" "$eff" "$gp" "$ceff" "$share" "$ceil" "$p" "$same"
+            load=$(cut -d' ' -f1 /proc/loadavg)
+            LOADS+="$load "
+            printf 'round %d  T=%d nq=%-5d ipsearch %9.1f q/s (%s)  scan %9.1f q/s  ratio %.3f (per CPU s %.3f) | %.3f of read %.1f GB/s | %7.2f GFLOP/s = %.3f of same-shape sgemm %.2f (per CPU s %.3f; sgemm share %.3f), %.3f of 2048^3 %.2f  same ids: %s  load %s\n' \
+                "$r" "$t" "$nq" "$oq" "$path" "$rq" "$ratio" "$cratio" "$mem" "$rb" "$og" "$eff" "$gp" "$ceff" "$share" "$ceil" "$p" "$same" "$load"
         done
     done
 done
@@ -287,4 +297,7 @@ for t in $THREADS; do
         printf 'same-shape sgemm, %d thread(s), nq %d: %.2f GFLOP/s [%.2f-%.2f]\n' "$t" "$nq" "$gm" "$glo" "$ghi"
     done
 done
-echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+# shellcheck disable=SC2086
+read -r lm llo lhi < <(stats $LOADS)
+printf 'load (1-minute average after each pair): %.2f [%.2f-%.2f] on %d cpus; at the end: %s\n' \
+    "$lm" "$llo" "$lhi" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"

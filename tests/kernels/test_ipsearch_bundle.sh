@@ -111,6 +111,10 @@ import hashlib, json, sys
 r = json.load(open(sys.argv[1] + "/results.json"))
 s = r["evidence"]["search"]
 assert (s["path"], s["layout"], s["layout_source"]) == ("scan", "split-database", "default"), s
+# Everything the path was chosen from (ipsearch_path.h), recorded beside the choice.
+assert (s["queries_per_pass"], s["dim"], s["forced"], s["simd_source"]) == (3, 24, "auto", "cpuid"), s
+assert s["l1d_bytes"] >= 4096 and s["simd"] in ("scalar", "avx2-fma", "avx512f"), s
+assert s["blas_core"] == r["evidence"]["blas"]["corename"], s
 assert r["evidence"]["compute_threads"] == 2, r["evidence"]
 b = json.load(open(sys.argv[1] + "/build.json"))
 for key in ("blas_library", "openmp_runtime"):

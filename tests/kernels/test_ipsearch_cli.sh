@@ -204,6 +204,84 @@ assert s["path"] == ("sgemm" if s["simd"] == "scalar" else "scan"), s'
     done
     ;;
 
+simd)
+    # --search-simd forces the scan's and the top-k filter's SIMD variant: every variant this
+    # CPU runs (as /proc/cpuinfo's flags say) searches 37 queries by the scan and finds the
+    # same ids as the default; the variant and its source are recorded. On an AVX-512 CPU
+    # this is how the AVX2 path runs. A variant the CPU lacks, or no variant, is refused.
+    flags=$(sed -n 's/^flags[[:space:]]*: //p' /proc/cpuinfo | head -1)
+    variants=scalar
+    has() { case " $flags " in *" $1 "*) return 0 ;; esac; return 1; }
+    has avx2 && has fma && variants+=" avx2-fma"
+    has avx512f && has avx2 && has fma && variants+=" avx512f"
+    OMP_NUM_THREADS=2 run "${SIZES[@]}" --json "$TMP/a.json"
+    check_ok 2 2 16
+    sum=$(grep '^results_checksum=' "$TMP/out")
+    grep -Eq '^search_inputs: queries_per_pass=37 dim=24 simd=[a-z0-9-]+ simd_source=cpuid l1d_bytes=[0-9]+ l2_bytes=[0-9]+ forced=auto blas_core=[^ ]+$' \
+        "$TMP/out" || fail "inputs line: $(grep '^search_inputs' "$TMP/out")"
+    check_json "$TMP/a.json" 'assert e["search"]["simd_source"] == "cpuid", e["search"]'
+    for v in $variants; do
+        for path in auto scan; do
+            OMP_NUM_THREADS=2 run "${SIZES[@]}" --search-simd "$v" --search-path $path \
+                --json "$TMP/v.json"
+            check_ok 2 2 16
+            grep -q "^search_path=.* search_simd=$v " "$TMP/out" || fail "$v: $(grep '^search_path' "$TMP/out")"
+            [ "$(grep '^results_checksum=' "$TMP/out")" = "$sum" ] || fail "ids differ with $v ($path)"
+            check_json "$TMP/v.json" "
+s = e['search']
+assert (s['simd'], s['simd_source'], s['forced']) == ('$v', 'option', '$path'), s"
+        done
+    done
+    for v in avx2-fma avx512f; do
+        case " $variants " in *" $v "*) continue ;; esac
+        expect_usage_error --search-simd "$v"
+        grep -q "this CPU does not run it" "$TMP/err" || fail "$v refused without the reason"
+    done
+    expect_usage_error --search-simd sse9
+    grep -q "^streamcard-ipsearch: --search-simd: not a SIMD variant (this CPU runs auto, scalar" \
+        "$TMP/err" || fail "bad variant message"
+    ;;
+
+path-stable)
+    # The path is chosen from the recorded inputs alone: the same run on an idle machine and
+    # with a busy loop on every cpu records the same choice, reason and inputs, at a batch
+    # the rule sends to the scan (37 queries) and at one it sends to sgemm (300 queries).
+    for nq in 37 300; do
+        OMP_NUM_THREADS=2 run --nb 5003 --nq $nq --dim 24 --k 7 --iterations 3 --json "$TMP/idle.json"
+        [ "$RC" -eq 0 ] || fail "idle run, nq $nq: exit $RC"
+        grep -E '^search(_inputs)?: ' "$TMP/out" >"$TMP/idle.search"
+        busy=()
+        for _ in $(seq 1 "$(nproc)"); do
+            (while :; do :; done) &
+            busy+=($!)
+        done
+        OMP_NUM_THREADS=2 run --nb 5003 --nq $nq --dim 24 --k 7 --iterations 3 --json "$TMP/busy.json"
+        kill "${busy[@]}"
+        wait "${busy[@]}" 2>/dev/null
+        [ "$RC" -eq 0 ] || fail "busy run, nq $nq: exit $RC"
+        grep -E '^search(_inputs)?: ' "$TMP/out" | cmp -s - "$TMP/idle.search" ||
+            fail "nq $nq: the search lines differ between idle and busy"
+        "$PY" - "$TMP/idle.json" "$TMP/busy.json" $nq <<'PY' || fail "nq $nq: recorded choice"
+import json, sys
+idle, busy = (json.load(open(f))["evidence"]["search"] for f in sys.argv[1:3])
+assert idle == busy, (idle, busy)
+# The inputs the choice was made from are all recorded.
+assert (idle["queries_per_pass"], idle["dim"], idle["forced"]) == (int(sys.argv[3]), 24, "auto"), idle
+assert idle["l1d_bytes"] >= 4096 and idle["l2_bytes"] >= 4096 and idle["simd"] in ("scalar", "avx2-fma", "avx512f"), idle
+assert idle["blas_core"] == json.load(open(sys.argv[1]))["evidence"]["blas"]["corename"], idle
+# Past 64 queries the SIMD scan only against an OpenBLAS without AVX kernels (its reason
+# says so); the portable scan never past 4.
+sse = "SSE-only" in idle["reason"]
+if idle["simd"] == "scalar":
+    assert idle["path"] == "sgemm", idle
+elif int(sys.argv[3]) > 64:
+    assert idle["path"] == ("scan" if sse else "sgemm"), idle
+else:
+    assert idle["path"] == "scan" and not sse, idle
+PY
+    done
+    ;;
+
 mismatch)
     # pool_threads=1, threads=2: one handler leads a team of 2; recorded as a mismatch.
     OMP_NUM_THREADS=2 run "${SIZES[@]}" --pool-threads 1 --json "$TMP/m.json"
@@ -265,6 +343,7 @@ bad-options)
     expect_usage_error --nb 5 --k 6
     expect_usage_error --pool-threads 0
     expect_usage_error --search-path fast
+    expect_usage_error --search-simd ''
     expect_usage_error --iterations 1
     expect_usage_error --seed x
     expect_usage_error --nb 17179869184 --nq 1073741824
@@ -295,7 +374,7 @@ build-info)
 help)
     run --help
     [ "$RC" -eq 0 ] || fail "exit $RC"
-    for word in --nb --nq --dim --k --pool-threads --search-path --iterations --seed --json --build-info \
+    for word in --nb --nq --dim --k --pool-threads --search-path --search-simd --iterations --seed --json --build-info \
         OPENBLAS_NUM_THREADS STREAMCARD_FAULT Test-only; do
         grep -q -- "$word" "$TMP/out" || fail "help lacks $word"
     done
