@@ -445,6 +445,25 @@ out:
     return rc;
 }
 
+size_t sc_facts_available(const sc_bundle_facts *f, sc_metric *out, size_t max)
+{
+    size_t n = sc_metric_available(NULL, f->results, out, max);
+    double v;
+
+    /* The card's declared metrics are among its defaults (sc_metric_declared()). */
+    for (size_t i = 0; i < f->n_metrics && n < max; i++)
+        if (f->metrics[i].declared && sc_metric_value(&f->metrics[i], f->results, &v) == 0)
+            out[n++] = f->metrics[i];
+    return n;
+}
+
+int sc_facts_metric_named(const sc_bundle_facts *f, const char *name, sc_metric *m)
+{
+    return sc_metric_find(f->metrics, f->n_metrics, name, m) == 0 && m->declared
+               ? 0
+               : sc_metric_lookup(name, m);
+}
+
 int sc_facts_metric(const sc_bundle_facts *f, const sc_metric *m, double *value)
 {
     return sc_metric_value(m, f->results, value);

@@ -33,6 +33,14 @@ int sc__metric_rd_number(const sc_metric *m, json_object *metrics, const char *k
     return sc__metric_finite(sc__metric_get(metrics, key), v);
 }
 
+int sc__metric_rd_named(const sc_metric *m, json_object *metrics, const char *kernel,
+                        const char *key, double *v)
+{
+    (void)kernel;
+    (void)key;
+    return sc__metric_finite(sc__metric_get(metrics, m->name), v);
+}
+
 /* One message size's row of metrics.sizes; latency only where it is one (not uniband). */
 int sc__metric_rd_size(const sc_metric *m, json_object *metrics, const char *kernel,
                        const char *key, double *v)
@@ -97,7 +105,7 @@ void sc__metric_make(const sc_workload_ops *ops, size_t f, unsigned long long by
     char size[24];
 
     memset(m, 0, sizeof(*m));
-    m->unit = fam->unit;
+    snprintf(m->unit, sizeof(m->unit), "%s", fam->unit);
     m->better = fam->better;
     m->workload = ops->id;
     m->family = (unsigned)f;
@@ -116,6 +124,8 @@ int sc__metric_match(const sc_workload_ops *ops, const char *name, sc_metric *m)
 
     for (size_t f = 0; f < ops->n_metrics; f++) {
         const sc_metric_def *fam = &ops->metrics[f];
+        if (fam->declared)
+            continue; /* the card's metrics: resolved from the card, not by name */
         if (!fam->prefix && strcmp(name, fam->pattern) == 0) {
             sc__metric_make(ops, f, 0, m);
             return 0;

@@ -71,7 +71,7 @@ static int sc__report_check(void *ctx, size_t n)
 {
     const sc__report_opts *o = ctx;
 
-    if (!sc_analysis_metric_ok("report", o->metric))
+    if (!sc_analysis_metric_ok("report", o->metric, false))
         return SC_EXIT_USAGE;
     if (o->output && n > 0)
         return SC_ANALYSIS_GO_ON;
