@@ -45,6 +45,14 @@ void sc_file_first_line(const char *text, char *buf, size_t buflen);
 int sc_file_is_program(const char *path);
 
 /*
+ * Whether path is an absolute path to a readable regular file that is an ELF shared object
+ * (e_type ET_DYN, of this machine's class and byte order: <elf.h>'s header read as glibc
+ * lays it out): 0, or -EINVAL with why (one phrase: "not an absolute path", "a directory",
+ * "not an ELF file", ...).
+ */
+int sc_file_is_shared_object(const char *path, char *why, size_t len);
+
+/*
  * The executable regular file called name in the first directory of PATH that holds one
  * (/usr/bin:/bin when PATH is unset), as a malloc'd absolute path; directories of PATH that
  * are not absolute ("", ".") are skipped. NULL (errno ENOENT or ENOMEM) when none does.

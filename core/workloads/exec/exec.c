@@ -16,9 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const sc_card_field sc__keys[] = {SC_CF_COMMAND,          SC_CF_METRICS,
-                                         SC_CF_VALIDATE_PATTERN, SC_CF_BEGIN_PATTERN,
-                                         SC_CF_END_PATTERN,      SC_CF_MEMORY_NODE};
+static const sc_card_field sc__keys[] = {
+    SC_CF_COMMAND,       SC_CF_METRICS,     SC_CF_VALIDATE_PATTERN,
+    SC_CF_BEGIN_PATTERN, SC_CF_END_PATTERN, SC_CF_MEMORY_NODE,
+    SC_CF_BLAS};
 
 /* The program's name without its directory, for messages and the run name. */
 static const char *sc__base(const char *path)
