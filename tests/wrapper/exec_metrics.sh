@@ -92,6 +92,15 @@ grep -Eq '^streamcard_metric_seconds\{.*metric="elapsed",better="lower"\} 0.5$' 
     fail "export lacks the card's elapsed in seconds: $(grep -i elapsed "$WORK/out")"
 grep -Eq '^streamcard_metric_runs\{.*metric="rate"\} 6$' "$WORK/out" || fail "export lacks the runs of rate"
 
+# report: the card's primary metric in the comparison, --metric among the card's names.
+expect_status 0 "$SC" report "$A" "$B" -o "$WORK/r.html" --max-interference 100
+expect_contains "$WORK/r.html" "rate GB/s (change vs A)"
+expect_status 0 "$SC" report "$A" "$B" -o "$WORK/r.html" --metric elapsed
+expect_contains "$WORK/r.html" "elapsed s (change vs A)"
+expect_status 2 "$SC" report "$A" -o "$WORK/r2.html" --metric nope
+expect_contains "$WORK/err" "--metric nope: not a metric"
+[ ! -e "$WORK/r2.html" ] || fail "report wrote a page for a metric no card declares"
+
 # The card check: a name or a unit too long for the registry is refused before a run.
 card long 1 "$(printf 'u%.0s' {1..30})" higher
 expect_status 2 "$SC" run "$WORK/long.yaml" --dry-run
