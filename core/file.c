@@ -186,6 +186,16 @@ int sc_file_is_shared_object(const char *path, char *why, size_t len)
     return 0;
 }
 
+bool sc_file_maps_shows(const char *maps, const char *path)
+{
+    size_t n = strlen(path);
+
+    for (const char *p = maps; (p = strstr(p, " file=")); p += 6)
+        if (!strncmp(p + 6, path, n) && (p[6 + n] == ' ' || p[6 + n] == '\n' || !p[6 + n]))
+            return true;
+    return false;
+}
+
 char *sc_file_which(const char *name)
 {
     const char *path = getenv("PATH");

@@ -8,6 +8,7 @@
 #ifndef SC_FILE_H
 #define SC_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -51,6 +52,10 @@ int sc_file_is_program(const char *path);
  * "not an ELF file", ...).
  */
 int sc_file_is_shared_object(const char *path, char *why, size_t len);
+
+/* Whether a numa_maps text (/proc/<pid>/numa_maps) maps the file path: a " file=<path>"
+   word. */
+bool sc_file_maps_shows(const char *maps, const char *path);
 
 /*
  * The executable regular file called name in the first directory of PATH that holds one

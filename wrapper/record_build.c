@@ -368,17 +368,6 @@ void sc_record_build(sc_execution *x)
     json_object_put(root);
 }
 
-/* Whether a numa_maps text shows a mapping of the file path ("file=<path>" as a word). */
-static bool sc__maps_file(const char *maps, const char *path)
-{
-    size_t n = strlen(path);
-
-    for (const char *p = maps; (p = strstr(p, " file=")); p += 6)
-        if (!strncmp(p + 6, path, n) && (p[6 + n] == ' ' || p[6 + n] == '\n' || !p[6 + n]))
-            return true;
-    return false;
-}
-
 /*
  * Whether the workload loaded the libraries a remembered answer names: every run that
  * reached main_loop_begin mapped each of them (its numa_maps_at_ready.txt, in the bundle),
@@ -398,7 +387,7 @@ static bool sc__loaded_as_answered(const sc_execution *x, size_t n, const char *
         seen++;
         for (size_t k = 0; ok && sc__answer_files[k]; k++)
             if (sc_kv_get(answer, sc__answer_files[k], path, sizeof(path)) && path[0] == '/')
-                ok = sc__maps_file(maps, path);
+                ok = sc_file_maps_shows(maps, path);
         free(maps);
     }
     return ok && seen > 0;

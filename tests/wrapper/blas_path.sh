@@ -34,8 +34,8 @@ bj = json.load(open(b + "/build.json"))
 p = bj["blas_preload"]
 assert p == {"card": copy, "path": copy, "sha256": sha}, p
 EOF
-    grep -q " file=$COPY " "$1/numa_maps_at_ready.txt" || fail "the snapshot of $1 does not map the copy"
-    ! grep -q " file=$sys " "$1/numa_maps_at_ready.txt" || fail "the snapshot of $1 maps the system's OpenBLAS too"
+    grep -Eq " file=$COPY( |$)" "$1/numa_maps_at_ready.txt" || fail "the snapshot of $1 does not map the copy"
+    ! grep -Eq " file=$sys( |$)" "$1/numa_maps_at_ready.txt" || fail "the snapshot of $1 maps the system's OpenBLAS too"
 }
 
 # ipsearch: the plan says it, the run loads the copy alone, --build-info names it.
@@ -53,6 +53,24 @@ assert bj["blas_library"] == copy and bj["blas_library_sha256"] == sha, bj["blas
 EOF
 expect_not_contains "$WORK/err" "LD_PRELOAD=" # the card's, not an inherited hazard
 expect_status 0 "$SC" verify "$I"
+# verify holds the snapshot to the card's blas: a snapshot that maps another library, or a
+# build.json without blas_preload, resealed, fails.
+cp -a "$I" "$WORK/forged1"
+sed -i "s|file=$COPY|file=$sys|g" "$WORK/forged1/numa_maps_at_ready.txt"
+! grep -q "file=$COPY" "$WORK/forged1/numa_maps_at_ready.txt" || fail "the forger left the copy in"
+reseal "$WORK/forged1"
+expect_status 1 "$SC" verify "$WORK/forged1"
+expect_contains "$WORK/err" "numa_maps_at_ready.txt: does not map blas_preload $COPY: the run did not load the card's blas:"
+cp -a "$I" "$WORK/forged2"
+python3 - "$WORK/forged2/build.json" <<'EOF'
+import json, sys
+bj = json.load(open(sys.argv[1]))
+del bj["blas_preload"]
+json.dump(bj, open(sys.argv[1], "w"))
+EOF
+reseal "$WORK/forged2"
+expect_status 1 "$SC" verify "$WORK/forged2"
+expect_contains "$WORK/err" "build.json: no blas_preload of the card's blas: $COPY"
 # The same card with Debian's default differs in blas alone (the library and its SHA-256;
 # the preload streamcard set is not an env difference): a valid comparison.
 ipcard def default
