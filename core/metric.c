@@ -189,6 +189,14 @@ size_t sc_metric_declared(const sc_card *card, sc_metric *out, size_t max)
     return n;
 }
 
+int sc_metric_lookup_card(const sc_card *card, const char *name, sc_metric *m)
+{
+    sc_metric declared[SC_CARD_MAX_METRICS];
+    size_t n = sc_metric_declared(card, declared, SC_CARD_MAX_METRICS);
+
+    return sc_metric_find(declared, n, name, m) == 0 ? 0 : sc_metric_lookup(name, m);
+}
+
 int sc_metric_find(const sc_metric *set, size_t n, const char *name, sc_metric *m)
 {
     for (size_t i = 0; name && i < n; i++)

@@ -114,6 +114,10 @@ size_t sc_metric_available(const sc_card *card, json_object *results, sc_metric 
  */
 size_t sc_metric_declared(const sc_card *card, sc_metric *out, size_t max);
 
+/* The metric called name for card: one its metrics: declare, else the registry's (card may
+   be NULL: the registry's). 0, or -EINVAL when neither has it. */
+int sc_metric_lookup_card(const sc_card *card, const char *name, sc_metric *m);
+
 /* The metric called name among the n of set (sc_bundle_facts' metrics): 0, or -EINVAL. */
 int sc_metric_find(const sc_metric *set, size_t n, const char *name, sc_metric *m);
 

@@ -11,7 +11,6 @@ void sc_verify_blas_preload(const sc_bundle *b, const sc_card *card, const char 
                             sc_diag *problems)
 {
     json_object *root, *pre = NULL, *given = NULL, *file = NULL;
-    size_t seen = 0;
     char rel[64];
 
     if (!card->blas || card->blas[0] != '/' || !build || !(root = json_tokener_parse(build)))
@@ -31,19 +30,17 @@ void sc_verify_blas_preload(const sc_bundle *b, const sc_card *card, const char 
     for (size_t i = 0; i < n; i++) {
         char *maps = sc_bundle_read_opt(
             b, sc_runs_path(card, i, "numa_maps_at_ready.txt", rel, sizeof(rel)));
-        if (!maps)
+        /* none, or empty: a program that ended before its snapshot maps nothing (the capture
+           is less precise, as the exec module says), which contradicts nothing */
+        if (!maps || !strstr(maps, " file=")) {
+            free(maps);
             continue;
-        seen++;
+        }
         if (!sc_file_maps_shows(maps, json_object_get_string(file)))
             sc_diag_addf(problems,
                          "%s: does not map blas_preload %s: the run did not load the card's blas:",
                          rel, json_object_get_string(file));
         free(maps);
     }
-    if (!seen)
-        sc_diag_addf(problems,
-                     "blas: %s: no run took its snapshot (numa_maps_at_ready.txt): nothing shows "
-                     "the library was loaded",
-                     card->blas);
     json_object_put(root);
 }

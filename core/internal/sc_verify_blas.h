@@ -1,8 +1,8 @@
 /*
  * sc_verify_blas.h: internal to verify: a card's blas: a path (a library of the user's,
  * preloaded) was really used. build.json's blas_preload names the card's path and the file
- * it resolved to; every run that took its snapshot (numa_maps_at_ready.txt) must map that
- * file, and at least one run must have taken it.
+ * it resolved to; every run whose snapshot (numa_maps_at_ready.txt) shows mappings must map
+ * that file (a program that ended before its snapshot shows none).
  */
 #ifndef SC_VERIFY_BLAS_H
 #define SC_VERIFY_BLAS_H

@@ -105,6 +105,34 @@ assert libs.get(copy) == sha, sorted(libs)
 EOF
 expect_status 0 "$SC" verify "$E"
 
+# A study of an exec card whose step is the library, its rows ranked by a metric the card
+# declares (metric: rate); the step's runs map the copy, and the record verifies.
+cat >"$WORK/study.yaml" <<EOF
+version: 1
+experiment:
+  workload: exec
+  command: [$BIN/sc_test_exec_phases, '100']
+  cpu_list: "0"
+  threads: 1
+  metrics:
+    - {name: rate, pattern: 'rate=([0-9]+)', unit: widgets/s, better: higher}
+  expect:
+    max_interference_pct: 100
+metric: rate
+ablation:
+  - name: own BLAS
+    set: { blas: $COPY }
+EOF
+expect_status 0 "$SC" run "$WORK/study.yaml" --output "$WORK/study" --quiet
+expect_contains "$WORK/out" "(rate, widgets/s, higher is better; median and its 95% interval)"
+expect_contains "$WORK/out" "| alone 1: own BLAS | ok | 42 "
+ST=$(sed -n 's/^STUDY=//p' "$WORK/out")
+check_bundle "$(ls -d "$WORK"/study/exec_sc_test_exec_phases_1thread_alone-1_*)"
+expect_status 0 "$SC" verify "$ST"
+sed 's/^metric: rate$/metric: speed/' "$WORK/study.yaml" >"$WORK/study2.yaml"
+expect_status 2 "$SC" run "$WORK/study2.yaml" --dry-run
+expect_contains "$WORK/err" "study2.yaml:11: metric: not a metric of the registry (valid: qps, thread_seconds, copy, scale, add, triad, latency_<size>, bw_<size>, or a name the card's metrics: declare)"
+
 # Refused before a run, one line each: relative, missing, a directory, not ELF.
 echo "not a library" >"$WORK/lib/text.so"
 for bad in "lib/libopenblas.so.0|\"lib/libopenblas.so.0\" is not allowed (valid: default|openblas-pthread|openblas-openmp|openblas-serial|/path)" \
