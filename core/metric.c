@@ -165,28 +165,8 @@ size_t sc_metric_available(const sc_card *card, json_object *results, sc_metric 
 size_t sc_metric_declared(const sc_card *card, sc_metric *out, size_t max)
 {
     const sc_workload_ops *ops = card ? sc_workload_ops_of(card->workload) : NULL;
-    size_t row = 0, n = 0;
 
-    while (ops && row < ops->n_metrics && !ops->metrics[row].declared)
-        row++;
-    if (!ops || row == ops->n_metrics)
-        return 0; /* a workload whose card declares no metrics of its own */
-    for (size_t i = 0; i < card->n_metrics && n < max; i++) {
-        const sc_card_metric *cm = &card->metrics[i];
-        sc_metric *m = &out[n];
-        if (!cm->name || !cm->unit || strlen(cm->name) >= sizeof(m->name) ||
-            strlen(cm->unit) >= sizeof(m->unit))
-            continue; /* the card check refuses these */
-        memset(m, 0, sizeof(*m));
-        snprintf(m->name, sizeof(m->name), "%s", cm->name);
-        snprintf(m->unit, sizeof(m->unit), "%s", cm->unit);
-        m->better = cm->higher ? SC_METRIC_HIGHER : SC_METRIC_LOWER;
-        m->workload = ops->id;
-        m->family = (unsigned)row;
-        m->declared = true;
-        n++;
-    }
-    return n;
+    return ops ? sc__metric_declared(ops, card, out, max) : 0;
 }
 
 int sc_metric_lookup_card(const sc_card *card, const char *name, sc_metric *m)
@@ -195,16 +175,6 @@ int sc_metric_lookup_card(const sc_card *card, const char *name, sc_metric *m)
     size_t n = sc_metric_declared(card, declared, SC_CARD_MAX_METRICS);
 
     return sc_metric_find(declared, n, name, m) == 0 ? 0 : sc_metric_lookup(name, m);
-}
-
-int sc_metric_find(const sc_metric *set, size_t n, const char *name, sc_metric *m)
-{
-    for (size_t i = 0; name && i < n; i++)
-        if (strcmp(set[i].name, name) == 0) {
-            *m = set[i];
-            return 0;
-        }
-    return -EINVAL;
 }
 
 /* The first of a's declared metrics that b lacks or declares otherwise, said into why with

@@ -190,3 +190,40 @@ size_t sc__metric_sizes(json_object *results, unsigned long long *out, size_t ma
             out[n++] = (unsigned long long)bytes;
     return n;
 }
+
+size_t sc__metric_declared(const sc_workload_ops *ops, const sc_card *card, sc_metric *out,
+                           size_t max)
+{
+    size_t row = 0, n = 0;
+
+    while (row < ops->n_metrics && !ops->metrics[row].declared)
+        row++;
+    if (row == ops->n_metrics)
+        return 0; /* a workload whose card declares no metrics of its own */
+    for (size_t i = 0; i < card->n_metrics && n < max; i++) {
+        const sc_card_metric *cm = &card->metrics[i];
+        sc_metric *m = &out[n];
+        if (!cm->name || !cm->unit || strlen(cm->name) >= sizeof(m->name) ||
+            strlen(cm->unit) >= sizeof(m->unit))
+            continue; /* the card check refuses these */
+        memset(m, 0, sizeof(*m));
+        snprintf(m->name, sizeof(m->name), "%s", cm->name);
+        snprintf(m->unit, sizeof(m->unit), "%s", cm->unit);
+        m->better = cm->higher ? SC_METRIC_HIGHER : SC_METRIC_LOWER;
+        m->workload = ops->id;
+        m->family = (unsigned)row;
+        m->declared = true;
+        n++;
+    }
+    return n;
+}
+
+int sc_metric_find(const sc_metric *set, size_t n, const char *name, sc_metric *m)
+{
+    for (size_t i = 0; name && i < n; i++)
+        if (strcmp(set[i].name, name) == 0) {
+            *m = set[i];
+            return 0;
+        }
+    return -EINVAL;
+}

@@ -40,6 +40,11 @@ void sc__metric_add(const sc_workload_ops *ops, const char *name, sc_metric *out
 void sc__metric_add_sized(const sc_workload_ops *ops, const char *prefix, unsigned long long bytes,
                           sc_metric *out, size_t max, size_t *n);
 
+/* The metrics card declares (its metrics:) as ops's declared row's (sc_metric_declared(),
+   without the workload table, so a module may call it): how many, at most max. */
+size_t sc__metric_declared(const sc_workload_ops *ops, const sc_card *card, sc_metric *out,
+                           size_t max);
+
 /* results.json's "runs" (schema 2), or NULL (schema 1: one run, at the top). */
 json_object *sc__metric_runs(json_object *results);
 

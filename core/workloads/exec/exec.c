@@ -298,6 +298,8 @@ static void sc__verify_results(json_object *metrics, const sc_tracelog *t, const
     json_object_put(shown);
 }
 
+extern const sc_workload_ops sc__workload_exec;
+
 /* The card's metrics are the registry's for its bundles (sc_metric_declared()). */
 static const sc_metric_def sc__metrics[] = {
     {"<card_metric>", NULL, "card's", SC_METRIC_HIGHER,
@@ -311,14 +313,14 @@ static size_t sc__metric_defaults(const sc_card *card, json_object *results, uns
 {
     (void)results;
     (void)which;
-    return sc_metric_declared(card, out, max);
+    return sc__metric_declared(&sc__workload_exec, card, out, max);
 }
 
 /* The one metric its verdicts judge: primary: true, else the first the card declares. */
 static int sc__metric_primary(const sc_card *card, json_object *results, sc_metric *out)
 {
     sc_metric all[SC_CARD_MAX_METRICS];
-    size_t n = sc_metric_declared(card, all, SC_CARD_MAX_METRICS);
+    size_t n = sc__metric_declared(&sc__workload_exec, card, all, SC_CARD_MAX_METRICS);
 
     (void)results;
     if (!n)
