@@ -334,11 +334,12 @@ void sc__ablation_read(sc__card_reader *r, yaml_node_t *k, yaml_node_t *v)
     }
     if (card->study_metric)
         sc__reader_error(r, k, "duplicate key metric (first on line %d)", card->study_metric_line);
-    else if (!sc__text_ok(v) || sc_metric_lookup(sc__scalar(v), &m) < 0)
-        sc__reader_error(r, k,
-                         "metric: not a metric of the registry (valid: qps, thread_seconds, "
-                         "copy, scale, add, triad, latency_<size>, bw_<size>)");
-    else if (!(card->study_metric = strdup(m.name)))
+    else if (!sc__text_ok(v) ||
+             (sc_metric_lookup(sc__scalar(v), &m) < 0 && !sc__card_is_name(sc__scalar(v))))
+        sc__reader_error(r, k, "metric: %s", SC_ABLATION_METRIC_INVALID);
+    else if (!(card->study_metric = strdup(sc_metric_lookup(sc__scalar(v), &m) == 0
+                                               ? m.name
+                                               : sc__scalar(v)))) /* the card's, checked later */
         r->errors++;
     else
         card->study_metric_line = sc__line(k);

@@ -76,9 +76,9 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
     {SC_CF_POOL_THREADS, "experiment.pool_threads", "pool-threads", SC__CT_LONG, 1, 65536, NULL,
      "ipsearch: the application's own worker threads", SC__EMIT_PRESENT},
     {SC_CF_BLAS, "experiment.blas", "blas", SC__CT_CHOICE, 0, 0,
-     "default|openblas-pthread|openblas-openmp|openblas-serial",
-     "ipsearch: the OpenBLAS build loaded: default | openblas-pthread | openblas-openmp | "
-     "openblas-serial",
+     "default|openblas-pthread|openblas-openmp|openblas-serial|/path",
+     "ipsearch, exec: the BLAS loaded: default | openblas-pthread | openblas-openmp | "
+     "openblas-serial | an absolute path to a shared library, preloaded",
      SC__EMIT_PRESENT},
     {SC_CF_RANKS, "experiment.ranks", "ranks", SC__CT_LONG, 2, 4096, NULL,
      "mpi-pingpong: MPI ranks (2; pairs: all: one per node, default the nodes' count)",

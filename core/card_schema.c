@@ -156,7 +156,11 @@ static int sc__assign_value(sc_card *card, const sc__card_key *key, const char *
     case SC__CT_CARRIERS:
         return sc__assign_carriers(slot, name, value, where, diag);
     case SC__CT_CHOICE:
-        if (!sc_word_in(key->choices, "|", value)) {
+        /* "/path" among the choices: an absolute path too (blas:), its file checked where
+           it runs */
+        if (value[0] == '/' && sc_word_in(key->choices, "|", "/path"))
+            return sc__replace_string(slot, value);
+        if (!sc_word_in(key->choices, "|", value) || !strcmp(value, "/path")) {
             sc_diag_addf(diag, "%s: %s: \"%s\" is not allowed (valid: %s)", where, name, value,
                          key->choices);
             return -EINVAL;

@@ -231,12 +231,14 @@ void sc_envhazard_effect(const char *name, const char *value, const sc_card *car
         snprintf(out, len, "%s=%s: %s", name, value, h->changes);
 }
 
-static bool sc__card_sets(const sc_card *card, const char *name, size_t n)
+/* Whether the card set the variable of entry ("NAME=value", name n bytes, the line len):
+   its env:, or its blas: a path (sc_runenv_blas_preload()). */
+static bool sc__card_sets(const sc_card *card, const char *entry, size_t n, size_t len)
 {
     for (size_t i = 0; card && i < card->n_env; i++)
-        if (strlen(card->env[i].key) == n && !strncmp(card->env[i].key, name, n))
+        if (strlen(card->env[i].key) == n && !strncmp(card->env[i].key, entry, n))
             return true;
-    return false;
+    return sc_runenv_blas_preload(card, entry, len);
 }
 
 char *sc_envhazard_lines(const char *env, const sc_card *card, const char *simd, size_t *n)
@@ -250,7 +252,7 @@ char *sc_envhazard_lines(const char *env, const sc_card *card, const char *simd,
     for (const char *p = env; p && *p;) {
         size_t len = strcspn(p, "\n"), eq = strcspn(p, "=");
         if (eq < len && eq < sizeof(name) && !sc_runenv_placement(p, eq) &&
-            !sc__card_sets(card, p, eq) && sc__lookup(p, eq)) {
+            !sc__card_sets(card, p, eq, len) && sc__lookup(p, eq)) {
             /* The bundle's words, escaped once (doc/contracts/errors.md): a line each. */
             sc_text_escape(name, sizeof(name), p, eq);
             sc_text_escape(value, sizeof(value), p + eq + 1, len - eq - 1);

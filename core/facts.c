@@ -141,7 +141,8 @@ static int sc__load_env(sc_bundle_facts *f, const sc_card *card, const char *env
     }
     for (const char *line = environ_text; rc == 0 && line && *line;) {
         size_t len = strcspn(line, "\n"), name = strcspn(line, "=\n");
-        if (name < len && !sc_runenv_placement(line, name))
+        if (name < len && !sc_runenv_placement(line, name) &&
+            !sc_runenv_blas_preload(card, line, len)) /* the blas variable's */
             rc = sc__env_push(&list, &n, &cap, line, len);
         line += len + (line[len] == '\n');
     }
@@ -443,6 +444,25 @@ out:
     if (rc < 0)
         sc_facts_free(f);
     return rc;
+}
+
+size_t sc_facts_available(const sc_bundle_facts *f, sc_metric *out, size_t max)
+{
+    size_t n = sc_metric_available(NULL, f->results, out, max);
+    double v;
+
+    /* The card's declared metrics are among its defaults (sc_metric_declared()). */
+    for (size_t i = 0; i < f->n_metrics && n < max; i++)
+        if (f->metrics[i].declared && sc_metric_value(&f->metrics[i], f->results, &v) == 0)
+            out[n++] = f->metrics[i];
+    return n;
+}
+
+int sc_facts_metric_named(const sc_bundle_facts *f, const char *name, sc_metric *m)
+{
+    return sc_metric_find(f->metrics, f->n_metrics, name, m) == 0 && m->declared
+               ? 0
+               : sc_metric_lookup(name, m);
 }
 
 int sc_facts_metric(const sc_bundle_facts *f, const sc_metric *m, double *value)

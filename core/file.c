@@ -1,8 +1,10 @@
 /* file.c: whole-file reads and writes relative to a directory fd (see sc_file.h). */
 #include "sc_file.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +130,70 @@ int sc_file_is_program(const char *path)
     if (!S_ISREG(st.st_mode) || !(st.st_mode & 0111))
         return -EACCES;
     return access(path, X_OK) == 0 ? 0 : -errno;
+}
+
+/* This machine's ELF class and byte order, as a shared object it loads must have them. */
+#if UINTPTR_MAX == 0xffffffffu
+typedef Elf32_Ehdr sc__ehdr;
+#define SC__ELFCLASS ELFCLASS32
+#else
+typedef Elf64_Ehdr sc__ehdr;
+#define SC__ELFCLASS ELFCLASS64
+#endif
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SC__ELFDATA ELFDATA2LSB
+#else
+#define SC__ELFDATA ELFDATA2MSB
+#endif
+
+int sc_file_is_shared_object(const char *path, char *why, size_t len)
+{
+    struct stat st;
+    sc__ehdr h;
+    int fd;
+    ssize_t got;
+
+    if (path[0] != '/') {
+        snprintf(why, len, "not an absolute path");
+        return -EINVAL;
+    }
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0) {
+        snprintf(why, len, "%s", strerror(errno));
+        return -EINVAL;
+    }
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, len, "%s", S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+        close(fd);
+        return -EINVAL;
+    }
+    got = read(fd, &h, sizeof(h));
+    close(fd);
+    if (got != (ssize_t)sizeof(h) || memcmp(h.e_ident, ELFMAG, SELFMAG) != 0) {
+        snprintf(why, len, "not an ELF file");
+        return -EINVAL;
+    }
+    if (h.e_ident[EI_CLASS] != SC__ELFCLASS || h.e_ident[EI_DATA] != SC__ELFDATA) {
+        snprintf(why, len, "an ELF file of another class or byte order than this machine's");
+        return -EINVAL;
+    }
+    if (h.e_type != ET_DYN) {
+        snprintf(why, len, "an ELF %s, not a shared object",
+                 h.e_type == ET_EXEC  ? "executable"
+                 : h.e_type == ET_REL ? "object file"
+                                      : "file");
+        return -EINVAL;
+    }
+    return 0;
+}
+
+bool sc_file_maps_shows(const char *maps, const char *path)
+{
+    size_t n = strlen(path);
+
+    for (const char *p = maps; (p = strstr(p, " file=")); p += 6)
+        if (!strncmp(p + 6, path, n) && (p[6 + n] == ' ' || p[6 + n] == '\n' || !p[6 + n]))
+            return true;
+    return false;
 }
 
 char *sc_file_which(const char *name)

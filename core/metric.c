@@ -56,7 +56,7 @@ const char *sc_metric_family(size_t index, const char **unit, const char **bette
     if (unit)
         *unit = fam->unit;
     if (better)
-        *better = fam->better == SC_METRIC_HIGHER ? "higher" : "lower";
+        *better = fam->declared ? "card's" : fam->better == SC_METRIC_HIGHER ? "higher" : "lower";
     if (workload)
         *workload = ops->name;
     if (source)
@@ -132,16 +132,20 @@ int sc_metric_study(const sc_card *card, sc_metric *out)
     return ops && ops->metric_study ? ops->metric_study(card, out) : -EINVAL;
 }
 
-size_t sc_metric_available(json_object *results, sc_metric *out, size_t max)
+size_t sc_metric_available(const sc_card *card, json_object *results, sc_metric *out, size_t max)
 {
     unsigned long long sizes[SC_METRIC_MAX];
     size_t n = 0, ns = sc__metric_sizes(results, sizes, SC_METRIC_MAX);
     const sc_workload_ops *ops = NULL;
     const sc_metric_def *fam;
+    sc_metric declared[SC_CARD_MAX_METRICS];
+    size_t nd = sc_metric_declared(card, declared, SC_CARD_MAX_METRICS);
     double v;
 
     for (size_t g = 0; (fam = sc__family_at(g, &ops)) && n < max; g++) {
         size_t f = (size_t)(fam - ops->metrics);
+        if (fam->declared)
+            continue; /* the card's, after the registry's */
         if (!fam->prefix) {
             sc__metric_make(ops, f, 0, &out[n]);
             n += sc_metric_value(&out[n], results, &v) == 0;
@@ -152,7 +156,61 @@ size_t sc_metric_available(json_object *results, sc_metric *out, size_t max)
             n += sc_metric_value(&out[n], results, &v) == 0;
         }
     }
+    for (size_t i = 0; i < nd && n < max; i++)
+        if (sc_metric_value(&declared[i], results, &v) == 0)
+            out[n++] = declared[i];
     return n;
+}
+
+size_t sc_metric_declared(const sc_card *card, sc_metric *out, size_t max)
+{
+    const sc_workload_ops *ops = card ? sc_workload_ops_of(card->workload) : NULL;
+
+    return ops ? sc__metric_declared(ops, card, out, max) : 0;
+}
+
+int sc_metric_lookup_card(const sc_card *card, const char *name, sc_metric *m)
+{
+    sc_metric declared[SC_CARD_MAX_METRICS];
+    size_t n = sc_metric_declared(card, declared, SC_CARD_MAX_METRICS);
+
+    return sc_metric_find(declared, n, name, m) == 0 ? 0 : sc_metric_lookup(name, m);
+}
+
+/* The first of a's declared metrics that b lacks or declares otherwise, said into why with
+   a_side and b_side naming the two ("A", "B"): true when there is one. */
+static bool sc__declared_differs(const sc_metric *a, size_t na, const sc_metric *b, size_t nb,
+                                 const char *a_side, const char *b_side, char *why, size_t len)
+{
+    for (size_t i = 0; i < na; i++) {
+        const sc_metric *x = &a[i];
+        size_t j = 0;
+        if (!x->declared)
+            continue;
+        while (j < nb && !(b[j].declared && strcmp(b[j].name, x->name) == 0))
+            j++;
+        if (j == nb)
+            snprintf(why, len, "metric %s: declared by %s's card, not by %s's", x->name, a_side,
+                     b_side);
+        else if (strcmp(b[j].unit, x->unit) != 0)
+            snprintf(why, len, "metric %s: unit %s in %s, %s in %s", x->name, x->unit, a_side,
+                     b[j].unit, b_side);
+        else if (b[j].better != x->better)
+            snprintf(why, len, "metric %s: better %s in %s, %s in %s", x->name,
+                     x->better == SC_METRIC_HIGHER ? "higher" : "lower", a_side,
+                     b[j].better == SC_METRIC_HIGHER ? "higher" : "lower", b_side);
+        else
+            continue;
+        return true;
+    }
+    return false;
+}
+
+bool sc_metric_same_declared(const sc_metric *a, size_t na, const sc_metric *b, size_t nb,
+                             char *why, size_t len)
+{
+    return !sc__declared_differs(a, na, b, nb, "A", "B", why, len) &&
+           !sc__declared_differs(b, nb, a, na, "B", "A", why, len);
 }
 
 double sc_metric_change(double base, double value)

@@ -33,6 +33,14 @@ int sc__metric_rd_number(const sc_metric *m, json_object *metrics, const char *k
     return sc__metric_finite(sc__metric_get(metrics, key), v);
 }
 
+int sc__metric_rd_named(const sc_metric *m, json_object *metrics, const char *kernel,
+                        const char *key, double *v)
+{
+    (void)kernel;
+    (void)key;
+    return sc__metric_finite(sc__metric_get(metrics, m->name), v);
+}
+
 /* One message size's row of metrics.sizes; latency only where it is one (not uniband). */
 int sc__metric_rd_size(const sc_metric *m, json_object *metrics, const char *kernel,
                        const char *key, double *v)
@@ -97,7 +105,7 @@ void sc__metric_make(const sc_workload_ops *ops, size_t f, unsigned long long by
     char size[24];
 
     memset(m, 0, sizeof(*m));
-    m->unit = fam->unit;
+    snprintf(m->unit, sizeof(m->unit), "%s", fam->unit);
     m->better = fam->better;
     m->workload = ops->id;
     m->family = (unsigned)f;
@@ -116,6 +124,8 @@ int sc__metric_match(const sc_workload_ops *ops, const char *name, sc_metric *m)
 
     for (size_t f = 0; f < ops->n_metrics; f++) {
         const sc_metric_def *fam = &ops->metrics[f];
+        if (fam->declared)
+            continue; /* the card's metrics: resolved from the card, not by name */
         if (!fam->prefix && strcmp(name, fam->pattern) == 0) {
             sc__metric_make(ops, f, 0, m);
             return 0;
@@ -179,4 +189,41 @@ size_t sc__metric_sizes(json_object *results, unsigned long long *out, size_t ma
             bytes >= 0)
             out[n++] = (unsigned long long)bytes;
     return n;
+}
+
+size_t sc__metric_declared(const sc_workload_ops *ops, const sc_card *card, sc_metric *out,
+                           size_t max)
+{
+    size_t row = 0, n = 0;
+
+    while (row < ops->n_metrics && !ops->metrics[row].declared)
+        row++;
+    if (row == ops->n_metrics)
+        return 0; /* a workload whose card declares no metrics of its own */
+    for (size_t i = 0; i < card->n_metrics && n < max; i++) {
+        const sc_card_metric *cm = &card->metrics[i];
+        sc_metric *m = &out[n];
+        if (!cm->name || !cm->unit || strlen(cm->name) >= sizeof(m->name) ||
+            strlen(cm->unit) >= sizeof(m->unit))
+            continue; /* the card check refuses these */
+        memset(m, 0, sizeof(*m));
+        snprintf(m->name, sizeof(m->name), "%s", cm->name);
+        snprintf(m->unit, sizeof(m->unit), "%s", cm->unit);
+        m->better = cm->higher ? SC_METRIC_HIGHER : SC_METRIC_LOWER;
+        m->workload = ops->id;
+        m->family = (unsigned)row;
+        m->declared = true;
+        n++;
+    }
+    return n;
+}
+
+int sc_metric_find(const sc_metric *set, size_t n, const char *name, sc_metric *m)
+{
+    for (size_t i = 0; name && i < n; i++)
+        if (strcmp(set[i].name, name) == 0) {
+            *m = set[i];
+            return 0;
+        }
+    return -EINVAL;
 }

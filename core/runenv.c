@@ -1,5 +1,6 @@
 /* runenv.c: the environment variables the runtimes read (see sc_runenv.h). */
 #include "sc_runenv.h"
+#include "sc_card.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -95,4 +96,13 @@ out:
         *out = NULL;
     }
     return rc;
+}
+
+bool sc_runenv_blas_preload(const struct sc_card *card, const char *entry, size_t len)
+{
+    static const char name[] = "LD_PRELOAD=";
+    size_t n = sizeof(name) - 1;
+
+    return card && card->blas && card->blas[0] == '/' && len > n && !strncmp(entry, name, n) &&
+           len - n == strlen(card->blas) && !strncmp(entry + n, card->blas, len - n);
 }

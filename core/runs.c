@@ -105,7 +105,7 @@ json_object *sc_runs_stats(const sc_card *card, json_object *runs)
         stats = NULL;
         goto out;
     }
-    size_t nall = sc_metric_available(view, all, SC_METRIC_MAX);
+    size_t nall = sc_metric_available(card, view, all, SC_METRIC_MAX);
     size_t nhead = sc_metric_defaults(card, view, SC_METRIC_HEADLINE, head, SC_METRIC_MAX);
     for (size_t i = 0; i < nall; i++) {
         size_t n = sc_metric_samples(&all[i], view, vals, nruns);

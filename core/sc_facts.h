@@ -166,6 +166,14 @@ size_t sc_facts_diff(const sc_bundle_facts *a, const sc_bundle_facts *b,
  */
 const char *sc_facts_follows(const sc_bundle_facts *a, const sc_bundle_facts *b, size_t i);
 
+/* Every metric this bundle holds (sc_metric_available(): the registry's, then the ones its
+   card declares), into out (at most max): how many. */
+size_t sc_facts_available(const sc_bundle_facts *f, sc_metric *out, size_t max);
+
+/* The metric called name for this bundle: one its card declares, else the registry's. 0, or
+   -EINVAL when neither has it. */
+int sc_facts_metric_named(const sc_bundle_facts *f, const char *name, sc_metric *m);
+
 /* The value of m in this bundle's results.json: 0, or -ENOENT when it holds none. */
 int sc_facts_metric(const sc_bundle_facts *f, const sc_metric *m, double *value);
 

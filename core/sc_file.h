@@ -8,6 +8,7 @@
 #ifndef SC_FILE_H
 #define SC_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -43,6 +44,18 @@ void sc_file_first_line(const char *text, char *buf, size_t buflen);
 /* Whether path is a regular file this process may execute: 0, -EACCES (not a regular file,
    or not executable), or stat()'s -errno. */
 int sc_file_is_program(const char *path);
+
+/*
+ * Whether path is an absolute path to a readable regular file that is an ELF shared object
+ * (e_type ET_DYN, of this machine's class and byte order: <elf.h>'s header read as glibc
+ * lays it out): 0, or -EINVAL with why (one phrase: "not an absolute path", "a directory",
+ * "not an ELF file", ...).
+ */
+int sc_file_is_shared_object(const char *path, char *why, size_t len);
+
+/* Whether a numa_maps text (/proc/<pid>/numa_maps) maps the file path: a " file=<path>"
+   word. */
+bool sc_file_maps_shows(const char *maps, const char *path);
 
 /*
  * The executable regular file called name in the first directory of PATH that holds one

@@ -20,6 +20,8 @@
 #include <stddef.h>
 
 #define SC_METRIC_NAME_MAX 32
+/* The longest unit a metric carries, with its NUL (a card's units are checked to fit). */
+#define SC_METRIC_UNIT_MAX 24
 /* At most this many metrics in one bundle: 4 STREAM functions, ipsearch's 2, or the
    latency and bandwidth of up to 31 message sizes (0 B and 1 B to 1 GiB). */
 #define SC_METRIC_MAX 64
@@ -32,11 +34,13 @@ typedef enum sc_metric_better {
 /* One metric, resolved from its name. */
 typedef struct sc_metric {
     char name[SC_METRIC_NAME_MAX]; /* canonical: "copy", "latency_8B", "bw_1MiB" */
-    const char *unit;              /* "MB/s", "queries/s", "s", "us" (static) */
+    char unit[SC_METRIC_UNIT_MAX]; /* "MB/s", "queries/s", "s", "us", or the card's */
     sc_metric_better better;
     sc_workload workload;     /* the workload whose results.json holds it */
     unsigned long long bytes; /* latency_ and bw_: the message size */
     unsigned family;          /* its row in the workload's metrics (internal) */
+    bool declared;            /* declared by the bundle's card (exec's metrics:), not the
+                                 registry: its name, unit and direction are the card's */
 } sc_metric;
 
 /* Which of a card's metrics sc_metric_defaults() gives. */
@@ -99,8 +103,31 @@ int sc_metric_primary(const sc_card *card, json_object *results, sc_metric *out)
    latency at min_bytes). 0, or -EINVAL. */
 int sc_metric_study(const sc_card *card, sc_metric *out);
 
-/* Every metric results.json holds, in registry order (for export). Returns how many. */
-size_t sc_metric_available(json_object *results, sc_metric *out, size_t max);
+/* Every metric results.json holds, in registry order (for export), then the ones card
+   declares (exec's metrics:; card may be NULL: none). Returns how many. */
+size_t sc_metric_available(const sc_card *card, json_object *results, sc_metric *out, size_t max);
+
+/*
+ * The metrics a card declares (exec's metrics:, sc_card.h) as metrics of the registry: each
+ * its name, unit and direction, read from results.json's metrics by its name. Fills out (at
+ * most max) and returns how many; 0 for a card that declares none.
+ */
+size_t sc_metric_declared(const sc_card *card, sc_metric *out, size_t max);
+
+/* The metric called name for card: one its metrics: declare, else the registry's (card may
+   be NULL: the registry's). 0, or -EINVAL when neither has it. */
+int sc_metric_lookup_card(const sc_card *card, const char *name, sc_metric *m);
+
+/* The metric called name among the n of set (sc_bundle_facts' metrics): 0, or -EINVAL. */
+int sc_metric_find(const sc_metric *set, size_t n, const char *name, sc_metric *m);
+
+/*
+ * Whether two bundles' cards declare the same metrics (sc_metric_declared(): name, unit and
+ * direction; the registry's own are the same everywhere): true, or false with the first
+ * difference in why ("metric rate: unit GB/s in A, MB/s in B").
+ */
+bool sc_metric_same_declared(const sc_metric *a, size_t na, const sc_metric *b, size_t nb,
+                             char *why, size_t len);
 
 /*
  * How much worse value is than base, in percent of base, for m's direction: positive

@@ -23,6 +23,14 @@ bool sc_runenv_read(const char *name, size_t len);
  */
 bool sc_runenv_placement(const char *name, size_t len);
 
+struct sc_card;
+/*
+ * True for the entry ("NAME=value", len bytes) streamcard sets from the card's blas: when it
+ * is a path: LD_PRELOAD=<that path> and nothing else (an inherited preload after it keeps
+ * the entry the environment's). The blas variable records that library.
+ */
+bool sc_runenv_blas_preload(const struct sc_card *card, const char *entry, size_t len);
+
 /* The patterns of sc_runenv_read(), comma-separated, for help texts: "OMP_*, GOMP_*, ...". */
 const char *sc_runenv_patterns(void);
 

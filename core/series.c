@@ -5,6 +5,7 @@
  */
 #include "sc_series.h"
 #include "sc_ablation.h"
+#include "sc_metric.h"
 #include "sc_pair.h"
 #include "sc_card_schema.h"
 #include "sc_text.h"
@@ -131,7 +132,15 @@ int sc_series_from_card(const sc_card *card, sc_series *out, sc_diag *diag)
                : card->n_sweep ? card->n_sweep
                                : 1;
 
+    sc_metric m;
+
     memset(out, 0, sizeof(*out));
+    /* a study's metric: the registry's, or one of the card's metrics: (read as any name) */
+    if (card->study_metric && sc_metric_lookup_card(card, card->study_metric, &m) < 0) {
+        sc_diag_addf(diag, "%s:%d: metric: %s", card->source_name, card->study_metric_line,
+                     SC_ABLATION_METRIC_INVALID);
+        return -EINVAL;
+    }
     out->runs = calloc(n, sizeof(*out->runs));
     if (!out->runs)
         return -ENOMEM;

@@ -20,6 +20,7 @@
 #include "sc_verify_attest.h"
 #include "sc_verify_platform.h"
 #include "sc_verify_interference.h"
+#include "sc_verify_blas.h"
 #include "sc_verify_reps.h"
 #include "sc_verify_matrix.h"
 #include "sc_verify_times.h"
@@ -680,6 +681,8 @@ int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verif
     /* build.json parsed and released before results.json is: one 4 MiB document held as
        json-c objects at a time (doc/contracts/limits.md) */
     sc__check_build(&f, &out->problems);
+    if (card) /* blas: a path: the runs mapped it */
+        sc_verify_blas_preload(&b, card, f.build, sc_runs_flat(card) ? 1 : sc__count_runs(&b), p);
     f.res = f.results ? json_tokener_parse(f.results) : NULL;
     sc__check_finite("results.json", f.res, p);
     if (f.run_conf)

@@ -4,7 +4,9 @@
 #include "blasinfo.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "buildinfo.h"
@@ -29,12 +31,31 @@ static const char *sct__parallel_name(int p)
     }
 }
 
+/* The file that defines the cblas_sgemm this process calls (a library preloaded under any
+   name, blas: a path, included), resolved: 0, or -ENOENT. */
+static int sct__sgemm_library(char *buf, size_t len)
+{
+    union {
+        void (*fn)(void);
+        void *addr;
+    } sgemm = {.fn = (void (*)(void))cblas_sgemm};
+    char resolved[PATH_MAX];
+    Dl_info info;
+
+    if (!dladdr(sgemm.addr, &info) || !info.dli_fname || info.dli_fname[0] != '/' ||
+        !realpath(info.dli_fname, resolved) || strlen(resolved) >= len)
+        return -ENOENT;
+    strcpy(buf, resolved);
+    return 0;
+}
+
 void sct_blas_probe(struct sct_blas_info *b)
 {
     const char *s;
 
     memset(b, 0, sizeof(*b));
-    if (sct_loaded_library_path(sct__blas_prefixes, b->library, sizeof(b->library)) != 0)
+    if (sct__sgemm_library(b->library, sizeof(b->library)) != 0 &&
+        sct_loaded_library_path(sct__blas_prefixes, b->library, sizeof(b->library)) != 0)
         strcpy(b->library, "unknown");
     s = openblas_get_config();
     b->config = s ? s : "unknown";

@@ -164,7 +164,7 @@ size_t sc_analysis_metrics(const sc_bundle_facts *f, const char *name, sc_metric
     size_t n = 0;
 
     if (name)
-        return max && sc_metric_lookup(name, out) == 0 ? 1 : 0;
+        return max && sc_facts_metric_named(f, name, out) == 0 ? 1 : 0;
     for (; n < f->n_metrics && n < max; n++)
         out[n] = f->metrics[n];
     return n;
@@ -182,32 +182,57 @@ size_t sc_analysis_judged(const sc_bundle_facts *f, const char *names, sc_metric
         char one[SC_METRIC_NAME_MAX + 8];
         size_t len = strcspn(p, ",");
         snprintf(one, sizeof(one), "%.*s", (int)len, p);
-        if (sc_metric_lookup(one, &out[n]) == 0)
+        if (sc_facts_metric_named(f, one, &out[n]) == 0)
             n++;
         p += len + (p[len] == ',');
     }
     return n;
 }
 
-bool sc_analysis_metric_ok(const char *cmd, const char *name)
+/* The line that says one is no metric (of the registry, nor of f's card when f is given). */
+static void sc__not_a_metric(const char *cmd, const char *one, const sc_bundle_facts *f)
+{
+    char declared[SC_METRIC_MAX * 8] = "";
+    size_t len = 0;
+
+    for (size_t i = 0; f && i < f->n_metrics && len < sizeof(declared); i++)
+        if (f->metrics[i].declared)
+            len += (size_t)snprintf(declared + len, sizeof(declared) - len, "%s%s",
+                                    len ? ", " : "; the card's own: ", f->metrics[i].name);
+    fprintf(stderr,
+            "streamcard: %s: --metric %s: not a metric (valid: copy, scale, add, triad, qps, "
+            "thread_seconds, latency_<size>, bw_<size> with a size like 8B, 64KiB, 1MiB%s; "
+            "several joined by commas; or all)\n",
+            cmd, one, declared);
+}
+
+/* Whether each name of names resolves: against f (its card's metrics, then the registry),
+   or the registry alone (f NULL); said for cmd when one does not. */
+static bool sc__metrics_resolve(const char *cmd, const char *names, const sc_bundle_facts *f)
 {
     sc_metric m;
 
-    for (const char *p = name; p && *p && strcmp(name, "all") != 0;) {
+    for (const char *p = names; p && *p && strcmp(names, "all") != 0;) {
         char one[128];
         size_t len = strcspn(p, ",");
         snprintf(one, sizeof(one), "%.*s", (int)len, p);
-        if (sc_metric_lookup(one, &m) < 0) {
-            fprintf(stderr,
-                    "streamcard: %s: --metric %s: not a metric (valid: copy, scale, add, triad, "
-                    "qps, thread_seconds, latency_<size>, bw_<size> with a size like 8B, 64KiB, "
-                    "1MiB; several joined by commas; or all)\n",
-                    cmd, one);
+        if ((f ? sc_facts_metric_named(f, one, &m) : sc_metric_lookup(one, &m)) < 0) {
+            sc__not_a_metric(cmd, one, f);
             return false;
         }
         p += len + (p[len] == ',');
     }
     return true;
+}
+
+bool sc_analysis_metric_ok(const char *cmd, const char *name, bool declared_later)
+{
+    return declared_later || sc__metrics_resolve(cmd, name, NULL);
+}
+
+bool sc_analysis_metric_known(const char *cmd, const char *names, const sc_bundle_facts *f)
+{
+    return sc__metrics_resolve(cmd, names, f);
 }
 
 void sc_analysis_print_metrics(FILE *out)

@@ -187,8 +187,14 @@ bool sc_analysis_bound_ok(const char *cmd, const char *arg, double *bound_pct);
 bool sc_analysis_limit_ok(const char *cmd, const char *arg, double *pct);
 
 /* Checks a --metric value (compare and classify: a comma list, or all); false with a
-   one-line message on stderr for command cmd. */
-bool sc_analysis_metric_ok(const char *cmd, const char *name);
+   one-line message on stderr for command cmd. declared_later: a name the registry lacks may
+   be one a bundle's card declares (exec's metrics:), so it waits for
+   sc_analysis_metric_known() once the bundle is loaded. */
+bool sc_analysis_metric_ok(const char *cmd, const char *name, bool declared_later);
+
+/* Whether every name of a --metric value is a metric for bundle f (one its card declares, or
+   the registry's); false with the one line sc_analysis_metric_ok() prints. */
+bool sc_analysis_metric_known(const char *cmd, const char *names, const sc_bundle_facts *f);
 
 /* The metric registry for help texts: one line per family, indented. */
 void sc_analysis_print_metrics(FILE *out);

@@ -248,6 +248,18 @@ static int sc__judge_metrics(const sc_bundle_facts *run, const sc_bundle_facts *
 
     if (!c)
         return SC_CLASSIFY_ABORT;
+    if (!sc_analysis_metric_known("classify", o->metric, base)) {
+        status = SC_CLASSIFY_ABORT;
+        goto out;
+    }
+    if (!sc_metric_same_declared(base->metrics, base->n_metrics, run->metrics, run->n_metrics, said,
+                                 sizeof(said))) {
+        sc__say("skip: %s: its card and the baseline's declare different metrics: %s (A the "
+                "baseline, B the run)",
+                run->name, said);
+        status = SC_CLASSIFY_SKIP;
+        goto out;
+    }
     if (n == 0) {
         sc__say("skip: %s: the baseline's card names no metric", run->name);
         status = SC_CLASSIFY_SKIP;
@@ -597,7 +609,8 @@ static int sc__classify_check(void *ctx, size_t n)
         }
         p += len + (p[len] == ',');
     }
-    return sc_analysis_metric_ok("classify", o->metric) ? SC_ANALYSIS_GO_ON : SC_CLASSIFY_ABORT;
+    return sc_analysis_metric_ok("classify", o->metric, true) ? SC_ANALYSIS_GO_ON
+                                                              : SC_CLASSIFY_ABORT;
 }
 
 /* The run and its baseline, loaded: judged, or what stops it said. */

@@ -160,6 +160,21 @@ static int sc__print_results(const sc_bundle_facts *a, const sc_bundle_facts *b,
         free(fam);
         return SC_EXIT_ERROR;
     }
+    if (!sc_analysis_metric_known("compare", o->metric, a)) {
+        free(c);
+        free(fam);
+        return SC_EXIT_USAGE;
+    }
+    if (!sc_metric_same_declared(a->metrics, a->n_metrics, b->metrics, b->n_metrics, why,
+                                 sizeof(why))) {
+        fprintf(stderr,
+                "streamcard: compare: refused: the cards declare different metrics: %s (valid: "
+                "cards whose metrics: have the same names, units and directions)\n",
+                why);
+        free(c);
+        free(fam);
+        return SC_EXIT_FAILED;
+    }
     printf("\n  %-22s %-*s %-12s %s\n", "result", SC__COL, "A", "B", "change");
     printf("  %-22s %-*s %s\n", "verdict (recomputed)", SC__COL, "ok", "ok");
     sc_analysis_interference(a, sa, sizeof(sa));
@@ -435,7 +450,7 @@ static int sc__compare_check(void *ctx, size_t n)
                 o->independent);
         return SC_EXIT_USAGE;
     }
-    return sc_analysis_metric_ok("compare", o->metric) ? SC_ANALYSIS_GO_ON : SC_EXIT_USAGE;
+    return sc_analysis_metric_ok("compare", o->metric, true) ? SC_ANALYSIS_GO_ON : SC_EXIT_USAGE;
 }
 
 int sc_cmd_compare(int argc, char **argv)

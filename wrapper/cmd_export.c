@@ -197,25 +197,31 @@ static void sc__emit_metrics(FILE *out, const sc__family *fam, const sc__ctx *x)
 {
     const sc_bundle_facts *f = &x->ab->facts;
     sc_metric ms[SC_METRIC_MAX];
-    size_t n = x->ab->usable ? sc_metric_available(f->results, ms, SC_METRIC_MAX) : 0;
+    size_t n = x->ab->usable ? sc_facts_available(f, ms, SC_METRIC_MAX) : 0;
 
     for (size_t i = 0; i < n; i++) {
         const sc__unit *u = sc__unit_of(ms[i].unit);
         sc_analysis_cmp c;
         double v;
-        if ((fam->suffix && (!u || strcmp(u->suffix, fam->suffix) != 0)) ||
+        /* suffix "": a card's own metric in a unit none of sc__units converts */
+        bool other = fam->suffix && !*fam->suffix;
+        double scale = u ? u->scale : 1;
+        if ((other && u) ||
+            (fam->suffix && !other && (!u || strcmp(u->suffix, fam->suffix) != 0)) ||
             sc_analysis_compare(f, f, &ms[i], &SC_ANALYSIS_OPTS_DEFAULT, &c) < 0)
             continue;
         if (fam->stat == SC__RUNS)
             v = (double)c.n_a;
         else if (fam->stat == SC__MEDIAN)
-            v = c.val_a * u->scale;
+            v = c.val_a * scale;
         else if (c.sa.ci)
-            v = (fam->stat == SC__CI_LOW ? c.sa.ci_low : c.sa.ci_high) * u->scale;
+            v = (fam->stat == SC__CI_LOW ? c.sa.ci_low : c.sa.ci_high) * scale;
         else
             continue;
         fprintf(out, "%s{%s", fam->name, x->labels);
         sc__label(out, "metric", ms[i].name, false);
+        if (other)
+            sc__label(out, "unit", ms[i].unit, false);
         if (fam->stat == SC__MEDIAN)
             sc__label(out, "better", ms[i].better == SC_METRIC_HIGHER ? "higher" : "lower", false);
         fprintf(out, "} %.10g\n", v);
@@ -313,6 +319,10 @@ static const sc__family sc__families[] = {
      "The high end of the 95% interval of each time (thread_seconds, latency_<size>) metric's "
      "median (6 runs or more)",
      sc__emit_metrics, "seconds", SC__CI_HIGH},
+    {"streamcard_metric_value",
+     "Each metric a card declares (exec's metrics:) in a unit of its own, as the program printed "
+     "it (the median of its runs); unit: the card's; better: which way is better",
+     sc__emit_metrics, "", SC__MEDIAN},
     {"streamcard_metric_runs",
      "The runs (separate processes) behind each metric, the median of their values when more "
      "than one",

@@ -71,7 +71,7 @@ static int sc__report_check(void *ctx, size_t n)
 {
     const sc__report_opts *o = ctx;
 
-    if (!sc_analysis_metric_ok("report", o->metric))
+    if (!sc_analysis_metric_ok("report", o->metric, true))
         return SC_EXIT_USAGE;
     if (o->output && n > 0)
         return SC_ANALYSIS_GO_ON;
@@ -122,6 +122,11 @@ int sc_cmd_report(int argc, char **argv)
     }
     for (size_t i = 0; i < n; i++) {
         sc_analysis_load_named(&cmd, &ab[i], argv[first + (int)i], &status);
+        /* --metric: the registry's, or one the first card declares */
+        if (i == 0 && ab[0].loaded && !sc_analysis_metric_known("report", o.metric, &ab[0].facts)) {
+            status = SC_EXIT_USAGE;
+            goto out;
+        }
         sc_report_html_bundle(sections, &ab[i], i);
         sc_facts_drop_detail(&ab[i].facts);
     }

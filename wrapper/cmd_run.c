@@ -17,6 +17,7 @@
 #include "run_series.h"
 #include "study.h"
 #include "sc_machine.h"
+#include "sc_file.h"
 #include "sc_readback.h"
 #include "sc_pair.h"
 #include "pair_run.h"
@@ -413,8 +414,17 @@ static int sc__one_per_core(const sc_run_opts *opts, sc_card *card, sc_diag *dia
 /* blas: the build the card names must be installed here (its library under the sysroot). */
 static int sc__check_blas(const sc_run_opts *opts, const sc_card *card, sc_diag *diag)
 {
-    char *dir = sc_plan_blas_dir(card), path[PATH_MAX];
+    char *dir = sc_plan_blas_dir(card), path[PATH_MAX], why[256];
+    const char *preload = sc_plan_blas_preload(card);
 
+    /* A library of the user's: preloaded as it is, so it must be one the loader can map. */
+    if (preload && sc_file_is_shared_object(preload, why, sizeof(why)) < 0) {
+        sc_diag_addf(diag,
+                     "blas: %s: %s (valid: default, openblas-pthread, openblas-openmp, "
+                     "openblas-serial, or an absolute path to a readable ELF shared library)",
+                     preload, why);
+        return -EINVAL;
+    }
     if (!dir)
         return 0;
     snprintf(path, sizeof(path), "%s/%s/libopenblas.so.0",

@@ -70,7 +70,7 @@ static const char *sc__gate_state(sc_gate_state s)
 /* Each metric the bundle holds: its runs, their median and interval. */
 static int sc__figures(sc__rec *x, const sc_bundle_facts *f)
 {
-    size_t n = sc_metric_available(f->results, x->metrics, SC_METRIC_MAX);
+    size_t n = sc_facts_available(f, x->metrics, SC_METRIC_MAX);
 
     for (size_t i = 0; i < n; i++) {
         const sc_metric *m = &x->metrics[i];

@@ -80,11 +80,18 @@ char *sc_plan_blas_dir(const sc_card *card)
     char *dir = NULL;
 
     if (!sc_workload_reads(card->workload, SC_CF_BLAS) || !card->blas ||
-        !strcmp(card->blas, "default"))
+        !strcmp(card->blas, "default") || card->blas[0] == '/')
         return NULL;
     /* Debian installs each OpenBLAS build in its own directory; the library path picks one
        ahead of the alternatives' link, and build.json records the one really loaded. */
     return asprintf(&dir, "%s/%s", SC_MULTIARCH_LIBDIR, card->blas) < 0 ? NULL : dir;
+}
+
+const char *sc_plan_blas_preload(const sc_card *card)
+{
+    return sc_workload_reads(card->workload, SC_CF_BLAS) && card->blas && card->blas[0] == '/'
+               ? card->blas
+               : NULL;
 }
 
 /* Whether streamcard sets OMP_DISPLAY_ENV=true for this run: a study's OpenMP workload whose
@@ -111,7 +118,11 @@ static bool sc__env_owned(const char *entry, const sc_card *card, const sc_run_o
             return true;
     /* blas: the library path is the card's (the inherited one follows the BLAS's). */
     if (n == 15 && !strncmp(entry, "LD_LIBRARY_PATH", n) && card->blas &&
-        strcmp(card->blas, "default") != 0 && sc_workload_reads(card->workload, SC_CF_BLAS))
+        strcmp(card->blas, "default") != 0 && card->blas[0] != '/' &&
+        sc_workload_reads(card->workload, SC_CF_BLAS))
+        return true;
+    /* blas: a path: preloaded first (the inherited preloads follow it). */
+    if (n == 10 && !strncmp(entry, "LD_PRELOAD", n) && sc_plan_blas_preload(card))
         return true;
     /* A study: streamcard asks the OpenMP runtime to say what it read (plan.h). */
     if (n == 15 && !strncmp(entry, "OMP_DISPLAY_ENV", n) && sc__display_env(card, opts))
@@ -130,6 +141,18 @@ static const char *sc__card_env(const sc_card *card, const char *name)
         if (!strcmp(card->env[i].key, name))
             return card->env[i].value;
     return NULL;
+}
+
+/* NAME=first, then after a ':' the card's value of NAME or else the inherited one (a
+   library path or a list of preloads, searched in order). */
+static void sc__env_first(sc_strv *env, const sc_card *c, const char *name, const char *first)
+{
+    const char *rest = sc__card_env(c, name);
+
+    if (!rest)
+        rest = getenv(name);
+    sc_strv_addf(env, "%s=%s%s%s", name, first, rest && *rest ? ":" : "",
+                 rest && *rest ? rest : "");
 }
 
 /* OMP_PLACES with one place per CPU of the card, so thread i binds to the i-th CPU. */
@@ -311,18 +334,18 @@ static int sc__plan_build(sc_plan *plan, char **parent_env)
             sc_strv_addf(&env, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");
     }
     char *blas_dir = sc_plan_blas_dir(c);
+    const char *preload = sc_plan_blas_preload(c);
     for (size_t i = 0; i < c->n_env; i++)
         if (strcmp(c->env[i].key, "OMP_PROC_BIND") != 0 &&
-            !(blas_dir && !strcmp(c->env[i].key, "LD_LIBRARY_PATH")))
+            !(blas_dir && !strcmp(c->env[i].key, "LD_LIBRARY_PATH")) &&
+            !(preload && !strcmp(c->env[i].key, "LD_PRELOAD")))
             sc_strv_addf(&env, "%s=%s", c->env[i].key, c->env[i].value);
-    if (blas_dir) { /* the card's blas: first, then the card's path or the inherited one */
-        const char *rest = sc__card_env(c, "LD_LIBRARY_PATH");
-        if (!rest)
-            rest = getenv("LD_LIBRARY_PATH");
-        sc_strv_addf(&env, "LD_LIBRARY_PATH=%s%s%s", blas_dir, rest && *rest ? ":" : "",
-                     rest && *rest ? rest : "");
-        free(blas_dir);
-    }
+    /* The card's blas: first, then the card's value or the inherited one. */
+    if (preload)
+        sc__env_first(&env, c, "LD_PRELOAD", preload);
+    if (blas_dir)
+        sc__env_first(&env, c, "LD_LIBRARY_PATH", blas_dir);
+    free(blas_dir);
     if (asprintf(&plan->omp_summary, "OMP_NUM_THREADS=%ld OMP_PLACES=%s OMP_PROC_BIND=%s%s",
                  c->threads, places, bind ? bind : "close", bind ? " (the card's)" : "") < 0)
         plan->omp_summary = NULL;
@@ -411,7 +434,16 @@ static void sc__print_one_per_core(FILE *out, const sc_card *c)
 static void sc__print_blas(FILE *out, const sc_card *c)
 {
     char *dir = sc_plan_blas_dir(c), path[PATH_MAX], real[PATH_MAX];
+    const char *preload = sc_plan_blas_preload(c);
 
+    if (!dir && !preload && sc_workload_foreign(c))
+        return; /* a program of its own: which BLAS it loads, if any, is its own */
+    if (preload) {
+        fputs("  blas:        ", out);
+        sc__print_text(out, preload, " (preloaded: LD_PRELOAD; ");
+        sc__print_text(out, realpath(preload, real) ? real : "NOT FOUND", ")\n");
+        return;
+    }
     snprintf(path, sizeof(path), "%s/libopenblas.so.0", dir ? dir : SC_MULTIARCH_LIBDIR);
     bool found = realpath(path, real) != NULL;
     fprintf(out, "  blas:        %s (%s%s%s)\n", dir ? c->blas : "default",

@@ -73,6 +73,12 @@ char *sc_plan_find_kernel(sc_workload workload);
    library directory's openblas-openmp/), malloc'd; NULL for blas: default. */
 char *sc_plan_blas_dir(const sc_card *card);
 
+/* The library the card's blas: names by its absolute path, preloaded (LD_PRELOAD) ahead of
+   any other: the program's BLAS calls bind to it, and a program that links a library of the
+   same soname (libopenblas.so.0) maps only this one, the loader matching the soname of what
+   is already loaded. NULL for default or a Debian build. */
+const char *sc_plan_blas_preload(const sc_card *card);
+
 /* One run: everything decided before it starts; printed by --dry-run, executed by run. */
 typedef struct sc_plan {
     const sc_run_opts *opts; /* shared by every run of the card */

@@ -95,13 +95,18 @@ void sc_record_build_check(sc_execution *x, size_t n);
    and frees what the answer left. */
 void sc_record_build_info_discard(sc_execution *x);
 /*
- * The workload's library path (a card's blas: puts its OpenBLAS build first) set in this
- * process while --build-info is asked, so the answer names the BLAS the workload loads:
- * enter returns 1 when it set it (*saved: the old value, to give to leave), 0 when the
- * plan sets none, -errno.
+ * The workload's library path and preloads (a card's blas: puts its OpenBLAS build first in
+ * LD_LIBRARY_PATH, or preloads its library by LD_PRELOAD) set in this process while
+ * --build-info is asked, so the answer names the BLAS the workload loads: enter sets each
+ * the plan sets and keeps the old values in *saved for leave (0, or -errno; leave undoes
+ * whatever enter set).
  */
-int sc_record_libpath_enter(const sc_plan *plan, char **saved);
-void sc_record_libpath_leave(int entered, char *saved);
+typedef struct sc_record_libpath {
+    bool set[2];  /* LD_LIBRARY_PATH, LD_PRELOAD */
+    char *old[2]; /* their values before, NULL when unset */
+} sc_record_libpath;
+int sc_record_libpath_enter(const sc_plan *plan, sc_record_libpath *saved);
+void sc_record_libpath_leave(sc_record_libpath *saved);
 
 /* Where run i's workload writes its own results (malloc'd); NULL on ENOMEM. */
 char *sc_record_json_path(const sc_execution *x, size_t i);

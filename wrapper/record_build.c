@@ -15,6 +15,7 @@
 #include "sc_spawn.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,12 +194,14 @@ void sc_record_build_info_start(sc_execution *x)
 {
     const sc_plan *plan = x->plan;
     char *const argv[] = {plan->binary, "--build-info", NULL};
-    char *saved, dir[4096];
-    int entered = sc_record_libpath_enter(plan, &saved); /* blas: the workload's BLAS */
+    char dir[4096];
+    sc_record_libpath saved;
+
+    sc_record_libpath_enter(plan, &saved); /* blas: the workload's BLAS */
 
     x->build_info.pid = -1;
     if (sc_workload_foreign(plan->card)) { /* a program we did not write is asked nothing */
-        sc_record_libpath_leave(entered, saved);
+        sc_record_libpath_leave(&saved);
         return;
     }
     x->build_key = sc__answer_key(plan);
@@ -208,30 +211,43 @@ void sc_record_build_info_start(sc_execution *x)
     } else if (sc_spawn_start(argv, NULL, &x->build_info) < 0) {
         x->build_info.pid = -1; /* sc_record_build() asks again */
     }
-    sc_record_libpath_leave(entered, saved);
+    sc_record_libpath_leave(&saved);
 }
 
-int sc_record_libpath_enter(const sc_plan *plan, char **saved)
+/* The variables of the loader the plan may set for the workload's BLAS. */
+static const char *const sc__libpath_vars[] = {"LD_LIBRARY_PATH", "LD_PRELOAD"};
+
+int sc_record_libpath_enter(const sc_plan *plan, sc_record_libpath *saved)
 {
-    *saved = NULL;
-    for (char **e = plan->envp; e && *e; e++) {
-        if (strncmp(*e, "LD_LIBRARY_PATH=", 16) != 0)
-            continue;
-        const char *old = getenv("LD_LIBRARY_PATH");
-        if (old && !(*saved = strdup(old)))
-            return -ENOMEM;
-        return setenv("LD_LIBRARY_PATH", *e + 16, 1) == 0 ? 1 : -errno;
+    memset(saved, 0, sizeof(*saved));
+    for (size_t v = 0; v < 2; v++) {
+        size_t n = strlen(sc__libpath_vars[v]);
+        for (char **e = plan->envp; e && *e; e++) {
+            if (strncmp(*e, sc__libpath_vars[v], n) != 0 || (*e)[n] != '=')
+                continue;
+            const char *old = getenv(sc__libpath_vars[v]);
+            if (old && !(saved->old[v] = strdup(old)))
+                return -ENOMEM;
+            if (setenv(sc__libpath_vars[v], *e + n + 1, 1) < 0)
+                return -errno;
+            saved->set[v] = true;
+            break;
+        }
     }
     return 0;
 }
 
-void sc_record_libpath_leave(int entered, char *saved)
+void sc_record_libpath_leave(sc_record_libpath *saved)
 {
-    if (entered > 0 && saved)
-        setenv("LD_LIBRARY_PATH", saved, 1);
-    else if (entered > 0)
-        unsetenv("LD_LIBRARY_PATH");
-    free(saved);
+    for (size_t v = 0; v < 2; v++) {
+        if (saved->set[v] && saved->old[v])
+            setenv(sc__libpath_vars[v], saved->old[v], 1);
+        else if (saved->set[v])
+            unsetenv(sc__libpath_vars[v]);
+        free(saved->old[v]);
+        saved->old[v] = NULL;
+        saved->set[v] = false;
+    }
 }
 
 void sc_record_build_info_discard(sc_execution *x)
@@ -246,6 +262,23 @@ void sc_record_build_info_discard(sc_execution *x)
     free(x->build_key);
     x->build_answer = x->build_key = NULL;
     x->build_cached = false;
+}
+
+/* build.json's "blas_preload" (blas: a path): the path the card gives, the file it resolves
+   to and that file's SHA-256; what the run mapped is in each snapshot (numa_maps). */
+static void sc__add_blas_preload(json_object *root, const sc_card *card)
+{
+    const char *given = sc_plan_blas_preload(card);
+    char real[PATH_MAX], sha[SC_HASH_HEX_LEN + 1];
+    json_object *o;
+
+    if (!given || !(o = json_object_new_object()))
+        return;
+    json_object_object_add(o, "card", json_object_new_string(given));
+    json_object_object_add(o, "path", json_object_new_string(realpath(given, real) ? real : ""));
+    json_object_object_add(o, "sha256",
+                           json_object_new_string(sc__hash_build_file(given, sha) == 0 ? sha : ""));
+    json_object_object_add(root, "blas_preload", o);
 }
 
 void sc_record_build(sc_execution *x)
@@ -297,10 +330,10 @@ void sc_record_build(sc_execution *x)
         if (rc < 0) {
             free(info);
             info = NULL;
-            char *saved;
-            int entered = sc_record_libpath_enter(plan, &saved);
+            sc_record_libpath saved;
+            sc_record_libpath_enter(plan, &saved);
             rc = sc_spawn_capture(argv, NULL, &info);
-            sc_record_libpath_leave(entered, saved);
+            sc_record_libpath_leave(&saved);
         }
         if (rc == 0)
             sc__remember(x, info);
@@ -317,6 +350,7 @@ void sc_record_build(sc_execution *x)
                                                       "--build-info"));
     }
     free(info);
+    sc__add_blas_preload(root, plan->card);
     /* The workload's own sizes and settings, as the card resolved them. */
     json_object *sizes = json_object_new_object();
     sc_card_param params[SC_CARD_MAX_PARAMS];
@@ -332,17 +366,6 @@ void sc_record_build(sc_execution *x)
                   json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
                                                            JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(root);
-}
-
-/* Whether a numa_maps text shows a mapping of the file path ("file=<path>" as a word). */
-static bool sc__maps_file(const char *maps, const char *path)
-{
-    size_t n = strlen(path);
-
-    for (const char *p = maps; (p = strstr(p, " file=")); p += 6)
-        if (!strncmp(p + 6, path, n) && (p[6 + n] == ' ' || p[6 + n] == '\n' || !p[6 + n]))
-            return true;
-    return false;
 }
 
 /*
@@ -364,7 +387,7 @@ static bool sc__loaded_as_answered(const sc_execution *x, size_t n, const char *
         seen++;
         for (size_t k = 0; ok && sc__answer_files[k]; k++)
             if (sc_kv_get(answer, sc__answer_files[k], path, sizeof(path)) && path[0] == '/')
-                ok = sc__maps_file(maps, path);
+                ok = sc_file_maps_shows(maps, path);
         free(maps);
     }
     return ok && seen > 0;

@@ -28,7 +28,7 @@
 int sc_study_metric(const sc_card *card, sc_metric *m)
 {
     if (card->study_metric)
-        return sc_metric_lookup(card->study_metric, m);
+        return sc_metric_lookup_card(card, card->study_metric, m);
     return sc_metric_study(card, m);
 }
 

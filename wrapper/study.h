@@ -45,6 +45,10 @@ bool sc_study_is(const char *path);
 int sc_study_load(const char *path, const sc_verify_opts *opts, sc_diag *problems,
                   json_object **record);
 
+/* The metric a study record at path names: the registry's, or one its card.yaml's metrics:
+   declare (exec). 0, or -EINVAL (-ENOENT: path cannot be opened). */
+int sc_study_record_metric(const char *path, const char *name, sc_metric *m);
+
 /* The row of a loaded record whose bundle is the directory bundle (the same directory, by
    device and inode, as the one the record names beside the study at path study); it
    belongs to record. NULL when bundle is none of the study's rows. */

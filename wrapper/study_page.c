@@ -132,7 +132,7 @@ static void sc__page(sc_html *out, const char *path, json_object *record, const 
     sc_html_tag(out, "<p class=\"note\">");
     sc_html_text(out, path);
     sc_html_tag(out, "</p>\n");
-    if (problems->count || !record || sc_metric_lookup(sc__str(record, "metric"), &m) < 0) {
+    if (problems->count || !record || sc_study_record_metric(path, sc__str(record, "metric"), &m) < 0) {
         sc_html_tag(out, "<p class=\"fail\">REFUSED: the record does not verify</p>\n<pre>");
         for (size_t i = 0; i < problems->count; i++) {
             sc_html_text(out, problems->lines[i]);

@@ -305,6 +305,35 @@ static void sc__verify_rows(sc_bundle *b, const char *path, const sc_verify_opts
     sc_card_free(card);
 }
 
+/* The metric study.json names: the registry's, or one the study's card.yaml declares. */
+static int sc__record_metric(sc_bundle *b, const char *name, sc_metric *m)
+{
+    sc_diag quiet; /* a card that cannot be read is said where the rows are checked */
+    sc_card *card;
+    int rc;
+
+    if (!name || sc_metric_lookup(name, m) == 0)
+        return name ? 0 : -EINVAL;
+    sc_diag_init(&quiet);
+    card = sc__card(b, &quiet);
+    rc = card ? sc_metric_lookup_card(card, name, m) : -EINVAL;
+    sc_card_free(card);
+    sc_diag_free(&quiet);
+    return rc;
+}
+
+int sc_study_record_metric(const char *path, const char *name, sc_metric *m)
+{
+    sc_bundle b;
+    int rc;
+
+    if (sc_bundle_open(&b, path) < 0)
+        return -ENOENT;
+    rc = sc__record_metric(&b, name, m);
+    sc_bundle_close(&b);
+    return rc;
+}
+
 int sc_study_load(const char *path, const sc_verify_opts *opts, sc_diag *problems,
                   json_object **record)
 {
@@ -320,7 +349,7 @@ int sc_study_load(const char *path, const sc_verify_opts *opts, sc_diag *problem
     if (sc_bundle_read(&b, "study.json", &text, NULL) < 0 || !(root = json_tokener_parse(text)) ||
         !json_object_object_get_ex(root, "rows", &rows) ||
         !json_object_is_type(rows, json_type_array) || !sc__jstr(root, "metric") ||
-        sc_metric_lookup(sc__jstr(root, "metric"), &m) < 0 ||
+        sc__record_metric(&b, sc__jstr(root, "metric"), &m) < 0 ||
         json_object_array_length(rows) > 2 * SC_ABLATION_MAX_STEPS) {
         sc_diag_addf(problems, "study.json: not a study record (valid: rows and a metric)");
         json_object_put(root);

@@ -23,6 +23,9 @@ typedef struct sc_metric_def {
     const char *source; /* where results.json holds it, for help and the design */
     sc_metric_reader read;
     const char *key; /* for the reader */
+    /* The row that stands for the card's own metrics (exec's metrics:; sc_metric_declared()):
+       shown in help, never resolved by name; its metrics read metrics.<their name>. */
+    bool declared;
 } sc_metric_def;
 
 /* The metric of ops's family f (and size bytes, for a sized family). */
@@ -37,6 +40,11 @@ void sc__metric_add(const sc_workload_ops *ops, const char *name, sc_metric *out
 void sc__metric_add_sized(const sc_workload_ops *ops, const char *prefix, unsigned long long bytes,
                           sc_metric *out, size_t max, size_t *n);
 
+/* The metrics card declares (its metrics:) as ops's declared row's (sc_metric_declared(),
+   without the workload table, so a module may call it): how many, at most max. */
+size_t sc__metric_declared(const sc_workload_ops *ops, const sc_card *card, sc_metric *out,
+                           size_t max);
+
 /* results.json's "runs" (schema 2), or NULL (schema 1: one run, at the top). */
 json_object *sc__metric_runs(json_object *results);
 
@@ -47,9 +55,12 @@ size_t sc__metric_sizes(json_object *results, unsigned long long *out, size_t ma
 json_object *sc__metric_get(json_object *o, const char *key);
 int sc__metric_finite(json_object *v, double *out);
 
-/* Readers: a number at metrics.<key>; the row of metrics.sizes with bytes = m's size. */
+/* Readers: a number at metrics.<key>; at metrics.<m's name> (a declared metric); the row of
+ * metrics.sizes with bytes = m's size. */
 int sc__metric_rd_number(const sc_metric *m, json_object *metrics, const char *kernel,
                          const char *key, double *v);
+int sc__metric_rd_named(const sc_metric *m, json_object *metrics, const char *kernel,
+                        const char *key, double *v);
 int sc__metric_rd_size(const sc_metric *m, json_object *metrics, const char *kernel,
                        const char *key, double *v);
 

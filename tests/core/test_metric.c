@@ -114,6 +114,19 @@ static void test_values(void)
     }
 }
 
+/* An exec card's own metrics: elapsed (s, lower) and rate (GB/s, higher, primary). */
+#define SC__EXEC_HEAD                                                                              \
+    "version: 1\nexperiment:\n  workload: exec\n  command: [true]\n  cpu_list: 0\n"
+#define SC__EXEC_CARD                                                                              \
+    SC__EXEC_HEAD "  metrics:\n"                                                                   \
+                  "    - {name: elapsed, pattern: 's=([0-9.]+)', unit: s, better: lower}\n"        \
+                  "    - {name: rate, pattern: 'r=([0-9.]+)', unit: GB/s, better: higher, "        \
+                  "primary: true}\n"
+#define SC__EXEC_CARD_NO_PRIMARY                                                                   \
+    SC__EXEC_HEAD "  metrics:\n"                                                                   \
+                  "    - {name: elapsed, pattern: 's=([0-9.]+)', unit: s, better: lower}\n"        \
+                  "    - {name: rate, pattern: 'r=([0-9.]+)', unit: GB/s, better: higher}\n"
+
 /* The names of the defaults of a card given as YAML, joined by spaces. */
 static void sc__defaults(const char *yaml, const char *json, unsigned which, char *buf, size_t len)
 {
@@ -161,6 +174,10 @@ static void test_defaults(void)
          NULL, SC_METRIC_ALL, "latency_8B bw_8B bw_4KiB"},
         {"version: 1\nexperiment:\n  workload: mpi-pingpong\n  kernel: uniband\n  cpu_list: 0-1\n",
          sc__uniband, SC_METRIC_ALL, "bw_8B"},
+        /* exec: every metric its card declares, in its order */
+        {SC__EXEC_CARD, NULL, SC_METRIC_ALL, "elapsed rate"},
+        {"version: 1\nexperiment:\n  workload: exec\n  command: [true]\n  cpu_list: 0\n", NULL,
+         SC_METRIC_ALL, ""},
     };
     char names[512];
 
@@ -215,6 +232,9 @@ static void test_primary(void)
         /* uniband has no latency: the bandwidth at the largest size */
         {"version: 1\nexperiment:\n  workload: mpi-pingpong\n  kernel: uniband\n  cpu_list: 0-1\n",
          sc__uniband, "bw_8B"},
+        /* exec: the card's primary: true, else the first it declares */
+        {SC__EXEC_CARD, NULL, "rate"},
+        {SC__EXEC_CARD_NO_PRIMARY, NULL, "elapsed"},
     };
     char name[64];
 
@@ -241,7 +261,7 @@ static void test_available(void)
         json_object *root = json_tokener_parse(cases[i].json);
         sc_metric m[SC_METRIC_MAX];
         char names[512] = "";
-        size_t used = 0, n = sc_metric_available(root, m, SC_METRIC_MAX);
+        size_t used = 0, n = sc_metric_available(NULL, root, m, SC_METRIC_MAX);
         for (size_t j = 0; j < n; j++)
             used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", j ? " " : "",
                                      m[j].name);
@@ -249,6 +269,59 @@ static void test_available(void)
         SC_CHECK_MSG(strcmp(names, cases[i].names) == 0, "case %zu: \"%s\", expected \"%s\"", i,
                      names, cases[i].names);
     }
+}
+
+/* The declared metrics of a card given as YAML, into m: how many (0 when it is refused). */
+static size_t sc__declared(const char *yaml, sc_metric *m)
+{
+    sc_card *card = sc_card_new();
+    sc_diag diag;
+    size_t n = 0;
+
+    sc_diag_init(&diag);
+    if (card && sc_card_parse(card, yaml, strlen(yaml), "t.yaml", &diag) == 0 &&
+        sc_card_check(card, &diag) == 0)
+        n = sc_metric_declared(card, m, SC_METRIC_MAX);
+    sc_diag_free(&diag);
+    sc_card_free(card);
+    return n;
+}
+
+/* A card's own metrics: their unit and direction, their values read by name (each run's
+   metrics), and two cards' declarations told apart. */
+static void test_declared(void)
+{
+    sc_metric a[SC_METRIC_MAX], b[SC_METRIC_MAX];
+    size_t na = sc__declared(SC__EXEC_CARD, a), nb;
+    char why[256];
+    double s[8];
+    json_object *root = json_tokener_parse("{\"workload\": \"exec\", \"runs\": ["
+                                           "{\"metrics\": {\"rate\": 2.5, \"elapsed\": 1}},"
+                                           "{\"metrics\": {\"rate\": 3.5}}]}");
+
+    SC_CHECK_INT_EQ(na, 2);
+    SC_CHECK_STR_EQ(a[1].name, "rate");
+    SC_CHECK_STR_EQ(a[1].unit, "GB/s");
+    SC_CHECK(a[1].better == SC_METRIC_HIGHER && a[0].better == SC_METRIC_LOWER && a[1].declared);
+    SC_CHECK_INT_EQ(sc_metric_samples(&a[1], root, s, 8), 2);
+    SC_CHECK(s[0] == 2.5 && s[1] == 3.5);
+    SC_CHECK_INT_EQ(sc_metric_samples(&a[0], root, s, 8), 1);
+    SC_CHECK(sc_metric_lookup("rate", &b[0]) < 0); /* not a name of the registry */
+    SC_CHECK(sc_metric_same_declared(a, na, a, na, why, sizeof(why)));
+    nb = sc__declared(SC__EXEC_CARD_NO_PRIMARY, b); /* primary is not a declaration's */
+    SC_CHECK(sc_metric_same_declared(a, na, b, nb, why, sizeof(why)));
+    snprintf(b[1].unit, sizeof(b[1].unit), "MB/s");
+    SC_CHECK(!sc_metric_same_declared(a, na, b, nb, why, sizeof(why)));
+    SC_CHECK_STR_EQ(why, "metric rate: unit GB/s in A, MB/s in B");
+    b[1] = a[1];
+    b[0].better = SC_METRIC_HIGHER;
+    SC_CHECK(!sc_metric_same_declared(a, na, b, nb, why, sizeof(why)));
+    SC_CHECK_STR_EQ(why, "metric elapsed: better lower in A, higher in B");
+    SC_CHECK(!sc_metric_same_declared(a, na, b + 1, 1, why, sizeof(why)));
+    SC_CHECK_STR_EQ(why, "metric elapsed: declared by A's card, not by B's");
+    SC_CHECK(!sc_metric_same_declared(b + 1, 1, a, na, why, sizeof(why)));
+    SC_CHECK_STR_EQ(why, "metric elapsed: declared by B's card, not by A's");
+    json_object_put(root);
 }
 
 static void test_loss_and_samples(void)
@@ -277,9 +350,10 @@ static void test_families(void)
 
     for (; (name = sc_metric_family(n, &unit, &better, &workload, &source)); n++)
         SC_CHECK_MSG(*unit && *workload && *source &&
-                         (!strcmp(better, "higher") || !strcmp(better, "lower")),
+                         (!strcmp(better, "higher") || !strcmp(better, "lower") ||
+                          (!strcmp(better, "card's") && !strcmp(workload, "exec"))),
                      "family %s incomplete", name);
-    SC_CHECK_INT_EQ(n, 8);
+    SC_CHECK_INT_EQ(n, 9);
     char size[24];
     sc_metric_size_name(0, size, sizeof(size));
     SC_CHECK_STR_EQ(size, "0B");
@@ -294,6 +368,7 @@ int main(void)
     SC_TEST_RUN(test_defaults);
     SC_TEST_RUN(test_primary);
     SC_TEST_RUN(test_available);
+    SC_TEST_RUN(test_declared);
     SC_TEST_RUN(test_loss_and_samples);
     SC_TEST_RUN(test_families);
     return SC_TEST_RESULT();

@@ -4,7 +4,8 @@
 # lookup say plainly what is wrong; a run of dd verifies, records dd's SHA-256 and says its
 # capture is the whole process; a run of sleep shows its snapshot and the libraries it
 # mapped, with their SHA-256; a results.json that claims figures or another capture,
-# and a program that fails, fail. The interference gate is opened (max_interference_pct:
+# a program that moves a thread of its own off the card's CPUs, and a program that fails,
+# fail. The interference gate is opened (max_interference_pct:
 # 100): this test runs beside others under ctest -j; tests/wrapper/interference.sh tests it.
 BIN=$(cd "$1" && pwd) SRC=$2
 . "$SRC/tests/lib.sh"
@@ -52,7 +53,7 @@ expect_status 0 "$SC" run "$WORK/dd.yaml" --output "$WORK/runs" --quiet
 B=$(bundle_of "$WORK/out")
 expect_contains "$B/stream.log" "bytes"
 # The whole process is the interference window: every scan inside it, none refused.
-expect_contains "$B/run.conf" "capture_errors=0"
+expect_not_contains "$B/run.conf" "interference.txt (scan)"
 python3 - "$B" "$DD" <<'EOF' || fail "results.json or build.json of the exec run"
 import hashlib, json, sys
 b, dd = sys.argv[1], sys.argv[2]
@@ -196,6 +197,38 @@ P=$(bundle_of "$WORK/out")
 expect_contains "$P/stream.log" "TRACE_WORKLOAD_PHASE=main_loop_end"
 expect_contains "$P/results.json" "no phase markers: the whole process is the main loop"
 expect_status 0 "$SC" verify "$P"
+
+# A program that moves a thread of its own off the card's CPUs before its main loop begins
+# (pthread_setaffinity_np to CPU 1, card cpu_list 0) fails the binding gate, which names the
+# thread and the CPU; the same program keeping the thread on CPU 0 holds it. Its second
+# thread fails thread_count too (the card's threads: 1), as it should. With markers the
+# snapshot is at "loop begins"; without them at its first output, after the move too.
+AFF="$BIN/sc_test_exec_affinity"
+if [ "$(nproc --all)" -ge 2 ] && taskset -c 1 true 2>/dev/null; then
+    rm -rf "$WORK/runs"
+    for markers in yes no; do
+        more="  begin_pattern: '^loop begins\$'
+  end_pattern: '^loop ends\$'"
+        [ $markers = yes ] || more=
+        card escape "[$AFF, '1', '300']" "$more"
+        expect_status 1 "$SC" run "$WORK/escape.yaml" --output "$WORK/runs" --quiet
+        E=$(bundle_of "$WORK/out")
+        expect_contains "$E/stream.log" "escaper on cpu 1: moved"
+        grep -Eq "binding +FAIL snapshot: thread [0-9]+ was on cpu 1, outside cpu_list 0" "$WORK/err" ||
+            fail "markers $markers: the binding gate does not name the escaped thread: $(grep binding "$WORK/err")"
+        tid=$(awk '$5 == "escaper" { print $2 }' "$E/threads_at_ready.txt")
+        [ -n "$tid" ] || fail "no thread escaper in the snapshot: $(cat "$E/threads_at_ready.txt")"
+        expect_contains "$WORK/err" "thread $tid was on cpu 1"
+        expect_status 1 "$SC" verify "$E"
+        expect_contains "$WORK/err" "binding"
+        card stay "[$AFF, '0', '300']" "$more"
+        expect_status 1 "$SC" run "$WORK/stay.yaml" --output "$WORK/runs" --quiet
+        grep -Eq "binding +ok " "$WORK/err" || fail "markers $markers: a thread kept on CPU 0 failed binding: $(grep binding "$WORK/err")"
+        expect_contains "$WORK/err" "Failed gates: thread_count"
+    done
+else
+    echo "note: one CPU online: the case of a thread off the card's CPUs is not run"
+fi
 
 # A program that fails is a failed run, its exit code the reason; verify agrees.
 rm -rf "$WORK/runs"

@@ -7,6 +7,7 @@
 #include "exec_figures.h"
 #include "sc_card_schema.h"
 #include "sc_file.h"
+#include "sc_metric_def.h"
 #include "sc_num.h"
 #include "sc_trace_protocol.h"
 #include "sc_workload.h"
@@ -18,8 +19,8 @@
 #include <string.h>
 
 static const sc_card_field sc__keys[] = {
-    SC_CF_COMMAND,     SC_CF_METRICS, SC_CF_VALIDATE_PATTERN, SC_CF_BEGIN_PATTERN,
-    SC_CF_END_PATTERN, SC_CF_MARKERS, SC_CF_MEMORY_NODE};
+    SC_CF_COMMAND,     SC_CF_METRICS,     SC_CF_VALIDATE_PATTERN, SC_CF_BEGIN_PATTERN,
+    SC_CF_END_PATTERN, SC_CF_MARKERS,     SC_CF_MEMORY_NODE,      SC_CF_BLAS};
 
 /* The program's name without its directory, for messages and the run name. */
 static const char *sc__base(const char *path)
@@ -51,6 +52,17 @@ static void sc__check_metrics(const sc_card *card, sc_diag *diag, int *errors)
                          "%s:%d: metrics: \"%s\" is not a valid name (valid: letters, digits, "
                          "'.', '_', '-', ':', at most 100, not starting with '.' or '-')",
                          where, m->line, m->name);
+            (*errors)++;
+        }
+        if (strlen(m->name) >= SC_METRIC_NAME_MAX || strlen(m->unit) >= SC_METRIC_UNIT_MAX) {
+            sc_diag_addf(diag,
+                         "%s:%d: metrics: %s: %s longer than %d bytes (valid: a name of at most "
+                         "%d, a unit of at most %d)",
+                         where, m->line, m->name,
+                         strlen(m->name) >= SC_METRIC_NAME_MAX ? "its name is" : "its unit is",
+                         strlen(m->name) >= SC_METRIC_NAME_MAX ? SC_METRIC_NAME_MAX - 1
+                                                               : SC_METRIC_UNIT_MAX - 1,
+                         SC_METRIC_NAME_MAX - 1, SC_METRIC_UNIT_MAX - 1);
             (*errors)++;
         }
         for (size_t j = 0; j < i; j++)
@@ -343,6 +355,45 @@ static void sc__verify_results(json_object *metrics, const sc_tracelog *t, const
     json_object_put(shown);
 }
 
+extern const sc_workload_ops sc__workload_exec;
+
+/* The card's metrics are the registry's for its bundles (sc_metric_declared()). */
+static const sc_metric_def sc__metrics[] = {
+    {"<card_metric>", NULL, "card's", SC_METRIC_HIGHER,
+     "metrics.<name>: each name, unit and direction the card's metrics: declare",
+     sc__metric_rd_named, NULL, true},
+};
+
+/* Every metric the card declares; a summary row shows the first few. */
+static size_t sc__metric_defaults(const sc_card *card, json_object *results, unsigned which,
+                                  sc_metric *out, size_t max)
+{
+    (void)results;
+    (void)which;
+    return sc__metric_declared(&sc__workload_exec, card, out, max);
+}
+
+/* The one metric its verdicts judge: primary: true, else the first the card declares. */
+static int sc__metric_primary(const sc_card *card, json_object *results, sc_metric *out)
+{
+    sc_metric all[SC_CARD_MAX_METRICS];
+    size_t n = sc__metric_declared(&sc__workload_exec, card, all, SC_CARD_MAX_METRICS);
+
+    (void)results;
+    if (!n)
+        return -ENOENT;
+    *out = all[0];
+    for (size_t i = 0; i < card->n_metrics; i++)
+        if (card->metrics[i].primary)
+            return sc_metric_find(all, n, card->metrics[i].name, out) == 0 ? 0 : -ENOENT;
+    return 0;
+}
+
+static int sc__metric_study(const sc_card *card, sc_metric *out)
+{
+    return sc__metric_primary(card, NULL, out) == 0 ? 0 : -EINVAL;
+}
+
 const sc_workload_ops sc__workload_exec = {
     .id = SC_WORKLOAD_EXEC,
     .name = "exec",
@@ -359,4 +410,9 @@ const sc_workload_ops sc__workload_exec = {
     .results_of_log = sc__results_of_log,
     .validate = sc__validate,
     .phases = sc__phases,
+    .metrics = sc__metrics,
+    .n_metrics = sizeof(sc__metrics) / sizeof(sc__metrics[0]),
+    .metric_defaults = sc__metric_defaults,
+    .metric_primary = sc__metric_primary,
+    .metric_study = sc__metric_study,
 };

@@ -164,10 +164,10 @@ static void sc__facts(sc_bundle_facts *f, json_object *metrics, const sc_card *c
 }
 
 static const sc_metric_def sc__metrics[] = {
-    {"qps", NULL, "queries/s", SC_METRIC_HIGHER, "metrics.qps", sc__metric_rd_number, "qps"},
+    {"qps", NULL, "queries/s", SC_METRIC_HIGHER, "metrics.qps", sc__metric_rd_number, "qps", false},
     {"thread_seconds", NULL, "s", SC_METRIC_LOWER,
      "metrics.total_thread_seconds (busy time of every search thread)", sc__metric_rd_number,
-     "total_thread_seconds"},
+     "total_thread_seconds", false},
 };
 
 /* Queries per second, for every question the card asks. */

@@ -248,9 +248,9 @@ static void sc__verify_results(json_object *metrics, const sc_tracelog *t, const
 static const sc_metric_def sc__metrics[] = {
     {"latency_<size>", "latency_", "us", SC_METRIC_LOWER,
      "metrics.sizes[bytes = size].t_usec (half a round trip; kernel pingpong)", sc__metric_rd_size,
-     "t_usec"},
+     "t_usec", false},
     {"bw_<size>", "bw_", "MB/s", SC_METRIC_HIGHER, "metrics.sizes[bytes = size].MBps",
-     sc__metric_rd_size, "MBps"},
+     sc__metric_rd_size, "MBps", false},
 };
 
 static bool sc__pingpong(const sc_card *card)

@@ -298,10 +298,10 @@ static int sc__rd_stream(const sc_metric *m, json_object *metrics, const char *k
 
 static const sc_metric_def sc__metrics[] = {
     {"copy", NULL, "MB/s", SC_METRIC_HIGHER,
-     "metrics.rates.copy (best MB/s of the timed repetitions)", sc__rd_stream, "copy"},
-    {"scale", NULL, "MB/s", SC_METRIC_HIGHER, "metrics.rates.scale", sc__rd_stream, "scale"},
-    {"add", NULL, "MB/s", SC_METRIC_HIGHER, "metrics.rates.add", sc__rd_stream, "add"},
-    {"triad", NULL, "MB/s", SC_METRIC_HIGHER, "metrics.rates.triad", sc__rd_stream, "triad"},
+     "metrics.rates.copy (best MB/s of the timed repetitions)", sc__rd_stream, "copy", false},
+    {"scale", NULL, "MB/s", SC_METRIC_HIGHER, "metrics.rates.scale", sc__rd_stream, "scale", false},
+    {"add", NULL, "MB/s", SC_METRIC_HIGHER, "metrics.rates.add", sc__rd_stream, "add", false},
+    {"triad", NULL, "MB/s", SC_METRIC_HIGHER, "metrics.rates.triad", sc__rd_stream, "triad", false},
 };
 
 /* The card's one function, or all four. */
