@@ -2,6 +2,7 @@
  * table.c: the one table of workloads (sc_workload.h). A new workload adds its enum value,
  * its folder and one row here.
  */
+#include "exec/exec_figures.h"
 #include "sc_workload.h"
 
 #include <stdio.h>
@@ -81,13 +82,7 @@ bool sc_workload_foreign(const sc_card *card)
 
 sc_markers sc_workload_markers(const sc_card *card)
 {
-    if (!sc_workload_foreign(card))
-        return SC_MARKERS_LIBRARY;
-    if (card->markers)
-        return !strcmp(card->markers, "library")    ? SC_MARKERS_LIBRARY
-               : !strcmp(card->markers, "patterns") ? SC_MARKERS_PATTERNS
-                                                    : SC_MARKERS_NONE;
-    return card->begin_pattern ? SC_MARKERS_PATTERNS : SC_MARKERS_NONE;
+    return sc_workload_foreign(card) ? sc_exec_markers(card) : SC_MARKERS_LIBRARY;
 }
 
 const char *sc_workload_capture(const sc_card *card)

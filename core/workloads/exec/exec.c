@@ -192,7 +192,7 @@ static void sc__args(const sc_card *card, sc_strv *argv)
 
 static void sc__describe(const sc_card *card, FILE *out)
 {
-    sc_markers markers = sc_workload_markers(card);
+    sc_markers markers = sc_exec_markers(card);
 
     fprintf(out, "  capture:     %s\n",
             markers == SC_MARKERS_LIBRARY ? "the program's sc_marker_begin and sc_marker_end "
@@ -298,7 +298,7 @@ static void sc__phases(const sc_card *card, const char *log, sc_gate *g)
 {
     long begin, end;
 
-    if (sc_workload_markers(card) == SC_MARKERS_LIBRARY) {
+    if (sc_exec_markers(card) == SC_MARKERS_LIBRARY) {
         sc__library_phases(log, g);
     } else if (!card->begin_pattern || !card->end_pattern) {
         sc_gate_set(g, SC_GATE_OK,

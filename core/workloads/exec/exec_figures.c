@@ -16,6 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+sc_markers sc_exec_markers(const sc_card *card)
+{
+    if (card->markers)
+        return !strcmp(card->markers, "library")    ? SC_MARKERS_LIBRARY
+               : !strcmp(card->markers, "patterns") ? SC_MARKERS_PATTERNS
+                                                    : SC_MARKERS_NONE;
+    return card->begin_pattern ? SC_MARKERS_PATTERNS : SC_MARKERS_NONE;
+}
+
 int sc_exec_pattern_check(const char *pattern, int groups, char *why, size_t len)
 {
     int intervals = 0, rc;

@@ -7,6 +7,7 @@
 #define SC_EXEC_FIGURES_H
 
 #include "sc_card.h"
+#include "sc_workload.h"
 
 #include <json-c/json.h>
 #include <stddef.h>
@@ -14,6 +15,11 @@
 /* The longest line of the log a pattern is matched against, as the observer's (shorter than
    4096 bytes): a longer one is not matched. */
 #define SC_EXEC_MAX_LINE 4095
+
+/* How a program's card says its main loop is marked (markers:, else begin_pattern): what
+   sc_workload_markers() answers for a program we did not write. Here, not in the table, so
+   that the exec module asks it without calling the table that names the module. */
+sc_markers sc_exec_markers(const sc_card *card);
 
 /*
  * Whether pattern is one the card may hold: at most SC_CARD_MAX_PATTERN bytes, no back
