@@ -2,8 +2,9 @@
 # The installed marker library: `cmake --install` into a temporary prefix, then a program of
 # a user's built with `cc prog.c $(pkg-config --cflags --libs streamcard-marker)` against
 # it (shared, and --static), run with and without STREAMCARD_TRACE_FD.
-# Usage: pkgconfig.sh BIN SRC CMAKE BUILD CC
-BIN=$1 SRC=$2 CMAKE=$3 BUILD=$4 CC=$5
+# Usage: pkgconfig.sh BIN SRC CMAKE BUILD CC [FLAGS]
+# FLAGS: what a program needs beside pkg-config's (a sanitized build's -fsanitize=...).
+BIN=$1 SRC=$2 CMAKE=$3 BUILD=$4 CC=$5 FLAGS=${6:-}
 . "$SRC/tests/lib.sh"
 command -v pkg-config >/dev/null || { echo "skip: no pkg-config"; exit 77; }
 PREFIX="$WORK/prefix"
@@ -30,11 +31,11 @@ int main(void)
 C
 # As a user would type it (word splitting of pkg-config's output wanted here).
 # shellcheck disable=SC2046
-"$CC" "$WORK/prog.c" -o "$WORK/prog" $(pkg-config --cflags --libs streamcard-marker) ||
+"$CC" $FLAGS "$WORK/prog.c" -o "$WORK/prog" $(pkg-config --cflags --libs streamcard-marker) ||
     fail "cc prog.c \$(pkg-config --cflags --libs streamcard-marker) failed"
 # The static archive, with what --static adds (-pthread -lm).
 # shellcheck disable=SC2046
-"$CC" "$WORK/prog.c" -o "$WORK/prog-static" $(pkg-config --cflags streamcard-marker) \
+"$CC" $FLAGS "$WORK/prog.c" -o "$WORK/prog-static" $(pkg-config --cflags streamcard-marker) \
     "$LIBDIR/libstreamcard-marker.a" $(pkg-config --libs-only-other --libs-only-l --static streamcard-marker | sed 's/-lstreamcard-marker//') ||
     fail "cc prog.c with libstreamcard-marker.a failed"
 ldd "$WORK/prog-static" | grep -q streamcard-marker && fail "prog-static links the shared library"
