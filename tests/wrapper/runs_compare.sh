@@ -132,10 +132,13 @@ grep -Eq "^  interference +max [0-9.]+% foreign \(limit 100%\) +max [0-9.]+% for
     "$WORK/ab.out" || fail "no interference row: $(cat "$WORK/ab.out")"
 # The busy loops' share of B's CPUs can itself change over B's six runs (the scheduler
 # favours the newly started workload at first): B's series then trends and the comparison
-# says so instead of a verdict, naming B and what the interval alone says. That, and
-# classify skipping B for it, is the product right about this test's own load.
+# says so instead of a verdict, naming B and what the interval alone says. A's series can
+# trend too under work beside the test that stays below the gate (seen on a shared machine:
+# A's rho 0.94, p 0.017, at most 4.1% foreign): the comparison then names A. Either is the
+# product right about the host, and classify skipping B for it.
 if [ "$v" = "drifting host: use --against" ]; then
-    expect_contains "$WORK/ab.out" "B's runs trend with their order"
+    grep -Eq "[AB]'s runs trend with their order" "$WORK/ab.out" ||
+        fail "a drifting verdict names no side whose runs trend: $(cat "$WORK/ab.out")"
     expect_contains "$WORK/ab.out" "(the interval alone says B slower)"
     expect_status 125 "$SC" classify "$B" --baseline "$A2" --max-interference 100
     expect_contains "$WORK/out" ": drifting host: use --against: "
