@@ -330,21 +330,16 @@ size_t sc_card_run_parameters(const sc_card *card, sc_card_param out[SC_CARD_MAX
 {
     size_t n = 0;
 
-    /* The keys only some workloads read are the workload's own parameters; expect.*,
-       cache_resident and the outlier bounds are judgements and memory_node is placement, all
-       recorded elsewhere. */
+    /* The workload's own parameters: the variables (the schema's role) only some workloads
+       read, given as one number or word. memory_node is placement and markers how the main
+       loop is found, both recorded elsewhere; a window of 0 is "not set". */
     for (size_t i = 0; i < SC_CF_COUNT && n < SC_CARD_MAX_PARAMS; i++) {
         const sc__card_key *key = &sc__card_keys[i];
-        if (!sc_workload_own_key(key->field) || !sc_workload_reads(card->workload, key->field) ||
-            key->field == SC_CF_MEMORY_NODE || key->field == SC_CF_EXPECT_TRANSPORT ||
-            key->field == SC_CF_EXPECT_INTERFACE || key->field == SC_CF_EXPECT_MIN_RATE ||
-            key->field == SC_CF_EXPECT_AT_BYTES || key->field == SC_CF_EXPECT_MAX_LATENCY ||
-            key->field == SC_CF_CACHE_RESIDENT || key->field == SC_CF_OUTLIER_MAD ||
-            key->field == SC_CF_OUTLIER_MIN_PCT || key->field == SC_CF_PASSES ||
-            key->field == SC_CF_BLAS || key->type == SC__CT_LIST || key->type == SC__CT_METRICS ||
-            key->field == SC_CF_VALIDATE_PATTERN || key->field == SC_CF_BEGIN_PATTERN ||
-            key->field == SC_CF_END_PATTERN || key->field == SC_CF_MARKERS ||
-            (key->field == SC_CF_WINDOW && !card->window))
+        if (key->role != SC__ROLE_VARIABLE || !sc_workload_own_key(key->field) ||
+            !sc_workload_reads(card->workload, key->field) || key->type == SC__CT_STRING ||
+            key->type == SC__CT_LIST || key->type == SC__CT_METRICS ||
+            key->type == SC__CT_ENV || key->field == SC_CF_MEMORY_NODE ||
+            key->field == SC_CF_MARKERS || (key->field == SC_CF_WINDOW && !card->window))
             continue;
         /* The slot is only read: the cast drops const for the shared lookup. */
         const void *slot = sc__card_slot((sc_card *)card, key->field);

@@ -1,6 +1,9 @@
 /*
- * facts_vars.c: the controlled variables of a bundle (see sc_facts.h). The table sc__vars
- * is the one definition of what a comparison holds constant and where each value is read.
+ * facts_vars.c: the controlled variables of a bundle (see sc_facts.h): what a comparison
+ * holds constant and where each value is read. The card's keys come from the card's table
+ * (card_keys.c, each row's role: a variable named after the key, or part of "expect"), the
+ * rest (the build, the platform, the MPI stack) from the tables below; sc__vars_of() joins
+ * them once, in that order.
  */
 #include "sc_facts_src.h"
 #include "sc_card_schema.h"
@@ -11,6 +14,7 @@
 #include "sc_text.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +32,7 @@ enum {
 
 static char *sc__rd_build(const sc__src *s, const char *arg);
 static char *sc__rd_card(const sc__src *s, const char *arg);
+static char *sc__rd_expect(const sc__src *s, const char *arg);
 static char *sc__rd_platform(const sc__src *s, const char *arg);
 static char *sc__rd_governor(const sc__src *s, const char *arg);
 static char *sc__rd_prefetch(const sc__src *s, const char *arg);
@@ -35,97 +40,139 @@ static char *sc__rd_host(const sc__src *s, const char *arg);
 static char *sc__rd_blas_core(const sc__src *s, const char *arg);
 static char *sc__rd_mpi(const sc__src *s, const char *arg);
 
-static const struct sc__var {
+struct sc__var {
     const char *name, *group, *source;
     sc__reader read;
-    const char *arg;  /* keys for the reader */
-    unsigned applies; /* SC__VAR_*; a card key's: the workload modules' (sc_workload_reads) */
-} sc__vars[] = {
-    {"binary_sha256", "build", "build.json sha256 (the ELF that ran)", sc__rd_build, "sha256", 0},
+    const char *arg;    /* keys for the reader */
+    unsigned applies;   /* SC__VAR_*; a card key's: the workload modules' (sc_workload_reads) */
+    sc_card_field card; /* the card key a variable is named after, else SC_CF_COUNT */
+};
+
+/* The build's variables, before the card's. */
+static const struct sc__var sc__build_vars[] = {
+    {"binary_sha256", "build", "build.json sha256 (the ELF that ran)", sc__rd_build, "sha256", 0, SC_CF_COUNT},
     {"compiler", "build", "build.json compiler, compiler_version", sc__rd_build,
-     "compiler compiler_version", 0},
-    {"flags", "build", "build.json flags", sc__rd_build, "flags", 0},
+     "compiler compiler_version", 0, SC_CF_COUNT},
+    {"flags", "build", "build.json flags", sc__rd_build, "flags", 0, SC_CF_COUNT},
     {"openmp_runtime", "build", "build.json openmp_runtime, openmp_version (the one loaded)",
-     sc__rd_build, "openmp_runtime openmp_version", 0},
+     sc__rd_build, "openmp_runtime openmp_version", 0, SC_CF_COUNT},
     {"openmp_runtime_sha256", "build", "build.json openmp_runtime_sha256", sc__rd_build,
-     "openmp_runtime_sha256", 0},
+     "openmp_runtime_sha256", 0, SC_CF_COUNT},
     {"streamcard_version", "build", "build.json streamcard_version", sc__rd_build,
-     "streamcard_version", 0},
+     "streamcard_version", 0, SC_CF_COUNT},
     {"blas", "build",
      "build.json blas_library, blas_library_sha256 (the BLAS loaded; its configuration string "
      "names the core type, which is blas_core)",
-     sc__rd_build, "blas_library blas_library_sha256", SC__VAR_BLAS},
+     sc__rd_build, "blas_library blas_library_sha256", SC__VAR_BLAS, SC_CF_COUNT},
     {"blas_core", "build",
      "results.json evidence.blas.corename (the core type the BLAS chose in the run), else "
      "build.json blas_corename",
-     sc__rd_blas_core, NULL, SC__VAR_BLAS},
-    {"workload", "run", "card.yaml workload", sc__rd_card, "workload", 0},
-    {"kernel", "run", "card.yaml kernel", sc__rd_card, "kernel", 0},
-    {"array_size", "run", "card.yaml array_size (elements per array)", sc__rd_card, "array_size",
-     0},
-    {"iterations", "run", "card.yaml iterations", sc__rd_card, "iterations", 0},
-    {"nt_stores", "run", "card.yaml nt_stores, and the stores stream.log says were used",
-     sc__rd_card, "nt_stores", 0},
-    {"nb", "run", "card.yaml nb", sc__rd_card, "nb", 0},
-    {"nq", "run", "card.yaml nq", sc__rd_card, "nq", 0},
-    {"dim", "run", "card.yaml dim", sc__rd_card, "dim", 0},
-    {"k", "run", "card.yaml k", sc__rd_card, "k", 0},
-    {"pool_threads", "run", "card.yaml pool_threads", sc__rd_card, "pool_threads", 0},
-    {"ranks", "run", "card.yaml ranks", sc__rd_card, "ranks", 0},
-    {"min_bytes", "run", "card.yaml min_bytes", sc__rd_card, "min_bytes", 0},
-    {"max_bytes", "run", "card.yaml max_bytes", sc__rd_card, "max_bytes", 0},
-    {"window", "run", "card.yaml window (uniband)", sc__rd_card, "window", 0},
-    {"cpu_list", "run", "card.yaml cpu_list (normalised: 0,1 = 0-1)", sc__rd_card, "cpu_list", 0},
-    {"threads", "run", "card.yaml threads (default: the CPUs of cpu_list)", sc__rd_card, "threads",
-     0},
-    {"memory_node", "run", "card.yaml memory_node", sc__rd_card, "memory_node", 0},
-    {"env", "run",
-     "card.yaml env and environ_at_ready.txt: every variable the runtimes read (OMP_*, GOMP_*, "
-     "KMP_*, OPENBLAS_*, GOTO*, MKL_*, OMPI_*, PMIX_MCA_*, FI_*, UCX_*, I_MPI_*, MALLOC_*, "
-     "GLIBC_TUNABLES, LD_PRELOAD, LD_LIBRARY_PATH), set by the card or inherited; not the "
-     "OMP_NUM_THREADS, OMP_PLACES, OMP_PROC_BIND streamcard sets from threads and cpu_list",
-     sc__rd_card, "env", 0},
-    {"expect", "run", "card.yaml expect (the outcome the card asks for: transport, min_rate_MBps)",
-     sc__rd_card, "expect", 0},
-    {"host", "platform", "results.json host (run.conf host)", sc__rd_host, NULL, 0},
-    {"os_kernel", "platform", "platform/ kernel.osrelease", sc__rd_platform, "kernel.osrelease", 0},
+     sc__rd_blas_core, NULL, SC__VAR_BLAS, SC_CF_COUNT},
+};
+
+/* The node's variables, after the card's. */
+static const struct sc__var sc__node_vars[] = {
+    {"host", "platform", "results.json host (run.conf host)", sc__rd_host, NULL, 0, SC_CF_COUNT},
+    {"os_kernel", "platform", "platform/ kernel.osrelease", sc__rd_platform, "kernel.osrelease", 0, SC_CF_COUNT},
     {"cpu_model", "platform", "platform/ cpu.vendor, cpu.family, cpu.model, cpu.model_name",
-     sc__rd_platform, "cpu.vendor cpu.family cpu.model cpu.model_name", 0},
-    {"microcode", "platform", "platform/ cpu.microcode", sc__rd_platform, "cpu.microcode", 0},
-    {"cpus_online", "platform", "platform/ cpus.online", sc__rd_platform, "cpus.online", 0},
-    {"smt", "platform", "platform/ smt.control", sc__rd_platform, "smt.control", 0},
-    {"thp", "platform", "platform/ thp.enabled", sc__rd_platform, "thp.enabled", 0},
-    {"thp_defrag", "platform", "platform/ thp.defrag", sc__rd_platform, "thp.defrag", 0},
+     sc__rd_platform, "cpu.vendor cpu.family cpu.model cpu.model_name", 0, SC_CF_COUNT},
+    {"microcode", "platform", "platform/ cpu.microcode", sc__rd_platform, "cpu.microcode", 0, SC_CF_COUNT},
+    {"cpus_online", "platform", "platform/ cpus.online", sc__rd_platform, "cpus.online", 0, SC_CF_COUNT},
+    {"smt", "platform", "platform/ smt.control", sc__rd_platform, "smt.control", 0, SC_CF_COUNT},
+    {"thp", "platform", "platform/ thp.enabled", sc__rd_platform, "thp.enabled", 0, SC_CF_COUNT},
+    {"thp_defrag", "platform", "platform/ thp.defrag", sc__rd_platform, "thp.defrag", 0, SC_CF_COUNT},
     {"numa_balancing", "platform", "platform/ kernel.numa_balancing", sc__rd_platform,
-     "kernel.numa_balancing", 0},
+     "kernel.numa_balancing", 0, SC_CF_COUNT},
     {"governor", "platform",
      "prefetch/state/state.env OBSERVED_GOVERNOR when the plugin set it, else platform/ "
      "cpuN.governor over cpu_list",
-     sc__rd_governor, NULL, 0},
+     sc__rd_governor, NULL, 0, SC_CF_COUNT},
     {"prefetch", "platform",
      "prefetch/state/state.env OBSERVED_STATE (MSR readback: the plugin's, or streamcard run's "
      "as root); \"unchanged (not read back)\" without one",
-     sc__rd_prefetch, NULL, 0},
+     sc__rd_prefetch, NULL, 0, SC_CF_COUNT},
     /* The MPI stack as the ranks loaded it (run.conf, from stream.log; sc_mpistack.h). */
     {"mpi_library", "build", "run.conf mpi_library libmpi: version and SHA-256 of the one loaded",
-     sc__rd_mpi, "libmpi", SC__VAR_MPI},
+     sc__rd_mpi, "libmpi", SC__VAR_MPI, SC_CF_COUNT},
     {"libfabric", "build",
      "run.conf mpi_library libfabric: version and SHA-256 of the one libmpi loaded", sc__rd_mpi,
-     "libfabric", SC__VAR_MPI},
+     "libfabric", SC__VAR_MPI, SC_CF_COUNT},
     {"libcxi", "build",
      "run.conf mpi_library libcxi: SHA-256 of the one libfabric loaded (Slingshot)", sc__rd_mpi,
-     "libcxi", SC__VAR_MPI},
+     "libcxi", SC__VAR_MPI, SC_CF_COUNT},
     {"ucx", "build", "run.conf mpi_library libucp, libucs: version and SHA-256 of the ones loaded",
-     sc__rd_mpi, "libucp libucs", SC__VAR_MPI},
+     sc__rd_mpi, "libucp libucs", SC__VAR_MPI, SC_CF_COUNT},
     {"mpi_settings", "run",
      "run.conf mpi_param: rank 0's MCA, FI_* and UCX_* settings, sources; not the card's env",
-     sc__rd_mpi, "settings", SC__VAR_MPI},
+     sc__rd_mpi, "settings", SC__VAR_MPI, SC_CF_COUNT},
     {"fabric_providers", "platform",
      "run.conf transport_rank fi_info: libfabric's providers per node", sc__rd_mpi, "providers",
-     SC__VAR_MPI},
+     SC__VAR_MPI, SC_CF_COUNT},
 };
-#define SC__NVARS (sizeof(sc__vars) / sizeof(sc__vars[0]))
-_Static_assert(SC__NVARS <= SC_FACTS_MAX_VARS, "SC_FACTS_MAX_VARS too small");
+
+#define SC__NBUILD (sizeof(sc__build_vars) / sizeof(sc__build_vars[0]))
+#define SC__NNODE (sizeof(sc__node_vars) / sizeof(sc__node_vars[0]))
+
+/* What a card key's variable reads besides the card, said in its source. */
+static const struct {
+    sc_card_field field;
+    const char *also;
+} sc__card_also[] = {
+    {SC_CF_NT_STORES, "and the stores stream.log says were used"},
+    {SC_CF_CPU_LIST, "normalised: 0,1 = 0-1"},
+    {SC_CF_ENV,
+     "and environ_at_ready.txt: every variable the runtimes read (OMP_*, GOMP_*, KMP_*, "
+     "OPENBLAS_*, GOTO*, MKL_*, OMPI_*, PMIX_MCA_*, FI_*, UCX_*, I_MPI_*, MALLOC_*, "
+     "GLIBC_TUNABLES, LD_PRELOAD, LD_LIBRARY_PATH), set by the card or inherited; not the "
+     "OMP_NUM_THREADS, OMP_PLACES, OMP_PROC_BIND streamcard sets from threads and cpu_list"},
+};
+
+/* The joined table: the build's, a variable per card key of role variable (in the card
+   table's order), "expect" (the keys of role expect), the node's. Built once. */
+static struct {
+    struct sc__var vars[SC_FACTS_MAX_VARS];
+    char sources[SC_CF_COUNT][512];
+    size_t n;
+} sc__table;
+static pthread_once_t sc__table_once = PTHREAD_ONCE_INIT;
+
+static void sc__add(const struct sc__var *v)
+{
+    if (sc__table.n < SC_FACTS_MAX_VARS)
+        sc__table.vars[sc__table.n++] = *v;
+}
+
+static void sc__build_table(void)
+{
+    for (size_t i = 0; i < SC__NBUILD; i++)
+        sc__add(&sc__build_vars[i]);
+    for (size_t i = 0; i < SC_CF_COUNT; i++) {
+        const sc__card_key *key = &sc__card_keys[i];
+        const char *also = NULL;
+        if (key->role != SC__ROLE_VARIABLE)
+            continue;
+        for (size_t j = 0; j < sizeof(sc__card_also) / sizeof(sc__card_also[0]); j++)
+            if (sc__card_also[j].field == key->field)
+                also = sc__card_also[j].also;
+        snprintf(sc__table.sources[i], sizeof(sc__table.sources[i]), "card.yaml %s (%s)%s%s",
+                 sc__card_key_name(key), key->help, also ? ", " : "", also ? also : "");
+        sc__add(&(struct sc__var){sc__card_key_name(key), "run", sc__table.sources[i],
+                                  sc__rd_card, key->path, 0, key->field});
+    }
+    sc__add(&(struct sc__var){"expect", "run",
+                              "card.yaml expect (the outcome the card asks for: every key of "
+                              "expect: but max_interference_pct, a gate's bound)",
+                              sc__rd_expect, NULL, 0, SC_CF_COUNT});
+    for (size_t i = 0; i < SC__NNODE; i++)
+        sc__add(&sc__node_vars[i]);
+}
+
+static const struct sc__var *sc__vars_of(size_t *n)
+{
+    pthread_once(&sc__table_once, sc__build_table);
+    *n = sc__table.n;
+    return sc__table.vars;
+}
 
 static char *sc__dup(const char *s)
 {
@@ -164,16 +211,6 @@ static char *sc__rd_build(const sc__src *s, const char *arg)
     return sc__dup(*buf ? buf : NULL);
 }
 
-static char *sc__u64(uint64_t v)
-{
-    return sc__fmt("%llu", (unsigned long long)v);
-}
-
-static char *sc__long(long v)
-{
-    return sc__fmt("%ld", v);
-}
-
 /* env: "K=V K2=V2" by name ("none" when empty); without environ_at_ready.txt only the
    card's, and it says the inherited ones were not recorded. */
 static char *sc__env(const sc__src *s)
@@ -194,67 +231,109 @@ static char *sc__env(const sc__src *s)
     return out;
 }
 
-/* expect: "transport=shm min_rate_MBps=100"; "none" when the card expects nothing. */
-static char *sc__expect(const sc_card *c)
+/* A number or a word of the card as a comparison shows it: a word not set, or a number
+   whose row writes it only when not negative (memory_node -1), is "none". */
+static char *sc__card_text(const sc_card *c, const sc__card_key *key)
 {
-    char buf[256] = "";
+    const void *slot = sc__card_slot_of(c, key->field);
+
+    if ((key->type == SC__CT_STRING || key->type == SC__CT_NAME || key->type == SC__CT_CHOICE ||
+         key->type == SC__CT_CARRIERS) &&
+        !*(char *const *)slot)
+        return strdup("none");
+    if (key->emit == SC__EMIT_NOT_NEGATIVE && key->type == SC__CT_LONG && *(const long *)slot < 0)
+        return strdup("none");
+    if (key->type == SC__CT_DOUBLE)
+        return sc__fmt("%g", *(const double *)slot);
+    return sc__card_value_text(c, key->field);
+}
+
+/* A list key (command): its items as YAML's flow style writes them, [a, b]. */
+static char *sc__card_list_text(const sc_card *c, sc_card_field field)
+{
+    sc__card_list list = sc__card_list_of((sc_card *)c, field);
+    char *out = strdup("[");
+
+    for (size_t i = 0; out && list.n && i < *list.n; i++) {
+        char *grown = sc__fmt("%s%s%s", out, i ? ", " : "", (*list.items)[i]);
+        free(out);
+        out = grown;
+    }
+    if (out) {
+        char *grown = sc__fmt("%s]", out);
+        free(out);
+        out = grown;
+    }
+    return out;
+}
+
+/* metrics: "name unit better[ primary] /pattern/" per figure, "; " between; "none". */
+static char *sc__card_metrics_text(const sc_card *c)
+{
+    char *out = strdup(c->n_metrics ? "" : "none");
+
+    for (size_t i = 0; out && i < c->n_metrics; i++) {
+        const sc_card_metric *m = &c->metrics[i];
+        char *grown = sc__fmt("%s%s%s %s %s%s%s%s%s", out, i ? "; " : "", m->name ? m->name : "",
+                              m->unit ? m->unit : "", m->higher ? "higher" : "lower",
+                              m->primary ? " primary" : "", m->pattern ? " /" : "",
+                              m->pattern ? m->pattern : "", m->pattern ? "/" : "");
+        free(out);
+        out = grown;
+    }
+    return out;
+}
+
+/* expect: "transport=shm min_rate_MBps=100": each key of role expect the card sets (a word,
+   or a number above 0); "none" when the card expects nothing. */
+static char *sc__rd_expect(const sc__src *s, const char *arg)
+{
+    char buf[512] = "";
     size_t used = 0;
 
-    if (c->expect_transport)
-        used += (size_t)snprintf(buf + used, sizeof(buf) - used, "transport=%.100s",
-                                 c->expect_transport);
-    if (c->expect_min_rate_MBps > 0 && used < sizeof(buf))
-        snprintf(buf + used, sizeof(buf) - used, "%smin_rate_MBps=%g", used ? " " : "",
-                 c->expect_min_rate_MBps);
+    (void)arg;
+    if (!s->card)
+        return sc__dup(NULL);
+    for (size_t i = 0; i < SC_CF_COUNT && used < sizeof(buf); i++) {
+        const sc__card_key *key = &sc__card_keys[i];
+        const void *slot = sc__card_slot_of(s->card, key->field);
+        bool word = key->type == SC__CT_STRING || key->type == SC__CT_NAME ||
+                    key->type == SC__CT_CHOICE || key->type == SC__CT_CARRIERS;
+        if (key->role != SC__ROLE_EXPECT || (word && !*(char *const *)slot) ||
+            (key->type == SC__CT_DOUBLE && !(*(const double *)slot > 0)) ||
+            (key->type == SC__CT_U64 && !*(const uint64_t *)slot) ||
+            (key->type == SC__CT_LONG && *(const long *)slot <= 0))
+            continue;
+        char *v = sc__card_text(s->card, key);
+        used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s=%.100s", used ? " " : "",
+                                 sc__card_key_name(key), v ? v : "?");
+        free(v);
+    }
     return strdup(*buf ? buf : "none");
 }
 
-/* The card key named arg, as checked and resolved (defaults applied). */
+/* The card key of path arg, as checked and resolved (defaults applied). */
 static char *sc__rd_card(const sc__src *s, const char *arg)
 {
     const sc_card *c = s->card;
+    const sc__card_key *key = sc__card_key_by_path(arg);
 
-    if (!c)
+    if (!c || !key)
         return sc__dup(NULL);
-    if (!strcmp(arg, "workload"))
-        return strdup(sc_workload_name(c->workload));
-    if (!strcmp(arg, "kernel"))
-        return sc__dup(c->kernel ? c->kernel : "none");
-    if (!strcmp(arg, "array_size"))
-        return sc__u64(c->array_size);
-    if (!strcmp(arg, "iterations"))
-        return sc__long(c->iterations);
-    if (!strcmp(arg, "nt_stores"))
-        return sc__fmt("%s (used: %s)", c->nt_stores, *s->stores ? s->stores : "not in stream.log");
-    if (!strcmp(arg, "nb"))
-        return sc__u64(c->nb);
-    if (!strcmp(arg, "nq"))
-        return sc__u64(c->nq);
-    if (!strcmp(arg, "dim"))
-        return sc__u64(c->dim);
-    if (!strcmp(arg, "k"))
-        return sc__u64(c->k);
-    if (!strcmp(arg, "pool_threads"))
-        return sc__long(c->pool_threads);
-    if (!strcmp(arg, "ranks"))
-        return sc__long(c->ranks);
-    if (!strcmp(arg, "min_bytes"))
-        return sc__u64(c->min_bytes);
-    if (!strcmp(arg, "max_bytes"))
-        return sc__u64(c->max_bytes);
-    if (!strcmp(arg, "window"))
-        return sc__u64((uint64_t)c->window);
-    if (!strcmp(arg, "cpu_list"))
-        return sc_cpulist_format(c->cpus);
-    if (!strcmp(arg, "threads"))
-        return sc__long(c->threads);
-    if (!strcmp(arg, "memory_node"))
-        return c->memory_node < 0 ? strdup("none") : sc__long(c->memory_node);
-    if (!strcmp(arg, "env"))
-        return sc__env(s);
-    if (!strcmp(arg, "expect"))
-        return sc__expect(c);
-    return sc__dup(NULL);
+    switch (key->type) {
+    case SC__CT_ENV: return sc__env(s);
+    case SC__CT_LIST: return sc__card_list_text(c, key->field);
+    case SC__CT_METRICS: return sc__card_metrics_text(c);
+    case SC__CT_CPULIST: return sc_cpulist_format(c->cpus);
+    default: break;
+    }
+    char *text = sc__card_text(c, key);
+    if (text && key->field == SC_CF_NT_STORES) {
+        char *with = sc__fmt("%s (used: %s)", text, *s->stores ? s->stores : "not in stream.log");
+        free(text);
+        text = with;
+    }
+    return text;
 }
 
 /* One key of the platform state: before.txt and after.txt agree, or the change is shown. */
@@ -382,13 +461,16 @@ static char *sc__rd_mpi(const sc__src *s, const char *arg)
 
 const char *sc_facts_var(size_t index, const char **group, const char **source)
 {
-    if (index >= SC__NVARS)
+    size_t n;
+    const struct sc__var *vars = sc__vars_of(&n);
+
+    if (index >= n)
         return NULL;
     if (group)
-        *group = sc__vars[index].group;
+        *group = vars[index].group;
     if (source)
-        *source = sc__vars[index].source;
-    return sc__vars[index].name;
+        *source = vars[index].source;
+    return vars[index].name;
 }
 
 bool sc_facts_unshown(const char *value)
@@ -405,8 +487,11 @@ bool sc_facts_unshown(const char *value)
 
 bool sc_facts_var_known(const char *name, size_t len)
 {
-    for (size_t i = 0; i < SC__NVARS; i++)
-        if (strlen(sc__vars[i].name) == len && strncmp(sc__vars[i].name, name, len) == 0)
+    size_t n;
+    const struct sc__var *vars = sc__vars_of(&n);
+
+    for (size_t i = 0; i < n; i++)
+        if (strlen(vars[i].name) == len && strncmp(vars[i].name, name, len) == 0)
             return true;
     return false;
 }
@@ -423,8 +508,12 @@ bool sc_facts_key_changes(const char *key, const char *var)
 {
     if (!strncmp(key, "env.", 4))
         return !strcmp(var, "env");
-    if (!strncmp(key, "expect.", 7))
-        return !strcmp(var, "expect");
+    if (!strncmp(key, "expect.", 7)) {
+        char path[96];
+        snprintf(path, sizeof(path), "experiment.%s", key);
+        const sc__card_key *row = sc__card_key_by_path(path);
+        return row && row->role == SC__ROLE_EXPECT && !strcmp(var, "expect");
+    }
     for (size_t i = 0; i < sizeof(sc__key_vars) / sizeof(sc__key_vars[0]); i++)
         if (!strcmp(key, sc__key_vars[i].key) && !strcmp(var, sc__key_vars[i].var))
             return true;
@@ -491,25 +580,22 @@ const char *sc_facts_follows(const sc_bundle_facts *a, const sc_bundle_facts *b,
    say (the one definition of which workload reads which key), the others' by their mask. */
 static bool sc__var_applies(const struct sc__var *var, const sc_card *card)
 {
-    char path[64];
-
     if (var->applies == SC__VAR_BLAS)
         return card && sc_workload_reads(card->workload, SC_CF_BLAS);
     if (var->applies == SC__VAR_MPI)
         return sc_workload_mpi(card);
-    if (var->read != sc__rd_card)
+    if (var->card == SC_CF_COUNT)
         return true;
-    snprintf(path, sizeof(path), "experiment.%s", var->arg);
-    const sc__card_key *key = sc__card_key_by_path(path);
-    if (!key)
-        return true;
-    return card ? sc_workload_reads(card->workload, key->field) : !sc_workload_own_key(key->field);
+    return card ? sc_workload_reads(card->workload, var->card) : !sc_workload_own_key(var->card);
 }
 
 int sc__facts_read_vars(const sc__src *src, sc_bundle_facts *f)
 {
-    for (size_t i = 0; i < SC__NVARS; i++) {
-        const struct sc__var *var = &sc__vars[i];
+    size_t n;
+    const struct sc__var *vars = sc__vars_of(&n);
+
+    for (size_t i = 0; i < n; i++) {
+        const struct sc__var *var = &vars[i];
         f->vars[i].name = var->name;
         f->vars[i].group = var->group;
         f->vars[i].follows = sc__follows(src, var->name);

@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define SC_FACTS_MAX_VARS 48
+#define SC_FACTS_MAX_VARS 64
 #define SC_FACTS_MAX_NODES 64
 
 typedef struct sc_fact {

@@ -252,14 +252,6 @@ static int sc__judge_metrics(const sc_bundle_facts *run, const sc_bundle_facts *
         status = SC_CLASSIFY_ABORT;
         goto out;
     }
-    if (!sc_metric_same_declared(base->metrics, base->n_metrics, run->metrics, run->n_metrics, said,
-                                 sizeof(said))) {
-        sc__say("skip: %s: its card and the baseline's declare different metrics: %s (A the "
-                "baseline, B the run)",
-                run->name, said);
-        status = SC_CLASSIFY_SKIP;
-        goto out;
-    }
     if (n == 0) {
         sc__say("skip: %s: the baseline's card names no metric", run->name);
         status = SC_CLASSIFY_SKIP;
@@ -507,6 +499,16 @@ static int sc__judge(const sc_analysis_bundle *run_ab, const sc_analysis_bundle 
 
     if (status != SC_ANALYSIS_GO_ON)
         return status;
+    /* Figures declared differently are not one measure: said before the variables, since
+       the card's metrics variable differs then too and would hide why. */
+    char said[320];
+    if (!o->gates_only && !sc_metric_same_declared(base->metrics, base->n_metrics, run->metrics,
+                                                   run->n_metrics, said, sizeof(said))) {
+        sc__say("skip: %s: its card and the baseline's declare different metrics: %s (A the "
+                "baseline, B the run)",
+                run->name, said);
+        return SC_CLASSIFY_SKIP;
+    }
     for (size_t i = 0; i < n; i++) {
         const sc_fact *v = &run->vars[diff[i]];
         /* A run that failed by its own outcome may end before it shows every value. */

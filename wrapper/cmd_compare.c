@@ -136,6 +136,23 @@ static void sc__trend(char *buf, size_t len, const sc_trend *t)
         snprintf(buf, len, "not tested (%zu runs)", t->n);
 }
 
+/* Figures declared differently (names, units, directions) are not one measure: refused
+   before any variable is judged, since the declarations differing also makes the card's
+   metrics variable differ and that message would hide why. */
+static bool sc__same_declared(const sc_bundle_facts *a, const sc_bundle_facts *b)
+{
+    char why[400];
+
+    if (sc_metric_same_declared(a->metrics, a->n_metrics, b->metrics, b->n_metrics, why,
+                                sizeof(why)))
+        return true;
+    fprintf(stderr,
+            "streamcard: compare: refused: the cards declare different metrics: %s (valid: "
+            "cards whose metrics: have the same names, units and directions)\n",
+            why);
+    return false;
+}
+
 /*
  * The results of a valid comparison: each metric judged (the primary, or --metric's) in A
  * and B (one run's value, or the median of the runs, with the runs, the median's 95%
@@ -164,16 +181,6 @@ static int sc__print_results(const sc_bundle_facts *a, const sc_bundle_facts *b,
         free(c);
         free(fam);
         return SC_EXIT_USAGE;
-    }
-    if (!sc_metric_same_declared(a->metrics, a->n_metrics, b->metrics, b->n_metrics, why,
-                                 sizeof(why))) {
-        fprintf(stderr,
-                "streamcard: compare: refused: the cards declare different metrics: %s (valid: "
-                "cards whose metrics: have the same names, units and directions)\n",
-                why);
-        free(c);
-        free(fam);
-        return SC_EXIT_FAILED;
     }
     printf("\n  %-22s %-*s %-12s %s\n", "result", SC__COL, "A", "B", "change");
     printf("  %-22s %-*s %s\n", "verdict (recomputed)", SC__COL, "ok", "ok");
@@ -328,6 +335,8 @@ static int sc__judge(const sc_bundle_facts *a, const sc_bundle_facts *b, const c
     bool has_independent = false;
 
     sc__print_differences(a, b, all, nall);
+    if (!sc__same_declared(a, b))
+        return SC_EXIT_FAILED;
     if (study)
         return sc__judge_study(a, b, study, diff, n, o);
     for (size_t i = 0; independent && i < n; i++)
@@ -397,7 +406,7 @@ static int sc__compare_pair(const char *path, sc__compare_opts *o)
     else
         snprintf(what, sizeof(what), "paired, A against A");
     o->cmp.paired = true;
-    status = sc__print_results(a, b, o, what);
+    status = sc__same_declared(a, b) ? sc__print_results(a, b, o, what) : SC_EXIT_FAILED;
     sc_pair_loaded_free(&p);
     return status;
 }

@@ -40,6 +40,17 @@ typedef enum sc__card_emit {
     SC__EMIT_ACCOUNTING,   /* the interference limit, while interference_accounting is on */
 } sc__card_emit;
 
+/* What a key is to a comparison of two runs (facts_vars.c, sc_card_run_parameters): the
+   schema says it once, so a new key is placed by its row, not by hand lists elsewhere. */
+typedef enum sc__card_role {
+    SC__ROLE_VARIABLE, /* what runs: a controlled variable named after the key */
+    SC__ROLE_EXPECT,   /* the outcome the card asks for: part of the variable "expect" */
+    SC__ROLE_EVIDENCE, /* its variable is read from what the run did (governor, blas, ...) */
+    SC__ROLE_JUDGE,    /* how a run is judged (a gate's bound): not a variable */
+    SC__ROLE_MEASURE,  /* how often or where a series measures (runs, passes): not a variable */
+    SC__ROLE_LABEL,    /* names and notes (question, run_name): not a variable */
+} sc__card_role;
+
 typedef struct sc__card_key {
     sc_card_field field;
     const char *path; /* dotted YAML path: "experiment.threads" */
@@ -49,6 +60,7 @@ typedef struct sc__card_key {
     const char *choices; /* "a|b|c" for SC__CT_CHOICE */
     const char *help;    /* one line for --help */
     sc__card_emit emit;  /* when the resolved card writes it */
+    sc__card_role role;  /* what it is to a comparison */
 } sc__card_key;
 
 extern const sc__card_key sc__card_keys[SC_CF_COUNT];

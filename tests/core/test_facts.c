@@ -357,6 +357,16 @@ static void test_table(void)
     SC_CHECK(sc_facts_var_known("threads,host", 7));
     SC_CHECK(!sc_facts_var_known("thread", 6));
     SC_CHECK(!sc_facts_var_known("", 0));
+    /* The card's table places its keys (each row's role): what runs is a variable (an exec
+       card's program and arguments, its declared figures), a gate's bound or how often a
+       series measures is not, expect's keys are part of expect but the interference bound. */
+    SC_CHECK(sc_facts_var_known("command", 7));
+    SC_CHECK(sc_facts_var_known("metrics", 7));
+    SC_CHECK(sc_facts_var_known("begin_pattern", 13));
+    SC_CHECK(!sc_facts_var_known("runs", 4));
+    SC_CHECK(!sc_facts_var_known("cache_resident", 14));
+    SC_CHECK(!sc_facts_var_known("validate_pattern", 16));
+    SC_CHECK(!sc_facts_var_known("question", 8));
     /* What a study's step declares, as the variables compare sees change. */
     static const struct {
         const char *key, *var;
@@ -367,6 +377,9 @@ static void test_table(void)
         {"env.OMP_WAIT_POLICY", "env", true},
         {"env.OMP_WAIT_POLICY", "threads", false},
         {"expect.min_rate_MBps", "expect", true},
+        {"expect.max_latency_us", "expect", true},
+        {"expect.max_interference_pct", "expect", false},
+        {"command", "command", true},
         {"one_per_core", "cpu_list", true},
         {"blas", "blas", true},
         {"blas", "blas_core", true},

@@ -48,17 +48,26 @@ assert s["rate"]["values"] == [100.0] * 6, s["rate"]["values"]
 assert s["elapsed"]["unit"] == "s" and s["elapsed"]["better"] == "lower", s["elapsed"]
 EOF
 
+# The program's arguments are a controlled variable (the card's table: command is a variable):
+# A and B differ in the figure printf is told to print, and compare names that as the one
+# variable that differs; classify, which judges a run against the same experiment, skips B
+# unless the difference is allowed.
+expect_status 0 "$SC" compare "$A" "$B" --max-interference 100
+grep -E "command" "$WORK/out" | grep -F "100" | grep -Fq "80" ||
+    fail "compare does not show the commands that differ: $(cat "$WORK/out")"
+expect_status 125 "$SC" classify "$B" --baseline "$A" --max-interference 100
+expect_contains "$WORK/out" "command"
 # better: higher: B's lower figure is B slower, by the primary metric (not elapsed).
 expect_status 0 "$SC" compare "$A" "$B" --max-interference 100
 expect_contains "$WORK/out" "rate GB/s 100.0 -> 80.000 (-20.0%): B/A 0.800, 95% interval [0.800, 0.800]: B slower"
-expect_not_contains "$WORK/out" "elapsed s "
+expect_not_contains "$WORK/out" "elapsed s 0.500"
 expect_status 0 "$SC" compare "$A" "$B" --max-interference 100 --metric elapsed,rate
 expect_contains "$WORK/out" "elapsed s 0.500 -> 0.500"
 expect_status 2 "$SC" compare "$A" "$B" --metric nope
 expect_contains "$WORK/err" "--metric nope: not a metric (valid: copy, scale, add, triad, qps, thread_seconds, latency_<size>, bw_<size> with a size like 8B, 64KiB, 1MiB; the card's own: elapsed, rate;"
-expect_status 1 "$SC" classify "$B" --baseline "$A" --max-interference 100
+expect_status 1 "$SC" classify "$B" --baseline "$A" --max-interference 100 --allow command
 expect_contains "$WORK/out" "bad: $(basename "$B"): rate GB/s 80.000 against the baseline's 100.0 (-20.0%)"
-expect_status 0 "$SC" classify "$A" --baseline "$B" --max-interference 100
+expect_status 0 "$SC" classify "$A" --baseline "$B" --max-interference 100 --allow command
 
 # better: lower: the same figures are B faster, and a good run for classify.
 card lo100 100 GB/s lower
@@ -66,9 +75,9 @@ card lo80 80 GB/s lower
 LA=$(run lo100) LB=$(run lo80)
 expect_status 0 "$SC" compare "$LA" "$LB" --max-interference 100
 expect_contains "$WORK/out" "rate GB/s 100.0 -> 80.000 (-20.0%): B/A 0.800, 95% interval [0.800, 0.800]: B faster"
-expect_status 0 "$SC" classify "$LB" --baseline "$LA" --max-interference 100
+expect_status 0 "$SC" classify "$LB" --baseline "$LA" --max-interference 100 --allow command
 expect_contains "$WORK/out" "good: $(basename "$LB")"
-expect_status 1 "$SC" classify "$LA" --baseline "$LB" --max-interference 100
+expect_status 1 "$SC" classify "$LA" --baseline "$LB" --max-interference 100 --allow command
 
 # Cards that declare the metric differently cannot be compared: a unit, a direction, a name.
 card unit80 80 MB/s higher
@@ -81,7 +90,7 @@ expect_status 1 "$SC" compare "$A" "$LB" --max-interference 100
 expect_contains "$WORK/err" "metric rate: better higher in A, lower in B"
 expect_status 1 "$SC" compare "$N" "$A" --max-interference 100
 expect_contains "$WORK/err" "metric speed: declared by A's card, not by B's"
-expect_status 125 "$SC" classify "$U" --baseline "$A" --max-interference 100
+expect_status 125 "$SC" classify "$U" --baseline "$A" --max-interference 100 --allow command
 expect_contains "$WORK/out" "its card and the baseline's declare different metrics: metric rate: unit GB/s in A, MB/s in B"
 
 # export: a unit of the registry's in its family (s: seconds), another as the card says it.
