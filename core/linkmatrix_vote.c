@@ -52,11 +52,15 @@ int sc_linkmatrix_judge_passes(const double *medians, const double *per_pass, si
         sc_linkmatrix_vote *one = sc__vote_for(out, &cap, &v.findings[i]);
         if (!one)
             rc = -ENOMEM;
-        else
+        else {
             one->in_medians = true;
+            /* One pass: its matrix is the medians' (a pair's median of one value), so it
+               names what they name, without judging the same matrix twice. */
+            one->passes_naming = passes == 1;
+        }
     }
     sc_linkmatrix_verdict_free(&v);
-    for (size_t p = 0; rc == 0 && p < passes; p++) {
+    for (size_t p = 0; rc == 0 && passes > 1 && p < passes; p++) {
         rc = sc_linkmatrix_judge(per_pass + p * n * n, n, better, mad_factor, min_pct, &v);
         for (size_t i = 0; rc == 0 && i < v.n; i++) {
             sc_linkmatrix_vote *one = sc__vote_for(out, &cap, &v.findings[i]);
