@@ -2,23 +2,13 @@
 #include "sc_card.h"
 #include "sc_card_schema.h"
 #include "sc_machine.h"
+#include "card_cases.h"
 #include "sc_test.h"
 #include "sysroot_util.h"
 
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
-
-enum { SC_MAX_LINES = 4 };
-
-typedef struct card_case {
-    const char *name;
-    const char *yaml;
-    /* The exact messages, in order; no other line may be printed. None: the card is valid. */
-    const char *expect[SC_MAX_LINES];
-} card_case;
-
-#define HEAD "version: 1\nexperiment:\n"
 
 static const card_case static_cases[] = {
     {"good stream card",
@@ -47,105 +37,6 @@ static const card_case static_cases[] = {
      HEAD "  workload: hpl\n  cpu_list: 0\n",
      {"card.yaml:3: workload: \"hpl\" is not a workload (valid: stream, ipsearch, mpi-pingpong, "
       "exec)"}},
-    /* exec: a program and its arguments as a list, no shell; a bare name is found on PATH
-       when the run is planned (test_workloads), a relative path never. */
-    {"good exec card",
-     HEAD "  workload: exec\n  cpu_list: 0\n  command: [/usr/bin/dd, if=/dev/zero, count=1]\n"
-          "  memory_node: 0\n  env:\n    LC_ALL: C\n",
-     {NULL}},
-    {"exec card with a name on PATH",
-     HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n",
-     {NULL}},
-    {"exec without command",
-     HEAD "  workload: exec\n  cpu_list: 0\n",
-     {"card.yaml: command: missing (valid: a list, the program then its arguments: "
-      "[/usr/bin/dd, if=/dev/zero, of=/dev/null])"}},
-    {"exec relative path",
-     HEAD "  workload: exec\n  cpu_list: 0\n  command: [./bench, -n, 3]\n",
-     {"card.yaml:5: command: \"./bench\" is a relative path (valid: an absolute path, or a name "
-      "found on PATH such as \"bench\")"}},
-    {"exec command as one text",
-     HEAD "  workload: exec\n  cpu_list: 0\n  command: /usr/bin/dd if=/dev/zero\n",
-     {"card.yaml:5: command: expected a list, got a single value"}},
-    {"exec empty program",
-     HEAD "  workload: exec\n  cpu_list: 0\n  command: [\"\", x]\n",
-     {"card.yaml:5: command: the program is empty (valid: an absolute path, or a name found on "
-      "PATH)"}},
-    {"exec command with a NUL",
-     HEAD "  workload: exec\n  cpu_list: 0\n  command: [/usr/bin/dd, \"a\\0b\"]\n",
-     {"command: an entry contains a NUL byte"}},
-    /* exec's figures: a list of metrics, each a pattern with one capture group. */
-    {"exec with metrics",
-     HEAD
-     "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  metrics:\n"
-     "    - {name: rate, pattern: '([0-9.]+) GB/s', unit: GB/s, better: higher, primary: true}\n"
-     "    - {name: secs, pattern: 'copied, ([0-9.]+) s', unit: s, better: lower}\n"
-     "  validate_pattern: 'records out$'\n",
-     {NULL}},
-    {"metric pattern does not compile",
-     HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  metrics:\n"
-          "    - {name: rate, pattern: '([0-9.]+ GB/s', unit: GB/s, better: higher}\n",
-     {"card.yaml:7: metrics: rate: pattern \"([0-9.]+ GB/s\": Unmatched ( or \\( (valid: a POSIX "
-      "extended regex with one capture group, the figure)"}},
-    {"metric pattern without a capture group",
-     HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  metrics:\n"
-          "    - {name: rate, pattern: '[0-9.]+ GB/s', unit: GB/s, better: higher}\n",
-     {"card.yaml:7: metrics: rate: pattern \"[0-9.]+ GB/s\": 0 capture groups, not 1"}},
-    {"metric pattern with a back reference",
-     HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  metrics:\n"
-          "    - {name: rate, pattern: '(a*)*\\1', unit: x, better: higher}\n",
-     {"a back reference (\\1) is not allowed"}},
-    {"metric pattern with a large interval",
-     HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  metrics:\n"
-          "    - {name: rate, pattern: '((a{1,1000}){1,1000})', unit: x, better: higher}\n",
-     {"an interval above {100}"}},
-    {"two primary metrics",
-     HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  metrics:\n"
-          "    - {name: a, pattern: 'a=([0-9]+)', unit: x, better: higher, primary: true}\n"
-          "    - {name: b, pattern: 'b=([0-9]+)', unit: x, better: lower, primary: true}\n",
-     {"card.yaml: metrics: 2 are primary: true (valid: at most one)"}},
-    {"metric declared twice",
-     HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  metrics:\n"
-          "    - {name: a, pattern: 'a=([0-9]+)', unit: x, better: higher}\n"
-          "    - {name: a, pattern: 'b=([0-9]+)', unit: x, better: lower}\n",
-     {"card.yaml:8: metrics: a is declared twice (first on line 7)"}},
-    {"metric without unit, with a bad better and an unknown key",
-     HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  metrics:\n"
-          "    - {name: a, pattern: 'a=([0-9]+)', better: up, colour: red}\n",
-     {"card.yaml:7: metrics: better: \"up\" is not allowed (valid: higher, lower)",
-      "card.yaml:7: metrics: unknown key \"colour\" (valid: name, pattern, unit, better, primary)",
-      "card.yaml:7: metrics: an entry without unit"}},
-    {"metrics as one text",
-     HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  metrics: rate\n",
-     {"card.yaml:6: metrics: expected a list of metrics ({name, pattern, unit, better}), got a "
-      "single value"}},
-    {"validate_pattern does not compile",
-     HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  validate_pattern: 'ok[('\n",
-     {"card.yaml:6: validate_pattern: \"ok[(\": "}},
-    {"exec with phase patterns",
-     HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  begin_pattern: '^loop begins$'\n"
-          "  end_pattern: '^loop ends'\n",
-     {NULL}},
-    {"begin_pattern without end_pattern",
-     HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  begin_pattern: '^go$'\n",
-     {"card.yaml:6: begin_pattern without end_pattern (valid: both, the program's lines that "
-      "begin and end its main loop, or neither: the whole process)"}},
-    {"end_pattern with a back reference",
-     HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  begin_pattern: go\n"
-          "  end_pattern: '(x)\\1'\n",
-     {"card.yaml:7: end_pattern: \"(x)\\1\": a back reference (\\1) is not allowed (valid: a "
-      "POSIX extended regex)"}},
-    {"metrics of another workload",
-     HEAD "  workload: stream\n  cpu_list: 0\n  metrics:\n"
-          "    - {name: a, pattern: 'a=([0-9]+)', unit: x, better: higher}\n",
-     {"card.yaml:5: metrics: not used by workload stream (valid only for exec; remove it)"}},
-    {"command of another workload",
-     HEAD "  workload: stream\n  cpu_list: 0\n  command: [/usr/bin/dd]\n",
-     {"card.yaml:5: command: not used by workload stream (valid only for exec; remove it)"}},
-    {"exec takes no iterations",
-     HEAD "  workload: exec\n  cpu_list: 0\n  command: [/bin/true]\n  iterations: 3\n",
-     {"card.yaml:6: iterations: not used by workload exec (valid only for stream or ipsearch or "
-      "mpi-pingpong; remove it)"}},
     {"missing workload", HEAD "  cpu_list: 0\n", {"card.yaml: workload: missing"}},
     {"missing cpu list", HEAD "  workload: stream\n", {"card.yaml: cpu_list: missing"}},
     {"bad prefetch",
@@ -367,66 +258,10 @@ static const card_case static_cases[] = {
      {"run_name: \"../x\" is not a valid name"}},
 };
 
-/*
- * True when the messages are exactly the expected ones: as many lines, each containing its
- * expectation, in order. An extra line (a second message for one mistake) fails the case.
- */
-static bool lines_match(const sc_diag *d, const char *const expect[SC_MAX_LINES])
-{
-    size_t n = 0;
-
-    while (n < SC_MAX_LINES && expect[n])
-        n++;
-    if (d->count != n)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!strstr(d->lines[i], expect[i]))
-            return false;
-    return true;
-}
-
-/* Prints what a failed case got, so the table can be compared with the real messages. */
-static void report_case(const char *name, const char *const expect[SC_MAX_LINES], int rc,
-                        const sc_diag *d)
-{
-    fprintf(stderr, "case \"%s\": rc=%d, expected:\n", name, rc);
-    for (size_t i = 0; i < SC_MAX_LINES && expect[i]; i++)
-        fprintf(stderr, "  %s\n", expect[i]);
-    fprintf(stderr, "got %zu messages:\n", d->count);
-    sc_diag_print(d, "  ", stderr);
-}
-
-/*
- * Parses and checks the card as `streamcard run` does: the card rules run after a parse
- * that found bad keys or values (-EINVAL), so that every problem is reported at once.
- */
-static int parse_and_check(sc_card *card, const char *yaml, sc_diag *d)
-{
-    int rc = sc_card_parse(card, yaml, strlen(yaml), "card.yaml", d);
-    if (rc == 0 || rc == -EINVAL) {
-        int crc = sc_card_check(card, d);
-        rc = rc ? rc : crc;
-    }
-    return rc;
-}
-
 static void test_static_cases(void)
 {
-    int failures = 0;
+    int failures = card_cases_run(static_cases, sizeof(static_cases) / sizeof(static_cases[0]));
 
-    for (size_t i = 0; i < sizeof(static_cases) / sizeof(static_cases[0]); i++) {
-        const card_case *c = &static_cases[i];
-        sc_card *card = sc_card_new();
-        sc_diag d;
-        sc_diag_init(&d);
-        int rc = parse_and_check(card, c->yaml, &d);
-        bool ok = (c->expect[0] ? rc < 0 : rc == 0) && lines_match(&d, c->expect);
-        if (!ok)
-            report_case(c->name, c->expect, rc, &d);
-        sc_diag_free(&d);
-        sc_card_free(card);
-        failures += !ok;
-    }
     SC_CHECK_MSG(failures == 0, "%d of the cases failed (see above)", failures);
 }
 
