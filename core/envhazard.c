@@ -11,6 +11,7 @@
 #include "sc_text.h"
 
 #include <ctype.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,6 +272,62 @@ char *sc_envhazard_lines(const char *env, const sc_card *card, const char *simd,
     return text;
 }
 
+/* The OpenBLAS core type that uses a CPU's widest x86 vectors, for the advice. */
+static const struct {
+    const char *isa, *core;
+} sc__core_for[] = {{"avx512f", "SkylakeX"}, {"avx2", "Haswell"}, {"avx", "Sandybridge"}};
+
+/* The line of a BLAS core type narrower than the CPU, chosen by the library; false when
+   none is due (told by OPENBLAS_CORETYPE, unknown, or as wide as the CPU). */
+static bool sc__blas_core_line(const char *env, const char *corename, const char *simd,
+                               char *out, size_t len)
+{
+    const char *isa = NULL, *want = "?", *have = "?", *advice = NULL;
+
+    for (const char *p = env; p && *p;) {
+        size_t l = strcspn(p, "\n");
+        if (!strncmp(p, "OPENBLAS_CORETYPE=", 18) && l > 18)
+            return false;
+        p += l + (p[l] == '\n');
+    }
+    for (size_t i = 0; corename && i < sizeof(sc__cores) / sizeof(sc__cores[0]); i++)
+        if (!strcasecmp(corename, sc__cores[i].core))
+            isa = sc__cores[i].isa;
+    int w = sc__isa_rank(isa, &want), h = sc__isa_rank(simd, &have);
+    if (!w || !h || (w > 10) != (h > 10) || w >= h)
+        return false;
+    for (size_t i = 0; i < sizeof(sc__core_for) / sizeof(sc__core_for[0]); i++)
+        if (!strcasecmp(simd, sc__core_for[i].isa))
+            advice = sc__core_for[i].core;
+    char core[64];
+    sc_text_escape(core, sizeof(core), corename, strlen(corename));
+    snprintf(out, len,
+             "blas_core=%s: OpenBLAS's %s kernels (%s) on a CPU with %s: its widest vectors "
+             "unused; chosen by the library itself (it does not know this CPU%s%s%s)",
+             core, core, want, have, advice ? "; OPENBLAS_CORETYPE=" : "",
+             advice ? advice : "", advice ? " would use them" : "");
+    return true;
+}
+
+char *sc_envhazard_with_blas(char *lines, size_t *n, const char *env, const char *corename,
+                             const char *simd)
+{
+    char line[512];
+
+    if (!sc__blas_core_line(env, corename, simd, line, sizeof(line)))
+        return lines ? lines : strdup("");
+    size_t have = lines ? strlen(lines) : 0;
+    char *grown = realloc(lines, have + strlen(line) + 2);
+    if (!grown) {
+        free(lines);
+        return NULL;
+    }
+    snprintf(grown + have, strlen(line) + 2, "%s\n", line);
+    if (n)
+        (*n)++;
+    return grown;
+}
+
 char *sc_envhazard_of_bundle(const struct sc_bundle *b, const sc_card *card, size_t *n)
 {
     char rel[64], simd[32] = "";
@@ -284,6 +341,15 @@ char *sc_envhazard_of_bundle(const struct sc_bundle *b, const sc_card *card, siz
         sc_kv_get(before, SC_ENVHAZARD_SIMD_KEY, simd, sizeof(simd));
     if (env)
         lines = sc_envhazard_lines(env, card, simd, n);
+    if (lines) {
+        char *build = sc_bundle_read_opt(b, "build.json");
+        json_object *root = build ? json_tokener_parse(build) : NULL, *core = NULL;
+        if (root && json_object_object_get_ex(root, "blas_corename", &core) &&
+            json_object_is_type(core, json_type_string))
+            lines = sc_envhazard_with_blas(lines, n, env, json_object_get_string(core), simd);
+        json_object_put(root);
+        free(build);
+    }
     free(env);
     free(before);
     return lines;

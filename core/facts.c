@@ -406,6 +406,9 @@ int sc_facts_load(const char *path, sc_bundle_facts *f)
         if (f->platform_before)
             sc_kv_get(f->platform_before, SC_ENVHAZARD_SIMD_KEY, simd, sizeof(simd));
         f->hazards = sc_envhazard_lines(environ_text, src.card, simd, &f->n_hazards);
+        if (f->hazards) /* the BLAS's own choice of kernels, said with them */
+            f->hazards = sc_envhazard_with_blas(f->hazards, &f->n_hazards, environ_text,
+                                                sc_facts_get(f, "blas_core"), simd);
     }
     snprintf(f->verdict, sizeof(f->verdict), "unknown");
     sc__copy_json_str(src.results, "host", f->host, sizeof(f->host));

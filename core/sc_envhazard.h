@@ -25,11 +25,25 @@
  */
 char *sc_envhazard_lines(const char *env, const sc_card *card, const char *simd, size_t *n);
 
+/*
+ * lines (sc_envhazard_lines()'s text, or NULL) with one more line when the BLAS the run
+ * loaded chose, by itself, kernels narrower than this CPU's widest vectors: corename is its
+ * core type (build.json blas_corename; "unavailable" or NULL when none), env the workload's
+ * environment (a set OPENBLAS_CORETYPE told the library, and its own line says so). OpenBLAS
+ * 0.3.21 picks its SSE3 Prescott kernels on CPUs newer than it (an Emerald Rapids with
+ * AVX-512): "blas_core=Prescott: OpenBLAS's Prescott kernels (SSE3) on a CPU with AVX-512:
+ * its widest vectors unused; chosen by the library itself (...)". Returns the text (lines
+ * grown, or a new one) with *n counted, or NULL on ENOMEM (lines freed).
+ */
+char *sc_envhazard_with_blas(char *lines, size_t *n, const char *env, const char *corename,
+                             const char *simd);
+
 struct sc_bundle;
 /*
  * The lines of a bundle's workload as it started: its first run's environ_at_ready.txt and
- * platform/before.txt's cpu.simd (sc_envhazard_lines()). NULL when the bundle has no
- * environ_at_ready.txt or on ENOMEM; *n how many.
+ * platform/before.txt's cpu.simd (sc_envhazard_lines()), and build.json's BLAS core type
+ * (sc_envhazard_with_blas()). NULL when the bundle has no environ_at_ready.txt or on ENOMEM;
+ * *n how many.
  */
 char *sc_envhazard_of_bundle(const struct sc_bundle *b, const sc_card *card, size_t *n);
 

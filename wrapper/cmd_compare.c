@@ -101,7 +101,7 @@ static void sc__print_table(const sc_bundle_facts *a, const sc_bundle_facts *b)
     for (int side = 0; side < 2; side++) {
         const sc_bundle_facts *f = side ? b : a;
         if (f->n_hazards)
-            printf("\n  %c inherited environment that changes performance:\n", "AB"[side]);
+            printf("\n  %c inherited environment and library choices that change performance:\n", "AB"[side]);
         for (const char *p = f->n_hazards ? f->hazards : NULL; p && *p;) {
             size_t n = strcspn(p, "\n");
             printf("    %.*s\n", (int)n, p);

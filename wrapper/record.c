@@ -627,7 +627,7 @@ static void sc__print_summary(const sc_execution *x, const sc_gates *gates, size
     size_t hazards = 0;
     char *lines = sc_envhazard_of_bundle(&x->b, x->plan->card, &hazards);
     if (hazards)
-        fprintf(stderr, "streamcard: inherited environment that changes performance (not set "
+        fprintf(stderr, "streamcard: inherited environment and library choices that change performance (not set "
                         "by the card; doc/contracts/environment.md):\n");
     for (const char *p = hazards ? lines : NULL; p && *p;) {
         size_t len = strcspn(p, "\n");

@@ -680,7 +680,7 @@ void sc_report_html_bundle(sc_html *out, const sc_analysis_bundle *ab, size_t in
     sc_html_tag(out, "</p>\n");
     sc__gates(out, ab);
     if (f->n_hazards) /* what the workload inherited that changes its figures (section 16) */
-        sc__pre(out, "Inherited environment that changes performance", f->hazards, false);
+        sc__pre(out, "Inherited environment and library choices that change performance", f->hazards, false);
     sc__pre(out, "The plan: card.yaml", f->card_text, false);
     sc__pre(out, "run.conf (parameters, command line, times, recorded verdicts)", f->run_conf,
             true);

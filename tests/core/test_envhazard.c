@@ -80,9 +80,52 @@ static void test_lines(void)
     sc_card_free(card);
 }
 
+/* The BLAS's own choice of kernels narrower than the CPU is said once, with the core type
+   that would use the CPU; not when OPENBLAS_CORETYPE told it, nor when as wide. */
+static void test_blas_core(void)
+{
+    static const struct {
+        const char *env, *core, *simd, *want;
+    } cases[] = {
+        {"PATH=/bin\n", "Prescott", "avx512f",
+         "blas_core=Prescott: OpenBLAS's Prescott kernels (SSE3) on a CPU with AVX-512: its "
+         "widest vectors unused; chosen by the library itself (it does not know this CPU; "
+         "OPENBLAS_CORETYPE=SkylakeX would use them)"},
+        {"", "HASWELL", "avx512f", "OPENBLAS_CORETYPE=SkylakeX would use them"},
+        {"", "Prescott", "avx2", "(SSE3) on a CPU with AVX2"},
+        {"OPENBLAS_CORETYPE=Prescott\n", "Prescott", "avx512f", ""},
+        {"", "SkylakeX", "avx512f", ""},
+        {"", "Zen", "avx2", ""},
+        {"", "unavailable", "avx512f", ""},
+        {"", "n/a", "avx512f", ""},
+        {"", "Prescott", "", ""},
+        {"", "NEOVERSEN1", "sve", "(ASIMD) on a CPU with SVE"},
+        {"", "Prescott", "sve", ""},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t n = 1;
+        char *lines = sc_envhazard_with_blas(strdup("X=1: a line\n"), &n, cases[i].env,
+                                             cases[i].core, cases[i].simd);
+        SC_CHECK(lines != NULL);
+        if (!lines)
+            continue;
+        SC_CHECK(!strncmp(lines, "X=1: a line\n", 12));
+        if (*cases[i].want) {
+            SC_CHECK_MSG(n == 2 && strstr(lines, cases[i].want), "%s on %s: \"%s\", want \"%s\"",
+                         cases[i].core, cases[i].simd, lines, cases[i].want);
+        } else {
+            SC_CHECK_MSG(n == 1 && !strcmp(lines, "X=1: a line\n"), "%s on %s: \"%s\"",
+                         cases[i].core, cases[i].simd, lines);
+        }
+        free(lines);
+    }
+}
+
 int main(void)
 {
     SC_TEST_RUN(test_effects);
     SC_TEST_RUN(test_lines);
+    SC_TEST_RUN(test_blas_core);
     return SC_TEST_RESULT();
 }

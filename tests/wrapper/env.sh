@@ -33,7 +33,7 @@ small_card plain.yaml "" '  env:' '    OMP_WAIT_POLICY: ACTIVE'
 expect_status 0 env OPENBLAS_CORETYPE=Haswell OPENBLAS_NUM_THREADS=3 OMP_WAIT_POLICY=PASSIVE \
     "$BIN/streamcard" run plain.yaml --output "$WORK/runs" --quiet
 H=$(bundle_of "$WORK/out")
-expect_contains "$WORK/err" "streamcard: inherited environment that changes performance"
+expect_contains "$WORK/err" "streamcard: inherited environment and library choices that change performance"
 expect_contains "$WORK/err" "  OPENBLAS_CORETYPE=Haswell: OpenBLAS's Haswell kernels (AVX2)"
 expect_contains "$WORK/err" "  OPENBLAS_NUM_THREADS=3: 3 threads per BLAS call"
 expect_not_contains "$WORK/err" "OMP_WAIT_POLICY=" # the card's own
@@ -42,14 +42,37 @@ expect_status 0 env -u OPENBLAS_CORETYPE -u OPENBLAS_NUM_THREADS -u OMPI_MCA_ort
     "$BIN/streamcard" run plain.yaml \
     --output "$WORK/runs" --quiet
 P=$(bundle_of "$WORK/out")
-expect_not_contains "$WORK/err" "inherited environment that changes performance"
+expect_not_contains "$WORK/err" "inherited environment and library choices that change performance"
 
 # compare names them per side; the report shows them in the bundle's section.
 "$BIN/streamcard" compare "$P" "$H" >"$WORK/c" 2>&1 || true
-expect_contains "$WORK/c" "B inherited environment that changes performance:"
+expect_contains "$WORK/c" "B inherited environment and library choices that change performance:"
 expect_contains "$WORK/c" "    OPENBLAS_CORETYPE=Haswell: OpenBLAS's Haswell kernels (AVX2)"
 expect_not_contains "$WORK/c" "A inherited environment"
 "$BIN/streamcard" report "$H" -o "$WORK/r.html" >/dev/null 2>&1 || true
-expect_contains "$WORK/r.html" "Inherited environment that changes performance"
+expect_contains "$WORK/r.html" "Inherited environment and library choices that change performance"
 expect_contains "$WORK/r.html" "OPENBLAS_CORETYPE=Haswell: OpenBLAS"
+# The BLAS's own choice: an ipsearch run without OPENBLAS_CORETYPE says when the core type
+# OpenBLAS chose is narrower than the CPU (OpenBLAS 0.3.21 on an Emerald Rapids: Prescott,
+# SSE3, on AVX-512), and nothing when it is as wide; told by OPENBLAS_CORETYPE, only that
+# variable's line speaks.
+ip_args=(--workload ipsearch --cpu-list 0 --threads 1 --nb 2000 --nq 64 --iterations 2
+         --expect-max-interference 100 --output "$WORK/runs" --quiet)
+expect_status 0 env -u OPENBLAS_CORETYPE "$BIN/streamcard" run "${ip_args[@]}"
+I=$(bundle_of "$WORK/out")
+core=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["blas_corename"])' "$I/build.json")
+echo "OpenBLAS chose core type $core on this CPU"
+case $core in
+Prescott|PRESCOTT)
+    if grep -q '^flags.*avx512f' /proc/cpuinfo; then
+        expect_contains "$WORK/err" "  blas_core=$core: OpenBLAS's $core kernels (SSE3) on a CPU with AVX-512: its widest vectors unused; chosen by the library itself (it does not know this CPU; OPENBLAS_CORETYPE=SkylakeX would use them)"
+        "$BIN/streamcard" report "$I" -o "$WORK/i.html" >/dev/null 2>&1 || true
+        expect_contains "$WORK/i.html" "blas_core=$core: OpenBLAS"
+    fi ;;
+SkylakeX|SKYLAKEX|Cooperlake|COOPERLAKE|SapphireRapids|SAPPHIRERAPIDS)
+    expect_not_contains "$WORK/err" "blas_core=" ;;
+esac
+expect_status 0 env OPENBLAS_CORETYPE=Prescott "$BIN/streamcard" run "${ip_args[@]}"
+expect_not_contains "$WORK/err" "blas_core="
+expect_contains "$WORK/err" "  OPENBLAS_CORETYPE=Prescott: OpenBLAS's Prescott kernels (SSE3)"
 echo PASS
