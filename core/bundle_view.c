@@ -12,8 +12,12 @@
 
 void sc__first_run_free(sc_first_run *first)
 {
-    if (first) /* zeroed, or what verify parsed (the facts took theirs) */
-        sc_tracelog_free(&first->log);
+    if (!first) /* zeroed, or what verify parsed (the facts took theirs) */
+        return;
+    sc_tracelog_free(&first->log);
+    json_object_put(first->build);
+    json_object_put(first->results);
+    first->build = first->results = NULL;
 }
 
 /* Verifies (and, with facts, loads) the bundle at path in one pass. The verify rc. */

@@ -272,10 +272,7 @@ static char *sc__read_run_file(const sc_bundle *b, const sc_card *card, const ch
     return sc_bundle_read_opt(b, card ? sc_runs_path(card, 0, name, rel, sizeof(rel)) : name);
 }
 
-/* The top-level numbers and strings of doc, which is released: the controlled variables read
-   only those of build.json, so its arrays (a 4 MiB mpi_stack) are not held as json-c objects
-   while results.json is (doc/contracts/limits.md). NULL when doc is. */
-static json_object *sc__scalars(json_object *doc)
+json_object *sc__facts_scalars(json_object *doc)
 {
     json_object *keep = doc ? json_object_new_object() : NULL;
 
@@ -339,8 +336,10 @@ static void sc__load_sources(sc_bundle_facts *f, const sc_bundle *b, sc__src *sr
     f->platform_before = sc_bundle_read_opt(b, "platform/before.txt");
     f->platform_after = sc_bundle_read_opt(b, "platform/after.txt");
     f->state_env = sc_bundle_read_opt(b, "prefetch/state/state.env");
-    *build = sc_bundle_read_opt(b, "build.json");
-    *results = sc_bundle_read_opt(b, "results.json");
+    if (!(first && first->json_given)) {
+        *build = sc_bundle_read_opt(b, "build.json");
+        *results = sc_bundle_read_opt(b, "results.json");
+    }
     sc_diag_init(&ignored);
     src->card = f->card_text ? sc_card_new() : NULL;
     if (src->card &&
@@ -366,8 +365,14 @@ static void sc__load_sources(sc_bundle_facts *f, const sc_bundle *b, sc__src *sr
     } else {
         sc__load_log(f, b, src);
     }
-    src->build = *build ? sc__scalars(json_tokener_parse(*build)) : NULL;
-    src->results = *results ? json_tokener_parse(*results) : NULL;
+    if (first && first->json_given) { /* parsed by verify in this pass: taken, not again */
+        src->build = first->build;
+        src->results = first->results;
+        first->build = first->results = NULL;
+    } else {
+        src->build = *build ? sc__facts_scalars(json_tokener_parse(*build)) : NULL;
+        src->results = *results ? json_tokener_parse(*results) : NULL;
+    }
     /* The workload's own record: the top level's (one run), else the first run's. */
     json_object *runs = NULL;
     if (src->results && json_object_object_get_ex(src->results, "runs", &runs) &&

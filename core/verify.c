@@ -25,6 +25,7 @@
 #include "sc_verify_matrix.h"
 #include "sc_verify_times.h"
 #include "sc_verify_pass.h"
+#include "sc_facts_src.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -147,7 +148,9 @@ static void sc__check_identity(const sc__files *f, const sc_card *card, sc_diag 
                      res_host ? res_host : "(missing)", conf_host);
 }
 
-static void sc__check_build(const sc__files *f, sc_diag *problems)
+/* build.json against run.conf; its top-level scalars into *scalars (NULL: not wanted) for
+   the facts, the document itself released here. */
+static void sc__check_build(const sc__files *f, sc_diag *problems, json_object **scalars)
 {
     char claimed[128] = "";
     json_object *build = f->build ? json_tokener_parse(f->build) : NULL, *sha;
@@ -162,7 +165,10 @@ static void sc__check_build(const sc__files *f, sc_diag *problems)
         strcmp(json_object_get_string(sha), claimed) != 0)
         sc_diag_addf(problems, "run.conf: binary_sha256 %s differs from build.json",
                      *claimed ? claimed : "(missing)");
-    json_object_put(build);
+    if (scalars)
+        *scalars = sc__facts_scalars(build);
+    else
+        json_object_put(build);
 }
 
 /* run.conf's X_ok=1|0|NA must say exactly what the recomputed gate says. */
@@ -690,7 +696,7 @@ int sc__verify_at(const sc_bundle *b, const sc_verify_opts *opts, sc_verify_repo
     }
     /* build.json parsed and released before results.json is: one 4 MiB document held as
        json-c objects at a time (doc/contracts/limits.md) */
-    sc__check_build(&f, &out->problems);
+    sc__check_build(&f, &out->problems, &first_run->build);
     if (card) /* blas: a path: the runs mapped it */
         sc_verify_blas_preload(b, card, f.build, sc_runs_flat(card) ? 1 : sc__count_runs(b), p);
     f.res = f.results ? json_tokener_parse(f.results) : NULL;
@@ -740,6 +746,9 @@ int sc__verify_at(const sc_bundle *b, const sc_verify_opts *opts, sc_verify_repo
         }
     }
     sc_card_free(card);
+    first_run->results = f.res; /* for the facts (sc__first_run_free() else) */
+    first_run->json_given = true;
+    f.res = NULL;
     sc__files_free(&f);
     return rc < 0 ? rc : 0;
 }

@@ -29,6 +29,11 @@ struct sc_first_run; /* sc_verify_pass.h */
 int sc__facts_load_at(const sc_bundle *b, const char *path, sc_bundle_facts *f,
                       struct sc_first_run *first);
 
+/* The top-level numbers and strings of doc, which is released: the controlled variables read
+   only those of build.json, so its arrays (a 4 MiB mpi_stack) are not held as json-c objects
+   while results.json is (doc/contracts/limits.md). NULL when doc is. */
+json_object *sc__facts_scalars(json_object *doc);
+
 /* Reads every controlled variable of src into f->vars. Returns 0 or -ENOMEM. */
 int sc__facts_read_vars(const sc__src *src, sc_bundle_facts *f);
 

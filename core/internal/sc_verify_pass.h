@@ -10,6 +10,7 @@
 #include "sc_tracelog.h"
 #include "sc_verify.h"
 
+#include <json-c/json.h>
 #include <stdbool.h>
 
 /* The first run's log as verify parsed it (within the card's bounds, sc_bounds.h). */
@@ -17,6 +18,10 @@ typedef struct sc_first_run {
     bool parsed;      /* verify parsed it: log and stores hold */
     sc_tracelog log;  /* over_line -1: the run has no stream.log */
     char stores[128]; /* its "Stores: " line (sc_tracelog_stores()), "" when none */
+    /* build.json's top-level scalars (sc__facts_scalars()) and results.json as verify
+       parsed them (NULL: absent or not JSON), when json_given; the facts take them. */
+    bool json_given;
+    json_object *build, *results;
 } sc_first_run;
 
 /* An empty report, as sc_verify_bundle_opts() starts from. */
