@@ -1,5 +1,6 @@
 /* bundle.c: the evidence bundle directory (see sc_bundle.h). */
 #include "sc_bundle.h"
+#include "sc_bundle_memo.h"
 #include "sc_dir.h"
 #include "sc_card.h"
 #include "sc_file.h"
@@ -46,6 +47,7 @@ int sc_bundle_create(sc_bundle *b, const char *parent, const char *name, time_t 
 
     b->dirfd = -1;
     b->path = NULL;
+    b->memo = NULL;
     localtime_r(&when, &tm);
     strftime(stamp, sizeof(stamp), "%Y%m%d_%H%M%S", &tm);
     rc = sc__mkdir_parents(parent);
@@ -94,6 +96,7 @@ out_close_parent:
 
 int sc_bundle_open(sc_bundle *b, const char *path)
 {
+    b->memo = NULL;
     b->dirfd = open(path, O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (b->dirfd < 0) {
         b->path = NULL;
@@ -115,8 +118,25 @@ void sc_bundle_close(sc_bundle *b)
     if (b->dirfd >= 0)
         close(b->dirfd);
     free(b->path);
+    sc__memo_free(b->memo);
     b->dirfd = -1;
     b->path = NULL;
+    b->memo = NULL;
+}
+
+int sc_bundle_remember(sc_bundle *b)
+{
+    char **paths = NULL;
+    size_t count = 0;
+    sc_diag problems;
+
+    if (b->memo)
+        return 0;
+    sc_diag_init(&problems);
+    int rc = sc_bundle_list(b, &paths, &count, &problems);
+    b->memo = sc__memo_new(rc < 0 ? NULL : paths, rc < 0 ? 0 : count, rc, &problems);
+    sc_diag_free(&problems);
+    return b->memo ? 0 : -ENOMEM;
 }
 
 /*
@@ -127,9 +147,15 @@ void sc_bundle_close(sc_bundle *b)
 static int sc__walk_dirs(const sc_bundle *b, const char *rel, int create, const char **leaf)
 {
     char comp[NAME_MAX + 1];
-    int fd = dup(b->dirfd);
+    const char *slash = strrchr(rel, '/'), *start = rel;
+    int fd =
+        !create && slash && b->memo ? sc__memo_dir(b->memo, rel, (size_t)(slash - rel)) : -ENOENT;
 
-    if (fd < 0)
+    bool walked = fd >= 0;
+
+    if (walked) /* a directory this pass walked, its components checked then */
+        rel = slash + 1;
+    else if ((fd = dup(b->dirfd)) < 0)
         return -errno;
     for (;;) {
         size_t n = strcspn(rel, "/");
@@ -159,6 +185,8 @@ static int sc__walk_dirs(const sc_bundle *b, const char *rel, int create, const 
         close(fd);
         return -EINVAL;
     }
+    if (!create && slash && b->memo && !walked)
+        sc__memo_keep_dir(b->memo, start, (size_t)(slash - start), fd);
     *leaf = rel;
     return fd;
 }
@@ -289,13 +317,21 @@ const char *sc_bundle_read_error(const char *rel, int rc, char *buf, size_t len)
 
 int sc_bundle_read(const sc_bundle *b, const char *rel, char **out, size_t *len)
 {
-    int fd = sc_bundle_open_read(b, rel, NULL);
+    size_t n = 0;
 
+    if (b->memo && sc__memo_text(b->memo, rel, out, len) == 0)
+        return 0; /* read by this pass already: the same bytes, not opened again */
+    int fd = sc_bundle_open_read(b, rel, NULL);
     if (fd < 0)
         return fd;
     /* The cap again: the file may grow after fstat. */
-    int rc = sc_file_read_fd(fd, sc_bundle_cap(rel) + 1, out, len);
+    int rc = sc_file_read_fd(fd, sc_bundle_cap(rel) + 1, out, &n);
     close(fd);
+    if (rc == 0 && b->memo) /* hashed from these bytes: a memo that cannot grow is not
+                               needed, the check hashes the file itself */
+        (void)sc__memo_note(b->memo, rel, *out, n);
+    if (rc == 0 && len)
+        *len = n;
     return rc;
 }
 
@@ -312,7 +348,14 @@ static int sc__hash(const sc_bundle *b, const char *rel, size_t max, char hex[65
 
 int sc_bundle_hash(const sc_bundle *b, const char *rel, char hex[65])
 {
-    return sc__hash(b, rel, sc_bundle_cap(rel), hex);
+    return sc_bundle_hash_seen(b, rel, hex) ? 0 : sc__hash(b, rel, sc_bundle_cap(rel), hex);
+}
+
+bool sc_bundle_hash_seen(const sc_bundle *b, const char *rel, char hex[65])
+{
+    size_t size;
+
+    return b->memo && sc__memo_hash(b->memo, rel, hex, &size);
 }
 
 typedef struct sc__list {
@@ -395,6 +438,9 @@ static int sc__cmp_paths(const void *a, const void *b)
 int sc_bundle_list(const sc_bundle *b, char ***paths, size_t *count, sc_diag *problems)
 {
     sc__list l = {0};
+
+    if (b->memo) /* listed once by this pass */
+        return sc__memo_list(b->memo, paths, count, problems);
     int rc = sc__list_dir(b->dirfd, "", &l, problems, 0);
 
     if (rc < 0) {
@@ -475,13 +521,14 @@ static void sc__check_line(const sc_bundle *b, const char *line, long lineno, ch
         return;
     }
     listed[idx] = 1;
-    int fd = sc_bundle_open_read(b, path, &size);
+    bool seen = b->memo && sc__memo_hash(b->memo, path, hex, &size); /* read by the pass */
+    int fd = seen ? 0 : sc_bundle_open_read(b, path, &size);
     int rc = fd;
     if (fd >= 0 && size > *budget)
         rc = -E2BIG;
-    else if (fd >= 0)
+    else if (fd >= 0 && !seen)
         rc = sc_hash_fd_max(fd, sc_bundle_cap(path), hex);
-    if (fd >= 0)
+    if (fd >= 0 && !seen)
         close(fd);
     if (rc == -E2BIG)
         sc_diag_addf(problems,

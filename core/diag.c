@@ -83,6 +83,15 @@ int sc_diag_merge(sc_diag *d, const sc_diag *more)
     return 0;
 }
 
+int sc_diag_append(sc_diag *d, const sc_diag *more)
+{
+    for (size_t i = 0; i < more->count; i++)
+        if (sc_diag_addf(d, "%s", more->lines[i]) < 0)
+            return -ENOMEM;
+    d->more += more->more;
+    return 0;
+}
+
 void sc_diag_print(const sc_diag *d, const char *prefix, void *stream)
 {
     for (size_t i = 0; i < d->count; i++)

@@ -3,6 +3,7 @@
  * once, then the controlled variables (facts_vars.c) and the results.
  */
 #include "sc_facts_src.h"
+#include "sc_verify_pass.h"
 #include "sc_fact_rates.h"
 #include "sc_bounds.h"
 #include "sc_bundle.h"
@@ -271,10 +272,7 @@ static char *sc__read_run_file(const sc_bundle *b, const sc_card *card, const ch
     return sc_bundle_read_opt(b, card ? sc_runs_path(card, 0, name, rel, sizeof(rel)) : name);
 }
 
-/* The top-level numbers and strings of doc, which is released: the controlled variables read
-   only those of build.json, so its arrays (a 4 MiB mpi_stack) are not held as json-c objects
-   while results.json is (doc/contracts/limits.md). NULL when doc is. */
-static json_object *sc__scalars(json_object *doc)
+json_object *sc__facts_scalars(json_object *doc)
 {
     json_object *keep = doc ? json_object_new_object() : NULL;
 
@@ -290,21 +288,58 @@ static json_object *sc__scalars(json_object *doc)
     return keep;
 }
 
-/* Fills the card, the log's facts and the results; src keeps pointers into f. */
+/* The bindings and the ranks' snapshots of the first run's log as parsed, taken from t. */
+static void sc__take_log(sc_bundle_facts *f, sc_tracelog *t)
+{
+    f->bindings = t->bindings;
+    f->n_bindings = t->n_bindings;
+    f->rank_threads = t->rank_threads;
+    f->n_rank_threads = t->n_rank_threads;
+    f->rank_numa = t->rank_numa;
+    f->n_rank_numa = t->n_rank_numa;
+    t->bindings = NULL;
+    t->rank_threads = NULL;
+    t->rank_numa = NULL;
+    t->n_bindings = t->n_rank_threads = t->n_rank_numa = 0;
+}
+
+/* The first run's log, read and parsed within what a run of the card can print, then
+   freed: the report shows nothing else of it (one 64 MiB text less held while results.json
+   is parsed). */
+static void sc__load_log(sc_bundle_facts *f, const sc_bundle *b, sc__src *src)
+{
+    sc_tracelog_limits lines;
+    sc_interference_limits records;
+    sc_tracelog t;
+    char *log = sc__read_run_file(b, src->card, "stream.log");
+
+    sc_bounds_of(src->card, &lines, &records);
+    if (log && sc_tracelog_parse_bounded(log, &lines, &t) == 0) {
+        sc__take_log(f, &t);
+        sc_tracelog_free(&t);
+    }
+    /* the Stores: line is near the top: looked for within the parse's bound */
+    sc_tracelog_stores(log, lines.lines, src->stores, sizeof(src->stores));
+    free(log);
+}
+
+/* Fills the card, the log's facts and the results; src keeps pointers into f. first: the
+   first run's log as verify parsed it in this pass (NULL: read here). */
 static void sc__load_sources(sc_bundle_facts *f, const sc_bundle *b, sc__src *src, char **build,
-                             char **results, char **log, char **maps, char **threads,
-                             char **environ_text)
+                             char **results, char **maps, char **threads, char **environ_text,
+                             sc_first_run *first)
 {
     sc_diag ignored;
-    sc_tracelog t;
 
     f->card_text = sc_bundle_read_opt(b, "card.yaml");
     f->run_conf = sc_bundle_read_opt(b, "run.conf");
     f->platform_before = sc_bundle_read_opt(b, "platform/before.txt");
     f->platform_after = sc_bundle_read_opt(b, "platform/after.txt");
     f->state_env = sc_bundle_read_opt(b, "prefetch/state/state.env");
-    *build = sc_bundle_read_opt(b, "build.json");
-    *results = sc_bundle_read_opt(b, "results.json");
+    if (!(first && first->json_given)) {
+        *build = sc_bundle_read_opt(b, "build.json");
+        *results = sc_bundle_read_opt(b, "results.json");
+    }
     sc_diag_init(&ignored);
     src->card = f->card_text ? sc_card_new() : NULL;
     if (src->card &&
@@ -320,38 +355,24 @@ static void sc__load_sources(sc_bundle_facts *f, const sc_bundle *b, sc__src *sr
         free(caches);
     }
     /* The first run's files: at the top for one run, in run-1/ for several (sc_runs.h). */
-    *log = sc__read_run_file(b, src->card, "stream.log");
     *maps = sc__read_run_file(b, src->card, "numa_maps_at_ready.txt");
     *threads = sc__read_run_file(b, src->card, "threads_at_ready.txt");
     *environ_text = sc__read_run_file(b, src->card, "environ_at_ready.txt");
-    sc_tracelog_limits lines;
-    sc_interference_limits records;
-    sc_bounds_of(src->card, &lines, &records); /* what a run of the card can print */
-    if (*log && sc_tracelog_parse_bounded(*log, &lines, &t) == 0) {
-        f->bindings = t.bindings;
-        f->n_bindings = t.n_bindings;
-        f->rank_threads = t.rank_threads;
-        f->n_rank_threads = t.n_rank_threads;
-        f->rank_numa = t.rank_numa;
-        f->n_rank_numa = t.n_rank_numa;
-        t.bindings = NULL;
-        t.rank_threads = NULL;
-        t.rank_numa = NULL;
-        sc_tracelog_free(&t);
+    if (first && first->parsed) { /* verify parsed the log in this pass: not read again */
+        if (first->log.over_line >= 0)
+            sc__take_log(f, &first->log);
+        snprintf(src->stores, sizeof(src->stores), "%s", first->stores);
+    } else {
+        sc__load_log(f, b, src);
     }
-    size_t n = 0; /* the Stores: line is near the top: looked for within the parse's bound */
-    for (const char *line = *log; line && *line && n++ < lines.lines;
-         line += strcspn(line, "\n"), line += *line == '\n')
-        if (strncmp(line, "Stores: ", 8) == 0) {
-            snprintf(src->stores, sizeof(src->stores), "%.*s", (int)strcspn(line + 8, "\n"),
-                     line + 8);
-            break;
-        }
-    free(*log); /* read: the report shows nothing else of it (one 64 MiB text less held while
-                   results.json is parsed) */
-    *log = NULL;
-    src->build = *build ? sc__scalars(json_tokener_parse(*build)) : NULL;
-    src->results = *results ? json_tokener_parse(*results) : NULL;
+    if (first && first->json_given) { /* parsed by verify in this pass: taken, not again */
+        src->build = first->build;
+        src->results = first->results;
+        first->build = first->results = NULL;
+    } else {
+        src->build = *build ? sc__facts_scalars(json_tokener_parse(*build)) : NULL;
+        src->results = *results ? json_tokener_parse(*results) : NULL;
+    }
     /* The workload's own record: the top level's (one run), else the first run's. */
     json_object *runs = NULL;
     if (src->results && json_object_object_get_ex(src->results, "runs", &runs) &&
@@ -368,18 +389,27 @@ static void sc__load_sources(sc_bundle_facts *f, const sc_bundle *b, sc__src *sr
 
 int sc_facts_load(const char *path, sc_bundle_facts *f)
 {
-    sc__src src = {0};
     sc_bundle b;
-    char *build = NULL, *results = NULL, *log = NULL, *maps = NULL, *threads = NULL;
-    char *environ_text = NULL;
-    int rc;
 
     memset(f, 0, sizeof(*f));
-    rc = sc_bundle_open(&b, path);
-    if (rc < 0)
-        return rc;
+    int rc = sc_bundle_open(&b, path);
+    if (rc == 0) {
+        rc = sc__facts_load_at(&b, path, f, NULL);
+        sc_bundle_close(&b);
+    }
+    return rc;
+}
+
+int sc__facts_load_at(const sc_bundle *b, const char *path, sc_bundle_facts *f, sc_first_run *first)
+{
+    sc__src src = {0};
+    char *build = NULL, *results = NULL, *maps = NULL, *threads = NULL;
+    char *environ_text = NULL;
+    int rc = 0;
+
+    memset(f, 0, sizeof(*f));
     struct stat st;
-    f->owner_uid = fstat(b.dirfd, &st) == 0 ? (long)st.st_uid : -1;
+    f->owner_uid = fstat(b->dirfd, &st) == 0 ? (long)st.st_uid : -1;
     f->path = sc_text_escape_dup(path, 0); /* shown, never opened again */
     if (!f->path) {
         rc = -ENOMEM;
@@ -390,7 +420,7 @@ int sc_facts_load(const char *path, sc_bundle_facts *f)
     while (len > 1 && f->path[len - 1] == '/')
         f->path[--len] = '\0';
     f->name = strrchr(f->path, '/') ? strrchr(f->path, '/') + 1 : f->path;
-    sc__load_sources(f, &b, &src, &build, &results, &log, &maps, &threads, &environ_text);
+    sc__load_sources(f, b, &src, &build, &results, &maps, &threads, &environ_text, first);
     src.environ_seen = environ_text != NULL;
     src.facts = f;
     rc = sc__load_env(f, src.card, environ_text);
@@ -439,11 +469,9 @@ out:
     f->results = src.results; /* kept for the metrics */
     free(build);
     free(results);
-    free(log);
     free(maps);
     free(threads);
     free(environ_text);
-    sc_bundle_close(&b);
     if (rc < 0)
         sc_facts_free(f);
     return rc;

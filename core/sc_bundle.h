@@ -13,6 +13,7 @@
 
 #include "sc_diag.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
 
@@ -24,6 +25,8 @@
 typedef struct sc_bundle {
     int dirfd;
     char *path;
+    /* what one pass has seen (sc_bundle_remember()); NULL: every read opens its file */
+    struct sc_bundle_memo *memo;
 } sc_bundle;
 
 /*
@@ -34,6 +37,17 @@ int sc_bundle_create(sc_bundle *b, const char *parent, const char *name, time_t 
 /* Opens an existing bundle directory (the final component must not be a symlink). */
 int sc_bundle_open(sc_bundle *b, const char *path);
 void sc_bundle_close(sc_bundle *b);
+
+/*
+ * Reads the opened bundle b in one pass from now until it is closed (doc/contracts/bundle.md,
+ * "One pass"): it is listed once (sc_bundle_list() gives that listing again); each file
+ * read whole (sc_bundle_read()) is hashed from the bytes read, so sc_bundle_check_sums()
+ * opens only the files nobody read, and the bytes held to SHA256SUMS are the bytes parsed;
+ * a small file outside the runs after the first is kept for a second reader, and the
+ * directories walked stay open. Every check of the reader above holds as before. 0, or
+ * -ENOMEM (b reads as without it).
+ */
+int sc_bundle_remember(sc_bundle *b);
 
 /* Opens rel ("prefetch/state/state.env") for writing, creating parents. fd or -errno. */
 int sc_bundle_open_file(const sc_bundle *b, const char *rel, int flags, int mode);
@@ -90,8 +104,12 @@ int sc_bundle_read(const sc_bundle *b, const char *rel, char **out, size_t *len)
 /* The text of an optional file of the bundle (malloc'd); NULL when it cannot be read. */
 char *sc_bundle_read_opt(const sc_bundle *b, const char *rel);
 
-/* Hashes the file rel of the bundle, streamed, as sc_bundle_open_read() opens it. */
+/* Hashes the file rel of the bundle, streamed, as sc_bundle_open_read() opens it (or as the
+   pass read it, sc_bundle_remember()). */
 int sc_bundle_hash(const sc_bundle *b, const char *rel, char hex[65]);
+
+/* Whether the pass over b (sc_bundle_remember()) read rel whole: true with its hash. */
+bool sc_bundle_hash_seen(const sc_bundle *b, const char *rel, char hex[65]);
 
 /*
  * Lists every file of the bundle except SHA256SUMS, sorted, as relative paths (malloc'd

@@ -37,6 +37,9 @@ int sc_diag_addf(sc_diag *d, const char *fmt, ...) __attribute__((format(printf,
 /* Appends the lines of more that d does not hold yet, in order: a problem several checks
    find (every run of a sweep) is said once. Returns 0 or -ENOMEM. */
 int sc_diag_merge(sc_diag *d, const sc_diag *more);
+/* Appends every line of more, in order, and counts the ones it did not keep: d then says
+   what the two lists said one after the other. Returns 0 or -ENOMEM. */
+int sc_diag_append(sc_diag *d, const sc_diag *more);
 /* Writes each line (escaped when it was added), prefixed with prefix (may be ""), to stream,
    then "<prefix>... and N more problems" when lines were dropped. */
 void sc_diag_print(const sc_diag *d, const char *prefix, void *stream);

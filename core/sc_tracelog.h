@@ -140,6 +140,10 @@ int sc_tracelog_parse(const char *log, sc_tracelog *out);
 int sc_tracelog_parse_bounded(const char *log, const sc_tracelog_limits *limits, sc_tracelog *out);
 void sc_tracelog_free(sc_tracelog *t);
 
+/* The log's "Stores: ..." line (what STREAM says it stored with) after "Stores: ", looked
+   for within its first max_lines lines, into buf; "" when none. */
+void sc_tracelog_stores(const char *log, size_t max_lines, char *buf, size_t len);
+
 /* The table row of a function, named as the log ("Copy") or as results.json ("copy") does;
    NULL when there is none. */
 const sc_table_row *sc_tracelog_row(const sc_tracelog *t, const char *name);

@@ -422,6 +422,20 @@ int sc_tracelog_parse_bounded(const char *log, const sc_tracelog_limits *limits,
     return 0;
 }
 
+void sc_tracelog_stores(const char *log, size_t max_lines, char *buf, size_t len)
+{
+    size_t n = 0;
+
+    if (len)
+        *buf = '\0';
+    for (const char *line = log; line && *line && n++ < max_lines;
+         line += strcspn(line, "\n"), line += *line == '\n')
+        if (strncmp(line, "Stores: ", 8) == 0) {
+            snprintf(buf, len, "%.*s", (int)strcspn(line + 8, "\n"), line + 8);
+            return;
+        }
+}
+
 void sc_tracelog_free(sc_tracelog *t)
 {
     if (!t)

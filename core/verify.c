@@ -24,6 +24,8 @@
 #include "sc_verify_reps.h"
 #include "sc_verify_matrix.h"
 #include "sc_verify_times.h"
+#include "sc_verify_pass.h"
+#include "sc_facts_src.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -146,7 +148,9 @@ static void sc__check_identity(const sc__files *f, const sc_card *card, sc_diag 
                      res_host ? res_host : "(missing)", conf_host);
 }
 
-static void sc__check_build(const sc__files *f, sc_diag *problems)
+/* build.json against run.conf; its top-level scalars into *scalars (NULL: not wanted) for
+   the facts, the document itself released here. */
+static void sc__check_build(const sc__files *f, sc_diag *problems, json_object **scalars)
 {
     char claimed[128] = "";
     json_object *build = f->build ? json_tokener_parse(f->build) : NULL, *sha;
@@ -161,7 +165,10 @@ static void sc__check_build(const sc__files *f, sc_diag *problems)
         strcmp(json_object_get_string(sha), claimed) != 0)
         sc_diag_addf(problems, "run.conf: binary_sha256 %s differs from build.json",
                      *claimed ? claimed : "(missing)");
-    json_object_put(build);
+    if (scalars)
+        *scalars = sc__facts_scalars(build);
+    else
+        json_object_put(build);
 }
 
 /* run.conf's X_ok=1|0|NA must say exactly what the recomputed gate says. */
@@ -366,12 +373,12 @@ static void sc__merge_prefixed(sc_diag *to, const sc_diag *from, const char *pre
  * run, run-<i>/run.conf for several), its object of results.json and its figures. Its log is
  * read once, parsed once within what a run of the card can print (sc_bounds.h; a log beyond
  * it is a problem, not read further), and freed before the next run's: one log in memory at
- * a time. The first run's parse is kept in first (NULL: not wanted; first->over_line < 0
+ * a time. The first run's parse is kept in first (NULL: not wanted; first->log.over_line < 0
  * when it had no log) for the attestation. Several runs: each problem starts "run-<i>: ".
  */
 static int sc__verify_run(const sc_bundle *b, const sc_card *card, const sc__files *f,
                           json_object *root, size_t i, const sc_platform_files *p, sc_gates *g,
-                          sc_diag *problems, sc_tracelog *first)
+                          sc_diag *problems, sc_first_run *first)
 {
     bool flat = sc_runs_flat(card);
     json_object *runs = NULL, *run = NULL;
@@ -432,9 +439,11 @@ static int sc__verify_run(const sc_bundle *b, const sc_card *card, const sc__fil
     sc__merge_prefixed(problems, &mine, flat ? "" : prefix);
     sc_diag_free(&mine);
     if (first && i == 0) {
-        *first = t; /* the caller frees it */
+        first->log = t; /* the caller frees it */
         if (!rf.log)
-            first->over_line = -1;
+            first->log.over_line = -1;
+        else /* for the facts, which read no log again */
+            sc_tracelog_stores(rf.log, lines.lines, first->stores, sizeof(first->stores));
     } else {
         sc_tracelog_free(&t);
     }
@@ -589,7 +598,7 @@ static size_t sc__count_runs(const sc_bundle *b)
 
 /* Every run, the gates over them, the top-level claims, the statistics and the series. */
 static int sc__verify_runs(const sc_bundle *b, const sc_card *card, const sc__files *f,
-                           bool pair_side, sc_verify_report *out, sc_tracelog *first_log)
+                           bool pair_side, sc_verify_report *out, sc_first_run *first_log)
 {
     json_object *root = f->res, *schema = NULL;
     bool flat = sc_runs_flat(card);
@@ -643,36 +652,43 @@ static int sc__verify_runs(const sc_bundle *b, const sc_card *card, const sc__fi
     return rc;
 }
 
-int sc_verify_bundle(const char *path, sc_verify_report *out)
+void sc__verify_report_init(sc_verify_report *out)
 {
-    return sc_verify_bundle_opts(path, NULL, out);
-}
-
-int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verify_report *out)
-{
-    sc__files f = {0};
-    sc_bundle b;
-    sc_card *card;
-
     memset(out, 0, sizeof(*out));
     sc_diag_init(&out->problems);
     sc_diag_init(&out->attested);
-    int rc = sc_bundle_open(&b, path);
-    if (rc < 0)
-        return rc;
-    sc_bundle_check_sums(&b, &out->problems);
-    out->n_hash_problems = out->problems.count;
+}
+
+void sc__verify_sums(const sc_bundle *b, sc_verify_report *out)
+{
+    sc_diag sums;
+
+    sc_diag_init(&sums);
+    sc_bundle_check_sums(b, &sums);
+    out->n_hash_problems = sums.count;
+    sc_diag_append(&sums, &out->problems);
+    sc_diag_free(&out->problems);
+    out->problems = sums;
+}
+
+int sc__verify_at(const sc_bundle *b, const sc_verify_opts *opts, sc_verify_report *out,
+                  sc_first_run *first_run)
+{
+    sc__files f = {0};
+    sc_card *card;
+    int rc = 0;
+
     sc_diag *p = &out->problems;
-    f.card_text = sc__read(&b, "card.yaml", p);
-    f.run_conf = sc__read(&b, "run.conf", p);
-    f.results = sc__read(&b, "results.json", p);
-    f.build = sc__read(&b, "build.json", p);
+    f.card_text = sc__read(b, "card.yaml", p);
+    f.run_conf = sc__read(b, "run.conf", p);
+    f.results = sc__read(b, "results.json", p);
+    f.build = sc__read(b, "build.json", p);
     f.now = (long long)time(NULL);
     if (!f.run_conf)
         sc_diag_addf(&out->problems, "run.conf: missing");
     card = sc__check_card(&f, &out->problems);
     if (card && sc_workload_reads(card->workload, SC_CF_ARRAY_SIZE) && !card->array_size) {
-        char *caches = sc_bundle_read_opt(&b, "platform/caches.txt");
+        char *caches = sc_bundle_read_opt(b, "platform/caches.txt");
         if (sc_caches_resolve_card(card, caches) < 0)
             sc_diag_addf(&out->problems, "card.yaml: array_size: auto, but "
                                          "platform/caches.txt gives no size to resolve it");
@@ -680,9 +696,9 @@ int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verif
     }
     /* build.json parsed and released before results.json is: one 4 MiB document held as
        json-c objects at a time (doc/contracts/limits.md) */
-    sc__check_build(&f, &out->problems);
+    sc__check_build(&f, &out->problems, &first_run->build);
     if (card) /* blas: a path: the runs mapped it */
-        sc_verify_blas_preload(&b, card, f.build, sc_runs_flat(card) ? 1 : sc__count_runs(&b), p);
+        sc_verify_blas_preload(b, card, f.build, sc_runs_flat(card) ? 1 : sc__count_runs(b), p);
     f.res = f.results ? json_tokener_parse(f.results) : NULL;
     sc__check_finite("results.json", f.res, p);
     if (f.run_conf)
@@ -701,36 +717,38 @@ int sc_verify_bundle_opts(const char *path, const sc_verify_opts *opts, sc_verif
                      "(%s)",
                      sc_workload_capture(card));
     if (card) {
-        sc_tracelog first; /* the first run's log as parsed; over_line -1: it has none */
-        memset(&first, 0, sizeof(first));
-        rc = sc__verify_runs(&b, card, &f, pair_side, out, &first);
-        bool has_log = first.over_line >= 0;
-        out->log_best_rate_MBps = sc__log_best_rate(has_log ? &first : NULL);
+        /* the first run's log as parsed; over_line -1: it has none */
+        const sc_tracelog *first = &first_run->log;
+        rc = sc__verify_runs(b, card, &f, pair_side, out, first_run);
+        first_run->parsed = rc == 0;
+        bool has_log = first->over_line >= 0;
+        out->log_best_rate_MBps = sc__log_best_rate(has_log ? first : NULL);
         if (rc == 0 && out->gates_computed) {
             /* run.conf and results.json say what the bundle's readback shows (checked
                above); the gate itself holds only on what root signed. The runs share the
                platform and its statements; the first run's log names the ranks' hosts. */
-            sc_verify_attest_in ain = {.b = &b,
+            sc_verify_attest_in ain = {.b = b,
                                        .card = card,
                                        .card_text = f.card_text,
                                        .run_conf = f.run_conf ? f.run_conf : "",
-                                       .log = has_log ? &first : NULL,
+                                       .log = has_log ? first : NULL,
                                        .opts = opts};
             sc_gate readback = out->gates.g[SC_GATE_PLATFORM_STATE];
             sc_verify_attest(&ain, &out->gates.g[SC_GATE_PLATFORM_STATE], &out->problems,
                              &out->attested, out->attested_host, sizeof(out->attested_host));
-            sc_verify_readback(&b, card, &readback, &out->gates.g[SC_GATE_PLATFORM_STATE],
+            sc_verify_readback(b, card, &readback, &out->gates.g[SC_GATE_PLATFORM_STATE],
                                &out->problems, &out->attested);
             sc_platform_files pf; /* what root signed says nothing of the run's end */
-            sc_platform_files_read(&b, &pf);
+            sc_platform_files_read(b, &pf);
             sc_platform_record pr = sc_platform_files_record(&pf);
             sc_platform_stability(card, &pr, &out->gates.g[SC_GATE_PLATFORM_STATE]);
             sc_platform_files_free(&pf);
         }
-        sc_tracelog_free(&first);
     }
-    sc_bundle_close(&b);
     sc_card_free(card);
+    first_run->results = f.res; /* for the facts (sc__first_run_free() else) */
+    first_run->json_given = true;
+    f.res = NULL;
     sc__files_free(&f);
     return rc < 0 ? rc : 0;
 }

@@ -2,6 +2,7 @@
 #include "analysis.h"
 #include "cli.h"
 #include "options.h"
+#include "sc_bundle_view.h"
 #include "sc_num.h"
 #include "sc_text.h"
 #include "sc_runs.h"
@@ -19,28 +20,22 @@ int sc_analysis_load(sc_analysis_bundle *ab, const char *path)
 
 int sc_analysis_load_opts(sc_analysis_bundle *ab, const char *path, const sc_verify_opts *opts)
 {
+    sc_bundle_view v;
+    sc_bundle_view_opts vo = {.verify = opts};
+
     memset(ab, 0, sizeof(*ab));
     /* A path a user named (a glob over users' directories): shown, never printed raw. */
     sc_text_escape(ab->arg_shown, sizeof(ab->arg_shown), path, strlen(path));
     ab->arg = ab->arg_shown;
     ab->path = path;
-    ab->open_rc = sc_verify_bundle_opts(path, opts, &ab->verify);
-    if (ab->open_rc < 0) {
-        snprintf(ab->why, sizeof(ab->why), "cannot open the bundle: %s", strerror(-ab->open_rc));
-        return ab->open_rc;
-    }
-    ab->usable = sc_verify_usable(&ab->verify);
-    if (!ab->usable)
-        sc_verify_why(&ab->verify, ab->why, sizeof(ab->why));
-    int rc = sc_facts_load(path, &ab->facts);
-    if (rc < 0) {
-        ab->open_rc = rc;
-        snprintf(ab->why, sizeof(ab->why), "cannot read the bundle: %s", strerror(-rc));
-        ab->usable = false;
-        return rc;
-    }
-    ab->loaded = true;
-    return 0;
+    int rc = sc_bundle_view_open(path, &vo, &v); /* the view's parts are the bundle's now */
+    ab->open_rc = v.open_rc;
+    ab->verify = v.verify;
+    ab->usable = v.verdict == SC_VIEW_VERIFIED;
+    snprintf(ab->why, sizeof(ab->why), "%s", v.why);
+    ab->loaded = v.loaded;
+    ab->facts = v.facts;
+    return rc;
 }
 
 void sc_analysis_free(sc_analysis_bundle *ab)

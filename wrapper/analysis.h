@@ -1,8 +1,8 @@
 /*
  * analysis.h: what the commands over finished bundles (compare, classify, report, export)
- * share: one preamble that parses a command's options and verifies and loads the bundles
- * it names. Each command refuses evidence that sc_verify_bundle() rejects and reads the
- * rest through sc_facts_load().
+ * share: one preamble that parses a command's options and opens the bundles it names
+ * through the core's bundle view (sc_bundle_view.h: verify's verdict and the facts, one pass
+ * over each bundle). Each command refuses evidence that verify rejects.
  */
 #ifndef SC_ANALYSIS_H
 #define SC_ANALYSIS_H
@@ -27,7 +27,8 @@ enum {
     SC_CLASSIFY_ABORT = 128, /* usage error: stops git bisect run instead of blaming a commit */
 };
 
-/* A bundle, verified and loaded: what every analysis command starts from. */
+/* A bundle, verified and loaded: what every analysis command starts from (the parts of its
+   bundle view, sc_bundle_view_open()). */
 typedef struct sc_analysis_bundle {
     const char *arg;  /* as named on the command line, escaped for showing (arg_shown) */
     const char *path; /* as named, raw: for opening again (compare --study), never shown */

@@ -7,6 +7,7 @@
  */
 #include "cli.h"
 #include "junit.h"
+#include "sc_bundle_view.h"
 #include "options.h"
 #include "pair_load.h"
 #include "sc_text.h"
@@ -63,30 +64,32 @@ static int sc__verify_bundle(const char *bundle, const sc_verify_opts *opts, sc_
 {
     /* The path may be a name a user chose (ESC, newlines): shown escaped, never raw. */
     char shown[1024], gates[512];
-    sc_verify_report r;
+    sc_bundle_view v; /* verify's verdict; the facts are not needed */
+    sc_bundle_view_opts vo = {.verify = opts, .no_facts = true};
+    const sc_verify_report *r = &v.verify;
     FILE *f = open_memstream(&said->text, &said->len);
     int status, rc;
 
     sc_text_escape(shown, sizeof(shown), bundle, strlen(bundle));
-    rc = sc_verify_bundle_opts(bundle, opts, &r);
+    rc = sc_bundle_view_open(bundle, &vo, &v);
     if (rc < 0) {
         fprintf(stderr, "streamcard: verify: %s: cannot open the bundle: %s\n", shown,
                 strerror(-rc));
         said->kind = SC_JUNIT_ERROR;
         snprintf(said->message, sizeof(said->message), "cannot open the bundle: %s", strerror(-rc));
         status = rc == -ENOMEM ? SC_EXIT_ERROR : SC_EXIT_USAGE;
-    } else if (!sc_verify_intact(&r)) {
-        size_t n = r.problems.count + r.problems.more;
-        sc_diag_print(&r.problems, "streamcard: verify: ", stderr);
+    } else if (v.verdict == SC_VIEW_UNVERIFIED) {
+        size_t n = r->problems.count + r->problems.more;
+        sc_diag_print(&r->problems, "streamcard: verify: ", stderr);
         fprintf(stderr, "streamcard: verify: %s: FAILED (%zu problems)\n", shown, n);
         said->kind = SC_JUNIT_FAILURE;
         snprintf(said->message, sizeof(said->message), "FAILED (%zu problem%s): %s", n,
-                 n == 1 ? "" : "s", r.problems.count ? r.problems.lines[0] : "");
+                 n == 1 ? "" : "s", r->problems.count ? r->problems.lines[0] : "");
         if (f)
-            sc_diag_print(&r.problems, "", f);
+            sc_diag_print(&r->problems, "", f);
         status = SC_EXIT_FAILED;
-    } else if (!sc_verify_usable(&r)) {
-        sc__failed_gates(&r, f, gates, sizeof(gates));
+    } else if (v.verdict == SC_VIEW_FAILED) {
+        sc__failed_gates(r, f, gates, sizeof(gates));
         fprintf(stderr,
                 "streamcard: verify: %s: the bundle is intact and consistent, but the "
                 "run FAILED its gates:%s\n",
@@ -104,17 +107,17 @@ static int sc__verify_bundle(const char *bundle, const sc_verify_opts *opts, sc_
             fprintf(f, "intact; every gate recomputed from the raw files holds; verdict ok\n");
         status = SC_EXIT_OK;
     }
-    if (rc == 0 && r.capture_note)
+    if (rc == 0 && r->capture_note)
         fprintf(status == SC_EXIT_OK ? stdout : stderr, "streamcard: verify: capture: %s\n",
-                r.capture_note);
+                r->capture_note);
     if (rc == 0) {
-        sc_diag_print(&r.attested, "streamcard: verify: ", status == SC_EXIT_OK ? stdout : stderr);
+        sc_diag_print(&r->attested, "streamcard: verify: ", status == SC_EXIT_OK ? stdout : stderr);
         if (f)
-            sc_diag_print(&r.attested, "", f);
+            sc_diag_print(&r->attested, "", f);
     }
     if (f)
         fclose(f);
-    sc_verify_report_free(&r);
+    sc_bundle_view_close(&v);
     return status;
 }
 

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "pair_load.h"
 #include "sc_bundle.h"
+#include "sc_bundle_view.h"
 #include "sc_cause.h"
 #include "sc_metric.h"
 #include "sc_runs.h"
@@ -60,9 +61,7 @@ static size_t sc__col(sc__cols *cols, const sc_metric *m)
 static void sc__read_row(const char *path, const sc_card *card, sc__row *row, sc__cols *cols)
 {
     sc_bundle b;
-    sc_verify_report report;
     sc_metric m[SC__MAX_COLS];
-    char *text = NULL;
 
     snprintf(row->verdict, sizeof(row->verdict), "no bundle");
     memset(row->has, 0, sizeof(row->has));
@@ -84,22 +83,19 @@ static void sc__read_row(const char *path, const sc_card *card, sc__row *row, sc
         return;
     }
     /* The verdict is verify's, recomputed from the raw files, not results.json's claim. */
-    if (sc_verify_bundle(path, &report) == 0)
-        snprintf(row->verdict, sizeof(row->verdict), "%s",
-                 sc_verify_usable(&report)   ? "ok"
-                 : sc_verify_intact(&report) ? "failed"
-                                             : "unverified");
+    sc_bundle_view v;
+    if (sc_bundle_view_open(path, NULL, &v) == 0)
+        snprintf(row->verdict, sizeof(row->verdict), "%s", sc_view_verdict_name(v.verdict));
     /* A failed run's cause, as `streamcard: cause:` says it (one run's log: its words). */
     if (!strcmp(row->verdict, "failed") && !row->cause) {
         char cause[1024];
         char *log = sc_runs_flat(card) ? sc_bundle_read_opt(&b, "stream.log") : NULL;
-        if (sc_cause_of_run(&report.gates, log, cause, sizeof(cause)) > 0)
+        if (sc_cause_of_run(&v.verify.gates, log, cause, sizeof(cause)) > 0)
             row->cause = strdup(cause);
         free(log);
     }
-    sc_verify_report_free(&report);
-    if (sc_bundle_read(&b, "results.json", &text, NULL) == 0) {
-        json_object *root = json_tokener_parse(text);
+    if (v.loaded && v.facts.results) { /* results.json as the view parsed it, kept by the row */
+        json_object *root = v.facts.results;
         size_t n = sc_metric_defaults(card, root, SC_METRIC_HEADLINE, m, SC__MAX_COLS);
         for (size_t i = 0; i < n; i++) {
             size_t c = sc__col(cols, &m[i]);
@@ -107,8 +103,9 @@ static void sc__read_row(const char *path, const sc_card *card, sc__row *row, sc
                 row->has[c] = sc_metric_value(&m[i], root, &row->figure[c]) == 0;
         }
         row->results = root;
+        v.facts.results = NULL;
     }
-    free(text);
+    sc_bundle_view_close(&v);
     sc_bundle_close(&b);
 }
 

@@ -5,7 +5,6 @@
  * recomputed the same way by `streamcard verify STUDY`.
  */
 #include "study.h"
-#include "study_rows.h"
 #include "study_extra.h"
 #include "cli.h"
 #include "sc_ablation.h"
@@ -25,96 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-int sc_study_metric(const sc_card *card, sc_metric *m)
-{
-    if (card->study_metric)
-        return sc_metric_lookup_card(card, card->study_metric, m);
-    return sc_metric_study(card, m);
-}
-
-/* The failed gates of a verified bundle, "gate: note; ...", into buf. */
-static void sc__failed_gates(const sc_verify_report *r, char *buf, size_t len)
-{
-    size_t used = 0;
-
-    buf[0] = '\0';
-    for (int i = 0; i < SC_GATE_COUNT && used < len; i++) {
-        if (r->gates.g[i].state != SC_GATE_FAIL)
-            continue;
-        int n = snprintf(buf + used, len - used, "%s%s: %s", used ? "; " : "",
-                         sc_gate_name((sc_gate_id)i), r->gates.g[i].note);
-        used = n < 0 ? len : used + (size_t)n;
-    }
-}
-
-/* Reads the row's bundle at path (NULL: none, cause says why), verified with opts (NULL:
-   the defaults): verdict, samples, stats. */
-void sc__study_read(sc__srow *row, const char *path, const char *cause, const sc_metric *m,
-                    const sc_verify_opts *opts)
-{
-    sc_verify_report r;
-    sc_bundle b;
-    char *text = NULL;
-
-    snprintf(row->verdict, sizeof(row->verdict), "no bundle");
-    snprintf(row->why, sizeof(row->why), "%s", cause ? cause : "it did not run");
-    row->bundle = path ? strdup(path) : NULL;
-    if (!path)
-        return;
-    int rc = sc_verify_bundle_opts(path, opts, &r);
-    if (rc < 0)
-        snprintf(row->why, sizeof(row->why), "cannot open the bundle: %s", strerror(-rc));
-    if (rc == 0) {
-        bool usable = sc_verify_usable(&r), intact = sc_verify_intact(&r);
-        snprintf(row->verdict, sizeof(row->verdict), "%s",
-                 usable   ? "ok"
-                 : intact ? "failed"
-                          : "unverified");
-        if (usable)
-            row->why[0] = '\0';
-        else if (intact)
-            sc__failed_gates(&r, row->why, sizeof(row->why));
-        else
-            snprintf(row->why, sizeof(row->why), "%s",
-                     r.problems.count ? r.problems.lines[0] : "the bundle does not verify");
-    }
-    sc_verify_report_free(&r);
-    if (strcmp(row->verdict, "ok") != 0 || sc_bundle_open(&b, path) < 0)
-        return;
-    /* Owned by the row, freed by its reader (sc__verify_row, sc_study_print's rows):
-       clang-analyzer loses it through the caller's struct. */
-    row->x = calloc(SC_RUNS_MAX, sizeof(double));
-    if (row->x && sc_bundle_read(&b, "results.json", &text, NULL) == 0) {
-        json_object *root = json_tokener_parse(text);
-        row->n = sc_metric_samples(m, root, row->x, SC_RUNS_MAX);
-        json_object_put(root);
-    }
-    if (row->n && sc_stats_describe(row->x, row->n, &row->st) < 0)
-        row->n = 0;
-    if (!row->n) // NOLINT(clang-analyzer-unix.Malloc): row->x is the row's, see above
-        snprintf(row->why, sizeof(row->why), "its results hold no %s", m->name);
-    free(text);
-    sc_bundle_close(&b);
-}
-
-static void sc__compare(const sc__srow *base, const sc__srow *row, const sc_metric *m, sc__cmp *c)
-{
-    memset(c, 0, sizeof(*c));
-    if (!base->n || !row->n || sc_stats_ratio(base->x, base->n, row->x, row->n, &c->r) < 0)
-        return;
-    bool higher = m->better == SC_METRIC_HIGHER;
-    sc_verdict v = sc_stats_verdict(&c->r, higher, SC_STATS_NOISE_BOUND);
-    c->done = true;
-    c->change_pct = sc_metric_change(base->st.median, row->st.median);
-    c->verdict = sc_stats_verdict_name(v);
-    /* Worse: the interval says so, or (too few runs for one) the point estimate loses
-       more than the noise bound. */
-    c->worse = v == SC_VERDICT_SLOWER ||
-               (v == SC_VERDICT_UNCONFIRMED &&
-                sc_metric_loss(m, base->st.median, row->st.median) > SC_STATS_NOISE_BOUND);
-}
-
-static void sc__cmp_cell(char *buf, size_t len, const sc__cmp *c)
+static void sc__cmp_cell(char *buf, size_t len, const sc_study_cmp *c)
 {
     if (!c->done)
         snprintf(buf, len, "-");
@@ -126,7 +36,7 @@ static void sc__cmp_cell(char *buf, size_t len, const sc__cmp *c)
                  SC_STATS_MIN_RUNS);
 }
 
-static void sc__value_cell(char *buf, size_t len, const sc__srow *row)
+static void sc__value_cell(char *buf, size_t len, const sc_study_row *row)
 {
     if (!row->n)
         snprintf(buf, len, "-");
@@ -159,8 +69,8 @@ typedef struct sc__extra_cells {
 } sc__extra_cells;
 
 /* One line of the table: row, verdict (and why), value, comparisons, counters, flag, bundle. */
-static void sc__line(FILE *out, const sc__srow *row, const sc__cmp *vs_base, const sc__cmp *vs_prev,
-                     bool two, const sc__extra_cells *x)
+static void sc__line(FILE *out, const sc_study_row *row, const sc_study_cmp *vs_base,
+                     const sc_study_cmp *vs_prev, bool two, const sc__extra_cells *x)
 {
     char cell[256];
 
@@ -222,8 +132,8 @@ static const char *sc__counters(const sc_study_extra *ex, size_t nrows, size_t i
 
 /* Both tables: each step alone against the baseline; the sequence against the baseline
    and the previous cumulative row. cmp[i][0]: vs the baseline, cmp[i][1]: vs previous. */
-static void sc__tables(FILE *out, const sc_card *card, const sc_metric *m, const sc__srow *rows,
-                       sc__cmp (*cmp)[2], const sc_study_extra *ex)
+static void sc__tables(FILE *out, const sc_card *card, const sc_metric *m, const sc_study_row *rows,
+                       sc_study_cmp (*cmp)[2], const sc_study_extra *ex)
 {
     size_t n = card->n_steps, nrows = 2 * n;
     char counters[160], none[320];
@@ -254,64 +164,13 @@ static void sc__tables(FILE *out, const sc_card *card, const sc_metric *m, const
     for (size_t k = 1; k <= n; k++) {
         size_t i = sc_ablation_run(n, SC_ABLATION_SEQUENCE, k);
         size_t prev = k == 1 ? 0 : sc_ablation_run(n, SC_ABLATION_SEQUENCE, k - 1);
-        sc__srow shown = rows[i];
+        sc_study_row shown = rows[i];
         char label[600];
         snprintf(label, sizeof(label), "seq 1-%zu: + %s", k, card->steps[k - 1].name);
         shown.label = label;
         sc_study_no_effect(&card->steps[k - 1], &ex[i], &ex[prev], none, sizeof(none));
         x = (sc__extra_cells){sc__counters(ex, nrows, i, counters, sizeof(counters)), none};
         sc__line(out, &shown, &cmp[i][0], k == 1 ? &cmp[i][0] : &cmp[i][1], true, &x);
-    }
-}
-
-/* Fills cmp for every row: against the baseline, and a cumulative row against the one
-   before it (steps 1..k-1). */
-void sc__study_compare_all(const sc_card *card, const sc_metric *m, const sc__srow *rows,
-                           size_t nrows, sc__cmp (*cmp)[2])
-{
-    size_t n = card->n_steps, step;
-
-    memset(cmp, 0, nrows * sizeof(*cmp));
-    for (size_t i = 1; i < nrows; i++) {
-        sc__compare(&rows[0], &rows[i], m, &cmp[i][0]);
-        if (sc_ablation_kind_of(n, i, &step) == SC_ABLATION_SEQUENCE)
-            sc__compare(&rows[sc_ablation_run(n, SC_ABLATION_SEQUENCE, step - 1)], &rows[i], m,
-                        &cmp[i][1]);
-        else
-            cmp[i][1] = cmp[i][0];
-    }
-}
-
-static json_object *sc__cmp_json(const sc__cmp *c)
-{
-    json_object *o = json_object_new_object();
-
-    if (!c->done)
-        return o;
-    json_object_object_add(o, "change_pct", json_object_new_double(c->change_pct));
-    json_object_object_add(o, "ratio", json_object_new_double(c->r.ratio));
-    if (c->r.ci) {
-        json_object_object_add(o, "ci_low", json_object_new_double(c->r.ci_low));
-        json_object_object_add(o, "ci_high", json_object_new_double(c->r.ci_high));
-    }
-    json_object_object_add(o, "verdict", json_object_new_string(c->verdict));
-    json_object_object_add(o, "worse", json_object_new_boolean(c->worse));
-    return o;
-}
-
-void sc__study_row_figures(json_object *o, const sc__srow *rows, size_t i, sc__cmp (*cmp)[2])
-{
-    if (rows[i].n) {
-        json_object_object_add(o, "runs", json_object_new_int64((int64_t)rows[i].n));
-        json_object_object_add(o, "median", json_object_new_double(rows[i].st.median));
-        if (rows[i].st.ci) {
-            json_object_object_add(o, "ci_low", json_object_new_double(rows[i].st.ci_low));
-            json_object_object_add(o, "ci_high", json_object_new_double(rows[i].st.ci_high));
-        }
-    }
-    if (i > 0) {
-        json_object_object_add(o, "vs_baseline", sc__cmp_json(&cmp[i][0]));
-        json_object_object_add(o, "vs_previous", sc__cmp_json(&cmp[i][1]));
     }
 }
 
@@ -327,36 +186,8 @@ static void sc__basename(const char *path, char *buf, size_t len)
     snprintf(buf, len, "%.*s", (int)(n - start), path + start);
 }
 
-/* The row's steps and the card keys it changes against the baseline: what the study
-   declares as its intended differences. */
-void sc__study_row_steps(json_object *o, const sc_card *card, size_t i)
-{
-    size_t step;
-    sc_ablation_kind kind = sc_ablation_kind_of(card->n_steps, i, &step);
-    json_object *steps = json_object_new_array(), *differs = json_object_new_array();
-
-    for (size_t s = kind == SC_ABLATION_SEQUENCE ? 1 : step; s >= 1 && s <= step; s++) {
-        const sc_card_step *st = &card->steps[s - 1];
-        json_object_array_add(steps, json_object_new_string(st->name));
-        for (size_t k = 0; k < st->n_set; k++)
-            json_object_array_add(differs, json_object_new_string(st->set[k].key));
-        for (size_t k = 0; k < st->n_unset; k++) {
-            char name[300];
-            snprintf(name, sizeof(name), "env.%s", st->unset[k]);
-            json_object_array_add(differs, json_object_new_string(name));
-        }
-    }
-    json_object_object_add(o, "kind",
-                           json_object_new_string(kind == SC_ABLATION_BASELINE ? "baseline"
-                                                  : kind == SC_ABLATION_ALONE  ? "alone"
-                                                                               : "sequence"));
-    json_object_object_add(o, "step", json_object_new_int64((int64_t)step));
-    json_object_object_add(o, "steps", steps);
-    json_object_object_add(o, "differs", differs);
-}
-
-static json_object *sc__record(const sc_card *card, const sc_metric *m, const sc__srow *rows,
-                               size_t nrows, sc__cmp (*cmp)[2])
+static json_object *sc__record(const sc_card *card, const sc_metric *m, const sc_study_row *rows,
+                               size_t nrows, sc_study_cmp (*cmp)[2])
 {
     json_object *root = json_object_new_object(), *arr = json_object_new_array();
     char name[256];
@@ -370,7 +201,7 @@ static json_object *sc__record(const sc_card *card, const sc_metric *m, const sc
     for (size_t i = 0; i < nrows; i++) {
         json_object *o = json_object_new_object();
         json_object_object_add(o, "label", json_object_new_string(rows[i].label));
-        sc__study_row_steps(o, card, i);
+        sc_study_row_steps(o, card, i);
         if (rows[i].bundle) {
             sc__basename(rows[i].bundle, name, sizeof(name));
             json_object_object_add(o, "bundle", json_object_new_string(name));
@@ -378,7 +209,7 @@ static json_object *sc__record(const sc_card *card, const sc_metric *m, const sc
         json_object_object_add(o, "verdict", json_object_new_string(rows[i].verdict));
         if (rows[i].why[0])
             json_object_object_add(o, "why", json_object_new_string(rows[i].why));
-        sc__study_row_figures(o, rows, i, cmp);
+        sc_study_row_figures(o, rows, i, cmp);
         json_object_array_add(arr, o);
     }
     json_object_object_add(root, "rows", arr);
@@ -414,8 +245,8 @@ static int sc__write(const sc_run_series *rs, const sc_card *card, json_object *
 int sc_study_finish(const sc_run_series *rs, const sc_card *card, int status)
 {
     size_t nrows = rs->series->n;
-    sc__srow *rows = calloc(nrows, sizeof(*rows));
-    sc__cmp(*cmp)[2] = calloc(nrows, sizeof(*cmp));
+    sc_study_row *rows = calloc(nrows, sizeof(*rows));
+    sc_study_cmp(*cmp)[2] = calloc(nrows, sizeof(*cmp));
     sc_study_extra *ex = calloc(nrows, sizeof(*ex));
     sc_metric m;
     char *table = NULL, *path = NULL;
@@ -430,10 +261,10 @@ int sc_study_finish(const sc_run_series *rs, const sc_card *card, int status)
     }
     for (size_t i = 0; i < nrows; i++) {
         rows[i].label = rs->series->runs[i].label;
-        sc__study_read(&rows[i], rs->bundles[i], rs->causes[i], &m, NULL);
+        sc_study_read_row(&rows[i], rs->bundles[i], rs->causes[i], &m, NULL);
         sc_study_extra_read(rs->bundles[i], rs->series->runs[i].card, &ex[i]);
     }
-    sc__study_compare_all(card, &m, rows, nrows, cmp);
+    sc_study_compare_all(card, &m, rows, nrows, cmp);
     FILE *mem = open_memstream(&table, &table_len);
     if (!mem) {
         status = SC_EXIT_ERROR;
@@ -464,18 +295,4 @@ out:
     free(path);
     json_object_put(record);
     return status;
-}
-
-bool sc_study_is(const char *path)
-{
-    sc_bundle b;
-    size_t size;
-
-    if (sc_bundle_open(&b, path) < 0)
-        return false;
-    int fd = sc_bundle_open_read(&b, "study.json", &size);
-    if (fd >= 0)
-        close(fd);
-    sc_bundle_close(&b);
-    return fd >= 0;
 }

@@ -4,25 +4,23 @@
  * interval, the change against the baseline and against the previous cumulative row, with
  * the verdicts of sc_stats.h) on stdout, and its record: a sealed directory
  * study_<name>_<time>/ beside the bundles (study.json, table.md, card.yaml, SHA256SUMS),
- * which `streamcard verify STUDY` checks with each bundle it names.
+ * which `streamcard verify STUDY` checks with each bundle it names (the checks are the
+ * core's: sc_study.h).
  */
-#ifndef SC_STUDY_H
-#define SC_STUDY_H
+#ifndef SC_WRAPPER_STUDY_H
+#define SC_WRAPPER_STUDY_H
 
 #include "run_series.h"
 #include "sc_card.h"
 #include "sc_diag.h"
 #include "sc_facts.h"
 #include "sc_metric.h"
+#include "sc_study.h"
 #include "sc_verify.h"
 
 #include <json-c/json.h>
 
 #include <stdbool.h>
-
-/* The study's figure of merit: card's metric:, else the workload's (ipsearch
-   thread_seconds, stream its kernel (triad for all), mpi-pingpong the smallest latency). */
-int sc_study_metric(const sc_card *card, sc_metric *m);
 
 /*
  * After the series loop: reads each row's bundle, prints the table, writes and seals the
@@ -30,29 +28,6 @@ int sc_study_metric(const sc_card *card, sc_metric *m);
  * status of `streamcard run` (status: the loop's, made worse if the record fails).
  */
 int sc_study_finish(const sc_run_series *rs, const sc_card *card, int status);
-
-/* Whether path is a study record (it holds study.json). */
-bool sc_study_is(const char *path);
-
-/*
- * Reads the study record at path and checks it: its sums; every row recomputed from its
- * bundle beside the study (verdict, median), each bundle verified with opts (NULL: the
- * defaults: $STREAMCARD_KEYS); and every row's label, steps and declared differences
- * (differs: the card keys it intends to change against the baseline) recomputed from the
- * study's card.yaml. Problems go to problems (none: it holds); *record is study.json (to
- * put), NULL when it is not a study record. -ENOENT when path cannot be opened.
- */
-int sc_study_load(const char *path, const sc_verify_opts *opts, sc_diag *problems,
-                  json_object **record);
-
-/* The metric a study record at path names: the registry's, or one its card.yaml's metrics:
-   declare (exec). 0, or -EINVAL (-ENOENT: path cannot be opened). */
-int sc_study_record_metric(const char *path, const char *name, sc_metric *m);
-
-/* The row of a loaded record whose bundle is the directory bundle (the same directory, by
-   device and inode, as the one the record names beside the study at path study); it
-   belongs to record. NULL when bundle is none of the study's rows. */
-json_object *sc_study_row_of(json_object *record, const char *study, const char *bundle);
 
 /* `streamcard verify [--keys DIR] [--state-dir DIR] STUDY`: its sums, its rows recomputed
    from the bundles it names (beside it), each bundle verified with opts, its declarations

@@ -274,6 +274,69 @@ static void test_base64(void)
     SC_CHECK_INT_EQ(sc_base64_decode("ab!=", &dec, &len), -EINVAL);
 }
 
+/* One pass (sc_bundle_remember()): the bytes held to SHA256SUMS are the bytes read, a small
+   file is given again without opening it, a run's log is not kept, and the listing's
+   problems are said as without the pass. */
+static void test_one_pass(void)
+{
+    char *parent = sc_test_tmpdir("sc-bundle-test"), path[1024], *text = NULL;
+    size_t len = 0;
+    sc_bundle w, b;
+    sc_diag d;
+    SC_CHECK(parent != NULL);
+    SC_CHECK_INT_EQ(sc_bundle_create(&w, parent, "run", 1700000000), 0);
+    SC_CHECK_INT_EQ(sc_bundle_write_str(&w, "run.conf", "verdict=ok\n"), 0);
+    SC_CHECK_INT_EQ(sc_bundle_write_str(&w, "run-2/stream.log", "Solution Validates\n"), 0);
+    SC_CHECK_INT_EQ(sc_bundle_write_str(&w, "run-2/run.conf", "verdict=ok\n"), 0);
+    SC_CHECK_INT_EQ(sc_bundle_seal(&w), 0);
+    snprintf(path, sizeof(path), "%s/x", w.path);
+    SC_CHECK_INT_EQ(symlink("/etc/passwd", path), 0);
+
+    SC_CHECK_INT_EQ(sc_bundle_open(&b, w.path), 0);
+    SC_CHECK_INT_EQ(sc_bundle_remember(&b), 0);
+    SC_CHECK_INT_EQ(sc_bundle_read(&b, "run.conf", &text, &len), 0);
+    SC_CHECK_STR_EQ(text, "verdict=ok\n");
+    free(text);
+    SC_CHECK_INT_EQ(sc_bundle_read(&b, "run-2/stream.log", &text, NULL), 0);
+    free(text);
+    /* Edited after it was read: the pass checks the bytes it read (they are the sealed
+       ones), and gives them again without opening the file. */
+    SC_CHECK_INT_EQ(sc_bundle_write_str(&w, "run.conf", "verdict=failed\n"), 0);
+    SC_CHECK_INT_EQ(sc_bundle_read(&b, "run.conf", &text, &len), 0);
+    SC_CHECK_STR_EQ(text, "verdict=ok\n");
+    SC_CHECK_INT_EQ(len, 11);
+    free(text);
+    char hex[65];
+    SC_CHECK(sc_bundle_hash_seen(&b, "run-2/stream.log", hex));
+    SC_CHECK(!sc_bundle_hash_seen(&b, "run-2/run.conf", hex)); /* not read: hashed by the check */
+    /* A run's log after the first is not kept: read again, it is opened again. */
+    snprintf(path, sizeof(path), "%s/run-2/stream.log", w.path);
+    SC_CHECK_INT_EQ(unlink(path), 0);
+    SC_CHECK_INT_EQ(sc_bundle_read(&b, "run-2/stream.log", &text, NULL), -ENOENT);
+    /* A file nobody read is hashed by the check itself: run-2/run.conf edited is found. */
+    SC_CHECK_INT_EQ(sc_bundle_write_str(&w, "run-2/run.conf", "verdict=failed\n"), 0);
+    sc_diag_init(&d);
+    SC_CHECK_INT_EQ(sc_bundle_check_sums(&b, &d), -EINVAL);
+    SC_CHECK(any_line_contains(&d, "run-2/run.conf: edited"));
+    SC_CHECK(!any_line_contains(&d, "run-2/stream.log")); /* read whole, as sealed */
+    SC_CHECK(any_line_contains(&d, "x: not a regular file (symlink)"));
+    SC_CHECK_INT_EQ(d.count, 2); /* run.conf as read is the sealed one */
+    size_t n = d.count;
+    sc_diag_free(&d);
+    sc_bundle_close(&b);
+
+    /* Without the pass the same bundle shows the files as they are now. */
+    SC_CHECK_INT_EQ(sc_bundle_open(&b, w.path), 0);
+    sc_diag_init(&d);
+    SC_CHECK_INT_EQ(sc_bundle_check_sums(&b, &d), -EINVAL);
+    SC_CHECK(any_line_contains(&d, "run-2/stream.log: missing"));
+    SC_CHECK(d.count == n + 2); /* run.conf edited, run-2/stream.log missing */
+    sc_diag_free(&d);
+    sc_bundle_close(&b);
+    sc_bundle_close(&w);
+    sc_test_rmtree(parent);
+}
+
 int main(void)
 {
     SC_TEST_RUN(test_seal_and_tamper);
@@ -285,5 +348,6 @@ int main(void)
     SC_TEST_RUN(test_kv);
     SC_TEST_RUN(test_hash);
     SC_TEST_RUN(test_base64);
+    SC_TEST_RUN(test_one_pass);
     return SC_TEST_RESULT();
 }
