@@ -90,9 +90,10 @@ static int plain_size(int rank, int written, long iterations, int bytes)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     plain_loop(rank, s, r, bytes, reps / 10 > 2 ? reps / 10 : 2);
-    double sum = 0, best = 0, per = (double)(reps / batches);
+    long per_batch = reps / batches;
+    double sum = 0, best = 0, per = (double)per_batch;
     for (int b = 0; b < batches; b++) {
-        double t = plain_loop(rank, s, r, bytes, reps / batches);
+        double t = plain_loop(rank, s, r, bytes, per_batch);
         sum += t;
         best = b == 0 || t < best ? t : best;
     }
