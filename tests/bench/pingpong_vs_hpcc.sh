@@ -11,11 +11,12 @@
 #   the sizes fixed in the source: 8 B for latency, 2,000,000 B for bandwidth, as its
 #   "Benchmark conditions" lines say), so HPCC enters the 8 B and 2,000,000 B comparisons
 #   and the plain loop all four.
-# The plain loop is a tiny C program compiled here with mpicc (into a temporary directory):
+# The plain loop is tests/mpi/pingpong_plain.c (built with the tests, build/bin/pingpong_plain):
 # the same repetitions, warm-up and batches as streamcard (min(N, max(10, 40 MiB / bytes))
 # round trips after max(2, reps / 10) untimed ones, in the largest number of equal batches up
 # to 10; page-aligned send and receive buffers), nothing else: no payload stamps or checks,
-# MPI_Wtime around each batch.
+# MPI_Wtime around each batch. tests/bench/pingpong_vs_imb.sh holds streamcard to IMB-MPI1's
+# PingPong and the same plain loop.
 # HPCC runs everything it has; a tiny HPL problem (N=200, 1x2 grid) makes the rest take well
 # under a second. Its ping-pong figures come from hpccoutf.txt: MinPingPongLatency_usec and
 # MaxPingPongBandwidth_GBytes (x 1000 = MB/s), i.e. its best pair of the two.
@@ -41,208 +42,78 @@
 # on such a buffer, at 2,000,000 B), which enters no ratio: streamcard sends real, checked
 # payloads and is held to the plain loop with written buffers.
 #
-# usage: tests/bench/pingpong_vs_hpcc.sh [--bin PATH] [--rounds R] [--iterations N]
-#                                        [--lat-iterations N] [--mpirun-args "ARGS"]
+# usage: tests/bench/pingpong_vs_hpcc.sh [--bin PATH] [--plain PATH] [--rounds R]
+#                    [--iterations N] [--lat-iterations N] [--mpirun-args "ARGS"]
 #   --mpirun-args: extra launcher options for every tool, e.g. "--mca btl tcp,self".
 set -euo pipefail
+BENCH_NAME=pingpong_vs_hpcc
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/pingpong_lib.sh"
 
-BIN=""
+pp_defaults
 ROUNDS=10
-ITERATIONS=1000       # round trips per bandwidth size, before the 40 MiB rule
-LAT_ITERATIONS=200000 # round trips at 8 bytes
-MPIRUN_ARGS=""
-
-die() {
-    echo "pingpong_vs_hpcc: $*" >&2
-    exit 2
-}
 
 while [ $# -gt 0 ]; do
+    pp_option "$@" && shift 2 && continue
     case $1 in
-    --bin) BIN=$2; shift 2 ;;
-    --rounds) ROUNDS=$2; shift 2 ;;
-    --iterations) ITERATIONS=$2; shift 2 ;;
-    --lat-iterations) LAT_ITERATIONS=$2; shift 2 ;;
-    --mpirun-args) MPIRUN_ARGS=$2; shift 2 ;;
-    -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
-    *) die "$1: unknown option (--bin --rounds --iterations --lat-iterations --mpirun-args)" ;;
+    -h | --help) bench_help "$0"; exit 0 ;;
+    *) bench_die "$1: unknown option (--bin --plain --rounds --iterations --lat-iterations --mpirun-args)" ;;
     esac
 done
 
-if [ -z "$BIN" ]; then
-    BIN="$(cd "$(dirname "$0")/../.." && pwd)/build/bin/streamcard-pingpong"
-fi
-[ -x "$BIN" ] || die "$BIN: not executable (build first, or pass --bin)"
-for tool in mpirun mpicc hpcc; do
-    command -v $tool >/dev/null || die "$tool: not found (Debian: openmpi-bin libopenmpi-dev hpcc)"
-done
-for v in "$ROUNDS" "$ITERATIONS" "$LAT_ITERATIONS"; do
-    [[ $v =~ ^[1-9][0-9]*$ ]] || die "$v: not a positive integer"
-done
-[ "$(id -u)" -ne 0 ] || export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+bench_need hpcc "Debian: apt-get install hpcc"
+bench_posint "$ROUNDS" "$ITERATIONS" "$LAT_ITERATIONS"
+pp_launch_setup
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-# One rank per core when there are two; every tool gets exactly the same launcher options.
-# shellcheck disable=SC2206
-LAUNCH=(mpirun -np 2 --bind-to core --map-by core --mca btl_base_verbose 1 $MPIRUN_ARGS)
-MIB=1048576
 HPCC_BW=2000000
-
-# The plain loop: sizes given on the command line, streamcard's repetition rule.
-cat >"$TMP/plain.c" <<'EOF'
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-int main(int argc, char **argv)
-{
-    int rank;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    int written = strcmp(argv[1], "unwritten") != 0; /* unwritten: HPCC's send buffer */
-    long iterations = atol(argv[2]);
-    for (int a = 3; a < argc; a++) {
-        long size = atol(argv[a]), by_volume = size ? 41943040L / size : iterations;
-        long reps = iterations < (by_volume < 10 ? 10 : by_volume) ? iterations
-                                                                   : (by_volume < 10 ? 10 : by_volume);
-        long warm = reps / 10 > 2 ? reps / 10 : 2;
-        int batches = 10;
-        while (reps % batches)
-            batches--;
-        void *s = NULL, *r = NULL;
-        if (written && (posix_memalign(&s, 4096, size ? size : 1) ||
-                        posix_memalign(&r, 4096, size ? size : 1)))
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        if (!written && (!(s = malloc(size ? size : 1)) || !(r = malloc(size ? size : 1))))
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        if (written)
-            memset(s, 1, size ? size : 1);
-        memset(r, 0, size ? size : 1);
-        MPI_Barrier(MPI_COMM_WORLD);
-        double sum = 0, best = 0;
-        for (int batch = 0; batch <= batches; batch++) { /* batch 0: the warm-up */
-            long n = batch ? reps / batches : warm;
-            double t0 = MPI_Wtime();
-            for (long i = 0; i < n; i++) {
-                if (rank == 0) {
-                    MPI_Send(s, (int)size, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
-                    MPI_Recv(r, (int)size, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                } else {
-                    MPI_Recv(r, (int)size, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                    MPI_Send(s, (int)size, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
-                }
-            }
-            double t = MPI_Wtime() - t0;
-            if (batch) {
-                sum += t;
-                best = batch == 1 || t < best ? t : best;
-            }
-        }
-        double per = (double)(reps / batches), mean = sum / batches;
-        if (rank == 0) /* bytes, mean t_usec, mean MB/s, best t_usec, best MB/s */
-            printf("PLAIN %ld %.4f %.2f %.4f %.2f\n", size, mean * 1e6 / (2 * per),
-                   2.0 * size * per / mean / 1e6, best * 1e6 / (2 * per), 2.0 * size * per / best / 1e6);
-        free(s);
-        free(r);
-    }
-    MPI_Finalize();
-    return 0;
-}
-EOF
-mpicc -O2 -o "$TMP/plain" "$TMP/plain.c" || die "mpicc failed on the plain loop"
 
 # HPCC's input: the example with a tiny HPL problem on a 1 x 2 grid.
 sed -e 's/^1000  *Ns/200          Ns/' -e 's/^80  *NBs/40           NBs/' \
     -e 's/^2  *Ps/1            Ps/' -e 's/^2  *Qs/2            Qs/' \
     /usr/share/doc/hpcc/examples/_hpccinf.txt >"$TMP/hpccinf.txt" 2>/dev/null ||
-    die "/usr/share/doc/hpcc/examples/_hpccinf.txt: missing (Debian package hpcc)"
+    bench_die "/usr/share/doc/hpcc/examples/_hpccinf.txt: missing (Debian package hpcc)"
 
-# btl_of FILE: the BTL Open MPI's BML chose for the peer, as the library reported it.
-btl_of() {
-    sed -n 's/.*mca: bml: Using \([a-z0-9_]*\) btl for send to .*/\1/p' "$1" | grep -vx self |
-        sort -u | tr '\n' ',' | sed 's/,$//'
-}
-
-# The measurements, one per line: "round tool metric stat value" (metric lat8 in usec,
-# bw1MiB/bw2MB/bw4MiB in MB/s; stat mean or best).
+# The measurements, one per line: "round tool metric stat value" (pingpong_lib.sh).
 DATA=$TMP/data
 : >"$DATA"
-metric_of() { # metric_of BYTES -> the metric's name
-    case $1 in 8) echo lat8 ;; "$MIB") echo bw1MiB ;; "$HPCC_BW") echo bw2MB ;; "$((4 * MIB))") echo bw4MiB ;; esac
-}
 
-# sc ROUND ARGS...: one streamcard run; its rows (mean and best) go to $DATA.
-sc() {
-    local round=$1
-    shift
-    "${LAUNCH[@]}" "$BIN" "$@" --json "$TMP/sc.json" >"$TMP/sc.out" 2>"$TMP/sc.err" ||
-        die "streamcard-pingpong $* failed: $(tail -3 "$TMP/sc.out" "$TMP/sc.err")"
-    grep -q '^Solution Validates' "$TMP/sc.out" || die "streamcard-pingpong did not validate"
-    "$PY" - "$TMP/sc.json" "$round" "$MIB" "$HPCC_BW" >>"$DATA" <<'PYEOF'
-import json, sys
-d = json.load(open(sys.argv[1])); rnd = sys.argv[2]; mib, hp = int(sys.argv[3]), int(sys.argv[4])
-names = {8: "lat8", mib: "bw1MiB", hp: "bw2MB", 4 * mib: "bw4MiB"}
-for s in d["metrics"]["sizes"]:
-    m = names.get(s["bytes"])
-    if m == "lat8":
-        print(rnd, "streamcard", m, "mean", s["t_usec"]); print(rnd, "streamcard", m, "best", s["t_min_usec"])
-    elif m:
-        print(rnd, "streamcard", m, "mean", s["MBps"]); print(rnd, "streamcard", m, "best", s["MBps_max"])
-PYEOF
-    SC_TRANSPORT=$(sed -n 's/^TRACE_TRANSPORT //p' "$TMP/sc.out")
-    SC_BTL=$(btl_of "$TMP/sc.err")
-}
-
-PY=$(command -v python3) || die "python3: not found"
 for round in $(seq 1 "$ROUNDS"); do
     # streamcard: three runs (8 B; 1, 2, 4 MiB; 2,000,000 B).
-    sc "$round" --min-bytes 8 --max-bytes 8 --iterations "$LAT_ITERATIONS"
-    sc "$round" --min-bytes $MIB --max-bytes $((4 * MIB)) --iterations "$ITERATIONS"
-    sc "$round" --min-bytes $HPCC_BW --max-bytes $HPCC_BW --iterations "$ITERATIONS"
+    pp_streamcard "$round" --min-bytes 8 --max-bytes 8 --iterations "$LAT_ITERATIONS"
+    pp_streamcard "$round" --min-bytes $MIB --max-bytes $((4 * MIB)) --iterations "$ITERATIONS"
+    pp_streamcard "$round" --min-bytes $HPCC_BW --max-bytes $HPCC_BW --iterations "$ITERATIONS"
 
-    # the plain loop: 8 B with the latency iterations, then the bandwidth sizes.
-    # plain-unwritten: the same loop sending a malloc'ed buffer it never writes, as HPCC does.
-    for args in "plain written $LAT_ITERATIONS 8" "plain written $ITERATIONS $MIB $HPCC_BW $((4 * MIB))" \
-        "plain-unwritten unwritten $ITERATIONS $HPCC_BW"; do
-        read -r -a words <<<"$args"
-        tool=${words[0]}
-        "${LAUNCH[@]}" "$TMP/plain" "${words[@]:1}" >"$TMP/plain.out" 2>"$TMP/plain.err" ||
-            die "plain loop failed: $(tail -3 "$TMP/plain.err")"
-        while read -r _ bytes t_mean bw_mean t_best bw_best; do
-            m=$(metric_of "$bytes")
-            if [ "$m" = lat8 ]; then
-                echo "$round $tool $m mean $t_mean" && echo "$round $tool $m best $t_best"
-            else
-                echo "$round $tool $m mean $bw_mean" && echo "$round $tool $m best $bw_best"
-            fi
-        done < <(grep '^PLAIN ' "$TMP/plain.out") >>"$DATA"
-        [ "$tool" = plain ] && PLAIN_BTL=$(btl_of "$TMP/plain.err")
-    done
+    # plain-unwritten: the same loop sending a malloc'ed buffer it never writes, as HPCC does;
+    # it runs first so that PLAIN_BTL is the written loop's.
+    pp_plain "$round" plain-unwritten unwritten "$ITERATIONS" $HPCC_BW
+    pp_plain "$round" plain written "$LAT_ITERATIONS" 8
+    pp_plain "$round" plain written "$ITERATIONS" $MIB $HPCC_BW $((4 * MIB))
 
     # HPCC in its own directory (it reads hpccinf.txt and appends to hpccoutf.txt there).
     rm -rf "$TMP/hpcc" && mkdir "$TMP/hpcc" && cp "$TMP/hpccinf.txt" "$TMP/hpcc/"
-    (cd "$TMP/hpcc" && "${LAUNCH[@]}" hpcc >out 2>err) || die "hpcc failed: $(tail -3 "$TMP/hpcc/err")"
+    (cd "$TMP/hpcc" && "${LAUNCH[@]}" hpcc >out 2>err) || bench_die "hpcc failed: $(tail -3 "$TMP/hpcc/err")"
     grep -q 'bandwidth measurements were done with  *2000000 bytes' "$TMP/hpcc/hpccoutf.txt" ||
-        die "hpcc: bandwidth not measured at 2000000 bytes"
+        bench_die "hpcc: bandwidth not measured at 2000000 bytes"
     lat=$(sed -n 's/^MinPingPongLatency_usec=//p' "$TMP/hpcc/hpccoutf.txt")
     bw=$(sed -n 's/^MaxPingPongBandwidth_GBytes=//p' "$TMP/hpcc/hpccoutf.txt")
     echo "$round hpcc lat8 best $lat" >>"$DATA"
     echo "$round hpcc bw2MB best $(awk -v g="$bw" 'BEGIN { printf "%.2f", g * 1000 }')" >>"$DATA"
-    HPCC_BTL=$(btl_of "$TMP/hpcc/err")
+    HPCC_BTL=$(pp_btl_of "$TMP/hpcc/err")
 
     if [ "$SC_BTL" != "$PLAIN_BTL" ] || [ "$SC_BTL" != "$HPCC_BTL" ]; then
-        die "round $round: different BTLs: streamcard '$SC_BTL', plain '$PLAIN_BTL', hpcc '$HPCC_BTL'"
+        bench_die "round $round: different BTLs: streamcard '$SC_BTL', plain '$PLAIN_BTL', hpcc '$HPCC_BTL'"
     fi
     echo "round $round of $ROUNDS done" >&2
 done
 
 echo "transport (streamcard's probe): $SC_TRANSPORT"
 echo "BML's BTL to the peer, as Open MPI reported it for all three tools: ${SC_BTL:-none (not ob1)}"
-echo "host: $(hostname), $(nproc) cpus, load average $(cut -d' ' -f1-3 /proc/loadavg); rounds: $ROUNDS"
+echo "host: $(hostname), load average $(bench_load); rounds: $ROUNDS"
+bench_machine
 echo "note: figures from a shared or busy machine are noisy; compare on a quiet node"
 echo
-"$PY" - "$DATA" <<'PYEOF'
+python3 - "$DATA" <<'PYEOF'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 vals = {}
