@@ -81,7 +81,8 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
      "openblas-serial | an absolute path to a shared library, preloaded",
      SC__EMIT_PRESENT},
     {SC_CF_RANKS, "experiment.ranks", "ranks", SC__CT_LONG, 2, 4096, NULL,
-     "mpi-pingpong: MPI ranks (2; pairs: all: one per node, default the nodes' count)",
+     "mpi-pingpong, exec: MPI ranks (mpi-pingpong 2, pairs: all one per node, default the "
+     "nodes' count; exec: an MPI program's ranks, one per CPU of cpu_list)",
      SC__EMIT_NONZERO},
     {SC_CF_MIN_BYTES, "experiment.min_bytes", "min-bytes", SC__CT_U64, 0, 1LL << 30, NULL,
      "mpi-pingpong: smallest message", SC__EMIT_SET},

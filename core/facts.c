@@ -142,7 +142,7 @@ static int sc__load_env(sc_bundle_facts *f, const sc_card *card, const char *env
     for (const char *line = environ_text; rc == 0 && line && *line;) {
         size_t len = strcspn(line, "\n"), name = strcspn(line, "=\n");
         if (name < len && !sc_runenv_placement(line, name) &&
-            !sc_runenv_blas_preload(card, line, len)) /* the blas variable's */
+            !sc_runenv_own_preload(card, line, len)) /* the blas variable's, the probe's */
             rc = sc__env_push(&list, &n, &cap, line, len);
         line += len + (line[len] == '\n');
     }

@@ -147,6 +147,23 @@ static const card_case static_cases[] = {
      {"card.yaml:6: iterations: not used by workload exec (valid only for stream or ipsearch or "
       "mpi-pingpong; remove it)"}},
     {"missing workload", HEAD "  cpu_list: 0\n", {"card.yaml: workload: missing"}},
+    /* exec with ranks: an MPI program, one rank per CPU, under mpi-pingpong's launcher. */
+    {"exec MPI program",
+     HEAD "  workload: exec\n  cpu_list: 0-1\n  command: [prog]\n  ranks: 2\n  expect:\n"
+          "    transport: shm\n",
+     {NULL}},
+    {"exec ranks above its CPUs",
+     HEAD "  workload: exec\n  cpu_list: 0-1\n  command: [prog]\n  ranks: 3\n",
+     {"card.yaml:6: ranks: 3 ranks are more than the 2 CPU(s) of cpu_list 0-1 (valid: at most 2 "
+      "ranks, one per CPU, or a longer cpu_list)"}},
+    {"exec ranks with a memory node",
+     HEAD "  workload: exec\n  cpu_list: 0-1\n  command: [prog]\n  ranks: 2\n  memory_node: 0\n",
+     {"card.yaml:7: memory_node: not for MPI ranks (valid: no memory_node with ranks:, or no "
+      "ranks:)"}},
+    {"exec expects a transport without ranks",
+     HEAD "  workload: exec\n  cpu_list: 0\n  command: [prog]\n  expect:\n    transport: shm\n",
+     {"card.yaml:7: expect: transport: only for an MPI program (valid: ranks: 2 or more, or no "
+      "expect: transport)"}},
     {"missing cpu list", HEAD "  workload: stream\n", {"card.yaml: cpu_list: missing"}},
     {"bad prefetch",
      HEAD "  workload: stream\n  cpu_list: 0\n  prefetch: maybe\n",
