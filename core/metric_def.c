@@ -213,6 +213,7 @@ size_t sc__metric_declared(const sc_workload_ops *ops, const sc_card *card, sc_m
         m->workload = ops->id;
         m->family = (unsigned)row;
         m->declared = true;
+        m->primary = cm->primary;
         n++;
     }
     return n;

@@ -41,6 +41,7 @@ typedef struct sc_metric {
     unsigned family;          /* its row in the workload's metrics (internal) */
     bool declared;            /* declared by the bundle's card (exec's metrics:), not the
                                  registry: its name, unit and direction are the card's */
+    bool primary;             /* declared primary: true (the one compare and classify judge) */
 } sc_metric;
 
 /* Which of a card's metrics sc_metric_defaults() gives. */
@@ -124,7 +125,9 @@ int sc_metric_find(const sc_metric *set, size_t n, const char *name, sc_metric *
 /*
  * Whether two bundles' cards declare the same metrics (sc_metric_declared(): name, unit and
  * direction; the registry's own are the same everywhere): true, or false with the first
- * difference in why ("metric rate: unit GB/s in A, MB/s in B").
+ * difference in why ("metric rate: unit GB/s in A, MB/s in B"). compare, classify and the
+ * paired runs (sc_pair_against(), sc_pair_differences_ok()) refuse two that differ; a pair
+ * also two whose primary differs (its one verdict is by the primary).
  */
 bool sc_metric_same_declared(const sc_metric *a, size_t na, const sc_metric *b, size_t nb,
                              char *why, size_t len);
