@@ -28,7 +28,7 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
      SC__EMIT_SET},
     {SC_CF_METRICS, "experiment.metrics", NULL, SC__CT_METRICS, 0, 0, NULL,
      "exec: figures read from the program's output: a list of {name, pattern (one capture "
-     "group), unit, better: higher|lower, primary: true}",
+     "group) or from: marker (its sc_marker_figure), unit, better: higher|lower, primary: true}",
      SC__EMIT_SET},
     {SC_CF_VALIDATE_PATTERN, "experiment.validate_pattern", NULL, SC__CT_STRING, 0, 0, NULL,
      "exec: a line of the program's output must match this regex (its own check)", SC__EMIT_SET},

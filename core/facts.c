@@ -418,6 +418,8 @@ int sc_facts_load(const char *path, sc_bundle_facts *f)
     f->n_headline = sc_metric_defaults(src.card, src.results, SC_METRIC_HEADLINE, f->headline,
                                        sizeof(f->headline) / sizeof(f->headline[0]));
     f->has_primary = sc_metric_primary(src.card, src.results, &f->primary) == 0;
+    f->n_undeclared = sc_metric_undeclared(src.card, src.results, f->undeclared,
+                                           sizeof(f->undeclared) / sizeof(f->undeclared[0]));
     sc__load_transport(f, &src);
     f->rate_unit = "MB/s";
     const sc_workload_ops *ops = src.card ? sc_workload_ops_of(src.card->workload) : NULL;

@@ -115,6 +115,15 @@ size_t sc_metric_available(const sc_card *card, json_object *results, sc_metric 
  */
 size_t sc_metric_declared(const sc_card *card, sc_metric *out, size_t max);
 
+/*
+ * The figures in a bundle's results.json of a program we did not write (exec) that its card
+ * does not declare: what it reported with sc_marker_figure() under another name. Each as a
+ * metric sc_metric_value() reads, of no unit, and not declared: its direction is not known,
+ * so compare shows it and judges nothing by it (doc/markers.md, "Figures the card does not
+ * declare"). Fills out (at most max) and returns how many.
+ */
+size_t sc_metric_undeclared(const sc_card *card, json_object *results, sc_metric *out, size_t max);
+
 /* The metric called name for card: one its metrics: declare, else the registry's (card may
    be NULL: the registry's). 0, or -EINVAL when neither has it. */
 int sc_metric_lookup_card(const sc_card *card, const char *name, sc_metric *m);

@@ -99,7 +99,8 @@ static const char *sc__base(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* metrics: each a name given once, a pattern with one capture group; one primary at most. */
+/* metrics: each a name given once, a pattern with one capture group or from: marker; one
+   primary at most. */
 static void sc__check_metrics(const sc_card *card, sc_diag *diag, int *errors)
 {
     char why[256];
@@ -113,7 +114,7 @@ static void sc__check_metrics(const sc_card *card, sc_diag *diag, int *errors)
     }
     for (size_t i = 0; i < card->n_metrics; i++) {
         const sc_card_metric *m = &card->metrics[i];
-        if (!m->name || !m->pattern || !m->unit)
+        if (!m->name || (!m->pattern && !m->from_marker) || !m->unit)
             continue; /* said where it was read */
         primaries += m->primary;
         if (!sc__card_is_name(m->name)) {
@@ -140,7 +141,7 @@ static void sc__check_metrics(const sc_card *card, sc_diag *diag, int *errors)
                              m->line, m->name, card->metrics[j].line);
                 (*errors)++;
             }
-        if (sc_exec_pattern_check(m->pattern, 1, why, sizeof(why)) < 0) {
+        if (m->pattern && sc_exec_pattern_check(m->pattern, 1, why, sizeof(why)) < 0) {
             sc_diag_addf(diag,
                          "%s:%d: metrics: %s: pattern \"%s\": %s (valid: a POSIX extended regex "
                          "with one capture group, the figure)",
@@ -217,8 +218,8 @@ static void sc__check(const sc_card *card, sc_diag *diag, int *errors)
 
     sc__check_metrics(card, diag, errors);
     sc__check_patterns(card, diag, errors);
-    sc__card_where(card, SC_CF_COMMAND, where, sizeof(where));
     sc__check_ranks(card, diag, errors);
+    sc__card_where(card, SC_CF_COMMAND, where, sizeof(where));
     if (card->invalid[SC_CF_COMMAND] || (!prog && card->from_record))
         return; /* a record carries no command: the child checked it */
     if (!prog) {
@@ -318,6 +319,19 @@ static char *sc__results_of_log(const sc_card *card, const char *log)
     return text;
 }
 
+/* The gate's words for figures of the program its card does not declare (doc/markers.md). */
+static const char *sc__undeclared_note(const sc_card *card, json_object *metrics)
+{
+    size_t declared = 0;
+
+    for (size_t i = 0; i < card->n_metrics; i++)
+        declared += card->metrics[i].name &&
+                    json_object_object_get_ex(metrics, card->metrics[i].name, NULL);
+    return (size_t)json_object_object_length(metrics) > declared
+               ? "; some not declared in the card (no direction: shown, not judged)"
+               : "";
+}
+
 /* Its figures, each from exactly one line, and validate_pattern: the program's own check. */
 static void sc__validate(const sc_card *card, const char *log, sc_gate *g)
 {
@@ -335,8 +349,9 @@ static void sc__validate(const sc_card *card, const char *log, sc_gate *g)
     else if (card->validate_pattern || json_object_object_length(metrics))
         sc_gate_set(g, SC_GATE_OK,
                     "%d figure(s), each read from one line of the log (card patterns and "
-                    "sc_marker_figure)%s; no failed validation, NaN or Inf in the log",
-                    json_object_object_length(metrics), at ? "; validate_pattern matched" : "");
+                    "sc_marker_figure)%s%s; no failed validation, NaN or Inf in the log",
+                    json_object_object_length(metrics), sc__undeclared_note(card, metrics),
+                    at ? "; validate_pattern matched" : "");
     json_object_put(metrics);
 }
 
