@@ -167,8 +167,7 @@ json_object *sc__metric_runs(json_object *results)
                : NULL;
 }
 
-/* The "metrics" of a bundle's first run: the top level's (one run), or runs[0]'s. */
-static json_object *sc__first_metrics(json_object *results)
+json_object *sc__metric_first(json_object *results)
 {
     json_object *runs = sc__metric_runs(results), *top = sc__metric_get(results, "metrics");
 
@@ -177,7 +176,7 @@ static json_object *sc__first_metrics(json_object *results)
 
 size_t sc__metric_sizes(json_object *results, unsigned long long *out, size_t max)
 {
-    json_object *sizes = sc__metric_get(sc__first_metrics(results), "sizes");
+    json_object *sizes = sc__metric_get(sc__metric_first(results), "sizes");
     size_t n = 0;
     double bytes;
 
@@ -215,36 +214,6 @@ size_t sc__metric_declared(const sc_workload_ops *ops, const sc_card *card, sc_m
         m->declared = true;
         m->primary = cm->primary;
         n++;
-    }
-    return n;
-}
-
-size_t sc_metric_undeclared(const sc_card *card, json_object *results, sc_metric *out, size_t max)
-{
-    const sc_workload_ops *ops = card ? sc_workload_ops_of(card->workload) : NULL;
-    json_object *metrics = sc__first_metrics(results);
-    size_t row = 0, n = 0;
-
-    if (!ops || !ops->foreign || !metrics || !json_object_is_type(metrics, json_type_object))
-        return 0;
-    while (row < ops->n_metrics && !ops->metrics[row].declared)
-        row++;
-    if (row == ops->n_metrics)
-        return 0; /* its figures are not read by name */
-    json_object_object_foreach(metrics, key, value)
-    {
-        bool declared = false;
-        for (size_t i = 0; i < card->n_metrics && !declared; i++)
-            declared = card->metrics[i].name && !strcmp(card->metrics[i].name, key);
-        if (declared || n >= max || strlen(key) >= sizeof(out->name) ||
-            !(json_object_is_type(value, json_type_double) ||
-              json_object_is_type(value, json_type_int)))
-            continue; /* a figure the program reports is a number (exec_figures.c) */
-        sc_metric *m = &out[n++];
-        memset(m, 0, sizeof(*m));
-        snprintf(m->name, sizeof(m->name), "%s", key);
-        m->workload = ops->id; /* unit "" and no direction of its own: never judged */
-        m->family = (unsigned)row;
     }
     return n;
 }

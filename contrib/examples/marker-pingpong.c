@@ -101,6 +101,7 @@ int main(int argc, char **argv)
     if (!buf) {
         fprintf(stderr, "marker-pingpong: rank %d: out of memory\n", rank);
         MPI_Abort(MPI_COMM_WORLD, 1);
+        return 1; /* MPI_Abort does not return; the compiler is not told so */
     }
     if (rank == 0) {
         printf("marker-pingpong: 2 ranks, %ld iterations of %d and %d bytes, markers %s\n",
