@@ -194,6 +194,13 @@
    process whose tree is the job's own; an MPI rank that finds it samples its own CPUs. */
 #define SC_TRACE_OBSERVER_ENV "STREAMCARD_OBSERVER"
 
+/* An MPI program we did not write (workload: exec with ranks:): the wrapper preloads the
+   transport probe (SC_MPIPROBE_LIBRARY, mpi/probe_preload.c) into every rank, and names in
+   SC_TRACE_TRANSPORT_LOG_ENV the file rank 0 writes what MPI_Init said to (the run's
+   transport.log; a program of ours is given --transport-log instead). */
+#define SC_MPIPROBE_LIBRARY "libstreamcard-mpiprobe.so"
+#define SC_TRACE_TRANSPORT_LOG_ENV "STREAMCARD_TRANSPORT_LOG"
+
 /* The cache probe (streamcard-stream --cache-probe, kernels/cacheprobe.c; read by
    sc_caches_probe_parse() of core/caches.c; doc/contracts/gates.md, "The gates": stream_array): one
    set-up line (the threads, the read loop's instruction set, the CPUs as a comma list), then

@@ -182,7 +182,10 @@ static void sc__emit_value(yaml_emitter_t *e, const sc_card *card, const sc__car
             const sc_card_metric *m = &card->metrics[i];
             sc__mapping_start(e);
             sc__pair(e, "name", m->name ? m->name : "");
-            sc__pair(e, "pattern", m->pattern ? m->pattern : "");
+            if (m->from_marker)
+                sc__pair(e, "from", "marker");
+            else
+                sc__pair(e, "pattern", m->pattern ? m->pattern : "");
             sc__pair(e, "unit", m->unit ? m->unit : "");
             sc__pair(e, "better", m->higher ? "higher" : "lower");
             if (m->primary)

@@ -1,6 +1,7 @@
 /*
  * card_metrics.c: the card's metrics: (exec: figures of the program read from its log by
- * pattern; doc/contracts/layout.md, "Figures of a program"): read from the YAML, copied and freed.
+ * pattern, or from: marker, the figures it reports with sc_marker_figure();
+ * doc/contracts/layout.md, "Figures of a program"): read from the YAML, copied and freed.
  * Their rules between entries (regexes, one primary) are the exec module's check.
  */
 #include "sc_card_reader.h"
@@ -71,24 +72,31 @@ static bool sc__metric_field(sc__card_reader *r, sc_card_metric *m, const yaml_n
         m->primary = value[0] == 't';
         return true;
     }
-    if (!strcmp(key, "better") || !strcmp(key, "primary"))
+    if (!strcmp(key, "from") && !strcmp(value, "marker")) {
+        m->from_marker = true;
+        return true;
+    }
+    if (!strcmp(key, "better") || !strcmp(key, "primary") || !strcmp(key, "from"))
         sc__reader_error(r, v, "metrics: %s: \"%.64s\" is not allowed (valid: %s)", key, value,
-                         key[0] == 'b' ? "higher, lower" : "true, false");
+                         key[0] == 'b'   ? "higher, lower"
+                         : key[0] == 'p' ? "true, false"
+                                         : "marker");
     else
         sc__reader_error(r, k,
-                         "metrics: unknown key \"%.64s\" (valid: name, pattern, unit, better, "
-                         "primary)",
+                         "metrics: unknown key \"%.64s\" (valid: name, pattern or from: marker, "
+                         "unit, better, primary)",
                          key);
     return false;
 }
 
-/* One entry of metrics:, a mapping; its fields given once each, name, pattern, unit and
-   better required. */
+/* One entry of metrics:, a mapping; its fields given once each, name, unit and better
+   required, and either pattern or from: marker (doc/markers.md). */
 static void sc__read_metric(sc__card_reader *r, yaml_node_t *map)
 {
     sc_card_metric m = {.line = (int)map->start_mark.line + 1};
     unsigned seen = 0;
-    static const char *const fields[] = {"name", "pattern", "unit", "better", "primary"};
+    static const char *const fields[] = {"name", "pattern", "unit", "better", "primary", "from"};
+    enum { SC__PATTERN = 1u << 1, SC__FROM = 1u << 5 };
 
     if (map->type != YAML_MAPPING_NODE) {
         sc__reader_error(r, map,
@@ -105,7 +113,7 @@ static void sc__read_metric(sc__card_reader *r, yaml_node_t *map)
             sc__reader_error(r, k, "metrics: keys must be names");
             continue;
         }
-        for (unsigned i = 0; i < 5; i++)
+        for (unsigned i = 0; i < 6; i++)
             if (!strcmp((const char *)k->data.scalar.value, fields[i]))
                 bit = 1u << i;
         if (seen & bit) {
@@ -116,11 +124,20 @@ static void sc__read_metric(sc__card_reader *r, yaml_node_t *map)
         sc__metric_field(r, &m, k, v);
     }
     for (unsigned i = 0; i < 4; i++)
-        if (!(seen & (1u << i)))
+        if (!(seen & (1u << i)) && (1u << i) != SC__PATTERN)
             sc__reader_error(r, map,
-                             "metrics: an entry without %s (valid: name, pattern, unit, "
-                             "better: higher|lower, and primary: true on at most one)",
+                             "metrics: an entry without %s (valid: name, pattern or from: marker, "
+                             "unit, better: higher|lower, and primary: true on at most one)",
                              fields[i]);
+    if (!(seen & (SC__PATTERN | SC__FROM)))
+        sc__reader_error(r, map,
+                         "metrics: an entry without pattern or from: marker (valid: a pattern "
+                         "that reads the figure from the log, or from: marker for the one the "
+                         "program reports with sc_marker_figure)");
+    else if ((seen & SC__PATTERN) && (seen & SC__FROM))
+        sc__reader_error(r, map,
+                         "metrics: an entry with both pattern and from: marker (valid: one of "
+                         "them: the figure is read one way)");
     if (sc__metric_add(r->card, &m) < 0)
         r->errors++;
     free(m.name);

@@ -233,13 +233,13 @@ void sc_envhazard_effect(const char *name, const char *value, const sc_card *car
 }
 
 /* Whether the card set the variable of entry ("NAME=value", name n bytes, the line len):
-   its env:, or its blas: a path (sc_runenv_blas_preload()). */
+   its env:, its blas: a path or its MPI program's probe (sc_runenv_own_preload()). */
 static bool sc__card_sets(const sc_card *card, const char *entry, size_t n, size_t len)
 {
     for (size_t i = 0; card && i < card->n_env; i++)
         if (strlen(card->env[i].key) == n && !strncmp(card->env[i].key, entry, n))
             return true;
-    return sc_runenv_blas_preload(card, entry, len);
+    return sc_runenv_own_preload(card, entry, len);
 }
 
 char *sc_envhazard_lines(const char *env, const sc_card *card, const char *simd, size_t *n)

@@ -143,7 +143,7 @@ static int sc__load_env(sc_bundle_facts *f, const sc_card *card, const char *env
     for (const char *line = environ_text; rc == 0 && line && *line;) {
         size_t len = strcspn(line, "\n"), name = strcspn(line, "=\n");
         if (name < len && !sc_runenv_placement(line, name) &&
-            !sc_runenv_blas_preload(card, line, len)) /* the blas variable's */
+            !sc_runenv_own_preload(card, line, len)) /* the blas variable's, the probe's */
             rc = sc__env_push(&list, &n, &cap, line, len);
         line += len + (line[len] == '\n');
     }
@@ -451,6 +451,8 @@ int sc__facts_load_at(const sc_bundle *b, const char *path, sc_bundle_facts *f, 
     f->n_headline = sc_metric_defaults(src.card, src.results, SC_METRIC_HEADLINE, f->headline,
                                        sizeof(f->headline) / sizeof(f->headline[0]));
     f->has_primary = sc_metric_primary(src.card, src.results, &f->primary) == 0;
+    f->n_undeclared = sc_metric_undeclared(src.card, src.results, f->undeclared,
+                                           sizeof(f->undeclared) / sizeof(f->undeclared[0]));
     sc__load_transport(f, &src);
     f->rate_unit = "MB/s";
     const sc_workload_ops *ops = src.card ? sc_workload_ops_of(src.card->workload) : NULL;

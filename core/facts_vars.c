@@ -267,7 +267,8 @@ static char *sc__card_list_text(const sc_card *c, sc_card_field field)
     return out;
 }
 
-/* metrics: "name unit better[ primary] /pattern/" per figure, "; " between; "none". */
+/* metrics: "name unit better[ primary] /pattern/" (or "from marker") per figure, "; "
+   between; "none". */
 static char *sc__card_metrics_text(const sc_card *c)
 {
     char *out = strdup(c->n_metrics ? "" : "none");
@@ -276,8 +277,10 @@ static char *sc__card_metrics_text(const sc_card *c)
         const sc_card_metric *m = &c->metrics[i];
         char *grown = sc__fmt("%s%s%s %s %s%s%s%s%s", out, i ? "; " : "", m->name ? m->name : "",
                               m->unit ? m->unit : "", m->higher ? "higher" : "lower",
-                              m->primary ? " primary" : "", m->pattern ? " /" : "",
-                              m->pattern ? m->pattern : "", m->pattern ? "/" : "");
+                              m->primary ? " primary" : "",
+                              m->from_marker ? " from marker" : m->pattern ? " /" : "",
+                              m->pattern && !m->from_marker ? m->pattern : "",
+                              m->pattern && !m->from_marker ? "/" : "");
         free(out);
         out = grown;
     }

@@ -169,6 +169,36 @@ size_t sc_metric_declared(const sc_card *card, sc_metric *out, size_t max)
     return ops ? sc__metric_declared(ops, card, out, max) : 0;
 }
 
+size_t sc_metric_undeclared(const sc_card *card, json_object *results, sc_metric *out, size_t max)
+{
+    const sc_workload_ops *ops = card ? sc_workload_ops_of(card->workload) : NULL;
+    json_object *metrics = sc__metric_first(results);
+    size_t row = 0, n = 0;
+
+    if (!ops || !ops->foreign || !metrics || !json_object_is_type(metrics, json_type_object))
+        return 0;
+    while (row < ops->n_metrics && !ops->metrics[row].declared)
+        row++;
+    if (row == ops->n_metrics)
+        return 0; /* its figures are not read by name */
+    json_object_object_foreach(metrics, key, value)
+    {
+        bool declared = false;
+        for (size_t i = 0; i < card->n_metrics && !declared; i++)
+            declared = card->metrics[i].name && !strcmp(card->metrics[i].name, key);
+        if (declared || n >= max || strlen(key) >= sizeof(out->name) ||
+            !(json_object_is_type(value, json_type_double) ||
+              json_object_is_type(value, json_type_int)))
+            continue; /* a figure the program reports is a number (exec_figures.c) */
+        sc_metric *m = &out[n++];
+        memset(m, 0, sizeof(*m));
+        snprintf(m->name, sizeof(m->name), "%s", key);
+        m->workload = ops->id; /* unit "" and no direction of its own: never judged */
+        m->family = (unsigned)row;
+    }
+    return n;
+}
+
 int sc_metric_lookup_card(const sc_card *card, const char *name, sc_metric *m)
 {
     sc_metric declared[SC_CARD_MAX_METRICS];

@@ -167,8 +167,7 @@ json_object *sc__metric_runs(json_object *results)
                : NULL;
 }
 
-/* The "metrics" of a bundle's first run: the top level's (one run), or runs[0]'s. */
-static json_object *sc__first_metrics(json_object *results)
+json_object *sc__metric_first(json_object *results)
 {
     json_object *runs = sc__metric_runs(results), *top = sc__metric_get(results, "metrics");
 
@@ -177,7 +176,7 @@ static json_object *sc__first_metrics(json_object *results)
 
 size_t sc__metric_sizes(json_object *results, unsigned long long *out, size_t max)
 {
-    json_object *sizes = sc__metric_get(sc__first_metrics(results), "sizes");
+    json_object *sizes = sc__metric_get(sc__metric_first(results), "sizes");
     size_t n = 0;
     double bytes;
 
@@ -213,6 +212,7 @@ size_t sc__metric_declared(const sc_workload_ops *ops, const sc_card *card, sc_m
         m->workload = ops->id;
         m->family = (unsigned)row;
         m->declared = true;
+        m->primary = cm->primary;
         n++;
     }
     return n;

@@ -5,6 +5,7 @@
  */
 #include "sc_pair.h"
 #include "sc_hash.h"
+#include "sc_metric.h"
 #include "sc_runs.h"
 #include "sc_stats.h"
 
@@ -85,6 +86,14 @@ bool sc_pair_differences_ok(const char *variable, const sc_bundle_facts *a,
     size_t idx[SC_FACTS_MAX_VARS], n = sc_facts_diff(a, b, idx);
     bool ok = true;
     bool build = !strcmp(variable, SC_PAIR_BUILD), none = !strcmp(variable, SC_PAIR_NONE);
+    char why[400];
+
+    /* Both sides judged by the same figures (sc_pair_against() refused others at the start). */
+    if (!sc_metric_same_declared(a->metrics, a->n_metrics, b->metrics, b->n_metrics, why,
+                                 sizeof(why))) {
+        sc_diag_addf(problems, "the sides' cards declare other metrics: %s", why);
+        ok = false;
+    }
 
     for (size_t i = 0; i < n; i++) {
         const sc_fact *v = &a->vars[idx[i]];

@@ -6,6 +6,7 @@
 #include "sc_pair.h"
 #include "sc_ablation_read.h"
 #include "sc_card_schema.h"
+#include "sc_metric.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -194,6 +195,42 @@ static int sc__differences(const sc_card *a, const sc_card *b, char *names, size
     return n;
 }
 
+/* The first of the same declarations whose primary: differs, said into why: true when one
+   does (the pair's one verdict is by the primary metric). */
+static bool sc__primary_differs(const sc_metric *ma, size_t na, const sc_metric *mb, size_t nb,
+                                char *why, size_t len)
+{
+    sc_metric other;
+
+    for (size_t i = 0; i < na; i++)
+        if (sc_metric_find(mb, nb, ma[i].name, &other) == 0 && other.primary != ma[i].primary) {
+            snprintf(why, len, "metric %.31s: primary: true in %s, not in %s", ma[i].name,
+                     ma[i].primary ? "A" : "B", ma[i].primary ? "B" : "A");
+            return true;
+        }
+    return false;
+}
+
+/* Whether checked cards a and b declare the same metrics (sc_metric_same_declared(), and the
+   same primary): else a line in diag naming the first difference. Side B is made of A's
+   card, so without this B's own declarations would be dropped unsaid. */
+static bool sc__same_metrics(const sc_card *a, const sc_card *b, sc_diag *diag)
+{
+    sc_metric ma[SC_CARD_MAX_METRICS], mb[SC_CARD_MAX_METRICS];
+    size_t na = sc_metric_declared(a, ma, SC_CARD_MAX_METRICS);
+    size_t nb = sc_metric_declared(b, mb, SC_CARD_MAX_METRICS);
+    char why[400];
+
+    if (sc_metric_same_declared(ma, na, mb, nb, why, sizeof(why)) &&
+        !sc__primary_differs(ma, na, mb, nb, why, sizeof(why)))
+        return true;
+    sc_diag_addf(diag,
+                 "--against %s: declares other metrics than %s: %s (valid: cards whose metrics: "
+                 "have the same names, units, directions and primary)",
+                 b->source_name, a->source_name, why);
+    return false;
+}
+
 int sc_pair_against(sc_card *a, const sc_card *b, sc_diag *diag)
 {
     sc_card *ca = sc_card_dup(a), *cb = sc_card_dup(b);
@@ -209,6 +246,11 @@ int sc_pair_against(sc_card *a, const sc_card *b, sc_diag *diag)
        written out in the other are the same. A card's own problems are the run's to say. */
     if (sc__card_check_run(ca, &ignored) == -ENOMEM || sc__card_check_run(cb, &ignored) == -ENOMEM)
         goto out;
+    /* The figures both sides are judged by: the same declarations, as compare requires. */
+    if (!sc__same_metrics(ca, cb, diag)) {
+        rc = -EINVAL;
+        goto out;
+    }
     n = sc__differences(ca, cb, names, sizeof(names), &key, &value, &fixed);
     if (n < 0)
         goto out;

@@ -1,6 +1,8 @@
 /* runenv.c: the environment variables the runtimes read (see sc_runenv.h). */
 #include "sc_runenv.h"
 #include "sc_card.h"
+#include "sc_trace_protocol.h"
+#include "sc_workload.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -98,11 +100,23 @@ out:
     return rc;
 }
 
-bool sc_runenv_blas_preload(const struct sc_card *card, const char *entry, size_t len)
+bool sc_runenv_own_preload(const struct sc_card *card, const char *entry, size_t len)
 {
-    static const char name[] = "LD_PRELOAD=";
-    size_t n = sizeof(name) - 1;
+    static const char name[] = "LD_PRELOAD=", probe[] = "/" SC_MPIPROBE_LIBRARY;
+    size_t n = sizeof(name) - 1, p = sizeof(probe) - 1;
 
-    return card && card->blas && card->blas[0] == '/' && len > n && !strncmp(entry, name, n) &&
-           len - n == strlen(card->blas) && !strncmp(entry + n, card->blas, len - n);
+    if (!card || len <= n || strncmp(entry, name, n) != 0)
+        return false;
+    const char *value = entry + n, *colon = memchr(value, ':', len - n);
+    size_t vlen = len - n, first = colon ? (size_t)(colon - value) : vlen;
+    /* An MPI program's ranks: the probe first (wrapper/plan.c). */
+    if (sc_workload_mpi(card) && sc_workload_foreign(card) && first >= p &&
+        !memcmp(value + first - p, probe, p)) {
+        if (!colon)
+            return true;
+        value = colon + 1;
+        vlen -= first + 1;
+    }
+    return card->blas && card->blas[0] == '/' && vlen == strlen(card->blas) &&
+           !strncmp(value, card->blas, vlen);
 }

@@ -96,7 +96,10 @@ typedef enum sc_card_field {
    "Figures of a program"). */
 typedef struct sc_card_metric {
     char *name;    /* a name: [A-Za-z0-9._:-] */
-    char *pattern; /* a POSIX extended regex with one capture group, the figure */
+    char *pattern; /* a POSIX extended regex with one capture group, the figure; NULL with
+                      from_marker */
+    bool from_marker; /* from: marker: the figure the program reports under name with
+                         sc_marker_figure() (doc/markers.md), in place of a pattern */
     char *unit;    /* as the program prints it ("GB/s") */
     bool higher;   /* better: higher (else lower) */
     bool primary;  /* the one compare and classify judge by (at most one) */

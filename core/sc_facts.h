@@ -80,6 +80,10 @@ typedef struct sc_bundle_facts {
     size_t n_headline;
     sc_metric primary; /* the card's primary metric (sc_metric_primary()), when has_primary */
     bool has_primary;
+    /* exec: the figures its card does not declare (sc_metric_undeclared()): shown, not
+       judged */
+    sc_metric undeclared[8];
+    size_t n_undeclared;
     sc_fact_rate rates[8];
     size_t n_rates;
     const char *rate_unit; /* of rates[].MBps: "MB/s" (stream) or "queries/s" (ipsearch) */

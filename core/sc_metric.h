@@ -41,6 +41,7 @@ typedef struct sc_metric {
     unsigned family;          /* its row in the workload's metrics (internal) */
     bool declared;            /* declared by the bundle's card (exec's metrics:), not the
                                  registry: its name, unit and direction are the card's */
+    bool primary;             /* declared primary: true (the one compare and classify judge) */
 } sc_metric;
 
 /* Which of a card's metrics sc_metric_defaults() gives. */
@@ -114,6 +115,15 @@ size_t sc_metric_available(const sc_card *card, json_object *results, sc_metric 
  */
 size_t sc_metric_declared(const sc_card *card, sc_metric *out, size_t max);
 
+/*
+ * The figures in a bundle's results.json of a program we did not write (exec) that its card
+ * does not declare: what it reported with sc_marker_figure() under another name. Each as a
+ * metric sc_metric_value() reads, of no unit, and not declared: its direction is not known,
+ * so compare shows it and judges nothing by it (doc/markers.md, "Figures the card does not
+ * declare"). Fills out (at most max) and returns how many.
+ */
+size_t sc_metric_undeclared(const sc_card *card, json_object *results, sc_metric *out, size_t max);
+
 /* The metric called name for card: one its metrics: declare, else the registry's (card may
    be NULL: the registry's). 0, or -EINVAL when neither has it. */
 int sc_metric_lookup_card(const sc_card *card, const char *name, sc_metric *m);
@@ -124,7 +134,9 @@ int sc_metric_find(const sc_metric *set, size_t n, const char *name, sc_metric *
 /*
  * Whether two bundles' cards declare the same metrics (sc_metric_declared(): name, unit and
  * direction; the registry's own are the same everywhere): true, or false with the first
- * difference in why ("metric rate: unit GB/s in A, MB/s in B").
+ * difference in why ("metric rate: unit GB/s in A, MB/s in B"). compare, classify and the
+ * paired runs (sc_pair_against(), sc_pair_differences_ok()) refuse two that differ; a pair
+ * also two whose primary differs (its one verdict is by the primary).
  */
 bool sc_metric_same_declared(const sc_metric *a, size_t na, const sc_metric *b, size_t nb,
                              char *why, size_t len);

@@ -49,8 +49,9 @@ int sc_pair_series(const sc_card *card, sc_series *out, sc_diag *diag);
  * (both parsed, flags applied), so that a is the pair card of both; nothing when they are
  * the same (A/A). Each card's question, run_name and controlled_variables do not count;
  * runs, runs_ci_pct, runs_max, nodes and workload must be the same; an env variable B
- * drops is refused (against: sets, it does not unset). Returns 0, -EINVAL with one line in
- * diag naming what differs, or -ENOMEM.
+ * drops is refused (against: sets, it does not unset); so are metrics: declared otherwise
+ * (name, unit, better, primary: sc_metric_same_declared()). Returns 0, -EINVAL with one line
+ * in diag naming what differs, or -ENOMEM.
  */
 int sc_pair_against(sc_card *a, const sc_card *b, sc_diag *diag);
 
@@ -105,8 +106,8 @@ void sc_pair_compare_opts(sc_compare_opts *o);
 /*
  * Checks that the sides differ in what the variable allows: none for an A/A pair; the build
  * group only for SC_PAIR_BUILD; else only variables the against key changes
- * (sc_facts_key_changes()). One line per other difference into problems. Returns true when
- * they do.
+ * (sc_facts_key_changes()), and both declare the same metrics (sc_metric_same_declared()).
+ * One line per other difference into problems. Returns true when they do.
  */
 bool sc_pair_differences_ok(const char *variable, const sc_bundle_facts *a,
                             const sc_bundle_facts *b, sc_diag *problems);

@@ -25,11 +25,13 @@ bool sc_runenv_placement(const char *name, size_t len);
 
 struct sc_card;
 /*
- * True for the entry ("NAME=value", len bytes) streamcard sets from the card's blas: when it
- * is a path: LD_PRELOAD=<that path> and nothing else (an inherited preload after it keeps
- * the entry the environment's). The blas variable records that library.
+ * True for the entry ("NAME=value", len bytes) streamcard sets itself as the preload of the
+ * card's run: LD_PRELOAD=<the card's blas: path>, an MPI program's transport probe
+ * (.../libstreamcard-mpiprobe.so, doc/contracts/layout.md "MPI programs under exec"), or the
+ * probe then the blas path, and nothing else (an inherited preload after them keeps the entry
+ * the environment's). The blas variable records that library, the workload the probe.
  */
-bool sc_runenv_blas_preload(const struct sc_card *card, const char *entry, size_t len);
+bool sc_runenv_own_preload(const struct sc_card *card, const char *entry, size_t len);
 
 /* The patterns of sc_runenv_read(), comma-separated, for help texts: "OMP_*, GOMP_*, ...". */
 const char *sc_runenv_patterns(void);

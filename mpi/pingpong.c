@@ -31,18 +31,11 @@
  * With --pairs all (matrix.h) the job has one rank per node and every pair is measured in
  * rounds; the table rows are then the medians over the pairs, printed after the last round.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* sched_getcpu, sched_getaffinity */
-#endif
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <mpi.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -52,6 +45,7 @@
 #include "options.h"
 #include "pingpong_report.h"
 #include "rank_sampler.h"
+#include "rankbind.h"
 #include "sc_pairs.h"
 #include "trace.h"
 #include "transport.h"
@@ -63,62 +57,8 @@
 #define SCM_MPI_LIBRARIES "unknown"
 #endif
 
-/*
- * STREAMCARD_READY_FD is the observer's pipe only in the process the observer started.
- * Under mpirun or srun the rank inherits the variable but not the descriptor, and once
- * MPI_Init has run the same number is one of the library's own pipes: waiting on it could
- * stall for 10 s, and reading or closing it would break the library. So, before anything
- * opens a descriptor, keep the variable only when it names an inherited read end of a pipe
- * (and, when the observer says which process it started, STREAMCARD_READY_PID, in that
- * process); otherwise drop it, and sct_phase() skips the handshake. What was decided is
- * kept for the TRACE_READY_HANDSHAKE line.
- */
-static struct {
-    int asked; /* STREAMCARD_READY_FD was set */
-    long fd;
-    const char *why; /* "pipe" (kept), or why it was dropped */
-} scm__ready;
-
-static void scm__ready_fd_guard(void)
-{
-    const char *text = getenv(SC_TRACE_READY_FD_ENV), *pid = getenv(SC_TRACE_READY_PID_ENV);
-    struct stat st;
-    char *end = NULL;
-
-    if (!text)
-        return;
-    scm__ready.asked = 1;
-    scm__ready.fd = strtol(text, &end, 10);
-    if (!*text || *end || scm__ready.fd < 3 || scm__ready.fd > INT_MAX)
-        scm__ready.why = "invalid";
-    else if (fstat((int)scm__ready.fd, &st) != 0)
-        scm__ready.why = "not-open";
-    else if (!S_ISFIFO(st.st_mode))
-        scm__ready.why = "not-a-pipe";
-    else if ((fcntl((int)scm__ready.fd, F_GETFL) & O_ACCMODE) != O_RDONLY)
-        scm__ready.why = "not-a-read-end";
-    else if (pid && strtol(pid, NULL, 10) != (long)getpid())
-        scm__ready.why = "other-process";
-    else
-        scm__ready.why = "pipe";
-    if (strcmp(scm__ready.why, "pipe") != 0) {
-        unsetenv(SC_TRACE_READY_FD_ENV);
-        return;
-    }
-    /* fi_info and the library's helpers must not hold it */
-    fcntl((int)scm__ready.fd, F_SETFD, FD_CLOEXEC);
-}
-
-/* The MPI library's identity, first line (callable before MPI_Init). */
-static void scm__library(char *buf, size_t len)
-{
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-    int n = 0;
-
-    MPI_Get_library_version(lib, &n);
-    lib[strcspn(lib, "\n")] = '\0';
-    snprintf(buf, len, "%s", lib[0] ? lib : "unknown");
-}
+/* What was decided of STREAMCARD_READY_FD (rankbind.h), for the TRACE_READY_HANDSHAKE line. */
+static struct scm_ready_guard scm__ready;
 
 static int scm__build_info(void)
 {
@@ -127,57 +67,11 @@ static int scm__build_info(void)
 
     if (sct_build_info_print(stdout, 1) != 0)
         return SCM_EXIT_FAILED;
-    scm__library(lib, sizeof(lib));
+    scm_probe_library(lib, sizeof(lib));
     MPI_Get_version(&major, &minor);
     printf("mpi_library=%s\nmpi_standard=%d.%d\nmpi_flags=%s\nmpi_libraries=%s\n", lib, major,
            minor, SCM_MPI_FLAGS, SCM_MPI_LIBRARIES);
     return fflush(stdout) == 0 ? 0 : SCM_EXIT_FAILED;
-}
-
-/* "0-3,8": a cpu set as a Linux cpulist. */
-static void scm__cpulist(const cpu_set_t *set, char *buf, size_t len)
-{
-    size_t used = 0;
-
-    buf[0] = '\0';
-    for (int c = 0; c < CPU_SETSIZE; c++) {
-        if (!CPU_ISSET(c, set) || (c > 0 && CPU_ISSET(c - 1, set)))
-            continue;
-        int last = c;
-        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, set))
-            last++;
-        int n = last > c ? snprintf(buf + used, len - used, "%s%d-%d", used ? "," : "", c, last)
-                         : snprintf(buf + used, len - used, "%s%d", used ? "," : "", c);
-        if (n < 0 || (size_t)n >= len - used)
-            return;
-        used += (size_t)n;
-    }
-}
-
-/* Every rank says where it runs; rank 0 prints the lines and counts them. */
-static void scm__bindings(MPI_Comm comm, int rank, int size, struct scm_binding *all)
-{
-    struct scm_binding me = {.valid = 1, .rank = rank, .cpu = sched_getcpu(), .pid = getpid()};
-    cpu_set_t set;
-    int counted = 0;
-
-    if (gethostname(me.host, sizeof(me.host) - 1) != 0)
-        snprintf(me.host, sizeof(me.host), "unknown");
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof(set), &set) == 0)
-        scm__cpulist(&set, me.allowed, sizeof(me.allowed));
-    MPI_Gather(&me, (int)sizeof(me), MPI_BYTE, all, (int)sizeof(me), MPI_BYTE, 0, comm);
-    if (rank != 0)
-        return;
-    for (int r = 0; r < size; r++) {
-        const struct scm_binding *b = &all[r];
-        if (!b->valid || b->rank != r)
-            continue;
-        counted++;
-        printf(SC_TRACE_RANK_BINDING("%d", "%s", "%d", "%ld", "%s") "\n", b->rank, b->host, b->cpu,
-               b->pid, b->allowed[0] ? b->allowed : "unknown");
-    }
-    printf(SC_TRACE_RANKS_COUNTED("%d") "\n", counted);
 }
 
 /* Every rank's first wrong payload and counts, gathered; rank 0 prints the verdict. */
@@ -336,7 +230,7 @@ static int scm__run(const struct scm_opts *o, struct scm_probe *probe, const cha
         rc = SCM_EXIT_USAGE;
         goto out_free;
     }
-    scm__bindings(comm, rank, size, bindings);
+    scm_bindings_report(comm, rank, size, bindings);
     if (scm__transport_lines(o, probe, library, comm, rank, size, &carrier) < 0)
         goto out_close;
 
@@ -406,7 +300,7 @@ int main(int argc, char **argv)
     char library[256];
     int rank = 0, size = 0, rc, worst = 0;
 
-    scm__ready_fd_guard(); /* first: before any descriptor is opened */
+    scm_ready_fd_guard(&scm__ready); /* first: before any descriptor is opened */
     if (scm_options_parse(argc, argv, &o) != 0)
         return SCM_EXIT_USAGE;
     if (o.cli.help) {
@@ -417,7 +311,7 @@ int main(int argc, char **argv)
         return scm__build_info();
     setvbuf(stdout, NULL, _IOLBF, 0); /* the log keeps every line even if we crash */
 
-    scm__library(library, sizeof(library));
+    scm_probe_library(library, sizeof(library));
     scm_probe_begin(&probe);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

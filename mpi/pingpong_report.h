@@ -19,16 +19,9 @@
 #include "bench.h"
 #include "matrix.h"
 #include "options.h"
+#include "rankbind.h"
 #include "transport.h"
 
-/* Where a rank ran, as it saw it itself (gathered to rank 0). */
-struct scm_binding {
-    int valid; /* set by the rank that filled it in */
-    int rank, cpu;
-    long pid;
-    char host[64];
-    char allowed[256]; /* sched_getaffinity as a cpulist, e.g. "0-3,8" */
-};
 
 /* Everything results.json holds. */
 struct scm_results {

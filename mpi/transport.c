@@ -11,6 +11,16 @@
 
 extern char **environ;
 
+void scm_probe_library(char *buf, size_t len)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int n = 0;
+
+    MPI_Get_library_version(lib, &n);
+    lib[strcspn(lib, "\n")] = '\0';
+    snprintf(buf, len, "%s", lib[0] ? lib : "unknown");
+}
+
 void scm_probe_begin(struct scm_probe *p)
 {
     memset(p, 0, sizeof(*p));

@@ -76,6 +76,10 @@ struct scm_probe {
     char *fi_said; /* what libfabric printed while the probe asked it for its providers */
 };
 
+/* The MPI library's identity, the first line of MPI_Get_library_version() ("unknown" when
+   it says none); callable before MPI_Init. */
+void scm_probe_library(char *buf, size_t len);
+
 /* Before MPI_Init: note the environment, start watching the stack and hearing the output. */
 void scm_probe_begin(struct scm_probe *p);
 

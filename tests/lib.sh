@@ -122,6 +122,21 @@ in_sysroot() {
         STREAMCARD_SYSROOT=$root exec "$@"' sh "$@"
 }
 
+# claim_other_figure BUNDLE METRIC: results.json claims twice the figure METRIC the log
+# shows, resealed as a forger would; verify must refuse it naming the metric.
+claim_other_figure() {
+    python3 - "$1" "$2" <<'PY'
+import json, sys
+p = sys.argv[1] + "/results.json"
+r = json.load(open(p))
+r["metrics"][sys.argv[2]] *= 2
+json.dump(r, open(p, "w"))
+PY
+    reseal "$1"
+    expect_status 1 "$BIN/streamcard" verify "$1"
+    expect_contains "$WORK/err" "results.json: $2"
+}
+
 # reseal BUNDLE: rewrites SHA256SUMS over the bundle's files as they are now, as a forger
 # would, so that only the consistency checks can tell.
 reseal() {

@@ -161,6 +161,47 @@ static bool sc__same_declared(const sc_bundle_facts *a, const sc_bundle_facts *b
  * overrides the interval's. Several metrics: Holm's correction over them. Returns 0, or 1
  * when no metric is in both bundles.
  */
+/* Whether set (n of them) holds a metric called name. */
+static bool sc__has_metric(const sc_metric *set, size_t n, const char *name)
+{
+    sc_metric m;
+
+    return sc_metric_find(set, n, name, &m) == 0;
+}
+
+/*
+ * The figures of a program that its cards do not declare (sc_metric_undeclared()): a row each
+ * with both values, and after the verdicts a line that says plainly why none is judged
+ * (doc/markers.md, "Figures the card does not declare"). verdicts: the lines, else the rows.
+ */
+static void sc__print_undeclared(const sc_bundle_facts *a, const sc_bundle_facts *b, bool verdicts)
+{
+    const sc_bundle_facts *side[2] = {a, b};
+    char va[32], vb[32];
+    double v;
+
+    for (size_t s = 0; s < 2; s++)
+        for (size_t i = 0; i < side[s]->n_undeclared; i++) {
+            const sc_metric *m = &side[s]->undeclared[i];
+            if (s == 1 && sc__has_metric(a->undeclared, a->n_undeclared, m->name))
+                continue; /* said with A's */
+            if (verdicts) {
+                printf("figure %s is not declared in the card (no direction): shown, not "
+                       "judged (valid: declare it under metrics: with from: marker)\n",
+                       m->name);
+                continue;
+            }
+            snprintf(va, sizeof(va), "-");
+            snprintf(vb, sizeof(vb), "-");
+            if (sc_facts_metric(a, m, &v) == 0)
+                snprintf(va, sizeof(va), "%.6g", v);
+            if (sc_facts_metric(b, m, &v) == 0)
+                snprintf(vb, sizeof(vb), "%.6g", v);
+            printf("  %-22.31s %-*s %-12s not declared: shown, not judged\n", m->name, SC__COL, va,
+                   vb);
+        }
+}
+
 static int sc__print_results(const sc_bundle_facts *a, const sc_bundle_facts *b,
                              const sc__compare_opts *o, const char *what)
 {
@@ -213,6 +254,7 @@ static int sc__print_results(const sc_bundle_facts *a, const sc_bundle_facts *b,
         sc__trend(sb, sizeof(sb), &c[i].trend_b);
         printf("  %-22s %-*s %s\n", "  trend with run order", SC__COL, sa, sb);
     }
+    sc__print_undeclared(a, b, false);
     printf("\n");
     for (size_t i = 0; i < n; i++) {
         if (!both[i])
@@ -236,6 +278,7 @@ static int sc__print_results(const sc_bundle_facts *a, const sc_bundle_facts *b,
     }
     free(c);
     free(fam);
+    sc__print_undeclared(a, b, true);
     if (shown)
         return SC_EXIT_OK;
     fprintf(stderr,

@@ -20,6 +20,7 @@
 #include "record.h"
 #include "sc_bundle.h"
 #include "sc_runs.h"
+#include "sc_trace_protocol.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -248,8 +249,9 @@ static int sc__open(sc_local *st, size_t i, sc_plan *plan)
     bool mpi = sc_workload_mpi(plan->card), ours = !sc_workload_foreign(plan->card);
     if (!mkdtemp(x->tmpdir) || (ours && sc_plan_append_arg(plan, "--json") < 0) ||
         (ours && sc_plan_append_arg(plan, x->tmpdir) < 0) ||
-        (mpi && (sc_plan_append_arg(plan, "--transport-log") < 0 ||
-                 sc_plan_append_arg(plan, x->tmpdir) < 0))) {
+        (mpi && ours &&
+         (sc_plan_append_arg(plan, "--transport-log") < 0 ||
+          sc_plan_append_arg(plan, x->tmpdir) < 0))) {
         fprintf(stderr, "streamcard: cannot create a temporary directory: %s\n", strerror(errno));
         sc_record_build_info_discard(x);
         sc_bundle_close(&x->b);
@@ -333,12 +335,29 @@ static void sc__set_arg(char **argv, const char *flag, char *value)
     }
 }
 
-/* Points the workload's --json (and, mpi, --transport-log) at run i's private files. */
+/* The value of variable name in envp (an entry "name=..."; none: nothing) becomes value. */
+static int sc__set_env(char **envp, const char *name, const char *value)
+{
+    size_t n = strlen(name);
+
+    for (char **e = envp; e && *e; e++)
+        if (!strncmp(*e, name, n) && (*e)[n] == '=') {
+            char *entry = NULL;
+            if (asprintf(&entry, "%s=%s", name, value) < 0)
+                return -ENOMEM;
+            free(*e);
+            *e = entry;
+        }
+    return 0;
+}
+
+/* Points the workload's --json (and, mpi, --transport-log; an MPI program of the card's,
+   the probe's variable: plan.h) at run i's private files. */
 static int sc__set_run_paths(sc_execution *x, size_t i)
 {
     char *json = sc_record_json_path(x, i), *tlog = sc_record_transport_log_path(x, i);
 
-    if (!json || !tlog) {
+    if (!json || !tlog || sc__set_env(x->plan->envp, SC_TRACE_TRANSPORT_LOG_ENV, tlog) < 0) {
         free(json);
         free(tlog);
         return -ENOMEM;

@@ -205,7 +205,10 @@ int sc_pair_execute(const sc_run_series *rs, const sc_card *card, const sc_pair_
     if (rs->opts->dry_run)
         return sc__dry(rs, pr);
     for (size_t i = 0; i < 2; i++)
-        if (!plans[i].binary_found) {
+        if (!plans[i].binary_found && plans[i].binary_why) {
+            fprintf(stderr, "streamcard: side %c: %s\n", i ? 'B' : 'A', plans[i].binary_why);
+            return SC_EXIT_ERROR;
+        } else if (!plans[i].binary_found) {
             fprintf(stderr,
                     "streamcard: side %c: the %s kernel was not found at %s (build it, or set "
                     "STREAMCARD_KERNEL_DIR%s)\n",

@@ -7,6 +7,7 @@
 #include "sc_file.h"
 #include "sc_cpulist.h"
 #include "sc_hostlist.h"
+#include "sc_trace_protocol.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -106,6 +107,12 @@ static bool sc__display_env(const sc_card *card, const sc_run_opts *opts)
     return true;
 }
 
+/* An MPI program we did not write: the probe is preloaded into its ranks (plan.h). */
+static bool sc__foreign_mpi(const sc_card *card)
+{
+    return sc_workload_mpi(card) && sc_workload_foreign(card);
+}
+
 static bool sc__env_owned(const char *entry, const sc_card *card, const sc_run_opts *opts)
 {
     size_t n = strcspn(entry, "=");
@@ -121,8 +128,14 @@ static bool sc__env_owned(const char *entry, const sc_card *card, const sc_run_o
         strcmp(card->blas, "default") != 0 && card->blas[0] != '/' &&
         sc_workload_reads(card->workload, SC_CF_BLAS))
         return true;
-    /* blas: a path: preloaded first (the inherited preloads follow it). */
-    if (n == 10 && !strncmp(entry, "LD_PRELOAD", n) && sc_plan_blas_preload(card))
+    /* blas: a path, or an MPI program's probe: preloaded first (the inherited preloads
+       follow them). */
+    if (n == 10 && !strncmp(entry, "LD_PRELOAD", n) &&
+        (sc_plan_blas_preload(card) || sc__foreign_mpi(card)))
+        return true;
+    /* Where the probe writes transport.log: the run's own (execute.c). */
+    if (n == strlen(SC_TRACE_TRANSPORT_LOG_ENV) &&
+        !strncmp(entry, SC_TRACE_TRANSPORT_LOG_ENV, n))
         return true;
     /* A study: streamcard asks the OpenMP runtime to say what it read (plan.h). */
     if (n == 15 && !strncmp(entry, "OMP_DISPLAY_ENV", n) && sc__display_env(card, opts))
@@ -260,6 +273,15 @@ char *sc_plan_kernel_dir(sc_workload w, const char *kernel_dir)
     return path;
 }
 
+/* Nothing of plan can run: why, in one line (printed after "streamcard: "). */
+static void sc__refuse(sc_plan *plan, const char *why)
+{
+    plan->binary_found = false;
+    if (plan->binary_why)
+        return; /* the first reason stands */
+    plan->binary_why = strdup(why);
+}
+
 /* A workload without a program of ours runs the card's command: its program's absolute
    path, or the program as written and the line that says why it cannot run. */
 static void sc__program_of_card(sc_plan *plan, const sc_workload_ops *ops)
@@ -308,7 +330,16 @@ static int sc__plan_build(sc_plan *plan, char **parent_env)
     bool in_slurm = getenv("SLURM_JOB_ID") != NULL;
     bool mpi = sc_workload_mpi(c);
     if (mpi && sc__mpi_launcher(&argv, plan, in_slurm) < 0)
-        plan->binary_found = false; /* no launcher: nothing can run (the plan says which) */
+        sc__refuse(plan, in_slurm ? "ranks: no MPI launcher: srun is not an executable file on "
+                                    "PATH (valid: Slurm's srun on PATH inside the allocation)"
+                                  : "ranks: no MPI launcher: mpirun is not an executable file "
+                                    "on PATH (valid: Open MPI's mpirun on PATH, from "
+                                    "openmpi-bin, or a run inside a Slurm allocation)");
+    char *probe = NULL;
+    if (mpi && ops->foreign && !(probe = sc__find_kernel(SC_MPIPROBE_LIBRARY, plan->kernel_dir)))
+        sc__refuse(plan, "ranks: the MPI transport probe " SC_MPIPROBE_LIBRARY
+                         " was not found (valid: streamcard built with MPI, the probe next to "
+                         "its kernels, or STREAMCARD_KERNEL_DIR naming their folder)");
     sc_strv_addf(&argv, "%s", plan->binary ? plan->binary : "");
     if (ops->args)
         ops->args(c, &argv);
@@ -338,11 +369,22 @@ static int sc__plan_build(sc_plan *plan, char **parent_env)
     for (size_t i = 0; i < c->n_env; i++)
         if (strcmp(c->env[i].key, "OMP_PROC_BIND") != 0 &&
             !(blas_dir && !strcmp(c->env[i].key, "LD_LIBRARY_PATH")) &&
-            !(preload && !strcmp(c->env[i].key, "LD_PRELOAD")))
+            !((preload || probe) && !strcmp(c->env[i].key, "LD_PRELOAD")))
             sc_strv_addf(&env, "%s=%s", c->env[i].key, c->env[i].value);
-    /* The card's blas: first, then the card's value or the inherited one. */
-    if (preload)
+    /* The card's blas: first, then the card's value or the inherited one; an MPI program's
+       probe before them, and the file its rank 0 writes transport.log to (each run's,
+       execute.c). */
+    if (probe) {
+        char *first = NULL;
+        if (asprintf(&first, "%s%s%s", probe, preload ? ":" : "", preload ? preload : "") < 0)
+            first = NULL;
+        sc__env_first(&env, c, "LD_PRELOAD", first ? first : probe);
+        sc_strv_addf(&env, "%s=", SC_TRACE_TRANSPORT_LOG_ENV);
+        free(first);
+        free(probe);
+    } else if (preload) {
         sc__env_first(&env, c, "LD_PRELOAD", preload);
+    }
     if (blas_dir)
         sc__env_first(&env, c, "LD_LIBRARY_PATH", blas_dir);
     free(blas_dir);

@@ -48,6 +48,9 @@ size_t sc__metric_declared(const sc_workload_ops *ops, const sc_card *card, sc_m
 /* results.json's "runs" (schema 2), or NULL (schema 1: one run, at the top). */
 json_object *sc__metric_runs(json_object *results);
 
+/* The "metrics" of a bundle's first run: the top level's (one run), or runs[0]'s. */
+json_object *sc__metric_first(json_object *results);
+
 /* The message sizes results.json's first run holds, in its order; at most max. */
 size_t sc__metric_sizes(json_object *results, unsigned long long *out, size_t max);
 

@@ -70,8 +70,29 @@ static const card_case exec_cases[] = {
      HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  metrics:\n"
           "    - {name: a, pattern: 'a=([0-9]+)', better: up, colour: red}\n",
      {"card.yaml:7: metrics: better: \"up\" is not allowed (valid: higher, lower)",
-      "card.yaml:7: metrics: unknown key \"colour\" (valid: name, pattern, unit, better, primary)",
+      "card.yaml:7: metrics: unknown key \"colour\" (valid: name, pattern or from: marker, unit, "
+      "better, primary)",
       "card.yaml:7: metrics: an entry without unit"}},
+    /* from: marker: the figure the program reports with sc_marker_figure, by its name. */
+    {"metric from the marker library",
+     HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  metrics:\n"
+          "    - {name: lat, from: marker, unit: us, better: lower, primary: true}\n",
+     {NULL}},
+    {"metric with a pattern and from: marker",
+     HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  metrics:\n"
+          "    - {name: lat, pattern: 'l=([0-9]+)', from: marker, unit: us, better: lower}\n",
+     {"card.yaml:7: metrics: an entry with both pattern and from: marker (valid: one of them: "
+      "the figure is read one way)"}},
+    {"metric with neither a pattern nor from: marker",
+     HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  metrics:\n"
+          "    - {name: lat, unit: us, better: lower}\n",
+     {"card.yaml:7: metrics: an entry without pattern or from: marker (valid: a pattern that "
+      "reads the figure from the log, or from: marker for the one the program reports with "
+      "sc_marker_figure)"}},
+    {"metric from something else",
+     HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  metrics:\n"
+          "    - {name: lat, from: log, unit: us, better: lower}\n",
+     {"card.yaml:7: metrics: from: \"log\" is not allowed (valid: marker)"}},
     {"metrics as one text",
      HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  metrics: rate\n",
      {"card.yaml:6: metrics: expected a list of metrics ({name, pattern, unit, better}), got a "
@@ -83,6 +104,23 @@ static const card_case exec_cases[] = {
      HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  begin_pattern: '^loop begins$'\n"
           "  end_pattern: '^loop ends'\n",
      {NULL}},
+    /* exec with ranks: an MPI program, one rank per CPU, under mpi-pingpong's launcher. */
+    {"exec MPI program",
+     HEAD "  workload: exec\n  cpu_list: 0-1\n  command: [prog]\n  ranks: 2\n  expect:\n"
+          "    transport: shm\n",
+     {NULL}},
+    {"exec ranks above its CPUs",
+     HEAD "  workload: exec\n  cpu_list: 0-1\n  command: [prog]\n  ranks: 3\n",
+     {"card.yaml:6: ranks: 3 ranks are more than the 2 CPU(s) of cpu_list 0-1 (valid: at most 2 "
+      "ranks, one per CPU, or a longer cpu_list)"}},
+    {"exec ranks with a memory node",
+     HEAD "  workload: exec\n  cpu_list: 0-1\n  command: [prog]\n  ranks: 2\n  memory_node: 0\n",
+     {"card.yaml:7: memory_node: not for MPI ranks (valid: no memory_node with ranks:, or no "
+      "ranks:)"}},
+    {"exec expects a transport without ranks",
+     HEAD "  workload: exec\n  cpu_list: 0\n  command: [prog]\n  expect:\n    transport: shm\n",
+     {"card.yaml:7: expect: transport: only for an MPI program (valid: ranks: 2 or more, or no "
+      "expect: transport)"}},
     {"begin_pattern without end_pattern",
      HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  begin_pattern: '^go$'\n",
      {"card.yaml:6: begin_pattern without end_pattern (valid: both, the program's lines that "

@@ -198,6 +198,55 @@ static void test_against_cards(void)
     }
 }
 
+#define HEAD_EXEC                                                                                 \
+    "version: 1\nexperiment:\n  workload: exec\n  command: [/bin/true]\n  cpu_list: 0\n"        \
+    "  metrics:\n"
+#define RATE(UNIT, BETTER, PRIMARY)                                                               \
+    "    - {name: rate, pattern: 'rate ([0-9]+)', unit: " UNIT ", better: " BETTER PRIMARY "}\n"
+
+/* run A --against B of two exec cards: B is made of A's card, so metrics: that B declares
+   otherwise (name, unit, better, primary) are refused, naming the first difference. */
+static void test_against_metrics(void)
+{
+    static const struct {
+        const char *b;
+        int rc;
+        const char *problem;
+    } cases[] = {
+        {HEAD_EXEC RATE("MB/s", "higher", ", primary: true"), 0, NULL},
+        {HEAD_EXEC RATE("GB/s", "higher", ", primary: true"), -EINVAL,
+         "--against b.yaml: declares other metrics than a.yaml: metric rate: unit MB/s in A, GB/s "
+         "in B (valid: cards whose metrics: have the same names, units, directions and primary)"},
+        {HEAD_EXEC RATE("MB/s", "lower", ", primary: true"), -EINVAL,
+         "metric rate: better higher in A, lower in B"},
+        {HEAD_EXEC RATE("MB/s", "higher", ""), -EINVAL,
+         "metric rate: primary: true in A, not in B"},
+        {HEAD_EXEC RATE("MB/s", "higher", ", primary: true") "    - {name: t, pattern: 't "
+                                                             "([0-9]+)', unit: s, better: lower}\n",
+         -EINVAL, "metric t: declared by B's card, not by A's"},
+        {"version: 1\nexperiment:\n  workload: exec\n  command: [/bin/true]\n  cpu_list: 0\n",
+         -EINVAL, "metric rate: declared by A's card, not by B's"},
+    };
+    const char *a_yaml = HEAD_EXEC RATE("MB/s", "higher", ", primary: true");
+    sc_diag d;
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        sc_diag_init(&d);
+        sc_card *a = sc_card_new(), *b = sc_card_new();
+        SC_CHECK_MSG(sc_card_parse(a, a_yaml, strlen(a_yaml), "a.yaml", &d) == 0 &&
+                         sc_card_parse(b, cases[i].b, strlen(cases[i].b), "b.yaml", &d) == 0,
+                     "case %zu: %s", i, d.count ? d.lines[0] : "");
+        int rc = sc_pair_against(a, b, &d);
+        SC_CHECK_MSG(rc == cases[i].rc, "case %zu: rc %d (%s)", i, rc, d.count ? d.lines[0] : "");
+        if (rc < 0)
+            SC_CHECK_MSG(d.count && strstr(d.lines[0], cases[i].problem), "case %zu: \"%s\"", i,
+                         d.count ? d.lines[0] : "");
+        sc_card_free(a);
+        sc_card_free(b);
+        sc_diag_free(&d);
+    }
+}
+
 /* The order: the same seed gives the same order; each pair draws AB or BA, about half each;
    another seed another order. */
 static void test_order(void)
@@ -357,6 +406,7 @@ int main(void)
     SC_TEST_RUN(test_against_refused);
     SC_TEST_RUN(test_against_yaml);
     SC_TEST_RUN(test_against_cards);
+    SC_TEST_RUN(test_against_metrics);
     SC_TEST_RUN(test_order);
     SC_TEST_RUN(test_done);
     SC_TEST_RUN(test_compare_overrides);

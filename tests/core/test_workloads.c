@@ -242,6 +242,66 @@ static void test_exec_figures(void)
     }
 }
 
+typedef struct marker_case {
+    const char *name;
+    const char *log;
+    const char *note;      /* the validation gate's note holds it */
+    bool ok;               /* the gate holds */
+    size_t n_undeclared;   /* figures the card does not declare (sc_metric_undeclared()) */
+} marker_case;
+
+/* exec: a metric declared from: marker is the figure sc_marker_figure reported under its name,
+   in its unit, and must be reported; a figure the card does not declare is kept, shown by
+   compare (sc_metric_undeclared()) and never judged. */
+static void test_exec_marker_figures(void)
+{
+    static const marker_case cases[] = {
+        {"declared", "TRACE_FIGURE name=lat value=2.5 unit=us\n",
+         "1 figure(s), each read from one line", true, 0},
+        {"another unit", "TRACE_FIGURE name=lat value=2.5 unit=ms\n",
+         "figure lat: sc_marker_figure reported it in ms (log line 1), but the card declares it "
+         "in us",
+         false, 0},
+        {"not reported", "lat 2.5\n",
+         "metric lat: from: marker, but the program reported no figure lat with "
+         "sc_marker_figure (valid: exactly one TRACE_FIGURE line named lat)",
+         false, 0},
+        {"and one undeclared",
+         "TRACE_FIGURE name=lat value=2.5 unit=us\nTRACE_FIGURE name=bw value=900 unit=MB/s\n",
+         "2 figure(s), each read from one line of the log (card patterns and sc_marker_figure); "
+         "some not declared in the card (no direction: shown, not judged)",
+         true, 1},
+    };
+    const sc_workload_ops *exec = sc_workload_lookup("exec");
+    sc_card_metric lat = {.name = "lat", .from_marker = true, .unit = "us", .line = 7};
+
+    for (size_t i = 0; exec && i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const marker_case *c = &cases[i];
+        sc_card card = {.workload = exec->id, .metrics = &lat, .n_metrics = 1};
+        sc_gate g = {.state = SC_GATE_NULL};
+        exec->validate(&card, c->log, &g);
+        SC_CHECK_MSG(g.state == (c->ok ? SC_GATE_OK : SC_GATE_FAIL) && strstr(g.note, c->note),
+                     "%s: %s", c->name, g.note);
+        if (!c->ok)
+            continue;
+        char *text = exec->results_of_log(&card, c->log);
+        json_object *res = text ? json_tokener_parse(text) : NULL;
+        sc_metric declared[2], undeclared[4];
+        double v = 0;
+        SC_CHECK(sc_metric_declared(&card, declared, 2) == 1 && declared[0].better == SC_METRIC_LOWER);
+        SC_CHECK(sc_metric_value(&declared[0], res, &v) == 0 && v == 2.5);
+        size_t n = sc_metric_undeclared(&card, res, undeclared, 4);
+        SC_CHECK_MSG(n == c->n_undeclared, "%s: %zu undeclared", c->name, n);
+        if (n) {
+            SC_CHECK_STR_EQ(undeclared[0].name, "bw");
+            SC_CHECK(!undeclared[0].declared && sc_metric_value(&undeclared[0], res, &v) == 0 &&
+                     v == 900);
+        }
+        json_object_put(res);
+        free(text);
+    }
+}
+
 typedef struct phases_case {
     const char *name;
     const char *begin, *end; /* the card's patterns, or NULL */
@@ -286,6 +346,7 @@ int main(void)
     SC_TEST_RUN(test_metrics);
     SC_TEST_RUN(test_exec_program_path);
     SC_TEST_RUN(test_exec_figures);
+    SC_TEST_RUN(test_exec_marker_figures);
     SC_TEST_RUN(test_exec_phases);
     return SC_TEST_RESULT();
 }

@@ -50,16 +50,7 @@ expect_status 0 "$SC" verify "$B"
 expect_contains "$WORK/out" "streamcard: verify: capture: marker library:"
 
 # A results.json that claims another figure than the log's is refused, even resealed.
-python3 - "$B" <<'PY'
-import json, sys
-p = sys.argv[1] + "/results.json"
-r = json.load(open(p))
-r["metrics"]["triad_rate"] *= 2
-json.dump(r, open(p, "w"))
-PY
-reseal "$B"
-expect_status 1 "$SC" verify "$B"
-expect_contains "$WORK/err" "results.json: triad_rate"
+claim_other_figure "$B" triad_rate
 
 # Programs that lie, as scripts writing the protocol's lines to STREAMCARD_TRACE_FD.
 program() { # program NAME BODY: an executable bash script in $WORK
@@ -121,6 +112,35 @@ r = json.load(open(sys.argv[1] + "/results.json"))
 assert r["metrics"] == {"rate": 7}, r["metrics"]
 assert r["capture"].startswith("whole process:"), r["capture"]
 PY
+
+# A figure the card does not declare has no unit or direction the card gives: compare shows
+# it beside the other run's and says plainly that it judges nothing by it.
+expect_status 0 "$SC" run "$WORK/honest.yaml" --output "$WORK/runs" --quiet
+H2=$(bundle_of "$WORK/out")
+"$SC" compare "$H" "$H2" --max-interference 100 >"$WORK/cmp.out" 2>&1 || true
+expect_contains "$WORK/cmp.out" "figure rate is not declared in the card (no direction): shown, not judged (valid: declare it under metrics: with from: marker)"
+grep -Eq "^  rate +7 +7 +not declared: shown, not judged$" "$WORK/cmp.out" ||
+    fail "compare does not show the undeclared figure's values: $(cat "$WORK/cmp.out")"
+
+# Declared by name, from: marker: the figure is a metric in the card's unit and direction,
+# judged by compare; reported in another unit, or not at all, it fails the validation gate.
+card named "$WORK/honest" '  metrics:
+    - {name: rate, from: marker, unit: x, better: higher, primary: true}'
+expect_status 0 "$SC" run "$WORK/named.yaml" --output "$WORK/runs" --quiet
+N1=$(bundle_of "$WORK/out")
+expect_status 0 "$SC" run "$WORK/named.yaml" --output "$WORK/runs" --quiet
+N2=$(bundle_of "$WORK/out")
+expect_status 0 "$SC" verify "$N1"
+"$SC" compare "$N1" "$N2" --max-interference 100 >"$WORK/cmp.out" 2>&1 || true
+expect_contains "$WORK/cmp.out" "rate x"
+expect_not_contains "$WORK/cmp.out" "not declared"
+sed 's/unit: x,/unit: s,/' "$WORK/named.yaml" >"$WORK/unit.yaml"
+expect_status 1 "$SC" run "$WORK/unit.yaml" --output "$WORK/runs" --quiet
+expect_contains "$WORK/err" "figure rate: sc_marker_figure reported it in x (log line"
+expect_contains "$WORK/err" "but the card declares it in s"
+sed 's/name: rate,/name: speed,/' "$WORK/named.yaml" >"$WORK/missing.yaml"
+expect_status 1 "$SC" run "$WORK/missing.yaml" --output "$WORK/runs" --quiet
+expect_contains "$WORK/err" "metric speed: from: marker, but the program reported no figure speed with sc_marker_figure"
 
 # Two ways of marking in one card are refused before anything runs.
 card both "$WORK/honest" "  begin_pattern: '^go$'

@@ -114,4 +114,15 @@ expect_contains "$WORK/err" "--metric nope: not a metric"
 card long 1 "$(printf 'u%.0s' {1..30})" higher
 expect_status 2 "$SC" run "$WORK/long.yaml" --dry-run
 expect_contains "$WORK/err" "metrics: rate: its unit is longer than 23 bytes"
+# A paired run of two cards whose metrics: differ is refused before anything runs: side B is
+# made of A's card, so B's own declarations would otherwise be dropped unsaid. The same card
+# twice is an A/A pair (its plan prints).
+card pa 100 GB/s higher
+card pb 100 MB/s higher
+expect_status 2 "$SC" run "$WORK/pa.yaml" --against "$WORK/pb.yaml" --dry-run
+expect_contains "$WORK/err" "declares other metrics than $WORK/pa.yaml: metric rate: unit GB/s in A, MB/s in B (valid: cards whose metrics: have the same names, units, directions and primary)"
+sed 's/, primary: true//' "$WORK/pa.yaml" >"$WORK/pc.yaml"
+expect_status 2 "$SC" run "$WORK/pa.yaml" --against "$WORK/pc.yaml" --dry-run
+expect_contains "$WORK/err" "metric rate: primary: true in A, not in B"
+expect_status 0 "$SC" run "$WORK/pa.yaml" --against "$WORK/pa.yaml" --dry-run
 echo "ok: exec_metrics"

@@ -2,11 +2,13 @@
  * exec.c: any program the card names (command: [path, args...]), run without a shell under
  * the card's CPUs, memory node and environment. It prints no trace lines: the whole process
  * is its main loop, and the bundle says the capture is less precise (doc/contracts/layout.md,
- * "Workloads as modules").
+ * "Workloads as modules"). With ranks: it is an MPI program, started as mpi-pingpong is
+ * (doc/contracts/layout.md, "MPI programs under exec").
  */
 #include "exec_figures.h"
 #include "sc_card_schema.h"
 #include "sc_file.h"
+#include "sc_hostlist.h"
 #include "sc_metric_def.h"
 #include "sc_num.h"
 #include "sc_trace_protocol.h"
@@ -19,8 +21,75 @@
 #include <string.h>
 
 static const sc_card_field sc__keys[] = {
-    SC_CF_COMMAND,     SC_CF_METRICS,     SC_CF_VALIDATE_PATTERN, SC_CF_BEGIN_PATTERN,
-    SC_CF_END_PATTERN, SC_CF_MARKERS,     SC_CF_MEMORY_NODE,      SC_CF_BLAS};
+    SC_CF_COMMAND,     SC_CF_METRICS, SC_CF_VALIDATE_PATTERN, SC_CF_BEGIN_PATTERN,
+    SC_CF_END_PATTERN, SC_CF_MARKERS, SC_CF_MEMORY_NODE,      SC_CF_BLAS,
+    SC_CF_RANKS,       SC_CF_EXPECT_TRANSPORT};
+
+/* ranks: an MPI program, started by the launcher of mpi-pingpong (doc/contracts/layout.md,
+   "MPI programs under exec"). */
+static bool sc__mpi(const sc_card *card)
+{
+    return card->present[SC_CF_RANKS] && card->ranks > 0;
+}
+
+/* An MPI program's ranks run one thread each unless the card says otherwise. */
+static int sc__defaults(sc_card *card)
+{
+    if (sc__mpi(card) && !card->present[SC_CF_THREADS])
+        card->threads = 1;
+    return 0;
+}
+
+/* Its ranks over the card's nodes (one task without ranks:). */
+static void sc__tasks(const sc_card *card, sc_card_tasks *t)
+{
+    long nodes = card->nodes ? (long)sc_hostlist_count(card->nodes) : 1;
+
+    if (!sc__mpi(card))
+        return;
+    t->ntasks = card->ranks;
+    t->nodes = nodes > 0 ? nodes : 1;
+    t->per_node = (t->ntasks + t->nodes - 1) / t->nodes;
+}
+
+/*
+ * ranks: one rank per CPU of cpu_list on each node (the launcher binds rank i to its i-th
+ * CPU); memory_node is not for ranks (as mpi-pingpong); expect: transport needs ranks.
+ */
+static void sc__check_ranks(const sc_card *card, sc_diag *diag, int *errors)
+{
+    char where[512];
+    long cpus = card->cpus ? hwloc_bitmap_weight(card->cpus) : 0;
+    long nodes = card->nodes ? (long)sc_hostlist_count(card->nodes) : 1;
+
+    if (!sc__mpi(card)) {
+        if (card->present[SC_CF_EXPECT_TRANSPORT] && !card->invalid[SC_CF_EXPECT_TRANSPORT]) {
+            sc_diag_addf(diag,
+                         "%s: expect: transport: only for an MPI program (valid: ranks: 2 or "
+                         "more, or no expect: transport)",
+                         sc__card_where(card, SC_CF_EXPECT_TRANSPORT, where, sizeof(where)));
+            (*errors)++;
+        }
+        return;
+    }
+    long per_node = (card->ranks + (nodes > 0 ? nodes : 1) - 1) / (nodes > 0 ? nodes : 1);
+    if (card->cpus && !card->invalid[SC_CF_RANKS] && per_node > cpus) {
+        sc_diag_addf(diag,
+                     "%s: ranks: %ld ranks are more than the %ld CPU(s) of cpu_list %s%s (valid: "
+                     "at most %ld ranks, one per CPU, or a longer cpu_list)",
+                     sc__card_where(card, SC_CF_RANKS, where, sizeof(where)), card->ranks, cpus,
+                     card->cpu_list, nodes > 1 ? " on each node" : "",
+                     cpus * (nodes > 0 ? nodes : 1));
+        (*errors)++;
+    }
+    if (card->present[SC_CF_MEMORY_NODE] && !card->invalid[SC_CF_MEMORY_NODE]) {
+        sc_diag_addf(diag,
+                     "%s: memory_node: not for MPI ranks (valid: no memory_node with ranks:, or "
+                     "no ranks:)",
+                     sc__card_where(card, SC_CF_MEMORY_NODE, where, sizeof(where)));
+        (*errors)++;
+    }
+}
 
 /* The program's name without its directory, for messages and the run name. */
 static const char *sc__base(const char *path)
@@ -30,7 +99,8 @@ static const char *sc__base(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* metrics: each a name given once, a pattern with one capture group; one primary at most. */
+/* metrics: each a name given once, a pattern with one capture group or from: marker; one
+   primary at most. */
 static void sc__check_metrics(const sc_card *card, sc_diag *diag, int *errors)
 {
     char why[256];
@@ -44,7 +114,7 @@ static void sc__check_metrics(const sc_card *card, sc_diag *diag, int *errors)
     }
     for (size_t i = 0; i < card->n_metrics; i++) {
         const sc_card_metric *m = &card->metrics[i];
-        if (!m->name || !m->pattern || !m->unit)
+        if (!m->name || (!m->pattern && !m->from_marker) || !m->unit)
             continue; /* said where it was read */
         primaries += m->primary;
         if (!sc__card_is_name(m->name)) {
@@ -71,7 +141,7 @@ static void sc__check_metrics(const sc_card *card, sc_diag *diag, int *errors)
                              m->line, m->name, card->metrics[j].line);
                 (*errors)++;
             }
-        if (sc_exec_pattern_check(m->pattern, 1, why, sizeof(why)) < 0) {
+        if (m->pattern && sc_exec_pattern_check(m->pattern, 1, why, sizeof(why)) < 0) {
             sc_diag_addf(diag,
                          "%s:%d: metrics: %s: pattern \"%s\": %s (valid: a POSIX extended regex "
                          "with one capture group, the figure)",
@@ -148,6 +218,7 @@ static void sc__check(const sc_card *card, sc_diag *diag, int *errors)
 
     sc__check_metrics(card, diag, errors);
     sc__check_patterns(card, diag, errors);
+    sc__check_ranks(card, diag, errors);
     sc__card_where(card, SC_CF_COMMAND, where, sizeof(where));
     if (card->invalid[SC_CF_COMMAND] || (!prog && card->from_record))
         return; /* a record carries no command: the child checked it */
@@ -180,7 +251,10 @@ static void sc__layout_name(const sc_card *card, char *buf, size_t len)
     if (card->n_command && *sc__base(card->command[0]))
         snprintf(prog, sizeof(prog), "%s", sc__base(card->command[0]));
     sc__card_name_sanitize(prog);
-    snprintf(buf, len, "exec_%s_%ldthread", prog, card->threads);
+    if (sc__mpi(card))
+        snprintf(buf, len, "exec_%s_%ldrank", prog, card->ranks);
+    else
+        snprintf(buf, len, "exec_%s_%ldthread", prog, card->threads);
 }
 
 /* The program's arguments, as the card lists them. */
@@ -245,6 +319,19 @@ static char *sc__results_of_log(const sc_card *card, const char *log)
     return text;
 }
 
+/* The gate's words for figures of the program its card does not declare (doc/markers.md). */
+static const char *sc__undeclared_note(const sc_card *card, json_object *metrics)
+{
+    size_t declared = 0;
+
+    for (size_t i = 0; i < card->n_metrics; i++)
+        declared += card->metrics[i].name &&
+                    json_object_object_get_ex(metrics, card->metrics[i].name, NULL);
+    return (size_t)json_object_object_length(metrics) > declared
+               ? "; some not declared in the card (no direction: shown, not judged)"
+               : "";
+}
+
 /* Its figures, each from exactly one line, and validate_pattern: the program's own check. */
 static void sc__validate(const sc_card *card, const char *log, sc_gate *g)
 {
@@ -262,8 +349,9 @@ static void sc__validate(const sc_card *card, const char *log, sc_gate *g)
     else if (card->validate_pattern || json_object_object_length(metrics))
         sc_gate_set(g, SC_GATE_OK,
                     "%d figure(s), each read from one line of the log (card patterns and "
-                    "sc_marker_figure)%s; no failed validation, NaN or Inf in the log",
-                    json_object_object_length(metrics), at ? "; validate_pattern matched" : "");
+                    "sc_marker_figure)%s%s; no failed validation, NaN or Inf in the log",
+                    json_object_object_length(metrics), sc__undeclared_note(card, metrics),
+                    at ? "; validate_pattern matched" : "");
     json_object_put(metrics);
 }
 
@@ -402,8 +490,11 @@ const sc_workload_ops sc__workload_exec = {
     .program_path = sc__program_path,
     .keys = sc__keys,
     .n_keys = sizeof(sc__keys) / sizeof(sc__keys[0]),
+    .defaults = sc__defaults,
     .check = sc__check,
     .layout_name = sc__layout_name,
+    .tasks = sc__tasks,
+    .mpi = sc__mpi,
     .args = sc__args,
     .describe = sc__describe,
     .verify_results = sc__verify_results,

@@ -198,13 +198,13 @@ static bool sc__marker_fail(sc__markers *m, int rc, const char *fmt, ...)
     return false;
 }
 
-/* Whether the card declares a metric called name. */
-static bool sc__card_declares(const sc_card *card, const char *name)
+/* The card's metric called name; NULL when it declares none. */
+static const sc_card_metric *sc__card_declares(const sc_card *card, const char *name)
 {
     for (size_t i = 0; i < card->n_metrics; i++)
         if (card->metrics[i].name && !strcmp(card->metrics[i].name, name))
-            return true;
-    return false;
+            return &card->metrics[i];
+    return NULL;
 }
 
 static bool sc__marker_line(const char *line, long no, void *ctx)
@@ -235,9 +235,16 @@ static bool sc__marker_line(const char *line, long no, void *ctx)
                                name, json_object_get_int(was), no);
     if (json_object_object_add(m->seen, name, json_object_new_int((int)no)) < 0)
         return sc__marker_fail(m, -ENOMEM, "out of memory");
-    /* A card metric of the same name (read first, by its pattern) must say the same. */
+    /* A card metric of the same name: from: marker takes it in the card's unit; one read
+       first by its pattern must say the same. */
     double declared;
-    if (sc__card_declares(m->card, name)) {
+    const sc_card_metric *cm = sc__card_declares(m->card, name);
+    if (cm && cm->from_marker && (!cm->unit || strcmp(cm->unit, unit) != 0))
+        return sc__marker_fail(m, -EINVAL,
+                               "figure %s: sc_marker_figure reported it in %s (log line %ld), but "
+                               "the card declares it in %s",
+                               name, unit, no, cm->unit ? cm->unit : "no unit");
+    if (cm && !cm->from_marker) {
         if (json_object_object_get_ex(m->metrics, name, &was) &&
             ((declared = json_object_get_double(was)) != v && fabs(declared - v) > 1e-9 * fabs(v)))
             return sc__marker_fail(m, -EINVAL,
@@ -262,6 +269,15 @@ static int sc__marker_figures(const sc_card *card, const char *log, json_object 
         return -ENOMEM;
     sc__lines(log, sc__marker_line, &m);
     json_object_put(m.seen);
+    for (size_t i = 0; m.rc == 0 && i < card->n_metrics; i++) {
+        const sc_card_metric *cm = &card->metrics[i];
+        if (cm->from_marker && cm->name && !json_object_object_get_ex(metrics, cm->name, NULL))
+            sc__marker_fail(&m, -EINVAL,
+                            "metric %s: from: marker, but the program reported no figure %s with "
+                            "sc_marker_figure (valid: exactly one " SC_TRACE_TAG_FIGURE
+                            "line named %s)",
+                            cm->name, cm->name, cm->name);
+    }
     if (m.rc)
         snprintf(why, len, "%s", m.why);
     return m.rc;
@@ -277,6 +293,8 @@ int sc_exec_figures(const sc_card *card, const char *log, json_object *metrics, 
         sc__match m;
         double v;
         char mine[512];
+        if (metric->from_marker || !metric->pattern)
+            continue; /* from the marker library's lines, below */
         if (sc__match_log(log, metric->pattern, 0, &m) < 0) {
             snprintf(mine, sizeof(mine), "metric %s: its pattern does not compile", metric->name);
         } else if (sc__figure(metric, &m, &v, mine, sizeof(mine)) == 0) {

@@ -31,7 +31,9 @@ int sc_exec_pattern_check(const char *pattern, int groups, char *why, size_t len
 /*
  * The run's figures from log: each card metric's pattern must match exactly one line, and its
  * capture be a finite number; then the marker library's figure lines (TRACE_FIGURE, from
- * sc_marker_figure()), each name once, a card metric of the same name agreeing with it
+ * sc_marker_figure()), each name once, a card metric of the same name by pattern agreeing with
+ * it, one declared from: marker reported in its unit (and reported: a missing one is a
+ * problem); figures the card does not declare are kept too, shown but not judged
  * (doc/markers.md). The ones read go into metrics (name: number); the first problem into why
  * (a sentence). 0, -EINVAL (a problem), or -ENOMEM.
  */

@@ -1,0 +1,145 @@
+/*
+ * probe_preload.c: libstreamcard-mpiprobe.so, the transport probe of mpi-pingpong for an MPI
+ * program we did not write (workload: exec with ranks:; doc/contracts/layout.md, "MPI
+ * programs under exec"). The wrapper preloads it into every rank (LD_PRELOAD); it wraps
+ * MPI_Init, MPI_Init_thread and MPI_Finalize through the MPI profiling interface (PMPI_*)
+ * and prints, on rank 0's stdout (the run's log), the same per-rank lines as
+ * streamcard-pingpong: the ranks requested and counted, each rank's binding, transport,
+ * threads and memory; at MPI_Finalize each rank's interface bytes and the run's
+ * TRACE_TRANSPORT line. Rank 0 writes what MPI_Init said to the file
+ * STREAMCARD_TRANSPORT_LOG names (the run's transport.log).
+ *
+ * What it cannot know of a program it did not write: the payload the program sent (0: the
+ * carrier is the library's only candidate, or said unknown), and its main loop (the
+ * interference window and the interface bytes span MPI_Init to MPI_Finalize).
+ *
+ * In a rank the observer's descriptors are not inherited (mpirun and srun start the ranks
+ * with stdin, stdout and stderr only), so before main() the readiness variable is dropped
+ * (rankbind.h) and the marker library's descriptor (STREAMCARD_TRACE_FD) becomes the rank's
+ * stdout, which the launcher forwards into the log.
+ */
+#include "rank_sampler.h"
+#include "rankbind.h"
+#include "ranksnap.h"
+#include "sc_trace_protocol.h"
+#include "transport.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SCM__EXPORT __attribute__((visibility("default")))
+
+/* What the probe holds from MPI_Init to MPI_Finalize (one MPI initialisation a process). */
+static struct {
+    struct scm_probe probe;
+    struct scm_transport mine, *all; /* all: one per rank on rank 0 */
+    struct scm_rank_sampler *sampler;
+    sc_netdev before;
+    int counted; /* scm_bytes_begin()'s result */
+    int rank, size, active;
+} scm__p;
+
+/* Before main(): the observer's descriptors mean nothing in a rank (see above). */
+__attribute__((constructor)) static void scm__probe_init(void)
+{
+    struct scm_ready_guard guard;
+
+    scm_ready_fd_guard(&guard);
+    if (getenv(SC_TRACE_FD_ENV))
+        setenv(SC_TRACE_FD_ENV, "1", 1);
+}
+
+/* After PMPI_Init returned rc: the per-rank lines, transport.log, the window's start. */
+static void scm__after_init(int rc, const char *library)
+{
+    MPI_Comm comm = MPI_COMM_WORLD;
+    struct scm_binding *bindings = NULL;
+    int ok;
+
+    if (rc != MPI_SUCCESS) { /* the library says why; nothing to gather, stdout given back */
+        scm_probe_end(&scm__p.probe, comm, -1, library);
+        scm_probe_free(&scm__p.probe);
+        return;
+    }
+    MPI_Comm_rank(comm, &scm__p.rank);
+    MPI_Comm_size(comm, &scm__p.size);
+    int peer = scm__p.size == 2 ? 1 - scm__p.rank : -1;
+    scm_probe_end(&scm__p.probe, comm, peer, library);
+    if (scm__p.rank == 0) {
+        bindings = calloc((size_t)scm__p.size, sizeof(*bindings));
+        scm__p.all = calloc((size_t)scm__p.size, sizeof(*scm__p.all));
+    }
+    ok = scm__p.rank != 0 || (bindings && scm__p.all);
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    if (ok) {
+        if (scm__p.rank == 0)
+            printf(SC_TRACE_RANKS_REQUESTED("%d") "\n", scm__p.size);
+        scm_bindings_report(comm, scm__p.rank, scm__p.size, bindings);
+        scm_probe_result(&scm__p.probe, scm__p.rank, peer, library, &scm__p.mine);
+        scm_transport_report(&scm__p.mine, scm__p.all, comm);
+        const char *path = getenv(SC_TRACE_TRANSPORT_LOG_ENV);
+        if (scm_transport_log(&scm__p.probe, &scm__p.mine, comm, path) < 0)
+            fprintf(stderr, "streamcard-mpiprobe: %s=%s: cannot be written\n",
+                    SC_TRACE_TRANSPORT_LOG_ENV, path ? path : "");
+        scm_ranksnap_report(comm, scm__p.rank, scm__p.size);
+        scm_rank_sampler_begin(&scm__p.sampler, comm, scm__p.rank);
+        scm__p.counted = scm_bytes_begin(&scm__p.before);
+        scm__p.active = 1;
+    } else if (scm__p.rank == 0) {
+        fprintf(stderr, "streamcard-mpiprobe: the ranks' records: out of memory\n");
+    }
+    scm_probe_free(&scm__p.probe);
+    free(bindings);
+    fflush(stdout); /* the lines before any of the program's own */
+}
+
+SCM__EXPORT int MPI_Init(int *argc, char ***argv)
+{
+    char library[256];
+
+    scm_probe_library(library, sizeof(library));
+    scm_probe_begin(&scm__p.probe);
+    int rc = PMPI_Init(argc, argv);
+    scm__after_init(rc, library);
+    return rc;
+}
+
+SCM__EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    char library[256];
+
+    scm_probe_library(library, sizeof(library));
+    scm_probe_begin(&scm__p.probe);
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    scm__after_init(rc, library);
+    return rc;
+}
+
+/* Before the library goes: the window's end, every rank's bytes and the run's carrier. */
+SCM__EXPORT int MPI_Finalize(void)
+{
+    if (scm__p.active) {
+        MPI_Comm comm = MPI_COMM_WORLD;
+        struct scm_bytes mine, *bytes = NULL;
+        char transport[SC_CARRIER_MAX], note[1024];
+
+        scm__p.active = 0;
+        scm_bytes_end(&scm__p.before, scm__p.counted, 0, &mine); /* its payload: unknown */
+        scm_rank_sampler_end(scm__p.sampler, comm, scm__p.rank, stdout);
+        scm__p.sampler = NULL;
+        if (scm__p.rank == 0)
+            bytes = calloc((size_t)scm__p.size, sizeof(*bytes));
+        int ok = scm__p.rank != 0 || bytes;
+        MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+        if (ok)
+            scm_transport_decide(scm__p.all, &mine, bytes, comm, transport, sizeof(transport),
+                                 note, sizeof(note));
+        free(bytes);
+        free(scm__p.all);
+        scm__p.all = NULL;
+        fflush(stdout);
+    }
+    return PMPI_Finalize();
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# An MPI program we did not write under `workload: exec` with ranks: (doc/contracts/layout.md,
+# "MPI programs under exec"): contrib/cards/exec-mpi-marker.yaml runs the example of ours
+# (contrib/examples/marker-pingpong.c) as 2 ranks through mpi-pingpong's launcher; the probe
+# preloaded into its ranks records the transport (transport.log, run.conf, each rank's
+# lines), the `expect: transport: shm` gate holds, and fails when the card's env forces TCP
+# (the silent fall-back, as tests/wrapper/bisect_transport.sh makes it); the program's two
+# marker figures are metrics verify recomputes; a card with ranks: and no launcher on PATH
+# is refused in one line. The interference gate is opened (max_interference_pct: 100): this
+# test runs beside others under ctest -j.
+BIN=$(cd "$1" && pwd) SRC=$2
+. "$SRC/tests/lib.sh"
+SC="$BIN/streamcard"
+command -v mpirun >/dev/null || { echo "SKIP: mpirun missing (openmpi-bin)"; exit 77; }
+[ -x "$BIN/streamcard-marker-pingpong" ] || fail "no streamcard-marker-pingpong in $BIN (MPI found, it is built)"
+[ -e "$BIN/libstreamcard-mpiprobe.so" ] || fail "no libstreamcard-mpiprobe.so in $BIN"
+export PATH="$BIN:$PATH" # the card finds the example program by its name
+
+sed -e 's/"2000"/"500"/' -e '/^  expect:$/a\    max_interference_pct: 100' \
+    "$SRC/contrib/cards/exec-mpi-marker.yaml" >"$WORK/shm.yaml"
+expect_contains "$WORK/shm.yaml" "max_interference_pct: 100"
+expect_status 0 "$SC" run "$WORK/shm.yaml" --dry-run
+expect_contains "$WORK/out" "ranks:       2, rank i on the i-th CPU of cpu_list"
+grep -q "^  command:     [^ ]*mpirun -np 2 .*--cpu-list 0,1 .*streamcard-marker-pingpong 500$" "$WORK/out" ||
+    fail "the plan does not start the ranks through mpirun: $(grep command: "$WORK/out")"
+
+expect_status 0 "$SC" run "$WORK/shm.yaml" --output "$WORK/runs" --quiet
+B=$(bundle_of "$WORK/out")
+expect_contains "$B/run.conf" "transport=shm"
+expect_contains "$B/run.conf" "transport_ok=1"
+grep -q "^transport_rank=rank=1 host=.* fi_info=" "$B/run.conf" || fail "run.conf lacks rank 1's transport"
+grep -q "^transport_btl=.*vader\|^transport_btl=.*sm" "$B/run.conf" || fail "run.conf lacks the shm btl"
+[ -s "$B/transport.log" ] || fail "no transport.log: the probe's rank 0 did not write what MPI_Init said"
+expect_contains "$B/stream.log" "TRACE_RANK_BINDING rank=1"
+expect_contains "$B/stream.log" "TRACE_TRANSPORT_RANK rank=1"
+expect_contains "$B/stream.log" "TRACE_TRANSPORT transport=shm"
+python3 - "$B" <<'PY' || fail "the MPI program's bundle"
+import json, re, sys
+b = sys.argv[1]
+r = json.load(open(b + "/results.json"))
+log = open(b + "/stream.log").read().splitlines()
+assert r["workload"] == "exec" and r["verdict"] == "ok", (r["workload"], r["verdict"])
+assert r["capture"].startswith("marker library:"), r["capture"]
+for g in ("thread_count", "binding", "transport", "phases", "validation"):
+    assert r["gates"][g], (g, r["gates"][g], r["notes"].get(g))
+# Both figures: the ones sc_marker_figure wrote, the same the program printed for a reader.
+m = r["metrics"]
+for name, unit, printed in (("latency_8B", "us", "Latency: "), ("bw_1MiB", "MB/s", "Bandwidth: ")):
+    fig = [l for l in log if l.startswith("TRACE_FIGURE name=%s " % name)]
+    assert len(fig) == 1, fig
+    value = float(re.match(r"TRACE_FIGURE name=\S+ value=(\S+) unit=(\S+)$", fig[0]).group(1))
+    assert m[name] == value and value > 0, (m, name, value)
+    said = [l for l in log if l.startswith(printed)]
+    assert abs(float(said[0].split()[1]) - value) <= 0.05 * value + 0.001, (said, value)
+PY
+expect_status 0 "$SC" verify "$B"
+
+# A results.json that claims another latency than the log's is refused, even resealed.
+claim_other_figure "$B" latency_8B
+
+# The silent fall-back to TCP (loopback only, so it runs anywhere): the gate fails naming both.
+sed '/^  ranks: 2$/a\  env:\n    OMPI_MCA_btl: "tcp,self"\n    OMPI_MCA_btl_tcp_if_include: lo' \
+    "$WORK/shm.yaml" >"$WORK/tcp.yaml"
+expect_contains "$WORK/tcp.yaml" "OMPI_MCA_btl_tcp_if_include: lo"
+expect_status 1 "$SC" run "$WORK/tcp.yaml" --output "$WORK/runs" --quiet
+T=$(bundle_of "$WORK/out")
+expect_failed_bundle "$T" transport_ok
+expect_contains "$WORK/err" "expected transport shm, the data went over tcp"
+expect_contains "$T/run.conf" "transport=tcp"
+
+# ranks: with no launcher on PATH: refused in one line, nothing run.
+sed "s|\[streamcard-marker-pingpong,|[$BIN/streamcard-marker-pingpong,|" "$WORK/shm.yaml" >"$WORK/abs.yaml"
+mkdir "$WORK/empty"
+expect_status 3 env PATH="$WORK/empty" "$SC" run "$WORK/abs.yaml" --output "$WORK/runs" --quiet
+expect_contains "$WORK/err" "streamcard: ranks: no MPI launcher: mpirun is not an executable file on PATH (valid: Open MPI's mpirun on PATH"
+[ "$(wc -l <"$WORK/err")" = 1 ] || fail "more than one line for a missing launcher: $(cat "$WORK/err")"
+echo "ok: an MPI program under exec, its transport proven"
