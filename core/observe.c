@@ -219,6 +219,7 @@ static int sc__append_line(void *ctx, const char *line)
  */
 static void sc__sampler_close(sc__obs *s)
 {
+    clock_gettime(CLOCK_MONOTONIC, &s->r->mono_end);
     s->names_pending = sc__sampler_take(s, SC_SAMPLE_END_OWN);
 }
 
@@ -294,6 +295,7 @@ static void sc__capture_ready(sc__obs *s)
     int rc;
 
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    s->r->mono_ready = t0;
     clock_gettime(CLOCK_REALTIME, &s->r->ready_at);
     s->r->ready_seen = true;
     rc = sc_snapshot_threads(s->procfd, s->r->pid, &text);
@@ -335,6 +337,7 @@ static void sc__capture_ready(sc__obs *s)
     sc__make_way(s);
     sc__sampler_begin(s);
     sc__release_workload(s);
+    clock_gettime(CLOCK_MONOTONIC, &s->r->mono_released);
     if (s->o->echo_fd >= 0)
         dprintf(s->o->echo_fd, "streamcard: READY PID=%d log=%s bundle=%s (captured in %.1f ms)\n",
                 (int)s->r->pid, s->o->log_path ? s->o->log_path : "", s->o->bundle->path,
@@ -456,6 +459,7 @@ static void sc__reap(sc__obs *s)
     if (w != s->r->pid)
         return;
     s->r->exit_known = true;
+    clock_gettime(CLOCK_MONOTONIC, &s->r->mono_exit);
     clock_gettime(CLOCK_REALTIME, &s->r->ended_at);
     if (WIFEXITED(status))
         s->r->exit_code = WEXITSTATUS(status);

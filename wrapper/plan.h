@@ -61,6 +61,7 @@ typedef struct sc_run_opts {
     const char *against_kernel_dir;
     bool has_seed;
     uint64_t seed;
+    struct sc_timings *timings; /* STREAMCARD_TIMINGS: the phase trace (timings.h); NULL: off */
 } sc_run_opts;
 
 void sc_run_opts_free(sc_run_opts *opts);
