@@ -104,7 +104,8 @@ SC = os.path.join(BIN, "streamcard")
 # The smallest sensible card of each workload, as `streamcard run` flags.
 CARDS = {
     "stream": ["--workload", "stream", "--kernel", "copy", "--cpu-list", CPUS, "--threads",
-               str(THREADS), "--memory-node", "0", "--array-size", "2000000", "--iterations", "10"],
+               str(THREADS), "--memory-node", "0", "--array-size", "2000000", "--iterations", "10",
+               "--cache-resident", "accept"],
     "ipsearch": ["--workload", "ipsearch", "--cpu-list", CPUS, "--threads", str(THREADS),
                  "--nb", "1000", "--nq", "1", "--dim", "128", "--k", "10", "--iterations", "3"],
     "mpi": ["--workload", "mpi-pingpong", "--kernel", "pingpong", "--cpu-list", "0-1",
