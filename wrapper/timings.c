@@ -35,17 +35,19 @@ sc_timings *sc_timings_open(void)
 void sc_timings_at(sc_timings *t, const char *phase, const struct timespec *at)
 {
     if (t && (at->tv_sec || at->tv_nsec))
-        dprintf(t->fd, "%lld.%09ld %s\n", (long long)at->tv_sec, at->tv_nsec, phase);
+        dprintf(t->fd, "%lld.%09ld %s -\n", (long long)at->tv_sec, at->tv_nsec, phase);
 }
 
 void sc_timings_mark(sc_timings *t, const char *phase)
 {
-    struct timespec now;
+    struct timespec now, cpu;
 
     if (!t)
         return;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    sc_timings_at(t, phase, &now);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+    dprintf(t->fd, "%lld.%09ld %s %lld.%09ld\n", (long long)now.tv_sec, now.tv_nsec, phase,
+            (long long)cpu.tv_sec, cpu.tv_nsec);
 }
 
 void sc_timings_close(sc_timings *t)

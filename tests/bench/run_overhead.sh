@@ -215,10 +215,12 @@ def watched(w):
     wall, cpu, rc, t0, t1, out = timed([SC, "run", *CARDS[w], "--output", outdir, "--quiet"], env)
     if rc not in (0, 1):
         sys.exit("run_overhead: streamcard run of %s failed (exit %d)" % (w, rc))
-    marks = {"exec": t0 / 1e9, "exit": t1 / 1e9}
+    marks, cpus = {"exec": t0 / 1e9, "exit": t1 / 1e9}, {"exec": 0.0}
     for line in open(trace):
-        t, name = line.split(None, 1)
-        marks.setdefault(name.strip(), float(t))
+        t, name, c = line.split()
+        marks.setdefault(name, float(t))
+        if c != "-":
+            cpus.setdefault(name, float(c))
     bundle = next((l[7:] for l in out.splitlines() if l.startswith("BUNDLE=")), None)
     wait = None
     for line in open(os.path.join(bundle, "run.conf")) if bundle else []:
@@ -228,7 +230,7 @@ def watched(w):
             except ValueError:
                 pass
     shutil.rmtree(outdir, ignore_errors=True)
-    return wall, cpu, rc, marks, wait
+    return wall, cpu, rc, marks, wait, cpus
 
 
 def alone(w, argv):
@@ -251,7 +253,7 @@ def one(w):
     print("run_overhead: %s, %s; %d pairs (order alternating); load %s" %
           (w, " ".join(CARDS[w][1:]), ROUNDS, load()))
     alone(w, argv)  # the page cache warm for both sides
-    fw, fc, _, _, _ = watched(w)
+    fw, fc = watched(w)[:2]
     print("  first watched run (caches as found): %.2f ms wall, %.2f ms CPU" % (fw, fc))
     A, W, AC, WC, D, DC, runs, failed = [], [], [], [], [], [], [], 0
     for r in range(ROUNDS):
@@ -269,38 +271,43 @@ def one(w):
           "  (%d with a failed gate: they went through every step)" % failed if failed else ""))
     print("  %-9s wall ms %s   CPU ms %s   (per pair; target: at most 10 ms wall)" %
           ("added", span(D), span(DC)))
-    print("  where the watched run's time goes (ms, median [min - max] of %d runs):" % ROUNDS)
+    print("  where the watched run's time goes (ms, median [min - max] of %d runs; the CPU"
+          " time of streamcard's own process in each phase, median):" % ROUNDS)
     seq = [n for n, _ in OWN]
     for i, (name, what) in enumerate(OWN):
-        v = []
-        for _, _, _, m, _ in runs:
+        v, c = [], []
+        for _, _, _, m, _, cp in runs:
             prev = next((p for p in reversed(seq[:i]) if p in m), "exec")
             if name in m and prev in m:
                 v.append((m[name] - m[prev]) * 1e3)
+            if name in cp and prev in cp:
+                c.append((cp[name] - cp[prev]) * 1e3)
         if v:
-            print("    %-16s %s  %s" % (name, span(v), what))
+            print("    %-16s %s  CPU %6s  %s" % (name, span(v), "%.2f" % statistics.median(c)
+                                                if c else "-", what))
         if name == "observe-tail":
             for a_, b_, what_ in WATCH:
-                v = [(m[b_] - m[a_]) * 1e3 for _, _, _, m, _ in runs if a_ in m and b_ in m]
+                v = [(x[3][b_] - x[3][a_]) * 1e3 for x in runs if a_ in x[3] and b_ in x[3]]
                 if v:
                     print("      %-14s %s  %s" % (b_, span(v), what_))
             v = [x[4] for x in runs if x[4] is not None]
             if v:
                 print("      %-14s %s  the workload's wait at main_loop_begin (its own clock)"
                       % ("ready_wait_ms", span(v)))
-            v = [(m["observe-tail"] - m["workload-exit"]) * 1e3 for _, _, _, m, _ in runs
-                 if "workload-exit" in m and "observe-tail" in m]
+            v = [(x[3]["observe-tail"] - x[3]["workload-exit"]) * 1e3 for x in runs
+                 if "workload-exit" in x[3] and "observe-tail" in x[3]]
             if v:
                 print("      %-14s %s  reaped -> the observer's last sample written" %
                       ("tail", span(v)))
-    before = [(m["fork"] - m["exec"]) * 1e3 for _, _, _, m, _ in runs if "fork" in m]
-    under = [(m["workload-exit"] - m["fork"]) * 1e3 for _, _, _, m, _ in runs
-             if "workload-exit" in m]
-    after = [(m["exit"] - m["workload-exit"]) * 1e3 for _, _, _, m, _ in runs
-             if "workload-exit" in m]
+    ms = [x[3] for x in runs]
+    before = [(m["fork"] - m["exec"]) * 1e3 for m in ms if "fork" in m]
+    under = [(m["workload-exit"] - m["fork"]) * 1e3 for m in ms if "workload-exit" in m]
+    after = [(m["exit"] - m["workload-exit"]) * 1e3 for m in ms if "workload-exit" in m]
+    own = [x[5]["done"] * 1e3 for x in runs if "done" in x[5]]
     print("  in short: before the fork %s; fork -> workload reaped %s (alone, whole: %s);"
-          " after %s" % (span(before).strip(), span(under).strip(), span(A).strip(),
-                         span(after).strip()))
+          " after %s; streamcard's own process used %s ms CPU" %
+          (span(before).strip(), span(under).strip(), span(A).strip(), span(after).strip(),
+           span(own).strip()))
     print("  load after: %s" % load())
     return w, statistics.median(D), min(D), max(D), statistics.median(DC)
 

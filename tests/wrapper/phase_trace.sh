@@ -26,18 +26,25 @@ watch = ["fork", "workload-to-ready", "ready-capture", "main-loop", "workload-ex
          "observe-tail"]
 ends = ["ready-capture", "workload-exit", "observe-tail"]
 lines = [l.split() for l in open(sys.argv[1])]
-bad = [l for l in lines if len(l) != 2 or not l[0].replace(".", "", 1).isdigit()]
+num = lambda w: w.replace(".", "", 1).isdigit()
+bad = [l for l in lines if len(l) != 3 or not num(l[0]) or not (num(l[2]) or l[2] == "-")]
 if bad:
-    sys.exit("lines that are not '<seconds> <phase>': %s" % bad)
+    sys.exit("lines that are not '<seconds> <phase> <CPU seconds or ->': %s" % bad)
+cpu = [float(l[2]) for l in lines if l[2] != "-"]
+if cpu != sorted(cpu) or cpu[-1] <= cpu[0]:
+    sys.exit("the CPU times do not grow: %s" % cpu)
+if [l[1] for l in lines if l[2] == "-"] != ["workload-to-ready", "ready-capture", "main-loop",
+                                               "workload-exit"]:
+    sys.exit("the observer's moments are not the ones without CPU time")
 t = {}
-for sec, name in lines:
+for sec, name, _ in lines:
     if name in t:
         sys.exit("%s named twice" % name)
     t[name] = float(sec)
 missing = [n for n in own + watch if n not in t]
 if missing:
     sys.exit("phases missing: %s" % missing)
-order = [n for _, n in lines if n in own]
+order = [n for _, n, _ in lines if n in own]
 if order != [n for n in own if n in order]:
     sys.exit("streamcard's own phases out of order: %s" % order)
 for seq in ([n for n in own if n in t], watch[:4] + ["observe-tail"], ends):
