@@ -160,7 +160,8 @@ static void sc__copy_runenv(sc__obs *s)
         rc = sc_runenv_filter(block, len, &text);
     if (rc < 0)
         sc__capture_fail(s, "environ_at_ready.txt", rc);
-    else if ((rc = sc__put(s, "environ_at_ready.txt", text, strlen(text))) < 0)
+    else if ((rc = sc__put(s, "environ_at_ready.txt", text ? text : "", text ? strlen(text) : 0)) <
+             0)
         sc__write_fail(s, "environ_at_ready.txt", rc);
     free(block);
     free(text);

@@ -19,16 +19,18 @@ sc_timings *sc_timings_open(void)
 
     if (!path || !*path)
         return NULL;
-    if (!(t = malloc(sizeof(*t))))
-        return NULL;
     /* O_APPEND: every line one write, whole, even from a forked guardian. */
-    t->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (t->fd < 0) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
         fprintf(stderr, "streamcard: %s=%s: cannot open it: %s (the run goes on untraced)\n",
                 SC_TIMINGS_ENV, path, strerror(errno));
-        free(t);
         return NULL;
     }
+    if (!(t = malloc(sizeof(*t)))) {
+        close(fd);
+        return NULL;
+    }
+    t->fd = fd;
     return t;
 }
 
