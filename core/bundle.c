@@ -223,6 +223,49 @@ int sc_bundle_write(const sc_bundle *b, const char *rel, const void *data, size_
     return rc;
 }
 
+int sc_bundle_ahead(const sc_bundle *b, const char *rel)
+{
+    const char *leaf = NULL;
+    int dfd = sc__walk_dirs(b, rel, 1, &leaf);
+
+    if (dfd < 0)
+        return dfd;
+    int fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    int err = -errno;
+    close(dfd);
+    /* cppcheck-suppress resourceLeak ; fd is not leaked: it is what this function returns */
+    return fd >= 0 ? fd : err;
+}
+
+/* Names the unnamed file fd rel (through /proc/self/fd: linkat's AT_EMPTY_PATH needs a
+   privilege). 0 or -errno (-EEXIST: rel is there already). */
+static int sc__name_ahead(const sc_bundle *b, int fd, const char *rel)
+{
+    char proc[64];
+    const char *leaf = NULL;
+    int dfd = sc__walk_dirs(b, rel, 1, &leaf);
+
+    if (dfd < 0)
+        return dfd;
+    snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+    /* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker): leaf is set with dfd */
+    int rc = linkat(AT_FDCWD, proc, dfd, leaf, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
+    close(dfd);
+    return rc;
+}
+
+int sc_bundle_write_ahead(const sc_bundle *b, int fd, const char *rel, const void *data,
+                          size_t len)
+{
+    if (fd < 0)
+        return sc_bundle_write(b, rel, data, len);
+    int rc = sc_file_write_all(fd, data, len);
+    if (rc == 0)
+        rc = sc__name_ahead(b, fd, rel);
+    close(fd);
+    return rc == 0 ? 0 : sc_bundle_write(b, rel, data, len);
+}
+
 int sc_bundle_reserve(const sc_bundle *b, const char *rel, size_t bytes)
 {
     int fd = sc_bundle_open_file(b, rel, O_WRONLY | O_CREAT, 0644);

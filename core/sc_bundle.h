@@ -55,6 +55,25 @@ int sc_bundle_open_file(const sc_bundle *b, const char *rel, int flags, int mode
 int sc_bundle_write(const sc_bundle *b, const char *rel, const void *data, size_t len);
 int sc_bundle_write_str(const sc_bundle *b, const char *rel, const char *text);
 /*
+ * A file made ahead of its name: an unnamed file (O_TMPFILE) in rel's directory (created),
+ * so that the file system's work of making a file (an inode: half a millisecond on ext4
+ * without a journal where many files were deleted lately) is done before the moment that
+ * counts, such as the snapshots at main_loop_begin, which the workload waits for.
+ * sc_bundle_write_ahead() writes it and gives it its name; one that never gets a name
+ * vanishes when it is closed. Returns the descriptor, or -errno (-EOPNOTSUPP: the file
+ * system has no unnamed files; sc_bundle_write() then makes the file as usual).
+ */
+int sc_bundle_ahead(const sc_bundle *b, const char *rel);
+/*
+ * Writes a whole file rel as sc_bundle_write() does, into fd (from sc_bundle_ahead() for
+ * that rel, taken over and closed; -1: none), which gets the name rel. When rel exists
+ * already or the name cannot be given, the file made ahead is dropped and rel written in
+ * place. Returns 0 or -errno.
+ */
+int sc_bundle_write_ahead(const sc_bundle *b, int fd, const char *rel, const void *data,
+                          size_t len);
+
+/*
  * Reserves bytes of disk for the file rel (created empty): the files written last
  * (results.json, run.conf, SHA256SUMS) are reserved when the bundle is made, so a disk
  * that fills during the run cannot keep the run's verdict and hashes from being written.

@@ -76,6 +76,10 @@ typedef struct sc_observe_result {
     int write_errors; /* evidence that could not be written into the bundle */
     char write_error[256];
     bool end_seen;    /* main_loop_end arrived */
+    /* CLOCK_MONOTONIC moments for the caller's phase trace (zero: not reached): the
+       main_loop_begin line read, the workload released, main_loop_end read, the workload
+       reaped. */
+    struct timespec mono_ready, mono_released, mono_end, mono_exit;
 } sc_observe_result;
 
 /* Runs the workload to its end. Returns 0 (see r for how it ended) or -errno. */

@@ -9,6 +9,7 @@
 #include "sc_file.h"
 #include "sc_hashcache.h"
 #include "sc_spawn.h"
+#include "timings.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -160,6 +161,7 @@ static void sc__assess(const sc_run_opts *opts, const sc_card *card, bool may_pr
     hwloc_topology_t topo = sc_topology_get(opts->topology);
     sc_fsroot root;
 
+    sc_timings_mark(opts->timings, "hwloc-topology");
     e->rc = topo ? sc_caches_llc(topo, card->cpus, &e->llc) : -ENODATA;
     if (e->rc < 0 && e->rc != -ENODATA)
         return;

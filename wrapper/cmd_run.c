@@ -22,6 +22,7 @@
 #include "sc_pair.h"
 #include "pair_run.h"
 #include "submit.h"
+#include "timings.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -476,6 +477,7 @@ static int sc__check_machine(const sc_run_opts *opts, const sc_card *card, bool 
         if (sc__check_blas(opts, card, diag) < 0)
             rc = -EINVAL;
         sc_machine_free(&m);
+        sc_timings_mark(opts->timings, "machine-read");
         if (rc == 0 && warn)
             sc__warn_cache(opts, card);
     } else {
@@ -508,8 +510,10 @@ static int sc__prepare(const sc_run_opts *opts, const sc_card *card, bool proble
             crc = sc_cacheprobe_resolve(opts, one, &found);
         if (crc == -ENOMEM)
             rc = -ENOMEM;
+        sc_timings_mark(opts->timings, "card-resolve");
         if (crc < 0 || sc__check_machine(opts, one, !problems && rc == 0, &found) < 0)
             rc = rc == -ENOMEM ? rc : -EINVAL;
+        sc_timings_mark(opts->timings, "machine-check");
         if (sc_diag_merge(diag, &found) < 0)
             rc = -ENOMEM;
         sc_diag_free(&found);
@@ -540,6 +544,7 @@ static int sc__prepare(const sc_run_opts *opts, const sc_card *card, bool proble
     for (size_t i = 0; i < series->n && rc == 0; i++)
         rc = sc_plan_init_in(&(*plans)[i], opts, series->runs[i].card, environ,
                              series->paired && i == 1 ? opts->against_kernel_dir : NULL);
+    sc_timings_mark(opts->timings, "plan");
     return rc;
 }
 
@@ -626,7 +631,9 @@ int sc_cmd_run(int argc, char **argv)
     sc_run_opts opts = {.sysroot =
                             getenv("STREAMCARD_SYSROOT") ? getenv("STREAMCARD_SYSROOT") : "/",
                         .topology = &topology,
-                        .caches = &caches};
+                        .caches = &caches,
+                        .timings = sc_timings_open()};
+    sc_timings *timings = opts.timings; /* sc_run_opts_free() forgets it */
     sc_card *card = NULL;
     sc_series series = {0};
     sc_plan *plans = NULL;
@@ -637,8 +644,10 @@ int sc_cmd_run(int argc, char **argv)
     bool problems = false;
     int rc, status;
 
+    sc_timings_mark(timings, "start");
     sc_diag_init(&diag);
     rc = sc__run_parse(argc, argv, &opts, &card, &problems, &diag);
+    sc_timings_mark(timings, "card");
     if (rc == 1) {
         status = SC_EXIT_OK; /* --help */
         goto out;
@@ -682,5 +691,7 @@ out:
     sc_topology_free(&topology);
     sc_cache_memo_free(caches);
     sc_diag_free(&diag);
+    sc_timings_mark(timings, "done");
+    sc_timings_close(timings);
     return status;
 }

@@ -21,6 +21,7 @@
 #include "sc_bundle.h"
 #include "sc_runs.h"
 #include "sc_trace_protocol.h"
+#include "timings.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -237,6 +238,7 @@ static int sc__open(sc_local *st, size_t i, sc_plan *plan)
        (loading a 36 MB BLAS takes milliseconds, which pass while the bundle and the
        platform snapshot are made). */
     sc_record_build_info_start(x);
+    sc_timings_mark(plan->opts->timings, "build-info-start");
     snprintf(x->tmpdir, sizeof(x->tmpdir), "/tmp/streamcard-XXXXXX");
     if (sc__open_bundle(plan, &x->b) < 0) {
         sc_record_build_info_discard(x);
@@ -259,6 +261,7 @@ static int sc__open(sc_local *st, size_t i, sc_plan *plan)
         return SC_EXIT_ERROR;
     }
     st->open[i] = true;
+    sc_timings_mark(plan->opts->timings, "bundle-create");
     return 0;
 }
 
@@ -292,13 +295,18 @@ static void sc__open_files(sc_local *st, size_t i, const sc_observe *h)
     /* The plugin's before.txt (before it changed the platform) is kept as it is. */
     if (!adopted || faccessat(x->b.dirfd, "platform/before.txt", F_OK, 0) < 0)
         sc_record_platform(x, "platform/before.txt");
+    sc_timings_mark(plan->opts->timings, "before.txt");
     sc_record_readback(x, false); /* as root outside a job: the prefetch registers too */
     sc_record_applied(x);         /* --platform apply: what was set, as the facade read it back */
+    sc_timings_mark(plan->opts->timings, "readback");
     sc_record_caches(x);
+    sc_timings_mark(plan->opts->timings, "caches.txt");
     sc_record_build(x);
+    sc_timings_mark(plan->opts->timings, "build.json");
     if (!h)
         return;
     int rc = sc__guardian_start(st, i, h);
+    sc_timings_mark(plan->opts->timings, "guardian");
     if (rc < 0)
         fprintf(stderr,
                 "streamcard: no guardian for this run (%s): if streamcard is killed, its "
@@ -367,6 +375,16 @@ static int sc__set_run_paths(sc_execution *x, size_t i)
     return 0;
 }
 
+/* The observer's moments, then the end of its watch, into the phase trace. */
+static void sc__trace_observed(sc_timings *t, const sc_observe_result *r)
+{
+    sc_timings_at(t, "workload-to-ready", &r->mono_ready);
+    sc_timings_at(t, "ready-capture", &r->mono_released);
+    sc_timings_at(t, "main-loop", &r->mono_end);
+    sc_timings_at(t, "workload-exit", &r->mono_exit);
+    sc_timings_mark(t, "observe-tail");
+}
+
 /*
  * Run i of bundle k: the workload under the observer into the run's files (at the top for
  * runs: 1, in run-<i> otherwise). The first run of a bundle writes the bundle's first files
@@ -422,7 +440,9 @@ static int sc__run_once(sc_local *st, size_t k, size_t i, bool *passed)
                          .begin_pattern = card->begin_pattern,
                          .end_pattern = card->end_pattern};
     x->runs = i + 1;
+    sc_timings_mark(plan->opts->timings, "run-prepare");
     int rc = sc_observe_start(&o, r, &h);
+    sc_timings_mark(plan->opts->timings, "fork");
     sc__open_files(st, k, h);
     if (sc_runs_flat(card))
         fprintf(stderr, "streamcard: running %s into %s\n", plan->argv[0], x->b.path);
@@ -431,6 +451,7 @@ static int sc__run_once(sc_local *st, size_t k, size_t i, bool *passed)
                 dir);
     if (rc == 0)
         rc = sc_observe_wait(h);
+    sc__trace_observed(plan->opts->timings, r);
     free(cpus);
     close(log_fd);
     free(log_path);
@@ -498,6 +519,7 @@ static int sc__close(sc_local *st, size_t i)
 
     sc_record_build_info_discard(x);
     sc__guardian_stop(x);
+    sc_timings_mark(x->plan->opts->timings, "guardian-stop");
     sc_bundle_close(&x->b);
     sc__unapply(x); /* restored by sc_record_finish(): only freed here */
     st->open[i] = false;

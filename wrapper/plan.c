@@ -595,10 +595,34 @@ void sc_plan_free(sc_plan *plan)
     memset(plan, 0, sizeof(*plan));
 }
 
+/*
+ * hwloc's plugins find I/O devices (PCI, OpenCL, GL, GPUs) and read XML with libxml2: a run
+ * asks none of that (hwloc keeps no I/O object unless asked, and the CPUs and caches come
+ * from its built-in Linux and x86 discovery), yet loading them, libxml2's ICU with it, took
+ * 2-10 ms of every `streamcard run` of a STREAM card on a 2-vCPU VM (init 0.3 ms without).
+ * hwloc reads the list when its components start, at a process's first topology init
+ * (HWLOC_PLUGINS_BLACKLIST, hwloc(7)); a list the caller set is theirs and kept.
+ */
+static const char sc__hwloc_io_plugins[] = "hwloc_pci,hwloc_opencl,hwloc_gl,hwloc_xml_libxml,"
+                                           "hwloc_cuda,hwloc_nvml,hwloc_rsmi,hwloc_levelzero";
+
+/* hwloc_topology_init() with the I/O plugins left out; the variable is unset again at once,
+   so that no environment made later (the workload's) holds it. */
+static int sc__topology_init(hwloc_topology_t *topo)
+{
+    bool set = !getenv("HWLOC_PLUGINS_BLACKLIST") &&
+               setenv("HWLOC_PLUGINS_BLACKLIST", sc__hwloc_io_plugins, 1) == 0;
+    int rc = hwloc_topology_init(topo);
+
+    if (set)
+        unsetenv("HWLOC_PLUGINS_BLACKLIST");
+    return rc;
+}
+
 hwloc_topology_t sc_topology_get(sc_topology *t)
 {
     if (t->rc == 1) {
-        t->rc = hwloc_topology_init(&t->topo) < 0 ? -ENOMEM : 0;
+        t->rc = sc__topology_init(&t->topo) < 0 ? -ENOMEM : 0;
         if (t->rc == 0 && hwloc_topology_load(t->topo) < 0) {
             t->rc = errno ? -errno : -EIO;
             hwloc_topology_destroy(t->topo);

@@ -17,7 +17,7 @@
 
 /* The options of `streamcard run`, parsed once for all the runs of its card. */
 /* The machine's hwloc topology, loaded at most once per `streamcard run`, when a run needs
-   it (one_per_core, STREAM's caches): each load starts hwloc's plugins anew (milliseconds). */
+   it (one_per_core, STREAM's caches), without hwloc's I/O plugins (plan.c). */
 typedef struct sc_topology {
     hwloc_topology_t topo;
     int rc; /* 0 loaded, -errno it could not be; 1 not asked yet */
@@ -61,6 +61,7 @@ typedef struct sc_run_opts {
     const char *against_kernel_dir;
     bool has_seed;
     uint64_t seed;
+    struct sc_timings *timings; /* STREAMCARD_TIMINGS: the phase trace (timings.h); NULL: off */
 } sc_run_opts;
 
 void sc_run_opts_free(sc_run_opts *opts);

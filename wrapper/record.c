@@ -25,6 +25,7 @@
 #include "sc_stats.h"
 #include "sc_sysstate.h"
 #include "sc_tracelog.h"
+#include "timings.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -691,6 +692,7 @@ int sc_record_finish(sc_execution *x)
     sc_record_platform(x, "platform/after.txt");
     sc_record_readback(x, true);
     int restored = sc_record_restored(x); /* --platform apply: what the workload ran on */
+    sc_timings_mark(plan->opts->timings, "after.txt");
     if (sc_runs_flat(plan->card)) {       /* one run: its writes and the bundle's are one count */
         x->write_errors += x->last.write_errors;
         if (x->last.write_errors && !*x->write_error)
@@ -703,6 +705,7 @@ int sc_record_finish(sc_execution *x)
     if (!runs || !each || !rr)
         rc = -ENOMEM;
     sc_record_build_check(x, n);
+    sc_timings_mark(plan->opts->timings, "build-check");
     sc_platform_files_read(&x->b, &p);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         rc = sc__finish_run(x, i, &p, &runs[i]);
@@ -711,6 +714,7 @@ int sc_record_finish(sc_execution *x)
                                  &runs[i].gates, runs[i].kernel_json, runs[i].interference};
     }
     sc_platform_record pr = sc_platform_files_record(&p);
+    sc_timings_mark(plan->opts->timings, "gates");
     if (!*x->stopped)
         snprintf(x->stopped, sizeof(x->stopped), "streamcard was killed after %zu run%s", n,
                  n == 1 ? "" : "s");
@@ -737,10 +741,13 @@ int sc_record_finish(sc_execution *x)
         lost_before = x->write_errors;
         sc_record_put(x, "results.json", results);
         sc__add_mpi_stack(x);
+        sc_timings_mark(plan->opts->timings, "results.json");
         sc__write_run_conf(x, &gates, runs, n);
+        sc_timings_mark(plan->opts->timings, "run.conf");
     }
     sc_platform_files_free(&p);
     int seal = sc_bundle_seal(&x->b);
+    sc_timings_mark(plan->opts->timings, "seal");
     if (seal < 0)
         fprintf(stderr, "streamcard: sealing %s failed: %s\n", x->b.path, strerror(-seal));
     if (rc == 0) {
@@ -768,5 +775,6 @@ int sc_record_finish(sc_execution *x)
     free(each);
     free(rr);
     free(results);
+    sc_timings_mark(plan->opts->timings, "summary");
     return code;
 }
