@@ -497,13 +497,6 @@ int sc_bundle_list(const sc_bundle *b, char ***paths, size_t *count, sc_diag *pr
     return 0;
 }
 
-void sc_bundle_list_free(char **paths, size_t count)
-{
-    for (size_t i = 0; i < count; i++)
-        free(paths[i]);
-    free(paths);
-}
-
 int sc_bundle_seal(const sc_bundle *b)
 {
     char **paths = NULL, hex[SC_HASH_HEX_LEN + 1];

@@ -208,3 +208,12 @@ void sc__memo_keep_dir(sc_bundle_memo *m, const char *dir, size_t len, int fd)
     m->dirs[m->n_dirs].fd = kept;
     m->n_dirs++;
 }
+
+/* A listing's paths (sc_bundle_list()): here, beside the memo that keeps one, so that the
+   bundle and its memo do not call each other (static.call_loops). */
+void sc_bundle_list_free(char **paths, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        free(paths[i]);
+    free(paths);
+}
