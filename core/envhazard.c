@@ -284,13 +284,15 @@ static bool sc__blas_core_line(const char *env, const char *corename, const char
 {
     const char *isa = NULL, *want = "?", *have = "?", *advice = NULL;
 
+    if (!corename || !simd)
+        return false;
     for (const char *p = env; p && *p;) {
         size_t l = strcspn(p, "\n");
         if (!strncmp(p, "OPENBLAS_CORETYPE=", 18) && l > 18)
             return false;
         p += l + (p[l] == '\n');
     }
-    for (size_t i = 0; corename && i < sizeof(sc__cores) / sizeof(sc__cores[0]); i++)
+    for (size_t i = 0; i < sizeof(sc__cores) / sizeof(sc__cores[0]); i++)
         if (!strcasecmp(corename, sc__cores[i].core))
             isa = sc__cores[i].isa;
     int w = sc__isa_rank(isa, &want), h = sc__isa_rank(simd, &have);
