@@ -141,8 +141,8 @@ static void probe_step(const struct probe *p, int t, int nt)
     size_t lo, hi;
 
     probe_share(p->n, t, nt, &lo, &hi);
-    size_t mid = lo + (hi - lo) / PROBE_BLOCK * PROBE_BLOCK;
 #if defined(__x86_64__)
+    size_t mid = lo + (hi - lo) / PROBE_BLOCK * PROBE_BLOCK;
     double *dst = p->triad ? p->a : p->c;
     const double *x = p->triad ? p->b : p->a;
 
