@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# analysis_cost.sh: what verify, compare and report cost over bundles of many runs (issue 38
-# item 4: "analysis at the speed of reading"; doc/contracts/bundle.md, "One pass"). Two
+# analysis_cost.sh: what verify, compare and report cost over bundles of many runs: one pass
+# over a bundle's files per command (doc/contracts/bundle.md, "One pass"). Two
 # bundles of a small STREAM card with runs: N (default 30) are made once; then verify A,
 # compare A B and report A B run R times each, interleaved (each round runs every command of
 # every build once, in turn), with each build (--old: another build, e.g. the one before the
