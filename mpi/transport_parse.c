@@ -168,6 +168,10 @@ void scm_ofi_core_provider(const char *name, char *core, size_t len, char *links
        card names is the fabric's. */
     *suffix = '\0';
     core[0] = '\0';
+    if (strchr(buf, ':') || strstr(buf, "++") || buf[0] == '+' || buf[strlen(buf) - 1] == '+') {
+        /* a linked part that is itself no provider's name ("shm+cxi:x:lnx", "shm++cxi:lnx") */
+        return;
+    }
     for (const char *p = buf; *p;) {
         size_t w = strcspn(p, "+");
         snprintf(item, sizeof(item), "%.*s", (int)(w < sizeof(item) ? w : sizeof(item) - 1), p);

@@ -185,6 +185,9 @@ static void test_core_provider(void)
         {"shm+shm:lnx", "shm", "shm"},
         {"shm+cxi", "", ""},         /* no :lnx: not a linked provider, no name */
         {"shm+cxi:ep_cfg", "", ""},  /* found by fuzz.transport: no "ofi:shm+cxi:ep_cfg" */
+        {"shm+cxi:ln:lnx", "", ""},  /* found by fuzz.transport: a part "cxi:ln" is no name */
+        {"shm++cxi:lnx", "", ""},    /* an empty part */
+        {"+cxi:lnx", "", ""},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char core[64], links[64];
