@@ -52,6 +52,12 @@ bundle_of() {
     echo "$b"
 }
 
+# json_key FILE KEY: the top-level KEY of the JSON file FILE ("" when absent).
+json_key() {
+    python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], ""))' \
+        "$1" "$2"
+}
+
 WORK=$(mktemp -d /tmp/streamcard-test.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 # Open MPI 4.1's session directory (mpirun, also under streamcard run) in the test's own

@@ -2,7 +2,8 @@
  * record_build.c: build.json of a bundle being written (see record.h): the workload
  * binary's and its libraries' hashes (through the per-user hash cache) and the answer of
  * its --build-info, asked with the library path the workload will run with, or remembered
- * from an earlier run (the answer cache) and then checked against what the run loaded.
+ * from an earlier run (the answer cache) and then checked against what the run loaded
+ * (the libraries it mapped, the MPI library its ranks named).
  */
 #include "record.h"
 #include "cli.h"
@@ -13,6 +14,7 @@
 #include "sc_mpistack.h"
 #include "sc_runs.h"
 #include "sc_spawn.h"
+#include "sc_trace_protocol.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -133,8 +135,7 @@ static int sc__cmp_str(const void *a, const void *b)
 /*
  * The answer cache's key of this plan's --build-info (malloc'd), made while the workload's
  * library path is set: the binary's path, this host and boot (the CPU's features and the
- * BLAS kernel it picks), and the steering variables (sorted). NULL when there is none: the
- * MPI workload's answer names its MPI library by a version, not by a file to check.
+ * BLAS kernel it picks), and the steering variables (sorted). NULL when it cannot be made.
  */
 static char *sc__answer_key(const sc_plan *plan)
 {
@@ -143,7 +144,7 @@ static char *sc__answer_key(const sc_plan *plan)
     size_t n = 0, total = 0;
     FILE *mem;
 
-    if (sc_workload_mpi(plan->card) || gethostname(host, sizeof(host) - 1) ||
+    if (gethostname(host, sizeof(host) - 1) ||
         sc_file_read_at(AT_FDCWD, "/proc/sys/kernel/random/boot_id", 0, 4096, &text, NULL) < 0)
         goto out;
     sc_file_first_line(text, boot, sizeof(boot));
@@ -369,12 +370,51 @@ void sc_record_build(sc_execution *x)
 }
 
 /*
+ * Whether the MPI library the ranks of run i loaded is the one a remembered answer names by
+ * its version (mpi_library): every libmpi its stream.log shows loaded (a TRACE_MPI_LIBRARY
+ * line per rank, printed before main_loop_begin) states that version. *seen: one was shown.
+ */
+static bool sc__mpi_as_answered(const sc_execution *x, size_t i, const char *version, bool *seen)
+{
+    char rel[64], line[1024];
+    char *log = sc_bundle_read_opt(&x->b, sc_runs_path(x->plan->card, i, "stream.log", rel,
+                                                       sizeof(rel)));
+    const char *tag = SC_TRACE_TAG_MPI_LIBRARY;
+    bool ok = true;
+    sc_mpi_lib lib;
+
+    for (const char *p = log ? strstr(log, tag) : NULL; ok && p; p = strstr(p + 1, tag)) {
+        if (p != log && p[-1] != '\n')
+            continue;
+        size_t len = strcspn(p + strlen(tag), "\n");
+        snprintf(line, sizeof(line), "%.*s", (int)len, p + strlen(tag));
+        if (sc_mpi_lib_parse(line, &lib) < 0 || strcmp(lib.name, "libmpi") != 0 ||
+            strcmp(lib.loaded, "yes") != 0)
+            continue;
+        *seen = true;
+        ok = !strcmp(lib.version, version);
+    }
+    free(log);
+    return ok;
+}
+
+/*
  * Whether the workload loaded the libraries a remembered answer names: every run that
  * reached main_loop_begin mapped each of them (its numa_maps_at_ready.txt, in the bundle),
- * and at least one run did.
+ * and at least one run did; an MPI library named by its version (mpi_library): every rank
+ * of every run loaded that version, and at least one said so.
  */
 static bool sc__loaded_as_answered(const sc_execution *x, size_t n, const char *answer)
 {
+    char version[256];
+
+    if (sc_kv_get(answer, "mpi_library", version, sizeof(version))) {
+        bool ok = true, seen = false;
+        for (size_t i = 0; ok && i < n; i++)
+            ok = sc__mpi_as_answered(x, i, version, &seen);
+        if (!ok || !seen)
+            return false;
+    }
     char rel[64], path[1024];
     size_t seen = 0;
     bool ok = true;

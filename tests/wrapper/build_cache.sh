@@ -32,8 +32,7 @@ run() {
 
 # field KEY: build.json's KEY of the last run.
 field() {
-    python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], ""))' \
-        "$B/build.json" "$1"
+    json_key "$B/build.json" "$1"
 }
 
 # expect_field KEY VALUE
