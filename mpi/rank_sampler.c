@@ -126,13 +126,28 @@ void scm_rank_sampler_drop(struct scm_rank_sampler *rs)
     free(rs);
 }
 
+/*
+ * Closes the window at main_loop_end: the CPU times and the job's own tasks (END_OWN), then
+ * every other task's stat (NAMES) only when the window shows foreign CPU time to name: on a
+ * quiet node, the one reading of every task at the end that nobody needs is skipped (the
+ * observer does the same). 0, or -errno when the window could not be closed.
+ */
+static int scm__close(struct scm_rank_sampler *rs)
+{
+    int rc = sc_sampler_sample(rs->s, rs->procfd, SC_SAMPLE_END_OWN, scm__now_ns());
+
+    if (rc == 0 && !sc_sampler_quiet(rs->s))
+        (void)sc_sampler_sample(rs->s, rs->procfd, SC_SAMPLE_NAMES, scm__now_ns());
+    return rc; /* without NAMES, the intruders are the ones the begin sample saw */
+}
+
 void scm_rank_sampler_end(struct scm_rank_sampler *rs, MPI_Comm comm, int rank, FILE *out)
 {
     int asked = rs != NULL, any = 0, size = 0, len = 0, *lens = NULL, *offs = NULL;
     char *text = calloc(1, SCM__TEXT_MAX), *all = NULL;
 
     MPI_Allreduce(&asked, &any, 1, MPI_INT, MPI_MAX, comm);
-    if (rs && text && sc_sampler_sample(rs->s, rs->procfd, SC_SAMPLE_END, scm__now_ns()) == 0)
+    if (rs && text && scm__close(rs) == 0)
         sc_sampler_records(rs->s, scm__append, text);
     scm_rank_sampler_drop(rs);
     if (!any) {
