@@ -15,7 +15,12 @@
 # run's time goes, from its phase trace (STREAMCARD_TIMINGS, doc/contracts/run.md, "Phase
 # trace"): the phases before the workload, the first files written while it starts, the
 # workload's own phases as the observer saw them (and its wait at main_loop_begin as the
-# workload measured it, ready_wait_ms), and the phases after it. The load is printed
+# workload measured it, ready_wait_ms; the snapshots' time, ready_capture; for MPI the CPU
+# time of the ranks' own interference samplers, from their records in stream.log), and the
+# phases after it; then the workload's own phases alone and watched side by side (alone:
+# when its main_loop_begin and main_loop_end lines arrived, and its end; watched: the
+# observer's moments from the fork), which says what watching adds inside the workload
+# (for MPI, mpirun's start-up and end are most of it). The load is printed
 # before and after each workload: on a shared machine the figures are noisy, and the
 # workload's own time swings by more than the overhead: use many rounds.
 # --tmp DIR puts the bundles and the kernel's own results there (default /tmp; /dev/shm
@@ -46,7 +51,7 @@ while [ $# -gt 0 ]; do
     --array-size) ARRAY_SIZE=$2; shift 2 ;;
     --iterations) ITERATIONS=$2; shift 2 ;;
     --kernel) KERNEL=$2; shift 2 ;;
-    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     *) echo "run_overhead: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -193,17 +198,44 @@ def binder(w):
     return bind
 
 
+PHASE = "TRACE_WORKLOAD_PHASE="
+
+
 def timed(argv, env, preexec=None):
-    """(wall ms, CPU ms of every process waited for, exit status, t0 and t1 in ns)."""
+    """(wall ms, CPU ms of every process waited for, exit status, t0 and t1 in ns, its
+    output, and the moments (ns) its main_loop_begin and main_loop_end lines arrived)."""
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic_ns()
     p = subprocess.Popen(argv, env=env, preexec_fn=preexec, stdout=subprocess.PIPE,
                          stderr=subprocess.DEVNULL)
-    out = p.communicate()[0].decode(errors="replace")
+    lines, seen = [], {}
+    for raw in p.stdout:  # read as it comes: when the workload's phase lines arrive
+        line = raw.decode(errors="replace")
+        if line.startswith(PHASE):
+            seen.setdefault(line[len(PHASE):].strip(), time.monotonic_ns())
+        lines.append(line)
+    p.wait()
     t1 = time.monotonic_ns()
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
-    return (t1 - t0) / 1e6, cpu * 1e3, p.returncode, t0, t1, out
+    return (t1 - t0) / 1e6, cpu * 1e3, p.returncode, t0, t1, "".join(lines), seen
+
+
+def rank_samplers(bundle):
+    """The MPI ranks' interference samplers (their TRACE_INTERFERENCE_WINDOW lines in
+    stream.log): (their CPU ms, all ranks; their window ms, the longest), or None."""
+    cpu, window, any_ = 0.0, 0.0, False
+    try:
+        log = open(os.path.join(bundle, "stream.log"), errors="replace")
+    except OSError:
+        return None
+    for line in log:
+        if line.startswith("TRACE_INTERFERENCE_WINDOW source=rank"):
+            kv = dict(w.split("=", 1) for w in line.split()[1:] if "=" in w)
+            cpu += int(kv.get("sampler_cpu_ns", 0)) / 1e6
+            window = max(window, int(kv.get("ns", 0)) / 1e6)
+            any_ = True
+    return (cpu, window) if any_ else None
 
 
 def watched(w):
@@ -212,7 +244,8 @@ def watched(w):
     if os.path.exists(trace):
         os.unlink(trace)
     env = dict(os.environ, STREAMCARD_TIMINGS=trace)
-    wall, cpu, rc, t0, t1, out = timed([SC, "run", *CARDS[w], "--output", outdir, "--quiet"], env)
+    wall, cpu, rc, t0, t1, out, _ = timed([SC, "run", *CARDS[w], "--output", outdir, "--quiet"],
+                                          env)
     if rc not in (0, 1):
         sys.exit("run_overhead: streamcard run of %s failed (exit %d)" % (w, rc))
     marks, cpus = {"exec": t0 / 1e9, "exit": t1 / 1e9}, {"exec": 0.0}
@@ -222,27 +255,58 @@ def watched(w):
         if c != "-":
             cpus.setdefault(name, float(c))
     bundle = next((l[7:] for l in out.splitlines() if l.startswith("BUNDLE=")), None)
-    wait = None
+    wait, capture = None, None
     for line in open(os.path.join(bundle, "run.conf")) if bundle else []:
-        if line.startswith("ready_wait_ms="):
-            try:
-                wait = float(line.split("=", 1)[1])
-            except ValueError:
-                pass
+        key, _, value = line.strip().partition("=")
+        try:
+            if key == "ready_wait_ms":
+                wait = float(value)
+            elif key == "ready_capture_ms":
+                capture = float(value)
+        except ValueError:
+            pass
+    samplers = rank_samplers(bundle) if bundle else None
     # Kept until the bench ends: deleting each run's ~20 files at once makes the next run's
     # files dearer on an ext4 without a journal (its allocator skips inodes deleted in the
     # last 30-330 s), a cost no user who keeps the bundles pays.
     if bundle:
         kept = os.path.join(WORK, "kept")
         os.rename(bundle, os.path.join(kept, str(len(os.listdir(kept)))))
-    return wall, cpu, rc, marks, wait, cpus
+    return wall, cpu, rc, marks, wait, cpus, capture, samplers
 
 
 def alone(w, argv):
-    wall, cpu, rc, _, _, _ = timed(argv, alone_env(w), binder(w))
+    """(wall ms, CPU ms, {phase: ms from the start to its line's arrival, "exit": the end})."""
+    wall, cpu, rc, t0, t1, _, seen = timed(argv, alone_env(w), binder(w))
     if rc != 0:
         sys.exit("run_overhead: %s alone failed (exit %d): %s" % (w, rc, " ".join(argv)))
-    return wall, cpu
+    moments = {k: (v - t0) / 1e6 for k, v in seen.items()}
+    moments["exit"] = (t1 - t0) / 1e6
+    return wall, cpu, moments
+
+
+def side_by_side(alone_moments, runs):
+    """The workload's own phases alone and watched (ms, median [min - max]): the moments its
+    phase lines arrived alone against the observer's from the fork (the watched side's
+    start), so that what watching adds inside the workload shows where it is."""
+    def w(a, b):
+        return [(x[3][b] - x[3][a]) * 1e3 for x in runs if a in x[3] and b in x[3]]
+
+    def a(p, q):
+        return [m[q] - m.get(p, 0.0) for m in alone_moments if q in m and (p is None or p in m)]
+
+    rows = [("to main_loop_begin", a(None, "main_loop_begin"), w("fork", "workload-to-ready"),
+             "start-up, MPI_Init, the probe, the ranks' samplers begin"),
+            ("main loop", a("main_loop_begin", "main_loop_end"), w("workload-to-ready", "main-loop"),
+             "watched: the ready snapshots and release in it"),
+            ("end -> exit", a("main_loop_end", "exit"), w("main-loop", "workload-exit"),
+             "the ranks' samplers end, results, MPI_Finalize, exit")]
+    print("  the workload alone and watched (ms from its start, by its phase lines; watched: "
+          "the observer's moments from the fork):")
+    for name, al, wa, what in rows:
+        if al and wa:
+            print("    %-18s alone %s   watched %s   %+7.2f  %s" %
+                  (name, span(al), span(wa), statistics.median(wa) - statistics.median(al), what))
 
 
 def span(v):
@@ -260,15 +324,15 @@ def one(w):
     alone(w, argv)  # the page cache warm for both sides
     fw, fc = watched(w)[:2]
     print("  first watched run (caches as found): %.2f ms wall, %.2f ms CPU" % (fw, fc))
-    A, W, AC, WC, D, DC, runs, failed = [], [], [], [], [], [], [], 0
+    A, W, AC, WC, D, DC, runs, failed, AM = [], [], [], [], [], [], [], 0, []
     for r in range(ROUNDS):
         if r % 2 == 0:
-            a, ac = alone(w, argv)
+            a, ac, am = alone(w, argv)
             x = watched(w)
         else:
             x = watched(w)
-            a, ac = alone(w, argv)
-        A.append(a); AC.append(ac); W.append(x[0]); WC.append(x[1])
+            a, ac, am = alone(w, argv)
+        A.append(a); AC.append(ac); AM.append(am); W.append(x[0]); WC.append(x[1])
         D.append(x[0] - a); DC.append(x[1] - ac); runs.append(x)
         failed += x[2] == 1
     print("  %-9s wall ms %s   CPU ms %s" % ("alone", span(A), span(AC)))
@@ -281,7 +345,7 @@ def one(w):
     seq = [n for n, _ in OWN]
     for i, (name, what) in enumerate(OWN):
         v, c = [], []
-        for _, _, _, m, _, cp in runs:
+        for _, _, _, m, _, cp, _, _ in runs:
             prev = next((p for p in reversed(seq[:i]) if p in m), "exec")
             if name in m and prev in m:
                 v.append((m[name] - m[prev]) * 1e3)
@@ -299,6 +363,15 @@ def one(w):
             if v:
                 print("      %-14s %s  the workload's wait at main_loop_begin (its own clock)"
                       % ("ready_wait_ms", span(v)))
+            v = [x[6] for x in runs if x[6] is not None]
+            if v:
+                print("      %-14s %s  the snapshots at main_loop_begin (run.conf)" %
+                      ("ready_capture", span(v)))
+            v = [x[7] for x in runs if x[7] is not None]
+            if v:
+                print("      %-14s %s  CPU of the MPI ranks' interference samplers (all ranks;"
+                      " their begin and end samples), window %s" %
+                      ("rank samplers", span([c for c, _ in v]), span([n for _, n in v]).strip()))
             v = [(x[3]["observe-tail"] - x[3]["workload-exit"]) * 1e3 for x in runs
                  if "workload-exit" in x[3] and "observe-tail" in x[3]]
             if v:
@@ -313,6 +386,7 @@ def one(w):
           " after %s; streamcard's own process used %s ms CPU" %
           (span(before).strip(), span(under).strip(), span(A).strip(), span(after).strip(),
            span(own).strip()))
+    side_by_side(AM, runs)
     print("  load after: %s" % load())
     return w, statistics.median(D), min(D), max(D), statistics.median(DC)
 
