@@ -310,6 +310,7 @@ int main(int argc, char **argv)
     if (o.cli.build_info)
         return scm__build_info();
     setvbuf(stdout, NULL, _IOLBF, 0); /* the log keeps every line even if we crash */
+    scm_rank_sampler_prepare(); /* before the first thread (the probe's, MPI's) */
 
     scm_probe_library(library, sizeof(library));
     scm_probe_begin(&probe);

@@ -8,15 +8,20 @@
 #include "rank_sampler.h"
 #include "sc_sampler.h"
 #include "sc_trace_protocol.h"
+#include "sampler_proc.h"
 
 #include <fcntl.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #define SCM__TEXT_MAX (256 * 1024) /* one rank's records, at most */
+/* The descriptors made room for: the sampler's open stat files, its directories, and what
+   MPI itself holds open. */
+#define SCM__FD_ROOM (2 * SC_PROC_FDS_MAX)
 
 struct scm_rank_sampler {
     sc_sampler *s;
@@ -35,6 +40,23 @@ static long long scm__now_ns(void)
 
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+void scm_rank_sampler_prepare(void)
+{
+    struct rlimit rl;
+    long top = SCM__FD_ROOM - 1;
+
+    if (!getenv(SC_TRACE_OBSERVER_ENV))
+        return;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        (rlim_t)top >= rl.rlim_cur)
+        top = (long)rl.rlim_cur - 1;
+    /* The lowest free descriptor from top on (none taken from anyone): the table grows to
+       hold it, and keeps its size once it is closed. Nothing to do when it cannot be. */
+    int fd = top > STDERR_FILENO ? fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, (int)top) : -1;
+    if (fd >= 0)
+        close(fd);
 }
 
 /* The observer named by STREAMCARD_OBSERVER when it runs on host; 0 otherwise. */

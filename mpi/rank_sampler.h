@@ -15,6 +15,15 @@
 struct scm_rank_sampler;
 
 /*
+ * Not collective; before MPI_Init, while this process has one thread. When accounting was
+ * asked for, makes room in the descriptor table for the stat files the sampler keeps open
+ * (one per task: hundreds), so that opening them later does not grow it: in a process with
+ * threads, as a rank is after MPI_Init, every growth waits for an RCU grace period (several
+ * ms each, tens under load, at main_loop_begin, where the workload waits for the sample).
+ */
+void scm_rank_sampler_prepare(void);
+
+/*
  * Collective. Opens the window in every rank when every rank was asked to account; *rs is
  * NULL otherwise (or when this rank's sampler could not start: its records are then
  * missing, and the gate says so).
