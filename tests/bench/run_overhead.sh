@@ -285,22 +285,25 @@ def alone(w, argv):
     return wall, cpu, moments
 
 
-def side_by_side(alone_moments, runs):
+def side_by_side(w, alone_moments, runs):
     """The workload's own phases alone and watched (ms, median [min - max]): the moments its
     phase lines arrived alone against the observer's from the fork (the watched side's
     start), so that what watching adds inside the workload shows where it is."""
-    def w(a, b):
+    def wa(a, b):
         return [(x[3][b] - x[3][a]) * 1e3 for x in runs if a in x[3] and b in x[3]]
 
     def a(p, q):
         return [m[q] - m.get(p, 0.0) for m in alone_moments if q in m and (p is None or p in m)]
 
-    rows = [("to main_loop_begin", a(None, "main_loop_begin"), w("fork", "workload-to-ready"),
-             "start-up, MPI_Init, the probe, the ranks' samplers begin"),
-            ("main loop", a("main_loop_begin", "main_loop_end"), w("workload-to-ready", "main-loop"),
-             "watched: the ready snapshots and release in it"),
-            ("end -> exit", a("main_loop_end", "exit"), w("main-loop", "workload-exit"),
-             "the ranks' samplers end, results, MPI_Finalize, exit")]
+    mpi = w == "mpi"
+    rows = [("to main_loop_begin", a(None, "main_loop_begin"), wa("fork", "workload-to-ready"),
+             "start-up, MPI_Init, the probe, the ranks' samplers begin" if mpi else
+             "start-up, data"),
+            ("main loop", a("main_loop_begin", "main_loop_end"),
+             wa("workload-to-ready", "main-loop"), "watched: the ready snapshots and release"),
+            ("end -> exit", a("main_loop_end", "exit"), wa("main-loop", "workload-exit"),
+             "the ranks' samplers end, results, MPI_Finalize, exit" if mpi else
+             "results, exit")]
     print("  the workload alone and watched (ms from its start, by its phase lines; watched: "
           "the observer's moments from the fork):")
     for name, al, wa, what in rows:
@@ -386,7 +389,7 @@ def one(w):
           " after %s; streamcard's own process used %s ms CPU" %
           (span(before).strip(), span(under).strip(), span(A).strip(), span(after).strip(),
            span(own).strip()))
-    side_by_side(AM, runs)
+    side_by_side(w, AM, runs)
     print("  load after: %s" % load())
     return w, statistics.median(D), min(D), max(D), statistics.median(DC)
 
