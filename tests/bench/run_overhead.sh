@@ -98,7 +98,8 @@ fi
 [ "$WORKLOAD" != mpi ] || command -v mpirun >/dev/null || {
     echo "run_overhead: --workload mpi needs mpirun (Open MPI)" >&2; exit 2; }
 
-exec python3 - "$BIN" "$WORKLOAD" "$ROUNDS" "$THREADS" "$CPUS" "$WORK" <<'PY'
+# Not exec: the trap above removes the bench's folder (its bundles) when Python ends.
+python3 - "$BIN" "$WORKLOAD" "$ROUNDS" "$THREADS" "$CPUS" "$WORK" <<'PY'
 import ctypes, os, resource, shutil, statistics, subprocess, sys, time
 
 BIN, WHICH, ROUNDS, THREADS, CPUS, WORK = sys.argv[1:7]
