@@ -9,6 +9,7 @@
 #include "sc_sampler.h"
 #include "sc_trace_protocol.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -21,6 +22,13 @@
 struct scm_rank_sampler {
     sc_sampler *s;
     int procfd;
+    sc_sampler_opts o; /* what a sampler of this rank accounts, for one that moves (mark) */
+    pid_t roots[66];
+    int cpus[CPU_SETSIZE];
+    char source[32], host[64];
+    const char *span;                    /* what bounds the window now */
+    long long init_ns, begin_ns, end_ns; /* end_ns 0: the window is open */
+    int marked;                          /* 1 after the main loop's begin, 2 after its end */
 };
 
 /* Who a rank is, for the others: its process and its host. */
@@ -46,44 +54,62 @@ static pid_t scm__observer_here(const char *value, const char *host)
     return at && *at == '@' && pid > 0 && strcmp(at + 1, host) == 0 ? (pid_t)pid : 0;
 }
 
+/* A sampler of rs's CPUs whose window opens now (0), or -errno; the old one is kept on error. */
+static int scm__open(struct scm_rank_sampler *rs)
+{
+    long long now = scm__now_ns();
+    sc_sampler *s = sc_sampler_new(&rs->o);
+
+    if (!s)
+        return -ENOMEM;
+    int rc = sc_sampler_sample(s, rs->procfd, SC_SAMPLE_BEGIN, now);
+    if (rc < 0) {
+        sc_sampler_free(s);
+        return rc;
+    }
+    sc_sampler_free(rs->s);
+    rs->s = s;
+    rs->begin_ns = now;
+    return 0;
+}
+
 /* The sampler of this rank: its CPUs, the job's processes on this host as roots. */
-static struct scm_rank_sampler *scm__start(const struct scm__who *all, int size, int rank)
+static struct scm_rank_sampler *scm__start(const struct scm__who *all, int size, int rank,
+                                           const char *span)
 {
     struct scm_rank_sampler *rs = calloc(1, sizeof(*rs));
-    pid_t roots[66];
-    int cpus[CPU_SETSIZE];
     size_t nroots = 0, ncpus = 0;
     cpu_set_t set;
-    char source[32];
 
     if (!rs)
         return NULL;
     pid_t observer = scm__observer_here(getenv(SC_TRACE_OBSERVER_ENV), all[rank].host);
     if (observer)
-        roots[nroots++] = observer;
+        rs->roots[nroots++] = observer;
     for (int r = 0; r < size && nroots < 66; r++)
         if (!strcmp(all[r].host, all[rank].host))
-            roots[nroots++] = (pid_t)all[r].pid;
+            rs->roots[nroots++] = (pid_t)all[r].pid;
     CPU_ZERO(&set);
     if (sched_getaffinity(0, sizeof(set), &set) == 0)
         for (int c = 0; c < CPU_SETSIZE; c++)
             if (CPU_ISSET(c, &set))
-                cpus[ncpus++] = c;
-    snprintf(source, sizeof(source), "rank%d", rank);
-    sc_sampler_opts o = {cpus, ncpus, roots, nroots, source, all[rank].host, 0};
+                rs->cpus[ncpus++] = c;
+    snprintf(rs->source, sizeof(rs->source), "rank%d", rank);
+    snprintf(rs->host, sizeof(rs->host), "%s", all[rank].host);
+    rs->o = (sc_sampler_opts){rs->cpus, ncpus, rs->roots, nroots, rs->source, rs->host, 0};
+    rs->span = span;
     rs->procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    rs->s = rs->procfd >= 0 ? sc_sampler_new(&o) : NULL;
-    if (!rs->s || sc_sampler_sample(rs->s, rs->procfd, SC_SAMPLE_BEGIN, scm__now_ns()) < 0) {
-        sc_sampler_free(rs->s);
+    if (rs->procfd < 0 || scm__open(rs) < 0) {
         if (rs->procfd >= 0)
             close(rs->procfd);
         free(rs);
         return NULL;
     }
+    rs->init_ns = rs->begin_ns;
     return rs;
 }
 
-void scm_rank_sampler_begin(struct scm_rank_sampler **rs, MPI_Comm comm, int rank)
+void scm_rank_sampler_begin(struct scm_rank_sampler **rs, MPI_Comm comm, int rank, const char *span)
 {
     int asked = getenv(SC_TRACE_OBSERVER_ENV) != NULL, all_asked = 0, size = 0;
     struct scm__who me = {.pid = getpid()}, *all;
@@ -100,8 +126,31 @@ void scm_rank_sampler_begin(struct scm_rank_sampler **rs, MPI_Comm comm, int ran
     MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, all ? all : &me, all ? (int)sizeof(me) : 0,
                   MPI_BYTE, comm);
     if (all)
-        *rs = scm__start(all, size, rank);
+        *rs = scm__start(all, size, rank, span);
     free(all);
+}
+
+int scm_rank_sampler_mark(struct scm_rank_sampler *rs, int begin)
+{
+    int rc = 0;
+
+    if (!rs || !rs->s || rs->marked != (begin ? 0 : 1))
+        return 0; /* no window, or not the next marker: the first begin, then its end */
+    if (begin) {  /* a new window from now; if it cannot open, the old one stays, said so */
+        rc = scm__open(rs);
+        rs->marked = rc == 0 ? 1 : 3;
+        if (rc == 0)
+            rs->span = SC_TRACE_SPAN_MAIN_LOOP;
+        return rc;
+    }
+    rs->marked = 2;
+    rc = sc_sampler_sample(rs->s, rs->procfd, SC_SAMPLE_END, scm__now_ns());
+    rs->end_ns = scm__now_ns(); /* the window holds the END sample's reading (sc_sampler.h) */
+    if (rc < 0) { /* no records: the gate says this rank's are missing */
+        sc_sampler_free(rs->s);
+        rs->s = NULL;
+    }
+    return rc;
 }
 
 static int scm__append(void *ctx, const char *line)
@@ -126,14 +175,36 @@ void scm_rank_sampler_drop(struct scm_rank_sampler *rs)
     free(rs);
 }
 
+/* This rank's records into text: the window closed now unless the main loop's end closed it,
+   then what bounded it (SC_TRACE_RANK_WINDOW). */
+static void scm__records(struct scm_rank_sampler *rs, int rank, char *text)
+{
+    long long now = scm__now_ns();
+    char line[256];
+
+    if (!rs->s)
+        return;
+    if (rs->marked == 1) /* a begin without its end: the main loop did not finish */
+        rs->span = SC_TRACE_SPAN_BEGIN_TO_FINALIZE;
+    if (rs->marked != 2) { /* the window closes now, once the END sample has read /proc */
+        if (sc_sampler_sample(rs->s, rs->procfd, SC_SAMPLE_END, now) < 0)
+            return;
+        rs->end_ns = now = scm__now_ns();
+    }
+    sc_sampler_records(rs->s, scm__append, text);
+    snprintf(line, sizeof(line), SC_TRACE_RANK_WINDOW("%d", "%s", "%lld", "%lld", "%lld", "%lld"),
+             rank, rs->span, rs->begin_ns, rs->end_ns, rs->init_ns, now);
+    scm__append(text, line);
+}
+
 void scm_rank_sampler_end(struct scm_rank_sampler *rs, MPI_Comm comm, int rank, FILE *out)
 {
     int asked = rs != NULL, any = 0, size = 0, len = 0, *lens = NULL, *offs = NULL;
     char *text = calloc(1, SCM__TEXT_MAX), *all = NULL;
 
     MPI_Allreduce(&asked, &any, 1, MPI_INT, MPI_MAX, comm);
-    if (rs && text && sc_sampler_sample(rs->s, rs->procfd, SC_SAMPLE_END, scm__now_ns()) == 0)
-        sc_sampler_records(rs->s, scm__append, text);
+    if (rs && text)
+        scm__records(rs, rank, text);
     scm_rank_sampler_drop(rs);
     if (!any) {
         free(text);

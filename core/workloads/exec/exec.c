@@ -380,9 +380,8 @@ static void sc__library_phases(const char *log, sc_gate *g)
                     begin, end);
 }
 
-/* Its phases, once its snapshot was taken: the marker library's lines, the lines its
-   patterns match, or without them the whole process. */
-static void sc__phases(const sc_card *card, const char *log, sc_gate *g)
+/* The gate's note from the log: the marker library's lines, the patterns' lines, or none. */
+static void sc__phases_of_log(const sc_card *card, const char *log, sc_gate *g)
 {
     long begin, end;
 
@@ -407,6 +406,49 @@ static void sc__phases(const sc_card *card, const char *log, sc_gate *g)
                     "own lines as its markers)",
                     begin, end);
     }
+}
+
+/*
+ * An MPI program's ranks: what bounded each one's interference window (their
+ * SC_TRACE_RANK_WINDOW lines), counted after the gate's note; nothing without such lines.
+ */
+static void sc__rank_windows(const char *log, sc_gate *g)
+{
+    static const char *const spans[] = {SC_TRACE_SPAN_MAIN_LOOP, SC_TRACE_SPAN_MPI,
+                                        SC_TRACE_SPAN_BEGIN_TO_FINALIZE};
+    static const char *const words[] = {"its main loop's markers",
+                                        "MPI_Init to MPI_Finalize (no markers)",
+                                        "sc_marker_begin to MPI_Finalize (no sc_marker_end)"};
+    size_t counts[3] = {0}, all = 0, used = strlen(g->note);
+    char span[48];
+
+    for (const char *p = log; (p = strstr(p, SC_TRACE_TAG_RANK_WINDOW)); p++)
+        if ((p == log || p[-1] == '\n') &&
+            sscanf(p, SC_TRACE_RANK_WINDOW("%*d", "%47s", "%*d", "%*d", "%*d", "%*d"), span) == 1)
+            for (size_t i = 0; i < 3; i++)
+                if (!strcmp(span, spans[i])) {
+                    counts[i]++;
+                    all++;
+                }
+    if (!all)
+        return;
+    used += (size_t)snprintf(g->note + used, sizeof(g->note) - used,
+                             "; the ranks' interference windows:");
+    for (size_t i = 0; i < 3 && used < sizeof(g->note); i++)
+        if (counts[i]) {
+            all -= counts[i];
+            used += (size_t)snprintf(g->note + used, sizeof(g->note) - used, " %zu from %s%s",
+                                     counts[i], words[i], all ? "," : "");
+        }
+}
+
+/* Its phases, once its snapshot was taken: the marker library's lines, the lines its
+   patterns match, or without them the whole process; an MPI program's, the ranks' windows. */
+static void sc__phases(const sc_card *card, const char *log, sc_gate *g)
+{
+    sc__phases_of_log(card, log, g);
+    if (sc__mpi(card))
+        sc__rank_windows(log, g);
 }
 
 /* results.json's figures are the ones the log shows by the card's patterns and its figure
