@@ -40,27 +40,34 @@ static int sc__defaults(sc_card *card)
     return 0;
 }
 
-/* Its ranks over the card's nodes (one task without ranks:). */
-static void sc__tasks(const sc_card *card, sc_card_tasks *t)
+/* The card's nodes: the hosts of nodes:, at least one (the local host without it). */
+static long sc__nodes(const sc_card *card)
 {
     long nodes = card->nodes ? (long)sc_hostlist_count(card->nodes) : 1;
 
+    return nodes > 0 ? nodes : 1;
+}
+
+/* Its ranks over the card's nodes (one task without ranks:). */
+static void sc__tasks(const sc_card *card, sc_card_tasks *t)
+{
     if (!sc__mpi(card))
         return;
     t->ntasks = card->ranks;
-    t->nodes = nodes > 0 ? nodes : 1;
+    t->nodes = sc__nodes(card);
     t->per_node = (t->ntasks + t->nodes - 1) / t->nodes;
 }
 
 /*
  * ranks: one rank per CPU of cpu_list on each node (the launcher binds rank i to its i-th
- * CPU); memory_node is not for ranks (as mpi-pingpong); expect: transport needs ranks.
+ * CPU), one rank as legitimate as more; memory_node is not for ranks (as mpi-pingpong);
+ * expect: transport needs two ranks or more (one rank sends nothing to another).
  */
 static void sc__check_ranks(const sc_card *card, sc_diag *diag, int *errors)
 {
     char where[512];
     long cpus = card->cpus ? hwloc_bitmap_weight(card->cpus) : 0;
-    long nodes = card->nodes ? (long)sc_hostlist_count(card->nodes) : 1;
+    long nodes = sc__nodes(card);
 
     if (!sc__mpi(card)) {
         if (card->present[SC_CF_EXPECT_TRANSPORT] && !card->invalid[SC_CF_EXPECT_TRANSPORT]) {
@@ -72,14 +79,22 @@ static void sc__check_ranks(const sc_card *card, sc_diag *diag, int *errors)
         }
         return;
     }
-    long per_node = (card->ranks + (nodes > 0 ? nodes : 1) - 1) / (nodes > 0 ? nodes : 1);
+    long per_node = (card->ranks + nodes - 1) / nodes;
     if (card->cpus && !card->invalid[SC_CF_RANKS] && per_node > cpus) {
         sc_diag_addf(diag,
                      "%s: ranks: %ld ranks are more than the %ld CPU(s) of cpu_list %s%s (valid: "
                      "at most %ld ranks, one per CPU, or a longer cpu_list)",
                      sc__card_where(card, SC_CF_RANKS, where, sizeof(where)), card->ranks, cpus,
-                     card->cpu_list, nodes > 1 ? " on each node" : "",
-                     cpus * (nodes > 0 ? nodes : 1));
+                     card->cpu_list, nodes > 1 ? " on each node" : "", cpus * nodes);
+        (*errors)++;
+    }
+    if (card->present[SC_CF_EXPECT_TRANSPORT] && !card->invalid[SC_CF_EXPECT_TRANSPORT] &&
+        !card->invalid[SC_CF_RANKS] && card->ranks < 2) {
+        sc_diag_addf(diag,
+                     "%s: expect: transport: ranks: %ld sends nothing between ranks (valid: ranks: "
+                     "2 or more, or no expect: transport)",
+                     sc__card_where(card, SC_CF_EXPECT_TRANSPORT, where, sizeof(where)),
+                     card->ranks);
         (*errors)++;
     }
     if (card->present[SC_CF_MEMORY_NODE] && !card->invalid[SC_CF_MEMORY_NODE]) {
