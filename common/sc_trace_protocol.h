@@ -196,6 +196,14 @@
 #define SC_TRACE_INTERFERENCE_INTRUDER(SOURCE, CPU, PID, TID, TICKS, SEEN, COMM)                \
     SC_TRACE_TAG_INTERFERENCE_INTRUDER "source=" SOURCE " cpu=" CPU " pid=" PID " tid=" TID     \
     " ticks=" TICKS " seen=" SEEN " comm=" COMM
+/* The shared objects the ranks of an MPI program we did not write mapped at MPI_Init
+   (mpi/ranklibs.c, dl_iterate_phdr): one line per host and absolute PATH (always last, the
+   rest of the line), RANKS the ranks on that host that mapped it. build.json's "libraries"
+   of such a run are these paths, each with its SHA-256, and verify holds the two together. */
+#define SC_TRACE_TAG_RANK_LIBRARY SC_TRACE_TAG "RANK_LIBRARY "
+#define SC_TRACE_RANK_LIBRARY(HOST, RANKS, PATH)                                                 \
+    SC_TRACE_TAG_RANK_LIBRARY "host=" HOST " ranks=" RANKS " path=" PATH
+
 /* An MPI rank's interference window (mpi/rank_sampler.c), printed with its records: SPAN
    says what bounded it, SC_TRACE_SPAN_MAIN_LOOP (the workload's main loop: streamcard-pingpong's,
    or the marker library's sc_marker_begin to sc_marker_end in a program we did not write) or

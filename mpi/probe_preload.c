@@ -5,9 +5,9 @@
  * MPI_Init, MPI_Init_thread and MPI_Finalize through the MPI profiling interface (PMPI_*)
  * and prints, on rank 0's stdout (the run's log), the same per-rank lines as
  * streamcard-pingpong: the ranks requested and counted, each rank's binding, transport,
- * threads and memory; at MPI_Finalize each rank's interface bytes and the run's
- * TRACE_TRANSPORT line. Rank 0 writes what MPI_Init said to the file
- * STREAMCARD_TRANSPORT_LOG names (the run's transport.log).
+ * threads and memory, and the libraries the ranks mapped (ranklibs.h); at MPI_Finalize each
+ * rank's interface bytes and the run's TRACE_TRANSPORT line. Rank 0 writes what MPI_Init
+ * said to the file STREAMCARD_TRANSPORT_LOG names (the run's transport.log).
  *
  * What it cannot know of a program it did not write: the payload the program sent (0: the
  * carrier is the library's only candidate, or said unknown), and its main loop unless the
@@ -22,6 +22,7 @@
  * stdout, which the launcher forwards into the log.
  */
 #include "rank_sampler.h"
+#include "ranklibs.h"
 #include "rankbind.h"
 #include "ranksnap.h"
 #include "sc_trace_protocol.h"
@@ -87,6 +88,7 @@ static void scm__after_init(int rc, const char *library)
             fprintf(stderr, "streamcard-mpiprobe: %s=%s: cannot be written\n",
                     SC_TRACE_TRANSPORT_LOG_ENV, path ? path : "");
         scm_ranksnap_report(comm, scm__p.rank, scm__p.size);
+        scm_ranklibs_report(comm, scm__p.rank, stdout); /* build.json's libraries */
         scm_rank_sampler_begin(&scm__p.sampler, comm, scm__p.rank, SC_TRACE_SPAN_MPI);
         scm__p.counted = scm_bytes_begin(&scm__p.before);
         scm__p.active = 1;

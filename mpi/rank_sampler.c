@@ -8,6 +8,7 @@
 #include "rank_sampler.h"
 #include "sc_sampler.h"
 #include "sc_trace_protocol.h"
+#include "textgather.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -146,7 +147,7 @@ int scm_rank_sampler_mark(struct scm_rank_sampler *rs, int begin)
     rs->marked = 2;
     rc = sc_sampler_sample(rs->s, rs->procfd, SC_SAMPLE_END, scm__now_ns());
     rs->end_ns = scm__now_ns(); /* the window holds the END sample's reading (sc_sampler.h) */
-    if (rc < 0) { /* no records: the gate says this rank's are missing */
+    if (rc < 0) {               /* no records: the gate says this rank's are missing */
         sc_sampler_free(rs->s);
         rs->s = NULL;
     }
@@ -199,8 +200,8 @@ static void scm__records(struct scm_rank_sampler *rs, int rank, char *text)
 
 void scm_rank_sampler_end(struct scm_rank_sampler *rs, MPI_Comm comm, int rank, FILE *out)
 {
-    int asked = rs != NULL, any = 0, size = 0, len = 0, *lens = NULL, *offs = NULL;
-    char *text = calloc(1, SCM__TEXT_MAX), *all = NULL;
+    int asked = rs != NULL, any = 0;
+    char *text = calloc(1, SCM__TEXT_MAX), *all;
 
     MPI_Allreduce(&asked, &any, 1, MPI_INT, MPI_MAX, comm);
     if (rs && text)
@@ -210,27 +211,11 @@ void scm_rank_sampler_end(struct scm_rank_sampler *rs, MPI_Comm comm, int rank, 
         free(text);
         return;
     }
-    MPI_Comm_size(comm, &size);
-    len = text ? (int)strlen(text) : 0;
-    if (rank == 0) {
-        lens = calloc((size_t)size, sizeof(int));
-        offs = calloc((size_t)size, sizeof(int));
-    }
-    MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
-    int total = 0;
-    for (int r = 0; rank == 0 && lens && offs && r < size; r++) {
-        offs[r] = total;
-        total += lens[r];
-    }
-    if (rank == 0)
-        all = calloc((size_t)total + 1, 1);
-    MPI_Gatherv(text ? text : "", len, MPI_CHAR, all, lens, offs, MPI_CHAR, 0, comm);
+    all = scm_text_gather(comm, rank, text);
     if (rank == 0 && all) {
         fputs(all, out);
         fflush(out);
     }
     free(all);
-    free(lens);
-    free(offs);
     free(text);
 }

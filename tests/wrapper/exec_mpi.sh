@@ -5,7 +5,8 @@
 # preloaded into its ranks records the transport (transport.log, run.conf, each rank's
 # lines), the `expect: transport: shm` gate holds, and fails when the card's env forces TCP
 # (the silent fall-back, as tests/wrapper/bisect_transport.sh makes it); the program's two
-# marker figures are metrics verify recomputes; each rank's interference window is its main
+# marker figures are metrics verify recomputes; build.json's libraries are the ranks' (the
+# MPI library among them), checked by verify; each rank's interference window is its main
 # loop where the program marks it (every rank's, inside MPI_Init..MPI_Finalize), else
 # MPI_Init..MPI_Finalize, and one rank runs (ranks: 1); a card with ranks: and no launcher on
 # PATH is refused in one line. The interference gate is opened (max_interference_pct: 100): this
@@ -71,6 +72,41 @@ for r in 0 1; do
         fail "rank $r's window is not its main loop: $(grep "TRACE_RANK_WINDOW rank=$r" "$B/stream.log")"
 done
 expect_status 0 "$SC" verify "$B"
+
+# build.json's libraries are the ones the ranks mapped (the probe's TRACE_RANK_LIBRARY lines),
+# the MPI library among them, each hashed; verify refuses a list that leaves one out or names
+# one no rank mapped, even resealed.
+python3 - "$B" <<'PY' || fail "build.json's libraries are not the ranks'"
+import json, re, sys
+b = sys.argv[1]
+libs = json.load(open(b + "/build.json"))["libraries"]
+logged = set(re.findall(r"^TRACE_RANK_LIBRARY host=\S+ ranks=\d+ path=(/.*)$",
+                        open(b + "/stream.log").read(), re.M))
+assert {l["path"] for l in libs} == logged, ({l["path"] for l in libs} ^ logged)
+mpi = [l for l in libs if re.search(r"/libmpi\.so[.0-9]*$", l["path"])]
+assert mpi and re.fullmatch(r"[0-9a-f]{64}", mpi[0]["sha256"]), mpi
+PY
+cp -a "$B" "$WORK/libs_dropped"
+python3 - "$WORK/libs_dropped/build.json" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+d["libraries"] = [l for l in d["libraries"] if not re.search(r"/libmpi\.so", l["path"])]
+json.dump(d, open(sys.argv[1], "w"))
+PY
+reseal "$WORK/libs_dropped"
+expect_status 1 "$SC" verify "$WORK/libs_dropped"
+grep -q "build.json: no library /.*libmpi.so.*, but stream.log shows the ranks mapped it" "$WORK/err" ||
+    fail "verify does not name the MPI library left out: $(cat "$WORK/err")"
+cp -a "$B" "$WORK/libs_added"
+python3 - "$WORK/libs_added/build.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["libraries"].append({"path": "/opt/other/libmpi.so.12", "sha256": "0" * 64})
+json.dump(d, open(sys.argv[1], "w"))
+PY
+reseal "$WORK/libs_added"
+expect_status 1 "$SC" verify "$WORK/libs_added"
+expect_contains "$WORK/err" "build.json: library /opt/other/libmpi.so.12, but no rank mapped it"
 
 # The ranks' windows where the program's markers put them: inside MPI_Init..MPI_Finalize,
 # inside rank 0's times just before sc_marker_begin and after sc_marker_end, and far shorter
