@@ -20,6 +20,14 @@
 
 #define SCM__TEXT_MAX (256 * 1024) /* one rank's records, at most */
 
+/* Where a rank is in its program's markers (scm_rank_sampler_mark). */
+enum scm__marked {
+    SCM__UNMARKED,   /* no marker yet: the window opened at the sampler's start */
+    SCM__IN_LOOP,    /* after the main loop's begin: the window reopened there */
+    SCM__LOOP_DONE,  /* after its end: the window closed there */
+    SCM__MARK_FAILED /* the begin's window could not open: the first one stays */
+};
+
 struct scm_rank_sampler {
     sc_sampler *s;
     int procfd;
@@ -29,7 +37,7 @@ struct scm_rank_sampler {
     char source[32], host[64];
     const char *span;                    /* what bounds the window now */
     long long init_ns, begin_ns, end_ns; /* end_ns 0: the window is open */
-    int marked;                          /* 1 after the main loop's begin, 2 after its end */
+    enum scm__marked marked;
 };
 
 /* Who a rank is, for the others: its process and its host. */
@@ -135,16 +143,16 @@ int scm_rank_sampler_mark(struct scm_rank_sampler *rs, int begin)
 {
     int rc = 0;
 
-    if (!rs || !rs->s || rs->marked != (begin ? 0 : 1))
+    if (!rs || !rs->s || rs->marked != (begin ? SCM__UNMARKED : SCM__IN_LOOP))
         return 0; /* no window, or not the next marker: the first begin, then its end */
     if (begin) {  /* a new window from now; if it cannot open, the old one stays, said so */
         rc = scm__open(rs);
-        rs->marked = rc == 0 ? 1 : 3;
+        rs->marked = rc == 0 ? SCM__IN_LOOP : SCM__MARK_FAILED;
         if (rc == 0)
             rs->span = SC_TRACE_SPAN_MAIN_LOOP;
         return rc;
     }
-    rs->marked = 2;
+    rs->marked = SCM__LOOP_DONE;
     rc = sc_sampler_sample(rs->s, rs->procfd, SC_SAMPLE_END, scm__now_ns());
     rs->end_ns = scm__now_ns(); /* the window holds the END sample's reading (sc_sampler.h) */
     if (rc < 0) {               /* no records: the gate says this rank's are missing */
@@ -185,9 +193,10 @@ static void scm__records(struct scm_rank_sampler *rs, int rank, char *text)
 
     if (!rs->s)
         return;
-    if (rs->marked == 1) /* a begin without its end: the main loop did not finish */
+    if (rs->marked == SCM__IN_LOOP) /* a begin without its end: the loop did not finish */
         rs->span = SC_TRACE_SPAN_BEGIN_TO_FINALIZE;
-    if (rs->marked != 2) { /* the window closes now, once the END sample has read /proc */
+    /* unless the main loop's end closed it, the window closes now, once END has read /proc */
+    if (rs->marked != SCM__LOOP_DONE) {
         if (sc_sampler_sample(rs->s, rs->procfd, SC_SAMPLE_END, now) < 0)
             return;
         rs->end_ns = now = scm__now_ns();
