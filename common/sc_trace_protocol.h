@@ -44,6 +44,12 @@
 #define SC_TRACE_TAG_FIGURE SC_TRACE_TAG "FIGURE "
 #define SC_TRACE_FIGURE(NAME, VALUE, UNIT)                                                       \
     SC_TRACE_TAG_FIGURE "name=" NAME " value=" VALUE " unit=" UNIT
+/* The transport probe of an MPI program (mpi/probe_preload.c) exports this function when it
+   is preloaded into a rank; the marker library finds it by name (dlsym) and calls it at each
+   main-loop marker, before the line: int hook(int begin), begin 1 at sc_marker_begin, 0 at
+   sc_marker_end. It moves the rank's interference window to the marker and returns whether
+   this rank writes the line (rank 0 only: one main loop per run). */
+#define SC_MARKER_PROBE_HOOK "scm_probe_marker"
 
 /* One line per worker thread: which CPU it runs on. */
 #define SC_TRACE_TAG_THREAD_BINDING SC_TRACE_TAG "THREAD_BINDING "
@@ -190,6 +196,28 @@
 #define SC_TRACE_INTERFERENCE_INTRUDER(SOURCE, CPU, PID, TID, TICKS, SEEN, COMM)                \
     SC_TRACE_TAG_INTERFERENCE_INTRUDER "source=" SOURCE " cpu=" CPU " pid=" PID " tid=" TID     \
     " ticks=" TICKS " seen=" SEEN " comm=" COMM
+/* The shared objects the ranks of an MPI program we did not write mapped at MPI_Init
+   (mpi/ranklibs.c, dl_iterate_phdr): one line per host and absolute PATH (always last, the
+   rest of the line), RANKS the ranks on that host that mapped it. build.json's "libraries"
+   of such a run are these paths, each with its SHA-256, and verify holds the two together. */
+#define SC_TRACE_TAG_RANK_LIBRARY SC_TRACE_TAG "RANK_LIBRARY "
+#define SC_TRACE_RANK_LIBRARY(HOST, RANKS, PATH)                                                 \
+    SC_TRACE_TAG_RANK_LIBRARY "host=" HOST " ranks=" RANKS " path=" PATH
+
+/* An MPI rank's interference window (mpi/rank_sampler.c), printed with its records: SPAN
+   says what bounded it, SC_TRACE_SPAN_MAIN_LOOP (the workload's main loop: streamcard-pingpong's,
+   or the marker library's sc_marker_begin to sc_marker_end in a program we did not write) or
+   SC_TRACE_SPAN_MPI (MPI_Init to MPI_Finalize: a program without markers on that rank) or
+   SC_TRACE_SPAN_BEGIN_TO_FINALIZE (its sc_marker_begin, but no sc_marker_end after it);
+   BEGIN and END its CLOCK_MONOTONIC times (ns), INIT and FINALIZE those of the sampler's
+   start after MPI_Init and its end before MPI_Finalize. */
+#define SC_TRACE_TAG_RANK_WINDOW SC_TRACE_TAG "RANK_WINDOW "
+#define SC_TRACE_RANK_WINDOW(RANK, SPAN, BEGIN, END, INIT, FINALIZE)                              \
+    SC_TRACE_TAG_RANK_WINDOW "rank=" RANK " span=" SPAN " begin_ns=" BEGIN " end_ns=" END        \
+    " mpi_init_ns=" INIT " mpi_finalize_ns=" FINALIZE
+#define SC_TRACE_SPAN_MAIN_LOOP "main_loop"
+#define SC_TRACE_SPAN_MPI "mpi_init_to_finalize"
+#define SC_TRACE_SPAN_BEGIN_TO_FINALIZE "main_loop_begin_to_finalize"
 /* Set by the observer for the workload when it accounts interference: "<pid>@<host>", the
    process whose tree is the job's own; an MPI rank that finds it samples its own CPUs. */
 #define SC_TRACE_OBSERVER_ENV "STREAMCARD_OBSERVER"

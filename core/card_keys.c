@@ -86,9 +86,10 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
      "ipsearch, exec: the BLAS loaded: default | openblas-pthread | openblas-openmp | "
      "openblas-serial | an absolute path to a shared library, preloaded",
      SC__EMIT_PRESENT, SC__ROLE_EVIDENCE},
-    {SC_CF_RANKS, "experiment.ranks", "ranks", SC__CT_LONG, 2, 4096, NULL,
-     "mpi-pingpong, exec: MPI ranks (mpi-pingpong 2, pairs: all one per node, default the "
-     "nodes' count; exec: an MPI program's ranks, one per CPU of cpu_list)",
+    {SC_CF_RANKS, "experiment.ranks", "ranks", SC__CT_LONG, 1, 4096, NULL,
+     "mpi-pingpong, exec: MPI ranks (mpi-pingpong 2, pairs: all one per node, 2 or more, "
+     "default the nodes' count; exec: an MPI program's ranks, 1 or more, one per CPU of "
+     "cpu_list)",
      SC__EMIT_NONZERO, SC__ROLE_VARIABLE},
     {SC_CF_MIN_BYTES, "experiment.min_bytes", "min-bytes", SC__CT_U64, 0, 1LL << 30, NULL,
      "mpi-pingpong: smallest message", SC__EMIT_SET, SC__ROLE_VARIABLE},

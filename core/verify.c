@@ -21,6 +21,7 @@
 #include "sc_verify_platform.h"
 #include "sc_verify_interference.h"
 #include "sc_verify_blas.h"
+#include "sc_verify_ranklibs.h"
 #include "sc_verify_reps.h"
 #include "sc_verify_matrix.h"
 #include "sc_verify_times.h"
@@ -699,6 +700,8 @@ int sc__verify_at(const sc_bundle *b, const sc_verify_opts *opts, sc_verify_repo
     sc__check_build(&f, &out->problems, &first_run->build);
     if (card) /* blas: a path: the runs mapped it */
         sc_verify_blas_preload(b, card, f.build, sc_runs_flat(card) ? 1 : sc__count_runs(b), p);
+    if (card) /* an MPI program's libraries: its ranks' */
+        sc_verify_rank_libraries(b, card, f.build, p);
     f.res = f.results ? json_tokener_parse(f.results) : NULL;
     sc__check_finite("results.json", f.res, p);
     if (f.run_conf)

@@ -2,12 +2,15 @@
  * marker.c: the marker library (streamcard/marker.h). The descriptor is read from the
  * environment once, on the first call; each line is formatted on the stack and written with
  * one write(2) (shorter than PIPE_BUF, so a pipe never interleaves it with another writer's).
+ * In an MPI rank the transport probe, when preloaded, is told of each main-loop marker
+ * (SC_MARKER_PROBE_HOOK): it moves the rank's interference window to the main loop.
  */
 #include "streamcard/marker.h"
 #include "sc_ready.h"
 #include "sc_trace_protocol.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -27,6 +30,7 @@ static pthread_once_t sc__once = PTHREAD_ONCE_INIT;
 static int sc__fd = -1;                                            /* -1: the calls do nothing */
 static pthread_mutex_t sc__ready_lock = PTHREAD_MUTEX_INITIALIZER; /* the handshake, once */
 static bool sc__ready_done;
+static int (*sc__probe)(int begin); /* the MPI transport probe's hook, when preloaded */
 
 /* STREAMCARD_TRACE_FD: a decimal descriptor number, open, and not read-only. */
 static void sc__init(void)
@@ -44,6 +48,14 @@ static void sc__init(void)
     if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY)
         return;
     sc__fd = (int)fd;
+    /* A function pointer from dlsym's object pointer: POSIX guarantees the conversion. */
+    *(void **)&sc__probe = dlsym(RTLD_DEFAULT, SC_MARKER_PROBE_HOOK);
+}
+
+/* Whether this process writes the marker line: the probe's word in an MPI rank, else yes. */
+static bool sc__probe_says_write(int begin)
+{
+    return !sc__probe || sc__probe(begin) != 0;
 }
 
 static int sc__active_fd(void)
@@ -87,6 +99,8 @@ int sc_marker_begin(const char *phase)
         return -EINVAL;
     if (fd < 0)
         return 0;
+    if (!sc__probe_says_write(1))
+        return 0; /* an MPI rank other than 0: its window moved, its line is rank 0's */
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = sc__line(fd, SC_TRACE_PHASE SC_TRACE_MAIN_LOOP_BEGIN "\n");
     /* The readiness handshake (sc_ready.h), at the first begin only: it reads and unsets the
@@ -106,7 +120,9 @@ int sc_marker_end(const char *phase)
 
     if (!sc__phase_ok(phase))
         return -EINVAL;
-    return fd < 0 ? 0 : sc__line(fd, SC_TRACE_PHASE SC_TRACE_MAIN_LOOP_END "\n");
+    if (fd < 0 || !sc__probe_says_write(0))
+        return 0;
+    return sc__line(fd, SC_TRACE_PHASE SC_TRACE_MAIN_LOOP_END "\n");
 }
 
 /* A card metric's name, as sc__card_is_name() (core/card_keys.c) checks it in a card. */

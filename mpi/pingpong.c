@@ -242,7 +242,8 @@ static int scm__run(const struct scm_opts *o, struct scm_probe *probe, const cha
             scm_report_table_header(stdout, o, size);
     }
     MPI_Barrier(comm); /* the warm-up barrier: every rank is past MPI_Init and the probe */
-    scm_rank_sampler_begin(&sampler, comm, rank); /* each rank's window over its own CPUs */
+    /* each rank's window over its own CPUs, around the main loop */
+    scm_rank_sampler_begin(&sampler, comm, rank, SC_TRACE_SPAN_MAIN_LOOP);
     if (rank == 0)
         sct_phase(SC_TRACE_MAIN_LOOP_BEGIN); /* the handshake, when the observer started us */
     int counted = scm_bytes_begin(&before);

@@ -5,13 +5,16 @@
  * MPI_Init, MPI_Init_thread and MPI_Finalize through the MPI profiling interface (PMPI_*)
  * and prints, on rank 0's stdout (the run's log), the same per-rank lines as
  * streamcard-pingpong: the ranks requested and counted, each rank's binding, transport,
- * threads and memory; at MPI_Finalize each rank's interface bytes and the run's
- * TRACE_TRANSPORT line. Rank 0 writes what MPI_Init said to the file
- * STREAMCARD_TRANSPORT_LOG names (the run's transport.log).
+ * threads and memory, and the libraries the ranks mapped (ranklibs.h); at MPI_Finalize each
+ * rank's interface bytes and the run's TRACE_TRANSPORT line. Rank 0 writes what MPI_Init
+ * said to the file STREAMCARD_TRANSPORT_LOG names (the run's transport.log).
  *
  * What it cannot know of a program it did not write: the payload the program sent (0: the
- * carrier is the library's only candidate, or said unknown), and its main loop (the
- * interference window and the interface bytes span MPI_Init to MPI_Finalize).
+ * carrier is the library's only candidate, or said unknown), and its main loop unless the
+ * program marks it: a rank whose marker library calls the probe's hook (SC_MARKER_PROBE_HOOK)
+ * at sc_marker_begin and sc_marker_end has its interference window there; any other rank's
+ * window, and the interface bytes, span MPI_Init to MPI_Finalize (SC_TRACE_RANK_WINDOW says
+ * which).
  *
  * In a rank the observer's descriptors are not inherited (mpirun and srun start the ranks
  * with stdin, stdout and stderr only), so before main() the readiness variable is dropped
@@ -19,6 +22,7 @@
  * stdout, which the launcher forwards into the log.
  */
 #include "rank_sampler.h"
+#include "ranklibs.h"
 #include "rankbind.h"
 #include "ranksnap.h"
 #include "sc_trace_protocol.h"
@@ -49,6 +53,7 @@ __attribute__((constructor)) static void scm__probe_init(void)
     scm_ready_fd_guard(&guard);
     if (getenv(SC_TRACE_FD_ENV))
         setenv(SC_TRACE_FD_ENV, "1", 1);
+    scm_rank_sampler_prepare(); /* before MPI's threads: the table's growth waits once they run */
 }
 
 /* After PMPI_Init returned rc: the per-rank lines, transport.log, the window's start. */
@@ -84,7 +89,8 @@ static void scm__after_init(int rc, const char *library)
             fprintf(stderr, "streamcard-mpiprobe: %s=%s: cannot be written\n",
                     SC_TRACE_TRANSPORT_LOG_ENV, path ? path : "");
         scm_ranksnap_report(comm, scm__p.rank, scm__p.size);
-        scm_rank_sampler_begin(&scm__p.sampler, comm, scm__p.rank);
+        scm_ranklibs_report(comm, scm__p.rank, stdout); /* build.json's libraries */
+        scm_rank_sampler_begin(&scm__p.sampler, comm, scm__p.rank, SC_TRACE_SPAN_MPI);
         scm__p.counted = scm_bytes_begin(&scm__p.before);
         scm__p.active = 1;
     } else if (scm__p.rank == 0) {
@@ -115,6 +121,24 @@ SCM__EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *prov
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     scm__after_init(rc, library);
     return rc;
+}
+
+/*
+ * The marker library's hook (SC_MARKER_PROBE_HOOK, sc_trace_protocol.h): this rank's main loop
+ * begins (1) or ends (0), so its interference window moves there. Whether the rank writes
+ * the marker's line: rank 0 only while MPI is up (one main loop per run), any process else.
+ */
+SCM__EXPORT int scm_probe_marker(int begin);
+SCM__EXPORT int scm_probe_marker(int begin)
+{
+    if (!scm__p.active)
+        return 1;
+    if (scm_rank_sampler_mark(scm__p.sampler, begin) < 0)
+        fprintf(stderr,
+                "streamcard-mpiprobe: rank %d: the interference window cannot move to "
+                "the main loop's %s: its records are missing or span MPI_Init\n",
+                scm__p.rank, begin ? "begin" : "end");
+    return scm__p.rank == 0;
 }
 
 /* Before the library goes: the window's end, every rank's bytes and the run's carrier. */

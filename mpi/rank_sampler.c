@@ -9,7 +9,9 @@
 #include "sc_sampler.h"
 #include "sc_trace_protocol.h"
 #include "sampler_proc.h"
+#include "textgather.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -23,9 +25,24 @@
    MPI itself holds open. */
 #define SCM__FD_ROOM (2 * SC_PROC_FDS_MAX)
 
+/* Where a rank is in its program's markers (scm_rank_sampler_mark). */
+enum scm__marked {
+    SCM__UNMARKED,   /* no marker yet: the window opened at the sampler's start */
+    SCM__IN_LOOP,    /* after the main loop's begin: the window reopened there */
+    SCM__LOOP_DONE,  /* after its end: the window closed there */
+    SCM__MARK_FAILED /* the begin's window could not open: the first one stays */
+};
+
 struct scm_rank_sampler {
     sc_sampler *s;
     int procfd;
+    sc_sampler_opts o; /* what a sampler of this rank accounts, for one that moves (mark) */
+    pid_t roots[66];
+    int cpus[CPU_SETSIZE];
+    char source[32], host[64];
+    const char *span;                    /* what bounds the window now */
+    long long init_ns, begin_ns, end_ns; /* end_ns 0: the window is open */
+    enum scm__marked marked;
 };
 
 /* Who a rank is, for the others: its process and its host. */
@@ -68,44 +85,62 @@ static pid_t scm__observer_here(const char *value, const char *host)
     return at && *at == '@' && pid > 0 && strcmp(at + 1, host) == 0 ? (pid_t)pid : 0;
 }
 
+/* A sampler of rs's CPUs whose window opens now (0), or -errno; the old one is kept on error. */
+static int scm__open(struct scm_rank_sampler *rs)
+{
+    long long now = scm__now_ns();
+    sc_sampler *s = sc_sampler_new(&rs->o);
+
+    if (!s)
+        return -ENOMEM;
+    int rc = sc_sampler_sample(s, rs->procfd, SC_SAMPLE_BEGIN, now);
+    if (rc < 0) {
+        sc_sampler_free(s);
+        return rc;
+    }
+    sc_sampler_free(rs->s);
+    rs->s = s;
+    rs->begin_ns = now;
+    return 0;
+}
+
 /* The sampler of this rank: its CPUs, the job's processes on this host as roots. */
-static struct scm_rank_sampler *scm__start(const struct scm__who *all, int size, int rank)
+static struct scm_rank_sampler *scm__start(const struct scm__who *all, int size, int rank,
+                                           const char *span)
 {
     struct scm_rank_sampler *rs = calloc(1, sizeof(*rs));
-    pid_t roots[66];
-    int cpus[CPU_SETSIZE];
     size_t nroots = 0, ncpus = 0;
     cpu_set_t set;
-    char source[32];
 
     if (!rs)
         return NULL;
     pid_t observer = scm__observer_here(getenv(SC_TRACE_OBSERVER_ENV), all[rank].host);
     if (observer)
-        roots[nroots++] = observer;
+        rs->roots[nroots++] = observer;
     for (int r = 0; r < size && nroots < 66; r++)
         if (!strcmp(all[r].host, all[rank].host))
-            roots[nroots++] = (pid_t)all[r].pid;
+            rs->roots[nroots++] = (pid_t)all[r].pid;
     CPU_ZERO(&set);
     if (sched_getaffinity(0, sizeof(set), &set) == 0)
         for (int c = 0; c < CPU_SETSIZE; c++)
             if (CPU_ISSET(c, &set))
-                cpus[ncpus++] = c;
-    snprintf(source, sizeof(source), "rank%d", rank);
-    sc_sampler_opts o = {cpus, ncpus, roots, nroots, source, all[rank].host, 0};
+                rs->cpus[ncpus++] = c;
+    snprintf(rs->source, sizeof(rs->source), "rank%d", rank);
+    snprintf(rs->host, sizeof(rs->host), "%s", all[rank].host);
+    rs->o = (sc_sampler_opts){rs->cpus, ncpus, rs->roots, nroots, rs->source, rs->host, 0};
+    rs->span = span;
     rs->procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    rs->s = rs->procfd >= 0 ? sc_sampler_new(&o) : NULL;
-    if (!rs->s || sc_sampler_sample(rs->s, rs->procfd, SC_SAMPLE_BEGIN, scm__now_ns()) < 0) {
-        sc_sampler_free(rs->s);
+    if (rs->procfd < 0 || scm__open(rs) < 0) {
         if (rs->procfd >= 0)
             close(rs->procfd);
         free(rs);
         return NULL;
     }
+    rs->init_ns = rs->begin_ns;
     return rs;
 }
 
-void scm_rank_sampler_begin(struct scm_rank_sampler **rs, MPI_Comm comm, int rank)
+void scm_rank_sampler_begin(struct scm_rank_sampler **rs, MPI_Comm comm, int rank, const char *span)
 {
     int asked = getenv(SC_TRACE_OBSERVER_ENV) != NULL, all_asked = 0, size = 0;
     struct scm__who me = {.pid = getpid()}, *all;
@@ -122,8 +157,46 @@ void scm_rank_sampler_begin(struct scm_rank_sampler **rs, MPI_Comm comm, int ran
     MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, all ? all : &me, all ? (int)sizeof(me) : 0,
                   MPI_BYTE, comm);
     if (all)
-        *rs = scm__start(all, size, rank);
+        *rs = scm__start(all, size, rank, span);
     free(all);
+}
+
+/*
+ * Closes the window at main_loop_end: the CPU times and the job's own tasks (END_OWN), then
+ * every other task's stat (NAMES) only when the window shows foreign CPU time to name: on a
+ * quiet node, the one reading of every task at the end that nobody needs is skipped (the
+ * observer does the same). 0, or -errno when the window could not be closed.
+ */
+static int scm__close(struct scm_rank_sampler *rs)
+{
+    int rc = sc_sampler_sample(rs->s, rs->procfd, SC_SAMPLE_END_OWN, scm__now_ns());
+
+    if (rc == 0 && !sc_sampler_quiet(rs->s))
+        (void)sc_sampler_sample(rs->s, rs->procfd, SC_SAMPLE_NAMES, scm__now_ns());
+    return rc; /* without NAMES, the intruders are the ones the begin sample saw */
+}
+
+int scm_rank_sampler_mark(struct scm_rank_sampler *rs, int begin)
+{
+    int rc = 0;
+
+    if (!rs || !rs->s || rs->marked != (begin ? SCM__UNMARKED : SCM__IN_LOOP))
+        return 0; /* no window, or not the next marker: the first begin, then its end */
+    if (begin) {  /* a new window from now; if it cannot open, the old one stays, said so */
+        rc = scm__open(rs);
+        rs->marked = rc == 0 ? SCM__IN_LOOP : SCM__MARK_FAILED;
+        if (rc == 0)
+            rs->span = SC_TRACE_SPAN_MAIN_LOOP;
+        return rc;
+    }
+    rs->marked = SCM__LOOP_DONE;
+    rc = scm__close(rs);
+    rs->end_ns = scm__now_ns(); /* the window holds the END sample's reading (sc_sampler.h) */
+    if (rc < 0) {               /* no records: the gate says this rank's are missing */
+        sc_sampler_free(rs->s);
+        rs->s = NULL;
+    }
+    return rc;
 }
 
 static int scm__append(void *ctx, const char *line)
@@ -148,55 +221,47 @@ void scm_rank_sampler_drop(struct scm_rank_sampler *rs)
     free(rs);
 }
 
-/*
- * Closes the window at main_loop_end: the CPU times and the job's own tasks (END_OWN), then
- * every other task's stat (NAMES) only when the window shows foreign CPU time to name: on a
- * quiet node, the one reading of every task at the end that nobody needs is skipped (the
- * observer does the same). 0, or -errno when the window could not be closed.
- */
-static int scm__close(struct scm_rank_sampler *rs)
+/* This rank's records into text: the window closed now unless the main loop's end closed it,
+   then what bounded it (SC_TRACE_RANK_WINDOW). */
+static void scm__records(struct scm_rank_sampler *rs, int rank, char *text)
 {
-    int rc = sc_sampler_sample(rs->s, rs->procfd, SC_SAMPLE_END_OWN, scm__now_ns());
+    long long now = scm__now_ns();
+    char line[256];
 
-    if (rc == 0 && !sc_sampler_quiet(rs->s))
-        (void)sc_sampler_sample(rs->s, rs->procfd, SC_SAMPLE_NAMES, scm__now_ns());
-    return rc; /* without NAMES, the intruders are the ones the begin sample saw */
+    if (!rs->s)
+        return;
+    if (rs->marked == SCM__IN_LOOP) /* a begin without its end: the loop did not finish */
+        rs->span = SC_TRACE_SPAN_BEGIN_TO_FINALIZE;
+    /* unless the main loop's end closed it, the window closes now, once END has read /proc */
+    if (rs->marked != SCM__LOOP_DONE) {
+        if (scm__close(rs) < 0)
+            return;
+        rs->end_ns = now = scm__now_ns();
+    }
+    sc_sampler_records(rs->s, scm__append, text);
+    snprintf(line, sizeof(line), SC_TRACE_RANK_WINDOW("%d", "%s", "%lld", "%lld", "%lld", "%lld"),
+             rank, rs->span, rs->begin_ns, rs->end_ns, rs->init_ns, now);
+    scm__append(text, line);
 }
 
 void scm_rank_sampler_end(struct scm_rank_sampler *rs, MPI_Comm comm, int rank, FILE *out)
 {
-    int asked = rs != NULL, any = 0, size = 0, len = 0, *lens = NULL, *offs = NULL;
-    char *text = calloc(1, SCM__TEXT_MAX), *all = NULL;
+    int asked = rs != NULL, any = 0;
+    char *text = calloc(1, SCM__TEXT_MAX), *all;
 
     MPI_Allreduce(&asked, &any, 1, MPI_INT, MPI_MAX, comm);
-    if (rs && text && scm__close(rs) == 0)
-        sc_sampler_records(rs->s, scm__append, text);
+    if (rs && text)
+        scm__records(rs, rank, text);
     scm_rank_sampler_drop(rs);
     if (!any) {
         free(text);
         return;
     }
-    MPI_Comm_size(comm, &size);
-    len = text ? (int)strlen(text) : 0;
-    if (rank == 0) {
-        lens = calloc((size_t)size, sizeof(int));
-        offs = calloc((size_t)size, sizeof(int));
-    }
-    MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
-    int total = 0;
-    for (int r = 0; rank == 0 && lens && offs && r < size; r++) {
-        offs[r] = total;
-        total += lens[r];
-    }
-    if (rank == 0)
-        all = calloc((size_t)total + 1, 1);
-    MPI_Gatherv(text ? text : "", len, MPI_CHAR, all, lens, offs, MPI_CHAR, 0, comm);
+    all = scm_text_gather(comm, rank, text);
     if (rank == 0 && all) {
         fputs(all, out);
         fflush(out);
     }
     free(all);
-    free(lens);
-    free(offs);
     free(text);
 }

@@ -7,6 +7,7 @@
  */
 #include "record.h"
 #include "cli.h"
+#include "record_ranklibs.h"
 #include "sc_answercache.h"
 #include "sc_file.h"
 #include "sc_hashcache.h"
@@ -321,7 +322,10 @@ void sc_record_build(sc_execution *x)
                                json_object_new_string("none: a program streamcard did not write "
                                                       "(workload: exec) is not asked "
                                                       "--build-info"));
-        sc__add_mapped_libraries(x, root);
+        if (sc_workload_mpi(plan->card)) /* its ranks' libraries, not the launcher's */
+            sc_record_rank_libraries(x, root);
+        else
+            sc__add_mapped_libraries(x, root);
     } else if (x->build_cached) { /* remembered: checked against the run at the end */
         rc = (info = strdup(x->build_answer)) ? 0 : -ENOMEM;
     } else {

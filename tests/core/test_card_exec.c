@@ -109,6 +109,25 @@ static const card_case exec_cases[] = {
      HEAD "  workload: exec\n  cpu_list: 0-1\n  command: [prog]\n  ranks: 2\n  expect:\n"
           "    transport: shm\n",
      {NULL}},
+    {"exec MPI program of one rank",
+     HEAD "  workload: exec\n  cpu_list: 0\n  command: [prog]\n  ranks: 1\n",
+     {NULL}},
+    {"exec one rank expects a transport",
+     HEAD "  workload: exec\n  cpu_list: 0\n  command: [prog]\n  ranks: 1\n  expect:\n"
+          "    transport: shm\n",
+     {"card.yaml:8: expect: transport: ranks: 1 sends nothing between ranks (valid: ranks: 2 or "
+      "more, or no expect: transport)"}},
+    {"exec no ranks",
+     HEAD "  workload: exec\n  cpu_list: 0\n  command: [prog]\n  ranks: 0\n",
+     {"card.yaml:6: ranks: "}},
+    {"mpi-pingpong keeps two ranks at least",
+     HEAD "  workload: mpi-pingpong\n  cpu_list: 0-1\n  ranks: 1\n",
+     {"card.yaml:5: ranks: 1 rank has no partner to ping-pong with (valid: 2, or with pairs: all "
+      "one per node, 2 to 4096)"}},
+    {"mpi-pingpong link matrix of one rank",
+     HEAD "  workload: mpi-pingpong\n  cpu_list: 0\n  pairs: all\n  ranks: 1\n",
+     {"card.yaml:6: ranks: 1 rank has no partner to ping-pong with (valid: 2, or with pairs: all "
+      "one per node, 2 to 4096)"}},
     {"exec ranks above its CPUs",
      HEAD "  workload: exec\n  cpu_list: 0-1\n  command: [prog]\n  ranks: 3\n",
      {"card.yaml:6: ranks: 3 ranks are more than the 2 CPU(s) of cpu_list 0-1 (valid: at most 2 "

@@ -5,8 +5,11 @@
 # preloaded into its ranks records the transport (transport.log, run.conf, each rank's
 # lines), the `expect: transport: shm` gate holds, and fails when the card's env forces TCP
 # (the silent fall-back, as tests/wrapper/bisect_transport.sh makes it); the program's two
-# marker figures are metrics verify recomputes; a card with ranks: and no launcher on PATH
-# is refused in one line. The interference gate is opened (max_interference_pct: 100): this
+# marker figures are metrics verify recomputes; build.json's libraries are the ranks' (the
+# MPI library among them), checked by verify; each rank's interference window is its main
+# loop where the program marks it (every rank's, inside MPI_Init..MPI_Finalize), else
+# MPI_Init..MPI_Finalize, and one rank runs (ranks: 1); a card with ranks: and no launcher on
+# PATH is refused in one line. The interference gate is opened (max_interference_pct: 100): this
 # test runs beside others under ctest -j.
 BIN=$(cd "$1" && pwd) SRC=$2
 . "$SRC/tests/lib.sh"
@@ -60,7 +63,110 @@ for name, unit, printed in (("latency_8B", "us", "Latency: "), ("bw_1MiB", "MB/s
     said = [l for l in log if l.startswith(printed)]
     assert abs(float(said[0].split()[1]) - value) <= 0.05 * value + 0.001, (said, value)
 PY
+# Every rank marks the main loop: each rank's interference window is its main loop, and the
+# log holds rank 0's marker lines only (one main loop per run).
+[ "$(grep -c '^TRACE_WORKLOAD_PHASE=main_loop_begin$' "$B/stream.log")" = 1 ] ||
+    fail "not one main_loop_begin line: $(grep -c main_loop_begin "$B/stream.log")"
+for r in 0 1; do
+    grep -q "^TRACE_RANK_WINDOW rank=$r span=main_loop " "$B/stream.log" ||
+        fail "rank $r's window is not its main loop: $(grep "TRACE_RANK_WINDOW rank=$r" "$B/stream.log")"
+done
 expect_status 0 "$SC" verify "$B"
+
+# build.json's libraries are the ones the ranks mapped (the probe's TRACE_RANK_LIBRARY lines),
+# the MPI library among them, each hashed; verify refuses a list that leaves one out or names
+# one no rank mapped, even resealed.
+python3 - "$B" <<'PY' || fail "build.json's libraries are not the ranks'"
+import json, re, sys
+b = sys.argv[1]
+libs = json.load(open(b + "/build.json"))["libraries"]
+logged = set(re.findall(r"^TRACE_RANK_LIBRARY host=\S+ ranks=\d+ path=(/.*)$",
+                        open(b + "/stream.log").read(), re.M))
+assert {l["path"] for l in libs} == logged, ({l["path"] for l in libs} ^ logged)
+mpi = [l for l in libs if re.search(r"/libmpi\.so[.0-9]*$", l["path"])]
+assert mpi and re.fullmatch(r"[0-9a-f]{64}", mpi[0]["sha256"]), mpi
+PY
+cp -a "$B" "$WORK/libs_dropped"
+python3 - "$WORK/libs_dropped/build.json" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+d["libraries"] = [l for l in d["libraries"] if not re.search(r"/libmpi\.so", l["path"])]
+json.dump(d, open(sys.argv[1], "w"))
+PY
+reseal "$WORK/libs_dropped"
+expect_status 1 "$SC" verify "$WORK/libs_dropped"
+grep -q "build.json: no library /.*libmpi.so.*, but stream.log shows the ranks mapped it" "$WORK/err" ||
+    fail "verify does not name the MPI library left out: $(cat "$WORK/err")"
+cp -a "$B" "$WORK/libs_added"
+python3 - "$WORK/libs_added/build.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["libraries"].append({"path": "/opt/other/libmpi.so.12", "sha256": "0" * 64})
+json.dump(d, open(sys.argv[1], "w"))
+PY
+reseal "$WORK/libs_added"
+expect_status 1 "$SC" verify "$WORK/libs_added"
+expect_contains "$WORK/err" "build.json: library /opt/other/libmpi.so.12, but no rank mapped it"
+
+# The ranks' windows where the program's markers put them: inside MPI_Init..MPI_Finalize,
+# inside rank 0's times just before sc_marker_begin and after sc_marker_end, and far shorter
+# than MPI_Init..MPI_Finalize (300 ms of ~900). Without markers, and with one rank: the
+# window is MPI_Init..MPI_Finalize, and the phases gate says which.
+[ -x "$BIN/sc_test_exec_mpi_window" ] || fail "no sc_test_exec_mpi_window in $BIN (MPI found, it is built)"
+cat >"$WORK/window.yaml" <<EOF
+version: 1
+experiment:
+  question: "Where are the ranks' interference windows?"
+  workload: exec
+  command: [$BIN/sc_test_exec_mpi_window, markers]
+  markers: library
+  ranks: 2
+  cpu_list: "0-1"
+  validate_pattern: '^Solution Validates'
+  expect:
+    max_interference_pct: 100
+EOF
+sed -e 's/, markers\]/, none]/' -e '/markers: library/d' -e 's/ranks: 2/ranks: 1/' \
+    -e 's/"0-1"/"0"/' "$WORK/window.yaml" >"$WORK/one.yaml"
+expect_contains "$WORK/one.yaml" "ranks: 1"
+expect_status 0 "$SC" run "$WORK/window.yaml" --output "$WORK/runs" --quiet
+W=$(bundle_of "$WORK/out")
+expect_status 0 "$SC" run "$WORK/one.yaml" --output "$WORK/runs" --quiet
+O=$(bundle_of "$WORK/out")
+python3 - "$W" "$O" <<'PY' || fail "the ranks' interference windows"
+import json, re, sys
+def windows(b):
+    log = open(b + "/stream.log").read()
+    spans = {int(m[0]): (m[1], *map(int, m[2:])) for m in re.findall(
+        r"^TRACE_RANK_WINDOW rank=(\d+) span=(\S+) begin_ns=(\d+) end_ns=(\d+) "
+        r"mpi_init_ns=(\d+) mpi_finalize_ns=(\d+)$", log, re.M)}
+    ns = {int(r): int(n) for r, n in re.findall(
+        r"^TRACE_INTERFERENCE_WINDOW source=rank(\d+) host=\S+ ns=(\d+) ", log, re.M)}
+    outer = [int(x) for x in re.search(r"^loop_outer_ns=(\d+) (\d+)$", log, re.M).groups()]
+    return spans, ns, outer, json.load(open(b + "/results.json"))
+spans, ns, (before, after), r = windows(sys.argv[1])
+assert r["verdict"] == "ok", r["verdict"]
+assert sorted(spans) == [0, 1] and sorted(ns) == [0, 1], (spans, ns)
+for rank, (span, begin, end, init, fin) in spans.items():
+    assert span == "main_loop", (rank, span)
+    assert init < begin < end < fin, (rank, init, begin, end, fin)
+    assert ns[rank] < 0.6 * (fin - init), (rank, ns[rank], fin - init)
+    # the window's own length: from its begin to the end of its last /proc reading, which
+    # end_ns follows at once
+    assert 0.9 * (end - begin) <= ns[rank] <= end - begin, (rank, ns[rank], end - begin)
+assert before <= spans[0][1] and spans[0][2] <= after, (before, spans[0], after)
+assert ns[0] <= after - before, (ns[0], after - before)
+assert "2 from its main loop's markers" in r["notes"]["phases"], r["notes"]["phases"]
+spans, ns, (before, after), r = windows(sys.argv[2])
+assert r["verdict"] == "ok", r["verdict"]
+assert sorted(spans) == [0], spans
+span, begin, end, init, fin = spans[0]
+assert span == "mpi_init_to_finalize" and (begin, end) == (init, fin), spans[0]
+assert begin < before and after < end and ns[0] > after - before, (spans[0], before, after, ns)
+assert "1 from MPI_Init to MPI_Finalize (no markers)" in r["notes"]["phases"], r["notes"]["phases"]
+PY
+expect_status 0 "$SC" verify "$W"
+expect_status 0 "$SC" verify "$O"
 
 # A results.json that claims another latency than the log's is refused, even resealed.
 claim_other_figure "$B" latency_8B

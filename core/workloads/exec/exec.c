@@ -40,27 +40,34 @@ static int sc__defaults(sc_card *card)
     return 0;
 }
 
-/* Its ranks over the card's nodes (one task without ranks:). */
-static void sc__tasks(const sc_card *card, sc_card_tasks *t)
+/* The card's nodes: the hosts of nodes:, at least one (the local host without it). */
+static long sc__nodes(const sc_card *card)
 {
     long nodes = card->nodes ? (long)sc_hostlist_count(card->nodes) : 1;
 
+    return nodes > 0 ? nodes : 1;
+}
+
+/* Its ranks over the card's nodes (one task without ranks:). */
+static void sc__tasks(const sc_card *card, sc_card_tasks *t)
+{
     if (!sc__mpi(card))
         return;
     t->ntasks = card->ranks;
-    t->nodes = nodes > 0 ? nodes : 1;
+    t->nodes = sc__nodes(card);
     t->per_node = (t->ntasks + t->nodes - 1) / t->nodes;
 }
 
 /*
  * ranks: one rank per CPU of cpu_list on each node (the launcher binds rank i to its i-th
- * CPU); memory_node is not for ranks (as mpi-pingpong); expect: transport needs ranks.
+ * CPU), one rank as legitimate as more; memory_node is not for ranks (as mpi-pingpong);
+ * expect: transport needs two ranks or more (one rank sends nothing to another).
  */
 static void sc__check_ranks(const sc_card *card, sc_diag *diag, int *errors)
 {
     char where[512];
     long cpus = card->cpus ? hwloc_bitmap_weight(card->cpus) : 0;
-    long nodes = card->nodes ? (long)sc_hostlist_count(card->nodes) : 1;
+    long nodes = sc__nodes(card);
 
     if (!sc__mpi(card)) {
         if (card->present[SC_CF_EXPECT_TRANSPORT] && !card->invalid[SC_CF_EXPECT_TRANSPORT]) {
@@ -72,14 +79,22 @@ static void sc__check_ranks(const sc_card *card, sc_diag *diag, int *errors)
         }
         return;
     }
-    long per_node = (card->ranks + (nodes > 0 ? nodes : 1) - 1) / (nodes > 0 ? nodes : 1);
+    long per_node = (card->ranks + nodes - 1) / nodes;
     if (card->cpus && !card->invalid[SC_CF_RANKS] && per_node > cpus) {
         sc_diag_addf(diag,
                      "%s: ranks: %ld ranks are more than the %ld CPU(s) of cpu_list %s%s (valid: "
                      "at most %ld ranks, one per CPU, or a longer cpu_list)",
                      sc__card_where(card, SC_CF_RANKS, where, sizeof(where)), card->ranks, cpus,
-                     card->cpu_list, nodes > 1 ? " on each node" : "",
-                     cpus * (nodes > 0 ? nodes : 1));
+                     card->cpu_list, nodes > 1 ? " on each node" : "", cpus * nodes);
+        (*errors)++;
+    }
+    if (card->present[SC_CF_EXPECT_TRANSPORT] && !card->invalid[SC_CF_EXPECT_TRANSPORT] &&
+        !card->invalid[SC_CF_RANKS] && card->ranks < 2) {
+        sc_diag_addf(diag,
+                     "%s: expect: transport: ranks: %ld sends nothing between ranks (valid: ranks: "
+                     "2 or more, or no expect: transport)",
+                     sc__card_where(card, SC_CF_EXPECT_TRANSPORT, where, sizeof(where)),
+                     card->ranks);
         (*errors)++;
     }
     if (card->present[SC_CF_MEMORY_NODE] && !card->invalid[SC_CF_MEMORY_NODE]) {
@@ -380,9 +395,8 @@ static void sc__library_phases(const char *log, sc_gate *g)
                     begin, end);
 }
 
-/* Its phases, once its snapshot was taken: the marker library's lines, the lines its
-   patterns match, or without them the whole process. */
-static void sc__phases(const sc_card *card, const char *log, sc_gate *g)
+/* The gate's note from the log: the marker library's lines, the patterns' lines, or none. */
+static void sc__phases_of_log(const sc_card *card, const char *log, sc_gate *g)
 {
     long begin, end;
 
@@ -407,6 +421,49 @@ static void sc__phases(const sc_card *card, const char *log, sc_gate *g)
                     "own lines as its markers)",
                     begin, end);
     }
+}
+
+/*
+ * An MPI program's ranks: what bounded each one's interference window (their
+ * SC_TRACE_RANK_WINDOW lines), counted after the gate's note; nothing without such lines.
+ */
+static void sc__rank_windows(const char *log, sc_gate *g)
+{
+    static const char *const spans[] = {SC_TRACE_SPAN_MAIN_LOOP, SC_TRACE_SPAN_MPI,
+                                        SC_TRACE_SPAN_BEGIN_TO_FINALIZE};
+    static const char *const words[] = {"its main loop's markers",
+                                        "MPI_Init to MPI_Finalize (no markers)",
+                                        "sc_marker_begin to MPI_Finalize (no sc_marker_end)"};
+    size_t counts[3] = {0}, all = 0, used = strlen(g->note);
+    char span[48];
+
+    for (const char *p = log; (p = strstr(p, SC_TRACE_TAG_RANK_WINDOW)); p++)
+        if ((p == log || p[-1] == '\n') &&
+            sscanf(p, SC_TRACE_RANK_WINDOW("%*d", "%47s", "%*d", "%*d", "%*d", "%*d"), span) == 1)
+            for (size_t i = 0; i < 3; i++)
+                if (!strcmp(span, spans[i])) {
+                    counts[i]++;
+                    all++;
+                }
+    if (!all)
+        return;
+    used += (size_t)snprintf(g->note + used, sizeof(g->note) - used,
+                             "; the ranks' interference windows:");
+    for (size_t i = 0; i < 3 && used < sizeof(g->note); i++)
+        if (counts[i]) {
+            all -= counts[i];
+            used += (size_t)snprintf(g->note + used, sizeof(g->note) - used, " %zu from %s%s",
+                                     counts[i], words[i], all ? "," : "");
+        }
+}
+
+/* Its phases, once its snapshot was taken: the marker library's lines, the lines its
+   patterns match, or without them the whole process; an MPI program's, the ranks' windows. */
+static void sc__phases(const sc_card *card, const char *log, sc_gate *g)
+{
+    sc__phases_of_log(card, log, g);
+    if (sc__mpi(card))
+        sc__rank_windows(log, g);
 }
 
 /* results.json's figures are the ones the log shows by the card's patterns and its figure

@@ -79,7 +79,16 @@ static void sc__check_pairs(const sc_card *card, sc_diag *diag, int *errors)
 
     if (card->invalid[SC_CF_PAIRS])
         return;
-    if (!all && card->present[SC_CF_RANKS] && !card->invalid[SC_CF_RANKS] && card->ranks != 2) {
+    bool given = card->present[SC_CF_RANKS] && !card->invalid[SC_CF_RANKS];
+    if (given && card->ranks < 2) { /* the schema's minimum is exec's: one MPI rank */
+        sc_diag_addf(diag,
+                     "%s: ranks: %ld rank has no partner to ping-pong with (valid: 2, or with "
+                     "pairs: all one per node, 2 to 4096)",
+                     sc__card_where(card, SC_CF_RANKS, where, sizeof(where)), card->ranks);
+        (*errors)++;
+        return;
+    }
+    if (!all && given && card->ranks != 2) {
         sc_diag_addf(diag, "%s: ranks: %ld ranks make more than one pair (valid: 2, or pairs: all)",
                      sc__card_where(card, SC_CF_RANKS, where, sizeof(where)), card->ranks);
         (*errors)++;
