@@ -44,19 +44,16 @@ def core_files(core):
 
 
 def resolve(rel, header, by_name):
-    """The core file (relative to core/) that #include "header" in core/rel names, or None."""
+    """The core files (relative to core/) that #include "header" in core/rel may name: the
+    one beside it, else every core file of that name (none: a header from outside core/)."""
     beside = os.path.normpath(os.path.join(os.path.dirname(rel), header))
-    if beside in by_name.get(os.path.basename(header), []):
-        return beside
     matches = by_name.get(os.path.basename(header), [])
-    return matches[0] if len(matches) == 1 else None
+    return [beside] if beside in matches else matches
 
 
-def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    src = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(here))
-    core = os.path.join(src, "core")
-    rooms, allowed = read_rooms(os.path.join(here, "core_rooms.txt"))
+def check(core, rooms, allowed, plant=None):
+    """The findings over core/: every include pointing up, not allowed, and more. plant, a
+    (file, header) pair, adds #include "header" to that file as if it were written there."""
     rank = {room: i for i, room in enumerate(rooms)}
     files = core_files(core)
     by_name = {}
@@ -68,13 +65,21 @@ def main():
             bad.append("core/%s: not in a room (valid rooms, core_rooms.txt: %s)"
                        % (rel, ", ".join(rooms)))
             continue
-        for number, line in enumerate(open(os.path.join(core, rel)), 1):
+        lines = open(os.path.join(core, rel)).read().splitlines()
+        if plant and plant[0] == rel:
+            lines.append('#include "%s"' % plant[1])
+        for number, line in enumerate(lines, 1):
             m = INCLUDE.match(line)
             if not m:
                 continue
-            target = resolve(rel, m.group(1), by_name)
-            if target is None or rank[files[target]] <= rank[room]:
+            targets = resolve(rel, m.group(1), by_name)
+            if len(targets) > 1:
+                bad.append("core/%s:%d: %s names %s: one name, one core file (rename one)"
+                           % (rel, number, m.group(1), ", ".join("core/" + t for t in targets)))
                 continue
+            if not targets or rank.get(files[targets[0]], -1) <= rank[room]:
+                continue
+            target = targets[0]
             if (rel, os.path.basename(target)) in allowed:
                 used.add((rel, os.path.basename(target)))
                 continue
@@ -83,11 +88,36 @@ def main():
     for source, header in sorted(set(allowed) - used):
         bad.append("core_rooms.txt: allow %s %s: no longer included, remove the entry"
                    % (source, header))
+    return bad
+
+
+def plant_for(core, rooms):
+    """A file of the lowest room with files and a header of the highest room with headers."""
+    by_room = {}
+    for rel, room in sorted(core_files(core).items()):
+        by_room.setdefault(room, []).append(rel)
+    low = next(by_room[r][0] for r in rooms if r in by_room)
+    high = next(h for r in reversed(rooms) for h in by_room.get(r, []) if h.endswith(".h"))
+    return low, os.path.basename(high)
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    src = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(here))
+    core = os.path.join(src, "core")
+    rooms, allowed = read_rooms(os.path.join(here, "core_rooms.txt"))
+    bad = check(core, rooms, allowed)
+    # The check must be able to fail: an include planted in the lowest room, of a header of
+    # the highest, has to be found (it is never written to the file).
+    plant = plant_for(core, rooms)
+    if not any(line.startswith("core/%s:" % plant[0]) and plant[1] in line
+               for line in check(core, rooms, allowed, plant)):
+        bad.append("the check missed an include of %s planted in core/%s" % (plant[1], plant[0]))
     for line in bad:
         print("core_rooms.py: " + line)
     if not bad:
-        print("core_rooms.py: every core include points to its own room or one below (%s)"
-              % " < ".join(rooms))
+        print("core_rooms.py: every core include points to its own room or one below (%s);"
+              " a planted core/%s -> %s was found" % (" < ".join(rooms), plant[0], plant[1]))
     return 1 if bad else 0
 
 
