@@ -5,8 +5,9 @@ core/ is split into rooms by concern, one folder each (core/<room>/, its private
 core/<room>/internal/), ordered from the bottom up in core_rooms.txt beside this script. A file
 may include (#include "...") headers of its own room and of the rooms below it; an include of
 a header in a higher room is a dependency pointing the wrong way and fails the test, as does
-a core file outside every room, a room folder the list does not name, or an "allow" entry of
-core_rooms.txt that no longer occurs. Headers outside core/ (common/, the libraries) are below
+a core file outside every room, a room folder the list does not name, an "allow" entry of
+core_rooms.txt that no longer occurs, or a room table in doc/design.md ("Rooms of the core")
+that differs from the list. Headers outside core/ (common/, the libraries) are below
 every room and not checked.
 """
 import os
@@ -101,12 +102,29 @@ def plant_for(core, rooms):
     return low, os.path.basename(high)
 
 
+def design_rooms(path):
+    """The rooms, in order, of the table in doc/design.md's section "Rooms of the core"."""
+    found, inside = [], False
+    for line in open(path):
+        if line.startswith("## "):
+            inside = line.strip() == "## Rooms of the core"
+        m = re.match(r"\| `([a-z]+)` \|", line)
+        if inside and m:
+            found.append(m.group(1))
+    return found
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     src = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(here))
     core = os.path.join(src, "core")
     rooms, allowed = read_rooms(os.path.join(here, "core_rooms.txt"))
     bad = check(core, rooms, allowed)
+    said = design_rooms(os.path.join(src, "doc", "design.md"))
+    if said != rooms:
+        bad.append("doc/design.md, \"Rooms of the core\": its table lists %s; core_rooms.txt"
+                   " orders %s: the same rooms in the same order" % (", ".join(said) or "nothing",
+                                                                    ", ".join(rooms)))
     # The check must be able to fail: an include planted in the lowest room, of a header of
     # the highest, has to be found (it is never written to the file).
     plant = plant_for(core, rooms)
