@@ -124,7 +124,7 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # and, for the plugin, the Slurm series it was built against: a SPANK plugin must match
 # the slurmd that loads it (Slurm checks the plugin's major.minor at load time).
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-# libssl3: core/libcrypto.c dlopen's libcrypto.so.3 for signatures, which dpkg-shlibdeps
+# libssl3: core/trust/libcrypto.c dlopen's libcrypto.so.3 for signatures, which dpkg-shlibdeps
 # does not see; it sees streamcard-pingpong link libcrypto and then names libssl3 itself,
 # with its version. So it is named here only when the pingpong is not built: once, never
 # "libssl3, libssl3 (>= 3.0.x)" (static.lintian checks Depends for a package named twice).

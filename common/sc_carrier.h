@@ -2,7 +2,7 @@
  * sc_carrier.h: carriers, the one vocabulary for the way MPI data went between ranks
  * (doc/contracts/gates.md, "Carriers"), and the rule that decides between candidates by the bytes.
  * libc only: streamcard-pingpong's rank 0 decides with it, and the core's transport gate
- * decides again from the same trace lines (core/gates.c), so the two cannot disagree.
+ * decides again from the same trace lines (core/gates/gates.c), so the two cannot disagree.
  *
  * A carrier is one of:
  *   shm                  shared memory within a node (Open MPI's vader/sm BTL)

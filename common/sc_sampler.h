@@ -1,6 +1,6 @@
 /*
  * sc_sampler.h: interference accounting of the CPUs a workload runs on (doc/contracts/gates.md,
- * "Interference"). libc only, so both the observer (core/observe.c) and an MPI rank
+ * "Interference"). libc only, so both the observer (core/capture/observe.c) and an MPI rank
  * (mpi/pingpong.c) run the same code and write the same records (sc_trace_protocol.h).
  *
  * A sampler accounts a set of CPUs over a window (a workload's main loop). Every sample

@@ -4,8 +4,8 @@
  * link, so the workloads (which link nothing of libstreamcard) and the core include the same
  * text. Writers: kernels/trace.c, kernels/ipsearch_pool.c, mpi/pingpong.c,
  * mpi/transport_report.c, marker/marker.c (programs we did not write) and the stream/ipsearch
- * validation lines. Readers: core/tracelog.c (the whole log) and
- * core/observe.c (main_loop_begin as it happens, and the readiness handshake).
+ * validation lines. Readers: core/card/tracelog.c (the whole log) and
+ * core/capture/observe.c (main_loop_begin as it happens, and the readiness handshake).
  *
  * A line with fields is one macro whose arguments are the fields' conversions: the writer
  * passes printf's, the reader scanf's, and both get the same words in the same order:
@@ -230,7 +230,7 @@
 #define SC_TRACE_TRANSPORT_LOG_ENV "STREAMCARD_TRANSPORT_LOG"
 
 /* The cache probe (streamcard-stream --cache-probe, kernels/cacheprobe.c; read by
-   sc_caches_probe_parse() of core/caches.c; doc/contracts/gates.md, "The gates": stream_array): one
+   sc_caches_probe_parse() of core/capture/caches.c; doc/contracts/gates.md, "The gates": stream_array): one
    set-up line (the threads, the read loop's instruction set, the CPUs as a comma list), then
    one line per working set: its bytes and the best read rate in MB/s (10^6 bytes/s). */
 #define SC_PROBE_TAG "cache_probe "

@@ -7,7 +7,7 @@
  * other system call kills it. It reads the card's bytes on stdin (at most
  * SC_CARD_MAX_BYTES), checks that they are the bytes whose SHA-256 it was given, parses and
  * checks them with the core exactly as sbatch did, and writes the card's record
- * (core/sc_card_record.h) on stdout.
+ * (core/card/sc_card_record.h) on stdout.
  *
  *   streamcard-card-check NAME SHA256 <card >record
  *

@@ -11,7 +11,7 @@
  * (card_sandbox.h: no fork, clone, execve or ptrace), and execs streamcard-card-check
  * (installed next to the plugin), which enters its own filter, reads the card on its stdin
  * (a sealed memfd), parses and checks it with the core, and writes the card's record
- * (core/sc_card_record.h) on its stdout, a pipe. Root reads at most
+ * (core/card/sc_card_record.h) on its stdout, a pipe. Root reads at most
  * SC_CARD_RECORD_MAX_BYTES of it, waits at most deadline_ms of wall clock, kills the child
  * when that passes, kills the child's process group once it has exited, and reads the
  * record field by field. Whatever the card holds, root's own work is a base64 decode, a

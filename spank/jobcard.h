@@ -5,7 +5,7 @@
  * even with --export=NONE). On the node slurmstepd (root) takes the card from there, never
  * from a path the user names, checks its size before decoding it and its SHA-256 after, and
  * has it parsed and checked by the card check under its own account (card_child.h); root
- * reads only the check's record (core/sc_card_record.h), and holds it to the card's bytes. A user
+ * reads only the check's record (core/card/sc_card_record.h), and holds it to the card's bytes. A user
  * can set these variables by hand (plain sbatch, no --stream-card, no cli_filter): the node side
  * stands alone.
  */

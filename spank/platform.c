@@ -1,7 +1,7 @@
 /*
  * platform.c: the privileged writes of streamcard (see platform.h). Keep this file small
  * and free of parsing: it is the one an auditor has to read. What it may write is the
- * allowlist of core/platform_read.c (sc_platform_prefetch_reg()), the one table of it.
+ * allowlist of core/host/platform_read.c (sc_platform_prefetch_reg()), the one table of it.
  */
 #include "platform.h"
 #include "sc_why.h"

@@ -3,7 +3,7 @@
  * spank_streamcard_epilog.so) send to Slurm's log or the job's output goes through here.
  * A message is formatted and cut to SC_SPANK_LOG_MAX bytes; unless it is printable as it is
  * (sc_text_is_printable: well-formed UTF-8 without control characters, line separators or
- * bidirectional overrides) it is escaped whole with sc_text_escape() (core/sc_text.h). So a
+ * bidirectional overrides) it is escaped whole with sc_text_escape() (core/base/sc_text.h). So a
  * card name, key or value, a job variable or anything else a user chose cannot start a line
  * of its own in slurmd's log (a forged "restore: job N" record) or send a terminal control
  * sequence (doc/contracts/errors.md, "Errors and messages").

@@ -1,6 +1,6 @@
 /*
  * study_verify.c: `streamcard verify STUDY` (see study.h): the record checked by the core
- * (sc_study_load(), core/study_verify.c), said as verify says a bundle.
+ * (sc_study_load(), core/analysis/study_verify.c), said as verify says a bundle.
  */
 #include "study.h"
 #include "cli.h"

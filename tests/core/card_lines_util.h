@@ -1,6 +1,6 @@
 /*
  * card_lines_util.h: the property that makes root's reading of a card's lines safe
- * (core/sc_card_lines.h), shared by its unit test and its fuzz target: for a text libyaml
+ * (core/card/sc_card_lines.h), shared by its unit test and its fuzz target: for a text libyaml
  * reads as a card, each key the scan finds is one YAML gives, with the value the scan read
  * (through the card schema's conversion: the value root would act on).
  */

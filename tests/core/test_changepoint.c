@@ -1,5 +1,5 @@
 /*
- * test_changepoint.c: Pettitt's test and its binary segmentation (core/changepoint.c,
+ * test_changepoint.c: Pettitt's test and its binary segmentation (core/analysis/changepoint.c,
  * doc/contracts/analysis.md, "History"): a hand-worked case, then synthetic histories of 200
  * bundles whose answer is known: a 10% step at bundle 120 under 5% noise (Gaussian, and with one
  * disturbed run in twenty 30% low) must be found within +-3 bundles, exactly once, in each

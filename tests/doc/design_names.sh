@@ -93,7 +93,7 @@ check() {
 
 if ! out=$(check "$tmp/names" "$doc"); then
     printf '%s\n' "$out"
-    echo "design_names: FAIL: $* lack the names above (they come from core/card_schema.c," \
+    echo "design_names: FAIL: $* lack the names above (they come from core/card/card_schema.c," \
          "the gate table and sc_envhazard.h; see doc/contracts/tests.md)"
     exit 1
 fi

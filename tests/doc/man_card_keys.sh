@@ -47,7 +47,7 @@ check() {
 if ! out=$(check "$tmp/keys" "$man"); then
     printf '%s\n' "$out"
     echo "man_card_keys: FAIL: $man lacks an entry for the card keys above (they come from" \
-         "core/card_schema.c; each belongs under KEYS with what it means and its valid values)"
+         "core/card/card_schema.c; each belongs under KEYS with what it means and its valid values)"
     exit 1
 fi
 

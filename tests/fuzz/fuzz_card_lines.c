@@ -1,6 +1,6 @@
 /*
  * fuzz_card_lines.c: root's reading of a card's cpu_list, prefetch and governor from its
- * lines, without a YAML parser (core/sc_card_lines.h). The property that makes it safe: it
+ * lines, without a YAML parser (core/card/sc_card_lines.h). The property that makes it safe: it
  * never reads a value YAML does not give. For any input that libyaml reads as a card, each
  * key the scan finds is given by YAML with the same value (through the card schema's
  * conversion); whatever the input, the scan ends, and the card check it feeds accepts the

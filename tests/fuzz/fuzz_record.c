@@ -1,5 +1,5 @@
 /*
- * fuzz_record.c: the card check's record (core/sc_card_record.h), which root reads on the
+ * fuzz_record.c: the card check's record (core/card/sc_card_record.h), which root reads on the
  * compute node from a child running as the user: whatever the child writes, the reader
  * returns a card, a refusal with printable problems, or refuses the record. A card it
  * returns passes the card rules, has no sweep, and its record, written again, reads back

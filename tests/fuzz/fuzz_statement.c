@@ -1,5 +1,5 @@
 /*
- * fuzz_statement.c: the signed statement's readers (core/sc_attest.h), which verify runs on
+ * fuzz_statement.c: the signed statement's readers (core/trust/sc_attest.h), which verify runs on
  * files the bundle's user wrote: an envelope is opened or refused (never accepted without a
  * trusted key), and a statement is read into bounded, printable fields or refused; one that
  * reads, made again, reads back to the same fields.

@@ -15,7 +15,7 @@ expect_status 1 env STREAMCARD_FAULT=crash "$BIN/streamcard" run "${ARGS[@]}" --
 expect_contains "$WORK/err" "ERROR: workload failed"
 B=$(bundle_of "$WORK/out")
 expect_contains "$B/run.conf" "exit_signal=11"
-# The exit gate names the signal (core/gates.c), in the bundle and on stderr.
+# The exit gate names the signal (core/gates/gates.c), in the bundle and on stderr.
 expect_contains "$B/results.json" "killed by signal 11 (Segmentation fault)"
 expect_contains "$WORK/err" "killed by signal 11 (Segmentation fault)"
 # The cause line names the crash first, not the phases its end left unmet.

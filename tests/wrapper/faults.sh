@@ -38,7 +38,7 @@ kill -9 "$(sed -n 's/^PID=//p' "$B/capture_guard.env")"
 expect_exit "$PID" 1 "after the kernel's SIGKILL"
 grep -qx "exit_signal=9" "$B/run.conf" || fail "exit_signal=9 not recorded"
 grep -q "ERROR: workload failed" "$WORK/killed.err" || fail "no ERROR line"
-# The exit gate names the signal (core/gates.c), in the bundle and on stderr.
+# The exit gate names the signal (core/gates/gates.c), in the bundle and on stderr.
 expect_contains "$B/results.json" "killed by signal 9 (Killed)"
 expect_contains "$WORK/killed.err" "killed by signal 9 (Killed)"
 expect_failed_bundle "$B"

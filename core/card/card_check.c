@@ -8,7 +8,6 @@
 #include "sc_card_schema.h"
 #include "sc_cpulist.h"
 #include "sc_hostlist.h"
-#include "sc_linkmatrix.h"
 #include "sc_machine.h"
 
 #include <ctype.h>

@@ -159,7 +159,7 @@ static void sc__identify_amd(const sc_cpu_identity *id, sc_arch *arch)
 
 /*
  * Arm (arm64 cpuinfo: the vendor is the implementer's name, family the implementer, model
- * the part; core/sysstate.c). No Arm part has a prefetch control Linux lets user space or a
+ * the part; core/host/sysstate.c). No Arm part has a prefetch control Linux lets user space or a
  * root process write: the controls are IMPLEMENTATION DEFINED system registers that only
  * code at EL1 or above (firmware, the kernel) can write, and arm64 Linux has no msr driver.
  * What a node shows of them is read (cpuinfo, cpufreq); a change is refused, saying why.

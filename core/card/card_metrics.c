@@ -3,13 +3,29 @@
  * pattern, or from: marker, the figures it reports with sc_marker_figure();
  * doc/contracts/layout.md, "Figures of a program"): read from the YAML, copied and freed.
  * Their rules between entries (regexes, one primary) are the exec module's check.
+ * Here too, the one error line of every card reader (sc_card_reader.h): this one, card.c
+ * and ablation_read.c all call it, and card.c and ablation_read.c never each other back.
  */
 #include "sc_card_reader.h"
 #include "sc_card_schema.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+void sc__reader_error(sc__card_reader *r, const yaml_node_t *node, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    sc_diag_addf(r->diag, "%s:%d: %s", r->name, (int)node->start_mark.line + 1, msg);
+    r->errors++;
+}
 
 void sc__card_metrics_free(sc_card *card)
 {

@@ -1,7 +1,7 @@
 /*
  * sc_card_reader.h: the state of one parse of a card's YAML and its one error line, shared
  * by the card's reader (card.c) and the study's (ablation_read.c), which both call
- * card_reader.c and never each other back.
+ * card_metrics.c for the error line and never each other back.
  */
 #ifndef SC_CARD_READER_H
 #define SC_CARD_READER_H
