@@ -211,7 +211,7 @@ static void sc__check_rates(const sc_tracelog *t, json_object *metrics, sc_diag 
 {
     json_object *rates;
 
-    if (!metrics || !json_object_object_get_ex(metrics, "rates", &rates) ||
+    if (!metrics || !json_object_object_get_ex(metrics, SC_RESULT_RATES, &rates) ||
         !json_object_is_type(rates, json_type_object))
         return;
     json_object_object_foreach(rates, key, rate)

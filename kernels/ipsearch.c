@@ -336,7 +336,7 @@ static json_object *sct__metrics(const struct sct_ips_run *r, const struct sct_f
     for (int rep = 0; r->rep_wall_s && rep < r->iterations; rep++)
         json_object_array_add(search, sct_json_double(r->rep_wall_s[rep], SCT_JSON_TIMING));
     json_object_object_add(reps, "search", search);
-    json_object_object_add(m, "rep_seconds", reps);
+    json_object_object_add(m, SC_RESULT_REP_SECONDS, reps);
     return m;
 }
 
