@@ -67,6 +67,7 @@
 #include "taskcpu.h"
 #include "trace.h"
 #include "workload_cli.h"
+#include "sc_results_protocol.h"
 
 #define SCT_PROG "streamcard-ipsearch"
 #define SCT_EXIT_FAILED 1
@@ -335,7 +336,7 @@ static json_object *sct__metrics(const struct sct_ips_run *r, const struct sct_f
     for (int rep = 0; r->rep_wall_s && rep < r->iterations; rep++)
         json_object_array_add(search, sct_json_double(r->rep_wall_s[rep], SCT_JSON_TIMING));
     json_object_object_add(reps, "search", search);
-    json_object_object_add(m, "rep_seconds", reps);
+    json_object_object_add(m, SC_RESULT_REP_SECONDS, reps);
     return m;
 }
 
@@ -450,7 +451,7 @@ static int sct__write_json(FILE *f, const struct sct_ips_run *r, const struct sc
     json_object_object_add(root, "seed", json_object_new_uint64(o->seed));
     json_object_object_add(root, "threads", json_object_new_int(r->omp_threads));
     json_object_object_add(root, "pool_threads", json_object_new_int(r->pool));
-    json_object_object_add(root, "metrics", sct__metrics(r, fig));
+    json_object_object_add(root, SC_RESULT_METRICS, sct__metrics(r, fig));
     json_object_object_add(root, "evidence", sct__evidence(r, blas, a, counts));
     json_object_object_add(root, "validation", json_object_new_string(fig->ok ? "ok" : "failed"));
     json_object_object_add(root, "sampled_queries", json_object_new_uint64(fig->samples));

@@ -31,6 +31,7 @@
 #include "cacheprobe.h"
 #include "harness.h"
 #include "results_json.h"
+#include "sc_results_protocol.h"
 #include "stream_ops.h"
 #include "trace.h"
 #include "workload_cli.h"
@@ -329,9 +330,9 @@ static void sct__print_table(const struct sct_stream_kernel *const sel[], size_t
 /* {"avg_time_s": x, "min_time_s": x, "max_time_s": x} of one kernel, added to o. */
 static void sct__add_times(json_object *o, const struct sct_kernel_stats *st)
 {
-    json_object_object_add(o, "avg_time_s", sct_json_double(st->avg_s, SCT_JSON_EXACT));
-    json_object_object_add(o, "min_time_s", sct_json_double(st->min_s, SCT_JSON_EXACT));
-    json_object_object_add(o, "max_time_s", sct_json_double(st->max_s, SCT_JSON_EXACT));
+    json_object_object_add(o, SC_RESULT_AVG_TIME_S, sct_json_double(st->avg_s, SCT_JSON_EXACT));
+    json_object_object_add(o, SC_RESULT_MIN_TIME_S, sct_json_double(st->min_s, SCT_JSON_EXACT));
+    json_object_object_add(o, SC_RESULT_MAX_TIME_S, sct_json_double(st->max_s, SCT_JSON_EXACT));
 }
 
 /* The "metrics" object: per-kernel "rates" and "times" always, the kernel's figures at
@@ -351,7 +352,7 @@ static json_object *sct__metrics(const struct sct_stream_kernel *const sel[], si
         return NULL;
     }
     if (nsel == 1) {
-        json_object_object_add(m, "best_rate_MBps",
+        json_object_object_add(m, SC_RESULT_BEST_RATE_MBPS,
                                sct_json_double(st[0].best_rate_MBps, SCT_JSON_EXACT));
         sct__add_times(m, &st[0]);
     }
@@ -371,9 +372,9 @@ static json_object *sct__metrics(const struct sct_stream_kernel *const sel[], si
                                   sct_json_double(rep_s[(size_t)rep * nsel + j], SCT_JSON_EXACT));
         json_object_object_add(reps, sel[j]->desc.name, list);
     }
-    json_object_object_add(m, "rates", rates);
-    json_object_object_add(m, "times", times);
-    json_object_object_add(m, "rep_seconds", reps);
+    json_object_object_add(m, SC_RESULT_RATES, rates);
+    json_object_object_add(m, SC_RESULT_TIMES, times);
+    json_object_object_add(m, SC_RESULT_REP_SECONDS, reps);
     return m;
 }
 
@@ -399,7 +400,8 @@ static int sct__write_json(FILE *f, const struct sct_stream_opts *o, int threads
     json_object_object_add(
         root, "nt_stores",
         json_object_new_string(stores == SCT_NT_NONE ? "off" : sct_nt_isa_name(stores)));
-    json_object_object_add(root, "metrics", sct__metrics(sel, nsel, st, rep_s, o->iterations));
+    json_object_object_add(root, SC_RESULT_METRICS,
+                           sct__metrics(sel, nsel, st, rep_s, o->iterations));
     json_object_object_add(root, "validation", json_object_new_string(ok ? "ok" : "failed"));
     rc = sct_json_write(f, root);
     json_object_put(root);

@@ -10,6 +10,7 @@
 
 #include "results_json.h"
 #include "sc_pairs_csv.h"
+#include "sc_results_protocol.h"
 #include "transport_parse.h"
 
 static const char scm__rule[] = "#---------------------------------------------------";
@@ -172,10 +173,10 @@ static json_object *scm__metrics(const struct scm_results *r)
     for (int i = 0; i < r->bench->nsizes; i++) {
         const struct scm_size_result *s = &r->bench->sizes[i];
         json_object *row = json_object_new_object();
-        json_object_object_add(row, "bytes", json_object_new_int64((int64_t)s->bytes));
+        json_object_object_add(row, SC_RESULT_BYTES, json_object_new_int64((int64_t)s->bytes));
         json_object_object_add(row, "repetitions", json_object_new_int64(s->reps));
         json_object_object_add(row, "t_usec", json_object_new_double(s->t_usec));
-        json_object_object_add(row, "MBps", json_object_new_double(s->MBps));
+        json_object_object_add(row, SC_RESULT_MBPS, json_object_new_double(s->MBps));
         json_object_object_add(row, "batches", json_object_new_int(s->batches));
         json_object_object_add(row, "t_min_usec", json_object_new_double(s->t_min_usec));
         json_object_object_add(row, "MBps_max", json_object_new_double(s->MBps_max));
@@ -185,7 +186,7 @@ static json_object *scm__metrics(const struct scm_results *r)
         if (s->bytes == 8 && r->o->kernel == SCM_KERNEL_PINGPONG)
             latency = json_object_new_double(s->t_usec);
     }
-    json_object_object_add(m, "sizes", sizes);
+    json_object_object_add(m, SC_RESULT_SIZES, sizes);
     json_object_object_add(m, "latency_usec_8B", latency); /* null when 8 B was not measured */
     json_object_object_add(m, "peak_MBps", json_object_new_double(peak));
     return m;
@@ -205,22 +206,22 @@ static json_object *scm__matrix(const struct scm_results *r)
         json_object_array_add(rounds, json_object_new_double(m->round_seconds[k]));
     for (int s = 0; s < m->nsizes; s++) {
         json_object *one = json_object_new_object();
-        json_object_object_add(one, "bytes", json_object_new_int64((int64_t)m->bytes[s]));
+        json_object_object_add(one, SC_RESULT_BYTES, json_object_new_int64((int64_t)m->bytes[s]));
         char file[64];
         sc_pairs_csv_name(m->bytes[s], file, sizeof(file));
         scm__add_str(one, "file", file);
         json_object_object_add(one, "pairs", json_object_new_int64((int64_t)m->pairs[s]));
         json_object_object_add(one, "t_usec", json_object_new_double(m->med_t_usec[s]));
-        json_object_object_add(one, "MBps", json_object_new_double(m->med_MBps[s]));
+        json_object_object_add(one, SC_RESULT_MBPS, json_object_new_double(m->med_MBps[s]));
         json_object_array_add(sizes, one);
     }
     scm__add_str(o, "pairs", "all");
-    json_object_object_add(o, "nodes", nodes);
-    json_object_object_add(o, "passes", json_object_new_int64((int64_t)m->passes));
+    json_object_object_add(o, SC_RESULT_NODES, nodes);
+    json_object_object_add(o, SC_RESULT_PASSES, json_object_new_int64((int64_t)m->passes));
     json_object_object_add(o, "rounds", json_object_new_int64((int64_t)m->rounds));
     json_object_object_add(o, "round_seconds", rounds);
     json_object_object_add(o, "total_seconds", json_object_new_double(m->total_seconds));
-    json_object_object_add(o, "sizes", sizes);
+    json_object_object_add(o, SC_RESULT_SIZES, sizes);
     return o;
 }
 
@@ -249,9 +250,9 @@ int scm_report_json(FILE *f, const struct scm_results *r)
     if (r->o->kernel == SCM_KERNEL_UNIBAND)
         json_object_object_add(root, "window", json_object_new_int(r->o->window));
     scm__add_str(root, "library", r->library);
-    json_object_object_add(root, "metrics", scm__metrics(r));
+    json_object_object_add(root, SC_RESULT_METRICS, scm__metrics(r));
     if (r->matrix)
-        json_object_object_add(root, "matrix", scm__matrix(r));
+        json_object_object_add(root, SC_RESULT_MATRIX, scm__matrix(r));
 
     scm__add_str(tr, "transport", r->transport);
     scm__add_str(tr, "decided", r->transport_note);

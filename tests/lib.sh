@@ -173,6 +173,14 @@ expect_failed_bundle() {
     expect_contains "$WORK/verify.out" "the bundle is intact and consistent, but the run FAILED"
 }
 
+# need_strace: skips the test (77) unless strace is installed and may trace here (the tests
+# that count a command's opens of files).
+need_strace() {
+    command -v strace >/dev/null || { echo "SKIP: strace is not installed (it counts the opens)"; exit 77; }
+    strace -f -o /dev/null true 2>/dev/null ||
+        { echo "SKIP: strace cannot trace here (ptrace refused: kernel.yama.ptrace_scope?)"; exit 77; }
+}
+
 # small_card FILE PREFETCH [LINE...]: the small STREAM card of the shell tests (no prefetch
 # line when PREFETCH is ""); each LINE is added under experiment: as it is (indent included).
 # Its 0.8 MiB arrays are accepted as cache-resident, and the interference gate is opened:

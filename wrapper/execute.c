@@ -467,45 +467,41 @@ static int sc__run_once(sc_local *st, size_t k, size_t i, bool *passed)
     return rc;
 }
 
-json_object *sc_local_runs(const sc_local *st, size_t k)
+/* The runs' results so far, read once each (sc_record_result()), as one array. */
+static json_object *sc__results(sc_execution *x, size_t n)
 {
-    const sc_execution *x = &st->x[k];
     json_object *runs = json_object_new_array();
 
-    for (size_t i = 0; runs && st->open[k] && i < x->runs; i++) {
-        char *text = sc_record_json(x, i);
-        json_object *kj = text ? json_tokener_parse(text) : NULL;
-        json_object_array_add(runs, kj ? kj : json_object_new_object());
-        free(text);
+    for (size_t i = 0; runs && i < n; i++) {
+        json_object *kj = sc_record_result(x, i)->json;
+        json_object_array_add(runs, kj ? json_object_get(kj) : json_object_new_object());
     }
     return runs;
+}
+
+json_object *sc_local_runs(sc_local *st, size_t k)
+{
+    return sc__results(&st->x[k], st->open[k] ? st->x[k].runs : 0);
 }
 
 /* Whether bundle x's runs are complete after run i: its why goes into x->stopped. A side of
    a pair ends here only when it failed or was stopped: the pair decides the rest. */
 static bool sc__done(sc_execution *x, size_t i, bool passed, int stop_signal, bool paired)
 {
-    json_object *runs = json_object_new_array();
+    json_object *runs;
     bool done;
 
     if (stop_signal) {
         snprintf(x->stopped, sizeof(x->stopped), "stopped by signal %d after %zu run%s",
                  stop_signal, x->runs, x->runs == 1 ? "" : "s");
-        json_object_put(runs);
         return true;
     }
     if (paired) {
         if (!passed)
             snprintf(x->stopped, sizeof(x->stopped), "run %zu failed its gates", i + 1);
-        json_object_put(runs);
         return !passed;
     }
-    for (size_t k = 0; runs && k <= i; k++) {
-        char *text = sc_record_json(x, k);
-        json_object *kj = text ? json_tokener_parse(text) : NULL;
-        json_object_array_add(runs, kj ? kj : json_object_new_object());
-        free(text);
-    }
+    runs = sc__results(x, i + 1);
     done = !runs || sc_runs_done(x->plan->card, runs, !passed, x->stopped, sizeof(x->stopped));
     json_object_put(runs);
     return done;

@@ -34,7 +34,7 @@ void sc_local_executor(sc_executor *ex, sc_local *state);
 /* The workload's own results of bundle k's runs so far (an array of objects with their
    "metrics"; an empty object for a run that wrote none), for a pair's stopping rule. NULL on
    ENOMEM. */
-json_object *sc_local_runs(const sc_local *st, size_t k);
+json_object *sc_local_runs(sc_local *st, size_t k);
 
 /* Seals bundle k now, its runs ended for why (kept when the bundle said why itself): a
    side of a pair whose pairs are complete. *bundle (malloc'd) is its path. Returns the exit

@@ -7,10 +7,7 @@
 #include "platform_apply.h"
 #include "cacheprobe.h"
 #include "cli.h"
-#include "sc_attest.h"
 #include "sc_caches.h"
-#include "sc_cause.h"
-#include "sc_envhazard.h"
 #include "sc_mpistack.h"
 #include "sc_platform_gate.h"
 #include "sc_readback.h"
@@ -20,9 +17,9 @@
 #include "sc_interference.h"
 #include "sc_kv.h"
 #include "sc_results.h"
+#include "sc_results_protocol.h"
 #include "sc_run_files.h"
 #include "sc_runs.h"
-#include "sc_stats.h"
 #include "sc_sysstate.h"
 #include "sc_tracelog.h"
 #include "timings.h"
@@ -125,13 +122,6 @@ void sc_record_readback(sc_execution *x, bool after)
     sc_kv_free(&env);
 }
 
-char *sc_record_json_path(const sc_execution *x, size_t i)
-{
-    char *path = NULL;
-
-    return asprintf(&path, "%s/run-%zu.json", x->tmpdir, i + 1) < 0 ? NULL : path;
-}
-
 char *sc_record_transport_log_path(const sc_execution *x, size_t i)
 {
     char *path = NULL;
@@ -150,37 +140,6 @@ void sc_record_transport_log(sc_execution *x, size_t i)
         unlink(path);
     free(path);
     free(text);
-}
-
-char *sc_record_json(const sc_execution *x, size_t i)
-{
-    char *path = sc_record_json_path(x, i), *text = NULL;
-
-    /* A program we did not write was not asked for results: a file there is not its; its
-       results are the figures its log shows by the card's patterns. */
-    if (sc_workload_foreign(x->plan->card)) {
-        const sc_workload_ops *ops = sc_workload_ops_of(x->plan->card->workload);
-        char rel[64], *log = sc_bundle_read_opt(
-                          &x->b, sc_runs_path(x->plan->card, i, "stream.log", rel, sizeof(rel)));
-        text = log && ops->results_of_log ? ops->results_of_log(x->plan->card, log) : NULL;
-        free(log);
-    } else if (path) {
-        sc_file_read_at(AT_FDCWD, path, 0, 1 << 20, &text, NULL);
-    }
-    free(path);
-    return text;
-}
-
-/* The best rate a run's workload reported (its JSON's metrics), for min_rate; 0 when none. */
-static double sc__best_rate(const char *kernel_json)
-{
-    json_object *kj = kernel_json ? json_tokener_parse(kernel_json) : NULL, *metrics = NULL;
-
-    if (kj)
-        json_object_object_get_ex(kj, "metrics", &metrics);
-    double best = sc_results_best_rate(metrics);
-    json_object_put(kj);
-    return best > 0 ? best : 0; /* NAN: no figure */
 }
 
 /* Who ran what: the part of run.conf that is the same for every run of the bundle. */
@@ -276,7 +235,7 @@ static void sc__run_keys(sc_kv *kv, const sc_card *c, const sc_observe_result *r
     sc_kv_addf(kv, "exit_code", "%d", r->exit_code);
     sc_kv_addf(kv, "exit_signal", "%d", r->exit_signal);
     if (best > 0)
-        sc_kv_addf(kv, "best_rate_MBps", "%.1f", best);
+        sc_kv_addf(kv, SC_RESULT_BEST_RATE_MBPS, "%.1f", best);
     if (sc_workload_mpi(c))
         sc_tracelog_transport_conf(t, kv);
 }
@@ -310,10 +269,7 @@ static void sc__end_note(sc_gates *g, bool timed_out, bool killed, double timeou
 static int sc__gates_of(sc_execution *x, size_t i, const sc_run_files *f, const sc_run_end *e,
                         const sc_platform_files *p, sc_gates *g, double *best)
 {
-    char *kernel_json = sc_record_json(x, i);
-
-    *best = sc__best_rate(kernel_json);
-    free(kernel_json);
+    *best = sc_record_result(x, i)->best_rate_MBps;
     return sc_run_gates(x->plan->card, f, e, p, *best, NULL, g);
 }
 
@@ -383,11 +339,43 @@ static size_t sc__count_runs(const sc_execution *x)
 /* Everything results.json and the summary need of one run, gathered at the end. */
 typedef struct sc__run_out {
     sc_gates gates;
-    char *kernel_json;
+    json_object *kernel; /* the workload's results (x->results: not this struct's) */
     json_object *interference;
     char started_at[64], ended_at[64];
     char dir[32];
 } sc__run_out;
+
+/* How run i ended, into *e and o's times: one run, from this process (x->last); several,
+   from its record; none, the run in progress when streamcard was killed. Returns whether
+   streamcard was killed before the run ended. */
+static bool sc__run_end_of(const sc_execution *x, const sc_run_files *f, sc_run_end *e,
+                           sc__run_out *o)
+{
+    long v = 0;
+
+    if (sc_runs_flat(x->plan->card)) {
+        *e = (sc_run_end){.exit_known = x->last.exit_known,
+                          .exit_code = x->last.exit_code,
+                          .exit_signal = x->last.exit_signal,
+                          .ended_by_streamcard =
+                              x->last.caller_signal || x->last.timed_out || x->wrapper_killed,
+                          .write_errors = x->out.errors};
+        snprintf(e->write_error, sizeof(e->write_error), "%s", x->out.first);
+        sc__iso_time(&x->last.started_at, o->started_at, sizeof(o->started_at));
+        sc__iso_time(&x->last.ended_at, o->ended_at, sizeof(o->ended_at));
+        return x->wrapper_killed;
+    }
+    if (f->conf) {
+        sc_run_end_from_conf(f->conf, e);
+        sc_kv_get(f->conf, "started_at", o->started_at, sizeof(o->started_at));
+        sc_kv_get(f->conf, "ended_at", o->ended_at, sizeof(o->ended_at));
+        return sc_kv_get_long(f->conf, "wrapper_killed", &v) && v == 1;
+    }
+    memset(e, 0, sizeof(*e));
+    e->write_errors = -1;
+    e->ended_by_streamcard = true;
+    return true;
+}
 
 /* Run i at the end: its gates from its files; for several runs its record, read back (or
    written now, when streamcard was killed before the run ended). */
@@ -402,33 +390,11 @@ static int sc__finish_run(sc_execution *x, size_t i, const sc_platform_files *p,
 
     sc_run_files_read(&x->b, c, i, &f);
     sc_runs_dir(c, i, o->dir, sizeof(o->dir));
-    o->kernel_json = sc_record_json(x, i);
+    o->kernel = sc_record_result(x, i)->json;
     char *json_path = sc_record_json_path(x, i);
-    sc_record_matrix(x, json_path, o->kernel_json, flat); /* a link matrix's raw figures */
+    sc_record_matrix(x, json_path, o->kernel, flat); /* a link matrix's raw figures */
     free(json_path);
-    bool killed = x->wrapper_killed;
-    if (flat) {
-        e = (sc_run_end){.exit_known = x->last.exit_known,
-                         .exit_code = x->last.exit_code,
-                         .exit_signal = x->last.exit_signal,
-                         .ended_by_streamcard =
-                             x->last.caller_signal || x->last.timed_out || x->wrapper_killed,
-                         .write_errors = x->write_errors};
-        snprintf(e.write_error, sizeof(e.write_error), "%s", x->write_error);
-        sc__iso_time(&x->last.started_at, o->started_at, sizeof(o->started_at));
-        sc__iso_time(&x->last.ended_at, o->ended_at, sizeof(o->ended_at));
-    } else if (f.conf) {
-        long v = 0;
-        sc_run_end_from_conf(f.conf, &e);
-        sc_kv_get(f.conf, "started_at", o->started_at, sizeof(o->started_at));
-        sc_kv_get(f.conf, "ended_at", o->ended_at, sizeof(o->ended_at));
-        killed = sc_kv_get_long(f.conf, "wrapper_killed", &v) && v == 1;
-    } else { /* the run in progress when streamcard was killed */
-        memset(&e, 0, sizeof(e));
-        e.write_errors = -1;
-        e.ended_by_streamcard = true;
-        killed = true;
-    }
+    bool killed = sc__run_end_of(x, &f, &e, o);
     int rc = sc__gates_of(x, i, &f, &e, p, &o->gates, &best);
     if (rc == 0) {
         long timed_out = 0;
@@ -461,16 +427,13 @@ static void sc__write_run_conf(sc_execution *x, const sc_gates *gates, const sc_
     sc__bundle_keys(x, &kv);
     if (sc_runs_flat(c)) {
         char *log = sc_bundle_read_opt(&x->b, "stream.log");
-        char *kernel_json = sc_record_json(x, 0);
         sc_tracelog t;
         bool parsed = log && sc_tracelog_parse(log, &t) == 0;
-        x->last.write_errors = 0; /* counted into x->write_errors already */
-        sc__run_keys(&kv, c, &x->last, x->write_errors, x->write_error, x->wrapper_killed,
-                     sc__best_rate(kernel_json), parsed ? &t : NULL);
+        sc__run_keys(&kv, c, &x->last, x->out.errors, x->out.first, x->wrapper_killed,
+                     sc_record_result(x, 0)->best_rate_MBps, parsed ? &t : NULL);
         if (parsed)
             sc_tracelog_free(&t);
         free(log);
-        free(kernel_json);
     } else {
         sc_kv_addf(&kv, "runs", "%zu", n);
         if (c->runs)
@@ -480,9 +443,9 @@ static void sc__write_run_conf(sc_execution *x, const sc_gates *gates, const sc_
         sc_kv_addf(&kv, "runs_stopped", "%s", x->stopped);
         sc_kv_addf(&kv, "started_at", "%s", n ? runs[0].started_at : "none");
         sc_kv_addf(&kv, "ended_at", "%s", n ? runs[n - 1].ended_at : "none");
-        sc_kv_addf(&kv, "write_errors", "%d", x->write_errors);
-        if (x->write_errors)
-            sc_kv_addf(&kv, "write_error", "%s", x->write_error);
+        sc_kv_addf(&kv, "write_errors", "%d", x->out.errors);
+        if (x->out.errors)
+            sc_kv_addf(&kv, "write_error", "%s", x->out.first);
     }
     sc__gate_keys(&kv, gates);
     sc_record_put(x, "run.conf", kv.text);
@@ -520,134 +483,6 @@ static void sc__add_mpi_stack(sc_execution *x)
     free(log);
 }
 
-/* Whether anything root signed is in the bundle: the readback a run checks is otherwise the
-   user's own word (doc/contracts/attestation.md), and the run says so. */
-static void sc__print_attested(const sc_card *card, const sc_bundle *b)
-{
-    sc_attest_file *v = NULL;
-    size_t n = 0;
-    bool more = false;
-
-    if (card->prefetch == SC_PREFETCH_UNCHANGED && strcmp(card->governor, "unchanged") == 0)
-        return;
-    char *state = sc_bundle_read_opt(b, "prefetch/state/state.env");
-    bool cli = sc_platform_read_by_cli(state);
-    free(state);
-    if (cli)
-        fprintf(stderr,
-                "streamcard: platform_state: %s: the card's prefetch and governor were "
-                "expected, not set (streamcard verify holds the gate to this readback "
-                "and says it is not attested)\n",
-                SC_PLATFORM_CLI_NOTE);
-    else if (sc_attest_bundle_files(b->dirfd, &v, &n, &more) == 0 && n > 0)
-        fprintf(stderr, "streamcard: platform_state: the readback comes with a statement signed "
-                        "by the node (streamcard verify checks it against trusted keys)\n");
-    else
-        fprintf(stderr, "streamcard: platform_state: no platform claim is attested: no statement "
-                        "signed by a node key (outside the plugin, the readback is the user's own "
-                        "word; streamcard verify fails it)\n");
-    sc_attest_files_free(v, n);
-}
-
-/* Why the first failed run failed, so that it shows even with --quiet: its failed gates,
-   the first with its note, then the first error of its log where the workload's words can
-   explain a gate (an MPI library that could not start; sc_cause.h). */
-static void sc__print_cause(const sc_execution *x, const sc__run_out *runs, size_t n)
-{
-    char cause[1024], rel[64];
-
-    for (size_t i = 0; i < n; i++) {
-        if (sc_gates_passed(&runs[i].gates))
-            continue;
-        const char *name = sc_runs_path(x->plan->card, i, "stream.log", rel, sizeof(rel));
-        char *log = sc_bundle_read_opt(&x->b, name);
-        sc_cause_of_run(&runs[i].gates, log, cause, sizeof(cause));
-        free(log);
-        if (sc_runs_flat(x->plan->card))
-            fprintf(stderr, "streamcard: cause: %s\n", cause);
-        else
-            fprintf(stderr, "streamcard: cause: run %zu (%s): %s\n", i + 1, name, cause);
-        return;
-    }
-}
-
-/* "copy MB/s: median 50123.4 in [49800.1, 50555.0] (+-0.8%), 6 runs" for each figure. */
-static void sc__print_stats(const char *results)
-{
-    json_object *root = results ? json_tokener_parse(results) : NULL, *stats = NULL, *ci, *v;
-
-    if (!root || !json_object_object_get_ex(root, "stats", &stats) || !stats) {
-        json_object_put(root);
-        return;
-    }
-    json_object_object_foreach(stats, name, fig)
-    {
-        double median =
-            json_object_object_get_ex(fig, "median", &v) ? json_object_get_double(v) : 0;
-        const char *unit =
-            json_object_object_get_ex(fig, "unit", &v) ? json_object_get_string(v) : "";
-        long n = json_object_object_get_ex(fig, "n", &v) ? (long)json_object_get_int64(v) : 0;
-        json_object_object_get_ex(fig, "ci95", &ci);
-        if (ci && json_object_object_get_ex(ci, "low", &v)) {
-            double low = json_object_get_double(v), high = 0, pct = 0;
-            if (json_object_object_get_ex(ci, "high", &v))
-                high = json_object_get_double(v);
-            if (json_object_object_get_ex(ci, "half_width_pct", &v))
-                pct = json_object_get_double(v);
-            fprintf(stderr,
-                    "  %-15s median %.6g %s, 95%% interval [%.6g, %.6g] (+-%.2f%%), "
-                    "%ld runs\n",
-                    name, median, unit, low, high, pct, n);
-        } else {
-            fprintf(stderr,
-                    "  %-15s median %.6g %s, %ld run%s (interval unavailable: fewer "
-                    "than %d runs)\n",
-                    name, median, unit, n, n == 1 ? "" : "s", SC_STATS_MIN_RUNS);
-        }
-    }
-    json_object_put(root);
-}
-
-static void sc__print_summary(const sc_execution *x, const sc_gates *gates, size_t n,
-                              const char *results, const sc__run_out *runs)
-{
-    fprintf(stderr, "streamcard: gates%s:\n", n > 1 ? " over every run" : "");
-    for (int i = 0; i < SC_GATE_COUNT; i++) {
-        sc_gate_state s = gates->g[i].state;
-        fprintf(stderr, "  %-15s %-4s %s\n", sc_gate_name((sc_gate_id)i),
-                s == SC_GATE_OK     ? "ok"
-                : s == SC_GATE_FAIL ? "FAIL"
-                                    : "-",
-                gates->g[i].note);
-    }
-    if (!sc_runs_flat(x->plan->card)) {
-        fprintf(stderr, "streamcard: %zu runs (%s):\n", n, x->stopped);
-        sc__print_stats(results);
-    }
-    /* What the workload inherited that changes its performance, said here, not only kept. */
-    size_t hazards = 0;
-    char *lines = sc_envhazard_of_bundle(&x->b, x->plan->card, &hazards);
-    if (hazards)
-        fprintf(stderr, "streamcard: inherited environment and library choices that change performance (not set "
-                        "by the card; doc/contracts/environment.md):\n");
-    for (const char *p = hazards ? lines : NULL; p && *p;) {
-        size_t len = strcspn(p, "\n");
-        fprintf(stderr, "  %.*s\n", (int)len, p);
-        p += len + (p[len] == '\n');
-    }
-    free(lines);
-    if (!sc_gates_passed(gates)) {
-        sc__print_cause(x, runs, n);
-        fprintf(stderr, "ERROR: workload failed; do not use its numbers. Failed gates:");
-        for (int i = 0; i < SC_GATE_COUNT; i++)
-            if (gates->g[i].state == SC_GATE_FAIL)
-                fprintf(stderr, " %s", sc_gate_name((sc_gate_id)i));
-        fprintf(stderr, "\n");
-    }
-    printf("BUNDLE=%s\n", x->b.path);
-    fflush(stdout);
-}
-
 /* True when the bundle directory itself was removed while the run went on. */
 static bool sc__bundle_gone(const sc_bundle *b)
 {
@@ -672,109 +507,169 @@ static void sc__remove_tmp(const sc_execution *x, size_t n)
     rmdir(x->tmpdir);
 }
 
-int sc_record_finish(sc_execution *x)
-{
-    sc_plan *plan = x->plan;
+/* What the end of a bundle gathers, handed from one step to the next. */
+typedef struct sc__finish {
+    size_t n;           /* the runs the bundle holds */
+    sc__run_out *runs;  /* each run's gates, times and results */
+    sc_gates *each;     /* each run's gates, for the gates over all of them */
+    sc_results_run *rr; /* each run, as results.json takes it */
     sc_platform_files p;
-    sc_gates gates;
-    char host[256] = "unknown";
-    int rc = 0;
+    sc_gates gates;  /* over every run (rc 0 only) */
+    char *results;   /* results.json as written */
+    int rc;          /* 0, or -errno: no gates, no records */
+    int lost_before; /* write errors before results.json: one more fails the run */
+    int restored;    /* sc_record_restored(): 0, or an original that did not read back */
+} sc__finish;
 
-    if (sc__bundle_gone(&x->b)) {
-        fprintf(stderr,
-                "streamcard: the bundle directory %s was removed during the run: its "
-                "evidence is lost and the run proves nothing\n",
-                x->b.path);
-        sc_record_restored(x); /* --platform apply: the machine is restored all the same */
-        fprintf(stderr, "ERROR: workload failed; do not use its numbers\n");
-        return SC_EXIT_FAILED;
-    }
+/* The end of a bundle whose directory was removed during the run: nothing left to write. */
+static int sc__finish_gone(sc_execution *x)
+{
+    fprintf(stderr,
+            "streamcard: the bundle directory %s was removed during the run: its "
+            "evidence is lost and the run proves nothing\n",
+            x->b.path);
+    sc_record_restored(x); /* --platform apply: the machine is restored all the same */
+    sc_record_results_free(x);
+    fprintf(stderr, "ERROR: workload failed; do not use its numbers\n");
+    return SC_EXIT_FAILED;
+}
+
+/* The platform after the runs (after.txt, the readback), restored under --platform apply;
+   one run: its writes and the bundle's become one count. */
+static void sc__finish_platform(sc_execution *x, sc__finish *f)
+{
     sc_record_platform(x, "platform/after.txt");
     sc_record_readback(x, true);
-    int restored = sc_record_restored(x); /* --platform apply: what the workload ran on */
-    sc_timings_mark(plan->opts->timings, "after.txt");
-    if (sc_runs_flat(plan->card)) {       /* one run: its writes and the bundle's are one count */
-        x->write_errors += x->last.write_errors;
-        if (x->last.write_errors && !*x->write_error)
-            snprintf(x->write_error, sizeof(x->write_error), "%s", x->last.write_error);
+    f->restored = sc_record_restored(x); /* --platform apply: what the workload ran on */
+    sc_timings_mark(x->plan->opts->timings, "after.txt");
+    if (sc_runs_flat(x->plan->card)) {
+        sc_writer_add(&x->out, x->last.write_errors, x->last.write_error);
+        x->last.write_errors = 0; /* counted into x->out */
     }
-    size_t n = sc__count_runs(x);
-    sc__run_out *runs = calloc(n + 1, sizeof(*runs));
-    sc_gates *each = calloc(n + 1, sizeof(*each));
-    sc_results_run *rr = calloc(n + 1, sizeof(*rr));
-    if (!runs || !each || !rr)
-        rc = -ENOMEM;
-    sc_record_build_check(x, n);
-    sc_timings_mark(plan->opts->timings, "build-check");
-    sc_platform_files_read(&x->b, &p);
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        rc = sc__finish_run(x, i, &p, &runs[i]);
-        each[i] = runs[i].gates;
-        rr[i] = (sc_results_run){runs[i].dir,    runs[i].started_at,  runs[i].ended_at,
-                                 &runs[i].gates, runs[i].kernel_json, runs[i].interference};
+}
+
+/* Each run's gates from its files as written (sc__finish_run()), build.json checked. */
+static void sc__finish_runs(sc_execution *x, sc__finish *f)
+{
+    f->n = sc__count_runs(x);
+    f->runs = calloc(f->n + 1, sizeof(*f->runs));
+    f->each = calloc(f->n + 1, sizeof(*f->each));
+    f->rr = calloc(f->n + 1, sizeof(*f->rr));
+    if (!f->runs || !f->each || !f->rr)
+        f->rc = -ENOMEM;
+    sc_record_build_check(x, f->n);
+    sc_timings_mark(x->plan->opts->timings, "build-check");
+    sc_platform_files_read(&x->b, &f->p);
+    for (size_t i = 0; f->rc == 0 && i < f->n; i++) {
+        sc__run_out *o = &f->runs[i];
+        f->rc = sc__finish_run(x, i, &f->p, o);
+        f->each[i] = o->gates;
+        f->rr[i] = (sc_results_run){o->dir,    o->started_at, o->ended_at,
+                                    &o->gates, o->kernel,     o->interference};
     }
-    sc_platform_record pr = sc_platform_files_record(&p);
-    sc_timings_mark(plan->opts->timings, "gates");
+    sc_timings_mark(x->plan->opts->timings, "gates");
     if (!*x->stopped)
-        snprintf(x->stopped, sizeof(x->stopped), "streamcard was killed after %zu run%s", n,
-                 n == 1 ? "" : "s");
-    char *results = NULL;
-    int lost_before = x->write_errors;
-    if (rc == 0) {
-        sc_runs_combine_gates(each, n, &gates);
-        if (!sc_runs_flat(plan->card)) /* the bundle's: before the first run, after the last */
-            sc_platform_stability(plan->card, &pr, &gates.g[SC_GATE_PLATFORM_STATE]);
-        /* several runs: a write into the bundle outside every run (results.json of a disk
-           that filled, platform/after.txt) is lost evidence too */
-        if (!sc_runs_flat(plan->card) && x->write_errors)
-            sc_gate_set(&gates.g[SC_GATE_EVIDENCE], SC_GATE_FAIL,
-                        "%d writes into the bundle failed, the first: %s", x->write_errors,
-                        x->write_error);
-        gethostname(host, sizeof(host) - 1);
-        sc_results_info info = {.host = host,
-                                .card_sha256 = plan->card_sha256,
-                                .bundle = x->b.path,
-                                .runs = rr,
-                                .n_runs = n,
-                                .stopped = x->stopped};
-        results = sc_results_build(plan->card, &gates, &info);
-        lost_before = x->write_errors;
-        sc_record_put(x, "results.json", results);
-        sc__add_mpi_stack(x);
-        sc_timings_mark(plan->opts->timings, "results.json");
-        sc__write_run_conf(x, &gates, runs, n);
-        sc_timings_mark(plan->opts->timings, "run.conf");
-    }
-    sc_platform_files_free(&p);
+        snprintf(x->stopped, sizeof(x->stopped), "streamcard was killed after %zu run%s", f->n,
+                 f->n == 1 ? "" : "s");
+    f->lost_before = x->out.errors;
+}
+
+/* The gates over every run; several runs: the platform before the first run and after the
+   last, and a write into the bundle outside every run (results.json of a disk that filled,
+   platform/after.txt) is lost evidence too. */
+static void sc__finish_gates(sc_execution *x, sc__finish *f)
+{
+    const sc_card *card = x->plan->card;
+    sc_platform_record pr = sc_platform_files_record(&f->p);
+
+    sc_runs_combine_gates(f->each, f->n, &f->gates);
+    if (sc_runs_flat(card))
+        return;
+    sc_platform_stability(card, &pr, &f->gates.g[SC_GATE_PLATFORM_STATE]);
+    if (x->out.errors)
+        sc_gate_set(&f->gates.g[SC_GATE_EVIDENCE], SC_GATE_FAIL,
+                    "%d writes into the bundle failed, the first: %s", x->out.errors, x->out.first);
+}
+
+/* results.json, build.json's MPI stack, run.conf. */
+static void sc__finish_records(sc_execution *x, sc__finish *f)
+{
+    const sc_plan *plan = x->plan;
+    char host[256] = "unknown";
+
+    gethostname(host, sizeof(host) - 1);
+    sc_results_info info = {.host = host,
+                            .card_sha256 = plan->card_sha256,
+                            .bundle = x->b.path,
+                            .runs = f->rr,
+                            .n_runs = f->n,
+                            .stopped = x->stopped};
+    f->results = sc_results_build(plan->card, &f->gates, &info);
+    f->lost_before = x->out.errors;
+    sc_record_put(x, "results.json", f->results);
+    sc__add_mpi_stack(x);
+    sc_timings_mark(plan->opts->timings, "results.json");
+    sc__write_run_conf(x, &f->gates, f->runs, f->n);
+    sc_timings_mark(plan->opts->timings, "run.conf");
+}
+
+/* SHA256SUMS over what the bundle holds. Returns 0 or -errno. */
+static int sc__finish_seal(sc_execution *x)
+{
     int seal = sc_bundle_seal(&x->b);
-    sc_timings_mark(plan->opts->timings, "seal");
+
+    sc_timings_mark(x->plan->opts->timings, "seal");
     if (seal < 0)
         fprintf(stderr, "streamcard: sealing %s failed: %s\n", x->b.path, strerror(-seal));
-    if (rc == 0) {
-        sc__print_attested(plan->card, &x->b);
-        sc__print_summary(x, &gates, n, results, runs);
-    }
-    if (x->write_errors)
+    return seal;
+}
+
+/* What the run shows on stderr (and BUNDLE= on stdout), and where the bundle is. */
+static void sc__finish_say(sc_execution *x, const sc__finish *f)
+{
+    if (f->rc == 0)
+        sc_record_say(x, &f->gates, f->each, f->n, f->results);
+    if (x->out.errors)
         fprintf(stderr,
                 "streamcard: %d writes into the bundle failed (the first: %s): the "
                 "output directory is full or was changed during the run\n",
-                x->write_errors, x->write_error);
-    free(plan->bundle_path);
-    plan->bundle_path = strdup(x->b.path);
-    /* A platform left changed (a restore that did not read back) fails the run too. */
-    int code = (rc == 0 && seal == 0 && x->write_errors == lost_before && restored == 0 &&
-                sc_gates_passed(&gates))
-                   ? SC_EXIT_OK
-                   : SC_EXIT_FAILED;
-    for (size_t i = 0; runs && i < n; i++) {
-        free(runs[i].kernel_json);
-        json_object_put(runs[i].interference);
+                x->out.errors, x->out.first);
+    free(x->plan->bundle_path);
+    x->plan->bundle_path = strdup(x->b.path);
+}
+
+/* What the end held, and the workloads' private files. */
+static void sc__finish_free(sc_execution *x, sc__finish *f)
+{
+    for (size_t i = 0; f->runs && i < f->n; i++)
+        json_object_put(f->runs[i].interference);
+    sc_platform_files_free(&f->p);
+    sc__remove_tmp(x, f->n);
+    sc_record_results_free(x);
+    free(f->runs);
+    free(f->each);
+    free(f->rr);
+    free(f->results);
+}
+
+int sc_record_finish(sc_execution *x)
+{
+    sc__finish f = {0};
+
+    if (sc__bundle_gone(&x->b))
+        return sc__finish_gone(x);
+    sc__finish_platform(x, &f);
+    sc__finish_runs(x, &f);
+    if (f.rc == 0) {
+        sc__finish_gates(x, &f);
+        sc__finish_records(x, &f);
     }
-    sc__remove_tmp(x, n);
-    free(runs);
-    free(each);
-    free(rr);
-    free(results);
-    sc_timings_mark(plan->opts->timings, "summary");
-    return code;
+    int seal = sc__finish_seal(x);
+    sc__finish_say(x, &f);
+    /* A platform left changed (a restore that did not read back) fails the run too. */
+    bool ok = f.rc == 0 && seal == 0 && x->out.errors == f.lost_before && f.restored == 0 &&
+              sc_gates_passed(&f.gates);
+    sc__finish_free(x, &f);
+    sc_timings_mark(x->plan->opts->timings, "summary");
+    return ok ? SC_EXIT_OK : SC_EXIT_FAILED;
 }

@@ -14,10 +14,21 @@
 #include "sc_hash.h"
 #include "sc_observe.h"
 #include "sc_spawn.h"
+#include "writer.h"
 
+#include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+/* A run's own results, the JSON its workload wrote (doc/contracts/results.md; its keys in
+   common/sc_results_protocol.h), read and parsed once (record_result.c). */
+typedef struct sc_run_result {
+    bool read;             /* looked for: the fields below are what was found */
+    char *text;            /* the JSON as written; NULL: none (the workload died) */
+    json_object *json;     /* text parsed; NULL: none, or not JSON */
+    double best_rate_MBps; /* its metrics' best rate, the figure min_rate compares; 0: none */
+} sc_run_result;
 
 /* One bundle in progress: a card's runs into it, one after the other. */
 typedef struct sc_execution {
@@ -25,8 +36,7 @@ typedef struct sc_execution {
     sc_bundle b;
     char tmpdir[64]; /* the workloads' own results, run-<i>.json, until the end */
     char binary_sha[SC_HASH_HEX_LEN + 1];
-    int write_errors; /* writes into the bundle that failed, with the first one's reason */
-    char write_error[256];
+    sc_writer out;       /* the writes into the bundle, and those that failed */
     bool wrapper_killed; /* set in the guardian: the run's own process is gone */
     int guard_fd;        /* the guardian's pipe; -1: none */
     pid_t guardian;
@@ -39,13 +49,15 @@ typedef struct sc_execution {
     bool build_cached;
     bool files_written;     /* card.yaml, platform/before.txt, build.json... (execute.c) */
     struct sc_apply *apply; /* --platform apply: the change this bundle holds (NULL: none) */
+    sc_run_result *results; /* each run's results, once read (sc_record_result()) */
+    size_t n_results;
 } sc_execution;
 
-/* A run's link matrix files (pairs: all), as its workload's JSON kernel_json (written at
+/* A run's link matrix files (pairs: all), as its workload's JSON kernel (written at
    json_path, sc_record_json_path()) names them, into the bundle when keep (the one-run
    layout), and their temporary copies removed. */
-void sc_record_matrix(sc_execution *x, const char *json_path, const char *kernel_json, bool keep);
-/* Writes a bundle file, counting a failure as lost evidence. Returns 0 or -errno. */
+void sc_record_matrix(sc_execution *x, const char *json_path, json_object *kernel, bool keep);
+/* Writes a bundle file through x->out, a failure counted as lost evidence. 0 or -errno. */
 int sc_record_put(sc_execution *x, const char *rel, const char *text);
 /* platform/caches.txt: the last-level caches of a STREAM run's cpu_list (its array gate). */
 void sc_record_caches(sc_execution *x);
@@ -115,8 +127,14 @@ char *sc_record_json_path(const sc_execution *x, size_t i);
 char *sc_record_transport_log_path(const sc_execution *x, size_t i);
 /* mpi: run i's transport.log into the bundle (its folder for several runs). */
 void sc_record_transport_log(sc_execution *x, size_t i);
-/* The text run i's workload wrote (malloc'd), or NULL. */
-char *sc_record_json(const sc_execution *x, size_t i);
+/*
+ * Run i's results (never NULL; empty when out of memory): read and parsed the first time
+ * they are asked for, after the run ended, and kept in x until sc_record_results_free().
+ * A program we did not write: the figures its log shows by the card's patterns.
+ */
+const sc_run_result *sc_record_result(sc_execution *x, size_t i);
+/* Frees the results kept in x. */
+void sc_record_results_free(sc_execution *x);
 
 /*
  * After run i of several: its gates from its files as written, and its record
@@ -130,5 +148,12 @@ bool sc_record_run(sc_execution *x, size_t i, const sc_observe_result *r);
  * BUNDLE=<path> on stdout. Returns the exit status of `streamcard run`.
  */
 int sc_record_finish(sc_execution *x);
+/*
+ * The end's words (record_say.c): whether the bundle holds anything attested, the gates over
+ * every run (gates; each: the n runs' own), the statistics of results (results.json's text),
+ * inherited environment hazards, the first failed run's cause, and BUNDLE=<path> on stdout.
+ */
+void sc_record_say(const sc_execution *x, const sc_gates *gates, const sc_gates *each, size_t n,
+                   const char *results);
 
 #endif

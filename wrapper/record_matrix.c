@@ -9,6 +9,7 @@
 #include "sc_file.h"
 #include "sc_linkmatrix.h"
 #include "sc_pairs_csv.h"
+#include "sc_results_protocol.h"
 
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -28,39 +29,38 @@ static char *sc__tmp_path(const char *json, unsigned long long bytes)
     return asprintf(&path, "%s.%s", json, name) < 0 ? NULL : path;
 }
 
-/* The sizes of the workload's matrix (kernel_json), each as bytes, its nodes and passes;
+/* The sizes of the workload's matrix (in its JSON k), each as bytes, its nodes and passes;
    returns how many sizes. */
-static size_t sc__sizes(const char *kernel_json, unsigned long long *bytes, size_t *nodes,
-                        size_t *passes)
+static size_t sc__sizes(json_object *k, unsigned long long *bytes, size_t *nodes, size_t *passes)
 {
-    json_object *k = kernel_json ? json_tokener_parse(kernel_json) : NULL;
     json_object *m = NULL, *sizes = NULL, *names = NULL, *p = NULL;
     size_t n = 0;
 
-    if (k && json_object_object_get_ex(k, "matrix", &m) &&
-        json_object_object_get_ex(m, "sizes", &sizes) &&
-        json_object_object_get_ex(m, "nodes", &names) &&
+    if (k && json_object_object_get_ex(k, SC_RESULT_MATRIX, &m) &&
+        json_object_object_get_ex(m, SC_RESULT_SIZES, &sizes) &&
+        json_object_object_get_ex(m, SC_RESULT_NODES, &names) &&
         json_object_is_type(sizes, json_type_array) && json_object_is_type(names, json_type_array))
         for (size_t s = 0; s < json_object_array_length(sizes) && n < SC_LINKMATRIX_MAX_SIZES;
              s++) {
             json_object *b = NULL;
-            if (json_object_object_get_ex(json_object_array_get_idx(sizes, s), "bytes", &b) &&
+            if (json_object_object_get_ex(json_object_array_get_idx(sizes, s), SC_RESULT_BYTES,
+                                          &b) &&
                 json_object_is_type(b, json_type_int) && json_object_get_int64(b) >= 0)
                 bytes[n++] = (unsigned long long)json_object_get_int64(b);
         }
     *nodes = names ? json_object_array_length(names) : 0;
-    *passes = m && json_object_object_get_ex(m, "passes", &p) && json_object_get_int64(p) >= 1 &&
+    *passes = m && json_object_object_get_ex(m, SC_RESULT_PASSES, &p) &&
+                      json_object_get_int64(p) >= 1 &&
                       json_object_get_int64(p) <= SC_LINKMATRIX_MAX_PASSES
                   ? (size_t)json_object_get_int64(p)
                   : 1;
-    json_object_put(k);
     return n;
 }
 
-void sc_record_matrix(sc_execution *x, const char *json, const char *kernel_json, bool keep)
+void sc_record_matrix(sc_execution *x, const char *json, json_object *kernel, bool keep)
 {
     unsigned long long bytes[SC_LINKMATRIX_MAX_SIZES];
-    size_t nodes, passes, n = sc__sizes(kernel_json, bytes, &nodes, &passes);
+    size_t nodes, passes, n = sc__sizes(kernel, bytes, &nodes, &passes);
 
     for (size_t s = 0; json && s < n; s++) {
         char *tmp = sc__tmp_path(json, bytes[s]), *text = NULL, rel[64];

@@ -6,6 +6,7 @@
  */
 #include "sc_metric.h"
 #include "sc_metric_def.h"
+#include "sc_results_protocol.h"
 #include "sc_stats.h"
 
 #include <errno.h>
@@ -84,10 +85,10 @@ size_t sc_metric_samples(const sc_metric *m, json_object *results, double *out, 
         return 0;
     fam = &sc_workload_ops_of(m->workload)->metrics[m->family];
     if (!runs)
-        return max && fam->read(m, sc__metric_get(results, "metrics"), sc__str(results, "kernel"),
-                                fam->key, &out[0]) == 0;
+        return max && fam->read(m, sc__metric_get(results, SC_RESULT_METRICS),
+                                sc__str(results, "kernel"), fam->key, &out[0]) == 0;
     for (size_t i = 0; i < json_object_array_length(runs) && n < max; i++)
-        n += fam->read(m, sc__metric_get(json_object_array_get_idx(runs, i), "metrics"),
+        n += fam->read(m, sc__metric_get(json_object_array_get_idx(runs, i), SC_RESULT_METRICS),
                        sc__str(results, "kernel"), fam->key, &out[n]) == 0;
     return n;
 }

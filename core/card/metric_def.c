@@ -4,6 +4,7 @@
  */
 #include "sc_metric_def.h"
 #include "sc_num.h"
+#include "sc_results_protocol.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -45,7 +46,7 @@ int sc__metric_rd_named(const sc_metric *m, json_object *metrics, const char *ke
 int sc__metric_rd_size(const sc_metric *m, json_object *metrics, const char *kernel,
                        const char *key, double *v)
 {
-    json_object *sizes = sc__metric_get(metrics, "sizes");
+    json_object *sizes = sc__metric_get(metrics, SC_RESULT_SIZES);
     double bytes;
 
     if (!strcmp(key, "t_usec") && kernel && strcmp(kernel, "pingpong") != 0)
@@ -169,14 +170,15 @@ json_object *sc__metric_runs(json_object *results)
 
 json_object *sc__metric_first(json_object *results)
 {
-    json_object *runs = sc__metric_runs(results), *top = sc__metric_get(results, "metrics");
+    json_object *runs = sc__metric_runs(results), *top = sc__metric_get(results, SC_RESULT_METRICS);
 
-    return top || !runs ? top : sc__metric_get(json_object_array_get_idx(runs, 0), "metrics");
+    return top || !runs ? top
+                        : sc__metric_get(json_object_array_get_idx(runs, 0), SC_RESULT_METRICS);
 }
 
 size_t sc__metric_sizes(json_object *results, unsigned long long *out, size_t max)
 {
-    json_object *sizes = sc__metric_get(sc__metric_first(results), "sizes");
+    json_object *sizes = sc__metric_get(sc__metric_first(results), SC_RESULT_SIZES);
     size_t n = 0;
     double bytes;
 

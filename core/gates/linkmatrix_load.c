@@ -8,6 +8,7 @@
 #include "sc_file.h"
 #include "sc_num.h"
 #include "sc_pairs_csv.h"
+#include "sc_results_protocol.h"
 #include "sc_text.h"
 
 #include <errno.h>
@@ -86,7 +87,7 @@ static int sc__size_summary(json_object *one, size_t s, sc_linkmatrix_data *d, s
     double truth[2] = {sc__pairs_median(d->pass_t_usec + s * grids, n, d->passes, scratch),
                        sc__pairs_median(d->pass_MBps + s * grids, n, d->passes, scratch)};
     json_object_object_get_ex(one, "t_usec", &t);
-    json_object_object_get_ex(one, "MBps", &bw);
+    json_object_object_get_ex(one, SC_RESULT_MBPS, &bw);
     if (!json_object_object_get_ex(one, "pairs", &p) || !json_object_is_type(p, json_type_int) ||
         json_object_get_int64(p) != (int64_t)pairs || sc_num_json(t, &claimed[0]) < 0 ||
         sc_num_json(bw, &claimed[1]) < 0 || claimed[0] != truth[0] || claimed[1] != truth[1]) {
@@ -257,7 +258,7 @@ static int sc__sizes(const sc_bundle *b, json_object *sizes, sc_linkmatrix_data 
             !json_object_is_type(bytes, json_type_int) || json_object_get_int64(bytes) < 0 ||
             (s > 0 && (unsigned long long)json_object_get_int64(bytes) <= d->bytes[s - 1]) ||
             !json_object_object_get_ex(one, "t_usec", &t) ||
-            !json_object_object_get_ex(one, "MBps", &bw)) {
+            !json_object_object_get_ex(one, SC_RESULT_MBPS, &bw)) {
             snprintf(why, whylen, "sizes: entry %zu lacks bytes (ascending), t_usec or MBps", s);
             return -EINVAL;
         }
@@ -293,16 +294,16 @@ int sc_linkmatrix_load(const sc_bundle *b, json_object *results, sc_linkmatrix_d
 
     memset(out, 0, sizeof(*out));
     snprintf(why, whylen, "unreadable");
-    if (!results || !json_object_object_get_ex(results, "matrix", &m))
+    if (!results || !json_object_object_get_ex(results, SC_RESULT_MATRIX, &m))
         return -ENOENT;
     if (!json_object_object_get_ex(m, "nodes", &nodes) ||
-        !json_object_object_get_ex(m, "sizes", &sizes)) {
+        !json_object_object_get_ex(m, SC_RESULT_SIZES, &sizes)) {
         snprintf(why, whylen, "matrix: no nodes or sizes");
         return -EINVAL;
     }
     rc = sc__nodes(nodes, out, why, whylen);
     out->passes = 1; /* bundles before passes: one */
-    if (rc == 0 && json_object_object_get_ex(m, "passes", &passes) &&
+    if (rc == 0 && json_object_object_get_ex(m, SC_RESULT_PASSES, &passes) &&
         (!json_object_is_type(passes, json_type_int) || json_object_get_int64(passes) < 1 ||
          json_object_get_int64(passes) > SC_LINKMATRIX_MAX_PASSES)) {
         snprintf(why, whylen, "passes: not a whole number from 1 to %d", SC_LINKMATRIX_MAX_PASSES);

@@ -5,6 +5,7 @@
  */
 #include "sc_fact_rates.h"
 #include "sc_num.h"
+#include "sc_results_protocol.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@ void sc__fact_rate_reps(sc_fact_rate *r, json_object *metrics, long iterations)
 {
     json_object *reps, *arr;
 
-    if (!metrics || !json_object_object_get_ex(metrics, "rep_seconds", &reps) ||
+    if (!metrics || !json_object_object_get_ex(metrics, SC_RESULT_REP_SECONDS, &reps) ||
         !json_object_object_get_ex(reps, r->name, &arr) ||
         !json_object_is_type(arr, json_type_array))
         return;

@@ -11,6 +11,7 @@
 #include "sc_cpulist.h"
 #include "sc_gates.h"
 #include "sc_num.h"
+#include "sc_results_protocol.h"
 #include "sc_runs.h"
 #include "sc_envhazard.h"
 #include "sc_kv.h"
@@ -47,7 +48,7 @@ static int sc__load_sizes(sc_bundle_facts *f, json_object *metrics)
 {
     json_object *arr;
 
-    if (!metrics || !json_object_object_get_ex(metrics, "sizes", &arr) ||
+    if (!metrics || !json_object_object_get_ex(metrics, SC_RESULT_SIZES, &arr) ||
         !json_object_is_type(arr, json_type_array))
         return 0;
     size_t n = json_object_array_length(arr);
@@ -56,8 +57,9 @@ static int sc__load_sizes(sc_bundle_facts *f, json_object *metrics)
         return -ENOMEM;
     for (size_t i = 0; i < n; i++) {
         json_object *e = json_object_array_get_idx(arr, i);
-        f->sizes[f->n_sizes++] = (sc_fact_size){(unsigned long long)sc__fact_num(e, "bytes"),
-                                                sc__fact_num(e, "t_usec"), sc__fact_num(e, "MBps")};
+        f->sizes[f->n_sizes++] =
+            (sc_fact_size){(unsigned long long)sc__fact_num(e, "bytes"), sc__fact_num(e, "t_usec"),
+                           sc__fact_num(e, SC_RESULT_MBPS)};
     }
     return 0;
 }
@@ -378,9 +380,10 @@ static void sc__load_sources(sc_bundle_facts *f, const sc_bundle *b, sc__src *sr
     if (src->results && json_object_object_get_ex(src->results, "runs", &runs) &&
         json_object_is_type(runs, json_type_array) && json_object_array_length(runs))
         src->first_run = json_object_array_get_idx(runs, 0);
-    if (src->results && !json_object_object_get_ex(src->results, "metrics", &src->metrics) &&
+    if (src->results &&
+        !json_object_object_get_ex(src->results, SC_RESULT_METRICS, &src->metrics) &&
         src->first_run)
-        json_object_object_get_ex(src->first_run, "metrics", &src->metrics);
+        json_object_object_get_ex(src->first_run, SC_RESULT_METRICS, &src->metrics);
     src->before = f->platform_before;
     src->after = f->platform_after;
     src->state = f->state_env;

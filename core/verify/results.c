@@ -1,6 +1,7 @@
 /* results.c: results.json with json-c (see sc_results.h). */
 #include "sc_results.h"
 #include "sc_num.h"
+#include "sc_results_protocol.h"
 #include "sc_runs.h"
 
 #include <math.h>
@@ -32,9 +33,9 @@ double sc_results_best_rate(json_object *metrics)
 
     if (!metrics)
         return 0;
-    if (json_object_object_get_ex(metrics, "best_rate_MBps", &v))
+    if (json_object_object_get_ex(metrics, SC_RESULT_BEST_RATE_MBPS, &v))
         return sc__best(0, v);
-    if (json_object_object_get_ex(metrics, "rates", &v) &&
+    if (json_object_object_get_ex(metrics, SC_RESULT_RATES, &v) &&
         json_object_is_type(v, json_type_object)) {
         json_object_object_foreach(v, key, rate)
         {
@@ -43,11 +44,11 @@ double sc_results_best_rate(json_object *metrics)
         }
         return best;
     }
-    if (json_object_object_get_ex(metrics, "sizes", &arr) &&
+    if (json_object_object_get_ex(metrics, SC_RESULT_SIZES, &arr) &&
         json_object_is_type(arr, json_type_array)) {
         for (size_t i = 0; i < json_object_array_length(arr); i++) {
             json_object *size = json_object_array_get_idx(arr, i), *mbps;
-            if (json_object_object_get_ex(size, "MBps", &mbps))
+            if (json_object_object_get_ex(size, SC_RESULT_MBPS, &mbps))
                 best = sc__best(best, mbps);
         }
     }
@@ -77,9 +78,9 @@ static void sc__add_gates(json_object *o, const sc_gates *gates)
  * sizes). A key already set (schema, workload, kernel, the gates) stays; "metrics" is {} when
  * the workload wrote none.
  */
-static void sc__merge_workload(json_object *o, const char *kernel_json)
+static void sc__merge_workload(json_object *o, json_object *kernel)
 {
-    json_object *kernel = kernel_json ? json_tokener_parse(kernel_json) : NULL, *metrics = NULL;
+    json_object *metrics = NULL;
 
     if (kernel && json_object_is_type(kernel, json_type_object)) {
         json_object_object_foreach(kernel, key, value)
@@ -88,10 +89,9 @@ static void sc__merge_workload(json_object *o, const char *kernel_json)
                 json_object_object_add(o, key, json_object_get(value));
         }
     }
-    if (!json_object_object_get_ex(o, "metrics", &metrics) ||
+    if (!json_object_object_get_ex(o, SC_RESULT_METRICS, &metrics) ||
         !json_object_is_type(metrics, json_type_object))
-        json_object_object_add(o, "metrics", json_object_new_object());
-    json_object_put(kernel);
+        json_object_object_add(o, SC_RESULT_METRICS, json_object_new_object());
 }
 
 static json_object *sc__run_object(const sc_results_run *r, size_t index)
@@ -106,7 +106,7 @@ static json_object *sc__run_object(const sc_results_run *r, size_t index)
         json_object_object_add(o, "ended_at", json_object_new_string(r->ended_at));
     sc__add_gates(o, r->gates);
     json_object_object_add(o, "interference", json_object_get(r->interference));
-    sc__merge_workload(o, r->kernel_json);
+    sc__merge_workload(o, r->kernel);
     return o;
 }
 
@@ -161,7 +161,7 @@ char *sc_results_build(const sc_card *card, const sc_gates *gates, const sc_resu
     json_object_object_add(root, "stats", sc_runs_stats(card, runs));
     if (sc_runs_flat(card) && info->n_runs == 1) {
         json_object_object_add(root, "interference", json_object_get(info->runs[0].interference));
-        sc__merge_workload(root, info->runs[0].kernel_json);
+        sc__merge_workload(root, info->runs[0].kernel);
     }
     const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
                                                              JSON_C_TO_STRING_NOSLASHESCAPE);

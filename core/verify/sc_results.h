@@ -16,7 +16,7 @@ typedef struct sc_results_run {
     const char *dir;                   /* "" (runs: 1) or "run-2" */
     const char *started_at, *ended_at; /* ISO 8601 UTC */
     const sc_gates *gates;
-    const char *kernel_json;   /* the workload's own results (may be NULL when it died) */
+    json_object *kernel;       /* the workload's own results, parsed (NULL when it died) */
     json_object *interference; /* sc_interference_json() of the run (may be NULL) */
 } sc_results_run;
 

@@ -14,6 +14,7 @@
 #include "sc_num.h"
 #include "sc_platform_gate.h"
 #include "sc_results.h"
+#include "sc_results_protocol.h"
 #include "sc_tracelog.h"
 #include "sc_run_files.h"
 #include "sc_runs.h"
@@ -211,7 +212,7 @@ static void sc__check_rates(const sc_tracelog *t, json_object *metrics, sc_diag 
 {
     json_object *rates;
 
-    if (!metrics || !json_object_object_get_ex(metrics, "rates", &rates) ||
+    if (!metrics || !json_object_object_get_ex(metrics, SC_RESULT_RATES, &rates) ||
         !json_object_is_type(rates, json_type_object))
         return;
     json_object_object_foreach(rates, key, rate)
@@ -267,9 +268,10 @@ static void sc__check_conf_figures(const char *conf, const char *build, const sc
     sc_kv want;
 
     double v = NAN;
-    if (sc_kv_get(conf, "best_rate_MBps", claimed, sizeof(claimed)) &&
+    if (sc_kv_get(conf, SC_RESULT_BEST_RATE_MBPS, claimed, sizeof(claimed)) &&
         (sc_num_str(claimed, &v) < 0 || !sc_tracelog_shows(v, log_best, 0.1)))
-        sc_diag_addf(problems, "run.conf: best_rate_MBps=%s, but stream.log shows %.1f MB/s",
+        sc_diag_addf(problems,
+                     "run.conf: " SC_RESULT_BEST_RATE_MBPS "=%s, but stream.log shows %.1f MB/s",
                      claimed, log_best);
     /* ready_wait_ms: the log's TRACE_READY_WAIT, or none without one. */
     double waited = t ? t->ready_wait_ms : -1;
@@ -323,8 +325,9 @@ static void sc__check_results(json_object *root, const sc_tracelog *t, const cha
     } else {
         sc_diag_addf(problems, "results.json: no gates");
     }
-    double claimed =
-        json_object_object_get_ex(root, "metrics", &metrics) ? sc_results_best_rate(metrics) : 0;
+    double claimed = json_object_object_get_ex(root, SC_RESULT_METRICS, &metrics)
+                         ? sc_results_best_rate(metrics)
+                         : 0;
     /* The log prints one decimal: allow that rounding, nothing more (NAN: not a figure). */
     if (claimed != 0 && !sc_tracelog_shows(claimed, log_best, 0.1))
         sc_diag_addf(problems,

@@ -3,6 +3,7 @@
  */
 #include "sc_verify_matrix.h"
 #include "sc_linkmatrix.h"
+#include "sc_results_protocol.h"
 #include "sc_text.h"
 
 #include <errno.h>
@@ -38,7 +39,7 @@ void sc_verify_matrix(const sc_bundle *b, json_object *root, const sc_tracelog *
     json_object *m = NULL, *nodes = NULL;
     size_t n;
 
-    if (!root || !json_object_object_get_ex(root, "matrix", &m))
+    if (!root || !json_object_object_get_ex(root, SC_RESULT_MATRIX, &m))
         return;
     if (!json_object_object_get_ex(m, "nodes", &nodes) ||
         !json_object_is_type(nodes, json_type_array)) {

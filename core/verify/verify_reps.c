@@ -1,6 +1,7 @@
 /* verify_reps.c: results.json's per-repetition times against the log (sc_verify_reps.h). */
 #include "sc_verify_reps.h"
 #include "sc_num.h"
+#include "sc_results_protocol.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -47,7 +48,7 @@ void sc_verify_reps(json_object *metrics, const sc_tracelog *t, const sc_card *c
     const sc_workload_ops *ops = sc_workload_ops_of(card->workload);
     json_object *reps;
 
-    if (!metrics || !json_object_object_get_ex(metrics, "rep_seconds", &reps) ||
+    if (!metrics || !json_object_object_get_ex(metrics, SC_RESULT_REP_SECONDS, &reps) ||
         !json_object_is_type(reps, json_type_object))
         return;
     json_object_object_foreach(reps, name, list)

@@ -8,9 +8,7 @@ BIN=$(cd "$1" && pwd) SRC=$2
 . "$SRC/tests/lib.sh"
 SC="$BIN/streamcard"
 export STREAMCARD_KERNEL_DIR=${STREAMCARD_KERNEL_DIR:-$BIN}
-command -v strace >/dev/null || { echo "SKIP: strace is not installed (it counts the opens)"; exit 77; }
-strace -f -o /dev/null true 2>/dev/null ||
-    { echo "SKIP: strace cannot trace here (ptrace refused: kernel.yama.ptrace_scope?)"; exit 77; }
+need_strace
 
 small_card "$WORK/card.yaml" "" '  runs: 4'
 run_card() { # run_card NAME: a bundle of the card's 4 runs

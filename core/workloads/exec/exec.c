@@ -11,6 +11,7 @@
 #include "sc_hostlist.h"
 #include "sc_metric_def.h"
 #include "sc_num.h"
+#include "sc_results_protocol.h"
 #include "sc_trace_protocol.h"
 #include "sc_workload.h"
 
@@ -327,7 +328,7 @@ static char *sc__results_of_log(const sc_card *card, const char *log)
 
     if (root && metrics &&
         sc_exec_figures(card, log ? log : "", metrics, why, sizeof(why)) != -ENOMEM &&
-        json_object_object_add(root, "metrics", json_object_get(metrics)) == 0)
+        json_object_object_add(root, SC_RESULT_METRICS, json_object_get(metrics)) == 0)
         text = strdup(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
     json_object_put(metrics);
     json_object_put(root);

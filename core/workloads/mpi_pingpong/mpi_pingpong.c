@@ -8,6 +8,7 @@
 #include "sc_metric_def.h"
 
 #include "sc_num.h"
+#include "sc_results_protocol.h"
 
 #include <errno.h>
 #include <math.h>
@@ -222,7 +223,7 @@ static void sc__verify_results(json_object *metrics, const sc_tracelog *t, const
     json_object *sizes, *bytes;
     char what[64];
 
-    if (json_object_object_get_ex(metrics, "sizes", &sizes) &&
+    if (json_object_object_get_ex(metrics, SC_RESULT_SIZES, &sizes) &&
         json_object_is_type(sizes, json_type_array)) {
         for (size_t i = 0; i < json_object_array_length(sizes); i++) {
             json_object *size = json_object_array_get_idx(sizes, i);
@@ -240,7 +241,7 @@ static void sc__verify_results(json_object *metrics, const sc_tracelog *t, const
             snprintf(what, sizeof(what), "%llu bytes:", n);
             sc__check_number(size, "repetitions", (double)row->repetitions, 1, what, problems);
             sc__check_number(size, "t_usec", row->t_usec, row->t_usec_unit, what, problems);
-            sc__check_number(size, "MBps", row->MBps, row->MBps_unit, what, problems);
+            sc__check_number(size, SC_RESULT_MBPS, row->MBps, row->MBps_unit, what, problems);
         }
     }
     const sc_imb_row *eight = sc_tracelog_imb_row(t, 8);
@@ -259,7 +260,7 @@ static const sc_metric_def sc__metrics[] = {
      "metrics.sizes[bytes = size].t_usec (half a round trip; kernel pingpong)", sc__metric_rd_size,
      "t_usec", false},
     {"bw_<size>", "bw_", "MB/s", SC_METRIC_HIGHER, "metrics.sizes[bytes = size].MBps",
-     sc__metric_rd_size, "MBps", false},
+     sc__metric_rd_size, SC_RESULT_MBPS, false},
 };
 
 static bool sc__pingpong(const sc_card *card)

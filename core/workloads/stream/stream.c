@@ -7,6 +7,7 @@
 #include "sc_metric_def.h"
 #include "sc_gates.h"
 #include "sc_num.h"
+#include "sc_results_protocol.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -258,9 +259,9 @@ static void sc__facts(sc_bundle_facts *f, json_object *metrics, const sc_card *c
     json_object *rates, *times, *t;
     sc_fact_rate *r;
 
-    if (metrics && json_object_object_get_ex(metrics, "rates", &rates) &&
+    if (metrics && json_object_object_get_ex(metrics, SC_RESULT_RATES, &rates) &&
         json_object_is_type(rates, json_type_object)) {
-        json_object_object_get_ex(metrics, "times", &times);
+        json_object_object_get_ex(metrics, SC_RESULT_TIMES, &times);
         json_object_object_foreach(rates, name, rate)
         {
             if (!(r = sc__fact_rate_add(f, name)))
@@ -269,18 +270,18 @@ static void sc__facts(sc_bundle_facts *f, json_object *metrics, const sc_card *c
                 r->MBps = 0;
             t = NULL;
             if (times && json_object_object_get_ex(times, name, &t)) {
-                r->avg_s = sc__fact_num(t, "avg_time_s");
-                r->min_s = sc__fact_num(t, "min_time_s");
-                r->max_s = sc__fact_num(t, "max_time_s");
+                r->avg_s = sc__fact_num(t, SC_RESULT_AVG_TIME_S);
+                r->min_s = sc__fact_num(t, SC_RESULT_MIN_TIME_S);
+                r->max_s = sc__fact_num(t, SC_RESULT_MAX_TIME_S);
             }
             sc__fact_rate_reps(r, metrics, card->iterations);
         }
-    } else if (sc__fact_num(metrics, "best_rate_MBps") > 0 &&
+    } else if (sc__fact_num(metrics, SC_RESULT_BEST_RATE_MBPS) > 0 &&
                (r = sc__fact_rate_add(f, card->kernel ? card->kernel : "best"))) {
-        r->MBps = sc__fact_num(metrics, "best_rate_MBps");
-        r->avg_s = sc__fact_num(metrics, "avg_time_s");
-        r->min_s = sc__fact_num(metrics, "min_time_s");
-        r->max_s = sc__fact_num(metrics, "max_time_s");
+        r->MBps = sc__fact_num(metrics, SC_RESULT_BEST_RATE_MBPS);
+        r->avg_s = sc__fact_num(metrics, SC_RESULT_AVG_TIME_S);
+        r->min_s = sc__fact_num(metrics, SC_RESULT_MIN_TIME_S);
+        r->max_s = sc__fact_num(metrics, SC_RESULT_MAX_TIME_S);
     }
 }
 
@@ -289,10 +290,10 @@ static int sc__rd_stream(const sc_metric *m, json_object *metrics, const char *k
                          const char *key, double *v)
 {
     (void)m;
-    if (sc__metric_finite(sc__metric_get(sc__metric_get(metrics, "rates"), key), v) == 0)
+    if (sc__metric_finite(sc__metric_get(sc__metric_get(metrics, SC_RESULT_RATES), key), v) == 0)
         return 0;
     if (kernel && strcmp(kernel, key) == 0)
-        return sc__metric_finite(sc__metric_get(metrics, "best_rate_MBps"), v);
+        return sc__metric_finite(sc__metric_get(metrics, SC_RESULT_BEST_RATE_MBPS), v);
     return -ENOENT;
 }
 
