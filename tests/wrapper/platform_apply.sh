@@ -182,8 +182,16 @@ for sig in TERM INT; do
     expect_original "after SIG$sig"
 done
 
-# SIGKILL: streamcard cannot restore; its guardian seals the bundle and restores.
+# SIGKILL: streamcard cannot restore; its guardian seals the bundle and restores. The guardian
+# is started once the workload runs and the first files are written: killed before that,
+# the bundle stays unsealed and the next change restores the dead holder's journal (the
+# stale journal case below); here the kill waits for the guardian.
 in_background
+for _ in $(seq 300); do
+    pgrep -P $pid -x streamcard-seal >/dev/null && break
+    sleep 0.1
+done
+pgrep -P $pid -x streamcard-seal >/dev/null || fail "no guardian (streamcard-seal) under streamcard: $(cat "$WORK/bg.err")"
 kill -KILL $pid
 wait $pid || true
 pid=
