@@ -7,7 +7,6 @@
 #include "sc_card.h"
 #include "sc_card_schema.h"
 #include "sc_file.h"
-#include "sc_linkmatrix.h"
 #include "sc_text.h"
 
 #include <errno.h>
@@ -61,8 +60,8 @@ sc_card *sc_card_new(void)
     card->runs_max = SC_CARD_RUNS_MAX_DEFAULT;
     card->interference_accounting = true;
     card->expect_max_interference_pct = SC_CARD_MAX_INTERFERENCE_DEFAULT;
-    card->outlier_mad = SC_LINKMATRIX_MAD_DEFAULT;
-    card->outlier_min_pct = SC_LINKMATRIX_MIN_PCT_DEFAULT;
+    card->outlier_mad = SC_CARD_OUTLIER_MAD_DEFAULT;
+    card->outlier_min_pct = SC_CARD_OUTLIER_MIN_PCT_DEFAULT;
     return card;
 }
 

@@ -127,6 +127,11 @@ typedef struct sc_card_step {
     size_t n_unset;
 } sc_card_step;
 
+/* pairs: all: the defaults of outlier_mad and outlier_min_pct, the bounds of a bad node or
+   link (the link matrix's, sc_linkmatrix.h, are these). */
+#define SC_CARD_OUTLIER_MAD_DEFAULT 3.0
+#define SC_CARD_OUTLIER_MIN_PCT_DEFAULT 20.0
+
 typedef struct sc_card {
     char *source; /* the YAML exactly as given; NULL for a card made of flags only */
     size_t source_len;

@@ -23,6 +23,7 @@
 #define SC_LINKMATRIX_H
 
 #include "sc_bundle.h"
+#include "sc_card.h"
 
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -30,8 +31,8 @@
 
 #define SC_LINKMATRIX_MIN_NODES 4
 #define SC_LINKMATRIX_MAX_NODES 4096
-#define SC_LINKMATRIX_MAD_DEFAULT 3.0
-#define SC_LINKMATRIX_MIN_PCT_DEFAULT 20.0
+#define SC_LINKMATRIX_MAD_DEFAULT SC_CARD_OUTLIER_MAD_DEFAULT /* sc_card.h */
+#define SC_LINKMATRIX_MIN_PCT_DEFAULT SC_CARD_OUTLIER_MIN_PCT_DEFAULT
 #define SC_LINKMATRIX_PASSES_DEFAULT 3 /* pairs: all: passes of the schedule */
 
 /* Which way a figure is better. */
