@@ -18,11 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define SC_ABLATION_MAX_STEPS 32 /* a study of n steps makes 2n runs, each with runs: N */
-/* What a study's metric: that names no metric is told (the card's reader and check). */
-#define SC_ABLATION_METRIC_INVALID                                                                 \
-    "not a metric of the registry (valid: qps, thread_seconds, copy, scale, add, triad, "          \
-    "latency_<size>, bw_<size>, or a name the card's metrics: declare)"
+/* SC_ABLATION_MAX_STEPS and SC_ABLATION_METRIC_INVALID: sc_card.h (the card reads them). */
 
 typedef enum sc_ablation_kind {
     SC_ABLATION_BASELINE = 0,

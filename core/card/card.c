@@ -2,7 +2,7 @@
  * card.c: reading an experiment card with libyaml's document API (which keeps the line of
  * every node, for messages), and setting keys from command-line flags.
  */
-#include "sc_ablation_read.h"
+#include "sc_card_study.h"
 #include "sc_card_reader.h"
 #include "sc_card.h"
 #include "sc_card_schema.h"

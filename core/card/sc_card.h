@@ -127,6 +127,12 @@ typedef struct sc_card_step {
     size_t n_unset;
 } sc_card_step;
 
+#define SC_ABLATION_MAX_STEPS 32 /* a study of n steps makes 2n runs, each with runs: N */
+/* What a study's metric: that names no metric is told (the card's reader and check). */
+#define SC_ABLATION_METRIC_INVALID                                                                 \
+    "not a metric of the registry (valid: qps, thread_seconds, copy, scale, add, triad, "          \
+    "latency_<size>, bw_<size>, or a name the card's metrics: declare)"
+
 /* pairs: all: the defaults of outlier_mad and outlier_min_pct, the bounds of a bad node or
    link (the link matrix's, sc_linkmatrix.h, are these). */
 #define SC_CARD_OUTLIER_MAD_DEFAULT 3.0

@@ -1,11 +1,10 @@
 /*
- * ablation_read.c: the card reader's side of an ablation study (sc_ablation_read.h):
+ * ablation_read.c: the card reader's side of an ablation study (sc_card_study.h):
  * ablation: and metric: read from the card's YAML, bounded by the card's limits like every
  * key, unknown keys refused; the steps' values are kept as written and converted when a
  * row applies them (ablation.c). It calls only the schema, never the card's reader back.
  */
-#include "sc_ablation.h"
-#include "sc_ablation_read.h"
+#include "sc_card_study.h"
 #include "sc_card_schema.h"
 #include "sc_metric.h"
 #include "sc_text.h"
