@@ -13,9 +13,11 @@
 #include "sc_hashcache.h"
 #include "sc_kv.h"
 #include "sc_mpistack.h"
+#include "sc_ranklibs.h"
 #include "sc_runs.h"
 #include "sc_spawn.h"
 #include "sc_trace_protocol.h"
+#include "sc_workload.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -403,6 +405,35 @@ static bool sc__mpi_as_answered(const sc_execution *x, size_t i, const char *ver
 }
 
 /*
+ * For MPI: the launcher's snapshot (numa_maps_at_ready.txt) is mpirun's, not a rank's, so the
+ * files an answer names (its OpenMP runtime, BLAS) are looked for in what the ranks mapped
+ * (TRACE_RANK_LIBRARY lines, sc_ranklibs.h) where the log has them; without them the
+ * version every rank states (above) is the check, and the answer stands for the files'
+ * identities and the loader's variables it was remembered with (sc__steering).
+ */
+static bool sc__ranks_as_answered(const sc_execution *x, size_t n, const char *answer)
+{
+    char rel[64], path[1024];
+    bool ok = true;
+
+    for (size_t i = 0; ok && i < n; i++) {
+        char *log = sc_bundle_read_opt(
+            &x->b, sc_runs_path(x->plan->card, i, "stream.log", rel, sizeof(rel)));
+        sc_strv mapped = {0};
+        sc_ranklibs_paths(log, &mapped);
+        for (size_t k = 0; ok && mapped.n && sc__answer_files[k]; k++)
+            if (sc_kv_get(answer, sc__answer_files[k], path, sizeof(path)) && path[0] == '/') {
+                ok = false;
+                for (size_t j = 0; !ok && j < mapped.n; j++)
+                    ok = !strcmp(mapped.v[j], path);
+            }
+        sc_strv_free(mapped.v);
+        free(log);
+    }
+    return ok;
+}
+
+/*
  * Whether the workload loaded the libraries a remembered answer names: every run that
  * reached main_loop_begin mapped each of them (its numa_maps_at_ready.txt, in the bundle),
  * and at least one run did; an MPI library named by its version (mpi_library): every rank
@@ -419,6 +450,8 @@ static bool sc__loaded_as_answered(const sc_execution *x, size_t n, const char *
         if (!ok || !seen)
             return false;
     }
+    if (sc_workload_mpi(x->plan->card))
+        return sc__ranks_as_answered(x, n, answer);
     char rel[64], path[1024];
     size_t seen = 0;
     bool ok = true;
