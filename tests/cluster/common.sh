@@ -42,6 +42,13 @@ for exe in /usr/sbin/munged /usr/sbin/slurmctld /usr/sbin/slurmd /usr/bin/sbatch
 	[[ -x $exe ]] || skip "$exe missing (packages munge, slurmctld, slurmd, slurm-client)"
 done
 
+# One test cluster at a time on this machine, also across ctest runs (RESOURCE_LOCK holds only
+# within one): the lock is held until this test and the daemons it started are gone.
+exec {CLUSTER_LOCK_FD}>"$CDIR.lock"
+if ! flock -w 120 "$CLUSTER_LOCK_FD"; then
+	skip "another test run holds the test cluster $CDIR for over 120 s ($CDIR.lock)"
+fi
+
 # On every exit: show the daemon logs when the test failed, run the test's own
 # test_cleanup if it defines one, take the cluster down, remove the work directory.
 on_exit() {
