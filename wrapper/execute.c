@@ -314,13 +314,18 @@ static void sc__open_files(sc_local *st, size_t i, const sc_observe *h)
                 strerror(-rc));
 }
 
-/* The CPUs the observer accounts itself: the card's, except for MPI (each rank does). */
-static int *sc__acct_cpus(const sc_card *card, size_t *n)
+/* The CPUs the observer accounts itself: the card's, except for MPI (each rank does), unless
+   the program's output marks its main loop: the ranks cannot see the log, so the observer
+   accounts the card's CPUs of its host over the patterns' window when the ranks there are
+   its own tasks (mpirun's children; srun's are not in its tree: they keep their windows). */
+static int *sc__acct_cpus(const sc_plan *plan, size_t *n)
 {
+    const sc_card *card = plan->card;
     int *cpus = calloc((size_t)hwloc_bitmap_weight(card->cpus) + 1, sizeof(int));
+    bool observer = sc_workload_observer_window(card) && plan->ranks_under_observer;
 
     *n = 0;
-    if (!cpus || sc_workload_mpi(card))
+    if (!cpus || (sc_workload_mpi(card) && !observer))
         return cpus;
     for (int c = hwloc_bitmap_first(card->cpus); c >= 0; c = hwloc_bitmap_next(card->cpus, c))
         cpus[(*n)++] = c;
@@ -419,7 +424,7 @@ static int sc__run_once(sc_local *st, size_t k, size_t i, bool *passed)
         log_path = NULL;
     snprintf(guard, sizeof(guard), "PREFETCH_MODE=%s\nGOVERNOR=%s\nCPU_LIST=%s\n",
              sc_prefetch_name(card->prefetch), card->governor, card->cpu_list);
-    int *cpus = sc__acct_cpus(card, &ncpus);
+    int *cpus = sc__acct_cpus(plan, &ncpus);
     sc_observe_opts o = {.argv = plan->argv,
                          .envp = plan->envp,
                          .cpus = card->cpus,

@@ -329,6 +329,7 @@ static int sc__plan_build(sc_plan *plan, char **parent_env)
     }
     bool in_slurm = getenv("SLURM_JOB_ID") != NULL;
     bool mpi = sc_workload_mpi(c);
+    plan->ranks_under_observer = mpi && !in_slurm;
     if (mpi && sc__mpi_launcher(&argv, plan, in_slurm) < 0)
         sc__refuse(plan, in_slurm ? "ranks: no MPI launcher: srun is not an executable file on "
                                     "PATH (valid: Slurm's srun on PATH inside the allocation)"

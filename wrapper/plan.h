@@ -103,6 +103,9 @@ typedef struct sc_plan {
     char side;
     const char *bundle_at;
     const char *kernel_dir;
+    /* mpi: the launcher (mpirun, outside Slurm) starts this host's ranks as its descendants,
+       in the observer's process tree; srun's start under slurmd, outside it */
+    bool ranks_under_observer;
 } sc_plan;
 
 /*

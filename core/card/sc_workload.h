@@ -152,6 +152,11 @@ typedef enum sc_markers {
    ours, SC_MARKERS_LIBRARY (it prints the trace protocol itself). */
 sc_markers sc_workload_markers(const struct sc_card *card);
 
+/* Whether card is an MPI program marked by its output's patterns: the ranks cannot see the
+   log, so the observer accounts the card's CPUs of its own host over the patterns' window,
+   and the interference gate takes that window for the ranks there (doc/markers.md). */
+bool sc_workload_observer_window(const struct sc_card *card);
+
 /* How card's main loop is captured, as results.json's "capture" and verify say it: the
    workload's phase markers; (foreign) the lines its card's begin_pattern and end_pattern
    match, or the whole process, which is less precise. */

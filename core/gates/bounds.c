@@ -40,8 +40,10 @@ void sc_bounds_of(const sc_card *card, sc_tracelog_limits *log, sc_interference_
     if (ops && ops->table_rows) /* STREAM: one row per function run */
         log->table_rows = ops->table_rows(card);
     log->imb_rows = sizes; /* none for a workload without the IMB table */
-    /* The observer accounts the card's CPUs; each MPI rank its own. */
-    intf->windows = mpi ? (ranks ? ranks : SIZE_MAX) : 1;
+    /* The observer accounts the card's CPUs; each MPI rank its own, and the observer too
+       when the program's output marks its main loop (sc_workload_observer_window). */
+    size_t observer = sc_workload_observer_window(card) ? 1 : 0;
+    intf->windows = mpi ? (ranks ? ranks + observer : SIZE_MAX) : 1;
     intf->cpus_per_window = mpi ? SC_BOUNDS_RANK_CPUS : (cpus ? cpus : SC_BOUNDS_RANK_CPUS);
     intf->tasks_per_window = SC_BOUNDS_TASKS;
     intf->intruders_per_cpu = SC_BOUNDS_INTRUDERS_PER_CPU;

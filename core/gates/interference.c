@@ -198,6 +198,9 @@ void sc_interference_free(sc_interference *rec)
     memset(rec, 0, sizeof(*rec));
 }
 
+/* The source of the observer's own records (core/capture/observe.c). */
+#define SC__OBSERVER "observer"
+
 static const sc_intf_window *sc__window_of(const sc_interference *rec, const char *source)
 {
     for (size_t i = 0; i < rec->n_windows; i++)
@@ -285,14 +288,16 @@ int sc_interference_shares(const sc_interference *rec, sc_intf_share **shares, s
     return 0;
 }
 
-/* The share of cpu: from source (when given) or from any source of host (when given). */
+/* The share of cpu: from source (when given; else from any rank's sampler, not the
+   observer) of host (when given). */
 static const sc_intf_share *sc__find(const sc_intf_share *sh, size_t n, const char *source,
                                      const char *host, long cpu)
 {
     for (size_t i = 0; i < n; i++) {
         if (sh[i].cpu->cpu != cpu || !sh[i].window || sh[i].share_pct < 0)
             continue;
-        if (source && strcmp(sh[i].cpu->source, source) != 0)
+        if (source ? strcmp(sh[i].cpu->source, source) != 0
+                   : !strcmp(sh[i].cpu->source, SC__OBSERVER))
             continue;
         if (host && strcmp(sh[i].window->host, host) != 0)
             continue;
@@ -342,6 +347,35 @@ static void sc__judge(const sc_card *card, const sc_intf_share **need, size_t n,
                     card->expect_max_interference_pct);
 }
 
+/*
+ * An MPI program marked by patterns (sc_workload_observer_window): which window the ranks'
+ * shares are of, after the gate's note. The observer's over the card's patterns for here
+ * ranks on its host, their own for the others (other hosts); without the observer's window
+ * (srun starts the ranks outside its process tree, sc_plan), all their own.
+ */
+static void sc__windows_note(const sc_intf_window *obs, size_t here, size_t others, sc_gate *g)
+{
+    size_t used = strlen(g->note);
+
+    if (used >= sizeof(g->note))
+        return;
+    if (!obs)
+        snprintf(g->note + used, sizeof(g->note) - used,
+                 "; the ranks' interference windows: %zu their own (no observer's window over "
+                 "the card's patterns: the ranks are not in its process tree)",
+                 others);
+    else if (others)
+        snprintf(g->note + used, sizeof(g->note) - used,
+                 "; the ranks' interference windows: %zu from the card's patterns (the "
+                 "observer's on %s), %zu from their own (other hosts)",
+                 here, obs->host, others);
+    else
+        snprintf(g->note + used, sizeof(g->note) - used,
+                 "; the ranks' interference windows: %zu from the card's patterns (the "
+                 "observer's on %s)",
+                 here, obs->host);
+}
+
 void sc_interference_gate(const sc_card *card, const sc_interference *rec, const sc_tracelog *t,
                           sc_gate *g)
 {
@@ -379,15 +413,23 @@ void sc_interference_gate(const sc_card *card, const sc_interference *rec, const
         sc_gate_set(g, SC_GATE_FAIL, "not supported by evidence: no rank reported its CPU");
         goto out;
     }
+    /* a program marked by patterns: the observer's window stands for the ranks on its host */
+    bool patterns = mpi && sc_workload_observer_window(card);
+    const sc_intf_window *obs = patterns ? sc__window_of(rec, SC__OBSERVER) : NULL;
+    size_t at_obs = 0;
     for (size_t i = 0; mpi && i < want; i++) {
         const sc_rank_binding *rb = &t->rank_bindings[i];
-        if (!(need[k++] = sc__find(sh, n, NULL, rb->host, rb->cpu))) {
+        bool here = obs && !strcmp(obs->host, rb->host);
+        if (!(need[k++] = sc__find(sh, n, here ? SC__OBSERVER : NULL, rb->host, rb->cpu))) {
             sc_gate_set(g, SC_GATE_FAIL,
                         "not supported by evidence: no interference record of rank %ld's cpu "
-                        "%ld of %s",
-                        rb->rank, rb->cpu, rb->host);
+                        "%ld of %s%s",
+                        rb->rank, rb->cpu, rb->host,
+                        here ? " in interference.txt (the observer's, over the card's patterns)"
+                             : "");
             goto out;
         }
+        at_obs += here;
     }
     for (int c = mpi ? -1 : hwloc_bitmap_first(card->cpus); c >= 0;
          c = hwloc_bitmap_next(card->cpus, c)) {
@@ -400,6 +442,8 @@ void sc_interference_gate(const sc_card *card, const sc_interference *rec, const
         }
     }
     sc__judge(card, need, k, mpi, g);
+    if (patterns)
+        sc__windows_note(obs, at_obs, want - at_obs, g);
 out:
     free(need);
     free(sh);

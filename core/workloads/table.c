@@ -85,6 +85,11 @@ sc_markers sc_workload_markers(const sc_card *card)
     return sc_workload_foreign(card) ? sc_exec_markers(card) : SC_MARKERS_LIBRARY;
 }
 
+bool sc_workload_observer_window(const sc_card *card)
+{
+    return sc_workload_mpi(card) && sc_workload_markers(card) == SC_MARKERS_PATTERNS;
+}
+
 const char *sc_workload_capture(const sc_card *card)
 {
     if (!sc_workload_foreign(card))

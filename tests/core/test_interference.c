@@ -188,15 +188,18 @@ static void test_cases(void)
     "TRACE_INTERFERENCE_TASK source=rank0 tid=500 pid=500 exec_ns=1000000000 run_delay_ns=0 "      \
     "nvcsw=0 allowed=2 comm=pingpong\n" rank1
 
+/* rank 1's CPU on n02, where its task waited 0.4 s of its 1 s window */
+#define RANK1_WAIT_40                                                                              \
+    "TRACE_INTERFERENCE_WINDOW source=rank1 host=n02 ns=1000000000 clk_tck=100 scans=0 "           \
+    "sampler_cpu_ns=1 sampler_loop_cpu_ns=0 tasks=9\n"                                             \
+    "TRACE_INTERFERENCE_CPU source=rank1 cpu=3 user=100 nice=0 system=0 idle=0 iowait=0 "          \
+    "irq=0 softirq=0 steal=0\n"                                                                    \
+    "TRACE_INTERFERENCE_TASK source=rank1 tid=600 pid=600 exec_ns=600000000 "                      \
+    "run_delay_ns=400000000 nvcsw=0 allowed=3 comm=pingpong\n"
+
 static void test_mpi(void)
 {
-    const char *rank1 =
-        "TRACE_INTERFERENCE_WINDOW source=rank1 host=n02 ns=1000000000 clk_tck=100 scans=0 "
-        "sampler_cpu_ns=1 sampler_loop_cpu_ns=0 tasks=9\n"
-        "TRACE_INTERFERENCE_CPU source=rank1 cpu=3 user=100 nice=0 system=0 idle=0 iowait=0 "
-        "irq=0 softirq=0 steal=0\n"
-        "TRACE_INTERFERENCE_TASK source=rank1 tid=600 pid=600 exec_ns=600000000 "
-        "run_delay_ns=400000000 nvcsw=0 allowed=3 comm=pingpong\n";
+    const char *rank1 = RANK1_WAIT_40;
     char *log = NULL;
     sc_card *card = sc_test_card("version: 1\nexperiment:\n  workload: mpi-pingpong\n  "
                                  "cpu_list: 2-3\n");
@@ -227,6 +230,61 @@ static void test_mpi(void)
     sc_tracelog_free(&t);
     free(log);
     sc_card_free(card);
+}
+
+/*
+ * An MPI program marked by its output's patterns: the observer's window (interference.txt, on
+ * n01) stands for rank 0 on its host, where its cpu 2 waited 0.5 s of 1 s (its own window
+ * says 0%); rank 1 on n02 keeps its own (40%). A card whose ranks bound their own windows
+ * ignores the observer's records; without them (srun), the ranks keep their own.
+ */
+static void test_mpi_patterns(void)
+{
+    const char *rank1 = RANK1_WAIT_40;
+    const char *observer =
+        WIN("1000000000") CPU("2", "100", "0", "0", "0") TASK("500", "500000000", "500000000", "2");
+    sc_card *patterns = sc_test_card("version: 1\nexperiment:\n  workload: exec\n  command: "
+                                     "[prog]\n  ranks: 2\n  cpu_list: 2-3\n  begin_pattern: "
+                                     "'^go$'\n  end_pattern: '^done$'\n");
+    sc_card *own = sc_test_card("version: 1\nexperiment:\n  workload: mpi-pingpong\n  "
+                                "cpu_list: 2-3\n");
+    char *log = NULL;
+    sc_tracelog t;
+    sc_gate g;
+
+    SC_CHECK(patterns && own);
+    SC_CHECK(asprintf(&log, MPI_LOG("%s"), rank1) > 0);
+    SC_CHECK_INT_EQ(sc_tracelog_parse(log, &t), 0);
+    sc_interference rec = {0};
+    SC_CHECK_INT_EQ(sc_interference_load(patterns, observer, log, &rec), 0);
+    sc_interference_gate(patterns, &rec, &t, &g);
+    SC_CHECK_INT_EQ(g.state, SC_GATE_FAIL);
+    SC_CHECK_STR_CONTAINS(g.note, "cpu 2 of n01: 50.0%");
+    SC_CHECK_STR_CONTAINS(g.note, "; the ranks' interference windows: 1 from the card's patterns "
+                                  "(the observer's on n01), 1 from their own (other hosts)");
+    sc_interference_free(&rec);
+    /* one window more than its ranks: refused when loaded, ignored when read unbounded */
+    SC_CHECK_INT_EQ(sc_interference_load(own, observer, log, &rec), 0);
+    sc_interference_gate(own, &rec, &t, &g);
+    SC_CHECK_STR_CONTAINS(g.note, "more sampler windows than the 2 the card has samplers for");
+    sc_interference_free(&rec);
+    SC_CHECK_INT_EQ(sc_interference_parse(observer, &rec), 0);
+    SC_CHECK_INT_EQ(sc_interference_parse(log, &rec), 0);
+    sc_interference_gate(own, &rec, &t, &g);
+    SC_CHECK_STR_CONTAINS(g.note, "cpu 3 of n02: 40.0%");
+    SC_CHECK(!strstr(g.note, "the card's patterns"));
+    sc_interference_free(&rec);
+    /* no observer's window (srun's ranks): the ranks' own, rank 0's clean, rank 1's 40% */
+    SC_CHECK_INT_EQ(sc_interference_load(patterns, "", log, &rec), 0);
+    sc_interference_gate(patterns, &rec, &t, &g);
+    SC_CHECK_STR_CONTAINS(g.note, "cpu 3 of n02: 40.0%");
+    SC_CHECK_STR_CONTAINS(g.note, "; the ranks' interference windows: 2 their own (no observer's "
+                                  "window over the card's patterns");
+    sc_interference_free(&rec);
+    sc_tracelog_free(&t);
+    free(log);
+    sc_card_free(patterns);
+    sc_card_free(own);
 }
 
 /* results.json's summary: the share per CPU, the sampler's cost over the loop. */
@@ -274,6 +332,7 @@ int main(void)
 {
     SC_TEST_RUN(test_cases);
     SC_TEST_RUN(test_mpi);
+    SC_TEST_RUN(test_mpi_patterns);
     SC_TEST_RUN(test_json);
     return SC_TEST_RESULT();
 }

@@ -8,8 +8,9 @@
 # marker figures are metrics verify recomputes; build.json's libraries are the ranks' (the
 # MPI library among them), checked by verify; each rank's interference window is its main
 # loop where the program marks it (every rank's, inside MPI_Init..MPI_Finalize), else
-# MPI_Init..MPI_Finalize, and one rank runs (ranks: 1); a card with ranks: and no launcher on
-# PATH is refused in one line. The interference gate is opened (max_interference_pct: 100): this
+# MPI_Init..MPI_Finalize, and one rank runs (ranks: 1); a program marked by its output's
+# patterns has the observer's window there for the ranks of its host; a card with ranks: and no
+# launcher on PATH is refused in one line. The interference gate is opened (max_interference_pct: 100): this
 # test runs beside others under ctest -j.
 BIN=$(cd "$1" && pwd) SRC=$2
 . "$SRC/tests/lib.sh"
@@ -167,6 +168,67 @@ assert "1 from MPI_Init to MPI_Finalize (no markers)" in r["notes"]["phases"], r
 PY
 expect_status 0 "$SC" verify "$W"
 expect_status 0 "$SC" verify "$O"
+
+# A program marked by its output (begin_pattern, end_pattern): the ranks cannot see the log,
+# so the observer accounts the card's CPUs of its host over the patterns' window and the gate
+# takes it for the ranks there, not their MPI_Init..MPI_Finalize (the ranks' samplers still
+# say theirs): the window is far shorter than MPI_Init..MPI_Finalize and about the 300 ms loop,
+# the note says which window, and verify recomputes the same.
+sed -e 's/, markers\]/, patterns]/' \
+    -e "s/^  markers: library$/  begin_pattern: '^main loop begins\$'\n  end_pattern: '^main loop ends\$'/" \
+    "$WORK/window.yaml" >"$WORK/patterns.yaml"
+expect_contains "$WORK/patterns.yaml" "end_pattern: '^main loop ends\$'"
+expect_status 0 "$SC" run "$WORK/patterns.yaml" --output "$WORK/runs" --quiet
+P=$(bundle_of "$WORK/out")
+python3 - "$P" <<'PY' || fail "the pattern-marked ranks' interference window"
+import json, re, sys
+b = sys.argv[1]
+log, txt = open(b + "/stream.log").read(), open(b + "/interference.txt").read()
+r = json.load(open(b + "/results.json"))
+assert r["verdict"] == "ok", (r["verdict"], r["notes"])
+spans = {int(m[0]): (m[1], int(m[2]), int(m[3])) for m in re.findall(
+    r"^TRACE_RANK_WINDOW rank=(\d+) span=(\S+) begin_ns=\d+ end_ns=\d+ "
+    r"mpi_init_ns=(\d+) mpi_finalize_ns=(\d+)$", log, re.M)}
+assert sorted(spans) == [0, 1], spans
+obs = re.findall(r"^TRACE_INTERFERENCE_WINDOW source=observer host=(\S+) ns=(\d+) ", txt, re.M)
+assert len(obs) == 1, obs
+host, ns = obs[0][0], int(obs[0][1])
+cpus = {c["cpu"] for c in r["interference"]["cpus"] if c["source"] == "observer"}
+assert cpus == {0, 1}, r["interference"]["cpus"]
+before, after = [int(x) for x in re.search(r"^loop_outer_ns=(\d+) (\d+)$", log, re.M).groups()]
+for rank, (span, init, fin) in spans.items():
+    assert span == "mpi_init_to_finalize", (rank, span)
+    assert ns < 0.6 * (fin - init), (rank, ns, fin - init)
+    assert init < before and after < fin, (rank, init, before, after, fin)
+# the loop sleeps 300 ms between the two lines; the observer reads each through the launcher
+assert 0.5 * (after - before) <= ns, (ns, after - before)
+note = r["notes"]["interference"]
+assert "the ranks' interference windows: 2 from the card's patterns (the observer's on %s)" % host \
+    in note, note
+PY
+expect_status 0 "$SC" verify "$P"
+# verify recomputes the shares from the observer's records: cpu 0's, changed and resealed (to
+# 100% by steal, or to none when it was already over half), is refused.
+cp -a "$P" "$WORK/observer_changed"
+python3 - "$WORK/observer_changed" <<'PY'
+import json, re, sys
+b = sys.argv[1]
+r = json.load(open(b + "/results.json"))
+share = [c["share_pct"] for c in r["interference"]["cpus"]
+         if c["source"] == "observer" and c["cpu"] == 0][0]
+txt = open(b + "/interference.txt").read()
+cpu0 = r"^(TRACE_INTERFERENCE_CPU source=observer cpu=0 )(.*)$"
+if share < 50:
+    txt = re.sub(cpu0, lambda m: m[1] + re.sub(r"steal=\d+", "steal=1000", m[2]), txt, flags=re.M)
+else:
+    txt = re.sub(cpu0, lambda m: m[1] + re.sub(r"(user|system|steal)=\d+", r"\1=0", m[2]),
+                 txt, flags=re.M)
+    txt = re.sub(r"(source=observer .*run_delay_ns=)\d+", r"\g<1>0", txt)
+open(b + "/interference.txt", "w").write(txt)
+PY
+reseal "$WORK/observer_changed"
+expect_status 1 "$SC" verify "$WORK/observer_changed"
+expect_contains "$WORK/err" "results.json: interference says cpu 0 had"
 
 # A results.json that claims another latency than the log's is refused, even resealed.
 claim_other_figure "$B" latency_8B

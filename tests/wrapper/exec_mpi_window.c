@@ -5,9 +5,11 @@
  * far more than the scheduler's noise. With "markers" every rank bounds the main loop with
  * sc_marker_begin and sc_marker_end, and rank 0 prints the CLOCK_MONOTONIC times just before
  * its begin and just after its end ("loop_outer_ns=<before> <after>"), which the rank's
- * interference window must lie inside. Rank 0 ends with "Solution Validates".
+ * interference window must lie inside. With "patterns" rank 0 prints "main loop begins" just
+ * before the loop and "main loop ends" just after it, for a card's begin_pattern and
+ * end_pattern. Rank 0 ends with "Solution Validates".
  *
- * Usage: exec_mpi_window markers|none
+ * Usage: exec_mpi_window markers|patterns|none
  */
 #include <streamcard/marker.h>
 
@@ -36,6 +38,7 @@ int main(int argc, char **argv)
 {
     int rank = 0;
     int markers = argc > 1 && !strcmp(argv[1], "markers");
+    int patterns = argc > 1 && !strcmp(argv[1], "patterns");
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -43,7 +46,15 @@ int main(int argc, char **argv)
     long long before = now_ns();
     if (markers && sc_marker_begin(SC_MARKER_MAIN_LOOP) < 0)
         fprintf(stderr, "exec_mpi_window: sc_marker_begin failed\n");
+    if (patterns && rank == 0) {
+        printf("main loop begins\n");
+        fflush(stdout);
+    }
     sleep_ms(300);
+    if (patterns && rank == 0) {
+        printf("main loop ends\n");
+        fflush(stdout);
+    }
     if (markers && sc_marker_end(SC_MARKER_MAIN_LOOP) < 0)
         fprintf(stderr, "exec_mpi_window: sc_marker_end failed\n");
     long long after = now_ns();

@@ -426,15 +426,21 @@ static void sc__phases_of_log(const sc_card *card, const char *log, sc_gate *g)
 
 /*
  * An MPI program's ranks: what bounded each one's interference window (their
- * SC_TRACE_RANK_WINDOW lines), counted after the gate's note; nothing without such lines.
+ * SC_TRACE_RANK_WINDOW lines), counted after the gate's note; nothing without such lines. A
+ * program marked by patterns: the ranks' samplers' windows, which the interference gate
+ * replaces by the observer's on its host (its note says so).
  */
-static void sc__rank_windows(const char *log, sc_gate *g)
+static void sc__rank_windows(const sc_card *card, const char *log, sc_gate *g)
 {
     static const char *const spans[] = {SC_TRACE_SPAN_MAIN_LOOP, SC_TRACE_SPAN_MPI,
                                         SC_TRACE_SPAN_BEGIN_TO_FINALIZE};
-    static const char *const words[] = {"its main loop's markers",
-                                        "MPI_Init to MPI_Finalize (no markers)",
-                                        "sc_marker_begin to MPI_Finalize (no sc_marker_end)"};
+    const char *const words[] = {
+        "its main loop's markers",
+        sc_exec_markers(card) == SC_MARKERS_PATTERNS /* sc_workload_observer_window */
+            ? "MPI_Init to MPI_Finalize (their samplers'; the interference gate's note says "
+              "which windows it judged)"
+            : "MPI_Init to MPI_Finalize (no markers)",
+        "sc_marker_begin to MPI_Finalize (no sc_marker_end)"};
     size_t counts[3] = {0}, all = 0, used = strlen(g->note);
     char span[48];
 
@@ -464,7 +470,7 @@ static void sc__phases(const sc_card *card, const char *log, sc_gate *g)
 {
     sc__phases_of_log(card, log, g);
     if (sc__mpi(card))
-        sc__rank_windows(log, g);
+        sc__rank_windows(card, log, g);
 }
 
 /* results.json's figures are the ones the log shows by the card's patterns and its figure
