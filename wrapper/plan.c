@@ -20,15 +20,17 @@
 static const char *const sc__owned_env[] = {"OMP_NUM_THREADS",   "OMP_PLACES",   "OMP_PROC_BIND",
                                             "GOMP_CPU_AFFINITY", "KMP_AFFINITY", NULL};
 
-static bool sc__is_file(const char *path)
+/* Whether path is a file this process may use as asked (X_OK: run it; R_OK: load it). */
+static bool sc__is_file(const char *path, int mode)
 {
-    return access(path, X_OK) == 0;
+    return access(path, mode) == 0;
 }
 
-/* The executable name (e.g. "streamcard-stream") in dir, else in STREAMCARD_KERNEL_DIR,
-   else next to this program or under libexec: a malloc'd absolute path, or NULL when not
-   found. */
-static char *sc__find_kernel(const char *name, const char *dir)
+/* The file name (e.g. "streamcard-stream") in dir, else in STREAMCARD_KERNEL_DIR, else next
+   to this program or under libexec, usable by mode (X_OK for a program; R_OK for the MPI
+   probe, a library: installs give shared objects mode 0644): a malloc'd absolute path, or
+   NULL when not found. */
+static char *sc__find_in_kernels(const char *name, const char *dir, int mode)
 {
     char exe[PATH_MAX], candidate[PATH_MAX * 2];
 
@@ -37,7 +39,7 @@ static char *sc__find_kernel(const char *name, const char *dir)
 
     if (dir && *dir) {
         snprintf(candidate, sizeof(candidate), "%s/%s", dir, name);
-        return sc__is_file(candidate) ? realpath(candidate, NULL) : NULL;
+        return sc__is_file(candidate, mode) ? realpath(candidate, NULL) : NULL;
     }
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     if (n <= 0)
@@ -49,12 +51,18 @@ static char *sc__find_kernel(const char *name, const char *dir)
     *slash = '\0';
     /* The build tree keeps kernels next to the command; an install puts them in libexec. */
     snprintf(candidate, sizeof(candidate), "%s/%s", exe, name);
-    if (sc__is_file(candidate))
+    if (sc__is_file(candidate, mode))
         return realpath(candidate, NULL);
     snprintf(candidate, sizeof(candidate), "%s/../libexec/streamcard/%s", exe, name);
-    if (sc__is_file(candidate))
+    if (sc__is_file(candidate, mode))
         return realpath(candidate, NULL);
     return NULL;
+}
+
+/* A kernel program: sc__find_in_kernels() for running it. */
+static char *sc__find_kernel(const char *name, const char *dir)
+{
+    return sc__find_in_kernels(name, dir, X_OK);
 }
 
 /* The program of workload w, NULL for none. */
@@ -337,7 +345,7 @@ static int sc__plan_build(sc_plan *plan, char **parent_env)
                                     "on PATH (valid: Open MPI's mpirun on PATH, from "
                                     "openmpi-bin, or a run inside a Slurm allocation)");
     char *probe = NULL;
-    if (mpi && ops->foreign && !(probe = sc__find_kernel(SC_MPIPROBE_LIBRARY, plan->kernel_dir)))
+    if (mpi && ops->foreign && !(probe = sc__find_in_kernels(SC_MPIPROBE_LIBRARY, plan->kernel_dir, R_OK)))
         sc__refuse(plan, "ranks: the MPI transport probe " SC_MPIPROBE_LIBRARY
                          " was not found (valid: streamcard built with MPI, the probe next to "
                          "its kernels, or STREAMCARD_KERNEL_DIR naming their folder)");
