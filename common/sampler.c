@@ -199,6 +199,34 @@ static int sc__is_own(const sc_sampler *s, sc_proc_entry *procs, size_t n, sc_pr
     return own;
 }
 
+int sc_sampler_add_root(sc_sampler *s, pid_t pid)
+{
+    if (s->phase != 0 || pid <= 0)
+        return -EINVAL;
+    for (size_t i = 0; i < s->nroots; i++)
+        if (s->roots[i] == pid)
+            return 0;
+    if (s->nroots >= SC_SAMPLER_MAX_ROOTS)
+        return -E2BIG;
+    pid_t *roots = realloc(s->roots, (s->nroots + 2) * sizeof(*roots));
+    if (!roots)
+        return -ENOMEM;
+    s->roots = roots;
+    s->roots[s->nroots++] = pid;
+    /* What PRIME saw is judged again: BEGIN reads the processes now own (it skips only the
+       foreign ones seen), and their tasks get their baselines there as own tasks. */
+    for (size_t i = 0; i < s->nseen; i++)
+        s->seen[i].own = -1;
+    for (size_t i = 0; i < s->nseen; i++)
+        sc__is_own(s, s->seen, s->nseen, &s->seen[i]);
+    for (size_t i = 0; i < s->ntasks; i++) {
+        const sc_proc_entry *p = sc_proc_find(s->seen, s->nseen, s->tasks[i].last.pid);
+        if (p && p->own > 0)
+            s->tasks[i].own = true;
+    }
+    return 0;
+}
+
 /* The processes of the readings, each marked own or not. malloc'd, sorted by pid. */
 static sc_proc_entry *sc__procs(const sc_sampler *s, const sc_proc_reading *rd, size_t n,
                                 size_t *np)

@@ -48,6 +48,18 @@ typedef enum sc_sample_kind {
 sc_sampler *sc_sampler_new(const sc_sampler_opts *o);
 void sc_sampler_free(sc_sampler *s);
 
+/* The most roots a sampler holds: the options' and the ones added. */
+#define SC_SAMPLER_MAX_ROOTS 4096
+
+/*
+ * Adds a root before the window opens (after PRIME or before it): a process that is the
+ * job's but not a descendant of the others, as the MPI ranks srun starts through slurmstepd
+ * are to the observer. Its tree is the job's own from BEGIN on, also the tasks PRIME saw as
+ * foreign. 0 (also when it is a root already); -EINVAL once the window opened or for pid
+ * <= 0; -E2BIG beyond SC_SAMPLER_MAX_ROOTS; -ENOMEM.
+ */
+int sc_sampler_add_root(sc_sampler *s, pid_t pid);
+
 /*
  * Takes a sample of the tree under procfd (the directory that holds "stat" and "<pid>/")
  * at now_ns (CLOCK_MONOTONIC). BEGIN first, END last; SCAN any number of times between.

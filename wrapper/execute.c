@@ -316,13 +316,13 @@ static void sc__open_files(sc_local *st, size_t i, const sc_observe *h)
 
 /* The CPUs the observer accounts itself: the card's, except for MPI (each rank does), unless
    the program's output marks its main loop: the ranks cannot see the log, so the observer
-   accounts the card's CPUs of its host over the patterns' window when the ranks there are
-   its own tasks (mpirun's children; srun's are not in its tree: they keep their windows). */
+   accounts the card's CPUs of its host over the patterns' window, its tasks there the ranks
+   (mpirun's children, or srun's, adopted by their binding lines: sc_observe_opts). */
 static int *sc__acct_cpus(const sc_plan *plan, size_t *n)
 {
     const sc_card *card = plan->card;
     int *cpus = calloc((size_t)hwloc_bitmap_weight(card->cpus) + 1, sizeof(int));
-    bool observer = sc_workload_observer_window(card) && plan->ranks_under_observer;
+    bool observer = sc_workload_observer_window(card);
 
     *n = 0;
     if (!cpus || (sc_workload_mpi(card) && !observer))
@@ -443,7 +443,9 @@ static int sc__run_once(sc_local *st, size_t k, size_t i, bool *passed)
                                            sc_workload_markers(card) != SC_MARKERS_LIBRARY,
                          .trace_fd = sc_workload_foreign(card),
                          .begin_pattern = card->begin_pattern,
-                         .end_pattern = card->end_pattern};
+                         .end_pattern = card->end_pattern,
+                         .adopt_ranks =
+                             ncpus && sc_workload_mpi(card) && !plan->ranks_under_observer};
     x->runs = i + 1;
     sc_timings_mark(plan->opts->timings, "run-prepare");
     int rc = sc_observe_start(&o, r, &h);

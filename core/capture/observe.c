@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <regex.h>
 #include <sched.h>
@@ -32,9 +33,9 @@
    which the workload waits for (making 8 files took 4-8 ms of that wait on this project's
    ext4 /tmp, 0.8 ms on a tmpfs). */
 static const char *const sc__files[] = {
-    "workload_status.txt",  "threads_at_ready.txt",  "workload_status_at_ready.txt",
+    "workload_status.txt",    "threads_at_ready.txt", "workload_status_at_ready.txt",
     "numa_maps_at_ready.txt", "environ_at_ready.txt", "numastat_at_ready.txt",
-    "capture_guard.env",    "main_loop.ready",       "interference.txt"};
+    "capture_guard.env",      "main_loop.ready",      "interference.txt"};
 #define SC__NFILES (sizeof(sc__files) / sizeof(sc__files[0]))
 
 /* State of one observed run. */
@@ -50,6 +51,7 @@ typedef struct sc__obs {
     sc_sampler *sampler; /* interference accounting, open from main_loop_begin to its end */
     bool names_pending;  /* closed at main_loop_end; the foreign tasks are read at the end */
     int proc_root;       /* /proc, for the sampler */
+    char host[64];       /* this node's name, the sampler's */
     bool patterns;       /* begin_re and end_re compiled (sc_observe_opts.begin_pattern) */
     regex_t begin_re, end_re;
     int ahead[SC__NFILES]; /* sc__files made ahead, not yet written; -1: none */
@@ -209,18 +211,18 @@ static void sc__sampler_fail(sc__obs *s, int rc)
  */
 static void sc__sampler_prime(sc__obs *s)
 {
-    char host[64] = "unknown";
     pid_t self = getpid();
 
     if (!s->o->interference || !s->o->n_acct_cpus)
         return;
-    gethostname(host, sizeof(host) - 1);
+    snprintf(s->host, sizeof(s->host), "unknown");
+    gethostname(s->host, sizeof(s->host) - 1);
     sc_sampler_opts so = {.cpus = s->o->acct_cpus,
                           .ncpus = s->o->n_acct_cpus,
                           .roots = &self,
                           .nroots = 1,
                           .source = "observer",
-                          .host = host};
+                          .host = s->host};
     s->proc_root = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     s->sampler = s->proc_root >= 0 ? sc_sampler_new(&so) : NULL;
     int rc = s->sampler ? sc_sampler_sample(s->sampler, s->proc_root, SC_SAMPLE_PRIME, sc__now_ns())
@@ -359,8 +361,8 @@ static void sc__capture_ready(sc__obs *s)
     sc_fsroot_close(&root);
     if (rc < 0)
         sc__capture_fail(s, "numastat_at_ready.txt", rc);
-    else if ((rc = sc__put(s, "numastat_at_ready.txt", table.text ? table.text : "",
-                           table.len)) < 0)
+    else if ((rc = sc__put(s, "numastat_at_ready.txt", table.text ? table.text : "", table.len)) <
+             0)
         sc__write_fail(s, "numastat_at_ready.txt", rc);
     sc_kv_free(&table);
     sc__write_guard(s);
@@ -388,6 +390,53 @@ static void sc__take_status(sc__obs *s)
         return;
     s->status_taken = true;
     sc__copy_proc_file(s, "status", "workload_status.txt", NULL);
+}
+
+/* Whether process pid's environment names this observer (STREAMCARD_OBSERVER=<pid>@<host>,
+   as sc__ready_env() set it): read at most SC__ENVIRON_MAX bytes of it. */
+#define SC__ENVIRON_MAX (256u << 10)
+static bool sc__names_observer(const sc__obs *s, pid_t pid)
+{
+    char rel[32], want[128];
+    char *text = NULL;
+    size_t len = 0;
+    bool named = false;
+
+    snprintf(rel, sizeof(rel), "%d/environ", (int)pid);
+    int n = snprintf(want, sizeof(want), SC_TRACE_OBSERVER_ENV "=%d@%s", (int)getpid(), s->host);
+    if (n <= 0 || (size_t)n >= sizeof(want) ||
+        sc_file_read_at(s->proc_root, rel, 0, SC__ENVIRON_MAX, &text, &len) < 0)
+        return false;
+    for (size_t at = 0; at < len && !named; at += strnlen(text + at, len - at) + 1)
+        named = strnlen(text + at, len - at) == (size_t)n && !memcmp(text + at, want, (size_t)n);
+    free(text);
+    return named;
+}
+
+/*
+ * srun's ranks (sc_observe_opts.adopt_ranks): a TRACE_RANK_BINDING line before the window
+ * opens names a rank, its host and pid; a rank of this host whose environment names this
+ * observer becomes a root of the sampler, so that its tasks are the job's own over the
+ * patterns' window. Any other line, host or process is left alone: such a rank keeps its own
+ * window (the gate finds no task of it in the observer's records).
+ */
+static void sc__adopt_rank(sc__obs *s)
+{
+    char host[64];
+    long pid = 0;
+    int used = 0;
+
+    if (!s->o->adopt_ranks || !s->sampler || s->r->ready_seen ||
+        strncmp(s->line, SC_TRACE_TAG_RANK_BINDING, strlen(SC_TRACE_TAG_RANK_BINDING)) != 0)
+        return;
+    if (sscanf(s->line, SC_TRACE_RANK_BINDING("%*d", "%63s", "%*d", "%ld", "%*s") "%n", host, &pid,
+               &used) != 2 ||
+        s->line[used] != '\0' || pid <= 0 || pid > INT_MAX || strcmp(host, s->host) != 0 ||
+        !sc__names_observer(s, (pid_t)pid))
+        return;
+    int rc = sc_sampler_add_root(s->sampler, (pid_t)pid);
+    if (rc < 0)
+        sc__capture_fail(s, "interference.txt (a rank of srun as the job's own)", rc);
 }
 
 /* A program's own lines as its markers: the first matching begin_pattern, then the first
@@ -419,6 +468,7 @@ static void sc__scan(sc__obs *s, const char *buf, size_t n)
         if (s->line_len && s->line[s->line_len - 1] == '\r')
             s->line[s->line_len - 1] = '\0';
         if (s->patterns && !s->line_overflow) {
+            sc__adopt_rank(s);
             sc__scan_patterns(s);
         } else if (!s->line_overflow && !s->r->ready_seen &&
                    strcmp(s->line, SC__MARKER_BEGIN) == 0) {

@@ -57,17 +57,22 @@ typedef struct sc_observe_opts {
        protocol's lines; they reach the log and the scanner like the kernels' (with
        begin_at_start false, its main_loop_begin and end bound the window). */
     bool trace_fd;
+    /* MPI ranks started outside the observer's process tree (srun's, through slurmstepd),
+       with accounting and patterns: each rank of this host that a TRACE_RANK_BINDING line
+       names before the window opens, and whose environment names this observer
+       (STREAMCARD_OBSERVER), is the job's own from the window's start (a sampler root). */
+    bool adopt_ranks;
 } sc_observe_opts;
 
 typedef struct sc_observe_result {
     pid_t pid;
-    bool started;      /* the exec succeeded */
-    int spawn_error;   /* errno of a failed fork or exec, else 0 */
-    bool exit_known;   /* the workload was reaped */
-    int exit_code;     /* when it exited */
-    int exit_signal;   /* the signal that ended it, else 0 */
-    bool ready_seen;   /* main_loop_begin arrived */
-    double ready_capture_ms; /* marker read -> every snapshot written */
+    bool started;                                   /* the exec succeeded */
+    int spawn_error;                                /* errno of a failed fork or exec, else 0 */
+    bool exit_known;                                /* the workload was reaped */
+    int exit_code;                                  /* when it exited */
+    int exit_signal;                                /* the signal that ended it, else 0 */
+    bool ready_seen;                                /* main_loop_begin arrived */
+    double ready_capture_ms;                        /* marker read -> every snapshot written */
     struct timespec started_at, ready_at, ended_at; /* CLOCK_REALTIME */
     int caller_signal; /* a signal the caller received and forwarded, else 0 */
     bool timed_out;
@@ -75,7 +80,7 @@ typedef struct sc_observe_result {
     char capture_error[256];
     int write_errors; /* evidence that could not be written into the bundle */
     char write_error[256];
-    bool end_seen;    /* main_loop_end arrived */
+    bool end_seen; /* main_loop_end arrived */
     /* CLOCK_MONOTONIC moments for the caller's phase trace (zero: not reached): the
        main_loop_begin line read, the workload released, main_loop_end read, the workload
        reaped. */

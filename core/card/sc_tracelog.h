@@ -21,7 +21,7 @@ typedef struct sc_binding {
 typedef struct sc_rank_binding {
     long rank;
     char host[128];
-    long cpu;
+    long cpu, pid;
     char allowed[128]; /* the rank's own CPU affinity, a cpulist */
 } sc_rank_binding;
 

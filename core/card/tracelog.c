@@ -96,8 +96,8 @@ static int sc__add_rank(sc_tracelog *t, const char *line)
     int used = 0;
 
     memset(&rb, 0, sizeof(rb));
-    if (sscanf(line, SC_TRACE_RANK_BINDING("%ld", "%127s", "%ld", "%*d", "%127s") "%n", &rb.rank,
-               rb.host, &rb.cpu, rb.allowed, &used) != 4 ||
+    if (sscanf(line, SC_TRACE_RANK_BINDING("%ld", "%127s", "%ld", "%ld", "%127s") "%n", &rb.rank,
+               rb.host, &rb.cpu, &rb.pid, rb.allowed, &used) != 5 ||
         line[used] != '\0')
         return 1; /* malformed */
     return sc__append((void **)&t->rank_bindings, &t->n_rank_bindings, &rb, sizeof(rb));

@@ -349,31 +349,53 @@ static void sc__judge(const sc_card *card, const sc_intf_share **need, size_t n,
 
 /*
  * An MPI program marked by patterns (sc_workload_observer_window): which window the ranks'
- * shares are of, after the gate's note. The observer's over the card's patterns for here
- * ranks on its host, their own for the others (other hosts); without the observer's window
- * (srun starts the ranks outside its process tree, sc_plan), all their own.
+ * shares are of, after the gate's note. The observer's over the card's patterns for the
+ * ranks whose tasks it recorded as the job's own (mpirun's children, srun's ranks it adopted:
+ * sc_observe_opts.adopt_ranks), their own for the others: on other hosts, or on its host but
+ * not among its tasks; without the observer's window, all their own.
  */
-static void sc__windows_note(const sc_intf_window *obs, size_t here, size_t others, sc_gate *g)
+typedef struct sc__rank_windows {
+    size_t patterns, other_hosts, not_tasks;
+} sc__rank_windows;
+
+static void sc__windows_note(const sc_intf_window *obs, const sc__rank_windows *w, sc_gate *g)
 {
     size_t used = strlen(g->note);
+    char own[256] = "";
 
     if (used >= sizeof(g->note))
         return;
-    if (!obs)
+    if (!obs) {
         snprintf(g->note + used, sizeof(g->note) - used,
                  "; the ranks' interference windows: %zu their own (no observer's window over "
-                 "the card's patterns: the ranks are not in its process tree)",
-                 others);
-    else if (others)
-        snprintf(g->note + used, sizeof(g->note) - used,
-                 "; the ranks' interference windows: %zu from the card's patterns (the "
-                 "observer's on %s), %zu from their own (other hosts)",
-                 here, obs->host, others);
-    else
-        snprintf(g->note + used, sizeof(g->note) - used,
-                 "; the ranks' interference windows: %zu from the card's patterns (the "
-                 "observer's on %s)",
-                 here, obs->host);
+                 "the card's patterns)",
+                 w->other_hosts + w->not_tasks);
+        return;
+    }
+    if (w->other_hosts && w->not_tasks)
+        snprintf(own, sizeof(own),
+                 ", %zu from their own (other hosts), %zu from their own (on %s, "
+                 "not among the observer's tasks)",
+                 w->other_hosts, w->not_tasks, obs->host);
+    else if (w->other_hosts)
+        snprintf(own, sizeof(own), ", %zu from their own (other hosts)", w->other_hosts);
+    else if (w->not_tasks)
+        snprintf(own, sizeof(own), ", %zu from their own (on %s, not among the observer's tasks)",
+                 w->not_tasks, obs->host);
+    snprintf(g->note + used, sizeof(g->note) - used,
+             "; the ranks' interference windows: %zu from the card's patterns (the observer's on "
+             "%s)%s",
+             w->patterns, obs->host, own);
+}
+
+/* Whether the observer recorded a task of process pid as the job's own. */
+static bool sc__observer_task(const sc_interference *rec, long pid)
+{
+    for (size_t i = 0; i < rec->n_tasks; i++)
+        if (rec->tasks[i].pid == pid && !rec->tasks[i].exited &&
+            !strcmp(rec->tasks[i].source, SC__OBSERVER))
+            return true;
+    return false;
 }
 
 void sc_interference_gate(const sc_card *card, const sc_interference *rec, const sc_tracelog *t,
@@ -416,10 +438,11 @@ void sc_interference_gate(const sc_card *card, const sc_interference *rec, const
     /* a program marked by patterns: the observer's window stands for the ranks on its host */
     bool patterns = mpi && sc_workload_observer_window(card);
     const sc_intf_window *obs = patterns ? sc__window_of(rec, SC__OBSERVER) : NULL;
-    size_t at_obs = 0;
+    sc__rank_windows windows = {0};
     for (size_t i = 0; mpi && i < want; i++) {
         const sc_rank_binding *rb = &t->rank_bindings[i];
-        bool here = obs && !strcmp(obs->host, rb->host);
+        bool on_host = obs && !strcmp(obs->host, rb->host);
+        bool here = on_host && sc__observer_task(rec, rb->pid);
         if (!(need[k++] = sc__find(sh, n, here ? SC__OBSERVER : NULL, rb->host, rb->cpu))) {
             sc_gate_set(g, SC_GATE_FAIL,
                         "not supported by evidence: no interference record of rank %ld's cpu "
@@ -429,7 +452,9 @@ void sc_interference_gate(const sc_card *card, const sc_interference *rec, const
                              : "");
             goto out;
         }
-        at_obs += here;
+        windows.patterns += here;
+        windows.other_hosts += !on_host;
+        windows.not_tasks += on_host && !here;
     }
     for (int c = mpi ? -1 : hwloc_bitmap_first(card->cpus); c >= 0;
          c = hwloc_bitmap_next(card->cpus, c)) {
@@ -443,7 +468,7 @@ void sc_interference_gate(const sc_card *card, const sc_interference *rec, const
     }
     sc__judge(card, need, k, mpi, g);
     if (patterns)
-        sc__windows_note(obs, at_obs, want - at_obs, g);
+        sc__windows_note(obs, &windows, g);
 out:
     free(need);
     free(sh);

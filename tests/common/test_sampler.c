@@ -231,6 +231,35 @@ static void test_prime(void)
 }
 
 /*
+ * A root added after PRIME (srun's ranks, which are not the observer's descendants): "busy"
+ * (200), seen by PRIME as foreign on CPU 1, is the job's own from BEGIN on: its task is in
+ * the records with its CPU time, not among the intruders. Roots are added only before the
+ * window opens.
+ */
+static void test_added_root(void)
+{
+    int fds[3];
+    char *out;
+    sc_sampler *s = observer_of_trees(fds, &out);
+
+    SC_CHECK(s && out && fds[0] >= 0 && fds[1] >= 0 && fds[2] >= 0);
+    SC_CHECK_INT_EQ(sc_sampler_add_root(s, 0), -EINVAL);
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, fds[0], SC_SAMPLE_PRIME, 1), 0);
+    SC_CHECK_INT_EQ(sc_sampler_add_root(s, 200), 0);
+    SC_CHECK_INT_EQ(sc_sampler_add_root(s, 200), 0); /* once is enough */
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, fds[1], SC_SAMPLE_BEGIN, 1000000000LL), 0);
+    SC_CHECK_INT_EQ(sc_sampler_add_root(s, 300), -EINVAL); /* the window is open */
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, fds[2], SC_SAMPLE_END, 1500000000LL), 0);
+    SC_CHECK_INT_EQ(sc_sampler_records(s, collect, out), 0);
+    SC_CHECK_STR_CONTAINS(out, "tid=200 pid=200 exec_ns=0 run_delay_ns=0 nvcsw=0 allowed=1 "
+                               "comm=busy\n");
+    SC_CHECK(!strstr(out, "INTRUDER source=observer cpu=1 pid=200 "));
+    SC_CHECK_STR_CONTAINS(out, "cpu=1 pid=400 tid=400 ticks=7 seen=1 "); /* still foreign */
+    SC_CHECK(!strstr(out, "pid=300 exec_ns")); /* refused: not the job's */
+    done_with(s, fds, out);
+}
+
+/*
  * BEGIN at the first moment, END_OWN at the second, NAMES at the third: the window's CPU
  * times and own tasks end at the second moment (END_OWN skips "busy", seen by BEGIN, and
  * reads "late", born since); NAMES adds the foreign CPU time up to the third.
@@ -618,6 +647,7 @@ int main(void)
     SC_TEST_RUN(test_window);
     SC_TEST_RUN(test_prime);
     SC_TEST_RUN(test_end_own);
+    SC_TEST_RUN(test_added_root);
     SC_TEST_RUN(test_reused_tid);
     SC_TEST_RUN(test_same_tree);
     SC_TEST_RUN(test_quiet);

@@ -232,17 +232,25 @@ static void test_mpi(void)
     sc_card_free(card);
 }
 
+/* The observer's record of a task of process PID (an MPI rank under it), pinned to cpu 2,
+   which waited 0.5 s of its 1 s. */
+#define RANK_TASK(pid)                                                                             \
+    "TRACE_INTERFERENCE_TASK source=observer tid=" pid " pid=" pid " exec_ns=500000000 "           \
+    "run_delay_ns=500000000 nvcsw=4 allowed=2 comm=pingpong\n"
+
 /*
  * An MPI program marked by its output's patterns: the observer's window (interference.txt, on
- * n01) stands for rank 0 on its host, where its cpu 2 waited 0.5 s of 1 s (its own window
- * says 0%); rank 1 on n02 keeps its own (40%). A card whose ranks bound their own windows
- * ignores the observer's records; without them (srun), the ranks keep their own.
+ * n01) stands for rank 0 on its host, whose process (500) it recorded as the job's own, where
+ * its cpu 2 waited 0.5 s of 1 s (its own window says 0%); rank 1 on n02 keeps its own (40%).
+ * A rank on the observer's host that is not among its tasks (srun's, not adopted) keeps its
+ * own too. A card whose ranks bound their own windows ignores the observer's records; without
+ * them, the ranks keep their own.
  */
 static void test_mpi_patterns(void)
 {
     const char *rank1 = RANK1_WAIT_40;
-    const char *observer =
-        WIN("1000000000") CPU("2", "100", "0", "0", "0") TASK("500", "500000000", "500000000", "2");
+    const char *observer = WIN("1000000000") CPU("2", "100", "0", "0", "0") RANK_TASK("500");
+    const char *not_rank = WIN("1000000000") CPU("2", "100", "0", "0", "0") RANK_TASK("501");
     sc_card *patterns = sc_test_card("version: 1\nexperiment:\n  workload: exec\n  command: "
                                      "[prog]\n  ranks: 2\n  cpu_list: 2-3\n  begin_pattern: "
                                      "'^go$'\n  end_pattern: '^done$'\n");
@@ -263,6 +271,15 @@ static void test_mpi_patterns(void)
     SC_CHECK_STR_CONTAINS(g.note, "; the ranks' interference windows: 1 from the card's patterns "
                                   "(the observer's on n01), 1 from their own (other hosts)");
     sc_interference_free(&rec);
+    /* rank 0 is on n01 but the observer recorded another process: rank 0's own window (0%) */
+    SC_CHECK_INT_EQ(sc_interference_load(patterns, not_rank, log, &rec), 0);
+    sc_interference_gate(patterns, &rec, &t, &g);
+    SC_CHECK_INT_EQ(g.state, SC_GATE_FAIL);
+    SC_CHECK_STR_CONTAINS(g.note, "cpu 3 of n02: 40.0%");
+    SC_CHECK_STR_CONTAINS(g.note, "; the ranks' interference windows: 0 from the card's patterns "
+                                  "(the observer's on n01), 1 from their own (other hosts), 1 "
+                                  "from their own (on n01, not among the observer's tasks)");
+    sc_interference_free(&rec);
     /* one window more than its ranks: refused when loaded, ignored when read unbounded */
     SC_CHECK_INT_EQ(sc_interference_load(own, observer, log, &rec), 0);
     sc_interference_gate(own, &rec, &t, &g);
@@ -279,7 +296,7 @@ static void test_mpi_patterns(void)
     sc_interference_gate(patterns, &rec, &t, &g);
     SC_CHECK_STR_CONTAINS(g.note, "cpu 3 of n02: 40.0%");
     SC_CHECK_STR_CONTAINS(g.note, "; the ranks' interference windows: 2 their own (no observer's "
-                                  "window over the card's patterns");
+                                  "window over the card's patterns)");
     sc_interference_free(&rec);
     sc_tracelog_free(&t);
     free(log);
