@@ -147,37 +147,36 @@ SCT__AVX2_INLINE void sct__avx2_group(const struct sct_ips_scan_job *j, size_t r
  * A block of 8 / QP rows at x (contiguous) against Q <= QP queries at q (QP 1, 2 or 4):
  * lane b * QP + i holds row b's score for query i, lanes of i >= Q zero. Few queries give a
  * row few independent accumulators; a block gives one per row and query, so the FMA latency
- * is covered, and one transposing reduction serves the whole block.
+ * is covered, and one transposing reduction serves the whole block. The rows are read one
+ * after the other, each front to back (the block's 4 KiB as one sequential stream): a row's
+ * sums form one chain, and the out-of-order core overlaps the chains of the next rows. (Read
+ * across the rows, 8 floats of each in turn, the block cost Zen 3 a quarter of its speed at
+ * one query: 0.73 of a plain sequential scan.)
  */
 SCT__AVX2_INLINE __m256 sct__avx2_block(const float *x, const float *q, size_t dim, int QP, int Q,
                                         __m256i tail)
 {
-    __m256 acc[8], qv[4];
-    size_t t = 0;
+    __m256 acc[8];
 
 #pragma GCC unroll 8
     for (int l = 0; l < 8; l++)
         acc[l] = _mm256_setzero_ps();
-    for (; t + 8 <= dim; t += 8) {
-#pragma GCC unroll 4
-        for (int i = 0; i < Q; i++)
-            qv[i] = _mm256_loadu_ps(q + (size_t)i * dim + t);
-        for (int b = 0; b < 8 / QP; b++) {
-            __m256 xv = _mm256_loadu_ps(x + (size_t)b * dim + t);
+    for (int b = 0; b < 8 / QP; b++) {
+        const float *row = x + (size_t)b * dim;
+        size_t t = 0;
+        for (; t + 8 <= dim; t += 8) {
+            __m256 xv = _mm256_loadu_ps(row + t);
 #pragma GCC unroll 4
             for (int i = 0; i < Q; i++)
-                acc[b * QP + i] = _mm256_fmadd_ps(xv, qv[i], acc[b * QP + i]);
+                acc[b * QP + i] =
+                    _mm256_fmadd_ps(xv, _mm256_loadu_ps(q + (size_t)i * dim + t), acc[b * QP + i]);
         }
-    }
-    if (t < dim) {
-#pragma GCC unroll 4
-        for (int i = 0; i < Q; i++)
-            qv[i] = _mm256_maskload_ps(q + (size_t)i * dim + t, tail);
-        for (int b = 0; b < 8 / QP; b++) {
-            __m256 xv = _mm256_maskload_ps(x + (size_t)b * dim + t, tail);
+        if (t < dim) {
+            __m256 xv = _mm256_maskload_ps(row + t, tail);
 #pragma GCC unroll 4
             for (int i = 0; i < Q; i++)
-                acc[b * QP + i] = _mm256_fmadd_ps(xv, qv[i], acc[b * QP + i]);
+                acc[b * QP + i] = _mm256_fmadd_ps(
+                    xv, _mm256_maskload_ps(q + (size_t)i * dim + t, tail), acc[b * QP + i]);
         }
     }
     return sct__avx2_sum8(acc);
