@@ -106,12 +106,18 @@
  * After main_loop_end, per rank: the payload bytes it sent in the main loop and its network
  * namespace, then the bytes of each interface of that namespace that moved any (loopback
  * always) over the same time; then the run's carrier as the bytes decided it
- * (sc_carrier.h), and rank 0's components.
+ * (sc_carrier.h), and rank 0's components. The payload line ends with SC_TRACE_BYTES_SPAN:
+ * what bounded the rank's counts, one of the SC_TRACE_SPAN_* words of TRACE_RANK_WINDOW
+ * below (streamcard-pingpong: its main loop; the probe of a program we did not write: the
+ * marker library's sc_marker_begin to sc_marker_end when the rank's begin came, else
+ * MPI_Init to MPI_Finalize). A line without it is from before the field (a pingpong's main
+ * loop, a probe's MPI_Init to MPI_Finalize); any other ending is malformed.
  */
 #define SC_TRACE_TAG_PAYLOAD_BYTES SC_TRACE_TAG "PAYLOAD_BYTES "
 #define SC_TRACE_PAYLOAD_BYTES(RANK, NETNS, SENT, UNCOUNTED)                                     \
     SC_TRACE_TAG_PAYLOAD_BYTES "rank=" RANK " netns=" NETNS " sent=" SENT                       \
                                " uncounted_ifaces=" UNCOUNTED
+#define SC_TRACE_BYTES_SPAN(SPAN) " span=" SPAN
 #define SC_TRACE_TAG_IFACE_BYTES SC_TRACE_TAG "IFACE_BYTES "
 #define SC_TRACE_IFACE_BYTES(RANK, NETNS, IFACE, RX, TX)                                         \
     SC_TRACE_TAG_IFACE_BYTES "rank=" RANK " netns=" NETNS " iface=" IFACE " rx=" RX " tx=" TX

@@ -249,7 +249,7 @@ static int scm__run(const struct scm_opts *o, struct scm_probe *probe, const cha
     int counted = scm_bytes_begin(&before);
     if (scm__measure(o, &bench, &matrix, comm, rank, size) != 0)
         goto out_close;
-    scm_bytes_end(&before, counted, bench.payload_sent, &mine_bytes);
+    scm_bytes_end(&before, counted, bench.payload_sent, SC_TRACE_SPAN_MAIN_LOOP, &mine_bytes);
     if (rank == 0)
         sct_phase(SC_TRACE_MAIN_LOOP_END);
     scm_rank_sampler_end(sampler, comm, rank, stdout);
@@ -311,7 +311,7 @@ int main(int argc, char **argv)
     if (o.cli.build_info)
         return scm__build_info();
     setvbuf(stdout, NULL, _IOLBF, 0); /* the log keeps every line even if we crash */
-    scm_rank_sampler_prepare(); /* before the first thread (the probe's, MPI's) */
+    scm_rank_sampler_prepare();       /* before the first thread (the probe's, MPI's) */
 
     scm_probe_library(library, sizeof(library));
     scm_probe_begin(&probe);

@@ -12,9 +12,11 @@
  * What it cannot know of a program it did not write: the payload the program sent (0: the
  * carrier is the library's only candidate, or said unknown), and its main loop unless the
  * program marks it: a rank whose marker library calls the probe's hook (SC_MARKER_PROBE_HOOK)
- * at sc_marker_begin and sc_marker_end has its interference window there; any other rank's
- * window, and the interface bytes, span MPI_Init to MPI_Finalize (SC_TRACE_RANK_WINDOW says
- * which).
+ * at sc_marker_begin and sc_marker_end has its interference window and its interface bytes
+ * there (the counters restart at the first begin and are read at the end after it); any
+ * other rank's span MPI_Init to MPI_Finalize. TRACE_RANK_WINDOW and TRACE_PAYLOAD_BYTES'
+ * span say which, and a rank's two always say the same: when either cannot move to the
+ * begin, neither does.
  *
  * In a rank the observer's descriptors are not inherited (mpirun and srun start the ranks
  * with stdin, stdout and stderr only), so before main() the readiness variable is dropped
@@ -35,6 +37,14 @@
 
 #define SCM__EXPORT __attribute__((visibility("default")))
 
+/* Where a rank's interface counters are in its program's markers (scm_probe_marker). */
+enum scm__bytes_at {
+    SCM__BYTES_MPI,  /* counting since MPI_Init: no begin marker yet */
+    SCM__BYTES_LOOP, /* restarted at the first begin marker */
+    SCM__BYTES_DONE, /* read at the end marker after it: loop holds them */
+    SCM__BYTES_STAY  /* the begin could not move them (or the window): MPI_Init's stay */
+};
+
 /* What the probe holds from MPI_Init to MPI_Finalize (one MPI initialisation a process). */
 static struct {
     struct scm_probe probe;
@@ -42,6 +52,8 @@ static struct {
     struct scm_rank_sampler *sampler;
     sc_netdev before;
     int counted; /* scm_bytes_begin()'s result */
+    enum scm__bytes_at at;
+    struct scm_bytes loop; /* the main loop's bytes, read at its end marker */
     int rank, size, active;
 } scm__p;
 
@@ -92,6 +104,7 @@ static void scm__after_init(int rc, const char *library)
         scm_ranklibs_report(comm, scm__p.rank, stdout); /* build.json's libraries */
         scm_rank_sampler_begin(&scm__p.sampler, comm, scm__p.rank, SC_TRACE_SPAN_MPI);
         scm__p.counted = scm_bytes_begin(&scm__p.before);
+        scm__p.at = SCM__BYTES_MPI;
         scm__p.active = 1;
     } else if (scm__p.rank == 0) {
         fprintf(stderr, "streamcard-mpiprobe: the ranks' records: out of memory\n");
@@ -124,20 +137,65 @@ SCM__EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *prov
 }
 
 /*
+ * The first begin marker: the interface counters restart and the interference window moves
+ * here, both or neither, so the rank's bytes and window say the same span. Later begins
+ * change nothing.
+ */
+static void scm__mark_begin(void)
+{
+    sc_netdev fresh;
+
+    if (scm__p.at != SCM__BYTES_MPI)
+        return; /* not the first begin: the window moved with the bytes, or stays with them */
+    scm__p.at = SCM__BYTES_STAY;
+    if (scm_bytes_begin(&fresh) < 0) {
+        fprintf(stderr,
+                "streamcard-mpiprobe: rank %d: the interface counters cannot be read at the main "
+                "loop's begin: its bytes and interference window span MPI_Init\n",
+                scm__p.rank);
+        return;
+    }
+    if (scm_rank_sampler_mark(scm__p.sampler, 1) < 0) {
+        fprintf(stderr,
+                "streamcard-mpiprobe: rank %d: the interference window cannot move to the main "
+                "loop's begin: its window and bytes span MPI_Init\n",
+                scm__p.rank);
+        return;
+    }
+    scm__p.before = fresh;
+    scm__p.counted = 0;
+    scm__p.at = SCM__BYTES_LOOP;
+}
+
+/* The end marker after the first begin: the window closes and the bytes are read here. */
+static void scm__mark_end(void)
+{
+    if (scm_rank_sampler_mark(scm__p.sampler, 0) < 0)
+        fprintf(stderr,
+                "streamcard-mpiprobe: rank %d: the interference window cannot close at the main "
+                "loop's end: its records are missing\n",
+                scm__p.rank);
+    if (scm__p.at != SCM__BYTES_LOOP)
+        return;
+    scm_bytes_end(&scm__p.before, scm__p.counted, 0, SC_TRACE_SPAN_MAIN_LOOP, &scm__p.loop);
+    scm__p.at = SCM__BYTES_DONE;
+}
+
+/*
  * The marker library's hook (SC_MARKER_PROBE_HOOK, sc_trace_protocol.h): this rank's main loop
- * begins (1) or ends (0), so its interference window moves there. Whether the rank writes
- * the marker's line: rank 0 only while MPI is up (one main loop per run), any process else.
+ * begins (1) or ends (0), so its interference window and its interface bytes move there.
+ * Whether the rank writes the marker's line: rank 0 only while MPI is up (one main loop per
+ * run), any process else.
  */
 SCM__EXPORT int scm_probe_marker(int begin);
 SCM__EXPORT int scm_probe_marker(int begin)
 {
     if (!scm__p.active)
         return 1;
-    if (scm_rank_sampler_mark(scm__p.sampler, begin) < 0)
-        fprintf(stderr,
-                "streamcard-mpiprobe: rank %d: the interference window cannot move to "
-                "the main loop's %s: its records are missing or span MPI_Init\n",
-                scm__p.rank, begin ? "begin" : "end");
+    if (begin)
+        scm__mark_begin();
+    else
+        scm__mark_end();
     return scm__p.rank == 0;
 }
 
@@ -150,7 +208,15 @@ SCM__EXPORT int MPI_Finalize(void)
         char transport[SC_CARRIER_MAX], note[1024];
 
         scm__p.active = 0;
-        scm_bytes_end(&scm__p.before, scm__p.counted, 0, &mine); /* its payload: unknown */
+        /* its payload: unknown; its bytes: the main loop's, or up to now since its begin
+           marker (no end came) or since MPI_Init (no begin came) */
+        if (scm__p.at == SCM__BYTES_DONE)
+            mine = scm__p.loop;
+        else
+            scm_bytes_end(&scm__p.before, scm__p.counted, 0,
+                          scm__p.at == SCM__BYTES_LOOP ? SC_TRACE_SPAN_BEGIN_TO_FINALIZE
+                                                       : SC_TRACE_SPAN_MPI,
+                          &mine);
         scm_rank_sampler_end(scm__p.sampler, comm, scm__p.rank, stdout);
         scm__p.sampler = NULL;
         if (scm__p.rank == 0)
@@ -158,8 +224,8 @@ SCM__EXPORT int MPI_Finalize(void)
         int ok = scm__p.rank != 0 || bytes;
         MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
         if (ok)
-            scm_transport_decide(scm__p.all, &mine, bytes, comm, transport, sizeof(transport),
-                                 note, sizeof(note));
+            scm_transport_decide(scm__p.all, &mine, bytes, comm, transport, sizeof(transport), note,
+                                 sizeof(note));
         free(bytes);
         free(scm__p.all);
         scm__p.all = NULL;

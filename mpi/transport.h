@@ -63,7 +63,8 @@ struct scm_transport {
 /* One rank's bytes over the main loop (gathered after it). */
 struct scm_bytes {
     unsigned long long payload_sent;
-    int known; /* both readings of the interfaces worked */
+    int known;     /* both readings of the interfaces worked */
+    char span[32]; /* what bounded them: an SC_TRACE_SPAN_* word (sc_trace_protocol.h) */
     sc_netdev delta;
 };
 
@@ -112,13 +113,13 @@ int scm_transport_log(const struct scm_probe *p, const struct scm_transport *min
 int scm_bytes_begin(sc_netdev *before);
 
 /* After the main loop: the difference since before (begin's result: rc), with the payload
-   this rank sent. */
+   this rank sent and what bounded the two readings (span: an SC_TRACE_SPAN_* word). */
 void scm_bytes_end(const sc_netdev *before, int rc, unsigned long long payload_sent,
-                   struct scm_bytes *b);
+                   const char *span, struct scm_bytes *b);
 
 /*
- * Gather every rank's bytes to rank 0; there print the TRACE_PAYLOAD_BYTES and
- * TRACE_IFACE_BYTES lines and the run's TRACE_TRANSPORT line, the carrier decided by
+ * Gather every rank's bytes to rank 0; there print the TRACE_PAYLOAD_BYTES (with its span)
+ * and TRACE_IFACE_BYTES lines and the run's TRACE_TRANSPORT line, the carrier decided by
  * sc_carrier_decide() (into agreed, with its note). all/bytes: comm-size entries on rank 0.
  */
 int scm_transport_decide(const struct scm_transport *all, const struct scm_bytes *mine,

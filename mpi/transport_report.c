@@ -158,28 +158,30 @@ int scm_bytes_begin(sc_netdev *before)
 }
 
 void scm_bytes_end(const sc_netdev *before, int rc, unsigned long long payload_sent,
-                   struct scm_bytes *b)
+                   const char *span, struct scm_bytes *b)
 {
     sc_netdev after;
 
     memset(b, 0, sizeof(*b));
     b->payload_sent = payload_sent;
+    snprintf(b->span, sizeof(b->span), "%s", span);
     if (rc == 0 && scm__bytes_read(&after) == 0) {
         sc_netdev_delta(before, &after, &b->delta);
         b->known = 1;
     }
 }
 
-/* One rank's byte lines: its payload, its namespace's interfaces (loopback always), its
-   host's fabric ports that moved bytes. */
+/* One rank's byte lines: its payload and what bounded the counts, its namespace's
+   interfaces (loopback always), its host's fabric ports that moved bytes. */
 static void scm__print_bytes(int rank, const char *host, const struct scm_bytes *b)
 {
     const sc_netdev *d = &b->delta;
 
     if (!b->known)
         return; /* no line: the bytes are not evidence */
-    printf(SC_TRACE_PAYLOAD_BYTES("%d", "%s", "%llu", "%zu") "\n", rank,
-           d->netns[0] ? d->netns : "-", b->payload_sent, d->dropped);
+    printf(SC_TRACE_PAYLOAD_BYTES("%d", "%s", "%llu", "%zu") SC_TRACE_BYTES_SPAN("%s") "\n", rank,
+           d->netns[0] ? d->netns : "-", b->payload_sent, d->dropped,
+           b->span[0] ? b->span : SC_TRACE_SPAN_MAIN_LOOP);
     for (size_t i = 0; i < d->n; i++) {
         const sc_netdev_if *f = &d->ifs[i];
         if (f->kind == SC_NETDEV_KERNEL && (f->rx_bytes || f->tx_bytes || !strcmp(f->name, "lo")))

@@ -128,7 +128,9 @@ const sc__card_key sc__card_keys[SC_CF_COUNT] = {
      "(shm,tcp) means any of them",
      SC__EMIT_SET, SC__ROLE_EXPECT},
     {SC_CF_EXPECT_INTERFACE, "experiment.expect.interface", "expect-interface", SC__CT_NAME, 0, 0,
-     NULL, "mpi: the network interface (eth0, hsn0, ib0) that must carry 90% of the payload bytes",
+     NULL,
+     "mpi: the network interface (eth0, hsn0, ib0) that must carry 90% of the payload bytes "
+     "(exec: of every counted interface's bytes)",
      SC__EMIT_SET, SC__ROLE_EXPECT},
     {SC_CF_EXPECT_MIN_RATE, "experiment.expect.min_rate_MBps", "expect-min-rate", SC__CT_DOUBLE, 0,
      0, NULL, "best rate below this (MB/s) fails the run (mpi: the rate at at_bytes)",

@@ -187,6 +187,15 @@ bool sc_tracelog_quotient_shows(double shown, double shown_unit, double num, dou
 struct sc_kv;
 void sc_tracelog_transport_conf(const sc_tracelog *t, struct sc_kv *kv);
 
+/*
+ * What bounded a rank's byte counts: line is a TRACE_PAYLOAD_BYTES line after its tag (as
+ * t->mpi[SC_MPI_PAYLOAD] holds it); out gets its span, an SC_TRACE_SPAN_* word, or "" for a
+ * line written before the field (sc_trace_protocol.h). Returns 0, -EINVAL when its fields
+ * do not parse, or -EBADMSG when they do but it ends in anything but a known span (the
+ * parse calls that line malformed).
+ */
+int sc_tracelog_bytes_span(const char *line, char *out, size_t len);
+
 /* True when a run.conf line (key=value) is one sc_tracelog_transport_conf() writes. */
 bool sc_tracelog_is_transport_conf(const char *line);
 

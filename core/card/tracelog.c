@@ -278,6 +278,33 @@ static int sc__table_row(sc_tracelog *t, const char *line)
     return 0;
 }
 
+int sc_tracelog_bytes_span(const char *line, char *out, size_t len)
+{
+    static const char *const spans[] = {SC_TRACE_SPAN_MAIN_LOOP, SC_TRACE_SPAN_MPI,
+                                        SC_TRACE_SPAN_BEGIN_TO_FINALIZE};
+    int r, used = 0;
+    char netns[32];
+    unsigned long long sent;
+    size_t dropped;
+
+    if (len)
+        out[0] = '\0';
+    if (sscanf(line,
+               SC_TRACE_AFTER_TAG(SC_TRACE_PAYLOAD_BYTES("%d", "%31s", "%llu", "%zu") "%n",
+                                  SC_TRACE_TAG_PAYLOAD_BYTES),
+               &r, netns, &sent, &dropped, &used) != 4)
+        return -EINVAL;
+    const char *rest = line + used, *span = sc__after(rest, SC_TRACE_BYTES_SPAN(""));
+    if (!*rest)
+        return 0; /* a line from before the field */
+    for (size_t i = 0; span && i < sizeof(spans) / sizeof(spans[0]); i++)
+        if (!strcmp(span, spans[i])) {
+            snprintf(out, len, "%s", span);
+            return 0;
+        }
+    return -EBADMSG;
+}
+
 /* The per-rank MPI lines: their tags and run.conf keys, in the order of sc_mpi_line. */
 static const struct {
     const char *tag, *conf_key;
@@ -333,9 +360,15 @@ static int sc__trace_line(sc_tracelog *t, const char *buf, long lineno)
         snprintf(t->transport, sizeof(t->transport), "%.*s", (int)strcspn(rest, " "), rest);
         sc__copy_line(t->transport_line, sizeof(t->transport_line), words, strlen(words));
     } else {
-        for (int i = 0; i < SC_MPI_LINES; i++)
-            if ((rest = sc__after(buf, sc__mpi_lines[i].tag)))
-                return sc__add_text(&t->mpi[i].items, &t->mpi[i].n, rest);
+        for (int i = 0; i < SC_MPI_LINES; i++) {
+            if (!(rest = sc__after(buf, sc__mpi_lines[i].tag)))
+                continue;
+            char span[32]; /* a payload line that ends in anything but a span is malformed */
+            if (i == SC_MPI_PAYLOAD &&
+                sc_tracelog_bytes_span(rest, span, sizeof(span)) == -EBADMSG && !t->malformed_line)
+                t->malformed_line = lineno;
+            return sc__add_text(&t->mpi[i].items, &t->mpi[i].n, rest);
+        }
     }
     return 0;
 }

@@ -6,6 +6,7 @@
 #include "sc_carrier.h"
 #include "sc_text.h"
 #include "sc_trace_protocol.h"
+#include "sc_workload.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -436,6 +437,101 @@ static void sc__interface_gate(const sc_card *card, const sc_tracelog *t, const 
                     card->expect_interface, payload, carried, bytes);
 }
 
+/* The words for what bounded the ranks' byte counts, in the order of the spans below; a line
+   without a span is a probe's from before the field, which counted from MPI_Init. */
+static const char *const sc__span_words[] = {SC_TRACE_SPAN_MAIN_LOOP, SC_TRACE_SPAN_MPI,
+                                             SC_TRACE_SPAN_BEGIN_TO_FINALIZE};
+static const char *const sc__span_said[] = {
+    "over the main loop's markers", "over MPI_Init..MPI_Finalize",
+    "from sc_marker_begin to MPI_Finalize (no sc_marker_end)"};
+
+/*
+ * What bounded the ranks' byte counts (their TRACE_PAYLOAD_BYTES lines' spans), for a note:
+ * "over the main loop's markers" when every rank's did; mixed, each span with its ranks
+ * ("over the main loop's markers on 1 rank, over MPI_Init..MPI_Finalize on 1 rank (no
+ * sc_marker_begin came)").
+ */
+static void sc__bytes_spans(const sc_tracelog *t, char *out, size_t len)
+{
+    const sc_text_list *pl = &t->mpi[SC_MPI_PAYLOAD];
+    size_t counts[3] = {0}, kinds = 0, used = 0;
+    char span[32];
+
+    out[0] = '\0';
+    for (size_t i = 0; i < pl->n; i++) {
+        if (sc_tracelog_bytes_span(pl->items[i], span, sizeof(span)) < 0)
+            continue;
+        for (size_t k = 0; k < 3; k++)
+            if (!strcmp(span[0] ? span : SC_TRACE_SPAN_MPI, sc__span_words[k]))
+                kinds += counts[k]++ == 0;
+    }
+    for (size_t k = 0; k < 3 && used < len; k++) {
+        if (!counts[k])
+            continue;
+        int w = kinds == 1
+                    ? snprintf(out, len, "%s", sc__span_said[k])
+                    : snprintf(out + used, len - used, "%s%s on %zu rank%s%s", used ? ", " : "",
+                               sc__span_said[k], counts[k], counts[k] == 1 ? "" : "s",
+                               k == 1 ? " (no sc_marker_begin came)" : "");
+        used += w > 0 ? (size_t)w : len;
+    }
+}
+
+/*
+ * expect: interface for a program we did not write, whose payload the probe cannot know:
+ * the named interface must have sent at least SC_CARRIER_SHARE of the bytes every counted
+ * interface sent over the ranks' windows (doc/contracts/gates.md, "Carriers"). Sets g, and
+ * says the bytes per interface and what bounded them.
+ */
+static void sc__interface_share_gate(const sc_card *card, const sc_tracelog *t, const char *before,
+                                     sc_gate *g)
+{
+    sc__iface_sum sums[SC__IFACES_MAX];
+    unsigned long long payload = 0, carried = 0, total = 0;
+    size_t n = t ? sc__iface_sums(t, sums, &payload) : 0, used = 0;
+    char bytes[256] = "", spans[200] = "";
+    bool named = false;
+
+    for (size_t i = 0; i < n && used < sizeof(bytes); i++) {
+        int w = snprintf(bytes + used, sizeof(bytes) - used, "%s%llu%s through %s",
+                         used ? ", " : "", sums[i].tx, used ? "" : " bytes", sums[i].name);
+        used += w > 0 ? (size_t)w : sizeof(bytes);
+        total += sums[i].tx;
+        if (!strcmp(sums[i].name, card->expect_interface)) {
+            carried = sums[i].tx;
+            named = true;
+        }
+    }
+    if (t)
+        sc__bytes_spans(t, spans, sizeof(spans));
+    double pct = total ? 100.0 * (double)carried / (double)total : 0;
+    if (!t || t->mpi[SC_MPI_PAYLOAD].n == 0 || n == 0)
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "not supported by evidence: expected interface %s, but no rank counted its "
+                    "interfaces",
+                    card->expect_interface);
+    else if (total == 0)
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "not supported by evidence: no interface carried traffic in the window (%s: "
+                    "%s)",
+                    spans, bytes);
+    else if (!named)
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "expected interface %s, but the ranks counted no interface %s %s: %s",
+                    card->expect_interface, card->expect_interface, spans, bytes);
+    else if ((double)carried >= SC_CARRIER_SHARE * (double)total)
+        sc_gate_set(g, SC_GATE_OK,
+                    "%s%sinterface %s carried %llu of the %llu bytes the counted interfaces sent "
+                    "(%.1f%%) %s: %s",
+                    before, before[0] ? "; " : "", card->expect_interface, carried, total, pct,
+                    spans, bytes);
+    else
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "expected interface %s to carry 90%% of the %llu bytes the counted interfaces "
+                    "sent %s, it sent %llu (%.1f%%): %s",
+                    card->expect_interface, total, spans, carried, pct, bytes);
+}
+
 void sc_transport_gate(const sc_card *card, const sc_tracelog *t, const char *decided, sc_gate *g)
 {
     char before[512];
@@ -449,5 +545,8 @@ void sc_transport_gate(const sc_card *card, const sc_tracelog *t, const char *de
     if (!card->expect_interface || (card->expect_transport && g->state == SC_GATE_FAIL))
         return;
     snprintf(before, sizeof(before), "%s", card->expect_transport ? g->note : "");
-    sc__interface_gate(card, t, before, g);
+    if (sc_workload_foreign(card)) /* its payload is unknown: the share of all the bytes */
+        sc__interface_share_gate(card, t, before, g);
+    else
+        sc__interface_gate(card, t, before, g);
 }

@@ -140,6 +140,25 @@ static const card_case exec_cases[] = {
      HEAD "  workload: exec\n  cpu_list: 0\n  command: [prog]\n  expect:\n    transport: shm\n",
      {"card.yaml:7: expect: transport: only for an MPI program (valid: ranks: 2 or more, or no "
       "expect: transport)"}},
+    /* expect: interface: the share of every counted interface's bytes (the payload of a
+       program we did not write is unknown), for an MPI program only. */
+    {"exec MPI program expects an interface",
+     HEAD "  workload: exec\n  cpu_list: 0-1\n  command: [prog]\n  ranks: 2\n  expect:\n"
+          "    interface: lo\n",
+     {NULL}},
+    {"exec expects an interface without ranks",
+     HEAD "  workload: exec\n  cpu_list: 0\n  command: [prog]\n  expect:\n    interface: lo\n",
+     {"card.yaml:7: expect: interface: only for an MPI program (valid: ranks: 2 or more, or no "
+      "expect: interface)"}},
+    {"exec one rank expects an interface",
+     HEAD "  workload: exec\n  cpu_list: 0\n  command: [prog]\n  ranks: 1\n  expect:\n"
+          "    interface: eth0\n",
+     {"card.yaml:8: expect: interface: ranks: 1 sends nothing between ranks (valid: ranks: 2 or "
+      "more, or no expect: interface)"}},
+    {"stream expects no interface",
+     HEAD "  workload: stream\n  cpu_list: 0\n  expect:\n    interface: lo\n",
+     {"card.yaml:6: interface: not used by workload stream (valid only for mpi-pingpong or exec; "
+      "remove it)"}},
     {"begin_pattern without end_pattern",
      HEAD "  workload: exec\n  cpu_list: 0\n  command: [dd]\n  begin_pattern: '^go$'\n",
      {"card.yaml:6: begin_pattern without end_pattern (valid: both, the program's lines that "

@@ -6,13 +6,19 @@
  * fall-back, whose failure quotes the first reason cxi was refused (or, when no line names cxi, the
  * first refusal ofi reported); no evidence, a run the ranks disagree on, a workload line that
  * contradicts its own evidence. expect: interface: with fabric ports' counters (InfiniBand,
- * CXI) beside the kernel's interfaces, the 90% rule naming them.
+ * CXI) beside the kernel's interfaces, the 90% rule naming them. expect: interface for an
+ * exec MPI program (payload unknown): the named interface's share of every counted
+ * interface's bytes passes and fails, no traffic at all, an interface no rank counted, and
+ * the span the bytes cover said (the markers', MPI_Init's, mixed, a line from before the
+ * field); a span word the protocol does not know is a malformed line.
  */
 #include "card_util.h"
 #include "sc_card.h"
 #include "sc_gates.h"
 #include "sc_test.h"
+#include "sc_tracelog.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
 #define RANK(r, cand, fi)                                                                          \
@@ -114,16 +120,12 @@ static const transport_case cases[] = {
      "and no byte counts of the main loop"},
 };
 
-/* One case: a card with the expect: block's lines (NULL: none), the gate on its log. */
-static void check_case(const transport_case *c, const char *expect_lines)
+/* One case's gate on its log under card (yaml: a card, checked), the card freed. */
+static void check_gate(const transport_case *c, const char *yaml)
 {
-    char yaml[256];
+    sc_card *card = sc_test_card(yaml);
     sc_gates g;
 
-    snprintf(yaml, sizeof(yaml),
-             "version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n%s%s",
-             expect_lines ? "  expect:\n" : "", expect_lines ? expect_lines : "");
-    sc_card *card = sc_test_card(yaml);
     SC_CHECK_MSG(card, "%s: the card does not parse", c->name);
     if (!card)
         return;
@@ -134,6 +136,17 @@ static void check_case(const transport_case *c, const char *expect_lines)
                  "%s: state %d note \"%s\", want %d with \"%s\"", c->name, t->state, t->note,
                  c->state, c->note);
     sc_card_free(card);
+}
+
+/* One case: a card with the expect: block's lines (NULL: none), the gate on its log. */
+static void check_case(const transport_case *c, const char *expect_lines)
+{
+    char yaml[256];
+
+    snprintf(yaml, sizeof(yaml),
+             "version: 1\nexperiment:\n  workload: mpi-pingpong\n  cpu_list: 0-1\n%s%s",
+             expect_lines ? "  expect:\n" : "", expect_lines ? expect_lines : "");
+    check_gate(c, yaml);
 }
 
 static void test_cases(void)
@@ -152,9 +165,10 @@ static void test_cases(void)
 #define IB_RUN                                                                                     \
     RANKH("0", "n01", "openib")                                                                    \
     RANKH("1", "n02", "openib")                                                                    \
-    PAY("0", "13000000") LO("0", "1200") PAY("1", "13000000") LO("1", "1200")                      \
-        FABRIC("0", "n01", "mlx5_0:1", "13000800") FABRIC("1", "n02", "mlx5_0:1", "13000900")      \
-            TRANSPORT("openib")
+    PAY("0", "13000000")                                                                           \
+    LO("0", "1200")                                                                                \
+    PAY("1", "13000000") LO("1", "1200") FABRIC("0", "n01", "mlx5_0:1", "13000800")                \
+        FABRIC("1", "n02", "mlx5_0:1", "13000900") TRANSPORT("openib")
 
 /* Rank r on host h, and its namespace's eth0: each host's initial namespace has the same
    inode, so only the host tells two nodes' counters apart. */
@@ -207,6 +221,111 @@ static void test_interface(void)
         check_case(&iface_cases[i], iface_cases[i].expect);
 }
 
+/* The probe's lines for a program we did not write: no payload known (sent=0), and what
+   bounded the rank's counts. */
+#define XPAY(r, span)                                                                              \
+    "TRACE_PAYLOAD_BYTES rank=" r " netns=4026531840 sent=0 uncounted_ifaces=0 span=" span "\n"
+#define XPAY_OLD(r) "TRACE_PAYLOAD_BYTES rank=" r " netns=4026531840 sent=0 uncounted_ifaces=0\n"
+#define XRUN(pay0, pay1, lo, eth0)                                                                 \
+    TWO("tcp,shm")                                                                                 \
+    pay0 LO("0", lo) ETH0("0", eth0) pay1 LO("1", lo) ETH0("1", eth0) TRANSPORT("unknown")
+
+/* expect: the card's interface. Both ranks share one namespace: its counters count once. */
+static const transport_case exec_cases[] = {
+    {"exec: lo carried the main loop's bytes", "lo",
+     XRUN(XPAY("0", "main_loop"), XPAY("1", "main_loop"), "5000000", "1000"), SC_GATE_OK,
+     "interface lo carried 5000000 of the 5001000 bytes the counted interfaces sent (100.0%) "
+     "over the main loop's markers: 5000000 bytes through lo, 1000 through eth0"},
+    {"exec: eth0 carried it, lo expected", "lo",
+     XRUN(XPAY("0", "mpi_init_to_finalize"), XPAY("1", "mpi_init_to_finalize"), "100000",
+          "4900000"),
+     SC_GATE_FAIL,
+     "expected interface lo to carry 90% of the 5000000 bytes the counted interfaces sent over "
+     "MPI_Init..MPI_Finalize, it sent 100000 (2.0%): 100000 bytes through lo, 4900000 through "
+     "eth0"},
+    {"exec: just under the share", "eth0",
+     XRUN(XPAY("0", "main_loop"), XPAY("1", "main_loop"), "1001", "9000"), SC_GATE_FAIL,
+     "expected interface eth0 to carry 90% of the 10001 bytes"},
+    {"exec: no traffic at all", "lo",
+     TWO("shm") XPAY("0", "main_loop") LO("0", "0") XPAY("1", "main_loop") LO("1", "0")
+         TRANSPORT("shm"),
+     SC_GATE_FAIL,
+     "not supported by evidence: no interface carried traffic in the window (over the main "
+     "loop's markers: 0 bytes through lo)"},
+    {"exec: an interface no rank counted", "eth9",
+     XRUN(XPAY("0", "main_loop"), XPAY("1", "main_loop"), "100", "5000"), SC_GATE_FAIL,
+     "expected interface eth9, but the ranks counted no interface eth9 over the main loop's "
+     "markers: 100 bytes through lo, 5000 through eth0"},
+    {"exec: one rank's begin never came", "eth0",
+     XRUN(XPAY("0", "main_loop"), XPAY("1", "mpi_init_to_finalize"), "100", "5000"), SC_GATE_OK,
+     "(98.0%) over the main loop's markers on 1 rank, over MPI_Init..MPI_Finalize on 1 rank (no "
+     "sc_marker_begin came): "},
+    {"exec: a begin without its end", "eth0",
+     XRUN(XPAY("0", "main_loop_begin_to_finalize"), XPAY("1", "main_loop_begin_to_finalize"), "100",
+          "5000"),
+     SC_GATE_OK, "from sc_marker_begin to MPI_Finalize (no sc_marker_end): "},
+    {"exec: a line from before the span counted from MPI_Init", "eth0",
+     XRUN(XPAY_OLD("0"), XPAY_OLD("1"), "100", "5000"), SC_GATE_OK,
+     "(98.0%) over MPI_Init..MPI_Finalize: "},
+    {"exec: no rank counted its bytes", "lo", TWO("shm") TRANSPORT("shm"), SC_GATE_FAIL,
+     "not supported by evidence: expected interface lo, but no rank counted its interfaces"},
+};
+
+/* Each case under a card of an MPI program we did not write, two ranks, expecting its
+   interface. */
+static void test_exec_interface(void)
+{
+    char yaml[256];
+
+    for (size_t i = 0; i < sizeof(exec_cases) / sizeof(exec_cases[0]); i++) {
+        snprintf(yaml, sizeof(yaml),
+                 "version: 1\nexperiment:\n  workload: exec\n  command: [/bin/true]\n  ranks: 2\n"
+                 "  cpu_list: 0-1\n  expect:\n    interface: %s\n",
+                 exec_cases[i].expect);
+        check_gate(&exec_cases[i], yaml);
+    }
+}
+
+/* The span of a payload line: known words, none (before the field), anything else refused. */
+static void test_bytes_span(void)
+{
+    static const struct {
+        const char *line, *span;
+        int rc;
+    } spans[] = {
+        {"rank=0 netns=1 sent=0 uncounted_ifaces=0 span=main_loop", "main_loop", 0},
+        {"rank=0 netns=1 sent=0 uncounted_ifaces=0 span=mpi_init_to_finalize",
+         "mpi_init_to_finalize", 0},
+        {"rank=0 netns=1 sent=0 uncounted_ifaces=0", "", 0},
+        {"rank=0 netns=1 sent=0 uncounted_ifaces=0 span=forever", "", -EBADMSG},
+        {"rank=0 netns=1 sent=0 uncounted_ifaces=0 span=main_loop extra", "", -EBADMSG},
+        {"rank=0 netns=1 sent=0 uncounted_ifaces=0 spam=main_loop", "", -EBADMSG},
+        {"rank=x netns=1 sent=0 uncounted_ifaces=0 span=main_loop", "", -EINVAL},
+    };
+    char span[32];
+
+    for (size_t i = 0; i < sizeof(spans) / sizeof(spans[0]); i++) {
+        SC_CHECK_INT_EQ(sc_tracelog_bytes_span(spans[i].line, span, sizeof(span)), spans[i].rc);
+        SC_CHECK_STR_EQ(span, spans[i].span);
+    }
+}
+
+/* A payload line naming a span the protocol does not know is malformed: the log's evidence
+   gates say so (a forged span cannot pass as the main loop's). */
+static void test_forged_span(void)
+{
+    sc_tracelog t;
+    const char *log = "x\n" XRUN(XPAY("0", "main_loop"), XPAY("1", "the_good_part"), "0", "5000");
+
+    SC_CHECK_INT_EQ(sc_tracelog_parse(log, &t), 0);
+    SC_CHECK_INT_EQ(t.malformed_line, 7); /* rank 1's payload line */
+    sc_tracelog_free(&t);
+    SC_CHECK_INT_EQ(
+        sc_tracelog_parse("x\n" XRUN(XPAY("0", "main_loop"), XPAY_OLD("1"), "0", "5"), &t), 0);
+    SC_CHECK_INT_EQ(t.malformed_line, 0);
+    sc_tracelog_free(&t);
+}
+
 /* A carrier decided elsewhere (the evidence's transport) replaces the log's decision. */
 static void test_decided_elsewhere(void)
 {
@@ -227,5 +346,8 @@ int main(void)
     SC_TEST_RUN(test_cases);
     SC_TEST_RUN(test_decided_elsewhere);
     SC_TEST_RUN(test_interface);
+    SC_TEST_RUN(test_exec_interface);
+    SC_TEST_RUN(test_bytes_span);
+    SC_TEST_RUN(test_forged_span);
     return SC_TEST_RESULT();
 }

@@ -9,11 +9,16 @@
 # MPI library among them), checked by verify; each rank's interference window is its main
 # loop where the program marks it (every rank's, inside MPI_Init..MPI_Finalize), else
 # MPI_Init..MPI_Finalize, and one rank runs (ranks: 1); a program marked by its output's
-# patterns has the observer's window there for the ranks of its host; a card with ranks: and no
+# patterns has the observer's window there for the ranks of its host; each rank's interface
+# bytes (TRACE_PAYLOAD_BYTES span=) follow the same markers, else MPI_Init..MPI_Finalize;
+# `expect: interface: lo` judged by lo's share of every counted interface's bytes (in a
+# namespace of its own: shm leaves lo no traffic, TCP forced over lo passes), a forged span
+# refused by verify; a card with ranks: and no
 # launcher on PATH is refused in one line. The interference gate is opened (max_interference_pct: 100): this
 # test runs beside others under ctest -j.
 BIN=$(cd "$1" && pwd) SRC=$2
 . "$SRC/tests/lib.sh"
+. "$SRC/tests/netns_lib.sh"
 SC="$BIN/streamcard"
 command -v mpirun >/dev/null || { echo "SKIP: mpirun missing (openmpi-bin)"; exit 77; }
 [ -x "$BIN/streamcard-marker-pingpong" ] || fail "no streamcard-marker-pingpong in $BIN (MPI found, it is built)"
@@ -68,10 +73,21 @@ PY
 # log holds rank 0's marker lines only (one main loop per run).
 [ "$(grep -c '^TRACE_WORKLOAD_PHASE=main_loop_begin$' "$B/stream.log")" = 1 ] ||
     fail "not one main_loop_begin line: $(grep -c main_loop_begin "$B/stream.log")"
+# bytes_span BUNDLE SPAN RANKS...: each rank's interface bytes cover SPAN (and nothing else).
+bytes_span() {
+    local b=$1 span=$2 r
+    shift 2
+    for r in "$@"; do
+        grep -q "^TRACE_PAYLOAD_BYTES rank=$r netns=[^ ]* sent=0 uncounted_ifaces=[0-9]* span=$span\$" "$b/stream.log" ||
+            fail "rank $r's bytes do not cover $span: $(grep "TRACE_PAYLOAD_BYTES rank=$r" "$b/stream.log")"
+    done
+    [ "$(grep -c '^TRACE_PAYLOAD_BYTES ' "$b/stream.log")" = $# ] || fail "not $# payload lines in $b"
+}
 for r in 0 1; do
     grep -q "^TRACE_RANK_WINDOW rank=$r span=main_loop " "$B/stream.log" ||
         fail "rank $r's window is not its main loop: $(grep "TRACE_RANK_WINDOW rank=$r" "$B/stream.log")"
 done
+bytes_span "$B" main_loop 0 1
 expect_status 0 "$SC" verify "$B"
 
 # build.json's libraries are the ones the ranks mapped (the probe's TRACE_RANK_LIBRARY lines),
@@ -168,6 +184,8 @@ assert "1 from MPI_Init to MPI_Finalize (no markers)" in r["notes"]["phases"], r
 PY
 expect_status 0 "$SC" verify "$W"
 expect_status 0 "$SC" verify "$O"
+bytes_span "$W" main_loop 0 1
+bytes_span "$O" mpi_init_to_finalize 0
 
 # A program marked by its output (begin_pattern, end_pattern): the ranks cannot see the log,
 # so the observer accounts the card's CPUs of its host over the patterns' window and the gate
@@ -207,6 +225,7 @@ assert "the ranks' interference windows: 2 from the card's patterns (the observe
     in note, note
 PY
 expect_status 0 "$SC" verify "$P"
+bytes_span "$P" mpi_init_to_finalize 0 1 # the ranks cannot see the patterns' lines
 # verify recomputes the shares from the observer's records: cpu 0's, changed and resealed (to
 # 100% by steal, or to none when it was already over half), is refused.
 cp -a "$P" "$WORK/observer_changed"
@@ -242,6 +261,47 @@ T=$(bundle_of "$WORK/out")
 expect_failed_bundle "$T" transport_ok
 expect_contains "$WORK/err" "expected transport shm, the data went over tcp"
 expect_contains "$T/run.conf" "transport=tcp"
+
+# expect: interface: lo. The program's payload is unknown, so lo must have sent 90% of what
+# every counted interface sent over the ranks' windows, here the main loop's markers. Each
+# run has a network namespace of its own (only lo; as it is, the machine's, when none can be
+# made), so other tests' loopback traffic is not counted. Over shm lo carries nothing: no
+# evidence either way.
+sed -e 's/^    transport: shm$/    interface: lo/' "$WORK/shm.yaml" >"$WORK/lo.yaml"
+expect_contains "$WORK/lo.yaml" "    interface: lo"
+expect_status 1 own_netns "$SC" run "$WORK/lo.yaml" --output "$WORK/runs" --quiet
+L=$(bundle_of "$WORK/out")
+expect_failed_bundle "$L" transport_ok
+expect_contains "$WORK/err" "not supported by evidence: no interface carried traffic in the window (over the main loop's markers: 0 bytes through lo)"
+# TCP forced over lo: lo carried it, over the main loop's markers.
+sed '/^  ranks: 2$/a\  env:\n    OMPI_MCA_btl: "tcp,self"\n    OMPI_MCA_btl_tcp_if_include: lo' \
+    "$WORK/lo.yaml" >"$WORK/tcp_lo.yaml"
+expect_contains "$WORK/tcp_lo.yaml" "OMPI_MCA_btl_tcp_if_include: lo"
+expect_status 0 own_netns "$SC" run "$WORK/tcp_lo.yaml" --output "$WORK/runs" --quiet
+TL=$(bundle_of "$WORK/out")
+bytes_span "$TL" main_loop 0 1
+grep -q "^transport_ok=1$" "$TL/run.conf" || fail "the transport gate did not pass: $(cat "$WORK/err")"
+python3 - "$TL" <<'PY' || fail "lo's share over the main loop"
+import json, re, sys
+r = json.load(open(sys.argv[1] + "/results.json"))
+note = r["notes"]["transport"]
+m = re.search(r"interface lo carried (\d+) of the (\d+) bytes the counted interfaces sent "
+              r"\(([0-9.]+)%\) over the main loop's markers: \d+ bytes through lo", note)
+assert m and int(m[1]) > 2**20 and float(m[3]) >= 90, note
+PY
+expect_status 0 "$SC" verify "$TL"
+# A span the protocol does not know, forged into the log and run.conf and resealed: the
+# line is malformed and verify says the gates disagree.
+cp -a "$TL" "$WORK/span_forged"
+sed -i 's/^\(TRACE_PAYLOAD_BYTES rank=1 .*\) span=main_loop$/\1 span=the_good_part/' \
+    "$WORK/span_forged/stream.log"
+sed -i 's/^\(transport_payload=rank=1 .*\) span=main_loop$/\1 span=the_good_part/' \
+    "$WORK/span_forged/run.conf"
+expect_contains "$WORK/span_forged/stream.log" "span=the_good_part"
+expect_contains "$WORK/span_forged/run.conf" "span=the_good_part"
+reseal "$WORK/span_forged"
+expect_status 1 "$SC" verify "$WORK/span_forged"
+expect_contains "$WORK/err" "disagrees with the raw files (malformed trace line at log line"
 
 # ranks: with no launcher on PATH: refused in one line, nothing run.
 sed "s|\[streamcard-marker-pingpong,|[$BIN/streamcard-marker-pingpong,|" "$WORK/shm.yaml" >"$WORK/abs.yaml"

@@ -22,9 +22,9 @@
 #include <string.h>
 
 static const sc_card_field sc__keys[] = {
-    SC_CF_COMMAND,     SC_CF_METRICS, SC_CF_VALIDATE_PATTERN, SC_CF_BEGIN_PATTERN,
-    SC_CF_END_PATTERN, SC_CF_MARKERS, SC_CF_MEMORY_NODE,      SC_CF_BLAS,
-    SC_CF_RANKS,       SC_CF_EXPECT_TRANSPORT};
+    SC_CF_COMMAND,     SC_CF_METRICS,          SC_CF_VALIDATE_PATTERN, SC_CF_BEGIN_PATTERN,
+    SC_CF_END_PATTERN, SC_CF_MARKERS,          SC_CF_MEMORY_NODE,      SC_CF_BLAS,
+    SC_CF_RANKS,       SC_CF_EXPECT_TRANSPORT, SC_CF_EXPECT_INTERFACE};
 
 /* ranks: an MPI program, started by the launcher of mpi-pingpong (doc/contracts/layout.md,
    "MPI programs under exec"). */
@@ -59,10 +59,17 @@ static void sc__tasks(const sc_card *card, sc_card_tasks *t)
     t->per_node = (t->ntasks + t->nodes - 1) / t->nodes;
 }
 
+/* The expect: keys that judge how the ranks' data went, and their names in messages. */
+static const struct {
+    sc_card_field f;
+    const char *name;
+} sc__expect_mpi[] = {{SC_CF_EXPECT_TRANSPORT, "transport"}, {SC_CF_EXPECT_INTERFACE, "interface"}};
+
 /*
  * ranks: one rank per CPU of cpu_list on each node (the launcher binds rank i to its i-th
  * CPU), one rank as legitimate as more; memory_node is not for ranks (as mpi-pingpong);
- * expect: transport needs two ranks or more (one rank sends nothing to another).
+ * expect: transport and expect: interface need two ranks or more (one rank sends nothing to
+ * another), and are for an MPI program only (the probe counts the ranks' bytes).
  */
 static void sc__check_ranks(const sc_card *card, sc_diag *diag, int *errors)
 {
@@ -70,16 +77,28 @@ static void sc__check_ranks(const sc_card *card, sc_diag *diag, int *errors)
     long cpus = card->cpus ? hwloc_bitmap_weight(card->cpus) : 0;
     long nodes = sc__nodes(card);
 
-    if (!sc__mpi(card)) {
-        if (card->present[SC_CF_EXPECT_TRANSPORT] && !card->invalid[SC_CF_EXPECT_TRANSPORT]) {
+    for (size_t i = 0; i < sizeof(sc__expect_mpi) / sizeof(sc__expect_mpi[0]); i++) {
+        sc_card_field f = sc__expect_mpi[i].f;
+        if (!card->present[f] || card->invalid[f])
+            continue;
+        if (!sc__mpi(card))
             sc_diag_addf(diag,
-                         "%s: expect: transport: only for an MPI program (valid: ranks: 2 or "
-                         "more, or no expect: transport)",
-                         sc__card_where(card, SC_CF_EXPECT_TRANSPORT, where, sizeof(where)));
-            (*errors)++;
-        }
-        return;
+                         "%s: expect: %s: only for an MPI program (valid: ranks: 2 or more, or no "
+                         "expect: %s)",
+                         sc__card_where(card, f, where, sizeof(where)), sc__expect_mpi[i].name,
+                         sc__expect_mpi[i].name);
+        else if (!card->invalid[SC_CF_RANKS] && card->ranks < 2)
+            sc_diag_addf(diag,
+                         "%s: expect: %s: ranks: %ld sends nothing between ranks (valid: ranks: 2 "
+                         "or more, or no expect: %s)",
+                         sc__card_where(card, f, where, sizeof(where)), sc__expect_mpi[i].name,
+                         card->ranks, sc__expect_mpi[i].name);
+        else
+            continue;
+        (*errors)++;
     }
+    if (!sc__mpi(card))
+        return;
     long per_node = (card->ranks + nodes - 1) / nodes;
     if (card->cpus && !card->invalid[SC_CF_RANKS] && per_node > cpus) {
         sc_diag_addf(diag,
@@ -87,15 +106,6 @@ static void sc__check_ranks(const sc_card *card, sc_diag *diag, int *errors)
                      "at most %ld ranks, one per CPU, or a longer cpu_list)",
                      sc__card_where(card, SC_CF_RANKS, where, sizeof(where)), card->ranks, cpus,
                      card->cpu_list, nodes > 1 ? " on each node" : "", cpus * nodes);
-        (*errors)++;
-    }
-    if (card->present[SC_CF_EXPECT_TRANSPORT] && !card->invalid[SC_CF_EXPECT_TRANSPORT] &&
-        !card->invalid[SC_CF_RANKS] && card->ranks < 2) {
-        sc_diag_addf(diag,
-                     "%s: expect: transport: ranks: %ld sends nothing between ranks (valid: ranks: "
-                     "2 or more, or no expect: transport)",
-                     sc__card_where(card, SC_CF_EXPECT_TRANSPORT, where, sizeof(where)),
-                     card->ranks);
         (*errors)++;
     }
     if (card->present[SC_CF_MEMORY_NODE] && !card->invalid[SC_CF_MEMORY_NODE]) {
