@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,22 +59,133 @@ static uint64_t sc__mem_available(void)
     return (uint64_t)kib * 1024;
 }
 
+/* This host's name and boot (the kernel's boot_id): what a per-boot answer is keyed on.
+   0, or -1 when either is unknown. */
+static int sc__host_boot(char host[256], char boot[64])
+{
+    char *text = NULL;
+
+    host[0] = boot[0] = '\0';
+    if (gethostname(host, 255) ||
+        sc_file_read_at(AT_FDCWD, "/proc/sys/kernel/random/boot_id", 0, 4096, &text, NULL) < 0)
+        return -1;
+    host[255] = '\0';
+    sc_file_first_line(text, boot, 64);
+    free(text);
+    return boot[0] ? 0 : -1;
+}
+
 /* The answer cache's key of a probe: binary, host and boot, CPUs, threads, size. */
 static char *sc__probe_key(const char *binary, const char *cpus, long threads, uint64_t bytes)
 {
-    char host[256] = "", boot[64] = "", *text = NULL, *key = NULL;
+    char host[256], boot[64], *key = NULL;
 
-    if (gethostname(host, sizeof(host) - 1) ||
-        sc_file_read_at(AT_FDCWD, "/proc/sys/kernel/random/boot_id", 0, 4096, &text, NULL) < 0)
+    if (sc__host_boot(host, boot) < 0)
         return NULL;
-    sc_file_first_line(text, boot, sizeof(boot));
-    free(text);
     if (asprintf(&key,
                  "streamcard --cache-probe v1\nbinary %s\nhost %s %s\ncpus %s\nthreads %ld\n"
                  "bytes %" PRIu64 "\n",
                  binary, host, boot, cpus, threads, bytes) < 0)
         return NULL;
     return key;
+}
+
+/* Whether the environment holds a variable that changes what hwloc reports (HWLOC_SYNTHETIC,
+   HWLOC_XMLFILE, HWLOC_FSROOT, HWLOC_COMPONENTS...: hwloc(7)). */
+static bool sc__hwloc_env(void)
+{
+    extern char **environ;
+
+    for (char **e = environ; e && *e; e++)
+        if (!strncmp(*e, "HWLOC_", 6))
+            return true;
+    return false;
+}
+
+/*
+ * The CPUs this process may use, as hwloc restricts its topology to them (it counts only
+ * the allowed cores under a cache): the affinity, and the cpuset cgroup's effective CPUs (a
+ * Slurm job's, a container's). Into out, or -1 when the cpuset cannot be read.
+ */
+static int sc__allowed_cpus(char *out, size_t len)
+{
+    char *cg = NULL, *cpus = NULL, path[1024], affinity[512] = "", *text = NULL;
+    const char *line, *rel = NULL;
+    bool v1 = false;
+    int rc = -1, n = 0;
+
+    if (sc_file_read_at(AT_FDCWD, "/proc/self/status", 0, 1 << 16, &text, NULL) == 0 &&
+        (line = strstr(text, "\nCpus_allowed_list:")))
+        sscanf(line, "\nCpus_allowed_list: %511s", affinity);
+    free(text);
+    if (!affinity[0] || sc_file_read_at(AT_FDCWD, "/proc/self/cgroup", 0, 1 << 16, &cg, NULL) < 0)
+        return -1;
+    /* v1: "N:cpuset:/path"; else v2: "0::/path" (its root has no cpuset file: every CPU) */
+    if ((line = strstr(cg, ":cpuset:/"))) {
+        rel = line + strlen(":cpuset:");
+        v1 = true;
+    } else if (strstr(cg, "cpuset")) { /* a v1 cpuset joined with another controller */
+        rel = NULL;
+    } else if (!strncmp(cg, "0::/", 4)) {
+        rel = cg + strlen("0::");
+    } else if ((line = strstr(cg, "\n0::/"))) {
+        rel = line + strlen("\n0::");
+    }
+    if (rel)
+        n = (int)strcspn(rel, "\n");
+    if (n == 1) { /* the root cgroup: no restriction */
+        rc = snprintf(out, len, "affinity %s cpuset all", affinity) < (int)len ? 0 : -1;
+    } else if (n > 1) {
+        int w =
+            v1 ? snprintf(path, sizeof(path), "/sys/fs/cgroup/cpuset%.*s/cpuset.effective_cpus", n,
+                          rel)
+               : snprintf(path, sizeof(path), "/sys/fs/cgroup%.*s/cpuset.cpus.effective", n, rel);
+        if (w > 0 && w < (int)sizeof(path) &&
+            sc_file_read_at(AT_FDCWD, path, 0, 1 << 16, &cpus, NULL) == 0) {
+            char first[256];
+            sc_file_first_line(cpus, first, sizeof(first));
+            rc = snprintf(out, len, "affinity %s cpuset %s", affinity, first) < (int)len ? 0 : -1;
+        }
+    }
+    free(cpus);
+    free(cg);
+    return rc;
+}
+
+/*
+ * hwloc's report of the last-level caches of card's CPUs (sc_caches_llc()), remembered for
+ * this boot and the CPUs this process may use in the answer cache: loading hwloc's topology
+ * costs 2-5 ms of CPU at every STREAM run, while the workload starts on the CPUs it measures,
+ * and the caches of a CPU do not change while the machine runs. Not remembered, nor taken
+ * from memory, when an HWLOC_ variable changes what hwloc reports or the allowed CPUs cannot
+ * be read. 0, or sc_caches_llc()'s error.
+ */
+static int sc__hwloc_llc(const sc_run_opts *opts, const sc_card *card, sc_llc *llc)
+{
+    char host[256], boot[64], allowed[1024], dir[4096], *key = NULL, *text = NULL;
+    bool cached = !sc__hwloc_env() && sc__host_boot(host, boot) == 0 &&
+                  sc__allowed_cpus(allowed, sizeof(allowed)) == 0 &&
+                  sc_hashcache_default_dir(dir, sizeof(dir)) == 0 &&
+                  asprintf(&key, "streamcard caches v1\nhwloc %x\nhost %s %s\n%s\ncpus %s\n",
+                           (unsigned)HWLOC_API_VERSION, host, boot, allowed, card->cpu_list) >= 0;
+    int rc;
+
+    if (cached && sc_answercache_get(dir, key, &text) == 0 && sc_caches_parse(text, llc) == 0) {
+        free(text);
+        free(key);
+        sc_timings_mark(opts->timings, "hwloc-remembered");
+        return 0;
+    }
+    free(text);
+    text = NULL;
+    hwloc_topology_t topo = sc_topology_get(opts->topology);
+    sc_timings_mark(opts->timings, "hwloc-topology");
+    rc = topo ? sc_caches_llc(topo, card->cpus, llc) : -ENODATA;
+    if (rc == 0 && cached && (text = sc_caches_text(llc)))
+        sc_answercache_put(dir, key, text, NULL, 0);
+    free(text);
+    free(key);
+    return rc;
 }
 
 /* The card's CPUs as the probe takes them: a comma list. */
@@ -158,11 +270,9 @@ out:
 static void sc__assess(const sc_run_opts *opts, const sc_card *card, bool may_probe,
                        sc__memo_entry *e)
 {
-    hwloc_topology_t topo = sc_topology_get(opts->topology);
     sc_fsroot root;
 
-    sc_timings_mark(opts->timings, "hwloc-topology");
-    e->rc = topo ? sc_caches_llc(topo, card->cpus, &e->llc) : -ENODATA;
+    e->rc = sc__hwloc_llc(opts, card, &e->llc);
     if (e->rc < 0 && e->rc != -ENODATA)
         return;
     if (sc_fsroot_open(&root, opts->sysroot) == 0) {

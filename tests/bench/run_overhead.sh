@@ -127,6 +127,7 @@ OWN = [
     ("card-resolve", "one_per_core, array_size auto"),
     ("machine-read", "the machine under /sys, the card's machine rules"),
     ("hwloc-topology", "hwloc topology load (STREAM's caches)"),
+    ("hwloc-remembered", "STREAM's caches from the answer cache (no topology)"),
     ("machine-check", "the caches' rule, remembered probe"),
     ("plan", "the plan: binary, argv, environment"),
     ("build-info-start", "--build-info: the answer cache (or the child started)"),
