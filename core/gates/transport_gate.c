@@ -290,20 +290,24 @@ static void sc__carrier_gate(const sc_card *card, const sc_tracelog *t, const ch
 
 typedef struct sc__iface_sum {
     char name[32];
+    bool fabric; /* a fabric port's counters (TRACE_FABRIC_BYTES), not a kernel interface's */
     unsigned long long tx;
 } sc__iface_sum;
 
-/* tx more bytes through name in sums (n of them); returns the new n. */
-static size_t sc__iface_add(sc__iface_sum *sums, size_t n, const char *name, unsigned long long tx)
+/* tx more bytes through name (a fabric port when fabric) in sums (n of them); returns the
+   new n. */
+static size_t sc__iface_add(sc__iface_sum *sums, size_t n, const char *name, bool fabric,
+                            unsigned long long tx)
 {
     size_t k = 0;
 
-    while (k < n && strcmp(sums[k].name, name) != 0)
+    while (k < n && (strcmp(sums[k].name, name) != 0 || sums[k].fabric != fabric))
         k++;
     if (k == n && n == SC__IFACES_MAX)
         return n;
     if (k == n) {
         snprintf(sums[n].name, sizeof(sums[0].name), "%s", name);
+        sums[n].fabric = fabric;
         sums[n++].tx = 0;
     }
     sums[k].tx += tx;
@@ -319,6 +323,7 @@ static size_t sc__iface_add(sc__iface_sum *sums, size_t n, const char *name, uns
    namespace, "<host>" for a fabric port), its name, the bytes it sent. */
 typedef struct sc__counted {
     char where[96], name[32];
+    bool fabric;
     unsigned long long tx;
 } sc__counted;
 
@@ -362,7 +367,7 @@ static size_t sc__counters(const sc_tracelog *t, sc__counted *c)
         int r;
         unsigned long long rx;
         if (sscanf(fl->items[i], SC__FABRIC_FMT, &r, c[n].where, c[n].name, &rx, &c[n].tx) == 5)
-            n++;
+            c[n++].fabric = true;
     }
     free(ranks);
     free(hosts);
@@ -371,13 +376,16 @@ static size_t sc__counters(const sc_tracelog *t, sc__counted *c)
 
 /* The bytes each interface sent in the main loop, each namespace's counters once (ranks in
    one namespace of one host read the same ones), then each fabric port's: into sums
-   (returns how many), and the payload every rank sent into *payload. */
-static size_t sc__iface_sums(const sc_tracelog *t, sc__iface_sum *sums, unsigned long long *payload)
+   (returns how many), the payload every rank sent into *payload, and the interfaces the
+   ranks could not count (uncounted_ifaces) into *uncounted. */
+static size_t sc__iface_sums(const sc_tracelog *t, sc__iface_sum *sums, unsigned long long *payload,
+                             size_t *uncounted)
 {
     const sc_text_list *pl = &t->mpi[SC_MPI_PAYLOAD];
     size_t n = 0;
 
     *payload = 0;
+    *uncounted = 0;
     for (size_t i = 0; i < pl->n; i++) {
         int r;
         char netns[32];
@@ -386,8 +394,10 @@ static size_t sc__iface_sums(const sc_tracelog *t, sc__iface_sum *sums, unsigned
         if (sscanf(pl->items[i],
                    SC_TRACE_AFTER_TAG(SC_TRACE_PAYLOAD_BYTES("%d", "%31s", "%llu", "%zu"),
                                       SC_TRACE_TAG_PAYLOAD_BYTES),
-                   &r, netns, &sent, &dropped) == 4)
+                   &r, netns, &sent, &dropped) == 4) {
             *payload += sent;
+            *uncounted += dropped;
+        }
     }
     sc__counted *c = calloc(t->mpi[SC_MPI_IFACE].n + t->mpi[SC_MPI_FABRIC].n + 1, sizeof(*c));
     size_t nc = c ? sc__counters(t, c) : 0;
@@ -397,10 +407,23 @@ static size_t sc__iface_sums(const sc_tracelog *t, sc__iface_sum *sums, unsigned
         for (size_t j = 0; j < i && !seen; j++)
             seen = !strcmp(c[j].where, c[i].where) && !strcmp(c[j].name, c[i].name);
         if (!seen)
-            n = sc__iface_add(sums, n, c[i].name, c[i].tx);
+            n = sc__iface_add(sums, n, c[i].name, c[i].fabric, c[i].tx);
     }
     free(c);
     return n;
+}
+
+/* "1048576 bytes through lo, 0 through eth0" for a note: as many of sums as fit in out. */
+static void sc__iface_note(const sc__iface_sum *sums, size_t n, char *out, size_t len)
+{
+    size_t used = 0;
+
+    out[0] = '\0';
+    for (size_t i = 0; i < n && used < len; i++) {
+        int w = snprintf(out + used, len - used, "%s%llu%s through %s", used ? ", " : "",
+                         sums[i].tx, used ? "" : " bytes", sums[i].name);
+        used += w > 0 ? (size_t)w : len;
+    }
 }
 
 /*
@@ -412,16 +435,13 @@ static void sc__interface_gate(const sc_card *card, const sc_tracelog *t, const 
 {
     sc__iface_sum sums[SC__IFACES_MAX];
     unsigned long long payload = 0, carried = 0;
-    size_t n = t ? sc__iface_sums(t, sums, &payload) : 0, used = 0;
-    char bytes[256] = "";
+    size_t uncounted = 0, n = t ? sc__iface_sums(t, sums, &payload, &uncounted) : 0;
+    char bytes[256];
 
-    for (size_t i = 0; i < n && used < sizeof(bytes); i++) {
-        int w = snprintf(bytes + used, sizeof(bytes) - used, "%s%llu%s through %s",
-                         used ? ", " : "", sums[i].tx, used ? "" : " bytes", sums[i].name);
-        used += w > 0 ? (size_t)w : 0;
+    for (size_t i = 0; i < n; i++) /* every interface, however many the note can name */
         if (!strcmp(sums[i].name, card->expect_interface))
-            carried = sums[i].tx;
-    }
+            carried += sums[i].tx;
+    sc__iface_note(sums, n, bytes, sizeof(bytes));
     if (payload == 0 || n == 0)
         sc_gate_set(g, SC_GATE_FAIL,
                     "not supported by evidence: expected interface %s, but no rank counted its "
@@ -477,31 +497,60 @@ static void sc__bytes_spans(const sc_tracelog *t, char *out, size_t len)
     }
 }
 
+/* Whether carrier (one, or parts joined by '+') has a part that goes over a kernel network
+   interface (fabric false) or over a fabric's own ports (fabric true: neither shm nor on the
+   wire). */
+static bool sc__carrier_goes_over(const char *carrier, bool fabric)
+{
+    char part[SC_CARRIER_MAX];
+
+    for (const char *p = carrier; *p;) {
+        size_t len = strcspn(p, "+");
+        snprintf(part, sizeof(part), "%.*s", (int)len, p);
+        bool wire = sc_carrier_on_wire(part);
+        if (fabric ? !wire && strcmp(part, "shm") != 0 : wire)
+            return true;
+        p += len + (p[len] == '+');
+    }
+    return false;
+}
+
 /*
  * expect: interface for a program we did not write, whose payload the probe cannot know:
- * the named interface must have sent at least SC_CARRIER_SHARE of the bytes every counted
- * interface sent over the ranks' windows (doc/contracts/gates.md, "Carriers"). Sets g, and
- * says the bytes per interface and what bounded them.
+ * the ranks' carrier must go over that kind of interface (a kernel interface: TCP; a fabric
+ * port: a fabric's provider), no interface may have gone uncounted, and the named one must
+ * have sent at least SC_CARRIER_SHARE of the bytes every counted interface of its kind sent
+ * over the ranks' windows (a fabric port's counters also hold the traffic of the kernel
+ * interface over it, IPoIB's ib0 or hsn0, so the kinds are not added together; doc/contracts/
+ * gates.md, "Carriers"). Sets g, and says the bytes per interface and what bounded them.
  */
-static void sc__interface_share_gate(const sc_card *card, const sc_tracelog *t, const char *before,
-                                     sc_gate *g)
+static void sc__interface_share_gate(const sc_card *card, const sc_tracelog *t, const char *decided,
+                                     const char *before, sc_gate *g)
 {
     sc__iface_sum sums[SC__IFACES_MAX];
     unsigned long long payload = 0, carried = 0, total = 0;
-    size_t n = t ? sc__iface_sums(t, sums, &payload) : 0, used = 0;
-    char bytes[256] = "", spans[200] = "";
-    bool named = false;
+    size_t uncounted = 0, n = t ? sc__iface_sums(t, sums, &payload, &uncounted) : 0;
+    char bytes[256], spans[200] = "", carrier[SC_CARRIER_MAX], why[256];
+    bool named = false, fabric = false;
 
-    for (size_t i = 0; i < n && used < sizeof(bytes); i++) {
-        int w = snprintf(bytes + used, sizeof(bytes) - used, "%s%llu%s through %s",
-                         used ? ", " : "", sums[i].tx, used ? "" : " bytes", sums[i].name);
-        used += w > 0 ? (size_t)w : sizeof(bytes);
-        total += sums[i].tx;
+    for (size_t i = 0; i < n; i++)
         if (!strcmp(sums[i].name, card->expect_interface)) {
-            carried = sums[i].tx;
             named = true;
+            fabric = sums[i].fabric;
         }
-    }
+    for (size_t i = 0; i < n; i++)
+        if (sums[i].fabric == fabric) {
+            total += sums[i].tx;
+            if (!strcmp(sums[i].name, card->expect_interface))
+                carried += sums[i].tx;
+        }
+    sc__iface_note(sums, n, bytes, sizeof(bytes));
+    if (decided)
+        snprintf(carrier, sizeof(carrier), "%s", decided);
+    else if (t)
+        sc_transport_decide(t, carrier, sizeof(carrier), why, sizeof(why));
+    else
+        snprintf(carrier, sizeof(carrier), "unknown");
     if (t)
         sc__bytes_spans(t, spans, sizeof(spans));
     double pct = total ? 100.0 * (double)carried / (double)total : 0;
@@ -510,26 +559,43 @@ static void sc__interface_share_gate(const sc_card *card, const sc_tracelog *t, 
                     "not supported by evidence: expected interface %s, but no rank counted its "
                     "interfaces",
                     card->expect_interface);
+    else if (uncounted)
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "not supported by evidence: %zu interface%s the ranks could not count "
+                    "(uncounted_ifaces), so %s's share of the bytes is unknown: %s",
+                    uncounted, uncounted == 1 ? "" : "s", card->expect_interface, bytes);
+    else if (!named)
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "expected interface %s, but the ranks counted no interface %s %s: %s",
+                    card->expect_interface, card->expect_interface, spans, bytes);
+    else if (!sc_carrier_known(carrier))
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "not supported by evidence: the ranks' carrier is %s, so %s's bytes cannot be "
+                    "told from other traffic: %s",
+                    carrier, card->expect_interface, bytes);
+    else if (!sc__carrier_goes_over(carrier, fabric))
+        sc_gate_set(g, SC_GATE_FAIL,
+                    "expected interface %s, but the ranks' carrier is %s, which %s does not "
+                    "carry (its bytes are other traffic): %s",
+                    card->expect_interface, carrier,
+                    fabric ? "a fabric port" : "a network interface", bytes);
     else if (total == 0)
         sc_gate_set(g, SC_GATE_FAIL,
                     "not supported by evidence: no interface carried traffic in the window (%s: "
                     "%s)",
                     spans, bytes);
-    else if (!named)
-        sc_gate_set(g, SC_GATE_FAIL,
-                    "expected interface %s, but the ranks counted no interface %s %s: %s",
-                    card->expect_interface, card->expect_interface, spans, bytes);
     else if ((double)carried >= SC_CARRIER_SHARE * (double)total)
         sc_gate_set(g, SC_GATE_OK,
-                    "%s%sinterface %s carried %llu of the %llu bytes the counted interfaces sent "
-                    "(%.1f%%) %s: %s",
-                    before, before[0] ? "; " : "", card->expect_interface, carried, total, pct,
-                    spans, bytes);
+                    "%s%sinterface %s carried %llu of the %llu bytes the counted %s sent "
+                    "(%.1f%%) %s, the ranks' carrier %s: %s",
+                    before, before[0] ? "; " : "", card->expect_interface, carried, total,
+                    fabric ? "fabric ports" : "interfaces", pct, spans, carrier, bytes);
     else
         sc_gate_set(g, SC_GATE_FAIL,
-                    "expected interface %s to carry 90%% of the %llu bytes the counted interfaces "
-                    "sent %s, it sent %llu (%.1f%%): %s",
-                    card->expect_interface, total, spans, carried, pct, bytes);
+                    "expected interface %s to carry 90%% of the %llu bytes the counted %s sent "
+                    "%s, it sent %llu (%.1f%%): %s",
+                    card->expect_interface, total, fabric ? "fabric ports" : "interfaces", spans,
+                    carried, pct, bytes);
 }
 
 void sc_transport_gate(const sc_card *card, const sc_tracelog *t, const char *decided, sc_gate *g)
@@ -546,7 +612,7 @@ void sc_transport_gate(const sc_card *card, const sc_tracelog *t, const char *de
         return;
     snprintf(before, sizeof(before), "%s", card->expect_transport ? g->note : "");
     if (sc_workload_foreign(card)) /* its payload is unknown: the share of all the bytes */
-        sc__interface_share_gate(card, t, before, g);
+        sc__interface_share_gate(card, t, decided, before, g);
     else
         sc__interface_gate(card, t, before, g);
 }
