@@ -94,6 +94,8 @@ static void scm__after_init(int rc, const char *library)
         if (scm__p.rank == 0)
             printf(SC_TRACE_RANKS_REQUESTED("%d") "\n", scm__p.size);
         scm_bindings_report(comm, scm__p.rank, scm__p.size, bindings);
+        fflush(stdout); /* the bindings before any rank can return and print the program's
+                           lines: an observer adopts srun's ranks by them (sc_observe.h) */
         scm_probe_result(&scm__p.probe, scm__p.rank, peer, library, &scm__p.mine);
         scm_transport_report(&scm__p.mine, scm__p.all, comm);
         const char *path = getenv(SC_TRACE_TRANSPORT_LOG_ENV);

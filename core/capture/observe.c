@@ -392,33 +392,75 @@ static void sc__take_status(sc__obs *s)
     sc__copy_proc_file(s, "status", "workload_status.txt", NULL);
 }
 
+/* Whether the NUL-separated environment text (len bytes) holds the entry want (n bytes). */
+static bool sc__env_has(const char *text, size_t len, const char *want, size_t n)
+{
+    for (size_t at = 0; at < len; at += strnlen(text + at, len - at) + 1)
+        if (strnlen(text + at, len - at) == n && !memcmp(text + at, want, n))
+            return true;
+    return false;
+}
+
 /* Whether process pid's environment names this observer (STREAMCARD_OBSERVER=<pid>@<host>,
-   as sc__ready_env() set it): read at most SC__ENVIRON_MAX bytes of it. */
+   as sc__ready_env() set it) and, inside a Slurm job, this job (SLURM_JOB_ID, which srun
+   passes to its tasks): read at most SC__ENVIRON_MAX bytes of it. */
 #define SC__ENVIRON_MAX (256u << 10)
 static bool sc__names_observer(const sc__obs *s, pid_t pid)
 {
-    char rel[32], want[128];
+    char rel[32], want[128], job[96] = "";
     char *text = NULL;
     size_t len = 0;
-    bool named = false;
+    const char *job_id = getenv("SLURM_JOB_ID");
 
     snprintf(rel, sizeof(rel), "%d/environ", (int)pid);
     int n = snprintf(want, sizeof(want), SC_TRACE_OBSERVER_ENV "=%d@%s", (int)getpid(), s->host);
-    if (n <= 0 || (size_t)n >= sizeof(want) ||
+    int m = job_id ? snprintf(job, sizeof(job), "SLURM_JOB_ID=%s", job_id) : 0;
+    if (n <= 0 || (size_t)n >= sizeof(want) || m < 0 || (size_t)m >= sizeof(job) ||
         sc_file_read_at(s->proc_root, rel, 0, SC__ENVIRON_MAX, &text, &len) < 0)
         return false;
-    for (size_t at = 0; at < len && !named; at += strnlen(text + at, len - at) + 1)
-        named = strnlen(text + at, len - at) == (size_t)n && !memcmp(text + at, want, (size_t)n);
+    bool named = sc__env_has(text, len, want, (size_t)n) &&
+                 (!job_id || sc__env_has(text, len, job, (size_t)m));
     free(text);
     return named;
 }
 
+/* The start time (clock ticks after boot, /proc's stat field 22) of the process whose stat
+   file is rel under dirfd; 0 when it cannot be read. */
+static unsigned long long sc__start_ticks(int dirfd, const char *rel)
+{
+    char *text = NULL, *end;
+    unsigned long long start = 0;
+
+    if (sc_file_read_at(dirfd, rel, 0, 4096, &text, NULL) < 0)
+        return 0;
+    if ((end = strrchr(text, ')'))) /* the name may hold spaces and ')' itself */
+        sscanf(end + 1,
+               " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+               "%*d %*d %llu",
+               &start);
+    free(text);
+    return start;
+}
+
+/* Whether process pid started after the workload did (a rank of it; not a process that was
+   there before, nor one whose pid an earlier process had). */
+static bool sc__started_since_workload(const sc__obs *s, pid_t pid)
+{
+    char rel[32];
+
+    snprintf(rel, sizeof(rel), "%d/stat", (int)pid);
+    unsigned long long rank = sc__start_ticks(s->proc_root, rel);
+    unsigned long long workload = sc__start_ticks(s->procfd, "stat");
+    return rank && workload && rank >= workload;
+}
+
 /*
  * srun's ranks (sc_observe_opts.adopt_ranks): a TRACE_RANK_BINDING line before the window
- * opens names a rank, its host and pid; a rank of this host whose environment names this
- * observer becomes a root of the sampler, so that its tasks are the job's own over the
- * patterns' window. Any other line, host or process is left alone: such a rank keeps its own
- * window (the gate finds no task of it in the observer's records).
+ * opens names a rank, its host and pid; a rank of this host that started after the workload
+ * and whose environment names this observer (and this Slurm job) becomes a root of the
+ * sampler, so that its tasks are the job's own over the patterns' window (its TASK records in
+ * interference.txt name it). Any other line, host or process is left alone: such a rank keeps its
+ * own window (the gate finds no task of it in the observer's records).
  */
 static void sc__adopt_rank(sc__obs *s)
 {
@@ -432,7 +474,7 @@ static void sc__adopt_rank(sc__obs *s)
     if (sscanf(s->line, SC_TRACE_RANK_BINDING("%*d", "%63s", "%*d", "%ld", "%*s") "%n", host, &pid,
                &used) != 2 ||
         s->line[used] != '\0' || pid <= 0 || pid > INT_MAX || strcmp(host, s->host) != 0 ||
-        !sc__names_observer(s, (pid_t)pid))
+        !sc__started_since_workload(s, (pid_t)pid) || !sc__names_observer(s, (pid_t)pid))
         return;
     int rc = sc_sampler_add_root(s->sampler, (pid_t)pid);
     if (rc < 0)

@@ -279,6 +279,7 @@ static void test_mpi_patterns(void)
     SC_CHECK_STR_CONTAINS(g.note, "; the ranks' interference windows: 0 from the card's patterns "
                                   "(the observer's on n01), 1 from their own (other hosts), 1 "
                                   "from their own (on n01, not among the observer's tasks)");
+    SC_CHECK(!strstr(g.note, "cpu 2 of n01")); /* rank 0 judged on its own, clean window */
     sc_interference_free(&rec);
     /* one window more than its ranks: refused when loaded, ignored when read unbounded */
     SC_CHECK_INT_EQ(sc_interference_load(own, observer, log, &rec), 0);
