@@ -104,51 +104,63 @@ static bool sc__hwloc_env(void)
 
 /*
  * The CPUs this process may use, as hwloc restricts its topology to them (it counts only
- * the allowed cores under a cache): the affinity, and the cpuset cgroup's effective CPUs (a
- * Slurm job's, a container's). Into out, or -1 when the cpuset cannot be read.
+ * the allowed cores under a cache): the affinity, the online CPUs, and the cpuset cgroup's
+ * effective CPUs (a Slurm job's, a container's). Into out, or -1 when they cannot be read.
  */
 static int sc__allowed_cpus(char *out, size_t len)
 {
-    char *cg = NULL, *cpus = NULL, path[1024], affinity[512] = "", *text = NULL;
-    const char *line, *rel = NULL;
-    bool v1 = false;
-    int rc = -1, n = 0;
+    char *cg = NULL, *text = NULL, path[1024], rel[768], affinity[512] = "", online[256] = "";
+    char cpuset[256] = "all";
+    const char *line, *at = NULL, *base = "/sys/fs/cgroup", *file = "cpuset.cpus.effective";
+    int rc = -1;
 
     if (sc_file_read_at(AT_FDCWD, "/proc/self/status", 0, 1 << 16, &text, NULL) == 0 &&
         (line = strstr(text, "\nCpus_allowed_list:")))
         sscanf(line, "\nCpus_allowed_list: %511s", affinity);
     free(text);
-    if (!affinity[0] || sc_file_read_at(AT_FDCWD, "/proc/self/cgroup", 0, 1 << 16, &cg, NULL) < 0)
+    text = NULL;
+    if (sc_file_read_at(AT_FDCWD, "/sys/devices/system/cpu/online", 0, 4096, &text, NULL) == 0)
+        sc_file_first_line(text, online, sizeof(online));
+    free(text);
+    text = NULL;
+    if (!affinity[0] || !online[0] ||
+        sc_file_read_at(AT_FDCWD, "/proc/self/cgroup", 0, 1 << 16, &cg, NULL) < 0)
         return -1;
-    /* v1: "N:cpuset:/path"; else v2: "0::/path" (its root has no cpuset file: every CPU) */
+    /* v1: "N:cpuset:/path"; v2: "0::/path"; a v1 cpuset joined with another controller: no */
     if ((line = strstr(cg, ":cpuset:/"))) {
-        rel = line + strlen(":cpuset:");
-        v1 = true;
-    } else if (strstr(cg, "cpuset")) { /* a v1 cpuset joined with another controller */
-        rel = NULL;
-    } else if (!strncmp(cg, "0::/", 4)) {
-        rel = cg + strlen("0::");
-    } else if ((line = strstr(cg, "\n0::/"))) {
-        rel = line + strlen("\n0::");
+        at = line + strlen(":cpuset:");
+        base = "/sys/fs/cgroup/cpuset";
+        file = "cpuset.effective_cpus";
+    } else if (!strstr(cg, "cpuset")) {
+        at = !strncmp(cg, "0::/", 4) ? cg + 3 : (line = strstr(cg, "\n0::/")) ? line + 4 : NULL;
     }
-    if (rel)
-        n = (int)strcspn(rel, "\n");
-    if (n == 1) { /* the root cgroup: no restriction */
-        rc = snprintf(out, len, "affinity %s cpuset all", affinity) < (int)len ? 0 : -1;
-    } else if (n > 1) {
-        int w =
-            v1 ? snprintf(path, sizeof(path), "/sys/fs/cgroup/cpuset%.*s/cpuset.effective_cpus", n,
-                          rel)
-               : snprintf(path, sizeof(path), "/sys/fs/cgroup%.*s/cpuset.cpus.effective", n, rel);
-        if (w > 0 && w < (int)sizeof(path) &&
-            sc_file_read_at(AT_FDCWD, path, 0, 1 << 16, &cpus, NULL) == 0) {
-            char first[256];
-            sc_file_first_line(cpus, first, sizeof(first));
-            rc = snprintf(out, len, "affinity %s cpuset %s", affinity, first) < (int)len ? 0 : -1;
+    size_t n = at ? strcspn(at, "\n") : 0;
+    if (n && n < sizeof(rel)) {
+        /* The cgroup's effective CPUs, or its nearest ancestor's that has the file (a v2
+           cgroup without the cpuset controller has none); a v2 root without it: every CPU. */
+        snprintf(rel, sizeof(rel), "%.*s", (int)n, at);
+        for (;;) {
+            int w =
+                snprintf(path, sizeof(path), "%s%s/%s", base, strcmp(rel, "/") ? rel : "", file);
+            if (w > 0 && w < (int)sizeof(path) &&
+                sc_file_read_at(AT_FDCWD, path, 0, 1 << 16, &text, NULL) == 0) {
+                sc_file_first_line(text, cpuset, sizeof(cpuset));
+                rc = 0;
+                break;
+            }
+            char *slash = strrchr(rel, '/');
+            if (!strcmp(rel, "/") || !slash) {
+                rc = strcmp(base, "/sys/fs/cgroup") == 0 ? 0 : -1; /* v2's root: every CPU */
+                break;
+            }
+            *(slash == rel ? slash + 1 : slash) = '\0';
         }
     }
-    free(cpus);
+    free(text);
     free(cg);
+    if (rc == 0 &&
+        snprintf(out, len, "affinity %s online %s cpuset %s", affinity, online, cpuset) >= (int)len)
+        rc = -1;
     return rc;
 }
 
@@ -166,8 +178,11 @@ static int sc__hwloc_llc(const sc_run_opts *opts, const sc_card *card, sc_llc *l
     bool cached = !sc__hwloc_env() && sc__host_boot(host, boot) == 0 &&
                   sc__allowed_cpus(allowed, sizeof(allowed)) == 0 &&
                   sc_hashcache_default_dir(dir, sizeof(dir)) == 0 &&
-                  asprintf(&key, "streamcard caches v1\nhwloc %x\nhost %s %s\n%s\ncpus %s\n",
-                           (unsigned)HWLOC_API_VERSION, host, boot, allowed, card->cpu_list) >= 0;
+                  asprintf(&key, "streamcard caches v1\nhwloc %x %x\nhost %s %s\n%s\ncpus %s\n",
+                           (unsigned)HWLOC_API_VERSION, hwloc_get_api_version(), host, boot,
+                           allowed, card->cpu_list) >= 0;
+    if (!cached)
+        key = NULL; /* asprintf leaves it undefined when it fails */
     int rc;
 
     if (cached && sc_answercache_get(dir, key, &text) == 0 && sc_caches_parse(text, llc) == 0) {
