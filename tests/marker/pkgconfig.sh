@@ -38,7 +38,7 @@ C
 "$CC" $FLAGS "$WORK/prog.c" -o "$WORK/prog-static" $(pkg-config --cflags streamcard-marker) \
     "$LIBDIR/libstreamcard-marker.a" $(pkg-config --libs-only-other --libs-only-l --static streamcard-marker | sed 's/-lstreamcard-marker//') ||
     fail "cc prog.c with libstreamcard-marker.a failed"
-ldd "$WORK/prog-static" | grep -q streamcard-marker && fail "prog-static links the shared library"
+grep -q streamcard-marker <<<"$(ldd "$WORK/prog-static")" && fail "prog-static links the shared library"
 
 for prog in prog prog-static; do
     LD_LIBRARY_PATH="$LIBDIR" "$WORK/$prog" >"$WORK/$prog.out" || fail "$prog without an observer failed"

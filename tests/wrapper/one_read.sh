@@ -23,7 +23,7 @@ reads() {
     counts=$(grep -E 'openat\(.*/run-[0-9]+\.json", O_RDONLY' "$WORK/$name.trace" |
         grep -v ' = -1 ' | sed -E 's/.*\/(run-[0-9]+\.json)".*/\1/' | sort | uniq -c)
     for ((n = 1; n <= runs; n++)); do
-        echo "$counts" | grep -qx " *1 run-$n\.json" ||
+        grep -qx " *1 run-$n\.json" <<<"$counts" ||
             fail "$name: run-$n.json not read once (count, file): $counts"
     done
     [ "$(echo "$counts" | grep -c .)" -eq "$runs" ] ||

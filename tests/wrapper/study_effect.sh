@@ -33,13 +33,13 @@ expect_contains "$WORK/out" "  blas:        default (the system's alternative: /
 expect_status 0 "$BIN/streamcard" run "$WORK/study.yaml" --output "$WORK/runs" --quiet
 cp "$WORK/out" "$WORK/study.out"
 row() { grep -E "^\| $1 \|" "$WORK/study.out" || fail "no row $1: $(cat "$WORK/study.out")"; }
-row "alone 1: cores" | grep -q "no effect: one_per_core kept every CPU of cpu_list" ||
+grep -q "no effect: one_per_core kept every CPU of cpu_list" <<<"$(row "alone 1: cores")" ||
     fail "one_per_core without SMT not said to do nothing: $(row "alone 1: cores")"
-row "alone 2: bogus wait" | grep -q "no effect: the OpenMP runtime read the same settings" ||
+grep -q "no effect: the OpenMP runtime read the same settings" <<<"$(row "alone 2: bogus wait")" ||
     fail "a rejected OMP_WAIT_POLICY not said to do nothing: $(row "alone 2: bogus wait")"
-row "alone 3: spread" | grep -q "no effect" &&
+grep -q "no effect" <<<"$(row "alone 3: spread")" &&
     fail "OMP_PROC_BIND: spread said to do nothing: $(row "alone 3: spread")"
-row "seq 1-3: + spread" | grep -q "no effect" && fail "seq: spread said to do nothing"
+grep -q "no effect" <<<"$(row "seq 1-3: + spread")" && fail "seq: spread said to do nothing"
 # What the runtime read, in the row's own log.
 B=$(row "alone 3: spread" | awk -F' [|] ' '{ print $NF }' | sed 's/ |$//')
 [ -d "$B" ] || fail "no bundle for the spread row: $B"
