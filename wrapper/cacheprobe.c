@@ -59,28 +59,12 @@ static uint64_t sc__mem_available(void)
     return (uint64_t)kib * 1024;
 }
 
-/* This host's name and boot (the kernel's boot_id): what a per-boot answer is keyed on.
-   0, or -1 when either is unknown. */
-static int sc__host_boot(char host[256], char boot[64])
-{
-    char *text = NULL;
-
-    host[0] = boot[0] = '\0';
-    if (gethostname(host, 255) ||
-        sc_file_read_at(AT_FDCWD, "/proc/sys/kernel/random/boot_id", 0, 4096, &text, NULL) < 0)
-        return -1;
-    host[255] = '\0';
-    sc_file_first_line(text, boot, 64);
-    free(text);
-    return boot[0] ? 0 : -1;
-}
-
 /* The answer cache's key of a probe: binary, host and boot, CPUs, threads, size. */
 static char *sc__probe_key(const char *binary, const char *cpus, long threads, uint64_t bytes)
 {
     char host[256], boot[64], *key = NULL;
 
-    if (sc__host_boot(host, boot) < 0)
+    if (sc_answercache_host_boot(host, sizeof(host), boot, sizeof(boot)) < 0)
         return NULL;
     if (asprintf(&key,
                  "streamcard --cache-probe v1\nbinary %s\nhost %s %s\ncpus %s\nthreads %ld\n"
@@ -175,7 +159,8 @@ static int sc__allowed_cpus(char *out, size_t len)
 static int sc__hwloc_llc(const sc_run_opts *opts, const sc_card *card, sc_llc *llc)
 {
     char host[256], boot[64], allowed[1024], dir[4096], *key = NULL, *text = NULL;
-    bool cached = !sc__hwloc_env() && sc__host_boot(host, boot) == 0 &&
+    bool cached = !sc__hwloc_env() &&
+                  sc_answercache_host_boot(host, sizeof(host), boot, sizeof(boot)) == 0 &&
                   sc__allowed_cpus(allowed, sizeof(allowed)) == 0 &&
                   sc_hashcache_default_dir(dir, sizeof(dir)) == 0 &&
                   asprintf(&key, "streamcard caches v1\nhwloc %x %x\nhost %s %s\n%s\ncpus %s\n",

@@ -142,15 +142,13 @@ static int sc__cmp_str(const void *a, const void *b)
  */
 static char *sc__answer_key(const sc_plan *plan)
 {
-    char host[256] = "", boot[64] = "", *key = NULL, *text = NULL;
+    char host[256] = "", boot[64] = "", *key = NULL;
     const char **vars = NULL;
     size_t n = 0, total = 0;
     FILE *mem;
 
-    if (gethostname(host, sizeof(host) - 1) ||
-        sc_file_read_at(AT_FDCWD, "/proc/sys/kernel/random/boot_id", 0, 4096, &text, NULL) < 0)
+    if (sc_answercache_host_boot(host, sizeof(host), boot, sizeof(boot)) < 0)
         goto out;
-    sc_file_first_line(text, boot, sizeof(boot));
     while (environ && environ[total])
         total++;
     if (!(vars = calloc(total + 1, sizeof(*vars))))
@@ -174,7 +172,6 @@ static char *sc__answer_key(const sc_plan *plan)
     }
 out:
     free(vars);
-    free(text);
     return key;
 }
 
@@ -383,8 +380,8 @@ void sc_record_build(sc_execution *x)
 static bool sc__mpi_as_answered(const sc_execution *x, size_t i, const char *version, bool *seen)
 {
     char rel[64], line[1024];
-    char *log = sc_bundle_read_opt(&x->b, sc_runs_path(x->plan->card, i, "stream.log", rel,
-                                                       sizeof(rel)));
+    char *log =
+        sc_bundle_read_opt(&x->b, sc_runs_path(x->plan->card, i, "stream.log", rel, sizeof(rel)));
     const char *tag = SC_TRACE_TAG_MPI_LIBRARY;
     bool ok = true;
     sc_mpi_lib lib;

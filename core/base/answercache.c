@@ -2,9 +2,11 @@
    sc_answercache.h). */
 #include "sc_answercache.h"
 #include "sc_cachedir.h"
+#include "sc_file.h"
 #include "sc_hash.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -227,4 +229,20 @@ out:
     if (dfd >= 0)
         close(dfd);
     return rc;
+}
+
+int sc_answercache_host_boot(char *host, size_t hostlen, char *boot, size_t bootlen)
+{
+    char *text = NULL;
+
+    if (!hostlen || !bootlen)
+        return -1;
+    host[0] = boot[0] = '\0';
+    if (gethostname(host, hostlen - 1) ||
+        sc_file_read_at(AT_FDCWD, "/proc/sys/kernel/random/boot_id", 0, 4096, &text, NULL) < 0)
+        return -1;
+    host[hostlen - 1] = '\0';
+    sc_file_first_line(text, boot, bootlen);
+    free(text);
+    return boot[0] ? 0 : -1;
 }

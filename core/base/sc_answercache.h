@@ -41,6 +41,13 @@
 int sc_answercache_get(const char *dir, const char *key, char **answer);
 
 /*
+ * This host's name and boot (the kernel's boot_id, one line), what an answer that holds until
+ * the machine restarts is keyed on, into host and boot (hostlen, bootlen bytes). 0, or -1
+ * when either cannot be read.
+ */
+int sc_answercache_host_boot(char *host, size_t hostlen, char *boot, size_t bootlen);
+
+/*
  * Remembers answer for key, depending on the n files named in files (each stat'ed now: a
  * file that cannot be, more than SC_ANSWERCACHE_MAX_FILES, or an answer too large for the
  * cache, and nothing is remembered). Replaces an entry of the same key; keeps the newest

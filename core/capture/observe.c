@@ -1,5 +1,6 @@
 /* observe.c: run a workload and watch its trace lines (see sc_observe.h). */
 #include "sc_observe.h"
+#include "sc_rankadopt.h"
 #include "sc_bind.h"
 #include "sc_file.h"
 #include "sc_kv.h"
@@ -11,7 +12,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <regex.h>
 #include <sched.h>
@@ -52,7 +52,8 @@ typedef struct sc__obs {
     bool names_pending;  /* closed at main_loop_end; the foreign tasks are read at the end */
     int proc_root;       /* /proc, for the sampler */
     char host[64];       /* this node's name, the sampler's */
-    bool patterns;       /* begin_re and end_re compiled (sc_observe_opts.begin_pattern) */
+    unsigned long long workload_start; /* its start (ticks after boot), once a rank asks */
+    bool patterns; /* begin_re and end_re compiled (sc_observe_opts.begin_pattern) */
     regex_t begin_re, end_re;
     int ahead[SC__NFILES]; /* sc__files made ahead, not yet written; -1: none */
 } sc__obs;
@@ -392,91 +393,23 @@ static void sc__take_status(sc__obs *s)
     sc__copy_proc_file(s, "status", "workload_status.txt", NULL);
 }
 
-/* Whether the NUL-separated environment text (len bytes) holds the entry want (n bytes). */
-static bool sc__env_has(const char *text, size_t len, const char *want, size_t n)
-{
-    for (size_t at = 0; at < len; at += strnlen(text + at, len - at) + 1)
-        if (strnlen(text + at, len - at) == n && !memcmp(text + at, want, n))
-            return true;
-    return false;
-}
-
-/* Whether process pid's environment names this observer (STREAMCARD_OBSERVER=<pid>@<host>,
-   as sc__ready_env() set it) and, inside a Slurm job, this job (SLURM_JOB_ID, which srun
-   passes to its tasks): read at most SC__ENVIRON_MAX bytes of it. */
-#define SC__ENVIRON_MAX (256u << 10)
-static bool sc__names_observer(const sc__obs *s, pid_t pid)
-{
-    char rel[32], want[128], job[96] = "";
-    char *text = NULL;
-    size_t len = 0;
-    const char *job_id = getenv("SLURM_JOB_ID");
-
-    snprintf(rel, sizeof(rel), "%d/environ", (int)pid);
-    int n = snprintf(want, sizeof(want), SC_TRACE_OBSERVER_ENV "=%d@%s", (int)getpid(), s->host);
-    int m = job_id ? snprintf(job, sizeof(job), "SLURM_JOB_ID=%s", job_id) : 0;
-    if (n <= 0 || (size_t)n >= sizeof(want) || m < 0 || (size_t)m >= sizeof(job) ||
-        sc_file_read_at(s->proc_root, rel, 0, SC__ENVIRON_MAX, &text, &len) < 0)
-        return false;
-    bool named = sc__env_has(text, len, want, (size_t)n) &&
-                 (!job_id || sc__env_has(text, len, job, (size_t)m));
-    free(text);
-    return named;
-}
-
-/* The start time (clock ticks after boot, /proc's stat field 22) of the process whose stat
-   file is rel under dirfd; 0 when it cannot be read. */
-static unsigned long long sc__start_ticks(int dirfd, const char *rel)
-{
-    char *text = NULL, *end;
-    unsigned long long start = 0;
-
-    if (sc_file_read_at(dirfd, rel, 0, 4096, &text, NULL) < 0)
-        return 0;
-    if ((end = strrchr(text, ')'))) /* the name may hold spaces and ')' itself */
-        sscanf(end + 1,
-               " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-               "%*d %*d %llu",
-               &start);
-    free(text);
-    return start;
-}
-
-/* Whether process pid started after the workload did (a rank of it; not a process that was
-   there before, nor one whose pid an earlier process had). */
-static bool sc__started_since_workload(const sc__obs *s, pid_t pid)
-{
-    char rel[32];
-
-    snprintf(rel, sizeof(rel), "%d/stat", (int)pid);
-    unsigned long long rank = sc__start_ticks(s->proc_root, rel);
-    unsigned long long workload = sc__start_ticks(s->procfd, "stat");
-    return rank && workload && rank >= workload;
-}
-
 /*
  * srun's ranks (sc_observe_opts.adopt_ranks): a TRACE_RANK_BINDING line before the window
- * opens names a rank, its host and pid; a rank of this host that started after the workload
- * and whose environment names this observer (and this Slurm job) becomes a root of the
+ * opens names a rank; one that sc_rankadopt_line() holds to be this run's (this host, started
+ * after the workload, its environment naming this observer and job) becomes a root of the
  * sampler, so that its tasks are the job's own over the patterns' window (its TASK records in
- * interference.txt name it). Any other line, host or process is left alone: such a rank keeps its
- * own window (the gate finds no task of it in the observer's records).
+ * interference.txt name it). Any other rank keeps its own window (the gate finds no task of
+ * it in the observer's records).
  */
 static void sc__adopt_rank(sc__obs *s)
 {
-    char host[64];
-    long pid = 0;
-    int used = 0;
-
-    if (!s->o->adopt_ranks || !s->sampler || s->r->ready_seen ||
-        strncmp(s->line, SC_TRACE_TAG_RANK_BINDING, strlen(SC_TRACE_TAG_RANK_BINDING)) != 0)
+    if (!s->o->adopt_ranks || !s->sampler || s->r->ready_seen)
         return;
-    if (sscanf(s->line, SC_TRACE_RANK_BINDING("%*d", "%63s", "%*d", "%ld", "%*s") "%n", host, &pid,
-               &used) != 2 ||
-        s->line[used] != '\0' || pid <= 0 || pid > INT_MAX || strcmp(host, s->host) != 0 ||
-        !sc__started_since_workload(s, (pid_t)pid) || !sc__names_observer(s, (pid_t)pid))
-        return;
-    int rc = sc_sampler_add_root(s->sampler, (pid_t)pid);
+    if (!s->workload_start) /* read once: every rank is held to it */
+        s->workload_start = sc_rankadopt_start_ticks(s->procfd, "stat");
+    sc_rankadopt a = {s->proc_root, s->host, getpid(), getenv("SLURM_JOB_ID"), s->workload_start};
+    pid_t pid = sc_rankadopt_line(&a, s->line);
+    int rc = pid > 0 ? sc_sampler_add_root(s->sampler, pid) : 0;
     if (rc < 0)
         sc__capture_fail(s, "interference.txt (a rank of srun as the job's own)", rc);
 }
