@@ -168,9 +168,11 @@ for rank, (span, begin, end, init, fin) in spans.items():
     assert span == "main_loop", (rank, span)
     assert init < begin < end < fin, (rank, init, begin, end, fin)
     assert ns[rank] < 0.6 * (fin - init), (rank, ns[rank], fin - init)
-    # the window's own length: from its begin to the end of its last /proc reading, which
-    # end_ns follows at once
-    assert 0.9 * (end - begin) <= ns[rank] <= end - begin, (rank, ns[rank], end - begin)
+    # the window's own length lies within its stamps (begin_ns before its first /proc
+    # reading, end_ns after its last) and holds the loop's 300 ms of sleep: a lower bound the
+    # stamps themselves cannot give under load, where a rank may wait tens of ms between its
+    # last reading and end_ns (seen: 392 ms of window between stamps 460 ms apart)
+    assert 0.9 * 300e6 <= ns[rank] <= end - begin, (rank, ns[rank], end - begin)
 assert before <= spans[0][1] and spans[0][2] <= after, (before, spans[0], after)
 assert ns[0] <= after - before, (ns[0], after - before)
 assert "2 from its main loop's markers" in r["notes"]["phases"], r["notes"]["phases"]
