@@ -203,6 +203,26 @@ static int sc__create(sqlite3 *db)
     return rc;
 }
 
+/* Runs sql, and again while another connection holds the lock, for up to the writers' wait.
+   SQLite does not call the busy handler where waiting could deadlock: a statement that
+   already reads and then needs the whole file (PRAGMA journal_mode = WAL while the other
+   writer makes the schema) fails at once with SQLITE_BUSY; a new try starts from no lock. */
+static int sc__exec_patient(sqlite3 *db, const char *sql)
+{
+    struct timespec pause = {0, 1000000}; /* 1 ms, doubled up to 64 ms */
+    long waited_ms = 0;
+    int rc;
+
+    while ((rc = sqlite3_exec(db, sql, NULL, NULL, NULL)) != SQLITE_OK &&
+           (rc & 0xff) == SQLITE_BUSY && waited_ms < SC_HISTORY_BUSY_MS) {
+        nanosleep(&pause, NULL);
+        waited_ms += pause.tv_nsec / 1000000;
+        if (pause.tv_nsec < 64000000)
+            pause.tv_nsec *= 2;
+    }
+    return rc;
+}
+
 /* Whether the open database is ours: 0, or -errno with why. Nothing is written before. */
 static int sc__check_ours(sqlite3 *db, const char *path, bool write, char *why, size_t whylen)
 {
@@ -287,8 +307,8 @@ int sc_history_open(const char *path, bool write, bool create, sc_history **out,
     /* Ours: WAL (readers and one writer at once), synchronous NORMAL (a commit is durable
        at the next checkpoint; a crash loses at most the last commits, never the file). */
     if (write &&
-        (rc = sqlite3_exec(h->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", NULL,
-                           NULL, NULL)) != SQLITE_OK) {
+        (rc = sc__exec_patient(h->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")) !=
+            SQLITE_OK) {
         err = sc__fail(h->db, rc, path, why, whylen);
         goto out_close;
     }
