@@ -22,8 +22,8 @@
 
 #if SCT_IPS_SIMD_X86
 
-#ifdef SCT_IPS_SCAN_EMULATED
-/* The test build (tests/kernels/ipsearch_scan_emulated.h, included first): the same code on
+#ifdef SCT_IPS_X86_EMULATED
+/* The test build (tests/kernels/ipsearch_x86_emulated.h, included first): the same code on
    SIMDe's portable intrinsics, so the AVX-512 variant's logic is tested on any x86 CPU; no
    target attributes (the compiler must not emit AVX-512 for the emulation's loops), and
    names of their own beside the real variants. */

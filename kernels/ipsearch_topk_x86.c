@@ -12,10 +12,20 @@
 
 #if SCT_IPS_SIMD_X86
 
+#ifdef SCT_IPS_X86_EMULATED
+/* The test build on SIMDe's portable intrinsics: as in ipsearch_scan_x86.c. */
+#define SCT__AVX2
+#define SCT__AVX2_INLINE static inline
+#define SCT__AVX512
+#define sct_ips_topk_avx2 sct_ips_topk_avx2_emulated
+#define sct_ips_topk_avx512 sct_ips_topk_avx512_emulated
+#else
 #include <immintrin.h>
 
 #define SCT__AVX2 __attribute__((target("avx2")))
+#define SCT__AVX2_INLINE static inline __attribute__((always_inline, target("avx2")))
 #define SCT__AVX512 __attribute__((target("avx512f,avx2")))
+#endif
 
 /*
  * Offer the scores of s whose bits are set in m (bit i: s[i], id base + i) to the heap,
@@ -48,8 +58,7 @@ static void sct__tail(const float *s, size_t n, int64_t base, float *hs, int64_t
 }
 
 /* The bits of the 8 lanes of s above t. */
-static inline __attribute__((always_inline, target("avx2"))) unsigned sct__above8(const float *s,
-                                                                                  __m256 t)
+SCT__AVX2_INLINE unsigned sct__above8(const float *s, __m256 t)
 {
     return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(s), t, _CMP_GT_OQ));
 }

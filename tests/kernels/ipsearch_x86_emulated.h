@@ -1,26 +1,35 @@
 /*
- * ipsearch_scan_emulated.h: included before kernels/ipsearch_scan_x86.c when the test
- * test_kernel_ipsearch_scan_emulated builds it with SCT_IPS_SCAN_EMULATED: the scan's AVX2
- * and AVX-512 code on SIMDe's portable intrinsics (Debian: libsimde-dev), so the AVX-512
- * variant's logic runs on a CPU without AVX-512 (correctness only: its speed needs the real
- * instructions). The masked loads are replaced with ones that read only the lanes of the
- * mask (SIMDe's read the whole vector; the kernels promise never to read past a row, and a
- * sanitized build of the test holds them to it), and the three intrinsics SIMDe 0.7.4 lacks
- * are made of its own (one more has no native alias).
+ * ipsearch_x86_emulated.h: included before kernels/ipsearch_scan_x86.c and
+ * ipsearch_topk_x86.c when the test test_kernel_ipsearch_x86_emulated builds them with
+ * SCT_IPS_X86_EMULATED: their AVX2 and AVX-512 code on SIMDe's portable intrinsics (Debian:
+ * libsimde-dev), so the AVX-512 variants' logic runs on a CPU without AVX-512 (correctness only:
+ * its speed needs the real instructions). The masked loads are replaced with ones that read only
+ * the lanes of the mask (SIMDe's read the whole vector; the kernels promise never to read past a
+ * row, and a sanitized build of the test holds them to it), and the three intrinsics SIMDe 0.7.4
+ * lacks are made of its own (one more has no native alias).
  */
-#ifndef SC_TESTS_IPSEARCH_SCAN_EMULATED_H
-#define SC_TESTS_IPSEARCH_SCAN_EMULATED_H
+#ifndef SC_TESTS_IPSEARCH_X86_EMULATED_H
+#define SC_TESTS_IPSEARCH_X86_EMULATED_H
 
 #define SIMDE_ENABLE_NATIVE_ALIASES
 #include <simde/x86/avx2.h>
 #include <simde/x86/avx512.h>
 #include <simde/x86/fma.h>
 
-typedef simde__mmask16 __mmask16; /* SIMDe names the type but gives it no alias */
+/* SIMDe names the type but gives it no alias. */
+// NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp)
+typedef simde__mmask16 __mmask16;
+
+#include <stddef.h>
+#include <stdint.h>
 
 struct sct_ips_scan_job;
 void sct_ips_scan_avx2_emulated(const struct sct_ips_scan_job *job);
 void sct_ips_scan_avx512_emulated(const struct sct_ips_scan_job *job);
+void sct_ips_topk_avx2_emulated(const float *s, size_t n, int64_t base, float *hs, int64_t *hi,
+                                size_t k);
+void sct_ips_topk_avx512_emulated(const float *s, size_t n, int64_t base, float *hs, int64_t *hi,
+                                  size_t k);
 
 /* Lanes whose mask is set are read, the others are zero and untouched in memory. */
 static inline simde__m256 sct_emu_maskload_ps(const float *p, simde__m256i mask)
