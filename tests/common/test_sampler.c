@@ -24,7 +24,8 @@
 static char g_root[64];
 
 /* Writes ROOT/<moment>/<rel> (parents made). */
-static void put(const char *moment, const char *rel, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void put(const char *moment, const char *rel,
+                                                      const char *fmt, ...)
 {
     char path[512], dir[512];
     va_list ap;
@@ -472,6 +473,7 @@ static void test_real_proc(void)
     SC_CHECK_INT_EQ(sc_sampler_sample(s, procfd, SC_SAMPLE_BEGIN, t.tv_sec * 1000000000LL), 0);
     for (int i = 0; i < 5000000; i++)
         x += i;
+    (void)x; /* the loop is the point: CPU time for the sampler */
     SC_CHECK_INT_EQ(sc_sampler_sample(s, procfd, SC_SAMPLE_END, t.tv_sec * 1000000000LL + 1), 0);
     SC_CHECK_INT_EQ(sc_sampler_records(s, collect, out), 0);
     snprintf(want, sizeof(want), "TRACE_INTERFERENCE_TASK source=observer tid=%d pid=%d ",
@@ -551,6 +553,7 @@ static void *sc__burn_thread(void *arg)
     do {
         for (int i = 0; i < 100000; i++)
             x += i;
+        (void)x;
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     } while (t.tv_sec == 0 && t.tv_nsec < 30000000);
     b->burned = (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
@@ -568,6 +571,7 @@ static void *sc__spin_thread(void *arg)
     while (g_spin)
         for (int i = 0; i < 10000; i++)
             x += i;
+    (void)x;
     return NULL;
 }
 

@@ -134,8 +134,8 @@ static void test_probe_parse(void)
     SC_CHECK_INT_EQ(llc.edge_bytes, 4194304);
     /* Sizes must grow; a set-up line is needed; too few points show nothing. */
     static const char *const bad[] = {
-        "cache_probe threads=2 isa=avx2 cpus=0\ncache_probe bytes=2 MBps=1\ncache_probe bytes=1 "
-        "MBps=1\n",
+        ("cache_probe threads=2 isa=avx2 cpus=0\ncache_probe bytes=2 MBps=1\ncache_probe bytes=1 "
+         "MBps=1\n"),
         "cache_probe bytes=262144 MBps=1.0\ncache_probe bytes=524288 MBps=1.0\n",
         "cache_probe threads=1 isa=avx2 cpus=0\ncache_probe bytes=262144 MBps=1.0\n",
     };
