@@ -113,8 +113,9 @@ static int sc__open_bundle(const sc_plan *plan, sc_bundle *b)
 
 /*
  * The guardian: a child that waits on a pipe from this process. A byte means the bundle was
- * finished; end-of-file without it means streamcard was killed, and the guardian finishes
- * the bundle with what its runs wrote (the workload dies with streamcard:
+ * sealed (sc_record_finish() sends it right after SHA256SUMS, so that the guardian's exit
+ * overlaps the summary); end-of-file without it means streamcard was killed, and the guardian
+ * finishes the bundle with what its runs wrote (the workload dies with streamcard:
  * PR_SET_PDEATHSIG). Its name is SC_BUNDLE_GUARDIAN_COMM: in a --stream-card job, the
  * plugin's slurmstepd waits for it (a while) before killing what is left of the step
  * (spank/guardian.h). It closes the other bundles' pipes, so each guardian sees its own end.
@@ -162,15 +163,19 @@ static int sc__guardian_start(sc_local *st, size_t i, const sc_observe *h)
     return 0;
 }
 
+/* The guardian told (unless sc_record_finish() told it at the seal) and reaped. */
 static void sc__guardian_stop(sc_execution *x)
 {
-    if (x->guard_fd < 0)
+    if (x->guard_fd >= 0) {
+        (void)!write(x->guard_fd, "d", 1);
+        close(x->guard_fd);
+        x->guard_fd = -1;
+    }
+    if (x->guardian <= 0)
         return;
-    (void)!write(x->guard_fd, "d", 1);
-    close(x->guard_fd);
-    x->guard_fd = -1;
     while (waitpid(x->guardian, NULL, 0) < 0 && errno == EINTR)
         ;
+    x->guardian = 0;
 }
 
 /*

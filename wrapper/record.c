@@ -624,6 +624,18 @@ static int sc__finish_seal(sc_execution *x)
     return seal;
 }
 
+/* The guardian told that the bundle is sealed (execute.c: its byte) as soon as it is, so that
+   it ends while the summary is printed and its reaping (sc__close()) finds it gone, instead
+   of its exit being waited for after everything else. None in a guardian itself. */
+static void sc__finish_release_guardian(sc_execution *x)
+{
+    if (x->guard_fd < 0 || x->wrapper_killed)
+        return;
+    (void)!write(x->guard_fd, "d", 1);
+    close(x->guard_fd);
+    x->guard_fd = -1;
+}
+
 /* What the run shows on stderr (and BUNDLE= on stdout), and where the bundle is. */
 static void sc__finish_say(sc_execution *x, const sc__finish *f)
 {
@@ -665,6 +677,7 @@ int sc_record_finish(sc_execution *x)
         sc__finish_records(x, &f);
     }
     int seal = sc__finish_seal(x);
+    sc__finish_release_guardian(x);
     sc__finish_say(x, &f);
     /* A platform left changed (a restore that did not read back) fails the run too. */
     bool ok = f.rc == 0 && seal == 0 && x->out.errors == f.lost_before && f.restored == 0 &&
