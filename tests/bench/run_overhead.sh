@@ -11,7 +11,9 @@
 # watched run that fills the hash and answer caches (shown apart: the cost of a first run
 # with a new binary; the caches are the bench's own, XDG_CACHE_HOME in its folder, which
 # nothing else fills or evicts, and a run with --cache-home DIR uses DIR). Per workload: the wall and CPU time (user + system of every process)
-# of each side, median [min-max], and the difference per pair; then where the watched
+# of each side, median [min-max], and the difference per pair, taken apart by the watched
+# run's phase trace into streamcard's own phases (before the fork, after the workload: no
+# workload noise enters them) and the workload's longer time watched (the rest); then where the watched
 # run's time goes, from its phase trace (STREAMCARD_TIMINGS, doc/contracts/run.md, "Phase
 # trace"): the phases before the workload, the first files written while it starts, the
 # workload's own phases as the observer saw them (and its wait at main_loop_begin as the
@@ -22,7 +24,7 @@
 # observer's moments from the fork), which says what watching adds inside the workload
 # (for MPI, mpirun's start-up and end are most of it). The load is printed
 # before and after each workload: on a shared machine the figures are noisy, and the
-# workload's own time swings by more than the overhead: use many rounds.
+# workload's own time swings by more than the overhead: use many rounds (15 by default).
 # --tmp DIR puts the bundles and the kernel's own results there (default /tmp; /dev/shm
 # takes the file system's cost out).
 # --rates: the older question instead, does watching disturb the workload? STREAM's best
@@ -37,7 +39,7 @@
 set -euo pipefail
 
 BIN="$(cd "$(dirname "$0")/../.." && pwd)/build/bin"
-THREADS=2 ROUNDS=9 WORKLOAD=all TMP=/tmp RATES=0 CACHE_HOME=
+THREADS=2 ROUNDS=15 WORKLOAD=all TMP=/tmp RATES=0 CACHE_HOME=
 ARRAY_SIZE=40000000 ITERATIONS=30 KERNEL=copy
 while [ $# -gt 0 ]; do
     case $1 in
@@ -51,7 +53,7 @@ while [ $# -gt 0 ]; do
     --array-size) ARRAY_SIZE=$2; shift 2 ;;
     --iterations) ITERATIONS=$2; shift 2 ;;
     --kernel) KERNEL=$2; shift 2 ;;
-    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
     *) echo "run_overhead: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -147,7 +149,7 @@ OWN = [
     ("run.conf", "run.conf"),
     ("seal", "SHA256SUMS"),
     ("summary", "the summary printed"),
-    ("guardian-stop", "guardian told and reaped"),
+    ("guardian-stop", "guardian reaped (told at the seal)"),
     ("done", "the series' end, freed"),
     ("exit", "exit -> reaped by the caller"),
 ]
@@ -314,6 +316,25 @@ def side_by_side(w, alone_moments, runs):
                   (name, span(al), span(wa), statistics.median(wa) - statistics.median(al), what))
 
 
+OWN_NAMES = [n for n, _ in OWN]
+
+
+def prev_mark(m, name):
+    """The mark of streamcard's own thread right before name in this run (m: its marks), in
+    time: the order the phases took (hwloc-remembered comes while the workload starts, after
+    readback), not the order of OWN. None when name is not in m."""
+    if name not in m:
+        return None
+    earlier = [p for p in OWN_NAMES + ["exec"] if p != name and p in m and m[p] <= m[name]]
+    return max(earlier, key=lambda p: m[p]) if earlier else None
+
+
+def at(runs, name):
+    """When the phase name typically ends (median s from exec), to print the phases in order."""
+    v = [x[3][name] - x[3]["exec"] for x in runs if name in x[3]]
+    return statistics.median(v) if v else float("inf")
+
+
 def span(v):
     return "%7.2f [%7.2f - %7.2f]" % (statistics.median(v), min(v), max(v)) if v else "      -"
 
@@ -345,16 +366,31 @@ def one(w):
           "  (%d with a failed gate: they went through every step)" % failed if failed else ""))
     print("  %-9s wall ms %s   CPU ms %s   (per pair; target: at most 10 ms wall)" %
           ("added", span(D), span(DC)))
+    # The pair's difference taken apart by the watched run's own trace: streamcard's phases
+    # before the fork and after the workload was reaped (its own time, which no workload
+    # noise enters), and the rest: how much longer the workload took from the fork to its
+    # reaping than the alone run of its pair (contention with streamcard's work while it
+    # runs, the handshake at main_loop_begin, and the workload's own swing).
+    own, inside = [], []
+    for a, x in zip(A, runs):
+        m = x[3]
+        if "fork" in m and "workload-exit" in m:
+            own.append(((m["fork"] - m["exec"]) + (m["exit"] - m["workload-exit"])) * 1e3)
+            inside.append((m["workload-exit"] - m["fork"]) * 1e3 - a)
+    if own:
+        print("  %-9s wall ms %s   streamcard's own phases: before the fork and after the "
+              "workload (phase trace)" % ("  = own", span(own)))
+        print("  %-9s wall ms %s   the workload's longer time watched: fork -> reaped, less "
+              "its pair's alone run" % ("  + inside", span(inside)))
     print("  where the watched run's time goes (ms, median [min - max] of %d runs; the CPU"
           " time of streamcard's own process in each phase, median):" % ROUNDS)
-    seq = [n for n, _ in OWN]
-    for i, (name, what) in enumerate(OWN):
+    for name, what in sorted(OWN, key=lambda o: at(runs, o[0])):
         v, c = [], []
         for _, _, _, m, _, cp, _, _ in runs:
-            prev = next((p for p in reversed(seq[:i]) if p in m), "exec")
-            if name in m and prev in m:
+            prev = prev_mark(m, name)
+            if prev:
                 v.append((m[name] - m[prev]) * 1e3)
-            if name in cp and prev in cp:
+            if prev and name in cp and prev in cp:
                 c.append((cp[name] - cp[prev]) * 1e3)
         if v:
             print("    %-16s %s  CPU %6s  %s" % (name, span(v), "%.2f" % statistics.median(c)
@@ -393,7 +429,8 @@ def one(w):
            span(own).strip()))
     side_by_side(w, AM, runs)
     print("  load after: %s" % load())
-    return w, statistics.median(D), min(D), max(D), statistics.median(DC)
+    return (w, statistics.median(D), min(D), max(D), statistics.median(DC),
+            statistics.median(own) if own else None)
 
 
 os.makedirs(os.path.join(WORK, "kept"), exist_ok=True)
@@ -401,8 +438,10 @@ cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
             if l.startswith("model name")), "unknown CPU")
 print("run_overhead: %s, %d CPUs; bundles in %s" % (cpu, os.cpu_count(), WORK))
 rows = [one(w) for w in (["stream", "ipsearch", "mpi"] if WHICH == "all" else [WHICH])]
-print("streamcard run adds (wall ms per pair, median [min - max]; CPU ms median):")
-for w, med, lo, hi, cmed in rows:
-    print("  %-9s %7.2f [%7.2f - %7.2f]   CPU %7.2f   %s" %
-          (w, med, lo, hi, cmed, "<= 10 ms" if med <= 10 else "ABOVE 10 ms"))
+print("streamcard run adds (wall ms per pair, median [min - max]; CPU ms median; its own"
+      " phases' wall ms, median; load now %s):" % load())
+for w, med, lo, hi, cmed, own in rows:
+    print("  %-9s %7.2f [%7.2f - %7.2f]   CPU %7.2f   own %6s   %s" %
+          (w, med, lo, hi, cmed, "%.2f" % own if own is not None else "-",
+           "<= 10 ms" if med <= 10 else "ABOVE 10 ms"))
 PY
