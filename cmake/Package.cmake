@@ -128,7 +128,9 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # does not see; it sees streamcard-pingpong link libcrypto and then names libssl3 itself,
 # with its version. So it is named here only when the pingpong is not built: once, never
 # "libssl3, libssl3 (>= 3.0.x)" (static.lintian checks Depends for a package named twice).
-set(_sc_depends "man-db, adduser")
+# libsqlite3-0: wrapper/history_sqlite.c dlopen's libsqlite3.so.0 for the history store, which
+# dpkg-shlibdeps does not see either (nothing links it).
+set(_sc_depends "man-db, adduser, libsqlite3-0")
 if(NOT TARGET streamcard-pingpong)
   string(APPEND _sc_depends ", libssl3")
 endif()

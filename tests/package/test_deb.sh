@@ -58,6 +58,7 @@ names=$(dep_names <<<"$depends")
 grep -qx man-db <<<"$names" || fail "Depends lacks man-db: $depends"
 # libcrypto.so.3 is dlopen'd for signatures: libssl3, named once (lintian.sh checks that).
 grep -qx libssl3 <<<"$names" || fail "Depends lacks libssl3: $depends"
+grep -qx libsqlite3-0 <<<"$names" || fail "Depends lacks libsqlite3-0 (the history store dlopen's libsqlite3.so.0): $depends"
 grep -qx adduser <<<"$names" || fail "Depends lacks adduser (postinst makes the card check's account): $depends"
 dpkg-deb -I "$DEB" postinst >/dev/null || fail "the package has no postinst (the card check's account)"
 # The Slurm series: the bounds hold the whole series of the installed slurmd (the one the
