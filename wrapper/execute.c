@@ -166,11 +166,7 @@ static int sc__guardian_start(sc_local *st, size_t i, const sc_observe *h)
 /* The guardian told (unless sc_record_finish() told it at the seal) and reaped. */
 static void sc__guardian_stop(sc_execution *x)
 {
-    if (x->guard_fd >= 0) {
-        (void)!write(x->guard_fd, "d", 1);
-        close(x->guard_fd);
-        x->guard_fd = -1;
-    }
+    sc_record_tell_guardian(x);
     if (x->guardian <= 0)
         return;
     while (waitpid(x->guardian, NULL, 0) < 0 && errno == EINTR)

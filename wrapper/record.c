@@ -647,7 +647,13 @@ static int sc__finish_seal(sc_execution *x)
    of its exit being waited for after everything else. None in a guardian itself. */
 static void sc__finish_release_guardian(sc_execution *x)
 {
-    if (x->guard_fd < 0 || x->wrapper_killed)
+    if (!x->wrapper_killed)
+        sc_record_tell_guardian(x);
+}
+
+void sc_record_tell_guardian(sc_execution *x)
+{
+    if (x->guard_fd < 0)
         return;
     (void)!write(x->guard_fd, "d", 1);
     close(x->guard_fd);

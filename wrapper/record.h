@@ -53,6 +53,9 @@ typedef struct sc_execution {
     size_t n_results;
 } sc_execution;
 
+/* Tells the run's guardian (execute.c) that the bundle is finished: its byte, then the pipe
+   closed, so that it exits without finishing anything; nothing when already told or none. */
+void sc_record_tell_guardian(sc_execution *x);
 /* A run's link matrix files (pairs: all), as its workload's JSON kernel (written at
    json_path, sc_record_json_path()) names them, into the bundle when keep (the one-run
    layout), and their temporary copies removed. */
