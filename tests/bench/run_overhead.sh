@@ -371,15 +371,15 @@ def one(w):
     # noise enters), and the rest: how much longer the workload took from the fork to its
     # reaping than the alone run of its pair (contention with streamcard's work while it
     # runs, the handshake at main_loop_begin, and the workload's own swing).
-    own, inside = [], []
+    own_wall, inside = [], []
     for a, x in zip(A, runs):
         m = x[3]
         if "fork" in m and "workload-exit" in m:
-            own.append(((m["fork"] - m["exec"]) + (m["exit"] - m["workload-exit"])) * 1e3)
+            own_wall.append(((m["fork"] - m["exec"]) + (m["exit"] - m["workload-exit"])) * 1e3)
             inside.append((m["workload-exit"] - m["fork"]) * 1e3 - a)
-    if own:
+    if own_wall:
         print("  %-9s wall ms %s   streamcard's own phases: before the fork and after the "
-              "workload (phase trace)" % ("  = own", span(own)))
+              "workload (phase trace)" % ("  = own", span(own_wall)))
         print("  %-9s wall ms %s   the workload's longer time watched: fork -> reaped, less "
               "its pair's alone run" % ("  + inside", span(inside)))
     print("  where the watched run's time goes (ms, median [min - max] of %d runs; the CPU"
@@ -422,15 +422,15 @@ def one(w):
     before = [(m["fork"] - m["exec"]) * 1e3 for m in ms if "fork" in m]
     under = [(m["workload-exit"] - m["fork"]) * 1e3 for m in ms if "workload-exit" in m]
     after = [(m["exit"] - m["workload-exit"]) * 1e3 for m in ms if "workload-exit" in m]
-    own = [x[5]["done"] * 1e3 for x in runs if "done" in x[5]]
+    own_cpu = [x[5]["done"] * 1e3 for x in runs if "done" in x[5]]
     print("  in short: before the fork %s; fork -> workload reaped %s (alone, whole: %s);"
           " after %s; streamcard's own process used %s ms CPU" %
           (span(before).strip(), span(under).strip(), span(A).strip(), span(after).strip(),
-           span(own).strip()))
+           span(own_cpu).strip()))
     side_by_side(w, AM, runs)
     print("  load after: %s" % load())
     return (w, statistics.median(D), min(D), max(D), statistics.median(DC),
-            statistics.median(own) if own else None)
+            statistics.median(own_wall) if own_wall else None)
 
 
 os.makedirs(os.path.join(WORK, "kept"), exist_ok=True)
