@@ -1,5 +1,7 @@
-/* observe.c: run a workload and watch its trace lines (see sc_observe.h). */
+/* observe.c: run a workload and watch its trace lines (see sc_observe.h); its interference
+   window is observe_sampler.c's (internal/sc_observe_obs.h holds the state both share). */
 #include "sc_observe.h"
+#include "internal/sc_observe_obs.h"
 #include "sc_rankadopt.h"
 #include "sc_bind.h"
 #include "sc_file.h"
@@ -26,7 +28,6 @@
 
 #define SC__MARKER_BEGIN SC_TRACE_PHASE SC_TRACE_MAIN_LOOP_BEGIN
 #define SC__MARKER_END SC_TRACE_PHASE SC_TRACE_MAIN_LOOP_END
-#define SC__LINE_MAX 4096
 
 /* The files the observer writes into the bundle, each made ahead of its moment
    (sc_bundle_ahead()) once the workload runs: above all the snapshots at main_loop_begin,
@@ -36,30 +37,11 @@ static const char *const sc__files[] = {
     "workload_status.txt",    "threads_at_ready.txt", "workload_status_at_ready.txt",
     "numa_maps_at_ready.txt", "environ_at_ready.txt", "numastat_at_ready.txt",
     "capture_guard.env",      "main_loop.ready",      "interference.txt"};
-#define SC__NFILES (sizeof(sc__files) / sizeof(sc__files[0]))
-
-/* State of one observed run. */
-typedef struct sc__obs {
-    const sc_observe_opts *o;
-    sc_observe_result *r;
-    int procfd;   /* /proc/<pid>, opened right after fork */
-    int ready_wr; /* the readiness handshake: written once the snapshots are taken */
-    char line[SC__LINE_MAX];
-    size_t line_len;
-    bool line_overflow;
-    bool status_taken;   /* workload_status.txt (shortly after start) */
-    sc_sampler *sampler; /* interference accounting, open from main_loop_begin to its end */
-    bool names_pending;  /* closed at main_loop_end; the foreign tasks are read at the end */
-    int proc_root;       /* /proc, for the sampler */
-    char host[64];       /* this node's name, the sampler's */
-    unsigned long long workload_start; /* its start (ticks after boot), once a rank asks */
-    bool patterns; /* begin_re and end_re compiled (sc_observe_opts.begin_pattern) */
-    regex_t begin_re, end_re;
-    int ahead[SC__NFILES]; /* sc__files made ahead, not yet written; -1: none */
-} sc__obs;
+_Static_assert(sizeof(sc__files) / sizeof(sc__files[0]) == SC_OBS_NFILES,
+               "sc_obs.ahead has one slot per file of sc__files");
 
 /* A file of this run in the bundle: name, or <dir>/name for a run of several. */
-static const char *sc__rel(const sc__obs *s, const char *name, char *buf, size_t len)
+static const char *sc__rel(const sc_obs *s, const char *name, char *buf, size_t len)
 {
     if (!s->o->dir || !*s->o->dir)
         return name;
@@ -69,12 +51,12 @@ static const char *sc__rel(const sc__obs *s, const char *name, char *buf, size_t
 
 /* Writes the bundle file name of this run (one of sc__files), into the file made ahead
    for it when there is one. 0 or -errno. */
-static int sc__put(sc__obs *s, const char *name, const void *data, size_t len)
+int sc_obs_put(sc_obs *s, const char *name, const void *data, size_t len)
 {
     char rel[256];
     int fd = -1;
 
-    for (size_t i = 0; i < SC__NFILES; i++)
+    for (size_t i = 0; i < SC_OBS_NFILES; i++)
         if (!strcmp(sc__files[i], name)) {
             fd = s->ahead[i];
             s->ahead[i] = -1;
@@ -84,11 +66,11 @@ static int sc__put(sc__obs *s, const char *name, const void *data, size_t len)
 
 /* Makes the files of sc__files ahead (interference.txt only with a sampler); a file system
    without unnamed files is tried once. */
-static void sc__make_ahead(sc__obs *s)
+static void sc__make_ahead(sc_obs *s)
 {
     char rel[256];
 
-    for (size_t i = 0; i < SC__NFILES; i++) {
+    for (size_t i = 0; i < SC_OBS_NFILES; i++) {
         if (!strcmp(sc__files[i], "interference.txt") && !s->sampler)
             continue;
         int fd = sc_bundle_ahead(s->o->bundle, sc__rel(s, sc__files[i], rel, sizeof(rel)));
@@ -98,14 +80,14 @@ static void sc__make_ahead(sc__obs *s)
     }
 }
 
-static void sc__close_ahead(const sc__obs *s)
+static void sc__close_ahead(const sc_obs *s)
 {
-    for (size_t i = 0; i < SC__NFILES; i++)
+    for (size_t i = 0; i < SC_OBS_NFILES; i++)
         if (s->ahead[i] >= 0)
             close(s->ahead[i]);
 }
 
-static long long sc__now_ns(void)
+long long sc_obs_now_ns(void)
 {
     struct timespec t;
 
@@ -119,7 +101,7 @@ static double sc__ms_between(const struct timespec *a, const struct timespec *b)
 }
 
 /* Records a capture failure without stopping the run: a failed snapshot is evidence too. */
-static void sc__capture_fail(sc__obs *s, const char *what, int rc)
+void sc_obs_capture_fail(sc_obs *s, const char *what, int rc)
 {
     s->r->capture_errors++;
     if (!*s->r->capture_error)
@@ -127,24 +109,23 @@ static void sc__capture_fail(sc__obs *s, const char *what, int rc)
 }
 
 /* Records evidence that could not be written into the bundle (a full or vanished disk). */
-static void sc__write_fail(sc__obs *s, const char *what, int rc)
+void sc_obs_write_fail(sc_obs *s, const char *what, int rc)
 {
     s->r->write_errors++;
     if (!*s->r->write_error)
         snprintf(s->r->write_error, sizeof(s->r->write_error), "%s: %s", what, strerror(-rc));
 }
 
-static void sc__copy_proc_file(sc__obs *s, const char *proc_rel, const char *bundle_rel,
-                               char **keep)
+static void sc__copy_proc_file(sc_obs *s, const char *proc_rel, const char *bundle_rel, char **keep)
 {
     char *text = NULL;
     size_t len = 0;
     int rc = sc_file_read_at(s->procfd, proc_rel, 0, SC_FILE_MAX_READ, &text, &len);
 
     if (rc < 0)
-        sc__capture_fail(s, bundle_rel, rc);
-    else if ((rc = sc__put(s, bundle_rel, text, len)) < 0)
-        sc__write_fail(s, bundle_rel, rc);
+        sc_obs_capture_fail(s, bundle_rel, rc);
+    else if ((rc = sc_obs_put(s, bundle_rel, text, len)) < 0)
+        sc_obs_write_fail(s, bundle_rel, rc);
     if (keep)
         *keep = text;
     else
@@ -153,7 +134,7 @@ static void sc__copy_proc_file(sc__obs *s, const char *proc_rel, const char *bun
 
 /* environ_at_ready.txt: the variables the runtimes read in the workload's environment as
    it started (/proc/<pid>/environ), inherited or set by the card; nothing else of it. */
-static void sc__copy_runenv(sc__obs *s)
+static void sc__copy_runenv(sc_obs *s)
 {
     char *block = NULL, *text = NULL;
     size_t len = 0;
@@ -162,15 +143,15 @@ static void sc__copy_runenv(sc__obs *s)
     if (rc == 0)
         rc = sc_runenv_filter(block, len, &text);
     if (rc < 0)
-        sc__capture_fail(s, "environ_at_ready.txt", rc);
-    else if ((rc = sc__put(s, "environ_at_ready.txt", text ? text : "", text ? strlen(text) : 0)) <
-             0)
-        sc__write_fail(s, "environ_at_ready.txt", rc);
+        sc_obs_capture_fail(s, "environ_at_ready.txt", rc);
+    else if ((rc = sc_obs_put(s, "environ_at_ready.txt", text ? text : "",
+                              text ? strlen(text) : 0)) < 0)
+        sc_obs_write_fail(s, "environ_at_ready.txt", rc);
     free(block);
     free(text);
 }
 
-static void sc__write_guard(sc__obs *s)
+static void sc__write_guard(sc_obs *s)
 {
     sc_kv kv;
 
@@ -182,14 +163,14 @@ static void sc__write_guard(sc__obs *s)
                s->r->ready_at.tv_nsec);
     if (s->o->guard_extra)
         sc_kv_append(&kv, s->o->guard_extra);
-    int rc = kv.failed ? -ENOMEM : sc__put(s, "capture_guard.env", kv.text, kv.len);
+    int rc = kv.failed ? -ENOMEM : sc_obs_put(s, "capture_guard.env", kv.text, kv.len);
     if (rc < 0)
-        sc__write_fail(s, "capture_guard.env", rc);
+        sc_obs_write_fail(s, "capture_guard.env", rc);
     sc_kv_free(&kv);
 }
 
 /* Ends the readiness handshake: the workload waiting at main_loop_begin goes on. */
-static void sc__release_workload(sc__obs *s)
+static void sc__release_workload(sc_obs *s)
 {
     if (s->ready_wr < 0)
         return;
@@ -198,140 +179,11 @@ static void sc__release_workload(sc__obs *s)
     s->ready_wr = -1;
 }
 
-/* The sampler's first failure: said once, and no interference.txt (the gate says so). */
-static void sc__sampler_fail(sc__obs *s, int rc)
-{
-    sc__capture_fail(s, "interference.txt", rc);
-    sc_sampler_free(s->sampler);
-    s->sampler = NULL;
-}
-
-/*
- * The sampler, primed while the workload starts up (right after the fork: reading every
- * task of /proc takes milliseconds the workload would otherwise wait for at main_loop_begin).
- */
-static void sc__sampler_prime(sc__obs *s)
-{
-    pid_t self = getpid();
-
-    if (!s->o->interference || !s->o->n_acct_cpus)
-        return;
-    snprintf(s->host, sizeof(s->host), "unknown");
-    gethostname(s->host, sizeof(s->host) - 1);
-    sc_sampler_opts so = {.cpus = s->o->acct_cpus,
-                          .ncpus = s->o->n_acct_cpus,
-                          .roots = &self,
-                          .nroots = 1,
-                          .source = "observer",
-                          .host = s->host};
-    s->proc_root = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    s->sampler = s->proc_root >= 0 ? sc_sampler_new(&so) : NULL;
-    int rc = s->sampler ? sc_sampler_sample(s->sampler, s->proc_root, SC_SAMPLE_PRIME, sc__now_ns())
-                        : -errno;
-    if (rc < 0)
-        sc__sampler_fail(s, rc);
-}
-
-/* A sample of the sampler's window, if there is one; the first failure ends it. */
-static bool sc__sampler_take(sc__obs *s, sc_sample_kind kind)
-{
-    int rc = s->sampler ? sc_sampler_sample(s->sampler, s->proc_root, kind, sc__now_ns()) : 0;
-
-    if (rc < 0)
-        sc__sampler_fail(s, rc);
-    return s->sampler != NULL;
-}
-
-/* Opens the interference window: the last thing before the workload is released. */
-static void sc__sampler_begin(sc__obs *s)
-{
-    sc__sampler_take(s, SC_SAMPLE_BEGIN);
-}
-
-static int sc__append_line(void *ctx, const char *line)
-{
-    sc_kv *kv = ctx;
-
-    sc_kv_append(kv, line);
-    sc_kv_append(kv, "\n");
-    return kv->failed ? -ENOMEM : 0;
-}
-
-/*
- * Closes the window at main_loop_end, exactly and cheaply: the CPU times and the job's own
- * tasks (END_OWN). The foreign tasks are read once the workload is gone (sc__sampler_write):
- * read now, they would compete with its exit for the CPUs.
- */
-static void sc__sampler_close(sc__obs *s)
-{
-    clock_gettime(CLOCK_MONOTONIC, &s->r->mono_end);
-    s->names_pending = sc__sampler_take(s, SC_SAMPLE_END_OWN);
-}
-
-/* After the workload: the foreign tasks' last sample when the window had foreign CPU time
-   (or, without main_loop_end, the window closes with the workload) and interference.txt. */
-static void sc__sampler_write(sc__obs *s)
-{
-    sc_kv kv;
-
-    if (!s->sampler)
-        return;
-    /* A window without foreign CPU time has nobody to name: its last reading is skipped. */
-    bool names = s->names_pending && !sc_sampler_quiet(s->sampler);
-    int rc = names || !s->names_pending
-                 ? sc_sampler_sample(s->sampler, s->proc_root,
-                                     names ? SC_SAMPLE_NAMES : SC_SAMPLE_END, sc__now_ns())
-                 : 0;
-    if (rc < 0 && s->names_pending) {
-        sc__capture_fail(s, "interference.txt (the foreign tasks' last sample)", rc);
-        rc = 0; /* the window's records stand; the intruders are the earlier samples' */
-    }
-    sc_kv_init(&kv);
-    sc_kv_append(&kv, "# streamcard interference records: "
-                      "doc/contracts/gates.md, \"Interference\"\n");
-    if (rc == 0)
-        rc = sc_sampler_records(s->sampler, sc__append_line, &kv);
-    if (rc < 0)
-        sc__capture_fail(s, "interference.txt", rc);
-    else if ((rc = sc__put(s, "interference.txt", kv.text, kv.len)) < 0)
-        sc__write_fail(s, "interference.txt", rc);
-    sc_kv_free(&kv);
-    sc_sampler_free(s->sampler);
-    s->sampler = NULL;
-}
-
-/* A scan of /proc while the main loop runs, when one is due (none before its window opens
-   or after it closed: next_scan is 0 then, and a scan would be refused). */
-static void sc__sampler_tick(sc__obs *s)
-{
-    long long now = sc__now_ns(), due = s->sampler ? sc_sampler_next_scan(s->sampler) : 0;
-
-    if (due > 0 && now >= due) {
-        int rc = sc_sampler_sample(s->sampler, s->proc_root, SC_SAMPLE_SCAN, now);
-        if (rc < 0)
-            sc__capture_fail(s, "interference.txt (scan)", rc);
-    }
-}
-
-/*
- * Before the window opens, the observer leaves its CPU for a moment. Its snapshots preempted
- * the job's threads on the CPUs it ran on (the main thread, which wrote main_loop_begin,
- * often before it reached its wait for the release); the kernel adds a queued thread's wait
- * to its run_delay only when it runs again, which would be inside the window, as a wait for a
- * CPU that no foreign task caused. Asleep, the observer lets them run now: their wait lands
- * before the window's first reading. 20 us asked (the timer slack makes it ~70).
- */
-static void sc__make_way(const sc__obs *s)
-{
-    if (s->sampler)
-        nanosleep(&(struct timespec){0, 20000}, NULL);
-}
-
 /*
  * The snapshots at main_loop_begin, most time-critical first: where the threads are
  * right now, then the status, then numa_maps (a page-table walk, slower on big runs).
  */
-static void sc__capture_ready(sc__obs *s)
+static void sc__capture_ready(sc_obs *s)
 {
     struct timespec t0, t1;
     char *text = NULL;
@@ -343,9 +195,9 @@ static void sc__capture_ready(sc__obs *s)
     s->r->ready_seen = true;
     rc = sc_snapshot_threads(s->procfd, s->r->pid, &text);
     if (rc < 0)
-        sc__capture_fail(s, "threads_at_ready.txt", rc);
-    else if ((rc = sc__put(s, "threads_at_ready.txt", text, strlen(text))) < 0)
-        sc__write_fail(s, "threads_at_ready.txt", rc);
+        sc_obs_capture_fail(s, "threads_at_ready.txt", rc);
+    else if ((rc = sc_obs_put(s, "threads_at_ready.txt", text, strlen(text))) < 0)
+        sc_obs_write_fail(s, "threads_at_ready.txt", rc);
     free(text);
     text = NULL;
     sc__copy_proc_file(s, "status", "workload_status_at_ready.txt", NULL);
@@ -361,10 +213,10 @@ static void sc__capture_ready(sc__obs *s)
         rc = sc_sysstate_numastat(&root, &table, NULL);
     sc_fsroot_close(&root);
     if (rc < 0)
-        sc__capture_fail(s, "numastat_at_ready.txt", rc);
-    else if ((rc = sc__put(s, "numastat_at_ready.txt", table.text ? table.text : "", table.len)) <
-             0)
-        sc__write_fail(s, "numastat_at_ready.txt", rc);
+        sc_obs_capture_fail(s, "numastat_at_ready.txt", rc);
+    else if ((rc = sc_obs_put(s, "numastat_at_ready.txt", table.text ? table.text : "",
+                              table.len)) < 0)
+        sc_obs_write_fail(s, "numastat_at_ready.txt", rc);
     sc_kv_free(&table);
     sc__write_guard(s);
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -372,11 +224,11 @@ static void sc__capture_ready(sc__obs *s)
     char ready[128];
     snprintf(ready, sizeof(ready), "main_loop_begin_at=%lld.%09ld\ncapture_ms=%.3f\n",
              (long long)s->r->ready_at.tv_sec, s->r->ready_at.tv_nsec, s->r->ready_capture_ms);
-    rc = sc__put(s, "main_loop.ready", ready, strlen(ready));
+    rc = sc_obs_put(s, "main_loop.ready", ready, strlen(ready));
     if (rc < 0)
-        sc__write_fail(s, "main_loop.ready", rc);
-    sc__make_way(s);
-    sc__sampler_begin(s);
+        sc_obs_write_fail(s, "main_loop.ready", rc);
+    sc_obs_make_way(s);
+    sc_obs_sampler_begin(s);
     sc__release_workload(s);
     clock_gettime(CLOCK_MONOTONIC, &s->r->mono_released);
     if (s->o->echo_fd >= 0)
@@ -385,7 +237,7 @@ static void sc__capture_ready(sc__obs *s)
                 s->r->ready_capture_ms);
 }
 
-static void sc__take_status(sc__obs *s)
+static void sc__take_status(sc_obs *s)
 {
     if (s->status_taken || s->procfd < 0)
         return;
@@ -401,7 +253,7 @@ static void sc__take_status(sc__obs *s)
  * interference.txt name it). Any other rank keeps its own window (the gate finds no task of
  * it in the observer's records).
  */
-static void sc__adopt_rank(sc__obs *s)
+static void sc__adopt_rank(sc_obs *s)
 {
     if (!s->o->adopt_ranks || !s->sampler || s->r->ready_seen)
         return;
@@ -411,25 +263,25 @@ static void sc__adopt_rank(sc__obs *s)
     pid_t pid = sc_rankadopt_line(&a, s->line);
     int rc = pid > 0 ? sc_sampler_add_root(s->sampler, pid) : 0;
     if (rc < 0)
-        sc__capture_fail(s, "interference.txt (a rank of srun as the job's own)", rc);
+        sc_obs_capture_fail(s, "interference.txt (a rank of srun as the job's own)", rc);
 }
 
 /* A program's own lines as its markers: the first matching begin_pattern, then the first
    after it matching end_pattern. */
-static void sc__scan_patterns(sc__obs *s)
+static void sc__scan_patterns(sc_obs *s)
 {
     if (!s->r->ready_seen && regexec(&s->begin_re, s->line, 0, NULL, 0) == 0) {
         sc__capture_ready(s);
     } else if (s->r->ready_seen && !s->r->end_seen &&
                regexec(&s->end_re, s->line, 0, NULL, 0) == 0) {
         s->r->end_seen = true;
-        sc__sampler_close(s);
+        sc_obs_sampler_close(s);
     }
 }
 
 /* Feeds output bytes to the line scanner; reacts to the first main_loop_begin and end (not
    with begin_at_start: a program without markers cannot end its window by printing one). */
-static void sc__scan(sc__obs *s, const char *buf, size_t n)
+static void sc__scan(sc_obs *s, const char *buf, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (buf[i] != '\n') {
@@ -452,7 +304,7 @@ static void sc__scan(sc__obs *s, const char *buf, size_t n)
         } else if (!s->line_overflow && s->r->ready_seen && !s->r->end_seen &&
                    !s->o->begin_at_start && strcmp(s->line, SC__MARKER_END) == 0) {
             s->r->end_seen = true;
-            sc__sampler_close(s);
+            sc_obs_sampler_close(s);
         }
         s->line_len = 0;
         s->line_overflow = false;
@@ -497,13 +349,13 @@ static void sc__child(const sc_observe_opts *o, char *const *envp, int out_fd, i
  * has loaded its libraries and started its threads, at its first output or 50 ms after its
  * exec (or at its end, when it ends before either), and the window opened there.
  */
-static void sc__begin_whole(sc__obs *s)
+static void sc__begin_whole(sc_obs *s)
 {
     if (s->o->begin_at_start && !s->patterns && !s->r->ready_seen)
         sc__capture_ready(s);
 }
 
-static void sc__reap(sc__obs *s)
+static void sc__reap(sc_obs *s)
 {
     int status;
     siginfo_t info = {0};
@@ -515,7 +367,7 @@ static void sc__reap(sc__obs *s)
         info.si_pid == s->r->pid) {
         sc__begin_whole(s);
         s->r->end_seen = true;
-        sc__sampler_close(s);
+        sc_obs_sampler_close(s);
     }
     pid_t w = waitpid(s->r->pid, &status, WNOHANG);
 
@@ -530,7 +382,7 @@ static void sc__reap(sc__obs *s)
         s->r->exit_signal = WTERMSIG(status);
 }
 
-static void sc__forward(sc__obs *s, int sig)
+static void sc__forward(sc_obs *s, int sig)
 {
     if (s->r->exit_known)
         return;
@@ -543,7 +395,7 @@ static void sc__forward(sc__obs *s, int sig)
 }
 
 /* The poll loop: output, signals, the start-up status snapshot and the timeout. */
-static int sc__loop(sc__obs *s, int out_rd, int sigfd)
+static int sc__loop(sc_obs *s, int out_rd, int sigfd)
 {
     struct timespec t_start, now;
     char buf[65536];
@@ -579,7 +431,7 @@ static int sc__loop(sc__obs *s, int out_rd, int sigfd)
                 sc__begin_whole(s);
                 int wrc = sc_file_write_all(s->o->log_fd, buf, (size_t)n);
                 if (wrc < 0)
-                    sc__write_fail(s, "stream.log", wrc);
+                    sc_obs_write_fail(s, "stream.log", wrc);
                 if (s->o->echo_fd >= 0)
                     (void)!sc_file_write_all(s->o->echo_fd, buf, (size_t)n);
                 sc__scan(s, buf, (size_t)n);
@@ -587,7 +439,7 @@ static int sc__loop(sc__obs *s, int out_rd, int sigfd)
                 out_open = false;
             }
         }
-        sc__sampler_tick(s);
+        sc_obs_sampler_tick(s);
         if (!s->r->exit_known)
             sc__reap(s);
         /* The workload ended but something it started still holds the pipe: wait 2 s. */
@@ -648,7 +500,7 @@ static char **sc__ready_env(const sc_observe_opts *o, int fd, int out_fd, size_t
 
 /* A started run: the observer's state and what the loop needs (sc_observe.h). */
 struct sc_observe {
-    sc__obs s;
+    sc_obs s;
     int out_rd, err_rd, sigfd;
     sigset_t old;
     char **envp;
@@ -694,8 +546,8 @@ int sc_observe_start(const sc_observe_opts *o, sc_observe_result *r, sc_observe 
     r->pid = -1;
     if (!h)
         return -ENOMEM;
-    h->s = (sc__obs){.o = o, .r = r, .procfd = -1, .ready_wr = -1, .proc_root = -1};
-    for (size_t i = 0; i < SC__NFILES; i++)
+    h->s = (sc_obs){.o = o, .r = r, .procfd = -1, .ready_wr = -1, .proc_root = -1};
+    for (size_t i = 0; i < SC_OBS_NFILES; i++)
         h->s.ahead[i] = -1;
     h->out_rd = h->err_rd = h->sigfd = -1;
     sigprocmask(SIG_BLOCK, NULL, &h->old);
@@ -781,7 +633,7 @@ int sc_observe_wait(sc_observe *h)
 {
     if (!h)
         return -EINVAL;
-    sc__obs *s = &h->s;
+    sc_obs *s = &h->s;
     sc_observe_result *r = s->r;
     int child_err = 0;
 
@@ -790,7 +642,7 @@ int sc_observe_wait(sc_observe *h)
     r->started = n != (ssize_t)sizeof(child_err);
     r->spawn_error = r->started ? 0 : child_err;
     if (r->started) {
-        sc__sampler_prime(s);
+        sc_obs_sampler_prime(s);
         sc__make_ahead(s); /* while the workload starts up, not while it waits */
     }
     if (r->started && s->o->begin_at_start)
@@ -798,7 +650,7 @@ int sc_observe_wait(sc_observe *h)
     int rc = sc__loop(s, h->out_rd, h->sigfd);
     if (s->line_len > 0)
         sc__scan(s, "\n", 1); /* a last line without newline still counts */
-    sc__sampler_write(s);     /* the foreign tasks now (or the window closes with the workload) */
+    sc_obs_sampler_write(s);  /* the foreign tasks now (or the window closes with the workload) */
     sc__observe_free(h);
     return rc;
 }
