@@ -490,8 +490,7 @@ static void test_pool_threads_given_or_default(void)
 /* The card of a job (as submitted: one_per_core not resolved) read on its node, which keeps
    CPUs kept of cpu_list 0-3: *out is the card after sc_card_keep_cpus() returned want_rc
    (NULL when that was not 0). */
-static void keep_on_node(const char *body, const char *kept, int want_rc, sc_diag *d,
-                         sc_card **out)
+static void keep_on_node(const char *body, const char *kept, int want_rc, sc_diag *d, sc_card **out)
 {
     sc_card *card = sc_card_new(), *job = sc_card_new();
     hwloc_bitmap_t set = hwloc_bitmap_alloc();
@@ -503,8 +502,8 @@ static void keep_on_node(const char *body, const char *kept, int want_rc, sc_dia
         text = sc_card_to_yaml(card);
     /* The count derived from cpu_list as written is not the job's to keep. */
     if (text && (strstr(text, "  threads:") != NULL) == (strstr(body, "  threads:") != NULL) &&
-        sc_card_parse(job, text, strlen(text), "job.yaml", d) == 0 &&
-        sc_card_check(job, d) == 0 && hwloc_bitmap_list_sscanf(set, kept) == 0)
+        sc_card_parse(job, text, strlen(text), "job.yaml", d) == 0 && sc_card_check(job, d) == 0 &&
+        hwloc_bitmap_list_sscanf(set, kept) == 0)
         rc = sc_card_keep_cpus(job, set, d);
     SC_CHECK_MSG(rc == want_rc, "%s: returned %d, expected %d; job card:\n%s", kept, rc, want_rc,
                  text ? text : "(none)");
@@ -525,8 +524,7 @@ static const struct keep_case {
     long threads, pool; /* pool: -1 for stream */
 } keep_cases[] = {
     /* Derived: threads, pool and the name follow the two kept CPUs. */
-    {"  workload: ipsearch\n  cpu_list: 0-3\n  one_per_core: on\n", "ipsearch_2thread_2pool", 2,
-     2},
+    {"  workload: ipsearch\n  cpu_list: 0-3\n  one_per_core: on\n", "ipsearch_2thread_2pool", 2, 2},
     /* A study row's derived name (given by the job's card) keeps its suffix; a given pool
        stays. */
     {"  workload: ipsearch\n  run_name: ipsearch_4thread_8pool_seq-4\n  cpu_list: 0-3\n"
@@ -536,8 +534,7 @@ static const struct keep_case {
     {"  workload: stream\n  cpu_list: 0-3\n  one_per_core: on\n  threads: 1\n",
      "stream_all_1thread", 1, -1},
     /* A name of the user's own is never changed. */
-    {"  workload: stream\n  run_name: mine\n  cpu_list: 0-3\n  one_per_core: on\n", "mine", 2,
-     -1},
+    {"  workload: stream\n  run_name: mine\n  cpu_list: 0-3\n  one_per_core: on\n", "mine", 2, -1},
 };
 
 static void test_keep_cpus(void)
@@ -578,110 +575,10 @@ static void test_keep_cpus(void)
     sc_diag_free(&d);
 }
 
-/* A 16-CPU, one-node machine with 8 GiB and no cpufreq. */
-static char *make_machine_root(int with_cpufreq)
-{
-    char *root = sysroot_make();
-    if (!root)
-        return NULL;
-    sysroot_put(root, "sys/devices/system/cpu/online", "0-15\n");
-    sysroot_put(root, "sys/devices/system/node/has_memory", "0\n");
-    sysroot_put(root, "sys/devices/system/node/node0/meminfo",
-                "Node 0 MemTotal:        8388608 kB\nNode 0 MemFree:         8000000 kB\n");
-    for (int cpu = 0; with_cpufreq && cpu < 16; cpu++) {
-        char rel[128];
-        snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpufreq/scaling_available_governors",
-                 cpu);
-        sysroot_put(root, rel, cpu == 3 ? "performance powersave\n"
-                                        : "conservative ondemand userspace powersave performance\n");
-    }
-    return root;
-}
-
-typedef struct machine_case {
-    const char *name;
-    const char *body;
-    int cpufreq, platform_control;
-    const char *expect[SC_MAX_LINES]; /* as in card_case */
-} machine_case;
-
-static const machine_case machine_cases[] = {
-    {"fits", "  cpu_list: 0-15\n  memory_node: 0\n  array_size: 1000000\n", 0, 0, {NULL}},
-    {"node 7 absent", "  cpu_list: 0-15\n  memory_node: 7\n", 0, 0,
-     {"card.yaml:5: memory_node: 7 is not a NUMA node with memory on"}},
-    {"cpus offline", "  cpu_list: 0-31\n", 0, 0,
-     {"card.yaml:4: cpu_list: CPUs 16-31 are not online on"}},
-    {"arrays too big", "  cpu_list: 0-3\n  memory_node: 0\n  array_size: 4096000000\n", 0, 0,
-     {"card.yaml:6: array_size: 4096000000 needs 91.6 GiB for 3 arrays of 8-byte elements but "
-     "NUMA node 0 has 8.0 GiB (valid: at most 322122547"}},
-    {"governor without cpufreq", "  cpu_list: 0\n  governor: performance\n", 0, 1,
-     {"governor: performance cannot be set: "}},
-    {"governor offered everywhere", "  cpu_list: 0\n  governor: performance\n", 1, 1, {NULL}},
-    {"governor not on every cpu", "  cpu_list: 0\n  governor: ondemand\n", 1, 1,
-     {"governor: ondemand is not offered on"}},
-    {"governor without the plugin", "  cpu_list: 0\n  governor: performance\n", 1, 0,
-     {"governor: performance needs the streamcard SPANK plugin"}},
-    {"prefetch without the plugin", "  cpu_list: 0\n  prefetch: off\n", 0, 0,
-     {"card.yaml:5: prefetch: off needs the streamcard SPANK plugin"}},
-    {"prefetch with the plugin", "  cpu_list: 0\n  prefetch: off\n", 0, 1, {NULL}},
-    {"another host's card", "  cpu_list: 0\n  nodes: elsewhere[1-2]\n", 0, 0,
-     {"card.yaml:5: nodes: this host "}},
-};
-
-static void test_machine_cases(void)
-{
-    int failures = 0;
-
-    for (size_t i = 0; i < sizeof(machine_cases) / sizeof(machine_cases[0]); i++) {
-        const machine_case *c = &machine_cases[i];
-        char *root_path = make_machine_root(c->cpufreq);
-        char yaml[1024];
-        sc_fsroot root;
-        sc_machine m;
-        sc_diag d;
-        SC_CHECK(root_path != NULL);
-        SC_CHECK_INT_EQ(sc_fsroot_open(&root, root_path), 0);
-        SC_CHECK_INT_EQ(sc_machine_load(&m, &root), 0);
-        snprintf(yaml, sizeof(yaml), HEAD "  workload: stream\n%s", c->body);
-        sc_card *card = sc_card_new();
-        sc_diag_init(&d);
-        int rc = parse_and_check(card, yaml, &d);
-        if (rc == 0)
-            rc = sc_card_check_machine(card, &m, c->platform_control, &d);
-        bool ok = (c->expect[0] ? rc < 0 : rc == 0) && lines_match(&d, c->expect);
-        if (!ok)
-            report_case(c->name, c->expect, rc, &d);
-        sc_diag_free(&d);
-        sc_card_free(card);
-        sc_machine_free(&m);
-        sc_fsroot_close(&root);
-        sysroot_remove(root_path);
-        failures += !ok;
-    }
-    SC_CHECK_MSG(failures == 0, "%d of the cases failed (see above)", failures);
-}
-
-static void test_machine_facts(void)
-{
-    char *root_path = make_machine_root(1);
-    sc_fsroot root;
-    sc_machine m;
-    SC_CHECK_INT_EQ(sc_fsroot_open(&root, root_path), 0);
-    SC_CHECK_INT_EQ(sc_machine_load(&m, &root), 0);
-    SC_CHECK_INT_EQ(hwloc_bitmap_weight(m.cpus_online), 16);
-    SC_CHECK_INT_EQ(m.n_node_mem, 1);
-    SC_CHECK_INT_EQ(m.node_mem_bytes[0], 8388608ull * 1024);
-    SC_CHECK(m.has_cpufreq);
-    /* cpu3 offers only two governors: the common set is their intersection. */
-    SC_CHECK_STR_EQ(m.governors, "powersave performance");
-    sc_machine_free(&m);
-    sc_fsroot_close(&root);
-    sysroot_remove(root_path);
-}
-
 static void test_sweep_select(void)
 {
-    const char *yaml = HEAD "  workload: stream\n  kernel: copy\n  cpu_list: 0-1\n  threads: [1, 2]\n";
+    const char *yaml =
+        HEAD "  workload: stream\n  kernel: copy\n  cpu_list: 0-1\n  threads: [1, 2]\n";
     sc_diag d;
     sc_diag_init(&d);
     for (size_t i = 0; i < 2; i++) {
@@ -693,8 +590,8 @@ static void test_sweep_select(void)
         SC_CHECK_INT_EQ(card->n_sweep, 0);
         SC_CHECK_INT_EQ(sc_card_check(card, &d), 0);
         SC_CHECK_INT_EQ(card->threads, (long)i + 1);
-        SC_CHECK_STR_EQ(card->run_name, i == 0 ? "stream_copy_1thread_threads-1"
-                                                : "stream_copy_2thread_threads-2");
+        SC_CHECK_STR_EQ(card->run_name,
+                        i == 0 ? "stream_copy_1thread_threads-1" : "stream_copy_2thread_threads-2");
         /* The resolved card of one run has no sweep left. */
         char *text = sc_card_to_yaml(card);
         SC_CHECK(text && !strstr(text, "["));
@@ -804,8 +701,6 @@ int main(void)
     SC_TEST_RUN(test_flags_override_and_roundtrip);
     SC_TEST_RUN(test_pool_threads_given_or_default);
     SC_TEST_RUN(test_keep_cpus);
-    SC_TEST_RUN(test_machine_cases);
-    SC_TEST_RUN(test_machine_facts);
     SC_TEST_RUN(test_load_file_errors);
     SC_TEST_RUN(test_sweep_select);
     SC_TEST_RUN(test_key_in_wrong_section);
