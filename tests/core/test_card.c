@@ -4,7 +4,6 @@
 #include "sc_machine.h"
 #include "card_cases.h"
 #include "sc_test.h"
-#include "sysroot_util.h"
 
 #include <errno.h>
 #include <stdbool.h>
