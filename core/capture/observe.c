@@ -1,5 +1,5 @@
-/* observe.c: run a workload and watch its trace lines (see sc_observe.h); its interference
-   window is observe_sampler.c's (internal/sc_observe_obs.h holds the state both share). */
+/* observe.c: run a workload and watch its trace lines (see sc_observe.h). Its interference
+   window is observe_sampler.c's, the bundle's files observe_files.c's (sc_observe_obs.h). */
 #include "sc_observe.h"
 #include "internal/sc_observe_obs.h"
 #include "sc_rankadopt.h"
@@ -29,91 +29,9 @@
 #define SC__MARKER_BEGIN SC_TRACE_PHASE SC_TRACE_MAIN_LOOP_BEGIN
 #define SC__MARKER_END SC_TRACE_PHASE SC_TRACE_MAIN_LOOP_END
 
-/* The files the observer writes into the bundle, each made ahead of its moment
-   (sc_bundle_ahead()) once the workload runs: above all the snapshots at main_loop_begin,
-   which the workload waits for (making 8 files took 4-8 ms of that wait on this project's
-   ext4 /tmp, 0.8 ms on a tmpfs). */
-static const char *const sc__files[] = {
-    "workload_status.txt",    "threads_at_ready.txt", "workload_status_at_ready.txt",
-    "numa_maps_at_ready.txt", "environ_at_ready.txt", "numastat_at_ready.txt",
-    "capture_guard.env",      "main_loop.ready",      "interference.txt"};
-_Static_assert(sizeof(sc__files) / sizeof(sc__files[0]) == SC_OBS_NFILES,
-               "sc_obs.ahead has one slot per file of sc__files");
-
-/* A file of this run in the bundle: name, or <dir>/name for a run of several. */
-static const char *sc__rel(const sc_obs *s, const char *name, char *buf, size_t len)
-{
-    if (!s->o->dir || !*s->o->dir)
-        return name;
-    snprintf(buf, len, "%s/%s", s->o->dir, name);
-    return buf;
-}
-
-/* Writes the bundle file name of this run (one of sc__files), into the file made ahead
-   for it when there is one. 0 or -errno. */
-int sc_obs_put(sc_obs *s, const char *name, const void *data, size_t len)
-{
-    char rel[256];
-    int fd = -1;
-
-    for (size_t i = 0; i < SC_OBS_NFILES; i++)
-        if (!strcmp(sc__files[i], name)) {
-            fd = s->ahead[i];
-            s->ahead[i] = -1;
-        }
-    return sc_bundle_write_ahead(s->o->bundle, fd, sc__rel(s, name, rel, sizeof(rel)), data, len);
-}
-
-/* Makes the files of sc__files ahead (interference.txt only with a sampler); a file system
-   without unnamed files is tried once. */
-static void sc__make_ahead(sc_obs *s)
-{
-    char rel[256];
-
-    for (size_t i = 0; i < SC_OBS_NFILES; i++) {
-        if (!strcmp(sc__files[i], "interference.txt") && !s->sampler)
-            continue;
-        int fd = sc_bundle_ahead(s->o->bundle, sc__rel(s, sc__files[i], rel, sizeof(rel)));
-        if (fd == -EOPNOTSUPP || fd == -EISDIR)
-            break;
-        s->ahead[i] = fd >= 0 ? fd : -1;
-    }
-}
-
-static void sc__close_ahead(const sc_obs *s)
-{
-    for (size_t i = 0; i < SC_OBS_NFILES; i++)
-        if (s->ahead[i] >= 0)
-            close(s->ahead[i]);
-}
-
-long long sc_obs_now_ns(void)
-{
-    struct timespec t;
-
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
 static double sc__ms_between(const struct timespec *a, const struct timespec *b)
 {
     return (double)(b->tv_sec - a->tv_sec) * 1e3 + (double)(b->tv_nsec - a->tv_nsec) / 1e6;
-}
-
-/* Records a capture failure without stopping the run: a failed snapshot is evidence too. */
-void sc_obs_capture_fail(sc_obs *s, const char *what, int rc)
-{
-    s->r->capture_errors++;
-    if (!*s->r->capture_error)
-        snprintf(s->r->capture_error, sizeof(s->r->capture_error), "%s: %s", what, strerror(-rc));
-}
-
-/* Records evidence that could not be written into the bundle (a full or vanished disk). */
-void sc_obs_write_fail(sc_obs *s, const char *what, int rc)
-{
-    s->r->write_errors++;
-    if (!*s->r->write_error)
-        snprintf(s->r->write_error, sizeof(s->r->write_error), "%s: %s", what, strerror(-rc));
 }
 
 static void sc__copy_proc_file(sc_obs *s, const char *proc_rel, const char *bundle_rel, char **keep)
@@ -522,7 +440,7 @@ static void sc__observe_free(sc_observe *h)
         close(h->s.procfd);
     if (h->s.proc_root >= 0)
         close(h->s.proc_root);
-    sc__close_ahead(&h->s); /* made ahead and never written: they vanish */
+    sc_obs_close_ahead(&h->s); /* made ahead and never written: they vanish */
     sc_sampler_free(h->s.sampler);
     if (h->s.patterns) {
         regfree(&h->s.begin_re);
@@ -626,7 +544,7 @@ void sc_observe_close_in_child(const sc_observe *h)
     for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
         if (fds[i] >= 0)
             close(fds[i]);
-    sc__close_ahead(&h->s);
+    sc_obs_close_ahead(&h->s);
 }
 
 int sc_observe_wait(sc_observe *h)
@@ -643,7 +561,7 @@ int sc_observe_wait(sc_observe *h)
     r->spawn_error = r->started ? 0 : child_err;
     if (r->started) {
         sc_obs_sampler_prime(s);
-        sc__make_ahead(s); /* while the workload starts up, not while it waits */
+        sc_obs_make_ahead(s); /* while the workload starts up, not while it waits */
     }
     if (r->started && s->o->begin_at_start)
         sc__take_status(s);

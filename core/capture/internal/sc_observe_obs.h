@@ -2,7 +2,9 @@
  * sc_observe_obs.h: the state of one observed run, shared by the two files of the observer
  * (private to core/capture): observe.c starts the workload, reads its trace lines and takes
  * the snapshots at main_loop_begin; observe_sampler.c keeps its interference window (the
- * sampler of /proc, open from main_loop_begin to main_loop_end) and writes interference.txt.
+ * sampler of /proc, open from main_loop_begin to main_loop_end) and writes interference.txt;
+ * observe_files.c writes the bundle's files for both. Calls run one way: observe.c ->
+ * observe_sampler.c -> observe_files.c (tests/static/call_loops.py).
  */
 #ifndef SC_OBSERVE_OBS_H
 #define SC_OBSERVE_OBS_H
@@ -15,7 +17,7 @@
 #include <stddef.h>
 
 #define SC_OBS_LINE_MAX 4096 /* a trace line longer than this is cut */
-#define SC_OBS_NFILES 9      /* the files the observer writes (observe.c, sc__files) */
+#define SC_OBS_NFILES 9      /* the files the observer writes (observe_files.c) */
 
 /* State of one observed run. */
 typedef struct sc_obs {
@@ -37,7 +39,11 @@ typedef struct sc_obs {
     int ahead[SC_OBS_NFILES]; /* sc__files made ahead, not yet written; -1: none */
 } sc_obs;
 
-/* Writes the bundle file name of this run (one of observe.c's files), into the file made
+/* observe_files.c. Makes the observer's files ahead (interference.txt only with a sampler). */
+void sc_obs_make_ahead(sc_obs *s);
+/* Closes the files made ahead and not written. */
+void sc_obs_close_ahead(const sc_obs *s);
+/* Writes the bundle file name of this run (one of the observer's files), into the file made
    ahead for it when there is one. 0 or -errno. */
 int sc_obs_put(sc_obs *s, const char *name, const void *data, size_t len);
 /* Records a capture failure (rc: -errno) without stopping the run: a failed snapshot is
