@@ -46,23 +46,33 @@ static int in_child(int (*case_fn)(void))
     return WEXITSTATUS(status);
 }
 
-/* Node 0 (every Linux machine has it) and CPU 0: bound strictly to both. */
-static int bind_node0(void)
+/* Binds this process to CPU 0 alone and to node (-1: no memory policy), then reads the
+ * affinity back: 0 when CPU 0 alone is set, 1 when the bind failed, 2 when the affinity is
+ * not CPU 0 alone. */
+static int bind_cpu0(int node)
 {
     hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
-    unsigned long nodes = 0;
     cpu_set_t set;
 
     hwloc_bitmap_only(cpus, 0);
-    int rc = sc_bind_self(cpus, 0);
+    int rc = sc_bind_self(cpus, node);
     hwloc_bitmap_free(cpus);
     if (rc != 0)
         return 1;
-    if (policy_of(&nodes) != MPOL_BIND || nodes != 1UL)
-        return 2;
     if (sched_getaffinity(0, sizeof(set), &set) != 0 || CPU_COUNT(&set) != 1 || !CPU_ISSET(0, &set))
-        return 3;
+        return 2;
     return 0;
+}
+
+/* Node 0 (every Linux machine has it) and CPU 0: bound strictly to both. */
+static int bind_node0(void)
+{
+    unsigned long nodes = 0;
+    int rc = bind_cpu0(0);
+
+    if (rc != 0)
+        return rc;
+    return policy_of(&nodes) == MPOL_BIND && nodes == 1UL ? 0 : 3;
 }
 
 /* A node the kernel does not have: EINVAL, and the default policy still in force; -1 leaves
@@ -81,16 +91,10 @@ static int bind_refused(void)
 /* Without the memory policy calls: CPU 0 alone still binds; a node cannot, and says so. */
 static int bind_without_policy(void)
 {
-    hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
-    cpu_set_t set;
+    int rc = bind_cpu0(-1);
 
-    hwloc_bitmap_only(cpus, 0);
-    int rc = sc_bind_self(cpus, -1);
-    hwloc_bitmap_free(cpus);
     if (rc != 0)
-        return 1;
-    if (sched_getaffinity(0, sizeof(set), &set) != 0 || CPU_COUNT(&set) != 1 || !CPU_ISSET(0, &set))
-        return 2;
+        return rc;
     return sc_bind_self(NULL, 0) == -ENOSYS ? 0 : 3;
 }
 

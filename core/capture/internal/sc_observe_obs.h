@@ -1,5 +1,5 @@
 /*
- * sc_observe_obs.h: the state of one observed run, shared by the two files of the observer
+ * sc_observe_obs.h: the state of one observed run, shared by the three files of the observer
  * (private to core/capture): observe.c starts the workload, reads its trace lines and takes
  * the snapshots at main_loop_begin; observe_sampler.c keeps its interference window (the
  * sampler of /proc, open from main_loop_begin to main_loop_end) and writes interference.txt;
@@ -36,7 +36,7 @@ typedef struct sc_obs {
     unsigned long long workload_start; /* its start (ticks after boot), once a rank asks */
     bool patterns; /* begin_re and end_re compiled (sc_observe_opts.begin_pattern) */
     regex_t begin_re, end_re;
-    int ahead[SC_OBS_NFILES]; /* sc__files made ahead, not yet written; -1: none */
+    int ahead[SC_OBS_NFILES]; /* files made ahead (observe_files.c), not yet written; -1: none */
 } sc_obs;
 
 /* observe_files.c. Makes the observer's files ahead (interference.txt only with a sampler). */
