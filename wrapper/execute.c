@@ -446,7 +446,8 @@ static int sc__run_once(sc_local *st, size_t k, size_t i, bool *passed)
                          .begin_pattern = card->begin_pattern,
                          .end_pattern = card->end_pattern,
                          .adopt_ranks =
-                             ncpus && sc_workload_mpi(card) && !plan->ranks_under_observer};
+                             ncpus && sc_workload_mpi(card) && !plan->ranks_under_observer,
+                         .launcher = sc_workload_mpi(card)};
     x->runs = i + 1;
     sc_timings_mark(plan->opts->timings, "run-prepare");
     int rc = sc_observe_start(&o, r, &h);

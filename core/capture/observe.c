@@ -119,7 +119,8 @@ static void sc__capture_ready(sc_obs *s)
     free(text);
     text = NULL;
     sc__copy_proc_file(s, "status", "workload_status_at_ready.txt", NULL);
-    sc__copy_proc_file(s, "numa_maps", "numa_maps_at_ready.txt", NULL);
+    if (!s->o->launcher)
+        sc__copy_proc_file(s, "numa_maps", "numa_maps_at_ready.txt", NULL);
     sc__copy_runenv(s);
     /* The machine's NUMA counters per node, as numastat prints them (/sys, not numa_maps:
        numa_maps_at_ready.txt already holds the process's pages). */

@@ -47,14 +47,16 @@ int sc_obs_put(sc_obs *s, const char *name, const void *data, size_t len)
     return sc_bundle_write_ahead(s->o->bundle, fd, sc__rel(s, name, rel, sizeof(rel)), data, len);
 }
 
-/* Makes the files of sc__files ahead (interference.txt only with a sampler); a file system
-   without unnamed files is tried once. */
+/* Makes the files of sc__files ahead (interference.txt only with a sampler,
+   numa_maps_at_ready.txt not for a launcher); a file system without unnamed files is tried
+   once. */
 void sc_obs_make_ahead(sc_obs *s)
 {
     char rel[256];
 
     for (size_t i = 0; i < SC_OBS_NFILES; i++) {
-        if (!strcmp(sc__files[i], "interference.txt") && !s->sampler)
+        if ((!strcmp(sc__files[i], "interference.txt") && !s->sampler) ||
+            (!strcmp(sc__files[i], "numa_maps_at_ready.txt") && s->o->launcher))
             continue;
         int fd = sc_bundle_ahead(s->o->bundle, sc__rel(s, sc__files[i], rel, sizeof(rel)));
         if (fd == -EOPNOTSUPP || fd == -EISDIR)

@@ -62,6 +62,10 @@ typedef struct sc_observe_opts {
        names before the window opens, and whose environment names this observer
        (STREAMCARD_OBSERVER), is the job's own from the window's start (a sampler root). */
     bool adopt_ranks;
+    /* The program started is an MPI launcher (mpirun, srun): its ranks print their own
+       threads, CPUs and NUMA pages, so the launcher's numa_maps (its own pages, none of the
+       workload's) is not taken at main_loop_begin, where the ranks wait for the snapshots. */
+    bool launcher;
 } sc_observe_opts;
 
 typedef struct sc_observe_result {
