@@ -510,6 +510,9 @@ static bool sc__done(sc_execution *x, size_t i, bool passed, int stop_signal, bo
             snprintf(x->stopped, sizeof(x->stopped), "run %zu failed its gates", i + 1);
         return !passed;
     }
+    int decided = sc_runs_decided(x->plan->card, i + 1, !passed, x->stopped, sizeof(x->stopped));
+    if (decided >= 0) /* runs: N, or a failed run: the figures are not read for it */
+        return decided == 1;
     runs = sc__results(x, i + 1);
     done = !runs || sc_runs_done(x->plan->card, runs, !passed, x->stopped, sizeof(x->stopped));
     json_object_put(runs);

@@ -153,19 +153,27 @@ static bool sc__intervals_met(const sc_card *card, json_object *runs, char *wide
     return met && nhead > 0;
 }
 
-bool sc_runs_done(const sc_card *card, json_object *runs, bool failed, char *why, size_t len)
+int sc_runs_decided(const sc_card *card, size_t n, bool failed, char *why, size_t len)
 {
-    size_t n = runs ? json_object_array_length(runs) : 0;
-    char widest[96] = "no figure";
-
     if (failed) {
         snprintf(why, len, "run %zu failed its gates", n);
-        return true;
+        return 1;
     }
     if (card->runs > 0) {
         snprintf(why, len, "runs: %ld done", card->runs);
         return n >= (size_t)card->runs;
     }
+    return -1;
+}
+
+bool sc_runs_done(const sc_card *card, json_object *runs, bool failed, char *why, size_t len)
+{
+    size_t n = runs ? json_object_array_length(runs) : 0;
+    char widest[96] = "no figure";
+    int decided = sc_runs_decided(card, n, failed, why, len);
+
+    if (decided >= 0)
+        return decided == 1;
     if (n >= SC_STATS_MIN_RUNS && sc__intervals_met(card, runs, widest, sizeof(widest))) {
         snprintf(why, len,
                  "every headline figure's 95%% interval within runs_ci_pct %g%% after %zu runs "

@@ -53,6 +53,11 @@ json_object *sc_runs_stats(const sc_card *card, json_object *runs);
  */
 bool sc_runs_done(const sc_card *card, json_object *runs, bool failed, char *why, size_t len);
 
+/* The part of that rule a count decides, without the figures: 1 when n runs (the last
+   failed: failed) complete the series, 0 when they do not, -1 when only the figures can say
+   (runs: auto); why as sc_runs_done() says it when decided. */
+int sc_runs_decided(const sc_card *card, size_t n, bool failed, char *why, size_t len);
+
 /* The gates of a bundle from its runs' gates: a gate fails when it failed in any run (the
    note is that run's, "run 3: ..."), is NULL when NULL in every run, else holds. */
 void sc_runs_combine_gates(const sc_gates *runs, size_t n, sc_gates *out);
