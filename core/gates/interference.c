@@ -315,6 +315,21 @@ static void sc__cpu_name(const sc_intf_share *s, bool host, char *buf, size_t le
         snprintf(buf, len, "cpu %d", s->cpu->cpu);
 }
 
+/* A length of time in ms as the gate's notes say it: "0 ms", "0.12 ms" (a main loop of a few
+   ms is judged on tenths of one), "480 ms", "1.00 s". */
+static const char *sc__span(double ms, char *buf, size_t len)
+{
+    if (ms <= 0)
+        snprintf(buf, len, "0 ms");
+    else if (ms < 10)
+        snprintf(buf, len, "%.2f ms", ms);
+    else if (ms < 1000)
+        snprintf(buf, len, "%.0f ms", ms);
+    else
+        snprintf(buf, len, "%.2f s", ms / 1000);
+    return buf;
+}
+
 static void sc__judge(const sc_card *card, const sc_intf_share **need, size_t n, bool mpi,
                       sc_gate *g)
 {
@@ -332,19 +347,22 @@ static void sc__judge(const sc_card *card, const sc_intf_share **need, size_t n,
     if (worst->top)
         snprintf(top, sizeof(top), "top intruder %s, pid %d, %.2f s", worst->top->comm,
                  worst->top->pid, (double)worst->top->ticks / (double)worst->window->clk_tck);
+    char window[32], waited[32], busy[32], steal[32];
+    sc__span((double)worst->window->ns / 1e6, window, sizeof(window));
     if (worst->share_pct > card->expect_max_interference_pct)
         sc_gate_set(g, SC_GATE_FAIL,
-                    "%s: %.1f%% of the %.2f s main loop was foreign work (waited %.0f ms, busy "
-                    "%.0f ms, steal %.0f ms; %s), over max_interference_pct %g",
-                    name, worst->share_pct, (double)worst->window->ns / 1e9, worst->waited_ms,
-                    worst->busy_foreign_ms, worst->steal_ms, top,
+                    "%s: %.1f%% of the %s main loop was foreign work (waited %s, busy %s, steal "
+                    "%s; %s), over max_interference_pct %g",
+                    name, worst->share_pct, window,
+                    sc__span(worst->waited_ms, waited, sizeof(waited)),
+                    sc__span(worst->busy_foreign_ms, busy, sizeof(busy)),
+                    sc__span(worst->steal_ms, steal, sizeof(steal)), top,
                     card->expect_max_interference_pct);
     else
         sc_gate_set(g, SC_GATE_OK,
-                    "foreign share at most %.1f%% (%s) of the %.2f s main loop, within "
+                    "foreign share at most %.1f%% (%s) of the %s main loop, within "
                     "max_interference_pct %g",
-                    worst->share_pct, name, (double)worst->window->ns / 1e9,
-                    card->expect_max_interference_pct);
+                    worst->share_pct, name, window, card->expect_max_interference_pct);
 }
 
 /*

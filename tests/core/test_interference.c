@@ -117,7 +117,15 @@ static const intf_case cases[] = {
     {"short loop, no false alarm", "",
      WIN("50000000") CPU("2", "6", "0", "0", "0") CPU("3", "4", "0", "0", "0")
          TASK("100", "50000000", "0", "2") TASK("101", "48000000", "100000", "3"),
-     SC_GATE_OK, "of the 0.05 s main loop", -1},
+     SC_GATE_OK, "of the 50 ms main loop", -1},
+    /* a 2 ms loop whose thread on cpu 3 waited 0.12 ms: 6%, said in the note's precision */
+    {"2 ms loop, a wait of 0.12 ms", "",
+     WIN("2000000") CPU("2", "0", "0", "0", "0") CPU("3", "0", "0", "0", "0")
+         TASK("100", "1800000", "10000", "2") TASK("101", "1700000", "120000", "3"),
+     SC_GATE_FAIL,
+     "cpu 3: 6.0% of the 2.00 ms main loop was foreign work (waited 0.12 ms, busy 0 ms, steal 0 "
+     "ms; no foreign task seen on it)",
+     6.0},
     /* no thread of the job on cpu 3 (threads 1): what ran there is seen by its ticks alone:
        60 ticks, nothing of the job's, less 2 ticks: 58% */
     {"idle card cpu taken", "  threads: 1\n",
