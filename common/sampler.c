@@ -97,6 +97,7 @@ sc_sampler *sc_sampler_new(const sc_sampler_opts *o)
     sc_proc_clean(s->source, sizeof(s->source), o->source ? o->source : "sampler", SIZE_MAX);
     sc_proc_clean(s->host, sizeof(s->host), o->host ? o->host : "unknown", SIZE_MAX);
     s->top = o->top ? o->top : 3;
+    s->fds.keep_none = o->no_scans;
     s->clk_tck = sysconf(_SC_CLK_TCK);
     if (s->clk_tck <= 0)
         s->clk_tck = 100;
@@ -197,6 +198,14 @@ static int sc__is_own(const sc_sampler *s, sc_proc_entry *procs, size_t n, sc_pr
     while (depth)
         chain[--depth]->own = own;
     return own;
+}
+
+int sc_sampler_set_source(sc_sampler *s, const char *source)
+{
+    if (s->phase != 0)
+        return -EINVAL;
+    sc_proc_clean(s->source, sizeof(s->source), source ? source : "sampler", SIZE_MAX);
+    return 0;
 }
 
 int sc_sampler_add_root(sc_sampler *s, pid_t pid)

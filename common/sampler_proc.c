@@ -167,7 +167,7 @@ static ssize_t sc__fds_read(sc_proc_fds *c, pid_t tid, char *buf, size_t len)
 static ssize_t sc__fds_open_read(sc_proc_fds *c, int dirfd, const char *rel, pid_t tid, char *buf,
                                  size_t len)
 {
-    if (c->n == SC_PROC_FDS_MAX)
+    if (c->keep_none || c->n == SC_PROC_FDS_MAX)
         return sc_proc_read_at(dirfd, rel, buf, len);
     int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)

@@ -38,6 +38,7 @@ typedef struct sc_proc_fds {
     size_t n;
     dev_t dev;
     ino_t ino;
+    bool keep_none; /* none kept: every stat file is read and closed (sc_sampler_opts.no_scans) */
 } sc_proc_fds;
 
 /* A process of one sample and whether it descends from a root (-1: not known yet). */

@@ -33,6 +33,10 @@ typedef struct sc_sampler_opts {
     const char *source; /* the records' source: "observer", "rank1" */
     const char *host;   /* this node's name, for the window record */
     size_t top;         /* intruders named per CPU; 0: 3 */
+    /* The caller takes no SCAN (an MPI rank: its window is its main loop's two ends): each
+       stat file is closed once read, not kept open for the scans to re-read, so the sampler
+       holds no descriptor of a foreign task and freeing it closes none. */
+    bool no_scans;
 } sc_sampler_opts;
 
 typedef enum sc_sample_kind {
@@ -59,6 +63,10 @@ void sc_sampler_free(sc_sampler *s);
  * <= 0; -E2BIG beyond SC_SAMPLER_MAX_ROOTS; -ENOMEM.
  */
 int sc_sampler_add_root(sc_sampler *s, pid_t pid);
+
+/* Names the records' source before the window opens (an MPI rank primes before MPI_Init
+   and learns its number after it). 0; -EINVAL once the window opened. */
+int sc_sampler_set_source(sc_sampler *s, const char *source);
 
 /*
  * Takes a sample of the tree under procfd (the directory that holds "stat" and "<pid>/")

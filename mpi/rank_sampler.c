@@ -8,12 +8,13 @@
 #include "rank_sampler.h"
 #include "sc_sampler.h"
 #include "sc_trace_protocol.h"
-#include "sampler_proc.h"
 #include "textgather.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -21,9 +22,9 @@
 #include <unistd.h>
 
 #define SCM__TEXT_MAX (256 * 1024) /* one rank's records, at most */
-/* The descriptors made room for: the sampler's open stat files, its directories, and what
-   MPI itself holds open. */
-#define SCM__FD_ROOM (2 * SC_PROC_FDS_MAX)
+/* The descriptors made room for: what MPI itself holds open (shared memory, sockets, pipes:
+   tens to hundreds with many ranks per node), and the few the sampler opens at a time. */
+#define SCM__FD_ROOM 512
 
 /* Where a rank is in its program's markers (scm_rank_sampler_mark). */
 enum scm__marked {
@@ -45,6 +46,21 @@ struct scm_rank_sampler {
     enum scm__marked marked;
 };
 
+/*
+ * PRIME, taken by a thread of its own that scm_rank_sampler_prepare() starts before MPI_Init
+ * and scm__start() joins: every task of the node is read while MPI_Init mostly waits (for
+ * the launcher and the other ranks), so the window's BEGIN, where rank 0 and its observer
+ * are about to begin the main loop, reads only the job's processes and the ones started
+ * since (sc_sampler.h). One per process: its state is this file's.
+ */
+static struct {
+    pthread_t thread;
+    pid_t pid;     /* the process that started the thread (0: none): a forked child has not */
+    sc_sampler *s; /* primed; NULL when the prime failed */
+    int cpus[CPU_SETSIZE]; /* the CPUs it accounts: this process's at its start */
+    size_t ncpus;
+} scm__prime;
+
 /* Who a rank is, for the others: its process and its host. */
 struct scm__who {
     long pid;
@@ -57,6 +73,88 @@ static long long scm__now_ns(void)
 
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* The observer named by STREAMCARD_OBSERVER when it runs on host; 0 otherwise. */
+static pid_t scm__observer_here(const char *value, const char *host)
+{
+    char *at = NULL;
+    long pid = value ? strtol(value, &at, 10) : 0;
+
+    return at && *at == '@' && pid > 0 && strcmp(at + 1, host) == 0 ? (pid_t)pid : 0;
+}
+
+/* This process's CPUs into cpus; how many. */
+static size_t scm__my_cpus(int *cpus)
+{
+    cpu_set_t set;
+    size_t n = 0;
+
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) == 0)
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &set))
+                cpus[n++] = c;
+    return n;
+}
+
+static void *scm__prime_run(void *unused)
+{
+    (void)unused;
+    int procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+    if (procfd < 0 || sc_sampler_sample(scm__prime.s, procfd, SC_SAMPLE_PRIME, scm__now_ns()) < 0) {
+        sc_sampler_free(scm__prime.s); /* BEGIN then reads every task, as without a prime */
+        scm__prime.s = NULL;
+    }
+    if (procfd >= 0)
+        close(procfd);
+    return NULL;
+}
+
+/* The prime's sampler (this process and, on this host, its observer as roots) and its thread;
+   nothing when either cannot be made. */
+static void scm__prime_start(void)
+{
+    char host[64] = "unknown";
+    pid_t roots[2];
+    size_t nroots = 0;
+
+    if (gethostname(host, sizeof(host) - 1) != 0)
+        snprintf(host, sizeof(host), "unknown");
+    pid_t observer = scm__observer_here(getenv(SC_TRACE_OBSERVER_ENV), host);
+    if (observer)
+        roots[nroots++] = observer;
+    roots[nroots++] = getpid();
+    scm__prime.ncpus = scm__my_cpus(scm__prime.cpus);
+    sc_sampler_opts o = {scm__prime.cpus, scm__prime.ncpus, roots, nroots, "rank", host, 0, true};
+    scm__prime.s = sc_sampler_new(&o);
+    if (scm__prime.s && pthread_create(&scm__prime.thread, NULL, scm__prime_run, NULL) == 0) {
+        scm__prime.pid = getpid();
+        return;
+    }
+    sc_sampler_free(scm__prime.s);
+    scm__prime.s = NULL;
+}
+
+/* The primed sampler when this process primed one for the CPUs it has now (the thread
+   joined); NULL otherwise (one for other CPUs is freed: a launcher that bound the rank
+   later than its start). Once. */
+static sc_sampler *scm__prime_take(const int *cpus, size_t ncpus)
+{
+    sc_sampler *s = NULL;
+
+    if (scm__prime.pid != getpid())
+        return NULL;
+    pthread_join(scm__prime.thread, NULL);
+    scm__prime.pid = 0;
+    s = scm__prime.s;
+    scm__prime.s = NULL;
+    if (s && (ncpus != scm__prime.ncpus || memcmp(cpus, scm__prime.cpus, ncpus * sizeof(*cpus)))) {
+        sc_sampler_free(s);
+        s = NULL;
+    }
+    return s;
 }
 
 void scm_rank_sampler_prepare(void)
@@ -74,26 +172,24 @@ void scm_rank_sampler_prepare(void)
     int fd = top > STDERR_FILENO ? fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, (int)top) : -1;
     if (fd >= 0)
         close(fd);
+    scm__prime_start();
 }
 
-/* The observer named by STREAMCARD_OBSERVER when it runs on host; 0 otherwise. */
-static pid_t scm__observer_here(const char *value, const char *host)
-{
-    char *at = NULL;
-    long pid = value ? strtol(value, &at, 10) : 0;
-
-    return at && *at == '@' && pid > 0 && strcmp(at + 1, host) == 0 ? (pid_t)pid : 0;
-}
-
-/* A sampler of rs's CPUs whose window opens now (0), or -errno; the old one is kept on error. */
-static int scm__open(struct scm_rank_sampler *rs)
+/* A sampler of rs's CPUs whose window opens now (0), or -errno; the old one is kept on error.
+   primed (may be NULL): the sampler PRIME read, given rs's roots and source here; freed on
+   error. */
+static int scm__open(struct scm_rank_sampler *rs, sc_sampler *primed)
 {
     long long now = scm__now_ns();
-    sc_sampler *s = sc_sampler_new(&rs->o);
+    sc_sampler *s = primed ? primed : sc_sampler_new(&rs->o);
+    int rc = s ? 0 : -ENOMEM;
 
-    if (!s)
-        return -ENOMEM;
-    int rc = sc_sampler_sample(s, rs->procfd, SC_SAMPLE_BEGIN, now);
+    for (size_t i = 0; primed && rc == 0 && i < rs->o.nroots; i++)
+        rc = sc_sampler_add_root(s, rs->o.roots[i]);
+    if (primed && rc == 0)
+        rc = sc_sampler_set_source(s, rs->o.source);
+    if (rc == 0)
+        rc = sc_sampler_sample(s, rs->procfd, SC_SAMPLE_BEGIN, now);
     if (rc < 0) {
         sc_sampler_free(s);
         return rc;
@@ -109,8 +205,7 @@ static struct scm_rank_sampler *scm__start(const struct scm__who *all, int size,
                                            const char *span)
 {
     struct scm_rank_sampler *rs = calloc(1, sizeof(*rs));
-    size_t nroots = 0, ncpus = 0;
-    cpu_set_t set;
+    size_t nroots = 0;
 
     if (!rs)
         return NULL;
@@ -120,17 +215,16 @@ static struct scm_rank_sampler *scm__start(const struct scm__who *all, int size,
     for (int r = 0; r < size && nroots < 66; r++)
         if (!strcmp(all[r].host, all[rank].host))
             rs->roots[nroots++] = (pid_t)all[r].pid;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof(set), &set) == 0)
-        for (int c = 0; c < CPU_SETSIZE; c++)
-            if (CPU_ISSET(c, &set))
-                rs->cpus[ncpus++] = c;
+    size_t ncpus = scm__my_cpus(rs->cpus);
+    sc_sampler *primed = scm__prime_take(rs->cpus, ncpus);
     snprintf(rs->source, sizeof(rs->source), "rank%d", rank);
     snprintf(rs->host, sizeof(rs->host), "%s", all[rank].host);
-    rs->o = (sc_sampler_opts){rs->cpus, ncpus, rs->roots, nroots, rs->source, rs->host, 0};
+    rs->o = (sc_sampler_opts){rs->cpus, ncpus, rs->roots, nroots, rs->source, rs->host, 0, true};
     rs->span = span;
     rs->procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (rs->procfd < 0 || scm__open(rs) < 0) {
+    if (rs->procfd < 0 || scm__open(rs, primed) < 0) {
+        if (rs->procfd < 0)
+            sc_sampler_free(primed);
         if (rs->procfd >= 0)
             close(rs->procfd);
         free(rs);
@@ -183,7 +277,7 @@ int scm_rank_sampler_mark(struct scm_rank_sampler *rs, int begin)
     if (!rs || !rs->s || rs->marked != (begin ? SCM__UNMARKED : SCM__IN_LOOP))
         return 0; /* no window, or not the next marker: the first begin, then its end */
     if (begin) {  /* a new window from now; if it cannot open, the old one stays, said so */
-        rc = scm__open(rs);
+        rc = scm__open(rs, NULL);
         rs->marked = rc == 0 ? SCM__IN_LOOP : SCM__MARK_FAILED;
         if (rc == 0)
             rs->span = SC_TRACE_SPAN_MAIN_LOOP;

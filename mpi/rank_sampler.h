@@ -17,10 +17,14 @@ struct scm_rank_sampler;
 
 /*
  * Not collective; before MPI_Init, while this process has one thread. When accounting was
- * asked for, makes room in the descriptor table for the stat files the sampler keeps open
- * (one per task: hundreds), so that opening them later does not grow it: in a process with
- * threads, as a rank is after MPI_Init, every growth waits for an RCU grace period (several
- * ms each, tens under load, at main_loop_begin, where the workload waits for the sample).
+ * asked for: makes room in the descriptor table for the files the sampler opens, so that
+ * opening them later does not grow it (in a process with threads, as a rank is after
+ * MPI_Init, every growth waits for an RCU grace period: several ms each, tens under load,
+ * at main_loop_begin, where the workload waits for the sample); then starts a thread that
+ * primes the sampler (SC_SAMPLE_PRIME: every task of the node read while MPI_Init mostly
+ * waits), which scm_rank_sampler_begin() joins, so that the window's BEGIN reads only the
+ * job's processes and the ones started since. The sampler keeps no stat file open: a rank
+ * takes no scans (sc_sampler_opts.no_scans).
  */
 void scm_rank_sampler_prepare(void);
 

@@ -132,7 +132,7 @@ static sc_sampler *observer_of_trees(int fds[3], char **out)
 {
     const int acct[] = {0, 1};
     const pid_t roots[] = {100};
-    sc_sampler_opts o = {acct, 2, roots, 1, "observer", "n01", 0};
+    sc_sampler_opts o = {acct, 2, roots, 1, "observer", "n01", 0, false};
     sc_sampler *s = sc_sampler_new(&o);
 
     *out = calloc(1, 16384);
@@ -320,7 +320,7 @@ static void test_same_tree(void)
 {
     const int acct[] = {0};
     const pid_t roots[] = {100};
-    sc_sampler_opts o = {acct, 1, roots, 1, "observer", "n03", 0};
+    sc_sampler_opts o = {acct, 1, roots, 1, "observer", "n03", 0, false};
     sc_sampler *s = sc_sampler_new(&o);
     char *out = calloc(1, 16384);
 
@@ -349,7 +349,7 @@ static void test_quiet(void)
 {
     const int acct[] = {0, 1};
     const pid_t roots[] = {100};
-    sc_sampler_opts o = {acct, 2, roots, 1, "observer", "n04", 0};
+    sc_sampler_opts o = {acct, 2, roots, 1, "observer", "n04", 0, false};
     /* CPU 0 user, CPU 1 user, CPU 1 steal at the window's end; quiet or not */
     const unsigned long long end[3][3] = {{40, 34, 0}, {80, 44, 0}, {40, 34, 1}};
     const bool quiet[3] = {true, false, false};
@@ -380,12 +380,32 @@ static void test_quiet(void)
     }
 }
 
+/* The records' source named after PRIME (a rank learns its number after MPI_Init), not
+   once the window is open. */
+static void test_set_source(void)
+{
+    int fds[3];
+    char *out;
+    sc_sampler *s = observer_of_trees(fds, &out);
+
+    SC_CHECK(s && out && fds[0] >= 0 && fds[1] >= 0 && fds[2] >= 0);
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, fds[0], SC_SAMPLE_PRIME, 1), 0);
+    SC_CHECK_INT_EQ(sc_sampler_set_source(s, "rank 3"), 0);
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, fds[1], SC_SAMPLE_BEGIN, 1000000000LL), 0);
+    SC_CHECK_INT_EQ(sc_sampler_set_source(s, "rank4"), -EINVAL);
+    SC_CHECK_INT_EQ(sc_sampler_sample(s, fds[2], SC_SAMPLE_END, 1500000000LL), 0);
+    SC_CHECK_INT_EQ(sc_sampler_records(s, collect, out), 0);
+    SC_CHECK_STR_CONTAINS(out, "TRACE_INTERFERENCE_WINDOW source=rank?3 ");
+    SC_CHECK(!strstr(out, "source=observer") && !strstr(out, "rank4"));
+    done_with(s, fds, out);
+}
+
 /* A reused tid (another starttime) is another task: its ticks are not the old one's. */
 static void test_reused_tid(void)
 {
     const int acct[] = {0};
     const pid_t roots[] = {100};
-    sc_sampler_opts o = {acct, 1, roots, 1, "rank1", "n02", 1};
+    sc_sampler_opts o = {acct, 1, roots, 1, "rank1", "n02", 1, false};
     sc_sampler *s = sc_sampler_new(&o);
     char *out = calloc(1, 16384);
 
@@ -407,7 +427,7 @@ static void test_offline_cpu(void)
 {
     const int acct[] = {0, 3};
     const pid_t roots[] = {100};
-    sc_sampler_opts o = {acct, 2, roots, 1, "observer", "n03", 0};
+    sc_sampler_opts o = {acct, 2, roots, 1, "observer", "n03", 0, false};
     sc_sampler *s = sc_sampler_new(&o);
     char *out = calloc(1, 16384);
 
@@ -436,7 +456,7 @@ static void real_open(real_sampler *r)
     const pid_t roots[] = {getpid()};
 
     r->cpu = sched_getcpu();
-    sc_sampler_opts o = {&r->cpu, 1, roots, 1, "observer", "here", 0};
+    sc_sampler_opts o = {&r->cpu, 1, roots, 1, "observer", "here", 0, false};
     r->s = sc_sampler_new(&o);
     r->out = calloc(1, 1 << 20);
     r->procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -453,6 +473,47 @@ static void real_close(real_sampler *r)
         close(r->procfd);
     free(r->out);
     sc_sampler_free(r->s);
+}
+
+/* The descriptors this process has open (its /proc/self/fd entries, the listing's own
+   included). */
+static int open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    int n = 0;
+
+    for (struct dirent *de; d && (de = readdir(d));)
+        n += de->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* The real /proc, PRIME and a window: a sampler that takes no scans (an MPI rank's) keeps no
+   stat file open; one that scans keeps them (the real /proc has more than one task). */
+static void test_real_no_scans(void)
+{
+    const pid_t roots[] = {getpid()};
+    int cpu = sched_getcpu(), procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+    SC_CHECK(procfd >= 0 && cpu >= 0);
+    for (int no_scans = 0; procfd >= 0 && no_scans < 2; no_scans++) {
+        sc_sampler_opts o = {&cpu, 1, roots, 1, "rank0", "here", 0, no_scans == 1};
+        sc_sampler *s = sc_sampler_new(&o);
+        int before = open_fds();
+        SC_CHECK(s != NULL);
+        SC_CHECK_INT_EQ(sc_sampler_sample(s, procfd, SC_SAMPLE_PRIME, 1), 0);
+        SC_CHECK_INT_EQ(sc_sampler_sample(s, procfd, SC_SAMPLE_BEGIN, 2), 0);
+        SC_CHECK_INT_EQ(sc_sampler_sample(s, procfd, SC_SAMPLE_END_OWN, 3), 0);
+        if (no_scans)
+            SC_CHECK_INT_EQ(open_fds(), before);
+        else
+            SC_CHECK_MSG(open_fds() > before + 1, "%d descriptors kept", open_fds() - before);
+        sc_sampler_free(s);
+        SC_CHECK_INT_EQ(open_fds(), before);
+    }
+    if (procfd >= 0)
+        close(procfd);
 }
 
 /* The real /proc: this process is its own root, its thread is an own task with the CPUs it
@@ -652,11 +713,13 @@ int main(void)
     SC_TEST_RUN(test_prime);
     SC_TEST_RUN(test_end_own);
     SC_TEST_RUN(test_added_root);
+    SC_TEST_RUN(test_set_source);
     SC_TEST_RUN(test_reused_tid);
     SC_TEST_RUN(test_same_tree);
     SC_TEST_RUN(test_quiet);
     SC_TEST_RUN(test_offline_cpu);
     SC_TEST_RUN(test_real_proc);
+    SC_TEST_RUN(test_real_no_scans);
     SC_TEST_RUN(test_real_threads);
     SC_TEST_RUN(test_real_exited);
     char cmd[128];
