@@ -56,6 +56,8 @@ struct sc_sampler {
     char source[SC__NAME_MAX], host[SC__NAME_MAX];
     size_t top;
     sc__cpu_times *cpu0, *cpu1;
+    unsigned long long forks[2]; /* /proc/stat's "processes" at BEGIN and at END */
+    bool forks_ok[2];
     sc__task *tasks;
     size_t ntasks, cap;
     size_t *slots; /* open addressing over (tid, start): 1 + index into tasks, 0 empty */
@@ -399,13 +401,16 @@ static int sc__attribute(sc_sampler *s, sc__task *t, const sc_proc_reading *r, b
 }
 
 /* /proc/stat's lines of the accounted CPUs. */
-static int sc__read_cpu_times(const sc_sampler *s, int procfd, sc__cpu_times *out)
+static int sc__read_cpu_times(const sc_sampler *s, int procfd, sc__cpu_times *out,
+                              unsigned long long *forks, bool *forks_ok)
 {
     char *buf = malloc(SC__PROC_STAT_MAX);
 
     if (!buf)
         return -ENOMEM;
     ssize_t n = sc_proc_read_at(procfd, "stat", buf, SC__PROC_STAT_MAX);
+    const char *processes = n > 0 ? strstr(buf, "\nprocesses ") : NULL;
+    *forks_ok = processes && sscanf(processes, "\nprocesses %llu", forks) == 1;
     for (const char *line = buf; n > 0 && strncmp(line, "cpu", 3) == 0;) {
         int cpu;
         sc__cpu_times t = {.ok = true};
@@ -513,7 +518,9 @@ int sc_sampler_sample(sc_sampler *s, int procfd, sc_sample_kind kind, long long 
     if (rc < 0)
         return rc;
     if (kind == SC_SAMPLE_BEGIN || kind == SC_SAMPLE_END || kind == SC_SAMPLE_END_OWN) {
-        rc = sc__read_cpu_times(s, procfd, kind == SC_SAMPLE_BEGIN ? s->cpu0 : s->cpu1);
+        int end = kind != SC_SAMPLE_BEGIN;
+        rc = sc__read_cpu_times(s, procfd, end ? s->cpu1 : s->cpu0, &s->forks[end],
+                                &s->forks_ok[end]);
         if (rc < 0)
             return rc;
     }
@@ -683,10 +690,15 @@ int sc_sampler_records(const sc_sampler *s, int (*emit)(void *ctx, const char *l
 
     if (s->phase < 2)
         return -EAGAIN;
-    snprintf(line, sizeof(line),
-             SC_TRACE_INTERFERENCE_WINDOW("%s", "%s", "%lld", "%ld", "%u", "%lld", "%lld", "%zu"),
-             s->source, s->host, s->end_ns - s->begin_ns, s->clk_tck, s->scans, s->cpu_ns,
-             s->loop_cpu_ns, s->ntasks);
+    int used = snprintf(
+        line, sizeof(line),
+        SC_TRACE_INTERFERENCE_WINDOW("%s", "%s", "%lld", "%ld", "%u", "%lld", "%lld", "%zu"),
+        s->source, s->host, s->end_ns - s->begin_ns, s->clk_tck, s->scans, s->cpu_ns,
+        s->loop_cpu_ns, s->ntasks);
+    if (s->forks_ok[0] && s->forks_ok[1] && s->forks[1] >= s->forks[0] && used > 0 &&
+        (size_t)used < sizeof(line))
+        snprintf(line + used, sizeof(line) - (size_t)used,
+                 SC_TRACE_INTERFERENCE_WINDOW_FORKS("%llu"), s->forks[1] - s->forks[0]);
     rc = emit(ctx, line);
     for (size_t i = 0; i < s->ncpus && rc == 0; i++) {
         const sc__cpu_times *a = &s->cpu0[i], *b = &s->cpu1[i];

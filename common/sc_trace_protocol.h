@@ -179,6 +179,11 @@
 #define SC_TRACE_INTERFERENCE_WINDOW(SOURCE, HOST, NS, CLK_TCK, SCANS, CPU_NS, LOOP_CPU_NS, TASKS) \
     SC_TRACE_TAG_INTERFERENCE_WINDOW "source=" SOURCE " host=" HOST " ns=" NS " clk_tck=" CLK_TCK \
     " scans=" SCANS " sampler_cpu_ns=" CPU_NS " sampler_loop_cpu_ns=" LOOP_CPU_NS " tasks=" TASKS
+/* Appended to a WINDOW record when the host's /proc/stat has its "processes" counter at both
+   ends: the processes started on the host over the window (every fork, the job's own
+   included). A task that starts and ends between two samples is never read as a task; this
+   counts it. */
+#define SC_TRACE_INTERFERENCE_WINDOW_FORKS(FORKS) " forks=" FORKS
 #define SC_TRACE_TAG_INTERFERENCE_CPU SC_TRACE_TAG_INTERFERENCE "CPU "
 #define SC_TRACE_INTERFERENCE_CPU(SOURCE, CPU, USER, NICE, SYSTEM, IDLE, IOWAIT, IRQ, SOFTIRQ, STEAL) \
     SC_TRACE_TAG_INTERFERENCE_CPU "source=" SOURCE " cpu=" CPU " user=" USER " nice=" NICE        \

@@ -64,12 +64,13 @@ static int sc__parse_record(const char *line, sc_interference *rec)
         return 0;
 
     if (sc__tagged(line, SC_TRACE_TAG_INTERFERENCE_WINDOW)) {
-        sc_intf_window w = {0};
+        sc_intf_window w = {.forks = -1};
         sscanf(line,
-               SC_TRACE_INTERFERENCE_WINDOW("%31s", "%63s", "%lld", "%ld", "%u", "%lld", "%lld",
-                                            "%llu") "%n",
+               SC_TRACE_INTERFERENCE_WINDOW(
+                   "%31s", "%63s", "%lld", "%ld", "%u", "%lld", "%lld",
+                   "%llu") "%n" SC_TRACE_INTERFERENCE_WINDOW_FORKS("%lld") "%n",
                w.source, w.host, &w.ns, &w.clk_tck, &w.scans, &w.cpu_ns, &w.loop_cpu_ns, &w.tasks,
-               &used);
+               &used, &w.forks, &used);
         return sc__keep(used == len && w.clk_tck > 0 && w.ns >= 0, (void **)&rec->windows,
                         &rec->n_windows, &w, sizeof(w));
     }
@@ -334,7 +335,7 @@ static void sc__judge(const sc_card *card, const sc_intf_share **need, size_t n,
                       sc_gate *g)
 {
     const sc_intf_share *worst = NULL;
-    char name[160], top[128] = "no foreign task seen on it";
+    char name[160], top[160] = "no foreign task seen on it";
 
     for (size_t i = 0; i < n; i++)
         if (!worst || need[i]->share_pct > worst->share_pct)
@@ -347,6 +348,11 @@ static void sc__judge(const sc_card *card, const sc_intf_share **need, size_t n,
     if (worst->top)
         snprintf(top, sizeof(top), "top intruder %s, pid %d, %.2f s", worst->top->comm,
                  worst->top->pid, (double)worst->top->ticks / (double)worst->window->clk_tck);
+    else if (worst->window->forks >= 0) /* a process that came and went between two samples */
+        snprintf(top, sizeof(top),
+                 "no foreign task seen on it; %lld process%s started on %s in "
+                 "the window",
+                 worst->window->forks, worst->window->forks == 1 ? "" : "es", worst->window->host);
     char window[32], waited[32], busy[32], steal[32];
     sc__span((double)worst->window->ns / 1e6, window, sizeof(window));
     if (worst->share_pct > card->expect_max_interference_pct)
@@ -568,6 +574,8 @@ json_object *sc_interference_json(const sc_card *card, const sc_interference *re
         sc__add_num(o, "cpu_ms", (double)w->cpu_ns / 1e6);
         sc__add_num(o, "loop_cpu_ms", (double)w->loop_cpu_ns / 1e6);
         sc__add_num(o, "cost_pct", w->ns > 0 ? 100.0 * (double)w->loop_cpu_ns / (double)w->ns : 0);
+        if (w->forks >= 0)
+            json_object_object_add(o, "forks", json_object_new_int64(w->forks));
         json_object_array_add(samplers, o);
     }
     json_object_object_add(root, "cpus", cpus);

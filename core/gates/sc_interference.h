@@ -34,6 +34,7 @@ typedef struct sc_intf_window {
     long clk_tck;
     unsigned scans;
     unsigned long long tasks;
+    long long forks; /* processes started on the host over the window; -1: not recorded */
 } sc_intf_window;
 
 typedef struct sc_intf_cpu {

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -439,6 +440,33 @@ static void test_offline_cpu(void)
     SC_CHECK_INT_EQ(begin_end(s, "offline0", "offline1", out), 0);
     SC_CHECK_STR_CONTAINS(out, "TRACE_INTERFERENCE_CPU source=observer cpu=0 user=4 nice=0 ");
     SC_CHECK_MSG(!strstr(out, "cpu=3 user"), "the sum of all CPUs read as CPU 3's:\n%s", out);
+    SC_CHECK(!strstr(out, " forks=")); /* no "processes" line: not recorded */
+    free(out);
+    sc_sampler_free(s);
+}
+
+/* /proc/stat's "processes" counter at both ends: the processes started on the host in the
+   window, appended to the window's record (a process that came and went between two samples
+   is counted there); a /proc/stat without it (older fixtures, above) gives no forks=. */
+static void test_forks(void)
+{
+    const int acct[] = {0};
+    const pid_t roots[] = {100};
+    sc_sampler_opts o = {acct, 1, roots, 1, "observer", "n05", 0, false};
+    sc_sampler *s = sc_sampler_new(&o);
+    char *out = calloc(1, 16384);
+
+    SC_CHECK(s && out);
+    put("forks0", "stat",
+        "cpu  1 0 0 0 0 0 0 0 0 0\ncpu0 1 0 0 0 0 0 0 0 0 0\nintr 7 0 1\nctxt 90\n"
+        "btime 1700000000\nprocesses 1200\nprocs_running 1\n");
+    put("forks1", "stat",
+        "cpu  9 0 0 0 0 0 0 0 0 0\ncpu0 9 0 0 0 0 0 0 0 0 0\nintr 9 0 1\nctxt 99\n"
+        "btime 1700000000\nprocesses 1203\nprocs_running 1\n");
+    task("forks0", 100, 100, "streamcard", 'R', 1, 1, 10, 0, 0, 0, 0, "0");
+    task("forks1", 100, 100, "streamcard", 'R', 1, 9, 10, 0, 0, 0, 0, "0");
+    SC_CHECK_INT_EQ(begin_end(s, "forks0", "forks1", out), 0);
+    SC_CHECK_STR_CONTAINS(out, " tasks=1 forks=3\n");
     free(out);
     sc_sampler_free(s);
 }
@@ -514,6 +542,29 @@ static void test_real_no_scans(void)
     }
     if (procfd >= 0)
         close(procfd);
+}
+
+/* The real /proc: a child that starts and ends inside the window is never read as a task,
+   but the window's record counts it (forks= at least 1: other processes of the host may
+   start too). */
+static void test_real_forks(void)
+{
+    real_sampler r;
+    unsigned long long forks = 0;
+
+    real_open(&r);
+    SC_CHECK(real_ok(&r));
+    SC_CHECK_INT_EQ(sc_sampler_sample(r.s, r.procfd, SC_SAMPLE_BEGIN, 0), 0);
+    pid_t child = fork();
+    if (child == 0)
+        _exit(0);
+    SC_CHECK(child > 0 && waitpid(child, NULL, 0) == child);
+    SC_CHECK_INT_EQ(sc_sampler_sample(r.s, r.procfd, SC_SAMPLE_END, 1), 0);
+    SC_CHECK_INT_EQ(sc_sampler_records(r.s, collect, r.out), 0);
+    const char *at = strstr(r.out, " forks=");
+    SC_CHECK_MSG(at && sscanf(at, " forks=%llu", &forks) == 1 && forks >= 1,
+                 "no forks=N >= 1 in the window's record:\n%.300s", r.out);
+    real_close(&r);
 }
 
 /* The real /proc: this process is its own root, its thread is an own task with the CPUs it
@@ -718,8 +769,10 @@ int main(void)
     SC_TEST_RUN(test_same_tree);
     SC_TEST_RUN(test_quiet);
     SC_TEST_RUN(test_offline_cpu);
+    SC_TEST_RUN(test_forks);
     SC_TEST_RUN(test_real_proc);
     SC_TEST_RUN(test_real_no_scans);
+    SC_TEST_RUN(test_real_forks);
     SC_TEST_RUN(test_real_threads);
     SC_TEST_RUN(test_real_exited);
     char cmd[128];

@@ -126,6 +126,20 @@ static const intf_case cases[] = {
      "cpu 3: 6.0% of the 2.00 ms main loop was foreign work (waited 0.12 ms, busy 0 ms, steal 0 "
      "ms; no foreign task seen on it)",
      6.0},
+    /* the same wait, the window's record counting the processes the host started in it */
+    {"2 ms loop, processes started", "",
+     "TRACE_INTERFERENCE_WINDOW source=observer host=n01 ns=2000000 clk_tck=100 scans=0 "
+     "sampler_cpu_ns=800000 sampler_loop_cpu_ns=0 tasks=99 forks=2\n" CPU("2", "0", "0", "0", "0")
+         CPU("3", "0", "0", "0", "0") TASK("100", "1800000", "10000", "2")
+             TASK("101", "1700000", "120000", "3"),
+     SC_GATE_FAIL,
+     "(waited 0.12 ms, busy 0 ms, steal 0 ms; no foreign task seen on it; 2 processes "
+     "started on n01 in the window)",
+     6.0},
+    {"forks= not a number", "",
+     "TRACE_INTERFERENCE_WINDOW source=observer host=n01 ns=2000000 clk_tck=100 scans=0 "
+     "sampler_cpu_ns=800000 sampler_loop_cpu_ns=0 tasks=99 forks=x2\n",
+     SC_GATE_FAIL, "malformed interference record at line 1", -1},
     /* no thread of the job on cpu 3 (threads 1): what ran there is seen by its ticks alone:
        60 ticks, nothing of the job's, less 2 ticks: 58% */
     {"idle card cpu taken", "  threads: 1\n",
@@ -331,6 +345,21 @@ static void test_json(void)
     /* 0.2 ms of scans during a 1 s loop: 0.02% */
     SC_CHECK(json_object_object_get_ex(json_object_array_get_idx(samplers, 0), "cost_pct", &v));
     SC_CHECK(fabs(json_object_get_double(v) - 0.02) < 1e-9);
+    SC_CHECK(!json_object_object_get_ex(json_object_array_get_idx(samplers, 0), "forks", &v));
+    json_object_put(j);
+    sc_interference_free(&rec);
+    /* a window that counted the processes started in it says how many */
+    memset(&rec, 0, sizeof(rec));
+    SC_CHECK_INT_EQ(sc_interference_load(card,
+                                         "TRACE_INTERFERENCE_WINDOW source=observer host=n01 "
+                                         "ns=1000000000 clk_tck=100 scans=2 sampler_cpu_ns=1 "
+                                         "sampler_loop_cpu_ns=1 tasks=9 forks=4\n",
+                                         NULL, &rec),
+                    0);
+    j = sc_interference_json(card, &rec);
+    SC_CHECK(j && json_object_object_get_ex(j, "samplers", &samplers));
+    SC_CHECK(json_object_object_get_ex(json_object_array_get_idx(samplers, 0), "forks", &v) &&
+             json_object_get_int64(v) == 4);
     json_object_put(j);
     sc_interference_free(&rec);
     /* the ended threads' time: one entry of the tasks, marked */
