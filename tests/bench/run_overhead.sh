@@ -259,9 +259,11 @@ def watched(w):
         if c != "-":
             cpus.setdefault(name, float(c))
     bundle = next((l[7:] for l in out.splitlines() if l.startswith("BUNDLE=")), None)
-    wait, capture = None, None
+    wait, capture, gates = None, None, []
     for line in open(os.path.join(bundle, "run.conf")) if bundle else []:
         key, _, value = line.strip().partition("=")
+        if key.endswith("_ok") and value == "0":
+            gates.append(key[:-3])
         try:
             if key == "ready_wait_ms":
                 wait = float(value)
@@ -276,7 +278,7 @@ def watched(w):
     if bundle:
         kept = os.path.join(WORK, "kept")
         os.rename(bundle, os.path.join(kept, str(len(os.listdir(kept)))))
-    return wall, cpu, rc, marks, wait, cpus, capture, samplers
+    return wall, cpu, rc, marks, wait, cpus, capture, samplers, gates
 
 
 def alone(w, argv):
@@ -351,6 +353,7 @@ def one(w):
     fw, fc = watched(w)[:2]
     print("  first watched run (caches as found): %.2f ms wall, %.2f ms CPU" % (fw, fc))
     A, W, AC, WC, D, DC, runs, failed, AM = [], [], [], [], [], [], [], 0, []
+    failed_gates = {}  # gate: how many watched runs failed it
     for r in range(ROUNDS):
         if r % 2 == 0:
             a, ac, am = alone(w, argv)
@@ -361,9 +364,13 @@ def one(w):
         A.append(a); AC.append(ac); AM.append(am); W.append(x[0]); WC.append(x[1])
         D.append(x[0] - a); DC.append(x[1] - ac); runs.append(x)
         failed += x[2] == 1
+        for g in x[8] if x[2] == 1 else []:
+            failed_gates[g] = failed_gates.get(g, 0) + 1
     print("  %-9s wall ms %s   CPU ms %s" % ("alone", span(A), span(AC)))
     print("  %-9s wall ms %s   CPU ms %s%s" % ("watched", span(W), span(WC),
-          "  (%d with a failed gate: they went through every step)" % failed if failed else ""))
+          "  (%d with a failed gate, %s: they went through every step)" %
+          (failed, ", ".join("%s %d" % kv for kv in sorted(failed_gates.items())))
+          if failed else ""))
     print("  %-9s wall ms %s   CPU ms %s   (per pair; target: at most 10 ms wall)" %
           ("added", span(D), span(DC)))
     # The pair's difference taken apart by the watched run's own trace: streamcard's phases
@@ -386,7 +393,7 @@ def one(w):
           " time of streamcard's own process in each phase, median):" % ROUNDS)
     for name, what in sorted(OWN, key=lambda o: at(runs, o[0])):
         v, c = [], []
-        for _, _, _, m, _, cp, _, _ in runs:
+        for _, _, _, m, _, cp, _, _, _ in runs:
             prev = prev_mark(m, name)
             if prev:
                 v.append((m[name] - m[prev]) * 1e3)
